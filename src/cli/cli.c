@@ -1,0 +1,376 @@
+/*
+ * cli.c -- command-line parsing and the `run` and `inspect` sub-commands.
+ *
+ * Every option of `run` is declared once in run_options[] with its argument,
+ * default and help; that table drives parsing (--name=value and --name value),
+ * --help and the "cli" part of the effective configuration.  ASTRA-sim's long
+ * flags are accepted unchanged.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/cli_int.h"
+#include "config/network_config.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "network/network.h"
+#include "output/report.h"
+#include "output/timeline.h"
+#include "workload/sim.h"
+#include "workload/workload.h"
+
+/* ---- option table --------------------------------------------------------- */
+
+enum { OPT_FLAG, OPT_STR, OPT_INT, OPT_DOUBLE };
+
+typedef struct opt_desc {
+    const char *name;
+    int kind;
+    size_t offset;
+    const char *arg;
+    const char *def;
+    const char *help;
+    int astra; /* 1 = an ASTRA-sim flag */
+} opt_desc;
+
+#define O(field) offsetof(cs_run_opts, field)
+
+static const opt_desc run_options[] = {
+    {"workload-configuration", OPT_STR, O(workload), "PREFIX", NULL,
+     "Chakra traces PREFIX.<rank>.et, one per NPU (or one file used by every rank)", 1},
+    {"network-configuration", OPT_STR, O(network), "FILE", NULL,
+     "network YAML (ASTRA-sim analytical format: topology, npus_count, bandwidth GB/s, latency ns)", 1},
+    {"system-configuration", OPT_STR, O(system), "FILE", NULL, "system JSON (ASTRA-sim format)", 1},
+    {"remote-memory-configuration", OPT_STR, O(memory), "FILE", NULL, "remote-memory JSON (ASTRA-sim format)", 1},
+    {"comm-group-configuration", OPT_STR, O(comm_group), "FILE", "empty",
+     "communicator groups JSON, or \"empty\"", 1},
+    {"logging-configuration", OPT_STR, O(logging_cfg), "FILE", "empty",
+     "accepted for ASTRA-sim compatibility; clustersim logs to stderr (see -v)", 1},
+    {"logging-folder", OPT_STR, O(logging_folder), "DIR", "log",
+     "accepted for ASTRA-sim compatibility; use --out for result files", 1},
+    {"num-queues-per-dim", OPT_INT, O(num_queues_per_dim), "N", "1", "ASTRA-sim: queues per dimension", 1},
+    {"compute-scale", OPT_DOUBLE, O(compute_scale), "X", "1", "ASTRA-sim: parsed, unused by its analytical backend", 1},
+    {"comm-scale", OPT_DOUBLE, O(comm_scale), "X", "1", "ASTRA-sim: communication size scale", 1},
+    {"injection-scale", OPT_DOUBLE, O(injection_scale), "X", "1", "ASTRA-sim: endpoint-delay scale", 1},
+    {"rendezvous-protocol", OPT_STR, O(rendezvous), "BOOL", "false", "ASTRA-sim: rendezvous send/recv", 1},
+    {"backend", OPT_STR, O(backend), "NAME", CS_NET_DEFAULT_BACKEND, "network backend (see below)", 0},
+    {"out", OPT_STR, O(out), "DIR", NULL, "write summary.json and ranks.csv into DIR (created if needed)", 0},
+    {"json", OPT_STR, O(json), "FILE", NULL, "write the summary JSON to FILE", 0},
+    {"trace", OPT_STR, O(trace), "FILE", NULL, "write a Chrome/Perfetto timeline (open in ui.perfetto.dev)", 0},
+    {"comm-streams", OPT_INT, O(comm_streams), "N", "1",
+     "communication ops a rank runs at once (collectives, sends, memory); ASTRA-sim: 1", 0},
+    {"ignore-ctrl-deps", OPT_FLAG, O(ignore_ctrl_deps), NULL, NULL,
+     "honour data dependencies only (Chakra v1 feeder behaviour; sensible for PyTorch traces)", 0},
+    {"allow-missing-data-deps", OPT_FLAG, O(allow_missing_data_deps), NULL, NULL,
+     "drop data dependencies on nodes absent from a trace (default: error)", 0},
+    {"quiet", OPT_FLAG, O(quiet), NULL, NULL, "no terminal report", 0},
+    {"verbose", OPT_FLAG, O(verbose), NULL, NULL, "more diagnostics on stderr", 0},
+    {"no-progress", OPT_FLAG, O(no_progress), NULL, NULL, "no progress lines on stderr for long runs", 0},
+    {"help", OPT_FLAG, O(help), NULL, NULL, "this help", 0},
+};
+#define NOPTS (sizeof run_options / sizeof run_options[0])
+
+static void run_help(FILE *f) {
+    fputs("usage: clustersim run --workload-configuration=PREFIX --network-configuration=FILE [options]\n\n"
+          "Simulates one training step (or any Chakra workload) on a modelled cluster and reports\n"
+          "when each rank finishes and where its time went.\n\n"
+          "ASTRA-sim flags (accepted unchanged):\n",
+          f);
+    for (int pass = 1; pass >= 0; pass--) {
+        if (pass == 0) fputs("\nclustersim options:\n", f);
+        for (size_t i = 0; i < NOPTS; i++) {
+            const opt_desc *o = &run_options[i];
+            if (o->astra != pass) continue;
+            char left[64];
+            snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
+            fprintf(f, "  %-40s %s", left, o->help);
+            if (o->def) fprintf(f, " [default: %s]", o->def);
+            fputc('\n', f);
+        }
+    }
+    fputs("\nnetwork backends:\n", f);
+    for (const cs_net_backend *const *b = cs_net_backends(); *b; b++)
+        fprintf(f, "  %-20s %s\n", (*b)->name, (*b)->help);
+    fputs("\nUnits: times in the report are printed with their unit; summary.json and ranks.csv\n"
+          "use nanoseconds (keys end in _ns). Bandwidths in config files are GB/s, latencies ns.\n",
+          f);
+}
+
+static int set_option(cs_run_opts *ro, const opt_desc *o, const char *val) {
+    char *base = (char *)ro;
+    char *end = NULL;
+    switch (o->kind) {
+    case OPT_FLAG: *(int *)(base + o->offset) = 1; return 0;
+    case OPT_STR: *(const char **)(base + o->offset) = val; return 0;
+    case OPT_INT: {
+        errno = 0;
+        long v = strtol(val, &end, 10);
+        if (errno || !*val || *end) {
+            fprintf(stderr, "clustersim run: --%s: expected an integer, got \"%s\"\n", o->name, val);
+            return -1;
+        }
+        *(long *)(base + o->offset) = v;
+        return 0;
+    }
+    case OPT_DOUBLE: {
+        errno = 0;
+        double v = strtod(val, &end);
+        if (errno || !*val || *end) {
+            fprintf(stderr, "clustersim run: --%s: expected a number, got \"%s\"\n", o->name, val);
+            return -1;
+        }
+        *(double *)(base + o->offset) = v;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+int cs_cli_parse_run(int argc, char **argv, cs_run_opts *ro) {
+    memset(ro, 0, sizeof *ro);
+    for (size_t i = 0; i < NOPTS; i++)
+        if (run_options[i].def && run_options[i].kind != OPT_FLAG) set_option(ro, &run_options[i], run_options[i].def);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0) a = "--help";
+        if (strcmp(a, "-q") == 0) a = "--quiet";
+        if (strcmp(a, "-v") == 0) a = "--verbose";
+        if (strncmp(a, "--", 2) != 0) {
+            fprintf(stderr, "clustersim run: unexpected argument \"%s\" (options start with --; see --help)\n", a);
+            return -1;
+        }
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        const opt_desc *o = NULL;
+        for (size_t k = 0; k < NOPTS; k++)
+            if (strlen(run_options[k].name) == nlen && strncmp(run_options[k].name, name, nlen) == 0) o = &run_options[k];
+        if (!o) {
+            fprintf(stderr, "clustersim run: unknown option --%.*s (see clustersim run --help)\n", (int)nlen, name);
+            return -1;
+        }
+        const char *val = NULL;
+        if (o->kind == OPT_FLAG) {
+            if (eq) {
+                fprintf(stderr, "clustersim run: --%s takes no value\n", o->name);
+                return -1;
+            }
+        } else if (eq) {
+            val = eq + 1;
+        } else if (i + 1 < argc) {
+            val = argv[++i];
+        } else {
+            fprintf(stderr, "clustersim run: --%s needs a value (%s)\n", o->name, o->arg);
+            return -1;
+        }
+        if (set_option(ro, o, val)) return -1;
+    }
+    return 0;
+}
+
+static json_t *cli_config_json(const cs_run_opts *ro) {
+    json_t *o = json_object();
+    const char *base = (const char *)ro;
+    for (size_t i = 0; i < NOPTS; i++) {
+        const opt_desc *d = &run_options[i];
+        if (strcmp(d->name, "help") == 0 || strcmp(d->name, "quiet") == 0 || strcmp(d->name, "verbose") == 0 ||
+            strcmp(d->name, "no-progress") == 0 || strcmp(d->name, "trace") == 0 || strcmp(d->name, "out") == 0 ||
+            strcmp(d->name, "json") == 0)
+            continue;
+        switch (d->kind) {
+        case OPT_FLAG: json_object_set_new(o, d->name, json_boolean(*(const int *)(base + d->offset))); break;
+        case OPT_STR: {
+            const char *v = *(const char *const *)(base + d->offset);
+            json_object_set_new(o, d->name, v ? json_string(v) : json_null());
+            break;
+        }
+        case OPT_INT: json_object_set_new(o, d->name, json_integer(*(const long *)(base + d->offset))); break;
+        case OPT_DOUBLE: json_object_set_new(o, d->name, json_real(*(const double *)(base + d->offset))); break;
+        }
+    }
+    return o;
+}
+
+/* ---- run ------------------------------------------------------------------- */
+
+static int mkdir_p(const char *dir, cs_error *err) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return CS_ERR(err, CS_EIO, "--out %s: cannot create %s: %s", dir, buf, strerror(errno));
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return CS_ERR(err, CS_EIO, "--out %s: cannot create directory: %s", dir, strerror(errno));
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+        return CS_ERR(err, CS_EIO, "--out %s: expected a directory", dir);
+    return CS_OK;
+}
+
+static double wall_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void warn_astra_only(const cs_run_opts *ro) {
+    if (ro->num_queues_per_dim != 1)
+        cs_warn("--num-queues-per-dim=%ld: only 1 queue per dimension is modelled; using 1", ro->num_queues_per_dim);
+    if (ro->comm_scale != 1.0) cs_warn("--comm-scale=%g is not modelled yet; ignored", ro->comm_scale);
+    if (ro->injection_scale != 1.0) cs_warn("--injection-scale=%g is not modelled yet; ignored", ro->injection_scale);
+    if (ro->rendezvous && strcmp(ro->rendezvous, "false") != 0 && strcmp(ro->rendezvous, "0") != 0)
+        cs_warn("--rendezvous-protocol=%s is not modelled; sends are eager", ro->rendezvous);
+    if (ro->logging_cfg && strcmp(ro->logging_cfg, "empty") != 0)
+        cs_info("--logging-configuration %s: ignored (clustersim logs to stderr)", ro->logging_cfg);
+}
+
+int cs_cli_run(int argc, char **argv) {
+    cs_run_opts ro;
+    if (cs_cli_parse_run(argc, argv, &ro)) return 2;
+    if (ro.help) {
+        run_help(stdout);
+        return 0;
+    }
+    if (ro.verbose) cs_log_set_level(CS_LOG_INFO);
+    if (!ro.workload || !ro.network) {
+        fprintf(stderr, "clustersim run: %s is required (see clustersim run --help)\n",
+                !ro.workload ? "--workload-configuration=PREFIX" : "--network-configuration=FILE");
+        return 2;
+    }
+    if (ro.comm_streams < 1) {
+        fprintf(stderr, "clustersim run: --comm-streams: expected an integer >= 1, got %ld\n", ro.comm_streams);
+        return 2;
+    }
+    warn_astra_only(&ro);
+    double t0 = wall_now();
+    cs_error err;
+    cs_error_clear(&err);
+    cs_network_config net;
+    memset(&net, 0, sizeof net);
+    cs_workload w;
+    memset(&w, 0, sizeof w);
+    cs_sim_result res;
+    memset(&res, 0, sizeof res);
+    cs_timeline *tl = NULL;
+    json_t *config = NULL;
+    cs_sim_options so;
+    cs_sim_options_init(&so);
+    so.backend = ro.backend;
+    so.comm_streams = (uint32_t)ro.comm_streams;
+    so.progress = !ro.no_progress;
+
+    int rc = cs_network_config_load(ro.network, &net, &err);
+    if (rc == CS_OK && !cs_net_backend_find(ro.backend))
+        rc = CS_ERR(&err, CS_EINVAL, "--backend %s: unknown network backend; expected one of the list in "
+                                     "clustersim run --help", ro.backend);
+    config = json_object();
+    if (rc == CS_OK) rc = cs_cli_apply_system(&ro, &so, config, &err);
+    if (rc == CS_OK) {
+        cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps};
+        rc = cs_workload_load(ro.workload, (uint32_t)net.total_npus, &go, &w, &err);
+    }
+    cs_sim_observer obs = {cs_timeline_node_done, NULL};
+    if (rc == CS_OK && ro.trace) {
+        rc = cs_timeline_open(ro.trace, w.nranks, &tl, &err);
+        obs.ud = tl;
+        so.observer = &obs;
+    }
+    if (rc == CS_OK) rc = cs_sim_run(&w, &net, &so, &res, &err);
+    if (tl) {
+        cs_error e2;
+        cs_error_clear(&e2);
+        int rc2 = cs_timeline_close(tl, rc ? NULL : &e2);
+        if (rc == CS_OK && rc2) {
+            rc = rc2;
+            err = e2;
+        }
+    }
+    cs_run_info info;
+    memset(&info, 0, sizeof info);
+    char summary_path[4096], csv_path[4096];
+    if (rc == CS_OK) {
+        json_object_set_new(config, "cli", cli_config_json(&ro));
+        json_object_set_new(config, "network", cs_network_config_to_json(&net));
+        json_object_set_new(config, "network_units", cs_network_config_units_json());
+        info.workload = &w;
+        info.network = &net;
+        info.backend = ro.backend;
+        info.config = config;
+        int no = 0;
+        if (ro.out) {
+            rc = mkdir_p(ro.out, &err);
+            if (rc == CS_OK) {
+                snprintf(summary_path, sizeof summary_path, "%s/summary.json", ro.out);
+                snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", ro.out);
+                rc = cs_report_summary_json(summary_path, &info, &res, &err);
+                if (rc == CS_OK) rc = cs_report_ranks_csv(csv_path, &res, &err);
+                info.outputs[no++] = summary_path;
+                info.outputs[no++] = csv_path;
+            }
+        }
+        if (rc == CS_OK && ro.json) {
+            rc = cs_report_summary_json(ro.json, &info, &res, &err);
+            info.outputs[no++] = ro.json;
+        }
+        if (ro.trace) info.outputs[no++] = ro.trace;
+        info.wall_s = wall_now() - t0;
+        if (rc == CS_OK && !ro.quiet) cs_report_terminal(stdout, &info, &res);
+    }
+    cs_log_flush_summary();
+    if (rc) {
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        if (ro.verbose && err.src_file) fprintf(stderr, "clustersim: (raised at %s:%d)\n", err.src_file, err.src_line);
+    }
+    json_decref(config);
+    cs_sim_result_free(&res);
+    cs_workload_free(&w);
+    cs_network_config_free(&net);
+    return rc ? 1 : 0;
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+static void main_help(FILE *f) {
+    fputs("clustersim " CS_VERSION " -- simulator of distributed ML training clusters\n\n"
+          "usage: clustersim <command> [options]\n\n"
+          "commands:\n"
+          "  run       simulate a workload (Chakra traces) on a network; ASTRA-sim flags accepted\n"
+          "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n\n"
+          "  clustersim <command> --help   options of a command\n"
+          "  clustersim --version          version\n",
+          f);
+}
+
+int cs_cli_main(int argc, char **argv) {
+    if (argc < 2) {
+        main_help(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        main_help(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("clustersim %s\n", CS_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "run") == 0) return cs_cli_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "inspect") == 0) return cs_cli_inspect(argc - 2, argv + 2);
+    /* ASTRA-sim style: options without a sub-command mean "run". */
+    if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
+    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run or inspect; see clustersim --help)\n", cmd);
+    return 2;
+}

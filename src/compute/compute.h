@@ -1,0 +1,36 @@
+/*
+ * compute.h -- how long a COMP node takes.
+ *
+ * Two models, as in ASTRA-sim: replay (the node's duration_micros; a duration
+ * of 0 counts as 1 ns, as ASTRA-sim does) and roofline (attainable FLOP/s =
+ * min(peak, memory bandwidth x intensity), intensity = num_ops / tensor_size;
+ * time = num_ops / attainable).  CPU nodes (is_cpu_op) are always replayed.
+ * The model is a plain value owned by the simulation.
+ */
+#ifndef CS_COMPUTE_COMPUTE_H
+#define CS_COMPUTE_COMPUTE_H
+
+#include "core/error.h"
+#include "core/time.h"
+#include "workload/graph.h"
+
+typedef struct cs_compute_model {
+    int roofline;            /* 0 = replay duration_micros */
+    double peak_flops;       /* FLOP/s (system JSON peak-perf is TFLOP/s) */
+    double mem_bw_bytes_ps;  /* bytes/s (system JSON local-mem-bw is GB/s = 1e9 B/s) */
+} cs_compute_model;
+
+/* Outcome of timing one node. */
+enum {
+    CS_COMP_TIMED = 0,     /* *t set */
+    CS_COMP_SKIP = 1,      /* roofline node with tensor_size 0: completes at once (ASTRA-sim) */
+    CS_COMP_REPLAYED = 2   /* roofline asked but num_ops absent: replayed duration instead */
+};
+
+/* Time of node n (a COMP node) in *t; returns one of the CS_COMP_* outcomes. */
+int cs_compute_time(const cs_compute_model *m, const cs_node *n, cs_time *t);
+
+/* Replay time of a duration in microseconds (0 -> 1 ns). */
+cs_time cs_compute_replay_time(uint64_t duration_us);
+
+#endif

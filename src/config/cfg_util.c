@@ -1,0 +1,186 @@
+/*
+ * cfg_util.c -- file reading, value formatting and strict number parsing
+ * shared by the config readers (see config_int.h).
+ */
+#include "config/config_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+
+int cfg_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *b = cs_malloc(cap);
+    for (;;) {
+        if (cap - n < 2) {
+            cap *= 2;
+            b = cs_realloc(b, cap);
+        }
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f);
+    int saved = errno;
+    fclose(f);
+    if (bad) {
+        cs_free(b);
+        return CS_ERR(err, CS_EIO, "%s: cannot read: %s", path, strerror(saved));
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return CS_OK;
+}
+
+void cfg_fmt_double(char *buf, size_t n, double d) {
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d) return;
+    }
+}
+
+void cfg_json_repr(const json_t *v, char *buf, size_t n) {
+    if (!v) {
+        snprintf(buf, n, "nothing");
+        return;
+    }
+    switch (json_typeof(v)) {
+    case JSON_STRING: {
+        const char *s = json_string_value(v);
+        size_t len = strlen(s);
+        if (len > 48)
+            snprintf(buf, n, "\"%.45s...\"", s);
+        else
+            snprintf(buf, n, "\"%s\"", s);
+        break;
+    }
+    case JSON_INTEGER:
+        snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        break;
+    case JSON_REAL:
+        cfg_fmt_double(buf, n, json_real_value(v));
+        break;
+    case JSON_TRUE: snprintf(buf, n, "true"); break;
+    case JSON_FALSE: snprintf(buf, n, "false"); break;
+    case JSON_NULL: snprintf(buf, n, "null"); break;
+    case JSON_ARRAY:
+        snprintf(buf, n, "a list of %zu entr%s", json_array_size(v),
+                 json_array_size(v) == 1 ? "y" : "ies");
+        break;
+    case JSON_OBJECT: snprintf(buf, n, "an object"); break;
+    default: snprintf(buf, n, "an unknown value"); break;
+    }
+}
+
+int cfg_parse_double(const char *s, double *out) {
+    if (!s || !*s) return -1;
+    /* only [+-] digits [.digits] [e[+-]digits]: no hex, inf, nan, spaces */
+    const char *p = s;
+    if (*p == '+' || *p == '-') p++;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9'; p++) digits++;
+    if (*p == '.') {
+        p++;
+        for (; *p >= '0' && *p <= '9'; p++) digits++;
+    }
+    if (!digits) return -1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!(*p >= '0' && *p <= '9')) return -1;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (*p) return -1;
+    errno = 0;
+    char *end;
+    double d = strtod(s, &end);
+    if (*end || !isfinite(d)) return -1;
+    *out = d;
+    return 0;
+}
+
+int cfg_parse_ll(const char *s, long long *out) {
+    if (!s || !*s) return -1;
+    const char *p = s;
+    if (*p == '+' || *p == '-') p++;
+    if (*p >= '0' && *p <= '9') {
+        const char *q = p;
+        while (*q >= '0' && *q <= '9') q++;
+        if (!*q) {
+            errno = 0;
+            char *end;
+            long long v = strtoll(s, &end, 10);
+            if (errno == ERANGE || *end) return -1;
+            *out = v;
+            return 0;
+        }
+    }
+    double d;
+    if (cfg_parse_double(s, &d) != 0) return -1;
+    if (d != floor(d) || d < -9.2e18 || d > 9.2e18) return -1;
+    *out = (long long)d;
+    return 0;
+}
+
+int cfg_json_ll(const json_t *v, long long *out) {
+    if (json_is_integer(v)) {
+        *out = (long long)json_integer_value(v);
+        return 0;
+    }
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        if (d != floor(d) || d < -9.2e18 || d > 9.2e18) return -1;
+        *out = (long long)d;
+        return 0;
+    }
+    return -1;
+}
+
+/* Edit distance, for "did you mean" (keys are short). */
+static size_t edit_distance(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63) return (size_t)-1;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] == b[j - 1] ? 0 : 1);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+void cfg_warn_unknown_key(const char *path, int line, const char *key,
+                          const char *const *known, size_t nknown) {
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < nknown; i++) {
+        size_t d = edit_distance(key, known[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = known[i];
+        }
+    }
+    size_t klen = strlen(key);
+    if (best && best_d <= 3 && best_d < klen)
+        cs_warn("%s:%d: unknown key \"%s\" ignored (did you mean \"%s\"?)", path, line, key,
+                best);
+    else
+        cs_warn("%s:%d: unknown key \"%s\" ignored", path, line, key);
+}

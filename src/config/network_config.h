@@ -1,0 +1,68 @@
+/*
+ * network_config.h -- the ASTRA-sim analytical network file (YAML).
+ *
+ * Reads the file given as --network-configuration: four lists, one entry per
+ * dimension (dimension 0 is the innermost, fastest-varying NPU index):
+ *
+ *     topology:   [ Ring, FullyConnected, Switch ]
+ *     npus_count: [ 4, 4, 4 ]
+ *     bandwidth:  [ 200, 100, 50 ]     # GB/s per link and direction
+ *     latency:    [ 50, 500, 2000 ]    # ns per hop
+ *
+ * Flow- and block-style lists, comments and numbers written as 50 or 50.0
+ * are accepted.  Every user error is CS_EINVAL with "file:line: key:
+ * expected ..., got ..."; an unreadable file is CS_EIO; unknown keys warn.
+ * Unlike ASTRA-sim, a dimension of 1 NPU (and so a 1-NPU network) is allowed.
+ * Units are kept as written (GB/s, ns); note that ASTRA-sim converts the
+ * bandwidth with 2^30 bytes per GB (see docs/config.md).
+ *
+ * The caller owns the struct; cs_network_config_free releases what the
+ * loader allocated (path) and may be called on a zeroed or failed struct.
+ */
+#ifndef CS_CONFIG_NETWORK_CONFIG_H
+#define CS_CONFIG_NETWORK_CONFIG_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+#define CS_MAX_DIMS 8
+
+typedef enum {
+    CS_TOPO_RING = 0,
+    CS_TOPO_FULLY_CONNECTED = 1,
+    CS_TOPO_SWITCH = 2
+} cs_topo_kind;
+
+typedef struct cs_network_config {
+    char *path;                          /* file it was read from (owned) */
+    int ndims;                           /* 1..CS_MAX_DIMS */
+    cs_topo_kind topo[CS_MAX_DIMS];
+    uint32_t npus[CS_MAX_DIMS];          /* >= 1 */
+    double bandwidth_gbps[CS_MAX_DIMS];  /* > 0, GB/s as written */
+    double latency_ns[CS_MAX_DIMS];      /* >= 0, ns */
+    uint64_t total_npus;                 /* product of npus, <= 2^32 */
+} cs_network_config;
+
+/* Largest supported total NPU count (product of npus_count). */
+#define CS_MAX_TOTAL_NPUS (UINT64_C(1) << 32)
+
+/* Load a network YAML file.  On failure *out is left freed (all zero). */
+int cs_network_config_load(const char *path, cs_network_config *out, cs_error *err);
+void cs_network_config_free(cs_network_config *c);
+
+/* "Ring", "FullyConnected", "Switch" (the spelling of the file). */
+const char *cs_topo_kind_name(cs_topo_kind k);
+
+/* Effective configuration: {"topology": [...], "npus_count": [...],
+ * "bandwidth": [...], "latency": [...]} (units in docs/config.md and in
+ * cs_network_config_units_json). */
+json_t *cs_network_config_to_json(const cs_network_config *c);
+/* {"bandwidth": "GB/s", "latency": "ns"} */
+json_t *cs_network_config_units_json(void);
+/* Description of every key, generated from the reader's key table. */
+void cs_network_config_print_help(FILE *f);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * error.h -- located error reports.
+ *
+ * Every fallible function in clustersim returns an int status (CS_OK = 0, a
+ * negative CS_E* code otherwise) and fills a caller-owned cs_error with a
+ * human-readable message.  User-facing messages carry the *user's* location
+ * (file:line: field: what was expected); the C source location that raised
+ * the error is kept separately (src_file/src_line) for --verbose output and
+ * bug reports.  cs_error is a plain value: no allocation, no cleanup.
+ */
+#ifndef CS_CORE_ERROR_H
+#define CS_CORE_ERROR_H
+
+#include <stdarg.h>
+
+enum {
+    CS_OK = 0,
+    CS_EINVAL = -1,       /* bad user input (config value, CLI flag, trace content) */
+    CS_EIO = -2,          /* file missing / unreadable / write failed */
+    CS_EFORMAT = -3,      /* malformed file (truncated, garbled, not a trace) */
+    CS_EUNSUPPORTED = -4, /* valid input we do not (yet) simulate */
+    CS_ENOMEM = -5,       /* allocation failed */
+    CS_EDEADLOCK = -6,    /* simulation stopped with work outstanding */
+    CS_EINTERNAL = -7     /* invariant broken: a clustersim bug */
+};
+
+#define CS_ERROR_MSG_MAX 1024
+
+typedef struct cs_error {
+    int code;                   /* CS_OK or a CS_E* value */
+    char msg[CS_ERROR_MSG_MAX]; /* user-facing, already includes user location */
+    const char *src_file;       /* C source that raised it */
+    int src_line;
+} cs_error;
+
+/* Reset to "no error". */
+void cs_error_clear(cs_error *err);
+
+/* Record an error; returns code so callers can `return CS_ERR(...)`.
+ * err may be NULL (the message is dropped). The first error wins: a second
+ * call on an error already set appends nothing and keeps the original. */
+int cs_error_set(cs_error *err, int code, const char *src_file, int src_line,
+                 const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+int cs_error_vset(cs_error *err, int code, const char *src_file, int src_line,
+                  const char *fmt, va_list ap);
+
+/* Prefix an existing message with more context ("while reading X: ..."). */
+void cs_error_prefix(cs_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Name of a code, e.g. "invalid input". */
+const char *cs_error_code_name(int code);
+
+#define CS_ERR(err, code, ...) cs_error_set((err), (code), __FILE__, __LINE__, __VA_ARGS__)
+
+#endif

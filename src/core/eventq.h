@@ -1,0 +1,58 @@
+/*
+ * eventq.h -- the deterministic event queue.
+ *
+ * Events are ordered by (time, key, seq): time in picoseconds, then a
+ * caller-chosen 64-bit tie-break key, then the order of insertion.  Keys must
+ * be derived from *what* the event is (e.g. rank and a per-rank counter), not
+ * from when it was inserted, so that a future parallel engine that inserts in
+ * another order pops in the same order; seq only settles exact duplicates.
+ *
+ * The queue is a compact array binary heap (the interface is small so that a
+ * calendar or ladder queue can replace it after measurement).  Cancellation
+ * is lazy: cancelled ids become tombstones skipped when popped.
+ * Time never goes backwards: pushing an event earlier than the last popped
+ * time is a bug and aborts via assert.
+ */
+#ifndef CS_CORE_EVENTQ_H
+#define CS_CORE_EVENTQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/time.h"
+
+typedef struct cs_event cs_event;
+typedef void (*cs_event_fn)(void *ctx, const cs_event *ev);
+
+struct cs_event {
+    cs_time time;   /* when it fires, ps */
+    uint64_t key;   /* tie-break among equal times */
+    uint64_t seq;   /* insertion order (also the event id) */
+    cs_event_fn fn; /* handler */
+    void *ctx;      /* handler context (not owned) */
+    uint64_t arg;   /* handler argument */
+};
+
+typedef struct cs_eventq cs_eventq;
+
+cs_eventq *cs_eventq_new(void);
+void cs_eventq_free(cs_eventq *q);
+
+/* Schedule fn(ctx, ev) at absolute time t; returns the event id. */
+uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
+                        uint64_t arg);
+/* Cancel a pending event by id (no effect if it already fired). */
+void cs_eventq_cancel(cs_eventq *q, uint64_t id);
+
+/* Pop the next live event into *out; returns 0 when empty. Advances now. */
+int cs_eventq_pop(cs_eventq *q, cs_event *out);
+/* Pop and dispatch one event; returns 0 when empty. */
+int cs_eventq_step(cs_eventq *q);
+/* Run until empty or until now would pass 'until' (inclusive). Returns events dispatched. */
+uint64_t cs_eventq_run(cs_eventq *q, cs_time until);
+
+cs_time cs_eventq_now(const cs_eventq *q);
+size_t cs_eventq_size(const cs_eventq *q); /* pending, including tombstones */
+uint64_t cs_eventq_dispatched(const cs_eventq *q);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * time.h -- simulated time.
+ *
+ * Simulated time is an unsigned 64-bit count of picoseconds (cs_time): ~213
+ * days of simulated time, far beyond any training step.  Integer time keeps
+ * the event core exact and runs bit-for-bit reproducible; floating point is
+ * used only at the edges (reading bandwidths from config, printing reports).
+ * Helpers are named for their unit so a conversion is visible where it happens.
+ */
+#ifndef CS_CORE_TIME_H
+#define CS_CORE_TIME_H
+
+#include <stdint.h>
+
+typedef uint64_t cs_time; /* picoseconds */
+
+#define CS_TIME_MAX UINT64_MAX
+#define CS_PS_PER_NS 1000ULL
+#define CS_PS_PER_US 1000000ULL
+#define CS_PS_PER_MS 1000000000ULL
+#define CS_PS_PER_S 1000000000000ULL
+
+static inline cs_time cs_time_from_ps(uint64_t ps) { return ps; }
+static inline cs_time cs_time_from_ns(uint64_t ns) { return ns * CS_PS_PER_NS; }
+static inline cs_time cs_time_from_us(uint64_t us) { return us * CS_PS_PER_US; }
+static inline cs_time cs_time_from_ms(uint64_t ms) { return ms * CS_PS_PER_MS; }
+
+/* Truncating conversions (whole units elapsed). */
+static inline uint64_t cs_time_as_ns(cs_time t) { return t / CS_PS_PER_NS; }
+static inline uint64_t cs_time_as_us(cs_time t) { return t / CS_PS_PER_US; }
+
+/* Floating-point views, for reports only. */
+static inline double cs_time_as_ns_f(cs_time t) { return (double)t / 1e3; }
+static inline double cs_time_as_us_f(cs_time t) { return (double)t / 1e6; }
+static inline double cs_time_as_ms_f(cs_time t) { return (double)t / 1e9; }
+static inline double cs_time_as_s_f(cs_time t) { return (double)t / 1e12; }
+
+/* From a (non-negative, finite) floating-point nanosecond count, rounded to the
+ * nearest picosecond; saturates at CS_TIME_MAX. */
+cs_time cs_time_from_ns_f(double ns);
+
+/* Saturating add: time never wraps. */
+static inline cs_time cs_time_add(cs_time a, cs_time b) {
+    return (a > CS_TIME_MAX - b) ? CS_TIME_MAX : a + b;
+}
+
+/* Format t with an adaptive unit ("1.234 ms") into buf; returns buf. */
+const char *cs_time_fmt(cs_time t, char *buf, unsigned bufsize);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * analytical.c -- the congestion-unaware analytical backend.
+ *
+ * ASTRA-sim's congestion-unaware model: a message from src to dst travels in
+ * the first dimension in which their addresses differ, and takes
+ *     hops * latency_ns + bytes / bandwidth
+ * with bandwidth in ASTRA-sim's reading of GB/s (GiB/s: bytes/ns =
+ * gbps * 2^30 / 1e9) and the result truncated to whole nanoseconds, as
+ * ASTRA-sim does.  Hops: Ring = shorter way round; FullyConnected = 1;
+ * Switch = 2.  There is no link state: any number of concurrent messages each
+ * see the full bandwidth.  The state is the bytes/ns of each dimension.
+ */
+#include <math.h>
+
+#include "core/alloc.h"
+#include "network/network.h"
+
+typedef struct ana_state {
+    const cs_network_config *cfg;
+    cs_eventq *q;
+    double bytes_per_ns[CS_MAX_DIMS];
+} ana_state;
+
+typedef struct ana_msg {
+    cs_net_done_fn done;
+    void *ctx;
+} ana_msg;
+
+static int ana_create(const cs_network_config *cfg, cs_eventq *q, void **state, cs_error *err) {
+    (void)err;
+    ana_state *s = cs_calloc(1, sizeof *s);
+    s->cfg = cfg;
+    s->q = q;
+    for (int d = 0; d < cfg->ndims; d++) s->bytes_per_ns[d] = cs_gbps_to_bytes_per_ns(cfg->bandwidth_gbps[d]);
+    *state = s;
+    return CS_OK;
+}
+
+static cs_time ana_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
+    ana_state *s = state;
+    int d = cs_net_first_diff_dim(s->cfg, src, dst);
+    if (d < 0) return 0; /* to itself: no network time */
+    uint32_t hops = cs_net_dim_hops(s->cfg->topo[d], s->cfg->npus[d], cs_net_coord(s->cfg, src, d),
+                                    cs_net_coord(s->cfg, dst, d));
+    double ns = (double)hops * s->cfg->latency_ns[d] + (double)bytes / s->bytes_per_ns[d];
+    return cs_time_from_ns((uint64_t)floor(ns));
+}
+
+static void ana_arrive(void *ctx, const cs_event *ev) {
+    ana_msg *m = ctx;
+    cs_net_done_fn done = m->done;
+    void *dctx = m->ctx;
+    cs_free(m);
+    done(dctx, ev->arg);
+}
+
+static int ana_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
+                    cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
+    (void)err;
+    ana_state *s = state;
+    ana_msg *m = cs_malloc(sizeof *m);
+    m->done = done;
+    m->ctx = ctx;
+    cs_time t = cs_time_add(cs_eventq_now(s->q), ana_time(state, src, dst, bytes));
+    cs_eventq_push(s->q, t, key, ana_arrive, m, cookie);
+    return CS_OK;
+}
+
+static void ana_destroy(void *state) { cs_free(state); }
+
+const cs_net_backend cs_net_analytical = {
+    .name = "analytical",
+    .help = "congestion-unaware alpha-beta per message (ASTRA-sim's analytical backend)",
+    .create = ana_create,
+    .send = ana_send,
+    .uncontended_time = ana_time,
+    .destroy = ana_destroy,
+};

@@ -1,0 +1,73 @@
+/*
+ * jsonw.c -- streaming JSON helpers (see jsonw.h).
+ */
+#include "output/jsonw.h"
+
+#include <inttypes.h>
+
+/* Length of the valid UTF-8 sequence at s, or 0 if invalid. */
+static int utf8_len(const unsigned char *s) {
+    unsigned char c = s[0];
+    int n;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4;
+    else
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if (n == 3 && c == 0xE0 && s[1] < 0xA0) return 0;
+    if (n == 3 && c == 0xED && s[1] > 0x9F) return 0; /* surrogates */
+    if (n == 4 && c == 0xF0 && s[1] < 0x90) return 0;
+    if (n == 4 && c == 0xF4 && s[1] > 0x8F) return 0;
+    return n;
+}
+
+void cs_jsonw_string(FILE *f, const char *str) {
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
+    fputc('"', f);
+    while (*s) {
+        unsigned char c = *s;
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc(c, f);
+            s++;
+        } else if (c < 0x20) {
+            fprintf(f, "\\u%04x", c);
+            s++;
+        } else if (c < 0x80) {
+            fputc(c, f);
+            s++;
+        } else {
+            int n = utf8_len(s);
+            if (n == 0) {
+                fputs("\xEF\xBF\xBD", f);
+                s++;
+            } else {
+                fwrite(s, 1, (size_t)n, f);
+                s += n;
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+void cs_jsonw_ns(FILE *f, cs_time t) {
+    uint64_t whole = t / 1000, frac = t % 1000;
+    if (!frac)
+        fprintf(f, "%" PRIu64, whole);
+    else if (frac % 100 == 0)
+        fprintf(f, "%" PRIu64 ".%" PRIu64, whole, frac / 100);
+    else if (frac % 10 == 0)
+        fprintf(f, "%" PRIu64 ".%02" PRIu64, whole, frac / 10);
+    else
+        fprintf(f, "%" PRIu64 ".%03" PRIu64, whole, frac);
+}
+
+void cs_jsonw_us(FILE *f, cs_time t) {
+    fprintf(f, "%" PRIu64 ".%06" PRIu64, t / 1000000, t % 1000000);
+}

@@ -1,0 +1,172 @@
+/*
+ * timeline.c -- streaming Chrome/Perfetto trace writer (see timeline.h).
+ *
+ * Process and thread names are emitted the first time a (rank, lane) is used,
+ * tracked in one byte-mask per rank (lanes 1..3 and a "recv lanes named"
+ * watermark), so a million-rank run with a timeline costs a few MB of state.
+ */
+#include "output/timeline.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "output/jsonw.h"
+
+struct cs_timeline {
+    FILE *f;
+    char *path;
+    uint32_t nranks;
+    uint8_t *named;      /* bit0 process, bit1..3 lanes 1..3 */
+    uint8_t *recv_named; /* number of recv lanes named so far (0..65) */
+    uint64_t events;
+    int first;
+};
+
+int cs_timeline_open(const char *path, uint32_t nranks, cs_timeline **out, cs_error *err) {
+    FILE *f = fopen(path, "w");
+    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write the timeline: %s", path, strerror(errno));
+    cs_timeline *t = cs_calloc(1, sizeof *t);
+    t->f = f;
+    t->path = cs_strdup(path);
+    t->nranks = nranks;
+    t->named = cs_calloc(nranks ? nranks : 1, 1);
+    t->recv_named = cs_calloc(nranks ? nranks : 1, 1);
+    t->first = 1;
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"clustersim\",\"time_unit\":"
+          "\"ts and dur are microseconds\"},\"traceEvents\":[\n",
+          f);
+    *out = t;
+    return CS_OK;
+}
+
+static void sep(cs_timeline *t) {
+    if (!t->first) fputs(",\n", t->f);
+    t->first = 0;
+}
+
+static void name_thread(cs_timeline *t, uint32_t rank, uint32_t lane) {
+    char name[32];
+    switch (lane) {
+    case CS_LANE_COMPUTE: snprintf(name, sizeof name, "GPU compute"); break;
+    case CS_LANE_CPU: snprintf(name, sizeof name, "CPU"); break;
+    case CS_LANE_COMM: snprintf(name, sizeof name, "communication"); break;
+    default:
+        if (lane >= CS_LANE_RECV0 + 64)
+            snprintf(name, sizeof name, "recv (overflow)");
+        else
+            snprintf(name, sizeof name, "recv %u", lane - CS_LANE_RECV0);
+    }
+    sep(t);
+    fprintf(t->f,
+            "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"%s\"}},\n"
+            "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
+            rank, lane, name, rank, lane, lane);
+}
+
+static void ensure_named(cs_timeline *t, uint32_t rank, uint32_t lane) {
+    if (rank >= t->nranks) return;
+    if (!(t->named[rank] & 1)) {
+        t->named[rank] |= 1;
+        sep(t);
+        fprintf(t->f,
+                "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"rank %u\"}},\n"
+                "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"sort_index\":%u}}",
+                rank, rank, rank, rank);
+    }
+    if (lane >= 1 && lane <= 3) {
+        if (!(t->named[rank] & (1u << lane))) {
+            t->named[rank] |= (uint8_t)(1u << lane);
+            name_thread(t, rank, lane);
+        }
+    } else if (lane >= CS_LANE_RECV0) {
+        uint32_t k = lane - CS_LANE_RECV0 + 1; /* 1..65 */
+        while (t->recv_named[rank] < k) {
+            name_thread(t, rank, CS_LANE_RECV0 + t->recv_named[rank]);
+            t->recv_named[rank]++;
+        }
+    }
+}
+
+static const char *category(const cs_node *n) {
+    switch (n->type) {
+    case CS_NODE_COMP: return (n->flags & CS_NF_CPU) ? "cpu" : "compute";
+    case CS_NODE_COMM_COLL: return "collective";
+    case CS_NODE_COMM_SEND: return "send";
+    case CS_NODE_COMM_RECV: return "recv";
+    case CS_NODE_MEM_LOAD:
+    case CS_NODE_MEM_STORE: return "memory";
+    default: return "other";
+    }
+}
+
+void cs_timeline_node_done(void *ud, const cs_node_span *sp) {
+    cs_timeline *t = ud;
+    const cs_node *n = sp->node;
+    uint32_t lane = sp->lane ? sp->lane : CS_LANE_COMPUTE;
+    ensure_named(t, sp->rank, lane);
+    const char *name = cs_graph_node_name(sp->graph, n);
+    char fallback[64];
+    if (!name[0]) {
+        if (n->type == CS_NODE_COMM_COLL)
+            snprintf(fallback, sizeof fallback, "%s", cs_coll_type_label(n->comm_type));
+        else
+            snprintf(fallback, sizeof fallback, "%s", cs_node_type_label(n->type));
+        name = fallback;
+    }
+    sep(t);
+    fputs("{\"name\":", t->f);
+    cs_jsonw_string(t->f, name);
+    fprintf(t->f, ",\"cat\":\"%s\",\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":", category(n),
+            sp->lane ? "X" : "i", sp->rank, lane);
+    cs_jsonw_us(t->f, sp->start);
+    if (sp->lane) {
+        fputs(",\"dur\":", t->f);
+        cs_jsonw_us(t->f, sp->end - sp->start);
+    } else {
+        fputs(",\"s\":\"t\"", t->f);
+    }
+    fprintf(t->f, ",\"args\":{\"node_id\":%" PRIu64 ",\"type\":\"%s\"", n->id, cs_node_type_label(n->type));
+    switch (n->type) {
+    case CS_NODE_COMM_COLL:
+        fprintf(t->f, ",\"collective\":\"%s\",\"bytes\":%" PRIu64, cs_coll_type_label(n->comm_type),
+                n->comm_size);
+        break;
+    case CS_NODE_COMM_SEND:
+        fprintf(t->f, ",\"bytes\":%" PRIu64 ",\"to_rank\":%d,\"tag\":%d", n->comm_size, sp->peer, n->comm_tag);
+        break;
+    case CS_NODE_COMM_RECV:
+        fprintf(t->f, ",\"bytes\":%" PRIu64 ",\"from_rank\":%d,\"tag\":%d", n->comm_size, sp->peer,
+                n->comm_tag);
+        break;
+    case CS_NODE_MEM_LOAD:
+    case CS_NODE_MEM_STORE: fprintf(t->f, ",\"bytes\":%" PRIu64, n->tensor_size); break;
+    case CS_NODE_COMP:
+        fprintf(t->f, ",\"duration_micros\":%" PRIu64, n->duration_us);
+        if (n->flags & CS_NF_HAS_NUM_OPS) fprintf(t->f, ",\"num_ops\":%" PRIu64, n->num_ops);
+        break;
+    default: break;
+    }
+    fputs(",\"duration_ns\":", t->f);
+    cs_jsonw_ns(t->f, sp->end - sp->start);
+    fputs("}}", t->f);
+    t->events++;
+}
+
+int cs_timeline_close(cs_timeline *t, cs_error *err) {
+    if (!t) return CS_OK;
+    fputs("\n]}\n", t->f);
+    int bad = ferror(t->f);
+    int rc = fclose(t->f);
+    int ret = CS_OK;
+    if (bad || rc != 0) ret = CS_ERR(err, CS_EIO, "%s: error writing the timeline: %s", t->path, strerror(errno));
+    cs_free(t->named);
+    cs_free(t->recv_named);
+    cs_free(t->path);
+    cs_free(t);
+    return ret;
+}
+
+uint64_t cs_timeline_events(const cs_timeline *t) { return t->events; }

@@ -1,0 +1,31 @@
+/*
+ * timeline.h -- Chrome / Perfetto trace-event JSON timeline.
+ *
+ * A cs_timeline is a cs_sim_observer: every completed node becomes one
+ * complete ("X") slice, written to the file as it completes (nothing is held
+ * in memory).  One process per rank ("rank N"), one thread per lane:
+ * "GPU compute", "CPU", "communication" (collectives, sends, memory accesses,
+ * which the communication engine runs one at a time), and "recv K" for
+ * receives (one lane per concurrently posted receive), so slices in a lane
+ * never overlap.  Instant nodes (METADATA, INVALID, skipped COMP) become
+ * instant ("i") events.  Timestamps are microseconds with picosecond
+ * precision (6 decimals), written exactly from integer time.
+ */
+#ifndef CS_OUTPUT_TIMELINE_H
+#define CS_OUTPUT_TIMELINE_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "workload/sim.h"
+
+typedef struct cs_timeline cs_timeline;
+
+int cs_timeline_open(const char *path, uint32_t nranks, cs_timeline **out, cs_error *err);
+/* Observer callback (ud = the cs_timeline). */
+void cs_timeline_node_done(void *ud, const cs_node_span *span);
+/* Finish the JSON and close; frees t. */
+int cs_timeline_close(cs_timeline *t, cs_error *err);
+uint64_t cs_timeline_events(const cs_timeline *t);
+
+#endif

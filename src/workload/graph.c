@@ -1,0 +1,445 @@
+/*
+ * graph.c -- build a cs_graph from a Chakra ET stream (see graph.h).
+ *
+ * Steps: read every node (decoding the attributes we simulate), sort by id,
+ * resolve parent ids to indices (a missing data parent is an error, a missing
+ * control parent a warning), merge and de-duplicate parents, build the CSR
+ * child lists, and check the graph is acyclic (Kahn); a cycle is reported with
+ * the ids along it.
+ */
+#include "workload/graph.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+#include "workload/et.h"
+
+typedef struct raw_node {
+    cs_node n;
+    uint64_t *deps;   /* parent ids: data first, then ctrl */
+    uint32_t ndata, nctrl;
+} raw_node;
+
+typedef struct builder {
+    const char *name; /* file name for messages */
+    const cs_graph_options *opt;
+    raw_node *raw;
+    size_t nraw, capraw;
+    char *strings;
+    size_t slen, scap;
+    char **pgs;
+    size_t npg, cappg;
+} builder;
+
+static uint32_t add_string(builder *b, const char *s) {
+    size_t n = strlen(s) + 1;
+    CS_GROW(b->strings, b->scap, b->slen + n);
+    memcpy(b->strings + b->slen, s, n);
+    uint32_t off = (uint32_t)b->slen;
+    b->slen += n;
+    return off;
+}
+
+static uint32_t add_pg(builder *b, const char *pg) {
+    for (size_t i = 0; i < b->npg; i++)
+        if (strcmp(b->pgs[i], pg) == 0) return (uint32_t)i;
+    CS_GROW(b->pgs, b->cappg, b->npg + 1);
+    b->pgs[b->npg] = cs_strdup(pg);
+    return (uint32_t)b->npg++;
+}
+
+/* Read an integer attribute into *out (if present); sets flag bit. */
+static int get_u64(builder *b, const ChakraProtoMsg__Node *pn, const char *attr, uint64_t *out,
+                   uint32_t *flags, uint32_t flag, cs_error *err) {
+    int rc = cs_et_attr_get_uint(pn, attr, out, err);
+    if (rc < 0) {
+        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
+        return rc;
+    }
+    if (rc == 1 && flags) *flags |= flag;
+    return CS_OK;
+}
+
+static int get_i32(builder *b, const ChakraProtoMsg__Node *pn, const char *attr, int32_t *out,
+                   uint32_t *flags, uint32_t flag, cs_error *err) {
+    int64_t v = 0;
+    int rc = cs_et_attr_get_int(pn, attr, &v, err);
+    if (rc < 0) {
+        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
+        return rc;
+    }
+    if (rc == 1) {
+        if (v < INT32_MIN || v > INT32_MAX)
+            return CS_ERR(err, CS_EFORMAT,
+                          "%s: node %" PRIu64 ": attribute %s: expected a 32-bit integer, got %" PRId64,
+                          b->name, (uint64_t)pn->id, attr, v);
+        *out = (int32_t)v;
+        if (flags) *flags |= flag;
+    }
+    return CS_OK;
+}
+
+static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err) {
+    CS_GROW(b->raw, b->capraw, b->nraw + 1);
+    raw_node *r = &b->raw[b->nraw];
+    memset(r, 0, sizeof *r);
+    cs_node *n = &r->n;
+    n->id = pn->id;
+    n->type = (int32_t)pn->type;
+    n->duration_us = pn->duration_micros;
+    n->involved_dim = UINT32_MAX;
+    n->name = add_string(b, pn->name ? pn->name : "");
+
+    int cpu = 0;
+    int rc = cs_et_attr_get_bool(pn, "is_cpu_op", &cpu, err);
+    if (rc < 0) {
+        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
+        return rc;
+    }
+    if (cpu) n->flags |= CS_NF_CPU;
+    int64_t ct = 0;
+    rc = cs_et_attr_get_int(pn, "comm_type", &ct, err);
+    if (rc < 0) {
+        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
+        return rc;
+    }
+    if (rc == 1) {
+        n->flags |= CS_NF_HAS_COMM_TYPE;
+        n->comm_type = (ct < 0 || ct > INT32_MAX) ? -1 : (int32_t)ct;
+    }
+    if ((rc = get_u64(b, pn, "num_ops", &n->num_ops, &n->flags, CS_NF_HAS_NUM_OPS, err)) ||
+        (rc = get_u64(b, pn, "tensor_size", &n->tensor_size, &n->flags, CS_NF_HAS_TENSOR, err)) ||
+        (rc = get_u64(b, pn, "comm_size", &n->comm_size, &n->flags, CS_NF_HAS_COMM_SIZE, err)) ||
+        (rc = get_i32(b, pn, "comm_src", &n->comm_src, &n->flags, CS_NF_HAS_SRC, err)) ||
+        (rc = get_i32(b, pn, "comm_dst", &n->comm_dst, &n->flags, CS_NF_HAS_DST, err)) ||
+        (rc = get_i32(b, pn, "comm_tag", &n->comm_tag, NULL, 0, err)) ||
+        (rc = get_i32(b, pn, "comm_priority", &n->comm_priority, NULL, 0, err)))
+        return rc;
+
+    const char *pg = NULL;
+    rc = cs_et_attr_get_string(pn, "pg_name", &pg, err);
+    if (rc < 0) {
+        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
+        return rc;
+    }
+    n->pg = (rc == 1 && pg) ? add_pg(b, pg) : 0;
+
+    const protobuf_c_boolean *inv = NULL;
+    size_t ninv = 0;
+    rc = cs_et_attr_get_bool_list(pn, "involved_dim", &inv, &ninv, err);
+    if (rc < 0) {
+        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
+        return rc;
+    }
+    if (rc == 1) {
+        n->flags |= CS_NF_HAS_INVOLVED;
+        n->involved_dim = 0;
+        for (size_t i = 0; i < ninv && i < 32; i++)
+            if (inv[i]) n->involved_dim |= 1u << i;
+        /* dimensions beyond the list are not involved */
+    }
+
+    size_t nd = pn->n_data_deps, nc = b->opt && b->opt->ignore_ctrl_deps ? 0 : pn->n_ctrl_deps;
+    if (nd + nc > UINT32_MAX)
+        return CS_ERR(err, CS_EFORMAT, "%s: node %" PRIu64 ": too many dependencies", b->name,
+                      (uint64_t)pn->id);
+    r->ndata = (uint32_t)nd;
+    r->nctrl = (uint32_t)nc;
+    if (nd + nc) {
+        r->deps = cs_malloc((nd + nc) * sizeof *r->deps);
+        if (nd) memcpy(r->deps, pn->data_deps, nd * sizeof *r->deps);
+        if (nc) memcpy(r->deps + nd, pn->ctrl_deps, nc * sizeof *r->deps);
+    }
+    b->nraw++;
+    return CS_OK;
+}
+
+static int cmp_raw(const void *a, const void *b) {
+    uint64_t x = ((const raw_node *)a)->n.id, y = ((const raw_node *)b)->n.id;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t find_raw(const raw_node *raw, size_t n, uint64_t id) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (raw[mid].n.id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < n && raw[lo].n.id == id) ? (uint32_t)lo : UINT32_MAX;
+}
+
+/* Find and report one cycle among nodes not consumed by Kahn's algorithm. */
+static int report_cycle(const cs_graph *g, const uint32_t *indeg, const char *name, cs_error *err) {
+    uint32_t n = g->nnodes;
+    uint8_t *color = cs_calloc(n, 1); /* 0 white, 1 on stack, 2 done */
+    uint32_t *stack = cs_malloc(n * sizeof *stack);
+    uint32_t *iter = cs_malloc(n * sizeof *iter);
+    int found = 0;
+    char buf[600];
+    size_t len = 0;
+    for (uint32_t s = 0; s < n && !found; s++) {
+        if (!indeg[s] || color[s]) continue;
+        uint32_t sp = 0;
+        stack[sp++] = s;
+        color[s] = 1;
+        iter[s] = g->nodes[s].child_begin;
+        while (sp && !found) {
+            uint32_t u = stack[sp - 1];
+            if (iter[u] < cs_graph_child_end(g, u)) {
+                uint32_t v = g->children[iter[u]++];
+                if (!indeg[v]) continue;
+                if (color[v] == 1) { /* back edge: cycle is v .. u -> v */
+                    uint32_t k = sp;
+                    while (k > 0 && stack[k - 1] != v) k--;
+                    len = 0;
+                    for (uint32_t j = k - 1; j < sp && len < sizeof buf - 40; j++)
+                        len += (size_t)snprintf(buf + len, sizeof buf - len, "%" PRIu64 " -> ",
+                                                g->nodes[stack[j]].id);
+                    snprintf(buf + len, sizeof buf - len, "%" PRIu64, g->nodes[v].id);
+                    found = 1;
+                } else if (!color[v]) {
+                    color[v] = 1;
+                    iter[v] = g->nodes[v].child_begin;
+                    stack[sp++] = v;
+                }
+            } else {
+                color[u] = 2;
+                sp--;
+            }
+        }
+    }
+    cs_free(color);
+    cs_free(stack);
+    cs_free(iter);
+    if (!found) snprintf(buf, sizeof buf, "(not located)");
+    return CS_ERR(err, CS_EFORMAT,
+                  "%s: dependency cycle: %s (each node waits for the next); a trace must be a "
+                  "directed acyclic graph",
+                  name, buf);
+}
+
+static int check_acyclic(const cs_graph *g, const char *name, cs_error *err) {
+    uint32_t n = g->nnodes;
+    uint32_t *indeg = cs_malloc((n ? n : 1) * sizeof *indeg);
+    uint32_t *queue = cs_malloc((n ? n : 1) * sizeof *queue);
+    for (uint32_t i = 0; i < n; i++) indeg[i] = g->nodes[i].nparents;
+    uint32_t qh = 0, qt = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!indeg[i]) queue[qt++] = i;
+    while (qh < qt) {
+        uint32_t u = queue[qh++];
+        for (uint32_t c = g->nodes[u].child_begin; c < cs_graph_child_end(g, u); c++)
+            if (--indeg[g->children[c]] == 0) queue[qt++] = g->children[c];
+    }
+    int rc = CS_OK;
+    if (qt < n) rc = report_cycle(g, indeg, name, err);
+    cs_free(indeg);
+    cs_free(queue);
+    return rc;
+}
+
+static void builder_free(builder *b) {
+    for (size_t i = 0; i < b->nraw; i++) cs_free(b->raw[i].deps);
+    cs_free(b->raw);
+    cs_free(b->strings);
+    for (size_t i = 0; i < b->npg; i++) cs_free(b->pgs[i]);
+    cs_free(b->pgs);
+}
+
+static int finish(builder *b, cs_graph **out, cs_error *err) {
+    size_t n = b->nraw;
+    if (n > UINT32_MAX - 1) return CS_ERR(err, CS_EUNSUPPORTED, "%s: more than 2^32 nodes", b->name);
+    qsort(b->raw, n, sizeof *b->raw, cmp_raw);
+    for (size_t i = 1; i < n; i++)
+        if (b->raw[i].n.id == b->raw[i - 1].n.id)
+            return CS_ERR(err, CS_EFORMAT, "%s: node id %" PRIu64 " appears twice; ids must be unique",
+                          b->name, b->raw[i].n.id);
+
+    /* Resolve parents to indices, merge, de-duplicate. */
+    uint32_t **par = cs_calloc(n ? n : 1, sizeof *par);
+    uint32_t *npar = cs_calloc(n ? n : 1, sizeof *npar);
+    uint64_t missing_ctrl = 0, nedges = 0;
+    int rc = CS_OK;
+    for (size_t i = 0; i < n && rc == CS_OK; i++) {
+        raw_node *r = &b->raw[i];
+        uint32_t total = r->ndata + r->nctrl, k = 0;
+        par[i] = cs_malloc((total ? total : 1) * sizeof **par);
+        for (uint32_t j = 0; j < total; j++) {
+            uint32_t p = find_raw(b->raw, n, r->deps[j]);
+            if (p == UINT32_MAX) {
+                if (j < r->ndata) {
+                    if (b->opt && b->opt->allow_missing_data_deps) {
+                        cs_warn("%s: node %" PRIu64 ": data dependency on node %" PRIu64
+                                " which is not in the file; dropped (--allow-missing-data-deps)",
+                                b->name, r->n.id, r->deps[j]);
+                        continue;
+                    }
+                    rc = CS_ERR(err, CS_EFORMAT,
+                                "%s: node %" PRIu64 ": data dependency on node %" PRIu64
+                                ", which is not in the file (expected every data parent to exist; "
+                                "--allow-missing-data-deps drops such edges)",
+                                b->name, r->n.id, r->deps[j]);
+                    break;
+                }
+                missing_ctrl++;
+                continue;
+            }
+            if (p == i) {
+                rc = CS_ERR(err, CS_EFORMAT,
+                            "%s: dependency cycle: %" PRIu64 " -> %" PRIu64
+                            " (node depends on itself); a trace must be a directed acyclic graph",
+                            b->name, r->n.id, r->n.id);
+                break;
+            }
+            par[i][k++] = p;
+        }
+        if (rc) break;
+        qsort(par[i], k, sizeof **par, cmp_u32);
+        uint32_t u = 0;
+        for (uint32_t j = 0; j < k; j++)
+            if (!u || par[i][u - 1] != par[i][j]) par[i][u++] = par[i][j];
+        npar[i] = u;
+        nedges += u;
+    }
+    if (rc == CS_OK && nedges > UINT32_MAX) rc = CS_ERR(err, CS_EUNSUPPORTED, "%s: more than 2^32 edges", b->name);
+    if (rc != CS_OK) {
+        for (size_t i = 0; i < n; i++) cs_free(par[i]);
+        cs_free(par);
+        cs_free(npar);
+        return rc;
+    }
+    if (missing_ctrl)
+        cs_warn("%s: %" PRIu64 " control dependencies name nodes that are not in the file; ignored "
+                "(PyTorch-derived traces drop such parents)",
+                b->name, missing_ctrl);
+
+    cs_graph *g = cs_calloc(1, sizeof *g);
+    g->source = cs_strdup(b->name);
+    g->nnodes = (uint32_t)n;
+    g->nodes = cs_malloc((n ? n : 1) * sizeof *g->nodes);
+    g->nchildren = (uint32_t)nedges;
+    g->children = cs_malloc((nedges ? nedges : 1) * sizeof *g->children);
+    g->missing_ctrl_deps = missing_ctrl;
+    /* Count children per parent, prefix-sum, fill in child-index order. */
+    uint32_t *cnt = cs_calloc(n + 1, sizeof *cnt);
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < npar[i]; j++) cnt[par[i][j] + 1]++;
+    for (size_t i = 0; i < n; i++) cnt[i + 1] += cnt[i];
+    for (size_t i = 0; i < n; i++) {
+        g->nodes[i] = b->raw[i].n;
+        g->nodes[i].nparents = npar[i];
+        g->nodes[i].child_begin = cnt[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < npar[i]; j++) g->children[cnt[par[i][j]]++] = (uint32_t)i;
+    cs_free(cnt);
+    for (size_t i = 0; i < n; i++) cs_free(par[i]);
+    cs_free(par);
+    cs_free(npar);
+
+    g->strings = b->strings;
+    g->strings_len = b->slen;
+    b->strings = NULL;
+    if (!g->strings) g->strings = cs_calloc(1, 1);
+    g->pg_names = b->pgs;
+    g->npg = (uint32_t)b->npg;
+    b->pgs = NULL;
+    b->npg = 0;
+    g->refcount = 1;
+
+    rc = check_acyclic(g, b->name, err);
+    if (rc) {
+        cs_graph_free(g);
+        return rc;
+    }
+    *out = g;
+    return CS_OK;
+}
+
+static int load_from_reader(cs_et_reader *rd, const char *name, const cs_graph_options *opt,
+                            cs_graph **out, cs_error *err) {
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.name = name;
+    b.opt = opt;
+    add_pg(&b, ""); /* index 0 = default group */
+    int rc;
+    for (;;) {
+        ChakraProtoMsg__Node *pn = NULL;
+        rc = cs_et_reader_next(rd, &pn, err);
+        if (rc <= 0) break;
+        rc = decode_node(&b, pn, err);
+        cs_et_node_free(pn);
+        if (rc) break;
+    }
+    if (rc == 0) rc = finish(&b, out, err);
+    builder_free(&b);
+    return rc;
+}
+
+int cs_graph_load(const char *path, const cs_graph_options *opt, cs_graph **out, cs_error *err) {
+    cs_et_reader *rd = NULL;
+    int rc = cs_et_reader_open(path, &rd, err);
+    if (rc) return rc;
+    rc = load_from_reader(rd, path, opt, out, err);
+    cs_et_reader_close(rd);
+    return rc;
+}
+
+int cs_graph_load_mem(const void *data, size_t len, const char *name, const cs_graph_options *opt,
+                      cs_graph **out, cs_error *err) {
+    cs_et_reader *rd = NULL;
+    int rc = cs_et_reader_open_mem(data, len, name, &rd, err);
+    if (rc) return rc;
+    rc = load_from_reader(rd, name, opt, out, err);
+    cs_et_reader_close(rd);
+    return rc;
+}
+
+void cs_graph_free(cs_graph *g) {
+    if (!g) return;
+    cs_free(g->source);
+    cs_free(g->nodes);
+    cs_free(g->children);
+    cs_free(g->strings);
+    for (uint32_t i = 0; i < g->npg; i++) cs_free(g->pg_names[i]);
+    cs_free(g->pg_names);
+    cs_free(g);
+}
+
+uint32_t cs_graph_find(const cs_graph *g, uint64_t id) {
+    uint32_t lo = 0, hi = g->nnodes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->nodes[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < g->nnodes && g->nodes[lo].id == id) ? lo : UINT32_MAX;
+}
+
+const char *cs_node_type_label(int32_t type) {
+    static const char *const names[] = {"INVALID", "METADATA", "MEM_LOAD", "MEM_STORE",
+                                        "COMP",    "COMM_SEND", "COMM_RECV", "COMM_COLL"};
+    return (type >= 0 && type <= 7) ? names[type] : "UNKNOWN";
+}
+
+const char *cs_coll_type_label(int32_t ct) {
+    static const char *const names[] = {"ALL_REDUCE", "REDUCE",         "ALL_GATHER",
+                                        "GATHER",     "SCATTER",        "BROADCAST",
+                                        "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
+                                        "BARRIER"};
+    return (ct >= 0 && ct <= 9) ? names[ct] : "UNKNOWN";
+}

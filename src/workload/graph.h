@@ -1,0 +1,118 @@
+/*
+ * graph.h -- one rank's workload as an immutable, shareable dependency graph.
+ *
+ * A cs_graph is built from one Chakra ET file (or by a generator) and never
+ * changes afterwards, so ranks whose trace files are byte-identical share one
+ * graph (cs_workload does that).  Nodes are stored sorted by Chakra id, so a
+ * node's index order is its id order: ASTRA-sim and Chakra issue ready nodes
+ * smallest id first, and so do we.  Dependencies are stored as a CSR list of
+ * children (data and control parents merged and de-duplicated); each node
+ * records how many distinct parents it waits for.
+ *
+ * Everything the executor needs per node is decoded once here (attributes are
+ * looked up by name only while building), so simulation never touches
+ * protobuf structures.
+ */
+#ifndef CS_WORKLOAD_GRAPH_H
+#define CS_WORKLOAD_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/time.h"
+
+/* Chakra NodeType values (unknown values are kept as their number). */
+enum {
+    CS_NODE_INVALID = 0,
+    CS_NODE_METADATA = 1,
+    CS_NODE_MEM_LOAD = 2,
+    CS_NODE_MEM_STORE = 3,
+    CS_NODE_COMP = 4,
+    CS_NODE_COMM_SEND = 5,
+    CS_NODE_COMM_RECV = 6,
+    CS_NODE_COMM_COLL = 7
+};
+
+/* Chakra CollectiveCommType values. */
+enum {
+    CS_COLL_ALL_REDUCE = 0,
+    CS_COLL_REDUCE = 1,
+    CS_COLL_ALL_GATHER = 2,
+    CS_COLL_GATHER = 3,
+    CS_COLL_SCATTER = 4,
+    CS_COLL_BROADCAST = 5,
+    CS_COLL_ALL_TO_ALL = 6,
+    CS_COLL_REDUCE_SCATTER = 7,
+    CS_COLL_REDUCE_SCATTER_BLOCK = 8,
+    CS_COLL_BARRIER = 9
+};
+
+/* Node flags. */
+enum {
+    CS_NF_CPU = 1u << 0,          /* is_cpu_op = true */
+    CS_NF_HAS_SRC = 1u << 1,      /* comm_src present */
+    CS_NF_HAS_DST = 1u << 2,      /* comm_dst present */
+    CS_NF_HAS_NUM_OPS = 1u << 3,  /* num_ops present */
+    CS_NF_HAS_COMM_TYPE = 1u << 4,
+    CS_NF_HAS_COMM_SIZE = 1u << 5,
+    CS_NF_HAS_INVOLVED = 1u << 6, /* involved_dim present */
+    CS_NF_HAS_TENSOR = 1u << 7    /* tensor_size present */
+};
+
+typedef struct cs_node {
+    uint64_t id;
+    uint64_t duration_us; /* duration_micros */
+    uint64_t num_ops;     /* FLOPs (COMP, roofline) */
+    uint64_t tensor_size; /* bytes (MEM; COMP roofline) */
+    uint64_t comm_size;   /* bytes (COMM_*) */
+    int32_t type;         /* Chakra NodeType (raw number) */
+    int32_t comm_type;    /* CollectiveCommType */
+    int32_t comm_src, comm_dst, comm_tag, comm_priority;
+    uint32_t flags;
+    uint32_t involved_dim; /* bit d set = dimension d involved (all set if absent) */
+    uint32_t pg;           /* index into graph->pg_names; 0 = "" (default group) */
+    uint32_t name;         /* offset into graph->strings */
+    uint32_t nparents;     /* distinct parents present in the graph */
+    uint32_t child_begin;  /* children are children[child_begin .. next node's child_begin) */
+} cs_node;
+
+typedef struct cs_graph {
+    char *source;        /* file it came from (owned) */
+    cs_node *nodes;      /* sorted by id */
+    uint32_t nnodes;
+    uint32_t *children;  /* CSR, node indices; children of i: [nodes[i].child_begin, end(i)) */
+    uint32_t nchildren;
+    char *strings;       /* NUL-separated names */
+    size_t strings_len;
+    char **pg_names;     /* pg_names[0] = "" */
+    uint32_t npg;
+    uint64_t missing_ctrl_deps; /* control parents absent from the file (ignored) */
+    uint32_t refcount;   /* ranks sharing it */
+} cs_graph;
+
+typedef struct cs_graph_options {
+    int ignore_ctrl_deps;         /* 1 = use data deps only (Chakra v1 behaviour) */
+    int allow_missing_data_deps;  /* 1 = drop data parents absent from the file, with a warning */
+} cs_graph_options;
+
+/* Build from a trace file (plain or gzip). */
+int cs_graph_load(const char *path, const cs_graph_options *opt, cs_graph **out, cs_error *err);
+/* Build from trace bytes already in memory; `name` is used in messages. */
+int cs_graph_load_mem(const void *data, size_t len, const char *name, const cs_graph_options *opt,
+                      cs_graph **out, cs_error *err);
+void cs_graph_free(cs_graph *g);
+
+static inline uint32_t cs_graph_child_end(const cs_graph *g, uint32_t i) {
+    return i + 1 < g->nnodes ? g->nodes[i + 1].child_begin : g->nchildren;
+}
+static inline const char *cs_graph_node_name(const cs_graph *g, const cs_node *n) {
+    return g->strings + n->name;
+}
+/* Index of the node with this id, or UINT32_MAX. */
+uint32_t cs_graph_find(const cs_graph *g, uint64_t id);
+
+const char *cs_node_type_label(int32_t type);  /* "COMP", ..., "UNKNOWN" */
+const char *cs_coll_type_label(int32_t ct);    /* "ALL_REDUCE", ..., "UNKNOWN" */
+
+#endif

@@ -1,0 +1,735 @@
+/*
+ * sim.c -- the workload executor (see sim.h).
+ *
+ * Event keys: every event a rank causes is keyed (rank << 32 | counter), so
+ * ties at equal times resolve by rank and then by that rank's own order --
+ * a property of the model, not of insertion order.
+ */
+#include "workload/sim.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/eventq.h"
+#include "core/log.h"
+#include "core/pool.h"
+#include "memory/memory.h"
+#include "network/network.h"
+#include "system/system.h"
+
+/* ---- small index min-heap --------------------------------------------- */
+
+typedef struct idxheap {
+    uint32_t *a;
+    uint32_t n, cap;
+} idxheap;
+
+static void heap_push(idxheap *h, uint32_t v) {
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 4;
+        h->a = cs_realloc(h->a, h->cap * sizeof *h->a);
+    }
+    uint32_t i = h->n++;
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (h->a[p] <= v) break;
+        h->a[i] = h->a[p];
+        i = p;
+    }
+    h->a[i] = v;
+}
+
+static uint32_t heap_pop(idxheap *h) {
+    uint32_t top = h->a[0], v = h->a[--h->n], i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && h->a[c + 1] < h->a[c]) c++;
+        if (h->a[c] >= v) break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n) h->a[i] = v;
+    return top;
+}
+
+/* ---- state ---------------------------------------------------------------- */
+
+typedef struct rank_state {
+    const cs_graph *g;
+    uint32_t *pending; /* remaining parents per node */
+    idxheap ready_comp, ready_cpu, ready_comm, ready_recv;
+    uint32_t comp_node, cpu_node;
+    cs_time comp_start, cpu_start;
+    uint8_t comp_busy, cpu_busy;
+    uint32_t comm_inflight; /* comm-engine ops in flight */
+    uint32_t comm_active;   /* all comm ops in flight incl. receives */
+    cs_time comm_since;
+    uint64_t recv_lanes;    /* bit k = lane CS_LANE_RECV0 + k in use */
+    uint32_t evseq;
+} rank_state;
+
+typedef struct op op;
+typedef struct chan chan;
+
+typedef struct sim {
+    const cs_workload *w;
+    const cs_sim_options *opt;
+    cs_eventq *q;
+    cs_net net;
+    cs_system *sys;
+    cs_memory mem;
+    rank_state *rs;
+    cs_sim_result *res;
+    cs_pool *op_pool;
+    /* instant completions waiting to be processed (node indices of one rank) */
+    uint32_t *instant;
+    size_t ninstant, capinstant;
+    /* p2p channels */
+    chan **chans;
+    size_t nchan_buckets;
+    /* failure */
+    int failed;
+    cs_error *err;
+    /* progress */
+    struct timespec wall_start, wall_last;
+} sim;
+
+struct op {
+    sim *s;
+    uint32_t rank, node;
+    cs_time start;
+    uint32_t lane;
+    int32_t peer;
+    /* p2p */
+    op *next;       /* in a channel queue */
+    uint64_t bytes;
+    int arrived;    /* send: bytes have arrived */
+    op *matched;    /* send <-> recv */
+};
+
+struct chan {
+    uint32_t src, dst;
+    int32_t tag;
+    op *sends, *sends_tail; /* sends not yet matched by a receive, in issue order */
+    op *recvs, *recvs_tail; /* receives not yet matched by a send */
+    chan *next;
+};
+
+static uint64_t next_key(sim *s, uint32_t rank) {
+    return ((uint64_t)rank << 32) | s->rs[rank].evseq++;
+}
+
+static void fail(sim *s, int rc) {
+    if (!s->failed) s->failed = rc ? rc : CS_EINTERNAL;
+}
+
+static void try_issue(sim *s, uint32_t rank);
+
+/* ---- completion ------------------------------------------------------------ */
+
+static void comm_begin(sim *s, uint32_t rank) {
+    rank_state *r = &s->rs[rank];
+    if (r->comm_active++ == 0) r->comm_since = cs_eventq_now(s->q);
+}
+
+static void comm_end(sim *s, uint32_t rank) {
+    rank_state *r = &s->rs[rank];
+    if (--r->comm_active == 0) s->res->ranks[rank].comm_busy += cs_eventq_now(s->q) - r->comm_since;
+}
+
+static void make_ready(sim *s, uint32_t rank, uint32_t idx);
+
+/* Record completion of node idx of rank and release its children. */
+static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_t lane, int32_t peer) {
+    rank_state *r = &s->rs[rank];
+    const cs_graph *g = r->g;
+    cs_rank_result *rr = &s->res->ranks[rank];
+    cs_time now = cs_eventq_now(s->q);
+    rr->nodes++;
+    rr->finish = now;
+    if (s->opt->observer && s->opt->observer->node_done) {
+        cs_node_span sp = {rank, g, &g->nodes[idx], start, now, lane, peer};
+        s->opt->observer->node_done(s->opt->observer->ud, &sp);
+    }
+    for (uint32_t c = g->nodes[idx].child_begin; c < cs_graph_child_end(g, idx); c++) {
+        uint32_t ch = g->children[c];
+        if (--r->pending[ch] == 0) make_ready(s, rank, ch);
+    }
+}
+
+/* Complete all queued instant nodes of rank, then issue what became ready. */
+static void settle(sim *s, uint32_t rank) {
+    while (s->ninstant) {
+        uint32_t idx = s->instant[--s->ninstant];
+        complete(s, rank, idx, cs_eventq_now(s->q), 0, -1);
+    }
+    try_issue(s, rank);
+}
+
+static void push_instant(sim *s, uint32_t idx) {
+    CS_GROW(s->instant, s->capinstant, s->ninstant + 1);
+    s->instant[s->ninstant++] = idx;
+}
+
+/* ---- p2p ---------------------------------------------------------------- */
+
+static chan *get_chan(sim *s, uint32_t src, uint32_t dst, int32_t tag) {
+    uint64_t h = ((uint64_t)src * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dst * 0xC2B2AE3D27D4EB4FULL) ^
+                 ((uint64_t)(uint32_t)tag * 0x165667B19E3779F9ULL);
+    size_t b = (size_t)((h ^ (h >> 29)) % s->nchan_buckets);
+    for (chan *c = s->chans[b]; c; c = c->next)
+        if (c->src == src && c->dst == dst && c->tag == tag) return c;
+    chan *c = cs_calloc(1, sizeof *c);
+    c->src = src;
+    c->dst = dst;
+    c->tag = tag;
+    c->next = s->chans[b];
+    s->chans[b] = c;
+    return c;
+}
+
+static op *new_op(sim *s, uint32_t rank, uint32_t idx, uint32_t lane, int32_t peer) {
+    op *o = cs_pool_get(s->op_pool);
+    memset(o, 0, sizeof *o);
+    o->s = s;
+    o->rank = rank;
+    o->node = idx;
+    o->start = cs_eventq_now(s->q);
+    o->lane = lane;
+    o->peer = peer;
+    return o;
+}
+
+static void finish_comm_op(sim *s, op *o, int engine) {
+    uint32_t rank = o->rank;
+    if (engine) s->rs[rank].comm_inflight--;
+    comm_end(s, rank);
+    if (o->lane >= CS_LANE_RECV0 && o->lane < CS_LANE_RECV0 + 64)
+        s->rs[rank].recv_lanes &= ~(1ULL << (o->lane - CS_LANE_RECV0));
+    complete(s, rank, o->node, o->start, o->lane, o->peer);
+    cs_pool_put(s->op_pool, o);
+    settle(s, rank);
+}
+
+static void recv_done_ev(void *ctx, const cs_event *ev) {
+    (void)ev;
+    op *o = ctx;
+    sim *s = o->s;
+    if (s->failed) return;
+    s->res->ranks[o->rank].bytes_recv += o->bytes;
+    finish_comm_op(s, o, 0);
+}
+
+static void send_arrived(void *ctx, uint64_t cookie) {
+    sim *s = ctx;
+    op *snd = (op *)(uintptr_t)cookie;
+    if (s->failed) return;
+    snd->arrived = 1;
+    s->res->ranks[snd->rank].bytes_sent += snd->bytes;
+    op *rcv = snd->matched;
+    if (rcv) {
+        rcv->matched = NULL;
+        s->res->ranks[rcv->rank].bytes_recv += rcv->bytes;
+        finish_comm_op(s, snd, 1);
+        finish_comm_op(s, rcv, 0);
+    } else {
+        /* Completed at the sender; the message waits in its channel for a
+         * receive. Keep a record so the receive can complete at once. */
+        op *ghost = cs_pool_get(s->op_pool);
+        *ghost = *snd;
+        /* replace snd in the channel queue by ghost */
+        chan *c = get_chan(s, snd->rank, (uint32_t)snd->peer, s->rs[snd->rank].g->nodes[snd->node].comm_tag);
+        for (op **pp = &c->sends; *pp; pp = &(*pp)->next)
+            if (*pp == snd) {
+                *pp = ghost;
+                if (c->sends_tail == snd) c->sends_tail = ghost;
+                break;
+            }
+        finish_comm_op(s, snd, 1);
+    }
+}
+
+static int check_sizes(sim *s, const op *snd, const op *rcv) {
+    if (snd->bytes == rcv->bytes) return CS_OK;
+    const cs_graph *gs = s->rs[snd->rank].g, *gr = s->rs[rcv->rank].g;
+    return CS_ERR(s->err, CS_EINVAL,
+                  "send/recv size mismatch: %s node %" PRIu64 " (rank %u) sends %" PRIu64
+                  " bytes with tag %d to rank %u, but the matching receive %s node %" PRIu64
+                  " (rank %u) expects %" PRIu64 " bytes; expected equal comm_size",
+                  gs->source, gs->nodes[snd->node].id, snd->rank, snd->bytes,
+                  gs->nodes[snd->node].comm_tag, rcv->rank, gr->source, gr->nodes[rcv->node].id,
+                  rcv->rank, rcv->bytes);
+}
+
+static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
+    const cs_graph *g = s->rs[rank].g;
+    const cs_node *n = &g->nodes[idx];
+    if (!(n->flags & CS_NF_HAS_DST))
+        return CS_ERR(s->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_SEND): no comm_dst attribute; expected the "
+                      "receiving rank",
+                      g->source, n->id);
+    if ((n->flags & CS_NF_HAS_SRC) && (uint32_t)n->comm_src != rank)
+        return CS_ERR(s->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_SEND): comm_src is %d but this trace is rank %u; "
+                      "expected comm_src to be the sending rank",
+                      g->source, n->id, n->comm_src, rank);
+    if (n->comm_dst < 0 || (uint64_t)n->comm_dst >= s->w->nranks)
+        return CS_ERR(s->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_SEND): comm_dst %d is not a rank; expected 0..%u",
+                      g->source, n->id, n->comm_dst, s->w->nranks - 1);
+    uint32_t dst = (uint32_t)n->comm_dst;
+    op *o = new_op(s, rank, idx, CS_LANE_COMM, (int32_t)dst);
+    o->bytes = n->comm_size;
+    chan *c = get_chan(s, rank, dst, n->comm_tag);
+    if (c->recvs) {
+        op *r = c->recvs;
+        c->recvs = r->next;
+        if (!c->recvs) c->recvs_tail = NULL;
+        int rc = check_sizes(s, o, r);
+        if (rc) {
+            cs_pool_put(s->op_pool, o);
+            return rc;
+        }
+        o->matched = r;
+        r->matched = o;
+    } else {
+        if (c->sends_tail)
+            c->sends_tail->next = o;
+        else
+            c->sends = o;
+        c->sends_tail = o;
+    }
+    s->rs[rank].comm_inflight++;
+    comm_begin(s, rank);
+    return cs_net_send(&s->net, rank, dst, o->bytes, next_key(s, rank), send_arrived, s,
+                       (uint64_t)(uintptr_t)o, s->err);
+}
+
+static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
+    const cs_graph *g = s->rs[rank].g;
+    const cs_node *n = &g->nodes[idx];
+    if (!(n->flags & CS_NF_HAS_SRC))
+        return CS_ERR(s->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_RECV): no comm_src attribute; expected the "
+                      "sending rank",
+                      g->source, n->id);
+    if ((n->flags & CS_NF_HAS_DST) && (uint32_t)n->comm_dst != rank)
+        return CS_ERR(s->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_RECV): comm_dst is %d but this trace is rank %u; "
+                      "expected comm_dst to be the receiving rank",
+                      g->source, n->id, n->comm_dst, rank);
+    if (n->comm_src < 0 || (uint64_t)n->comm_src >= s->w->nranks)
+        return CS_ERR(s->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_RECV): comm_src %d is not a rank; expected 0..%u",
+                      g->source, n->id, n->comm_src, s->w->nranks - 1);
+    uint32_t src = (uint32_t)n->comm_src;
+    rank_state *r = &s->rs[rank];
+    uint32_t lane = CS_LANE_RECV0 + 64; /* overflow lane */
+    for (uint32_t k = 0; k < 64; k++)
+        if (!(r->recv_lanes & (1ULL << k))) {
+            r->recv_lanes |= 1ULL << k;
+            lane = CS_LANE_RECV0 + k;
+            break;
+        }
+    op *o = new_op(s, rank, idx, lane, (int32_t)src);
+    o->bytes = n->comm_size;
+    comm_begin(s, rank);
+    chan *c = get_chan(s, src, rank, n->comm_tag);
+    if (c->sends) {
+        op *snd = c->sends;
+        c->sends = snd->next;
+        if (!c->sends) c->sends_tail = NULL;
+        int rc = check_sizes(s, snd, o);
+        if (rc) return rc;
+        if (snd->arrived) { /* a ghost: the bytes are already here */
+            cs_pool_put(s->op_pool, snd);
+            cs_eventq_push(s->q, cs_eventq_now(s->q), next_key(s, rank), recv_done_ev, o, 0);
+        } else {
+            snd->matched = o;
+            o->matched = snd;
+        }
+    } else {
+        if (c->recvs_tail)
+            c->recvs_tail->next = o;
+        else
+            c->recvs = o;
+        c->recvs_tail = o;
+    }
+    return CS_OK;
+}
+
+/* ---- collectives and memory ------------------------------------------------ */
+
+static void coll_done(void *ctx, uint64_t cookie) {
+    (void)cookie;
+    op *o = ctx;
+    if (o->s->failed) return;
+    finish_comm_op(o->s, o, 1);
+}
+
+static int issue_coll(sim *s, uint32_t rank, uint32_t idx) {
+    const cs_graph *g = s->rs[rank].g;
+    const cs_node *n = &g->nodes[idx];
+    if (!(n->flags & CS_NF_HAS_COMM_TYPE))
+        return CS_ERR(s->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_COLL): no comm_type attribute; expected a "
+                      "collective type (0 ALL_REDUCE .. 9 BARRIER)",
+                      g->source, n->id);
+    if (n->comm_type < 0 || n->comm_type > 9)
+        return CS_ERR(s->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_COLL): comm_type %d is unknown; expected 0..9",
+                      g->source, n->id, n->comm_type);
+    const char *pg = g->pg_names[n->pg];
+    if (pg[0] && strcmp(pg, "0") != 0)
+        return CS_ERR(s->err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 " (COMM_COLL): pg_name \"%s\": communicator groups need "
+                      "--comm-group-configuration support, which is not implemented yet",
+                      g->source, n->id, pg);
+    op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
+    s->rs[rank].comm_inflight++;
+    comm_begin(s, rank);
+    cs_coll_req req = {.rank = rank,
+                       .comm_type = n->comm_type,
+                       .bytes = n->comm_size,
+                       .members = NULL,
+                       .nmembers = 0,
+                       .group_id = 0,
+                       .involved_dim = n->involved_dim,
+                       .priority = n->comm_priority,
+                       .node_id = n->id,
+                       .duration_us = n->duration_us,
+                       .source = g->source};
+    return cs_system_collective(s->sys, &req, coll_done, o, 0, s->err);
+}
+
+static void mem_done(void *ctx, uint64_t cookie) {
+    (void)cookie;
+    op *o = ctx;
+    if (o->s->failed) return;
+    finish_comm_op(o->s, o, 1);
+}
+
+static int issue_mem(sim *s, uint32_t rank, uint32_t idx) {
+    const cs_graph *g = s->rs[rank].g;
+    const cs_node *n = &g->nodes[idx];
+    if (!s->mem.model)
+        return CS_ERR(s->err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 " (%s of %" PRIu64
+                      " bytes): remote-memory models are not implemented yet; expected a trace "
+                      "without MEM_LOAD/MEM_STORE nodes",
+                      g->source, n->id, cs_node_type_label(n->type), n->tensor_size);
+    op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
+    s->rs[rank].comm_inflight++;
+    comm_begin(s, rank);
+    return s->mem.model->access(s->mem.state, rank, n->tensor_size, n->type == CS_NODE_MEM_STORE,
+                                next_key(s, rank), mem_done, o, 0, s->err);
+}
+
+/* ---- compute ----------------------------------------------------------------- */
+
+static void comp_done(void *ctx, const cs_event *ev) {
+    sim *s = ctx;
+    uint32_t rank = (uint32_t)ev->arg;
+    if (s->failed) return;
+    rank_state *r = &s->rs[rank];
+    r->comp_busy = 0;
+    s->res->ranks[rank].compute += cs_eventq_now(s->q) - r->comp_start;
+    complete(s, rank, r->comp_node, r->comp_start, CS_LANE_COMPUTE, -1);
+    settle(s, rank);
+}
+
+static void cpu_done(void *ctx, const cs_event *ev) {
+    sim *s = ctx;
+    uint32_t rank = (uint32_t)ev->arg;
+    if (s->failed) return;
+    rank_state *r = &s->rs[rank];
+    r->cpu_busy = 0;
+    s->res->ranks[rank].cpu += cs_eventq_now(s->q) - r->cpu_start;
+    complete(s, rank, r->cpu_node, r->cpu_start, CS_LANE_CPU, -1);
+    settle(s, rank);
+}
+
+/* ---- issuing ------------------------------------------------------------------ */
+
+static void make_ready(sim *s, uint32_t rank, uint32_t idx) {
+    rank_state *r = &s->rs[rank];
+    const cs_node *n = &r->g->nodes[idx];
+    switch (n->type) {
+    case CS_NODE_INVALID:
+    case CS_NODE_METADATA: push_instant(s, idx); break;
+    case CS_NODE_COMP:
+        heap_push((n->flags & CS_NF_CPU) ? &r->ready_cpu : &r->ready_comp, idx);
+        break;
+    case CS_NODE_COMM_RECV: heap_push(&r->ready_recv, idx); break;
+    case CS_NODE_COMM_SEND:
+    case CS_NODE_COMM_COLL:
+    case CS_NODE_MEM_LOAD:
+    case CS_NODE_MEM_STORE: heap_push(&r->ready_comm, idx); break;
+    default:
+        CS_ERR(s->err, CS_EINVAL,
+               "%s: node %" PRIu64 ": node type %d is unknown; expected 0..7 (INVALID, METADATA, "
+               "MEM_LOAD, MEM_STORE, COMP, COMM_SEND, COMM_RECV, COMM_COLL)",
+               r->g->source, n->id, n->type);
+        fail(s, CS_EINVAL);
+    }
+}
+
+static void start_comp(sim *s, uint32_t rank, uint32_t idx, int cpu) {
+    rank_state *r = &s->rs[rank];
+    const cs_node *n = &r->g->nodes[idx];
+    cs_time t = 0;
+    int outcome = cs_compute_time(&s->opt->compute, n, &t);
+    if (outcome == CS_COMP_SKIP) {
+        push_instant(s, idx);
+        return;
+    }
+    if (outcome == CS_COMP_REPLAYED) {
+        s->res->roofline_fallbacks++;
+        cs_warn("%s: node %" PRIu64 " (COMP): roofline is enabled but the node has no num_ops; "
+                "replayed its duration_micros (%" PRIu64 " us) instead",
+                r->g->source, n->id, n->duration_us);
+    }
+    cs_time now = cs_eventq_now(s->q);
+    if (cpu) {
+        r->cpu_busy = 1;
+        r->cpu_node = idx;
+        r->cpu_start = now;
+        cs_eventq_push(s->q, cs_time_add(now, t), next_key(s, rank), cpu_done, s, rank);
+    } else {
+        r->comp_busy = 1;
+        r->comp_node = idx;
+        r->comp_start = now;
+        cs_eventq_push(s->q, cs_time_add(now, t), next_key(s, rank), comp_done, s, rank);
+    }
+}
+
+static int cpu_comm_error(sim *s, const rank_state *r, const cs_node *n) {
+    return CS_ERR(s->err, CS_EINVAL,
+                  "%s: node %" PRIu64 " (%s) has is_cpu_op = true; expected communication and "
+                  "memory nodes to run on the accelerator",
+                  r->g->source, n->id, cs_node_type_label(n->type));
+}
+
+static void try_issue(sim *s, uint32_t rank) {
+    rank_state *r = &s->rs[rank];
+    for (;;) {
+        if (s->failed) return;
+        int progressed = 0;
+        if (!r->comp_busy && r->ready_comp.n) {
+            start_comp(s, rank, heap_pop(&r->ready_comp), 0);
+            progressed = 1;
+        }
+        if (!r->cpu_busy && r->ready_cpu.n) {
+            start_comp(s, rank, heap_pop(&r->ready_cpu), 1);
+            progressed = 1;
+        }
+        while (r->ready_recv.n && !s->failed) { /* receives need no engine */
+            uint32_t idx = heap_pop(&r->ready_recv);
+            const cs_node *n = &r->g->nodes[idx];
+            int rc = (n->flags & CS_NF_CPU) ? cpu_comm_error(s, r, n) : issue_recv(s, rank, idx);
+            if (rc) {
+                fail(s, rc);
+                return;
+            }
+            progressed = 1;
+        }
+        while (r->ready_comm.n && r->comm_inflight < s->opt->comm_streams && !s->failed) {
+            uint32_t idx = heap_pop(&r->ready_comm);
+            const cs_node *n = &r->g->nodes[idx];
+            int rc;
+            if (n->flags & CS_NF_CPU)
+                rc = cpu_comm_error(s, r, n);
+            else if (n->type == CS_NODE_COMM_SEND)
+                rc = issue_send(s, rank, idx);
+            else if (n->type == CS_NODE_COMM_COLL)
+                rc = issue_coll(s, rank, idx);
+            else
+                rc = issue_mem(s, rank, idx);
+            if (rc) {
+                fail(s, rc);
+                return;
+            }
+            progressed = 1;
+        }
+        if (s->ninstant) {
+            while (s->ninstant) {
+                uint32_t idx = s->instant[--s->ninstant];
+                complete(s, rank, idx, cs_eventq_now(s->q), 0, -1);
+            }
+            progressed = 1;
+        }
+        if (!progressed) return;
+    }
+}
+
+/* ---- deadlock report ------------------------------------------------------------ */
+
+static void describe_stuck(sim *s) {
+    uint32_t stuck = 0, first = 0;
+    for (uint32_t rk = 0; rk < s->w->nranks; rk++)
+        if (s->res->ranks[rk].nodes < s->rs[rk].g->nnodes) {
+            if (!stuck) first = rk;
+            stuck++;
+        }
+    if (!stuck) return;
+    char detail[700];
+    size_t len = 0;
+    detail[0] = '\0';
+    for (size_t b = 0; b < s->nchan_buckets && len + 200 < sizeof detail; b++)
+        for (chan *c = s->chans[b]; c && len + 200 < sizeof detail; c = c->next) {
+            if (c->recvs) {
+                const cs_graph *g = s->rs[c->recvs->rank].g;
+                len += (size_t)snprintf(detail + len, sizeof detail - len,
+                                        "%s node %" PRIu64 " (rank %u) waits to receive %" PRIu64
+                                        " bytes from rank %u with tag %d, but rank %u never sent them; ",
+                                        g->source, g->nodes[c->recvs->node].id, c->dst,
+                                        c->recvs->bytes, c->src, c->tag, c->src);
+            }
+            if (c->sends && !c->sends->arrived) continue;
+            if (c->sends) {
+                const cs_graph *g = s->rs[c->src].g;
+                len += (size_t)snprintf(detail + len, sizeof detail - len,
+                                        "%s node %" PRIu64 " (rank %u) sent %" PRIu64
+                                        " bytes to rank %u with tag %d that no receive took; ",
+                                        g->source, g->nodes[c->sends->node].id, c->src,
+                                        c->sends->bytes, c->dst, c->tag);
+            }
+        }
+    char coll[400];
+    cs_system_describe_pending(s->sys, coll, sizeof coll);
+    CS_ERR(s->err, CS_EDEADLOCK,
+           "simulation stopped at %.3f us with work left on %u of %u ranks (first: rank %u, %" PRIu64
+           " of %u nodes done): %s%s",
+           cs_time_as_us_f(cs_eventq_now(s->q)), stuck, s->w->nranks, first,
+           s->res->ranks[first].nodes, s->rs[first].g->nnodes, detail,
+           coll[0] ? coll : (detail[0] ? "" : "nodes wait for parents that never complete"));
+    fail(s, CS_EDEADLOCK);
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+void cs_sim_options_init(cs_sim_options *o) {
+    memset(o, 0, sizeof *o);
+    o->backend = CS_NET_DEFAULT_BACKEND;
+    o->comm_streams = 1;
+}
+
+static double elapsed_s(const struct timespec *a, const struct timespec *b) {
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void progress(sim *s) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (elapsed_s(&s->wall_last, &now) < 2.0) return;
+    s->wall_last = now;
+    char buf[32];
+    fprintf(stderr, "clustersim: %.0f s wall, simulated %s, %" PRIu64 " events\n",
+            elapsed_s(&s->wall_start, &now), cs_time_fmt(cs_eventq_now(s->q), buf, sizeof buf),
+            cs_eventq_dispatched(s->q));
+}
+
+static void free_sim(sim *s) {
+    if (s->chans) {
+        for (size_t b = 0; b < s->nchan_buckets; b++) {
+            chan *c = s->chans[b];
+            while (c) {
+                chan *n = c->next;
+                cs_free(c);
+                c = n;
+            }
+        }
+        cs_free(s->chans);
+    }
+    if (s->rs) {
+        for (uint32_t rk = 0; rk < s->w->nranks; rk++) {
+            cs_free(s->rs[rk].pending);
+            cs_free(s->rs[rk].ready_comp.a);
+            cs_free(s->rs[rk].ready_cpu.a);
+            cs_free(s->rs[rk].ready_comm.a);
+            cs_free(s->rs[rk].ready_recv.a);
+        }
+        cs_free(s->rs);
+    }
+    cs_free(s->instant);
+    if (s->mem.model && s->mem.state) s->mem.model->destroy(s->mem.state);
+    cs_system_free(s->sys);
+    cs_net_destroy(&s->net);
+    cs_pool_free(s->op_pool);
+    cs_eventq_free(s->q);
+}
+
+int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_sim_options *opt,
+               cs_sim_result *res, cs_error *err) {
+    memset(res, 0, sizeof *res);
+    if (w->nranks != netcfg->total_npus)
+        return CS_ERR(err, CS_EINVAL,
+                      "workload %s has %u ranks but the network %s has %" PRIu64
+                      " NPUs; expected one trace per NPU",
+                      w->prefix, w->nranks, netcfg->path ? netcfg->path : "", netcfg->total_npus);
+    const cs_net_backend *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
+    if (!be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
+
+    sim S;
+    memset(&S, 0, sizeof S);
+    sim *s = &S;
+    s->w = w;
+    s->opt = opt;
+    s->err = err;
+    s->res = res;
+    s->q = cs_eventq_new();
+    s->op_pool = cs_pool_new(sizeof(op));
+    res->nranks = w->nranks;
+    res->ranks = cs_calloc(w->nranks, sizeof *res->ranks);
+    int rc = cs_net_init(&s->net, be, netcfg, s->q, err);
+    if (rc == CS_OK) rc = cs_system_new(s->q, &s->net, w->nranks, &s->sys, err);
+    if (rc) {
+        free_sim(s);
+        cs_sim_result_free(res);
+        return rc;
+    }
+    s->nchan_buckets = 1024;
+    while (s->nchan_buckets < 2ULL * w->nranks && s->nchan_buckets < (1u << 20)) s->nchan_buckets *= 2;
+    s->chans = cs_calloc(s->nchan_buckets, sizeof *s->chans);
+    s->rs = cs_calloc(w->nranks, sizeof *s->rs);
+    unsigned long warn0 = cs_log_warning_count();
+    clock_gettime(CLOCK_MONOTONIC, &s->wall_start);
+    s->wall_last = s->wall_start;
+
+    for (uint32_t rk = 0; rk < w->nranks && !s->failed; rk++) {
+        rank_state *r = &s->rs[rk];
+        r->g = w->rank_graph[rk];
+        r->pending = cs_malloc((r->g->nnodes ? r->g->nnodes : 1) * sizeof *r->pending);
+        for (uint32_t i = 0; i < r->g->nnodes; i++) {
+            r->pending[i] = r->g->nodes[i].nparents;
+            if (!r->pending[i]) make_ready(s, rk, i);
+        }
+        settle(s, rk);
+    }
+    uint64_t n = 0;
+    while (!s->failed && cs_eventq_step(s->q)) {
+        if (opt->progress && (++n & 0xffff) == 0) progress(s);
+    }
+    if (!s->failed) describe_stuck(s);
+    res->events = cs_eventq_dispatched(s->q);
+    res->net_messages = s->net.stats.messages;
+    res->net_bytes = s->net.stats.bytes;
+    res->warnings = cs_log_warning_count() - warn0;
+    for (uint32_t rk = 0; rk < w->nranks; rk++)
+        if (res->ranks[rk].finish > res->sim_time) res->sim_time = res->ranks[rk].finish;
+    rc = s->failed;
+    if (rc && err && err->code == CS_OK) CS_ERR(err, rc, "simulation failed");
+    free_sim(s);
+    if (rc) cs_sim_result_free(res);
+    return rc;
+}
+
+void cs_sim_result_free(cs_sim_result *res) {
+    cs_free(res->ranks);
+    res->ranks = NULL;
+}

@@ -1,0 +1,98 @@
+/*
+ * sim.h -- one simulation: the workload executor over the system, compute,
+ * memory and network layers.
+ *
+ * cs_sim_run drives every rank's graph to completion on one event queue:
+ *  - a node becomes ready when all its distinct parents have completed;
+ *  - ready nodes are issued smallest id first within their resource class;
+ *  - resource classes (as in ASTRA-sim): the GPU compute stream (COMP nodes,
+ *    one at a time), the CPU thread (is_cpu_op COMP nodes, one at a time),
+ *    and the communication engine (COMM_COLL, COMM_SEND, MEM_LOAD/STORE, one
+ *    at a time by default, --comm-streams to raise it); COMM_RECV needs no
+ *    resource; METADATA and INVALID nodes complete at once.  Compute and
+ *    communication therefore overlap, while independent COMP nodes serialize.
+ *  - COMM_SEND/RECV are matched by (src, dst, tag) in issue order and move
+ *    bytes through the network backend; a send completes when its bytes have
+ *    arrived, a receive when both it is posted and the bytes have arrived.
+ *  - COMM_COLL goes to the system layer, MEM_* to the memory layer.
+ * When the queue empties with work left, the run fails with CS_EDEADLOCK and
+ * a description of what each stuck rank waits for.
+ *
+ * Per-rank state is a few words plus one pending-parent counter per node of
+ * the rank's graph.  Observers (timeline writers) get a callback per
+ * completed node.
+ */
+#ifndef CS_WORKLOAD_SIM_H
+#define CS_WORKLOAD_SIM_H
+
+#include <stdint.h>
+
+#include "compute/compute.h"
+#include "config/network_config.h"
+#include "core/error.h"
+#include "core/time.h"
+#include "workload/workload.h"
+
+/* Lanes (timeline threads) of a rank. */
+enum {
+    CS_LANE_COMPUTE = 1, /* GPU compute stream */
+    CS_LANE_CPU = 2,     /* host CPU thread */
+    CS_LANE_COMM = 3,    /* communication engine: collectives, sends, memory */
+    CS_LANE_RECV0 = 4    /* receives: lanes 4.. (one per concurrently posted receive) */
+};
+
+typedef struct cs_node_span {
+    uint32_t rank;
+    const cs_graph *graph;
+    const cs_node *node;
+    cs_time start, end;
+    uint32_t lane;   /* CS_LANE_*; 0 = no lane (instant nodes) */
+    int32_t peer;    /* p2p peer rank, -1 otherwise */
+} cs_node_span;
+
+typedef struct cs_sim_observer {
+    void (*node_done)(void *ud, const cs_node_span *span);
+    void *ud;
+} cs_sim_observer;
+
+typedef struct cs_sim_options {
+    const char *backend;          /* network backend name (NULL = default) */
+    cs_compute_model compute;
+    uint32_t comm_streams;        /* concurrent comm-engine ops per rank (default 1) */
+    const cs_sim_observer *observer;
+    int progress;                 /* 1 = progress line on stderr for long runs */
+} cs_sim_options;
+
+typedef struct cs_rank_result {
+    cs_time finish;        /* completion of the rank's last node */
+    cs_time compute;       /* GPU compute busy time */
+    cs_time cpu;           /* CPU-op busy time */
+    cs_time comm_busy;     /* time with at least one communication op in flight */
+    uint64_t nodes;        /* nodes completed */
+    uint64_t bytes_sent;   /* p2p payload bytes sent */
+    uint64_t bytes_recv;   /* p2p payload bytes received */
+} cs_rank_result;
+
+typedef struct cs_sim_result {
+    cs_time sim_time;            /* max finish over ranks */
+    uint32_t nranks;
+    cs_rank_result *ranks;       /* owned */
+    uint64_t events;             /* events dispatched */
+    uint64_t net_messages, net_bytes;
+    uint64_t roofline_fallbacks; /* COMP nodes replayed because num_ops was absent */
+    uint64_t warnings;
+} cs_sim_result;
+
+void cs_sim_options_init(cs_sim_options *o);
+
+/* Run the workload on the network; fills *res (free with cs_sim_result_free). */
+int cs_sim_run(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
+               cs_sim_result *res, cs_error *err);
+void cs_sim_result_free(cs_sim_result *res);
+
+/* ASTRA-sim's "exposed communication": finish minus GPU compute time. */
+static inline cs_time cs_rank_exposed_comm(const cs_rank_result *r) {
+    return r->finish > r->compute ? r->finish - r->compute : 0;
+}
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * workload.c -- load a trace set, sharing graphs between identical files
+ * (see workload.h).
+ *
+ * Identity is decided on the file bytes: a 64-bit FNV-1a hash finds
+ * candidates and a byte comparison with the candidate's bytes (kept in memory
+ * only while loading, once per distinct file) confirms it.
+ */
+#include "workload/workload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/alloc.h"
+
+typedef struct distinct {
+    uint64_t hash;
+    unsigned char *bytes;
+    size_t len;
+    uint32_t graph;
+} distinct;
+
+static uint64_t fnv1a(const unsigned char *p, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static int read_file(const char *path, unsigned char **out, size_t *len, cs_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot open workload trace: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return CS_ERR(err, CS_EIO, "%s: expected a Chakra trace file, found a directory", path);
+    }
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size : 4096, n = 0;
+    unsigned char *buf = cs_malloc(cap + 1);
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) {
+            if (ferror(f)) {
+                int e = errno;
+                fclose(f);
+                cs_free(buf);
+                return CS_ERR(err, CS_EIO, "%s: read error: %s", path, strerror(e));
+            }
+            break;
+        }
+        cap *= 2;
+        buf = cs_realloc(buf, cap + 1);
+    }
+    fclose(f);
+    *out = buf;
+    *len = n;
+    return CS_OK;
+}
+
+static int file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options *opt,
+                     cs_workload *out, cs_error *err) {
+    memset(out, 0, sizeof *out);
+    if (nranks == 0) return CS_ERR(err, CS_EINVAL, "workload %s: expected at least one rank", prefix);
+    out->nranks = nranks;
+    out->prefix = cs_strdup(prefix);
+    out->rank_graph = cs_calloc(nranks, sizeof *out->rank_graph);
+
+    struct stat st;
+    out->single_file = stat(prefix, &st) == 0 && S_ISREG(st.st_mode);
+    size_t plen = strlen(prefix) + 32;
+    char *path = cs_malloc(plen);
+
+    if (!out->single_file) {
+        snprintf(path, plen, "%s.%u.et", prefix, nranks);
+        if (file_exists(path)) {
+            int rc = CS_ERR(err, CS_EINVAL,
+                            "%s exists, but the network has %u NPUs (ranks 0..%u): the trace set "
+                            "%s.<rank>.et has more ranks than the network; expected the rank count "
+                            "to equal npus_count's product",
+                            path, nranks, nranks - 1, prefix);
+            cs_free(path);
+            cs_workload_free(out);
+            return rc;
+        }
+    }
+
+    distinct *d = NULL;
+    size_t nd = 0, capd = 0;
+    int rc = CS_OK;
+    for (uint32_t r = 0; r < nranks && rc == CS_OK; r++) {
+        if (out->single_file)
+            snprintf(path, plen, "%s", prefix);
+        else
+            snprintf(path, plen, "%s.%u.et", prefix, r);
+        if (out->single_file && r > 0) {
+            out->rank_graph[r] = out->graphs[0];
+            out->graphs[0]->refcount++;
+            continue;
+        }
+        if (!out->single_file && !file_exists(path)) {
+            /* Count how many consecutive rank files exist to say what we found. */
+            uint32_t have = r;
+            rc = CS_ERR(err, CS_EIO,
+                        "%s: workload trace for rank %u does not exist; the network has %u NPUs, so "
+                        "expected %s.0.et .. %s.%u.et (found %u rank file%s before this one)",
+                        path, r, nranks, prefix, prefix, nranks - 1, have, have == 1 ? "" : "s");
+            break;
+        }
+        unsigned char *bytes = NULL;
+        size_t len = 0;
+        rc = read_file(path, &bytes, &len, err);
+        if (rc) break;
+        uint64_t h = fnv1a(bytes, len);
+        size_t k;
+        for (k = 0; k < nd; k++)
+            if (d[k].hash == h && d[k].len == len && memcmp(d[k].bytes, bytes, len) == 0) break;
+        if (k < nd) {
+            cs_free(bytes);
+            out->rank_graph[r] = out->graphs[d[k].graph];
+            out->rank_graph[r]->refcount++;
+            continue;
+        }
+        cs_graph *g = NULL;
+        rc = cs_graph_load_mem(bytes, len, path, opt, &g, err);
+        if (rc) {
+            cs_free(bytes);
+            break;
+        }
+        out->graphs = cs_realloc(out->graphs, (out->ngraphs + 1) * sizeof *out->graphs);
+        out->graphs[out->ngraphs] = g;
+        out->rank_graph[r] = g;
+        CS_GROW(d, capd, nd + 1);
+        d[nd].hash = h;
+        d[nd].bytes = bytes;
+        d[nd].len = len;
+        d[nd].graph = out->ngraphs++;
+        nd++;
+    }
+    for (size_t k = 0; k < nd; k++) cs_free(d[k].bytes);
+    cs_free(d);
+    cs_free(path);
+    if (rc) cs_workload_free(out);
+    return rc;
+}
+
+int cs_workload_from_graphs(cs_graph **graphs, uint32_t ngraphs, const uint32_t *rank_graph_index,
+                            uint32_t nranks, cs_workload *out, cs_error *err) {
+    memset(out, 0, sizeof *out);
+    out->nranks = nranks;
+    out->prefix = cs_strdup("(generated)");
+    out->graphs = cs_malloc((ngraphs ? ngraphs : 1) * sizeof *out->graphs);
+    memcpy(out->graphs, graphs, ngraphs * sizeof *graphs);
+    out->ngraphs = ngraphs;
+    out->rank_graph = cs_calloc(nranks ? nranks : 1, sizeof *out->rank_graph);
+    for (uint32_t g = 0; g < ngraphs; g++) out->graphs[g]->refcount = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (rank_graph_index[r] >= ngraphs) {
+            cs_workload_free(out);
+            return CS_ERR(err, CS_EINVAL, "rank %u: graph index %u out of range", r, rank_graph_index[r]);
+        }
+        out->rank_graph[r] = out->graphs[rank_graph_index[r]];
+        out->rank_graph[r]->refcount++;
+    }
+    return CS_OK;
+}
+
+void cs_workload_free(cs_workload *w) {
+    if (!w) return;
+    for (uint32_t g = 0; g < w->ngraphs; g++) cs_graph_free(w->graphs[g]);
+    cs_free(w->graphs);
+    cs_free(w->rank_graph);
+    cs_free(w->prefix);
+    memset(w, 0, sizeof *w);
+}

@@ -1,0 +1,260 @@
+/*
+ * test_core_alloc.c -- unit tests for the counting allocator wrapper
+ * (src/core/alloc.h).
+ *
+ * Every test measures from the current counters, so the order of tests does
+ * not matter: in-use must move by exactly the bytes requested and come back,
+ * and the peak must be exactly the largest in-use value seen (nothing else in
+ * this program allocates through cs_*).  Exhaustion is checked in a child
+ * process, which must exit with status 3 and say what it could not allocate.
+ */
+#include "testutil.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+
+static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
+
+static void test_malloc_free_accounting(void **state) {
+    (void)state;
+    size_t base = cs_alloc_bytes_in_use();
+    size_t peak0 = cs_alloc_bytes_peak();
+    assert_true(peak0 >= base);
+    char *p = cs_malloc(100);
+    assert_non_null(p);
+    memset(p, 0xab, 100);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 100);
+    char *q = cs_malloc(1);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 101);
+    assert_int_equal(cs_alloc_bytes_peak(), max_sz(peak0, base + 101));
+    cs_free(p);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 1);
+    assert_int_equal(cs_alloc_bytes_peak(), max_sz(peak0, base + 101)); /* peak stays */
+    cs_free(q);
+    cs_free(NULL);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+    /* malloc(0) is a valid, freeable, zero-byte block */
+    void *z = cs_malloc(0);
+    assert_non_null(z);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+    cs_free(z);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+}
+
+static void test_payload_alignment(void **state) {
+    (void)state;
+    void *blocks[8];
+    for (size_t i = 0; i < 8; i++) {
+        blocks[i] = cs_malloc(i * 3 + 1);
+        assert_int_equal((uintptr_t)blocks[i] % 16, 0);
+    }
+    for (size_t i = 0; i < 8; i++) cs_free(blocks[i]);
+}
+
+static void test_calloc_zeroes_and_counts(void **state) {
+    (void)state;
+    size_t base = cs_alloc_bytes_in_use();
+    unsigned char *p = cs_calloc(10, 7);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 70);
+    for (size_t i = 0; i < 70; i++) assert_int_equal(p[i], 0);
+    void *z = cs_calloc(0, 8);
+    assert_non_null(z);
+    void *z2 = cs_calloc(8, 0);
+    assert_non_null(z2);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 70);
+    cs_free(z);
+    cs_free(z2);
+    cs_free(p);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+}
+
+static void test_realloc_accounting(void **state) {
+    (void)state;
+    size_t base = cs_alloc_bytes_in_use();
+    size_t peak0 = cs_alloc_bytes_peak();
+    /* realloc(NULL, n) behaves as malloc(n) */
+    unsigned char *p = cs_realloc(NULL, 64);
+    assert_non_null(p);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 64);
+    for (int i = 0; i < 64; i++) p[i] = (unsigned char)i;
+    /* grow: contents kept, in-use moves by the difference */
+    p = cs_realloc(p, 300);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 300);
+    for (int i = 0; i < 64; i++) assert_int_equal(p[i], i);
+    memset(p + 64, 0xee, 236);
+    /* shrink */
+    p = cs_realloc(p, 50);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 50);
+    for (int i = 0; i < 50; i++) assert_int_equal(p[i], i);
+    assert_int_equal(cs_alloc_bytes_peak(), max_sz(peak0, base + 300));
+    /* to zero bytes: still a block that cs_free accepts */
+    p = cs_realloc(p, 0);
+    assert_non_null(p);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+    cs_free(p);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+}
+
+static void test_peak_tracks_maximum(void **state) {
+    (void)state;
+    size_t base = cs_alloc_bytes_in_use();
+    size_t peak0 = cs_alloc_bytes_peak();
+    /* climb well above any earlier peak so the expected value is known exactly */
+    size_t big = peak0 - base + 4096;
+    void *a = cs_malloc(big);
+    void *b = cs_malloc(1000);
+    assert_int_equal(cs_alloc_bytes_peak(), base + big + 1000);
+    cs_free(a);
+    void *c = cs_malloc(500); /* below the peak: peak unchanged */
+    assert_int_equal(cs_alloc_bytes_peak(), base + big + 1000);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 1500);
+    cs_free(b);
+    cs_free(c);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+    assert_int_equal(cs_alloc_bytes_peak(), base + big + 1000);
+}
+
+static void test_strdup(void **state) {
+    (void)state;
+    size_t base = cs_alloc_bytes_in_use();
+    const char *src = "hello, cluster";
+    char *d = cs_strdup(src);
+    assert_non_null(d);
+    assert_true(d != src);
+    assert_string_equal(d, src);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + strlen(src) + 1);
+    char *e = cs_strdup("");
+    assert_string_equal(e, "");
+    assert_int_equal(cs_alloc_bytes_in_use(), base + strlen(src) + 2);
+    cs_free(d);
+    cs_free(e);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+}
+
+static void test_grow_doubles(void **state) {
+    (void)state;
+    size_t base = cs_alloc_bytes_in_use();
+    int *arr = NULL;
+    size_t cap = 0;
+    CS_GROW(arr, cap, 0); /* nothing needed: nothing allocated */
+    assert_null(arr);
+    assert_int_equal(cap, 0);
+    CS_GROW(arr, cap, 1); /* first allocation: 8 elements */
+    assert_non_null(arr);
+    assert_int_equal(cap, 8);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 8 * sizeof(int));
+    for (int i = 0; i < 8; i++) arr[i] = i * 11;
+    CS_GROW(arr, cap, 8); /* fits: unchanged */
+    assert_int_equal(cap, 8);
+    CS_GROW(arr, cap, 9); /* 8 -> 16 */
+    assert_int_equal(cap, 16);
+    CS_GROW(arr, cap, 100); /* 16 -> 32 -> 64 -> 128 */
+    assert_int_equal(cap, 128);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 128 * sizeof(int));
+    for (int i = 0; i < 8; i++) assert_int_equal(arr[i], i * 11); /* contents kept */
+    arr[127] = 7;                                                  /* whole capacity usable */
+    CS_GROW(arr, cap, 128);
+    assert_int_equal(cap, 128);
+    CS_GROW(arr, cap, 129);
+    assert_int_equal(cap, 256);
+    cs_free(arr);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+
+    /* element size is taken from the array type */
+    struct big {
+        char b[40];
+    } *s = NULL;
+    size_t scap = 0;
+    CS_GROW(s, scap, 20); /* 8 -> 16 -> 32 */
+    assert_int_equal(scap, 32);
+    assert_int_equal(cs_alloc_bytes_in_use(), base + 32 * 40);
+    cs_free(s);
+
+    /* a non-zero starting capacity doubles from there */
+    long *l = cs_malloc(3 * sizeof *l);
+    size_t lcap = 3;
+    CS_GROW(l, lcap, 4);
+    assert_int_equal(lcap, 6);
+    CS_GROW(l, lcap, 13); /* 6 -> 12 -> 24 */
+    assert_int_equal(lcap, 24);
+    cs_free(l);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+}
+
+/* Run fn in a child with stderr captured; returns the exit status, message in buf. */
+static int run_child(void (*fn)(void), char *buf, size_t bufsize) {
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], 2);
+        fn();
+        _exit(0); /* fn was expected not to return */
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t k;
+    while (n + 1 < bufsize && (k = read(fds[0], buf + n, bufsize - 1 - n)) > 0) n += (size_t)k;
+    buf[n] = '\0';
+    close(fds[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* Requests that can never be satisfied; the wrapper must refuse them before
+ * calling malloc (so this also runs under AddressSanitizer). */
+static void oom_malloc(void) { (void)cs_malloc(SIZE_MAX - 4); }
+static void oom_calloc(void) { (void)cs_calloc(SIZE_MAX / 4, 8); }
+static void *oom_block; /* global, so LeakSanitizer sees it as reachable at exit */
+static void oom_realloc(void) {
+    oom_block = cs_malloc(8);
+    (void)cs_realloc(oom_block, SIZE_MAX - 1);
+}
+static void oom_grow(void) {
+    char *a = NULL;
+    size_t cap = 0;
+    CS_GROW(a, cap, SIZE_MAX);
+}
+
+static void test_exhaustion_exits_with_message(void **state) {
+    (void)state;
+    char buf[512];
+    void (*const fns[])(void) = {oom_malloc, oom_calloc, oom_realloc, oom_grow};
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        buf[0] = '\0';
+        int code = run_child(fns[i], buf, sizeof buf);
+        assert_int_equal(code, 3);
+        assert_non_null(strstr(buf, "out of memory"));
+        assert_non_null(strstr(buf, "bytes in use"));
+    }
+    /* the requested size is reported */
+    run_child(oom_malloc, buf, sizeof buf);
+    char want[64];
+    snprintf(want, sizeof want, "allocate %zu bytes", (size_t)(SIZE_MAX - 4));
+    assert_non_null(strstr(buf, want));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_malloc_free_accounting),
+        cmocka_unit_test(test_payload_alignment),
+        cmocka_unit_test(test_calloc_zeroes_and_counts),
+        cmocka_unit_test(test_realloc_accounting),
+        cmocka_unit_test(test_peak_tracks_maximum),
+        cmocka_unit_test(test_strdup),
+        cmocka_unit_test(test_grow_doubles),
+        cmocka_unit_test(test_exhaustion_exits_with_message),
+    };
+    return cmocka_run_group_tests_name("core_alloc", tests, NULL, NULL);
+}

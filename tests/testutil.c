@@ -1,0 +1,191 @@
+/*
+ * testutil.c -- shared helpers for the cmocka tests (see testutil.h).
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *tu_shared_dir(void) {
+    const char *d = getenv("CS_SHARED_DIR");
+    struct stat st;
+    if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
+    return d;
+}
+
+void tu_require_shared(void) {
+    if (!tu_shared_dir()) {
+        fprintf(stderr, "SKIP: ../shared (reference data) is not present next to the "
+                        "repository; this test runs in CI, where it is.\n");
+        exit(77);
+    }
+}
+
+const char *tu_source_dir(void) {
+    const char *d = getenv("CS_SOURCE_DIR");
+    return d ? d : ".";
+}
+
+const char *tu_tmp_dir(void) {
+    const char *d = getenv("CS_TMP");
+    if (!d) d = "/tmp/clustersim_test";
+    if (mkdir(d, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cannot create %s: %s\n", d, strerror(errno));
+        exit(1);
+    }
+    return d;
+}
+
+const char *tu_path(const char *a, const char *b) {
+    static char bufs[8][4096];
+    static int next;
+    char *buf = bufs[next++ & 7];
+    snprintf(buf, sizeof bufs[0], "%s/%s", a, b);
+    return buf;
+}
+
+#include "workload/et.h"
+
+static int parse_list(const char *v, uint64_t *out, int max) {
+    int n = 0;
+    while (*v && n < max) {
+        char *end;
+        out[n++] = strtoull(v, &end, 10);
+        if (*end == ',') end++;
+        if (end == v) return -1;
+        v = end;
+    }
+    return n;
+}
+
+static int kind_of(const char *k, int *type, int *cpu) {
+    static const struct {
+        const char *name;
+        int type, cpu;
+    } kinds[] = {{"COMP", 4, 0}, {"CPU", 4, 1},   {"SEND", 5, 0},  {"RECV", 6, 0},    {"COLL", 7, 0},
+                 {"LOAD", 2, 0}, {"STORE", 3, 0}, {"META", 1, 0}, {"INVALID", 0, 0}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(k, kinds[i].name) == 0) {
+            *type = kinds[i].type;
+            *cpu = kinds[i].cpu;
+            return 0;
+        }
+    if (k[0] == 'T') {
+        *type = atoi(k + 1);
+        *cpu = -1;
+        return 0;
+    }
+    return -1;
+}
+
+int tu_write_trace(const char *path, const char *spec) {
+    cs_error err;
+    cs_error_clear(&err);
+    cs_et_writer *w = NULL;
+    if (cs_et_writer_open(path, 0, NULL, &w, &err)) {
+        fprintf(stderr, "tu_write_trace: %s\n", err.msg);
+        return -1;
+    }
+    char *copy = strdup(spec);
+    char *save1 = NULL;
+    int rc = 0;
+    for (char *nodes = strtok_r(copy, ";", &save1); nodes && !rc; nodes = strtok_r(NULL, ";", &save1)) {
+        char *save2 = NULL;
+        char *tok = strtok_r(nodes, " \t\n", &save2);
+        if (!tok) continue;
+        uint64_t id = strtoull(tok, NULL, 10);
+        char *kind = strtok_r(NULL, " \t\n", &save2);
+        int type = 0, cpu = 0;
+        if (!kind || kind_of(kind, &type, &cpu)) {
+            fprintf(stderr, "tu_write_trace: bad kind in \"%s\"\n", spec);
+            rc = -1;
+            break;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "%s_%llu", kind, (unsigned long long)id);
+        const char *nm = name;
+        char *kv;
+        /* first pass for name= */
+        cs_et_nb *b = NULL;
+        char *rest[32];
+        int nrest = 0;
+        while ((kv = strtok_r(NULL, " \t\n", &save2)) && nrest < 32) {
+            if (strncmp(kv, "name=", 5) == 0)
+                nm = kv + 5;
+            else
+                rest[nrest++] = kv;
+        }
+        b = cs_et_nb_new(id, nm, type);
+        if (cpu >= 0) cs_et_nb_attr_bool(b, "is_cpu_op", cpu);
+        for (int i = 0; i < nrest && !rc; i++) {
+            char *eq = strchr(rest[i], '=');
+            if (!eq) {
+                rc = -1;
+                break;
+            }
+            *eq = '\0';
+            const char *key = rest[i], *val = eq + 1;
+            uint64_t list[64];
+            if (strcmp(key, "dur") == 0)
+                cs_et_nb_duration_us(b, strtoull(val, NULL, 10));
+            else if (strcmp(key, "data") == 0 || strcmp(key, "ctrl") == 0) {
+                int n = parse_list(val, list, 64);
+                for (int k = 0; k < n; k++)
+                    (key[0] == 'd' ? cs_et_nb_data_dep : cs_et_nb_ctrl_dep)(b, list[k]);
+            } else if (strcmp(key, "size") == 0)
+                cs_et_nb_attr_int64(b, "comm_size", (int64_t)strtoull(val, NULL, 10));
+            else if (strcmp(key, "src") == 0)
+                cs_et_nb_attr_int32(b, "comm_src", (int32_t)atoi(val));
+            else if (strcmp(key, "dst") == 0)
+                cs_et_nb_attr_int32(b, "comm_dst", (int32_t)atoi(val));
+            else if (strcmp(key, "tag") == 0)
+                cs_et_nb_attr_int32(b, "comm_tag", (int32_t)atoi(val));
+            else if (strcmp(key, "ops") == 0)
+                cs_et_nb_attr_int64(b, "num_ops", (int64_t)strtoull(val, NULL, 10));
+            else if (strcmp(key, "tensor") == 0)
+                cs_et_nb_attr_uint64(b, "tensor_size", strtoull(val, NULL, 10));
+            else if (strcmp(key, "ctype") == 0)
+                cs_et_nb_attr_int64(b, "comm_type", atoll(val));
+            else if (strcmp(key, "pg") == 0)
+                cs_et_nb_attr_string(b, "pg_name", val);
+            else if (strcmp(key, "inv") == 0) {
+                int n = parse_list(val, list, 64), bits[64];
+                for (int k = 0; k < n; k++) bits[k] = (int)list[k];
+                cs_et_nb_attr_bool_list(b, "involved_dim", bits, (size_t)n);
+            } else {
+                fprintf(stderr, "tu_write_trace: unknown key %s\n", key);
+                rc = -1;
+            }
+        }
+        if (!rc && cs_et_writer_write(w, cs_et_nb_node(b), &err)) {
+            fprintf(stderr, "tu_write_trace: %s\n", err.msg);
+            rc = -1;
+        }
+        cs_et_nb_free(b);
+    }
+    free(copy);
+    if (cs_et_writer_close(w, &err) && !rc) {
+        fprintf(stderr, "tu_write_trace: %s\n", err.msg);
+        rc = -1;
+    }
+    return rc;
+}
+
+int tu_write_traces(const char *prefix, const char *const *specs, unsigned nranks) {
+    char path[4096];
+    for (unsigned r = 0; r < nranks; r++) {
+        snprintf(path, sizeof path, "%s.%u.et", prefix, r);
+        if (tu_write_trace(path, specs[r])) return -1;
+    }
+    return 0;
+}
+
+int tu_write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f) == 0 ? 0 : -1;
+}
