@@ -442,9 +442,9 @@ static void test_err_unreadable(void **state) {
     cs_system_config c;
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_system_config_load(tu_path(tu_tmp_dir(), "nope.json"), &c, &err),
+    assert_int_equal(cs_system_config_load(tu_path(tu_tmp_dir(), "no-such-system.json"), &c, &err),
                      CS_EIO);
-    assert_msg_has(err.msg, "nope.json");
+    assert_msg_has(err.msg, "no-such-system.json");
 }
 
 static void test_err_check_network(void **state) {

@@ -160,6 +160,13 @@ static void test_payload_fails_to_unpack(void **state) {
     expect_msg(&err, path, "field attr[0].int64_val (9) at payload byte 5 has wire type 2",
                "expected 0 (varint)");
 
+    /* Field number 0 in a non-minimal tag (82 00): protobuf-c alone would
+     * accept it, then fail on its own re-packing. */
+    path = tmp_file("field_zero.et", MD "\x05\x08\x01\x82\x00\x00", MD_LEN + 6);
+    assert_int_equal(read_until_error(path, &err), CS_EFORMAT);
+    expect_msg(&err, path, "field tag at payload byte 2: field number 0 is out of range",
+               "expected 1 to 536870911");
+
     /* A Node where the GlobalMetadata should be (e.g. a legacy trace). */
     path = tmp_file("no_md.et", "\x02\x08\x43", 3);
     assert_int_equal(read_until_error(path, &err), CS_EFORMAT);

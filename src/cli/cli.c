@@ -271,7 +271,8 @@ int cs_cli_run(int argc, char **argv) {
     so.comm_streams = (uint32_t)ro.comm_streams;
     so.progress = !ro.no_progress;
 
-    int rc = cs_network_config_load(ro.network, &net, &err);
+    int rc = ro.out ? mkdir_p(ro.out, &err) : CS_OK;
+    if (rc == CS_OK) rc = cs_network_config_load(ro.network, &net, &err);
     if (rc == CS_OK && !cs_net_backend_find(ro.backend))
         rc = CS_ERR(&err, CS_EINVAL, "--backend %s: unknown network backend; expected one of the list in "
                                      "clustersim run --help", ro.backend);
@@ -310,8 +311,7 @@ int cs_cli_run(int argc, char **argv) {
         info.config = config;
         int no = 0;
         if (ro.out) {
-            rc = mkdir_p(ro.out, &err);
-            if (rc == CS_OK) {
+            {
                 snprintf(summary_path, sizeof summary_path, "%s/summary.json", ro.out);
                 snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", ro.out);
                 rc = cs_report_summary_json(summary_path, &info, &res, &err);

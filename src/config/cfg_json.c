@@ -260,7 +260,7 @@ int cfg_jdoc_load(const char *path, const char *what, cfg_jdoc *doc, cs_error *e
     doc->path = cs_strdup(path);
     doc->root_line = 1;
     json_error_t jerr;
-    doc->root = json_loadb(buf, len, 0, &jerr);
+    doc->root = json_loadb(buf, len, JSON_DECODE_ANY, &jerr);
     if (!doc->root) {
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: expected a valid JSON %s file, got a syntax error at "
                     "column %d: %s",

@@ -32,10 +32,7 @@ void cfg_opt_expected(const cfg_opt *o, char *buf, size_t n) {
     case CFG_INT:
         cfg_fmt_double(a, sizeof a, o->min);
         cfg_fmt_double(b, sizeof b, o->max);
-        if (o->max >= (double)INT_MAX)
-            snprintf(buf, n, "an integer >= %s", a);
-        else
-            snprintf(buf, n, "an integer between %s and %s", a, b);
+        snprintf(buf, n, "an integer from %s to %s", a, b);
         break;
     case CFG_NUM:
         cfg_fmt_double(a, sizeof a, o->min);

@@ -68,7 +68,7 @@ static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *
         return CS_ERR(err, CS_EINVAL,
                       "%s:%d: %s: expected a group id of decimal digits (0 to 2147483647), got "
                       "\"%s\"",
-                      doc->path, m->key_line, m->key, m->key);
+                      doc->path, m->key_line, *m->key ? m->key : "\"\"", m->key);
     g->id = (uint32_t)id;
     g->name = cs_strdup(m->key); /* as written; made canonical after the duplicate check */
     if (!json_is_array(v) || json_array_size(v) == 0) {

@@ -21,20 +21,22 @@ enum { K_TOPOLOGY, K_NPUS, K_BANDWIDTH, K_LATENCY, K_COUNT };
 
 static const struct net_key {
     const char *key;
-    const char *elem; /* what one entry must be */
+    const char *elem;  /* what one entry must be */
+    const char *elems; /* what the list must be */
     const char *unit;
     const char *help;
 } KEYS[K_COUNT] = {
-    {"topology", "one of Ring, FullyConnected, Switch", NULL,
+    {"topology", "one of Ring, FullyConnected, Switch", "names Ring, FullyConnected or Switch",
+     NULL,
      "building block of each dimension: Ring (bidirectional ring of neighbour links), "
      "FullyConnected (a direct link between every pair), Switch (every NPU linked to one switch)"},
-    {"npus_count", "an integer between 1 and 4294967295", NULL,
+    {"npus_count", "an integer between 1 and 4294967295", "integers >= 1", NULL,
      "NPUs in each dimension; the network has their product (at most 2^32); dimension 0 is "
      "the innermost (fastest-varying) index of the NPU id"},
-    {"bandwidth", "a number > 0", "GB/s",
+    {"bandwidth", "a number > 0", "numbers > 0", "GB/s",
      "bandwidth of one link in one direction, per dimension (ASTRA-sim converts with 2^30 "
      "bytes per GB)"},
-    {"latency", "a number >= 0", "ns", "latency of one link (one hop), per dimension"},
+    {"latency", "a number >= 0", "numbers >= 0", "ns", "latency of one link (one hop), per dimension"},
 };
 
 static const char *const TOPO_NAMES[] = {"Ring", "FullyConnected", "Switch"};
@@ -186,7 +188,7 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: %s: expected a list of %s%s%s%s, one per dimension (a required "
                           "key), got no such key",
-                          path, line_of(root), KEYS[k].key, KEYS[k].elem,
+                          path, line_of(root), KEYS[k].key, KEYS[k].elems,
                           KEYS[k].unit ? " (in " : "", KEYS[k].unit ? KEYS[k].unit : "",
                           KEYS[k].unit ? ")" : "");
     }
@@ -197,7 +199,7 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
             node_repr(v, got, sizeof got);
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: %s: expected a list of %s%s%s%s, one per dimension, got %s",
-                          path, key_line[k], KEYS[k].key, KEYS[k].elem,
+                          path, key_line[k], KEYS[k].key, KEYS[k].elems,
                           KEYS[k].unit ? " (in " : "", KEYS[k].unit ? KEYS[k].unit : "",
                           KEYS[k].unit ? ")" : "", got);
         }
@@ -223,13 +225,18 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
         }
     }
     uint64_t total = 1;
+    char prod[256] = "";
+    size_t used = 0;
     for (int d = 0; d < c->ndims; d++) {
         total *= c->npus[d]; /* <= 2^32 * (2^32 - 1): no uint64 overflow */
+        if (used < sizeof prod)
+            used += (size_t)snprintf(prod + used, sizeof prod - used, "%s%u", d ? " x " : "",
+                                     c->npus[d]);
         if (total > CS_MAX_TOTAL_NPUS)
             return CS_ERR(err, CS_EINVAL,
-                          "%s:%d: npus_count: expected a product of at most 4294967296 NPUs, "
-                          "got more than that by dimension %d",
-                          path, key_line[K_NPUS], d);
+                          "%s:%d: npus_count: expected at most 4294967296 NPUs in total, got "
+                          "%s = %llu after dimension %d",
+                          path, key_line[K_NPUS], prod, (unsigned long long)total, d);
     }
     c->total_npus = total;
     return CS_OK;
@@ -310,7 +317,7 @@ void cs_network_config_print_help(FILE *f) {
             CS_MAX_DIMS);
     for (int k = 0; k < K_COUNT; k++) {
         fprintf(f, "  %s\n      list of %s%s%s; required\n      %s\n", KEYS[k].key,
-                KEYS[k].elem, KEYS[k].unit ? ", in " : "", KEYS[k].unit ? KEYS[k].unit : "",
+                KEYS[k].elems, KEYS[k].unit ? ", in " : "", KEYS[k].unit ? KEYS[k].unit : "",
                 KEYS[k].help);
     }
 }

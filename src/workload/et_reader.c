@@ -272,6 +272,42 @@ static int unpack_error(cs_et_reader *r, uint64_t start, uint32_t len,
                                 : "");
 }
 
+static int has_field_zero(const ProtobufCMessage *m);
+
+/* Whether field f of m holds a sub-message with an unknown field number 0. */
+static int field_has_zero(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f) {
+    const char *base = (const char *)m;
+    const ProtobufCMessage *const *sub;
+    size_t n = 1;
+    if (f->type != PROTOBUF_C_TYPE_MESSAGE) return 0;
+    if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+        memcpy(&n, base + f->quantifier_offset, sizeof n);
+        memcpy(&sub, base + f->offset, sizeof sub);
+    } else {
+        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+            uint32_t which;
+            memcpy(&which, base + f->quantifier_offset, sizeof which);
+            if (which != f->id) return 0;
+        }
+        sub = (const ProtobufCMessage *const *)(const void *)(base + f->offset);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (sub[i] && has_field_zero(sub[i])) return 1;
+    return 0;
+}
+
+/* protobuf-c accepts field number 0 when its tag varint is not minimal
+ * (82 00) and keeps it as an unknown field, but packs it back as 02, which
+ * it then rejects.  Such a message is refused here, so that whatever we
+ * read can be written back and read again. */
+static int has_field_zero(const ProtobufCMessage *m) {
+    for (unsigned i = 0; i < m->n_unknown_fields; i++)
+        if (m->unknown_fields[i].tag == 0) return 1;
+    for (unsigned i = 0; i < m->descriptor->n_fields; i++)
+        if (field_has_zero(m, &m->descriptor->fields[i])) return 1;
+    return 0;
+}
+
 /* Reads one framed record and unpacks it with desc.  1 = *msg set, 0 = clean
  * end of file, <0 = error. */
 static int read_record(cs_et_reader *r, const ProtobufCMessageDescriptor *desc,
@@ -286,6 +322,10 @@ static int read_record(cs_et_reader *r, const ProtobufCMessageDescriptor *desc,
     rc = read_payload(r, start, len, err);
     if (rc < 0) return rc;
     *msg = protobuf_c_message_unpack(desc, NULL, len, len ? r->buf : empty);
+    if (*msg && has_field_zero(*msg)) {
+        protobuf_c_message_free_unpacked(*msg, NULL);
+        *msg = NULL;
+    }
     if (!*msg) return unpack_error(r, start, len, desc, err);
     r->index++;
     return 1;

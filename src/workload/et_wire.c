@@ -159,7 +159,8 @@ static int walk_msg(walk *w, const uint8_t *p, size_t len, size_t base,
         if (rc) return fault(w, "field tag at payload byte %zu: varint %s", base + start,
                              rc == 1 ? "truncated" : "longer than 10 bytes");
         if ((tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
-            return fault(w, "field tag at payload byte %zu: field number %llu is out of range",
+            return fault(w, "field tag at payload byte %zu: field number %llu is out of range, "
+                            "expected 1 to 536870911",
                          base + start, (unsigned long long)(tag >> 3));
         uint32_t num = (uint32_t)(tag >> 3);
         int wt = (int)(tag & 7);
