@@ -104,7 +104,7 @@ static void test_case_values(void **state) {
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_comm_groups_validate(&g, 3, &err), CS_EINVAL);
-    assert_msg_has(err.msg, "comm_group.json:1: 2: expected NPU ranks below 3");
+    assert_msg_has(err.msg, "comm_group.json:1: group \"2\": expected NPU ranks below 3");
     assert_ptr_equal(cs_comm_groups_find(&g, "2"), &g.groups[1]);
     cs_comm_groups_free(&g);
 }
@@ -165,7 +165,7 @@ static void test_sorted_lookup_and_group_zero(void **state) {
     cs_error_clear(&err);
     assert_int_equal(cs_comm_groups_validate(&g, 7, &err), CS_EINVAL);
     char want[4200];
-    snprintf(want, sizeof want, "%s:7: 0: expected NPU ranks below 7", p);
+    snprintf(want, sizeof want, "%s:7: group \"0\": expected NPU ranks below 7", p);
     assert_msg_has(err.msg, want);
     assert_msg_has(err.msg, "got 7");
     assert_int_equal(cs_comm_groups_validate(&g, 8, NULL), CS_OK);

@@ -271,7 +271,7 @@ static void test_err_total_overflow(void **state) {
     expect_error("overflow.yml",
                  "topology: [Ring, Ring, Ring]\nnpus_count: [65536, 65536, 2]\n"
                  "bandwidth: [1, 1, 1]\nlatency: [1, 1, 1]\n",
-                 2, "npus_count", "4294967296");
+                 2, "npus_count", "65536 x 65536 x 2 = 8589934592");
 }
 
 static void test_err_yaml_syntax(void **state) {

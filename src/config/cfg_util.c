@@ -42,6 +42,10 @@ int cfg_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
 }
 
 void cfg_fmt_double(char *buf, size_t n, double d) {
+    if (d == floor(d) && fabs(d) < 1e15) { /* 1600, not 1.6e+03 */
+        snprintf(buf, n, "%.0f", d);
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, n, "%.*g", prec, d);
         if (strtod(buf, NULL) == d) return;

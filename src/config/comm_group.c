@@ -66,21 +66,21 @@ static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *
     g->line = m->key_line;
     if (parse_id(m->key, MAX_GROUP_ID, &id) != 0)
         return CS_ERR(err, CS_EINVAL,
-                      "%s:%d: %s: expected a group id of decimal digits (0 to 2147483647), got "
+                      "%s:%d: group \"%s\": expected a group id of decimal digits (0 to 2147483647), got "
                       "\"%s\"",
-                      doc->path, m->key_line, *m->key ? m->key : "\"\"", m->key);
+                      doc->path, m->key_line, m->key, m->key);
     g->id = (uint32_t)id;
     g->name = cs_strdup(m->key); /* as written; made canonical after the duplicate check */
     if (!json_is_array(v) || json_array_size(v) == 0) {
         cfg_json_repr(v, got, sizeof got);
         return CS_ERR(err, CS_EINVAL,
-                      "%s:%d: %s: expected a non-empty list of distinct NPU ranks (integers >= "
+                      "%s:%d: group \"%s\": expected a non-empty list of distinct NPU ranks (integers >= "
                       "0), got %s",
                       doc->path, m->key_line, m->key, got);
     }
     size_t n = json_array_size(v);
     if (n > UINT32_MAX)
-        return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected at most 2^32-1 ranks, got %zu",
+        return CS_ERR(err, CS_EINVAL, "%s:%d: group \"%s\": expected at most 2^32-1 ranks, got %zu",
                       doc->path, m->key_line, m->key, n);
     g->ranks = cs_malloc(n * sizeof *g->ranks);
     g->rank_lines = cs_malloc(n * sizeof *g->rank_lines);
@@ -91,7 +91,7 @@ static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *
         if (cfg_json_ll(e, &r) != 0 || r < 0 || r > (long long)UINT32_MAX) {
             cfg_json_repr(e, got, sizeof got);
             return CS_ERR(err, CS_EINVAL,
-                          "%s:%d: %s: expected an NPU rank (an integer from 0 to 4294967295) at "
+                          "%s:%d: group \"%s\": expected an NPU rank (an integer from 0 to 4294967295) at "
                           "position %zu of the group, got %s",
                           doc->path, line, m->key, i, got);
         }
@@ -109,7 +109,7 @@ static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *
     for (size_t i = 1; i < n; i++) {
         if (rp[i].rank == rp[i - 1].rank) {
             rc = CS_ERR(err, CS_EINVAL,
-                        "%s:%d: %s: expected distinct ranks in a group, got rank %u again "
+                        "%s:%d: group \"%s\": expected distinct ranks in a group, got rank %u again "
                         "(first at line %d)",
                         doc->path, g->rank_lines[rp[i].idx], m->key, rp[i].rank,
                         g->rank_lines[rp[i - 1].idx]);
@@ -145,7 +145,7 @@ int cs_comm_groups_load(const char *path, cs_comm_groups *out, cs_error *err) {
         if (a->id == b->id) {
             /* the keys differ in spelling only ("1" vs "01") */
             rc = CS_ERR(err, CS_EINVAL,
-                        "%s:%d: %s: expected each group id once, got group %u again (first at "
+                        "%s:%d: group \"%s\": expected each group id once, got group %u again (first at "
                         "line %d as \"%s\")",
                         path, b->line, b->name, b->id, a->line, a->name);
             goto out;
@@ -170,7 +170,7 @@ int cs_comm_groups_validate(const cs_comm_groups *g, uint64_t total_npus, cs_err
         for (uint32_t k = 0; k < cg->nranks; k++) {
             if (cg->ranks[k] >= total_npus)
                 return CS_ERR(err, CS_EINVAL,
-                              "%s:%d: %s: expected NPU ranks below %llu (the network's NPU "
+                              "%s:%d: group \"%s\": expected NPU ranks below %llu (the network's NPU "
                               "count), got %u",
                               g->path ? g->path : "(comm groups)", cg->rank_lines[k], cg->name,
                               (unsigned long long)total_npus, cg->ranks[k]);
