@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/log.h"
 #include "workload/et.h"
 
 typedef ChakraProtoMsg__Node node_t;
@@ -175,20 +176,38 @@ static void test_payload_fails_to_unpack(void **state) {
     expect_msg(&err, "must start with a GlobalMetadata", NULL, NULL);
 }
 
+static char g_warning[1024];
+static int g_warnings;
+
+static void capture(int level, const char *msg, void *ud) {
+    (void)ud;
+    if (level != CS_LOG_WARN) return;
+    g_warnings++;
+    snprintf(g_warning, sizeof g_warning, "%s", msg);
+}
+
 static void test_zero_length_record_is_empty_node(void **state) {
     (void)state;
     cs_error err;
     cs_error_clear(&err);
-    const char *path = tmp_file("zero_len.et", MD "\x00", MD_LEN + 1);
+    const char *path = tmp_file("zero_len.et", MD "\x00\x00", MD_LEN + 2);
     cs_et_reader *r = NULL;
+    cs_log_reset();
+    cs_log_set_sink(capture, NULL);
     assert_int_equal(cs_et_reader_open(path, &r, &err), CS_OK);
     node_t *n = NULL;
-    assert_int_equal(cs_et_reader_next(r, &n, &err), 1);
-    assert_true(n->id == 0 && n->type == 0 && n->n_attr == 0);
-    cs_et_node_free(n);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(cs_et_reader_next(r, &n, &err), 1);
+        assert_true(n->id == 0 && n->type == 0 && n->n_attr == 0);
+        cs_et_node_free(n);
+    }
     assert_int_equal(cs_et_reader_next(r, &n, &err), 0);
     assert_null(n);
     cs_et_reader_close(r);
+    cs_log_set_sink(NULL, NULL);
+    assert_int_equal(g_warnings, 1); /* once per file */
+    if (!strstr(g_warning, path) || !strstr(g_warning, "record 1 at byte 8 has length 0"))
+        fail_msg("unexpected warning: %s", g_warning);
 }
 
 /* A gzip file of MD plus 200 small nodes, minus its last cut_from_end bytes,
@@ -236,6 +255,58 @@ static void test_corrupt_gzip(void **state) {
     const char *path = gzip_file("corrupt.et.gz", 0, 1);
     assert_int_equal(read_until_error(path, &err), CS_EFORMAT);
     expect_msg(&err, path, "gzip stream corrupt at compressed byte", "expected valid deflate data");
+}
+
+/* Appends one gzip member holding data to f. */
+static void gzip_member(FILE *f, const void *data, unsigned len) {
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    unsigned char out[512];
+    zs.next_in = (Bytef *)(uintptr_t)data;
+    zs.avail_in = len;
+    zs.next_out = out;
+    zs.avail_out = sizeof out;
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    size_t n = sizeof out - zs.avail_out;
+    assert_int_equal(fwrite(out, 1, n, f), n);
+    deflateEnd(&zs);
+}
+
+/* Like gzip(1) and Python's gzip module: members concatenate, trailing zero
+ * bytes are padding, anything else after a member must be another member. */
+static void test_gzip_members_and_padding(void **state) {
+    (void)state;
+    cs_error err;
+    for (int variant = 0; variant < 2; variant++) {
+        const char *path = tu_path(tu_tmp_dir(), "members.et.gz");
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        gzip_member(f, MD "\x02\x08\x01", MD_LEN + 3);
+        gzip_member(f, "\x02\x08\x02", 3);
+        if (variant == 0)
+            assert_int_equal(fwrite("\0\0\0\0", 1, 4, f), 4);
+        else
+            assert_int_equal(fwrite("\0\0junk", 1, 6, f), 6);
+        assert_int_equal(fclose(f), 0);
+        cs_error_clear(&err);
+        cs_et_reader *r = NULL;
+        assert_int_equal(cs_et_reader_open(path, &r, &err), CS_OK);
+        node_t *n = NULL;
+        for (uint64_t id = 1; id <= 2; id++) {
+            assert_int_equal(cs_et_reader_next(r, &n, &err), 1);
+            assert_true(n->id == id);
+            cs_et_node_free(n);
+        }
+        int rc = cs_et_reader_next(r, &n, &err);
+        cs_et_reader_close(r);
+        if (variant == 0) {
+            assert_int_equal(rc, 0);
+        } else {
+            assert_int_equal(rc, CS_EFORMAT);
+            expect_msg(&err, path, "gzip stream corrupt", "expected valid deflate data");
+        }
+    }
 }
 
 static void test_random_bytes(void **state) {
@@ -286,6 +357,7 @@ int main(void) {
         cmocka_unit_test(test_zero_length_record_is_empty_node),
         cmocka_unit_test(test_truncated_gzip),
         cmocka_unit_test(test_corrupt_gzip),
+        cmocka_unit_test(test_gzip_members_and_padding),
         cmocka_unit_test(test_random_bytes),
         cmocka_unit_test(test_memory_source_names),
     };

@@ -240,10 +240,12 @@ static int report_duplicate(const cfg_jdoc *doc, cs_error *err) {
     int rc = CS_OK;
     for (size_t i = 1; i < doc->nm; i++) {
         if (strcmp(v[i - 1]->key, v[i]->key) == 0) {
+            char esc[256];
             rc = CS_ERR(err, CS_EINVAL,
                         "%s:%d: %s: expected each key once, got a second definition "
                         "(first at line %d)",
-                        doc->path, v[i]->key_line, v[i]->key, v[i - 1]->key_line);
+                        doc->path, v[i]->key_line, cfg_escape(v[i]->key, 64, esc, sizeof esc),
+                        v[i - 1]->key_line);
             break;
         }
     }
@@ -262,13 +264,15 @@ int cfg_jdoc_load(const char *path, const char *what, cfg_jdoc *doc, cs_error *e
     json_error_t jerr;
     doc->root = json_loadb(buf, len, JSON_DECODE_ANY, &jerr);
     if (!doc->root) {
+        char esc[512];
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: expected a valid JSON %s file, got a syntax error at "
                     "column %d: %s",
-                    path, jerr.line > 0 ? jerr.line : 1, what, jerr.column, jerr.text);
+                    path, jerr.line > 0 ? jerr.line : 1, what, jerr.column,
+                    cfg_escape(jerr.text, 160, esc, sizeof esc));
         goto out;
     }
     if (!json_is_object(doc->root)) {
-        char got[96];
+        char got[320];
         cfg_json_repr(doc->root, got, sizeof got);
         rc = CS_ERR(err, CS_EINVAL, "%s:1: expected a JSON object {\"key\": value, ...} as %s, got %s",
                     path, what, got);

@@ -51,7 +51,7 @@ void cfg_opt_expected(const cfg_opt *o, char *buf, size_t n) {
 
 static int value_error(const cfg_jdoc *doc, const cfg_opt *o, int line, const json_t *v,
                        cs_error *err) {
-    char exp[256], got[96];
+    char exp[256], got[320];
     cfg_opt_expected(o, exp, sizeof exp);
     cfg_json_repr(v, got, sizeof got);
     if (o->unit && o->type != CFG_ENUM && o->type != CFG_BOOL && o->type != CFG_STR)

@@ -41,6 +41,31 @@ int cfg_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
     return CS_OK;
 }
 
+const char *cfg_escape(const char *s, size_t max, char *buf, size_t n) {
+    size_t o = 0, i = 0;
+    if (n == 0) return buf;
+    for (; s[i] && i < max && o + 8 < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n') {
+            buf[o++] = '\\';
+            buf[o++] = 'n';
+        } else if (c == '\t') {
+            buf[o++] = '\\';
+            buf[o++] = 't';
+        } else if (c < 0x20 || c == 0x7f) {
+            o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+        } else {
+            buf[o++] = (char)c;
+        }
+    }
+    if (s[i] && o + 4 <= n) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o < n ? o : n - 1] = '\0';
+    return buf;
+}
+
 void cfg_fmt_double(char *buf, size_t n, double d) {
     if (d == floor(d) && fabs(d) < 1e15) { /* 1600, not 1.6e+03 */
         snprintf(buf, n, "%.0f", d);
@@ -59,12 +84,8 @@ void cfg_json_repr(const json_t *v, char *buf, size_t n) {
     }
     switch (json_typeof(v)) {
     case JSON_STRING: {
-        const char *s = json_string_value(v);
-        size_t len = strlen(s);
-        if (len > 48)
-            snprintf(buf, n, "\"%.45s...\"", s);
-        else
-            snprintf(buf, n, "\"%s\"", s);
+        char esc[256];
+        snprintf(buf, n, "\"%s\"", cfg_escape(json_string_value(v), 48, esc, sizeof esc));
         break;
     }
     case JSON_INTEGER:
@@ -182,9 +203,11 @@ void cfg_warn_unknown_key(const char *path, int line, const char *key,
         }
     }
     size_t klen = strlen(key);
+    char esc[256];
+    cfg_escape(key, 64, esc, sizeof esc);
     if (best && best_d <= 3 && best_d < klen)
-        cs_warn("%s:%d: unknown key \"%s\" ignored (did you mean \"%s\"?)", path, line, key,
+        cs_warn("%s:%d: unknown key \"%s\" ignored (did you mean \"%s\"?)", path, line, esc,
                 best);
     else
-        cs_warn("%s:%d: unknown key \"%s\" ignored", path, line, key);
+        cs_warn("%s:%d: unknown key \"%s\" ignored", path, line, esc);
 }

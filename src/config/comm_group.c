@@ -61,14 +61,17 @@ static int cmp_group(const void *a, const void *b) {
 
 static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *v,
                        cs_comm_group *g, cs_error *err) {
-    char got[96];
+    char got[320];
     long long id;
     g->line = m->key_line;
-    if (parse_id(m->key, MAX_GROUP_ID, &id) != 0)
+    if (parse_id(m->key, MAX_GROUP_ID, &id) != 0) {
+        char esc[256];
+        cfg_escape(m->key, 48, esc, sizeof esc);
         return CS_ERR(err, CS_EINVAL,
-                      "%s:%d: group \"%s\": expected a group id of decimal digits (0 to 2147483647), got "
-                      "\"%s\"",
-                      doc->path, m->key_line, m->key, m->key);
+                      "%s:%d: group \"%s\": expected a group id of decimal digits (0 to "
+                      "2147483647), got \"%s\"",
+                      doc->path, m->key_line, esc, esc);
+    }
     g->id = (uint32_t)id;
     g->name = cs_strdup(m->key); /* as written; made canonical after the duplicate check */
     if (!json_is_array(v) || json_array_size(v) == 0) {

@@ -32,6 +32,10 @@
  * "path: cannot read: <reason>" when it cannot be opened or read. */
 int cfg_read_file(const char *path, char **buf, size_t *len, cs_error *err);
 
+/* Copy user text s into buf for a message: control characters become \n,
+ * \t, \xHH, and text beyond max bytes is cut with "...".  Returns buf. */
+const char *cfg_escape(const char *s, size_t max, char *buf, size_t n);
+
 /* Shortest "%g" form of d that reads back as the same double. */
 void cfg_fmt_double(char *buf, size_t n, double d);
 

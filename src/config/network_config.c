@@ -69,14 +69,14 @@ static void node_repr(const yaml_node_t *n, char *buf, size_t size) {
     }
     switch (n->type) {
     case YAML_SCALAR_NODE: {
-        const char *s = (const char *)n->data.scalar.value;
-        int plain = n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        char esc[256];
+        cfg_escape((const char *)n->data.scalar.value, 48, esc, sizeof esc);
         if (is_null_scalar(n))
             snprintf(buf, size, "nothing (null)");
-        else if (strlen(s) > 48)
-            snprintf(buf, size, plain ? "%.45s..." : "\"%.45s...\"", s);
+        else if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+            snprintf(buf, size, "%s", esc);
         else
-            snprintf(buf, size, plain ? "%s" : "\"%s\"", s);
+            snprintf(buf, size, "\"%s\"", esc);
         break;
     }
     case YAML_SEQUENCE_NODE: {
@@ -131,7 +131,7 @@ static int parse_element(const char *path, int k, int dim, const yaml_node_t *e,
     }
     default: break;
     }
-    char got[96];
+    char got[320];
     node_repr(e, got, sizeof got);
     const struct net_key *key = &KEYS[k];
     return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s%s%s%s for dimension %d, got %s", path,
@@ -148,7 +148,7 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
                       "latency, got an empty document",
                       path);
     if (root->type != YAML_MAPPING_NODE) {
-        char got[96];
+        char got[320];
         node_repr(root, got, sizeof got);
         return CS_ERR(err, CS_EINVAL,
                       "%s:%d: expected a mapping with keys topology, npus_count, bandwidth and "
@@ -163,7 +163,7 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
         yaml_node_t *vn = yaml_document_get_node(doc, p->value);
         const char *ks = scalar_text(kn);
         if (!ks) {
-            char got[96];
+            char got[320];
             node_repr(kn, got, sizeof got);
             return CS_ERR(err, CS_EINVAL, "%s:%d: expected a key name, got %s", path,
                           line_of(kn), got);
@@ -175,7 +175,7 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
             cfg_warn_unknown_key(path, line_of(kn), ks, known, K_COUNT);
             continue;
         }
-        if (val[k])
+        if (val[k]) /* ks is one of KEYS: no escaping needed */
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: %s: expected each key once, got a second definition (first "
                           "at line %d)",
@@ -195,7 +195,7 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
     for (int k = 0; k < K_COUNT; k++) {
         yaml_node_t *v = val[k];
         if (v->type != YAML_SEQUENCE_NODE) {
-            char got[96];
+            char got[320];
             node_repr(v, got, sizeof got);
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: %s: expected a list of %s%s%s%s, one per dimension, got %s",

@@ -108,7 +108,7 @@ static int parse_algo_list(const cfg_jdoc *doc, const cfg_opt *o, const json_t *
                            cs_error *err) {
     cs_coll_algo_list *l = field;
     int line = cfg_jdoc_key_line(doc, o->key);
-    char got[96];
+    char got[320];
     if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > CS_MAX_DIMS) {
         cfg_json_repr(v, got, sizeof got);
         return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s, got %s", doc->path, line, o->key,
@@ -148,7 +148,7 @@ static int parse_path1(const cfg_jdoc *doc, const cfg_opt *o, const json_t *v, v
     char **p = field;
     if (!json_is_array(v) || json_array_size(v) != 1 ||
         !json_is_string(json_array_get(v, 0))) {
-        char got[96];
+        char got[320];
         cfg_json_repr(v, got, sizeof got);
         return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s, got %s", doc->path,
                       cfg_jdoc_key_line(doc, o->key), o->key, o->type_text, got);

@@ -29,6 +29,7 @@
 #include <zlib.h>
 
 #include "core/alloc.h"
+#include "core/log.h"
 
 #define RAW_CHUNK ((size_t)1 << 16)
 #define DEC_CHUNK ((size_t)1 << 16)
@@ -55,7 +56,8 @@ struct cs_et_reader {
     unsigned char *buf; /* payload buffer */
     size_t cap;
     ChakraProtoMsg__GlobalMetadata *md;
-    int failed; /* sticky error code, 0 = none */
+    int failed;       /* sticky error code, 0 = none */
+    int warned_empty; /* zero-length record already reported */
 };
 
 /* ---- raw input ---------------------------------------------------------- */
@@ -327,6 +329,12 @@ static int read_record(cs_et_reader *r, const ProtobufCMessageDescriptor *desc,
         *msg = NULL;
     }
     if (!*msg) return unpack_error(r, start, len, desc, err);
+    if (len == 0 && r->index > 0 && !r->warned_empty) {
+        r->warned_empty = 1;
+        cs_warn("%s: record %llu at byte %llu has length 0: read as an empty Node (id 0, "
+                "INVALID_NODE), as are any later ones; Chakra's Python tools stop reading there",
+                r->name, (unsigned long long)r->index, (unsigned long long)start);
+    }
     r->index++;
     return 1;
 }

@@ -22,6 +22,8 @@
 
 #include "core/alloc.h"
 
+#define GZ_PIECE (1u << 30)
+
 struct cs_et_writer {
     char *path;
     FILE *fp;  /* plain output, or NULL */
@@ -33,13 +35,19 @@ struct cs_et_writer {
     int failed; /* sticky error code */
 };
 
-static int put_bytes(cs_et_writer *w, const void *p, size_t n, cs_error *err) {
-    int ok;
-    if (w->gz) {
-        ok = n == 0 || gzwrite(w->gz, p, (unsigned)n) == (int)n;
-    } else {
-        ok = fwrite(p, 1, n, w->fp) == n;
+/* gzwrite takes an unsigned count and returns an int: write in pieces. */
+static int gz_put(gzFile gz, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        unsigned k = n > GZ_PIECE ? GZ_PIECE : (unsigned)n;
+        if (gzwrite(gz, p, k) != (int)k) return 0;
+        p += k;
+        n -= k;
     }
+    return 1;
+}
+
+static int put_bytes(cs_et_writer *w, const uint8_t *p, size_t n, cs_error *err) {
+    int ok = w->gz ? gz_put(w->gz, p, n) : fwrite(p, 1, n, w->fp) == n;
     if (!ok) {
         int zerr = Z_OK;
         const char *why = w->gz ? gzerror(w->gz, &zerr) : strerror(errno);

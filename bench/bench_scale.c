@@ -1,0 +1,143 @@
+/*
+ * bench_scale.c -- wall time and peak memory of one 64 MiB all-reduce on 3-D
+ * Ring x FullyConnected x Switch networks from 64 to 1,048,576 NPUs, through
+ * the clustersim program exactly as a user runs it (trace + YAML + JSON in,
+ * summary out).
+ *
+ * Every rank runs the same one-node trace, given once for all ranks (a
+ * million-NPU run needs no million files).  Each size runs in a child process;
+ * its wall time comes from CLOCK_MONOTONIC around fork/wait and its peak
+ * resident memory from wait4's rusage (ru_maxrss).
+ *
+ *   usage: bench_scale CLUSTERSIM_BINARY [--max-npus N] [--backend NAME]
+ * Prints a Markdown table (docs/performance.md records it).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workload/et.h"
+
+typedef struct size3 {
+    unsigned a, b, c;
+} size3;
+
+static const size3 g_sizes[] = {
+    {4, 4, 4},     {8, 8, 8},     {8, 8, 16},    {16, 16, 16},  {16, 16, 32},
+    {16, 32, 32},  {32, 32, 64},  {64, 64, 64},  {64, 128, 128},
+};
+
+static int write_trace(const char *path) {
+    cs_error err;
+    cs_error_clear(&err);
+    cs_et_writer *w = NULL;
+    if (cs_et_writer_open(path, 0, NULL, &w, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    cs_et_nb *b = cs_et_nb_new(1, "all_reduce_64MiB", CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
+    cs_et_nb_attr_bool(b, "is_cpu_op", 0);
+    cs_et_nb_attr_int64(b, "comm_type", 0);
+    cs_et_nb_attr_int64(b, "comm_size", 64 << 20);
+    int rc = cs_et_writer_write(w, cs_et_nb_node(b), &err);
+    cs_et_nb_free(b);
+    if (cs_et_writer_close(w, &err) || rc) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s CLUSTERSIM_BINARY [--max-npus N] [--backend NAME]\n", argv[0]);
+        return 2;
+    }
+    const char *bin = argv[1], *backend = "analytical";
+    unsigned long max_npus = 1UL << 20;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--max-npus") == 0) max_npus = strtoul(argv[i + 1], NULL, 10);
+        if (strcmp(argv[i], "--backend") == 0) backend = argv[i + 1];
+    }
+    char dir[] = "/tmp/cs_bench_scaleXXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    char trace[256], sys[256], net[256], out[256];
+    snprintf(trace, sizeof trace, "%s/all_reduce.et", dir);
+    snprintf(sys, sizeof sys, "%s/system.json", dir);
+    if (write_trace(trace) ||
+        write_text(sys, "{\n \"scheduling-policy\": \"LIFO\", \"endpoint-delay\": 10,\n"
+                        " \"active-chunks-per-dimension\": 1, \"preferred-dataset-splits\": 4,\n"
+                        " \"all-reduce-implementation\": [\"ring\", \"ring\", \"ring\"],\n"
+                        " \"all-gather-implementation\": [\"ring\", \"ring\", \"ring\"],\n"
+                        " \"reduce-scatter-implementation\": [\"ring\", \"ring\", \"ring\"],\n"
+                        " \"all-to-all-implementation\": [\"ring\", \"ring\", \"ring\"],\n"
+                        " \"collective-optimization\": \"localBWAware\", \"local-mem-bw\": 1600\n}\n")) {
+        fprintf(stderr, "cannot write inputs in %s\n", dir);
+        return 1;
+    }
+    printf("| NPUs | dims (Ring x FC x Switch) | backend | wall time (s) | peak RSS (MB) | sim time (ns) |\n");
+    printf("|---:|---|---|---:|---:|---:|\n");
+    for (size_t k = 0; k < sizeof g_sizes / sizeof g_sizes[0]; k++) {
+        size3 s = g_sizes[k];
+        unsigned long n = (unsigned long)s.a * s.b * s.c;
+        if (n > max_npus) break;
+        snprintf(net, sizeof net, "%s/net_%lu.yml", dir, n);
+        snprintf(out, sizeof out, "%s/summary_%lu.json", dir, n);
+        char yml[512];
+        snprintf(yml, sizeof yml,
+                 "topology: [ Ring, FullyConnected, Switch ]\nnpus_count: [ %u, %u, %u ]\n"
+                 "bandwidth: [ 200.0, 100.0, 50.0 ]\nlatency: [ 50.0, 500.0, 2000.0 ]\n",
+                 s.a, s.b, s.c);
+        if (write_text(net, yml)) return 1;
+        char wl[300], nc[300], sc[300], be[300];
+        snprintf(wl, sizeof wl, "--workload-configuration=%s", trace);
+        snprintf(nc, sizeof nc, "--network-configuration=%s", net);
+        snprintf(sc, sizeof sc, "--system-configuration=%s", sys);
+        snprintf(be, sizeof be, "--backend=%s", backend);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            execl(bin, bin, "run", wl, nc, sc, be, "--quiet", "--no-progress", "--json", out, (char *)NULL);
+            _exit(127);
+        }
+        int status = 0;
+        struct rusage ru;
+        if (wait4(pid, &status, 0, &ru) < 0) {
+            perror("wait4");
+            return 1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        char simt[64] = "failed";
+        FILE *f = fopen(out, "r");
+        if (f && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            char line[256];
+            while (fgets(line, sizeof line, f))
+                if (sscanf(line, "  \"sim_time_ns\": %63[0-9.]", simt) == 1) break;
+        }
+        if (f) fclose(f);
+        printf("| %lu | %u x %u x %u | %s | %.2f | %.0f | %s |\n", n, s.a, s.b, s.c, backend, wall,
+               (double)ru.ru_maxrss / 1024.0, simt);
+        fflush(stdout);
+    }
+    return 0;
+}
