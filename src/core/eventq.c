@@ -21,6 +21,9 @@ struct cs_eventq {
     uint64_t next_seq;
     cs_time now;
     uint64_t dispatched;
+    /* the event being dispatched (cs_eventq_dispatching) */
+    uint64_t cur_key;
+    int in_dispatch;
     /* tombstones */
     uint64_t *dead; /* 0 = empty slot; ids stored +1 */
     size_t dead_n, dead_cap;
@@ -208,7 +211,13 @@ int cs_eventq_step(cs_eventq *q) {
     cs_event e;
     if (!cs_eventq_pop(q, &e)) return 0;
     q->dispatched++;
+    uint64_t saved_key = q->cur_key;
+    int saved_in = q->in_dispatch;
+    q->cur_key = e.key;
+    q->in_dispatch = 1;
     e.fn(e.ctx, &e);
+    q->cur_key = saved_key;
+    q->in_dispatch = saved_in;
     return 1;
 }
 
@@ -227,3 +236,8 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until) {
 cs_time cs_eventq_now(const cs_eventq *q) { return q->now; }
 size_t cs_eventq_size(const cs_eventq *q) { return q->n; }
 uint64_t cs_eventq_dispatched(const cs_eventq *q) { return q->dispatched; }
+
+int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key) {
+    if (q->in_dispatch && key) *key = q->cur_key;
+    return q->in_dispatch;
+}

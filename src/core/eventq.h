@@ -54,5 +54,8 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until);
 cs_time cs_eventq_now(const cs_eventq *q);
 size_t cs_eventq_size(const cs_eventq *q); /* pending, including tombstones */
 uint64_t cs_eventq_dispatched(const cs_eventq *q);
+/* 1 while an event handler runs (then *key = that event's key), else 0.
+ * Lets a layer give the events an event causes the key of their cause. */
+int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key);
 
 #endif
