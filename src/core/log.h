@@ -3,8 +3,8 @@
  *
  * Warnings are for input that is accepted but suspicious (an unknown config
  * key, a control dependency on a node absent from the trace).  Each distinct
- * warning text is printed once per process, with a count of repeats shown at
- * exit by cs_log_flush_summary(), so a million-rank run cannot flood the
+ * shape of warning (its text with digits ignored) is printed at most three
+ * times per process; cs_log_flush_summary() prints how many more there were, so a million-rank run cannot flood the
  * terminal.  Verbosity: 0 = errors only, 1 = warnings (default), 2 = info,
  * 3 = debug.  Tests can capture messages by installing a sink.
  */
