@@ -12,6 +12,7 @@
  *   usage: bench_scale CLUSTERSIM_BINARY [--max-npus N] [--backend NAME]
  * Prints a Markdown table (docs/performance.md records it).
  */
+#define _DEFAULT_SOURCE /* wait4 */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

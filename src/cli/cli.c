@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "cli/cli_int.h"
+#include "config/memory_config.h"
 #include "config/network_config.h"
 #include "core/alloc.h"
 #include "core/log.h"
@@ -229,7 +230,6 @@ static void warn_astra_only(const cs_run_opts *ro) {
     if (ro->num_queues_per_dim != 1)
         cs_warn("--num-queues-per-dim=%ld: only 1 queue per dimension is modelled; using 1", ro->num_queues_per_dim);
     if (ro->comm_scale != 1.0) cs_warn("--comm-scale=%g is not modelled yet; ignored", ro->comm_scale);
-    if (ro->injection_scale != 1.0) cs_warn("--injection-scale=%g is not modelled yet; ignored", ro->injection_scale);
     if (ro->rendezvous && strcmp(ro->rendezvous, "false") != 0 && strcmp(ro->rendezvous, "0") != 0)
         cs_warn("--rendezvous-protocol=%s is not modelled; sends are eager", ro->rendezvous);
     if (ro->logging_cfg && strcmp(ro->logging_cfg, "empty") != 0)
@@ -259,6 +259,12 @@ int cs_cli_run(int argc, char **argv) {
     cs_error_clear(&err);
     cs_network_config net;
     memset(&net, 0, sizeof net);
+    cs_system_config sysc; /* system JSON and comm groups: owned here, used by the run */
+    memset(&sysc, 0, sizeof sysc);
+    cs_comm_groups groups;
+    memset(&groups, 0, sizeof groups);
+    cs_memory_config mem; /* NO_MEMORY_EXPANSION unless --remote-memory-configuration */
+    cs_memory_config_defaults(&mem);
     cs_workload w;
     memset(&w, 0, sizeof w);
     cs_sim_result res;
@@ -277,7 +283,9 @@ int cs_cli_run(int argc, char **argv) {
         rc = CS_ERR(&err, CS_EINVAL, "--backend %s: unknown network backend; expected one of the list in "
                                      "clustersim run --help", ro.backend);
     config = json_object();
-    if (rc == CS_OK) rc = cs_cli_apply_system(&ro, &so, config, &err);
+    if (rc == CS_OK) rc = cs_cli_apply_system(&ro, &net, &so, &sysc, &groups, config, &err);
+    if (rc == CS_OK && ro.memory) rc = cs_memory_config_load(ro.memory, &mem, &err);
+    so.memory = &mem;
     if (rc == CS_OK) {
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps};
         rc = cs_workload_load(ro.workload, (uint32_t)net.total_npus, &go, &w, &err);
@@ -305,6 +313,8 @@ int cs_cli_run(int argc, char **argv) {
         json_object_set_new(config, "cli", cli_config_json(&ro));
         json_object_set_new(config, "network", cs_network_config_to_json(&net));
         json_object_set_new(config, "network_units", cs_network_config_units_json());
+        json_object_set_new(config, "memory", cs_memory_config_to_json(&mem));
+        json_object_set_new(config, "memory_units", cs_memory_config_units_json());
         info.workload = &w;
         info.network = &net;
         info.backend = ro.backend;
@@ -337,6 +347,9 @@ int cs_cli_run(int argc, char **argv) {
     cs_sim_result_free(&res);
     cs_workload_free(&w);
     cs_network_config_free(&net);
+    cs_memory_config_free(&mem);
+    cs_system_config_free(&sysc);
+    cs_comm_groups_free(&groups);
     return rc ? 1 : 0;
 }
 

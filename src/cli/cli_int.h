@@ -6,6 +6,9 @@
 
 #include <jansson.h>
 
+#include "config/comm_group.h"
+#include "config/network_config.h"
+#include "config/system_config.h"
 #include "core/error.h"
 #include "workload/sim.h"
 
@@ -22,8 +25,14 @@ typedef struct cs_run_opts {
 int cs_cli_parse_run(int argc, char **argv, cs_run_opts *ro);
 int cs_cli_run(int argc, char **argv);
 int cs_cli_inspect(int argc, char **argv);
-/* Read --system-configuration (if any) into the simulation options and add
- * its effective values to config["system"]. */
-int cs_cli_apply_system(const cs_run_opts *ro, cs_sim_options *so, json_t *config, cs_error *err);
+/* Read --system-configuration (if any; else the defaults) into *sc and
+ * --comm-group-configuration (if not "empty") into *groups, check them
+ * against the network, point the simulation options at them (with
+ * --injection-scale) and add the effective values to config["system"] and
+ * config["comm_groups"].  The caller owns *sc and *groups (zeroed before the
+ * call) and frees them with cs_system_config_free / cs_comm_groups_free
+ * after the run, also on failure. */
+int cs_cli_apply_system(const cs_run_opts *ro, const cs_network_config *net, cs_sim_options *so,
+                        cs_system_config *sc, cs_comm_groups *groups, json_t *config, cs_error *err);
 
 #endif

@@ -13,15 +13,18 @@
 #include <math.h>
 
 #include "core/alloc.h"
+#include "core/pool.h"
 #include "network/network.h"
 
 typedef struct ana_state {
     const cs_network_config *cfg;
     cs_eventq *q;
     double bytes_per_ns[CS_MAX_DIMS];
+    cs_pool *msgs; /* in-flight messages (freed with the state, even mid-run) */
 } ana_state;
 
 typedef struct ana_msg {
+    ana_state *s;
     cs_net_done_fn done;
     void *ctx;
 } ana_msg;
@@ -32,6 +35,7 @@ static int ana_create(const cs_network_config *cfg, cs_eventq *q, void **state, 
     s->cfg = cfg;
     s->q = q;
     for (int d = 0; d < cfg->ndims; d++) s->bytes_per_ns[d] = cs_gbps_to_bytes_per_ns(cfg->bandwidth_gbps[d]);
+    s->msgs = cs_pool_new(sizeof(ana_msg));
     *state = s;
     return CS_OK;
 }
@@ -50,7 +54,7 @@ static void ana_arrive(void *ctx, const cs_event *ev) {
     ana_msg *m = ctx;
     cs_net_done_fn done = m->done;
     void *dctx = m->ctx;
-    cs_free(m);
+    cs_pool_put(m->s->msgs, m);
     done(dctx, ev->arg);
 }
 
@@ -58,7 +62,8 @@ static int ana_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uin
                     cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
     (void)err;
     ana_state *s = state;
-    ana_msg *m = cs_malloc(sizeof *m);
+    ana_msg *m = cs_pool_get(s->msgs);
+    m->s = s;
     m->done = done;
     m->ctx = ctx;
     cs_time t = cs_time_add(cs_eventq_now(s->q), ana_time(state, src, dst, bytes));
@@ -66,7 +71,12 @@ static int ana_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uin
     return CS_OK;
 }
 
-static void ana_destroy(void *state) { cs_free(state); }
+static void ana_destroy(void *state) {
+    ana_state *s = state;
+    if (!s) return;
+    cs_pool_free(s->msgs);
+    cs_free(s);
+}
 
 const cs_net_backend cs_net_analytical = {
     .name = "analytical",

@@ -6,8 +6,9 @@
 #include <string.h>
 
 extern const cs_net_backend cs_net_analytical;
+extern const cs_net_backend cs_net_congestion; /* congestion.c */
 
-static const cs_net_backend *const g_backends[] = {&cs_net_analytical, NULL};
+static const cs_net_backend *const g_backends[] = {&cs_net_analytical, &cs_net_congestion, NULL};
 
 const cs_net_backend *const *cs_net_backends(void) { return g_backends; }
 

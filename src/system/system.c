@@ -1,223 +1,618 @@
 /*
- * system.c -- collective matching and the collectives that need no algorithm
- * (see system.h).
+ * system.c -- communicators, collective matching, instances, messages and
+ * events of the system layer (see system.h; the structures are in
+ * sys_int.h).  Owned by the system layer.
  *
- * Matching: each (communicator, per-rank sequence number) names one collective
- * instance; the instance records which members have arrived.  Instances live
- * in a small open hash keyed by (group, seq) and are freed when the last
- * member completes.
+ * Matching: each (communicator, per-member issue number) names one
+ * collective instance.  The first member to issue it creates the instance:
+ * the plan (planner.c), one cs_member per rank of the communicator and one
+ * stream per member and chunk.  Instances live in a hash keyed by
+ * (communicator, number) and are freed when every member has finished and
+ * nothing of theirs is in flight.
+ *
+ * Messages: a collective message is identified by (instance, receiver,
+ * chunk, phase, k), k being the sender's packet number (ring, direct,
+ * halving-doubling) or the tree slot (double binary tree).  The receiver's
+ * k-th receive of a phase matches the sender's k-th packet, which is what
+ * ASTRA-sim's (tag, src, dst, size, sequence) matching amounts to for these
+ * algorithms.  A message that arrives before its receive is posted waits in
+ * the receiving stream's `early` list; posting the receive then delivers it
+ * through a new event at the same instant (ASTRA-sim: sim_recv finds the
+ * transmission finished and schedules the handler with delay 0).
+ *
+ * Bundles: every packet passes ASTRA-sim's PacketBundle: endpoint-delay
+ * (10 ns on a communicator group's ring), then, if it is reduced, the local
+ * reduction, then a "General" event to its stream's algorithm.
+ *
+ * Event keys: an event created while the queue dispatches another inherits
+ * that event's key (cs_eventq_dispatching), so simultaneous events run in
+ * the order of their causes, as in ASTRA-sim's FIFO queue; outside a
+ * dispatch, params.next_key (rank << 32 | the executor's per-rank counter).
+ *
+ * Lifetime: every message, bundle and completion event holds a reference on
+ * its instance (`live`); handlers drop it last, so an instance is never freed
+ * under a running handler, even when a completion callback issues the next
+ * collective from inside it.
  */
-#include "system/system.h"
+#include "system/sys_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compute/compute.h"
 #include "core/alloc.h"
 #include "workload/graph.h"
 
-typedef struct waiter {
-    cs_sys_done_fn done;
-    void *ctx;
-    uint64_t cookie;
-} waiter;
+/* ---- keys and failure ---------------------------------------------------- */
 
-typedef struct instance {
-    uint32_t group_id;
-    uint64_t seq;
-    int32_t comm_type;
-    uint64_t bytes;
-    uint32_t expected, arrived;
-    waiter *waiters;
-    uint64_t first_node_id;
-    struct instance *next;
-} instance;
+uint64_t sys_key(cs_system *s, uint32_t rank) {
+    uint64_t k;
+    if (cs_eventq_dispatching(s->q, &k)) return k; /* inherit the cause's key */
+    if (s->p.next_key) return s->p.next_key(s->p.key_ud, rank);
+    return ((uint64_t)rank << 32) | s->ranks[rank].key_counter++;
+}
 
-/* Per-(rank, group) issue counter, in a hash keyed by (group << 32 | rank). */
-typedef struct counter {
-    uint64_t key;
-    uint64_t next_seq;
-    struct counter *next;
-} counter;
+void sys_fail(cs_system *s, int rc) {
+    if (!s->failed) s->failed = rc ? rc : CS_EINTERNAL;
+    if (s->p.fail) s->p.fail(s->p.fail_ud, s->failed);
+}
 
-struct cs_system {
-    cs_eventq *q;
-    cs_net *net;
-    uint32_t nranks;
-    instance **inst;
-    size_t ninst_buckets;
-    counter **ctr;
-    size_t nctr_buckets;
-    uint64_t live_instances;
-};
+uint32_t inst_rank(const cs_inst *in, uint32_t member) {
+    return in->grp->whole ? member : in->grp->ranks[member];
+}
 
-#define BUCKETS 4096
+/* ---- communicators --------------------------------------------------------- */
 
-int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, cs_system **out, cs_error *err) {
-    (void)err;
+static int cmp_pair(const void *a, const void *b) {
+    const uint32_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static int group_init(cs_system *s, cs_group *g, const cs_comm_group *cg, cs_error *err) {
+    g->id = cg->id;
+    g->n = cg->nranks;
+    g->name = cg->name;
+    g->ranks = cg->ranks;
+    g->whole = (uint64_t)cg->nranks == s->total_npus;
+    g->by_rank = cs_malloc(2 * (size_t)g->n * sizeof *g->by_rank);
+    for (uint32_t i = 0; i < g->n; i++) {
+        g->by_rank[2 * i] = cg->ranks[i];
+        g->by_rank[2 * i + 1] = i;
+    }
+    qsort(g->by_rank, g->n, 2 * sizeof *g->by_rank, cmp_pair);
+    for (uint32_t i = 0; i + 1 < g->n; i++)
+        if (g->by_rank[2 * i] == g->by_rank[2 * i + 2])
+            return CS_ERR(err, CS_EINVAL, "communicator group \"%s\": rank %u listed twice", g->name,
+                          g->by_rank[2 * i]);
+    g->next_seq = cs_calloc(g->whole ? s->nranks : g->n, sizeof *g->next_seq);
+    return CS_OK;
+}
+
+/* Member index of rank in g, or UINT32_MAX when it is not a member. */
+static uint32_t group_member(const cs_group *g, uint32_t rank) {
+    if (g->whole) return rank;
+    size_t lo = 0, hi = g->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->by_rank[2 * mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < g->n && g->by_rank[2 * lo] == rank) return g->by_rank[2 * lo + 1];
+    return UINT32_MAX;
+}
+
+/* ---- creation ---------------------------------------------------------------- */
+
+#define INST_BUCKETS 4096
+
+int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_params *p,
+                  cs_system **out, cs_error *err) {
+    *out = NULL;
+    if (!p || !p->network)
+        return CS_ERR(err, CS_EINTERNAL, "system layer: no network configuration given");
     cs_system *s = cs_calloc(1, sizeof *s);
     s->q = q;
     s->net = net;
     s->nranks = nranks;
-    s->ninst_buckets = BUCKETS;
-    s->inst = cs_calloc(BUCKETS, sizeof *s->inst);
-    s->nctr_buckets = BUCKETS;
-    s->ctr = cs_calloc(BUCKETS, sizeof *s->ctr);
+    s->p = *p;
+    if (p->config)
+        s->cfg = *p->config; /* shallow: strings stay the caller's */
+    else
+        cs_system_config_defaults(&s->cfg); /* owned: freed in cs_system_free */
+    s->netcfg = p->network;
+    s->total_npus = p->network->total_npus;
+    s->ndims = p->network->ndims;
+    uint64_t stride = 1;
+    for (int d = 0; d < s->ndims; d++) {
+        s->stride[d] = stride;
+        stride *= p->network->npus[d];
+    }
+    double scale = p->injection_scale > 0 ? p->injection_scale : 1.0;
+    /* ASTRA-sim: communication_delay = (int)(endpoint-delay * injection-scale) */
+    s->endpoint_delay_ns = (uint64_t)(int)((double)s->cfg.endpoint_delay_ns * scale);
+    s->local_mem_bw = s->cfg.local_mem_bw_gbps * 1000000000.0;
+    s->queue_threshold = s->cfg.active_chunks_per_dimension > 0 ? (uint32_t)s->cfg.active_chunks_per_dimension : 1;
+    s->nqueues = s->ndims > 0 ? s->ndims : 1;
+    s->queues = cs_calloc((size_t)nranks * (size_t)s->nqueues, sizeof *s->queues);
+    s->ranks = cs_calloc(nranks ? nranks : 1, sizeof *s->ranks);
+    s->all.id = 0;
+    s->all.n = nranks;
+    s->all.whole = 1;
+    s->all.name = "0";
+    s->all.next_seq = cs_calloc(nranks ? nranks : 1, sizeof *s->all.next_seq);
+    s->ninst_buckets = INST_BUCKETS;
+    s->inst = cs_calloc(s->ninst_buckets, sizeof *s->inst);
+    s->msg_pool = cs_pool_new(sizeof(cs_msg));
+    s->bundle_pool = cs_pool_new(sizeof(cs_bundle));
+    themis_init(s);
+    int rc = CS_OK;
+    if (p->groups && p->groups->ngroups) {
+        rc = cs_comm_groups_validate(p->groups, s->total_npus, err);
+        if (rc == CS_OK) {
+            s->ngroups = p->groups->ngroups;
+            s->groups = cs_calloc(s->ngroups, sizeof *s->groups);
+            for (size_t i = 0; i < s->ngroups && rc == CS_OK; i++)
+                rc = group_init(s, &s->groups[i], &p->groups->groups[i], err);
+        }
+    }
+    if (rc) {
+        cs_system_free(s);
+        return rc;
+    }
     *out = s;
     return CS_OK;
 }
 
+static void free_inst(cs_inst *in) {
+    for (uint64_t i = 0; in->streams && i < (uint64_t)in->grp->n * in->nchunks; i++) {
+        cs_msg *m = in->streams[i].early;
+        while (m) {
+            cs_msg *nx = m->next;
+            cs_pool_put(in->sys->msg_pool, m);
+            m = nx;
+        }
+    }
+    cs_free(in->phase_begin);
+    cs_free(in->phases);
+    cs_free(in->members);
+    cs_free(in->streams);
+    cs_free(in);
+}
+
 void cs_system_free(cs_system *s) {
     if (!s) return;
-    for (size_t b = 0; b < s->ninst_buckets; b++) {
-        instance *i = s->inst[b];
+    for (size_t b = 0; s->inst && b < s->ninst_buckets; b++) {
+        cs_inst *i = s->inst[b];
         while (i) {
-            instance *n = i->next;
-            cs_free(i->waiters);
-            cs_free(i);
+            cs_inst *n = i->hnext;
+            free_inst(i);
             i = n;
         }
     }
-    for (size_t b = 0; b < s->nctr_buckets; b++) {
-        counter *c = s->ctr[b];
-        while (c) {
-            counter *n = c->next;
-            cs_free(c);
-            c = n;
-        }
+    for (size_t i = 0; i < s->ngroups; i++) {
+        cs_free(s->groups[i].by_rank);
+        cs_free(s->groups[i].next_seq);
     }
+    cs_free(s->groups);
+    cs_free(s->all.next_seq);
     cs_free(s->inst);
-    cs_free(s->ctr);
+    cs_free(s->queues);
+    cs_free(s->ranks);
+    cs_pool_free(s->msg_pool);
+    cs_pool_free(s->bundle_pool);
+    if (!s->p.config) cs_system_config_free(&s->cfg);
     cs_free(s);
 }
 
-static uint64_t mix(uint64_t x) {
+const cs_system_stats *cs_system_get_stats(const cs_system *s) { return &s->stats; }
+
+/* ---- instances ---------------------------------------------------------------- */
+
+static size_t inst_bucket(const cs_system *s, uint32_t group, uint64_t seq) {
+    uint64_t x = ((uint64_t)group << 40) ^ seq;
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
     x ^= x >> 33;
-    return x;
+    return (size_t)(x % s->ninst_buckets);
 }
 
-static uint64_t next_seq(cs_system *s, uint32_t group, uint32_t rank) {
-    uint64_t key = ((uint64_t)group << 32) | rank;
-    size_t b = mix(key) % s->nctr_buckets;
-    for (counter *c = s->ctr[b]; c; c = c->next)
-        if (c->key == key) return c->next_seq++;
-    counter *c = cs_malloc(sizeof *c);
-    c->key = key;
-    c->next_seq = 1;
-    c->next = s->ctr[b];
-    s->ctr[b] = c;
+static cs_inst *find_inst(cs_system *s, cs_group *g, uint64_t seq) {
+    for (cs_inst *i = s->inst[inst_bucket(s, g->id, seq)]; i; i = i->hnext)
+        if (i->grp == g && i->seq == seq) return i;
+    return NULL;
+}
+
+static void maybe_free_inst(cs_inst *in) {
+    if (in->finished < in->grp->n || in->live) return;
+    cs_system *s = in->sys;
+    cs_inst **pp = &s->inst[inst_bucket(s, in->grp->id, in->seq)];
+    while (*pp && *pp != in) pp = &(*pp)->hnext;
+    if (*pp) *pp = in->hnext;
+    s->live_instances--;
+    s->stats.collectives++;
+    free_inst(in);
+}
+
+static void inst_hold(cs_inst *in) { in->live++; }
+static void inst_release(cs_inst *in) {
+    in->live--;
+    maybe_free_inst(in);
+}
+
+/* ---- member completion ------------------------------------------------------ */
+
+static void member_finish(cs_inst *in, uint32_t m) {
+    cs_system *s = in->sys;
+    cs_member *mb = &in->members[m];
+    mb->finished = 1;
+    in->finished++;
+    if (s->p.observer && s->p.observer->coll_done) {
+        cs_coll_record r;
+        memset(&r, 0, sizeof r);
+        r.rank = inst_rank(in, m);
+        r.node_id = mb->node_id;
+        r.comm_type = in->comm_type;
+        r.bytes = in->bytes;
+        r.group_id = in->grp->id;
+        r.nmembers = in->grp->n;
+        r.seq = in->seq;
+        r.chunks = in->nchunks;
+        r.phases = in->nchunks ? chunk_nphases(in, 0) : 0;
+        r.algorithms = in->algos;
+        r.start = mb->start;
+        r.end = cs_eventq_now(s->q);
+        r.bytes_sent = mb->bytes_sent;
+        r.bytes_recv = mb->bytes_recv;
+        s->p.observer->coll_done(s->p.observer->ud, &r);
+    }
+    /* Last: the callback may issue the next collective from inside. */
+    mb->done(mb->ctx, mb->cookie);
+}
+
+void sys_member_chunk_done(cs_inst *in, uint32_t member) {
+    cs_member *mb = &in->members[member];
+    if (++mb->chunks_done == in->nchunks) member_finish(in, member);
+}
+
+/* A member that completes through an event (zero phases, BARRIER, BROADCAST). */
+static void finish_ev(void *ctx, const cs_event *ev) {
+    cs_inst *in = ctx;
+    cs_system *s = in->sys;
+    if (!s->failed) member_finish(in, (uint32_t)ev->arg);
+    inst_release(in);
+}
+
+static void schedule_finish(cs_inst *in, uint32_t m, cs_time t) {
+    inst_hold(in);
+    cs_eventq_push(in->sys->q, t, sys_key(in->sys, inst_rank(in, m)), finish_ev, in, m);
+}
+
+/* ---- messages -------------------------------------------------------------------- */
+
+static int recv_posted(const cs_stream *st, const cs_msg *m) {
+    if (st->state != ST_RUNNING || st->phase != m->phase) return 0;
+    return stream_phase(st)->algo == ALG_DBT ? dbt_recv_posted(st, m->k)
+                                              : packet_recv_posted(st, m->k);
+}
+
+static void deliver(cs_system *s, cs_msg *m) {
+    cs_inst *in = m->inst;
+    cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
+    in->members[m->dst_member].bytes_recv += m->bytes;
+    s->stats.bytes_recv += m->bytes;
+    cs_pool_put(s->msg_pool, m);
+    if (stream_phase(st)->algo == ALG_DBT)
+        dbt_run(s, st, EV_RECV);
+    else
+        packet_run(s, st, EV_RECV);
+}
+
+static void msg_arrived(void *ctx, uint64_t cookie) {
+    cs_system *s = ctx;
+    cs_msg *m = (cs_msg *)(uintptr_t)cookie;
+    cs_inst *in = m->inst;
+    if (s->failed) {
+        cs_pool_put(s->msg_pool, m);
+        inst_release(in);
+        return;
+    }
+    cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
+    if (recv_posted(st, m)) {
+        deliver(s, m);
+        inst_release(in);
+    } else {
+        m->next = st->early; /* keeps its reference on the instance */
+        st->early = m;
+    }
+}
+
+static void early_ev(void *ctx, const cs_event *ev) {
+    (void)ev;
+    cs_msg *m = ctx;
+    cs_inst *in = m->inst;
+    cs_system *s = in->sys;
+    if (s->failed)
+        cs_pool_put(s->msg_pool, m);
+    else
+        deliver(s, m);
+    inst_release(in);
+}
+
+void sys_post_recv(cs_stream *st, uint32_t k) {
+    for (cs_msg **pp = &st->early; *pp; pp = &(*pp)->next) {
+        cs_msg *m = *pp;
+        if (m->phase == st->phase && m->k == k) {
+            *pp = m->next;
+            cs_inst *in = st->inst;
+            cs_system *s = in->sys;
+            cs_eventq_push(s->q, cs_eventq_now(s->q), sys_key(s, inst_rank(in, m->dst_member)),
+                           early_ev, m, 0);
+            return;
+        }
+    }
+}
+
+void sys_send(cs_stream *st, uint32_t dst_member, uint64_t bytes, uint32_t k) {
+    cs_inst *in = st->inst;
+    cs_system *s = in->sys;
+    uint32_t me = stream_member(st);
+    cs_msg *m = cs_pool_get(s->msg_pool);
+    m->inst = in;
+    m->next = NULL;
+    m->dst_member = dst_member;
+    m->chunk = stream_chunk(st);
+    m->k = k;
+    m->phase = st->phase;
+    m->bytes = bytes;
+    inst_hold(in);
+    in->members[me].bytes_sent += bytes;
+    s->stats.messages++;
+    s->stats.bytes_sent += bytes;
+    uint32_t src = inst_rank(in, me), dst = inst_rank(in, dst_member);
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = cs_net_send(s->net, src, dst, bytes, sys_key(s, src), msg_arrived, s, (uint64_t)(uintptr_t)m, &e);
+    if (rc) {
+        cs_pool_put(s->msg_pool, m);
+        in->live--;
+        sys_fail(s, rc);
+    }
+}
+
+/* ---- bundles ------------------------------------------------------------------------ */
+
+static void bundle_ev(void *ctx, const cs_event *ev) {
+    (void)ev;
+    cs_bundle *b = ctx;
+    cs_inst *in = b->inst;
+    cs_system *s = in->sys;
+    if (!s->failed && b->processed) {
+        /* ASTRA-sim's PacketBundle: after the endpoint delay, the reduction. */
+        b->processed = 0;
+        s->stats.reductions++;
+        cs_eventq_push(s->q, cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(stream_reduction_ns(s, b->bytes))),
+                       sys_key(s, inst_rank(in, b->member)), bundle_ev, b, 0);
+        return;
+    }
+    cs_stream *st = inst_stream(in, b->member, b->chunk);
+    uint16_t phase = b->phase;
+    cs_pool_put(s->bundle_pool, b);
+    if (!s->failed && st->state == ST_RUNNING && st->phase == phase) {
+        if (stream_phase(st)->algo == ALG_DBT)
+            dbt_run(s, st, EV_GENERAL);
+        else
+            packet_run(s, st, EV_GENERAL);
+    }
+    inst_release(in);
+}
+
+void stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, int fast) {
+    cs_inst *in = st->inst;
+    cs_bundle *b = cs_pool_get(s->bundle_pool);
+    b->inst = in;
+    b->member = stream_member(st);
+    b->chunk = stream_chunk(st);
+    b->phase = st->phase;
+    b->processed = (uint8_t)(processed != 0);
+    b->bytes = bytes;
+    inst_hold(in);
+    uint64_t d = fast ? 10 : s->endpoint_delay_ns;
+    cs_eventq_push(s->q, cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(d)),
+                   sys_key(s, inst_rank(in, b->member)), bundle_ev, b, 0);
+}
+
+uint64_t stream_reduction_ns(const cs_system *s, uint64_t bytes) {
+    /* ASTRA-sim: three truncated terms of bytes / local_mem_bw (B/s) * 1e9 ns
+     * (two reads and a write). */
+    uint64_t one = (uint64_t)((double)bytes / s->local_mem_bw * 1e9);
+    return 3 * one;
+}
+
+/* ---- issuing ------------------------------------------------------------------------ */
+
+static int coll_kind(int32_t comm_type) {
+    switch (comm_type) {
+    case CS_COLL_ALL_REDUCE: return CT_AR;
+    case CS_COLL_ALL_GATHER: return CT_AG;
+    case CS_COLL_REDUCE_SCATTER: return CT_RS;
+    case CS_COLL_ALL_TO_ALL: return CT_A2A;
+    default: return CT_NONE;
+    }
+}
+
+static int32_t next_priority(cs_system *s, uint32_t rank, int32_t explicit_priority) {
+    cs_rank_sys *r = &s->ranks[rank];
+    switch (s->cfg.scheduling_policy) {
+    case CS_SCHED_LIFO: return r->priority_counter++;
+    case CS_SCHED_FIFO: return r->priority_counter--;
+    case CS_SCHED_EXPLICIT: return explicit_priority;
+    }
     return 0;
 }
 
-static instance *find_instance(cs_system *s, uint32_t group, uint64_t seq, int create) {
-    size_t b = mix(((uint64_t)group << 40) ^ seq) % s->ninst_buckets;
-    for (instance *i = s->inst[b]; i; i = i->next)
-        if (i->group_id == group && i->seq == seq) return i;
-    if (!create) return NULL;
-    instance *i = cs_calloc(1, sizeof *i);
-    i->group_id = group;
-    i->seq = seq;
-    i->next = s->inst[b];
-    s->inst[b] = i;
+static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_coll_req *req,
+                            int ct, cs_error *err) {
+    cs_inst *in = cs_calloc(1, sizeof *in);
+    in->sys = s;
+    in->grp = g;
+    in->seq = seq;
+    in->comm_type = req->comm_type;
+    in->bytes = req->bytes;
+    if (ct != CT_NONE && req->bytes > 0) {
+        uint32_t involved = g == &s->all ? req->involved_dim : UINT32_MAX;
+        int rc = plan_collective(s, in, ct, involved, s->ranks[req->rank].round_robin, req->source,
+                                 req->node_id, err);
+        if (rc) {
+            cs_free(in->phase_begin);
+            cs_free(in->phases);
+            cs_free(in);
+            return NULL;
+        }
+    }
+    in->members = cs_calloc(g->n, sizeof *in->members);
+    if (in->nchunks) in->streams = cs_calloc((size_t)g->n * in->nchunks, sizeof *in->streams);
+    for (uint32_t m = 0; m < g->n; m++)
+        for (uint32_t c = 0; c < in->nchunks; c++) {
+            cs_stream *st = &in->streams[(uint64_t)m * in->nchunks + c];
+            st->inst = in;
+            st->member = m;
+            st->chunk = c;
+        }
+    size_t b = inst_bucket(s, g->id, seq);
+    in->hnext = s->inst[b];
+    s->inst[b] = in;
     s->live_instances++;
-    return i;
-}
-
-static void remove_instance(cs_system *s, instance *target) {
-    size_t b = mix(((uint64_t)target->group_id << 40) ^ target->seq) % s->ninst_buckets;
-    instance **pp = &s->inst[b];
-    while (*pp && *pp != target) pp = &(*pp)->next;
-    if (*pp) *pp = target->next;
-    cs_free(target->waiters);
-    cs_free(target);
-    s->live_instances--;
-}
-
-typedef struct fire_ctx {
-    cs_sys_done_fn done;
-    void *ctx;
-} fire_ctx;
-
-static void fire_done(void *ctx, const cs_event *ev) {
-    fire_ctx *f = ctx;
-    cs_sys_done_fn done = f->done;
-    void *dctx = f->ctx;
-    cs_free(f);
-    done(dctx, ev->arg);
-}
-
-static void schedule_done(cs_system *s, cs_time t, uint64_t key, cs_sys_done_fn done, void *ctx,
-                          uint64_t cookie) {
-    fire_ctx *f = cs_malloc(sizeof *f);
-    f->done = done;
-    f->ctx = ctx;
-    cs_eventq_push(s->q, t, key, fire_done, f, cookie);
+    return in;
 }
 
 int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn done, void *ctx,
                          uint64_t cookie, cs_error *err) {
-    uint32_t expected = req->members ? req->nmembers : s->nranks;
-    uint64_t seq = next_seq(s, req->group_id, req->rank);
-    instance *in = find_instance(s, req->group_id, seq, 1);
-    if (in->arrived == 0) {
-        in->comm_type = req->comm_type;
-        in->bytes = req->bytes;
-        in->expected = expected;
-        in->first_node_id = req->node_id;
-        in->waiters = cs_malloc(expected * sizeof *in->waiters);
+    const char *src = req->source ? req->source : "(trace)";
+    int ct = coll_kind(req->comm_type);
+    if (ct == CT_NONE && req->comm_type != CS_COLL_BARRIER && req->comm_type != CS_COLL_BROADCAST)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 " (COMM_COLL): %s collectives are not supported (ASTRA-sim "
+                      "does not simulate them either); expected ALL_REDUCE, ALL_GATHER, "
+                      "REDUCE_SCATTER, ALL_TO_ALL, BROADCAST or BARRIER",
+                      src, req->node_id, cs_coll_type_label(req->comm_type));
+    /* communicator */
+    cs_group *g = &s->all;
+    const cs_comm_group *cg = NULL;
+    if (req->pg_name && req->pg_name[0]) {
+        cs_error e;
+        cs_error_clear(&e);
+        if (cs_comm_groups_resolve(s->p.groups, req->pg_name, &cg, &e) != CS_OK)
+            return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 " (COMM_COLL): %s", src, req->node_id, e.msg);
+        if (cg) g = &s->groups[cg - s->p.groups->groups];
+    }
+    uint32_t m = group_member(g, req->rank);
+    if (m == UINT32_MAX)
+        return CS_ERR(err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (COMM_COLL): rank %u issues %s on communicator group "
+                      "\"%s\" (%s), which does not contain it; expected the group to list rank %u",
+                      src, req->node_id, req->rank, cs_coll_type_label(req->comm_type), g->name,
+                      s->p.groups && s->p.groups->path ? s->p.groups->path : "comm groups", req->rank);
+    uint64_t seq = g->next_seq[m]++;
+    cs_inst *in = find_inst(s, g, seq);
+    if (!in) {
+        in = create_inst(s, g, seq, req, ct, err);
+        if (!in) return err ? err->code : CS_EINVAL;
     } else if (in->comm_type != req->comm_type || in->bytes != req->bytes) {
         return CS_ERR(err, CS_EINVAL,
                       "%s: rank %u node %" PRIu64 ": collective #%" PRIu64
-                      " of communicator %u is %s of %" PRIu64
+                      " of communicator %s is %s of %" PRIu64
                       " bytes here but %s of %" PRIu64
                       " bytes on another rank (collectives are matched by issue order within "
                       "a communicator; expected every member to issue the same sequence)",
-                      req->source, req->rank, req->node_id, seq, req->group_id,
-                      cs_coll_type_label(req->comm_type), req->bytes,
-                      cs_coll_type_label(in->comm_type), in->bytes);
+                      src, req->rank, req->node_id, seq, g->name, cs_coll_type_label(req->comm_type),
+                      req->bytes, cs_coll_type_label(in->comm_type), in->bytes);
     }
-    switch (req->comm_type) {
-    case CS_COLL_BROADCAST: {
+    cs_member *mb = &in->members[m];
+    mb->done = done;
+    mb->ctx = ctx;
+    mb->cookie = cookie;
+    mb->node_id = req->node_id;
+    mb->source = req->source;
+    mb->start = cs_eventq_now(s->q);
+    mb->issued = 1;
+    in->arrived++;
+    cs_time now = cs_eventq_now(s->q);
+    if (req->comm_type == CS_COLL_BROADCAST) {
         /* ASTRA-sim replays broadcasts from their recorded duration. */
-        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_compute_replay_time(req->duration_us));
-        schedule_done(s, t, ((uint64_t)req->rank << 32) | (seq & 0xffffffffu), done, ctx, cookie);
-        if (++in->arrived == in->expected) remove_instance(s, in);
+        schedule_finish(in, m, cs_time_add(now, cs_compute_replay_time(req->duration_us)));
         return CS_OK;
     }
-    case CS_COLL_BARRIER: {
-        in->waiters[in->arrived].done = done;
-        in->waiters[in->arrived].ctx = ctx;
-        in->waiters[in->arrived].cookie = cookie;
-        if (++in->arrived == in->expected) {
-            cs_time now = cs_eventq_now(s->q);
-            for (uint32_t k = 0; k < in->expected; k++)
-                schedule_done(s, now, ((uint64_t)k << 32) | (seq & 0xffffffffu), in->waiters[k].done,
-                              in->waiters[k].ctx, in->waiters[k].cookie);
-            remove_instance(s, in);
-        }
+    if (req->comm_type == CS_COLL_BARRIER) {
+        if (in->arrived == g->n)
+            for (uint32_t k = 0; k < g->n; k++) schedule_finish(in, k, now);
         return CS_OK;
     }
-    default:
-        return CS_ERR(err, CS_EUNSUPPORTED,
-                      "%s: rank %u node %" PRIu64 ": %s collective of %" PRIu64
-                      " bytes: collective algorithms over the network are not implemented yet "
-                      "(only BARRIER and BROADCAST replay are); remove the node or wait for the "
-                      "system layer's algorithms",
-                      req->source, req->rank, req->node_id, cs_coll_type_label(req->comm_type),
-                      req->bytes);
+    if (req->bytes > 0) /* ASTRA-sim takes a priority for every planned collective */
+        mb->priority = next_priority(s, req->rank, req->priority);
+    if (in->nchunks == 0) { /* nothing to move: 0 bytes, or no dimension involved */
+        schedule_finish(in, m, now);
+        return CS_OK;
     }
+    cs_rank_sys *rs = &s->ranks[req->rank];
+    rs->round_robin += in->nchunks;
+    inst_hold(in); /* the streams may start sending below */
+    for (uint32_t c = 0; c < in->nchunks; c++) stream_proceed(s, inst_stream(in, m, c));
+    inst_release(in);
+    return s->failed ? s->failed : CS_OK;
 }
 
 void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize) {
     size_t len = 0;
     buf[0] = '\0';
-    for (size_t b = 0; b < s->ninst_buckets && len + 120 < bufsize; b++)
-        for (instance *i = s->inst[b]; i && len + 120 < bufsize; i = i->next)
-            len += (size_t)snprintf(buf + len, bufsize - len,
-                                    "%s#%" PRIu64 " of communicator %u: %u of %u members arrived; ",
-                                    cs_coll_type_label(i->comm_type), i->seq, i->group_id, i->arrived,
-                                    i->expected);
+    for (size_t b = 0; b < s->ninst_buckets && len + 160 < bufsize; b++)
+        for (const cs_inst *i = s->inst[b]; i && len + 160 < bufsize; i = i->hnext) {
+            if (i->arrived < i->grp->n) {
+                uint32_t missing = 0;
+                for (uint32_t k = 0; k < i->grp->n; k++)
+                    if (!i->members[k].issued) {
+                        missing = inst_rank(i, k);
+                        break;
+                    }
+                len += (size_t)snprintf(buf + len, bufsize - len,
+                                        "%s#%" PRIu64 " of communicator %s: %u of %u members arrived "
+                                        "(rank %u never issued it); ",
+                                        cs_coll_type_label(i->comm_type), i->seq, i->grp->name,
+                                        i->arrived, i->grp->n, missing);
+            } else if (i->finished < i->grp->n) {
+                /* every member is in: some chunk waits for a queue slot held
+                 * by a stream that waits for another rank */
+                const cs_stream *w = NULL;
+                for (uint64_t k = 0; k < (uint64_t)i->grp->n * i->nchunks && !w; k++)
+                    if (i->streams[k].state == ST_QUEUED) w = &i->streams[k];
+                if (w) {
+                    uint32_t rank = inst_rank(i, stream_member(w));
+                    uint32_t q = stream_phase(w)->queue;
+                    const cs_stream *h = s->queues[(size_t)rank * (size_t)s->nqueues + q].head;
+                    len += (size_t)snprintf(
+                        buf + len, bufsize - len,
+                        "%s#%" PRIu64 " of communicator %s: all members arrived, %u finished; rank "
+                        "%u's chunk %u waits in its dimension-%u queue behind chunk %u of %s#%" PRIu64
+                        ", which waits for a rank whose queue admitted the chunks in another order "
+                        "(the dimension queues of different ranks can take chunks in different "
+                        "orders and deadlock, as in ASTRA-sim: with several collectives at once, "
+                        "non-FIFO intra-dimension-scheduling, or ranks whose phases take different "
+                        "times; try --comm-streams 1, FIFO, or active-chunks-per-dimension >= "
+                        "preferred-dataset-splits); ",
+                        cs_coll_type_label(i->comm_type), i->seq, i->grp->name, i->finished, rank,
+                        stream_chunk(w), q, h ? stream_chunk(h) : 0,
+                        h ? cs_coll_type_label(h->inst->comm_type) : "?", h ? h->inst->seq : 0);
+                } else {
+                    len += (size_t)snprintf(buf + len, bufsize - len,
+                                            "%s#%" PRIu64 " of communicator %s: all members arrived, "
+                                            "%u finished, no stream waits for a queue (internal: a "
+                                            "message was lost); ",
+                                            cs_coll_type_label(i->comm_type), i->seq, i->grp->name,
+                                            i->finished);
+                }
+            }
+        }
 }

@@ -4,21 +4,38 @@
  * The workload executor hands each COMM_COLL node to the system layer as a
  * cs_coll_req and is called back when this rank's part of the collective is
  * complete.  Collectives are matched across ranks by the order in which each
- * rank issues them within a communicator group (as ASTRA-sim does), never by
- * node id (ids differ between ranks).
+ * rank issues them within a communicator (as ASTRA-sim does), never by node
+ * id (ids differ between ranks).
  *
- * Implemented here: BARRIER (completes on every member when the last member
- * arrives) and BROADCAST replayed from duration_micros (ASTRA-sim's
- * behaviour).  The collective algorithms over the network (ring, direct,
- * halving-doubling, double binary tree, multi-dimensional phases, chunking,
- * Themis) plug in behind cs_system_collective; until they exist, other
- * collective types are refused with CS_EUNSUPPORTED naming the node.
+ * What happens to a collective (ASTRA-sim 2.0's system layer, re-derived;
+ * docs/collectives.md has the details and every deliberate difference):
+ *  - the planner (planner.c) splits it into chunks (preferred-dataset-
+ *    splits) and each chunk into phases over the network dimensions
+ *    (baseline or localBWAware; ascending, round-robin or Themis order);
+ *  - every rank runs one stream per chunk through per-dimension queues that
+ *    admit active-chunks-per-dimension streams at a time, ordered by the
+ *    LIFO/FIFO/EXPLICIT priority and the intra-dimension policy (stream.c);
+ *  - a phase runs one algorithm on that dimension's logical ring or tree:
+ *    ring, direct, halving-doubling (algo_packet.c), double binary tree
+ *    (algo_dbt.c); every message goes through the network backend
+ *    (cs_net_send), every step pays the endpoint delay and reductions pay
+ *    3 x bytes / local-mem-bw.
+ * BARRIER completes on every member when the last member arrives (ASTRA-sim
+ * rejects it); BROADCAST is replayed from duration_micros (as ASTRA-sim does).
+ *
+ * Ownership: the caller owns the configurations given in cs_system_params;
+ * they must outlive the cs_system.  The system owns its instances, pools and
+ * per-rank queues.  Events are keyed through params.next_key (rank and a
+ * per-rank counter), so ties resolve by what the events are.
  */
 #ifndef CS_SYSTEM_SYSTEM_H
 #define CS_SYSTEM_SYSTEM_H
 
 #include <stdint.h>
 
+#include "config/comm_group.h"
+#include "config/network_config.h"
+#include "config/system_config.h"
 #include "core/error.h"
 #include "core/eventq.h"
 #include "network/network.h"
@@ -27,25 +44,75 @@ typedef void (*cs_sys_done_fn)(void *ctx, uint64_t cookie);
 
 typedef struct cs_coll_req {
     uint32_t rank;
-    int32_t comm_type;     /* CS_COLL_* */
+    int32_t comm_type;     /* CS_COLL_* (workload/graph.h) */
     uint64_t bytes;        /* comm_size */
-    const uint32_t *members; /* sorted ranks of the communicator (NULL = all ranks) */
-    uint32_t nmembers;
-    uint32_t group_id;     /* communicator id (0 = all ranks) */
-    uint32_t involved_dim; /* bit mask */
-    int32_t priority;
+    const char *pg_name;   /* communicator ("" or NULL = all ranks); resolved by the system */
+    uint32_t involved_dim; /* bit mask (bit d = dimension d) */
+    int32_t priority;      /* comm_priority (EXPLICIT scheduling policy) */
     uint64_t node_id;
     uint64_t duration_us;  /* for replayed collectives */
     const char *source;    /* trace file, for messages */
 } cs_coll_req;
 
+/* One rank's part of one collective, reported when it completes. */
+typedef struct cs_coll_record {
+    uint32_t rank;
+    uint64_t node_id;
+    int32_t comm_type;       /* CS_COLL_* */
+    uint64_t bytes;          /* comm_size as issued */
+    uint32_t group_id;       /* communicator id (0 = all ranks) */
+    uint32_t nmembers;       /* ranks in the communicator */
+    uint64_t seq;            /* issue number within the communicator */
+    uint32_t chunks;         /* streams the collective was split into */
+    uint32_t phases;         /* phases of the first chunk */
+    const char *algorithms;  /* e.g. "ring,ring,ring" (per logical dimension) */
+    cs_time start, end;
+    uint64_t bytes_sent;     /* by this rank, payload */
+    uint64_t bytes_recv;     /* by this rank, payload */
+} cs_coll_record;
+
+typedef struct cs_coll_observer {
+    void (*coll_done)(void *ud, const cs_coll_record *rec);
+    void *ud;
+} cs_coll_observer;
+
+typedef struct cs_system_params {
+    const cs_system_config *config;   /* NULL = cs_system_config_defaults */
+    const cs_network_config *network; /* dimensions (required) */
+    const cs_comm_groups *groups;     /* --comm-group-configuration; NULL = none */
+    double injection_scale;           /* ASTRA-sim --injection-scale (0 = 1) */
+    /* Event keys: rank << 32 | per-rank counter, shared with the executor so
+     * that one rank's events at one instant run in the order they were made.
+     * NULL = the system keeps its own counters. */
+    uint64_t (*next_key)(void *ud, uint32_t rank);
+    void *key_ud;
+    /* A failure inside an event handler (rare: backend errors). */
+    void (*fail)(void *ud, int rc);
+    void *fail_ud;
+    const cs_coll_observer *observer; /* per rank and collective; may be NULL */
+} cs_system_params;
+
+/* Totals over the run (conservation: bytes_sent == bytes_recv at the end). */
+typedef struct cs_system_stats {
+    uint64_t collectives;  /* instances completed */
+    uint64_t messages;     /* collective messages sent */
+    uint64_t bytes_sent, bytes_recv;
+    uint64_t reductions;   /* bundles that paid the local reduction */
+} cs_system_stats;
+
 typedef struct cs_system cs_system;
 
-int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, cs_system **out, cs_error *err);
+int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_params *p,
+                  cs_system **out, cs_error *err);
 void cs_system_free(cs_system *s);
 
+/* Start rank req->rank's part of a collective now; done(ctx, cookie) fires
+ * when it is complete (possibly from inside this call's later events, never
+ * from inside this call).  Errors name the trace file and node. */
 int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn done, void *ctx,
                          uint64_t cookie, cs_error *err);
+
+const cs_system_stats *cs_system_get_stats(const cs_system *s);
 
 /* Describe collectives still waiting for members (for deadlock reports). */
 void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize);

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/pool.h"
 #include "memory/memory.h"
+#include "memory/remote.h"
 #include "network/network.h"
 #include "system/system.h"
 
@@ -384,21 +385,15 @@ static int issue_coll(sim *s, uint32_t rank, uint32_t idx) {
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_COLL): comm_type %d is unknown; expected 0..9",
                       g->source, n->id, n->comm_type);
-    const char *pg = g->pg_names[n->pg];
-    if (pg[0] && strcmp(pg, "0") != 0)
-        return CS_ERR(s->err, CS_EUNSUPPORTED,
-                      "%s: node %" PRIu64 " (COMM_COLL): pg_name \"%s\": communicator groups need "
-                      "--comm-group-configuration support, which is not implemented yet",
-                      g->source, n->id, pg);
     op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
     s->rs[rank].comm_inflight++;
     comm_begin(s, rank);
+    /* pg_name "" and "0" mean all ranks unless the comm-group file defines
+     * "0" (config/comm_group.h); the system layer resolves it. */
     cs_coll_req req = {.rank = rank,
                        .comm_type = n->comm_type,
                        .bytes = n->comm_size,
-                       .members = NULL,
-                       .nmembers = 0,
-                       .group_id = 0,
+                       .pg_name = g->pg_names[n->pg],
                        .involved_dim = n->involved_dim,
                        .priority = n->comm_priority,
                        .node_id = n->id,
@@ -417,17 +412,15 @@ static void mem_done(void *ctx, uint64_t cookie) {
 static int issue_mem(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
-    if (!s->mem.model)
-        return CS_ERR(s->err, CS_EUNSUPPORTED,
-                      "%s: node %" PRIu64 " (%s of %" PRIu64
-                      " bytes): remote-memory models are not implemented yet; expected a trace "
-                      "without MEM_LOAD/MEM_STORE nodes",
-                      g->source, n->id, cs_node_type_label(n->type), n->tensor_size);
     op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
     s->rs[rank].comm_inflight++;
     comm_begin(s, rank);
-    return s->mem.model->access(s->mem.state, rank, n->tensor_size, n->type == CS_NODE_MEM_STORE,
-                                next_key(s, rank), mem_done, o, 0, s->err);
+    int rc = s->mem.model->access(s->mem.state, rank, n->tensor_size, n->type == CS_NODE_MEM_STORE,
+                                  next_key(s, rank), mem_done, o, 0, s->err);
+    if (rc)
+        cs_error_prefix(s->err, "%s: node %" PRIu64 " (%s of %" PRIu64 " bytes): ", g->source,
+                        n->id, cs_node_type_label(n->type), n->tensor_size);
+    return rc;
 }
 
 /* ---- compute ----------------------------------------------------------------- */
@@ -617,7 +610,19 @@ void cs_sim_options_init(cs_sim_options *o) {
     memset(o, 0, sizeof *o);
     o->backend = CS_NET_DEFAULT_BACKEND;
     o->comm_streams = 1;
+    o->injection_scale = 1.0;
 }
+
+void cs_sim_options_set_system(cs_sim_options *o, const cs_system_config *sc) {
+    o->system = sc;
+    o->compute.roofline = sc->roofline_enabled ? 1 : 0;
+    o->compute.peak_flops = sc->peak_perf_tflops * 1e12;
+    o->compute.mem_bw_bytes_ps = sc->local_mem_bw_gbps * 1e9;
+}
+
+/* The system layer's events share the executor's per-rank key counter. */
+static uint64_t sys_next_key(void *ud, uint32_t rank) { return next_key(ud, rank); }
+static void sys_fail_cb(void *ud, int rc) { fail(ud, rc); }
 
 static double elapsed_s(const struct timespec *a, const struct timespec *b) {
     return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
@@ -657,7 +662,7 @@ static void free_sim(sim *s) {
         cs_free(s->rs);
     }
     cs_free(s->instant);
-    if (s->mem.model && s->mem.state) s->mem.model->destroy(s->mem.state);
+    cs_memory_destroy(&s->mem);
     cs_system_free(s->sys);
     cs_net_destroy(&s->net);
     cs_pool_free(s->op_pool);
@@ -687,7 +692,17 @@ int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_s
     res->nranks = w->nranks;
     res->ranks = cs_calloc(w->nranks, sizeof *res->ranks);
     int rc = cs_net_init(&s->net, be, netcfg, s->q, err);
-    if (rc == CS_OK) rc = cs_system_new(s->q, &s->net, w->nranks, &s->sys, err);
+    cs_system_params sp = {.config = opt->system,
+                           .network = netcfg,
+                           .groups = opt->comm_groups,
+                           .injection_scale = opt->injection_scale,
+                           .next_key = sys_next_key,
+                           .key_ud = s,
+                           .fail = sys_fail_cb,
+                           .fail_ud = s,
+                           .observer = opt->coll_observer};
+    if (rc == CS_OK) rc = cs_system_new(s->q, &s->net, w->nranks, &sp, &s->sys, err);
+    if (rc == CS_OK) rc = cs_memory_init(&s->mem, opt->memory, s->q, w->nranks, err);
     if (rc) {
         free_sim(s);
         cs_sim_result_free(res);

@@ -28,10 +28,14 @@
 #include <stdint.h>
 
 #include "compute/compute.h"
+#include "config/memory_config.h"
 #include "config/network_config.h"
+#include "config/system_config.h"
+#include "config/comm_group.h"
 #include "core/error.h"
 #include "core/time.h"
 #include "workload/workload.h"
+#include "system/system.h"
 
 /* Lanes (timeline threads) of a rank. */
 enum {
@@ -61,6 +65,13 @@ typedef struct cs_sim_options {
     uint32_t comm_streams;        /* concurrent comm-engine ops per rank (default 1) */
     const cs_sim_observer *observer;
     int progress;                 /* 1 = progress line on stderr for long runs */
+    const cs_memory_config *memory; /* remote memory for MEM nodes (borrowed; NULL =
+                                       NO_MEMORY_EXPANSION); see memory/remote.h */
+    /* System layer (collectives; see system/system.h).  All borrowed. */
+    const cs_system_config *system;      /* NULL = cs_system_config_defaults */
+    const cs_comm_groups *comm_groups;   /* NULL = no communicator groups */
+    double injection_scale;              /* ASTRA-sim --injection-scale (1) */
+    const cs_coll_observer *coll_observer; /* one record per rank and collective */
 } cs_sim_options;
 
 typedef struct cs_rank_result {
@@ -84,6 +95,9 @@ typedef struct cs_sim_result {
 } cs_sim_result;
 
 void cs_sim_options_init(cs_sim_options *o);
+/* Use a system configuration: collectives (o->system) and the compute model
+ * it implies (roofline-enabled, peak-perf, local-mem-bw).  sc is borrowed. */
+void cs_sim_options_set_system(cs_sim_options *o, const cs_system_config *sc);
 
 /* Run the workload on the network; fills *res (free with cs_sim_result_free). */
 int cs_sim_run(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,

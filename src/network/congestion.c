@@ -1,0 +1,283 @@
+/*
+ * congestion.c -- the `analytical-congestion` backend: ASTRA-sim's
+ * congestion-aware analytical model, extended to multi-dimensional networks.
+ *
+ * Devices are the NPUs plus, for every Switch dimension, one switch per line
+ * of that dimension (the NPUs that differ only in that coordinate).  Links
+ * are directional; each is a FIFO resource:
+ *   Ring d            NPU -> next NPU (+1) and NPU -> previous NPU (-1) of its
+ *                     line; a Ring of 2 has one link each way (ASTRA-sim
+ *                     asserts on it: its ring constructor connects 0-1 twice)
+ *   FullyConnected d  NPU -> every other NPU of its line
+ *   Switch d          NPU -> its line's switch (up) and switch -> NPU (down)
+ * A message (one "chunk", never packetized) is routed dimension by dimension,
+ * dimension 0 first (dimension-ordered routing; ASTRA-sim only has 1-D):
+ * within a Ring dimension the shorter way round (clockwise on a tie, as
+ * ASTRA-sim), FullyConnected one direct hop, Switch up then down.  It is
+ * stored and forwarded: on each hop it waits until the link is free, then
+ *     link busy for  floor(s / B)        ns
+ *     arrives after  floor(L + s / B)    ns   (from the start of transmission)
+ * with B = bandwidth GB/s * 2^30 / 1e9 bytes per ns and L = latency ns of the
+ * link's dimension -- ASTRA-sim's Link::serialization_delay and
+ * Link::communication_delay.  So an uncontended message over h hops takes
+ * the sum over its hops of floor(L_d + s / B_d).
+ *
+ * Links live in one flat array of "free at" times indexed by
+ * base[d] + npu * stride[d] + slot, which makes a queue unnecessary: since
+ * links are FIFO, a message that asks for a link starts when the link's last
+ * booked transmission ends, max(now, free_at).  One event per hop, keyed by
+ * the sender's key plus the hop count; messages come from a cs_pool.
+ *
+ * Owns: its state (links, pool).  Borrows: the network configuration and the
+ * event queue (see network.h).  docs/network.md has the formulas, examples
+ * and the differences from ASTRA-sim.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/pool.h"
+#include "network/network.h"
+
+typedef struct cong_state cong_state;
+
+typedef struct chunk {
+    cong_state *s;
+    cs_net_done_fn done;
+    void *ctx;
+    uint64_t cookie;
+    uint64_t bytes;
+    uint64_t key;
+    uint32_t cur;    /* NPU the chunk is at (at a switch: the NPU it came from) */
+    uint32_t dst;
+    int32_t at_sw;   /* dimension of the switch the chunk is at, or -1 */
+    uint32_t hops;   /* links taken so far */
+} chunk;
+
+struct cong_state {
+    const cs_network_config *cfg;
+    cs_eventq *q;
+    cs_pool *pool;
+    int ndims;
+    cs_topo_kind topo[CS_MAX_DIMS];
+    uint32_t n[CS_MAX_DIMS];
+    uint64_t radix[CS_MAX_DIMS];  /* NPU-id distance between neighbours in dim d */
+    double bpns[CS_MAX_DIMS];     /* bytes per ns */
+    double lat[CS_MAX_DIMS];      /* ns */
+    uint64_t base[CS_MAX_DIMS];   /* first link of dim d */
+    uint32_t stride[CS_MAX_DIMS]; /* links of dim d per NPU */
+    uint64_t nlinks;
+    cs_time *free_at;             /* per link: end of its last booked transmission */
+    /* counters */
+    uint64_t hops;
+    uint64_t queued_hops;         /* hops that had to wait for their link */
+    cs_time wait_total, wait_max;
+};
+
+/* Largest link array we allocate (8 bytes a link). */
+#define CONG_MAX_LINKS (UINT64_C(1) << 31)
+
+static inline uint32_t coord(const cong_state *s, uint32_t npu, int d) {
+    return (uint32_t)((npu / s->radix[d]) % s->n[d]);
+}
+
+/* Next hop of a chunk at (cur, at_sw) bound for dst: the link it takes, its
+ * dimension, and the position after the hop.  Returns 0 when it has arrived. */
+static int next_hop(const cong_state *s, uint32_t *cur, int32_t *at_sw, uint32_t dst,
+                    uint64_t *link, int *dim) {
+    uint32_t c = *cur;
+    if (*at_sw >= 0) { /* down from the switch of dimension d */
+        int d = *at_sw;
+        uint32_t cc = coord(s, c, d), dc = coord(s, dst, d);
+        uint32_t tgt = (uint32_t)(c + ((uint64_t)dc - (uint64_t)cc) * s->radix[d]);
+        *link = s->base[d] + (uint64_t)tgt * s->stride[d] + 1;
+        *dim = d;
+        *cur = tgt;
+        *at_sw = -1;
+        return 1;
+    }
+    for (int d = 0; d < s->ndims; d++) {
+        uint32_t cc = coord(s, c, d), dc = coord(s, dst, d);
+        if (cc == dc) continue;
+        uint32_t n = s->n[d];
+        *dim = d;
+        switch (s->topo[d]) {
+        case CS_TOPO_RING: {
+            uint32_t fw = dc > cc ? dc - cc : n - (cc - dc); /* clockwise distance */
+            int back = (n - fw) < fw;                     /* anticlockwise shorter */
+            uint32_t nc = back ? (cc == 0 ? n - 1 : cc - 1) : (cc + 1 == n ? 0 : cc + 1);
+            *link = s->base[d] + (uint64_t)c * s->stride[d] + (uint64_t)back;
+            *cur = (uint32_t)(c - (uint64_t)cc * s->radix[d] + (uint64_t)nc * s->radix[d]);
+            return 1;
+        }
+        case CS_TOPO_FULLY_CONNECTED: {
+            uint32_t slot = dc < cc ? dc : dc - 1;
+            *link = s->base[d] + (uint64_t)c * s->stride[d] + slot;
+            *cur = (uint32_t)(c - (uint64_t)cc * s->radix[d] + (uint64_t)dc * s->radix[d]);
+            return 1;
+        }
+        case CS_TOPO_SWITCH:
+            *link = s->base[d] + (uint64_t)c * s->stride[d]; /* up */
+            *at_sw = d;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static cs_time ns_floor(double ns) {
+    if (!(ns > 0)) return 0;
+    if (ns >= 1.8e16) return CS_TIME_MAX;
+    return cs_time_from_ns((uint64_t)floor(ns));
+}
+
+/* Serialization and per-hop (latency + serialization) times on dimension d. */
+static void hop_times(const cong_state *s, int d, uint64_t bytes, cs_time *ser, cs_time *arrive) {
+    double t = (double)bytes / s->bpns[d];
+    *ser = ns_floor(t);
+    *arrive = ns_floor(s->lat[d] + t);
+}
+
+static void hop_event(void *ctx, const cs_event *ev);
+
+/* Move chunk c on from where it is, now: book its next link, or deliver it. */
+static void forward(cong_state *s, chunk *c) {
+    uint64_t link;
+    int d;
+    if (!next_hop(s, &c->cur, &c->at_sw, c->dst, &link, &d)) {
+        cs_net_done_fn done = c->done;
+        void *ctx = c->ctx;
+        uint64_t cookie = c->cookie;
+        cs_pool_put(s->pool, c);
+        done(ctx, cookie);
+        return;
+    }
+    cs_time now = cs_eventq_now(s->q), ser, arrive;
+    hop_times(s, d, c->bytes, &ser, &arrive);
+    cs_time start = s->free_at[link] > now ? s->free_at[link] : now;
+    if (start > now) {
+        cs_time w = start - now;
+        s->queued_hops++;
+        s->wait_total = cs_time_add(s->wait_total, w);
+        if (w > s->wait_max) s->wait_max = w;
+    }
+    s->free_at[link] = cs_time_add(start, ser);
+    s->hops++;
+    cs_eventq_push(s->q, cs_time_add(start, arrive), c->key + c->hops, hop_event, c, 0);
+    c->hops++;
+}
+
+static void hop_event(void *ctx, const cs_event *ev) {
+    (void)ev;
+    chunk *c = ctx;
+    forward(c->s, c);
+}
+
+/* A message to itself: delivered at once, through the queue. */
+static void self_event(void *ctx, const cs_event *ev) {
+    (void)ev;
+    chunk *c = ctx;
+    cong_state *s = c->s;
+    cs_net_done_fn done = c->done;
+    void *dctx = c->ctx;
+    uint64_t cookie = c->cookie;
+    cs_pool_put(s->pool, c);
+    done(dctx, cookie);
+}
+
+static int cong_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
+                     cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
+    (void)err;
+    cong_state *s = state;
+    chunk *c = cs_pool_get(s->pool);
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->done = done;
+    c->ctx = ctx;
+    c->cookie = cookie;
+    c->bytes = bytes;
+    c->key = key;
+    c->cur = src;
+    c->dst = dst;
+    c->at_sw = -1;
+    if (src == dst)
+        cs_eventq_push(s->q, cs_eventq_now(s->q), key, self_event, c, 0);
+    else
+        forward(s, c);
+    return CS_OK;
+}
+
+static cs_time cong_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
+    const cong_state *s = state;
+    uint32_t cur = src;
+    int32_t at_sw = -1;
+    uint64_t link;
+    int d;
+    cs_time t = 0;
+    while (next_hop(s, &cur, &at_sw, dst, &link, &d)) {
+        cs_time ser, arrive;
+        hop_times(s, d, bytes, &ser, &arrive);
+        t = cs_time_add(t, arrive);
+    }
+    return t;
+}
+
+static int cong_create(const cs_network_config *cfg, cs_eventq *q, void **state, cs_error *err) {
+    cong_state *s = cs_calloc(1, sizeof *s);
+    s->cfg = cfg;
+    s->q = q;
+    s->ndims = cfg->ndims;
+    uint64_t radix = 1, nlinks = 0;
+    for (int d = 0; d < cfg->ndims; d++) {
+        uint32_t n = cfg->npus[d];
+        s->topo[d] = cfg->topo[d];
+        s->n[d] = n;
+        s->radix[d] = radix;
+        radix *= n;
+        s->bpns[d] = cs_gbps_to_bytes_per_ns(cfg->bandwidth_gbps[d]);
+        s->lat[d] = cfg->latency_ns[d];
+        uint32_t stride = 0;
+        if (n > 1) {
+            switch (cfg->topo[d]) {
+            case CS_TOPO_RING: stride = 2; break; /* +1, -1 (unused when n == 2) */
+            case CS_TOPO_FULLY_CONNECTED: stride = n - 1; break;
+            case CS_TOPO_SWITCH: stride = 2; break; /* up, down */
+            }
+        }
+        s->base[d] = nlinks;
+        s->stride[d] = stride;
+        nlinks += cfg->total_npus * stride;
+        if (nlinks > CONG_MAX_LINKS) {
+            cs_free(s);
+            return CS_ERR(err, CS_EUNSUPPORTED,
+                          "%s: the analytical-congestion backend keeps one entry per link and "
+                          "this network has more than %llu links (dimension %d: %s of %u); "
+                          "expected a smaller network, or --backend analytical",
+                          cfg->path ? cfg->path : "network", (unsigned long long)CONG_MAX_LINKS, d,
+                          cs_topo_kind_name(cfg->topo[d]), n);
+        }
+    }
+    s->nlinks = nlinks;
+    s->free_at = cs_calloc(nlinks ? nlinks : 1, sizeof *s->free_at);
+    s->pool = cs_pool_new(sizeof(chunk));
+    *state = s;
+    return CS_OK;
+}
+
+static void cong_destroy(void *state) {
+    cong_state *s = state;
+    if (!s) return;
+    cs_pool_free(s->pool);
+    cs_free(s->free_at);
+    cs_free(s);
+}
+
+const cs_net_backend cs_net_congestion = {
+    .name = "analytical-congestion",
+    .help = "congestion-aware: every link a FIFO, store-and-forward per message, "
+            "multi-dimensional (ASTRA-sim's congestion-aware backend)",
+    .create = cong_create,
+    .send = cong_send,
+    .uncontended_time = cong_time,
+    .destroy = cong_destroy,
+};

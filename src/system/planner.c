@@ -1,0 +1,309 @@
+/*
+ * planner.c -- a collective -> chunks -> phases (part of the system layer;
+ * see sys_int.h).  Owned by the system layer.
+ *
+ * Logical dimensions.  The collective's implementation list (system JSON
+ * "<collective>-implementation") gives one algorithm per network dimension;
+ * a one* algorithm (oneRing, oneDirect, oneHalvingDoubling) makes a single
+ * logical dimension of all NPUs and ends the list.  A communicator group
+ * smaller than the network is one logical dimension: a ring of its members in
+ * the order of the comm-group file, running the list's only algorithm, or
+ * ring when the list has several (ASTRA-sim's rule), with 10 ns bundles.
+ * Dimensions of one NPU, and (for the default communicator) dimensions not in
+ * the node's involved_dim, are skipped.
+ *
+ * Chunks.  chunk = size / preferred-dataset-splits; except for all-gather, a
+ * chunk is at least one byte per NPU of the network (then size = splits x
+ * chunk).  Every chunk has the full chunk size, the last one included
+ * (ASTRA-sim); Themis chooses its own sizes.
+ *
+ * Phases of a chunk, given the order of the logical dimensions (ascending;
+ * reversed for all-gather; rotated by one more step per chunk for
+ * roundRobin; chosen per chunk by Themis):
+ *  - all-reduce, localBWAware: reduce-scatter on every involved dimension
+ *    but the last, all-reduce on the last, all-gather back down;
+ *  - all-reduce with Themis: reduce-scatter on every dimension, then
+ *    all-gather on every dimension in reverse;
+ *  - otherwise (baseline all-reduce, all-gather, reduce-scatter, all-to-all):
+ *    the collective itself on every dimension in turn.
+ * Each phase's size is the previous phase's output (reduce-scatter divides by
+ * the dimension size, all-gather multiplies).  Ascending phases run
+ * clockwise, the descending all-gather phases of an all-reduce anticlockwise.
+ * A phase waits in its rank's queue of that logical dimension.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "system/sys_int.h"
+
+typedef struct ldim {
+    uint8_t algo, space, dim;
+    uint32_t n, window;
+    const char *name;
+} ldim;
+
+typedef struct builder {
+    cs_phase *ph;
+    size_t nph, cap;
+    uint32_t *begin;
+    size_t nbegin, capb;
+} builder;
+
+static int algo_of(cs_coll_algo_kind k) {
+    switch (k) {
+    case CS_COLL_ALGO_RING:
+    case CS_COLL_ALGO_ONE_RING: return ALG_RING;
+    case CS_COLL_ALGO_DIRECT:
+    case CS_COLL_ALGO_ONE_DIRECT: return ALG_DIRECT;
+    case CS_COLL_ALGO_HALVING_DOUBLING:
+    case CS_COLL_ALGO_ONE_HALVING_DOUBLING: return ALG_HD;
+    case CS_COLL_ALGO_DOUBLE_BINARY_TREE: return ALG_DBT;
+    }
+    return ALG_RING;
+}
+
+static int is_one(cs_coll_algo_kind k) {
+    return k == CS_COLL_ALGO_ONE_RING || k == CS_COLL_ALGO_ONE_DIRECT ||
+           k == CS_COLL_ALGO_ONE_HALVING_DOUBLING;
+}
+
+static const char *alg_name(int a) {
+    static const char *const names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree"};
+    return names[a];
+}
+
+static int cfg_index(int ct) {
+    switch (ct) {
+    case CT_AR: return CS_CFG_ALL_REDUCE;
+    case CT_AG: return CS_CFG_ALL_GATHER;
+    case CT_RS: return CS_CFG_REDUCE_SCATTER;
+    default: return CS_CFG_ALL_TO_ALL;
+    }
+}
+
+static void add_phase(cs_system *s, builder *b, const ldim *ld, int li, int ct, uint64_t in,
+                      int anticlockwise, int fast, int cfgk) {
+    CS_GROW(b->ph, b->cap, b->nph + 1);
+    cs_phase *p = &b->ph[b->nph++];
+    memset(p, 0, sizeof *p);
+    const ldim *l = &ld[li];
+    p->algo = l->algo;
+    p->ctype = (uint8_t)ct;
+    p->space = l->space;
+    p->dim = l->dim;
+    p->queue = (uint8_t)li;
+    p->anticlockwise = (uint8_t)anticlockwise;
+    p->fast = (uint8_t)fast;
+    p->n = l->n;
+    p->in_bytes = in;
+    if (l->algo == ALG_DIRECT) p->window = l->window == 0 || l->window > l->n - 1 ? l->n - 1 : l->window;
+    if (l->algo == ALG_DBT) {
+        /* always an all-reduce, whatever the slot (ASTRA-sim's
+         * DoubleBinaryTreeAllReduce), which is also what the queue policies
+         * see; the dimension's trees alternate phase by phase */
+        p->ctype = CT_AR;
+        uint32_t *c = &s->dbt_counter[cfgk][li];
+        p->tree_min = (uint8_t)(*c & 1u);
+        (*c)++;
+        p->out_bytes = in;
+        return;
+    }
+    switch (ct) {
+    case CT_AG: p->out_bytes = in * l->n; break;
+    case CT_RS: p->out_bytes = in / l->n; break;
+    default: p->out_bytes = in; break;
+    }
+}
+
+static int is_pow2(uint32_t n) { return n && !(n & (n - 1)); }
+
+int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32_t rr,
+                    const char *src, uint64_t node, cs_error *err) {
+    const cs_system_config *c = &s->cfg;
+    const char *cfgpath = c->path ? c->path : "the system configuration";
+    int k = cfg_index(ct);
+    const char *cname = cs_cfg_coll_name((cs_cfg_coll)k);
+    if (c->custom_impl[k] || c->per_node_custom_impl)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 ": %s: custom collective implementations (%s) are not "
+                      "supported yet; expected the %s-implementation list",
+                      src, node, cfgpath,
+                      c->custom_impl[k] ? "*-implementation-custom" : "per-node-custom-implementation",
+                      cname);
+    const cs_coll_algo_list *L = &c->impl[k];
+    if (L->n == 0)
+        return CS_ERR(err, CS_EINVAL,
+                      "%s: node %" PRIu64 ": %s collective, but %s has no \"%s-implementation\"; "
+                      "expected a list with one algorithm per network dimension",
+                      src, node, cname, cfgpath, cname);
+    /* logical dimensions */
+    ldim ld[CS_MAX_DIMS];
+    int nd = 0, fast = 0;
+    cs_group *g = in->grp;
+    if (!g->whole) {
+        ld[0].algo = (uint8_t)(L->n > 1 ? ALG_RING : algo_of(L->algo[0].kind));
+        ld[0].space = SP_GROUP;
+        ld[0].dim = 0;
+        ld[0].n = g->n;
+        ld[0].window = (uint32_t)(L->n > 1 ? 0 : L->algo[0].window);
+        nd = 1;
+        involved = 1;
+        fast = 1;
+    } else {
+        if (L->n > s->ndims)
+            return CS_ERR(err, CS_EINVAL,
+                          "%s:%d: %s-implementation: expected at most %d entries (one per network "
+                          "dimension), got %d",
+                          cfgpath, L->line, cname, s->ndims, L->n);
+        for (int d = 0; d < L->n; d++) {
+            cs_coll_algo_kind kind = L->algo[d].kind;
+            ld[nd].algo = (uint8_t)algo_of(kind);
+            ld[nd].window = (uint32_t)L->algo[d].window;
+            if (is_one(kind)) {
+                ld[nd].space = SP_ALL;
+                ld[nd].dim = 0;
+                ld[nd].n = (uint32_t)s->total_npus;
+                nd++;
+                break;
+            }
+            ld[nd].space = SP_DIM;
+            ld[nd].dim = (uint8_t)d;
+            ld[nd].n = s->netcfg->npus[d];
+            nd++;
+        }
+    }
+    size_t alen = 0;
+    in->algos[0] = '\0';
+    for (int d = 0; d < nd; d++) {
+        const ldim *l = &ld[d];
+        alen += (size_t)snprintf(in->algos + alen, sizeof in->algos - (alen < sizeof in->algos ? alen : sizeof in->algos),
+                                 "%s%s", d ? "," : "", alg_name(l->algo));
+        if (alen >= sizeof in->algos) alen = sizeof in->algos - 1;
+        if (l->n <= 1) continue;
+        if (l->algo == ALG_HD && (!is_pow2(l->n) || ct == CT_A2A))
+            return CS_ERR(err, CS_EUNSUPPORTED,
+                          "%s: node %" PRIu64 ": %s: halvingDoubling %s on %u NPUs; expected a power "
+                          "of two NPUs%s (ASTRA-sim would hang or stop)",
+                          src, node, cfgpath, cname, l->n, ct == CT_A2A ? " and not all-to-all" : "");
+        if (l->algo == ALG_RING && ct == CT_A2A && l->n > 46340)
+            return CS_ERR(err, CS_EUNSUPPORTED,
+                          "%s: node %" PRIu64 ": %s: ring all-to-all over %u NPUs relays n(n-1)/2 = "
+                          "%" PRIu64 " messages per rank; expected at most 46340 NPUs in one ring "
+                          "(use direct)",
+                          src, node, cfgpath, l->n, (uint64_t)l->n * (l->n - 1) / 2);
+        if (l->algo == ALG_DBT && l->space == SP_GROUP)
+            return CS_ERR(err, CS_EUNSUPPORTED,
+                          "%s: node %" PRIu64 ": %s: doubleBinaryTree %s on communicator group \"%s\" "
+                          "(%u of the network's NPUs) is not supported (ASTRA-sim would crash); "
+                          "expected ring, direct or halvingDoubling for groups smaller than the network",
+                          src, node, cfgpath, cname, g->name, l->n);
+        if (l->algo == ALG_DBT && !is_pow2(l->n))
+            return CS_ERR(err, CS_EUNSUPPORTED,
+                          "%s: node %" PRIu64 ": %s: doubleBinaryTree %s on %u NPUs; expected a power "
+                          "of two NPUs (ASTRA-sim would crash)",
+                          src, node, cfgpath, cname, l->n);
+    }
+    /* chunking (ASTRA-sim's determine_chunk_size and its loop) */
+    uint64_t size = in->bytes;
+    uint64_t splits = c->preferred_dataset_splits > 0 ? (uint64_t)c->preferred_dataset_splits : 1;
+    uint64_t chunk = size / splits;
+    if (ct != CT_AG && s->total_npus > chunk) {
+        chunk = s->total_npus;
+        size = splits * chunk;
+    }
+    if (chunk == 0) chunk = size; /* all-gather smaller than the splits: one chunk */
+    uint64_t recommended = chunk;
+    int greedy = c->inter_dim_scheduling == CS_INTER_OFFLINE_GREEDY ||
+                 c->inter_dim_scheduling == CS_INTER_OFFLINE_GREEDY_FLEX;
+    int themis = greedy && ct != CT_A2A && g->whole && nd == s->ndims && ld[0].space == SP_DIM;
+    if (greedy) themis_maybe_reset(s);
+    int ar_greedy = ct == CT_AR && (greedy || c->inter_dim_scheduling == CS_INTER_ONLINE_GREEDY);
+    int rrobin = c->inter_dim_scheduling == CS_INTER_ROUND_ROBIN;
+    builder b;
+    memset(&b, 0, sizeof b);
+    CS_GROW(b.begin, b.capb, 1);
+    b.begin[b.nbegin++] = 0;
+    int empty = 0;
+    while (size > 0) {
+        int map[CS_MAX_DIMS + 2];
+        for (int d = 0; d < nd; d++) map[d] = ct == CT_AG ? nd - 1 - d : d;
+        if (rrobin) {
+            int tmp[CS_MAX_DIMS];
+            uint32_t r = rr % (uint32_t)nd;
+            for (int d = 0; d < nd; d++) tmp[d] = map[(uint32_t)d + r < (uint32_t)nd ? (uint32_t)d + r : (uint32_t)d + r - (uint32_t)nd];
+            memcpy(map, tmp, sizeof(int) * (size_t)nd);
+            rr++;
+        } else if (themis) {
+            chunk = themis_chunk(s, c->inter_dim_scheduling == CS_INTER_OFFLINE_GREEDY_FLEX, ct, &size,
+                                 recommended, involved, map);
+        }
+        if (!themis) {
+            if (chunk > size)
+                size = 0;
+            else
+                size -= chunk;
+        }
+        uint64_t remain = chunk;
+#define ACTIVE(d) (ld[map[d]].n > 1 && ((involved >> map[d]) & 1u))
+        size_t first = b.nph;
+        if (ct != CT_AR || c->collective_optimization == CS_COLLOPT_BASELINE) {
+            for (int d = 0; d < nd; d++) {
+                if (!ACTIVE(d)) continue;
+                add_phase(s, &b, ld, map[d], ct, remain, 0, fast, k);
+                remain = b.ph[b.nph - 1].out_bytes;
+            }
+        } else if (ar_greedy) {
+            for (int d = 0; d < nd; d++) {
+                if (!ACTIVE(d)) continue;
+                add_phase(s, &b, ld, map[d], CT_RS, remain, 0, fast, k);
+                remain = b.ph[b.nph - 1].out_bytes;
+            }
+            for (int d = nd - 1; d >= 0; d--) {
+                if (!ACTIVE(d)) continue;
+                add_phase(s, &b, ld, map[d], CT_AG, remain, 1, fast, k);
+                remain = b.ph[b.nph - 1].out_bytes;
+            }
+        } else {
+            int last = 0, d;
+            for (d = 0; d < nd; d++)
+                if (ACTIVE(d)) last = d;
+            for (d = 0; d < last; d++) {
+                if (!ACTIVE(d)) continue;
+                add_phase(s, &b, ld, map[d], CT_RS, remain, 0, fast, k);
+                remain = b.ph[b.nph - 1].out_bytes;
+            }
+            while (d > 0 && !ACTIVE(d)) d--;
+            if (ACTIVE(d)) {
+                add_phase(s, &b, ld, map[d], CT_AR, remain, 0, fast, k);
+                remain = b.ph[b.nph - 1].out_bytes;
+            }
+            for (d--; d >= 0; d--) {
+                if (!ACTIVE(d)) continue;
+                add_phase(s, &b, ld, map[d], CT_AG, remain, 1, fast, k);
+                remain = b.ph[b.nph - 1].out_bytes;
+            }
+        }
+#undef ACTIVE
+        if (b.nph == first) { /* nothing to do on any dimension */
+            empty = 1;
+            break;
+        }
+        if (b.nbegin > (1u << 24)) {
+            cs_free(b.ph);
+            cs_free(b.begin);
+            return CS_ERR(err, CS_EUNSUPPORTED,
+                          "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes splits into more than 2^24 "
+                          "chunks; expected a smaller preferred-dataset-splits in %s",
+                          src, node, cname, in->bytes, cfgpath);
+        }
+        CS_GROW(b.begin, b.capb, b.nbegin + 1);
+        b.begin[b.nbegin++] = (uint32_t)b.nph;
+    }
+    if (empty) b.nbegin = 1;
+    in->nchunks = (uint32_t)(b.nbegin - 1);
+    in->phase_begin = b.begin;
+    in->phases = b.ph;
+    return CS_OK;
+}

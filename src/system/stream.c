@@ -1,0 +1,174 @@
+/*
+ * stream.c -- streams through per-rank queues (part of the system layer;
+ * see sys_int.h).  Owned by the system layer.
+ *
+ * Every rank has one queue per network dimension (ASTRA-sim's
+ * active_Streams with one queue per dimension).  A stream waits in the queue
+ * of its current phase; the first `active-chunks-per-dimension` streams of a
+ * queue run (ASTRA-sim: queue_threshold = ceil(active / queues-per-dim)),
+ * the others wait in the queue's order:
+ *  - FIFO intra-dimension scheduling (and always for all-reduce and
+ *    all-to-all phases): after the running streams, by priority, highest
+ *    first, equal priorities in arrival order.  A collective's streams share
+ *    one priority: the rank's counter, incremented per collective for LIFO
+ *    (newest first), decremented for FIFO, or the node's comm_priority for
+ *    EXPLICIT;
+ *  - RG, smallestFirst, lessRemainingPhaseFirst: ASTRA-sim's insertion rules
+ *    for reduce-scatter / all-gather phases, re-derived below.
+ * When a phase ends, the stream leaves its queue (freeing a running slot
+ * that the next waiting stream takes at once) and enters the queue of its
+ * next phase; after its last phase its chunk counts as done for the member.
+ *
+ * This mirrors ASTRA-sim's proceed_to_next_vnet_baseline, except that the
+ * member's completion callback runs after the queue bookkeeping instead of
+ * before it (same instant; see docs/collectives.md).
+ */
+#include "system/sys_int.h"
+
+static cs_rankq *rq(cs_system *s, uint32_t rank, int q) {
+    return &s->queues[(size_t)rank * (size_t)s->nqueues + (size_t)q];
+}
+
+static int32_t stream_priority(const cs_stream *st) {
+    return st->inst->members[stream_member(st)].priority;
+}
+
+static uint32_t phases_to_go(const cs_stream *st) {
+    /* ASTRA-sim's phases_to_go after the current phase was taken off it */
+    return chunk_nphases(st->inst, stream_chunk(st)) - st->phase - 1u;
+}
+
+static uint64_t phase_span(const cs_stream *st) {
+    const cs_phase *ph = stream_phase(st);
+    return ph->in_bytes > ph->out_bytes ? ph->in_bytes : ph->out_bytes;
+}
+
+static int initialized(const cs_stream *st) { return st->state == ST_RUNNING; }
+
+/* Position (pointer to the link) before which st goes, by the policies. */
+static cs_stream **insert_point(cs_system *s, cs_rankq *Q, cs_stream *st) {
+    cs_stream **pp = &Q->head;
+    int ct = stream_phase(st)->ctype;
+    cs_intra_dim_scheduling pol = s->cfg.intra_dim_scheduling;
+    if (pol == CS_INTRA_FIFO || ct == CT_A2A || ct == CT_AR) {
+        int32_t pri = stream_priority(st);
+        while (*pp && (initialized(*pp) || stream_priority(*pp) >= pri)) pp = &(*pp)->qnext;
+        return pp;
+    }
+    if (pol == CS_INTRA_RG) {
+        /* Keep reduce-scatter and all-gather phases interleaved. */
+        int one_to_last = CT_NONE, last = CT_NONE;
+        int32_t pri = stream_priority(st);
+        while (*pp) {
+            one_to_last = last;
+            last = stream_phase(*pp)->ctype;
+            if (initialized(*pp)) {
+                pp = &(*pp)->qnext;
+                if (*pp && !initialized(*pp)) {
+                    one_to_last = last;
+                    last = stream_phase(*pp)->ctype;
+                    pp = &(*pp)->qnext;
+                }
+                continue;
+            }
+            if (stream_priority(*pp) > pri) {
+                pp = &(*pp)->qnext;
+                continue;
+            }
+            if ((last == CT_RS && one_to_last == CT_AG) || (last == CT_AG && one_to_last == CT_RS)) {
+                pp = &(*pp)->qnext;
+                continue;
+            }
+            break;
+        }
+        return pp;
+    }
+    if (pol == CS_INTRA_SMALLEST_FIRST) {
+        if (phases_to_go(st) == 1) { /* ASTRA-sim: goes to the end */
+            while (*pp) pp = &(*pp)->qnext;
+            return pp;
+        }
+        uint64_t mine = phase_span(st);
+        while (*pp && (initialized(*pp) || phase_span(*pp) < mine)) pp = &(*pp)->qnext;
+        return pp;
+    }
+    /* CS_INTRA_LESS_REMAINING_PHASE_FIRST */
+    uint32_t mine = phases_to_go(st);
+    while (*pp && (initialized(*pp) || phases_to_go(*pp) < mine)) pp = &(*pp)->qnext;
+    return pp;
+}
+
+static void queue_insert(cs_system *s, uint32_t rank, int q, cs_stream *st) {
+    cs_rankq *Q = rq(s, rank, q);
+    cs_stream **pp = insert_point(s, Q, st);
+    st->qnext = *pp;
+    *pp = st;
+}
+
+static void queue_unlink(cs_system *s, uint32_t rank, int q, cs_stream *st) {
+    cs_rankq *Q = rq(s, rank, q);
+    for (cs_stream **pp = &Q->head; *pp; pp = &(*pp)->qnext)
+        if (*pp == st) {
+            *pp = st->qnext;
+            st->qnext = NULL;
+            return;
+        }
+}
+
+static void stream_init(cs_system *s, cs_stream *st) {
+    st->state = ST_RUNNING;
+    if (stream_phase(st)->algo == ALG_DBT)
+        dbt_run(s, st, EV_INIT);
+    else
+        packet_run(s, st, EV_INIT);
+}
+
+/* Start waiting streams while the queue has room (the running streams are
+ * always the first `running` of the list). */
+static void queue_start(cs_system *s, uint32_t rank, int q) {
+    cs_rankq *Q = rq(s, rank, q);
+    cs_stream *p = Q->head;
+    for (uint32_t i = 0; p && i < Q->running; i++) p = p->qnext;
+    while (p && Q->running < s->queue_threshold) {
+        cs_stream *next = p->qnext;
+        Q->running++;
+        stream_init(s, p);
+        p = next;
+    }
+}
+
+void stream_proceed(cs_system *s, cs_stream *st) {
+    cs_inst *in = st->inst;
+    uint32_t m = stream_member(st), c = stream_chunk(st);
+    uint32_t rank = inst_rank(in, m);
+    int prev_q = -1, was_running = 0;
+    if (st->state == ST_QUEUED || st->state == ST_RUNNING) {
+        was_running = st->state == ST_RUNNING;
+        prev_q = stream_phase(st)->queue;
+        queue_unlink(s, rank, prev_q, st);
+        st->phase++;
+    }
+    if (st->phase >= chunk_nphases(in, c)) {
+        st->state = ST_DONE;
+        if (prev_q >= 0) {
+            if (was_running) rq(s, rank, prev_q)->running--;
+            queue_start(s, rank, prev_q);
+        }
+        sys_member_chunk_done(in, m);
+        return;
+    }
+    st->ph_index = in->phase_begin[c] + st->phase;
+    const cs_phase *ph = stream_phase(st);
+    st->idx = topo_index_of(s, m, ph);
+    st->state = ST_QUEUED;
+    if (ph->algo == ALG_DBT)
+        dbt_setup(st, ph);
+    else
+        packet_setup(st, ph);
+    queue_insert(s, rank, ph->queue, st);
+    if (prev_q >= 0) {
+        if (was_running) rq(s, rank, prev_q)->running--;
+        queue_start(s, rank, prev_q);
+    }
+    queue_start(s, rank, ph->queue);
+}

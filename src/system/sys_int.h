@@ -1,0 +1,266 @@
+/*
+ * sys_int.h -- private to src/system: the structures the system layer's files
+ * share (not for other layers; system.h is the interface).
+ *
+ *   system.c      communicators, matching, instances, messages, bundles
+ *                 (endpoint delay + local reduction) and events,
+ *                 BARRIER / BROADCAST
+ *   planner.c     a collective -> chunks -> phases (one algorithm on one
+ *                 logical dimension each)
+ *   themis.c      the offline-greedy (Themis) dimension order and chunk sizes
+ *   stream.c      per-rank queues, stream admission and phase progression
+ *   algo_packet.c ring, direct and halving-doubling (one packet engine) and
+ *                 the logical-topology helpers
+ *   algo_dbt.c    double binary tree all-reduce
+ * All of src/system is owned by the system layer's maintainer.
+ *
+ * Memory: a collective instance holds its plan (phases per chunk, shared by
+ * all members), one cs_member per rank of the communicator and one
+ * cs_stream per member and chunk (80 bytes), in three allocations made by
+ * the first member to issue it.  Messages and bundles in flight come from
+ * pools.  Per rank the system keeps 12 bytes and one queue head per
+ * dimension.
+ */
+#ifndef CS_SYSTEM_SYS_INT_H
+#define CS_SYSTEM_SYS_INT_H
+
+#include <stdint.h>
+
+#include "core/pool.h"
+#include "system/system.h"
+
+/* Collective kinds inside the system layer (the phase types of ASTRA-sim). */
+enum { CT_NONE = 0, CT_RS = 1, CT_AG = 2, CT_AR = 3, CT_A2A = 4 };
+
+/* Per-phase algorithms. */
+enum { ALG_RING = 0, ALG_DIRECT = 1, ALG_HD = 2, ALG_DBT = 3 };
+
+/* Where a phase's logical ring/tree lives. */
+enum {
+    SP_DIM = 0,   /* the NPUs that differ from this rank only in dimension `dim` */
+    SP_ALL = 1,   /* every NPU, in rank order (oneRing, oneDirect, oneHalvingDoubling) */
+    SP_GROUP = 2  /* the members of a communicator smaller than the network, in file order */
+};
+
+typedef struct cs_phase {
+    uint8_t algo;      /* ALG_* */
+    uint8_t ctype;     /* CT_*: the collective this phase performs */
+    uint8_t space;     /* SP_* */
+    uint8_t dim;       /* network dimension for SP_DIM */
+    uint8_t queue;     /* the rank's queue the phase waits in */
+    uint8_t anticlockwise;
+    uint8_t fast;      /* ASTRA-sim's "local" ring: 10 ns bundle delay, not endpoint-delay */
+    uint8_t tree_min;  /* double binary tree: 1 = the tree rooted at the lowest id */
+    uint32_t n;        /* nodes of the ring / tree */
+    uint32_t window;   /* direct: messages in flight (ASTRA-sim's parallel_reduce) */
+    uint64_t in_bytes, out_bytes;
+} cs_phase;
+
+typedef struct cs_group cs_group;
+typedef struct cs_inst cs_inst;
+typedef struct cs_stream cs_stream;
+typedef struct cs_msg cs_msg;
+
+/* A communicator: all ranks (id 0, implicit) or a group of the comm-group file. */
+struct cs_group {
+    uint32_t id;
+    uint32_t n;             /* members */
+    int whole;              /* covers every NPU: members indexed by rank, network dimensions */
+    const uint32_t *ranks;  /* file order (subset groups); NULL when whole */
+    uint32_t *by_rank;      /* subset: sorted (rank, position) pairs, 2 x n */
+    uint32_t *next_seq;     /* per member: collectives issued so far */
+    const char *name;
+};
+
+/* Stream states. */
+enum { ST_IDLE = 0, ST_QUEUED = 1, ST_RUNNING = 2, ST_DONE = 3 };
+
+/* One rank's part of one chunk (ASTRA-sim's StreamBaseline + its current
+ * algorithm instance).  80 bytes; member, chunk and the ring position are
+ * cached so that the per-message paths divide nothing. */
+struct cs_stream {
+    cs_inst *inst;
+    cs_stream *qnext;     /* next in the rank's queue */
+    cs_msg *early;        /* messages that arrived before their receive was posted */
+    uint32_t member;      /* index in the communicator */
+    uint32_t chunk;
+    uint32_t ph_index;    /* inst->phases[ph_index] is the current phase */
+    uint32_t idx;         /* this member's position in the current phase's ring / tree */
+    uint16_t phase;       /* current phase number within the chunk */
+    uint8_t state;        /* ST_* */
+    uint8_t toggle;       /* packet engine: reduce-scatter half of an all-reduce */
+    uint8_t dbt_state, dbt_reductions, dbt_posted, spare;
+    int32_t stream_count; /* packet engine: sends left */
+    int32_t free_packets; /* bundles completed and not yet used by a send */
+    int32_t zero, nonzero;/* packets left in the current round */
+    uint32_t created, sent, received;
+};
+
+/* One rank's part of one collective. */
+typedef struct cs_member {
+    cs_sys_done_fn done;
+    void *ctx;
+    uint64_t cookie;
+    uint64_t node_id;
+    const char *source;
+    cs_time start;
+    uint64_t bytes_sent, bytes_recv;
+    int32_t priority;
+    uint32_t chunks_done;
+    uint8_t issued, finished;
+} cs_member;
+
+struct cs_inst {
+    cs_inst *hnext;          /* hash chain */
+    cs_system *sys;
+    cs_group *grp;
+    uint64_t seq;
+    int32_t comm_type;       /* CS_COLL_* as issued */
+    uint64_t bytes;
+    uint32_t arrived, finished;
+    uint32_t nchunks;
+    uint64_t live;           /* messages and bundles in flight */
+    uint32_t *phase_begin;   /* nchunks + 1 offsets into phases */
+    cs_phase *phases;
+    cs_member *members;
+    cs_stream *streams;      /* member * nchunks + chunk */
+    char algos[64];          /* for records, e.g. "ring,direct" */
+};
+
+/* A message in flight or waiting at its receiver (pool object). */
+struct cs_msg {
+    cs_inst *inst;
+    cs_msg *next;            /* in the receiver stream's early list */
+    uint32_t dst_member, chunk;
+    uint32_t k;              /* identity: the sender's packet index (ring/direct/HD) or slot (DBT) */
+    uint16_t phase;
+    uint64_t bytes;
+};
+
+/* A packet bundle on its way through the endpoint (pool object). */
+typedef struct cs_bundle {
+    cs_inst *inst;
+    uint32_t member, chunk;
+    uint16_t phase;
+    uint8_t processed;       /* pays the local reduction after the endpoint delay */
+    uint64_t bytes;
+} cs_bundle;
+
+/* A rank's queue (ASTRA-sim's active_Streams[q] + running_streams[q]). */
+typedef struct cs_rankq {
+    cs_stream *head;
+    uint32_t running;
+} cs_rankq;
+
+typedef struct cs_rank_sys {
+    int32_t priority_counter; /* LIFO/FIFO priorities */
+    uint32_t round_robin;     /* roundRobin inter-dimension scheduler */
+    uint32_t key_counter;     /* used when params.next_key is NULL */
+} cs_rank_sys;
+
+/* Themis (offline greedy) state: one per system, as ASTRA-sim's rank 0 keeps it. */
+typedef struct cs_themis {
+    int n;
+    int order[CS_MAX_DIMS];       /* dimension numbers in the current (persistent) order */
+    double elapsed[CS_MAX_DIMS];  /* load of order[i] */
+    double bw[CS_MAX_DIMS];       /* GB/s as written */
+    uint32_t size[CS_MAX_DIMS];
+    cs_time last_reset;
+    int have_reset;
+} cs_themis;
+
+struct cs_system {
+    cs_eventq *q;
+    cs_net *net;
+    uint32_t nranks;
+    cs_system_params p;
+    cs_system_config cfg;        /* copy of the configuration (strings borrowed) */
+    const cs_network_config *netcfg;
+    uint64_t total_npus;
+    int ndims;
+    uint64_t stride[CS_MAX_DIMS];
+    uint64_t endpoint_delay_ns;
+    double local_mem_bw;         /* bytes/s, as ASTRA-sim computes it */
+    uint32_t queue_threshold;    /* active-chunks-per-dimension */
+    int nqueues;                 /* queues per rank (one per dimension) */
+    cs_rankq *queues;            /* nranks * nqueues */
+    cs_rank_sys *ranks;
+    cs_group all;                /* id 0 */
+    cs_group *groups;            /* of the comm-group file */
+    size_t ngroups;
+    cs_inst **inst;              /* hash (group, seq) */
+    size_t ninst_buckets;
+    uint64_t live_instances;
+    cs_pool *msg_pool, *bundle_pool;
+    /* which tree the next double-binary-tree phase of (collective, dimension)
+     * uses: ASTRA-sim keeps one logical topology per collective type */
+    uint32_t dbt_counter[CS_CFG_NCOLL][CS_MAX_DIMS];
+    cs_themis themis;
+    cs_system_stats stats;
+    int failed;
+};
+
+/* ---- system.c ---------------------------------------------------------- */
+uint64_t sys_key(cs_system *s, uint32_t rank);
+void sys_fail(cs_system *s, int rc);
+uint32_t inst_rank(const cs_inst *in, uint32_t member);
+static inline cs_stream *inst_stream(cs_inst *in, uint32_t member, uint32_t chunk) {
+    return &in->streams[(uint64_t)member * in->nchunks + chunk];
+}
+static inline uint32_t stream_member(const cs_stream *st) { return st->member; }
+static inline uint32_t stream_chunk(const cs_stream *st) { return st->chunk; }
+static inline const cs_phase *stream_phase(const cs_stream *st) { return &st->inst->phases[st->ph_index]; }
+static inline uint32_t chunk_nphases(const cs_inst *in, uint32_t chunk) {
+    return in->phase_begin[chunk + 1] - in->phase_begin[chunk];
+}
+/* Send `bytes` from st's member to member `dst` as message (phase, k). */
+void sys_send(cs_stream *st, uint32_t dst_member, uint64_t bytes, uint32_t k);
+/* Post st's receive number k of its current phase: if that message already
+ * arrived, schedule its delivery now. */
+void sys_post_recv(cs_stream *st, uint32_t k);
+/* All chunks of a member done: called by stream.c. */
+void sys_member_chunk_done(cs_inst *in, uint32_t member);
+
+/* ---- planner.c --------------------------------------------------------- */
+/* Build in->nchunks / phase_begin / phases (allocated with cs_malloc) for a
+ * collective of type ct (CT_*) on in->grp.  `involved` = dimension mask,
+ * `rr` = the issuing rank's round-robin counter.  Errors name src/node. */
+int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32_t rr,
+                    const char *src, uint64_t node, cs_error *err);
+
+/* ---- themis.c ---------------------------------------------------------- */
+void themis_init(cs_system *s);
+void themis_maybe_reset(cs_system *s);
+/* One chunk: fills map[0..n) with the dimension order, reduces *remaining by
+ * the chunk's size and returns that size.  ct = CT_AR/CT_RS/CT_AG. */
+uint64_t themis_chunk(cs_system *s, int flex, int ct, uint64_t *remaining, uint64_t recommended,
+                      uint32_t involved, int *map);
+
+/* A packet bundle of `bytes` leaves now: a "General" event reaches st after
+ * the endpoint delay (10 ns when `fast`), plus the local reduction when
+ * `processed` (ASTRA-sim's PacketBundle through MemBus). */
+void stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, int fast);
+/* 3 x trunc(bytes / local-mem-bw (B/s) x 1e9) ns. */
+uint64_t stream_reduction_ns(const cs_system *s, uint64_t bytes);
+
+/* ---- stream.c ---------------------------------------------------------- */
+/* Enter the stream's next phase (or its first), as ASTRA-sim's
+ * proceed_to_next_vnet_baseline. */
+void stream_proceed(cs_system *s, cs_stream *st);
+
+/* ---- algorithms -------------------------------------------------------- */
+enum { EV_INIT = 0, EV_GENERAL = 1, EV_RECV = 2 };
+/* Topology helpers: this stream's index in its phase's ring and the member
+ * at ring index j. */
+uint32_t topo_index_of(const cs_system *s, uint32_t member, const cs_phase *ph);
+uint32_t topo_member(const cs_stream *st, const cs_phase *ph, uint32_t j);
+
+void packet_setup(cs_stream *st, const cs_phase *ph);
+void packet_run(cs_system *s, cs_stream *st, int ev);
+int packet_recv_posted(const cs_stream *st, uint32_t k);
+
+void dbt_setup(cs_stream *st, const cs_phase *ph);
+void dbt_run(cs_system *s, cs_stream *st, int ev);
+int dbt_recv_posted(const cs_stream *st, uint32_t k);
+
+#endif
