@@ -1,8 +1,15 @@
 /*
- * eventq.c -- binary-heap event queue with lazy cancellation (see eventq.h).
+ * eventq.c -- timestamp-bucketed event queue with lazy cancellation (see
+ * eventq.h).
  *
- * The heap stores cs_event by value (48 bytes); sift operations compare
- * (time, key, seq).  Tombstones live in a small open-addressing hash set of
+ * Simulations of symmetric machines schedule many events at few distinct
+ * times (thousands of ranks finishing a step at the same picosecond), so the
+ * queue is two-level: a binary heap of distinct pending timestamps, a hash
+ * from timestamp to its bucket, and per bucket the events in (key, seq)
+ * order -- a sorted array while pushes arrive in order (the common case:
+ * O(1) push and pop), a binary heap after the first out-of-order push.
+ * Events are stored by value (48 bytes); emptied buckets keep their arrays
+ * and are reused.  Tombstones live in a small open-addressing hash set of
  * event ids that is consulted only while it is non-empty, so the common path
  * costs nothing for cancellation support.  Cancelling an id that already fired
  * leaves a stale entry in that set; when the set outgrows the heap it is
@@ -11,13 +18,33 @@
 #include "core/eventq.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
 
+/* Events of one timestamp.  SORTED mode: live events are ev[head..n) in
+ * ascending (key, seq) order -- pushes in order append, pops advance head.
+ * A push out of order turns the bucket into a binary heap over ev[0..n) until
+ * it empties. */
+typedef struct bucket {
+    cs_time time;
+    cs_event *ev;
+    size_t n, cap, head;
+    int heap_mode;
+    uint32_t next_free;
+} bucket;
+
+#define NO_BUCKET UINT32_MAX
+
 struct cs_eventq {
-    cs_event *heap;
-    size_t n, cap;
+    bucket *b;          /* all buckets ever made (reused through free list) */
+    uint32_t nb, capb, free_head;
+    uint32_t *theap;    /* heap of live bucket indices by time */
+    size_t tn, tcap;
+    uint32_t *map;      /* time -> bucket index + 1, linear probing; 0 = empty */
+    size_t map_cap, map_n;
+    size_t n;           /* pending events, including tombstones */
     uint64_t next_seq;
     cs_time now;
     uint64_t dispatched;
@@ -29,63 +56,230 @@ struct cs_eventq {
     size_t dead_n, dead_cap;
 };
 
-static inline int before(const cs_event *a, const cs_event *b) {
-    if (a->time != b->time) return a->time < b->time;
+static inline int ev_before(const cs_event *a, const cs_event *b) {
     if (a->key != b->key) return a->key < b->key;
     return a->seq < b->seq;
 }
 
 cs_eventq *cs_eventq_new(void) {
     cs_eventq *q = cs_calloc(1, sizeof *q);
+    q->free_head = NO_BUCKET;
     return q;
 }
 
 void cs_eventq_free(cs_eventq *q) {
     if (!q) return;
-    cs_free(q->heap);
+    for (uint32_t i = 0; i < q->nb; i++) cs_free(q->b[i].ev);
+    cs_free(q->b);
+    cs_free(q->theap);
+    cs_free(q->map);
     cs_free(q->dead);
     cs_free(q);
 }
 
-static void sift_up(cs_event *h, size_t i) {
+/* ---- inner heap (one bucket, by key then seq) ---- */
+
+static void ev_sift_up(cs_event *h, size_t i) {
     cs_event e = h[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!before(&e, &h[p])) break;
+        if (!ev_before(&e, &h[p])) break;
         h[i] = h[p];
         i = p;
     }
     h[i] = e;
 }
 
-static void sift_down(cs_event *h, size_t n, size_t i) {
+static void ev_sift_down(cs_event *h, size_t n, size_t i) {
     cs_event e = h[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n) break;
-        if (c + 1 < n && before(&h[c + 1], &h[c])) c++;
-        if (!before(&h[c], &e)) break;
+        if (c + 1 < n && ev_before(&h[c + 1], &h[c])) c++;
+        if (!ev_before(&h[c], &e)) break;
         h[i] = h[c];
         i = c;
     }
     h[i] = e;
 }
 
+static void bucket_push(bucket *bk, const cs_event *e) {
+    if (!bk->heap_mode && bk->n > bk->head && ev_before(e, &bk->ev[bk->n - 1])) {
+        /* out of order: compact the live range and make it a heap */
+        size_t m = bk->n - bk->head;
+        memmove(bk->ev, bk->ev + bk->head, m * sizeof *bk->ev);
+        bk->head = 0;
+        bk->n = m;
+        for (size_t i = m / 2; i-- > 0;) ev_sift_down(bk->ev, m, i);
+        bk->heap_mode = 1;
+    }
+    if (!bk->heap_mode && bk->head == bk->n) bk->head = bk->n = 0;
+    if (bk->n == bk->cap) { /* grow 1, 2, 4, ...: most timestamps hold one event */
+        bk->cap = bk->cap ? bk->cap * 2 : 1;
+        bk->ev = cs_realloc(bk->ev, bk->cap * sizeof *bk->ev);
+    }
+    bk->ev[bk->n++] = *e;
+    if (bk->heap_mode) ev_sift_up(bk->ev, bk->n - 1);
+}
+
+static const cs_event *bucket_top(const bucket *bk) {
+    return bk->heap_mode ? &bk->ev[0] : &bk->ev[bk->head];
+}
+
+static cs_event bucket_pop(bucket *bk) {
+    cs_event top;
+    if (!bk->heap_mode) {
+        top = bk->ev[bk->head++];
+    } else {
+        top = bk->ev[0];
+        bk->n--;
+        if (bk->n) {
+            bk->ev[0] = bk->ev[bk->n];
+            ev_sift_down(bk->ev, bk->n, 0);
+        }
+    }
+    return top;
+}
+
+static int bucket_empty(const bucket *bk) { return bk->heap_mode ? bk->n == 0 : bk->head == bk->n; }
+
+/* ---- outer heap of timestamps ---- */
+
+static void t_sift_up(cs_eventq *q, size_t i) {
+    uint32_t x = q->theap[i];
+    cs_time t = q->b[x].time;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (q->b[q->theap[p]].time <= t) break;
+        q->theap[i] = q->theap[p];
+        i = p;
+    }
+    q->theap[i] = x;
+}
+
+static void t_sift_down(cs_eventq *q, size_t i) {
+    uint32_t x = q->theap[i];
+    cs_time t = q->b[x].time;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->tn) break;
+        if (c + 1 < q->tn && q->b[q->theap[c + 1]].time < q->b[q->theap[c]].time) c++;
+        if (q->b[q->theap[c]].time >= t) break;
+        q->theap[i] = q->theap[c];
+        i = c;
+    }
+    q->theap[i] = x;
+}
+
+/* ---- time -> bucket map ---- */
+
+static size_t map_slot(const cs_eventq *q, cs_time t) {
+    uint64_t h = (t ^ (t >> 29)) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h >> 17) & (q->map_cap - 1);
+}
+
+static void map_put(cs_eventq *q, cs_time t, uint32_t bi);
+
+static void map_grow(cs_eventq *q) {
+    uint32_t *old = q->map;
+    size_t ocap = q->map_cap;
+    q->map_cap = ocap ? ocap * 2 : 64;
+    q->map = cs_calloc(q->map_cap, sizeof *q->map);
+    q->map_n = 0;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i]) map_put(q, q->b[old[i] - 1].time, old[i] - 1);
+    cs_free(old);
+}
+
+static void map_put(cs_eventq *q, cs_time t, uint32_t bi) {
+    if ((q->map_n + 1) * 2 > q->map_cap) map_grow(q);
+    size_t i = map_slot(q, t);
+    while (q->map[i]) i = (i + 1) & (q->map_cap - 1);
+    q->map[i] = bi + 1;
+    q->map_n++;
+}
+
+static uint32_t map_get(const cs_eventq *q, cs_time t) {
+    if (!q->map_cap) return NO_BUCKET;
+    size_t i = map_slot(q, t);
+    while (q->map[i]) {
+        if (q->b[q->map[i] - 1].time == t) return q->map[i] - 1;
+        i = (i + 1) & (q->map_cap - 1);
+    }
+    return NO_BUCKET;
+}
+
+static void map_del(cs_eventq *q, cs_time t) {
+    size_t i = map_slot(q, t);
+    while (q->map[i] && q->b[q->map[i] - 1].time != t) i = (i + 1) & (q->map_cap - 1);
+    if (!q->map[i]) return;
+    q->map[i] = 0;
+    q->map_n--;
+    /* backward-shift deletion */
+    size_t j = (i + 1) & (q->map_cap - 1);
+    while (q->map[j]) {
+        uint32_t v = q->map[j];
+        q->map[j] = 0;
+        q->map_n--;
+        map_put(q, q->b[v - 1].time, v - 1);
+        j = (j + 1) & (q->map_cap - 1);
+    }
+}
+
+/* ---- the store: push / peek / pop over all buckets ---- */
+
+static void store_push(cs_eventq *q, const cs_event *e) {
+    uint32_t bi = map_get(q, e->time);
+    if (bi == NO_BUCKET) {
+        if (q->free_head != NO_BUCKET) {
+            bi = q->free_head;
+            q->free_head = q->b[bi].next_free;
+        } else {
+            if (q->nb == q->capb) {
+                q->capb = q->capb ? q->capb * 2 : 16;
+                q->b = cs_realloc(q->b, q->capb * sizeof *q->b);
+            }
+            bi = q->nb++;
+            memset(&q->b[bi], 0, sizeof q->b[bi]);
+        }
+        bucket *bk = &q->b[bi];
+        bk->time = e->time;
+        bk->n = bk->head = 0;
+        bk->heap_mode = 0;
+        map_put(q, e->time, bi);
+        CS_GROW(q->theap, q->tcap, q->tn + 1);
+        q->theap[q->tn++] = bi;
+        t_sift_up(q, q->tn - 1);
+    }
+    bucket_push(&q->b[bi], e);
+    q->n++;
+}
+
+static const cs_event *store_top(const cs_eventq *q) {
+    return q->tn ? bucket_top(&q->b[q->theap[0]]) : NULL;
+}
+
+static cs_event store_pop(cs_eventq *q) {
+    uint32_t bi = q->theap[0];
+    bucket *bk = &q->b[bi];
+    cs_event top = bucket_pop(bk);
+    q->n--;
+    if (bucket_empty(bk)) {
+        map_del(q, bk->time);
+        q->theap[0] = q->theap[--q->tn];
+        if (q->tn) t_sift_down(q, 0);
+        bk->next_free = q->free_head;
+        q->free_head = bi;
+    }
+    return top;
+}
+
 uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                         uint64_t arg) {
     assert(t >= q->now && "event scheduled in the past");
-    CS_GROW(q->heap, q->cap, q->n + 1);
-    uint64_t id = q->next_seq++;
-    cs_event *e = &q->heap[q->n];
-    e->time = t;
-    e->key = key;
-    e->seq = id;
-    e->fn = fn;
-    e->ctx = ctx;
-    e->arg = arg;
-    sift_up(q->heap, q->n); /* may move another event into *e: return the saved id */
-    q->n++;
-    return id;
+    cs_event e = {t, key, q->next_seq++, fn, ctx, arg};
+    store_push(q, &e);
+    return e.seq;
 }
 
 static size_t dead_slot(const cs_eventq *q, uint64_t id) {
@@ -155,14 +349,20 @@ static int dead_has(const cs_eventq *q, uint64_t id) {
 static void dead_purge(cs_eventq *q) {
     cs_eventq old = *q;
     size_t keep = 0;
-    for (size_t i = 0; i < q->n; i++) keep += (size_t)dead_has(&old, q->heap[i].seq);
+    for (size_t t = 0; t < q->tn; t++) {
+        const bucket *bk = &q->b[q->theap[t]];
+        for (size_t i = bk->heap_mode ? 0 : bk->head; i < bk->n; i++) keep += (size_t)dead_has(&old, bk->ev[i].seq);
+    }
     size_t ncap = 16;
     while (ncap < 2 * keep) ncap *= 2;
     q->dead = cs_calloc(ncap, sizeof *q->dead);
     q->dead_cap = ncap;
     q->dead_n = 0;
-    for (size_t i = 0; i < q->n && q->dead_n < keep; i++)
-        if (dead_has(&old, q->heap[i].seq)) dead_insert(q, q->heap[i].seq);
+    for (size_t t = 0; t < q->tn && q->dead_n < keep; t++) {
+        const bucket *bk = &q->b[q->theap[t]];
+        for (size_t i = bk->heap_mode ? 0 : bk->head; i < bk->n; i++)
+            if (dead_has(&old, bk->ev[i].seq)) dead_insert(q, bk->ev[i].seq);
+    }
     cs_free(old.dead);
 }
 
@@ -177,27 +377,17 @@ void cs_eventq_cancel(cs_eventq *q, uint64_t id) {
     if (q->dead_n > 2 * q->n + 16) dead_purge(q);
 }
 
-static cs_event take_top(cs_eventq *q) {
-    cs_event top = q->heap[0];
-    q->n--;
-    if (q->n) {
-        q->heap[0] = q->heap[q->n];
-        sift_down(q->heap, q->n, 0);
-    }
-    return top;
-}
-
-/* Discard cancelled events sitting at the top of the heap. */
+/* Discard cancelled events waiting at the front of the queue. */
 static void drop_dead_top(cs_eventq *q) {
-    while (q->n && q->dead_n && dead_has(q, q->heap[0].seq)) {
-        cs_event top = take_top(q);
+    while (q->n && q->dead_n && dead_has(q, store_top(q)->seq)) {
+        cs_event top = store_pop(q);
         dead_take(q, top.seq);
     }
 }
 
 int cs_eventq_pop(cs_eventq *q, cs_event *out) {
     while (q->n) {
-        cs_event top = take_top(q);
+        cs_event top = store_pop(q);
         if (dead_take(q, top.seq)) continue;
         assert(top.time >= q->now);
         q->now = top.time;
@@ -227,7 +417,7 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until) {
         /* Tombstones first: a cancelled event at the top must not let the
          * bound check pass and then dispatch a later live event. */
         drop_dead_top(q);
-        if (!q->n || q->heap[0].time > until) break;
+        if (!q->n || store_top(q)->time > until) break;
         if (cs_eventq_step(q)) n++;
     }
     return n;
