@@ -7,8 +7,9 @@
  * from when it was inserted, so that a future parallel engine that inserts in
  * another order pops in the same order; seq only settles exact duplicates.
  *
- * The queue is a compact array binary heap (the interface is small so that a
- * calendar or ladder queue can replace it after measurement).  Cancellation
+ * The queue is two-level: a heap of distinct timestamps and per timestamp a
+ * bucket of events in (key, seq) order (eventq.c; the interface is small so
+ * that a calendar or ladder queue can replace it after measurement).  Cancellation
  * is lazy: cancelled ids become tombstones skipped when popped.
  * Time never goes backwards: pushing an event earlier than the last popped
  * time is a bug and aborts via assert.
