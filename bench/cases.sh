@@ -30,8 +30,8 @@ for c in "$CASES"/*/; do
         printf '| %s | %d | %s | %.3f | failed: %s |\n' "$name" "$npus" "$backend" "$wall" "$(head -c 120 "$TMP/$name.err")"
         continue
     fi
-    err=$(awk -F, 'NR==FNR { if (FNR > 1) { split($0, a, "\t"); exp[a[1]] = a[2] } next }
-                   FNR > 1 { e = exp[$1]; d = ($2 - e) / (e > 0 ? e : 1) * 100; if (d < 0) d = -d; if (d > m) m = d }
+    err=$(awk -F, 'NR==FNR { if (FNR > 1) { split($0, a, "\t"); ex[a[1]] = a[2] } next }
+                   FNR > 1 { e = ex[$1]; d = ($2 - e) / (e > 0 ? e : 1) * 100; if (d < 0) d = -d; if (d > m) m = d }
                    END { printf "%.4f", m }' "$c/expected.tsv" "$TMP/$name/ranks.csv")
     printf '| %s | %d | %s | %.3f | %s |\n' "$name" "$npus" "$backend" "$wall" "$err"
 done
