@@ -48,4 +48,15 @@ cmp -s "$CS_TMP/o1/trace.json" "$CS_TMP/o2/trace.json" && pass "timeline determi
 "$CS_BIN" inspect "$EX/pipeline.1.et" > "$CS_TMP/insp.txt" && grep -q "validation    ok" "$CS_TMP/insp.txt" \
     && grep -q "COMM_SEND    16" "$CS_TMP/insp.txt" && pass "inspect summary" || fail "inspect summary: $(cat "$CS_TMP/insp.txt")"
 "$CS_BIN" inspect --json "$EX/pipeline.0.et" 2>/dev/null | grep -q '"name": "fwd_mb0"' && pass "inspect --json" || fail "inspect --json"
+# The data-parallel example: one trace for all 32 ranks, overlapped all-reduces.
+DP="$CS_SOURCE_DIR/examples/data_parallel"
+"$CS_BUILD_DIR/examples/cs_example_data_parallel" "$CS_TMP/gen" && cmp -s "$CS_TMP/gen/dp.et" "$DP/dp.et" \
+    && pass "data-parallel trace regenerates identically" || fail "data-parallel trace regenerates identically"
+"$CS_BIN" run --workload-configuration="$DP/dp.et" --network-configuration="$DP/network.yml" \
+    --system-configuration="$DP/system.json" --quiet --out "$CS_TMP/dp" 2>/dev/null || fail "data-parallel example runs"
+# compute = 8x500 + 8x500 + 7x500 + 200 us = 11.7 ms on every rank; all ranks finish together
+awk -F, 'NR > 1 { if ($3 != 11700000) bad = 1; f[$2] = 1; n++ } END { c = 0; for (k in f) c++; exit !(n == 32 && !bad && c == 1) }' \
+    "$CS_TMP/dp/ranks.csv" && pass "data-parallel compute and symmetry" || fail "data-parallel compute and symmetry"
+awk -F, 'NR == 2 { exit !($2 > $3 && $4 == $2 - $3) }' "$CS_TMP/dp/ranks.csv" \
+    && pass "data-parallel exposed = finish - compute" || fail "data-parallel exposed = finish - compute"
 finish
