@@ -15,25 +15,11 @@
 #include "config/comm_group.h"
 #include "core/log.h"
 
-static const char *write_tmp(const char *name, const char *text) {
-    static char path[8][4096];
-    static int next;
-    char *p = path[next++ & 7];
-    snprintf(p, sizeof path[0], "%s", tu_path(tu_tmp_dir(), name));
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
 
-static void assert_msg_has(const char *msg, const char *want) {
-    if (!strstr(msg, want)) fail_msg("message \"%s\" lacks \"%s\"", msg, want);
-}
 
 static void expect_error(const char *name, const char *text, int line, const char *key,
                          const char *extra) {
-    const char *p = write_tmp(name, text);
+    const char *p = tu_write_tmp(name, text);
     cs_comm_groups g;
     cs_error err;
     cs_error_clear(&err);
@@ -41,10 +27,10 @@ static void expect_error(const char *name, const char *text, int line, const cha
     if (rc != CS_EINVAL) fail_msg("%s: rc %d, message \"%s\"", name, rc, err.msg);
     char want[4200];
     snprintf(want, sizeof want, "%s:%d: ", p, line);
-    assert_msg_has(err.msg, want);
-    if (key) assert_msg_has(err.msg, key);
-    assert_msg_has(err.msg, "expected");
-    if (extra) assert_msg_has(err.msg, extra);
+    tu_assert_has(err.msg, want);
+    if (key) tu_assert_has(err.msg, key);
+    tu_assert_has(err.msg, "expected");
+    if (extra) tu_assert_has(err.msg, extra);
     assert_null(g.path);
     assert_int_equal(g.ngroups, 0);
 }
@@ -104,7 +90,7 @@ static void test_case_values(void **state) {
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_comm_groups_validate(&g, 3, &err), CS_EINVAL);
-    assert_msg_has(err.msg, "comm_group.json:1: group \"2\": expected NPU ranks below 3");
+    tu_assert_has(err.msg, "comm_group.json:1: group \"2\": expected NPU ranks below 3");
     assert_ptr_equal(cs_comm_groups_find(&g, "2"), &g.groups[1]);
     cs_comm_groups_free(&g);
 }
@@ -124,15 +110,15 @@ static void test_empty(void **state) {
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_comm_groups_resolve(&g, "1", &cg, &err), CS_EINVAL);
-    assert_msg_has(err.msg, "pg_name: expected");
-    assert_msg_has(err.msg, "got \"1\"");
+    tu_assert_has(err.msg, "pg_name: expected");
+    tu_assert_has(err.msg, "got \"1\"");
     assert_int_equal(cs_comm_groups_validate(&g, 1, NULL), CS_OK);
     cs_comm_groups_free(&g);
 }
 
 static void test_sorted_lookup_and_group_zero(void **state) {
     (void)state;
-    const char *p = write_tmp("sorted.json",
+    const char *p = tu_write_tmp("sorted.json",
                               "{\n  \"10\": [5, 1],\n  \"2\": [\n    0,\n    3\n  ],\n"
                               "  \"0\": [7]\n}\n");
     cs_comm_groups g = load_ok(p);
@@ -159,19 +145,19 @@ static void test_sorted_lookup_and_group_zero(void **state) {
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_comm_groups_resolve(&g, "4", &cg, &err), CS_EINVAL);
-    assert_msg_has(err.msg, "sorted.json");
-    assert_msg_has(err.msg, "got \"4\"");
+    tu_assert_has(err.msg, "sorted.json");
+    tu_assert_has(err.msg, "got \"4\"");
 
     cs_error_clear(&err);
     assert_int_equal(cs_comm_groups_validate(&g, 7, &err), CS_EINVAL);
     char want[4200];
     snprintf(want, sizeof want, "%s:7: group \"0\": expected NPU ranks below 7", p);
-    assert_msg_has(err.msg, want);
-    assert_msg_has(err.msg, "got 7");
+    tu_assert_has(err.msg, want);
+    tu_assert_has(err.msg, "got 7");
     assert_int_equal(cs_comm_groups_validate(&g, 8, NULL), CS_OK);
     cs_comm_groups_free(&g);
 
-    p = write_tmp("none.json", "{}\n");
+    p = tu_write_tmp("none.json", "{}\n");
     g = load_ok(p);
     assert_int_equal(g.ngroups, 0);
     assert_non_null(g.path);
@@ -227,7 +213,7 @@ static void test_err_unreadable(void **state) {
     cs_error_clear(&err);
     assert_int_equal(cs_comm_groups_load(tu_path(tu_tmp_dir(), "no-such-commgroup.json"), &g, &err),
                      CS_EIO);
-    assert_msg_has(err.msg, "no-such-commgroup.json");
+    tu_assert_has(err.msg, "no-such-commgroup.json");
 }
 
 int main(void) {

@@ -14,25 +14,11 @@
 #include "config/memory_config.h"
 #include "core/log.h"
 
-static const char *write_tmp(const char *name, const char *text) {
-    static char path[8][4096];
-    static int next;
-    char *p = path[next++ & 7];
-    snprintf(p, sizeof path[0], "%s", tu_path(tu_tmp_dir(), name));
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
 
-static void assert_msg_has(const char *msg, const char *want) {
-    if (!strstr(msg, want)) fail_msg("message \"%s\" lacks \"%s\"", msg, want);
-}
 
 static void expect_error(const char *name, const char *text, int line, const char *key,
                          const char *extra) {
-    const char *p = write_tmp(name, text);
+    const char *p = tu_write_tmp(name, text);
     cs_memory_config c;
     cs_error err;
     cs_error_clear(&err);
@@ -40,10 +26,10 @@ static void expect_error(const char *name, const char *text, int line, const cha
     if (rc != CS_EINVAL) fail_msg("%s: rc %d, message \"%s\"", name, rc, err.msg);
     char want[4200];
     snprintf(want, sizeof want, "%s:%d: ", p, line);
-    assert_msg_has(err.msg, want);
-    if (key) assert_msg_has(err.msg, key);
-    assert_msg_has(err.msg, "expected");
-    if (extra) assert_msg_has(err.msg, extra);
+    tu_assert_has(err.msg, want);
+    if (key) tu_assert_has(err.msg, key);
+    tu_assert_has(err.msg, "expected");
+    if (extra) tu_assert_has(err.msg, extra);
     assert_null(c.path);
 }
 
@@ -62,22 +48,6 @@ static const char *case_file(const char *case_name) {
     return buf;
 }
 
-static char g_warn[4096];
-static int g_nwarn;
-static void sink(int level, const char *msg, void *ud) {
-    (void)ud;
-    if (level == CS_LOG_WARN) { /* keep them all, one per line */
-        size_t used = strlen(g_warn);
-        snprintf(g_warn + used, sizeof g_warn - used, "%s\n", msg);
-        g_nwarn++;
-    }
-}
-static void capture(void) {
-    cs_log_reset();
-    g_warn[0] = '\0';
-    g_nwarn = 0;
-    cs_log_set_sink(sink, NULL);
-}
 
 static void test_all_cases_load(void **state) {
     (void)state;
@@ -91,7 +61,7 @@ static void test_all_cases_load(void **state) {
     assert_non_null(d);
     int n = 0;
     struct dirent *e;
-    capture();
+    tu_capture_warnings();
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.') continue;
         char p[8192];
@@ -105,9 +75,9 @@ static void test_all_cases_load(void **state) {
         n++;
     }
     closedir(d);
-    cs_log_set_sink(NULL, NULL);
+    tu_capture_end();
     assert_true(n >= 40);
-    assert_int_equal(g_nwarn, 0);
+    assert_int_equal(tu_warning_count(), 0);
 }
 
 static void test_case_values(void **state) {
@@ -138,7 +108,7 @@ static void test_case_values(void **state) {
 
 static void test_per_node(void **state) {
     (void)state;
-    const char *p = write_tmp("node.json",
+    const char *p = tu_write_tmp("node.json",
                               "{\n  \"memory-type\": \"PER_NODE_MEMORY_EXPANSION\",\n"
                               "  \"remote-mem-latency\": 250.5,\n  \"remote-mem-bw\": 12.5,\n"
                               "  \"num-nodes\": 2,\n  \"num-npus-per-node\": 4\n}\n");
@@ -153,8 +123,8 @@ static void test_per_node(void **state) {
     assert_int_equal(cs_memory_config_validate(&c, 16, &err), CS_EINVAL);
     char want[4200];
     snprintf(want, sizeof want, "%s:5: num-nodes: expected", p);
-    assert_msg_has(err.msg, want);
-    assert_msg_has(err.msg, "got 2 x 4 = 8");
+    tu_assert_has(err.msg, want);
+    tu_assert_has(err.msg, "got 2 x 4 = 8");
 
     json_t *j = cs_memory_config_to_json(&c);
     assert_int_equal(json_object_size(j), 5);
@@ -271,36 +241,36 @@ static void test_err_unreadable(void **state) {
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_memory_config_load(tu_path(tu_tmp_dir(), "no-such-memory.json"), &c, &err), CS_EIO);
-    assert_msg_has(err.msg, "no-such-memory.json");
+    tu_assert_has(err.msg, "no-such-memory.json");
 }
 
 static void test_warnings(void **state) {
     (void)state;
-    const char *p = write_tmp("warn.json",
+    const char *p = tu_write_tmp("warn.json",
                               "{\n  \"memory-type\": \"PER_NPU_MEMORY_EXPANSION\",\n"
                               "  \"remote-mem-bw\": 1,\n  \"num-nodes\": 2,\n"
                               "  \"remote-mem-latncy\": 3\n}\n");
-    capture();
+    tu_capture_warnings();
     cs_memory_config c = load_ok(p);
-    cs_log_set_sink(NULL, NULL);
-    assert_int_equal(g_nwarn, 2);
+    tu_capture_end();
+    assert_int_equal(tu_warning_count(), 2);
     assert_int_equal(c.num_nodes, 0);
     cs_memory_config_free(&c);
     char want[4200];
     snprintf(want, sizeof want, "%s:5: unknown key \"remote-mem-latncy\" ignored (did you mean "
              "\"remote-mem-latency\"?)", p);
-    assert_msg_has(g_warn, want);
+    tu_assert_has(tu_warnings(), want);
     snprintf(want, sizeof want, "%s:4: num-nodes is ignored", p);
-    assert_msg_has(g_warn, want);
+    tu_assert_has(tu_warnings(), want);
 
-    p = write_tmp("warn2.json", "{\"memory-type\": \"NO_MEMORY_EXPANSION\",\n \"colour\": 1}\n");
-    capture();
+    p = tu_write_tmp("warn2.json", "{\"memory-type\": \"NO_MEMORY_EXPANSION\",\n \"colour\": 1}\n");
+    tu_capture_warnings();
     c = load_ok(p);
-    cs_log_set_sink(NULL, NULL);
+    tu_capture_end();
     cs_memory_config_free(&c);
-    assert_int_equal(g_nwarn, 1);
+    assert_int_equal(tu_warning_count(), 1);
     snprintf(want, sizeof want, "%s:2: unknown key \"colour\"", p);
-    assert_msg_has(g_warn, want);
+    tu_assert_has(tu_warnings(), want);
 }
 
 int main(void) {

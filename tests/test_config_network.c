@@ -15,26 +15,12 @@
 #include "config/network_config.h"
 #include "core/log.h"
 
-static const char *write_tmp(const char *name, const char *text) {
-    static char path[8][4096];
-    static int next;
-    char *p = path[next++ & 7];
-    snprintf(p, sizeof path[0], "%s", tu_path(tu_tmp_dir(), name));
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
 
-static void assert_msg_has(const cs_error *err, const char *want) {
-    if (!strstr(err->msg, want)) fail_msg("message \"%s\" lacks \"%s\"", err->msg, want);
-}
 
 /* Load text from a temp file; expect code with path:line: key ... expected. */
 static void expect_error(const char *name, const char *text, int line, const char *key,
                          const char *extra) {
-    const char *p = write_tmp(name, text);
+    const char *p = tu_write_tmp(name, text);
     cs_network_config c;
     cs_error err;
     cs_error_clear(&err);
@@ -43,10 +29,10 @@ static void expect_error(const char *name, const char *text, int line, const cha
     assert_int_equal(err.code, CS_EINVAL);
     char want[4200];
     snprintf(want, sizeof want, "%s:%d: ", p, line);
-    assert_msg_has(&err, want);
-    if (key) assert_msg_has(&err, key);
-    assert_msg_has(&err, "expected");
-    if (extra) assert_msg_has(&err, extra);
+    tu_assert_has(err.msg, want);
+    if (key) tu_assert_has(err.msg, key);
+    tu_assert_has(err.msg, "expected");
+    if (extra) tu_assert_has(err.msg, extra);
     assert_null(c.path); /* freed on failure */
     assert_int_equal(c.ndims, 0);
 }
@@ -133,7 +119,7 @@ static void test_case_values(void **state) {
 
 static void test_block_style_comments_one_npu(void **state) {
     (void)state;
-    const char *p = write_tmp("block.yml",
+    const char *p = tu_write_tmp("block.yml",
                               "# a comment\n"
                               "topology:\n"
                               "  - Ring      # dim 0\n"
@@ -155,7 +141,7 @@ static void test_block_style_comments_one_npu(void **state) {
     assert_int_equal(c.total_npus, 8);
     cs_network_config_free(&c);
 
-    p = write_tmp("single.yml", "topology: [Ring]\nnpus_count: [1]\nbandwidth: [1]\nlatency: [1]\n");
+    p = tu_write_tmp("single.yml", "topology: [Ring]\nnpus_count: [1]\nbandwidth: [1]\nlatency: [1]\n");
     c = load_ok(p);
     assert_int_equal(c.total_npus, 1);
     cs_network_config_free(&c);
@@ -163,7 +149,7 @@ static void test_block_style_comments_one_npu(void **state) {
 
 static void test_max_dims_and_total(void **state) {
     (void)state;
-    const char *p = write_tmp("eight.yml",
+    const char *p = tu_write_tmp("eight.yml",
                               "topology: [Ring, Ring, Ring, Ring, Ring, Ring, Ring, Ring]\n"
                               "npus_count: [2, 2, 2, 2, 2, 2, 2, 2]\n"
                               "bandwidth: [1, 1, 1, 1, 1, 1, 1, 1]\n"
@@ -173,7 +159,7 @@ static void test_max_dims_and_total(void **state) {
     assert_int_equal(c.total_npus, 256);
     cs_network_config_free(&c);
     /* exactly 2^32 NPUs is allowed */
-    p = write_tmp("big.yml", "topology: [Ring, Ring]\nnpus_count: [65536, 65536]\n"
+    p = tu_write_tmp("big.yml", "topology: [Ring, Ring]\nnpus_count: [65536, 65536]\n"
                              "bandwidth: [1, 1]\nlatency: [1, 1]\n");
     c = load_ok(p);
     assert_true(c.total_npus == CS_MAX_TOTAL_NPUS);
@@ -305,35 +291,28 @@ static void test_err_unreadable(void **state) {
     cs_error_clear(&err);
     const char *p = tu_path(tu_tmp_dir(), "does-not-exist.yml");
     assert_int_equal(cs_network_config_load(p, &c, &err), CS_EIO);
-    assert_msg_has(&err, "does-not-exist.yml");
+    tu_assert_has(err.msg, "does-not-exist.yml");
 }
 
-static char g_warn[4096];
-static void sink(int level, const char *msg, void *ud) {
-    (void)ud;
-    if (level == CS_LOG_WARN) snprintf(g_warn, sizeof g_warn, "%s", msg);
-}
 
 static void test_unknown_key_warns(void **state) {
     (void)state;
-    const char *p = write_tmp("unknown.yml",
+    const char *p = tu_write_tmp("unknown.yml",
                               "topology: [Ring]\nnpus_count: [4]\nbandwidth: [1]\nlatency: [1]\n"
                               "latencyy: [2]\n");
-    cs_log_reset();
-    g_warn[0] = '\0';
-    cs_log_set_sink(sink, NULL);
+    tu_capture_warnings();
     cs_network_config c = load_ok(p);
-    cs_log_set_sink(NULL, NULL);
+    tu_capture_end();
     cs_network_config_free(&c);
     char want[4200];
     snprintf(want, sizeof want, "%s:5: ", p);
-    if (!strstr(g_warn, want) || !strstr(g_warn, "latencyy") || !strstr(g_warn, "latency\""))
-        fail_msg("warning \"%s\"", g_warn);
+    if (!strstr(tu_warnings(), want) || !strstr(tu_warnings(), "latencyy") || !strstr(tu_warnings(), "latency\""))
+        fail_msg("warning \"%s\"", tu_warnings());
 }
 
 static void test_dump_and_help(void **state) {
     (void)state;
-    const char *p = write_tmp("dump.yml", "topology: [FullyConnected, Switch]\nnpus_count: [2, 3]\n"
+    const char *p = tu_write_tmp("dump.yml", "topology: [FullyConnected, Switch]\nnpus_count: [2, 3]\n"
                                           "bandwidth: [25, 12.5]\nlatency: [10, 20]\n");
     cs_network_config c = load_ok(p);
     json_t *j = cs_network_config_to_json(&c);

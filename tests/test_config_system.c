@@ -15,21 +15,7 @@
 #include "config/system_config.h"
 #include "core/log.h"
 
-static const char *write_tmp(const char *name, const char *text) {
-    static char path[8][4096];
-    static int next;
-    char *p = path[next++ & 7];
-    snprintf(p, sizeof path[0], "%s", tu_path(tu_tmp_dir(), name));
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
 
-static void assert_msg_has(const char *msg, const char *want) {
-    if (!strstr(msg, want)) fail_msg("message \"%s\" lacks \"%s\"", msg, want);
-}
 
 /* A valid file body without the closing brace, to add one key to. */
 #define BASE                                                                                  \
@@ -42,7 +28,7 @@ static void assert_msg_has(const char *msg, const char *want) {
 
 static void expect_error(const char *name, const char *text, int line, const char *key,
                          const char *extra) {
-    const char *p = write_tmp(name, text);
+    const char *p = tu_write_tmp(name, text);
     cs_system_config c;
     cs_error err;
     cs_error_clear(&err);
@@ -50,10 +36,10 @@ static void expect_error(const char *name, const char *text, int line, const cha
     if (rc != CS_EINVAL) fail_msg("%s: rc %d, message \"%s\"", name, rc, err.msg);
     char want[4200];
     snprintf(want, sizeof want, "%s:%d: ", p, line);
-    assert_msg_has(err.msg, want);
-    if (key) assert_msg_has(err.msg, key);
-    assert_msg_has(err.msg, "expected");
-    if (extra) assert_msg_has(err.msg, extra);
+    tu_assert_has(err.msg, want);
+    if (key) tu_assert_has(err.msg, key);
+    tu_assert_has(err.msg, "expected");
+    if (extra) tu_assert_has(err.msg, extra);
     assert_null(c.path);
     assert_null(c.local_mem_trace_filename);
 }
@@ -75,21 +61,6 @@ static const char *case_file(const char *case_name, const char *file) {
     return b;
 }
 
-static char g_warn[4096];
-static int g_nwarn;
-static void sink(int level, const char *msg, void *ud) {
-    (void)ud;
-    if (level == CS_LOG_WARN) {
-        snprintf(g_warn, sizeof g_warn, "%s", msg);
-        g_nwarn++;
-    }
-}
-static void capture(void) {
-    cs_log_reset();
-    g_warn[0] = '\0';
-    g_nwarn = 0;
-    cs_log_set_sink(sink, NULL);
-}
 
 static void test_all_cases_load(void **state) {
     (void)state;
@@ -103,7 +74,7 @@ static void test_all_cases_load(void **state) {
     assert_non_null(d);
     int n = 0;
     struct dirent *e;
-    capture();
+    tu_capture_warnings();
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.') continue;
         char p[8192], q[8192];
@@ -124,9 +95,9 @@ static void test_all_cases_load(void **state) {
         n++;
     }
     closedir(d);
-    cs_log_set_sink(NULL, NULL);
+    tu_capture_end();
     assert_true(n >= 40);
-    if (g_nwarn) fail_msg("unexpected warning: %s", g_warn); /* boost-mode is silent */
+    if (tu_warning_count()) fail_msg("unexpected warning: %s", tu_warnings()); /* boost-mode is silent */
 }
 
 static void test_case_values(void **state) {
@@ -179,7 +150,7 @@ static void test_case_values(void **state) {
 
 static void test_all_keys(void **state) {
     (void)state;
-    const char *p = write_tmp(
+    const char *p = tu_write_tmp(
         "all.json",
         "{\"scheduling-policy\": \"EXPLICIT\", \"collective-optimization\": \"baseline\",\n"
         " \"endpoint-delay\": 0, \"local-reduction-delay\": 3,\n"
@@ -199,10 +170,10 @@ static void test_all_keys(void **state) {
         " \"local-mem-trace-filename\": \"mem.json\", \"boost-mode\": {\"any\": 1},\n"
         " \"inter-dimension-scheduling\": \"offlineGreedyFlex\",\n"
         " \"intra-dimension-scheduling\": \"lessRemainingPhaseFirst\"}\n");
-    capture();
+    tu_capture_warnings();
     cs_system_config c = load_ok(p);
-    cs_log_set_sink(NULL, NULL);
-    assert_int_equal(g_nwarn, 0);
+    tu_capture_end();
+    assert_int_equal(tu_warning_count(), 0);
     assert_int_equal(c.scheduling_policy, CS_SCHED_EXPLICIT);
     assert_int_equal(c.collective_optimization, CS_COLLOPT_BASELINE);
     assert_int_equal(c.endpoint_delay_ns, 0); /* ASTRA-sim asserts on 0; we accept it */
@@ -444,12 +415,12 @@ static void test_err_unreadable(void **state) {
     cs_error_clear(&err);
     assert_int_equal(cs_system_config_load(tu_path(tu_tmp_dir(), "no-such-system.json"), &c, &err),
                      CS_EIO);
-    assert_msg_has(err.msg, "no-such-system.json");
+    tu_assert_has(err.msg, "no-such-system.json");
 }
 
 static void test_err_check_network(void **state) {
     (void)state;
-    const char *p = write_tmp("dims.json",
+    const char *p = tu_write_tmp("dims.json",
                               BASE ",\n    \"all-reduce-implementation\": [\"ring\", \"ring\"],\n"
                                    "    \"all-gather-implementation\": [\"oneRing\"]\n}\n");
     cs_system_config c = load_ok(p);
@@ -460,29 +431,29 @@ static void test_err_check_network(void **state) {
     assert_int_equal(cs_system_config_check_network(&c, 3, &err), CS_EINVAL);
     char want[4200];
     snprintf(want, sizeof want, "%s:6: ", p);
-    assert_msg_has(err.msg, want);
-    assert_msg_has(err.msg, "all-reduce-implementation");
-    assert_msg_has(err.msg, "expected 3 entries");
+    tu_assert_has(err.msg, want);
+    tu_assert_has(err.msg, "all-reduce-implementation");
+    tu_assert_has(err.msg, "expected 3 entries");
     cs_error_clear(&err);
     assert_int_equal(cs_system_config_check_network(&c, 1, &err), CS_EINVAL);
-    assert_msg_has(err.msg, "got 2");
+    tu_assert_has(err.msg, "got 2");
     cs_system_config_free(&c);
 }
 
 static void test_unknown_key_warns(void **state) {
     (void)state;
-    const char *p = write_tmp("unknown.json", BASE ",\n    \"endpoint-dealy\": 5,\n"
+    const char *p = tu_write_tmp("unknown.json", BASE ",\n    \"endpoint-dealy\": 5,\n"
                                                    "    \"boost-mode\": 1\n}\n");
-    capture();
+    tu_capture_warnings();
     cs_system_config c = load_ok(p);
-    cs_log_set_sink(NULL, NULL);
+    tu_capture_end();
     cs_system_config_free(&c);
     char want[4200];
     snprintf(want, sizeof want, "%s:6: ", p);
-    assert_int_equal(g_nwarn, 1); /* boost-mode is accepted silently */
-    assert_msg_has(g_warn, want);
-    assert_msg_has(g_warn, "endpoint-dealy");
-    assert_msg_has(g_warn, "did you mean \"endpoint-delay\"");
+    assert_int_equal(tu_warning_count(), 1); /* boost-mode is accepted silently */
+    tu_assert_has(tu_warnings(), want);
+    tu_assert_has(tu_warnings(), "endpoint-dealy");
+    tu_assert_has(tu_warnings(), "did you mean \"endpoint-delay\"");
 }
 
 int main(void) {

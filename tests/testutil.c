@@ -189,3 +189,40 @@ int tu_write_file(const char *path, const char *text) {
     fputs(text, f);
     return fclose(f) == 0 ? 0 : -1;
 }
+
+#include "core/log.h"
+
+const char *tu_write_tmp(const char *name, const char *text) {
+    static char paths[8][4096];
+    static int next;
+    char *p = paths[next++ & 7];
+    snprintf(p, sizeof paths[0], "%s", tu_path(tu_tmp_dir(), name));
+    if (tu_write_file(p, text) != 0) fail_msg("cannot write %s", p);
+    return p;
+}
+
+void tu_assert_has(const char *msg, const char *want) {
+    if (!strstr(msg, want)) fail_msg("message \"%s\" lacks \"%s\"", msg, want);
+}
+
+static char g_warn_text[16384];
+static int g_warn_count;
+
+static void warn_sink(int level, const char *msg, void *ud) {
+    (void)ud;
+    if (level != CS_LOG_WARN) return;
+    size_t used = strlen(g_warn_text);
+    snprintf(g_warn_text + used, sizeof g_warn_text - used, "%s\n", msg);
+    g_warn_count++;
+}
+
+void tu_capture_warnings(void) {
+    cs_log_reset();
+    g_warn_text[0] = '\0';
+    g_warn_count = 0;
+    cs_log_set_sink(warn_sink, NULL);
+}
+
+const char *tu_warnings(void) { return g_warn_text; }
+int tu_warning_count(void) { return g_warn_count; }
+void tu_capture_end(void) { cs_log_set_sink(NULL, NULL); }

@@ -39,3 +39,15 @@ int tu_write_trace(const char *path, const char *spec);
 int tu_write_traces(const char *prefix, const char *const *specs, unsigned nranks);
 /* Write text to a file; returns 0 or -1. */
 int tu_write_file(const char *path, const char *text);
+/* Write text to a file in this test's scratch directory; returns its path
+ * (one of 8 rotating static buffers). Fails the test if it cannot. */
+const char *tu_write_tmp(const char *name, const char *text);
+/* Fail the test unless msg contains want (both printed). */
+void tu_assert_has(const char *msg, const char *want);
+/* Capture warnings (cs_warn) from now on: resets the log, installs a sink that
+ * keeps every warning, one per line. tu_warnings() is the text so far,
+ * tu_warning_count() how many; tu_capture_end() restores stderr. */
+void tu_capture_warnings(void);
+const char *tu_warnings(void);
+int tu_warning_count(void);
+void tu_capture_end(void);
