@@ -10,7 +10,11 @@
  * resident memory from wait4's rusage (ru_maxrss).
  *
  *   usage: bench_scale CLUSTERSIM_BINARY [--max-npus N] [--backend NAME]
- * Prints a Markdown table (docs/performance.md records it).
+ *                      [--symmetry auto|off]
+ * --symmetry is passed to clustersim: auto (its default) simulates one
+ * representative rank when every rank provably follows the same timeline,
+ * off simulates every rank.  Prints a Markdown table (docs/performance.md
+ * records it).
  */
 #define _DEFAULT_SOURCE /* wait4 */
 #include <errno.h>
@@ -66,14 +70,16 @@ static int write_text(const char *path, const char *text) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s CLUSTERSIM_BINARY [--max-npus N] [--backend NAME]\n", argv[0]);
+        fprintf(stderr, "usage: %s CLUSTERSIM_BINARY [--max-npus N] [--backend NAME] [--symmetry auto|off]\n",
+                argv[0]);
         return 2;
     }
-    const char *bin = argv[1], *backend = "analytical";
+    const char *bin = argv[1], *backend = "analytical", *symmetry = "auto";
     unsigned long max_npus = 1UL << 20;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--max-npus") == 0) max_npus = strtoul(argv[i + 1], NULL, 10);
         if (strcmp(argv[i], "--backend") == 0) backend = argv[i + 1];
+        if (strcmp(argv[i], "--symmetry") == 0) symmetry = argv[i + 1];
     }
     char dir[] = "/tmp/cs_bench_scaleXXXXXX";
     if (!mkdtemp(dir)) {
@@ -94,8 +100,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cannot write inputs in %s\n", dir);
         return 1;
     }
-    printf("| NPUs | dims (Ring x FC x Switch) | backend | wall time (s) | peak RSS (MB) | sim time (ns) |\n");
-    printf("|---:|---|---|---:|---:|---:|\n");
+    printf("| NPUs | dims (Ring x FC x Switch) | backend | symmetry | wall time (s) | peak RSS (MB) | sim time (ns) |\n");
+    printf("|---:|---|---|---|---:|---:|---:|\n");
     for (size_t k = 0; k < sizeof g_sizes / sizeof g_sizes[0]; k++) {
         size3 s = g_sizes[k];
         unsigned long n = (unsigned long)s.a * s.b * s.c;
@@ -108,16 +114,17 @@ int main(int argc, char **argv) {
                  "bandwidth: [ 200.0, 100.0, 50.0 ]\nlatency: [ 50.0, 500.0, 2000.0 ]\n",
                  s.a, s.b, s.c);
         if (write_text(net, yml)) return 1;
-        char wl[300], nc[300], sc[300], be[300];
+        char wl[300], nc[300], sc[300], be[300], sy[64];
         snprintf(wl, sizeof wl, "--workload-configuration=%s", trace);
         snprintf(nc, sizeof nc, "--network-configuration=%s", net);
         snprintf(sc, sizeof sc, "--system-configuration=%s", sys);
         snprintf(be, sizeof be, "--backend=%s", backend);
+        snprintf(sy, sizeof sy, "--symmetry=%s", symmetry);
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         pid_t pid = fork();
         if (pid == 0) {
-            execl(bin, bin, "run", wl, nc, sc, be, "--quiet", "--no-progress", "--json", out, (char *)NULL);
+            execl(bin, bin, "run", wl, nc, sc, be, sy, "--quiet", "--no-progress", "--json", out, (char *)NULL);
             _exit(127);
         }
         int status = 0;
@@ -136,8 +143,8 @@ int main(int argc, char **argv) {
                 if (sscanf(line, "  \"sim_time_ns\": %63[0-9.]", simt) == 1) break;
         }
         if (f) fclose(f);
-        printf("| %lu | %u x %u x %u | %s | %.2f | %.0f | %s |\n", n, s.a, s.b, s.c, backend, wall,
-               (double)ru.ru_maxrss / 1024.0, simt);
+        printf("| %lu | %u x %u x %u | %s | %s | %.2f | %.0f | %s |\n", n, s.a, s.b, s.c, backend, symmetry,
+               wall, (double)ru.ru_maxrss / 1024.0, simt);
         fflush(stdout);
     }
     return 0;

@@ -6,7 +6,8 @@ PKGS=(build-essential cmake pkg-config
       libprotobuf-c-dev protobuf-c-compiler   # Chakra traces
       libjansson-dev libyaml-dev zlib1g-dev   # JSON, YAML, gzip
       libcmocka-dev                           # unit tests
-      clang libclang-rt-14-dev)               # libFuzzer target
+      clang libclang-rt-14-dev                # libFuzzer target
+      python3)                                # one test's independent reference scheduler
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()

@@ -162,9 +162,32 @@ static inline int run_specs(const setup *u, const char *const *specs, unsigned n
         so.coll_observer = &obs;
     }
     cs_sim_result res;
+    so.symmetry = CS_SYMMETRY_OFF; /* the full simulation is what these tests check ... */
     rc = cs_sim_run(&w, &net, &so, &res, err);
     if (rc == CS_OK) {
         for (uint32_t r = 0; r < res.nranks && r < MAXR; r++) fin[r] = cs_time_as_ns(res.ranks[r].finish);
+        /* ... and the default run (one representative rank, when symmetry
+         * applies: test_symmetry.c) must agree with it exactly */
+        rec_sum rs2;
+        cs_coll_observer obs2 = {on_coll, &rs2};
+        memset(&rs2, 0, sizeof rs2);
+        if (rs) so.coll_observer = &obs2;
+        so.symmetry = CS_SYMMETRY_AUTO;
+        cs_sim_result res2;
+        cs_error e2;
+        cs_error_clear(&e2);
+        int rc2 = cs_sim_run(&w, &net, &so, &res2, &e2);
+        int same = rc2 == CS_OK && res2.sim_time == res.sim_time && res2.events == res.events &&
+                   memcmp(res2.ranks, res.ranks, res.nranks * sizeof *res.ranks) == 0 &&
+                   (!rs || (rs2.sent == rs->sent && rs2.recv == rs->recv && rs2.records == rs->records &&
+                            memcmp(rs2.end, rs->end, sizeof rs2.end) == 0));
+        if (rc2 == CS_OK) cs_sim_result_free(&res2);
+        if (!same) {
+            fprintf(stderr, "run_specs: the default (symmetric) run differs from the full run (rc %d: %s)\n",
+                    rc2, e2.msg);
+            rc = CS_EINTERNAL;
+            CS_ERR(err, rc, "the default (symmetric) run differs from the full run");
+        }
         cs_sim_result_free(&res);
     }
     cs_workload_free(&w);

@@ -10,7 +10,9 @@
  * rank is printed (case, rank, expected, got, error %), then a summary table
  * (case, max |error| %) that docs/collectives.md reproduces.  Exposed
  * communication (finish minus GPU compute) is compared too and reported, not
- * asserted.  A case whose
+ * asserted.  Every case also runs with symmetry off (workload/sim.h): the
+ * per-rank results must be identical to the default run's, whether that one
+ * simulated one representative rank or every rank.  A case whose
  * backend is not registered is skipped with its reason.  Skips the whole
  * program when ../shared is absent.
  */
@@ -39,6 +41,8 @@ typedef struct case_result {
     int status; /* 0 pass, 1 fail, 2 skipped, 3 error */
     double max_err_pct;
     unsigned ranks, mismatches, exposed_mismatches;
+    int symmetric;    /* simulated one representative rank */
+    int sym_mismatch; /* ... and it differed from the full simulation */
     char note[256];
 } case_result;
 
@@ -155,6 +159,24 @@ static void run_case(const char *dir, const char *name, case_result *cr) {
         so.memory = &mem;
         if (cgname) so.comm_groups = &groups;
         rc = cs_sim_run(&w, &net, &so, &res, &err);
+        /* whichever mode that took (symmetry: one representative rank), the
+         * full simulation must agree with it exactly */
+        cs_sim_result full;
+        cs_error e2;
+        cs_error_clear(&e2);
+        so.symmetry = CS_SYMMETRY_OFF;
+        int rc2 = cs_sim_run(&w, &net, &so, &full, &e2);
+        cr->symmetric = rc == CS_OK && res.symmetric;
+        if (rc2 != rc) {
+            printf("  %s: symmetric run rc %d, full run rc %d (%s)\n", name, rc, rc2, e2.msg);
+            cr->sym_mismatch = 1;
+        } else if (rc2 == CS_OK) {
+            for (uint32_t r = 0; r < res.nranks; r++)
+                if (memcmp(&res.ranks[r], &full.ranks[r], sizeof full.ranks[r]) != 0) cr->sym_mismatch = 1;
+            if (res.events != full.events || res.sim_time != full.sim_time) cr->sym_mismatch = 1;
+            if (cr->sym_mismatch) printf("  %s: the symmetric run differs from the full run\n", name);
+        }
+        if (rc2 == CS_OK) cs_sim_result_free(&full);
     }
     if (rc) {
         cr->status = 3;
@@ -221,11 +243,12 @@ static void test_astra_cases(void **state) {
     closedir(d);
     qsort(names, n, sizeof *names, cmp_str);
     static case_result res[MAX_CASES];
-    unsigned failed = 0, skipped = 0, exact = 0;
+    unsigned failed = 0, skipped = 0, exact = 0, nsym = 0;
     for (unsigned i = 0; i < n; i++) {
         memset(&res[i], 0, sizeof res[i]);
         run_case(dir, names[i], &res[i]);
-        if (res[i].status == 1 || res[i].status == 3) failed++;
+        if (res[i].status == 1 || res[i].status == 3 || res[i].sym_mismatch) failed++;
+        if (res[i].symmetric) nsym++;
         if (res[i].status == 2) skipped++;
         if (res[i].status == 0 && res[i].mismatches == 0) exact++;
     }
@@ -244,6 +267,10 @@ static void test_astra_cases(void **state) {
     }
     printf("\n%u cases: %u exact, %u within %.1f %%, %u skipped, %u failed\n", n, exact,
            n - exact - skipped - failed, TOLERANCE_PCT, skipped, failed);
+    printf("%u cases simulated one representative rank (symmetry), the others every rank; "
+           "each was also run with symmetry off, with identical results\n", nsym);
+    for (unsigned i = 0; i < n; i++)
+        if (res[i].symmetric) printf("  symmetric: %s\n", res[i].name);
     assert_true(n > 0);
     assert_int_equal(failed, 0);
 }

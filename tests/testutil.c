@@ -66,7 +66,8 @@ static int kind_of(const char *k, int *type, int *cpu) {
         const char *name;
         int type, cpu;
     } kinds[] = {{"COMP", 4, 0}, {"CPU", 4, 1},   {"SEND", 5, 0},  {"RECV", 6, 0},    {"COLL", 7, 0},
-                 {"LOAD", 2, 0}, {"STORE", 3, 0}, {"META", 1, 0}, {"INVALID", 0, 0}};
+                 {"LOAD", 2, 0}, {"STORE", 3, 0}, {"META", 1, 0}, {"INVALID", 0, 0},
+                 {"HOSTCOLL", 7, 1}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(k, kinds[i].name) == 0) {
             *type = kinds[i].type;

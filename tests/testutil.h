@@ -28,8 +28,9 @@ void tu_require_shared(void);
 
 /* Write a Chakra trace from a compact text spec (our own writer):
  *   "<id> <KIND> key=value ...; <id> <KIND> ...; ..."
- * KIND: COMP, CPU (COMP with is_cpu_op), SEND, RECV, COLL, LOAD, STORE, META,
- *       INVALID, or T<n> (raw node type n).
+ * KIND: COMP, CPU (COMP with is_cpu_op), SEND, RECV, COLL, HOSTCOLL (COLL with
+ *       is_cpu_op: a PyTorch host-side record), LOAD, STORE, META, INVALID, or
+ *       T<n> (raw node type n).
  * keys: dur (us), data=a,b  ctrl=a,b  size (comm_size)  src dst tag (int32)
  *       ops (num_ops)  tensor (tensor_size)  ctype (comm_type)  pg (pg_name)
  *       inv=1,0 (involved_dim)  name=<text without spaces>

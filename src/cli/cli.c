@@ -24,6 +24,9 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "network/network.h"
+#include "config/topology_file.h"
+#include "output/collectives.h"
+#include "output/links.h"
 #include "output/report.h"
 #include "output/timeline.h"
 #include "workload/sim.h"
@@ -64,9 +67,14 @@ static const opt_desc run_options[] = {
     {"injection-scale", OPT_DOUBLE, O(injection_scale), "X", "1", "ASTRA-sim: endpoint-delay scale", 1},
     {"rendezvous-protocol", OPT_STR, O(rendezvous), "BOOL", "false", "ASTRA-sim: rendezvous send/recv", 1},
     {"backend", OPT_STR, O(backend), "NAME", CS_NET_DEFAULT_BACKEND, "network backend (see below)", 0},
-    {"out", OPT_STR, O(out), "DIR", NULL, "write summary.json and ranks.csv into DIR (created if needed)", 0},
+    {"topology", OPT_STR, O(topology), "FILE", NULL,
+     "physical topology JSON for --backend flow (docs/topology.md); default: the network's dimensions", 0},
+    {"out", OPT_STR, O(out), "DIR", NULL, "write summary.json, ranks.csv, collectives.csv (and links.csv with --backend flow) into DIR (created if needed)", 0},
     {"json", OPT_STR, O(json), "FILE", NULL, "write the summary JSON to FILE", 0},
     {"trace", OPT_STR, O(trace), "FILE", NULL, "write a Chrome/Perfetto timeline (open in ui.perfetto.dev)", 0},
+    {"symmetry", OPT_STR, O(symmetry), "auto|off", "auto",
+     "auto: when every rank provably follows the same timeline, simulate one and copy its results "
+     "(identical); off: simulate every rank", 0},
     {"comm-streams", OPT_INT, O(comm_streams), "N", "1",
      "communication ops a rank runs at once (collectives, sends, memory); ASTRA-sim: 1", 0},
     {"ignore-ctrl-deps", OPT_FLAG, O(ignore_ctrl_deps), NULL, NULL,
@@ -184,8 +192,8 @@ static json_t *cli_config_json(const cs_run_opts *ro) {
         const opt_desc *d = &run_options[i];
         if (strcmp(d->name, "help") == 0 || strcmp(d->name, "quiet") == 0 || strcmp(d->name, "verbose") == 0 ||
             strcmp(d->name, "no-progress") == 0 || strcmp(d->name, "trace") == 0 || strcmp(d->name, "out") == 0 ||
-            strcmp(d->name, "json") == 0)
-            continue;
+            strcmp(d->name, "json") == 0 || strcmp(d->name, "symmetry") == 0)
+            continue; /* (symmetry changes how, not what: results are identical) */
         switch (d->kind) {
         case OPT_FLAG: json_object_set_new(o, d->name, json_boolean(*(const int *)(base + d->offset))); break;
         case OPT_STR: {
@@ -249,6 +257,10 @@ int cs_cli_run(int argc, char **argv) {
                 !ro.workload ? "--workload-configuration=PREFIX" : "--network-configuration=FILE");
         return 2;
     }
+    if (strcmp(ro.symmetry, "auto") != 0 && strcmp(ro.symmetry, "off") != 0) {
+        fprintf(stderr, "clustersim run: --symmetry: expected auto or off, got \"%s\"\n", ro.symmetry);
+        return 2;
+    }
     if (ro.comm_streams < 1) {
         fprintf(stderr, "clustersim run: --comm-streams: expected an integer >= 1, got %ld\n", ro.comm_streams);
         return 2;
@@ -270,15 +282,24 @@ int cs_cli_run(int argc, char **argv) {
     cs_sim_result res;
     memset(&res, 0, sizeof res);
     cs_timeline *tl = NULL;
+    cs_coll_agg *colls = NULL; /* per-collective records (output/collectives.h) */
+    char colls_path[4096];
     json_t *config = NULL;
     cs_sim_options so;
     cs_sim_options_init(&so);
     so.backend = ro.backend;
     so.comm_streams = (uint32_t)ro.comm_streams;
     so.progress = !ro.no_progress;
+    so.symmetry = strcmp(ro.symmetry, "off") == 0 ? CS_SYMMETRY_OFF : CS_SYMMETRY_AUTO;
 
     int rc = ro.out ? mkdir_p(ro.out, &err) : CS_OK;
     if (rc == CS_OK) rc = cs_network_config_load(ro.network, &net, &err);
+    cs_topo *topo = NULL; /* physical graph of the flow backend (links.csv); owned here */
+    if (rc == CS_OK && ro.topology) rc = cs_topology_file_load(ro.topology, &net, &topo, &err);
+    else if (rc == CS_OK && strcmp(ro.backend, "flow") == 0) topo = cs_topo_build_astra(&net);
+    if (rc == CS_OK && topo && strcmp(ro.backend, "flow") != 0)
+        rc = CS_ERR(&err, CS_EINVAL, "--topology %s: only --backend flow uses a topology", ro.topology);
+    net.topology = topo;
     if (rc == CS_OK && !cs_net_backend_find(ro.backend))
         rc = CS_ERR(&err, CS_EINVAL, "--backend %s: unknown network backend; expected one of the list in "
                                      "clustersim run --help", ro.backend);
@@ -296,7 +317,17 @@ int cs_cli_run(int argc, char **argv) {
         obs.ud = tl;
         so.observer = &obs;
     }
+    cs_coll_observer cobs;
+    if (rc == CS_OK) {
+        snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", ro.out ? ro.out : ".");
+        cs_coll_agg_params cp = {ro.out ? colls_path : NULL, ro.out || ro.json, 0, &groups};
+        rc = cs_coll_agg_new(&cp, &colls, &err);
+        cobs = cs_coll_agg_observer(colls);
+        so.coll_observer = &cobs;
+        so.coll_records_representative = 1; /* symmetric runs: one record per collective */
+    }
     if (rc == CS_OK) rc = cs_sim_run(&w, &net, &so, &res, &err);
+    if (rc == CS_OK) rc = cs_coll_agg_finish(colls, &err);
     if (tl) {
         cs_error e2;
         cs_error_clear(&e2);
@@ -319,6 +350,7 @@ int cs_cli_run(int argc, char **argv) {
         info.network = &net;
         info.backend = ro.backend;
         info.config = config;
+        info.collectives = colls;
         int no = 0;
         if (ro.out) {
             {
@@ -328,15 +360,23 @@ int cs_cli_run(int argc, char **argv) {
                 if (rc == CS_OK) rc = cs_report_ranks_csv(csv_path, &res, &err);
                 info.outputs[no++] = summary_path;
                 info.outputs[no++] = csv_path;
+                info.outputs[no++] = colls_path;
             }
         }
         if (rc == CS_OK && ro.json) {
             rc = cs_report_summary_json(ro.json, &info, &res, &err);
             info.outputs[no++] = ro.json;
         }
+        char links_path[4096];
+        if (rc == CS_OK && ro.out && topo) {
+            snprintf(links_path, sizeof links_path, "%s/links.csv", ro.out);
+            rc = cs_links_csv(links_path, topo, res.sim_time, &err);
+            info.outputs[no++] = links_path;
+        }
         if (ro.trace) info.outputs[no++] = ro.trace;
         info.wall_s = wall_now() - t0;
         if (rc == CS_OK && !ro.quiet) cs_report_terminal(stdout, &info, &res);
+        if (rc == CS_OK && !ro.quiet && topo) cs_links_print_hottest(stdout, topo, res.sim_time, 5);
     }
     cs_log_flush_summary();
     if (rc) {
@@ -344,9 +384,11 @@ int cs_cli_run(int argc, char **argv) {
         if (ro.verbose && err.src_file) fprintf(stderr, "clustersim: (raised at %s:%d)\n", err.src_file, err.src_line);
     }
     json_decref(config);
+    cs_coll_agg_free(colls);
     cs_sim_result_free(&res);
     cs_workload_free(&w);
     cs_network_config_free(&net);
+    cs_topo_free(topo);
     cs_memory_config_free(&mem);
     cs_system_config_free(&sysc);
     cs_comm_groups_free(&groups);
@@ -360,7 +402,9 @@ static void main_help(FILE *f) {
           "usage: clustersim <command> [options]\n\n"
           "commands:\n"
           "  run       simulate a workload (Chakra traces) on a network; ASTRA-sim flags accepted\n"
-          "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n\n"
+          "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n"
+          "  generate  model + parallelism plan -> per-rank Chakra traces, comm groups, configs\n"
+          "  train     generate a training step in memory and simulate it (iteration time, MFU)\n\n"
           "  clustersim <command> --help   options of a command\n"
           "  clustersim --version          version\n",
           f);
@@ -382,6 +426,8 @@ int cs_cli_main(int argc, char **argv) {
     }
     if (strcmp(cmd, "run") == 0) return cs_cli_run(argc - 2, argv + 2);
     if (strcmp(cmd, "inspect") == 0) return cs_cli_inspect(argc - 2, argv + 2);
+    if (strcmp(cmd, "generate") == 0) return cs_cli_generate(argc - 2, argv + 2);
+    if (strcmp(cmd, "train") == 0) return cs_cli_train(argc - 2, argv + 2);
     /* ASTRA-sim style: options without a sub-command mean "run". */
     if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
     fprintf(stderr, "clustersim: unknown command \"%s\" (expected run or inspect; see clustersim --help)\n", cmd);

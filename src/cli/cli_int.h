@@ -17,7 +17,8 @@ typedef struct cs_run_opts {
     long num_queues_per_dim;
     double compute_scale, comm_scale, injection_scale;
     const char *rendezvous;
-    const char *backend, *out, *json, *trace;
+    const char *backend, *out, *json, *trace, *symmetry;
+    const char *topology; /* --topology FILE (flow backend; topology_file.h) */
     long comm_streams;
     int ignore_ctrl_deps, allow_missing_data_deps, quiet, verbose, no_progress, help;
 } cs_run_opts;
@@ -25,6 +26,9 @@ typedef struct cs_run_opts {
 int cs_cli_parse_run(int argc, char **argv, cs_run_opts *ro);
 int cs_cli_run(int argc, char **argv);
 int cs_cli_inspect(int argc, char **argv);
+/* cli_generate.c: model + plan -> traces (generate) or a simulated step (train). */
+int cs_cli_generate(int argc, char **argv);
+int cs_cli_train(int argc, char **argv);
 /* Read --system-configuration (if any; else the defaults) into *sc and
  * --comm-group-configuration (if not "empty") into *groups, check them
  * against the network, point the simulation options at them (with

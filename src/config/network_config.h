@@ -36,8 +36,13 @@ typedef enum {
     CS_TOPO_SWITCH = 2
 } cs_topo_kind;
 
+struct cs_topo; /* topology/topology.h */
+
 typedef struct cs_network_config {
     char *path;                          /* file it was read from (owned) */
+    /* Physical graph for graph-based backends (flow): borrowed, never freed
+     * here; NULL = the backend builds the product of the dimensions. */
+    struct cs_topo *topology;
     int ndims;                           /* 1..CS_MAX_DIMS */
     cs_topo_kind topo[CS_MAX_DIMS];
     uint32_t npus[CS_MAX_DIMS];          /* >= 1 */

@@ -7,8 +7,9 @@
 
 extern const cs_net_backend cs_net_analytical;
 extern const cs_net_backend cs_net_congestion; /* congestion.c */
+extern const cs_net_backend cs_net_flow;       /* flow.c */
 
-static const cs_net_backend *const g_backends[] = {&cs_net_analytical, &cs_net_congestion, NULL};
+static const cs_net_backend *const g_backends[] = {&cs_net_analytical, &cs_net_congestion, &cs_net_flow, NULL};
 
 const cs_net_backend *const *cs_net_backends(void) { return g_backends; }
 

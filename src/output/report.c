@@ -1,5 +1,6 @@
 /*
- * report.c -- terminal report, summary.json and ranks.csv (see report.h).
+ * report.c -- terminal report, summary.json and ranks.csv (see report.h);
+ * the per-collective parts are written by output/collectives.c.
  */
 #include "output/report.h"
 
@@ -44,8 +45,9 @@ int cs_report_summary_json(const char *path, const cs_run_info *info, const cs_s
     cs_jsonw_ns(f, max_exposed);
     fprintf(f,
             ", \"events\": %" PRIu64 ", \"network_messages\": %" PRIu64 ", \"network_bytes\": %" PRIu64
-            ", \"roofline_fallbacks\": %" PRIu64 ", \"warnings\": %" PRIu64 "},\n",
-            res->events, res->net_messages, res->net_bytes, res->roofline_fallbacks, res->warnings);
+            ", \"roofline_fallbacks\": %" PRIu64 ", \"warnings\": %" PRIu64 ", \"symmetry\": \"%s\"},\n",
+            res->events, res->net_messages, res->net_bytes, res->roofline_fallbacks, res->warnings,
+            res->symmetric ? "representative" : "full");
     fputs("  \"ranks\": [\n", f);
     for (uint32_t r = 0; r < res->nranks; r++) {
         const cs_rank_result *rr = &res->ranks[r];
@@ -62,7 +64,13 @@ int cs_report_summary_json(const char *path, const cs_run_info *info, const cs_s
         fprintf(f, ", \"nodes\": %" PRIu64 ", \"p2p_bytes_sent\": %" PRIu64 ", \"p2p_bytes_received\": %" PRIu64 "}%s\n",
                 rr->nodes, rr->bytes_sent, rr->bytes_recv, r + 1 < res->nranks ? "," : "");
     }
-    fputs("  ],\n  \"configuration\": ", f);
+    fputs("  ],\n", f);
+    int rc = cs_coll_agg_write_json(info->collectives, f, path, err);
+    if (rc) {
+        fclose(f);
+        return rc;
+    }
+    fputs("  \"configuration\": ", f);
     if (info->config) {
         char *s = json_dumps(info->config, JSON_INDENT(2) | JSON_SORT_KEYS);
         /* indent nested lines by two spaces to sit inside the object */
@@ -121,6 +129,25 @@ static void rank_row(FILE *f, const char *label, const cs_rank_result *rr) {
             cs_time_fmt(rr->comm_busy, d, sizeof d));
 }
 
+/* One line per collective type: count, total comm_size, mean busbw. */
+static void coll_lines(FILE *f, const cs_coll_agg *a) {
+    cs_coll_type_stats t[16];
+    size_t n = cs_coll_agg_types(a, t, 16);
+    if (n == 0) return;
+    if (n > 16) n = 16;
+    fprintf(f, "\n  %-16s %10s %14s %16s\n", "collective", "count", "total bytes", "mean busbw");
+    for (size_t i = 0; i < n; i++) {
+        char b[32], bw[32];
+        fmt_bytes(t[i].bytes, b, sizeof b);
+        if (t[i].timed)
+            snprintf(bw, sizeof bw, "%.2f GB/s", t[i].busbw_sum_gbps / (double)t[i].timed);
+        else
+            snprintf(bw, sizeof bw, "-");
+        fprintf(f, "  %-16s %10" PRIu64 " %14s %16s\n", cs_coll_type_label(t[i].comm_type), t[i].count, b, bw);
+    }
+    fprintf(f, "  (mean busbw over the instances that moved bytes; nccl-tests convention, 1 GB/s = 1e9 bytes/s)\n");
+}
+
 void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *res) {
     char t1[32], t2[32];
     const cs_network_config *net = info->network;
@@ -169,6 +196,7 @@ void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *r
     if (res->roofline_fallbacks)
         fprintf(f, "  note: %" PRIu64 " COMP nodes had no num_ops and were replayed from duration_micros\n",
                 res->roofline_fallbacks);
+    coll_lines(f, info->collectives);
     int any = 0;
     for (int i = 0; i < 8 && info->outputs[i]; i++) {
         fprintf(f, "%s%s", any ? ", " : "  outputs: ", info->outputs[i]);

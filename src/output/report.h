@@ -9,6 +9,9 @@
  *    byte-identical files.  Streamed, so a million ranks do not need a
  *    million JSON objects in memory.
  *  - cs_report_ranks_csv: the per-rank table as CSV, units in the header.
+ * Per-collective records (summary.json's "collectives" array, the terminal
+ * report's per-type lines) come from a cs_coll_agg (output/collectives.h)
+ * given in cs_run_info; collectives.csv is streamed by the aggregator itself.
  */
 #ifndef CS_OUTPUT_REPORT_H
 #define CS_OUTPUT_REPORT_H
@@ -18,6 +21,7 @@
 
 #include "config/network_config.h"
 #include "core/error.h"
+#include "output/collectives.h"
 #include "workload/sim.h"
 #include "workload/workload.h"
 
@@ -30,6 +34,7 @@ typedef struct cs_run_info {
     json_t *config;  /* effective configuration (borrowed), written under "configuration" */
     double wall_s;   /* terminal report only */
     const char *outputs[8]; /* files written, for the terminal report */
+    const cs_coll_agg *collectives; /* finished aggregator (borrowed); NULL = none */
 } cs_run_info;
 
 void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *res);

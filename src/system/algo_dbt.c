@@ -98,7 +98,7 @@ static void post(cs_stream *st, uint32_t slot) {
 }
 
 static void send_to(cs_stream *st, const cs_phase *ph, int32_t pos, uint32_t slot) {
-    sys_send(st, topo_member(st, ph, (uint32_t)pos), ph->in_bytes, slot);
+    sys_send(st, topo_member(st, ph, (uint32_t)pos), UINT32_MAX, ph->in_bytes, slot);
 }
 
 void dbt_run(cs_system *s, cs_stream *st, int ev) {

@@ -180,8 +180,7 @@ static int ready(cs_stream *st, const cs_phase *ph) {
     if (st->created == st->sent || st->stream_count == 0 || st->free_packets == 0) return 0;
     uint32_t k = st->sent, dst, src;
     packet_peers(st, ph, k, &dst, &src);
-    (void)src;
-    sys_send(st, topo_member(st, ph, dst), packet_bytes(ph, k), k);
+    sys_send(st, topo_member(st, ph, dst), src, packet_bytes(ph, k), k);
     st->stream_count--;
     st->sent++;
     st->free_packets--;
@@ -200,6 +199,7 @@ static int iteratable(cs_system *s, cs_stream *st, const cs_phase *ph) {
 
 void packet_run(cs_system *s, cs_stream *st, int ev) {
     const cs_phase *ph = stream_phase(st);
+    if (s->rep) sym_touch(s, st, "one stream");
     switch (ev) {
     case EV_INIT:
         for (int32_t i = 0; i < par_p(ph); i++) insert_packet(s, st, ph);

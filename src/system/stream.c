@@ -145,6 +145,7 @@ void stream_proceed(cs_system *s, cs_stream *st) {
     if (st->state == ST_QUEUED || st->state == ST_RUNNING) {
         was_running = st->state == ST_RUNNING;
         prev_q = stream_phase(st)->queue;
+        if (s->rep) sym_touch(s, rq(s, rank, prev_q), "one dimension queue");
         queue_unlink(s, rank, prev_q, st);
         st->phase++;
     }
@@ -159,6 +160,7 @@ void stream_proceed(cs_system *s, cs_stream *st) {
     }
     st->ph_index = in->phase_begin[c] + st->phase;
     const cs_phase *ph = stream_phase(st);
+    if (s->rep) sym_touch(s, rq(s, rank, ph->queue), "one dimension queue");
     st->idx = topo_index_of(s, m, ph);
     st->state = ST_QUEUED;
     if (ph->algo == ALG_DBT)

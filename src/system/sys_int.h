@@ -12,6 +12,8 @@
  *   algo_packet.c ring, direct and halving-doubling (one packet engine) and
  *                 the logical-topology helpers
  *   algo_dbt.c    double binary tree all-reduce
+ *   symmetry.c    representative mode: the checks that keep it exact, the
+ *                 relabelling of event keys, the simultaneous-event guard
  * All of src/system is owned by the system layer's maintainer.
  *
  * Memory: a collective instance holds its plan (phases per chunk, shared by
@@ -19,7 +21,8 @@
  * cs_stream per member and chunk (80 bytes), in three allocations made by
  * the first member to issue it.  Messages and bundles in flight come from
  * pools.  Per rank the system keeps 12 bytes and one queue head per
- * dimension.
+ * dimension.  In representative mode (system.h) every per-rank array and
+ * every instance has one entry: rank 0's.
  */
 #ifndef CS_SYSTEM_SYS_INT_H
 #define CS_SYSTEM_SYS_INT_H
@@ -158,6 +161,45 @@ typedef struct cs_rank_sys {
     uint32_t key_counter;     /* used when params.next_key is NULL */
 } cs_rank_sys;
 
+/* Representative mode: how the symmetry moves coordinate d of a rank. */
+enum { SYM_UNSET = 0, SYM_ADD = 1 /* cyclic shift: ring, direct */, SYM_XOR = 2 /* halving-doubling */ };
+
+/* Representative mode: pending events of rank 0 at one (time, key), by the
+ * rank whose handler inserted them in the full run (0 = rank 0 itself). */
+typedef struct sym_tie {
+    struct sym_tie *next;
+    cs_time t;
+    uint64_t key;
+    uint32_t tag;
+    uint32_t count;
+} sym_tie;
+
+typedef struct sym_table {
+    sym_tie **b;
+    size_t nbuckets, n;
+} sym_table;
+
+/* Representative mode: state touched at the current instant, and by the
+ * events of which cause's rank. */
+typedef struct sym_tok {
+    const void *p;
+    uint32_t root;
+    uint32_t gen; /* valid when == cs_symmetry.gen */
+} sym_tok;
+
+typedef struct cs_symmetry {
+    uint8_t op[CS_MAX_DIMS];  /* SYM_* per network dimension, fixed by the first phase on it */
+    const char *broken;       /* why the argument stopped holding, or NULL */
+    char why[320];
+    sym_table by_key;         /* per (time, key): tag = the rank inserting them in the full run */
+    cs_pool *tie_pool;
+    sym_tok *toks;            /* open addressing, tok_cap slots (power of two) */
+    size_t tok_cap, tok_used;
+    uint32_t gen;
+    int have_instant;
+    cs_time instant;
+} cs_symmetry;
+
 /* Themis (offline greedy) state: one per system, as ASTRA-sim's rank 0 keeps it. */
 typedef struct cs_themis {
     int n;
@@ -173,6 +215,8 @@ struct cs_system {
     cs_eventq *q;
     cs_net *net;
     uint32_t nranks;
+    int rep;                     /* representative mode: rank 0 stands for every rank */
+    uint32_t nlocal;             /* ranks simulated: 1 in representative mode, else nranks */
     cs_system_params p;
     cs_system_config cfg;        /* copy of the configuration (strings borrowed) */
     const cs_network_config *netcfg;
@@ -197,6 +241,7 @@ struct cs_system {
     uint32_t dbt_counter[CS_CFG_NCOLL][CS_MAX_DIMS];
     cs_themis themis;
     cs_system_stats stats;
+    cs_symmetry sym;
     int failed;
 };
 
@@ -204,6 +249,8 @@ struct cs_system {
 uint64_t sys_key(cs_system *s, uint32_t rank);
 void sys_fail(cs_system *s, int rc);
 uint32_t inst_rank(const cs_inst *in, uint32_t member);
+/* Members simulated (members and streams allocated): 1 in representative mode. */
+static inline uint32_t inst_nmembers(const cs_inst *in) { return in->sys->rep ? 1u : in->grp->n; }
 static inline cs_stream *inst_stream(cs_inst *in, uint32_t member, uint32_t chunk) {
     return &in->streams[(uint64_t)member * in->nchunks + chunk];
 }
@@ -213,8 +260,11 @@ static inline const cs_phase *stream_phase(const cs_stream *st) { return &st->in
 static inline uint32_t chunk_nphases(const cs_inst *in, uint32_t chunk) {
     return in->phase_begin[chunk + 1] - in->phase_begin[chunk];
 }
-/* Send `bytes` from st's member to member `dst` as message (phase, k). */
-void sys_send(cs_stream *st, uint32_t dst_member, uint64_t bytes, uint32_t k);
+/* Send `bytes` from st's member to member `dst` as message (phase, k);
+ * src_idx is the position, in the current phase's ring, of the member that
+ * sends st its receive k (representative mode delivers the message to st as
+ * coming from there; UINT32_MAX = not known). */
+void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k);
 /* Post st's receive number k of its current phase: if that message already
  * arrived, schedule its delivery now. */
 void sys_post_recv(cs_stream *st, uint32_t k);
@@ -247,6 +297,34 @@ uint64_t stream_reduction_ns(const cs_system *s, uint64_t bytes);
 /* Enter the stream's next phase (or its first), as ASTRA-sim's
  * proceed_to_next_vnet_baseline. */
 void stream_proceed(cs_system *s, cs_stream *st);
+
+/* ---- symmetry.c (representative mode) ---------------------------------- */
+void sym_init(cs_system *s);
+void sym_free(cs_system *s);
+/* Stop the representative run: record why (printf-style) and fail it. */
+void sym_break(cs_system *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Check a new instance (communicator, phases); 0 = fine, else broken. */
+int sym_check_inst(cs_system *s, cs_inst *in);
+/* The key the full run gives the event that rank `src` causes where rank 0
+ * causes one keyed `key`; src differs from rank 0 only on ph's dimension. */
+uint64_t sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t key);
+/* Guard: rank 0 will have an event at (t, key) inserted by rank `tag`'s
+ * handler in the full run (0 = by rank 0).  Breaks the run when another
+ * pending event has the same (t, key) and another tag: the full run orders
+ * those by insertion order across ranks. */
+void sym_tie_add(cs_system *s, cs_time t, uint64_t key, uint32_t tag);
+/* The event being dispatched (now, its key) was registered: forget it. */
+void sym_tie_done(cs_system *s);
+/* The event being dispatched acts on `what` (a stream, a dimension queue, a
+ * member, the executor).  Rank x runs rank 0's events of one instant in the
+ * order of their keys moved by g_x, which can swap two events whose causes'
+ * ranks differ; that is harmless unless both act on the same state, so such
+ * a pair breaks the run.  (Events with the same cause keep their order.) */
+void sym_touch(cs_system *s, const void *what, const char *label);
 
 /* ---- algorithms -------------------------------------------------------- */
 enum { EV_INIT = 0, EV_GENERAL = 1, EV_RECV = 2 };

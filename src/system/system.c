@@ -29,6 +29,11 @@
  * the order of their causes, as in ASTRA-sim's FIFO queue; outside a
  * dispatch, params.next_key (rank << 32 | the executor's per-rank counter).
  *
+ * Representative mode (system.h, symmetry.c): one member per instance and
+ * one rank's queues; sys_send delivers rank 0's send k back to rank 0 as its
+ * receive k, from the rank that sends it in the full run; every event of
+ * the system layer is registered with the simultaneous-event guard.
+ *
  * Lifetime: every message, bundle and completion event holds a reference on
  * its instance (`live`); handlers drop it last, so an instance is never freed
  * under a running handler, even when a completion callback issues the next
@@ -86,7 +91,7 @@ static int group_init(cs_system *s, cs_group *g, const cs_comm_group *cg, cs_err
         if (g->by_rank[2 * i] == g->by_rank[2 * i + 2])
             return CS_ERR(err, CS_EINVAL, "communicator group \"%s\": rank %u listed twice", g->name,
                           g->by_rank[2 * i]);
-    g->next_seq = cs_calloc(g->whole ? s->nranks : g->n, sizeof *g->next_seq);
+    g->next_seq = cs_calloc(g->whole ? s->nlocal : g->n, sizeof *g->next_seq);
     return CS_OK;
 }
 
@@ -118,6 +123,8 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     s->q = q;
     s->net = net;
     s->nranks = nranks;
+    s->rep = p->representative != 0;
+    s->nlocal = s->rep ? 1 : nranks;
     s->p = *p;
     if (p->config)
         s->cfg = *p->config; /* shallow: strings stay the caller's */
@@ -137,18 +144,19 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     s->local_mem_bw = s->cfg.local_mem_bw_gbps * 1000000000.0;
     s->queue_threshold = s->cfg.active_chunks_per_dimension > 0 ? (uint32_t)s->cfg.active_chunks_per_dimension : 1;
     s->nqueues = s->ndims > 0 ? s->ndims : 1;
-    s->queues = cs_calloc((size_t)nranks * (size_t)s->nqueues, sizeof *s->queues);
-    s->ranks = cs_calloc(nranks ? nranks : 1, sizeof *s->ranks);
+    s->queues = cs_calloc((size_t)(s->nlocal ? s->nlocal : 1) * (size_t)s->nqueues, sizeof *s->queues);
+    s->ranks = cs_calloc(s->nlocal ? s->nlocal : 1, sizeof *s->ranks);
     s->all.id = 0;
     s->all.n = nranks;
     s->all.whole = 1;
     s->all.name = "0";
-    s->all.next_seq = cs_calloc(nranks ? nranks : 1, sizeof *s->all.next_seq);
+    s->all.next_seq = cs_calloc(s->nlocal ? s->nlocal : 1, sizeof *s->all.next_seq);
     s->ninst_buckets = INST_BUCKETS;
     s->inst = cs_calloc(s->ninst_buckets, sizeof *s->inst);
     s->msg_pool = cs_pool_new(sizeof(cs_msg));
     s->bundle_pool = cs_pool_new(sizeof(cs_bundle));
     themis_init(s);
+    if (s->rep) sym_init(s);
     int rc = CS_OK;
     if (p->groups && p->groups->ngroups) {
         rc = cs_comm_groups_validate(p->groups, s->total_npus, err);
@@ -168,7 +176,7 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
 }
 
 static void free_inst(cs_inst *in) {
-    for (uint64_t i = 0; in->streams && i < (uint64_t)in->grp->n * in->nchunks; i++) {
+    for (uint64_t i = 0; in->streams && i < (uint64_t)inst_nmembers(in) * in->nchunks; i++) {
         cs_msg *m = in->streams[i].early;
         while (m) {
             cs_msg *nx = m->next;
@@ -204,6 +212,7 @@ void cs_system_free(cs_system *s) {
     cs_free(s->ranks);
     cs_pool_free(s->msg_pool);
     cs_pool_free(s->bundle_pool);
+    sym_free(s);
     if (!s->p.config) cs_system_config_free(&s->cfg);
     cs_free(s);
 }
@@ -227,7 +236,7 @@ static cs_inst *find_inst(cs_system *s, cs_group *g, uint64_t seq) {
 }
 
 static void maybe_free_inst(cs_inst *in) {
-    if (in->finished < in->grp->n || in->live) return;
+    if (in->finished < inst_nmembers(in) || in->live) return;
     cs_system *s = in->sys;
     cs_inst **pp = &s->inst[inst_bucket(s, in->grp->id, in->seq)];
     while (*pp && *pp != in) pp = &(*pp)->hnext;
@@ -248,6 +257,7 @@ static void inst_release(cs_inst *in) {
 static void member_finish(cs_inst *in, uint32_t m) {
     cs_system *s = in->sys;
     cs_member *mb = &in->members[m];
+    if (s->rep) sym_touch(s, &s->sym, "the executor");
     mb->finished = 1;
     in->finished++;
     if (s->p.observer && s->p.observer->coll_done) {
@@ -267,6 +277,7 @@ static void member_finish(cs_inst *in, uint32_t m) {
         r.end = cs_eventq_now(s->q);
         r.bytes_sent = mb->bytes_sent;
         r.bytes_recv = mb->bytes_recv;
+        r.represents = s->rep ? in->grp->n : 1;
         s->p.observer->coll_done(s->p.observer->ud, &r);
     }
     /* Last: the callback may issue the next collective from inside. */
@@ -275,6 +286,7 @@ static void member_finish(cs_inst *in, uint32_t m) {
 
 void sys_member_chunk_done(cs_inst *in, uint32_t member) {
     cs_member *mb = &in->members[member];
+    if (in->sys->rep) sym_touch(in->sys, mb, "one collective's completion");
     if (++mb->chunks_done == in->nchunks) member_finish(in, member);
 }
 
@@ -282,13 +294,17 @@ void sys_member_chunk_done(cs_inst *in, uint32_t member) {
 static void finish_ev(void *ctx, const cs_event *ev) {
     cs_inst *in = ctx;
     cs_system *s = in->sys;
+    if (s->rep) sym_tie_done(s);
     if (!s->failed) member_finish(in, (uint32_t)ev->arg);
     inst_release(in);
 }
 
 static void schedule_finish(cs_inst *in, uint32_t m, cs_time t) {
+    cs_system *s = in->sys;
     inst_hold(in);
-    cs_eventq_push(in->sys->q, t, sys_key(in->sys, inst_rank(in, m)), finish_ev, in, m);
+    uint64_t key = sys_key(s, inst_rank(in, m));
+    if (s->rep) sym_tie_add(s, t, key, 0);
+    cs_eventq_push(s->q, t, key, finish_ev, in, m);
 }
 
 /* ---- messages -------------------------------------------------------------------- */
@@ -315,12 +331,14 @@ static void msg_arrived(void *ctx, uint64_t cookie) {
     cs_system *s = ctx;
     cs_msg *m = (cs_msg *)(uintptr_t)cookie;
     cs_inst *in = m->inst;
+    if (s->rep) sym_tie_done(s);
     if (s->failed) {
         cs_pool_put(s->msg_pool, m);
         inst_release(in);
         return;
     }
     cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
+    if (s->rep) sym_touch(s, st, "one stream");
     if (recv_posted(st, m)) {
         deliver(s, m);
         inst_release(in);
@@ -335,6 +353,7 @@ static void early_ev(void *ctx, const cs_event *ev) {
     cs_msg *m = ctx;
     cs_inst *in = m->inst;
     cs_system *s = in->sys;
+    if (s->rep) sym_tie_done(s);
     if (s->failed)
         cs_pool_put(s->msg_pool, m);
     else
@@ -349,14 +368,62 @@ void sys_post_recv(cs_stream *st, uint32_t k) {
             *pp = m->next;
             cs_inst *in = st->inst;
             cs_system *s = in->sys;
-            cs_eventq_push(s->q, cs_eventq_now(s->q), sys_key(s, inst_rank(in, m->dst_member)),
-                           early_ev, m, 0);
+            uint64_t key = sys_key(s, inst_rank(in, m->dst_member));
+            if (s->rep) sym_tie_add(s, cs_eventq_now(s->q), key, 0);
+            cs_eventq_push(s->q, cs_eventq_now(s->q), key, early_ev, m, 0);
             return;
         }
     }
 }
 
-void sys_send(cs_stream *st, uint32_t dst_member, uint64_t bytes, uint32_t k) {
+/* Representative mode: rank 0's send k stands for the message rank 0
+ * receives as its receive k, from the member at src_idx (symmetry.c). */
+static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k) {
+    cs_inst *in = st->inst;
+    cs_system *s = in->sys;
+    uint32_t me = stream_member(st);
+    if (src_idx == UINT32_MAX) {
+        sym_break(s, "an algorithm whose receives do not mirror its sends");
+        return;
+    }
+    const cs_phase *ph = stream_phase(st);
+    uint32_t src = inst_rank(in, topo_member(st, ph, src_idx)), dst = inst_rank(in, me);
+    cs_time now = cs_eventq_now(s->q);
+    cs_time t = cs_time_add(now, s->net->backend->uncontended_time(s->net->state, src, dst, bytes));
+    if (t == now) {
+        sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
+                  "arrives in the instant it is sent, in an order other ranks decide", bytes, src, dst);
+        return;
+    }
+    uint64_t key = sym_key(s, ph, src, sys_key(s, dst));
+    cs_msg *m = cs_pool_get(s->msg_pool);
+    m->inst = in;
+    m->next = NULL;
+    m->dst_member = me;
+    m->chunk = stream_chunk(st);
+    m->k = k;
+    m->phase = st->phase;
+    m->bytes = bytes;
+    inst_hold(in);
+    in->members[me].bytes_sent += bytes;
+    s->stats.messages++;
+    s->stats.bytes_sent += bytes;
+    sym_tie_add(s, t, key, src);
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = cs_net_send(s->net, src, dst, bytes, key, msg_arrived, s, (uint64_t)(uintptr_t)m, &e);
+    if (rc) {
+        cs_pool_put(s->msg_pool, m);
+        in->live--;
+        sys_fail(s, rc);
+    }
+}
+
+void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k) {
+    if (st->inst->sys->rep) {
+        rep_send(st, src_idx, bytes, k);
+        return;
+    }
     cs_inst *in = st->inst;
     cs_system *s = in->sys;
     uint32_t me = stream_member(st);
@@ -390,16 +457,20 @@ static void bundle_ev(void *ctx, const cs_event *ev) {
     cs_bundle *b = ctx;
     cs_inst *in = b->inst;
     cs_system *s = in->sys;
+    if (s->rep) sym_tie_done(s);
     if (!s->failed && b->processed) {
         /* ASTRA-sim's PacketBundle: after the endpoint delay, the reduction. */
         b->processed = 0;
         s->stats.reductions++;
-        cs_eventq_push(s->q, cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(stream_reduction_ns(s, b->bytes))),
-                       sys_key(s, inst_rank(in, b->member)), bundle_ev, b, 0);
+        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(stream_reduction_ns(s, b->bytes)));
+        uint64_t key = sys_key(s, inst_rank(in, b->member));
+        if (s->rep) sym_tie_add(s, t, key, 0);
+        cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
         return;
     }
     cs_stream *st = inst_stream(in, b->member, b->chunk);
     uint16_t phase = b->phase;
+    if (s->rep) sym_touch(s, st, "one stream");
     cs_pool_put(s->bundle_pool, b);
     if (!s->failed && st->state == ST_RUNNING && st->phase == phase) {
         if (stream_phase(st)->algo == ALG_DBT)
@@ -421,8 +492,10 @@ void stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, i
     b->bytes = bytes;
     inst_hold(in);
     uint64_t d = fast ? 10 : s->endpoint_delay_ns;
-    cs_eventq_push(s->q, cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(d)),
-                   sys_key(s, inst_rank(in, b->member)), bundle_ev, b, 0);
+    cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(d));
+    uint64_t key = sys_key(s, inst_rank(in, b->member));
+    if (s->rep) sym_tie_add(s, t, key, 0);
+    cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
 }
 
 uint64_t stream_reduction_ns(const cs_system *s, uint64_t bytes) {
@@ -473,9 +546,10 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
             return NULL;
         }
     }
-    in->members = cs_calloc(g->n, sizeof *in->members);
-    if (in->nchunks) in->streams = cs_calloc((size_t)g->n * in->nchunks, sizeof *in->streams);
-    for (uint32_t m = 0; m < g->n; m++)
+    uint32_t nm = s->rep ? 1u : g->n;
+    in->members = cs_calloc(nm, sizeof *in->members);
+    if (in->nchunks) in->streams = cs_calloc((size_t)nm * in->nchunks, sizeof *in->streams);
+    for (uint32_t m = 0; m < nm; m++)
         for (uint32_t c = 0; c < in->nchunks; c++) {
             cs_stream *st = &in->streams[(uint64_t)m * in->nchunks + c];
             st->inst = in;
@@ -493,6 +567,7 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                          uint64_t cookie, cs_error *err) {
     const char *src = req->source ? req->source : "(trace)";
     int ct = coll_kind(req->comm_type);
+    if (s->rep) sym_touch(s, &s->sym, "the executor");
     if (ct == CT_NONE && req->comm_type != CS_COLL_BARRIER && req->comm_type != CS_COLL_BROADCAST)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: node %" PRIu64 " (COMM_COLL): %s collectives are not supported (ASTRA-sim "
@@ -516,11 +591,23 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                       "\"%s\" (%s), which does not contain it; expected the group to list rank %u",
                       src, req->node_id, req->rank, cs_coll_type_label(req->comm_type), g->name,
                       s->p.groups && s->p.groups->path ? s->p.groups->path : "comm groups", req->rank);
+    if (s->rep && (!g->whole || req->comm_type == CS_COLL_BARRIER || m != 0)) {
+        if (!g->whole)
+            sym_break(s, "%s: node %" PRIu64 ": communicator group \"%s\" has %u of %u ranks: ranks "
+                      "outside it do something else", src, req->node_id, g->name, g->n, s->nranks);
+        else if (m != 0)
+            sym_break(s, "rank %u issues a collective: only rank 0 runs", req->rank);
+        else
+            sym_break(s, "%s: node %" PRIu64 ": BARRIER completes every member when the last one "
+                      "arrives, in events of that member", src, req->node_id);
+        return CS_EUNSUPPORTED;
+    }
     uint64_t seq = g->next_seq[m]++;
     cs_inst *in = find_inst(s, g, seq);
     if (!in) {
         in = create_inst(s, g, seq, req, ct, err);
         if (!in) return err ? err->code : CS_EINVAL;
+        if (s->rep && sym_check_inst(s, in)) return CS_EUNSUPPORTED;
     } else if (in->comm_type != req->comm_type || in->bytes != req->bytes) {
         return CS_ERR(err, CS_EINVAL,
                       "%s: rank %u node %" PRIu64 ": collective #%" PRIu64
@@ -547,8 +634,8 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
         return CS_OK;
     }
     if (req->comm_type == CS_COLL_BARRIER) {
-        if (in->arrived == g->n)
-            for (uint32_t k = 0; k < g->n; k++) schedule_finish(in, k, now);
+        if (in->arrived == inst_nmembers(in))
+            for (uint32_t k = 0; k < inst_nmembers(in); k++) schedule_finish(in, k, now);
         return CS_OK;
     }
     if (req->bytes > 0) /* ASTRA-sim takes a priority for every planned collective */
@@ -570,9 +657,9 @@ void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize)
     buf[0] = '\0';
     for (size_t b = 0; b < s->ninst_buckets && len + 160 < bufsize; b++)
         for (const cs_inst *i = s->inst[b]; i && len + 160 < bufsize; i = i->hnext) {
-            if (i->arrived < i->grp->n) {
+            if (i->arrived < inst_nmembers(i)) {
                 uint32_t missing = 0;
-                for (uint32_t k = 0; k < i->grp->n; k++)
+                for (uint32_t k = 0; k < inst_nmembers(i); k++)
                     if (!i->members[k].issued) {
                         missing = inst_rank(i, k);
                         break;
@@ -582,11 +669,11 @@ void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize)
                                         "(rank %u never issued it); ",
                                         cs_coll_type_label(i->comm_type), i->seq, i->grp->name,
                                         i->arrived, i->grp->n, missing);
-            } else if (i->finished < i->grp->n) {
+            } else if (i->finished < inst_nmembers(i)) {
                 /* every member is in: some chunk waits for a queue slot held
                  * by a stream that waits for another rank */
                 const cs_stream *w = NULL;
-                for (uint64_t k = 0; k < (uint64_t)i->grp->n * i->nchunks && !w; k++)
+                for (uint64_t k = 0; k < (uint64_t)inst_nmembers(i) * i->nchunks && !w; k++)
                     if (i->streams[k].state == ST_QUEUED) w = &i->streams[k];
                 if (w) {
                     uint32_t rank = inst_rank(i, stream_member(w));

@@ -23,6 +23,24 @@
  * BARRIER completes on every member when the last member arrives (ASTRA-sim
  * rejects it); BROADCAST is replayed from duration_micros (as ASTRA-sim does).
  *
+ * Representative mode (params.representative; workload/sim.c decides when
+ * it applies, docs/performance.md says when): when every rank runs the same
+ * graph on the default communicator over ring / direct / halving-doubling
+ * and the congestion-unaware backend, every rank follows rank 0's timeline
+ * up to a relabelling of ranks.  The system then simulates rank 0 alone:
+ * one member and one stream per chunk per instance, one rank's queues; rank
+ * 0's send k of a phase is delivered back to rank 0 as its receive k, timed
+ * from the rank that sends it in the full run and keyed as that rank's event
+ * would be (the key's rank moved by the symmetry).  Whatever would break
+ * that argument (a communicator group, BARRIER, double binary tree, a one*
+ * ring across dimensions, a dimension running both ring-like and
+ * halving-doubling phases, a message taking no time, or simultaneous events
+ * that other ranks could run in another order: symmetry.c) stops the run
+ * with cs_system_symmetry_broken() naming it; the caller then runs the full
+ * simulation.  Statistics are rank 0's
+ * (cs_system_get_stats: collectives are instances, the same in both modes;
+ * messages, bytes and reductions are per rank, times nranks in a full run).
+ *
  * Ownership: the caller owns the configurations given in cs_system_params;
  * they must outlive the cs_system.  The system owns its instances, pools and
  * per-rank queues.  Events are keyed through params.next_key (rank and a
@@ -69,6 +87,9 @@ typedef struct cs_coll_record {
     cs_time start, end;
     uint64_t bytes_sent;     /* by this rank, payload */
     uint64_t bytes_recv;     /* by this rank, payload */
+    uint32_t represents;     /* ranks this record stands for: 1, or in representative mode
+                                every member (rank 0's record; the others' are the same
+                                but for their rank) */
 } cs_coll_record;
 
 typedef struct cs_coll_observer {
@@ -90,6 +111,8 @@ typedef struct cs_system_params {
     void (*fail)(void *ud, int rc);
     void *fail_ud;
     const cs_coll_observer *observer; /* per rank and collective; may be NULL */
+    /* Simulate rank 0 alone as the representative of every rank (see above). */
+    int representative;
 } cs_system_params;
 
 /* Totals over the run (conservation: bytes_sent == bytes_recv at the end). */
@@ -113,6 +136,23 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                          uint64_t cookie, cs_error *err);
 
 const cs_system_stats *cs_system_get_stats(const cs_system *s);
+
+/* Representative mode: NULL while the symmetry argument holds, else why it
+ * stopped holding (the run has then failed with CS_EUNSUPPORTED). */
+const char *cs_system_symmetry_broken(const cs_system *s);
+
+/* Representative mode: the executor's own events of rank 0 (compute) go
+ * through the same guard as the system's: register each when it is pushed,
+ * and call cs_system_sym_dispatch first thing in its handler.  No effect in
+ * a full run. */
+void cs_system_sym_event(cs_system *s, cs_time t, uint64_t key);
+void cs_system_sym_dispatch(cs_system *s);
+/* Representative mode: the rank whose event has cause rank v where rank 0's
+ * has cause rank `root` (v = g_r(root), so r = v moved back by root).  The
+ * full run completes one instant's work of all ranks in the order of v, so
+ * a caller reporting per-rank copies (records, timeline spans) of rank 0's
+ * work at one instant walks v = 0 .. nranks-1 and reports for this rank. */
+uint32_t cs_system_sym_rank(const cs_system *s, uint32_t v, uint32_t root);
 
 /* Describe collectives still waiting for members (for deadlock reports). */
 void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize);

@@ -6,6 +6,20 @@
  * control parent a warning), merge and de-duplicate parents, build the CSR
  * child lists, and check the graph is acyclic (Kahn); a cycle is reported with
  * the ids along it.
+ *
+ * Two shapes of PyTorch-derived traces (Chakra's feeder test trace has both)
+ * are accepted as ASTRA-sim runs them:
+ *  - a control dependency of a node on itself, or one that lies on a
+ *    dependency cycle (found as a strongly connected component of the
+ *    data + control graph; e.g. a CPU op whose control dependency names the
+ *    GPU kernel that data-depends on it), can never be satisfied: it is
+ *    ignored with a warning and a count.  A cycle of data dependencies stays
+ *    an error naming the nodes along it;
+ *  - a communication node (COMM_SEND/RECV/COLL) with is_cpu_op = true is the
+ *    host-side record of a collective (c10d::allreduce_ ...): ASTRA-sim's
+ *    Workload::issue runs every is_cpu_op node as compute, so it becomes a
+ *    CPU COMP node replayed from duration_micros (CS_NF_HOST_COMM records
+ *    what it was), with a warning and a count.
  */
 #include "workload/graph.h"
 
@@ -100,6 +114,10 @@ static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err
         return rc;
     }
     if (cpu) n->flags |= CS_NF_CPU;
+    if (cpu && (n->type == CS_NODE_COMM_SEND || n->type == CS_NODE_COMM_RECV || n->type == CS_NODE_COMM_COLL)) {
+        n->flags |= CS_NF_HOST_COMM;
+        n->type = CS_NODE_COMP;
+    }
     int64_t ct = 0;
     rc = cs_et_attr_get_int(pn, "comm_type", &ct, err);
     if (rc < 0) {
@@ -229,6 +247,139 @@ static int report_cycle(const cs_graph *g, const uint32_t *indeg, const char *na
                   name, buf);
 }
 
+/* Fill g's nodes (from raw), parent counts and CSR child lists from par. */
+static void build_csr(cs_graph *g, const raw_node *raw, uint32_t *const *par, const uint32_t *npar, size_t n) {
+    uint64_t nedges = 0;
+    for (size_t i = 0; i < n; i++) nedges += npar[i];
+    cs_free(g->children);
+    g->nchildren = (uint32_t)nedges;
+    g->children = cs_malloc((nedges ? nedges : 1) * sizeof *g->children);
+    /* Count children per parent, prefix-sum, fill in child-index order. */
+    uint32_t *cnt = cs_calloc(n + 1, sizeof *cnt);
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < npar[i]; j++) cnt[par[i][j] + 1]++;
+    for (size_t i = 0; i < n; i++) cnt[i + 1] += cnt[i];
+    for (size_t i = 0; i < n; i++) {
+        g->nodes[i] = raw[i].n;
+        g->nodes[i].nparents = npar[i];
+        g->nodes[i].child_begin = cnt[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < npar[i]; j++) g->children[cnt[par[i][j]]++] = (uint32_t)i;
+    cs_free(cnt);
+}
+
+/* Strongly connected components (Tarjan, iterative): comp[v] = component
+ * number; returns 1 when some component has more than one node. */
+static int find_sccs(const cs_graph *g, uint32_t *comp) {
+    uint32_t n = g->nnodes;
+    uint32_t *index = cs_malloc((n ? n : 1) * sizeof *index), *low = cs_malloc((n ? n : 1) * sizeof *low);
+    uint32_t *iter = cs_malloc((n ? n : 1) * sizeof *iter), *call = cs_malloc((n ? n : 1) * sizeof *call);
+    uint32_t *stk = cs_malloc((n ? n : 1) * sizeof *stk);
+    uint8_t *on = cs_calloc(n ? n : 1, 1);
+    const uint32_t UNSEEN = UINT32_MAX;
+    for (uint32_t v = 0; v < n; v++) index[v] = UNSEEN;
+    uint32_t next = 0, sp = 0, ncomp = 0;
+    int nontrivial = 0;
+    for (uint32_t root = 0; root < n; root++) {
+        if (index[root] != UNSEEN) continue;
+        uint32_t csp = 0;
+        call[csp++] = root;
+        index[root] = low[root] = next++;
+        iter[root] = g->nodes[root].child_begin;
+        stk[sp++] = root;
+        on[root] = 1;
+        while (csp) {
+            uint32_t u = call[csp - 1];
+            if (iter[u] < cs_graph_child_end(g, u)) {
+                uint32_t v = g->children[iter[u]++];
+                if (index[v] == UNSEEN) {
+                    index[v] = low[v] = next++;
+                    iter[v] = g->nodes[v].child_begin;
+                    stk[sp++] = v;
+                    on[v] = 1;
+                    call[csp++] = v;
+                } else if (on[v] && index[v] < low[u]) {
+                    low[u] = index[v];
+                }
+                continue;
+            }
+            csp--;
+            if (csp && low[u] < low[call[csp - 1]]) low[call[csp - 1]] = low[u];
+            if (low[u] == index[u]) {
+                uint32_t w, size = 0;
+                do {
+                    w = stk[--sp];
+                    on[w] = 0;
+                    comp[w] = ncomp;
+                    size++;
+                } while (w != u);
+                if (size > 1) nontrivial = 1;
+                ncomp++;
+            }
+        }
+    }
+    cs_free(index);
+    cs_free(low);
+    cs_free(iter);
+    cs_free(call);
+    cs_free(stk);
+    cs_free(on);
+    return nontrivial;
+}
+
+static int is_data_parent(const raw_node *r, uint64_t parent_id) {
+    for (uint32_t j = 0; j < r->ndata; j++)
+        if (r->deps[j] == parent_id) return 1;
+    return 0;
+}
+
+/* Drop the control-only edges inside dependency cycles; returns how many,
+ * and one of them in *child / *parent (ids) for the warning. */
+static uint64_t drop_cyclic_ctrl(const cs_graph *g, const raw_node *raw, uint32_t **par, uint32_t *npar,
+                                 uint64_t *child, uint64_t *parent) {
+    uint32_t n = g->nnodes;
+    uint32_t *comp = cs_malloc((n ? n : 1) * sizeof *comp);
+    uint64_t dropped = 0;
+    if (find_sccs(g, comp)) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t u = 0;
+            for (uint32_t j = 0; j < npar[i]; j++) {
+                uint32_t p = par[i][j];
+                if (comp[p] == comp[i] && !is_data_parent(&raw[i], raw[p].n.id)) {
+                    if (!dropped++) {
+                        *child = raw[i].n.id;
+                        *parent = raw[p].n.id;
+                    }
+                    continue;
+                }
+                par[i][u++] = p;
+            }
+            npar[i] = u;
+        }
+    }
+    cs_free(comp);
+    return dropped;
+}
+
+static int is_acyclic(const cs_graph *g) {
+    uint32_t n = g->nnodes;
+    uint32_t *indeg = cs_malloc((n ? n : 1) * sizeof *indeg);
+    uint32_t *queue = cs_malloc((n ? n : 1) * sizeof *queue);
+    for (uint32_t i = 0; i < n; i++) indeg[i] = g->nodes[i].nparents;
+    uint32_t qh = 0, qt = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!indeg[i]) queue[qt++] = i;
+    while (qh < qt) {
+        uint32_t u = queue[qh++];
+        for (uint32_t c = g->nodes[u].child_begin; c < cs_graph_child_end(g, u); c++)
+            if (--indeg[g->children[c]] == 0) queue[qt++] = g->children[c];
+    }
+    cs_free(indeg);
+    cs_free(queue);
+    return qt == n;
+}
+
 static int check_acyclic(const cs_graph *g, const char *name, cs_error *err) {
     uint32_t n = g->nnodes;
     uint32_t *indeg = cs_malloc((n ? n : 1) * sizeof *indeg);
@@ -269,10 +420,11 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
     /* Resolve parents to indices, merge, de-duplicate. */
     uint32_t **par = cs_calloc(n ? n : 1, sizeof *par);
     uint32_t *npar = cs_calloc(n ? n : 1, sizeof *npar);
-    uint64_t missing_ctrl = 0, nedges = 0;
+    uint64_t missing_ctrl = 0, self_ctrl = 0, host_comm = 0, nedges = 0;
     int rc = CS_OK;
     for (size_t i = 0; i < n && rc == CS_OK; i++) {
         raw_node *r = &b->raw[i];
+        if (r->n.flags & CS_NF_HOST_COMM) host_comm++;
         uint32_t total = r->ndata + r->nctrl, k = 0;
         par[i] = cs_malloc((total ? total : 1) * sizeof **par);
         for (uint32_t j = 0; j < total; j++) {
@@ -293,6 +445,10 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
                     break;
                 }
                 missing_ctrl++;
+                continue;
+            }
+            if (p == i && j >= r->ndata) { /* a control dependency on itself */
+                self_ctrl++;
                 continue;
             }
             if (p == i) {
@@ -323,27 +479,28 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
         cs_warn("%s: %" PRIu64 " control dependencies name nodes that are not in the file; ignored "
                 "(PyTorch-derived traces drop such parents)",
                 b->name, missing_ctrl);
+    if (self_ctrl)
+        cs_warn("%s: %" PRIu64 " control dependencies name their own node; ignored", b->name, self_ctrl);
+    if (host_comm)
+        cs_warn("%s: %" PRIu64 " communication nodes have is_cpu_op = true (host-side records such as "
+                "c10d::allreduce_); run as CPU compute replayed from duration_micros, as ASTRA-sim does",
+                b->name, host_comm);
 
     cs_graph *g = cs_calloc(1, sizeof *g);
     g->source = cs_strdup(b->name);
     g->nnodes = (uint32_t)n;
     g->nodes = cs_malloc((n ? n : 1) * sizeof *g->nodes);
-    g->nchildren = (uint32_t)nedges;
-    g->children = cs_malloc((nedges ? nedges : 1) * sizeof *g->children);
     g->missing_ctrl_deps = missing_ctrl;
-    /* Count children per parent, prefix-sum, fill in child-index order. */
-    uint32_t *cnt = cs_calloc(n + 1, sizeof *cnt);
-    for (size_t i = 0; i < n; i++)
-        for (uint32_t j = 0; j < npar[i]; j++) cnt[par[i][j] + 1]++;
-    for (size_t i = 0; i < n; i++) cnt[i + 1] += cnt[i];
-    for (size_t i = 0; i < n; i++) {
-        g->nodes[i] = b->raw[i].n;
-        g->nodes[i].nparents = npar[i];
-        g->nodes[i].child_begin = cnt[i];
+    build_csr(g, b->raw, par, npar, n);
+    /* Control dependencies on a cycle can never be satisfied: drop them (the
+     * acyclic check below reports any cycle of data dependencies left). */
+    uint64_t cyc_child = 0, cyc_parent = 0, cyclic_ctrl = 0;
+    if (!is_acyclic(g) && (cyclic_ctrl = drop_cyclic_ctrl(g, b->raw, par, npar, &cyc_child, &cyc_parent))) {
+        build_csr(g, b->raw, par, npar, n);
+        cs_warn("%s: %" PRIu64 " control dependencies lie on dependency cycles (e.g. node %" PRIu64
+                " on node %" PRIu64 ", which depends on it); ignored",
+                b->name, cyclic_ctrl, cyc_child, cyc_parent);
     }
-    for (size_t i = 0; i < n; i++)
-        for (uint32_t j = 0; j < npar[i]; j++) g->children[cnt[par[i][j]]++] = (uint32_t)i;
-    cs_free(cnt);
     for (size_t i = 0; i < n; i++) cs_free(par[i]);
     cs_free(par);
     cs_free(npar);

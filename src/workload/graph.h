@@ -57,7 +57,8 @@ enum {
     CS_NF_HAS_COMM_TYPE = 1u << 4,
     CS_NF_HAS_COMM_SIZE = 1u << 5,
     CS_NF_HAS_INVOLVED = 1u << 6, /* involved_dim present */
-    CS_NF_HAS_TENSOR = 1u << 7    /* tensor_size present */
+    CS_NF_HAS_TENSOR = 1u << 7,   /* tensor_size present */
+    CS_NF_HOST_COMM = 1u << 8     /* was a COMM_* node with is_cpu_op: now a CPU COMP node (graph.c) */
 };
 
 typedef struct cs_node {

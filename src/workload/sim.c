@@ -4,6 +4,15 @@
  * Event keys: every event a rank causes is keyed (rank << 32 | counter), so
  * ties at equal times resolve by rank and then by that rank's own order --
  * a property of the model, not of insertion order.
+ *
+ * Symmetry: cs_sim_symmetry_check decides from the inputs whether every rank
+ * follows rank 0's timeline; then run_sim runs rank 0 alone (the system
+ * layer's representative mode) and copies its row to every rank, scaling the
+ * counts (events, messages, bytes, roofline fallbacks, warnings: each rank
+ * has the same) by the rank count.  If that run stops -- the system layer
+ * meets something the check could not see, or any error -- the full
+ * simulation runs instead, so errors and deadlock reports are the full
+ * run's.
  */
 #include "workload/sim.h"
 
@@ -12,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config/comm_group.h"
 #include "core/alloc.h"
 #include "core/eventq.h"
 #include "core/log.h"
@@ -76,6 +86,23 @@ typedef struct rank_state {
 typedef struct op op;
 typedef struct chan chan;
 
+/* Representative run: what rank 0 reported, when, and in an event caused by
+ * which rank (the full run reports every rank's copy of one instant's items
+ * in the order of that rank moved by the symmetry; see rep_replay). */
+struct rep_rec {
+    cs_coll_record r;
+    char algos[64];
+    cs_time t;
+    uint32_t root;
+    int dispatched;
+};
+struct rep_span {
+    cs_node_span sp;
+    cs_time t;
+    uint32_t root;
+    int dispatched;
+};
+
 typedef struct sim {
     const cs_workload *w;
     const cs_sim_options *opt;
@@ -89,12 +116,23 @@ typedef struct sim {
     /* instant completions waiting to be processed (node indices of one rank) */
     uint32_t *instant;
     size_t ninstant, capinstant;
-    /* p2p channels */
+    uint32_t *pending;    /* every rank's pending-parent counters, one allocation */
+    /* p2p channels (allocated with the first point-to-point message) */
     chan **chans;
     size_t nchan_buckets;
     /* failure */
     int failed;
     cs_error *err;
+    /* symmetry: rank 0 alone stands for every rank */
+    int rep;
+    uint32_t nactive;     /* ranks with executor state: 1 or nranks */
+    char rep_why[256];    /* why the representative run stopped ("" = it did not) */
+    /* rank 0's collective records and node spans, reported for every rank
+     * when the representative run has succeeded */
+    struct rep_rec *recs;
+    size_t nrecs, caprecs;
+    struct rep_span *spans;
+    size_t nspans, capspans;
     /* progress */
     struct timespec wall_start, wall_last;
 } sim;
@@ -154,7 +192,18 @@ static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_
     rr->finish = now;
     if (s->opt->observer && s->opt->observer->node_done) {
         cs_node_span sp = {rank, g, &g->nodes[idx], start, now, lane, peer};
-        s->opt->observer->node_done(s->opt->observer->ud, &sp);
+        if (s->rep) {
+            struct rep_span *x;
+            CS_GROW(s->spans, s->capspans, s->nspans + 1);
+            x = &s->spans[s->nspans++];
+            uint64_t key = 0;
+            x->sp = sp;
+            x->t = now;
+            x->dispatched = cs_eventq_dispatching(s->q, &key);
+            x->root = (uint32_t)(key >> 32);
+        } else {
+            s->opt->observer->node_done(s->opt->observer->ud, &sp);
+        }
     }
     for (uint32_t c = g->nodes[idx].child_begin; c < cs_graph_child_end(g, idx); c++) {
         uint32_t ch = g->children[c];
@@ -179,6 +228,11 @@ static void push_instant(sim *s, uint32_t idx) {
 /* ---- p2p ---------------------------------------------------------------- */
 
 static chan *get_chan(sim *s, uint32_t src, uint32_t dst, int32_t tag) {
+    if (!s->chans) { /* allocated with the first point-to-point message */
+        s->nchan_buckets = 1024;
+        while (s->nchan_buckets < 2ULL * s->w->nranks && s->nchan_buckets < (1u << 20)) s->nchan_buckets *= 2;
+        s->chans = cs_calloc(s->nchan_buckets, sizeof *s->chans);
+    }
     uint64_t h = ((uint64_t)src * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dst * 0xC2B2AE3D27D4EB4FULL) ^
                  ((uint64_t)(uint32_t)tag * 0x165667B19E3779F9ULL);
     size_t b = (size_t)((h ^ (h >> 29)) % s->nchan_buckets);
@@ -266,9 +320,17 @@ static int check_sizes(sim *s, const op *snd, const op *rcv) {
                   rcv->rank, rcv->bytes);
 }
 
+/* Representative run: this node breaks the symmetry argument. */
+static int rep_break(sim *s, const cs_graph *g, const cs_node *n, const char *what) {
+    snprintf(s->rep_why, sizeof s->rep_why, "%s: node %" PRIu64 " (%s): %s", g->source, n->id,
+             cs_node_type_label(n->type), what);
+    return CS_EUNSUPPORTED;
+}
+
 static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
+    if (s->rep) return rep_break(s, g, n, "point-to-point messages go to particular ranks");
     if (!(n->flags & CS_NF_HAS_DST))
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_SEND): no comm_dst attribute; expected the "
@@ -314,6 +376,7 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
 static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
+    if (s->rep) return rep_break(s, g, n, "point-to-point messages come from particular ranks");
     if (!(n->flags & CS_NF_HAS_SRC))
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_RECV): no comm_src attribute; expected the "
@@ -409,9 +472,14 @@ static void mem_done(void *ctx, uint64_t cookie) {
     finish_comm_op(o->s, o, 1);
 }
 
+static int mem_shared(const cs_memory_config *mc) {
+    return mc && (mc->type == CS_MEM_PER_NODE_EXPANSION || mc->type == CS_MEM_POOL);
+}
+
 static int issue_mem(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
+    if (s->rep) return rep_break(s, g, n, "memory accesses are timed by the memory model's events");
     op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
     s->rs[rank].comm_inflight++;
     comm_begin(s, rank);
@@ -428,6 +496,7 @@ static int issue_mem(sim *s, uint32_t rank, uint32_t idx) {
 static void comp_done(void *ctx, const cs_event *ev) {
     sim *s = ctx;
     uint32_t rank = (uint32_t)ev->arg;
+    if (s->rep) cs_system_sym_dispatch(s->sys);
     if (s->failed) return;
     rank_state *r = &s->rs[rank];
     r->comp_busy = 0;
@@ -439,6 +508,7 @@ static void comp_done(void *ctx, const cs_event *ev) {
 static void cpu_done(void *ctx, const cs_event *ev) {
     sim *s = ctx;
     uint32_t rank = (uint32_t)ev->arg;
+    if (s->rep) cs_system_sym_dispatch(s->sys);
     if (s->failed) return;
     rank_state *r = &s->rs[rank];
     r->cpu_busy = 0;
@@ -488,16 +558,18 @@ static void start_comp(sim *s, uint32_t rank, uint32_t idx, int cpu) {
                 r->g->source, n->id, n->duration_us);
     }
     cs_time now = cs_eventq_now(s->q);
+    uint64_t key = next_key(s, rank);
+    if (s->rep) cs_system_sym_event(s->sys, cs_time_add(now, t), key);
     if (cpu) {
         r->cpu_busy = 1;
         r->cpu_node = idx;
         r->cpu_start = now;
-        cs_eventq_push(s->q, cs_time_add(now, t), next_key(s, rank), cpu_done, s, rank);
+        cs_eventq_push(s->q, cs_time_add(now, t), key, cpu_done, s, rank);
     } else {
         r->comp_busy = 1;
         r->comp_node = idx;
         r->comp_start = now;
-        cs_eventq_push(s->q, cs_time_add(now, t), next_key(s, rank), comp_done, s, rank);
+        cs_eventq_push(s->q, cs_time_add(now, t), key, comp_done, s, rank);
     }
 }
 
@@ -652,8 +724,7 @@ static void free_sim(sim *s) {
         cs_free(s->chans);
     }
     if (s->rs) {
-        for (uint32_t rk = 0; rk < s->w->nranks; rk++) {
-            cs_free(s->rs[rk].pending);
+        for (uint32_t rk = 0; rk < s->nactive; rk++) {
             cs_free(s->rs[rk].ready_comp.a);
             cs_free(s->rs[rk].ready_cpu.a);
             cs_free(s->rs[rk].ready_comm.a);
@@ -661,7 +732,10 @@ static void free_sim(sim *s) {
         }
         cs_free(s->rs);
     }
+    cs_free(s->pending);
     cs_free(s->instant);
+    cs_free(s->recs);
+    cs_free(s->spans);
     cs_memory_destroy(&s->mem);
     cs_system_free(s->sys);
     cs_net_destroy(&s->net);
@@ -669,17 +743,258 @@ static void free_sim(sim *s) {
     cs_eventq_free(s->q);
 }
 
-int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_sim_options *opt,
-               cs_sim_result *res, cs_error *err) {
-    memset(res, 0, sizeof *res);
-    if (w->nranks != netcfg->total_npus)
-        return CS_ERR(err, CS_EINVAL,
-                      "workload %s has %u ranks but the network %s has %" PRIu64
-                      " NPUs; expected one trace per NPU",
-                      w->prefix, w->nranks, netcfg->path ? netcfg->path : "", netcfg->total_npus);
-    const cs_net_backend *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
-    if (!be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
+/* ---- symmetry ------------------------------------------------------------------ */
 
+static int is_one_algo(cs_coll_algo_kind k) {
+    return k == CS_COLL_ALGO_ONE_RING || k == CS_COLL_ALGO_ONE_DIRECT || k == CS_COLL_ALGO_ONE_HALVING_DOUBLING;
+}
+
+static int cfg_index_of(int32_t comm_type) {
+    switch (comm_type) {
+    case CS_COLL_ALL_REDUCE: return CS_CFG_ALL_REDUCE;
+    case CS_COLL_ALL_GATHER: return CS_CFG_ALL_GATHER;
+    case CS_COLL_REDUCE_SCATTER: return CS_CFG_REDUCE_SCATTER;
+    case CS_COLL_ALL_TO_ALL: return CS_CFG_ALL_TO_ALL;
+    default: return -1;
+    }
+}
+
+/* The collective node n: 0 when symmetric, else a reason in why.  dimop[d]
+ * collects the group operation of every dimension (1 shift, 2 XOR). */
+static int coll_symmetric(const cs_graph *g, const cs_node *n, const cs_network_config *net,
+                          const cs_sim_options *opt, const cs_system_config *cfg, uint8_t *dimop, char *why,
+                          size_t whylen) {
+    if (!(n->flags & CS_NF_HAS_COMM_TYPE)) return 0; /* an error either way */
+    if (n->comm_type == CS_COLL_BARRIER) {
+        snprintf(why, whylen, "%s: node %" PRIu64 " is a BARRIER: it completes every member when the last "
+                 "one arrives, in that member's events", g->source, n->id);
+        return -1;
+    }
+    const cs_comm_group *cg = NULL;
+    cs_error e;
+    cs_error_clear(&e);
+    if (cs_comm_groups_resolve(opt->comm_groups, g->pg_names[n->pg], &cg, &e) != CS_OK) return 0;
+    if (cg && cg->nranks != net->total_npus) {
+        snprintf(why, whylen, "%s: node %" PRIu64 " runs on communicator group \"%s\" (%u of %" PRIu64
+                 " ranks): ranks outside it do something else", g->source, n->id, cg->name, cg->nranks,
+                 net->total_npus);
+        return -1;
+    }
+    int k = cfg_index_of(n->comm_type);
+    if (k < 0 || n->comm_size == 0) return 0;
+    const cs_coll_algo_list *L = &cfg->impl[k];
+    uint32_t involved = cg ? UINT32_MAX : n->involved_dim;
+    for (int d = 0; d < L->n && d < net->ndims; d++) {
+        cs_coll_algo_kind kind = L->algo[d].kind;
+        int dim = d;
+        if (is_one_algo(kind)) {
+            dim = -1;
+            for (int x = 0; x < net->ndims; x++)
+                if (net->npus[x] > 1) {
+                    if (dim >= 0) {
+                        snprintf(why, whylen, "%s: %s over every NPU of a network with several "
+                                 "dimensions: ring neighbours cross dimensions at some positions only",
+                                 cs_cfg_coll_name((cs_cfg_coll)k), cs_coll_algo_kind_name(kind));
+                        return -1;
+                    }
+                    dim = x;
+                }
+            if (dim < 0) return 0;
+        } else if (net->npus[d] <= 1 || !((involved >> d) & 1u)) {
+            continue;
+        }
+        if (kind == CS_COLL_ALGO_DOUBLE_BINARY_TREE) {
+            snprintf(why, whylen, "%s-implementation: doubleBinaryTree on dimension %d: ranks hold "
+                     "different tree positions and finish at different times",
+                     cs_cfg_coll_name((cs_cfg_coll)k), d);
+            return -1;
+        }
+        uint8_t o = (kind == CS_COLL_ALGO_HALVING_DOUBLING || kind == CS_COLL_ALGO_ONE_HALVING_DOUBLING) ? 2 : 1;
+        if (net->npus[dim] > 2) {
+            if (dimop[dim] && dimop[dim] != o) {
+                snprintf(why, whylen, "dimension %d runs both ring/direct and halvingDoubling: no "
+                         "relabelling of ranks maps both patterns onto themselves", dim);
+                return -1;
+            }
+            dimop[dim] = o;
+        }
+        if (is_one_algo(kind)) break;
+    }
+    return 0;
+}
+
+/* NULL when b is a, node ids aside (ranks' traces often number their nodes
+ * differently), else what differs.  Node indices are in id order, and
+ * everything the executor does goes by index, so such ranks behave alike;
+ * only reports name ids, and they take each rank's own. */
+static const char *graph_difference(const cs_graph *a, const cs_graph *b) {
+    if (a->nnodes != b->nnodes) return "node count";
+    if (a->nchildren != b->nchildren) return "dependencies";
+    for (uint32_t i = 0; i < a->nnodes; i++) {
+        /* every field but the id, the name and the communicator's index, which
+         * is compared by name (a field added later is compared too: at worst
+         * a needless fallback) */
+        cs_node x = a->nodes[i], y = b->nodes[i];
+        if (strcmp(a->pg_names[x.pg], b->pg_names[y.pg]) != 0) return "communicators";
+        x.id = y.id = 0;
+        x.name = y.name = 0;
+        x.pg = y.pg = 0;
+        if (memcmp(&x, &y, sizeof x) != 0) return "node attributes";
+    }
+    for (uint32_t c = 0; c < a->nchildren; c++)
+        if (a->children[c] != b->children[c]) return "dependencies";
+    return NULL;
+}
+
+int cs_sim_symmetry_check(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
+                          char *why, size_t whylen) {
+    const char *backend = opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND;
+    if (opt->symmetry == CS_SYMMETRY_OFF) {
+        snprintf(why, whylen, "off (--symmetry=off): every rank is simulated");
+        return 0;
+    }
+    if (w->nranks < 2) {
+        snprintf(why, whylen, "one rank: nothing to share");
+        return 0;
+    }
+    for (uint32_t k = 1; k < w->ngraphs; k++) {
+        const char *diff = graph_difference(w->graphs[0], w->graphs[k]);
+        if (diff) {
+            snprintf(why, whylen, "the ranks run different graphs: %s and %s differ (%s); symmetry needs "
+                     "one graph for every rank, up to node ids (one trace file for all: "
+                     "--workload-configuration=FILE.et)", w->graphs[0]->source, w->graphs[k]->source, diff);
+            return 0;
+        }
+    }
+    if (strcmp(backend, "analytical") != 0) {
+        snprintf(why, whylen, "backend %s: messages share state (links, queues); symmetry needs the "
+                 "congestion-unaware analytical backend", backend);
+        return 0;
+    }
+    if (net->total_npus != w->nranks) {
+        snprintf(why, whylen, "the network has %" PRIu64 " NPUs for %u ranks", net->total_npus, w->nranks);
+        return 0;
+    }
+    const cs_graph *g = w->rank_graph[0];
+    cs_system_config defaults;
+    const cs_system_config *cfg = opt->system;
+    if (!cfg) {
+        cs_system_config_defaults(&defaults);
+        cfg = &defaults;
+    }
+    uint8_t dimop[CS_MAX_DIMS];
+    memset(dimop, 0, sizeof dimop);
+    int ok = 1;
+    for (uint32_t i = 0; i < g->nnodes && ok; i++) {
+        const cs_node *n = &g->nodes[i];
+        switch (n->type) {
+        case CS_NODE_COMM_SEND:
+        case CS_NODE_COMM_RECV:
+            snprintf(why, whylen, "%s: node %" PRIu64 " (%s): point-to-point messages go to particular "
+                     "ranks", g->source, n->id, cs_node_type_label(n->type));
+            ok = 0;
+            break;
+        case CS_NODE_MEM_LOAD:
+        case CS_NODE_MEM_STORE:
+            snprintf(why, whylen, "%s: node %" PRIu64 " (%s): remote memory %s", g->source, n->id,
+                     cs_node_type_label(n->type),
+                     mem_shared(opt->memory) ? "is shared between ranks"
+                                             : "is timed by the memory model's own events");
+            ok = 0;
+            break;
+        case CS_NODE_COMM_COLL:
+            if (coll_symmetric(g, n, net, opt, cfg, dimop, why, whylen)) ok = 0;
+            break;
+        default: break;
+        }
+    }
+    if (cfg == &defaults) cs_system_config_free(&defaults);
+    if (ok)
+        snprintf(why, whylen, "applies: all %u ranks run %s on symmetric collectives; rank 0 is "
+                 "simulated and stands for every rank", w->nranks, g->source);
+    return ok;
+}
+
+/* ---- driver (continued) ------------------------------------------------------------ */
+
+/* Representative run: keep rank 0's collective records (each stands for
+ * every member) until the run is known to be good. */
+static void rep_record(void *ud, const cs_coll_record *r) {
+    sim *s = ud;
+    CS_GROW(s->recs, s->caprecs, s->nrecs + 1);
+    struct rep_rec *x = &s->recs[s->nrecs++];
+    uint64_t key = 0;
+    x->r = *r;
+    snprintf(x->algos, sizeof x->algos, "%s", r->algorithms ? r->algorithms : "");
+    x->t = cs_eventq_now(s->q);
+    x->dispatched = cs_eventq_dispatching(s->q, &key);
+    x->root = (uint32_t)(key >> 32);
+}
+
+/* The rank whose copy of an item comes v-th in its instant of the full run:
+ * ranks report in the order of their events' keys, (cause's rank, counter),
+ * and rank r's cause is rank 0's moved by g_r; before the first event (the
+ * issue at time 0) ranks run in rank order. */
+static uint32_t rep_rank(const sim *s, uint32_t v, uint32_t root, int dispatched) {
+    return dispatched ? cs_system_sym_rank(s->sys, v, root) : v;
+}
+
+/* Report what the representative run kept, for every rank, in the full
+ * run's order: per instant (and the pre-dispatch issue apart), for v = 0 ..
+ * nranks-1, rank 0's items of that instant in their order, each for the
+ * rank that comes v-th.  (All of one instant's items were reported in
+ * events of one cause's rank: the symmetry guard sees to it, as they all
+ * act on the executor.)  Collective records may instead be reported once,
+ * standing for every member (coll_records_representative). */
+static void rep_replay(sim *s) {
+    uint32_t n = s->w->nranks;
+    const cs_coll_observer *co = s->opt->coll_observer;
+    for (size_t i = 0; co && co->coll_done && i < s->nrecs;) {
+        size_t j = i;
+        while (j < s->nrecs && s->recs[j].t == s->recs[i].t && s->recs[j].dispatched == s->recs[i].dispatched) j++;
+        if (s->opt->coll_records_representative) {
+            for (size_t k = i; k < j; k++) {
+                cs_coll_record r = s->recs[k].r;
+                r.algorithms = s->recs[k].algos;
+                co->coll_done(co->ud, &r);
+            }
+        } else {
+            for (uint32_t v = 0; v < n; v++)
+                for (size_t k = i; k < j; k++) {
+                    cs_coll_record r = s->recs[k].r;
+                    r.algorithms = s->recs[k].algos;
+                    r.represents = 1;
+                    r.rank = rep_rank(s, v, s->recs[k].root, s->recs[k].dispatched);
+                    if (s->w->ngraphs > 1) { /* the rank's own node id */
+                        const cs_graph *g0 = s->w->rank_graph[0];
+                        uint32_t idx = cs_graph_find(g0, s->recs[k].r.node_id);
+                        if (idx != UINT32_MAX) r.node_id = s->w->rank_graph[r.rank]->nodes[idx].id;
+                    }
+                    co->coll_done(co->ud, &r);
+                }
+        }
+        i = j;
+    }
+    const cs_sim_observer *no = s->opt->observer;
+    for (size_t i = 0; no && no->node_done && i < s->nspans;) {
+        size_t j = i;
+        while (j < s->nspans && s->spans[j].t == s->spans[i].t && s->spans[j].dispatched == s->spans[i].dispatched) j++;
+        for (uint32_t v = 0; v < n; v++)
+            for (size_t k = i; k < j; k++) {
+                cs_node_span sp = s->spans[k].sp;
+                sp.rank = rep_rank(s, v, s->spans[k].root, s->spans[k].dispatched);
+                sp.graph = s->w->rank_graph[sp.rank];
+                sp.node = &sp.graph->nodes[s->spans[k].sp.node - s->spans[k].sp.graph->nodes];
+                no->node_done(no->ud, &sp);
+            }
+        i = j;
+    }
+}
+
+/* One simulation: every rank, or (rep) rank 0 standing for every rank. */
+static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const cs_sim_options *opt,
+                   const cs_net_backend *be, int rep, cs_sim_result *res, cs_error *err, char *why,
+                   size_t whylen) {
     sim S;
     memset(&S, 0, sizeof S);
     sim *s = &S;
@@ -687,6 +1002,8 @@ int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_s
     s->opt = opt;
     s->err = err;
     s->res = res;
+    s->rep = rep;
+    s->nactive = rep ? 1 : w->nranks;
     s->q = cs_eventq_new();
     s->op_pool = cs_pool_new(sizeof(op));
     res->nranks = w->nranks;
@@ -700,26 +1017,35 @@ int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_s
                            .key_ud = s,
                            .fail = sys_fail_cb,
                            .fail_ud = s,
-                           .observer = opt->coll_observer};
+                           .observer = opt->coll_observer,
+                           .representative = rep};
+    cs_coll_observer rep_obs = {rep_record, s};
+    if (rep && opt->coll_observer) sp.observer = &rep_obs;
     if (rc == CS_OK) rc = cs_system_new(s->q, &s->net, w->nranks, &sp, &s->sys, err);
+    /* (a representative run has no memory accesses; the model is set up as usual) */
     if (rc == CS_OK) rc = cs_memory_init(&s->mem, opt->memory, s->q, w->nranks, err);
     if (rc) {
+        if (rep) snprintf(why, whylen, "setting it up failed (%.300s)", err && err->msg[0] ? err->msg : "?");
         free_sim(s);
         cs_sim_result_free(res);
         return rc;
     }
-    s->nchan_buckets = 1024;
-    while (s->nchan_buckets < 2ULL * w->nranks && s->nchan_buckets < (1u << 20)) s->nchan_buckets *= 2;
-    s->chans = cs_calloc(s->nchan_buckets, sizeof *s->chans);
-    s->rs = cs_calloc(w->nranks, sizeof *s->rs);
+    s->rs = cs_calloc(s->nactive, sizeof *s->rs);
     unsigned long warn0 = cs_log_warning_count();
     clock_gettime(CLOCK_MONOTONIC, &s->wall_start);
     s->wall_last = s->wall_start;
 
-    for (uint32_t rk = 0; rk < w->nranks && !s->failed; rk++) {
+    size_t npending = 0;
+    for (uint32_t rk = 0; rk < s->nactive; rk++) npending += w->rank_graph[rk]->nnodes;
+    s->pending = cs_malloc((npending ? npending : 1) * sizeof *s->pending);
+    npending = 0;
+    for (uint32_t rk = 0; rk < s->nactive; rk++) {
+        s->rs[rk].g = w->rank_graph[rk];
+        s->rs[rk].pending = s->pending + npending;
+        npending += w->rank_graph[rk]->nnodes;
+    }
+    for (uint32_t rk = 0; rk < s->nactive && !s->failed; rk++) {
         rank_state *r = &s->rs[rk];
-        r->g = w->rank_graph[rk];
-        r->pending = cs_malloc((r->g->nnodes ? r->g->nnodes : 1) * sizeof *r->pending);
         for (uint32_t i = 0; i < r->g->nnodes; i++) {
             r->pending[i] = r->g->nodes[i].nparents;
             if (!r->pending[i]) make_ready(s, rk, i);
@@ -730,11 +1056,38 @@ int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_s
     while (!s->failed && cs_eventq_step(s->q)) {
         if (opt->progress && (++n & 0xffff) == 0) progress(s);
     }
-    if (!s->failed) describe_stuck(s);
-    res->events = cs_eventq_dispatched(s->q);
-    res->net_messages = s->net.stats.messages;
-    res->net_bytes = s->net.stats.bytes;
-    res->warnings = cs_log_warning_count() - warn0;
+    if (rep) {
+        const char *broken = cs_system_symmetry_broken(s->sys);
+        if (broken)
+            snprintf(why, whylen, "%s", broken);
+        else if (s->rep_why[0])
+            snprintf(why, whylen, "%s", s->rep_why);
+        else if (s->failed)
+            snprintf(why, whylen, "it failed (%.300s)", err && err->msg[0] ? err->msg : "no message");
+        else if (res->ranks[0].nodes < s->rs[0].g->nnodes) {
+            snprintf(why, whylen, "rank 0 stopped with %" PRIu64 " of %u nodes done",
+                     res->ranks[0].nodes, s->rs[0].g->nnodes);
+            fail(s, CS_EDEADLOCK);
+        }
+    } else if (!s->failed) {
+        describe_stuck(s);
+    }
+    uint64_t scale = rep ? w->nranks : 1;
+    res->events = cs_eventq_dispatched(s->q) * scale;
+    res->net_messages = s->net.stats.messages * scale;
+    res->net_bytes = s->net.stats.bytes * scale;
+    res->roofline_fallbacks *= scale;
+    res->warnings = (cs_log_warning_count() - warn0) * scale;
+    res->symmetric = rep;
+    res->coll = *cs_system_get_stats(s->sys);
+    res->coll.messages *= scale; /* collectives are instances: the same count in both modes */
+    res->coll.bytes_sent *= scale;
+    res->coll.bytes_recv *= scale;
+    res->coll.reductions *= scale;
+    if (rep && !s->failed) {
+        for (uint32_t rk = 1; rk < w->nranks; rk++) res->ranks[rk] = res->ranks[0];
+        rep_replay(s);
+    }
     for (uint32_t rk = 0; rk < w->nranks; rk++)
         if (res->ranks[rk].finish > res->sim_time) res->sim_time = res->ranks[rk].finish;
     rc = s->failed;
@@ -742,6 +1095,31 @@ int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_s
     free_sim(s);
     if (rc) cs_sim_result_free(res);
     return rc;
+}
+
+int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_sim_options *opt,
+               cs_sim_result *res, cs_error *err) {
+    memset(res, 0, sizeof *res);
+    if (w->nranks != netcfg->total_npus)
+        return CS_ERR(err, CS_EINVAL,
+                      "workload %s has %u ranks but the network %s has %" PRIu64
+                      " NPUs; expected one trace per NPU",
+                      w->prefix, w->nranks, netcfg->path ? netcfg->path : "", netcfg->total_npus);
+    const cs_net_backend *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
+    if (!be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
+    char why[512];
+    if (cs_sim_symmetry_check(w, netcfg, opt, why, sizeof why)) {
+        cs_info("symmetry %s", why);
+        cs_error e;
+        cs_error_clear(&e);
+        int rc = run_sim(w, netcfg, opt, be, 1, res, &e, why, sizeof why);
+        if (rc == CS_OK) return CS_OK;
+        cs_info("symmetry: the representative run stopped: %s; simulating every rank", why);
+        memset(res, 0, sizeof *res);
+    } else {
+        cs_info("symmetry does not apply: %s", why);
+    }
+    return run_sim(w, netcfg, opt, be, 0, res, err, why, sizeof why);
 }
 
 void cs_sim_result_free(cs_sim_result *res) {

@@ -21,6 +21,21 @@
  * Per-rank state is a few words plus one pending-parent counter per node of
  * the rank's graph.  Observers (timeline writers) get a callback per
  * completed node.
+ *
+ * Symmetry (cs_sim_options.symmetry, default auto): when every rank runs the
+ * same graph (up to node ids), the backend is the congestion-unaware
+ * `analytical` one, there are no point-to-point and no MEM_LOAD/STORE nodes,
+ * no BARRIER, no communicator group smaller than the network and every
+ * collective runs ring, direct or halving-doubling (one group operation per
+ * dimension), every rank can follow rank 0's timeline up to a relabelling of
+ * ranks.  Then only rank 0 is simulated (system/system.h, "representative
+ * mode") and its results are copied to every rank: identical to the full
+ * simulation, with no per-rank state but the result rows; counts are rank
+ * 0's times nranks, observers get every rank's records and spans in the full
+ * run's order.  cs_sim_symmetry_check says whether it applies and, if not,
+ * the first reason; if the representative run meets something the check
+ * could not see (simultaneous events that other ranks could order another
+ * way, an error), the full simulation runs instead.
  */
 #ifndef CS_WORKLOAD_SIM_H
 #define CS_WORKLOAD_SIM_H
@@ -72,7 +87,14 @@ typedef struct cs_sim_options {
     const cs_comm_groups *comm_groups;   /* NULL = no communicator groups */
     double injection_scale;              /* ASTRA-sim --injection-scale (1) */
     const cs_coll_observer *coll_observer; /* one record per rank and collective */
+    int symmetry;                        /* CS_SYMMETRY_AUTO (default) or CS_SYMMETRY_OFF */
+    /* In a symmetric run: 1 = one collective record per collective standing
+     * for every member (cs_coll_record.represents); 0 = one per rank, as a
+     * full run gives (rank 0's record with each rank's number, rank order). */
+    int coll_records_representative;
 } cs_sim_options;
+
+enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1 };
 
 typedef struct cs_rank_result {
     cs_time finish;        /* completion of the rank's last node */
@@ -92,12 +114,22 @@ typedef struct cs_sim_result {
     uint64_t net_messages, net_bytes;
     uint64_t roofline_fallbacks; /* COMP nodes replayed because num_ops was absent */
     uint64_t warnings;
+    cs_system_stats coll;        /* the system layer's totals (collective instances, messages,
+                                    bytes, reductions) */
+    int symmetric;               /* 1 = rank 0 simulated for every rank (same results); every
+                                    count above but coll.collectives is then rank 0's times
+                                    nranks (each rank has the same) */
 } cs_sim_result;
 
 void cs_sim_options_init(cs_sim_options *o);
 /* Use a system configuration: collectives (o->system) and the compute model
  * it implies (roofline-enabled, peak-perf, local-mem-bw).  sc is borrowed. */
 void cs_sim_options_set_system(cs_sim_options *o, const cs_system_config *sc);
+
+/* Whether a run with these inputs simulates one representative rank: 1 =
+ * yes, 0 = no; why gets one line saying so, or the first reason against. */
+int cs_sim_symmetry_check(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
+                          char *why, size_t whylen);
 
 /* Run the workload on the network; fills *res (free with cs_sim_result_free). */
 int cs_sim_run(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,

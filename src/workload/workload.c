@@ -5,6 +5,10 @@
  * Identity is decided on the file bytes: a 64-bit FNV-1a hash finds
  * candidates and a byte comparison with the candidate's bytes (kept in memory
  * only while loading, once per distinct file) confirms it.
+ *
+ * Rank files are PREFIX.<rank>.et; when that does not exist,
+ * PREFIX.<rank>.et.gz is read instead (gzip is recognised by its content,
+ * whatever the name).
  */
 #include "workload/workload.h"
 
@@ -67,6 +71,17 @@ static int file_exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
+/* PREFIX.<r>.et, or PREFIX.<r>.et.gz when only that exists. */
+static void rank_path(char *path, size_t plen, const char *prefix, uint32_t r) {
+    snprintf(path, plen, "%s.%u.et.gz", prefix, r);
+    if (file_exists(path)) {
+        snprintf(path, plen, "%s.%u.et", prefix, r);
+        if (!file_exists(path)) snprintf(path, plen, "%s.%u.et.gz", prefix, r);
+        return;
+    }
+    snprintf(path, plen, "%s.%u.et", prefix, r);
+}
+
 int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options *opt,
                      cs_workload *out, cs_error *err) {
     memset(out, 0, sizeof *out);
@@ -81,7 +96,7 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
     char *path = cs_malloc(plen);
 
     if (!out->single_file) {
-        snprintf(path, plen, "%s.%u.et", prefix, nranks);
+        rank_path(path, plen, prefix, nranks);
         if (file_exists(path)) {
             int rc = CS_ERR(err, CS_EINVAL,
                             "%s exists, but the network has %u NPUs (ranks 0..%u): the trace set "
@@ -101,7 +116,7 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
         if (out->single_file)
             snprintf(path, plen, "%s", prefix);
         else
-            snprintf(path, plen, "%s.%u.et", prefix, r);
+            rank_path(path, plen, prefix, r);
         if (out->single_file && r > 0) {
             out->rank_graph[r] = out->graphs[0];
             out->graphs[0]->refcount++;

@@ -1,0 +1,212 @@
+/*
+ * topology_file.c -- reader of the --topology JSON file (topology_file.h).
+ *
+ * Scalar keys go through the option-table engine (config_int.h: one table
+ * drives parsing, defaults and help); the lists (edges, failed_links,
+ * degraded_links, failed_switches) are read here with their element lines.
+ * Bandwidths are GB/s read as ASTRA-sim does (2^30 bytes per GB,
+ * cs_gbps_to_bytes_per_ns) so that a topology file and a network YAML with
+ * the same numbers describe the same links; latencies are ns.
+ * Owns nothing after return: the topology goes to the caller.
+ */
+#include "config/topology_file.h"
+
+#include <float.h>
+#include <limits.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "config/config_int.h"
+#include "network/network.h"
+
+typedef struct tf {
+    int builder;
+    int npus, npus_per_leaf, spines, uplinks_per_spine, servers, gpus_per_server, switches, ecmp_seed;
+    double link_bw, link_lat, uplink_bw, uplink_lat, oversub;
+    double nvlink_bw, nvlink_lat, nic_bw, nic_lat, spine_bw, spine_lat;
+} tf;
+
+enum { B_ASTRA, B_FATTREE, B_RAIL, B_EDGES };
+static const char *const BUILDERS[] = {"astra", "fat-tree", "rail", "edges", NULL};
+
+#define OFF(f) offsetof(tf, f)
+#define INT_OPT(k, f, lo, d, h) {.key = k, .type = CFG_INT, .def = d, .min = lo, .max = (double)INT_MAX, .off = OFF(f), .help = h}
+#define NUM_OPT(k, f, u, d, h) {.key = k, .type = CFG_NUM, .def = d, .min = 0, .max = DBL_MAX, .unit = u, .off = OFF(f), .help = h}
+static const cfg_opt OPTS[] = {
+    {.key = "builder", .type = CFG_ENUM, .required = 1, .values = BUILDERS, .off = OFF(builder),
+     .help = "astra: the network YAML's dimensions; fat-tree: two-tier leaf-spine Clos; rail: HGX/DGX "
+             "servers (NVSwitch + NIC per GPU) on a rail-optimized Clos; edges: the list under \"edges\""},
+    INT_OPT("npus", npus, 0, 0, "NPUs (fat-tree, edges; 0 = the network configuration's count)"),
+    INT_OPT("npus_per_leaf", npus_per_leaf, 1, 8, "fat-tree: NPUs under one leaf switch"),
+    INT_OPT("spines", spines, 0, 0, "fat-tree, rail: spine switches"),
+    INT_OPT("uplinks_per_spine", uplinks_per_spine, 1, 1, "fat-tree: parallel cables from each leaf to each spine"),
+    NUM_OPT("link_bandwidth", link_bw, "GB/s", 50, "fat-tree: NPU-leaf link bandwidth per direction"),
+    NUM_OPT("link_latency", link_lat, "ns", 500, "fat-tree: NPU-leaf link latency"),
+    NUM_OPT("uplink_bandwidth", uplink_bw, "GB/s", 0,
+            "fat-tree: leaf-spine link bandwidth (0 = from oversubscription, else link_bandwidth)"),
+    NUM_OPT("uplink_latency", uplink_lat, "ns", -1, "fat-tree: leaf-spine latency (default link_latency)"),
+    NUM_OPT("oversubscription", oversub, NULL, 0,
+            "fat-tree: leaf downlink/uplink bandwidth ratio (sets uplink_bandwidth when that is 0)"),
+    INT_OPT("servers", servers, 1, 1, "rail: servers"),
+    INT_OPT("gpus_per_server", gpus_per_server, 1, 8, "rail: GPUs (and NICs, and rails) per server"),
+    NUM_OPT("nvlink_bandwidth", nvlink_bw, "GB/s", 450, "rail: GPU-NVSwitch bandwidth per direction"),
+    NUM_OPT("nvlink_latency", nvlink_lat, "ns", 0, "rail: GPU-NVSwitch latency"),
+    NUM_OPT("nic_bandwidth", nic_bw, "GB/s", 0, "rail: NIC bandwidth per direction (0 = no NICs)"),
+    NUM_OPT("nic_latency", nic_lat, "ns", 0, "rail: NIC-rail switch latency"),
+    NUM_OPT("spine_bandwidth", spine_bw, "GB/s", 0, "rail: rail-spine bandwidth (0 = nic_bandwidth)"),
+    NUM_OPT("spine_latency", spine_lat, "ns", 0, "rail: rail-spine latency"),
+    INT_OPT("switches", switches, 0, 0, "edges: switch nodes, numbered npus .. npus+switches-1"),
+    INT_OPT("ecmp_seed", ecmp_seed, 0, 0, "seed of ECMP hashing"),
+    {.key = "edges", .type = CFG_IGNORED, .help = "edges: list of [a, b, bandwidth GB/s, latency ns] cables (both directions)"},
+    {.key = "failed_links", .type = CFG_IGNORED, .help = "list of [a, b]: cables down from the start"},
+    {.key = "degraded_links", .type = CFG_IGNORED, .help = "list of [a, b, factor]: cables at factor x bandwidth"},
+    {.key = "failed_switches", .type = CFG_IGNORED, .help = "list of node ids: every link of the node down"},
+};
+#define NOPTS (sizeof OPTS / sizeof OPTS[0])
+
+/* Element i of list `key` as n numbers (integers for the first nint). */
+static int read_tuple(const cfg_jdoc *doc, const char *key, size_t i, const json_t *v, size_t n, size_t nint,
+                      const char *what, double *out, cs_error *err) {
+    int line = cfg_jdoc_elem_line(doc, key, i);
+    if (json_is_integer(v) && n == 1) {
+        out[0] = (double)json_integer_value(v);
+        return CS_OK;
+    }
+    if (!json_is_array(v) || json_array_size(v) != n)
+        return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: expected %s", doc->path, line, key, i, what);
+    for (size_t k = 0; k < n; k++) {
+        const json_t *x = json_array_get(v, k);
+        long long ll;
+        if (!json_is_number(x) || (k < nint && cfg_json_ll(x, &ll)) || json_number_value(x) < 0)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: expected %s", doc->path, line, key, i, what);
+        out[k] = json_number_value(x);
+    }
+    return CS_OK;
+}
+
+static int node_ok(const cfg_jdoc *doc, const char *key, size_t i, const cs_topo *t, double v, cs_error *err) {
+    if (v >= t->nnodes)
+        return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: node %.0f does not exist (nodes 0..%u)", doc->path,
+                      cfg_jdoc_elem_line(doc, key, i), key, i, v, t->nnodes - 1);
+    return CS_OK;
+}
+
+static int apply_failures(const cfg_jdoc *doc, cs_topo *t, cs_error *err) {
+    const char *keys[] = {"failed_links", "degraded_links", "failed_switches"};
+    for (int k = 0; k < 3; k++) {
+        json_t *list = json_object_get(doc->root, keys[k]);
+        if (!list) continue;
+        if (!json_is_array(list))
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a list", doc->path, cfg_jdoc_key_line(doc, keys[k]), keys[k]);
+        for (size_t i = 0; i < json_array_size(list); i++) {
+            double v[3] = {0, 0, 0};
+            int rc = k == 0   ? read_tuple(doc, keys[k], i, json_array_get(list, i), 2, 2, "[a, b] (node ids)", v, err)
+                     : k == 1 ? read_tuple(doc, keys[k], i, json_array_get(list, i), 3, 2,
+                                           "[a, b, factor] (node ids, bandwidth factor 0..1)", v, err)
+                              : read_tuple(doc, keys[k], i, json_array_get(list, i), 1, 1, "a node id", v, err);
+            if (rc) return rc;
+            for (int j = 0; j < (k == 2 ? 1 : 2); j++)
+                if ((rc = node_ok(doc, keys[k], i, t, v[j], err))) return rc;
+            if (k == 2) rc = cs_topo_fail_node(t, (uint32_t)v[0], err);
+            else if (k == 1 && v[2] > 1)
+                return CS_ERR(err, CS_EINVAL, "%s:%d: degraded_links[%zu]: factor: expected 0..1, got %g", doc->path,
+                              cfg_jdoc_elem_line(doc, keys[k], i), i, v[2]);
+            else rc = cs_topo_degrade_cable(t, (uint32_t)v[0], (uint32_t)v[1], k == 0 ? 0.0 : v[2], err);
+            if (rc) {
+                cs_error_prefix(err, "%s:%d: %s[%zu]: ", doc->path, cfg_jdoc_elem_line(doc, keys[k], i), keys[k], i);
+                return rc;
+            }
+        }
+    }
+    return CS_OK;
+}
+
+static int build_edges(const cfg_jdoc *doc, const tf *c, uint32_t npus, cs_topo **out, cs_error *err) {
+    json_t *list = json_object_get(doc->root, "edges");
+    if (!list || !json_is_array(list))
+        return CS_ERR(err, CS_EINVAL, "%s:%d: edges: expected a list of [a, b, bandwidth GB/s, latency ns]",
+                      doc->path, list ? cfg_jdoc_key_line(doc, "edges") : doc->root_line);
+    cs_topo *t = cs_topo_new(npus);
+    for (int i = 0; i < c->switches; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        double v[4];
+        int rc = read_tuple(doc, "edges", i, json_array_get(list, i), 4, 2,
+                            "[a, b, bandwidth GB/s, latency ns] with node ids a != b", v, err);
+        if (!rc) rc = node_ok(doc, "edges", i, t, v[0], err);
+        if (!rc) rc = node_ok(doc, "edges", i, t, v[1], err);
+        if (!rc && (v[0] == v[1] || v[2] <= 0))
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: edges[%zu]: expected two different nodes and a bandwidth > 0",
+                        doc->path, cfg_jdoc_elem_line(doc, "edges", i), i);
+        if (rc) {
+            cs_topo_free(t);
+            return rc;
+        }
+        cs_topo_add_cable(t, (uint32_t)v[0], (uint32_t)v[1], cs_gbps_to_bytes_per_ns(v[2]), cs_time_from_ns_f(v[3]));
+    }
+    cs_topo_finalize(t);
+    cs_topo_set_desc(t, "edge list: %u NPUs, %d switches, %zu cables", npus, c->switches, json_array_size(list));
+    *out = t;
+    return CS_OK;
+}
+
+int cs_topology_file_load(const char *path, const cs_network_config *net, cs_topo **out, cs_error *err) {
+    *out = NULL;
+    cfg_jdoc doc;
+    int rc = cfg_jdoc_load(path, "topology file", &doc, err);
+    if (rc) return rc;
+    tf c;
+    cfg_opts_defaults(OPTS, NOPTS, &c);
+    int lines[NOPTS];
+    rc = cfg_opts_parse(&doc, OPTS, NOPTS, &c, lines, err);
+    uint32_t npus = c.npus ? (uint32_t)c.npus : (uint32_t)net->total_npus;
+    cs_topo *t = NULL;
+    if (rc == CS_OK) {
+        switch (c.builder) {
+        case B_ASTRA: t = cs_topo_build_astra(net); break;
+        case B_FATTREE: {
+            cs_fattree_params p = {.npus = npus, .npus_per_leaf = (uint32_t)c.npus_per_leaf,
+                                   .spines = (uint32_t)c.spines, .uplinks_per_spine = (uint32_t)c.uplinks_per_spine,
+                                   .host_bw = cs_gbps_to_bytes_per_ns(c.link_bw),
+                                   .host_lat = cs_time_from_ns_f(c.link_lat),
+                                   .uplink_lat = cs_time_from_ns_f(c.uplink_lat >= 0 ? c.uplink_lat : c.link_lat)};
+            double up = c.uplink_bw;
+            if (up <= 0 && c.oversub > 0 && c.spines > 0)
+                up = (double)c.npus_per_leaf * c.link_bw / ((double)c.spines * c.uplinks_per_spine * c.oversub);
+            if (up <= 0) up = c.link_bw;
+            p.uplink_bw = cs_gbps_to_bytes_per_ns(up);
+            rc = cs_topo_build_fattree(&p, &t, err);
+            break;
+        }
+        case B_RAIL: {
+            cs_rail_params p = {.servers = (uint32_t)c.servers, .gpus_per_server = (uint32_t)c.gpus_per_server,
+                                .spines = (uint32_t)c.spines, .nvlink_bw = cs_gbps_to_bytes_per_ns(c.nvlink_bw),
+                                .nic_bw = cs_gbps_to_bytes_per_ns(c.nic_bw),
+                                .spine_bw = cs_gbps_to_bytes_per_ns(c.spine_bw),
+                                .nvlink_lat = cs_time_from_ns_f(c.nvlink_lat),
+                                .nic_lat = cs_time_from_ns_f(c.nic_lat),
+                                .spine_lat = cs_time_from_ns_f(c.spine_lat)};
+            rc = cs_topo_build_rail(&p, &t, err);
+            break;
+        }
+        case B_EDGES: rc = build_edges(&doc, &c, npus, &t, err); break;
+        }
+        if (rc && c.builder != B_EDGES) cs_error_prefix(err, "%s:%d: ", path, lines[0]);
+    }
+    if (rc == CS_OK) {
+        t->ecmp_seed = (uint64_t)c.ecmp_seed;
+        rc = apply_failures(&doc, t, err);
+    }
+    if (rc == CS_OK && t->nnpus != net->total_npus)
+        rc = CS_ERR(err, CS_EINVAL, "%s: the topology has %u NPUs but the network configuration %s has %llu",
+                    path, t->nnpus, net->path ? net->path : "", (unsigned long long)net->total_npus);
+    cfg_opts_free(OPTS, NOPTS, &c);
+    cfg_jdoc_free(&doc);
+    if (rc) {
+        cs_topo_free(t);
+        return rc;
+    }
+    *out = t;
+    return CS_OK;
+}
+
+void cs_topology_file_print_help(FILE *f) { cfg_opts_print_help(f, OPTS, NOPTS); }

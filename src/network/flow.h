@@ -1,0 +1,19 @@
+/*
+ * flow.h -- introspection of the `flow` backend (flow.c) for tests and
+ * reports.  The backend itself is used through network.h like any other.
+ */
+#ifndef CS_NETWORK_FLOW_H
+#define CS_NETWORK_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "network/network.h"
+
+/* Current max-min fair rate (bytes per ns) of the active flow sent with
+ * `cookie` on a cs_net running the flow backend; -1 when there is none. */
+double cs_flow_rate(const cs_net *net, uint64_t cookie);
+/* Active flows. */
+size_t cs_flow_active(const cs_net *net);
+
+#endif

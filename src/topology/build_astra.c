@@ -1,0 +1,49 @@
+/*
+ * build_astra.c -- topology builder for ASTRA-sim's products of Ring,
+ * FullyConnected and Switch dimensions (the network YAML), so that every
+ * existing network file runs on the flow backend unchanged.
+ *
+ * The links are those of analytical-congestion (docs/network.md): Ring (n>=3)
+ * NPU <-> next NPU of its line (n = 2: one cable), FullyConnected every pair
+ * of its line, Switch one switch node per line with a cable to each member.
+ * Bandwidth: the dimension's GB/s read as GiB/s (cs_gbps_to_bytes_per_ns);
+ * latency: the dimension's ns per link.  Owns nothing beyond the result.
+ */
+#include <math.h>
+
+#include "network/network.h"
+#include "topology/topology.h"
+
+cs_topo *cs_topo_build_astra(const cs_network_config *cfg) {
+    uint32_t n = (uint32_t)cfg->total_npus;
+    cs_topo *t = cs_topo_new(n);
+    uint64_t radix = 1;
+    for (int d = 0; d < cfg->ndims; d++) {
+        uint32_t k = cfg->npus[d];
+        double bw = cs_gbps_to_bytes_per_ns(cfg->bandwidth_gbps[d]);
+        cs_time lat = cs_time_from_ns_f(cfg->latency_ns[d]);
+        for (uint32_t v = 0; v < n; v++) {
+            uint32_t c = (uint32_t)((v / radix) % k);
+            uint32_t base = (uint32_t)(v - c * radix);
+            switch (cfg->topo[d]) {
+            case CS_TOPO_RING:
+                if (k == 2 && c == 0) cs_topo_add_cable(t, v, (uint32_t)(base + radix), bw, lat);
+                else if (k >= 3) cs_topo_add_cable(t, v, (uint32_t)(base + ((c + 1) % k) * radix), bw, lat);
+                break;
+            case CS_TOPO_FULLY_CONNECTED:
+                for (uint32_t o = c + 1; o < k; o++) cs_topo_add_cable(t, v, (uint32_t)(base + o * radix), bw, lat);
+                break;
+            case CS_TOPO_SWITCH:
+                if (c == 0 && k > 1) {
+                    uint32_t sw = cs_topo_add_node(t, CS_NODE_SWITCH);
+                    for (uint32_t o = 0; o < k; o++) cs_topo_add_cable(t, (uint32_t)(base + o * radix), sw, bw, lat);
+                }
+                break;
+            }
+        }
+        radix *= k;
+    }
+    cs_topo_finalize(t);
+    cs_topo_set_desc(t, "ASTRA-sim product of %d dimension%s, %u NPUs", cfg->ndims, cfg->ndims == 1 ? "" : "s", n);
+    return t;
+}

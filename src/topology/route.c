@@ -1,0 +1,209 @@
+/*
+ * route.c -- shortest-path ECMP routing with route caching (route.h).
+ *
+ * Distances to a destination come from one BFS over incoming links; the route
+ * walks from src, at each node choosing among the outgoing up links that get
+ * one hop closer by splitmix64(seed, src, dst, node) mod count.  Routes are
+ * stored in one growing arena of link ids, indexed by an open-addressing hash
+ * table keyed by (src, dst).  Owns: the caches.  Borrows: the topology.
+ */
+#include "topology/route.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+
+#define DIST_BUDGET_BYTES ((size_t)256 << 20)
+
+typedef struct rent { uint64_t key; uint32_t off, n; } rent; /* key = src<<32|dst, +1 (0 = empty) */
+typedef struct dent { uint32_t dst; uint32_t *dist; } dent;
+
+struct cs_router {
+    const cs_topo *t;
+    uint64_t seed;
+    rent *tab;
+    size_t tcap, tcount;
+    uint32_t *arena;
+    size_t acap, alen;
+    dent *dists; /* open addressing by dst (dist == NULL: empty) */
+    size_t dcap, dcount;
+    uint32_t *queue;
+    uint64_t computed;
+};
+
+static uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+cs_router *cs_router_new(const cs_topo *t, uint64_t seed) {
+    cs_router *r = cs_calloc(1, sizeof *r);
+    r->t = t;
+    r->seed = seed;
+    r->queue = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->queue);
+    return r;
+}
+
+static void drop_dists(cs_router *r) {
+    for (size_t i = 0; i < r->dcap; i++) cs_free(r->dists[i].dist);
+    cs_free(r->dists);
+    r->dists = NULL;
+    r->dcap = r->dcount = 0;
+}
+
+void cs_router_invalidate(cs_router *r) {
+    drop_dists(r);
+    cs_free(r->tab);
+    r->tab = NULL;
+    r->tcap = r->tcount = 0;
+    r->alen = 0;
+}
+
+void cs_router_free(cs_router *r) {
+    if (!r) return;
+    cs_router_invalidate(r);
+    cs_free(r->arena);
+    cs_free(r->queue);
+    cs_free(r);
+}
+
+uint64_t cs_router_computed(const cs_router *r) { return r->computed; }
+
+static void bfs(const cs_topo *t, uint32_t dst, uint32_t *dist, uint32_t *queue) {
+    for (uint32_t v = 0; v < t->nnodes; v++) dist[v] = UINT32_MAX;
+    uint32_t head = 0, tail = 0;
+    dist[dst] = 0;
+    queue[tail++] = dst;
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
+            const cs_link *l = &t->links[t->in_idx[i]];
+            if (!cs_link_up(l) || dist[l->src] != UINT32_MAX) continue;
+            dist[l->src] = dist[v] + 1;
+            queue[tail++] = l->src;
+        }
+    }
+}
+
+static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
+    size_t bytes = (size_t)r->t->nnodes * sizeof(uint32_t);
+    if (r->dcap) {
+        for (size_t i = mix(dst) & (r->dcap - 1);; i = (i + 1) & (r->dcap - 1)) {
+            if (!r->dists[i].dist) break;
+            if (r->dists[i].dst == dst) return r->dists[i].dist;
+        }
+    }
+    if (r->dcount * bytes > DIST_BUDGET_BYTES) drop_dists(r);
+    if ((r->dcount + 1) * 2 > r->dcap) { /* grow and rehash */
+        size_t ncap = r->dcap ? r->dcap * 2 : 64;
+        dent *nd = cs_calloc(ncap, sizeof *nd);
+        for (size_t i = 0; i < r->dcap; i++) {
+            if (!r->dists[i].dist) continue;
+            size_t j = mix(r->dists[i].dst) & (ncap - 1);
+            while (nd[j].dist) j = (j + 1) & (ncap - 1);
+            nd[j] = r->dists[i];
+        }
+        cs_free(r->dists);
+        r->dists = nd;
+        r->dcap = ncap;
+    }
+    uint32_t *dist = cs_malloc(bytes ? bytes : 1);
+    bfs(r->t, dst, dist, r->queue);
+    size_t j = mix(dst) & (r->dcap - 1);
+    while (r->dists[j].dist) j = (j + 1) & (r->dcap - 1);
+    r->dists[j].dst = dst;
+    r->dists[j].dist = dist;
+    r->dcount++;
+    return dist;
+}
+
+static rent *lookup(cs_router *r, uint64_t key) {
+    for (size_t i = mix(key) & (r->tcap - 1);; i = (i + 1) & (r->tcap - 1))
+        if (r->tab[i].key == key || r->tab[i].key == 0) return &r->tab[i];
+}
+
+int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **links, uint32_t *n,
+                    cs_error *err) {
+    const cs_topo *t = r->t;
+    if (src >= t->nnodes || dst >= t->nnodes)
+        return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
+    uint64_t key = (((uint64_t)src << 32) | dst) + 1;
+    if ((r->tcount + 1) * 2 > r->tcap) {
+        size_t ncap = r->tcap ? r->tcap * 2 : 1024;
+        rent *old = r->tab;
+        size_t ocap = r->tcap;
+        r->tab = cs_calloc(ncap, sizeof *r->tab);
+        r->tcap = ncap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].key) *lookup(r, old[i].key) = old[i];
+        cs_free(old);
+    }
+    rent *e = lookup(r, key);
+    if (e->key) {
+        *links = r->arena + e->off;
+        *n = e->n;
+        return CS_OK;
+    }
+    const uint32_t *dist = dist_to(r, dst);
+    if (dist[src] == UINT32_MAX)
+        return CS_ERR(err, CS_EINVAL, "no route from node %u to node %u over the links that are up", src, dst);
+    uint32_t len = dist[src];
+    CS_GROW(r->arena, r->acap, r->alen + len + 1);
+    uint32_t off = (uint32_t)r->alen, cur = src;
+    for (uint32_t h = 0; h < len; h++) {
+        uint32_t cand = 0;
+        for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
+            const cs_link *l = &t->links[t->out_idx[i]];
+            if (cs_link_up(l) && dist[l->dst] + 1 == dist[cur]) cand++;
+        }
+        uint32_t pick = (uint32_t)(mix(r->seed ^ mix(((uint64_t)src << 32 | dst) ^ mix(cur))) % cand);
+        for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
+            const cs_link *l = &t->links[t->out_idx[i]];
+            if (!(cs_link_up(l) && dist[l->dst] + 1 == dist[cur])) continue;
+            if (pick-- == 0) {
+                r->arena[r->alen++] = t->out_idx[i];
+                cur = l->dst;
+                break;
+            }
+        }
+    }
+    e = lookup(r, key); /* arena growth does not move the table */
+    e->key = key;
+    e->off = off;
+    e->n = len;
+    r->tcount++;
+    r->computed++;
+    *links = r->arena + off;
+    *n = len;
+    return CS_OK;
+}
+
+uint64_t cs_topo_count_paths(const cs_topo *t, uint32_t src, uint32_t dst) {
+    uint32_t *dist = cs_malloc((size_t)t->nnodes * sizeof *dist);
+    uint32_t *queue = cs_malloc((size_t)t->nnodes * sizeof *queue);
+    uint64_t *cnt = cs_calloc(t->nnodes, sizeof *cnt);
+    bfs(t, dst, dist, queue);
+    uint64_t res = 0;
+    if (dist[src] != UINT32_MAX) {
+        /* queue holds nodes in BFS order from dst (increasing distance) */
+        cnt[dst] = 1;
+        uint32_t reached = 0;
+        for (uint32_t v = 0; v < t->nnodes; v++) reached += dist[v] != UINT32_MAX;
+        for (uint32_t qi = 1; qi < reached; qi++) {
+            uint32_t v = queue[qi];
+            uint64_t c = 0;
+            for (uint32_t i = t->out_off[v]; i < t->out_off[v + 1]; i++) {
+                const cs_link *l = &t->links[t->out_idx[i]];
+                if (cs_link_up(l) && dist[l->dst] + 1 == dist[v]) c = (c > UINT64_MAX - cnt[l->dst]) ? UINT64_MAX : c + cnt[l->dst];
+            }
+            cnt[v] = c;
+        }
+        res = cnt[src];
+    }
+    cs_free(dist);
+    cs_free(queue);
+    cs_free(cnt);
+    return res;
+}

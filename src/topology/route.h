@@ -1,0 +1,40 @@
+/*
+ * route.h -- routing over a cs_topo: shortest paths (fewest links) among the
+ * links that are up, with ECMP: where several next links lie on shortest
+ * paths, a flow picks one by hashing (seed, src, dst, current node), so a
+ * (src, dst) connection always takes the same path for a given seed (as a
+ * switch hashes a RoCE QP's 5-tuple) and different pairs spread over the
+ * equal-cost paths.
+ *
+ * Routes are cached per (src, dst) pair; distance-to-destination arrays
+ * (one reverse BFS per destination) are cached too, up to a memory budget.
+ * cs_router_invalidate drops both after links change (failures).
+ *
+ * Ownership: the router borrows the topology and owns its caches; a route
+ * returned by cs_router_route stays valid until invalidate or free.
+ */
+#ifndef CS_TOPOLOGY_ROUTE_H
+#define CS_TOPOLOGY_ROUTE_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "topology/topology.h"
+
+typedef struct cs_router cs_router;
+
+cs_router *cs_router_new(const cs_topo *t, uint64_t seed);
+void cs_router_free(cs_router *r);
+/* The links of the route from node src to node dst, in order (n = 0 when
+ * src == dst).  CS_EINVAL when dst cannot be reached over links that are up. */
+int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **links, uint32_t *n,
+                    cs_error *err);
+void cs_router_invalidate(cs_router *r);
+/* Routes computed (cache misses) so far. */
+uint64_t cs_router_computed(const cs_router *r);
+
+/* Number of distinct shortest paths from src to dst (saturating at
+ * UINT64_MAX; 0 when unreachable).  For tests and reports. */
+uint64_t cs_topo_count_paths(const cs_topo *t, uint32_t src, uint32_t dst);
+
+#endif

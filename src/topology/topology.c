@@ -1,0 +1,122 @@
+/*
+ * topology.c -- the physical graph of topology.h: growing arrays of nodes and
+ * links, adjacency in CSR form, failures and degradation.
+ *
+ * Owns: everything a cs_topo points to.  Routing (route.c) and the flow
+ * backend read it; only cs_topo_* functions change links.
+ */
+#include "topology/topology.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+cs_topo *cs_topo_new(uint32_t nnpus) {
+    cs_topo *t = cs_calloc(1, sizeof *t);
+    t->nnpus = nnpus;
+    for (uint32_t i = 0; i < nnpus; i++) cs_topo_add_node(t, CS_NODE_NPU);
+    return t;
+}
+
+uint32_t cs_topo_add_node(cs_topo *t, cs_node_kind kind) {
+    CS_GROW(t->kind, t->cap_nodes, (size_t)t->nnodes + 1);
+    t->kind[t->nnodes] = (uint8_t)kind;
+    return t->nnodes++;
+}
+
+uint32_t cs_topo_add_link(cs_topo *t, uint32_t src, uint32_t dst, double bw, cs_time lat) {
+    CS_GROW(t->links, t->cap_links, (size_t)t->nlinks + 1);
+    cs_link *l = &t->links[t->nlinks];
+    l->src = src;
+    l->dst = dst;
+    l->bw = bw;
+    l->nominal_bw = bw;
+    l->lat = lat;
+    return t->nlinks++;
+}
+
+void cs_topo_add_cable(cs_topo *t, uint32_t a, uint32_t b, double bw, cs_time lat) {
+    cs_topo_add_link(t, a, b, bw, lat);
+    cs_topo_add_link(t, b, a, bw, lat);
+}
+
+static void csr(uint32_t n, uint32_t m, const cs_link *links, int by_dst, uint32_t **off, uint32_t **idx) {
+    cs_free(*off);
+    cs_free(*idx);
+    *off = cs_calloc((size_t)n + 1, sizeof **off);
+    *idx = cs_malloc((size_t)(m ? m : 1) * sizeof **idx);
+    for (uint32_t i = 0; i < m; i++) (*off)[(by_dst ? links[i].dst : links[i].src) + 1]++;
+    for (uint32_t v = 0; v < n; v++) (*off)[v + 1] += (*off)[v];
+    uint32_t *fill = cs_malloc((size_t)(n ? n : 1) * sizeof *fill);
+    memcpy(fill, *off, (size_t)n * sizeof *fill);
+    for (uint32_t i = 0; i < m; i++) (*idx)[fill[by_dst ? links[i].dst : links[i].src]++] = i;
+    cs_free(fill);
+}
+
+void cs_topo_finalize(cs_topo *t) {
+    csr(t->nnodes, t->nlinks, t->links, 0, &t->out_off, &t->out_idx);
+    csr(t->nnodes, t->nlinks, t->links, 1, &t->in_off, &t->in_idx);
+    cs_free(t->stats);
+    t->stats = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *t->stats);
+}
+
+void cs_topo_set_desc(cs_topo *t, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cs_free(t->desc);
+    t->desc = cs_strdup(buf);
+}
+
+void cs_topo_free(cs_topo *t) {
+    if (!t) return;
+    cs_free(t->desc);
+    cs_free(t->kind);
+    cs_free(t->links);
+    cs_free(t->stats);
+    cs_free(t->out_off);
+    cs_free(t->out_idx);
+    cs_free(t->in_off);
+    cs_free(t->in_idx);
+    cs_free(t);
+}
+
+uint32_t cs_topo_find_link(const cs_topo *t, uint32_t a, uint32_t b) {
+    if (a >= t->nnodes || !t->out_off) return UINT32_MAX;
+    for (uint32_t i = t->out_off[a]; i < t->out_off[a + 1]; i++)
+        if (t->links[t->out_idx[i]].dst == b) return t->out_idx[i];
+    return UINT32_MAX;
+}
+
+int cs_topo_degrade_cable(cs_topo *t, uint32_t a, uint32_t b, double factor, cs_error *err) {
+    int found = 0;
+    for (uint32_t i = 0; i < t->nlinks; i++) {
+        cs_link *l = &t->links[i];
+        if ((l->src == a && l->dst == b) || (l->src == b && l->dst == a)) {
+            l->bw = l->nominal_bw * factor;
+            found = 1;
+        }
+    }
+    if (!found) return CS_ERR(err, CS_EINVAL, "no link between nodes %u and %u", a, b);
+    return CS_OK;
+}
+
+int cs_topo_fail_node(cs_topo *t, uint32_t v, cs_error *err) {
+    if (v >= t->nnodes) return CS_ERR(err, CS_EINVAL, "node %u: the topology has nodes 0..%u", v, t->nnodes - 1);
+    for (uint32_t i = 0; i < t->nlinks; i++)
+        if (t->links[i].src == v || t->links[i].dst == v) t->links[i].bw = 0;
+    return CS_OK;
+}
+
+const char *cs_node_kind_name(cs_node_kind k) {
+    switch (k) {
+    case CS_NODE_NPU: return "npu";
+    case CS_NODE_NIC: return "nic";
+    case CS_NODE_SWITCH: return "switch";
+    }
+    return "?";
+}

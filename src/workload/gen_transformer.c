@@ -1,0 +1,657 @@
+/*
+ * gen_transformer.c -- the transformer generator: model presets and model
+ * files, plan checks, the memory footprint (Korthikanti et al. 2022), the
+ * communicator groups of a plan, and the per-rank node streams.
+ *
+ * One rank's graph is one chain on the compute stream: every COMP node and
+ * every tensor-parallel collective depends on the node before it (Megatron's
+ * TP collectives sit on the critical path).  Pipeline receives join the
+ * chain; sends and data-parallel gradient buckets hang off it (they overlap
+ * what follows); the optimizer step waits for every bucket.  See
+ * docs/generator.md.
+ */
+#include "workload/gen_transformer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config/config_int.h"
+#include "core/alloc.h"
+#include "workload/et.h"
+#include "workload/graph.h"
+
+/* ---- models ---------------------------------------------------------------- */
+
+static const cs_tx_model presets[] = {
+    /* name          L    h      a    kv   ffn    vocab   seq  swiglu bias tied */
+    {"gpt3-6.7b", 32, 4096, 32, 32, 16384, 51200, 2048, 0, 1, 1},
+    {"gpt3-13b", 40, 5120, 40, 40, 20480, 51200, 2048, 0, 1, 1},
+    {"gpt3-22b", 48, 6144, 64, 64, 24576, 51200, 2048, 0, 1, 1},
+    {"gpt3-175b", 96, 12288, 96, 96, 49152, 51200, 2048, 0, 1, 1},
+    {"gpt3-530b", 105, 20480, 128, 128, 81920, 51200, 2048, 0, 1, 1},
+    {"gpt3-1t", 128, 25600, 160, 160, 102400, 51200, 2048, 0, 1, 1},
+    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 0, 0},
+    {"llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096, 1, 0, 0},
+    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 0, 0},
+    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 0, 0},
+    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 0, 0},
+    {"llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 1, 0, 0},
+};
+#define NPRESETS (sizeof presets / sizeof presets[0])
+
+const cs_tx_model *cs_tx_model_preset_at(size_t i) { return i < NPRESETS ? &presets[i] : NULL; }
+
+const cs_tx_model *cs_tx_model_preset(const char *name) {
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (strcasecmp(presets[i].name, name) == 0) return &presets[i];
+    return NULL;
+}
+
+typedef struct mkey {
+    const char *key;
+    int required;
+    size_t off;
+    int is_bool;
+} mkey;
+static const mkey mkeys[] = {
+    {"layers", 1, offsetof(cs_tx_model, layers), 0},
+    {"hidden", 1, offsetof(cs_tx_model, hidden), 0},
+    {"heads", 1, offsetof(cs_tx_model, heads), 0},
+    {"kv_heads", 0, offsetof(cs_tx_model, kv_heads), 0},
+    {"ffn_hidden", 0, offsetof(cs_tx_model, ffn_hidden), 0},
+    {"vocab", 1, offsetof(cs_tx_model, vocab), 0},
+    {"seq", 1, offsetof(cs_tx_model, seq), 0},
+    {"swiglu", 0, offsetof(cs_tx_model, swiglu), 1},
+    {"bias", 0, offsetof(cs_tx_model, bias), 1},
+    {"tied_embeddings", 0, offsetof(cs_tx_model, tied_embeddings), 1},
+};
+#define NMKEYS (sizeof mkeys / sizeof mkeys[0])
+
+int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
+    cfg_jdoc doc;
+    int rc = cfg_jdoc_load(path, "model description", &doc, err);
+    if (rc) return rc;
+    memset(out, 0, sizeof *out);
+    out->bias = 1;
+    out->tied_embeddings = 1;
+    json_t *nm = json_object_get(doc.root, "name");
+    if (nm && !json_is_string(nm)) {
+        rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected a string", path, cfg_jdoc_key_line(&doc, "name"));
+        goto done;
+    }
+    snprintf(out->name, sizeof out->name, "%s", nm ? json_string_value(nm) : path);
+    const char *known[NMKEYS + 1];
+    for (size_t i = 0; i < NMKEYS; i++) known[i] = mkeys[i].key;
+    known[NMKEYS] = "name";
+    for (size_t j = 0; j < doc.nm; j++) {
+        int ok = 0;
+        for (size_t i = 0; i < NMKEYS + 1; i++) ok |= strcmp(doc.m[j].key, known[i]) == 0;
+        if (!ok) cfg_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, known, NMKEYS + 1);
+    }
+    for (size_t i = 0; i < NMKEYS; i++) {
+        const mkey *k = &mkeys[i];
+        json_t *v = json_object_get(doc.root, k->key);
+        int line = cfg_jdoc_key_line(&doc, k->key);
+        if (!v) {
+            if (k->required) {
+                rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an integer >= 1, the key is missing", path, line,
+                            k->key);
+                goto done;
+            }
+            continue;
+        }
+        if (k->is_bool) {
+            if (!json_is_boolean(v)) {
+                char got[64];
+                cfg_json_repr(v, got, sizeof got);
+                rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected true or false, got %s", path, line, k->key, got);
+                goto done;
+            }
+            *(int *)((char *)out + k->off) = json_is_true(v);
+            continue;
+        }
+        long long x;
+        if (cfg_json_ll(v, &x) || x < 1 || x > 100000000) {
+            char got[64];
+            cfg_json_repr(v, got, sizeof got);
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an integer >= 1, got %s", path, line, k->key, got);
+            goto done;
+        }
+        *(uint32_t *)((char *)out + k->off) = (uint32_t)x;
+    }
+    if (!out->kv_heads) out->kv_heads = out->heads;
+    if (!out->ffn_hidden) out->ffn_hidden = 4 * out->hidden;
+    if (out->hidden % out->heads)
+        rc = CS_ERR(err, CS_EINVAL, "%s:%d: heads: expected a divisor of hidden (%u), got %u", path,
+                    cfg_jdoc_key_line(&doc, "heads"), out->hidden, out->heads);
+    else if (out->heads % out->kv_heads)
+        rc = CS_ERR(err, CS_EINVAL, "%s:%d: kv_heads: expected a divisor of heads (%u), got %u", path,
+                    cfg_jdoc_key_line(&doc, "kv_heads"), out->heads, out->kv_heads);
+done:
+    cfg_jdoc_free(&doc);
+    return rc;
+}
+
+int cs_tx_model_resolve(const char *name_or_path, cs_tx_model *out, cs_error *err) {
+    const cs_tx_model *p = cs_tx_model_preset(name_or_path);
+    if (p) {
+        *out = *p;
+        return CS_OK;
+    }
+    if (!strchr(name_or_path, '/') && !strstr(name_or_path, ".json")) {
+        char list[1024] = "";
+        for (size_t i = 0; i < NPRESETS; i++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%.63s", i ? ", " : "", presets[i].name);
+        }
+        return CS_ERR(err, CS_EINVAL, "--model %s: unknown preset; expected one of %s, or a JSON file", name_or_path,
+                      list);
+    }
+    return cs_tx_model_load_json(name_or_path, out, err);
+}
+
+int cs_tx_model_write_json(const cs_tx_model *m, FILE *f) {
+    return fprintf(f,
+                   "{\n  \"name\": \"%s\",\n  \"layers\": %u,\n  \"hidden\": %u,\n  \"heads\": %u,\n"
+                   "  \"kv_heads\": %u,\n  \"ffn_hidden\": %u,\n  \"vocab\": %u,\n  \"seq\": %u,\n"
+                   "  \"swiglu\": %s,\n  \"bias\": %s,\n  \"tied_embeddings\": %s\n}\n",
+                   m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->vocab, m->seq,
+                   m->swiglu ? "true" : "false", m->bias ? "true" : "false",
+                   m->tied_embeddings ? "true" : "false") < 0
+               ? -1
+               : 0;
+}
+
+/* ---- plan -------------------------------------------------------------------- */
+
+void cs_tx_plan_defaults(cs_tx_plan *p) {
+    memset(p, 0, sizeof *p);
+    p->tp = p->pp = p->dp = 1;
+    p->schedule = CS_SCHED_1F1B;
+    p->micro_batch = 1;
+    p->bucket_params = 40000000;
+}
+
+uint32_t cs_tx_micro_batches(const cs_tx_plan *p) {
+    return p->global_batch / (p->micro_batch * p->dp);
+}
+
+int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err) {
+    if (!p->tp || !p->pp || !p->dp) return CS_ERR(err, CS_EINVAL, "--tp/--pp/--dp: expected integers >= 1");
+    if (m->heads % p->tp || m->kv_heads % p->tp || m->ffn_hidden % p->tp)
+        return CS_ERR(err, CS_EINVAL, "--tp %u: expected a divisor of heads (%u), kv_heads (%u) and ffn_hidden (%u)",
+                      p->tp, m->heads, m->kv_heads, m->ffn_hidden);
+    if (m->layers % p->pp)
+        return CS_ERR(err, CS_EINVAL, "--pp %u: expected a divisor of the layer count (%u)", p->pp, m->layers);
+    if (p->sp && m->seq % p->tp)
+        return CS_ERR(err, CS_EINVAL, "--sp: the sequence (%u) must be divisible by --tp %u", m->seq, p->tp);
+    if (!p->micro_batch) return CS_ERR(err, CS_EINVAL, "--micro-batch: expected an integer >= 1");
+    if (!p->global_batch || p->global_batch % (p->micro_batch * p->dp))
+        return CS_ERR(err, CS_EINVAL, "--global-batch %u: expected a multiple of micro-batch x dp (%u x %u)",
+                      p->global_batch, p->micro_batch, p->dp);
+    if (p->zero < 0 || p->zero > 3) return CS_ERR(err, CS_EINVAL, "--zero %d: expected 0, 1, 2 or 3", p->zero);
+    if ((uint64_t)p->tp * p->pp * p->dp > UINT32_MAX / 2)
+        return CS_ERR(err, CS_EINVAL, "tp x pp x dp: too many ranks");
+    return CS_OK;
+}
+
+/* ---- parameters and FLOPs ------------------------------------------------------ */
+
+static double head_dim(const cs_tx_model *m) { return (double)m->hidden / m->heads; }
+static double qkv_out(const cs_tx_model *m) { return m->hidden + 2.0 * m->kv_heads * head_dim(m); }
+static double mlp_mats(const cs_tx_model *m) { return m->swiglu ? 3.0 : 2.0; }
+
+double cs_tx_layer_params(const cs_tx_model *m) {
+    double h = m->hidden, f = m->ffn_hidden;
+    double p = h * qkv_out(m) + h * h + mlp_mats(m) * h * f;
+    if (m->bias) p += qkv_out(m) + h + f + h;
+    p += m->bias ? 4 * h : 2 * h; /* two LayerNorms (weight+bias) or RMSNorms */
+    return p;
+}
+
+static double embed_params(const cs_tx_model *m) {
+    return (double)m->vocab * m->hidden + (m->bias ? (double)m->seq * m->hidden : 0); /* learned positions */
+}
+static double head_params(const cs_tx_model *m) {
+    return (m->bias ? 2.0 : 1.0) * m->hidden + (m->tied_embeddings ? 0 : (double)m->vocab * m->hidden);
+}
+
+double cs_tx_total_params(const cs_tx_model *m) {
+    return m->layers * cs_tx_layer_params(m) + embed_params(m) + head_params(m);
+}
+
+/* Matmul FLOPs per token of one layer's forward pass (s = sequence). */
+static double layer_fwd_flops_per_token(const cs_tx_model *m) {
+    double h = m->hidden;
+    return 2.0 * (h * qkv_out(m) + h * h + mlp_mats(m) * h * m->ffn_hidden) + 4.0 * m->seq * h;
+}
+
+double cs_tx_model_flops(const cs_tx_model *m, const cs_tx_plan *p) {
+    double tokens = (double)p->global_batch * m->seq;
+    return 3.0 * tokens * (m->layers * layer_fwd_flops_per_token(m) + 2.0 * m->hidden * (double)m->vocab);
+}
+
+/* ---- memory ------------------------------------------------------------------ */
+
+static double stage_params(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st) {
+    double x = (double)(m->layers / p->pp) * cs_tx_layer_params(m);
+    if (st == 0) x += embed_params(m);
+    if (st == p->pp - 1) {
+        x += head_params(m);
+        if (m->tied_embeddings && p->pp > 1) x += (double)m->vocab * m->hidden; /* Megatron's copy */
+    }
+    return x / p->tp;
+}
+
+/* Korthikanti et al. 2022, Table 2: activation bytes of one layer, one micro-batch. */
+static double layer_act_bytes(const cs_tx_model *m, const cs_tx_plan *p, int recompute) {
+    double s = m->seq, b = p->micro_batch, h = m->hidden, a = m->heads, t = p->tp;
+    double sbh = s * b * h;
+    switch (recompute) {
+    case CS_RECOMP_FULL: return p->sp ? 2 * sbh / t : 2 * sbh;
+    case CS_RECOMP_SELECTIVE: return p->sp ? 34 * sbh / t : sbh * (10 + 24 / t);
+    default: return p->sp ? sbh / t * (34 + 5 * a * s / h) : sbh * (10 + 24 / t + 5 * a * s / (h * t));
+    }
+}
+
+void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, cs_tx_memory *o) {
+    memset(o, 0, sizeof *o);
+    o->stage = st;
+    double P = stage_params(m, p, st), dp = p->dp;
+    o->params = P;
+    o->weights = 2 * P / (p->zero >= 3 ? dp : 1);
+    o->grads = 2 * P / (p->zero >= 2 ? dp : 1);
+    o->optimizer = 12 * P / (p->zero >= 1 ? dp : 1);
+    uint32_t mb = cs_tx_micro_batches(p);
+    uint32_t inflight = p->schedule == CS_SCHED_GPIPE ? mb : (p->pp - st < mb ? p->pp - st : mb);
+    o->inflight = inflight;
+    double L = m->layers / p->pp;
+    o->activations = inflight * L * layer_act_bytes(m, p, p->recompute);
+    if (p->recompute == CS_RECOMP_FULL) o->activations += layer_act_bytes(m, p, CS_RECOMP_NONE);
+    if (st == p->pp - 1) /* final norm, output layer, loss (Korthikanti eq. 5) */
+        o->activations += 4.0 * m->seq * p->micro_batch * ((double)m->hidden + m->vocab) / p->tp;
+    o->total = o->weights + o->grads + o->optimizer + o->activations;
+}
+
+void cs_tx_memory_format(const cs_tx_memory *mm, char *buf, size_t n) {
+    snprintf(buf, n,
+             "stage %u: weights %.2f GB + gradients %.2f GB + optimizer %.2f GB + activations %.2f GB "
+             "(%u micro-batches in flight) = %.2f GB",
+             mm->stage, mm->weights / 1e9, mm->grads / 1e9, mm->optimizer / 1e9, mm->activations / 1e9, mm->inflight,
+             mm->total / 1e9);
+}
+
+int cs_tx_memory_check(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, cs_tx_memory *worst,
+                       cs_error *err) {
+    cs_tx_memory w, x;
+    cs_tx_memory_stage(m, p, 0, &w);
+    for (uint32_t s = 1; s < p->pp; s++) {
+        cs_tx_memory_stage(m, p, s, &x);
+        if (x.total > w.total) w = x;
+    }
+    if (worst) *worst = w;
+    if (w.total > d->hbm_bytes) {
+        char buf[512];
+        cs_tx_memory_format(&w, buf, sizeof buf);
+        return CS_ERR(err, CS_EINVAL, "the plan does not fit in memory: %s > %s HBM %.2f GB", buf, d->name,
+                      d->hbm_bytes / 1e9);
+    }
+    return CS_OK;
+}
+
+/* ---- communicator groups -------------------------------------------------------- */
+
+void cs_tx_comm_groups(const cs_tx_plan *p, cs_comm_groups *out) {
+    memset(out, 0, sizeof *out);
+    size_t ntp = (size_t)p->pp * p->dp, ndp = (size_t)p->pp * p->tp;
+    out->ngroups = ntp + ndp;
+    out->groups = cs_calloc(out->ngroups, sizeof *out->groups);
+    for (size_t g = 0; g < out->ngroups; g++) {
+        cs_comm_group *cg = &out->groups[g];
+        char name[24];
+        snprintf(name, sizeof name, "%u", (unsigned)(g + 1));
+        cg->name = cs_strdup(name);
+        cg->id = (uint32_t)(g + 1);
+        int is_tp = g < ntp;
+        cg->nranks = is_tp ? p->tp : p->dp;
+        cg->ranks = cs_malloc(cg->nranks * sizeof *cg->ranks);
+        cg->rank_lines = cs_calloc(cg->nranks, sizeof *cg->rank_lines);
+        for (uint32_t i = 0; i < cg->nranks; i++) {
+            if (is_tp) {
+                uint32_t pi = (uint32_t)(g / p->dp), di = (uint32_t)(g % p->dp);
+                cg->ranks[i] = i + p->tp * (di + p->dp * pi);
+            } else {
+                uint32_t pi = (uint32_t)((g - ntp) / p->tp), ti = (uint32_t)((g - ntp) % p->tp);
+                cg->ranks[i] = ti + p->tp * (i + p->dp * pi);
+            }
+        }
+    }
+}
+
+int cs_tx_comm_groups_write(const cs_comm_groups *g, const char *path, cs_error *err) {
+    FILE *f = fopen(path, "w");
+    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write", path);
+    fputs("{\n", f);
+    for (size_t i = 0; i < g->ngroups; i++) {
+        fprintf(f, "  \"%s\": [", g->groups[i].name);
+        for (uint32_t k = 0; k < g->groups[i].nranks; k++) fprintf(f, "%s%u", k ? ", " : "", g->groups[i].ranks[k]);
+        fprintf(f, "]%s\n", i + 1 < g->ngroups ? "," : "");
+    }
+    fputs("}\n", f);
+    if (fclose(f) != 0) return CS_ERR(err, CS_EIO, "%s: cannot write", path);
+    return CS_OK;
+}
+
+/* ---- generation -------------------------------------------------------------------- */
+
+typedef struct gen {
+    const cs_tx_model *m;
+    const cs_tx_plan *p;
+    const cs_device *d;
+    uint32_t rank, ti, di, pi;
+    char tp_pg[16], dp_pg[16];
+    cs_tx_sink sink;
+    void *ud;
+    cs_tx_stats *st;
+    cs_error *err;
+    int rc;
+    uint64_t next_id, last;      /* last = tail of the chain (0 = none) */
+    uint64_t *extra;             /* dependencies for the optimizer (DP buckets) */
+    size_t nextra, capextra;
+    /* shapes */
+    double s, b, h, a, g, hd, f, t, sb, sl, V;
+} gen;
+
+static void emit(gen *G, cs_et_nb *nb) {
+    if (G->rc == CS_OK) {
+        G->rc = G->sink(G->ud, cs_et_nb_node(nb), G->err);
+        G->st->nodes++;
+    }
+    cs_et_nb_free(nb);
+}
+
+/* A COMP node on the chain: flops (matmuls), bytes moved, seconds. */
+static void comp(gen *G, const char *name, double flops, double bytes, double secs) {
+    uint64_t id = ++G->next_id;
+    cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+    if (G->last) cs_et_nb_data_dep(nb, G->last);
+    double us = floor(secs * 1e6 + 0.5);
+    cs_et_nb_duration_us(nb, us < 1 ? 1 : (uint64_t)us);
+    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+    cs_et_nb_attr_uint64(nb, "num_ops", (uint64_t)llround(flops));
+    cs_et_nb_attr_uint64(nb, "tensor_size", (uint64_t)llround(bytes));
+    emit(G, nb);
+    G->last = id;
+    G->st->matmul_flops += (double)(uint64_t)llround(flops);
+    G->st->compute_s += secs;
+}
+
+/* A collective; chained (blocking) or hanging off the chain.  Returns its id. */
+static uint64_t coll(gen *G, const char *name, int type, double bytes, int tp, int chained) {
+    uint64_t id = ++G->next_id;
+    cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
+    if (G->last) cs_et_nb_data_dep(nb, G->last);
+    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+    cs_et_nb_attr_int64(nb, "comm_type", type);
+    cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
+    cs_et_nb_attr_string(nb, "pg_name", tp ? G->tp_pg : G->dp_pg);
+    emit(G, nb);
+    if (chained) G->last = id;
+    if (tp) {
+        G->st->tp_colls++;
+        G->st->tp_bytes += (double)(uint64_t)llround(bytes);
+    } else {
+        G->st->dp_colls++;
+        G->st->dp_bytes += (double)(uint64_t)llround(bytes);
+    }
+    return id;
+}
+
+static void p2p(gen *G, int send, uint32_t peer, int32_t tag, double bytes) {
+    uint64_t id = ++G->next_id;
+    cs_et_nb *nb = cs_et_nb_new(id, send ? "send" : "recv",
+                                send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+                                     : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE);
+    if (G->last) cs_et_nb_data_dep(nb, G->last);
+    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+    cs_et_nb_attr_int32(nb, "comm_src", (int32_t)(send ? G->rank : peer));
+    cs_et_nb_attr_int32(nb, "comm_dst", (int32_t)(send ? peer : G->rank));
+    cs_et_nb_attr_int32(nb, "comm_tag", tag);
+    cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
+    emit(G, nb);
+    if (send) {
+        G->st->sends++;
+        G->st->p2p_bytes += bytes;
+    } else {
+        G->st->recvs++;
+        G->last = id; /* what follows waits for the data */
+    }
+}
+
+static double gemm(gen *G, double m, double n, double k) { return cs_device_gemm_s(G->d, m, n, k, 2); }
+static double strm(gen *G, double bytes) { return cs_device_stream_s(G->d, bytes); }
+
+/* TP collectives.  The tensor is sb x h (2-byte elements).  "reduce" is Megatron's g
+ * (all-reduce, or reduce-scatter with SP), "gather" its g-bar (nothing, or all-gather). */
+static void tp_reduce(gen *G, const char *name) {
+    if (G->p->tp < 2) return;
+    if (G->p->sp) coll(G, name, CS_COLL_REDUCE_SCATTER, G->sb * G->h * 2, 1, 1);
+    else coll(G, name, CS_COLL_ALL_REDUCE, G->sb * G->h * 2, 1, 1);
+}
+static void tp_gather(gen *G, const char *name) {
+    if (G->p->tp < 2 || !G->p->sp) return;
+    coll(G, name, CS_COLL_ALL_GATHER, G->sb * G->h * 2 / G->t, 1, 1); /* comm_size = each rank's shard */
+}
+
+/* Attention core: QK^T, softmax, dropout, AV (per TP rank). */
+static void attn_core_fwd(gen *G, const char *name) {
+    double heads = G->b * G->a / G->t;
+    double fl = heads * 2 * (2 * G->s * G->s * G->hd);
+    double sm = heads * G->s * G->s;
+    double tm = heads * (gemm(G, G->s, G->s, G->hd) + gemm(G, G->s, G->hd, G->s)) + strm(G, 9 * sm);
+    comp(G, name, fl, 9 * sm + heads * 4 * G->s * G->hd * 2, tm);
+}
+
+static void layer_fwd(gen *G, uint32_t l, const char *tag) {
+    char nm[64];
+    double q = (G->a + 2 * G->g) * G->hd / G->t, f = G->f / G->t, mm = G->m->swiglu ? 2 : 1;
+    snprintf(nm, sizeof nm, "%sL%u.ln1", tag, l);
+    comp(G, nm, 0, 4 * G->sl * G->h, strm(G, 4 * G->sl * G->h));
+    snprintf(nm, sizeof nm, "%sL%u.ag1", tag, l);
+    tp_gather(G, nm);
+    snprintf(nm, sizeof nm, "%sL%u.qkv", tag, l);
+    comp(G, nm, 2 * G->sb * G->h * q, 2 * (G->sb * G->h + G->h * q + G->sb * q), gemm(G, G->sb, q, G->h));
+    snprintf(nm, sizeof nm, "%sL%u.attn", tag, l);
+    attn_core_fwd(G, nm);
+    snprintf(nm, sizeof nm, "%sL%u.proj", tag, l);
+    double ad = G->a * G->hd / G->t;
+    comp(G, nm, 2 * G->sb * ad * G->h, 2 * (G->sb * ad + ad * G->h + G->sb * G->h), gemm(G, G->sb, G->h, ad));
+    snprintf(nm, sizeof nm, "%sL%u.ar1", tag, l);
+    tp_reduce(G, nm);
+    snprintf(nm, sizeof nm, "%sL%u.res1_ln2", tag, l);
+    comp(G, nm, 0, 11 * G->sl * G->h, strm(G, 11 * G->sl * G->h));
+    snprintf(nm, sizeof nm, "%sL%u.ag2", tag, l);
+    tp_gather(G, nm);
+    snprintf(nm, sizeof nm, "%sL%u.mlp", tag, l);
+    double tm = mm * gemm(G, G->sb, f, G->h) + gemm(G, G->sb, G->h, f) + strm(G, (mm == 2 ? 6 : 4) * G->sb * f);
+    comp(G, nm, 2 * G->sb * G->h * f * (mm + 1), 2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h) + 4 * G->sb * f * mm,
+         tm);
+    snprintf(nm, sizeof nm, "%sL%u.ar2", tag, l);
+    tp_reduce(G, nm);
+    snprintf(nm, sizeof nm, "%sL%u.res2", tag, l);
+    comp(G, nm, 0, 7 * G->sl * G->h, strm(G, 7 * G->sl * G->h));
+}
+
+static void layer_bwd(gen *G, uint32_t l) {
+    char nm[64];
+    double q = (G->a + 2 * G->g) * G->hd / G->t, f = G->f / G->t, mm = G->m->swiglu ? 2 : 1;
+    double ad = G->a * G->hd / G->t;
+    if (G->p->recompute == CS_RECOMP_FULL) layer_fwd(G, l, "recompute.");
+    snprintf(nm, sizeof nm, "bwd.L%u.res2", l);
+    comp(G, nm, 0, 10 * G->sl * G->h, strm(G, 10 * G->sl * G->h));
+    snprintf(nm, sizeof nm, "bwd.L%u.ag2", l);
+    tp_gather(G, nm);
+    snprintf(nm, sizeof nm, "bwd.L%u.mlp", l);
+    double tm = 2 * (mm * gemm(G, G->sb, f, G->h) + gemm(G, G->sb, G->h, f)) + strm(G, 2 * (mm == 2 ? 6 : 4) * G->sb * f);
+    comp(G, nm, 2 * 2 * G->sb * G->h * f * (mm + 1), 2 * 2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h), tm);
+    snprintf(nm, sizeof nm, "bwd.L%u.ar2", l);
+    tp_reduce(G, nm);
+    snprintf(nm, sizeof nm, "bwd.L%u.res1_ln2", l);
+    comp(G, nm, 0, 16 * G->sl * G->h, strm(G, 16 * G->sl * G->h));
+    snprintf(nm, sizeof nm, "bwd.L%u.ag1", l);
+    tp_gather(G, nm);
+    snprintf(nm, sizeof nm, "bwd.L%u.proj", l);
+    comp(G, nm, 2 * 2 * G->sb * ad * G->h, 2 * 2 * (G->sb * ad + ad * G->h + G->sb * G->h),
+         2 * gemm(G, G->sb, G->h, ad));
+    if (G->p->recompute == CS_RECOMP_SELECTIVE) {
+        snprintf(nm, sizeof nm, "recompute.L%u.attn", l);
+        attn_core_fwd(G, nm);
+    }
+    snprintf(nm, sizeof nm, "bwd.L%u.attn", l);
+    {
+        double heads = G->b * G->a / G->t, sm = heads * G->s * G->s;
+        double t2 = 2 * heads * (gemm(G, G->s, G->s, G->hd) + gemm(G, G->s, G->hd, G->s)) + strm(G, 12 * sm);
+        comp(G, nm, 2 * heads * 2 * (2 * G->s * G->s * G->hd), 12 * sm, t2);
+    }
+    snprintf(nm, sizeof nm, "bwd.L%u.qkv", l);
+    comp(G, nm, 2 * 2 * G->sb * G->h * q, 2 * 2 * (G->sb * G->h + G->h * q + G->sb * q), 2 * gemm(G, G->sb, q, G->h));
+    snprintf(nm, sizeof nm, "bwd.L%u.ar1", l);
+    tp_reduce(G, nm);
+    snprintf(nm, sizeof nm, "bwd.L%u.ln1", l);
+    comp(G, nm, 0, 8 * G->sl * G->h, strm(G, 8 * G->sl * G->h));
+}
+
+static uint32_t rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t pi) {
+    return ti + p->tp * (di + p->dp * pi);
+}
+
+static void forward_mb(gen *G, uint32_t mb) {
+    uint32_t L = G->m->layers / G->p->pp, P = G->p->pp;
+    if (G->pi > 0) p2p(G, 0, rank_of(G->p, G->ti, G->di, G->pi - 1), (int32_t)(2 * mb), G->sl * G->h * 2);
+    if (G->pi == 0) {
+        comp(G, "embed", 0, 4 * G->sl * G->h, strm(G, 4 * G->sl * G->h));
+        tp_reduce(G, "embed.ar");
+    }
+    for (uint32_t l = 0; l < L; l++) layer_fwd(G, G->pi * L + l, "");
+    if (G->pi == P - 1) {
+        double v = ceil(G->V / G->t);
+        comp(G, "final_ln", 0, 4 * G->sl * G->h, strm(G, 4 * G->sl * G->h));
+        tp_gather(G, "logits.ag");
+        comp(G, "logits", 2 * G->sb * G->h * v, 2 * (G->sb * G->h + G->h * v) + 4 * G->sb * v,
+             gemm(G, G->sb, v, G->h) + strm(G, 4 * G->sb * v * 3));
+    } else {
+        p2p(G, 1, rank_of(G->p, G->ti, G->di, G->pi + 1), (int32_t)(2 * mb), G->sl * G->h * 2);
+    }
+}
+
+static void dp_bucket(gen *G, double *acc, int force) {
+    if (G->p->dp < 2 || *acc <= 0 || (!force && *acc < (double)G->p->bucket_params)) return;
+    uint64_t id = coll(G, "dp.grads", G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * 2, 0, 0);
+    if (G->nextra == G->capextra) {
+        G->capextra = G->capextra ? 2 * G->capextra : 16;
+        G->extra = cs_realloc(G->extra, G->capextra * sizeof *G->extra);
+    }
+    G->extra[G->nextra++] = id;
+    *acc = 0;
+}
+
+static void backward_mb(gen *G, uint32_t mb, int last_mb) {
+    uint32_t L = G->m->layers / G->p->pp, P = G->p->pp;
+    double acc = 0, lp = cs_tx_layer_params(G->m) / G->t;
+    if (G->pi < P - 1) p2p(G, 0, rank_of(G->p, G->ti, G->di, G->pi + 1), (int32_t)(2 * mb + 1), G->sl * G->h * 2);
+    if (G->pi == P - 1) {
+        double v = ceil(G->V / G->t);
+        comp(G, "bwd.logits", 2 * 2 * G->sb * G->h * v, 2 * 2 * (G->sb * G->h + G->h * v) + 8 * G->sb * v,
+             2 * gemm(G, G->sb, v, G->h) + strm(G, 8 * G->sb * v));
+        tp_reduce(G, "bwd.logits.ar");
+        comp(G, "bwd.final_ln", 0, 8 * G->sl * G->h, strm(G, 8 * G->sl * G->h));
+        if (last_mb) acc += head_params(G->m) / G->t;
+    }
+    for (uint32_t l = L; l-- > 0;) {
+        layer_bwd(G, G->pi * L + l);
+        if (last_mb) {
+            acc += lp;
+            dp_bucket(G, &acc, 0);
+        }
+    }
+    if (G->pi == 0) {
+        comp(G, "bwd.embed", 0, 8 * G->sl * G->h, strm(G, 8 * G->sl * G->h));
+        if (last_mb) acc += embed_params(G->m) / G->t;
+    } else {
+        p2p(G, 1, rank_of(G->p, G->ti, G->di, G->pi - 1), (int32_t)(2 * mb + 1), G->sl * G->h * 2);
+    }
+    if (last_mb) dp_bucket(G, &acc, 1);
+}
+
+int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, uint32_t rank,
+                        cs_tx_sink sink, void *ud, cs_tx_stats *stats, cs_error *err) {
+    int rc = cs_tx_plan_check(m, p, err);
+    if (rc) return rc;
+    if (rank >= p->tp * p->pp * p->dp) return CS_ERR(err, CS_EINVAL, "rank %u: outside the plan", rank);
+    cs_tx_stats dummy;
+    gen G;
+    memset(&G, 0, sizeof G);
+    G.m = m;
+    G.p = p;
+    G.d = d;
+    G.rank = rank;
+    G.ti = rank % p->tp;
+    G.di = (rank / p->tp) % p->dp;
+    G.pi = rank / (p->tp * p->dp);
+    snprintf(G.tp_pg, sizeof G.tp_pg, "%u", 1 + G.pi * p->dp + G.di);
+    snprintf(G.dp_pg, sizeof G.dp_pg, "%u", 1 + p->pp * p->dp + G.pi * p->tp + G.ti);
+    G.sink = sink;
+    G.ud = ud;
+    G.st = stats ? stats : &dummy;
+    memset(G.st, 0, sizeof *G.st);
+    G.err = err;
+    G.s = m->seq;
+    G.b = p->micro_batch;
+    G.h = m->hidden;
+    G.a = m->heads;
+    G.g = m->kv_heads;
+    G.hd = head_dim(m);
+    G.f = m->ffn_hidden;
+    G.t = p->tp;
+    G.sb = G.s * G.b;
+    G.sl = p->sp && p->tp > 1 ? G.sb / G.t : G.sb;
+    G.V = m->vocab;
+
+    uint32_t M = cs_tx_micro_batches(p), P = p->pp;
+    if (p->schedule == CS_SCHED_GPIPE) {
+        for (uint32_t i = 0; i < M; i++) forward_mb(&G, i);
+        for (uint32_t i = 0; i < M; i++) backward_mb(&G, i, i == M - 1);
+    } else {
+        uint32_t warm = P - G.pi - 1 < M ? P - G.pi - 1 : M, fwd = 0, bwd = 0;
+        for (; fwd < warm; fwd++) forward_mb(&G, fwd);
+        while (fwd < M) {
+            forward_mb(&G, fwd++);
+            backward_mb(&G, bwd, bwd == M - 1);
+            bwd++;
+        }
+        for (; bwd < M; bwd++) backward_mb(&G, bwd, bwd == M - 1);
+    }
+    /* optimizer step: waits for the chain and every gradient bucket */
+    {
+        cs_tx_memory mm;
+        cs_tx_memory_stage(m, p, G.pi, &mm);
+        double shard = mm.params / (p->zero >= 1 ? p->dp : 1);
+        uint64_t id = ++G.next_id;
+        cs_et_nb *nb = cs_et_nb_new(id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+        if (G.last) cs_et_nb_data_dep(nb, G.last);
+        for (size_t i = 0; i < G.nextra; i++) cs_et_nb_data_dep(nb, G.extra[i]);
+        double secs = strm(&G, 32 * shard), us = floor(secs * 1e6 + 0.5);
+        cs_et_nb_duration_us(nb, us < 1 ? 1 : (uint64_t)us);
+        cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+        cs_et_nb_attr_uint64(nb, "num_ops", 0);
+        cs_et_nb_attr_uint64(nb, "tensor_size", (uint64_t)llround(32 * shard));
+        emit(&G, nb);
+        G.last = id;
+        G.st->compute_s += secs;
+        if (p->zero >= 1 && p->dp > 1) coll(&G, "dp.params", CS_COLL_ALL_GATHER, shard * 2, 0, 1);
+    }
+    cs_free(G.extra);
+    return G.rc;
+}

@@ -1,0 +1,110 @@
+/*
+ * gen_transformer.h -- decoder-only transformer training step -> per-rank
+ * Chakra graphs, and the per-rank memory footprint of a parallelism plan.
+ *
+ * A model (cs_tx_model: GPT-3 style GeLU MLP, or Llama style SwiGLU with
+ * grouped-query attention) and a plan (cs_tx_plan: TP x PP x DP, sequence
+ * parallelism, recomputation, micro-/global batch, schedule, ZeRO stage)
+ * become, for every rank, a Chakra node stream (COMP nodes with num_ops =
+ * matrix-multiply FLOPs, tensor_size = bytes moved, duration_micros from the
+ * device's efficiency model; COMM_COLL nodes with pg_name naming a TP or DP
+ * communicator group; COMM_SEND/RECV at pipeline boundaries).
+ *
+ * Rank layout (Megatron's): rank = tp_i + tp * (dp_i + dp * pp_i), so TP
+ * ranks are contiguous (innermost network dimension), then DP, then PP.
+ * Communicator groups: TP group of (pp_i, dp_i) has id 1 + pp_i*dp + dp_i;
+ * DP group of (pp_i, tp_i) has id 1 + pp*dp + pp_i*tp + tp_i.  Groups of one
+ * rank are not used (no collective is emitted).
+ *
+ * docs/generator.md describes the graph of one layer, the schedules, and the
+ * memory formulas (Korthikanti et al. 2022).  The caller owns every struct.
+ */
+#ifndef CS_WORKLOAD_GEN_TRANSFORMER_H
+#define CS_WORKLOAD_GEN_TRANSFORMER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "chakra_et.pb-c.h"
+#include "compute/device.h"
+#include "config/comm_group.h"
+#include "core/error.h"
+
+typedef struct cs_tx_model {
+    char name[64];
+    uint32_t layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq;
+    int swiglu;            /* 1 = SwiGLU MLP (3 matrices), 0 = GeLU (2 matrices) */
+    int bias;              /* 1 = linear biases (GPT), 0 = none (Llama) */
+    int tied_embeddings;   /* 1 = output layer shares the input embedding */
+} cs_tx_model;
+
+enum { CS_RECOMP_NONE = 0, CS_RECOMP_SELECTIVE = 1, CS_RECOMP_FULL = 2 };
+enum { CS_SCHED_GPIPE = 0, CS_SCHED_1F1B = 1 };
+
+typedef struct cs_tx_plan {
+    uint32_t tp, pp, dp;
+    int sp;                  /* sequence parallelism (needs tp > 1 to matter) */
+    int recompute;           /* CS_RECOMP_* */
+    int schedule;            /* CS_SCHED_* */
+    uint32_t micro_batch, global_batch;
+    int zero;                /* 0..3 */
+    uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
+} cs_tx_plan;
+
+void cs_tx_plan_defaults(cs_tx_plan *p);
+/* Built-in preset by name ("gpt3-175b", "llama3-70b", ...), NULL if none. */
+const cs_tx_model *cs_tx_model_preset(const char *name);
+const cs_tx_model *cs_tx_model_preset_at(size_t i);
+/* Preset name, else a JSON model file (models/NAME.json; file:line errors). */
+int cs_tx_model_resolve(const char *name_or_path, cs_tx_model *out, cs_error *err);
+int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err);
+/* JSON text of a model in the file format (for models/ and tests). */
+int cs_tx_model_write_json(const cs_tx_model *m, FILE *f);
+
+/* Checks divisibility etc.: CS_EINVAL naming the option. */
+int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err);
+uint32_t cs_tx_micro_batches(const cs_tx_plan *p);
+
+/* Parameters of one layer, of the embedding, of the whole model. */
+double cs_tx_layer_params(const cs_tx_model *m);
+double cs_tx_total_params(const cs_tx_model *m);
+/* Model FLOPs of one training step without recomputation (matmuls only):
+ * 6 * P_matmul * T + 12 * T * L * s * h_attn (docs/generator.md). */
+double cs_tx_model_flops(const cs_tx_model *m, const cs_tx_plan *p);
+
+/* Per-rank memory footprint in bytes (the largest over the pipeline stages
+ * is what must fit; stage = pipeline stage of the rank). */
+typedef struct cs_tx_memory {
+    uint32_t stage;
+    double params;        /* parameters held by the rank (before ZeRO-3) */
+    double weights, grads, optimizer, activations, total;
+    uint32_t inflight;    /* micro-batches whose activations are held */
+} cs_tx_memory;
+void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t stage, cs_tx_memory *out);
+/* Largest stage footprint against d->hbm_bytes: CS_EINVAL with the
+ * breakdown when it does not fit.  *worst (may be NULL) gets that stage. */
+int cs_tx_memory_check(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, cs_tx_memory *worst,
+                       cs_error *err);
+void cs_tx_memory_format(const cs_tx_memory *mm, char *buf, size_t n);
+
+/* Communicator groups of the plan (TP and DP groups, see above). */
+void cs_tx_comm_groups(const cs_tx_plan *p, cs_comm_groups *out);
+int cs_tx_comm_groups_write(const cs_comm_groups *g, const char *path, cs_error *err);
+
+/* Node sink: receives every node of a rank's graph in id order.  The node
+ * is valid only during the call. */
+typedef int (*cs_tx_sink)(void *ud, const ChakraProtoMsg__Node *node, cs_error *err);
+
+/* Counters filled while generating one rank (tests check closed forms). */
+typedef struct cs_tx_stats {
+    uint64_t nodes;
+    double matmul_flops;     /* sum of num_ops */
+    double compute_s;        /* sum of COMP durations before rounding */
+    uint64_t tp_colls, dp_colls, sends, recvs;
+    double tp_bytes, dp_bytes, p2p_bytes;
+} cs_tx_stats;
+
+int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, uint32_t rank,
+                        cs_tx_sink sink, void *ud, cs_tx_stats *stats, cs_error *err);
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * test_gen_transformer.c -- the transformer generator, the memory footprint
+ * and the device library, against closed forms worked out by hand.
+ *
+ * FLOPs: for a GPT-shaped layer (ffn 4h, heads a, no GQA) the matmul FLOPs
+ * of one token's forward pass are 2 * 12h^2 (QKV 3h^2, projection h^2, MLP
+ * 8h^2) plus attention 2 * 2 * s * h (QK^T and AV over s keys); the logits
+ * add 2hV.  Backward is twice forward, so one step over T tokens is
+ *     F = 6 T (12 L h^2 + V h) + 12 T L s h = 6 P_matmul T + 12 T L s h,
+ * the 6PT rule with its attention correction (P_matmul excludes biases,
+ * norms and position embeddings, which do no matmul).  Full recomputation
+ * repeats every layer's forward: + 2 T 12 L h^2 + 4 T L s h (8PT in the
+ * limit); selective repeats only the attention core: + 4 T L s h.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compute/device.h"
+#include "workload/et.h"
+#include "workload/gen_transformer.h"
+#include "workload/graph.h"
+
+static cs_tx_model small_model(void) {
+    cs_tx_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "small");
+    m.layers = 4;
+    m.hidden = 256;
+    m.heads = 8;
+    m.kv_heads = 8;
+    m.ffn_hidden = 1024;
+    m.vocab = 1000;
+    m.seq = 128;
+    m.bias = 1;
+    m.tied_embeddings = 1;
+    return m;
+}
+
+static int null_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)ud; (void)n; (void)err;
+    return CS_OK;
+}
+
+/* Sum of num_ops over every rank of the plan. */
+static double total_flops(const cs_tx_model *m, const cs_tx_plan *p) {
+    const cs_device *d = cs_device_find("A100-80GB");
+    double sum = 0;
+    for (uint32_t r = 0; r < p->tp * p->pp * p->dp; r++) {
+        cs_tx_stats st;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_tx_generate_rank(m, p, d, r, null_sink, NULL, &st, &err), CS_OK);
+        sum += st.matmul_flops;
+    }
+    return sum;
+}
+
+static void test_flops_closed_form(void **state) {
+    (void)state;
+    cs_tx_model m = small_model();
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 2;
+    p.pp = 2;
+    p.dp = 2;
+    p.micro_batch = 2;
+    p.global_batch = 8;
+    double L = 4, h = 256, V = 1000, s = 128, T = 8 * 128;
+    double pmat = 12 * L * h * h + V * h;
+    double want = 6 * pmat * T + 12 * T * L * s * h;
+    assert_true(fabs(cs_tx_model_flops(&m, &p) - want) < 0.5);
+    for (int sp = 0; sp < 2; sp++) {
+        p.sp = sp;
+        p.recompute = CS_RECOMP_NONE;
+        double got = total_flops(&m, &p);
+        printf("no recompute: got %.0f want %.0f\n", got, want);
+        assert_true(fabs(got - want) < 0.5);
+        p.recompute = CS_RECOMP_FULL;
+        got = total_flops(&m, &p);
+        assert_true(fabs(got - (want + 2 * T * 12 * L * h * h + 4 * T * L * s * h)) < 0.5);
+        p.recompute = CS_RECOMP_SELECTIVE;
+        got = total_flops(&m, &p);
+        assert_true(fabs(got - (want + 4 * T * L * s * h)) < 0.5);
+    }
+    /* GPipe schedules the same work */
+    p.schedule = CS_SCHED_GPIPE;
+    p.recompute = CS_RECOMP_NONE;
+    assert_true(fabs(total_flops(&m, &p) - want) < 0.5);
+}
+
+static void test_tp_bytes(void **state) {
+    (void)state;
+    cs_tx_model m = small_model();
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 4;
+    p.micro_batch = 2;
+    p.global_batch = 6; /* 3 micro-batches */
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    cs_tx_stats st;
+    double sbh2 = 128.0 * 2 * 256 * 2; /* b s h x 2 bytes = 131072 */
+    /* no SP: per micro-batch 1 embedding AR + 2 per layer forward + 2 per layer
+     * backward + 1 logits-backward AR, each b*s*h*2 bytes */
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.tp_colls, 3 * (1 + 4 * 4 + 1));
+    assert_true(st.tp_bytes == 3 * (1 + 4 * 4 + 1) * sbh2);
+    /* full recompute repeats the 2 forward all-reduces per layer */
+    p.recompute = CS_RECOMP_FULL;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.tp_colls, 3 * (1 + 6 * 4 + 1));
+    /* SP: per layer and pass 2 all-gathers (comm_size = the rank's shard,
+     * sbh2/t) and 2 reduce-scatters (sbh2); embedding RS, logits AG, logits-bwd RS */
+    p.recompute = CS_RECOMP_NONE;
+    p.sp = 1;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.tp_colls, 3 * (3 + 8 * 4));
+    /* all-gathers: 4 per layer + logits = 17 shards; reduce-scatters: 4 per layer + 2 = 18 */
+    assert_true(st.tp_bytes == 3 * (17 * sbh2 / 4 + 18 * sbh2));
+    /* pipeline: stage boundaries carry b*s*h*2 (SP: /t) per micro-batch each way */
+    p.sp = 0;
+    p.pp = 2;
+    p.tp = 2;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.sends, 3);
+    assert_int_equal(st.recvs, 3);
+    assert_true(st.p2p_bytes == 3 * sbh2);
+    /* data parallel: the gradients of the rank cross the DP group once */
+    p.pp = 1;
+    p.dp = 2;
+    p.global_batch = 12;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+    double params = (4 * cs_tx_layer_params(&m) + 1000.0 * 256 + 128.0 * 256 + 2 * 256) / 2;
+    assert_true(fabs(st.dp_bytes - 2 * params) <= st.dp_colls);
+}
+
+static void test_memory_175b(void **state) {
+    (void)state;
+    const cs_tx_model *m = cs_tx_model_preset("gpt3-175b");
+    assert_non_null(m);
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 8;
+    p.pp = 8;
+    p.sp = 1;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    p.global_batch = 64;
+    cs_tx_memory mm;
+    cs_tx_memory_stage(m, &p, 0, &mm);
+    /* by hand: layer 12h^2+13h = 1,812,099,072; 12 layers + V h + s h, / 8 */
+    assert_true(mm.params == 2799937536.0);
+    assert_true(mm.weights == 5599875072.0);
+    assert_true(mm.grads == 5599875072.0);
+    assert_true(mm.optimizer == 33599250432.0);
+    /* 8 in flight x 12 layers x 34 s b h / t = 106,954,752 bytes per layer */
+    assert_int_equal(mm.inflight, 8);
+    assert_true(mm.activations == 10267656192.0);
+    assert_true(mm.total == 55066656768.0);
+    /* last stage: 1 in flight, head (2h norm + Megatron's copy of V h) and Korthikanti's output term */
+    cs_tx_memory_stage(m, &p, 7, &mm);
+    assert_int_equal(mm.inflight, 1);
+    double pl = (12 * 1812099072.0 + 2 * 12288 + 51200.0 * 12288) / 8;
+    assert_true(mm.params == pl);
+    assert_true(fabs(mm.activations - (12 * 106954752.0 + 4.0 * 2048 * (12288 + 51200) / 8)) < 1);
+    /* no recompute, no SP: sbh(10 + 24/t + 5as/(ht)) per layer */
+    p.sp = 0;
+    p.recompute = CS_RECOMP_NONE;
+    cs_tx_memory_stage(m, &p, 0, &mm);
+    double sbh = 2048.0 * 12288;
+    assert_true(fabs(mm.activations - 8 * 12 * sbh * (10 + 24.0 / 8 + 5.0 * 96 * 2048 / (12288.0 * 8))) < 1);
+    /* full: 2sbh per layer + one layer's full activations while recomputing */
+    p.recompute = CS_RECOMP_FULL;
+    cs_tx_memory_stage(m, &p, 0, &mm);
+    assert_true(fabs(mm.activations - (8 * 12 * 2 * sbh + sbh * (10 + 3 + 5.0 * 96 * 2048 / (12288.0 * 8)))) < 1);
+    /* ZeRO-1/2/3 over DP 4 */
+    p.dp = 4;
+    p.global_batch = 256;
+    p.zero = 3;
+    cs_tx_memory_stage(m, &p, 0, &mm);
+    assert_true(mm.optimizer == 33599250432.0 / 4 && mm.grads == 5599875072.0 / 4 && mm.weights == 5599875072.0 / 4);
+}
+
+static void test_refuse_oom(void **state) {
+    (void)state;
+    const cs_tx_model *m = cs_tx_model_preset("gpt3-175b");
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 8;
+    p.global_batch = 1;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_tx_memory w;
+    assert_int_equal(cs_tx_memory_check(m, &p, cs_device_find("A100-80GB"), &w, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "does not fit");
+    /* P = 96 x 1,812,099,072 + V h + s h + 2h = 174,615,846,912; / 8 = 21,826,980,864 per rank;
+     * activations 96 x sbh(10 + 24/8 + 5as/(8h)) + 4sb(h + V)/8 = 55.63 GB */
+    tu_assert_has(err.msg, "weights 43.65 GB + gradients 43.65 GB + optimizer 261.92 GB + activations 55.63 GB");
+    tu_assert_has(err.msg, "A100-80GB HBM 80.00 GB");
+    /* fits on 64 GPUs with SP + selective recomputation, as in Korthikanti
+     * (without recomputation it does not: 55.6 GB of activations) */
+    p.pp = 8;
+    p.sp = 1;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    p.global_batch = 64;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_memory_check(m, &p, cs_device_find("A100-80GB"), &w, &err), CS_OK);
+}
+
+/* ---- ET round trip ------------------------------------------------------ */
+
+typedef struct both_sink {
+    cs_et_writer *w;
+    char **json;
+    size_t n, cap;
+} both_sink;
+
+static int both(void *ud, const ChakraProtoMsg__Node *node, cs_error *err) {
+    both_sink *b = ud;
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 256;
+        b->json = realloc(b->json, b->cap * sizeof *b->json);
+    }
+    json_t *j = cs_et_node_to_json(node);
+    b->json[b->n++] = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(j);
+    return cs_et_writer_write(b->w, node, err);
+}
+
+static void test_et_roundtrip(void **state) {
+    (void)state;
+    cs_tx_model m = small_model();
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 2;
+    p.pp = 2;
+    p.dp = 2;
+    p.sp = 1;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    p.global_batch = 8;
+    p.bucket_params = 100000;
+    const char *path = tu_path(tu_tmp_dir(), "gen.et");
+    cs_error err;
+    cs_error_clear(&err);
+    both_sink b;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_et_writer_open(path, 0, NULL, &b.w, &err), CS_OK);
+    cs_tx_stats st;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, cs_device_find("H100-SXM"), 6, both, &b, &st, &err), CS_OK);
+    assert_int_equal(cs_et_writer_close(b.w, &err), CS_OK);
+    assert_int_equal(st.nodes, b.n);
+    assert_true(st.dp_colls >= 2);
+    cs_et_reader *r;
+    assert_int_equal(cs_et_reader_open(path, &r, &err), CS_OK);
+    ChakraProtoMsg__Node *node;
+    size_t i = 0;
+    int rc;
+    while ((rc = cs_et_reader_next(r, &node, &err)) == 1) {
+        json_t *j = cs_et_node_to_json(node);
+        char *s = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+        assert_true(i < b.n);
+        assert_string_equal(s, b.json[i]);
+        free(s);
+        json_decref(j);
+        cs_et_node_free(node);
+        i++;
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(i, b.n);
+    cs_et_reader_close(r);
+    for (i = 0; i < b.n; i++) free(b.json[i]);
+    free(b.json);
+    cs_graph *g;
+    cs_graph_options go = {0, 0};
+    assert_int_equal(cs_graph_load(path, &go, &g, &err), CS_OK);
+    assert_int_equal(g->nnodes, st.nodes);
+    cs_graph_free(g);
+}
+
+static void test_comm_groups(void **state) {
+    (void)state;
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 4;
+    p.pp = 2;
+    p.dp = 3;
+    cs_comm_groups g;
+    cs_tx_comm_groups(&p, &g);
+    assert_int_equal(g.ngroups, 6 + 8);
+    /* TP group of (pp 1, dp 2): ranks 20..23, contiguous */
+    const cs_comm_group *t = cs_comm_groups_find(&g, "6");
+    assert_non_null(t);
+    assert_int_equal(t->nranks, 4);
+    assert_int_equal(t->ranks[0], 20);
+    assert_int_equal(t->ranks[3], 23);
+    /* DP group of (pp 1, tp 3): 15, 19, 23 */
+    const cs_comm_group *d = cs_comm_groups_find(&g, "14");
+    assert_int_equal(d->nranks, 3);
+    assert_int_equal(d->ranks[0], 15);
+    assert_int_equal(d->ranks[2], 23);
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_comm_groups_validate(&g, 24, &err), CS_OK);
+    cs_comm_groups_free(&g);
+}
+
+static void test_devices_and_models(void **state) {
+    (void)state;
+    const cs_device *a = cs_device_find("a100-80gb");
+    assert_non_null(a);
+    assert_true(a->peak_bf16_flops == 312e12 && a->hbm_bytes == 80e9 && a->hbm_bw == 2039e9);
+    assert_true(cs_device_find("H100-SXM")->peak_fp8_flops == 1979e12);
+    assert_true(cs_device_find("MI300X")->hbm_bytes == 192e9);
+    assert_null(cs_device_find("nope"));
+    cs_error err;
+    cs_error_clear(&err);
+    cs_device d;
+    const char *f = tu_write_tmp("dev.json", "{\n  \"name\": \"X\",\n  \"peak_bf16_tflops\": 400,\n  \"hbm_gb\": 96\n}\n");
+    assert_int_equal(cs_device_load_json(f, &d, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "dev.json:1: hbm_bw_gbps: expected a number > 0");
+    f = tu_write_tmp("dev2.json", "{\n  \"peak_bf16_tflops\": 400,\n  \"hbm_gb\": 96,\n  \"hbm_bw_gbps\": \"fast\"\n}\n");
+    cs_error_clear(&err);
+    assert_int_equal(cs_device_load_json(f, &d, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "dev2.json:4: hbm_bw_gbps: expected a number > 0, got \"fast\"");
+    f = tu_write_tmp("dev3.json", "{\"name\": \"Y\", \"peak_bf16_tflops\": 400, \"hbm_gb\": 96, \"hbm_bw_gbps\": 3000}");
+    cs_error_clear(&err);
+    assert_int_equal(cs_device_resolve(f, &d, &err), CS_OK);
+    assert_string_equal(d.name, "Y");
+    assert_true(d.hbm_bw == 3000e9 && d.gemm_eff_max == a->gemm_eff_max);
+    /* every preset's file under models/ describes the same model */
+    for (size_t i = 0; cs_tx_model_preset_at(i); i++) {
+        const cs_tx_model *pm = cs_tx_model_preset_at(i);
+        char rel[128];
+        snprintf(rel, sizeof rel, "models/%s.json", pm->name);
+        cs_tx_model fm;
+        cs_error_clear(&err);
+        assert_int_equal(cs_tx_model_load_json(tu_path(tu_source_dir(), rel), &fm, &err), CS_OK);
+        assert_memory_equal(&fm, pm, sizeof fm);
+    }
+    /* GQA + SwiGLU parameter count: Llama 3 70B is 70.55B */
+    double P = cs_tx_total_params(cs_tx_model_preset("llama3-70b"));
+    assert_true(P > 70.5e9 && P < 70.6e9);
+    f = tu_write_tmp("m.json", "{\n  \"layers\": 2,\n  \"hidden\": 100,\n  \"heads\": 3,\n  \"vocab\": 10,\n  \"seq\": 8\n}\n");
+    cs_tx_model mm;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_model_load_json(f, &mm, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "m.json:4: heads: expected a divisor of hidden (100), got 3");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flops_closed_form), cmocka_unit_test(test_tp_bytes),
+        cmocka_unit_test(test_memory_175b),       cmocka_unit_test(test_refuse_oom),
+        cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
+        cmocka_unit_test(test_devices_and_models),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
