@@ -161,7 +161,12 @@ void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *r
     for (int d = 0; d < net->ndims; d++)
         fprintf(f, "%s%s(%u) %g GB/s %g ns", d ? " x " : "", cs_topo_kind_name(net->topo[d]), net->npus[d],
                 net->bandwidth_gbps[d], net->latency_ns[d]);
-    fprintf(f, "\n  backend    %s\n\n", info->backend);
+    fprintf(f, "\n  backend    %s\n", info->backend);
+    if (res->symmetric)
+        fprintf(f, "  mode       symmetric: rank 0 simulated, standing for all %u ranks (exact; --symmetry=off for the full run)\n\n",
+                res->nranks);
+    else
+        fprintf(f, "  mode       full: every rank simulated\n\n");
 
     uint32_t slow = slowest_rank(res);
     const cs_rank_result *sr = &res->ranks[slow];
