@@ -376,6 +376,34 @@ void sys_post_recv(cs_stream *st, uint32_t k) {
     }
 }
 
+/* Put message k of stream st for dst_member on the network, src -> dst,
+ * with event key `key`. */
+static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t dst, uint64_t bytes,
+                    uint32_t k, uint64_t key) {
+    cs_inst *in = st->inst;
+    cs_system *s = in->sys;
+    cs_msg *m = cs_pool_get(s->msg_pool);
+    m->inst = in;
+    m->next = NULL;
+    m->dst_member = dst_member;
+    m->chunk = stream_chunk(st);
+    m->k = k;
+    m->phase = st->phase;
+    m->bytes = bytes;
+    inst_hold(in);
+    in->members[stream_member(st)].bytes_sent += bytes;
+    s->stats.messages++;
+    s->stats.bytes_sent += bytes;
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = cs_net_send(s->net, src, dst, bytes, key, msg_arrived, s, (uint64_t)(uintptr_t)m, &e);
+    if (rc) {
+        cs_pool_put(s->msg_pool, m);
+        in->live--;
+        sys_fail(s, rc);
+    }
+}
+
 /* Representative mode: rank 0's send k stands for the message rank 0
  * receives as its receive k, from the member at src_idx (symmetry.c). */
 static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k) {
@@ -396,27 +424,8 @@ static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k
         return;
     }
     uint64_t key = sym_key(s, ph, src, sys_key(s, dst));
-    cs_msg *m = cs_pool_get(s->msg_pool);
-    m->inst = in;
-    m->next = NULL;
-    m->dst_member = me;
-    m->chunk = stream_chunk(st);
-    m->k = k;
-    m->phase = st->phase;
-    m->bytes = bytes;
-    inst_hold(in);
-    in->members[me].bytes_sent += bytes;
-    s->stats.messages++;
-    s->stats.bytes_sent += bytes;
     sym_tie_add(s, t, key, src);
-    cs_error e;
-    cs_error_clear(&e);
-    int rc = cs_net_send(s->net, src, dst, bytes, key, msg_arrived, s, (uint64_t)(uintptr_t)m, &e);
-    if (rc) {
-        cs_pool_put(s->msg_pool, m);
-        in->live--;
-        sys_fail(s, rc);
-    }
+    net_msg(st, me, src, dst, bytes, k, key);
 }
 
 void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k) {
@@ -425,29 +434,8 @@ void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t byt
         return;
     }
     cs_inst *in = st->inst;
-    cs_system *s = in->sys;
-    uint32_t me = stream_member(st);
-    cs_msg *m = cs_pool_get(s->msg_pool);
-    m->inst = in;
-    m->next = NULL;
-    m->dst_member = dst_member;
-    m->chunk = stream_chunk(st);
-    m->k = k;
-    m->phase = st->phase;
-    m->bytes = bytes;
-    inst_hold(in);
-    in->members[me].bytes_sent += bytes;
-    s->stats.messages++;
-    s->stats.bytes_sent += bytes;
-    uint32_t src = inst_rank(in, me), dst = inst_rank(in, dst_member);
-    cs_error e;
-    cs_error_clear(&e);
-    int rc = cs_net_send(s->net, src, dst, bytes, sys_key(s, src), msg_arrived, s, (uint64_t)(uintptr_t)m, &e);
-    if (rc) {
-        cs_pool_put(s->msg_pool, m);
-        in->live--;
-        sys_fail(s, rc);
-    }
+    uint32_t src = inst_rank(in, stream_member(st)), dst = inst_rank(in, dst_member);
+    net_msg(st, dst_member, src, dst, bytes, k, sys_key(in->sys, src));
 }
 
 /* ---- bundles ------------------------------------------------------------------------ */

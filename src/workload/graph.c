@@ -362,9 +362,10 @@ static uint64_t drop_cyclic_ctrl(const cs_graph *g, const raw_node *raw, uint32_
     return dropped;
 }
 
-static int is_acyclic(const cs_graph *g) {
+/* Kahn's algorithm: returns how many nodes can be ordered; indeg (n entries)
+ * is left non-zero exactly on the nodes that lie on or behind a cycle. */
+static uint32_t kahn(const cs_graph *g, uint32_t *indeg) {
     uint32_t n = g->nnodes;
-    uint32_t *indeg = cs_malloc((n ? n : 1) * sizeof *indeg);
     uint32_t *queue = cs_malloc((n ? n : 1) * sizeof *queue);
     for (uint32_t i = 0; i < n; i++) indeg[i] = g->nodes[i].nparents;
     uint32_t qh = 0, qt = 0;
@@ -375,28 +376,21 @@ static int is_acyclic(const cs_graph *g) {
         for (uint32_t c = g->nodes[u].child_begin; c < cs_graph_child_end(g, u); c++)
             if (--indeg[g->children[c]] == 0) queue[qt++] = g->children[c];
     }
-    cs_free(indeg);
     cs_free(queue);
-    return qt == n;
+    return qt;
+}
+
+static int is_acyclic(const cs_graph *g) {
+    uint32_t *indeg = cs_malloc((g->nnodes ? g->nnodes : 1) * sizeof *indeg);
+    int ok = kahn(g, indeg) == g->nnodes;
+    cs_free(indeg);
+    return ok;
 }
 
 static int check_acyclic(const cs_graph *g, const char *name, cs_error *err) {
-    uint32_t n = g->nnodes;
-    uint32_t *indeg = cs_malloc((n ? n : 1) * sizeof *indeg);
-    uint32_t *queue = cs_malloc((n ? n : 1) * sizeof *queue);
-    for (uint32_t i = 0; i < n; i++) indeg[i] = g->nodes[i].nparents;
-    uint32_t qh = 0, qt = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!indeg[i]) queue[qt++] = i;
-    while (qh < qt) {
-        uint32_t u = queue[qh++];
-        for (uint32_t c = g->nodes[u].child_begin; c < cs_graph_child_end(g, u); c++)
-            if (--indeg[g->children[c]] == 0) queue[qt++] = g->children[c];
-    }
-    int rc = CS_OK;
-    if (qt < n) rc = report_cycle(g, indeg, name, err);
+    uint32_t *indeg = cs_malloc((g->nnodes ? g->nnodes : 1) * sizeof *indeg);
+    int rc = kahn(g, indeg) < g->nnodes ? report_cycle(g, indeg, name, err) : CS_OK;
     cs_free(indeg);
-    cs_free(queue);
     return rc;
 }
 
