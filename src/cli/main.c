@@ -1,6 +1,6 @@
 /*
- * main.c -- the clustersim program: hands the command line to cs_cli_main.
+ * main.c -- the clustersim program: hands the command line to the library.
  */
-#include "cli/cli.h"
+#include "clustersim/clustersim.h"
 
-int main(int argc, char **argv) { return cs_cli_main(argc, argv); }
+int main(int argc, char **argv) { return clustersim_main(argc, argv); }
