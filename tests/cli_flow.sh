@@ -44,4 +44,51 @@ printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 8, 50, 500],\n   [1,
 expect_fail "edge-list error names file and line" "bad.json:3: edges[1]: node 9 does not exist" \
     run --backend flow --topology=bad.json --quiet
 expect_fail "topology without flow" "only --backend flow uses a topology" run --topology=ft.json --quiet
+# A link fails mid-transfer (docs/topology.md, tests/test_net_flow.c): 1 MiB
+# 0 -> 1 on 0-2-1 (50 GB/s, 500 ns); cable 0-2 down at 10000 ns; the rest,
+# 511705.088 B, takes the 25 GB/s detour 0-3-4-1: 19062.5 ns, ending at
+# 29062.5; arrival floor(3 x 500 + 29062.5) = 30562 ns.  Healthy: 20531 ns.
+"$CS_MKTRACE" --ranks x2 "1 SEND size=$M src=0 dst=1 tag=1" "1 RECV size=$M src=0 dst=1 tag=1" || fail "mktrace x2"
+printf 'topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > net2.yml
+printf '{"builder": "edges", "switches": 3,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500], [0, 3, 25, 500], [3, 4, 25, 500], [4, 1, 25, 500]],\n "link_changes": [[10000, 0, 2, 0]]}\n' > fail.json
+if "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=fail.json \
+        --compare-healthy --out of > frep.txt 2>ferr.txt; then
+    grep -q '"rank": 1, "finish_ns": 30562,' of/summary.json && grep -q '"healthy_sim_time_ns": 20531,' of/summary.json \
+        && pass "link fails at 10 us: rerouted, 30562 ns vs healthy 20531 ns" \
+        || fail "timed failure: $(grep -o '"rank": 1, "finish_ns": [0-9]*\|"healthy_sim_time_ns": [0-9]*' of/summary.json)"
+    grep -q 'healthy network  20.531 us' frep.txt && grep -q 'x1.4886' frep.txt && pass "slowdown in the report" \
+        || fail "slowdown in the report: $(cat frep.txt)"
+    grep -q '"timed_changes": 1' of/summary.json && pass "topology in summary.json" || fail "topology in summary.json"
+else
+    fail "timed failure run: $(cat ferr.txt)"
+fi
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "link_changes": [[10, 0, 1, 0]]}\n' > badc.json
+expect_fail "timed change error names file and line" "badc.json:3: link_changes[0]: no link between nodes 0 and 1" \
+    "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=badc.json --quiet
+expect_fail "--compare-healthy needs flow" "--compare-healthy needs --backend flow" \
+    "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --compare-healthy --quiet
+# Placement (docs/topology.md): on the 4:1 fat-tree, strided:2 puts ranks
+# 0..7 on NPUs 0 2 4 6 1 3 5 7, so the transfers 0->4, 1->5, 2->6, 3->7 run
+# NPU 0->1, 2->3, 4->5, 6->7: inside a leaf, floor(2 x 500 + 19531.25) =
+# 20531 ns instead of 80125.  pack with the groups {0,4} {1,5} {2,6} {3,7}
+# does the same, and summary.json says each group spans 1 switch.
+run --quiet --backend flow --topology=ft.json --placement=strided:2 --json s.json 2>/dev/null \
+    && grep -q '"rank": 7, "finish_ns": 20531,' s.json && grep -q '"placement": "strided:2"' s.json \
+    && pass "placement strided:2 keeps pairs under a leaf" || fail "strided: $(grep -o '"rank": 7, "finish_ns": [0-9]*' s.json)"
+echo '{"1": [0, 4], "2": [1, 5], "3": [2, 6], "4": [3, 7]}' > pg.json
+run --quiet --backend flow --topology=ft.json --placement=pack --comm-group-configuration=pg.json --json pk.json 2>/dev/null \
+    && grep -q '"rank": 7, "finish_ns": 20531,' pk.json && grep -q '"placement": "pack"' pk.json \
+    && tr -d ' \n' < pk.json | grep -q '"group_switches":{"1":1,"2":1,"3":1,"4":1}' \
+    && pass "placement pack: each group under one leaf" || fail "pack: $(grep -o '"rank": 7, "finish_ns": [0-9]*\|group_switches.*' pk.json)"
+expect_fail "unknown placement" "--placement snake: expected contiguous, random[:SEED], strided:K or pack" \
+    run --backend flow --placement=snake --quiet
+expect_fail "--placement needs flow" "--placement pack needs --backend flow" run --placement=pack --quiet
+# Link utilization counter tracks in the --trace timeline: the 4:1 uplink
+# switch8 -> switch10 carries all four flows at 100 % from 0 until the
+# 4 MiB are through, 4194304 / 53.6870912 = 78125 ns = 78.125 us, then 0.
+run --quiet --backend flow --topology=ft.json --trace tr.json 2>/dev/null \
+    && tr -d ' \n' < tr.json | grep -q '"name":"link16switch8->switch10"' \
+    && tr -d ' \n' < tr.json | grep -q '{"name":"utilization","ph":"C","pid":8,"ts":0.000000,"args":{"utilization":1.000000}}' \
+    && tr -d ' \n' < tr.json | grep -q '{"name":"utilization","ph":"C","pid":8,"ts":78.125000,"args":{"utilization":0.000000}}' \
+    && pass "link utilization counter tracks" || fail "counter tracks: $(grep -o '"ph":"C"[^}]*}' tr.json | head -3)"
 finish

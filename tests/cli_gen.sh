@@ -36,4 +36,18 @@ expect_fail "model file error" "m.json:6: seq: expected an integer >= 1, got \"l
     "$CS_BIN" generate --model "$CS_TMP/m.json" --out "$CS_TMP/x"
 "$CS_BIN" generate --model "$CS_SOURCE_DIR/models/llama3-8b.json" --tp 4 --sp --recompute full --dp 2 --zero 1 \
     --global-batch 4 --out "$CS_TMP/l" --quiet && pass "model file, GQA + SwiGLU, ZeRO-1" || fail "model file"
+# MoE with expert parallelism (all-to-all) and FSDP: run on the files == train
+MOE=(--model mixtral-8x7b --tp 2 --dp 8 --ep 2 --sp --recompute full --fsdp --global-batch 16)
+"$CS_BIN" generate "${MOE[@]}" --out "$CS_TMP/moe" --quiet && pass "generate MoE + EP + FSDP" || fail "generate MoE"
+run=$("$CS_BIN" run --workload-configuration="$CS_TMP/moe" --comm-group-configuration="$CS_TMP/moe.comm_groups.json" \
+    --network-configuration="$CS_TMP/moe.network.yml" --system-configuration="$CS_TMP/moe.system.json" --comm-streams=4 \
+    --json "$CS_TMP/mrun.json" --quiet 2>&1) && pass "run the MoE traces" || fail "run MoE: $run"
+tr=$("$CS_BIN" train "${MOE[@]}" --network-configuration="$CS_TMP/moe.network.yml" \
+    --system-configuration="$CS_TMP/moe.system.json" --json "$CS_TMP/mtrain.json" 2>&1) && pass "train MoE" || fail "train MoE: $tr"
+echo "$tr" | grep -q "8 experts, top-2 routing; EP 2" && pass "MoE reported" || fail "MoE reported: $tr"
+a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/mrun.json" | grep -o '[0-9.]*$')
+b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/mtrain.json" | grep -o '[0-9.e+]*$')
+python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+    && pass "MoE run and train agree ($a ns)" || fail "MoE run ($a) and train ($b) agree"
+expect_fail "bad ep" "--ep 3: expected a divisor of --dp" "$CS_BIN" generate --model mixtral-8x7b --dp 4 --ep 3 --out "$CS_TMP/x"
 finish

@@ -351,12 +351,182 @@ static void test_devices_and_models(void **state) {
     tu_assert_has(err.msg, "m.json:4: heads: expected a divisor of hidden (100), got 3");
 }
 
+/* ---- mixture of experts ----------------------------------------------------
+ * Small MoE: L 4, h 256, 8 heads, f 512 per expert (GeLU: 2 matrices), E 4
+ * experts, top-2, V 1000, s 128, no biases, tied embeddings.
+ * Forward matmul FLOPs per token and layer:
+ *   2 (3h^2 + h^2 + k 2hf + hE) + 4sh
+ *   = 2 (196608 + 65536 + 524288 + 1024) + 131072 = 1,705,984
+ * (attention, k experts, router); logits 2hV = 512,000.  One step over
+ * T = 8 x 128 = 1024 tokens: 3 T (4 x 1705984 + 512000) = 22,535,995,392.
+ * All-to-all convention: comm_size = the rank's whole send buffer, every
+ * token it holds times top_k times h x 2 bytes: 128 x 2 x 256 x 2 = 131,072;
+ * per layer and micro-batch dispatch + combine forward and backward = 4. */
+static cs_tx_model moe_model(void) {
+    cs_tx_model m = small_model();
+    snprintf(m.name, sizeof m.name, "small-moe");
+    m.ffn_hidden = 512;
+    m.bias = 0;
+    m.experts = 4;
+    m.top_k = 2;
+    return m;
+}
+
+typedef struct pg_sink {
+    char a2a_pg[16], edp_pg[16];
+} pg_sink;
+
+static int pg_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    pg_sink *ps = ud;
+    if (n->type != CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) return CS_OK;
+    const char *pg = NULL;
+    int64_t type = -1;
+    for (size_t i = 0; i < n->n_attr; i++) {
+        if (strcmp(n->attr[i]->name, "pg_name") == 0) pg = n->attr[i]->string_val;
+        if (strcmp(n->attr[i]->name, "comm_type") == 0) type = n->attr[i]->int64_val;
+    }
+    if (type == CS_COLL_ALL_TO_ALL && !ps->a2a_pg[0]) snprintf(ps->a2a_pg, sizeof ps->a2a_pg, "%s", pg);
+    if (strcmp(n->name, "edp.grads") == 0 && !ps->edp_pg[0]) snprintf(ps->edp_pg, sizeof ps->edp_pg, "%s", pg);
+    return CS_OK;
+}
+
+static void test_moe(void **state) {
+    (void)state;
+    cs_tx_model m = moe_model();
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 2;
+    p.dp = 4;
+    p.ep = 2;
+    p.global_batch = 8; /* 2 micro-batches per DP rank */
+    assert_true(cs_tx_model_flops(&m, &p) == 22535995392.0);
+    assert_true(total_flops(&m, &p) == 22535995392.0);
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    cs_tx_stats st;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.ep_colls, 2 * 4 * 4);
+    assert_true(st.ep_bytes == 2 * 4 * 4 * 131072.0);
+    /* full recomputation repeats the forward dispatch and combine */
+    p.recompute = CS_RECOMP_FULL;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.ep_colls, 2 * 4 * 6);
+    p.recompute = CS_RECOMP_NONE;
+    /* memory, per rank (t 2, ep 2, dp 4 -> expert-DP 2):
+     *   experts L E 2hf / (ep t) = 4 x 4 x 262144 / 4 = 1,048,576
+     *   dense: layer 3h^2 + h^2 + hE (router) + 2h (RMSNorms) = 263,680, x 4
+     *          + V h 256,000 + final norm 256 = 1,310,976, / t = 655,488
+     *   ZeRO-1: optimizer 12 (655488 / dp + 1048576 / edp) = 8,257,920 */
+    p.zero = 1;
+    cs_tx_memory mm;
+    cs_tx_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.expert_params == 1048576.0);
+    assert_true(mm.params == 655488.0 + 1048576.0);
+    assert_true(mm.weights == 2 * 1704064.0 && mm.grads == 2 * 1704064.0);
+    assert_true(mm.optimizer == 8257920.0);
+    p.zero = 3;
+    cs_tx_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == 2 * (655488.0 / 4 + 1048576.0 / 2));
+    /* gradients: dense ones all-reduced on the DP group, experts' on the
+     * expert-DP group; together the rank's parameters x 2 bytes */
+    p.zero = 0;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(fabs(st.dp_bytes - 2 * 1704064.0) <= (double)st.dp_colls);
+    /* groups: 4 TP + 2 DP + 4 EP + 4 expert-DP.  Rank 5 = (tp 1, dp 2): EP
+     * group (tp 1, block 1) = id 1 + 4 + 2 + 1 x 2 + 1 = 10 = ranks {5, 7};
+     * expert-DP group (tp 1, dp 2 % 2 = 0) = 11 + 1 x 2 + 0 = 13 = {1, 5} */
+    cs_comm_groups g;
+    cs_tx_comm_groups(&p, &g);
+    assert_int_equal(g.ngroups, 14);
+    const cs_comm_group *e = cs_comm_groups_find(&g, "10");
+    assert_true(e && e->nranks == 2 && e->ranks[0] == 5 && e->ranks[1] == 7);
+    e = cs_comm_groups_find(&g, "13");
+    assert_true(e && e->nranks == 2 && e->ranks[0] == 1 && e->ranks[1] == 5);
+    assert_int_equal(cs_comm_groups_validate(&g, 8, &err), CS_OK);
+    cs_comm_groups_free(&g);
+    pg_sink ps;
+    memset(&ps, 0, sizeof ps);
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, pg_capture, &ps, NULL, &err), CS_OK);
+    assert_string_equal(ps.a2a_pg, "10");
+    assert_string_equal(ps.edp_pg, "13");
+    /* EP 1: every expert local, no all-to-all; same FLOPs */
+    p.ep = 1;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.ep_colls, 0);
+    assert_true(total_flops(&m, &p) == 22535995392.0);
+    /* bad EP */
+    p.ep = 3;
+    assert_int_equal(cs_tx_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--ep 3: expected a divisor of --dp (4) and of the expert count (4)");
+    /* Mixtral 8x7B: 46.70B parameters (Jiang et al. 2024), 12.9B active */
+    double P = cs_tx_total_params(cs_tx_model_preset("mixtral-8x7b"));
+    assert_true(P > 46.6e9 && P < 46.8e9);
+}
+
+/* ---- ZeRO communication ------------------------------------------------------
+ * Dense small model, TP 2, DP 2, 3 micro-batches.  P_r = the rank's parameters
+ * = (4 x 789,760 + V h + s h + 2h) / 2 = (3,159,040 + 256,000 + 32,768 + 512)/2
+ * = 1,724,160.  Reduce-scatter comm_size = the full buffer; all-gather
+ * comm_size = the rank's shard (P_r / dp parameters x 2 bytes).
+ *   ZeRO-1: RS of 2 P_r once (gradients accumulate locally), AG 2 P_r / 2.
+ *   ZeRO-2: gradients are sharded, so every micro-batch reduce-scatters:
+ *           RS 3 x 2 P_r; AG 2 P_r / 2 after the step.
+ *   ZeRO-3: + every layer (and the embedding/head "extra" unit) gathered
+ *           before its forward and again before its backward: AG
+ *           3 x 2 x 2 P_r / 2 = 6 P_r; no gather after the step. */
+static void test_zero_comm(void **state) {
+    (void)state;
+    cs_tx_model m = small_model();
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 2;
+    p.dp = 2;
+    p.global_batch = 6;
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    cs_tx_stats st;
+    double Pr = 1724160.0;
+    cs_tx_memory mm;
+    cs_tx_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.params == Pr);
+    p.zero = 1;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == Pr);
+    p.zero = 2;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(st.dp_rs_bytes == 3 * 2 * Pr && st.dp_ag_bytes == Pr);
+    p.zero = 3;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(st.dp_rs_bytes == 3 * 2 * Pr);
+    assert_true(st.dp_ag_bytes == 6 * Pr);
+    /* 3 micro-batches x 2 passes x (4 layers + the extra unit) gathers */
+    uint64_t rs = st.dp_colls - 30;
+    assert_true(rs >= 3);
+    /* full recomputation reuses the backward's gather: same bytes */
+    p.recompute = CS_RECOMP_FULL;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(st.dp_ag_bytes == 6 * Pr && st.dp_colls == 30 + rs);
+    /* the same with pipeline stages: each stage gathers its own parameters */
+    p.recompute = CS_RECOMP_NONE;
+    p.pp = 2;
+    p.global_batch = 6;
+    for (uint32_t r = 0; r < 8; r += 7) {
+        assert_int_equal(cs_tx_generate_rank(&m, &p, d, r, null_sink, NULL, &st, &err), CS_OK);
+        cs_tx_memory_stage(&m, &p, r / 4, &mm);
+        assert_true(fabs(st.dp_ag_bytes - 3 * 2 * 2 * mm.params / 2) < 1);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flops_closed_form), cmocka_unit_test(test_tp_bytes),
         cmocka_unit_test(test_memory_175b),       cmocka_unit_test(test_refuse_oom),
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
-        cmocka_unit_test(test_devices_and_models),
+        cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
+        cmocka_unit_test(test_zero_comm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -240,6 +240,166 @@ static void test_oversubscription(void **st) {
     }
 }
 
+
+/* ---- failures and degradation at a simulated time ------------------------------ */
+
+/* NPUs 0, 1; switches 2, 3, 4.  Short path 0-2-1 (50 GB/s, 500 ns per link);
+ * detour 0-3-4-1 (3 links at `detour_gbps`, 500 ns).  ECMP has one shortest
+ * path, so the flow 0 -> 1 starts on 0-2-1. */
+static cs_topo *detour_topo(double detour_gbps) {
+    cs_topo *t = cs_topo_new(2);
+    for (int i = 0; i < 3; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    double b = B50(), d = cs_gbps_to_bytes_per_ns(detour_gbps);
+    cs_topo_add_cable(t, 0, 2, b, NS(500));
+    cs_topo_add_cable(t, 2, 1, b, NS(500));
+    cs_topo_add_cable(t, 0, 3, d, NS(500));
+    cs_topo_add_cable(t, 3, 4, d, NS(500));
+    cs_topo_add_cable(t, 4, 1, d, NS(500));
+    cs_topo_finalize(t);
+    return t;
+}
+
+/* 1 MiB 0 -> 1 sent at 0; cable 0-2 fails at 10000 ns.
+ * By then 10000 * 53.6870912 = 536870.912 B are sent; 511705.088 B remain.
+ * Detour at 25 GB/s = 26.8435456 B/ns: 511705.088 / 26.8435456 = 19062.5 ns,
+ * so transmission ends at 10000 + 19062.5 = 29062.5 ns and the last byte
+ * arrives after the detour's 3 x 500 ns: floor(1500 + 29062.5) = 30562 ns.
+ * Healthy: floor(1000 + 19531.25) = 20531 ns.  Links: 0->2 carried
+ * 536871 B (rounded), 0->3 the other 511705 B. */
+static void test_link_fails_midway(void **st) {
+    (void)st;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = detour_topo(25);
+    assert_int_equal(cs_topo_add_change(t, NS(10000), 0, 2, 0.0, &err), CS_OK);
+    tnet tn;
+    tn_open_topo(&tn, t);
+    tn_send(&tn, 0, 1, MIB, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, 1);
+    assert_int_equal(tn.t[0], NS(30562));
+    assert_int_equal(t->stats[cs_topo_find_link(t, 0, 2)].bytes, 536871);
+    assert_int_equal(t->stats[cs_topo_find_link(t, 0, 3)].bytes, 511705);
+    assert_int_equal(t->stats[cs_topo_find_link(t, 4, 1)].bytes, 511705);
+    tn_close(&tn);
+    /* the healthy run of the same topology */
+    cs_topo_heal(t);
+    tn_open_topo(&tn, t);
+    tn_send(&tn, 0, 1, MIB, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.t[0], NS(20531));
+    tn_close(&tn);
+    cs_topo_free(t);
+}
+
+/* Switch 3 drained at 10000 ns (every link of it down) while another flow
+ * uses the detour: NPUs 0, 1, 2; short path 0-3-1; detour 0-4-5-1; NPU 2
+ * hangs off switch 4 (all 50 GB/s, 500 ns per link).
+ *   A: 0 -> 1, 1 MiB at 0 on 0-3-1; at 10000 ns 511705.088 B remain.
+ *   B: 2 -> 1, 1 MiB at 0 on 2-4-5-1, alone until 10000 ns: 511705.088 B remain.
+ * From 10000 A takes 0-4-5-1 and both share 4->5 and 5->1 at B/2 =
+ * 26.8435456 B/ns; equal bytes left, so both end transmitting at
+ * 10000 + 19062.5 = 29062.5 ns and arrive after 3 x 500 ns:
+ * floor(1500 + 29062.5) = 30562 ns each (healthy: A 20531, B 21031). */
+static void test_switch_drained_shares_detour(void **st) {
+    (void)st;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = cs_topo_new(3);
+    for (int i = 0; i < 3; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    double b = B50();
+    cs_topo_add_cable(t, 0, 3, b, NS(500));
+    cs_topo_add_cable(t, 3, 1, b, NS(500));
+    cs_topo_add_cable(t, 0, 4, b, NS(500));
+    cs_topo_add_cable(t, 2, 4, b, NS(500));
+    cs_topo_add_cable(t, 4, 5, b, NS(500));
+    cs_topo_add_cable(t, 5, 1, b, NS(500));
+    cs_topo_finalize(t);
+    assert_int_equal(cs_topo_add_change(t, NS(10000), 3, CS_TOPO_NODE, 0.0, &err), CS_OK);
+    tnet tn;
+    tn_open_topo(&tn, t);
+    tn_send(&tn, 0, 1, MIB, 0);
+    tn_send(&tn, 2, 1, MIB, 1);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, 2);
+    assert_int_equal(tn.t[0], NS(30562));
+    assert_int_equal(tn.t[1], NS(30562));
+    tn_close(&tn);
+    cs_topo_heal(t);
+    tn_open_topo(&tn, t);
+    tn_send(&tn, 0, 1, MIB, 0);
+    tn_send(&tn, 2, 1, MIB, 1);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.t[0], NS(20531));
+    assert_int_equal(tn.t[1], NS(21031));
+    tn_close(&tn);
+    cs_topo_free(t);
+}
+
+/* Degraded at a time, and down with no other route then restored:
+ * a single cable 0-1 (50 GB/s, 500 ns), 1 MiB sent at 0.
+ *  - at 10000 ns to half bandwidth: 511705.088 B at 26.8435456 B/ns =
+ *    19062.5 ns -> floor(500 + 29062.5) = 29562 ns.
+ *  - down at 10000, restored at 50000: stalled in between, then 9531.25 ns
+ *    at full rate -> floor(500 + 59531.25) = 60031 ns. */
+static void test_degrade_and_restore(void **st) {
+    (void)st;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = cs_topo_new(2);
+    cs_topo_add_cable(t, 0, 1, B50(), NS(500));
+    cs_topo_finalize(t);
+    assert_int_equal(cs_topo_add_change(t, NS(10000), 0, 1, 0.5, &err), CS_OK);
+    tnet tn;
+    tn_open_topo(&tn, t);
+    tn_send(&tn, 0, 1, MIB, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.t[0], NS(29562));
+    tn_close(&tn);
+
+    cs_topo_heal(t);
+    assert_int_equal(cs_topo_add_change(t, NS(50000), 0, 1, 1.0, &err), CS_OK); /* sorted by time */
+    assert_int_equal(cs_topo_add_change(t, NS(10000), 0, 1, 0.0, &err), CS_OK);
+    assert_true(t->changes[0].at == NS(10000));
+    tn_open_topo(&tn, t);
+    tn_send(&tn, 0, 1, MIB, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.t[0], NS(60031));
+    tn_close(&tn);
+    /* bad changes are refused */
+    assert_int_equal(cs_topo_add_change(t, 0, 0, 7, 0.0, &err), CS_EINVAL);
+    assert_int_equal(cs_topo_add_change(t, 0, 0, 1, 1.5, &err), CS_EINVAL);
+    cs_topo_free(t);
+}
+
+/* A routing table entry sends 0 -> 1 over the 25 GB/s detour 0-3-4-1 although
+ * 0-2-1 is shorter: floor(3 x 500 + 1048576 / 26.8435456) = floor(1500 +
+ * 39062.5) = 40562 ns.  Spraying on the same topology changes nothing here
+ * (one shortest path): 20531 ns. */
+static void test_fixed_route_time(void **st) {
+    (void)st;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = detour_topo(25);
+    const uint32_t path[] = {0, 3, 4, 1};
+    assert_int_equal(cs_topo_add_fixed_route(t, path, 4, &err), CS_OK);
+    tnet tn;
+    tn_open_topo(&tn, t);
+    tn_send(&tn, 0, 1, MIB, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.t[0], NS(40562));
+    tn_close(&tn);
+    cs_topo_free(t);
+    t = detour_topo(25);
+    t->spray = 1;
+    tn_open_topo(&tn, t);
+    tn_send(&tn, 0, 1, MIB, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.t[0], NS(20531));
+    tn_close(&tn);
+    cs_topo_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_with_analytical),
@@ -249,6 +409,10 @@ int main(void) {
         cmocka_unit_test(test_rerate_on_end),
         cmocka_unit_test(test_late_join_and_components),
         cmocka_unit_test(test_oversubscription),
+        cmocka_unit_test(test_link_fails_midway),
+        cmocka_unit_test(test_switch_drained_shares_detour),
+        cmocka_unit_test(test_degrade_and_restore),
+        cmocka_unit_test(test_fixed_route_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

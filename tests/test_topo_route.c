@@ -205,7 +205,7 @@ static void test_file_errors(void **st) {
     tu_assert_has(err.msg, "bad1.json:4: edges[1]: node 17 does not exist");
     assert_null(t);
     cs_error_clear(&err);
-    p = tu_write_tmp("bad2.json", "{\n\"builder\": \"torus\"}\n");
+    p = tu_write_tmp("bad2.json", "{\n\"builder\": \"hypercube\"}\n");
     assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
     tu_assert_has(err.msg, "bad2.json:2: builder");
     cs_error_clear(&err);
@@ -220,8 +220,293 @@ static void test_file_errors(void **st) {
     tu_assert_has(err.msg, "no link between nodes 0 and 1");
 }
 
+
+/* ---- three-tier Clos, torus/mesh, dragonfly: path counts vs closed forms ------- */
+
+static uint32_t route_len(const cs_topo *t, uint32_t a, uint32_t b) {
+    cs_router *r = cs_router_new(t, 7);
+    const uint32_t *links;
+    uint32_t n = 0;
+    cs_error err;
+    assert_int_equal(cs_router_route(r, a, b, &links, &n, &err), CS_OK);
+    for (uint32_t h = 1; h < n; h++) assert_int_equal(t->links[links[h]].src, t->links[links[h - 1]].dst);
+    cs_router_free(r);
+    return n;
+}
+
+/* Three-tier Clos, P pods of L leaves of 4 NPUs, A aggs per pod, C cores per
+ * agg (A*C cores): same leaf 1 path (2 links); same pod, other leaf A paths
+ * (4 links: up to any agg, down); other pod A*C paths (6 links: any agg, any
+ * core of its group, then the one agg of that group in the destination pod).
+ * Nodes: N + N/4 leaves + P*A aggs + A*C cores; cables N + leaves*A + P*A*C. */
+static void test_clos3_path_counts(void **st) {
+    (void)st;
+    for (uint32_t A = 1; A <= 4; A *= 2)
+        for (uint32_t C = 1; C <= 3; C++) {
+            cs_clos3_params p = {.npus = 64, .npus_per_leaf = 4, .leaves_per_pod = 4, .aggs_per_pod = A,
+                                 .cores_per_agg = C, .host_bw = 50, .leaf_up_bw = 25, .agg_up_bw = 10};
+            cs_topo *t;
+            cs_error err;
+            assert_int_equal(cs_topo_build_clos3(&p, &t, &err), CS_OK);
+            uint32_t leaves = 16, pods = 4;
+            assert_int_equal(t->nnodes, 64 + leaves + pods * A + A * C);
+            assert_int_equal(t->nlinks, 2 * (64 + leaves * A + pods * A * C));
+            assert_int_equal(cs_topo_count_paths(t, 0, 3), 1);
+            assert_int_equal(cs_topo_count_paths(t, 0, 4), A);
+            assert_int_equal(cs_topo_count_paths(t, 0, 15), A);
+            assert_int_equal(cs_topo_count_paths(t, 0, 16), A * C);
+            assert_int_equal(cs_topo_count_paths(t, 63, 0), A * C);
+            assert_int_equal(route_len(t, 0, 3), 2);
+            assert_int_equal(route_len(t, 0, 4), 4);
+            assert_int_equal(route_len(t, 0, 63), 6);
+            cs_topo_free(t);
+        }
+}
+
+/* Mesh: shortest paths from the origin to (dx, dy, dz) = the multinomial
+ * (dx+dy+dz)! / (dx! dy! dz!).  Torus k = 8: offsets below k/2 the same;
+ * an offset of exactly k/2 can go either way round (x2 per such dimension):
+ * (4, 4) -> 2 * 2 * C(8, 4) = 280.  Cables: mesh sum over dims of
+ * (k-1) * N/k; torus k * N/k per dimension of k >= 3 (a dimension of 2 has one). */
+static void test_grid_path_counts(void **st) {
+    (void)st;
+    cs_error err;
+    cs_topo *t;
+    cs_grid_params m = {.ndims = 3, .dims = {4, 5, 3}, .wrap = 0, .bw = 50};
+    assert_int_equal(cs_topo_build_grid(&m, &t, &err), CS_OK);
+    assert_int_equal(t->nnodes, 60);
+    assert_int_equal(t->nlinks, 2 * (3 * 15 + 4 * 12 + 2 * 20));
+    /* (3, 4, 2): 9! / (3! 4! 2!) = 1260; (1, 1, 0): 2; (2, 0, 1): 3 */
+    assert_int_equal(cs_topo_count_paths(t, 0, 3 + 4 * 4 + 2 * 20), 1260);
+    assert_int_equal(cs_topo_count_paths(t, 0, 1 + 4), 2);
+    assert_int_equal(cs_topo_count_paths(t, 0, 2 + 20), 3);
+    assert_int_equal(route_len(t, 0, 59), 9);
+    cs_topo_free(t);
+
+    cs_grid_params tor = {.ndims = 2, .dims = {8, 8}, .wrap = 1, .bw = 50};
+    assert_int_equal(cs_topo_build_grid(&tor, &t, &err), CS_OK);
+    assert_int_equal(t->nlinks, 2 * (64 + 64));
+    assert_int_equal(cs_topo_count_paths(t, 0, 3 + 8 * 2), 10); /* C(5, 2) */
+    assert_int_equal(cs_topo_count_paths(t, 0, 7), 1);           /* wrap-around: one hop */
+    assert_int_equal(cs_topo_count_paths(t, 0, 4), 2);
+    assert_int_equal(cs_topo_count_paths(t, 0, 4 + 8 * 4), 280);
+    assert_int_equal(route_len(t, 0, 7 + 8 * 7), 2);
+    cs_topo_free(t);
+
+    cs_grid_params two = {.ndims = 2, .dims = {2, 3}, .wrap = 1, .bw = 50};
+    assert_int_equal(cs_topo_build_grid(&two, &t, &err), CS_OK);
+    assert_int_equal(t->nlinks, 2 * (3 + 6)); /* dim of 2: one cable per pair; ring of 3: 3 per line */
+    cs_topo_free(t);
+    cs_grid_params bad = {.ndims = 4, .dims = {2, 2, 2}, .wrap = 1, .bw = 50};
+    assert_int_equal(cs_topo_build_grid(&bad, &t, &err), CS_EINVAL);
+}
+
+/* Dragonfly, G = 9 groups of a = 4 routers, 2 NPUs per router, h = 2 global
+ * cables per router (a*h = 8 = G-1: the canonical maximal size).  One global
+ * cable per pair of groups, so every minimal route is unique: count 1.
+ * Lengths: same router 2 links; same group 3; other group 3 + (0, 1 or 2
+ * local hops).  Group 0's cable to group 1 is on router 0 ((1-1)/2), group
+ * 1's cable to group 0 on router 0: NPU 0 (group 0 router 0) -> NPU 8
+ * (group 1 router 0) = NPU-router-router-NPU, 3 links.  NPU 0 -> NPU 14
+ * (group 1, router 3): 4 links.  With that global cable down the route goes
+ * through a third group: longer, still found. */
+static void test_dragonfly_paths(void **st) {
+    (void)st;
+    cs_dragonfly_params p = {.groups = 9, .routers_per_group = 4, .npus_per_router = 2, .global_per_router = 2,
+                             .host_bw = 50, .local_bw = 50, .global_bw = 25};
+    cs_topo *t;
+    cs_error err;
+    assert_int_equal(cs_topo_build_dragonfly(&p, &t, &err), CS_OK);
+    assert_int_equal(t->nnpus, 72);
+    assert_int_equal(t->nnodes, 72 + 36);
+    assert_int_equal(t->nlinks, 2 * (72 + 9 * 6 + 36));
+    for (uint32_t g = 0; g < 36; g++) { /* every router: h global cables + a-1 local + 2 NPUs */
+        uint32_t r = 72 + g;
+        assert_int_equal(t->out_off[r + 1] - t->out_off[r], 2 + 3 + 2);
+    }
+    assert_int_equal(cs_topo_count_paths(t, 0, 1), 1);
+    assert_int_equal(route_len(t, 0, 1), 2);
+    assert_int_equal(route_len(t, 0, 7), 3);
+    assert_int_equal(cs_topo_count_paths(t, 0, 8), 1);
+    assert_int_equal(route_len(t, 0, 8), 3);
+    assert_int_equal(route_len(t, 0, 14), 4);
+    assert_int_equal(cs_topo_count_paths(t, 0, 14), 1);
+    /* every destination: minimal routes have at most local + global + local
+     * hops between the two NPU links (5 links); equal-length alternatives
+     * through a third group exist for some pairs, so counts are >= 1 */
+    for (uint32_t d = 8; d < 72; d++) {
+        assert_true(cs_topo_count_paths(t, 0, d) >= 1);
+        assert_true(route_len(t, 0, d) <= 5);
+    }
+    assert_int_equal(cs_topo_degrade_cable(t, 72, 72 + 4, 0.0, &err), CS_OK);
+    assert_true(route_len(t, 0, 8) > 3);
+    cs_topo_free(t);
+    p.groups = 10; /* 9 > a*h = 8 */
+    assert_int_equal(cs_topo_build_dragonfly(&p, &t, &err), CS_EINVAL);
+}
+
+static void test_file_new_builders(void **st) {
+    (void)st;
+    cs_network_config net = switch_net(64);
+    cs_topo *t;
+    cs_error err;
+    cs_error_clear(&err);
+    /* clos3: leaf uplink 4 x 100 / (2 x 2) = 100; core 4 x 100 / (1 x 4) = 100 */
+    const char *p = tu_write_tmp("c3.json", "{\"builder\": \"clos3\", \"npus_per_leaf\": 4, \"leaves_per_pod\": 4,\n"
+                                            " \"aggs_per_pod\": 2, \"cores_per_agg\": 1, \"link_bandwidth\": 100,\n"
+                                            " \"oversubscription\": 2, \"core_oversubscription\": 4}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_OK);
+    assert_int_equal(t->nnodes, 64 + 16 + 8 + 2);
+    assert_true(t->links[cs_topo_find_link(t, 64, 80)].bw == cs_gbps_to_bytes_per_ns(100));
+    assert_true(t->links[cs_topo_find_link(t, 80, 88)].bw == cs_gbps_to_bytes_per_ns(100));
+    cs_topo_free(t);
+    p = tu_write_tmp("t.json", "{\"builder\": \"torus\", \"dims\": [4, 4, 4], \"link_bandwidth\": 100,\n"
+                               " \"link_changes\": [[5000, 0, 1, 0.5]]}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_OK);
+    assert_int_equal(t->nlinks, 2 * 3 * 64);
+    assert_int_equal(t->nchanges, 1);
+    cs_topo_free(t);
+    p = tu_write_tmp("m.json", "{\"builder\": \"mesh\", \"dims\": [8, 8]}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_OK);
+    assert_int_equal(t->nlinks, 2 * 2 * 56);
+    cs_topo_free(t);
+    p = tu_write_tmp("d.json", "{\"builder\": \"dragonfly\", \"groups\": 4, \"routers_per_group\": 4,\n"
+                               " \"npus_per_router\": 4, \"global_links_per_router\": 1}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_OK);
+    assert_int_equal(t->nnodes, 64 + 16);
+    cs_topo_free(t);
+    p = tu_write_tmp("bd.json", "{\"builder\": \"torus\",\n \"dims\": [4, 0, 4]}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "bd.json:2: dims[1]"));
+    cs_error_clear(&err);
+    p = tu_write_tmp("bc.json", "{\"builder\": \"mesh\", \"dims\": [8, 8],\n \"switch_changes\": [[10, 64, 0]]}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "bc.json:2: switch_changes[0]: node 64 does not exist");
+}
+
+
+/* ---- placement, spraying, routing table --------------------------------------- */
+
+/* strided:K puts consecutive ranks K NPUs apart: rank r -> (r mod N/K) K +
+ * r div (N/K); N = 8, K = 2: 0 2 4 6 1 3 5 7.  random:SEED is a permutation,
+ * the same for the same seed.  pack: groups smallest first on consecutive
+ * NPUs in switch order: fat-tree 8 NPUs, 4 per leaf, groups {0,4} {1,5}
+ * {2,6} {3,7}: 0,4 -> NPUs 0,1; 1,5 -> 2,3; 2,6 -> 4,5; 3,7 -> 6,7 -- every
+ * group under one leaf (contiguous: every group spans 2 leaves). */
+static void test_placement(void **st) {
+    (void)st;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = fattree(8, 4, 1, 1);
+    assert_int_equal(cs_topo_place(t, "strided:2", NULL, 0, &err), CS_OK);
+    const uint32_t want[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+    for (uint32_t r = 0; r < 8; r++) assert_int_equal(cs_topo_rank_npu(t, r), want[r]);
+    assert_int_equal(cs_topo_place(t, "random:7", NULL, 0, &err), CS_OK);
+    uint32_t seen = 0, first[8];
+    for (uint32_t r = 0; r < 8; r++) {
+        first[r] = t->place[r];
+        seen |= 1u << t->place[r];
+    }
+    assert_int_equal(seen, 0xff);
+    assert_int_equal(cs_topo_place(t, "random:7", NULL, 0, &err), CS_OK);
+    for (uint32_t r = 0; r < 8; r++) assert_int_equal(t->place[r], first[r]);
+    const uint32_t g0[] = {0, 4}, g1[] = {1, 5}, g2[] = {2, 6}, g3[] = {3, 7};
+    cs_placement_group g[4] = {{g0, 2}, {g1, 2}, {g2, 2}, {g3, 2}};
+    assert_int_equal(cs_topo_place(t, "contiguous", g, 4, &err), CS_OK);
+    assert_int_equal(cs_topo_group_switches(t, g0, 2), 2);
+    assert_int_equal(cs_topo_place(t, "pack", g, 4, &err), CS_OK);
+    const uint32_t packed[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+    for (uint32_t r = 0; r < 8; r++) assert_int_equal(cs_topo_rank_npu(t, r), packed[r]);
+    for (int i = 0; i < 4; i++) assert_int_equal(cs_topo_group_switches(t, g[i].ranks, 2), 1);
+    assert_int_equal(cs_topo_place(t, "strided:3", NULL, 0, &err), CS_EINVAL);
+    cs_error_clear(&err);
+    assert_int_equal(cs_topo_place(t, "snake", NULL, 0, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "expected contiguous, random[:SEED], strided:K or pack");
+    cs_topo_free(t);
+}
+
+/* Spraying: 64 messages 0 -> 8 on a fat-tree with 4 spines take more than
+ * one of the 4 paths (ECMP: one), and the same message key the same path. */
+static void test_spray(void **st) {
+    (void)st;
+    cs_error err;
+    cs_topo *t = fattree(16, 8, 4, 1);
+    cs_router *r = cs_router_new(t, 1);
+    const uint32_t *links;
+    uint32_t n, spines_used = 0, ecmp_spine = 0;
+    for (uint64_t m = 0; m < 64; m++) {
+        assert_int_equal(cs_router_route_msg(r, 0, 8, m, &links, &n, &err), CS_OK);
+        assert_int_equal(n, 4);
+        if (m == 0) ecmp_spine = t->links[links[1]].dst;
+        assert_int_equal(t->links[links[1]].dst, ecmp_spine); /* not spraying: one path */
+    }
+    t->spray = 1;
+    uint32_t again = 0;
+    for (uint64_t m = 0; m < 64; m++) {
+        assert_int_equal(cs_router_route_msg(r, 0, 8, m, &links, &n, &err), CS_OK);
+        assert_int_equal(n, 4);
+        spines_used |= 1u << (t->links[links[1]].dst - 18);
+        if (m == 5) again = t->links[links[1]].dst;
+    }
+    assert_int_equal(spines_used, 0xf);
+    assert_int_equal(cs_router_route_msg(r, 0, 8, 5, &links, &n, &err), CS_OK);
+    assert_int_equal(t->links[links[1]].dst, again);
+    cs_router_free(r);
+    cs_topo_free(t);
+}
+
+/* Routing table: a fixed route 0 -> 8 over spine 19 (nodes 0, 16, 19, 17, 8)
+ * is used in both modes; with its link 16-19 down, ECMP takes over. */
+static void test_fixed_routes(void **st) {
+    (void)st;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = fattree(16, 8, 4, 1);
+    const uint32_t path[] = {0, 16, 19, 17, 8};
+    assert_int_equal(cs_topo_add_fixed_route(t, path, 5, &err), CS_OK);
+    const uint32_t bad[] = {0, 17};
+    assert_int_equal(cs_topo_add_fixed_route(t, bad, 2, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "hop 0: no link from node 0 to node 17");
+    for (int spray = 0; spray < 2; spray++) {
+        t->spray = spray;
+        cs_router *r = cs_router_new(t, 1);
+        const uint32_t *links;
+        uint32_t n;
+        for (uint64_t m = 0; m < 8; m++) {
+            assert_int_equal(cs_router_route_msg(r, 0, 8, m, &links, &n, &err), CS_OK);
+            assert_int_equal(n, 4);
+            assert_int_equal(t->links[links[1]].dst, 19);
+        }
+        assert_int_equal(cs_topo_degrade_cable(t, 16, 19, 0.0, &err), CS_OK);
+        cs_router_invalidate(r);
+        assert_int_equal(cs_router_route_msg(r, 0, 8, 0, &links, &n, &err), CS_OK);
+        assert_int_equal(n, 4);
+        assert_true(t->links[links[1]].dst != 19);
+        assert_int_equal(cs_topo_degrade_cable(t, 16, 19, 1.0, &err), CS_OK);
+        cs_router_free(r);
+    }
+    cs_topo_free(t);
+    /* from the file */
+    cs_network_config net = switch_net(16);
+    cs_error_clear(&err);
+    const char *p = tu_write_tmp("rt.json", "{\"builder\": \"fat-tree\", \"npus_per_leaf\": 8, \"spines\": 4,\n"
+                                            " \"routing\": \"spray\",\n \"routes\": [[0, 16, 19, 17, 8],\n [1, 17]]}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "rt.json:4: routes[1]: hop 0: no link from node 1 to node 17");
+    cs_error_clear(&err);
+    p = tu_write_tmp("rt2.json", "{\"builder\": \"fat-tree\", \"npus_per_leaf\": 8, \"spines\": 4,\n"
+                                 " \"routing\": \"spray\", \"routes\": [[0, 16, 19, 17, 8]]}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_OK);
+    assert_int_equal(t->spray, 1);
+    assert_int_equal(t->nfixed, 1);
+    cs_topo_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_placement), cmocka_unit_test(test_spray), cmocka_unit_test(test_fixed_routes),
+        cmocka_unit_test(test_clos3_path_counts), cmocka_unit_test(test_grid_path_counts),
+        cmocka_unit_test(test_dragonfly_paths), cmocka_unit_test(test_file_new_builders),
         cmocka_unit_test(test_fattree_path_counts), cmocka_unit_test(test_rail_paths),
         cmocka_unit_test(test_ecmp_deterministic),  cmocka_unit_test(test_failed_link_rerouted),
         cmocka_unit_test(test_file_builders),       cmocka_unit_test(test_file_errors),

@@ -69,6 +69,12 @@ static const opt_desc run_options[] = {
     {"backend", OPT_STR, O(backend), "NAME", CS_NET_DEFAULT_BACKEND, "network backend (see below)", 0},
     {"topology", OPT_STR, O(topology), "FILE", NULL,
      "physical topology JSON for --backend flow (docs/topology.md); default: the network's dimensions", 0},
+    {"placement", OPT_STR, O(placement), "STRATEGY", "contiguous",
+     "--backend flow: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack (each comm group under "
+     "as few switches as possible; docs/topology.md)", 0},
+    {"compare-healthy", OPT_FLAG, O(compare_healthy), NULL, NULL,
+     "--backend flow: also simulate the topology without its failed/degraded links and timed changes, "
+     "and report both times and the slowdown", 0},
     {"out", OPT_STR, O(out), "DIR", NULL, "write summary.json, ranks.csv, collectives.csv (and links.csv with --backend flow) into DIR (created if needed)", 0},
     {"json", OPT_STR, O(json), "FILE", NULL, "write the summary JSON to FILE", 0},
     {"trace", OPT_STR, O(trace), "FILE", NULL, "write a Chrome/Perfetto timeline (open in ui.perfetto.dev)", 0},
@@ -210,6 +216,32 @@ static json_t *cli_config_json(const cs_run_opts *ro) {
 
 /* ---- run ------------------------------------------------------------------- */
 
+/* --compare-healthy: simulate the workload once on the topology with every
+ * link at its built bandwidth and no timed changes (no observers, no
+ * outputs), then put the failures back for the real run. */
+static int run_healthy(const cs_workload *w, const cs_network_config *net, cs_topo *topo, const cs_sim_options *so,
+                       cs_time *t, cs_error *err) {
+    double *bw = cs_malloc((size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *bw);
+    for (uint32_t i = 0; i < topo->nlinks; i++) bw[i] = topo->links[i].bw;
+    uint32_t nchanges = topo->nchanges;
+    cs_topo_heal(topo); /* keeps the changes array; nchanges = 0 */
+    cs_sim_options ho = *so;
+    ho.observer = NULL;
+    ho.coll_observer = NULL;
+    ho.progress = 0;
+    cs_sim_result hr;
+    memset(&hr, 0, sizeof hr);
+    int rc = cs_sim_run(w, net, &ho, &hr, err);
+    if (rc == CS_OK) *t = hr.sim_time;
+    else cs_error_prefix(err, "--compare-healthy (healthy run): ");
+    cs_sim_result_free(&hr);
+    for (uint32_t i = 0; i < topo->nlinks; i++) topo->links[i].bw = bw[i];
+    topo->nchanges = nchanges;
+    memset(topo->stats, 0, (size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *topo->stats);
+    cs_free(bw);
+    return rc;
+}
+
 static int mkdir_p(const char *dir, cs_error *err) {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
@@ -305,6 +337,15 @@ int cs_cli_run(int argc, char **argv) {
                                      "clustersim run --help", ro.backend);
     config = json_object();
     if (rc == CS_OK) rc = cs_cli_apply_system(&ro, &net, &so, &sysc, &groups, config, &err);
+    if (rc == CS_OK && ro.placement && strcmp(ro.placement, "contiguous") != 0) {
+        if (!topo) rc = CS_ERR(&err, CS_EINVAL, "--placement %s needs --backend flow", ro.placement);
+        else {
+            cs_placement_group *pg = cs_calloc(groups.ngroups ? groups.ngroups : 1, sizeof *pg);
+            for (size_t i = 0; i < groups.ngroups; i++) pg[i] = (cs_placement_group){groups.groups[i].ranks, groups.groups[i].nranks};
+            rc = cs_topo_place(topo, ro.placement, pg, groups.ngroups, &err);
+            cs_free(pg);
+        }
+    }
     if (rc == CS_OK && ro.memory) rc = cs_memory_config_load(ro.memory, &mem, &err);
     so.memory = &mem;
     if (rc == CS_OK) {
@@ -326,8 +367,22 @@ int cs_cli_run(int argc, char **argv) {
         so.coll_observer = &cobs;
         so.coll_records_representative = 1; /* symmetric runs: one record per collective */
     }
+    cs_time healthy_time = 0;
+    if (rc == CS_OK && ro.compare_healthy) {
+        if (!topo) rc = CS_ERR(&err, CS_EINVAL, "--compare-healthy needs --backend flow");
+        else rc = run_healthy(&w, &net, topo, &so, &healthy_time, &err);
+    }
+    cs_link_track *ltrack = NULL; /* link utilization counter tracks for --trace (output/links.h) */
+    if (rc == CS_OK && tl && topo) {
+        ltrack = cs_link_track_new((size_t)4 << 20);
+        topo->util_fn = cs_link_track_sample;
+        topo->util_ud = ltrack;
+    }
     if (rc == CS_OK) rc = cs_sim_run(&w, &net, &so, &res, &err);
     if (rc == CS_OK) rc = cs_coll_agg_finish(colls, &err);
+    if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, topo, w.nranks, 16);
+    if (topo) topo->util_fn = NULL;
+    cs_link_track_free(ltrack);
     if (tl) {
         cs_error e2;
         cs_error_clear(&e2);
@@ -351,6 +406,28 @@ int cs_cli_run(int argc, char **argv) {
         info.backend = ro.backend;
         info.config = config;
         info.collectives = colls;
+        info.has_healthy = ro.compare_healthy;
+        info.healthy_time = healthy_time;
+        if (topo) {
+            json_t *tj = json_object();
+            uint32_t down, degraded;
+            cs_topo_count_faults(topo, &down, &degraded);
+            json_object_set_new(tj, "description", json_string(topo->desc ? topo->desc : ""));
+            json_object_set_new(tj, "links", json_integer(topo->nlinks));
+            json_object_set_new(tj, "links_down_at_start", json_integer(down));
+            json_object_set_new(tj, "links_degraded_at_start", json_integer(degraded));
+            json_object_set_new(tj, "timed_changes", json_integer(topo->nchanges));
+            json_object_set_new(tj, "placement", json_string(topo->placement[0] ? topo->placement : "contiguous"));
+            if (groups.ngroups) { /* switches each comm group spans under this placement */
+                json_t *gs = json_object();
+                for (size_t i = 0; i < groups.ngroups; i++)
+                    json_object_set_new(gs, groups.groups[i].name,
+                                        json_integer(cs_topo_group_switches(topo, groups.groups[i].ranks,
+                                                                            groups.groups[i].nranks)));
+                json_object_set_new(tj, "group_switches", gs);
+            }
+            json_object_set_new(config, "topology", tj);
+        }
         int no = 0;
         if (ro.out) {
             {

@@ -25,8 +25,8 @@
 
 typedef struct gen_opts {
     const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json;
-    long tp, pp, dp, micro_batch, global_batch, zero, comm_streams, bucket_mparams;
-    int sp, help, quiet, no_memory_check;
+    long tp, pp, dp, ep, micro_batch, global_batch, zero, comm_streams, bucket_mparams;
+    int sp, fsdp, help, quiet, no_memory_check;
 } gen_opts;
 
 enum { GO_FLAG, GO_STR, GO_INT };
@@ -44,6 +44,8 @@ static const gopt gopts[] = {
     {"tp", "N", "tensor-parallel degree (1)", GO_INT, GO(tp)},
     {"pp", "N", "pipeline-parallel degree (1)", GO_INT, GO(pp)},
     {"dp", "N", "data-parallel degree (1)", GO_INT, GO(dp)},
+    {"ep", "N", "expert-parallel degree for MoE models, a divisor of --dp and of the expert count (1)", GO_INT,
+     GO(ep)},
     {"sp", NULL, "sequence parallelism (with --tp > 1)", GO_FLAG, GO(sp)},
     {"recompute", "none|selective|full", "activation recomputation (none)", GO_STR, GO(recompute)},
     {"micro-batch", "N", "micro-batch size in sequences (1)", GO_INT, GO(micro_batch)},
@@ -51,6 +53,7 @@ static const gopt gopts[] = {
     {"schedule", "gpipe|1f1b", "pipeline schedule (1f1b)", GO_STR, GO(schedule)},
     {"zero", "0..3", "ZeRO stage: optimizer (1), + gradients (2), + weights (3) sharded over DP (0)", GO_INT,
      GO(zero)},
+    {"fsdp", NULL, "fully sharded data parallel (same as --zero 3)", GO_FLAG, GO(fsdp)},
     {"bucket-mparams", "N", "DP gradient bucket, millions of parameters (40)", GO_INT, GO(bucket_mparams)},
     {"no-memory-check", NULL, "simulate even if the plan does not fit in HBM", GO_FLAG, GO(no_memory_check)},
     {"out", "PREFIX", "generate: write PREFIX.<rank>.et, PREFIX.comm_groups.json, PREFIX.network.yml, "
@@ -85,7 +88,7 @@ static int gen_parse(const char *cmd, int argc, char **argv, gen_opts *o) {
     o->recompute = "none";
     o->schedule = "1f1b";
     o->backend = "analytical";
-    o->tp = o->pp = o->dp = o->micro_batch = 1;
+    o->tp = o->pp = o->dp = o->ep = o->micro_batch = 1;
     o->comm_streams = 4;
     o->bucket_mparams = 40;
     for (int i = 0; i < argc; i++) {
@@ -144,10 +147,11 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
     p->tp = (uint32_t)o->tp;
     p->pp = (uint32_t)o->pp;
     p->dp = (uint32_t)o->dp;
+    p->ep = (uint32_t)o->ep;
     p->sp = o->sp;
     p->micro_batch = (uint32_t)o->micro_batch;
     p->global_batch = o->global_batch ? (uint32_t)o->global_batch : (uint32_t)(o->micro_batch * o->dp * o->pp);
-    p->zero = (int)o->zero;
+    p->zero = o->fsdp ? 3 : (int)o->zero;
     p->bucket_params = (uint64_t)o->bucket_mparams * 1000000u;
     if (strcmp(o->recompute, "none") == 0) p->recompute = CS_RECOMP_NONE;
     else if (strcmp(o->recompute, "selective") == 0) p->recompute = CS_RECOMP_SELECTIVE;
@@ -222,6 +226,9 @@ static void print_plan(FILE *f, const cs_tx_model *m, const cs_device *d, const 
     fprintf(f, "  model      %s: %u layers, hidden %u, %u heads (%u kv), ffn %u, vocab %u, seq %u; %.2fB parameters\n",
             m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->vocab, m->seq,
             cs_tx_total_params(m) / 1e9);
+    if (m->experts) fprintf(f, "  moe        %u experts, top-%u routing; EP %u\n", m->experts, m->top_k, p->ep);
+    fprintf(f, "  placement  rank = tp_i + %u (dp_i + %u pp_i): TP innermost, then DP%s, then PP (fixed order)\n", p->tp,
+            p->dp, p->ep > 1 ? " (EP = consecutive DP blocks)" : "");
     fprintf(f, "  plan       TP %u%s x PP %u (%s) x DP %u = %u ranks; micro-batch %u, global batch %u (%u micro-batches); "
                "recompute %s; ZeRO-%d\n",
             p->tp, p->sp ? "+SP" : "", p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : "1F1B", p->dp,

@@ -19,8 +19,10 @@ typedef struct cs_run_opts {
     const char *rendezvous;
     const char *backend, *out, *json, *trace, *symmetry;
     const char *topology; /* --topology FILE (flow backend; topology_file.h) */
+    const char *placement; /* --placement STRATEGY (flow backend; topology/placement.c) */
     long comm_streams;
     int ignore_ctrl_deps, allow_missing_data_deps, quiet, verbose, no_progress, help;
+    int compare_healthy; /* --compare-healthy: also run the topology without failures/degradation */
 } cs_run_opts;
 
 int cs_cli_parse_run(int argc, char **argv, cs_run_opts *ro);

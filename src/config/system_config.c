@@ -36,16 +36,17 @@ static const char *const ALGO_NAMES[] = {"ring",
                                          "halvingDoubling",
                                          "oneHalvingDoubling",
                                          "doubleBinaryTree",
+                                         "inSwitch",
                                          NULL};
 static const char *const COLL_NAMES[] = {"all-reduce", "all-gather", "reduce-scatter",
                                          "all-to-all"};
 
 #define ALGO_TEXT                                                                          \
     "a list of 1 to 8 of ring, oneRing, direct, direct<N>, oneDirect, oneDirect<N>, "      \
-    "halvingDoubling, oneHalvingDoubling, doubleBinaryTree (one per dimension)"
+    "halvingDoubling, oneHalvingDoubling, doubleBinaryTree, inSwitch (one per dimension)"
 
 const char *cs_coll_algo_kind_name(cs_coll_algo_kind k) {
-    return (unsigned)k < 7 ? ALGO_NAMES[k] : "unknown";
+    return (unsigned)k < 8 ? ALGO_NAMES[k] : "unknown";
 }
 const char *cs_scheduling_policy_name(cs_scheduling_policy p) {
     return (unsigned)p < 3 ? SCHED_NAMES[p] : "unknown";
@@ -122,7 +123,7 @@ static int parse_algo_list(const cfg_jdoc *doc, const cfg_opt *o, const json_t *
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: %s: expected one of ring, oneRing, direct, direct<N> (N >= 1), "
                           "oneDirect, oneDirect<N>, halvingDoubling, oneHalvingDoubling, "
-                          "doubleBinaryTree for dimension %zu, got %s",
+                          "doubleBinaryTree, inSwitch for dimension %zu, got %s",
                           doc->path, cfg_jdoc_elem_line(doc, o->key, i), o->key, i, got);
         }
     }

@@ -63,7 +63,8 @@ typedef enum {
     CS_COLL_ALGO_ONE_DIRECT = 3,
     CS_COLL_ALGO_HALVING_DOUBLING = 4,
     CS_COLL_ALGO_ONE_HALVING_DOUBLING = 5,
-    CS_COLL_ALGO_DOUBLE_BINARY_TREE = 6
+    CS_COLL_ALGO_DOUBLE_BINARY_TREE = 6,
+    CS_COLL_ALGO_IN_SWITCH = 7 /* clustersim: NVLS/SHARP-style reduction in the switch (docs/collectives.md) */
 } cs_coll_algo_kind;
 
 typedef struct cs_coll_algo {

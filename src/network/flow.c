@@ -3,12 +3,15 @@
  * physical topology (topology/topology.h) and share every link max-min fairly.
  *
  * A send becomes one flow on the cached ECMP route from src to dst
- * (topology/route.h).  Rates are max-min fair (progressive filling: the link
+ * (topology/route.h; per message when the topology sprays; a fixed route of
+ * its routing table when it has one).  Rates are max-min fair (progressive filling: the link
  * with the smallest fair share bottlenecks its unfrozen flows, which are
  * frozen at that share; repeat).  When a flow starts or ends, rates are
  * recomputed only over the connected component of the flow/link sharing graph
  * that contains the flow's links; flows whose rate changes get their
  * transmission-end event cancelled (cs_eventq_cancel) and rescheduled.
+ * Starts and ends of one instant are batched: one rerate event (key
+ * UINT64_MAX, after every other event of that time) covers them all.
  *
  * Timing: a flow sent at t0 finishes transmitting after x ns (bytes at its
  * successive fair rates) and its last byte arrives at
@@ -22,6 +25,20 @@
  * The topology is cs_network_config.topology (borrowed; its `stats` are
  * filled: bytes, busy time, peak utilization), or, when NULL, the ASTRA-sim
  * product of the network's dimensions (built and owned here).
+ *
+ * Timed changes (cs_topo.changes: a link or switch down, degraded or
+ * restored at time T) are events at T (key 0: before anything else at T):
+ * the bandwidths change, the router's caches are dropped, every active flow
+ * whose path crosses a link that is down is moved -- with the bytes it has
+ * left -- to a fresh route from its source (flows whose route is still up
+ * keep it), and rates are recomputed over the components of the changed
+ * links and of the old and new paths.  A rerouted flow's last byte arrives
+ * after the latency of its new path.  A flow with no route left stalls (rate
+ * 0) until a later change gives it one.  The topology's bandwidths are
+ * restored when the backend is destroyed, so a topology can be run again.
+ *
+ * Ranks are mapped to NPUs by the topology's placement (cs_topo.place,
+ * topology/placement.c) before routing.
  *
  * Owns: flows (ids recycled through a free list), per-link flow lists, the
  * router.  docs/network.md ("flow") has the model and its differences.
@@ -42,6 +59,7 @@ typedef struct flink {
     uint32_t mark;
     uint32_t unfrozen;
     double rem;      /* capacity left during filling, bytes/ns */
+    double util;     /* last utilization reported to topo->util_fn */
 } flink;
 
 typedef struct flow {
@@ -50,6 +68,7 @@ typedef struct flow {
     uint32_t mark;
     uint8_t frozen, live, rerated, changed;
     double remaining; /* bytes not yet sent at `last` */
+    double path_bytes; /* remaining when the flow joined its current path (link byte counts) */
     double rate;      /* bytes per ns */
     double lat_ns;
     double xfer_ns;   /* send -> end of transmission, ns (valid once scheduled) */
@@ -80,7 +99,19 @@ typedef struct flow_state {
     uint32_t *comp_links, *comp_flows, *stack;
     size_t cap_cl, cap_cf, cap_st;
     cs_pool *arrivals;
+    uint32_t *seeds; /* timed changes: links whose component is recomputed */
+    size_t cap_seeds;
+    uint64_t rerouted, stalled;
+    /* rates are recomputed once per instant: starts and ends add their links
+     * to `pending` and one event (key UINT64_MAX: after everything else at
+     * that time) re-fills their components */
+    uint32_t *pending;
+    size_t npending, cap_pending;
+    int rerate_queued;
+    double *bw0; /* bandwidths at create when there are timed changes: restored at destroy */
 } flow_state;
+
+static void on_change(void *ctx, const cs_event *ev);
 
 static void flow_destroy(void *state);
 
@@ -106,6 +137,12 @@ static int flow_create(const cs_network_config *cfg, cs_eventq *q, void **state,
     s->router = cs_router_new(s->topo, s->topo->ecmp_seed);
     s->links = cs_calloc(s->topo->nlinks ? s->topo->nlinks : 1, sizeof *s->links);
     s->arrivals = cs_pool_new(sizeof(arrival));
+    if (s->topo->nchanges) {
+        s->bw0 = cs_malloc((size_t)s->topo->nlinks * sizeof *s->bw0);
+        for (uint32_t l = 0; l < s->topo->nlinks; l++) s->bw0[l] = s->topo->links[l].bw;
+    }
+    for (uint32_t i = 0; i < s->topo->nchanges; i++)
+        cs_eventq_push(q, s->topo->changes[i].at, 0, on_change, s, i);
     return CS_OK;
 }
 
@@ -122,6 +159,11 @@ static void flow_destroy(void *state) {
     cs_free(s->comp_links);
     cs_free(s->comp_flows);
     cs_free(s->stack);
+    cs_free(s->seeds);
+    cs_free(s->pending);
+    if (s->bw0) /* the topology leaves the run as it came in (timed changes undone) */
+        for (uint32_t l = 0; l < s->topo->nlinks; l++) s->topo->links[l].bw = s->bw0[l];
+    cs_free(s->bw0);
     if (s->arrivals) cs_pool_free(s->arrivals);
     cs_router_free(s->router);
     if (s->own_topo) cs_topo_free(s->topo);
@@ -237,7 +279,7 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
             double old = f->rate;
             f->rate = best;
             if (old != best) {
-                if (old > 0) f->rerated = 1;
+                if (old > 0 || f->start != now) f->rerated = 1; /* a stalled flow restarting, too */
                 f->changed = 1; /* reschedule below */
             }
             for (uint32_t h = 0; h < f->npath; h++) {
@@ -252,6 +294,13 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
         double bw = s->topo->links[l].bw;
         double util = bw > 0 ? 1.0 - s->links[l].rem / bw : 0;
         if (s->links[l].nflows && util > s->topo->stats[l].peak_util) s->topo->stats[l].peak_util = util > 1 ? 1 : util;
+        if (s->topo->util_fn) {
+            double u = s->links[l].nflows ? (util > 1 ? 1 : util) : 0;
+            if (fabs(u - s->links[l].util) > 1e-9) {
+                s->links[l].util = u;
+                s->topo->util_fn(s->topo->util_ud, l, now, u);
+            }
+        }
     }
     for (size_t i = 0; i < ncf; i++) {
         uint32_t fid = s->comp_flows[i];
@@ -266,14 +315,46 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
     }
 }
 
+/* --- batching: one rerate per instant ------------------------------------------- */
+
+/* Recompute every component touching links[0..n), each once and on its own
+ * (progressive filling over a union of disjoint components would cost
+ * links x bottlenecks of the union). */
+static void rerate_each(flow_state *s, const uint32_t *links, size_t n) {
+    uint32_t batch = s->epoch + 1; /* components recomputed below get marks >= batch */
+    for (size_t i = 0; i < n; i++) {
+        if (s->links[links[i]].mark >= batch && s->links[links[i]].mark != 0) continue;
+        rerate(s, &links[i], 1);
+    }
+}
+
+static void on_rerate(void *ctx, const cs_event *ev) {
+    (void)ev;
+    flow_state *s = ctx;
+    s->rerate_queued = 0;
+    size_t n = s->npending;
+    s->npending = 0;
+    rerate_each(s, s->pending, n);
+}
+
+/* Recompute the components of links[0..n) at the end of this instant. */
+static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n) {
+    CS_GROW(s->pending, s->cap_pending, s->npending + n);
+    memcpy(s->pending + s->npending, links, (size_t)n * sizeof *links);
+    s->npending += n;
+    if (!s->rerate_queued) {
+        s->rerate_queued = 1;
+        cs_eventq_push(s->q, cs_eventq_now(s->q), UINT64_MAX, on_rerate, s, 0);
+    }
+}
+
 /* --- start and end of a flow ---------------------------------------------------- */
 
-static void on_tx_end(void *ctx, const cs_event *ev) {
-    flow_state *s = ctx;
-    uint32_t fid = (uint32_t)ev->arg;
+/* Take flow fid off the links of its path; the links are charged the bytes
+ * it sent on this path (path_bytes - remaining; remaining must be current). */
+static void detach(flow_state *s, uint32_t fid, cs_time now) {
     flow *f = &s->flows[fid];
-    cs_time now = cs_eventq_now(s->q);
-    f->ev = 0;
+    uint64_t sent = (uint64_t)llround(f->path_bytes - f->remaining);
     for (uint32_t h = 0; h < f->npath; h++) {
         uint32_t l = f->path[h];
         flink *L = &s->links[l];
@@ -289,26 +370,106 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
                 }
         }
         cs_link_stats *st = &s->topo->stats[l];
-        st->bytes += f->bytes;
+        st->bytes += sent;
         if (--st->active == 0) st->busy += now - st->busy_since;
     }
+}
+
+/* Put flow fid on the links path[0..n) (its path array is (re)allocated). */
+static void attach(flow_state *s, uint32_t fid, const uint32_t *route, uint32_t n, cs_time now) {
+    flow *f = &s->flows[fid];
+    cs_free(f->path);
+    f->path = cs_malloc(2 * (size_t)n * sizeof *f->path);
+    memcpy(f->path, route, (size_t)n * sizeof *route);
+    f->npath = n;
+    f->path_bytes = f->remaining;
+    for (uint32_t h = 0; h < n; h++) {
+        uint32_t l = f->path[h];
+        flink *L = &s->links[l];
+        if (L->nflows == L->cap) {
+            L->cap = L->cap ? L->cap * 2 : 4;
+            L->flows = cs_realloc(L->flows, (size_t)L->cap * sizeof *L->flows);
+        }
+        f->path[n + h] = L->nflows;
+        L->flows[L->nflows++] = fid;
+        cs_link_stats *st = &s->topo->stats[l];
+        if (st->active++ == 0) st->busy_since = now;
+    }
+}
+
+static void on_tx_end(void *ctx, const cs_event *ev) {
+    flow_state *s = ctx;
+    uint32_t fid = (uint32_t)ev->arg;
+    flow *f = &s->flows[fid];
+    cs_time now = cs_eventq_now(s->q);
+    f->ev = 0;
+    f->remaining = 0;
+    detach(s, fid, now);
     cs_time arrive = cs_time_add(f->start, floor_ns_ps(f->lat_ns + f->xfer_ns));
     push_arrival(s, arrive, f->key, f->done, f->ctx, f->cookie);
     f->live = 0;
     CS_GROW(s->free_ids, s->cap_free, s->nfree + 1);
     s->free_ids[s->nfree++] = fid;
     /* the flow's path is still readable: rerate its former component */
-    rerate(s, f->path, f->npath);
+    rerate_later(s, f->path, f->npath);
     cs_free(f->path);
     f->path = NULL;
 }
 
-static int flow_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
-                     cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
-    flow_state *s = state;
+/* A timed change of the topology (see the file comment). */
+static void on_change(void *ctx, const cs_event *ev) {
+    flow_state *s = ctx;
+    cs_time now = cs_eventq_now(s->q);
+    size_t ns = 0;
+    cs_topo_apply_change(s->topo, &s->topo->changes[ev->arg], &s->seeds, &ns, &s->cap_seeds);
+    cs_router_invalidate(s->router);
+    for (size_t i = 0; i < s->nflows_alloc; i++) {
+        flow *f = &s->flows[i];
+        if (!f->live) continue;
+        int down = 0;
+        for (uint32_t h = 0; h < f->npath && !down; h++) down = !cs_link_up(&s->topo->links[f->path[h]]);
+        if (!down) continue;
+        const uint32_t *route;
+        uint32_t n;
+        cs_error e;
+        cs_error_clear(&e);
+        uint32_t src = s->topo->links[f->path[0]].src, dst = s->topo->links[f->path[f->npath - 1]].dst;
+        if (cs_router_route_msg(s->router, src, dst, f->key, &route, &n, &e)) {
+            s->stalled++; /* no route: stays (rate 0) until a later change */
+            continue;
+        }
+        /* bring the flow to now at its old rate, then move it */
+        if (f->rate > 0) {
+            f->remaining -= f->rate * (double)(now - f->last) / 1e3;
+            if (f->remaining < 0) f->remaining = 0;
+        }
+        f->last = now;
+        for (uint32_t h = 0; h < f->npath; h++) { /* old path: its component is recomputed */
+            CS_GROW(s->seeds, s->cap_seeds, ns + 1);
+            s->seeds[ns++] = f->path[h];
+        }
+        detach(s, (uint32_t)i, now);
+        attach(s, (uint32_t)i, route, n, now);
+        double lat_ns = 0;
+        for (uint32_t h = 0; h < n; h++) lat_ns += (double)s->topo->links[route[h]].lat / 1e3;
+        f->lat_ns = lat_ns;
+        f->rerated = 1;
+        f->rate = -1; /* forces a reschedule at the new rate */
+        for (uint32_t h = 0; h < n; h++) {
+            CS_GROW(s->seeds, s->cap_seeds, ns + 1);
+            s->seeds[ns++] = route[h];
+        }
+        s->rerouted++;
+    }
+    rerate_each(s, s->seeds, ns);
+}
+
+/* A flow between two nodes (NPUs already mapped by the placement). */
+static int start_flow(flow_state *s, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key, cs_net_done_fn done,
+                      void *ctx, uint64_t cookie, cs_error *err) {
     const uint32_t *route;
     uint32_t n;
-    int rc = cs_router_route(s->router, src, dst, &route, &n, err);
+    int rc = cs_router_route_msg(s->router, src, dst, key, &route, &n, err);
     if (rc) return rc;
     cs_time now = cs_eventq_now(s->q);
     double lat_ns = 0;
@@ -329,9 +490,6 @@ static int flow_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, ui
     uint32_t mark = f->mark;
     memset(f, 0, sizeof *f);
     f->mark = mark;
-    f->path = cs_malloc(2 * (size_t)n * sizeof *f->path);
-    memcpy(f->path, route, (size_t)n * sizeof *route);
-    f->npath = n;
     f->live = 1;
     f->remaining = (double)bytes;
     f->bytes = bytes;
@@ -341,20 +499,36 @@ static int flow_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, ui
     f->cookie = cookie;
     f->done = done;
     f->ctx = ctx;
-    for (uint32_t h = 0; h < n; h++) {
-        uint32_t l = f->path[h];
-        flink *L = &s->links[l];
-        if (L->nflows == L->cap) {
-            L->cap = L->cap ? L->cap * 2 : 4;
-            L->flows = cs_realloc(L->flows, (size_t)L->cap * sizeof *L->flows);
-        }
-        f->path[n + h] = L->nflows;
-        L->flows[L->nflows++] = fid;
-        cs_link_stats *st = &s->topo->stats[l];
-        if (st->active++ == 0) st->busy_since = now;
-    }
-    rerate(s, f->path, n);
+    attach(s, fid, route, n, now);
+    rerate_later(s, f->path, n);
     return CS_OK;
+}
+
+static int flow_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
+                     cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
+    flow_state *s = state;
+    src = cs_topo_rank_npu(s->topo, src); /* placement: rank -> NPU */
+    dst = cs_topo_rank_npu(s->topo, dst);
+    return start_flow(s, src, dst, bytes, key, done, ctx, cookie, err);
+}
+
+/* In-switch collectives: the first switch on the route npu -> peer. */
+static int flow_send_switch(void *state, uint32_t npu, uint32_t peer, int up, uint64_t bytes, uint64_t key,
+                            cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
+    flow_state *s = state;
+    npu = cs_topo_rank_npu(s->topo, npu);
+    peer = cs_topo_rank_npu(s->topo, peer);
+    const uint32_t *route;
+    uint32_t n;
+    int rc = cs_router_route(s->router, npu, peer, &route, &n, err);
+    if (rc) return rc;
+    uint32_t sw = UINT32_MAX;
+    for (uint32_t h = 0; h < n && sw == UINT32_MAX; h++)
+        if (s->topo->kind[s->topo->links[route[h]].dst] == CS_NODE_SWITCH) sw = s->topo->links[route[h]].dst;
+    if (sw == UINT32_MAX)
+        return CS_ERR(err, CS_EINVAL, "in-switch collective: no switch on the route from NPU %u to NPU %u", npu, peer);
+    return up ? start_flow(s, npu, sw, bytes, key, done, ctx, cookie, err)
+              : start_flow(s, sw, npu, bytes, key, done, ctx, cookie, err);
 }
 
 static cs_time flow_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
@@ -363,6 +537,8 @@ static cs_time flow_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes
     uint32_t n;
     cs_error e;
     cs_error_clear(&e);
+    src = cs_topo_rank_npu(s->topo, src);
+    dst = cs_topo_rank_npu(s->topo, dst);
     if (cs_router_route(s->router, src, dst, &route, &n, &e)) return CS_TIME_MAX;
     double lat_ns = 0, bw = INFINITY;
     for (uint32_t h = 0; h < n; h++) {
@@ -381,11 +557,17 @@ const cs_net_backend cs_net_flow = {
     .send = flow_send,
     .uncontended_time = flow_time,
     .destroy = flow_destroy,
+    .send_switch = flow_send_switch,
 };
 
-double cs_flow_rate(const cs_net *net, uint64_t cookie) {
+double cs_flow_rate(cs_net *net, uint64_t cookie) {
     if (net->backend != &cs_net_flow) return -1;
-    const flow_state *s = net->state;
+    flow_state *s = net->state;
+    if (s->npending) { /* the batched rerate of this instant, now (its event then finds nothing) */
+        size_t n = s->npending;
+        s->npending = 0;
+        rerate_each(s, s->pending, n);
+    }
     for (size_t i = 0; i < s->nflows_alloc; i++)
         if (s->flows[i].live && s->flows[i].cookie == cookie) return s->flows[i].rate;
     return -1;

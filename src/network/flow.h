@@ -11,8 +11,9 @@
 #include "network/network.h"
 
 /* Current max-min fair rate (bytes per ns) of the active flow sent with
- * `cookie` on a cs_net running the flow backend; -1 when there is none. */
-double cs_flow_rate(const cs_net *net, uint64_t cookie);
+ * `cookie` on a cs_net running the flow backend; -1 when there is none.
+ * Applies the rate changes batched for the current instant first. */
+double cs_flow_rate(cs_net *net, uint64_t cookie);
 /* Active flows. */
 size_t cs_flow_active(const cs_net *net);
 

@@ -45,6 +45,18 @@ int cs_net_send(cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes, uint64_
     return net->backend->send(net->state, src, dst, bytes, key, done, ctx, cookie, err);
 }
 
+int cs_net_send_switch(cs_net *net, uint32_t npu, uint32_t peer, int up, uint64_t bytes, uint64_t key,
+                       cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
+    if (!net->backend->send_switch)
+        return CS_ERR(err, CS_EUNSUPPORTED, "the %s backend cannot send to a switch", net->backend->name);
+    if (npu >= net->cfg->total_npus || peer >= net->cfg->total_npus)
+        return CS_ERR(err, CS_EINVAL, "switch transfer of NPU %u (peer %u): the network has NPUs 0..%llu", npu, peer,
+                      (unsigned long long)net->cfg->total_npus - 1);
+    net->stats.messages++;
+    net->stats.bytes += bytes;
+    return net->backend->send_switch(net->state, npu, peer, up, bytes, key, done, ctx, cookie, err);
+}
+
 double cs_gbps_to_bytes_per_ns(double gbps) { return gbps * 1073741824.0 / 1e9; }
 
 uint32_t cs_net_coord(const cs_network_config *cfg, uint32_t npu, int d) {

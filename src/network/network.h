@@ -45,6 +45,11 @@ typedef struct cs_net_backend {
     /* Closed-form time of one uncontended transfer (for reports and tests). */
     cs_time (*uncontended_time)(void *state, uint32_t src, uint32_t dst, uint64_t bytes);
     void (*destroy)(void *state);
+    /* Optional (NULL = not supported): a transfer between NPU `npu` and the
+     * switch where the route from npu to NPU `peer` meets its first switch;
+     * up = 1: npu -> switch, 0: switch -> npu.  For in-switch collectives. */
+    int (*send_switch)(void *state, uint32_t npu, uint32_t peer, int up, uint64_t bytes, uint64_t key,
+                       cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err);
 } cs_net_backend;
 
 typedef struct cs_net {
@@ -66,6 +71,10 @@ int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_network_config *
 void cs_net_destroy(cs_net *net);
 int cs_net_send(cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
                 cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err);
+
+/* The backend's send_switch (CS_EUNSUPPORTED when it has none). */
+int cs_net_send_switch(cs_net *net, uint32_t npu, uint32_t peer, int up, uint64_t bytes, uint64_t key,
+                       cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err);
 
 /* --- helpers shared by backends ------------------------------------------ */
 

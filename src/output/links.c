@@ -4,6 +4,8 @@
  */
 #include "output/links.h"
 
+#include "output/timeline.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -60,4 +62,69 @@ void cs_links_print_hottest(FILE *f, const cs_topo *t, cs_time sim_time, unsigne
         fprintf(f, "  %-8u %-22s %14llu %12s %8.1f%% %8.1f%%\n", best[k], ends, (unsigned long long)st->bytes,
                 cs_time_fmt(st->busy, busy, sizeof busy), 100 * avg_util(l, st, sim_time), 100 * st->peak_util);
     }
+}
+
+/* --- utilization counter tracks ------------------------------------------------- */
+
+typedef struct lsample {
+    uint32_t link;
+    float util;
+    cs_time t;
+} lsample;
+
+struct cs_link_track {
+    lsample *s;
+    size_t n, cap, max;
+    int dropped;
+};
+
+cs_link_track *cs_link_track_new(size_t max_samples) {
+    cs_link_track *k = cs_calloc(1, sizeof *k);
+    k->max = max_samples;
+    return k;
+}
+
+void cs_link_track_sample(void *ud, uint32_t link, cs_time t, double util) {
+    cs_link_track *k = ud;
+    if (k->n >= k->max) {
+        k->dropped = 1;
+        return;
+    }
+    CS_GROW(k->s, k->cap, k->n + 1);
+    k->s[k->n++] = (lsample){link, (float)util, t};
+}
+
+void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_topo *t, uint32_t first_pid, unsigned n) {
+    uint32_t *top = cs_calloc(n ? n : 1, sizeof *top);
+    unsigned m = 0; /* top[0..m): the links with the most bytes so far, most first */
+    for (uint32_t l = 0; l < t->nlinks && n; l++) {
+        uint64_t b = t->stats[l].bytes;
+        if (!b || (m == n && t->stats[top[n - 1]].bytes >= b)) continue;
+        unsigned pos = m < n ? m++ : n - 1;
+        while (pos > 0 && t->stats[top[pos - 1]].bytes < b) {
+            top[pos] = top[pos - 1];
+            pos--;
+        }
+        top[pos] = l;
+    }
+    for (unsigned i = 0; i < m; i++) {
+        uint32_t l = top[i];
+        char name[96];
+        snprintf(name, sizeof name, "link %u %s%u -> %s%u%s", l, cs_node_kind_name((cs_node_kind)t->kind[t->links[l].src]),
+                 t->links[l].src, cs_node_kind_name((cs_node_kind)t->kind[t->links[l].dst]), t->links[l].dst,
+                 k->dropped ? " (samples truncated)" : "");
+        int first = 1;
+        for (size_t j = 0; j < k->n; j++) {
+            if (k->s[j].link != l) continue;
+            cs_timeline_counter(tl, first_pid + i, first ? name : NULL, "utilization", k->s[j].t, k->s[j].util);
+            first = 0;
+        }
+    }
+    cs_free(top);
+}
+
+void cs_link_track_free(cs_link_track *k) {
+    if (!k) return;
+    cs_free(k->s);
+    cs_free(k);
 }

@@ -21,4 +21,16 @@ int cs_links_csv(const char *path, const cs_topo *t, cs_time sim_time, cs_error 
 /* The n links that carried the most bytes (busy time breaks ties). */
 void cs_links_print_hottest(FILE *f, const cs_topo *t, cs_time sim_time, unsigned n);
 
+/* Link utilization over time, for Perfetto counter tracks in the --trace
+ * timeline: set t->util_fn = cs_link_track_sample, t->util_ud = the
+ * tracker before the run; after it, cs_link_track_write adds a counter
+ * track for each of the `n` links that carried the most bytes (samples kept
+ * up to max_samples in all; later ones are dropped and the track says so). */
+typedef struct cs_link_track cs_link_track;
+struct cs_timeline;
+cs_link_track *cs_link_track_new(size_t max_samples);
+void cs_link_track_sample(void *ud, uint32_t link, cs_time t, double util);
+void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_topo *t, uint32_t first_pid, unsigned n);
+void cs_link_track_free(cs_link_track *k);
+
 #endif

@@ -37,7 +37,14 @@ int cs_report_summary_json(const char *path, const cs_run_info *info, const cs_s
             CS_SUMMARY_SCHEMA_VERSION, CS_VERSION);
     fputs("  \"sim_time_ns\": ", f);
     cs_jsonw_ns(f, res->sim_time);
-    fprintf(f, ",\n  \"sim_time_ps\": %" PRIu64 ",\n  \"ranks_count\": %u,\n", res->sim_time, res->nranks);
+    fprintf(f, ",\n  \"sim_time_ps\": %" PRIu64 ",\n", res->sim_time);
+    if (info->has_healthy) {
+        fputs("  \"healthy_sim_time_ns\": ", f);
+        cs_jsonw_ns(f, info->healthy_time);
+        fprintf(f, ",\n  \"slowdown_vs_healthy\": %.6f,\n",
+                info->healthy_time ? (double)res->sim_time / (double)info->healthy_time : 1.0);
+    }
+    fprintf(f, "  \"ranks_count\": %u,\n", res->nranks);
     fprintf(f, "  \"slowest_rank\": %u,\n", slowest_rank(res));
     fputs("  \"totals\": {\"max_compute_ns\": ", f);
     cs_jsonw_ns(f, max_compute);
@@ -171,6 +178,11 @@ void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *r
     uint32_t slow = slowest_rank(res);
     const cs_rank_result *sr = &res->ranks[slow];
     fprintf(f, "  simulated time   %s   (slowest: rank %u)\n", cs_time_fmt(res->sim_time, t1, sizeof t1), slow);
+    if (info->has_healthy)
+        fprintf(f, "  healthy network  %s   (failures/degradation: %+.2f %%, x%.4f)\n",
+                cs_time_fmt(info->healthy_time, t2, sizeof t2),
+                info->healthy_time ? 100.0 * ((double)res->sim_time / (double)info->healthy_time - 1.0) : 0.0,
+                info->healthy_time ? (double)res->sim_time / (double)info->healthy_time : 1.0);
     fprintf(f, "  on rank %u: compute %s (%.1f %%), exposed communication %s (%.1f %%)\n\n", slow,
             cs_time_fmt(sr->compute, t1, sizeof t1), pct(sr->compute, sr->finish),
             cs_time_fmt(cs_rank_exposed_comm(sr), t2, sizeof t2), pct(cs_rank_exposed_comm(sr), sr->finish));

@@ -35,6 +35,8 @@ typedef struct cs_run_info {
     double wall_s;   /* terminal report only */
     const char *outputs[8]; /* files written, for the terminal report */
     const cs_coll_agg *collectives; /* finished aggregator (borrowed); NULL = none */
+    int has_healthy;       /* --compare-healthy: the same run on the healthy network */
+    cs_time healthy_time;  /* its simulated time */
 } cs_run_info;
 
 void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *res);

@@ -155,6 +155,21 @@ void cs_timeline_node_done(void *ud, const cs_node_span *sp) {
     t->events++;
 }
 
+void cs_timeline_counter(cs_timeline *t, uint32_t pid, const char *process, const char *name, cs_time ts,
+                         double value) {
+    sep(t);
+    if (process) {
+        fprintf(t->f,
+                "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s\"}},\n"
+                "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"sort_index\":%u}},\n",
+                pid, process, pid, pid);
+    }
+    fprintf(t->f, "{\"name\":\"%s\",\"ph\":\"C\",\"pid\":%u,\"ts\":", name, pid);
+    cs_jsonw_us(t->f, ts);
+    fprintf(t->f, ",\"args\":{\"utilization\":%.6f}}", value);
+    t->events++;
+}
+
 int cs_timeline_close(cs_timeline *t, cs_error *err) {
     if (!t) return CS_OK;
     fputs("\n]}\n", t->f);

@@ -25,6 +25,11 @@ int cs_timeline_open(const char *path, uint32_t nranks, cs_timeline **out, cs_er
 /* Observer callback (ud = the cs_timeline). */
 void cs_timeline_node_done(void *ud, const cs_node_span *span);
 /* Finish the JSON and close; frees t. */
+/* A counter track (Perfetto "C" events) in process `pid` named `name`
+ * (a process of its own, labelled `process` when pid >= the rank count):
+ * value at time ts.  Used for link utilization (output/links.c). */
+void cs_timeline_counter(cs_timeline *t, uint32_t pid, const char *process, const char *name, cs_time ts,
+                         double value);
 int cs_timeline_close(cs_timeline *t, cs_error *err);
 uint64_t cs_timeline_events(const cs_timeline *t);
 

@@ -60,6 +60,7 @@ static int algo_of(cs_coll_algo_kind k) {
     case CS_COLL_ALGO_HALVING_DOUBLING:
     case CS_COLL_ALGO_ONE_HALVING_DOUBLING: return ALG_HD;
     case CS_COLL_ALGO_DOUBLE_BINARY_TREE: return ALG_DBT;
+    case CS_COLL_ALGO_IN_SWITCH: return ALG_INSW;
     }
     return ALG_RING;
 }
@@ -70,7 +71,7 @@ static int is_one(cs_coll_algo_kind k) {
 }
 
 static const char *alg_name(int a) {
-    static const char *const names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree"};
+    static const char *const names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree", "inSwitch"};
     return names[a];
 }
 
@@ -193,6 +194,16 @@ int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32
                           "%" PRIu64 " messages per rank; expected at most 46340 NPUs in one ring "
                           "(use direct)",
                           src, node, cfgpath, l->n, (uint64_t)l->n * (l->n - 1) / 2);
+        if (l->algo == ALG_INSW) {
+            int sw = l->space == SP_DIM ? s->netcfg->topo[l->dim] == CS_TOPO_SWITCH
+                                        : s->ndims == 1 && s->netcfg->topo[0] == CS_TOPO_SWITCH;
+            if (ct == CT_A2A || !sw)
+                return CS_ERR(err, CS_EUNSUPPORTED,
+                              "%s: node %" PRIu64 ": %s: inSwitch %s on %s; expected all-reduce, reduce-scatter "
+                              "or all-gather on a Switch dimension",
+                              src, node, cfgpath, cname,
+                              ct == CT_A2A ? "all-to-all" : cs_topo_kind_name(s->netcfg->topo[l->space == SP_DIM ? l->dim : 0]));
+        }
         if (l->algo == ALG_DBT && l->space == SP_GROUP)
             return CS_ERR(err, CS_EUNSUPPORTED,
                           "%s: node %" PRIu64 ": %s: doubleBinaryTree %s on communicator group \"%s\" "

@@ -117,7 +117,9 @@ static void queue_unlink(cs_system *s, uint32_t rank, int q, cs_stream *st) {
 
 static void stream_init(cs_system *s, cs_stream *st) {
     st->state = ST_RUNNING;
-    if (stream_phase(st)->algo == ALG_DBT)
+    if (stream_phase(st)->algo == ALG_INSW)
+        insw_run(s, st, EV_INIT);
+    else if (stream_phase(st)->algo == ALG_DBT)
         dbt_run(s, st, EV_INIT);
     else
         packet_run(s, st, EV_INIT);
@@ -163,7 +165,9 @@ void stream_proceed(cs_system *s, cs_stream *st) {
     if (s->rep) sym_touch(s, rq(s, rank, ph->queue), "one dimension queue");
     st->idx = topo_index_of(s, m, ph);
     st->state = ST_QUEUED;
-    if (ph->algo == ALG_DBT)
+    if (ph->algo == ALG_INSW)
+        st->dbt_state = 0; /* inSwitch keeps its step in dbt_state */
+    else if (ph->algo == ALG_DBT)
         dbt_setup(st, ph);
     else
         packet_setup(st, ph);

@@ -91,8 +91,8 @@ static int phase_dim(const cs_system *s, const cs_phase *ph) {
 }
 
 static const char *algo_label(int a) {
-    static const char *const names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree"};
-    return a >= 0 && a <= ALG_DBT ? names[a] : "?";
+    static const char *const names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree", "inSwitch"};
+    return a >= 0 && a <= ALG_INSW ? names[a] : "?";
 }
 
 int sym_check_inst(cs_system *s, cs_inst *in) {
@@ -104,6 +104,10 @@ int sym_check_inst(cs_system *s, cs_inst *in) {
     uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
     for (uint32_t i = 0; i < nph; i++) {
         const cs_phase *ph = &in->phases[i];
+        if (ph->algo == ALG_INSW) {
+            sym_break(s, "inSwitch: the switch waits for every member's contribution (simulated in full)");
+            return -1;
+        }
         if (ph->algo == ALG_DBT) {
             sym_break(s, "doubleBinaryTree: ranks hold different positions in the tree and finish "
                       "at different times");

@@ -12,6 +12,8 @@
  *   algo_packet.c ring, direct and halving-doubling (one packet engine) and
  *                 the logical-topology helpers
  *   algo_dbt.c    double binary tree all-reduce
+ *   algo_inswitch.c  in-switch (NVLS/SHARP-style) all-reduce, reduce-scatter,
+ *                 all-gather on Switch dimensions
  *   symmetry.c    representative mode: the checks that keep it exact, the
  *                 relabelling of event keys, the simultaneous-event guard
  * All of src/system is owned by the system layer's maintainer.
@@ -36,7 +38,7 @@
 enum { CT_NONE = 0, CT_RS = 1, CT_AG = 2, CT_AR = 3, CT_A2A = 4 };
 
 /* Per-phase algorithms. */
-enum { ALG_RING = 0, ALG_DIRECT = 1, ALG_HD = 2, ALG_DBT = 3 };
+enum { ALG_RING = 0, ALG_DIRECT = 1, ALG_HD = 2, ALG_DBT = 3, ALG_INSW = 4 };
 
 /* Where a phase's logical ring/tree lives. */
 enum {
@@ -128,6 +130,7 @@ struct cs_inst {
     cs_member *members;
     cs_stream *streams;      /* member * nchunks + chunk */
     char algos[64];          /* for records, e.g. "ring,direct" */
+    uint32_t *insw_count;    /* inSwitch: members arrived at the switch, per phase index (lazy) */
 };
 
 /* A message in flight or waiting at its receiver (pool object). */
@@ -270,6 +273,8 @@ void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t byt
 void sys_post_recv(cs_stream *st, uint32_t k);
 /* All chunks of a member done: called by stream.c. */
 void sys_member_chunk_done(cs_inst *in, uint32_t member);
+void sys_inst_hold(cs_inst *in);
+void sys_inst_release(cs_inst *in);
 
 /* ---- planner.c --------------------------------------------------------- */
 /* Build in->nchunks / phase_begin / phases (allocated with cs_malloc) for a
@@ -336,6 +341,8 @@ uint32_t topo_member(const cs_stream *st, const cs_phase *ph, uint32_t j);
 void packet_setup(cs_stream *st, const cs_phase *ph);
 void packet_run(cs_system *s, cs_stream *st, int ev);
 int packet_recv_posted(const cs_stream *st, uint32_t k);
+
+void insw_run(cs_system *s, cs_stream *st, int ev);
 
 void dbt_setup(cs_stream *st, const cs_phase *ph);
 void dbt_run(cs_system *s, cs_stream *st, int ev);

@@ -185,6 +185,7 @@ static void free_inst(cs_inst *in) {
         }
     }
     cs_free(in->phase_begin);
+    cs_free(in->insw_count);
     cs_free(in->phases);
     cs_free(in->members);
     cs_free(in->streams);
@@ -251,6 +252,8 @@ static void inst_release(cs_inst *in) {
     in->live--;
     maybe_free_inst(in);
 }
+void sys_inst_hold(cs_inst *in) { inst_hold(in); }
+void sys_inst_release(cs_inst *in) { inst_release(in); }
 
 /* ---- member completion ------------------------------------------------------ */
 
@@ -461,7 +464,9 @@ static void bundle_ev(void *ctx, const cs_event *ev) {
     if (s->rep) sym_touch(s, st, "one stream");
     cs_pool_put(s->bundle_pool, b);
     if (!s->failed && st->state == ST_RUNNING && st->phase == phase) {
-        if (stream_phase(st)->algo == ALG_DBT)
+        if (stream_phase(st)->algo == ALG_INSW)
+            insw_run(s, st, EV_GENERAL);
+        else if (stream_phase(st)->algo == ALG_DBT)
             dbt_run(s, st, EV_GENERAL);
         else
             packet_run(s, st, EV_GENERAL);

@@ -1,6 +1,7 @@
 /*
  * build_clos.c -- topology builders for Clos fabrics: the two-tier leaf-spine
- * (folded fat-tree) with oversubscription, and HGX/DGX-style servers
+ * (folded fat-tree) with oversubscription, the three-tier Clos of pods with
+ * per-tier oversubscription, and HGX/DGX-style servers
  * (NVSwitch scale-up + one NIC per GPU) on a rail-optimized Clos.
  *
  * Node numbering: NPUs first (0..npus-1, server-major for rail), then NICs,
@@ -75,6 +76,42 @@ int cs_topo_build_rail(const cs_rail_params *p, cs_topo **out, cs_error *err) {
     cs_topo_finalize(t);
     cs_topo_set_desc(t, "rail-optimized %u servers x %u GPUs (NVSwitch%s), %u rails, %u spines", p->servers, g,
                      nics ? " + NIC per GPU" : "", nics ? g : 0, nics ? p->spines : 0);
+    *out = t;
+    return CS_OK;
+}
+
+int cs_topo_build_clos3(const cs_clos3_params *p, cs_topo **out, cs_error *err) {
+    *out = NULL;
+    if (p->npus == 0 || p->npus_per_leaf == 0 || p->leaves_per_pod == 0 ||
+        p->npus % ((uint64_t)p->npus_per_leaf * p->leaves_per_pod))
+        return CS_ERR(err, CS_EINVAL, "clos3: npus (%u) must be a positive multiple of npus_per_leaf x leaves_per_pod (%u x %u)",
+                      p->npus, p->npus_per_leaf, p->leaves_per_pod);
+    if (p->aggs_per_pod == 0 || p->cores_per_agg == 0)
+        return CS_ERR(err, CS_EINVAL, "clos3: aggs_per_pod and cores_per_agg must be >= 1");
+    if (p->host_bw <= 0 || p->leaf_up_bw <= 0 || p->agg_up_bw <= 0)
+        return CS_ERR(err, CS_EINVAL, "clos3: bandwidths must be > 0");
+    uint32_t leaves = p->npus / p->npus_per_leaf, pods = leaves / p->leaves_per_pod, A = p->aggs_per_pod;
+    cs_topo *t = cs_topo_new(p->npus);
+    uint32_t leaf0 = t->nnodes;
+    for (uint32_t l = 0; l < leaves; l++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    uint32_t agg0 = t->nnodes;
+    for (uint32_t i = 0; i < pods * A; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    uint32_t core0 = t->nnodes;
+    for (uint32_t i = 0; i < A * p->cores_per_agg; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    for (uint32_t v = 0; v < p->npus; v++) cs_topo_add_cable(t, v, leaf0 + v / p->npus_per_leaf, p->host_bw, p->host_lat);
+    for (uint32_t l = 0; l < leaves; l++)
+        for (uint32_t i = 0; i < A; i++)
+            cs_topo_add_cable(t, leaf0 + l, agg0 + (l / p->leaves_per_pod) * A + i, p->leaf_up_bw, p->leaf_up_lat);
+    for (uint32_t pod = 0; pod < pods; pod++)
+        for (uint32_t i = 0; i < A; i++)
+            for (uint32_t c = 0; c < p->cores_per_agg; c++)
+                cs_topo_add_cable(t, agg0 + pod * A + i, core0 + i * p->cores_per_agg + c, p->agg_up_bw, p->agg_up_lat);
+    cs_topo_finalize(t);
+    double o1 = (double)p->npus_per_leaf * p->host_bw / ((double)A * p->leaf_up_bw);
+    double o2 = (double)p->leaves_per_pod * p->leaf_up_bw / ((double)p->cores_per_agg * p->agg_up_bw);
+    cs_topo_set_desc(t, "3-tier Clos %u NPUs, %u pods x %u leaves of %u, %u aggs/pod, %u cores, oversubscription "
+                        "leaf %.3g:1, agg %.3g:1",
+                     p->npus, pods, p->leaves_per_pod, p->npus_per_leaf, A, A * p->cores_per_agg, o1, o2);
     *out = t;
     return CS_OK;
 }

@@ -5,7 +5,9 @@
  * walks from src, at each node choosing among the outgoing up links that get
  * one hop closer by splitmix64(seed, src, dst, node) mod count.  Routes are
  * stored in one growing arena of link ids, indexed by an open-addressing hash
- * table keyed by (src, dst).  Owns: the caches.  Borrows: the topology.
+ * table keyed by (src, dst), which also holds the topology's fixed routes
+ * (routing table); spraying walks per message into a scratch buffer.
+ * Owns: the caches.  Borrows: the topology.
  */
 #include "topology/route.h"
 
@@ -15,7 +17,7 @@
 
 #define DIST_BUDGET_BYTES ((size_t)256 << 20)
 
-typedef struct rent { uint64_t key; uint32_t off, n; } rent; /* key = src<<32|dst, +1 (0 = empty) */
+typedef struct rent { uint64_t key; uint32_t off, n; uint32_t fixed; } rent; /* key = src<<32|dst, +1 (0 = empty); fixed: from the routing table */
 typedef struct dent { uint32_t dst; uint32_t *dist; } dent;
 
 struct cs_router {
@@ -29,7 +31,12 @@ struct cs_router {
     size_t dcap, dcount;
     uint32_t *queue;
     uint64_t computed;
+    uint32_t *scratch; /* spraying: the last per-message route */
+    size_t cap_scratch;
 };
+
+static void load_fixed(cs_router *r);
+static void grow_table(cs_router *r);
 
 static uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15ULL;
@@ -43,6 +50,7 @@ cs_router *cs_router_new(const cs_topo *t, uint64_t seed) {
     r->t = t;
     r->seed = seed;
     r->queue = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->queue);
+    load_fixed(r);
     return r;
 }
 
@@ -53,7 +61,7 @@ static void drop_dists(cs_router *r) {
     r->dcap = r->dcount = 0;
 }
 
-void cs_router_invalidate(cs_router *r) {
+static void drop_all(cs_router *r) {
     drop_dists(r);
     cs_free(r->tab);
     r->tab = NULL;
@@ -61,11 +69,17 @@ void cs_router_invalidate(cs_router *r) {
     r->alen = 0;
 }
 
+void cs_router_invalidate(cs_router *r) {
+    drop_all(r);
+    load_fixed(r); /* the routing table's routes whose links are still up */
+}
+
 void cs_router_free(cs_router *r) {
     if (!r) return;
-    cs_router_invalidate(r);
+    drop_all(r);
     cs_free(r->arena);
     cs_free(r->queue);
+    cs_free(r->scratch);
     cs_free(r);
 }
 
@@ -119,6 +133,32 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
     return dist;
 }
 
+/* The shortest path src -> dst (dist[src] links) into out, ECMP choices by
+ * hash of (seed, src, dst, node) and, when salt != 0, the salt. */
+static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst, uint64_t salt, uint32_t *out) {
+    const cs_topo *t = r->t;
+    uint32_t len = dist[src], cur = src;
+    for (uint32_t h = 0; h < len; h++) {
+        uint32_t cand = 0;
+        for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
+            const cs_link *l = &t->links[t->out_idx[i]];
+            if (cs_link_up(l) && dist[l->dst] + 1 == dist[cur]) cand++;
+        }
+        uint64_t hkey = ((uint64_t)src << 32 | dst) ^ mix(cur);
+        if (salt) hkey ^= mix(salt);
+        uint32_t pick = (uint32_t)(mix(r->seed ^ mix(hkey)) % cand);
+        for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
+            const cs_link *l = &t->links[t->out_idx[i]];
+            if (!(cs_link_up(l) && dist[l->dst] + 1 == dist[cur])) continue;
+            if (pick-- == 0) {
+                out[h] = t->out_idx[i];
+                cur = l->dst;
+                break;
+            }
+        }
+    }
+}
+
 static rent *lookup(cs_router *r, uint64_t key) {
     for (size_t i = mix(key) & (r->tcap - 1);; i = (i + 1) & (r->tcap - 1))
         if (r->tab[i].key == key || r->tab[i].key == 0) return &r->tab[i];
@@ -130,16 +170,7 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
     uint64_t key = (((uint64_t)src << 32) | dst) + 1;
-    if ((r->tcount + 1) * 2 > r->tcap) {
-        size_t ncap = r->tcap ? r->tcap * 2 : 1024;
-        rent *old = r->tab;
-        size_t ocap = r->tcap;
-        r->tab = cs_calloc(ncap, sizeof *r->tab);
-        r->tcap = ncap;
-        for (size_t i = 0; i < ocap; i++)
-            if (old[i].key) *lookup(r, old[i].key) = old[i];
-        cs_free(old);
-    }
+    grow_table(r);
     rent *e = lookup(r, key);
     if (e->key) {
         *links = r->arena + e->off;
@@ -151,32 +182,78 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
         return CS_ERR(err, CS_EINVAL, "no route from node %u to node %u over the links that are up", src, dst);
     uint32_t len = dist[src];
     CS_GROW(r->arena, r->acap, r->alen + len + 1);
-    uint32_t off = (uint32_t)r->alen, cur = src;
-    for (uint32_t h = 0; h < len; h++) {
-        uint32_t cand = 0;
-        for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
-            const cs_link *l = &t->links[t->out_idx[i]];
-            if (cs_link_up(l) && dist[l->dst] + 1 == dist[cur]) cand++;
-        }
-        uint32_t pick = (uint32_t)(mix(r->seed ^ mix(((uint64_t)src << 32 | dst) ^ mix(cur))) % cand);
-        for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
-            const cs_link *l = &t->links[t->out_idx[i]];
-            if (!(cs_link_up(l) && dist[l->dst] + 1 == dist[cur])) continue;
-            if (pick-- == 0) {
-                r->arena[r->alen++] = t->out_idx[i];
-                cur = l->dst;
-                break;
-            }
-        }
-    }
+    uint32_t off = (uint32_t)r->alen;
+    walk(r, dist, src, dst, 0, r->arena + off);
+    r->alen += len;
     e = lookup(r, key); /* arena growth does not move the table */
     e->key = key;
     e->off = off;
     e->n = len;
+    e->fixed = 0;
     r->tcount++;
     r->computed++;
     *links = r->arena + off;
     *n = len;
+    return CS_OK;
+}
+
+static void grow_table(cs_router *r) {
+    if ((r->tcount + 1) * 2 <= r->tcap) return;
+    size_t ncap = r->tcap ? r->tcap * 2 : 1024;
+    rent *old = r->tab;
+    size_t ocap = r->tcap;
+    r->tab = cs_calloc(ncap, sizeof *r->tab);
+    r->tcap = ncap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i].key) *lookup(r, old[i].key) = old[i];
+    cs_free(old);
+}
+
+/* Put the topology's fixed routes whose links are all up into the cache. */
+static void load_fixed(cs_router *r) {
+    const cs_topo *t = r->t;
+    for (uint32_t i = 0; i < t->nfixed; i++) {
+        const struct cs_fixed_route *f = &t->fixed[i];
+        int up = 1;
+        for (uint32_t h = 0; h < f->n && up; h++) up = cs_link_up(&t->links[t->fixed_links[f->off + h]]);
+        if (!up) continue;
+        grow_table(r);
+        uint64_t key = (((uint64_t)f->src << 32) | f->dst) + 1;
+        rent *e = lookup(r, key);
+        if (!e->key) r->tcount++;
+        CS_GROW(r->arena, r->acap, r->alen + f->n);
+        memcpy(r->arena + r->alen, t->fixed_links + f->off, (size_t)f->n * sizeof *r->arena);
+        e = lookup(r, key);
+        e->key = key;
+        e->off = (uint32_t)r->alen;
+        e->n = f->n;
+        e->fixed = 1;
+        r->alen += f->n;
+    }
+}
+
+int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, const uint32_t **links, uint32_t *n,
+                        cs_error *err) {
+    const cs_topo *t = r->t;
+    if (!t->spray) return cs_router_route(r, src, dst, links, n, err);
+    if (src >= t->nnodes || dst >= t->nnodes)
+        return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
+    if (r->tcap) { /* a fixed route */
+        rent *e = lookup(r, (((uint64_t)src << 32) | dst) + 1);
+        if (e->key && e->fixed) { /* (ECMP entries cached by cs_router_route do not count) */
+            *links = r->arena + e->off;
+            *n = e->n;
+            return CS_OK;
+        }
+    }
+    const uint32_t *dist = dist_to(r, dst);
+    if (dist[src] == UINT32_MAX)
+        return CS_ERR(err, CS_EINVAL, "no route from node %u to node %u over the links that are up", src, dst);
+    CS_GROW(r->scratch, r->cap_scratch, (size_t)dist[src] + 1);
+    walk(r, dist, src, dst, msg + 1, r->scratch);
+    r->computed++;
+    *links = r->scratch;
+    *n = dist[src];
     return CS_OK;
 }
 

@@ -10,6 +10,12 @@
  * (one reverse BFS per destination) are cached too, up to a memory budget.
  * cs_router_invalidate drops both after links change (failures).
  *
+ * With t->spray set, cs_router_route_msg picks the path per message (the
+ * hash includes the message key: packet spraying at flow level); routes
+ * are then not cached (the distance arrays are).  Fixed routes of the
+ * topology's routing table (t->fixed) take precedence in both modes while
+ * their links are up.
+ *
  * Ownership: the router borrows the topology and owns its caches; a route
  * returned by cs_router_route stays valid until invalidate or free.
  */
@@ -29,6 +35,10 @@ void cs_router_free(cs_router *r);
  * src == dst).  CS_EINVAL when dst cannot be reached over links that are up. */
 int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **links, uint32_t *n,
                     cs_error *err);
+/* The route of one message: as cs_router_route unless the topology sprays,
+ * then chosen per message by hashing `msg` too (valid until the next call). */
+int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, const uint32_t **links, uint32_t *n,
+                        cs_error *err);
 void cs_router_invalidate(cs_router *r);
 /* Routes computed (cache misses) so far. */
 uint64_t cs_router_computed(const cs_router *r);

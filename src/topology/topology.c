@@ -82,6 +82,10 @@ void cs_topo_free(cs_topo *t) {
     cs_free(t->out_idx);
     cs_free(t->in_off);
     cs_free(t->in_idx);
+    cs_free(t->changes);
+    cs_free(t->place);
+    cs_free(t->fixed);
+    cs_free(t->fixed_links);
     cs_free(t);
 }
 
@@ -119,4 +123,65 @@ const char *cs_node_kind_name(cs_node_kind k) {
     case CS_NODE_SWITCH: return "switch";
     }
     return "?";
+}
+
+/* --- timed changes -------------------------------------------------------------- */
+
+int cs_topo_add_change(cs_topo *t, cs_time at, uint32_t a, uint32_t b, double factor, cs_error *err) {
+    if (!(factor >= 0 && factor <= 1))
+        return CS_ERR(err, CS_EINVAL, "bandwidth factor: expected 0..1, got %g", factor);
+    if (a >= t->nnodes || (b != CS_TOPO_NODE && b >= t->nnodes))
+        return CS_ERR(err, CS_EINVAL, "node %u: the topology has nodes 0..%u", a >= t->nnodes ? a : b, t->nnodes - 1);
+    if (b != CS_TOPO_NODE && cs_topo_find_link(t, a, b) == UINT32_MAX && cs_topo_find_link(t, b, a) == UINT32_MAX)
+        return CS_ERR(err, CS_EINVAL, "no link between nodes %u and %u", a, b);
+    CS_GROW(t->changes, t->cap_changes, (size_t)t->nchanges + 1);
+    uint32_t i = t->nchanges++;
+    while (i > 0 && t->changes[i - 1].at > at) { /* insertion keeps equal times in listing order */
+        t->changes[i] = t->changes[i - 1];
+        i--;
+    }
+    t->changes[i] = (cs_topo_change){.at = at, .a = a, .b = b, .factor = factor};
+    return CS_OK;
+}
+
+void cs_topo_apply_change(cs_topo *t, const cs_topo_change *c, uint32_t **ids, size_t *n, size_t *cap) {
+    for (uint32_t i = 0; i < t->nlinks; i++) {
+        cs_link *l = &t->links[i];
+        int hit = c->b == CS_TOPO_NODE ? (l->src == c->a || l->dst == c->a)
+                                       : ((l->src == c->a && l->dst == c->b) || (l->src == c->b && l->dst == c->a));
+        if (!hit) continue;
+        l->bw = l->nominal_bw * c->factor;
+        CS_GROW(*ids, *cap, *n + 1);
+        (*ids)[(*n)++] = i;
+    }
+}
+
+void cs_topo_heal(cs_topo *t) {
+    for (uint32_t i = 0; i < t->nlinks; i++) t->links[i].bw = t->links[i].nominal_bw;
+    t->nchanges = 0;
+    memset(t->stats, 0, (size_t)(t->nlinks ? t->nlinks : 1) * sizeof *t->stats);
+}
+
+void cs_topo_count_faults(const cs_topo *t, uint32_t *down, uint32_t *degraded) {
+    *down = *degraded = 0;
+    for (uint32_t i = 0; i < t->nlinks; i++) {
+        if (t->links[i].bw <= 0) (*down)++;
+        else if (t->links[i].bw < t->links[i].nominal_bw) (*degraded)++;
+    }
+}
+
+int cs_topo_add_fixed_route(cs_topo *t, const uint32_t *nodes, uint32_t n, cs_error *err) {
+    if (n < 2) return CS_ERR(err, CS_EINVAL, "a route needs at least 2 nodes");
+    for (uint32_t i = 0; i < n; i++)
+        if (nodes[i] >= t->nnodes) return CS_ERR(err, CS_EINVAL, "node %u: the topology has nodes 0..%u", nodes[i], t->nnodes - 1);
+    CS_GROW(t->fixed_links, t->cap_fixed_links, t->nfixed_links + n);
+    uint32_t off = (uint32_t)t->nfixed_links;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        uint32_t l = cs_topo_find_link(t, nodes[i], nodes[i + 1]);
+        if (l == UINT32_MAX) return CS_ERR(err, CS_EINVAL, "hop %u: no link from node %u to node %u", i, nodes[i], nodes[i + 1]);
+        t->fixed_links[t->nfixed_links++] = l;
+    }
+    CS_GROW(t->fixed, t->cap_fixed, (size_t)t->nfixed + 1);
+    t->fixed[t->nfixed++] = (struct cs_fixed_route){nodes[0], nodes[n - 1], off, n - 1};
+    return CS_OK;
 }

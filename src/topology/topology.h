@@ -46,6 +46,19 @@ typedef struct cs_link_stats {
     uint32_t active;
 } cs_link_stats;
 
+/* A change of the topology at a simulated time (maintenance draining, a
+ * failure mid-run): from `at` on, the cable a - b (both directions), or every
+ * link of node a when b == CS_TOPO_NODE, runs at `factor` x its built
+ * bandwidth (0 = down, 1 = restored).  The flow backend applies them in
+ * order of time (then of listing), reroutes the flows whose path went down
+ * and recomputes rates. */
+#define CS_TOPO_NODE UINT32_MAX
+typedef struct cs_topo_change {
+    cs_time at; /* ps */
+    uint32_t a, b;
+    double factor;
+} cs_topo_change;
+
 typedef struct cs_topo {
     char *desc;             /* one line, e.g. "fat-tree 64 NPUs, 8 leaves, 4 spines" (owned) */
     uint32_t nnodes, nnpus;
@@ -57,7 +70,22 @@ typedef struct cs_topo {
      * out_idx[out_off[v] .. out_off[v+1]) and in_idx[in_off[v] .. in_off[v+1]) */
     uint32_t *out_off, *out_idx, *in_off, *in_idx;
     uint64_t ecmp_seed;
-    size_t cap_nodes, cap_links;
+    uint32_t *place;        /* rank -> NPU node (placement.c); NULL = contiguous (rank i on NPU i) */
+    char placement[48];     /* the strategy as given, "" = contiguous */
+    /* observer of link utilization (the flow backend calls it whenever a
+     * link's sum of fair rates / bandwidth changes); NULL = none */
+    void (*util_fn)(void *ud, uint32_t link, cs_time t, double util);
+    void *util_ud;
+    int spray;              /* routing: 0 = ECMP per (src, dst); 1 = per-message path choice (spraying) */
+    /* routing table (traffic engineering): fixed[i] routes fixed[i].src ->
+     * fixed[i].dst over fixed_links[off .. off+n) (cs_topo_add_fixed_route) */
+    struct cs_fixed_route { uint32_t src, dst, off, n; } *fixed;
+    uint32_t nfixed;
+    uint32_t *fixed_links;
+    size_t cap_fixed, cap_fixed_links, nfixed_links;
+    cs_topo_change *changes; /* timed changes, sorted by time (cs_topo_add_change) */
+    uint32_t nchanges;
+    size_t cap_nodes, cap_links, cap_changes;
 } cs_topo;
 
 /* --- building --------------------------------------------------------------- */
@@ -84,9 +112,42 @@ uint32_t cs_topo_find_link(const cs_topo *t, uint32_t a, uint32_t b);
  * there is no such link.  Switch down: every link touching it. */
 int cs_topo_degrade_cable(cs_topo *t, uint32_t a, uint32_t b, double factor, cs_error *err);
 int cs_topo_fail_node(cs_topo *t, uint32_t v, cs_error *err);
+/* A fixed route (routing table entry) over nodes[0..n): nodes[0] is the
+ * source, nodes[n-1] the destination, each hop must be a link.  It replaces
+ * ECMP for that pair while all its links are up (ECMP otherwise). */
+int cs_topo_add_fixed_route(cs_topo *t, const uint32_t *nodes, uint32_t n, cs_error *err);
+/* Timed changes (see cs_topo_change): checked (the cable or node must
+ * exist, factor 0..1), kept sorted by time, stable. */
+int cs_topo_add_change(cs_topo *t, cs_time at, uint32_t a, uint32_t b, double factor, cs_error *err);
+/* Apply one change now: sets the bandwidths and appends the ids of the links
+ * it touched to *ids (grown with CS_GROW; *n and *cap updated). */
+void cs_topo_apply_change(cs_topo *t, const cs_topo_change *c, uint32_t **ids, size_t *n, size_t *cap);
+/* The healthy network: every link at its built bandwidth, no timed changes
+ * (for --compare-healthy).  Statistics are zeroed. */
+void cs_topo_heal(cs_topo *t);
+/* Failed (bw 0) and degraded (bw < built) links now; for reports. */
+void cs_topo_count_faults(const cs_topo *t, uint32_t *down, uint32_t *degraded);
 static inline int cs_link_up(const cs_link *l) { return l->bw > 0; }
 
 const char *cs_node_kind_name(cs_node_kind k);
+
+/* --- placement (placement.c) --------------------------------------------------- */
+
+typedef struct cs_placement_group {
+    const uint32_t *ranks;
+    uint32_t n;
+} cs_placement_group;
+/* Set t->place from a strategy: "contiguous", "random[:SEED]" (seed 1),
+ * "strided:K" (consecutive ranks K NPUs apart; K divides the NPU count) or
+ * "pack" (each group, smallest first, on consecutive free NPUs in order of
+ * the switch they hang off).  CS_EINVAL naming the spec otherwise. */
+int cs_topo_place(cs_topo *t, const char *spec, const cs_placement_group *groups, size_t ngroups, cs_error *err);
+/* The switch NPU v hangs off (directly or through its NIC; the smallest id
+ * when several), or UINT32_MAX. */
+uint32_t cs_topo_npu_switch(const cs_topo *t, uint32_t v);
+/* Distinct switches the ranks' NPUs hang off under the current placement. */
+uint32_t cs_topo_group_switches(const cs_topo *t, const uint32_t *ranks, uint32_t nranks);
+static inline uint32_t cs_topo_rank_npu(const cs_topo *t, uint32_t rank) { return t->place ? t->place[rank] : rank; }
 
 /* --- builders (build_*.c) ------------------------------------------------- */
 
@@ -117,5 +178,43 @@ typedef struct cs_rail_params {
     cs_time nvlink_lat, nic_lat, spine_lat;
 } cs_rail_params;
 int cs_topo_build_rail(const cs_rail_params *p, cs_topo **out, cs_error *err);
+
+/* Three-tier Clos (pods): npus / npus_per_leaf leaves, leaves_per_pod
+ * leaves per pod, each leaf to every one of its pod's aggs_per_pod
+ * aggregation switches (leaf_up_bw); aggregation switch i of every pod to
+ * the cores_per_agg core switches of core group i (agg_up_bw), so there are
+ * aggs_per_pod * cores_per_agg cores.  Shortest paths: same leaf 1, same pod
+ * aggs_per_pod, across pods aggs_per_pod * cores_per_agg.  Oversubscription
+ * per tier: leaf npus_per_leaf * host_bw / (aggs_per_pod * leaf_up_bw),
+ * aggregation leaves_per_pod * leaf_up_bw / (cores_per_agg * agg_up_bw). */
+typedef struct cs_clos3_params {
+    uint32_t npus, npus_per_leaf, leaves_per_pod, aggs_per_pod, cores_per_agg;
+    double host_bw, leaf_up_bw, agg_up_bw; /* bytes per ns */
+    cs_time host_lat, leaf_up_lat, agg_up_lat;
+} cs_clos3_params;
+int cs_topo_build_clos3(const cs_clos3_params *p, cs_topo **out, cs_error *err);
+
+/* 1-, 2- or 3-D torus (wrap = 1) or mesh (wrap = 0) of NPUs, each a router
+ * with cables to its grid neighbours (build_grid.c).  A dimension of 2 has
+ * one cable, not two. */
+typedef struct cs_grid_params {
+    uint32_t ndims, dims[3];
+    int wrap;
+    double bw; /* bytes per ns */
+    cs_time lat;
+} cs_grid_params;
+int cs_topo_build_grid(const cs_grid_params *p, cs_topo **out, cs_error *err);
+
+/* Dragonfly (build_grid.c): `groups` groups of routers_per_group routers,
+ * fully connected inside the group (local_bw); npus_per_router NPUs per
+ * router (host_bw); one global cable between every pair of groups
+ * (global_bw), group g's cable to group o on router ((o < g ? o : o-1) /
+ * global_per_router) -- needs routers * global_per_router >= groups - 1. */
+typedef struct cs_dragonfly_params {
+    uint32_t groups, routers_per_group, npus_per_router, global_per_router;
+    double host_bw, local_bw, global_bw; /* bytes per ns */
+    cs_time host_lat, local_lat, global_lat;
+} cs_dragonfly_params;
+int cs_topo_build_dragonfly(const cs_dragonfly_params *p, cs_topo **out, cs_error *err);
 
 #endif

@@ -7,7 +7,10 @@
  * every tensor-parallel collective depends on the node before it (Megatron's
  * TP collectives sit on the critical path).  Pipeline receives join the
  * chain; sends and data-parallel gradient buckets hang off it (they overlap
- * what follows); the optimizer step waits for every bucket.  See
+ * what follows); the optimizer step waits for every bucket.  Mixture-of-
+ * experts layers add a router and all-to-all dispatch/combine on the EP
+ * group; ZeRO-2/3 reduce-scatter gradients every micro-batch and ZeRO-3
+ * all-gathers each layer's parameters (one layer prefetched).  See
  * docs/generator.md.
  */
 #include "workload/gen_transformer.h"
@@ -25,19 +28,21 @@
 /* ---- models ---------------------------------------------------------------- */
 
 static const cs_tx_model presets[] = {
-    /* name          L    h      a    kv   ffn    vocab   seq  swiglu bias tied */
-    {"gpt3-6.7b", 32, 4096, 32, 32, 16384, 51200, 2048, 0, 1, 1},
-    {"gpt3-13b", 40, 5120, 40, 40, 20480, 51200, 2048, 0, 1, 1},
-    {"gpt3-22b", 48, 6144, 64, 64, 24576, 51200, 2048, 0, 1, 1},
-    {"gpt3-175b", 96, 12288, 96, 96, 49152, 51200, 2048, 0, 1, 1},
-    {"gpt3-530b", 105, 20480, 128, 128, 81920, 51200, 2048, 0, 1, 1},
-    {"gpt3-1t", 128, 25600, 160, 160, 102400, 51200, 2048, 0, 1, 1},
-    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 0, 0},
-    {"llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096, 1, 0, 0},
-    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 0, 0},
-    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 0, 0},
-    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 0, 0},
-    {"llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 1, 0, 0},
+    /* name          L    h      a    kv   ffn    vocab   seq  swiglu bias tied experts top_k */
+    {"gpt3-6.7b", 32, 4096, 32, 32, 16384, 51200, 2048, 0, 1, 1, 0, 0},
+    {"gpt3-13b", 40, 5120, 40, 40, 20480, 51200, 2048, 0, 1, 1, 0, 0},
+    {"gpt3-22b", 48, 6144, 64, 64, 24576, 51200, 2048, 0, 1, 1, 0, 0},
+    {"gpt3-175b", 96, 12288, 96, 96, 49152, 51200, 2048, 0, 1, 1, 0, 0},
+    {"gpt3-530b", 105, 20480, 128, 128, 81920, 51200, 2048, 0, 1, 1, 0, 0},
+    {"gpt3-1t", 128, 25600, 160, 160, 102400, 51200, 2048, 0, 1, 1, 0, 0},
+    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 0, 0, 0, 0},
+    {"llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096, 1, 0, 0, 0, 0},
+    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 0, 0, 0, 0},
+    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 0, 0, 0, 0},
+    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 0, 0, 0, 0},
+    {"llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 1, 0, 0, 0, 0},
+    /* Jiang et al. 2024, "Mixtral of Experts", Table 1 (context 32768; trained here at 4096) */
+    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1, 0, 0, 8, 2},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -66,6 +71,8 @@ static const mkey mkeys[] = {
     {"swiglu", 0, offsetof(cs_tx_model, swiglu), 1},
     {"bias", 0, offsetof(cs_tx_model, bias), 1},
     {"tied_embeddings", 0, offsetof(cs_tx_model, tied_embeddings), 1},
+    {"experts", 0, offsetof(cs_tx_model, experts), 0},
+    {"top_k", 0, offsetof(cs_tx_model, top_k), 0},
 };
 #define NMKEYS (sizeof mkeys / sizeof mkeys[0])
 
@@ -123,7 +130,11 @@ int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
     }
     if (!out->kv_heads) out->kv_heads = out->heads;
     if (!out->ffn_hidden) out->ffn_hidden = 4 * out->hidden;
-    if (out->hidden % out->heads)
+    if (out->experts && !out->top_k) out->top_k = out->experts < 2 ? out->experts : 2;
+    if (out->top_k > out->experts)
+        rc = CS_ERR(err, CS_EINVAL, "%s:%d: top_k: expected at most experts (%u), got %u", path,
+                    cfg_jdoc_key_line(&doc, "top_k"), out->experts, out->top_k);
+    else if (out->hidden % out->heads)
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: heads: expected a divisor of hidden (%u), got %u", path,
                     cfg_jdoc_key_line(&doc, "heads"), out->hidden, out->heads);
     else if (out->heads % out->kv_heads)
@@ -153,22 +164,22 @@ int cs_tx_model_resolve(const char *name_or_path, cs_tx_model *out, cs_error *er
 }
 
 int cs_tx_model_write_json(const cs_tx_model *m, FILE *f) {
-    return fprintf(f,
-                   "{\n  \"name\": \"%s\",\n  \"layers\": %u,\n  \"hidden\": %u,\n  \"heads\": %u,\n"
-                   "  \"kv_heads\": %u,\n  \"ffn_hidden\": %u,\n  \"vocab\": %u,\n  \"seq\": %u,\n"
-                   "  \"swiglu\": %s,\n  \"bias\": %s,\n  \"tied_embeddings\": %s\n}\n",
-                   m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->vocab, m->seq,
-                   m->swiglu ? "true" : "false", m->bias ? "true" : "false",
-                   m->tied_embeddings ? "true" : "false") < 0
-               ? -1
-               : 0;
+    int rc = fprintf(f,
+                     "{\n  \"name\": \"%s\",\n  \"layers\": %u,\n  \"hidden\": %u,\n  \"heads\": %u,\n"
+                     "  \"kv_heads\": %u,\n  \"ffn_hidden\": %u,\n  \"vocab\": %u,\n  \"seq\": %u,\n"
+                     "  \"swiglu\": %s,\n  \"bias\": %s,\n  \"tied_embeddings\": %s",
+                     m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->vocab, m->seq,
+                     m->swiglu ? "true" : "false", m->bias ? "true" : "false", m->tied_embeddings ? "true" : "false");
+    if (rc >= 0 && m->experts) rc = fprintf(f, ",\n  \"experts\": %u,\n  \"top_k\": %u", m->experts, m->top_k);
+    if (rc >= 0) rc = fprintf(f, "\n}\n");
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- plan -------------------------------------------------------------------- */
 
 void cs_tx_plan_defaults(cs_tx_plan *p) {
     memset(p, 0, sizeof *p);
-    p->tp = p->pp = p->dp = 1;
+    p->tp = p->pp = p->dp = p->ep = 1;
     p->schedule = CS_SCHED_1F1B;
     p->micro_batch = 1;
     p->bucket_params = 40000000;
@@ -191,6 +202,9 @@ int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err) {
     if (!p->global_batch || p->global_batch % (p->micro_batch * p->dp))
         return CS_ERR(err, CS_EINVAL, "--global-batch %u: expected a multiple of micro-batch x dp (%u x %u)",
                       p->global_batch, p->micro_batch, p->dp);
+    if (!p->ep || p->dp % p->ep || (p->ep > 1 && (!m->experts || m->experts % p->ep)))
+        return CS_ERR(err, CS_EINVAL, "--ep %u: expected a divisor of --dp (%u) and of the expert count (%u)", p->ep,
+                      p->dp, m->experts);
     if (p->zero < 0 || p->zero > 3) return CS_ERR(err, CS_EINVAL, "--zero %d: expected 0, 1, 2 or 3", p->zero);
     if ((uint64_t)p->tp * p->pp * p->dp > UINT32_MAX / 2)
         return CS_ERR(err, CS_EINVAL, "tp x pp x dp: too many ranks");
@@ -203,10 +217,18 @@ static double head_dim(const cs_tx_model *m) { return (double)m->hidden / m->hea
 static double qkv_out(const cs_tx_model *m) { return m->hidden + 2.0 * m->kv_heads * head_dim(m); }
 static double mlp_mats(const cs_tx_model *m) { return m->swiglu ? 3.0 : 2.0; }
 
+/* MoE expert parameters of one layer (0 for a dense model): E expert MLPs. */
+static double layer_expert_params(const cs_tx_model *m) {
+    double h = m->hidden, f = m->ffn_hidden;
+    return m->experts * (mlp_mats(m) * h * f + (m->bias ? f + h : 0));
+}
+
 double cs_tx_layer_params(const cs_tx_model *m) {
     double h = m->hidden, f = m->ffn_hidden;
-    double p = h * qkv_out(m) + h * h + mlp_mats(m) * h * f;
-    if (m->bias) p += qkv_out(m) + h + f + h;
+    double p = h * qkv_out(m) + h * h;
+    if (m->bias) p += qkv_out(m) + h;
+    if (m->experts) p += layer_expert_params(m) + h * m->experts; /* experts + router */
+    else p += mlp_mats(m) * h * f + (m->bias ? f + h : 0);
     p += m->bias ? 4 * h : 2 * h; /* two LayerNorms (weight+bias) or RMSNorms */
     return p;
 }
@@ -224,8 +246,9 @@ double cs_tx_total_params(const cs_tx_model *m) {
 
 /* Matmul FLOPs per token of one layer's forward pass (s = sequence). */
 static double layer_fwd_flops_per_token(const cs_tx_model *m) {
-    double h = m->hidden;
-    return 2.0 * (h * qkv_out(m) + h * h + mlp_mats(m) * h * m->ffn_hidden) + 4.0 * m->seq * h;
+    double h = m->hidden, mlp = mlp_mats(m) * h * m->ffn_hidden;
+    if (m->experts) mlp = m->top_k * mlp + h * m->experts; /* top_k experts per token + router */
+    return 2.0 * (h * qkv_out(m) + h * h + mlp) + 4.0 * m->seq * h;
 }
 
 double cs_tx_model_flops(const cs_tx_model *m, const cs_tx_plan *p) {
@@ -256,14 +279,22 @@ static double layer_act_bytes(const cs_tx_model *m, const cs_tx_plan *p, int rec
     }
 }
 
+/* Expert parameters of a rank of stage st: the stage's layers' experts / (ep t). */
+static double stage_expert_params(const cs_tx_model *m, const cs_tx_plan *p) {
+    return (double)(m->layers / p->pp) * layer_expert_params(m) / ((double)p->ep * p->tp);
+}
+
 void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, cs_tx_memory *o) {
     memset(o, 0, sizeof *o);
     o->stage = st;
-    double P = stage_params(m, p, st), dp = p->dp;
-    o->params = P;
-    o->weights = 2 * P / (p->zero >= 3 ? dp : 1);
-    o->grads = 2 * P / (p->zero >= 2 ? dp : 1);
-    o->optimizer = 12 * P / (p->zero >= 1 ? dp : 1);
+    /* dense parameters are replicated over dp, experts over dp/ep (ZeRO shards over those) */
+    double Pe = stage_expert_params(m, p);
+    double Pd = stage_params(m, p, st) - Pe * p->ep, dp = p->dp, edp = (double)p->dp / p->ep;
+    o->params = Pd + Pe;
+    o->expert_params = Pe;
+    o->weights = 2 * (Pd / (p->zero >= 3 ? dp : 1) + Pe / (p->zero >= 3 ? edp : 1));
+    o->grads = 2 * (Pd / (p->zero >= 2 ? dp : 1) + Pe / (p->zero >= 2 ? edp : 1));
+    o->optimizer = 12 * (Pd / (p->zero >= 1 ? dp : 1) + Pe / (p->zero >= 1 ? edp : 1));
     uint32_t mb = cs_tx_micro_batches(p);
     uint32_t inflight = p->schedule == CS_SCHED_GPIPE ? mb : (p->pp - st < mb ? p->pp - st : mb);
     o->inflight = inflight;
@@ -306,7 +337,9 @@ int cs_tx_memory_check(const cs_tx_model *m, const cs_tx_plan *p, const cs_devic
 void cs_tx_comm_groups(const cs_tx_plan *p, cs_comm_groups *out) {
     memset(out, 0, sizeof *out);
     size_t ntp = (size_t)p->pp * p->dp, ndp = (size_t)p->pp * p->tp;
-    out->ngroups = ntp + ndp;
+    uint32_t ep = p->ep ? p->ep : 1, edp = p->dp / ep;
+    size_t nep = ep > 1 ? ndp * edp : 0, nedp = ep > 1 ? ndp * ep : 0;
+    out->ngroups = ntp + ndp + nep + nedp;
     out->groups = cs_calloc(out->ngroups, sizeof *out->groups);
     for (size_t g = 0; g < out->ngroups; g++) {
         cs_comm_group *cg = &out->groups[g];
@@ -314,17 +347,25 @@ void cs_tx_comm_groups(const cs_tx_plan *p, cs_comm_groups *out) {
         snprintf(name, sizeof name, "%u", (unsigned)(g + 1));
         cg->name = cs_strdup(name);
         cg->id = (uint32_t)(g + 1);
-        int is_tp = g < ntp;
-        cg->nranks = is_tp ? p->tp : p->dp;
+        int is_tp = g < ntp, is_dp = !is_tp && g < ntp + ndp, is_ep = !is_tp && !is_dp && g < ntp + ndp + nep;
+        cg->nranks = is_tp ? p->tp : is_dp ? p->dp : is_ep ? ep : edp;
         cg->ranks = cs_malloc(cg->nranks * sizeof *cg->ranks);
         cg->rank_lines = cs_calloc(cg->nranks, sizeof *cg->rank_lines);
         for (uint32_t i = 0; i < cg->nranks; i++) {
             if (is_tp) {
                 uint32_t pi = (uint32_t)(g / p->dp), di = (uint32_t)(g % p->dp);
                 cg->ranks[i] = i + p->tp * (di + p->dp * pi);
-            } else {
+            } else if (is_dp) {
                 uint32_t pi = (uint32_t)((g - ntp) / p->tp), ti = (uint32_t)((g - ntp) % p->tp);
                 cg->ranks[i] = ti + p->tp * (i + p->dp * pi);
+            } else if (is_ep) { /* (pi, ti, block): DP indices block*ep + i */
+                size_t k = g - ntp - ndp, pt = k / edp, blk = k % edp;
+                uint32_t pi = (uint32_t)(pt / p->tp), ti = (uint32_t)(pt % p->tp);
+                cg->ranks[i] = ti + p->tp * ((uint32_t)blk * ep + i + p->dp * pi);
+            } else { /* expert-DP (pi, ti, e): DP indices e + ep*i */
+                size_t k = g - ntp - ndp - nep, pt = k / ep, e = k % ep;
+                uint32_t pi = (uint32_t)(pt / p->tp), ti = (uint32_t)(pt % p->tp);
+                cg->ranks[i] = ti + p->tp * ((uint32_t)e + ep * i + p->dp * pi);
             }
         }
     }
@@ -346,12 +387,14 @@ int cs_tx_comm_groups_write(const cs_comm_groups *g, const char *path, cs_error 
 
 /* ---- generation -------------------------------------------------------------------- */
 
+enum { PG_DP = 0, PG_TP = 1, PG_EP = 2, PG_EDP = 3 };
+
 typedef struct gen {
     const cs_tx_model *m;
     const cs_tx_plan *p;
     const cs_device *d;
     uint32_t rank, ti, di, pi;
-    char tp_pg[16], dp_pg[16];
+    char pg[4][16];              /* PG_* communicator names of the rank */
     cs_tx_sink sink;
     void *ud;
     cs_tx_stats *st;
@@ -360,9 +403,20 @@ typedef struct gen {
     uint64_t next_id, last;      /* last = tail of the chain (0 = none) */
     uint64_t *extra;             /* dependencies for the optimizer (DP buckets) */
     size_t nextra, capextra;
+    uint64_t need[2];            /* ZeRO-3 gathers the next chained node waits for */
+    size_t nneed;
+    uint64_t pf[2];              /* ZeRO-3 prefetched gather of layer pf_layer */
+    size_t npf;
+    uint32_t pf_layer;
+    int recomputing;             /* inside a full recomputation's forward */
     /* shapes */
     double s, b, h, a, g, hd, f, t, sb, sl, V;
 } gen;
+
+static void take_needs(gen *G, cs_et_nb *nb) {
+    for (size_t i = 0; i < G->nneed; i++) cs_et_nb_data_dep(nb, G->need[i]);
+    G->nneed = 0;
+}
 
 static void emit(gen *G, cs_et_nb *nb) {
     if (G->rc == CS_OK) {
@@ -377,6 +431,7 @@ static void comp(gen *G, const char *name, double flops, double bytes, double se
     uint64_t id = ++G->next_id;
     cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
     if (G->last) cs_et_nb_data_dep(nb, G->last);
+    take_needs(G, nb);
     double us = floor(secs * 1e6 + 0.5);
     cs_et_nb_duration_us(nb, us < 1 ? 1 : (uint64_t)us);
     cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
@@ -388,23 +443,31 @@ static void comp(gen *G, const char *name, double flops, double bytes, double se
     G->st->compute_s += secs;
 }
 
-/* A collective; chained (blocking) or hanging off the chain.  Returns its id. */
-static uint64_t coll(gen *G, const char *name, int type, double bytes, int tp, int chained) {
+/* A collective on the rank's PG_* group `kind`; chained (blocking) or hanging
+ * off the chain.  Returns its id. */
+static uint64_t coll(gen *G, const char *name, int type, double bytes, int kind, int chained) {
     uint64_t id = ++G->next_id;
     cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
     if (G->last) cs_et_nb_data_dep(nb, G->last);
+    if (chained) take_needs(G, nb);
     cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
     cs_et_nb_attr_int64(nb, "comm_type", type);
     cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
-    cs_et_nb_attr_string(nb, "pg_name", tp ? G->tp_pg : G->dp_pg);
+    cs_et_nb_attr_string(nb, "pg_name", G->pg[kind]);
     emit(G, nb);
     if (chained) G->last = id;
-    if (tp) {
+    double b = (double)(uint64_t)llround(bytes);
+    if (kind == PG_TP) {
         G->st->tp_colls++;
-        G->st->tp_bytes += (double)(uint64_t)llround(bytes);
+        G->st->tp_bytes += b;
+    } else if (kind == PG_EP) {
+        G->st->ep_colls++;
+        G->st->ep_bytes += b;
     } else {
         G->st->dp_colls++;
-        G->st->dp_bytes += (double)(uint64_t)llround(bytes);
+        G->st->dp_bytes += b;
+        if (type == CS_COLL_ALL_GATHER) G->st->dp_ag_bytes += b;
+        if (type == CS_COLL_REDUCE_SCATTER) G->st->dp_rs_bytes += b;
     }
     return id;
 }
@@ -437,12 +500,99 @@ static double strm(gen *G, double bytes) { return cs_device_stream_s(G->d, bytes
  * (all-reduce, or reduce-scatter with SP), "gather" its g-bar (nothing, or all-gather). */
 static void tp_reduce(gen *G, const char *name) {
     if (G->p->tp < 2) return;
-    if (G->p->sp) coll(G, name, CS_COLL_REDUCE_SCATTER, G->sb * G->h * 2, 1, 1);
-    else coll(G, name, CS_COLL_ALL_REDUCE, G->sb * G->h * 2, 1, 1);
+    if (G->p->sp) coll(G, name, CS_COLL_REDUCE_SCATTER, G->sb * G->h * 2, PG_TP, 1);
+    else coll(G, name, CS_COLL_ALL_REDUCE, G->sb * G->h * 2, PG_TP, 1);
 }
 static void tp_gather(gen *G, const char *name) {
     if (G->p->tp < 2 || !G->p->sp) return;
-    coll(G, name, CS_COLL_ALL_GATHER, G->sb * G->h * 2 / G->t, 1, 1); /* comm_size = each rank's shard */
+    coll(G, name, CS_COLL_ALL_GATHER, G->sb * G->h * 2 / G->t, PG_TP, 1); /* comm_size = each rank's shard */
+}
+
+/* ---- mixture of experts: router, all-to-all dispatch, experts, all-to-all combine ----
+ * Balanced routing: each of the rank's sb tokens goes to top_k experts, so the
+ * rank sends and receives sb k token vectors; comm_size of each all-to-all is
+ * the rank's whole send buffer, sb k h 2 bytes.  Experts are sharded over TP
+ * like the dense MLP (f/t columns); the router (2 sb h E FLOPs) is counted 1/t
+ * per TP rank. */
+static void moe_fwd(gen *G, const char *tag, uint32_t l) {
+    char nm[64];
+    double E = G->m->experts, k = G->m->top_k, f = G->f / G->t, mm = G->m->swiglu ? 2 : 1, ep = G->p->ep;
+    double tok = G->sb * k, le = E / ep, rows = tok / le;
+    snprintf(nm, sizeof nm, "%sL%u.router", tag, l);
+    comp(G, nm, 2 * G->sb * G->h * E / G->t, 2 * (G->sb * G->h + G->h * E) + 4 * G->sb * E,
+         gemm(G, G->sb / G->t, E, G->h) + strm(G, 4 * G->sb * E));
+    if (ep > 1) {
+        snprintf(nm, sizeof nm, "%sL%u.dispatch", tag, l);
+        coll(G, nm, CS_COLL_ALL_TO_ALL, tok * G->h * 2, PG_EP, 1);
+    }
+    snprintf(nm, sizeof nm, "%sL%u.experts", tag, l);
+    double tm = le * (mm * gemm(G, rows, f, G->h) + gemm(G, rows, G->h, f)) + strm(G, (mm == 2 ? 6 : 4) * tok * f);
+    comp(G, nm, 2 * tok * G->h * f * (mm + 1), 2 * (le * (mm + 1) * G->h * f + 2 * tok * G->h) + 4 * tok * f * mm, tm);
+    if (ep > 1) {
+        snprintf(nm, sizeof nm, "%sL%u.combine", tag, l);
+        coll(G, nm, CS_COLL_ALL_TO_ALL, tok * G->h * 2, PG_EP, 1);
+    }
+}
+
+static void moe_bwd(gen *G, uint32_t l) {
+    char nm[64];
+    double E = G->m->experts, k = G->m->top_k, f = G->f / G->t, mm = G->m->swiglu ? 2 : 1, ep = G->p->ep;
+    double tok = G->sb * k, le = E / ep, rows = tok / le;
+    if (ep > 1) {
+        snprintf(nm, sizeof nm, "bwd.L%u.combine", l);
+        coll(G, nm, CS_COLL_ALL_TO_ALL, tok * G->h * 2, PG_EP, 1);
+    }
+    snprintf(nm, sizeof nm, "bwd.L%u.experts", l);
+    double tm = 2 * le * (mm * gemm(G, rows, f, G->h) + gemm(G, rows, G->h, f)) +
+                strm(G, 2 * (mm == 2 ? 6 : 4) * tok * f);
+    comp(G, nm, 2 * 2 * tok * G->h * f * (mm + 1), 2 * 2 * (le * (mm + 1) * G->h * f + 2 * tok * G->h), tm);
+    if (ep > 1) {
+        snprintf(nm, sizeof nm, "bwd.L%u.dispatch", l);
+        coll(G, nm, CS_COLL_ALL_TO_ALL, tok * G->h * 2, PG_EP, 1);
+    }
+    snprintf(nm, sizeof nm, "bwd.L%u.router", l);
+    comp(G, nm, 2 * 2 * G->sb * G->h * E / G->t, 2 * 2 * (G->sb * G->h + G->h * E),
+         2 * gemm(G, G->sb / G->t, E, G->h) + strm(G, 4 * G->sb * E));
+}
+
+/* ---- ZeRO-3 / FSDP: all-gather a unit's parameter shards before it runs ----
+ * Dense parameters are sharded over DP, experts over expert-DP (dp/ep);
+ * comm_size = the rank's shard in bytes.  Off the chain (prefetch); the
+ * returned ids are what the unit's first node must wait for. */
+static size_t z3_gather(gen *G, const char *name, double dense, double expert, uint64_t ids[2], int chained) {
+    size_t n = 0;
+    double edp = (double)G->p->dp / G->p->ep;
+    if (G->p->zero < 3) return 0;
+    if (G->p->dp > 1 && dense > 0) ids[n++] = coll(G, name, CS_COLL_ALL_GATHER, 2 * dense / G->p->dp, PG_DP, chained);
+    if (edp > 1 && expert > 0) ids[n++] = coll(G, name, CS_COLL_ALL_GATHER, 2 * expert / edp, PG_EDP, chained);
+    return n;
+}
+
+static double layer_dense_rank(gen *G) { return (cs_tx_layer_params(G->m) - layer_expert_params(G->m)) / G->t; }
+static double layer_expert_rank(gen *G) { return layer_expert_params(G->m) / ((double)G->p->ep * G->t); }
+
+/* Before layer l's forward (bwd = 0) or backward (1): wait for its gather
+ * (prefetched by the previous layer, else issued now) and prefetch the next
+ * layer of the stage in the same direction. */
+static void z3_layer(gen *G, uint32_t l, int bwd) {
+    if (G->p->zero < 3 || G->recomputing) return;
+    uint32_t key = 2 * l + (uint32_t)bwd, L = G->m->layers / G->p->pp, lo = G->pi * L, hi = lo + L;
+    char nm[64];
+    if (G->npf && G->pf_layer == key) {
+        memcpy(G->need, G->pf, sizeof G->need);
+        G->nneed = G->npf;
+    } else {
+        snprintf(nm, sizeof nm, "%sL%u.zero3.ag", bwd ? "bwd." : "", l);
+        G->nneed = z3_gather(G, nm, layer_dense_rank(G), layer_expert_rank(G), G->need, 0);
+    }
+    G->npf = 0;
+    int has_next = bwd ? l > lo : l + 1 < hi;
+    if (has_next) {
+        uint32_t nl = bwd ? l - 1 : l + 1;
+        snprintf(nm, sizeof nm, "%sL%u.zero3.ag", bwd ? "bwd." : "", nl);
+        G->npf = z3_gather(G, nm, layer_dense_rank(G), layer_expert_rank(G), G->pf, 0);
+        G->pf_layer = 2 * nl + (uint32_t)bwd;
+    }
 }
 
 /* Attention core: QK^T, softmax, dropout, AV (per TP rank). */
@@ -456,6 +606,7 @@ static void attn_core_fwd(gen *G, const char *name) {
 
 static void layer_fwd(gen *G, uint32_t l, const char *tag) {
     char nm[64];
+    z3_layer(G, l, 0);
     double q = (G->a + 2 * G->g) * G->hd / G->t, f = G->f / G->t, mm = G->m->swiglu ? 2 : 1;
     snprintf(nm, sizeof nm, "%sL%u.ln1", tag, l);
     comp(G, nm, 0, 4 * G->sl * G->h, strm(G, 4 * G->sl * G->h));
@@ -474,10 +625,14 @@ static void layer_fwd(gen *G, uint32_t l, const char *tag) {
     comp(G, nm, 0, 11 * G->sl * G->h, strm(G, 11 * G->sl * G->h));
     snprintf(nm, sizeof nm, "%sL%u.ag2", tag, l);
     tp_gather(G, nm);
-    snprintf(nm, sizeof nm, "%sL%u.mlp", tag, l);
-    double tm = mm * gemm(G, G->sb, f, G->h) + gemm(G, G->sb, G->h, f) + strm(G, (mm == 2 ? 6 : 4) * G->sb * f);
-    comp(G, nm, 2 * G->sb * G->h * f * (mm + 1), 2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h) + 4 * G->sb * f * mm,
-         tm);
+    if (G->m->experts) {
+        moe_fwd(G, tag, l);
+    } else {
+        snprintf(nm, sizeof nm, "%sL%u.mlp", tag, l);
+        double tm = mm * gemm(G, G->sb, f, G->h) + gemm(G, G->sb, G->h, f) + strm(G, (mm == 2 ? 6 : 4) * G->sb * f);
+        comp(G, nm, 2 * G->sb * G->h * f * (mm + 1),
+             2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h) + 4 * G->sb * f * mm, tm);
+    }
     snprintf(nm, sizeof nm, "%sL%u.ar2", tag, l);
     tp_reduce(G, nm);
     snprintf(nm, sizeof nm, "%sL%u.res2", tag, l);
@@ -488,14 +643,24 @@ static void layer_bwd(gen *G, uint32_t l) {
     char nm[64];
     double q = (G->a + 2 * G->g) * G->hd / G->t, f = G->f / G->t, mm = G->m->swiglu ? 2 : 1;
     double ad = G->a * G->hd / G->t;
-    if (G->p->recompute == CS_RECOMP_FULL) layer_fwd(G, l, "recompute.");
+    z3_layer(G, l, 1);
+    if (G->p->recompute == CS_RECOMP_FULL) {
+        G->recomputing = 1;
+        layer_fwd(G, l, "recompute.");
+        G->recomputing = 0;
+    }
     snprintf(nm, sizeof nm, "bwd.L%u.res2", l);
     comp(G, nm, 0, 10 * G->sl * G->h, strm(G, 10 * G->sl * G->h));
     snprintf(nm, sizeof nm, "bwd.L%u.ag2", l);
     tp_gather(G, nm);
-    snprintf(nm, sizeof nm, "bwd.L%u.mlp", l);
-    double tm = 2 * (mm * gemm(G, G->sb, f, G->h) + gemm(G, G->sb, G->h, f)) + strm(G, 2 * (mm == 2 ? 6 : 4) * G->sb * f);
-    comp(G, nm, 2 * 2 * G->sb * G->h * f * (mm + 1), 2 * 2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h), tm);
+    if (G->m->experts) {
+        moe_bwd(G, l);
+    } else {
+        snprintf(nm, sizeof nm, "bwd.L%u.mlp", l);
+        double tm = 2 * (mm * gemm(G, G->sb, f, G->h) + gemm(G, G->sb, G->h, f)) +
+                    strm(G, 2 * (mm == 2 ? 6 : 4) * G->sb * f);
+        comp(G, nm, 2 * 2 * G->sb * G->h * f * (mm + 1), 2 * 2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h), tm);
+    }
     snprintf(nm, sizeof nm, "bwd.L%u.ar2", l);
     tp_reduce(G, nm);
     snprintf(nm, sizeof nm, "bwd.L%u.res1_ln2", l);
@@ -527,8 +692,17 @@ static uint32_t rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t 
     return ti + p->tp * (di + p->dp * pi);
 }
 
+/* ZeRO-3: the stage's parameters outside its layers (embedding, final norm,
+ * output layer), gathered on the chain at the start of each pass. */
+static void z3_extras(gen *G, const char *name) {
+    uint64_t ids[2];
+    double x = stage_params(G->m, G->p, G->pi) - (double)(G->m->layers / G->p->pp) * cs_tx_layer_params(G->m) / G->t;
+    if (x > 0.5) z3_gather(G, name, x, 0, ids, 1);
+}
+
 static void forward_mb(gen *G, uint32_t mb) {
     uint32_t L = G->m->layers / G->p->pp, P = G->p->pp;
+    z3_extras(G, "zero3.ag.extra");
     if (G->pi > 0) p2p(G, 0, rank_of(G->p, G->ti, G->di, G->pi - 1), (int32_t)(2 * mb), G->sl * G->h * 2);
     if (G->pi == 0) {
         comp(G, "embed", 0, 4 * G->sl * G->h, strm(G, 4 * G->sl * G->h));
@@ -546,9 +720,13 @@ static void forward_mb(gen *G, uint32_t mb) {
     }
 }
 
-static void dp_bucket(gen *G, double *acc, int force) {
-    if (G->p->dp < 2 || *acc <= 0 || (!force && *acc < (double)G->p->bucket_params)) return;
-    uint64_t id = coll(G, "dp.grads", G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * 2, 0, 0);
+/* A gradient bucket on the DP group (kind PG_DP) or, for MoE experts, the
+ * expert-DP group (PG_EDP): all-reduce, or reduce-scatter with ZeRO >= 1. */
+static void dp_bucket(gen *G, double *acc, int force, int kind) {
+    uint32_t n = kind == PG_EDP ? G->p->dp / G->p->ep : G->p->dp;
+    if (n < 2 || *acc <= 0 || (!force && *acc < (double)G->p->bucket_params)) return;
+    uint64_t id = coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
+                       G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * 2, kind, 0);
     if (G->nextra == G->capextra) {
         G->capextra = G->capextra ? 2 * G->capextra : 16;
         G->extra = cs_realloc(G->extra, G->capextra * sizeof *G->extra);
@@ -557,9 +735,13 @@ static void dp_bucket(gen *G, double *acc, int force) {
     *acc = 0;
 }
 
+/* Gradients are reduced in the last micro-batch's backward (ZeRO 0/1: they
+ * accumulate locally) or, with ZeRO >= 2 (sharded gradients), in every one. */
 static void backward_mb(gen *G, uint32_t mb, int last_mb) {
     uint32_t L = G->m->layers / G->p->pp, P = G->p->pp;
-    double acc = 0, lp = cs_tx_layer_params(G->m) / G->t;
+    double acc = 0, acce = 0, lp = layer_dense_rank(G), lpe = layer_expert_rank(G);
+    if (G->p->zero >= 2) last_mb = 1;
+    z3_extras(G, "bwd.zero3.ag.extra");
     if (G->pi < P - 1) p2p(G, 0, rank_of(G->p, G->ti, G->di, G->pi + 1), (int32_t)(2 * mb + 1), G->sl * G->h * 2);
     if (G->pi == P - 1) {
         double v = ceil(G->V / G->t);
@@ -573,7 +755,9 @@ static void backward_mb(gen *G, uint32_t mb, int last_mb) {
         layer_bwd(G, G->pi * L + l);
         if (last_mb) {
             acc += lp;
-            dp_bucket(G, &acc, 0);
+            acce += lpe;
+            dp_bucket(G, &acc, 0, PG_DP);
+            dp_bucket(G, &acce, 0, PG_EDP);
         }
     }
     if (G->pi == 0) {
@@ -582,7 +766,10 @@ static void backward_mb(gen *G, uint32_t mb, int last_mb) {
     } else {
         p2p(G, 1, rank_of(G->p, G->ti, G->di, G->pi - 1), (int32_t)(2 * mb + 1), G->sl * G->h * 2);
     }
-    if (last_mb) dp_bucket(G, &acc, 1);
+    if (last_mb) {
+        dp_bucket(G, &acc, 1, PG_DP);
+        dp_bucket(G, &acce, 1, PG_EDP);
+    }
 }
 
 int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, uint32_t rank,
@@ -600,8 +787,14 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     G.ti = rank % p->tp;
     G.di = (rank / p->tp) % p->dp;
     G.pi = rank / (p->tp * p->dp);
-    snprintf(G.tp_pg, sizeof G.tp_pg, "%u", 1 + G.pi * p->dp + G.di);
-    snprintf(G.dp_pg, sizeof G.dp_pg, "%u", 1 + p->pp * p->dp + G.pi * p->tp + G.ti);
+    snprintf(G.pg[PG_TP], sizeof G.pg[PG_TP], "%u", 1 + G.pi * p->dp + G.di);
+    snprintf(G.pg[PG_DP], sizeof G.pg[PG_DP], "%u", 1 + p->pp * p->dp + G.pi * p->tp + G.ti);
+    {
+        uint32_t ep = p->ep, edp = p->dp / ep, pt = G.pi * p->tp + G.ti, base = 1 + p->pp * p->dp + p->pp * p->tp;
+        snprintf(G.pg[PG_EP], sizeof G.pg[PG_EP], "%u", base + pt * edp + G.di / ep);
+        snprintf(G.pg[PG_EDP], sizeof G.pg[PG_EDP], "%u", ep > 1 ? base + p->pp * p->tp * edp + pt * ep + G.di % ep
+                                                                  : 1 + p->pp * p->dp + pt);
+    }
     G.sink = sink;
     G.ud = ud;
     G.st = stats ? stats : &dummy;
@@ -637,7 +830,8 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     {
         cs_tx_memory mm;
         cs_tx_memory_stage(m, p, G.pi, &mm);
-        double shard = mm.params / (p->zero >= 1 ? p->dp : 1);
+        double edp = (double)p->dp / p->ep, pe = mm.expert_params, pd = mm.params - pe;
+        double sd = pd / (p->zero >= 1 ? p->dp : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
         uint64_t id = ++G.next_id;
         cs_et_nb *nb = cs_et_nb_new(id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
         if (G.last) cs_et_nb_data_dep(nb, G.last);
@@ -650,7 +844,10 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
         emit(&G, nb);
         G.last = id;
         G.st->compute_s += secs;
-        if (p->zero >= 1 && p->dp > 1) coll(&G, "dp.params", CS_COLL_ALL_GATHER, shard * 2, 0, 1);
+        /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded */
+        if (p->zero >= 1 && p->zero < 3 && p->dp > 1) coll(&G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
+        if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
+            coll(&G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
     }
     cs_free(G.extra);
     return G.rc;

@@ -3,8 +3,9 @@
  * Chakra graphs, and the per-rank memory footprint of a parallelism plan.
  *
  * A model (cs_tx_model: GPT-3 style GeLU MLP, or Llama style SwiGLU with
- * grouped-query attention) and a plan (cs_tx_plan: TP x PP x DP, sequence
- * parallelism, recomputation, micro-/global batch, schedule, ZeRO stage)
+ * grouped-query attention, optionally mixture-of-experts) and a plan (cs_tx_plan: TP x PP x DP, sequence
+ * parallelism, recomputation, micro-/global batch, schedule, ZeRO stage,
+ * expert parallelism)
  * become, for every rank, a Chakra node stream (COMP nodes with num_ops =
  * matrix-multiply FLOPs, tensor_size = bytes moved, duration_micros from the
  * device's efficiency model; COMM_COLL nodes with pg_name naming a TP or DP
@@ -13,8 +14,12 @@
  * Rank layout (Megatron's): rank = tp_i + tp * (dp_i + dp * pp_i), so TP
  * ranks are contiguous (innermost network dimension), then DP, then PP.
  * Communicator groups: TP group of (pp_i, dp_i) has id 1 + pp_i*dp + dp_i;
- * DP group of (pp_i, tp_i) has id 1 + pp*dp + pp_i*tp + tp_i.  Groups of one
- * rank are not used (no collective is emitted).
+ * DP group of (pp_i, tp_i) has id 1 + pp*dp + pp_i*tp + tp_i.  With ep > 1
+ * (MoE) the EP groups follow: (pp_i, tp_i, dp_i / ep) -> 1 + pp*dp + pp*tp +
+ * (pp_i*tp + tp_i)*(dp/ep) + dp_i/ep (ep consecutive DP indices), then the
+ * expert-DP groups (pp_i, tp_i, dp_i % ep) -> base + (pp_i*tp + tp_i)*ep +
+ * dp_i % ep, base = 1 + pp*dp + pp*tp + pp*tp*(dp/ep).  Groups of one rank
+ * are not used (no collective is emitted).
  *
  * docs/generator.md describes the graph of one layer, the schedules, and the
  * memory formulas (Korthikanti et al. 2022).  The caller owns every struct.
@@ -36,6 +41,9 @@ typedef struct cs_tx_model {
     int swiglu;            /* 1 = SwiGLU MLP (3 matrices), 0 = GeLU (2 matrices) */
     int bias;              /* 1 = linear biases (GPT), 0 = none (Llama) */
     int tied_embeddings;   /* 1 = output layer shares the input embedding */
+    /* Mixture of experts (0 = dense): every layer's MLP becomes `experts`
+     * expert MLPs of ffn_hidden each and a router; each token visits top_k. */
+    uint32_t experts, top_k;
 } cs_tx_model;
 
 enum { CS_RECOMP_NONE = 0, CS_RECOMP_SELECTIVE = 1, CS_RECOMP_FULL = 2 };
@@ -47,7 +55,8 @@ typedef struct cs_tx_plan {
     int recompute;           /* CS_RECOMP_* */
     int schedule;            /* CS_SCHED_* */
     uint32_t micro_batch, global_batch;
-    int zero;                /* 0..3 */
+    int zero;                /* 0..3 (3 = FSDP full sharding) */
+    uint32_t ep;             /* expert parallel degree (MoE): divides dp and experts */
     uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
 } cs_tx_plan;
 
@@ -77,6 +86,7 @@ double cs_tx_model_flops(const cs_tx_model *m, const cs_tx_plan *p);
 typedef struct cs_tx_memory {
     uint32_t stage;
     double params;        /* parameters held by the rank (before ZeRO-3) */
+    double expert_params; /* of which MoE expert parameters (sharded over EP, ZeRO over dp/ep) */
     double weights, grads, optimizer, activations, total;
     uint32_t inflight;    /* micro-batches whose activations are held */
 } cs_tx_memory;
@@ -100,8 +110,9 @@ typedef struct cs_tx_stats {
     uint64_t nodes;
     double matmul_flops;     /* sum of num_ops */
     double compute_s;        /* sum of COMP durations before rounding */
-    uint64_t tp_colls, dp_colls, sends, recvs;
-    double tp_bytes, dp_bytes, p2p_bytes;
+    uint64_t tp_colls, dp_colls, ep_colls, sends, recvs;
+    double tp_bytes, dp_bytes, ep_bytes, p2p_bytes;  /* dp_* include the expert-DP group */
+    double dp_ag_bytes, dp_rs_bytes;                 /* DP/expert-DP all-gathers, reduce-scatters */
 } cs_tx_stats;
 
 int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, uint32_t rank,

@@ -1,0 +1,174 @@
+/*
+ * algo_inswitch.c -- in-switch collectives (NVLS / SHARP / FRED-style):
+ * all-reduce, reduce-scatter and all-gather reduced or gathered inside the
+ * switch of a Switch dimension (part of the system layer; see sys_int.h).
+ * Owned by the system layer.  Not an ASTRA-sim algorithm: selected with
+ * "inSwitch" in a *-implementation list; model and numbers in
+ * docs/collectives.md ("In-switch collectives").
+ *
+ * Per phase on a line of n NPUs behind one switch, with up / down = the
+ * bytes one NPU sends to / receives from the switch (all-reduce: S / S;
+ * reduce-scatter: S / S/n; all-gather: S / (n-1) S -- its own shard stays
+ * local; S = the phase's in_bytes):
+ *   1. a bundle (endpoint delay, no local reduction) -- the contribution
+ *      leaves the NPU: it is counted at the switch;
+ *   2. when the n-th contribution of the line has left (at T), the switch
+ *      has reduced / gathered as the data streamed in (cut-through, as the
+ *      `analytical` backend treats a switch) and every member receives its
+ *      result at T + floor(2 L + max(up, down) / B) ns, L and B the
+ *      dimension's latency and bandwidth (GB/s read as GiB/s);
+ *   3. a bundle (endpoint delay), and the phase is done.
+ * On the analytical backends no network messages are sent: the time is this
+ * closed form, so in-switch traffic does not contend with other traffic.
+ * On a backend with send_switch (flow), step 2 is real traffic instead: the
+ * contribution is a flow NPU -> switch (the first switch on the route to the
+ * next member of the line); when all n have arrived, n flows switch -> NPU
+ * carry the results (store-and-forward per chunk at the switch: uncontended
+ * 2 floor(L + S/B) for an all-reduce on one-hop links), sharing links
+ * max-min with everything else.  Bytes: each member sends `up` and
+ * receives `down` (rank bytes_sent / bytes_recv).
+ * Per-stream step in cs_stream.dbt_state: 0 start, 1 contribution leaving,
+ * 2 waiting for the switch, 3 result arrived.
+ */
+#include <math.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "network/network.h"
+#include "system/sys_int.h"
+
+static void phase_bytes(const cs_phase *ph, uint64_t *up, uint64_t *down) {
+    *up = ph->in_bytes;
+    /* all-gather: the NPU keeps its own shard, the switch multicasts the others */
+    *down = ph->ctype == CT_AG ? ph->out_bytes - ph->in_bytes : ph->out_bytes;
+}
+
+typedef struct insw_xfer {
+    cs_inst *in;
+    uint32_t member, chunk;
+} insw_xfer;
+
+static void down_arrived(void *ctx, uint64_t cookie) {
+    (void)cookie;
+    insw_xfer *x = ctx;
+    cs_inst *in = x->in;
+    cs_system *s = in->sys;
+    cs_stream *st = inst_stream(in, x->member, x->chunk);
+    cs_free(x);
+    if (!s->failed && st->state == ST_RUNNING && st->dbt_state == 2) {
+        const cs_phase *ph = stream_phase(st);
+        uint64_t up, down;
+        phase_bytes(ph, &up, &down);
+        in->members[stream_member(st)].bytes_recv += down;
+        s->stats.bytes_recv += down;
+        st->dbt_state = 3;
+        stream_bundle(s, st, down, 0, ph->fast);
+    }
+    sys_inst_release(in);
+}
+
+/* One flow between member m of st's line and the line's switch. */
+static void switch_xfer(cs_system *s, cs_stream *st, int up, uint64_t bytes, cs_net_done_fn done) {
+    cs_inst *in = st->inst;
+    const cs_phase *ph = stream_phase(st);
+    uint32_t m = stream_member(st);
+    uint32_t rank = inst_rank(in, m), peer = inst_rank(in, topo_member(st, ph, (st->idx + 1) % ph->n));
+    insw_xfer *x = cs_malloc(sizeof *x);
+    x->in = in;
+    x->member = m;
+    x->chunk = stream_chunk(st);
+    sys_inst_hold(in);
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = cs_net_send_switch(s->net, rank, peer, up, bytes, sys_key(s, rank), done, x, 0, &e);
+    if (rc) {
+        cs_free(x);
+        sys_inst_release(in);
+        sys_fail(s, rc);
+    }
+}
+
+static void up_arrived(void *ctx, uint64_t cookie) {
+    (void)cookie;
+    insw_xfer *x = ctx;
+    cs_inst *in = x->in;
+    cs_system *s = in->sys;
+    cs_stream *st = inst_stream(in, x->member, x->chunk);
+    cs_free(x);
+    if (!s->failed) {
+        const cs_phase *ph = stream_phase(st);
+        uint32_t nmem = in->grp->n;
+        uint32_t *cnt = &in->insw_count[(size_t)st->ph_index * nmem + topo_member(st, ph, 0)];
+        if (++*cnt == ph->n) { /* all contributions are in the switch: the results go down */
+            uint64_t up, down;
+            phase_bytes(ph, &up, &down);
+            for (uint32_t j = 0; j < ph->n; j++)
+                switch_xfer(s, inst_stream(in, topo_member(st, ph, j), stream_chunk(st)), 0, down, down_arrived);
+        }
+    }
+    sys_inst_release(in);
+}
+
+static void deliver_ev(void *ctx, const cs_event *ev) {
+    cs_inst *in = ctx;
+    cs_system *s = in->sys;
+    uint32_t member = (uint32_t)(ev->arg >> 32), chunk = (uint32_t)ev->arg;
+    cs_stream *st = inst_stream(in, member, chunk);
+    if (!s->failed && st->state == ST_RUNNING && st->dbt_state == 2) {
+        const cs_phase *ph = stream_phase(st);
+        uint64_t up, down;
+        phase_bytes(ph, &up, &down);
+        in->members[member].bytes_recv += down;
+        s->stats.bytes_recv += down;
+        st->dbt_state = 3;
+        stream_bundle(s, st, down, 0, ph->fast);
+    }
+    sys_inst_release(in);
+}
+
+void insw_run(cs_system *s, cs_stream *st, int ev) {
+    cs_inst *in = st->inst;
+    const cs_phase *ph = stream_phase(st);
+    uint64_t up, down;
+    phase_bytes(ph, &up, &down);
+    if (s->rep) {
+        sym_break(s, "inSwitch is simulated in full");
+        return;
+    }
+    if (ev == EV_INIT) {
+        st->dbt_state = 1;
+        stream_bundle(s, st, up, 0, ph->fast);
+        return;
+    }
+    if (ev != EV_GENERAL) return;
+    if (st->dbt_state == 3) {
+        stream_proceed(s, st);
+        return;
+    }
+    if (st->dbt_state != 1) return;
+    /* the contribution leaves for the switch */
+    st->dbt_state = 2;
+    in->members[stream_member(st)].bytes_sent += up;
+    s->stats.bytes_sent += up;
+    s->stats.messages++;
+    uint32_t nmem = in->grp->n;
+    if (!in->insw_count) in->insw_count = cs_calloc((size_t)in->phase_begin[in->nchunks] * nmem, sizeof *in->insw_count);
+    if (s->net->backend->send_switch) { /* real traffic (flow backend) */
+        switch_xfer(s, st, 1, up, up_arrived);
+        return;
+    }
+    uint32_t line = topo_member(st, ph, 0); /* the line's first member names its switch */
+    uint32_t *cnt = &in->insw_count[(size_t)st->ph_index * nmem + line];
+    if (++*cnt < ph->n) return;
+    /* the last contribution: every member of the line gets the result */
+    int d = ph->space == SP_DIM ? ph->dim : 0;
+    double B = cs_gbps_to_bytes_per_ns(s->netcfg->bandwidth_gbps[d]);
+    double L = s->netcfg->latency_ns[d];
+    uint64_t big = up > down ? up : down;
+    cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns((uint64_t)floor(2 * L + (double)big / B)));
+    for (uint32_t j = 0; j < ph->n; j++) {
+        uint32_t m = topo_member(st, ph, j);
+        sys_inst_hold(in);
+        cs_eventq_push(s->q, t, sys_key(s, inst_rank(in, m)), deliver_ev, in, (uint64_t)m << 32 | stream_chunk(st));
+    }
+}
