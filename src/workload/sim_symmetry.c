@@ -87,6 +87,12 @@ static int coll_symmetric(const cs_graph *g, const cs_node *n, const cs_network_
                      cs_cfg_coll_name((cs_cfg_coll)k), d);
             return -1;
         }
+        if (kind == CS_COLL_ALGO_IN_SWITCH) {
+            snprintf(why, whylen, "%s-implementation: inSwitch on dimension %d: the switch's "
+                     "reduction is modelled per rank, not per representative",
+                     cs_cfg_coll_name((cs_cfg_coll)k), d);
+            return -1;
+        }
         uint8_t o = (kind == CS_COLL_ALGO_HALVING_DOUBLING || kind == CS_COLL_ALGO_ONE_HALVING_DOUBLING) ? 2 : 1;
         if (net->npus[dim] > 2) {
             if (dimop[dim] && dimop[dim] != o) {
