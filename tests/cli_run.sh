@@ -10,6 +10,8 @@ for c in "" run inspect; do
     if "$CS_BIN" $c --help >/dev/null 2>&1; then pass "help $c"; else fail "help $c"; fi
 done
 "$CS_BIN" run --help | grep -q -- '--workload-configuration=PREFIX' && pass "help lists ASTRA-sim flags" || fail "help lists ASTRA-sim flags"
+"$CS_BIN" run --help-config | grep -q "preferred-dataset-splits" && "$CS_BIN" run --help-config | grep -q "remote-mem-bw" \
+    && pass "help-config lists file keys" || fail "help-config lists file keys"
 "$CS_BIN" bogus >/dev/null 2>&1; [ $? -eq 2 ] && pass "unknown command exits 2" || fail "unknown command exits 2"
 "$CS_BIN" run --frobnicate=1 >/dev/null 2>&1; [ $? -eq 2 ] && pass "unknown option exits 2" || fail "unknown option exits 2"
 

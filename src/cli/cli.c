@@ -91,6 +91,8 @@ static const opt_desc run_options[] = {
     {"verbose", OPT_FLAG, O(verbose), NULL, NULL, "more diagnostics on stderr", 0},
     {"no-progress", OPT_FLAG, O(no_progress), NULL, NULL, "no progress lines on stderr for long runs", 0},
     {"help", OPT_FLAG, O(help), NULL, NULL, "this help", 0},
+    {"help-config", OPT_FLAG, O(help_config), NULL, NULL,
+     "every key of the network, system, remote-memory and topology files, with type, unit and default", 0},
 };
 #define NOPTS (sizeof run_options / sizeof run_options[0])
 
@@ -281,6 +283,17 @@ int cs_cli_run(int argc, char **argv) {
     if (cs_cli_parse_run(argc, argv, &ro)) return 2;
     if (ro.help) {
         run_help(stdout);
+        return 0;
+    }
+    if (ro.help_config) {
+        fputs("== network YAML (--network-configuration)\n", stdout);
+        cs_network_config_print_help(stdout);
+        fputs("\n== system JSON (--system-configuration)\n", stdout);
+        cs_system_config_print_help(stdout);
+        fputs("\n== remote-memory JSON (--remote-memory-configuration)\n", stdout);
+        cs_memory_config_print_help(stdout);
+        fputs("\n== topology JSON (--topology, --backend flow)\n", stdout);
+        cs_topology_file_print_help(stdout);
         return 0;
     }
     if (ro.verbose) cs_log_set_level(CS_LOG_INFO);

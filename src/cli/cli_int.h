@@ -21,7 +21,7 @@ typedef struct cs_run_opts {
     const char *topology; /* --topology FILE (flow backend; topology_file.h) */
     const char *placement; /* --placement STRATEGY (flow backend; topology/placement.c) */
     long comm_streams;
-    int ignore_ctrl_deps, allow_missing_data_deps, quiet, verbose, no_progress, help;
+    int ignore_ctrl_deps, allow_missing_data_deps, quiet, verbose, no_progress, help, help_config;
     int compare_healthy; /* --compare-healthy: also run the topology without failures/degradation */
 } cs_run_opts;
 
