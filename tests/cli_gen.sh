@@ -50,4 +50,85 @@ b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/mtrain.json" | grep -o '[
 python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
     && pass "MoE run and train agree ($a ns)" || fail "MoE run ($a) and train ($b) agree"
 expect_fail "bad ep" "--ep 3: expected a divisor of --dp" "$CS_BIN" generate --model mixtral-8x7b --dp 4 --ep 3 --out "$CS_TMP/x"
+# ResNet-50, pure data parallelism with DDP-style gradient buckets: run on the files == train
+RN=(--model resnet50 --dp 8 --global-batch 256)
+"$CS_BIN" generate "${RN[@]}" --out "$CS_TMP/rn" --quiet && pass "generate ResNet-50" || fail "generate ResNet-50"
+run=$("$CS_BIN" run --workload-configuration="$CS_TMP/rn" --comm-group-configuration="$CS_TMP/rn.comm_groups.json" \
+    --network-configuration="$CS_TMP/rn.network.yml" --system-configuration="$CS_TMP/rn.system.json" --comm-streams=4 \
+    --json "$CS_TMP/rrun.json" --quiet 2>&1) && pass "run the ResNet-50 traces" || fail "run ResNet-50: $run"
+tr=$("$CS_BIN" train "${RN[@]}" --network-configuration="$CS_TMP/rn.network.yml" \
+    --system-configuration="$CS_TMP/rn.system.json" --json "$CS_TMP/rtrain.json" 2>&1) && pass "train ResNet-50" \
+    || fail "train ResNet-50: $tr"
+echo "$tr" | grep -q "25.56M parameters, 8.18 GFLOP forward per image" && pass "ResNet-50 reported" \
+    || fail "ResNet-50 reported: $tr"
+echo "$tr" | grep -q "32 images per rank per micro-batch, global batch 256 (1 micro-batches); gradient buckets of 25.0 MB" \
+    && pass "ResNet-50 plan" || fail "ResNet-50 plan: $tr"
+grep -q '"images_per_s"' "$CS_TMP/rtrain.json" && pass "train json has images/s" || fail "train json has images/s"
+a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/rrun.json" | grep -o '[0-9.]*$')
+b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/rtrain.json" | grep -o '[0-9.e+]*$')
+python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+    && pass "ResNet-50 run and train agree ($a ns)" || fail "ResNet-50 run ($a) and train ($b) agree"
+expect_fail "ResNet-50 is data parallel" "--tp/--pp/--ep: resnet50 is data-parallel only" \
+    "$CS_BIN" generate --model resnet50 --tp 2 --out "$CS_TMP/x"
+# DLRM: tables sharded over the ranks (all-to-all), MLPs data parallel: run on the files == train
+DL=(--model dlrm --dp 8 --global-batch 4096)
+"$CS_BIN" generate "${DL[@]}" --out "$CS_TMP/dl" --quiet && pass "generate DLRM" || fail "generate DLRM"
+run=$("$CS_BIN" run --workload-configuration="$CS_TMP/dl" --comm-group-configuration="$CS_TMP/dl.comm_groups.json" \
+    --network-configuration="$CS_TMP/dl.network.yml" --system-configuration="$CS_TMP/dl.system.json" --comm-streams=4 \
+    --json "$CS_TMP/drun.json" --quiet 2>&1) && pass "run the DLRM traces" || fail "run DLRM: $run"
+tr=$("$CS_BIN" train "${DL[@]}" --network-configuration="$CS_TMP/dl.network.yml" \
+    --system-configuration="$CS_TMP/dl.system.json" --json "$CS_TMP/dtrain.json" 2>&1) && pass "train DLRM" \
+    || fail "train DLRM: $tr"
+echo "$tr" | grep -q "DP 8: 1 tables per rank (model parallel, all-to-all), MLPs data parallel; 512 samples" \
+    && pass "DLRM plan" || fail "DLRM plan: $tr"
+grep -q '"samples_per_s"' "$CS_TMP/dtrain.json" && pass "train json has samples/s" || fail "train json has samples/s"
+a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/drun.json" | grep -o '[0-9.]*$')
+b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/dtrain.json" | grep -o '[0-9.e+]*$')
+python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+    && pass "DLRM run and train agree ($a ns)" || fail "DLRM run ($a) and train ($b) agree"
+expect_fail "DLRM table split" "--dp 16: expected a divisor of the table count (8)" \
+    "$CS_BIN" generate --model dlrm --dp 16 --out "$CS_TMP/x"
+# --placement: DP innermost, then PP, then TP; the groups follow, and run on the files == train
+PL=(--model gpt3-6.7b --tp 2 --pp 2 --dp 2 --sp --recompute selective --global-batch 8 --placement dp,pp,tp)
+out=$("$CS_BIN" generate "${PL[@]}" --out "$CS_TMP/pl" 2>&1) && pass "generate with --placement" || fail "placement: $out"
+echo "$out" | grep -q "placement  rank = dp_i + 2 pp_i + 4 tp_i: DP innermost, then PP, then TP (--placement dp,pp,tp)" \
+    && pass "placement reported" || fail "placement reported: $out"
+g=$(tr -d ' \n' <"$CS_TMP/pl.comm_groups.json")
+[ "$g" = '{"1":[0,4],"2":[1,5],"3":[2,6],"4":[3,7],"5":[0,1],"6":[4,5],"7":[2,3],"8":[6,7]}' ] \
+    && pass "placement groups (TP stride 4, DP contiguous)" || fail "placement groups: $g"
+run=$("$CS_BIN" run --workload-configuration="$CS_TMP/pl" --comm-group-configuration="$CS_TMP/pl.comm_groups.json" \
+    --network-configuration="$CS_TMP/pl.network.yml" --system-configuration="$CS_TMP/pl.system.json" --comm-streams=4 \
+    --json "$CS_TMP/prun.json" --quiet 2>&1) && pass "run the placed traces" || fail "run placed: $run"
+tr=$("$CS_BIN" train "${PL[@]}" --network-configuration="$CS_TMP/pl.network.yml" \
+    --system-configuration="$CS_TMP/pl.system.json" --json "$CS_TMP/ptrain.json" --quiet 2>&1) && pass "train placed" \
+    || fail "train placed: $tr"
+a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/prun.json" | grep -o '[0-9.]*$')
+b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/ptrain.json" | grep -o '[0-9.e+]*$')
+python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+    && pass "placed run and train agree ($a ns)" || fail "placed run ($a) and train ($b) agree"
+expect_fail "bad placement" "--placement tp,dp: expected tp, dp and pp once each" \
+    "$CS_BIN" generate --model gpt3-6.7b --placement tp,dp --out "$CS_TMP/x"
+# interleaved 1F1B: run on the files == train, and a smaller bubble than plain 1F1B
+IL=(--model gpt3-6.7b --tp 2 --pp 4 --sp --recompute selective --global-batch 8)
+"$CS_BIN" generate "${IL[@]}" --virtual-stages 2 --out "$CS_TMP/il" --quiet && pass "generate interleaved" \
+    || fail "generate interleaved"
+run=$("$CS_BIN" run --workload-configuration="$CS_TMP/il" --comm-group-configuration="$CS_TMP/il.comm_groups.json" \
+    --network-configuration="$CS_TMP/il.network.yml" --system-configuration="$CS_TMP/il.system.json" --comm-streams=4 \
+    --json "$CS_TMP/irun.json" --quiet 2>&1) && pass "run the interleaved traces" || fail "run interleaved: $run"
+tr=$("$CS_BIN" train "${IL[@]}" --virtual-stages 2 --network-configuration="$CS_TMP/il.network.yml" \
+    --system-configuration="$CS_TMP/il.system.json" --json "$CS_TMP/itrain.json" 2>&1) && pass "train interleaved" \
+    || fail "train interleaved: $tr"
+echo "$tr" | grep -q "PP 4 (interleaved 1F1B, 2 chunks per stage)" && pass "interleaving reported" \
+    || fail "interleaving reported: $tr"
+"$CS_BIN" train "${IL[@]}" --network-configuration="$CS_TMP/il.network.yml" --system-configuration="$CS_TMP/il.system.json" \
+    --json "$CS_TMP/ptrain1.json" --quiet && pass "train plain 1F1B" || fail "train plain 1F1B"
+a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/irun.json" | grep -o '[0-9.]*$')
+b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/itrain.json" | grep -o '[0-9.e+]*$')
+c=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/ptrain1.json" | grep -o '[0-9.e+]*$')
+python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+    && pass "interleaved run and train agree ($a ns)" || fail "interleaved run ($a) and train ($b) agree"
+python3 -c "import sys; sys.exit(0 if float('$b') < float('$c') else 1)" 2>/dev/null \
+    && pass "interleaving shortens the step ($b < $c ns)" || fail "interleaving shortens the step ($b vs $c)"
+expect_fail "bad virtual stages" "--virtual-stages 3: the layers (32) must divide into pp x virtual stages (12)" \
+    "$CS_BIN" generate --model gpt3-6.7b --pp 4 --virtual-stages 3 --global-batch 8 --out "$CS_TMP/x"
 finish

@@ -520,13 +520,284 @@ static void test_zero_comm(void **state) {
     }
 }
 
+/* ---- ResNet-50 (data parallel) ---------------------------------------------
+ * Multiply-accumulates per 224x224 image (He et al. 2016, Table 1, v1.5
+ * strides), stage by stage, output side^2 x cin x cout x k^2:
+ *   conv1   112^2 x 3 x 64 x 49                                   =   118,013,952
+ *   conv2_x block 1: a 56^2 64 64 + b 56^2 64 64 9 + c 56^2 64 256
+ *           + ds 56^2 64 256 = 231,211,008; blocks 2-3: 2 x 218,365,952
+ *                                                                 =   667,942,912
+ *   conv3_x (stride on b and ds)                                  = 1,027,604,480
+ *   conv4_x                                                       = 1,464,336,384
+ *   conv5_x                                                       =   809,238,528
+ *   fc      2048 x 1000                                           =     2,048,000
+ *   total 4,089,184,256 MACs = 8.178 GFLOP forward (the "4.1 GFLOPs" usually
+ *   quoted are these multiply-accumulates); a step is 3 x forward.
+ * Parameters: convolutions + BatchNorm (2 per channel) + fc (2048 x 1000 +
+ * 1000) = 25,557,032.  Gradient buckets of 12.5 M parameters (25 MB at 2
+ * bytes), filled in backward order: fc (2,049,000) + conv5_3 and conv5_2
+ * (2 x 4,462,592) + conv5_1.ds (2,101,248) = 13,075,432 >= 12.5 M closes the
+ * first; the rest, 12,481,600, is the second: 2 all-reduces of 26,150,864 and
+ * 24,963,200 bytes, 2 P in all.  Memory (b = 32 images per rank): weights
+ * 2 P = 51,114,064, gradients 2 P, optimizer 12 P = 306,684,384; activations
+ * b x 2 bytes x (3 x 224^2 + 2 x 11,113,984 conv output elements)
+ * = 32 x 44,756,992 = 1,432,223,744 bytes. */
+typedef struct coll_rec {
+    int n;
+    uint64_t size[8];
+} coll_rec;
+
+static int coll_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    coll_rec *r = ud;
+    if (n->type != CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) return CS_OK;
+    for (size_t i = 0; i < n->n_attr; i++)
+        if (strcmp(n->attr[i]->name, "comm_size") == 0 && r->n < 8) r->size[r->n++] = n->attr[i]->uint64_val;
+    return CS_OK;
+}
+
+static void test_resnet50(void **state) {
+    (void)state;
+    const cs_tx_model *m = cs_tx_model_preset("resnet50");
+    assert_non_null(m);
+    assert_true(cs_rn_forward_macs(m) == 4089184256.0);
+    assert_true(cs_tx_total_params(m) == 25557032.0);
+    assert_true(cs_rn_activation_elems(m) == 3.0 * 224 * 224 + 2 * 11113984.0);
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.dp = 8;
+    p.global_batch = 256;
+    p.micro_batch = 32;
+    p.bucket_params = 12500000;
+    assert_true(cs_tx_model_flops(m, &p) == 3.0 * 256 * 2 * 4089184256.0);
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_tx_stats st;
+    cs_error err;
+    cs_error_clear(&err);
+    coll_rec rec;
+    memset(&rec, 0, sizeof rec);
+    assert_int_equal(cs_tx_generate_rank(m, &p, d, 3, coll_sink, &rec, &st, &err), CS_OK);
+    assert_true(st.matmul_flops == 3.0 * 32 * 2 * 4089184256.0);
+    assert_int_equal(st.nodes, 2 * 54 + 2 + 1); /* 54 layers forward and backward, 2 buckets, optimizer */
+    assert_int_equal(st.dp_colls, 2);
+    assert_int_equal(st.tp_colls + st.sends + st.recvs, 0);
+    assert_int_equal(rec.n, 2);
+    assert_true(rec.size[0] == 26150864 && rec.size[1] == 24963200);
+    assert_true(st.dp_bytes == 2 * 25557032.0);
+    cs_tx_memory mm;
+    cs_tx_memory_stage(m, &p, 0, &mm);
+    assert_true(mm.weights == 51114064.0 && mm.grads == 51114064.0 && mm.optimizer == 306684384.0);
+    assert_true(mm.activations == 1432223744.0);
+    /* ZeRO-1: the buckets become reduce-scatters, then an all-gather of the 2 P / dp shard */
+    p.zero = 1;
+    assert_int_equal(cs_tx_generate_rank(m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(st.dp_rs_bytes == 2 * 25557032.0 && st.dp_ag_bytes == 2 * 25557032.0 / 8);
+    cs_tx_memory_stage(m, &p, 0, &mm);
+    assert_true(mm.optimizer == 306684384.0 / 8);
+    /* gradient accumulation: 4 micro-batches of 8, buckets only in the last backward */
+    p.zero = 0;
+    p.micro_batch = 8;
+    assert_int_equal(cs_tx_generate_rank(m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(st.matmul_flops == 3.0 * 32 * 2 * 4089184256.0);
+    assert_int_equal(st.dp_colls, 2);
+    /* data parallel only */
+    p.tp = 2;
+    assert_int_equal(cs_tx_plan_check(m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "data-parallel only");
+}
+
+/* ---- DLRM ---------------------------------------------------------------------
+ * Preset: 8 tables of 1,000,000 x 64, one lookup each, 512 dense features,
+ * bottom MLP 512 -> 512 -> 64, F = 9 feature vectors, 36 pairwise dots, top
+ * MLP (64 + 36 = 100) -> 1024 -> 1024 -> 1.
+ *   MLP parameters: 512*512+512 + 512*64+64 + 100*1024+1024 + 1024*1024+1024
+ *     + 1024+1 = 262,656 + 32,832 + 103,424 + 1,049,600 + 1,025 = 1,449,537
+ *   embeddings 8 x 10^6 x 64 = 512,000,000
+ *   forward FLOPs per sample: 2 (262,144 + 32,768 + 102,400 + 1,048,576 + 1,024)
+ *     + 2 F^2 d (interaction) = 2,893,824 + 10,368 = 2,904,192
+ * dp 8, global batch 4096: b = 512 per rank, one table per rank.  All-to-all
+ * per direction: B x 1 table x 64 x 4 bytes = 1,048,576; MLP gradients one
+ * bucket, all-reduce of 2 x 1,449,537 = 2,899,074 bytes.  Memory: weights
+ * 2 P + 4 x 10^6 x 64 = 258,899,074, gradients 2 P = 2,899,074, optimizer
+ * 12 P = 17,394,444, activations 2 b (576 + 2049 MLP outputs + 9 x 64 + 36)
+ * + 4 B d (pooled local embeddings) = 3,314,688 + 1,048,576 = 4,363,264. */
+static void test_dlrm(void **state) {
+    (void)state;
+    const cs_tx_model *m = cs_tx_model_preset("dlrm");
+    assert_non_null(m);
+    assert_true(cs_dlrm_mlp_params(m) == 1449537.0);
+    assert_true(cs_dlrm_emb_params(m) == 512000000.0);
+    assert_true(cs_tx_total_params(m) == 513449537.0);
+    assert_true(cs_dlrm_forward_flops(m) == 2904192.0);
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.dp = 8;
+    p.global_batch = 4096;
+    p.micro_batch = 512;
+    p.bucket_params = 12500000;
+    assert_true(cs_tx_model_flops(m, &p) == 3.0 * 4096 * 2904192.0);
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_tx_stats st;
+    cs_error err;
+    cs_error_clear(&err);
+    coll_rec rec;
+    memset(&rec, 0, sizeof rec);
+    assert_int_equal(cs_tx_generate_rank(m, &p, d, 5, coll_sink, &rec, &st, &err), CS_OK);
+    assert_true(st.matmul_flops == 3.0 * 512 * 2904192.0);
+    assert_int_equal(st.nodes, 8 + 8 + 1 + 1);
+    assert_int_equal(st.ep_colls, 2);
+    assert_true(st.ep_bytes == 2 * 1048576.0);
+    assert_int_equal(st.dp_colls, 1);
+    assert_true(st.dp_bytes == 2899074.0);
+    assert_int_equal(rec.n, 3);
+    assert_true(rec.size[0] == 1048576 && rec.size[1] == 1048576 && rec.size[2] == 2899074);
+    cs_tx_memory mm;
+    cs_tx_memory_stage(m, &p, 0, &mm);
+    assert_true(mm.weights == 258899074.0 && mm.grads == 2899074.0 && mm.optimizer == 17394444.0);
+    assert_true(mm.activations == 4363264.0);
+    /* tables are split table-wise: dp must divide the table count */
+    p.dp = 16;
+    p.global_batch = 8192;
+    assert_int_equal(cs_tx_plan_check(m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--dp 16: expected a divisor of the table count (8)");
+    /* a model file's bottom MLP must end at emb_dim */
+    const char *f = tu_write_tmp("d.json", "{\n  \"arch\": \"dlrm\",\n  \"tables\": 2,\n  \"rows\": 10,\n"
+                                           "  \"emb_dim\": 16,\n  \"dense_features\": 4,\n  \"bottom_mlp\": [8, 32],\n"
+                                           "  \"top_mlp\": [1]\n}\n");
+    cs_tx_model dm;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_model_load_json(f, &dm, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "d.json:7: bottom_mlp: the last width must be emb_dim (16), got 32");
+}
+
+/* ---- placement of the parallel groups onto ranks ----------------------------
+ * For every order of (tp 2, dp 3, pp 2), innermost first: the innermost
+ * dimension's groups are contiguous rank ranges, the next one's members are
+ * spaced by the innermost size, the outermost's by the product of the other
+ * two; every rank is in exactly one TP and one DP group; the step's FLOPs do
+ * not depend on the order, and every pipeline send has its receive. */
+static void test_placement(void **state) {
+    (void)state;
+    static const char *orders[6] = {"tp,dp,pp", "tp,pp,dp", "dp,tp,pp", "dp,pp,tp", "pp,tp,dp", "pp,dp,tp"};
+    cs_tx_model m = small_model();
+    for (int k = 0; k < 6; k++) {
+        cs_tx_plan p;
+        cs_tx_plan_defaults(&p);
+        p.tp = 2;
+        p.dp = 3;
+        p.pp = 2;
+        p.global_batch = 12;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_tx_placement_parse(orders[k], &p, &err), CS_OK);
+        uint32_t size[3] = {2, 3, 2}, stride[3], x = 1;
+        for (int i = 0; i < 3; i++) {
+            stride[p.order[i]] = x;
+            x *= size[p.order[i]];
+        }
+        assert_int_equal(stride[p.order[0]], 1);
+        for (uint32_t r = 0; r < 12; r++) {
+            uint32_t ti, di, pi;
+            cs_tx_rank_coords(&p, r, &ti, &di, &pi);
+            assert_int_equal(cs_tx_rank_of(&p, ti, di, pi), r);
+        }
+        cs_comm_groups g;
+        cs_tx_comm_groups(&p, &g);
+        assert_int_equal(g.ngroups, 6 + 4); /* pp dp TP groups, pp tp DP groups */
+        int seen_tp[12] = {0}, seen_dp[12] = {0};
+        for (size_t i = 0; i < g.ngroups; i++) {
+            int is_tp = i < 6;
+            uint32_t dim = is_tp ? CS_DIM_TP : CS_DIM_DP;
+            assert_int_equal(g.groups[i].nranks, size[dim]);
+            for (uint32_t j = 0; j < g.groups[i].nranks; j++) {
+                assert_int_equal(g.groups[i].ranks[j], g.groups[i].ranks[0] + j * stride[dim]);
+                (is_tp ? seen_tp : seen_dp)[g.groups[i].ranks[j]]++;
+            }
+            if (dim == p.order[0]) assert_int_equal(g.groups[i].ranks[0] % size[dim], 0); /* a contiguous block */
+        }
+        for (int r = 0; r < 12; r++) assert_true(seen_tp[r] == 1 && seen_dp[r] == 1);
+        cs_comm_groups_free(&g);
+        const cs_device *d = cs_device_find("A100-80GB");
+        double fl = 0, sends = 0, recvs = 0;
+        for (uint32_t r = 0; r < 12; r++) {
+            cs_tx_stats st;
+            assert_int_equal(cs_tx_generate_rank(&m, &p, d, r, null_sink, NULL, &st, &err), CS_OK);
+            fl += st.matmul_flops;
+            sends += (double)st.sends;
+            recvs += (double)st.recvs;
+        }
+        assert_true(fl == total_flops(&m, &(cs_tx_plan){.tp = 2, .dp = 3, .pp = 2, .global_batch = 12, .micro_batch = 1,
+                                                          .ep = 1, .schedule = CS_SCHED_1F1B, .bucket_params = 40000000}));
+        assert_true(sends == recvs && sends > 0);
+    }
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_placement_parse("tp,tp,pp", &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--placement tp,tp,pp: expected tp, dp and pp once each");
+    char buf[256];
+    p.tp = 8;
+    p.dp = 4;
+    cs_tx_placement_format(&p, buf, sizeof buf);
+    tu_assert_has(buf, "rank = tp_i + 8 dp_i + 32 pp_i: TP innermost, then DP, then PP");
+}
+
+/* ---- interleaved 1F1B ------------------------------------------------------------
+ * Small model (4 layers), pp 2, v 2 chunks per stage (1 layer each: stage 0
+ * holds layers 0 and 2, stage 1 layers 1 and 3), 4 micro-batches.  The FLOPs
+ * are those of plain 1F1B; every micro-batch crosses pp v - 1 = 3 boundaries
+ * forward and 3 backward: 24 sends and 24 receives of 2 s b h bytes.  Memory
+ * (Korthikanti et al. 2022, Sec. 4.2.3): stage 0 runs 2 (pp - 1) + (v - 1) pp
+ * = 4 warm-up units, so 5 chunk-micro-batches of 1 layer are in flight
+ * against 2 micro-batches of 2 layers for plain 1F1B: a factor
+ * 1 + (pp - 1)/(pp v) = 5/4. */
+static void test_interleaved(void **state) {
+    (void)state;
+    cs_tx_model m = small_model();
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.pp = 2;
+    p.global_batch = 4;
+    cs_tx_plan q = p;
+    q.vstages = 2;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_plan_check(&m, &q, &err), CS_OK);
+    assert_true(total_flops(&m, &q) == total_flops(&m, &p));
+    const cs_device *d = cs_device_find("A100-80GB");
+    double sends = 0, recvs = 0, bytes = 0;
+    for (uint32_t r = 0; r < 2; r++) {
+        cs_tx_stats st;
+        assert_int_equal(cs_tx_generate_rank(&m, &q, d, r, null_sink, NULL, &st, &err), CS_OK);
+        sends += (double)st.sends;
+        recvs += (double)st.recvs;
+        bytes += st.p2p_bytes;
+    }
+    assert_true(sends == 24 && recvs == 24 && bytes == 24 * 2.0 * 128 * 256);
+    cs_tx_memory a, b;
+    cs_tx_memory_stage(&m, &p, 0, &a);
+    cs_tx_memory_stage(&m, &q, 0, &b);
+    assert_int_equal(a.inflight, 2);
+    assert_int_equal(b.inflight, 5);
+    assert_true(fabs(b.activations / a.activations - 1.25) < 1e-12);
+    q.global_batch = 3;
+    assert_int_equal(cs_tx_plan_check(&m, &q, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--virtual-stages 2: the micro-batch count (3) must be a multiple of --pp 2");
+    q.global_batch = 4;
+    q.schedule = CS_SCHED_GPIPE;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_plan_check(&m, &q, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "interleaving needs a transformer, --pp > 1, --schedule 1f1b");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flops_closed_form), cmocka_unit_test(test_tp_bytes),
         cmocka_unit_test(test_memory_175b),       cmocka_unit_test(test_refuse_oom),
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
-        cmocka_unit_test(test_zero_comm),
+        cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

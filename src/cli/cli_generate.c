@@ -24,8 +24,8 @@
 #include "workload/gen_transformer.h"
 
 typedef struct gen_opts {
-    const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json;
-    long tp, pp, dp, ep, micro_batch, global_batch, zero, comm_streams, bucket_mparams;
+    const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json, *placement;
+    long tp, pp, dp, ep, micro_batch, global_batch, zero, comm_streams, bucket_mparams, bucket_mb, vstages;
     int sp, fsdp, help, quiet, no_memory_check;
 } gen_opts;
 
@@ -46,15 +46,24 @@ static const gopt gopts[] = {
     {"dp", "N", "data-parallel degree (1)", GO_INT, GO(dp)},
     {"ep", "N", "expert-parallel degree for MoE models, a divisor of --dp and of the expert count (1)", GO_INT,
      GO(ep)},
+    {"placement", "tp,dp,pp", "order of the parallel dimensions on the ranks, innermost (contiguous) first "
+                               "(tp,dp,pp)", GO_STR, GO(placement)},
     {"sp", NULL, "sequence parallelism (with --tp > 1)", GO_FLAG, GO(sp)},
     {"recompute", "none|selective|full", "activation recomputation (none)", GO_STR, GO(recompute)},
-    {"micro-batch", "N", "micro-batch size in sequences (1)", GO_INT, GO(micro_batch)},
-    {"global-batch", "N", "global batch in sequences (default micro-batch x dp x pp)", GO_INT, GO(global_batch)},
+    {"micro-batch", "N", "micro-batch size in sequences, images or samples (1; resnet50, dlrm: global batch / dp)",
+     GO_INT, GO(micro_batch)},
+    {"global-batch", "N", "global batch (default micro-batch x dp x pp; resnet50: 32 dp; dlrm: 512 dp)", GO_INT,
+     GO(global_batch)},
     {"schedule", "gpipe|1f1b", "pipeline schedule (1f1b)", GO_STR, GO(schedule)},
+    {"virtual-stages", "N", "interleaved 1F1B: model chunks per pipeline stage (1 = plain 1F1B)", GO_INT,
+     GO(vstages)},
     {"zero", "0..3", "ZeRO stage: optimizer (1), + gradients (2), + weights (3) sharded over DP (0)", GO_INT,
      GO(zero)},
     {"fsdp", NULL, "fully sharded data parallel (same as --zero 3)", GO_FLAG, GO(fsdp)},
-    {"bucket-mparams", "N", "DP gradient bucket, millions of parameters (40)", GO_INT, GO(bucket_mparams)},
+    {"bucket-mparams", "N", "DP gradient bucket, millions of parameters (40; resnet50, dlrm: 12.5)", GO_INT,
+     GO(bucket_mparams)},
+    {"bucket-mb", "N", "DP gradient bucket in MB of 2-byte gradients (resnet50, dlrm: 25, PyTorch DDP's default)", GO_INT,
+     GO(bucket_mb)},
     {"no-memory-check", NULL, "simulate even if the plan does not fit in HBM", GO_FLAG, GO(no_memory_check)},
     {"out", "PREFIX", "generate: write PREFIX.<rank>.et, PREFIX.comm_groups.json, PREFIX.network.yml, "
                       "PREFIX.system.json", GO_STR, GO(out)},
@@ -88,9 +97,8 @@ static int gen_parse(const char *cmd, int argc, char **argv, gen_opts *o) {
     o->recompute = "none";
     o->schedule = "1f1b";
     o->backend = "analytical";
-    o->tp = o->pp = o->dp = o->ep = o->micro_batch = 1;
+    o->tp = o->pp = o->dp = o->ep = 1;
     o->comm_streams = 4;
-    o->bucket_mparams = 40;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--", 2) != 0) {
@@ -149,10 +157,22 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
     p->dp = (uint32_t)o->dp;
     p->ep = (uint32_t)o->ep;
     p->sp = o->sp;
-    p->micro_batch = (uint32_t)o->micro_batch;
-    p->global_batch = o->global_batch ? (uint32_t)o->global_batch : (uint32_t)(o->micro_batch * o->dp * o->pp);
+    if (m->arch != CS_ARCH_TRANSFORMER) { /* one micro-batch of global/dp images or samples per rank unless told */
+        long per = m->arch == CS_ARCH_DLRM ? 512 : 32;
+        p->global_batch = o->global_batch ? (uint32_t)o->global_batch : (uint32_t)(per * o->dp);
+        p->micro_batch = o->micro_batch ? (uint32_t)o->micro_batch : (uint32_t)(p->global_batch / o->dp);
+        p->bucket_params = 12500000; /* 25 MB of 2-byte gradients */
+    } else {
+        p->micro_batch = o->micro_batch ? (uint32_t)o->micro_batch : 1;
+        p->global_batch = o->global_batch ? (uint32_t)o->global_batch : (uint32_t)(p->micro_batch * o->dp * o->pp);
+    }
     p->zero = o->fsdp ? 3 : (int)o->zero;
-    p->bucket_params = (uint64_t)o->bucket_mparams * 1000000u;
+    p->vstages = o->vstages ? (uint32_t)o->vstages : 1;
+    if (o->placement && (rc = cs_tx_placement_parse(o->placement, p, err)) != CS_OK) return rc;
+    if (o->bucket_mparams && o->bucket_mb)
+        return CS_ERR(err, CS_EINVAL, "--bucket-mparams and --bucket-mb: give one of them");
+    if (o->bucket_mparams) p->bucket_params = (uint64_t)o->bucket_mparams * 1000000u;
+    if (o->bucket_mb) p->bucket_params = (uint64_t)o->bucket_mb * 500000u;
     if (strcmp(o->recompute, "none") == 0) p->recompute = CS_RECOMP_NONE;
     else if (strcmp(o->recompute, "selective") == 0) p->recompute = CS_RECOMP_SELECTIVE;
     else if (strcmp(o->recompute, "full") == 0) p->recompute = CS_RECOMP_FULL;
@@ -223,16 +243,41 @@ static int write_suggestions(const char *prefix, const cs_tx_plan *p, const cs_d
 
 static void print_plan(FILE *f, const cs_tx_model *m, const cs_device *d, const cs_tx_plan *p) {
     static const char *rn[] = {"none", "selective", "full"};
+    if (m->arch == CS_ARCH_DLRM) {
+        fprintf(f, "  model      %s: DLRM, %u tables of %u x %u (%u lookups per sample), %u dense features, bottom MLP",
+                m->name, m->tables, m->rows, m->emb_dim, m->pooling, m->dense);
+        for (uint32_t i = 0; i < m->nbot; i++) fprintf(f, "%s%u", i ? "-" : " ", m->bot[i]);
+        fputs(", top MLP", f);
+        for (uint32_t i = 0; i < m->ntop; i++) fprintf(f, "%s%u", i ? "-" : " ", m->top[i]);
+        fprintf(f, "; %.2fM MLP + %.2fM embedding parameters\n", cs_dlrm_mlp_params(m) / 1e6,
+                cs_dlrm_emb_params(m) / 1e6);
+        fprintf(f, "  plan       DP %u: %u tables per rank (model parallel, all-to-all), MLPs data parallel; %u samples "
+                   "per rank per micro-batch, global batch %u (%u micro-batches); gradient buckets of %.1f MB\n",
+                p->dp, m->tables / p->dp, p->micro_batch, p->global_batch, cs_tx_micro_batches(p),
+                2.0 * (double)p->bucket_params / 1e6);
+    } else if (m->arch == CS_ARCH_RESNET50) {
+        fprintf(f, "  model      %s: ResNet-50 v1.5, %ux%u images, %u classes; %.2fM parameters, %.2f GFLOP forward "
+                   "per image\n", m->name, m->image, m->image, m->classes, cs_tx_total_params(m) / 1e6,
+                2 * cs_rn_forward_macs(m) / 1e9);
+        fprintf(f, "  plan       DP %u (data parallel only); %u images per rank per micro-batch, global batch %u (%u "
+                   "micro-batches); gradient buckets of %.1f MB; ZeRO-%d\n",
+                p->dp, p->micro_batch, p->global_batch, cs_tx_micro_batches(p), 2.0 * (double)p->bucket_params / 1e6,
+                p->zero);
+    } else {
     fprintf(f, "  model      %s: %u layers, hidden %u, %u heads (%u kv), ffn %u, vocab %u, seq %u; %.2fB parameters\n",
             m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->vocab, m->seq,
             cs_tx_total_params(m) / 1e9);
     if (m->experts) fprintf(f, "  moe        %u experts, top-%u routing; EP %u\n", m->experts, m->top_k, p->ep);
-    fprintf(f, "  placement  rank = tp_i + %u (dp_i + %u pp_i): TP innermost, then DP%s, then PP (fixed order)\n", p->tp,
-            p->dp, p->ep > 1 ? " (EP = consecutive DP blocks)" : "");
+    char pl[256], vi[48];
+    cs_tx_placement_format(p, pl, sizeof pl);
+    if (p->vstages > 1) snprintf(vi, sizeof vi, "interleaved 1F1B, %u chunks per stage", p->vstages);
+    else snprintf(vi, sizeof vi, "1F1B");
+    fprintf(f, "  placement  %s%s\n", pl, p->ep > 1 ? "; EP = consecutive DP indices" : "");
     fprintf(f, "  plan       TP %u%s x PP %u (%s) x DP %u = %u ranks; micro-batch %u, global batch %u (%u micro-batches); "
                "recompute %s; ZeRO-%d\n",
-            p->tp, p->sp ? "+SP" : "", p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : "1F1B", p->dp,
+            p->tp, p->sp ? "+SP" : "", p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
             p->tp * p->pp * p->dp, p->micro_batch, p->global_batch, cs_tx_micro_batches(p), rn[p->recompute], p->zero);
+    }
     cs_tx_memory w;
     cs_tx_memory_stage(m, p, 0, &w);
     for (uint32_t s = 1; s < p->pp; s++) {
@@ -460,7 +505,8 @@ int cs_cli_train(int argc, char **argv) {
         double it = cs_time_as_s_f(res.sim_time);
         double mf = cs_tx_model_flops(&m, &p);
         double mfu = mf / (it * n * d.peak_bf16_flops);
-        double tok = (double)p.global_batch * m.seq / it;
+        int img = m.arch != CS_ARCH_TRANSFORMER;
+        double tok = (double)p.global_batch * (img ? 1 : m.seq) / it;
         const cs_rank_result *r0 = &res.ranks[0];
         cs_time comp = r0->compute, exp = exposed_coll(&so_split);
         cs_time fin = res.sim_time;
@@ -471,8 +517,8 @@ int cs_cli_train(int argc, char **argv) {
             printf("  network    %s (%llu NPUs), backend %s\n\n", o.network, (unsigned long long)net.total_npus,
                    o.backend);
             printf("  iteration time   %.4f s\n  MFU              %.1f %%  (%.3g model FLOPs, %.0f TFLOP/s per GPU)\n"
-                   "  tokens/s         %.0f\n",
-                   it, 100 * mfu, mf, mf / it / n / 1e12, tok);
+                   "  %s        %.0f\n",
+                   it, 100 * mfu, mf, mf / it / n / 1e12, img ? (m.arch == CS_ARCH_DLRM ? "samples/s" : "images/s ") : "tokens/s ", tok);
             printf("  rank 0 split     compute %.4f s (%.1f %%), exposed communication %.4f s (%.1f %%), "
                    "bubble/wait %.4f s (%.1f %%)\n",
                    cs_time_as_s_f(comp), 100 * cs_time_as_s_f(comp) / it, cs_time_as_s_f(exp), 100 * cs_time_as_s_f(exp) / it,
@@ -487,7 +533,8 @@ int cs_cli_train(int argc, char **argv) {
             json_object_set_new(j, "ranks", json_integer(n));
             json_object_set_new(j, "iteration_time_ns", json_real(cs_time_as_s_f(res.sim_time) * 1e9));
             json_object_set_new(j, "mfu", json_real(mfu));
-            json_object_set_new(j, "tokens_per_s", json_real(tok));
+            json_object_set_new(j, !img ? "tokens_per_s" : m.arch == CS_ARCH_DLRM ? "samples_per_s" : "images_per_s",
+                                json_real(tok));
             json_object_set_new(j, "model_flops", json_real(mf));
             json_object_set_new(j, "rank0_compute_ns", json_real(cs_time_as_s_f(comp) * 1e9));
             json_object_set_new(j, "rank0_exposed_comm_ns", json_real(cs_time_as_s_f(exp) * 1e9));

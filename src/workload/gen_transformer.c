@@ -1,7 +1,9 @@
 /*
- * gen_transformer.c -- the transformer generator: model presets and model
+ * gen_transformer.c -- the workload generator: model presets and model
  * files, plan checks, the memory footprint (Korthikanti et al. 2022), the
- * communicator groups of a plan, and the per-rank node streams.
+ * communicator groups of a plan and their placement on ranks, and the
+ * per-rank node streams (transformers with GPipe, 1F1B or interleaved 1F1B;
+ * ResNet-50 and DLRM, data parallel / table-sharded).
  *
  * One rank's graph is one chain on the compute stream: every COMP node and
  * every tensor-parallel collective depends on the node before it (Megatron's
@@ -29,20 +31,30 @@
 
 static const cs_tx_model presets[] = {
     /* name          L    h      a    kv   ffn    vocab   seq  swiglu bias tied experts top_k */
-    {"gpt3-6.7b", 32, 4096, 32, 32, 16384, 51200, 2048, 0, 1, 1, 0, 0},
-    {"gpt3-13b", 40, 5120, 40, 40, 20480, 51200, 2048, 0, 1, 1, 0, 0},
-    {"gpt3-22b", 48, 6144, 64, 64, 24576, 51200, 2048, 0, 1, 1, 0, 0},
-    {"gpt3-175b", 96, 12288, 96, 96, 49152, 51200, 2048, 0, 1, 1, 0, 0},
-    {"gpt3-530b", 105, 20480, 128, 128, 81920, 51200, 2048, 0, 1, 1, 0, 0},
-    {"gpt3-1t", 128, 25600, 160, 160, 102400, 51200, 2048, 0, 1, 1, 0, 0},
-    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 0, 0, 0, 0},
-    {"llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096, 1, 0, 0, 0, 0},
-    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 0, 0, 0, 0},
-    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 0, 0, 0, 0},
-    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 0, 0, 0, 0},
-    {"llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 1, 0, 0, 0, 0},
+    {"gpt3-6.7b", 32, 4096, 32, 32, 16384, 51200, 2048, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"gpt3-13b", 40, 5120, 40, 40, 20480, 51200, 2048, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"gpt3-22b", 48, 6144, 64, 64, 24576, 51200, 2048, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"gpt3-175b", 96, 12288, 96, 96, 49152, 51200, 2048, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"gpt3-530b", 105, 20480, 128, 128, 81920, 51200, 2048, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"gpt3-1t", 128, 25600, 160, 160, 102400, 51200, 2048, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    {"llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
     /* Jiang et al. 2024, "Mixtral of Experts", Table 1 (context 32768; trained here at 4096) */
-    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1, 0, 0, 8, 2},
+    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1, 0, 0, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0}},
+    /* He et al. 2016, "Deep Residual Learning for Image Recognition", Table 1
+     * (50-layer column), with the stride on the 3x3 convolution (torchvision's
+     * "v1.5"): 25,557,032 parameters, 4.09 G multiply-accumulates per image */
+    {.name = "resnet50", .layers = 50, .arch = CS_ARCH_RESNET50, .image = 224, .classes = 1000},
+    /* DLRM structure of Naumov et al. 2019, "Deep Learning Recommendation
+     * Model for Personalization and Recommendation Systems" (arXiv:1906.00091);
+     * the sizes are ours (docs/generator.md): 8 tables of 1 M x 64, one
+     * lookup each, 512 dense features, bottom MLP 512-64, top MLP 1024-1024-1 */
+    {.name = "dlrm", .arch = CS_ARCH_DLRM, .tables = 8, .rows = 1000000, .emb_dim = 64, .dense = 512, .pooling = 1,
+     .nbot = 2, .bot = {512, 64}, .ntop = 3, .top = {1024, 1024, 1}},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -76,6 +88,58 @@ static const mkey mkeys[] = {
 };
 #define NMKEYS (sizeof mkeys / sizeof mkeys[0])
 
+/* DLRM model file: tables, rows, emb_dim, dense_features, pooling (1),
+ * bottom_mlp and top_mlp (arrays of layer widths; the bottom MLP's last is
+ * emb_dim). */
+static int dlrm_load(cfg_jdoc *doc, const char *path, cs_tx_model *out, cs_error *err) {
+    static const char *known[] = {"name", "arch", "tables", "rows", "emb_dim", "dense_features", "pooling",
+                                  "bottom_mlp", "top_mlp"};
+    static const size_t offs[] = {offsetof(cs_tx_model, tables), offsetof(cs_tx_model, rows),
+                                  offsetof(cs_tx_model, emb_dim), offsetof(cs_tx_model, dense),
+                                  offsetof(cs_tx_model, pooling)};
+    out->bias = out->tied_embeddings = 0;
+    out->arch = CS_ARCH_DLRM;
+    out->pooling = 1;
+    for (size_t j = 0; j < doc->nm; j++) {
+        int ok = 0;
+        for (size_t i = 0; i < 9; i++) ok |= strcmp(doc->m[j].key, known[i]) == 0;
+        if (!ok) cfg_warn_unknown_key(path, doc->m[j].key_line, doc->m[j].key, known, 9);
+    }
+    for (size_t i = 0; i < 7; i++) {
+        const char *key = known[i + 2];
+        json_t *v = json_object_get(doc->root, key);
+        int line = cfg_jdoc_key_line(doc, key);
+        if (!v) {
+            if (i == 4) continue; /* pooling */
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: the key is missing", path, line, key);
+        }
+        char got[64];
+        cfg_json_repr(v, got, sizeof got);
+        if (i < 5) {
+            long long x;
+            if (cfg_json_ll(v, &x) || x < 1 || x > 1000000000)
+                return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an integer >= 1, got %s", path, line, key, got);
+            *(uint32_t *)((char *)out + offs[i]) = (uint32_t)x;
+            continue;
+        }
+        uint32_t *arr = i == 5 ? out->bot : out->top, *n = i == 5 ? &out->nbot : &out->ntop;
+        if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > CS_DLRM_MAXMLP)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an array of 1 to %d layer widths, got %s", path, line,
+                          key, CS_DLRM_MAXMLP, got);
+        for (size_t k = 0; k < json_array_size(v); k++) {
+            long long x;
+            if (cfg_json_ll(json_array_get(v, k), &x) || x < 1 || x > 100000000)
+                return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected integers >= 1, got %s", path, line, key, got);
+            arr[k] = (uint32_t)x;
+        }
+        *n = (uint32_t)json_array_size(v);
+    }
+    if (out->bot[out->nbot - 1] != out->emb_dim)
+        return CS_ERR(err, CS_EINVAL, "%s:%d: bottom_mlp: the last width must be emb_dim (%u), got %u", path,
+                      cfg_jdoc_key_line(doc, "bottom_mlp"), out->emb_dim, out->bot[out->nbot - 1]);
+    return CS_OK;
+}
+
 int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
     cfg_jdoc doc;
     int rc = cfg_jdoc_load(path, "model description", &doc, err);
@@ -89,6 +153,51 @@ int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
         goto done;
     }
     snprintf(out->name, sizeof out->name, "%s", nm ? json_string_value(nm) : path);
+    json_t *ar = json_object_get(doc.root, "arch");
+    if (ar) {
+        int line = cfg_jdoc_key_line(&doc, "arch");
+        if (!json_is_string(ar) || (strcmp(json_string_value(ar), "resnet50") != 0 &&
+                                    strcmp(json_string_value(ar), "dlrm") != 0 &&
+                                    strcmp(json_string_value(ar), "transformer") != 0)) {
+            char got[64];
+            cfg_json_repr(ar, got, sizeof got);
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: arch: expected \"transformer\", \"resnet50\" or \"dlrm\", got %s", path,
+                        line, got);
+            goto done;
+        }
+    }
+    if (ar && strcmp(json_string_value(ar), "dlrm") == 0) {
+        rc = dlrm_load(&doc, path, out, err);
+        goto done;
+    }
+    if (ar && strcmp(json_string_value(ar), "resnet50") == 0) {
+        static const char *rknown[] = {"name", "arch", "image", "classes"};
+        out->bias = out->tied_embeddings = 0;
+        out->arch = CS_ARCH_RESNET50;
+        out->layers = 50;
+        out->image = 224;
+        out->classes = 1000;
+        for (size_t j = 0; j < doc.nm; j++) {
+            int ok = 0;
+            for (size_t i = 0; i < 4; i++) ok |= strcmp(doc.m[j].key, rknown[i]) == 0;
+            if (!ok) cfg_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, rknown, 4);
+        }
+        for (int i = 0; i < 2; i++) {
+            const char *key = i ? "classes" : "image";
+            json_t *v = json_object_get(doc.root, key);
+            long long x;
+            if (!v) continue;
+            if (cfg_json_ll(v, &x) || x < 1 || x > 100000000 || (i == 0 && x % 32)) {
+                char got[64];
+                cfg_json_repr(v, got, sizeof got);
+                rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an integer >= 1%s, got %s", path,
+                            cfg_jdoc_key_line(&doc, key), key, i ? "" : " divisible by 32", got);
+                goto done;
+            }
+            *(i ? &out->classes : &out->image) = (uint32_t)x;
+        }
+        goto done;
+    }
     const char *known[NMKEYS + 1];
     for (size_t i = 0; i < NMKEYS; i++) known[i] = mkeys[i].key;
     known[NMKEYS] = "name";
@@ -164,6 +273,19 @@ int cs_tx_model_resolve(const char *name_or_path, cs_tx_model *out, cs_error *er
 }
 
 int cs_tx_model_write_json(const cs_tx_model *m, FILE *f) {
+    if (m->arch == CS_ARCH_DLRM) {
+        int rc = fprintf(f, "{\n  \"name\": \"%s\",\n  \"arch\": \"dlrm\",\n  \"tables\": %u,\n  \"rows\": %u,\n"
+                            "  \"emb_dim\": %u,\n  \"dense_features\": %u,\n  \"pooling\": %u,\n  \"bottom_mlp\": [",
+                         m->name, m->tables, m->rows, m->emb_dim, m->dense, m->pooling);
+        for (uint32_t i = 0; rc >= 0 && i < m->nbot; i++) rc = fprintf(f, "%s%u", i ? ", " : "", m->bot[i]);
+        if (rc >= 0) rc = fprintf(f, "],\n  \"top_mlp\": [");
+        for (uint32_t i = 0; rc >= 0 && i < m->ntop; i++) rc = fprintf(f, "%s%u", i ? ", " : "", m->top[i]);
+        if (rc >= 0) rc = fprintf(f, "]\n}\n");
+        return rc < 0 ? -1 : 0;
+    }
+    if (m->arch == CS_ARCH_RESNET50)
+        return fprintf(f, "{\n  \"name\": \"%s\",\n  \"arch\": \"resnet50\",\n  \"image\": %u,\n  \"classes\": %u\n}\n",
+                       m->name, m->image, m->classes) < 0 ? -1 : 0;
     int rc = fprintf(f,
                      "{\n  \"name\": \"%s\",\n  \"layers\": %u,\n  \"hidden\": %u,\n  \"heads\": %u,\n"
                      "  \"kv_heads\": %u,\n  \"ffn_hidden\": %u,\n  \"vocab\": %u,\n  \"seq\": %u,\n"
@@ -183,14 +305,125 @@ void cs_tx_plan_defaults(cs_tx_plan *p) {
     p->schedule = CS_SCHED_1F1B;
     p->micro_batch = 1;
     p->bucket_params = 40000000;
+    p->vstages = 1;
+    p->order[0] = CS_DIM_TP;
+    p->order[1] = CS_DIM_DP;
+    p->order[2] = CS_DIM_PP;
+}
+
+/* The plan's order, or the default if it is not a permutation. */
+static void plan_order(const cs_tx_plan *p, uint8_t o[3]) {
+    int seen = 0;
+    for (int i = 0; i < 3; i++) seen |= p->order[i] < 3 ? 1 << p->order[i] : 8;
+    for (int i = 0; i < 3; i++) o[i] = seen == 7 ? p->order[i] : (uint8_t)i;
+}
+
+static void plan_strides(const cs_tx_plan *p, uint32_t st[3]) {
+    uint8_t o[3];
+    uint32_t size[3] = {p->tp, p->dp, p->pp}, x = 1;
+    plan_order(p, o);
+    for (int i = 0; i < 3; i++) {
+        st[o[i]] = x;
+        x *= size[o[i]];
+    }
+}
+
+uint32_t cs_tx_rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t pi) {
+    uint32_t st[3];
+    plan_strides(p, st);
+    return ti * st[CS_DIM_TP] + di * st[CS_DIM_DP] + pi * st[CS_DIM_PP];
+}
+
+void cs_tx_rank_coords(const cs_tx_plan *p, uint32_t rank, uint32_t *ti, uint32_t *di, uint32_t *pi) {
+    uint32_t st[3];
+    plan_strides(p, st);
+    *ti = rank / st[CS_DIM_TP] % p->tp;
+    *di = rank / st[CS_DIM_DP] % p->dp;
+    *pi = rank / st[CS_DIM_PP] % p->pp;
+}
+
+int cs_tx_placement_parse(const char *s, cs_tx_plan *p, cs_error *err) {
+    static const char *nm[3] = {"tp", "dp", "pp"};
+    uint8_t o[3];
+    int seen = 0, n = 0;
+    const char *c = s;
+    while (n < 3) {
+        size_t len = strcspn(c, ",");
+        int d = -1;
+        for (int k = 0; k < 3; k++)
+            if (len == 2 && strncasecmp(c, nm[k], 2) == 0) d = k;
+        if (d < 0 || (seen & (1 << d))) break;
+        seen |= 1 << d;
+        o[n++] = (uint8_t)d;
+        c += len;
+        if (*c != ',') break;
+        c++;
+    }
+    if (n != 3 || *c)
+        return CS_ERR(err, CS_EINVAL, "--placement %s: expected tp, dp and pp once each, innermost first (e.g. tp,dp,pp)",
+                      s);
+    memcpy(p->order, o, sizeof o);
+    return CS_OK;
+}
+
+void cs_tx_placement_format(const cs_tx_plan *p, char *buf, size_t n) {
+    static const char *nm[3] = {"tp", "dp", "pp"}, *up[3] = {"TP", "DP", "PP"};
+    uint8_t o[3];
+    uint32_t st[3];
+    plan_order(p, o);
+    plan_strides(p, st);
+    snprintf(buf, n, "rank = %s_i + %u %s_i + %u %s_i: %s innermost, then %s, then %s (--placement %s,%s,%s)", nm[o[0]],
+             st[o[1]], nm[o[1]], st[o[2]], nm[o[2]], up[o[0]], up[o[1]], up[o[2]], nm[o[0]], nm[o[1]], nm[o[2]]);
 }
 
 uint32_t cs_tx_micro_batches(const cs_tx_plan *p) {
     return p->global_batch / (p->micro_batch * p->dp);
 }
 
+static uint32_t vst(const cs_tx_plan *p) { return p->vstages ? p->vstages : 1; }
+
 int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err) {
     if (!p->tp || !p->pp || !p->dp) return CS_ERR(err, CS_EINVAL, "--tp/--pp/--dp: expected integers >= 1");
+    if (vst(p) > 1) {
+        uint32_t mbs = p->micro_batch && p->dp ? p->global_batch / (p->micro_batch * p->dp) : 0;
+        if (m->arch != CS_ARCH_TRANSFORMER || p->pp < 2 || p->schedule != CS_SCHED_1F1B || p->zero > 2)
+            return CS_ERR(err, CS_EINVAL,
+                          "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
+                          "--zero 0..2", p->vstages);
+        if (m->layers % (p->pp * p->vstages))
+            return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: the layers (%u) must divide into pp x virtual stages (%u)",
+                          p->vstages, m->layers, p->pp * p->vstages);
+        if (!mbs || mbs % p->pp)
+            return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: the micro-batch count (%u) must be a multiple of --pp %u",
+                          p->vstages, mbs, p->pp);
+    }
+    if (m->arch == CS_ARCH_DLRM) {
+        if (p->tp != 1 || p->pp != 1 || p->ep != 1 || p->zero != 0)
+            return CS_ERR(err, CS_EINVAL,
+                          "--tp/--pp/--ep/--zero: %s shards its tables over --dp ranks and replicates its MLPs; "
+                          "expected 1/1/1/0, got %u/%u/%u/%d", m->name, p->tp, p->pp, p->ep, p->zero);
+        if (m->tables % p->dp)
+            return CS_ERR(err, CS_EINVAL, "--dp %u: expected a divisor of the table count (%u)", p->dp, m->tables);
+        if (!p->micro_batch) return CS_ERR(err, CS_EINVAL, "--micro-batch: expected an integer >= 1");
+        if (!p->global_batch || p->global_batch % (p->micro_batch * p->dp))
+            return CS_ERR(err, CS_EINVAL, "--global-batch %u: expected a multiple of micro-batch x dp (%u x %u)",
+                          p->global_batch, p->micro_batch, p->dp);
+        return CS_OK;
+    }
+    if (m->arch == CS_ARCH_RESNET50) {
+        if (p->tp != 1 || p->pp != 1 || p->ep != 1)
+            return CS_ERR(err, CS_EINVAL, "--tp/--pp/--ep: %s is data-parallel only; expected 1, got %u/%u/%u", m->name,
+                          p->tp, p->pp, p->ep);
+        if (p->zero < 0 || p->zero > 2)
+            return CS_ERR(err, CS_EINVAL, "--zero %d: expected 0, 1 or 2 for %s", p->zero, m->name);
+        if (!m->image || m->image % 32 || !m->classes)
+            return CS_ERR(err, CS_EINVAL, "%s: image must be a multiple of 32 and classes >= 1", m->name);
+        if (!p->micro_batch) return CS_ERR(err, CS_EINVAL, "--micro-batch: expected an integer >= 1");
+        if (!p->global_batch || p->global_batch % (p->micro_batch * p->dp))
+            return CS_ERR(err, CS_EINVAL, "--global-batch %u: expected a multiple of micro-batch x dp (%u x %u)",
+                          p->global_batch, p->micro_batch, p->dp);
+        return CS_OK;
+    }
     if (m->heads % p->tp || m->kv_heads % p->tp || m->ffn_hidden % p->tp)
         return CS_ERR(err, CS_EINVAL, "--tp %u: expected a divisor of heads (%u), kv_heads (%u) and ffn_hidden (%u)",
                       p->tp, m->heads, m->kv_heads, m->ffn_hidden);
@@ -209,6 +442,113 @@ int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err) {
     if ((uint64_t)p->tp * p->pp * p->dp > UINT32_MAX / 2)
         return CS_ERR(err, CS_EINVAL, "tp x pp x dp: too many ranks");
     return CS_OK;
+}
+
+/* ---- ResNet-50 ----------------------------------------------------------------- *
+ * Layers of ResNet-50 v1.5 (He et al. 2016, Table 1; stride 2 on the 3x3
+ * convolution of the first block of stages conv3..conv5, as torchvision):
+ * conv1 7x7/2 (64), 3x3/2 max pool, then bottleneck blocks [3, 4, 6, 3] of
+ * 1x1 (w), 3x3 (w), 1x1 (4w) with w = 64, 128, 256, 512 and a 1x1 projection
+ * shortcut ("ds") in each stage's first block; global average pool; fc
+ * 2048 -> classes.  Each convolution is followed by a BatchNorm (2 parameters
+ * per channel) and, but for the block's last, a ReLU. */
+typedef struct rn_layer {
+    char name[24];
+    double hout, cin, cout, k, st; /* output side (square), channels, kernel, stride */
+} rn_layer;
+#define RN_MAXL 54
+
+static size_t rn_layers(const cs_tx_model *m, rn_layer *L) {
+    size_t n = 0;
+    double H = m->image / 4.0, cin = 64;
+    L[n++] = (rn_layer){"conv1", m->image / 2.0, 3, 64, 7, 2};
+    static const int blocks[4] = {3, 4, 6, 3};
+    for (int si = 0; si < 4; si++) {
+        double w = 64 << si;
+        for (int bi = 0; bi < blocks[si]; bi++) {
+            double Ho = bi == 0 && si > 0 ? H / 2 : H;
+            rn_layer *x = &L[n];
+            x[0] = (rn_layer){"", H, cin, w, 1, 1};
+            x[1] = (rn_layer){"", Ho, w, w, 3, H / Ho};
+            x[2] = (rn_layer){"", Ho, w, 4 * w, 1, 1};
+            snprintf(x[0].name, sizeof x[0].name, "conv%d_%d.a", si + 2, bi + 1);
+            snprintf(x[1].name, sizeof x[1].name, "conv%d_%d.b", si + 2, bi + 1);
+            snprintf(x[2].name, sizeof x[2].name, "conv%d_%d.c", si + 2, bi + 1);
+            n += 3;
+            if (bi == 0) {
+                L[n] = (rn_layer){"", Ho, cin, 4 * w, 1, H / Ho};
+                snprintf(L[n].name, sizeof L[n].name, "conv%d_%d.ds", si + 2, bi + 1);
+                n++;
+            }
+            cin = 4 * w;
+            H = Ho;
+        }
+    }
+    L[n++] = (rn_layer){"fc", 1, 2048, m->classes, 1, 1};
+    return n;
+}
+
+static double rn_layer_macs(const rn_layer *x) { return x->hout * x->hout * x->cin * x->cout * x->k * x->k; }
+static double rn_layer_params(const rn_layer *x, int is_fc) {
+    return x->cin * x->cout * x->k * x->k + (is_fc ? x->cout : 2 * x->cout); /* fc bias, or BatchNorm */
+}
+
+double cs_rn_forward_macs(const cs_tx_model *m) {
+    rn_layer L[RN_MAXL];
+    size_t n = rn_layers(m, L);
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += rn_layer_macs(&L[i]);
+    return s;
+}
+
+static double rn_params(const cs_tx_model *m) {
+    rn_layer L[RN_MAXL];
+    size_t n = rn_layers(m, L);
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += rn_layer_params(&L[i], i + 1 == n);
+    return s;
+}
+
+/* Stored activations per image: every convolution's output and its
+ * BatchNorm's output (the ReLU runs in place), fp16 -> 2 elements per
+ * output element; plus the input image (3 image^2). */
+double cs_rn_activation_elems(const cs_tx_model *m) {
+    rn_layer L[RN_MAXL];
+    size_t n = rn_layers(m, L);
+    double s = 3.0 * m->image * m->image;
+    for (size_t i = 0; i + 1 < n; i++) s += 2 * L[i].hout * L[i].hout * L[i].cout;
+    return s;
+}
+
+/* ---- DLRM ------------------------------------------------------------------------- */
+
+/* Layer widths of the bottom (which = 0) or top (1) MLP: in[i] -> out[i]. */
+static uint32_t dlrm_mlp(const cs_tx_model *m, int which, double *in, double *out) {
+    uint32_t n = which ? m->ntop : m->nbot;
+    const uint32_t *w = which ? m->top : m->bot;
+    double F = m->tables + 1.0, x = which ? m->emb_dim + F * (F - 1) / 2 : m->dense;
+    for (uint32_t i = 0; i < n; i++) {
+        in[i] = x;
+        out[i] = w[i];
+        x = w[i];
+    }
+    return n;
+}
+
+double cs_dlrm_mlp_params(const cs_tx_model *m) {
+    double in[CS_DLRM_MAXMLP], out[CS_DLRM_MAXMLP], s = 0;
+    for (int w = 0; w < 2; w++)
+        for (uint32_t i = 0, n = dlrm_mlp(m, w, in, out); i < n; i++) s += in[i] * out[i] + out[i];
+    return s;
+}
+
+double cs_dlrm_emb_params(const cs_tx_model *m) { return (double)m->tables * m->rows * m->emb_dim; }
+
+double cs_dlrm_forward_flops(const cs_tx_model *m) {
+    double in[CS_DLRM_MAXMLP], out[CS_DLRM_MAXMLP], s = 0, F = m->tables + 1.0;
+    for (int w = 0; w < 2; w++)
+        for (uint32_t i = 0, n = dlrm_mlp(m, w, in, out); i < n; i++) s += 2 * in[i] * out[i];
+    return s + 2 * F * F * m->emb_dim; /* interaction: Z Z^T of the F x d feature matrix */
 }
 
 /* ---- parameters and FLOPs ------------------------------------------------------ */
@@ -241,6 +581,8 @@ static double head_params(const cs_tx_model *m) {
 }
 
 double cs_tx_total_params(const cs_tx_model *m) {
+    if (m->arch == CS_ARCH_RESNET50) return rn_params(m);
+    if (m->arch == CS_ARCH_DLRM) return cs_dlrm_mlp_params(m) + cs_dlrm_emb_params(m);
     return m->layers * cs_tx_layer_params(m) + embed_params(m) + head_params(m);
 }
 
@@ -252,6 +594,8 @@ static double layer_fwd_flops_per_token(const cs_tx_model *m) {
 }
 
 double cs_tx_model_flops(const cs_tx_model *m, const cs_tx_plan *p) {
+    if (m->arch == CS_ARCH_RESNET50) return 3.0 * p->global_batch * 2.0 * cs_rn_forward_macs(m);
+    if (m->arch == CS_ARCH_DLRM) return 3.0 * p->global_batch * cs_dlrm_forward_flops(m);
     double tokens = (double)p->global_batch * m->seq;
     return 3.0 * tokens * (m->layers * layer_fwd_flops_per_token(m) + 2.0 * m->hidden * (double)m->vocab);
 }
@@ -287,6 +631,31 @@ static double stage_expert_params(const cs_tx_model *m, const cs_tx_plan *p) {
 void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, cs_tx_memory *o) {
     memset(o, 0, sizeof *o);
     o->stage = st;
+    if (m->arch == CS_ARCH_DLRM) { /* MLPs replicated (16 B/param), local tables fp32 with in-place SGD */
+        double P = cs_dlrm_mlp_params(m), d = m->emb_dim, F = m->tables + 1.0, b = p->micro_batch;
+        double in[CS_DLRM_MAXMLP], out[CS_DLRM_MAXMLP], outs = 0, tl = (double)m->tables / p->dp;
+        for (int w = 0; w < 2; w++)
+            for (uint32_t i = 0, n = dlrm_mlp(m, w, in, out); i < n; i++) outs += out[i];
+        o->params = P;
+        o->weights = 2 * P + 4 * tl * m->rows * d;
+        o->grads = 2 * P;
+        o->optimizer = 12 * P;
+        o->inflight = 1;
+        o->activations = 2 * b * (outs + F * d + F * (F - 1) / 2) + 4 * b * p->dp * tl * d;
+        o->total = o->weights + o->grads + o->optimizer + o->activations;
+        return;
+    }
+    if (m->arch == CS_ARCH_RESNET50) { /* data parallel only; one micro-batch's activations at a time */
+        double P = rn_params(m), dp = p->dp;
+        o->params = P;
+        o->weights = 2 * P;
+        o->grads = 2 * P / (p->zero >= 2 ? dp : 1);
+        o->optimizer = 12 * P / (p->zero >= 1 ? dp : 1);
+        o->inflight = 1;
+        o->activations = 2.0 * p->micro_batch * cs_rn_activation_elems(m);
+        o->total = o->weights + o->grads + o->optimizer + o->activations;
+        return;
+    }
     /* dense parameters are replicated over dp, experts over dp/ep (ZeRO shards over those) */
     double Pe = stage_expert_params(m, p);
     double Pd = stage_params(m, p, st) - Pe * p->ep, dp = p->dp, edp = (double)p->dp / p->ep;
@@ -297,8 +666,13 @@ void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, 
     o->optimizer = 12 * (Pd / (p->zero >= 1 ? dp : 1) + Pe / (p->zero >= 1 ? edp : 1));
     uint32_t mb = cs_tx_micro_batches(p);
     uint32_t inflight = p->schedule == CS_SCHED_GPIPE ? mb : (p->pp - st < mb ? p->pp - st : mb);
-    o->inflight = inflight;
     double L = m->layers / p->pp;
+    if (vst(p) > 1) { /* interleaved: warm-up + 1 chunk-micro-batches of L / (pp v) layers each */
+        uint32_t v = vst(p), u = (p->pp - st - 1) * 2 + (v - 1) * p->pp + 1;
+        inflight = u < mb * v ? u : mb * v;
+        L = (double)(m->layers / (p->pp * v));
+    }
+    o->inflight = inflight;
     o->activations = inflight * L * layer_act_bytes(m, p, p->recompute);
     if (p->recompute == CS_RECOMP_FULL) o->activations += layer_act_bytes(m, p, CS_RECOMP_NONE);
     if (st == p->pp - 1) /* final norm, output layer, loss (Korthikanti eq. 5) */
@@ -354,18 +728,18 @@ void cs_tx_comm_groups(const cs_tx_plan *p, cs_comm_groups *out) {
         for (uint32_t i = 0; i < cg->nranks; i++) {
             if (is_tp) {
                 uint32_t pi = (uint32_t)(g / p->dp), di = (uint32_t)(g % p->dp);
-                cg->ranks[i] = i + p->tp * (di + p->dp * pi);
+                cg->ranks[i] = cs_tx_rank_of(p, i, di, pi);
             } else if (is_dp) {
                 uint32_t pi = (uint32_t)((g - ntp) / p->tp), ti = (uint32_t)((g - ntp) % p->tp);
-                cg->ranks[i] = ti + p->tp * (i + p->dp * pi);
+                cg->ranks[i] = cs_tx_rank_of(p, ti, i, pi);
             } else if (is_ep) { /* (pi, ti, block): DP indices block*ep + i */
                 size_t k = g - ntp - ndp, pt = k / edp, blk = k % edp;
                 uint32_t pi = (uint32_t)(pt / p->tp), ti = (uint32_t)(pt % p->tp);
-                cg->ranks[i] = ti + p->tp * ((uint32_t)blk * ep + i + p->dp * pi);
+                cg->ranks[i] = cs_tx_rank_of(p, ti, (uint32_t)blk * ep + i, pi);
             } else { /* expert-DP (pi, ti, e): DP indices e + ep*i */
                 size_t k = g - ntp - ndp - nep, pt = k / ep, e = k % ep;
                 uint32_t pi = (uint32_t)(pt / p->tp), ti = (uint32_t)(pt % p->tp);
-                cg->ranks[i] = ti + p->tp * ((uint32_t)e + ep * i + p->dp * pi);
+                cg->ranks[i] = cs_tx_rank_of(p, ti, (uint32_t)e + ep * i, pi);
             }
         }
     }
@@ -409,6 +783,7 @@ typedef struct gen {
     size_t npf;
     uint32_t pf_layer;
     int recomputing;             /* inside a full recomputation's forward */
+    uint32_t clo, chi, M;        /* layers [clo, chi) of the current chunk; micro-batches */
     /* shapes */
     double s, b, h, a, g, hd, f, t, sb, sl, V;
 } gen;
@@ -576,7 +951,7 @@ static double layer_expert_rank(gen *G) { return layer_expert_params(G->m) / ((d
  * layer of the stage in the same direction. */
 static void z3_layer(gen *G, uint32_t l, int bwd) {
     if (G->p->zero < 3 || G->recomputing) return;
-    uint32_t key = 2 * l + (uint32_t)bwd, L = G->m->layers / G->p->pp, lo = G->pi * L, hi = lo + L;
+    uint32_t key = 2 * l + (uint32_t)bwd, lo = G->clo, hi = G->chi;
     char nm[64];
     if (G->npf && G->pf_layer == key) {
         memcpy(G->need, G->pf, sizeof G->need);
@@ -689,7 +1064,7 @@ static void layer_bwd(gen *G, uint32_t l) {
 }
 
 static uint32_t rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t pi) {
-    return ti + p->tp * (di + p->dp * pi);
+    return cs_tx_rank_of(p, ti, di, pi);
 }
 
 /* ZeRO-3: the stage's parameters outside its layers (embedding, final norm,
@@ -700,23 +1075,41 @@ static void z3_extras(gen *G, const char *name) {
     if (x > 0.5) z3_gather(G, name, x, 0, ids, 1);
 }
 
-static void forward_mb(gen *G, uint32_t mb) {
-    uint32_t L = G->m->layers / G->p->pp, P = G->p->pp;
+/* Model chunk c of the rank's stage (c = 0 without interleaving): virtual
+ * stage vs = c pp + pi, layers [vs Lc, (vs + 1) Lc), Lc = layers / (pp v).
+ * Pipeline neighbours are stages pi -+ 1, wrapping from the last stage to
+ * the first between chunks.  The tag of a boundary is 2 (mb + M c_low) (+1
+ * backward), c_low = the chunk of its lower virtual stage (2 mb without
+ * interleaving). */
+static uint32_t chunk_setup(gen *G, uint32_t c) {
+    uint32_t P = G->p->pp, Lc = G->m->layers / (P * vst(G->p)), vs = c * P + G->pi;
+    G->clo = vs * Lc;
+    G->chi = G->clo + Lc;
+    return vs;
+}
+static uint32_t prev_rank(gen *G) { return rank_of(G->p, G->ti, G->di, G->pi > 0 ? G->pi - 1 : G->p->pp - 1); }
+static uint32_t next_rank(gen *G) { return rank_of(G->p, G->ti, G->di, G->pi + 1 < G->p->pp ? G->pi + 1 : 0); }
+static int32_t p2p_tag(gen *G, uint32_t mb, uint32_t vs_low, int bwd) {
+    return (int32_t)(2 * (mb + G->M * (vs_low / G->p->pp)) + (uint32_t)bwd);
+}
+
+static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
+    uint32_t vs = chunk_setup(G, c), last = G->p->pp * vst(G->p) - 1;
     z3_extras(G, "zero3.ag.extra");
-    if (G->pi > 0) p2p(G, 0, rank_of(G->p, G->ti, G->di, G->pi - 1), (int32_t)(2 * mb), G->sl * G->h * 2);
-    if (G->pi == 0) {
+    if (vs > 0) p2p(G, 0, prev_rank(G), p2p_tag(G, mb, vs - 1, 0), G->sl * G->h * 2);
+    if (vs == 0) {
         comp(G, "embed", 0, 4 * G->sl * G->h, strm(G, 4 * G->sl * G->h));
         tp_reduce(G, "embed.ar");
     }
-    for (uint32_t l = 0; l < L; l++) layer_fwd(G, G->pi * L + l, "");
-    if (G->pi == P - 1) {
+    for (uint32_t l = G->clo; l < G->chi; l++) layer_fwd(G, l, "");
+    if (vs == last) {
         double v = ceil(G->V / G->t);
         comp(G, "final_ln", 0, 4 * G->sl * G->h, strm(G, 4 * G->sl * G->h));
         tp_gather(G, "logits.ag");
         comp(G, "logits", 2 * G->sb * G->h * v, 2 * (G->sb * G->h + G->h * v) + 4 * G->sb * v,
              gemm(G, G->sb, v, G->h) + strm(G, 4 * G->sb * v * 3));
     } else {
-        p2p(G, 1, rank_of(G->p, G->ti, G->di, G->pi + 1), (int32_t)(2 * mb), G->sl * G->h * 2);
+        p2p(G, 1, next_rank(G), p2p_tag(G, mb, vs, 0), G->sl * G->h * 2);
     }
 }
 
@@ -737,13 +1130,13 @@ static void dp_bucket(gen *G, double *acc, int force, int kind) {
 
 /* Gradients are reduced in the last micro-batch's backward (ZeRO 0/1: they
  * accumulate locally) or, with ZeRO >= 2 (sharded gradients), in every one. */
-static void backward_mb(gen *G, uint32_t mb, int last_mb) {
-    uint32_t L = G->m->layers / G->p->pp, P = G->p->pp;
+static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
+    uint32_t vs = chunk_setup(G, c), last = G->p->pp * vst(G->p) - 1;
     double acc = 0, acce = 0, lp = layer_dense_rank(G), lpe = layer_expert_rank(G);
     if (G->p->zero >= 2) last_mb = 1;
     z3_extras(G, "bwd.zero3.ag.extra");
-    if (G->pi < P - 1) p2p(G, 0, rank_of(G->p, G->ti, G->di, G->pi + 1), (int32_t)(2 * mb + 1), G->sl * G->h * 2);
-    if (G->pi == P - 1) {
+    if (vs < last) p2p(G, 0, next_rank(G), p2p_tag(G, mb, vs, 1), G->sl * G->h * 2);
+    if (vs == last) {
         double v = ceil(G->V / G->t);
         comp(G, "bwd.logits", 2 * 2 * G->sb * G->h * v, 2 * 2 * (G->sb * G->h + G->h * v) + 8 * G->sb * v,
              2 * gemm(G, G->sb, v, G->h) + strm(G, 8 * G->sb * v));
@@ -751,8 +1144,8 @@ static void backward_mb(gen *G, uint32_t mb, int last_mb) {
         comp(G, "bwd.final_ln", 0, 8 * G->sl * G->h, strm(G, 8 * G->sl * G->h));
         if (last_mb) acc += head_params(G->m) / G->t;
     }
-    for (uint32_t l = L; l-- > 0;) {
-        layer_bwd(G, G->pi * L + l);
+    for (uint32_t l = G->chi; l-- > G->clo;) {
+        layer_bwd(G, l);
         if (last_mb) {
             acc += lp;
             acce += lpe;
@@ -760,16 +1153,93 @@ static void backward_mb(gen *G, uint32_t mb, int last_mb) {
             dp_bucket(G, &acce, 0, PG_EDP);
         }
     }
-    if (G->pi == 0) {
+    if (vs == 0) {
         comp(G, "bwd.embed", 0, 8 * G->sl * G->h, strm(G, 8 * G->sl * G->h));
         if (last_mb) acc += embed_params(G->m) / G->t;
     } else {
-        p2p(G, 1, rank_of(G->p, G->ti, G->di, G->pi - 1), (int32_t)(2 * mb + 1), G->sl * G->h * 2);
+        p2p(G, 1, prev_rank(G), p2p_tag(G, mb, vs - 1, 1), G->sl * G->h * 2);
     }
     if (last_mb) {
         dp_bucket(G, &acc, 1, PG_DP);
         dp_bucket(G, &acce, 1, PG_EDP);
     }
+}
+
+/* ResNet-50: one COMP node per layer (convolution + BatchNorm + ReLU as an
+ * implicit GEMM of (b Ho^2) x cout x (cin k^2), plus 8 bytes of BatchNorm/ReLU
+ * traffic per output element); backward in reverse with twice the FLOPs.  In
+ * the last micro-batch's backward (every one with ZeRO-2) each layer's
+ * gradients join the current bucket; a full bucket is reduced on the DP group
+ * off the chain, overlapping the rest of the backward (PyTorch DDP). */
+static void rn_pass(gen *G, int bwd, int last_mb) {
+    rn_layer L[RN_MAXL];
+    size_t n = rn_layers(G->m, L);
+    double b = G->b, acc = 0;
+    if (G->p->zero >= 2) last_mb = 1;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = bwd ? n - 1 - j : j;
+        const rn_layer *x = &L[i];
+        int fc = i + 1 == n;
+        double hin = x->hout * x->st, out = b * x->hout * x->hout * x->cout;
+        double in = b * hin * hin * x->cin, w = x->cin * x->cout * x->k * x->k, bn = fc ? 0 : 8 * out;
+        double fl = 2 * b * rn_layer_macs(x), by = 2 * (in + w + out) + bn;
+        double tm = cs_device_gemm_s(G->d, b * x->hout * x->hout, x->cout, x->cin * x->k * x->k, 2) +
+                    cs_device_stream_s(G->d, bn);
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s%.23s", bwd ? "bwd." : "", x->name);
+        comp(G, nm, bwd ? 2 * fl : fl, bwd ? 2 * by : by, bwd ? 2 * tm : tm);
+        if (bwd && last_mb) {
+            acc += rn_layer_params(x, fc);
+            dp_bucket(G, &acc, 0, PG_DP);
+        }
+    }
+    if (bwd && last_mb) dp_bucket(G, &acc, 1, PG_DP);
+}
+
+/* DLRM, one micro-batch (b samples per rank, B = b dp in all): the bottom
+ * MLP on the rank's samples; the lookups of its tables (dp-th of them) for
+ * all B samples; an all-to-all sending each rank the pooled vectors of its
+ * samples (comm_size = the whole send buffer, B x local tables x d x 4
+ * bytes); interaction and top MLP.  Backward mirrors it (all-to-all of the
+ * pooled gradients, then a sparse SGD update of the looked-up rows); MLP
+ * gradients go into DP buckets as in rn_pass. */
+static void dlrm_mlp_nodes(gen *G, int which, int bwd, double *acc, int last_mb) {
+    double in[CS_DLRM_MAXMLP], out[CS_DLRM_MAXMLP], b = G->b;
+    uint32_t n = dlrm_mlp(G->m, which, in, out);
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t i = bwd ? n - 1 - j : j;
+        double k = bwd ? 2 : 1;
+        char nm[48];
+        snprintf(nm, sizeof nm, "%s%s.mlp%u", bwd ? "bwd." : "", which ? "top" : "bot", i);
+        comp(G, nm, k * 2 * b * in[i] * out[i], k * 2 * (b * in[i] + in[i] * out[i] + b * out[i]),
+             k * cs_device_gemm_s(G->d, b, out[i], in[i], 2));
+        if (bwd && last_mb) {
+            *acc += in[i] * out[i] + out[i];
+            dp_bucket(G, acc, 0, PG_DP);
+        }
+    }
+}
+
+static void dlrm_pass(gen *G, int bwd, int last_mb) {
+    const cs_tx_model *m = G->m;
+    double b = G->b, B = b * G->p->dp, d = m->emb_dim, F = m->tables + 1.0, tl = (double)m->tables / G->p->dp;
+    double rows = B * tl * m->pooling * d * 4, pooled = B * tl * d * 4, acc = 0;
+    if (!bwd) {
+        dlrm_mlp_nodes(G, 0, 0, &acc, 0);
+        comp(G, "emb.lookup", 0, rows + pooled, cs_device_stream_s(G->d, rows + pooled));
+        if (G->p->dp > 1) coll(G, "emb.a2a", CS_COLL_ALL_TO_ALL, pooled, PG_EP, 1);
+        comp(G, "interact", 2 * b * F * F * d, 2 * b * (F * d + F * (F - 1) / 2),
+             cs_device_gemm_s(G->d, b * F, F, d, 2));
+        dlrm_mlp_nodes(G, 1, 0, &acc, 0);
+        return;
+    }
+    dlrm_mlp_nodes(G, 1, 1, &acc, last_mb);
+    comp(G, "bwd.interact", 2 * 2 * b * F * F * d, 2 * 2 * b * (F * d + F * (F - 1) / 2),
+         2 * cs_device_gemm_s(G->d, b * F, F, d, 2));
+    if (G->p->dp > 1) coll(G, "bwd.emb.a2a", CS_COLL_ALL_TO_ALL, pooled, PG_EP, 1);
+    comp(G, "bwd.emb.update", 0, pooled + 2 * rows, cs_device_stream_s(G->d, pooled + 2 * rows));
+    dlrm_mlp_nodes(G, 0, 1, &acc, last_mb);
+    if (last_mb) dp_bucket(G, &acc, 1, PG_DP);
 }
 
 int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, uint32_t rank,
@@ -784,9 +1254,7 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     G.p = p;
     G.d = d;
     G.rank = rank;
-    G.ti = rank % p->tp;
-    G.di = (rank / p->tp) % p->dp;
-    G.pi = rank / (p->tp * p->dp);
+    cs_tx_rank_coords(p, rank, &G.ti, &G.di, &G.pi);
     snprintf(G.pg[PG_TP], sizeof G.pg[PG_TP], "%u", 1 + G.pi * p->dp + G.di);
     snprintf(G.pg[PG_DP], sizeof G.pg[PG_DP], "%u", 1 + p->pp * p->dp + G.pi * p->tp + G.ti);
     {
@@ -805,7 +1273,7 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     G.h = m->hidden;
     G.a = m->heads;
     G.g = m->kv_heads;
-    G.hd = head_dim(m);
+    G.hd = m->heads ? head_dim(m) : 0;
     G.f = m->ffn_hidden;
     G.t = p->tp;
     G.sb = G.s * G.b;
@@ -813,18 +1281,48 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     G.V = m->vocab;
 
     uint32_t M = cs_tx_micro_batches(p), P = p->pp;
-    if (p->schedule == CS_SCHED_GPIPE) {
-        for (uint32_t i = 0; i < M; i++) forward_mb(&G, i);
-        for (uint32_t i = 0; i < M; i++) backward_mb(&G, i, i == M - 1);
+    G.M = M;
+    chunk_setup(&G, 0);
+    if (m->arch == CS_ARCH_RESNET50) {
+        for (uint32_t i = 0; i < M; i++) {
+            rn_pass(&G, 0, 0);
+            rn_pass(&G, 1, i == M - 1);
+        }
+    } else if (m->arch == CS_ARCH_DLRM) {
+        memcpy(G.pg[PG_EP], G.pg[PG_DP], sizeof G.pg[PG_EP]); /* the all-to-all runs on the DP group */
+        for (uint32_t i = 0; i < M; i++) {
+            dlrm_pass(&G, 0, 0);
+            dlrm_pass(&G, 1, i == M - 1);
+        }
+    } else if (p->schedule == CS_SCHED_GPIPE) {
+        for (uint32_t i = 0; i < M; i++) forward_mb(&G, i, 0);
+        for (uint32_t i = 0; i < M; i++) backward_mb(&G, i, 0, i == M - 1);
+    } else if (vst(p) > 1) {
+        /* Megatron's interleaved 1F1B: unit k is micro-batch (k / (P v)) P + k mod P
+         * of chunk (k / P) mod v (backward: v - 1 - that); warm-up
+         * 2 (P - pi - 1) + (v - 1) P forward units, then one forward + one
+         * backward, then the remaining backwards. */
+        uint32_t v = vst(p), tot = M * v, warm = (P - G.pi - 1) * 2 + (v - 1) * P, f = 0, b = 0;
+        if (warm > tot) warm = tot;
+        for (; f < warm; f++) forward_mb(&G, (f / (P * v)) * P + f % P, (f / P) % v);
+        for (; f < tot; f++, b++) {
+            forward_mb(&G, (f / (P * v)) * P + f % P, (f / P) % v);
+            uint32_t mb = (b / (P * v)) * P + b % P;
+            backward_mb(&G, mb, v - 1 - (b / P) % v, mb == M - 1);
+        }
+        for (; b < tot; b++) {
+            uint32_t mb = (b / (P * v)) * P + b % P;
+            backward_mb(&G, mb, v - 1 - (b / P) % v, mb == M - 1);
+        }
     } else {
         uint32_t warm = P - G.pi - 1 < M ? P - G.pi - 1 : M, fwd = 0, bwd = 0;
-        for (; fwd < warm; fwd++) forward_mb(&G, fwd);
+        for (; fwd < warm; fwd++) forward_mb(&G, fwd, 0);
         while (fwd < M) {
-            forward_mb(&G, fwd++);
-            backward_mb(&G, bwd, bwd == M - 1);
+            forward_mb(&G, fwd++, 0);
+            backward_mb(&G, bwd, 0, bwd == M - 1);
             bwd++;
         }
-        for (; bwd < M; bwd++) backward_mb(&G, bwd, bwd == M - 1);
+        for (; bwd < M; bwd++) backward_mb(&G, bwd, 0, bwd == M - 1);
     }
     /* optimizer step: waits for the chain and every gradient bucket */
     {

@@ -11,8 +11,9 @@
  * device's efficiency model; COMM_COLL nodes with pg_name naming a TP or DP
  * communicator group; COMM_SEND/RECV at pipeline boundaries).
  *
- * Rank layout (Megatron's): rank = tp_i + tp * (dp_i + dp * pp_i), so TP
- * ranks are contiguous (innermost network dimension), then DP, then PP.
+ * Rank layout: by default Megatron's, rank = tp_i + tp * (dp_i + dp * pp_i),
+ * so TP ranks are contiguous (innermost network dimension), then DP, then PP;
+ * plan.order permutes the three (cs_tx_rank_of).  Group ids do not depend on it.
  * Communicator groups: TP group of (pp_i, dp_i) has id 1 + pp_i*dp + dp_i;
  * DP group of (pp_i, tp_i) has id 1 + pp*dp + pp_i*tp + tp_i.  With ep > 1
  * (MoE) the EP groups follow: (pp_i, tp_i, dp_i / ep) -> 1 + pp*dp + pp*tp +
@@ -35,6 +36,8 @@
 #include "config/comm_group.h"
 #include "core/error.h"
 
+#define CS_DLRM_MAXMLP 8
+
 typedef struct cs_tx_model {
     char name[64];
     uint32_t layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq;
@@ -44,7 +47,31 @@ typedef struct cs_tx_model {
     /* Mixture of experts (0 = dense): every layer's MLP becomes `experts`
      * expert MLPs of ffn_hidden each and a router; each token visits top_k. */
     uint32_t experts, top_k;
+    /* Architecture: CS_ARCH_TRANSFORMER (the fields above), or CS_ARCH_RESNET50
+     * (a ResNet-50 v1.5 on image x image inputs with `classes` outputs; only
+     * name, layers = 50, image and classes are used). */
+    int arch;
+    uint32_t image, classes;
+    /* CS_ARCH_DLRM (Naumov et al. 2019): `tables` embedding tables of `rows`
+     * x emb_dim, `pooling` lookups per table and sample (summed); a bottom MLP
+     * dense -> bot[0] -> ... -> bot[nbot-1] (= emb_dim); dot interaction of
+     * the tables + 1 vectors; a top MLP (emb_dim + pairs) -> top[0] -> ... */
+    uint32_t tables, rows, emb_dim, dense, pooling, nbot, ntop;
+    uint32_t bot[CS_DLRM_MAXMLP], top[CS_DLRM_MAXMLP];
 } cs_tx_model;
+
+enum { CS_ARCH_TRANSFORMER = 0, CS_ARCH_RESNET50 = 1, CS_ARCH_DLRM = 2 };
+
+/* DLRM: parameters of the MLPs (data parallel) and of the embedding tables,
+ * matmul FLOPs of one sample's forward pass (MLPs + interaction). */
+double cs_dlrm_mlp_params(const cs_tx_model *m);
+double cs_dlrm_emb_params(const cs_tx_model *m);
+double cs_dlrm_forward_flops(const cs_tx_model *m);
+
+/* ResNet-50: multiply-accumulates of one image's forward pass (convolutions
+ * and the classifier), and the activation elements stored per image. */
+double cs_rn_forward_macs(const cs_tx_model *m);
+double cs_rn_activation_elems(const cs_tx_model *m);
 
 enum { CS_RECOMP_NONE = 0, CS_RECOMP_SELECTIVE = 1, CS_RECOMP_FULL = 2 };
 enum { CS_SCHED_GPIPE = 0, CS_SCHED_1F1B = 1 };
@@ -58,7 +85,24 @@ typedef struct cs_tx_plan {
     int zero;                /* 0..3 (3 = FSDP full sharding) */
     uint32_t ep;             /* expert parallel degree (MoE): divides dp and experts */
     uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
+    /* Placement: order[0] is the innermost (contiguous ranks) of the
+     * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, order[2] the outermost.
+     * Default TP, DP, PP (Megatron's). */
+    uint8_t order[3];
+    /* Interleaved 1F1B (Narayanan et al. 2021): model chunks per pipeline
+     * stage (1 = plain 1F1B; 0 is read as 1). */
+    uint32_t vstages;
 } cs_tx_plan;
+
+enum { CS_DIM_TP = 0, CS_DIM_DP = 1, CS_DIM_PP = 2 };
+
+/* Rank of (tp_i, dp_i, pp_i) under the plan's placement, and back. */
+uint32_t cs_tx_rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t pi);
+void cs_tx_rank_coords(const cs_tx_plan *p, uint32_t rank, uint32_t *ti, uint32_t *di, uint32_t *pi);
+/* "--placement tp,dp,pp" (innermost first, a permutation of tp, dp, pp). */
+int cs_tx_placement_parse(const char *s, cs_tx_plan *p, cs_error *err);
+/* "rank = tp_i + 8 dp_i + 64 pp_i" style description. */
+void cs_tx_placement_format(const cs_tx_plan *p, char *buf, size_t n);
 
 void cs_tx_plan_defaults(cs_tx_plan *p);
 /* Built-in preset by name ("gpt3-175b", "llama3-70b", ...), NULL if none. */
