@@ -77,25 +77,6 @@ static inline void default_setup(setup *u, cs_topo_kind k, uint32_t n) {
     u->comm_streams = 1;
 }
 
-static inline void set_algo(cs_coll_algo *a, const char *name) {
-    memset(a, 0, sizeof *a);
-    if (strncmp(name, "direct", 6) == 0) {
-        a->kind = CS_COLL_ALGO_DIRECT;
-        a->window = atoi(name + 6);
-    } else if (strcmp(name, "halvingDoubling") == 0) {
-        a->kind = CS_COLL_ALGO_HALVING_DOUBLING;
-    } else if (strcmp(name, "doubleBinaryTree") == 0) {
-        a->kind = CS_COLL_ALGO_DOUBLE_BINARY_TREE;
-    } else if (strcmp(name, "oneRing") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_RING;
-    } else if (strcmp(name, "oneDirect") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_DIRECT;
-    } else if (strcmp(name, "oneHalvingDoubling") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_HALVING_DOUBLING;
-    } else {
-        a->kind = CS_COLL_ALGO_RING;
-    }
-}
 
 /* Run the trace spec(s) on the setup; finish times (ns) into fin. */
 static inline int run_specs(const setup *u, const char *const *specs, unsigned nspecs, uint64_t *fin,
@@ -123,7 +104,7 @@ static inline int run_specs(const setup *u, const char *const *specs, unsigned n
     sc.intra_dim_scheduling = u->intra;
     for (int k = 0; k < CS_CFG_NCOLL; k++) {
         sc.impl[k].n = u->ndims;
-        for (int d = 0; d < u->ndims; d++) set_algo(&sc.impl[k].algo[d], u->per_dim ? u->impl_list[d] : u->impl);
+        for (int d = 0; d < u->ndims; d++) tu_set_algo(&sc.impl[k].algo[d], u->per_dim ? u->impl_list[d] : u->impl);
         if (strncmp(u->impl, "one", 3) == 0) sc.impl[k].n = 1;
     }
     static unsigned run_no; /* a fresh trace prefix per run: no stale rank files */

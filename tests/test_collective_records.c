@@ -70,7 +70,7 @@ static void fill_configs(const setup *u, cs_network_config *net, cs_system_confi
     sc->local_mem_bw_gbps = 1600;
     for (int k = 0; k < CS_CFG_NCOLL; k++) {
         sc->impl[k].n = u->ndims;
-        for (int d = 0; d < u->ndims; d++) set_algo(&sc->impl[k].algo[d], u->impl);
+        for (int d = 0; d < u->ndims; d++) tu_set_algo(&sc->impl[k].algo[d], u->impl);
     }
 }
 

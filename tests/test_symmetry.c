@@ -77,25 +77,6 @@ static void cfg_default(symcfg *c) {
     c->backend = "analytical";
 }
 
-static void set_algo(cs_coll_algo *a, const char *name) {
-    memset(a, 0, sizeof *a);
-    if (strncmp(name, "direct", 6) == 0) {
-        a->kind = CS_COLL_ALGO_DIRECT;
-        a->window = atoi(name + 6);
-    } else if (strcmp(name, "halvingDoubling") == 0) {
-        a->kind = CS_COLL_ALGO_HALVING_DOUBLING;
-    } else if (strcmp(name, "doubleBinaryTree") == 0) {
-        a->kind = CS_COLL_ALGO_DOUBLE_BINARY_TREE;
-    } else if (strcmp(name, "oneRing") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_RING;
-    } else if (strcmp(name, "oneDirect") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_DIRECT;
-    } else if (strcmp(name, "oneHalvingDoubling") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_HALVING_DOUBLING;
-    } else {
-        a->kind = CS_COLL_ALGO_RING;
-    }
-}
 
 /* ---- one run ---------------------------------------------------------------------- */
 
@@ -183,7 +164,7 @@ static void build_sys(const symcfg *c, cs_system_config *sc) {
     sc->peak_perf_tflops = 100;
     for (int t = 0; t < CS_CFG_NCOLL; t++) {
         sc->impl[t].n = c->nimpl[t];
-        for (int d = 0; d < c->nimpl[t]; d++) set_algo(&sc->impl[t].algo[d], c->impl[t][d]);
+        for (int d = 0; d < c->nimpl[t]; d++) tu_set_algo(&sc->impl[t].algo[d], c->impl[t][d]);
     }
 }
 
