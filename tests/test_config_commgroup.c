@@ -25,12 +25,7 @@ static void expect_error(const char *name, const char *text, int line, const cha
     cs_error_clear(&err);
     int rc = cs_comm_groups_load(p, &g, &err);
     if (rc != CS_EINVAL) fail_msg("%s: rc %d, message \"%s\"", name, rc, err.msg);
-    char want[4200];
-    snprintf(want, sizeof want, "%s:%d: ", p, line);
-    tu_assert_has(err.msg, want);
-    if (key) tu_assert_has(err.msg, key);
-    tu_assert_has(err.msg, "expected");
-    if (extra) tu_assert_has(err.msg, extra);
+    tu_assert_located(err.msg, p, line, key, extra);
     assert_null(g.path);
     assert_int_equal(g.ngroups, 0);
 }

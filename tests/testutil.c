@@ -206,6 +206,15 @@ void tu_assert_has(const char *msg, const char *want) {
     if (!strstr(msg, want)) fail_msg("message \"%s\" lacks \"%s\"", msg, want);
 }
 
+void tu_assert_located(const char *msg, const char *path, int line, const char *key, const char *extra) {
+    char want[4200];
+    snprintf(want, sizeof want, "%s:%d: ", path, line);
+    tu_assert_has(msg, want);
+    if (key) tu_assert_has(msg, key);
+    tu_assert_has(msg, "expected");
+    if (extra) tu_assert_has(msg, extra);
+}
+
 static char g_warn_text[16384];
 static int g_warn_count;
 

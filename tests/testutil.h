@@ -50,6 +50,9 @@ void tu_set_algo(struct cs_coll_algo *a, const char *name);
 const char *tu_write_tmp(const char *name, const char *text);
 /* Fail the test unless msg contains want (both printed). */
 void tu_assert_has(const char *msg, const char *want);
+/* The user-error contract: msg holds "path:line: ", the key (if not NULL),
+ * the word "expected", and extra (if not NULL). */
+void tu_assert_located(const char *msg, const char *path, int line, const char *key, const char *extra);
 /* Capture warnings (cs_warn) from now on: resets the log, installs a sink that
  * keeps every warning, one per line. tu_warnings() is the text so far,
  * tu_warning_count() how many; tu_capture_end() restores stderr. */
