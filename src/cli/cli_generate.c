@@ -21,10 +21,10 @@
 #include "core/log.h"
 #include "network/network.h"
 #include "workload/et.h"
-#include "workload/gen_transformer.h"
+#include "workload/gen_workload.h"
 
 typedef struct gen_opts {
-    const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json, *placement;
+    const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json, *placement, *symmetry;
     long tp, pp, dp, ep, micro_batch, global_batch, zero, comm_streams, bucket_mparams, bucket_mb, vstages;
     int sp, fsdp, help, quiet, no_memory_check;
 } gen_opts;
@@ -74,6 +74,8 @@ static const gopt gopts[] = {
     {"backend", "NAME", "train: network backend (analytical)", GO_STR, GO(backend)},
     {"comm-streams", "N", "train: concurrent communication operations per rank (4)", GO_INT, GO(comm_streams)},
     {"json", "FILE", "train: write the training report as JSON", GO_STR, GO(json)},
+    {"symmetry", "auto|off", "train: simulate one representative rank per class of ranks that the plan maps onto "
+                             "each other (auto), or every rank (off)", GO_STR, GO(symmetry)},
     {"quiet", NULL, "no report on stdout", GO_FLAG, GO(quiet)},
     {"help", NULL, "this help", GO_FLAG, GO(help)},
 };
@@ -192,24 +194,6 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
     return rc;
 }
 
-typedef struct file_sink {
-    cs_et_writer *w;
-} file_sink;
-
-static int write_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
-    return cs_et_writer_write(((file_sink *)ud)->w, n, err);
-}
-
-static int write_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, uint32_t r, const char *path,
-                      cs_error *err) {
-    file_sink fs = {NULL};
-    int rc = cs_et_writer_open(path, 0, NULL, &fs.w, err);
-    if (rc) return rc;
-    rc = cs_tx_generate_rank(m, p, d, r, write_sink, &fs, NULL, err);
-    int rc2 = cs_et_writer_close(fs.w, rc ? NULL : err);
-    return rc ? rc : rc2;
-}
-
 static int write_suggestions(const char *prefix, const cs_tx_plan *p, const cs_device *d, cs_error *err) {
     char path[4096];
     uint32_t n = p->tp * p->pp * p->dp;
@@ -312,7 +296,7 @@ int cs_cli_generate(int argc, char **argv) {
     char path[4096];
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
         snprintf(path, sizeof path, "%s.%u.et", o.out, r);
-        rc = write_rank(&m, &p, &d, r, path, &err);
+        rc = cs_tx_write_rank(&m, &p, &d, r, path, &err);
     }
     if (rc == CS_OK) {
         cs_comm_groups g;
@@ -408,6 +392,10 @@ int cs_cli_train(int argc, char **argv) {
                 !o.model ? "--model" : "--network-configuration=FILE");
         return 2;
     }
+    if (o.symmetry && strcmp(o.symmetry, "auto") != 0 && strcmp(o.symmetry, "off") != 0) {
+        fprintf(stderr, "clustersim train: --symmetry: expected auto or off, got \"%s\"\n", o.symmetry);
+        return 2;
+    }
     if (o.comm_streams < 1) {
         fprintf(stderr, "clustersim train: --comm-streams: expected an integer >= 1\n");
         return 2;
@@ -430,8 +418,6 @@ int cs_cli_train(int argc, char **argv) {
     memset(&res, 0, sizeof res);
     split_obs so_split;
     memset(&so_split, 0, sizeof so_split);
-    char dir[] = "/tmp/clustersim-train-XXXXXX";
-    int have_dir = 0;
     uint32_t n = 0;
 
     int rc = gen_setup(&o, &m, &d, &p, &err);
@@ -457,40 +443,13 @@ int cs_cli_train(int argc, char **argv) {
             }
         }
     }
-    /* Generate every rank into a scratch directory through the ET writer, and
-     * read it back: the simulated graphs are exactly the files `generate` writes. */
-    if (rc == CS_OK) {
-        if (!mkdtemp(dir)) rc = CS_ERR(&err, CS_EIO, "%s: cannot create a scratch directory: %s", dir, strerror(errno));
-        else have_dir = 1;
-    }
-    cs_graph **graphs = NULL;
-    uint32_t *idx = NULL;
-    uint32_t ng = 0;
-    if (rc == CS_OK) {
-        graphs = cs_calloc(n, sizeof *graphs);
-        idx = cs_calloc(n, sizeof *idx);
-        cs_graph_options go = {0, 0};
-        char path[4096];
-        for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
-            snprintf(path, sizeof path, "%s/rank.%u.et", dir, r);
-            rc = write_rank(&m, &p, &d, r, path, &err);
-            if (rc == CS_OK) rc = cs_graph_load(path, &go, &graphs[r], &err);
-            if (rc == CS_OK) ng = r + 1;
-            idx[r] = r;
-            unlink(path);
-        }
-    }
-    if (rc == CS_OK) {
-        rc = cs_workload_from_graphs(graphs, n, idx, n, &w, &err); /* owns the graphs, copies the array */
-    } else if (graphs) {
-        for (uint32_t i = 0; i < ng; i++) cs_graph_free(graphs[i]);
-    }
-    cs_free(graphs);
-    cs_free(idx);
-    if (have_dir) rmdir(dir);
     cs_sim_options so;
     cs_sim_options_init(&so);
     cs_sim_observer obs = {split_node_done, &so_split};
+    cs_sym_axes ax;
+    int sym_off = o.symmetry && strcmp(o.symmetry, "off") == 0;
+    int use_cls = !sym_off && cs_tx_sym_axes(&p, &ax) > 0;
+    char sym_note[600] = "";
     if (rc == CS_OK) {
         cs_tx_comm_groups(&p, &groups);
         cs_sim_options_set_system(&so, &sc);
@@ -498,8 +457,32 @@ int cs_cli_train(int argc, char **argv) {
         so.backend = o.backend;
         so.comm_streams = (uint32_t)o.comm_streams;
         so.observer = &obs;
+        so.symmetry = sym_off ? CS_SYMMETRY_OFF : CS_SYMMETRY_AUTO;
         so_split.rank = 0;
-        rc = cs_sim_run(&w, &net, &so, &res, &err);
+    }
+    /* Class mode first: generate the representatives' graphs only and
+     * simulate them; if the run meets something the symmetry argument does
+     * not cover, generate every rank and simulate them all. */
+    if (rc == CS_OK && use_cls) {
+        rc = cs_tx_workload(&m, &p, &d, &ax, &w, &err);
+        if (rc == CS_OK) {
+            so.sym_axes = &ax;
+            so.sym_no_fallback = 1;
+            cs_error e;
+            cs_error_clear(&e);
+            int rc2 = cs_sim_run(&w, &net, &so, &res, &e);
+            if (rc2 != CS_OK) {
+                snprintf(sym_note, sizeof sym_note, "%.560s", e.msg);
+                cs_workload_free(&w); /* (observers hear nothing from a run that stopped) */
+                so.sym_axes = NULL;
+                so.sym_no_fallback = 0;
+                use_cls = 0;
+            }
+        }
+    }
+    if (rc == CS_OK && !use_cls) {
+        rc = cs_tx_workload(&m, &p, &d, NULL, &w, &err);
+        if (rc == CS_OK) rc = cs_sim_run(&w, &net, &so, &res, &err);
     }
     if (rc == CS_OK) {
         double it = cs_time_as_s_f(res.sim_time);
@@ -523,8 +506,17 @@ int cs_cli_train(int argc, char **argv) {
                    "bubble/wait %.4f s (%.1f %%)\n",
                    cs_time_as_s_f(comp), 100 * cs_time_as_s_f(comp) / it, cs_time_as_s_f(exp), 100 * cs_time_as_s_f(exp) / it,
                    cs_time_as_s_f(bub), 100 * cs_time_as_s_f(bub) / it);
-            printf("  simulated %llu events, %u distinct graphs, wall %.2f s\n", (unsigned long long)res.events,
-                   w.ngraphs, wall() - t0);
+            if (res.symmetric == 2)
+                printf("  symmetry         %u classes of %u ranks: one representative per class simulated\n",
+                       res.simulated_ranks, n / res.simulated_ranks);
+            else if (res.symmetric == 1)
+                printf("  symmetry         every rank runs rank 0's graph: rank 0 simulated\n");
+            else
+                printf("  symmetry         every rank simulated%s%s\n", sym_note[0] ? ": " : "",
+                       sym_note[0] ? sym_note : sym_off ? " (--symmetry off)" : "");
+            printf("  simulated %llu events (%llu represented), %u graphs generated, wall %.2f s\n",
+                   (unsigned long long)(res.events / (n / (res.simulated_ranks ? res.simulated_ranks : n))),
+                   (unsigned long long)res.events, w.ngraphs, wall() - t0);
         }
         if (o.json) {
             json_t *j = json_object();
@@ -539,6 +531,8 @@ int cs_cli_train(int argc, char **argv) {
             json_object_set_new(j, "rank0_compute_ns", json_real(cs_time_as_s_f(comp) * 1e9));
             json_object_set_new(j, "rank0_exposed_comm_ns", json_real(cs_time_as_s_f(exp) * 1e9));
             json_object_set_new(j, "rank0_bubble_ns", json_real(cs_time_as_s_f(bub) * 1e9));
+            json_object_set_new(j, "simulated_ranks", json_integer(res.simulated_ranks));
+            json_object_set_new(j, "events", json_integer((json_int_t)res.events));
             if (json_dump_file(j, o.json, JSON_INDENT(2)) != 0)
                 rc = CS_ERR(&err, CS_EIO, "%s: cannot write", o.json);
             json_decref(j);

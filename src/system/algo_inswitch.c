@@ -131,7 +131,7 @@ void insw_run(cs_system *s, cs_stream *st, int ev) {
     const cs_phase *ph = stream_phase(st);
     uint64_t up, down;
     phase_bytes(ph, &up, &down);
-    if (s->rep) {
+    if (s->rep && ph->axis != SYM_REAL) {
         sym_break(s, "inSwitch is simulated in full");
         return;
     }

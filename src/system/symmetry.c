@@ -47,10 +47,84 @@
 static void table_init(sym_table *tb);
 static void table_free(sym_table *tb, cs_pool *pool);
 
+/* Class mode: the network dimension holding axis a as a sub-digit of its
+ * coordinate, with the axis's step k in that coordinate; -1 when the axis
+ * does not lie within one dimension. */
+static int axis_dim(const cs_system *s, uint64_t stride, uint64_t size, uint64_t *k) {
+    for (int d = 0; d < s->ndims; d++) {
+        uint64_t n = s->netcfg->npus[d], sd = s->stride[d];
+        if (stride < sd || stride >= sd * n || stride % sd) continue;
+        *k = stride / sd;
+        if (n % *k || n % (*k * size) || (*k * size) > n) return -1;
+        return d;
+    }
+    return -1;
+}
+
 void sym_init(cs_system *s) {
     cs_symmetry *y = &s->sym;
     y->tie_pool = cs_pool_new(sizeof(sym_tie));
     table_init(&y->by_key);
+    const cs_sym_axes *ax = s->p.axes;
+    if (!ax) { /* one representative: the network's dimensions are the axes */
+        y->naxes = s->ndims;
+        for (int d = 0; d < s->ndims; d++) {
+            y->ax_stride[d] = s->stride[d];
+            y->ax_size[d] = s->netcfg->npus[d];
+        }
+        return;
+    }
+    y->cls = 1;
+    y->naxes = ax->n < CS_SYM_MAX_AXES ? ax->n : CS_SYM_MAX_AXES;
+    for (int a = 0; a < y->naxes; a++) {
+        y->ax_stride[a] = ax->stride[a];
+        y->ax_size[a] = ax->size[a] ? ax->size[a] : 1;
+    }
+    /* The analytical backend times a message by the first dimension in
+     * which its ends differ, that dimension's hop count and bandwidth.  A
+     * move along an axis keeps all three when the axis is a sub-digit of one
+     * dimension's coordinate and, on a Ring, its outermost part (the move is
+     * then a cyclic shift of the ring). */
+    for (int a = 0; a < y->naxes; a++) {
+        uint64_t k = 0;
+        int d = axis_dim(s, y->ax_stride[a], y->ax_size[a], &k);
+        if (d < 0) {
+            sym_break(s, "symmetric axis %d (rank stride %" PRIu64 ", %" PRIu64 " ranks) does not lie "
+                      "within one network dimension", a, y->ax_stride[a], y->ax_size[a]);
+            return;
+        }
+        if (s->netcfg->topo[d] == CS_TOPO_RING && k * y->ax_size[a] != s->netcfg->npus[d]) {
+            sym_break(s, "symmetric axis %d is an inner part of Ring dimension %d: moving along it "
+                      "changes ring distances", a, d);
+            return;
+        }
+        for (int b = 0; b < a; b++) {
+            uint64_t lo = y->ax_stride[a], hi = lo * y->ax_size[a];
+            uint64_t lo2 = y->ax_stride[b], hi2 = lo2 * y->ax_size[b];
+            if (lo < hi2 && lo2 < hi) {
+                sym_break(s, "symmetric axes %d and %d overlap", b, a);
+                return;
+            }
+        }
+    }
+}
+
+int sym_is_rep(const cs_system *s, uint32_t rank) {
+    if (!s->rep) return 1;
+    if (!s->sym.cls) return rank == 0;
+    for (int a = 0; a < s->sym.naxes; a++)
+        if ((rank / s->sym.ax_stride[a]) % s->sym.ax_size[a]) return 0;
+    return 1;
+}
+
+int cs_system_is_rep(const cs_system *s, uint32_t rank) { return sym_is_rep(s, rank); }
+
+uint32_t cs_system_rep_of(const cs_system *s, uint32_t rank) {
+    if (!s->rep) return rank;
+    if (!s->sym.cls) return 0;
+    uint64_t r = rank;
+    for (int a = 0; a < s->sym.naxes; a++) r -= ((r / s->sym.ax_stride[a]) % s->sym.ax_size[a]) * s->sym.ax_stride[a];
+    return (uint32_t)r;
 }
 
 void sym_free(cs_system *s) {
@@ -95,7 +169,79 @@ static const char *algo_label(int a) {
     return a >= 0 && a <= ALG_INSW ? names[a] : "?";
 }
 
-int sym_check_inst(cs_system *s, cs_inst *in) {
+/* Fix axis a's operation to op (the first phase on it decides). */
+static int set_op(cs_system *s, int a, int algo) {
+    if (s->sym.ax_size[a] <= 2) return 0; /* shift and XOR coincide */
+    uint8_t op = algo == ALG_HD ? SYM_XOR : SYM_ADD;
+    if (s->sym.cls && op == SYM_XOR) {
+        uint64_t k = 0;
+        int d = axis_dim(s, s->sym.ax_stride[a], s->sym.ax_size[a], &k);
+        if (d >= 0 && s->netcfg->topo[d] == CS_TOPO_RING) {
+            sym_break(s, "halvingDoubling along symmetric axis %d on Ring dimension %d: XOR moves "
+                      "change ring distances", a, d);
+            return -1;
+        }
+    }
+    if (s->sym.op[a] == SYM_UNSET) {
+        s->sym.op[a] = op;
+    } else if (s->sym.op[a] != op) {
+        sym_break(s, "%s %d runs both %s and %s: no relabelling of ranks maps both "
+                  "patterns onto themselves", s->sym.cls ? "symmetric axis" : "dimension", a,
+                  op == SYM_XOR ? "ring/direct" : "halvingDoubling", algo_label(algo));
+        return -1;
+    }
+    return 0;
+}
+
+/* Class mode: a communicator group's instance, created by representative R. */
+static int check_group_cls(cs_system *s, cs_inst *in, uint32_t R) {
+    const cs_group *g = in->grp;
+    uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
+    if (g->whole) {
+        sym_break(s, "collective #%" PRIu64 " on every rank: its members lie in several classes", in->seq);
+        return -1;
+    }
+    int all_rep = 1, one_class = 1;
+    for (uint32_t j = 0; j < g->n; j++) {
+        if (!sym_is_rep(s, g->ranks[j])) all_rep = 0;
+        if (cs_system_rep_of(s, g->ranks[j]) != R) one_class = 0;
+    }
+    if (all_rep) { /* every member is simulated: nothing to mirror */
+        for (uint32_t i = 0; i < nph; i++) in->phases[i].axis = SYM_REAL;
+        return 0;
+    }
+    if (!one_class) {
+        sym_break(s, "communicator group \"%s\" has members in several classes, not all of them "
+                  "representatives", g->name);
+        return -1;
+    }
+    int axis = -1;
+    for (int a = 0; a < s->sym.naxes && axis < 0; a++) {
+        if (s->sym.ax_size[a] != g->n) continue;
+        uint32_t j = 0;
+        while (j < g->n && (uint64_t)g->ranks[j] == (uint64_t)R + j * s->sym.ax_stride[a]) j++;
+        if (j == g->n) axis = a;
+    }
+    if (axis < 0) {
+        sym_break(s, "communicator group \"%s\" is not one symmetric axis in file order (member j at "
+                  "coordinate j)", g->name);
+        return -1;
+    }
+    for (uint32_t i = 0; i < nph; i++) {
+        cs_phase *ph = &in->phases[i];
+        if (ph->algo == ALG_INSW || ph->algo == ALG_DBT) {
+            sym_break(s, "%s on communicator group \"%s\": members hold different positions and only one "
+                      "is simulated", algo_label(ph->algo), g->name);
+            return -1;
+        }
+        ph->axis = (uint8_t)axis;
+        if (set_op(s, axis, ph->algo)) return -1;
+    }
+    return 0;
+}
+
+int sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer) {
+    if (s->sym.cls) return check_group_cls(s, in, issuer);
     if (!in->grp->whole) {
         sym_break(s, "collective #%" PRIu64 " runs on communicator group \"%s\" (%u of %u ranks): "
                   "ranks outside it do something else", in->seq, in->grp->name, in->grp->n, s->nranks);
@@ -103,7 +249,7 @@ int sym_check_inst(cs_system *s, cs_inst *in) {
     }
     uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
     for (uint32_t i = 0; i < nph; i++) {
-        const cs_phase *ph = &in->phases[i];
+        cs_phase *ph = &in->phases[i];
         if (ph->algo == ALG_INSW) {
             sym_break(s, "inSwitch: the switch waits for every member's contribution (simulated in full)");
             return -1;
@@ -120,23 +266,15 @@ int sym_check_inst(cs_system *s, cs_inst *in) {
                       ph->algo == ALG_HD ? "HalvingDoubling" : ph->algo == ALG_DIRECT ? "Direct" : "Ring");
             return -1;
         }
-        if (s->netcfg->npus[d] <= 2) continue; /* shift and XOR coincide */
-        uint8_t op = ph->algo == ALG_HD ? SYM_XOR : SYM_ADD;
-        if (s->sym.op[d] == SYM_UNSET) {
-            s->sym.op[d] = op;
-        } else if (s->sym.op[d] != op) {
-            sym_break(s, "dimension %d runs both %s and %s: no relabelling of ranks maps both "
-                      "patterns onto themselves", d, op == SYM_XOR ? "ring/direct" : "halvingDoubling",
-                      algo_label(ph->algo));
-            return -1;
-        }
+        ph->axis = (uint8_t)d; /* the dimensions are the axes */
+        if (set_op(s, d, ph->algo)) return -1;
     }
     return 0;
 }
 
 uint64_t sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t key) {
-    int d = phase_dim(s, ph);
-    uint64_t n = s->netcfg->npus[d], stride = s->stride[d];
+    int a = ph->axis;
+    uint64_t n = s->sym.ax_size[a], stride = s->sym.ax_stride[a];
     uint64_t r = key >> 32;
     uint64_t rd = (r / stride) % n, sd = ((uint64_t)src / stride) % n;
     uint64_t nd = ph->algo == ALG_HD ? (rd ^ sd) : (rd + sd) % n;
@@ -146,8 +284,8 @@ uint64_t sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t 
 
 /* ---- the guard ------------------------------------------------------------- */
 
-static size_t tie_bucket(const sym_table *tb, cs_time t, uint64_t key) {
-    uint64_t x = t * 0x9e3779b97f4a7c15ULL ^ key;
+static size_t tie_bucket(const sym_table *tb, uint32_t owner, cs_time t, uint64_t key) {
+    uint64_t x = t * 0x9e3779b97f4a7c15ULL ^ key ^ ((uint64_t)owner * 0xc2b2ae3d27d4eb4fULL);
     x ^= x >> 31;
     x *= 0xff51afd7ed558ccdULL;
     x ^= x >> 29;
@@ -178,7 +316,7 @@ static void table_grow(sym_table *tb) {
     for (size_t i = 0; i < old; i++)
         for (sym_tie *e = ob[i], *nx; e; e = nx) {
             nx = e->next;
-            size_t h = tie_bucket(tb, e->t, e->key);
+            size_t h = tie_bucket(tb, e->owner, e->t, e->key);
             e->next = tb->b[h];
             tb->b[h] = e;
         }
@@ -187,10 +325,10 @@ static void table_grow(sym_table *tb) {
 
 /* Count one more pending event at (t, key) with tag; returns the tag of the
  * events already there when it differs (conflict), else UINT32_MAX. */
-static uint32_t table_add(sym_table *tb, cs_pool *pool, cs_time t, uint64_t key, uint32_t tag) {
-    size_t h = tie_bucket(tb, t, key);
+static uint32_t table_add(sym_table *tb, cs_pool *pool, uint32_t owner, cs_time t, uint64_t key, uint32_t tag) {
+    size_t h = tie_bucket(tb, owner, t, key);
     for (sym_tie *e = tb->b[h]; e; e = e->next)
-        if (e->t == t && e->key == key) {
+        if (e->t == t && e->key == key && e->owner == owner) {
             if (e->tag != tag) return e->tag;
             e->count++;
             return UINT32_MAX;
@@ -198,6 +336,7 @@ static uint32_t table_add(sym_table *tb, cs_pool *pool, cs_time t, uint64_t key,
     sym_tie *e = cs_pool_get(pool);
     e->t = t;
     e->key = key;
+    e->owner = owner;
     e->tag = tag;
     e->count = 1;
     e->next = tb->b[h];
@@ -206,10 +345,10 @@ static uint32_t table_add(sym_table *tb, cs_pool *pool, cs_time t, uint64_t key,
     return UINT32_MAX;
 }
 
-static void table_done(sym_table *tb, cs_pool *pool, cs_time t, uint64_t key) {
-    for (sym_tie **pp = &tb->b[tie_bucket(tb, t, key)]; *pp; pp = &(*pp)->next) {
+static void table_done(sym_table *tb, cs_pool *pool, uint32_t owner, cs_time t, uint64_t key) {
+    for (sym_tie **pp = &tb->b[tie_bucket(tb, owner, t, key)]; *pp; pp = &(*pp)->next) {
         sym_tie *e = *pp;
-        if (e->t == t && e->key == key) {
+        if (e->t == t && e->key == key && e->owner == owner) {
             if (--e->count == 0) {
                 *pp = e->next;
                 cs_pool_put(pool, e);
@@ -220,23 +359,23 @@ static void table_done(sym_table *tb, cs_pool *pool, cs_time t, uint64_t key) {
     }
 }
 
-void sym_tie_add(cs_system *s, cs_time t, uint64_t key, uint32_t tag) {
+void sym_tie_add(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t tag) {
     cs_symmetry *y = &s->sym;
     if (!y->tie_pool || y->broken) return;
-    uint32_t other = table_add(&y->by_key, y->tie_pool, t, key, tag);
+    uint32_t other = table_add(&y->by_key, y->tie_pool, owner, t, key, tag);
     if (other != UINT32_MAX) {
         char buf[32];
-        sym_break(s, "rank 0 has two events at %s with the same key, inserted by rank %u and by rank "
+        sym_break(s, "rank %u has two events at %s with the same key, inserted by rank %u and by rank "
                   "%u in the full simulation: their order depends on other ranks",
-                  cs_time_fmt(t, buf, sizeof buf), other, tag);
+                  owner, cs_time_fmt(t, buf, sizeof buf), other, tag);
     }
 }
 
-void sym_tie_done(cs_system *s) {
+void sym_tie_done(cs_system *s, uint32_t owner) {
     cs_symmetry *y = &s->sym;
     uint64_t key;
     if (!y->tie_pool || y->broken || !cs_eventq_dispatching(s->q, &key)) return;
-    table_done(&y->by_key, y->tie_pool, cs_eventq_now(s->q), key);
+    table_done(&y->by_key, y->tie_pool, owner, cs_eventq_now(s->q), key);
 }
 
 /* ---- what simultaneous events touch ----------------------------------------------- */
@@ -260,6 +399,20 @@ static void tok_grow(cs_symmetry *y) {
     cs_free(old);
 }
 
+/* Whether every move keeps the order of ranks r1 and r2 (so the full run
+ * orders two events caused by them alike on every rank of the class).  A
+ * move changes the axes' digits only, each the same way in both ranks; the
+ * order is fixed unless the most significant digit in which r1 and r2
+ * differ is an axis digit, i.e. unless some axis digit differs while
+ * everything above that axis agrees. */
+static int order_fixed(const cs_system *s, uint32_t r1, uint32_t r2) {
+    for (int a = 0; a < s->sym.naxes; a++) {
+        uint64_t st = s->sym.ax_stride[a], n = s->sym.ax_size[a];
+        if ((r1 / st) % n != (r2 / st) % n && r1 / (st * n) == r2 / (st * n)) return 0;
+    }
+    return 1;
+}
+
 void sym_touch(cs_system *s, const void *what, const char *label) {
     cs_symmetry *y = &s->sym;
     uint64_t key;
@@ -278,29 +431,38 @@ void sym_touch(cs_system *s, const void *what, const char *label) {
     uint32_t root = (uint32_t)(key >> 32);
     size_t mask = y->tok_cap - 1, h = tok_hash(what, mask);
     for (; y->toks[h].gen == y->gen; h = (h + 1) & mask) {
-        if (y->toks[h].p != what) continue;
-        if (y->toks[h].root != root) {
-            char buf[32];
-            sym_break(s, "events of rank 0 at %s caused by ranks %u and %u both act on %s: other ranks "
-                      "see their causes relabelled and may run them in the other order",
-                      cs_time_fmt(now, buf, sizeof buf), y->toks[h].root, root, label);
-        }
+        sym_tok *t = &y->toks[h];
+        if (t->p != what) continue;
+        for (uint32_t i = 0; i < t->nroot; i++)
+            if (t->root[i] == root) return;
+        /* a new cause: its order against every earlier one must be the
+         * same on every rank of the class */
+        for (uint32_t i = 0; i < t->nroot; i++)
+            if (!order_fixed(s, t->root[i], root) || t->nroot == SYM_TOK_ROOTS) {
+                char buf[32];
+                sym_break(s, "simultaneous events at %s caused by ranks %u and %u both act on %s: other ranks "
+                          "see their causes relabelled and may run them in the other order",
+                          cs_time_fmt(now, buf, sizeof buf), t->root[i], root, label);
+                return;
+            }
+        t->root[t->nroot++] = root;
         return;
     }
     y->toks[h].p = what;
-    y->toks[h].root = root;
+    y->toks[h].root[0] = root;
+    y->toks[h].nroot = 1;
     y->toks[h].gen = y->gen;
     y->tok_used++;
 }
 
-void cs_system_sym_event(cs_system *s, cs_time t, uint64_t key) {
-    if (s->rep) sym_tie_add(s, t, key, 0);
+void cs_system_sym_event(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t inserter) {
+    if (s->rep) sym_tie_add(s, owner, t, key, inserter);
 }
 
-void cs_system_sym_dispatch(cs_system *s) {
+void cs_system_sym_dispatch(cs_system *s, uint32_t owner) {
     if (!s->rep) return;
-    sym_tie_done(s);
-    sym_touch(s, &s->sym, "the executor");
+    sym_tie_done(s, owner);
+    sym_touch(s, sym_exec_token(s, owner), "the executor");
 }
 
 uint32_t cs_system_sym_rank(const cs_system *s, uint32_t v, uint32_t root) {

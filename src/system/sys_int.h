@@ -56,6 +56,8 @@ typedef struct cs_phase {
     uint8_t anticlockwise;
     uint8_t fast;      /* ASTRA-sim's "local" ring: 10 ns bundle delay, not endpoint-delay */
     uint8_t tree_min;  /* double binary tree: 1 = the tree rooted at the lowest id */
+    uint8_t axis;      /* representative mode: the symmetric axis the phase moves along,
+                          SYM_REAL = its members are all simulated (symmetry.c) */
     uint32_t n;        /* nodes of the ring / tree */
     uint32_t window;   /* direct: messages in flight (ASTRA-sim's parallel_reduce) */
     uint64_t in_bytes, out_bytes;
@@ -123,6 +125,8 @@ struct cs_inst {
     int32_t comm_type;       /* CS_COLL_* as issued */
     uint64_t bytes;
     uint32_t arrived, finished;
+    uint32_t nmem;           /* members allocated: 1 in the single-representative mode, else grp->n */
+    uint32_t nsim;           /* members simulated (that will issue): nmem, or the representatives */
     uint32_t nchunks;
     uint64_t live;           /* messages and bundles in flight */
     uint32_t *phase_begin;   /* nchunks + 1 offsets into phases */
@@ -166,13 +170,16 @@ typedef struct cs_rank_sys {
 
 /* Representative mode: how the symmetry moves coordinate d of a rank. */
 enum { SYM_UNSET = 0, SYM_ADD = 1 /* cyclic shift: ring, direct */, SYM_XOR = 2 /* halving-doubling */ };
+/* cs_phase.axis of a phase whose members are all simulated. */
+#define SYM_REAL 0xffu
 
-/* Representative mode: pending events of rank 0 at one (time, key), by the
- * rank whose handler inserted them in the full run (0 = rank 0 itself). */
+/* Representative mode: pending events of one simulated rank (owner) at one
+ * (time, key), by the rank whose handler inserted them in the full run. */
 typedef struct sym_tie {
     struct sym_tie *next;
     cs_time t;
     uint64_t key;
+    uint32_t owner;
     uint32_t tag;
     uint32_t count;
 } sym_tie;
@@ -184,14 +191,21 @@ typedef struct sym_table {
 
 /* Representative mode: state touched at the current instant, and by the
  * events of which cause's rank. */
+#define SYM_TOK_ROOTS 4
 typedef struct sym_tok {
     const void *p;
-    uint32_t root;
+    uint32_t root[SYM_TOK_ROOTS]; /* the distinct causes' ranks seen this instant */
+    uint32_t nroot;
     uint32_t gen; /* valid when == cs_symmetry.gen */
 } sym_tok;
 
 typedef struct cs_symmetry {
-    uint8_t op[CS_MAX_DIMS];  /* SYM_* per network dimension, fixed by the first phase on it */
+    /* The axes: the network's dimensions (single representative), or the
+     * caller's (class mode, params.axes). */
+    int cls;                  /* class mode */
+    int naxes;
+    uint64_t ax_stride[CS_SYM_MAX_AXES], ax_size[CS_SYM_MAX_AXES];
+    uint8_t op[CS_SYM_MAX_AXES];  /* SYM_* per axis, fixed by the first phase on it */
     const char *broken;       /* why the argument stopped holding, or NULL */
     char why[320];
     sym_table by_key;         /* per (time, key): tag = the rank inserting them in the full run */
@@ -218,8 +232,9 @@ struct cs_system {
     cs_eventq *q;
     cs_net *net;
     uint32_t nranks;
-    int rep;                     /* representative mode: rank 0 stands for every rank */
-    uint32_t nlocal;             /* ranks simulated: 1 in representative mode, else nranks */
+    int rep;                     /* representative mode: rank 0 (or each class's representative,
+                                    sym.cls) stands for every rank */
+    uint32_t nlocal;             /* per-rank state kept: 1 with a single representative, else nranks */
     cs_system_params p;
     cs_system_config cfg;        /* copy of the configuration (strings borrowed) */
     const cs_network_config *netcfg;
@@ -252,8 +267,8 @@ struct cs_system {
 uint64_t sys_key(cs_system *s, uint32_t rank);
 void sys_fail(cs_system *s, int rc);
 uint32_t inst_rank(const cs_inst *in, uint32_t member);
-/* Members simulated (members and streams allocated): 1 in representative mode. */
-static inline uint32_t inst_nmembers(const cs_inst *in) { return in->sys->rep ? 1u : in->grp->n; }
+/* Members allocated (members and streams): 1 with a single representative. */
+static inline uint32_t inst_nmembers(const cs_inst *in) { return in->nmem; }
 static inline cs_stream *inst_stream(cs_inst *in, uint32_t member, uint32_t chunk) {
     return &in->streams[(uint64_t)member * in->nchunks + chunk];
 }
@@ -312,18 +327,32 @@ void sym_break(cs_system *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Check a new instance (communicator, phases); 0 = fine, else broken. */
-int sym_check_inst(cs_system *s, cs_inst *in);
-/* The key the full run gives the event that rank `src` causes where rank 0
- * causes one keyed `key`; src differs from rank 0 only on ph's dimension. */
+/* Check a new instance (communicator, phases) created by rank `issuer`;
+ * sets each phase's axis; 0 = fine, else broken. */
+int sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer);
+/* Whether rank is simulated (cs_system_is_rep). */
+int sym_is_rep(const cs_system *s, uint32_t rank);
+/* The key the full run gives the event that rank `src` causes where the
+ * representative causes one keyed `key`; src differs from the
+ * representative only on ph's axis. */
 uint64_t sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t key);
-/* Guard: rank 0 will have an event at (t, key) inserted by rank `tag`'s
- * handler in the full run (0 = by rank 0).  Breaks the run when another
- * pending event has the same (t, key) and another tag: the full run orders
- * those by insertion order across ranks. */
-void sym_tie_add(cs_system *s, cs_time t, uint64_t key, uint32_t tag);
-/* The event being dispatched (now, its key) was registered: forget it. */
-void sym_tie_done(cs_system *s);
+/* Guard: simulated rank `owner` will have an event at (t, key) inserted by
+ * rank `tag`'s handler in the full run.  Breaks the run when another
+ * pending event of owner has the same (t, key) and another tag: the full
+ * run orders those by insertion order across ranks. */
+void sym_tie_add(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t tag);
+/* The event being dispatched (now, its key) was registered for owner: forget it. */
+void sym_tie_done(cs_system *s, uint32_t owner);
+/* Class mode: ranks per class (the product of the axes' sizes). */
+static inline uint32_t sym_class_size(const cs_system *s) {
+    uint64_t n = 1;
+    for (int a = 0; a < s->sym.naxes; a++) n *= s->sym.ax_size[a];
+    return (uint32_t)n;
+}
+/* The token standing for rank's executor in sym_touch. */
+static inline const void *sym_exec_token(const cs_system *s, uint32_t rank) {
+    return &s->ranks[s->nlocal == 1 ? 0 : rank];
+}
 /* The event being dispatched acts on `what` (a stream, a dimension queue, a
  * member, the executor).  Rank x runs rank 0's events of one instant in the
  * order of their keys moved by g_x, which can swap two events whose causes'

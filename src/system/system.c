@@ -124,7 +124,7 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     s->net = net;
     s->nranks = nranks;
     s->rep = p->representative != 0;
-    s->nlocal = s->rep ? 1 : nranks;
+    s->nlocal = s->rep && !p->axes ? 1 : nranks;
     s->p = *p;
     if (p->config)
         s->cfg = *p->config; /* shallow: strings stay the caller's */
@@ -237,7 +237,7 @@ static cs_inst *find_inst(cs_system *s, cs_group *g, uint64_t seq) {
 }
 
 static void maybe_free_inst(cs_inst *in) {
-    if (in->finished < inst_nmembers(in) || in->live) return;
+    if (in->finished < in->nsim || in->live) return;
     cs_system *s = in->sys;
     cs_inst **pp = &s->inst[inst_bucket(s, in->grp->id, in->seq)];
     while (*pp && *pp != in) pp = &(*pp)->hnext;
@@ -260,7 +260,7 @@ void sys_inst_release(cs_inst *in) { inst_release(in); }
 static void member_finish(cs_inst *in, uint32_t m) {
     cs_system *s = in->sys;
     cs_member *mb = &in->members[m];
-    if (s->rep) sym_touch(s, &s->sym, "the executor");
+    if (s->rep) sym_touch(s, sym_exec_token(s, inst_rank(in, m)), "the executor");
     mb->finished = 1;
     in->finished++;
     if (s->p.observer && s->p.observer->coll_done) {
@@ -280,7 +280,7 @@ static void member_finish(cs_inst *in, uint32_t m) {
         r.end = cs_eventq_now(s->q);
         r.bytes_sent = mb->bytes_sent;
         r.bytes_recv = mb->bytes_recv;
-        r.represents = s->rep ? in->grp->n : 1;
+        r.represents = !s->rep ? 1 : s->sym.cls ? sym_class_size(s) : in->grp->n;
         s->p.observer->coll_done(s->p.observer->ud, &r);
     }
     /* Last: the callback may issue the next collective from inside. */
@@ -297,7 +297,7 @@ void sys_member_chunk_done(cs_inst *in, uint32_t member) {
 static void finish_ev(void *ctx, const cs_event *ev) {
     cs_inst *in = ctx;
     cs_system *s = in->sys;
-    if (s->rep) sym_tie_done(s);
+    if (s->rep) sym_tie_done(s, inst_rank(in, (uint32_t)ev->arg));
     if (!s->failed) member_finish(in, (uint32_t)ev->arg);
     inst_release(in);
 }
@@ -305,8 +305,9 @@ static void finish_ev(void *ctx, const cs_event *ev) {
 static void schedule_finish(cs_inst *in, uint32_t m, cs_time t) {
     cs_system *s = in->sys;
     inst_hold(in);
-    uint64_t key = sys_key(s, inst_rank(in, m));
-    if (s->rep) sym_tie_add(s, t, key, 0);
+    uint32_t rank = inst_rank(in, m);
+    uint64_t key = sys_key(s, rank);
+    if (s->rep) sym_tie_add(s, rank, t, key, rank);
     cs_eventq_push(s->q, t, key, finish_ev, in, m);
 }
 
@@ -334,7 +335,7 @@ static void msg_arrived(void *ctx, uint64_t cookie) {
     cs_system *s = ctx;
     cs_msg *m = (cs_msg *)(uintptr_t)cookie;
     cs_inst *in = m->inst;
-    if (s->rep) sym_tie_done(s);
+    if (s->rep) sym_tie_done(s, inst_rank(in, m->dst_member));
     if (s->failed) {
         cs_pool_put(s->msg_pool, m);
         inst_release(in);
@@ -356,7 +357,7 @@ static void early_ev(void *ctx, const cs_event *ev) {
     cs_msg *m = ctx;
     cs_inst *in = m->inst;
     cs_system *s = in->sys;
-    if (s->rep) sym_tie_done(s);
+    if (s->rep) sym_tie_done(s, inst_rank(in, m->dst_member));
     if (s->failed)
         cs_pool_put(s->msg_pool, m);
     else
@@ -371,8 +372,9 @@ void sys_post_recv(cs_stream *st, uint32_t k) {
             *pp = m->next;
             cs_inst *in = st->inst;
             cs_system *s = in->sys;
-            uint64_t key = sys_key(s, inst_rank(in, m->dst_member));
-            if (s->rep) sym_tie_add(s, cs_eventq_now(s->q), key, 0);
+            uint32_t rank = inst_rank(in, m->dst_member);
+            uint64_t key = sys_key(s, rank);
+            if (s->rep) sym_tie_add(s, rank, cs_eventq_now(s->q), key, rank);
             cs_eventq_push(s->q, cs_eventq_now(s->q), key, early_ev, m, 0);
             return;
         }
@@ -427,18 +429,29 @@ static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k
         return;
     }
     uint64_t key = sym_key(s, ph, src, sys_key(s, dst));
-    sym_tie_add(s, t, key, src);
+    sym_tie_add(s, dst, t, key, src);
     net_msg(st, me, src, dst, bytes, k, key);
 }
 
 void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k) {
-    if (st->inst->sys->rep) {
-        rep_send(st, src_idx, bytes, k);
+    cs_inst *in = st->inst;
+    cs_system *s = in->sys;
+    uint32_t src = inst_rank(in, stream_member(st));
+    if (s->rep) {
+        uint32_t dst = inst_rank(in, dst_member);
+        if (stream_phase(st)->axis != SYM_REAL && !sym_is_rep(s, dst)) {
+            rep_send(st, src_idx, bytes, k); /* check_group_cls: dst is in src's class */
+            return;
+        }
+        /* class mode: both ends are simulated, the message is real */
+        uint64_t key = sys_key(s, src);
+        cs_time t = cs_time_add(cs_eventq_now(s->q), s->net->backend->uncontended_time(s->net->state, src, dst, bytes));
+        sym_tie_add(s, dst, t, key, src);
+        net_msg(st, dst_member, src, dst, bytes, k, key);
         return;
     }
-    cs_inst *in = st->inst;
-    uint32_t src = inst_rank(in, stream_member(st)), dst = inst_rank(in, dst_member);
-    net_msg(st, dst_member, src, dst, bytes, k, sys_key(in->sys, src));
+    uint32_t dst = inst_rank(in, dst_member);
+    net_msg(st, dst_member, src, dst, bytes, k, sys_key(s, src));
 }
 
 /* ---- bundles ------------------------------------------------------------------------ */
@@ -448,14 +461,15 @@ static void bundle_ev(void *ctx, const cs_event *ev) {
     cs_bundle *b = ctx;
     cs_inst *in = b->inst;
     cs_system *s = in->sys;
-    if (s->rep) sym_tie_done(s);
+    uint32_t rank = inst_rank(in, b->member);
+    if (s->rep) sym_tie_done(s, rank);
     if (!s->failed && b->processed) {
         /* ASTRA-sim's PacketBundle: after the endpoint delay, the reduction. */
         b->processed = 0;
         s->stats.reductions++;
         cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(stream_reduction_ns(s, b->bytes)));
-        uint64_t key = sys_key(s, inst_rank(in, b->member));
-        if (s->rep) sym_tie_add(s, t, key, 0);
+        uint64_t key = sys_key(s, rank);
+        if (s->rep) sym_tie_add(s, rank, t, key, rank);
         cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
         return;
     }
@@ -486,8 +500,9 @@ void stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, i
     inst_hold(in);
     uint64_t d = fast ? 10 : s->endpoint_delay_ns;
     cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(d));
-    uint64_t key = sys_key(s, inst_rank(in, b->member));
-    if (s->rep) sym_tie_add(s, t, key, 0);
+    uint32_t rank = inst_rank(in, b->member);
+    uint64_t key = sys_key(s, rank);
+    if (s->rep) sym_tie_add(s, rank, t, key, rank);
     cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
 }
 
@@ -539,7 +554,13 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
             return NULL;
         }
     }
-    uint32_t nm = s->rep ? 1u : g->n;
+    uint32_t nm = s->rep && !s->sym.cls ? 1u : g->n;
+    in->nmem = nm;
+    in->nsim = nm;
+    if (s->sym.cls) {
+        in->nsim = 0;
+        for (uint32_t m = 0; m < nm; m++) in->nsim += (uint32_t)sym_is_rep(s, inst_rank(in, m));
+    }
     in->members = cs_calloc(nm, sizeof *in->members);
     if (in->nchunks) in->streams = cs_calloc((size_t)nm * in->nchunks, sizeof *in->streams);
     for (uint32_t m = 0; m < nm; m++)
@@ -560,7 +581,7 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                          uint64_t cookie, cs_error *err) {
     const char *src = req->source ? req->source : "(trace)";
     int ct = coll_kind(req->comm_type);
-    if (s->rep) sym_touch(s, &s->sym, "the executor");
+    if (s->rep) sym_touch(s, sym_exec_token(s, req->rank), "the executor");
     if (ct == CT_NONE && req->comm_type != CS_COLL_BARRIER && req->comm_type != CS_COLL_BROADCAST)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: node %" PRIu64 " (COMM_COLL): %s collectives are not supported (ASTRA-sim "
@@ -584,7 +605,12 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                       "\"%s\" (%s), which does not contain it; expected the group to list rank %u",
                       src, req->node_id, req->rank, cs_coll_type_label(req->comm_type), g->name,
                       s->p.groups && s->p.groups->path ? s->p.groups->path : "comm groups", req->rank);
-    if (s->rep && (!g->whole || req->comm_type == CS_COLL_BARRIER || m != 0)) {
+    if (s->rep && s->sym.cls && req->comm_type == CS_COLL_BARRIER) {
+        sym_break(s, "%s: node %" PRIu64 ": BARRIER completes every member when the last one "
+                  "arrives, in events of that member", src, req->node_id);
+        return CS_EUNSUPPORTED;
+    }
+    if (s->rep && !s->sym.cls && (!g->whole || req->comm_type == CS_COLL_BARRIER || m != 0)) {
         if (!g->whole)
             sym_break(s, "%s: node %" PRIu64 ": communicator group \"%s\" has %u of %u ranks: ranks "
                       "outside it do something else", src, req->node_id, g->name, g->n, s->nranks);
@@ -600,7 +626,7 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     if (!in) {
         in = create_inst(s, g, seq, req, ct, err);
         if (!in) return err ? err->code : CS_EINVAL;
-        if (s->rep && sym_check_inst(s, in)) return CS_EUNSUPPORTED;
+        if (s->rep && sym_check_inst(s, in, req->rank)) return CS_EUNSUPPORTED;
     } else if (in->comm_type != req->comm_type || in->bytes != req->bytes) {
         return CS_ERR(err, CS_EINVAL,
                       "%s: rank %u node %" PRIu64 ": collective #%" PRIu64
@@ -627,7 +653,7 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
         return CS_OK;
     }
     if (req->comm_type == CS_COLL_BARRIER) {
-        if (in->arrived == inst_nmembers(in))
+        if (in->arrived == in->nsim)
             for (uint32_t k = 0; k < inst_nmembers(in); k++) schedule_finish(in, k, now);
         return CS_OK;
     }
@@ -650,10 +676,10 @@ void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize)
     buf[0] = '\0';
     for (size_t b = 0; b < s->ninst_buckets && len + 160 < bufsize; b++)
         for (const cs_inst *i = s->inst[b]; i && len + 160 < bufsize; i = i->hnext) {
-            if (i->arrived < inst_nmembers(i)) {
+            if (i->arrived < i->nsim) {
                 uint32_t missing = 0;
                 for (uint32_t k = 0; k < inst_nmembers(i); k++)
-                    if (!i->members[k].issued) {
+                    if (!i->members[k].issued && sym_is_rep(s, inst_rank(i, k))) {
                         missing = inst_rank(i, k);
                         break;
                     }
@@ -662,7 +688,7 @@ void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize)
                                         "(rank %u never issued it); ",
                                         cs_coll_type_label(i->comm_type), i->seq, i->grp->name,
                                         i->arrived, i->grp->n, missing);
-            } else if (i->finished < inst_nmembers(i)) {
+            } else if (i->finished < i->nsim) {
                 /* every member is in: some chunk waits for a queue slot held
                  * by a stream that waits for another rank */
                 const cs_stream *w = NULL;

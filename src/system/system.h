@@ -97,6 +97,26 @@ typedef struct cs_coll_observer {
     void *ud;
 } cs_coll_observer;
 
+/* Class mode of the representative run.  Rank x has coordinate
+ * (x / stride[a]) % size[a] on axis a; the ranks whose coordinates are 0 on
+ * every axis are the representatives, one per class, and rank x belongs to
+ * the class of x with its axis coordinates set to 0.  The caller promises
+ * that the workload is invariant under moves along the axes (rank x's graph
+ * is its representative's with every rank named in it moved the same way);
+ * the generator's plans are (workload/gen_transformer.h).  Each
+ * representative is simulated; a collective on a communicator group whose
+ * members lie on one axis through a representative (in file order: member j
+ * at coordinate j) is mirrored as in the single-representative mode; a
+ * communicator group of representatives only runs for real, as do
+ * point-to-point messages between representatives; anything else stops the
+ * run (the caller then simulates every rank). */
+#define CS_SYM_MAX_AXES 8
+typedef struct cs_sym_axes {
+    int n;
+    uint32_t stride[CS_SYM_MAX_AXES];
+    uint32_t size[CS_SYM_MAX_AXES];
+} cs_sym_axes;
+
 typedef struct cs_system_params {
     const cs_system_config *config;   /* NULL = cs_system_config_defaults */
     const cs_network_config *network; /* dimensions (required) */
@@ -113,6 +133,10 @@ typedef struct cs_system_params {
     const cs_coll_observer *observer; /* per rank and collective; may be NULL */
     /* Simulate rank 0 alone as the representative of every rank (see above). */
     int representative;
+    /* With representative: the symmetric axes of class mode (see
+     * cs_sym_axes); NULL = rank 0 for every rank, the network's dimensions
+     * as axes. */
+    const struct cs_sym_axes *axes;
 } cs_system_params;
 
 /* Totals over the run (conservation: bytes_sent == bytes_recv at the end). */
@@ -145,8 +169,13 @@ const char *cs_system_symmetry_broken(const cs_system *s);
  * through the same guard as the system's: register each when it is pushed,
  * and call cs_system_sym_dispatch first thing in its handler.  No effect in
  * a full run. */
-void cs_system_sym_event(cs_system *s, cs_time t, uint64_t key);
-void cs_system_sym_dispatch(cs_system *s);
+void cs_system_sym_event(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t inserter);
+void cs_system_sym_dispatch(cs_system *s, uint32_t owner);
+/* Whether rank is simulated: every rank in a full run, rank 0 in the
+ * single-representative mode, the representatives in class mode. */
+int cs_system_is_rep(const cs_system *s, uint32_t rank);
+/* Class mode: the representative of rank's class. */
+uint32_t cs_system_rep_of(const cs_system *s, uint32_t rank);
 /* Representative mode: the rank whose event has cause rank v where rank 0's
  * has cause rank `root` (v = g_r(root), so r = v moved back by root).  The
  * full run completes one instant's work of all ranks in the order of v, so

@@ -334,6 +334,25 @@ uint32_t cs_tx_rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t p
     return ti * st[CS_DIM_TP] + di * st[CS_DIM_DP] + pi * st[CS_DIM_PP];
 }
 
+int cs_tx_sym_axes(const cs_tx_plan *p, cs_sym_axes *out) {
+    uint32_t st[3];
+    plan_strides(p, st);
+    uint32_t n = p->tp * p->pp * p->dp;
+    memset(out, 0, sizeof *out);
+    if (p->tp > 1 && p->tp < n) {
+        out->stride[out->n] = st[CS_DIM_TP];
+        out->size[out->n++] = p->tp;
+    }
+    /* With ep > 1 the EP groups are blocks of the DP axis: a move along it
+     * does not map them onto each other.  The DP groups then have
+     * representatives only and run for real. */
+    if (p->dp > 1 && p->dp < n && p->ep <= 1) {
+        out->stride[out->n] = st[CS_DIM_DP];
+        out->size[out->n++] = p->dp;
+    }
+    return out->n;
+}
+
 void cs_tx_rank_coords(const cs_tx_plan *p, uint32_t rank, uint32_t *ti, uint32_t *di, uint32_t *pi) {
     uint32_t st[3];
     plan_strides(p, st);
@@ -427,8 +446,8 @@ int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err) {
     if (m->heads % p->tp || m->kv_heads % p->tp || m->ffn_hidden % p->tp)
         return CS_ERR(err, CS_EINVAL, "--tp %u: expected a divisor of heads (%u), kv_heads (%u) and ffn_hidden (%u)",
                       p->tp, m->heads, m->kv_heads, m->ffn_hidden);
-    if (m->layers % p->pp)
-        return CS_ERR(err, CS_EINVAL, "--pp %u: expected a divisor of the layer count (%u)", p->pp, m->layers);
+    if (m->layers < p->pp)
+        return CS_ERR(err, CS_EINVAL, "--pp %u: expected at most one stage per layer (%u layers)", p->pp, m->layers);
     if (p->sp && m->seq % p->tp)
         return CS_ERR(err, CS_EINVAL, "--sp: the sequence (%u) must be divisible by --tp %u", m->seq, p->tp);
     if (!p->micro_batch) return CS_ERR(err, CS_EINVAL, "--micro-batch: expected an integer >= 1");
@@ -602,8 +621,21 @@ double cs_tx_model_flops(const cs_tx_model *m, const cs_tx_plan *p) {
 
 /* ---- memory ------------------------------------------------------------------ */
 
+uint32_t cs_tx_stage_layers(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, uint32_t *first) {
+    uint32_t P = p->pp, q = (m->layers + P - 1) / P, deficit = P * q - m->layers;
+    uint32_t lo = 0, n = 0;
+    for (uint32_t k = 0; k <= st; k++) {
+        uint32_t e = k < P - 1 - k ? k : P - 1 - k;           /* distance from the nearer end */
+        uint32_t order = 2 * e + (k < P - 1 - k ? 1u : 0u);   /* last, first, second-last, ... */
+        lo += n;
+        n = q - (order < deficit ? 1u : 0u);
+    }
+    if (first) *first = lo;
+    return n;
+}
+
 static double stage_params(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st) {
-    double x = (double)(m->layers / p->pp) * cs_tx_layer_params(m);
+    double x = (double)cs_tx_stage_layers(m, p, st, NULL) * cs_tx_layer_params(m);
     if (st == 0) x += embed_params(m);
     if (st == p->pp - 1) {
         x += head_params(m);
@@ -624,8 +656,8 @@ static double layer_act_bytes(const cs_tx_model *m, const cs_tx_plan *p, int rec
 }
 
 /* Expert parameters of a rank of stage st: the stage's layers' experts / (ep t). */
-static double stage_expert_params(const cs_tx_model *m, const cs_tx_plan *p) {
-    return (double)(m->layers / p->pp) * layer_expert_params(m) / ((double)p->ep * p->tp);
+static double stage_expert_params(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st) {
+    return (double)cs_tx_stage_layers(m, p, st, NULL) * layer_expert_params(m) / ((double)p->ep * p->tp);
 }
 
 void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, cs_tx_memory *o) {
@@ -657,7 +689,7 @@ void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, 
         return;
     }
     /* dense parameters are replicated over dp, experts over dp/ep (ZeRO shards over those) */
-    double Pe = stage_expert_params(m, p);
+    double Pe = stage_expert_params(m, p, st);
     double Pd = stage_params(m, p, st) - Pe * p->ep, dp = p->dp, edp = (double)p->dp / p->ep;
     o->params = Pd + Pe;
     o->expert_params = Pe;
@@ -666,7 +698,7 @@ void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, 
     o->optimizer = 12 * (Pd / (p->zero >= 1 ? dp : 1) + Pe / (p->zero >= 1 ? edp : 1));
     uint32_t mb = cs_tx_micro_batches(p);
     uint32_t inflight = p->schedule == CS_SCHED_GPIPE ? mb : (p->pp - st < mb ? p->pp - st : mb);
-    double L = m->layers / p->pp;
+    double L = cs_tx_stage_layers(m, p, st, NULL);
     if (vst(p) > 1) { /* interleaved: warm-up + 1 chunk-micro-batches of L / (pp v) layers each */
         uint32_t v = vst(p), u = (p->pp - st - 1) * 2 + (v - 1) * p->pp + 1;
         inflight = u < mb * v ? u : mb * v;
@@ -1071,20 +1103,29 @@ static uint32_t rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t 
  * output layer), gathered on the chain at the start of each pass. */
 static void z3_extras(gen *G, const char *name) {
     uint64_t ids[2];
-    double x = stage_params(G->m, G->p, G->pi) - (double)(G->m->layers / G->p->pp) * cs_tx_layer_params(G->m) / G->t;
+    double x = stage_params(G->m, G->p, G->pi) -
+               (double)cs_tx_stage_layers(G->m, G->p, G->pi, NULL) * cs_tx_layer_params(G->m) / G->t;
     if (x > 0.5) z3_gather(G, name, x, 0, ids, 1);
 }
 
 /* Model chunk c of the rank's stage (c = 0 without interleaving): virtual
- * stage vs = c pp + pi, layers [vs Lc, (vs + 1) Lc), Lc = layers / (pp v).
+ * stage vs = c pp + pi, layers [vs Lc, (vs + 1) Lc), Lc = layers / (pp v);
+ * without interleaving, the stage's layers (cs_tx_stage_layers).
  * Pipeline neighbours are stages pi -+ 1, wrapping from the last stage to
  * the first between chunks.  The tag of a boundary is 2 (mb + M c_low) (+1
  * backward), c_low = the chunk of its lower virtual stage (2 mb without
  * interleaving). */
 static uint32_t chunk_setup(gen *G, uint32_t c) {
     uint32_t P = G->p->pp, Lc = G->m->layers / (P * vst(G->p)), vs = c * P + G->pi;
-    G->clo = vs * Lc;
-    G->chi = G->clo + Lc;
+    if (vst(G->p) > 1) {
+        G->clo = vs * Lc;
+        G->chi = G->clo + Lc;
+    } else { /* one chunk: the stage's layers, cs_tx_stage_layers */
+        uint32_t first;
+        uint32_t n = cs_tx_stage_layers(G->m, G->p, G->pi, &first);
+        G->clo = first;
+        G->chi = first + n;
+    }
     return vs;
 }
 static uint32_t prev_rank(gen *G) { return rank_of(G->p, G->ti, G->di, G->pi > 0 ? G->pi - 1 : G->p->pp - 1); }

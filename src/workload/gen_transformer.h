@@ -35,6 +35,7 @@
 #include "compute/device.h"
 #include "config/comm_group.h"
 #include "core/error.h"
+#include "system/system.h"
 
 #define CS_DLRM_MAXMLP 8
 
@@ -118,6 +119,14 @@ int cs_tx_model_write_json(const cs_tx_model *m, FILE *f);
 int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err);
 uint32_t cs_tx_micro_batches(const cs_tx_plan *p);
 
+/* Layers of pipeline stage st (without interleaving) and the first of them.
+ * When pp does not divide the layers, every stage gets ceil(layers / pp)
+ * but for the deficit, taken one layer each from the last stage, the
+ * first, the second-last, the second, ... (the stages that also hold the
+ * output layer and the embedding; Llama 3 405B's 126 layers on 16 stages
+ * are 7 + 14 x 8 + 7, as Dubey et al. 2024 describe). */
+uint32_t cs_tx_stage_layers(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, uint32_t *first);
+
 /* Parameters of one layer, of the embedding, of the whole model. */
 double cs_tx_layer_params(const cs_tx_model *m);
 double cs_tx_total_params(const cs_tx_model *m);
@@ -158,6 +167,16 @@ typedef struct cs_tx_stats {
     double tp_bytes, dp_bytes, ep_bytes, p2p_bytes;  /* dp_* include the expert-DP group */
     double dp_ag_bytes, dp_rs_bytes;                 /* DP/expert-DP all-gathers, reduce-scatters */
 } cs_tx_stats;
+
+/* The plan's symmetry for class mode (system/system.h, cs_sym_axes): the
+ * TP axis and, without expert parallelism, the DP axis (each when it has
+ * more than one rank and fewer than all).  Moving a rank along them moves
+ * its TP and DP groups onto groups of the same kind and its pipeline peers
+ * onto theirs, with each group's file order shifted cyclically, so rank
+ * x's graph is its class representative's (coordinates 0 on the axes) with
+ * every rank and group it names moved the same way; tests/test_gen_sym.c
+ * checks this rank by rank.  Returns the number of axes (0 = none). */
+int cs_tx_sym_axes(const cs_tx_plan *p, cs_sym_axes *out);
 
 int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, uint32_t rank,
                         cs_tx_sink sink, void *ud, cs_tx_stats *stats, cs_error *err);

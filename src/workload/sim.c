@@ -125,7 +125,10 @@ typedef struct sim {
     cs_error *err;
     /* symmetry: rank 0 alone stands for every rank */
     int rep;
+    int cls;              /* class mode: rep and one representative per class (opt->sym_axes) */
     uint32_t nactive;     /* ranks with executor state: 1 or nranks */
+    uint32_t *reps;       /* the simulated ranks, ascending */
+    uint32_t nreps;
     char rep_why[256];    /* why the representative run stopped ("" = it did not) */
     /* rank 0's collective records and node spans, reported for every rank
      * when the representative run has succeeded */
@@ -274,6 +277,7 @@ static void recv_done_ev(void *ctx, const cs_event *ev) {
     (void)ev;
     op *o = ctx;
     sim *s = o->s;
+    if (s->cls) cs_system_sym_dispatch(s->sys, o->rank);
     if (s->failed) return;
     s->res->ranks[o->rank].bytes_recv += o->bytes;
     finish_comm_op(s, o, 0);
@@ -282,6 +286,10 @@ static void recv_done_ev(void *ctx, const cs_event *ev) {
 static void send_arrived(void *ctx, uint64_t cookie) {
     sim *s = ctx;
     op *snd = (op *)(uintptr_t)cookie;
+    if (s->cls) {
+        cs_system_sym_dispatch(s->sys, snd->rank);
+        cs_system_sym_dispatch(s->sys, (uint32_t)snd->peer);
+    }
     if (s->failed) return;
     snd->arrived = 1;
     s->res->ranks[snd->rank].bytes_sent += snd->bytes;
@@ -330,7 +338,7 @@ static int rep_break(sim *s, const cs_graph *g, const cs_node *n, const char *wh
 static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
-    if (s->rep) return rep_break(s, g, n, "point-to-point messages go to particular ranks");
+    if (s->rep && !s->cls) return rep_break(s, g, n, "point-to-point messages go to particular ranks");
     if (!(n->flags & CS_NF_HAS_DST))
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_SEND): no comm_dst attribute; expected the "
@@ -346,6 +354,8 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
                       "%s: node %" PRIu64 " (COMM_SEND): comm_dst %d is not a rank; expected 0..%u",
                       g->source, n->id, n->comm_dst, s->w->nranks - 1);
     uint32_t dst = (uint32_t)n->comm_dst;
+    if (s->cls && !cs_system_is_rep(s->sys, dst))
+        return rep_break(s, g, n, "a point-to-point message to a rank that is not a class representative");
     op *o = new_op(s, rank, idx, CS_LANE_COMM, (int32_t)dst);
     o->bytes = n->comm_size;
     chan *c = get_chan(s, rank, dst, n->comm_tag);
@@ -369,14 +379,19 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     }
     s->rs[rank].comm_inflight++;
     comm_begin(s, rank);
-    return cs_net_send(&s->net, rank, dst, o->bytes, next_key(s, rank), send_arrived, s,
-                       (uint64_t)(uintptr_t)o, s->err);
+    uint64_t key = next_key(s, rank);
+    if (s->cls) { /* the arrival acts on both ends (send_arrived) */
+        cs_time t = cs_time_add(cs_eventq_now(s->q), s->net.backend->uncontended_time(s->net.state, rank, dst, o->bytes));
+        cs_system_sym_event(s->sys, rank, t, key, rank);
+        cs_system_sym_event(s->sys, dst, t, key, rank);
+    }
+    return cs_net_send(&s->net, rank, dst, o->bytes, key, send_arrived, s, (uint64_t)(uintptr_t)o, s->err);
 }
 
 static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
-    if (s->rep) return rep_break(s, g, n, "point-to-point messages come from particular ranks");
+    if (s->rep && !s->cls) return rep_break(s, g, n, "point-to-point messages come from particular ranks");
     if (!(n->flags & CS_NF_HAS_SRC))
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_RECV): no comm_src attribute; expected the "
@@ -392,6 +407,8 @@ static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
                       "%s: node %" PRIu64 " (COMM_RECV): comm_src %d is not a rank; expected 0..%u",
                       g->source, n->id, n->comm_src, s->w->nranks - 1);
     uint32_t src = (uint32_t)n->comm_src;
+    if (s->cls && !cs_system_is_rep(s->sys, src))
+        return rep_break(s, g, n, "a point-to-point message from a rank that is not a class representative");
     rank_state *r = &s->rs[rank];
     uint32_t lane = CS_LANE_RECV0 + 64; /* overflow lane */
     for (uint32_t k = 0; k < 64; k++)
@@ -412,7 +429,9 @@ static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
         if (rc) return rc;
         if (snd->arrived) { /* a ghost: the bytes are already here */
             cs_pool_put(s->op_pool, snd);
-            cs_eventq_push(s->q, cs_eventq_now(s->q), next_key(s, rank), recv_done_ev, o, 0);
+            uint64_t key = next_key(s, rank);
+            if (s->cls) cs_system_sym_event(s->sys, rank, cs_eventq_now(s->q), key, rank);
+            cs_eventq_push(s->q, cs_eventq_now(s->q), key, recv_done_ev, o, 0);
         } else {
             snd->matched = o;
             o->matched = snd;
@@ -492,7 +511,7 @@ static int issue_mem(sim *s, uint32_t rank, uint32_t idx) {
 static void comp_done(void *ctx, const cs_event *ev) {
     sim *s = ctx;
     uint32_t rank = (uint32_t)ev->arg;
-    if (s->rep) cs_system_sym_dispatch(s->sys);
+    if (s->rep) cs_system_sym_dispatch(s->sys, rank);
     if (s->failed) return;
     rank_state *r = &s->rs[rank];
     r->comp_busy = 0;
@@ -504,7 +523,7 @@ static void comp_done(void *ctx, const cs_event *ev) {
 static void cpu_done(void *ctx, const cs_event *ev) {
     sim *s = ctx;
     uint32_t rank = (uint32_t)ev->arg;
-    if (s->rep) cs_system_sym_dispatch(s->sys);
+    if (s->rep) cs_system_sym_dispatch(s->sys, rank);
     if (s->failed) return;
     rank_state *r = &s->rs[rank];
     r->cpu_busy = 0;
@@ -555,7 +574,7 @@ static void start_comp(sim *s, uint32_t rank, uint32_t idx, int cpu) {
     }
     cs_time now = cs_eventq_now(s->q);
     uint64_t key = next_key(s, rank);
-    if (s->rep) cs_system_sym_event(s->sys, cs_time_add(now, t), key);
+    if (s->rep) cs_system_sym_event(s->sys, rank, cs_time_add(now, t), key, rank);
     if (cpu) {
         r->cpu_busy = 1;
         r->cpu_node = idx;
@@ -729,6 +748,7 @@ static void free_sim(sim *s) {
         cs_free(s->rs);
     }
     cs_free(s->pending);
+    cs_free(s->reps);
     cs_free(s->instant);
     cs_free(s->recs);
     cs_free(s->spans);
@@ -815,6 +835,19 @@ static void rep_replay(sim *s) {
     }
 }
 
+/* Class mode: report what the representatives did, once each (records
+ * stand for every rank of their class; spans are the representatives'). */
+static void cls_replay(sim *s) {
+    const cs_coll_observer *co = s->opt->coll_observer;
+    for (size_t i = 0; co && co->coll_done && i < s->nrecs; i++) {
+        cs_coll_record r = s->recs[i].r;
+        r.algorithms = s->recs[i].algos;
+        co->coll_done(co->ud, &r);
+    }
+    const cs_sim_observer *no = s->opt->observer;
+    for (size_t i = 0; no && no->node_done && i < s->nspans; i++) no->node_done(no->ud, &s->spans[i].sp);
+}
+
 /* One simulation: every rank, or (rep) rank 0 standing for every rank. */
 static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const cs_sim_options *opt,
                    const cs_net_backend *be, int rep, cs_sim_result *res, cs_error *err, char *why,
@@ -827,7 +860,8 @@ static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const 
     s->err = err;
     s->res = res;
     s->rep = rep;
-    s->nactive = rep ? 1 : w->nranks;
+    s->cls = rep && opt->sym_axes;
+    s->nactive = rep && !s->cls ? 1 : w->nranks;
     s->q = cs_eventq_new();
     s->op_pool = cs_pool_new(sizeof(op));
     res->nranks = w->nranks;
@@ -842,7 +876,8 @@ static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const 
                            .fail = sys_fail_cb,
                            .fail_ud = s,
                            .observer = opt->coll_observer,
-                           .representative = rep};
+                           .representative = rep,
+                           .axes = s->cls ? opt->sym_axes : NULL};
     cs_coll_observer rep_obs = {rep_record, s};
     if (rep && opt->coll_observer) sp.observer = &rep_obs;
     if (rc == CS_OK) rc = cs_system_new(s->q, &s->net, w->nranks, &sp, &s->sys, err);
@@ -855,20 +890,25 @@ static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const 
         return rc;
     }
     s->rs = cs_calloc(s->nactive, sizeof *s->rs);
+    s->reps = cs_malloc((size_t)(rep && !s->cls ? 1 : w->nranks) * sizeof *s->reps);
+    for (uint32_t rk = 0; rk < s->nactive; rk++)
+        if (cs_system_is_rep(s->sys, rk)) s->reps[s->nreps++] = rk;
     unsigned long warn0 = cs_log_warning_count();
     clock_gettime(CLOCK_MONOTONIC, &s->wall_start);
     s->wall_last = s->wall_start;
 
     size_t npending = 0;
-    for (uint32_t rk = 0; rk < s->nactive; rk++) npending += w->rank_graph[rk]->nnodes;
+    for (uint32_t i = 0; i < s->nreps; i++) npending += w->rank_graph[s->reps[i]]->nnodes;
     s->pending = cs_malloc((npending ? npending : 1) * sizeof *s->pending);
     npending = 0;
-    for (uint32_t rk = 0; rk < s->nactive; rk++) {
+    for (uint32_t i = 0; i < s->nreps; i++) {
+        uint32_t rk = s->reps[i];
         s->rs[rk].g = w->rank_graph[rk];
         s->rs[rk].pending = s->pending + npending;
         npending += w->rank_graph[rk]->nnodes;
     }
-    for (uint32_t rk = 0; rk < s->nactive && !s->failed; rk++) {
+    for (uint32_t j = 0; j < s->nreps && !s->failed; j++) {
+        uint32_t rk = s->reps[j];
         rank_state *r = &s->rs[rk];
         for (uint32_t i = 0; i < r->g->nnodes; i++) {
             r->pending[i] = r->g->nodes[i].nparents;
@@ -888,27 +928,39 @@ static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const 
             snprintf(why, whylen, "%s", s->rep_why);
         else if (s->failed)
             snprintf(why, whylen, "it failed (%.300s)", err && err->msg[0] ? err->msg : "no message");
-        else if (res->ranks[0].nodes < s->rs[0].g->nnodes) {
-            snprintf(why, whylen, "rank 0 stopped with %" PRIu64 " of %u nodes done",
-                     res->ranks[0].nodes, s->rs[0].g->nnodes);
-            fail(s, CS_EDEADLOCK);
-        }
+        else
+            for (uint32_t i = 0; i < s->nreps; i++) {
+                uint32_t rk = s->reps[i];
+                if (res->ranks[rk].nodes < s->rs[rk].g->nnodes) {
+                    snprintf(why, whylen, "rank %u stopped with %" PRIu64 " of %u nodes done", rk,
+                             res->ranks[rk].nodes, s->rs[rk].g->nnodes);
+                    fail(s, CS_EDEADLOCK);
+                    break;
+                }
+            }
     } else if (!s->failed) {
         describe_stuck(s);
     }
-    uint64_t scale = rep ? w->nranks : 1;
+    uint64_t scale = rep ? w->nranks / (s->nreps ? s->nreps : 1) : 1;
     res->events = cs_eventq_dispatched(s->q) * scale;
     res->net_messages = s->net.stats.messages * scale;
     res->net_bytes = s->net.stats.bytes * scale;
     res->roofline_fallbacks *= scale;
     res->warnings = (cs_log_warning_count() - warn0) * scale;
-    res->symmetric = rep;
+    res->symmetric = rep ? (s->cls ? 2 : 1) : 0;
+    res->simulated_ranks = s->nreps;
     res->coll = *cs_system_get_stats(s->sys);
     res->coll.messages *= scale; /* collectives are instances: the same count in both modes */
     res->coll.bytes_sent *= scale;
     res->coll.bytes_recv *= scale;
     res->coll.reductions *= scale;
-    if (rep && !s->failed) {
+    if (rep && !s->failed && s->cls) {
+        for (uint32_t rk = 0; rk < w->nranks; rk++) {
+            uint32_t r0 = cs_system_rep_of(s->sys, rk);
+            if (r0 != rk) res->ranks[rk] = res->ranks[r0];
+        }
+        cls_replay(s);
+    } else if (rep && !s->failed) {
         for (uint32_t rk = 1; rk < w->nranks; rk++) res->ranks[rk] = res->ranks[0];
         rep_replay(s);
     }
@@ -932,6 +984,23 @@ int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_s
     const cs_net_backend *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
     if (!be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
     char why[512];
+    if (opt->sym_axes && opt->symmetry != CS_SYMMETRY_OFF) {
+        if (cs_sim_class_check(w, netcfg, opt, why, sizeof why)) {
+            cs_info("symmetry %s", why);
+            cs_error e;
+            cs_error_clear(&e);
+            int rc = run_sim(w, netcfg, opt, be, 1, res, &e, why, sizeof why);
+            if (rc == CS_OK) return CS_OK;
+            memset(res, 0, sizeof *res);
+            if (opt->sym_no_fallback)
+                return CS_ERR(err, CS_EUNSUPPORTED, "the representative run stopped: %s", why);
+            cs_info("symmetry: the representative run stopped: %s; simulating every rank", why);
+        } else {
+            if (opt->sym_no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "symmetry does not apply: %s", why);
+            cs_info("symmetry does not apply: %s", why);
+        }
+        return run_sim(w, netcfg, opt, be, 0, res, err, why, sizeof why);
+    }
     if (cs_sim_symmetry_check(w, netcfg, opt, why, sizeof why)) {
         cs_info("symmetry %s", why);
         cs_error e;

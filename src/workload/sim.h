@@ -92,6 +92,15 @@ typedef struct cs_sim_options {
      * for every member (cs_coll_record.represents); 0 = one per rank, as a
      * full run gives (rank 0's record with each rank's number, rank order). */
     int coll_records_representative;
+    /* Class mode (system/system.h, cs_sym_axes): the caller vouches that the
+     * workload is invariant under moves along these axes (the generator's
+     * plans are); then, unless symmetry is off, one representative per class
+     * is simulated (NULL = the single-representative check above).  Borrowed. */
+    const cs_sym_axes *sym_axes;
+    /* With sym_axes: when class mode does not apply or stops, fail with
+     * CS_EUNSUPPORTED and the reason instead of simulating every rank (for
+     * callers whose workload holds only the representatives' graphs). */
+    int sym_no_fallback;
 } cs_sim_options;
 
 enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1 };
@@ -118,7 +127,10 @@ typedef struct cs_sim_result {
                                     bytes, reductions) */
     int symmetric;               /* 1 = rank 0 simulated for every rank (same results); every
                                     count above but coll.collectives is then rank 0's times
-                                    nranks (each rank has the same) */
+                                    nranks (each rank has the same); 2 = class mode: one
+                                    representative per class, counts are the
+                                    representatives' times the ranks per class */
+    uint32_t simulated_ranks;    /* ranks whose events ran (nranks in a full run) */
 } cs_sim_result;
 
 void cs_sim_options_init(cs_sim_options *o);
@@ -130,6 +142,12 @@ void cs_sim_options_set_system(cs_sim_options *o, const cs_system_config *sc);
  * yes, 0 = no; why gets one line saying so, or the first reason against. */
 int cs_sim_symmetry_check(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
                           char *why, size_t whylen);
+
+/* Class mode (opt->sym_axes): 1 = the static conditions hold (congestion-
+ * unaware backend, no shared memory model, axes that divide the ranks), 0
+ * = not, with the reason; the run checks the rest. */
+int cs_sim_class_check(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
+                       char *why, size_t whylen);
 
 /* Run the workload on the network; fills *res (free with cs_sim_result_free). */
 int cs_sim_run(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,

@@ -199,3 +199,39 @@ int cs_sim_symmetry_check(const cs_workload *w, const cs_network_config *net, co
     return ok;
 }
 
+
+int cs_sim_class_check(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
+                       char *why, size_t whylen) {
+    const char *backend = opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND;
+    const cs_sym_axes *ax = opt->sym_axes;
+    if (strcmp(backend, "analytical") != 0) {
+        snprintf(why, whylen, "backend %s: messages share state (links, queues); symmetry needs the "
+                 "congestion-unaware analytical backend", backend);
+        return 0;
+    }
+    if (net->total_npus != w->nranks) {
+        snprintf(why, whylen, "the network has %" PRIu64 " NPUs for %u ranks", net->total_npus, w->nranks);
+        return 0;
+    }
+    if (mem_shared(opt->memory)) {
+        snprintf(why, whylen, "the remote memory is shared between ranks");
+        return 0;
+    }
+    uint64_t per_class = 1;
+    for (int a = 0; a < ax->n; a++) {
+        if (ax->n > CS_SYM_MAX_AXES || ax->size[a] == 0 || ax->stride[a] == 0 ||
+            (uint64_t)ax->stride[a] * ax->size[a] > w->nranks || w->nranks % ((uint64_t)ax->stride[a] * ax->size[a])) {
+            snprintf(why, whylen, "symmetric axis %d (stride %u, %u ranks) does not divide the %u ranks", a,
+                     ax->stride[a], ax->size[a], w->nranks);
+            return 0;
+        }
+        per_class *= ax->size[a];
+    }
+    if (per_class < 2) {
+        snprintf(why, whylen, "no symmetric axis of more than one rank: every rank is its own class");
+        return 0;
+    }
+    snprintf(why, whylen, "applies: %" PRIu64 " classes of %" PRIu64 " ranks; one representative per class "
+             "is simulated", w->nranks / per_class, per_class);
+    return 1;
+}
