@@ -1,0 +1,391 @@
+/*
+ * test_gen_sym.c -- class mode on generated training steps.
+ *
+ * 1. The symmetry the generator declares (cs_tx_sym_axes) holds rank by
+ *    rank: for every rank x of a plan, x's graph equals its class
+ *    representative's with every rank it names moved by x's offset along the
+ *    axes and every communicator group it names replaced by the group the
+ *    move maps it onto (same members moved, same file order up to rotation).
+ * 2. Class mode gives the full simulation's results: for plans covering
+ *    TP, DP, PP, SP, recomputation, ZeRO 0-3, GPipe / 1F1B / interleaved,
+ *    placements, MoE with EP, uneven pipeline stages, Ring / Switch /
+ *    FullyConnected dimensions and ring / direct / halving-doubling
+ *    collectives, every rank's finish, compute, communication, node and
+ *    byte counts and the event count of a run of the representatives alone
+ *    equal those of a run of every rank, to the picosecond.
+ * 3. Where the argument does not hold, class mode refuses with the reason.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compute/device.h"
+#include "workload/gen_workload.h"
+#include "workload/graph.h"
+#include "workload/sim.h"
+
+static cs_tx_model small_model(uint32_t layers) {
+    cs_tx_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "small");
+    m.layers = layers;
+    m.hidden = 1024; /* large enough that operations take microseconds: */
+    m.heads = 8;     /* durations are whole microseconds in Chakra */
+    m.kv_heads = 8;
+    m.ffn_hidden = 4096;
+    m.vocab = 8000;
+    m.seq = 512;
+    m.bias = 1;
+    m.tied_embeddings = 1;
+    return m;
+}
+
+static uint32_t move_rank(const cs_sym_axes *ax, uint32_t v, uint32_t x) {
+    /* v moved by x's coordinates on every axis (cyclic shift) */
+    uint64_t r = v;
+    for (int a = 0; a < ax->n; a++) {
+        uint64_t s = ax->stride[a], n = ax->size[a];
+        uint64_t c = (r / s) % n, d = ((uint64_t)x / s) % n;
+        r = r - c * s + ((c + d) % n) * s;
+    }
+    return (uint32_t)r;
+}
+
+static uint32_t rep_of(const cs_sym_axes *ax, uint32_t x) {
+    for (int a = 0; a < ax->n; a++) x -= (x / ax->stride[a]) % ax->size[a] * ax->stride[a];
+    return x;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The group whose members are exactly set (sorted), or NULL. */
+static const cs_comm_group *group_with(const cs_comm_groups *gs, const uint32_t *set, uint32_t n) {
+    uint32_t *tmp = malloc(n * sizeof *tmp);
+    const cs_comm_group *found = NULL;
+    for (size_t i = 0; i < gs->ngroups && !found; i++) {
+        const cs_comm_group *g = &gs->groups[i];
+        if (g->nranks != n) continue;
+        memcpy(tmp, g->ranks, n * sizeof *tmp);
+        qsort(tmp, n, sizeof *tmp, cmp_u32);
+        if (memcmp(tmp, set, n * sizeof *tmp) == 0) found = g;
+    }
+    free(tmp);
+    return found;
+}
+
+static const cs_comm_group *group_named(const cs_comm_groups *gs, const char *name) {
+    for (size_t i = 0; i < gs->ngroups; i++)
+        if (strcmp(gs->groups[i].name, name) == 0) return &gs->groups[i];
+    return NULL;
+}
+
+/* 1: x's graph is its representative's moved by x. */
+static void check_invariance(const cs_tx_model *m, const cs_tx_plan *p) {
+    cs_sym_axes ax;
+    assert_true(cs_tx_sym_axes(p, &ax) > 0);
+    cs_workload w;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_workload(m, p, cs_device_find("A100-80GB"), NULL, &w, &err), CS_OK);
+    cs_comm_groups gs;
+    memset(&gs, 0, sizeof gs);
+    cs_tx_comm_groups(p, &gs);
+    uint32_t *set = malloc(w.nranks * sizeof *set);
+    for (uint32_t x = 0; x < w.nranks; x++) {
+        const cs_graph *gx = w.rank_graph[x], *g0 = w.rank_graph[rep_of(&ax, x)];
+        assert_int_equal(gx->nnodes, g0->nnodes);
+        assert_int_equal(gx->nchildren, g0->nchildren);
+        assert_memory_equal(gx->children, g0->children, gx->nchildren * sizeof *gx->children);
+        for (uint32_t i = 0; i < gx->nnodes; i++) {
+            const cs_node *a = &gx->nodes[i], *b = &g0->nodes[i];
+            assert_int_equal(a->type, b->type);
+            assert_int_equal(a->duration_us, b->duration_us);
+            assert_int_equal(a->num_ops, b->num_ops);
+            assert_int_equal(a->tensor_size, b->tensor_size);
+            assert_int_equal(a->comm_size, b->comm_size);
+            assert_int_equal(a->comm_type, b->comm_type);
+            assert_int_equal(a->comm_tag, b->comm_tag);
+            assert_int_equal(a->flags, b->flags);
+            assert_int_equal(a->nparents, b->nparents);
+            if (a->type == CS_NODE_COMM_SEND || a->type == CS_NODE_COMM_RECV) {
+                assert_int_equal(a->comm_src, move_rank(&ax, (uint32_t)b->comm_src, x));
+                assert_int_equal(a->comm_dst, move_rank(&ax, (uint32_t)b->comm_dst, x));
+            }
+            if (a->type == CS_NODE_COMM_COLL) {
+                const cs_comm_group *ga = group_named(&gs, gx->pg_names[a->pg]);
+                const cs_comm_group *gb = group_named(&gs, g0->pg_names[b->pg]);
+                assert_non_null(ga);
+                assert_non_null(gb);
+                assert_int_equal(ga->nranks, gb->nranks);
+                for (uint32_t j = 0; j < gb->nranks; j++) set[j] = move_rank(&ax, gb->ranks[j], x);
+                qsort(set, gb->nranks, sizeof *set, cmp_u32);
+                assert_ptr_equal(group_with(&gs, set, gb->nranks), ga);
+                /* file order: the moved representative's group, rotated */
+                uint32_t first = move_rank(&ax, gb->ranks[0], x), k = 0;
+                while (k < ga->nranks && ga->ranks[k] != first) k++;
+                assert_true(k < ga->nranks);
+                for (uint32_t j = 0; j < gb->nranks; j++)
+                    assert_int_equal(ga->ranks[(k + j) % ga->nranks], move_rank(&ax, gb->ranks[j], x));
+            }
+        }
+    }
+    free(set);
+    cs_comm_groups_free(&gs);
+    cs_workload_free(&w);
+}
+
+static void plan_base(cs_tx_plan *p, uint32_t tp, uint32_t pp, uint32_t dp, uint32_t mbs) {
+    cs_tx_plan_defaults(p);
+    p->tp = tp;
+    p->pp = pp;
+    p->dp = dp;
+    p->micro_batch = 1;
+    p->global_batch = mbs * dp;
+}
+
+static void test_invariance(void **state) {
+    (void)state;
+    cs_tx_model m = small_model(4);
+    cs_tx_plan p;
+    plan_base(&p, 2, 2, 4, 4);
+    p.sp = 1;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    check_invariance(&m, &p);
+    p.zero = 3;
+    check_invariance(&m, &p);
+    plan_base(&p, 4, 2, 2, 4); /* placement dp, tp, pp */
+    p.order[0] = CS_DIM_DP;
+    p.order[1] = CS_DIM_TP;
+    p.order[2] = CS_DIM_PP;
+    check_invariance(&m, &p);
+    plan_base(&p, 2, 2, 2, 4); /* interleaved */
+    p.vstages = 2;
+    check_invariance(&m, &p);
+}
+
+/* ---- 2: class mode against the full run ------------------------------------------ */
+
+typedef struct netspec {
+    int ndims;
+    cs_topo_kind topo[3];
+    uint32_t npus[3];
+} netspec;
+
+static void build_net(const netspec *ns, cs_network_config *net) {
+    memset(net, 0, sizeof *net);
+    net->ndims = ns->ndims;
+    net->total_npus = 1;
+    static const double bw[3] = {200, 50, 25}, lat[3] = {500, 2000, 3000};
+    for (int d = 0; d < ns->ndims; d++) {
+        net->topo[d] = ns->topo[d];
+        net->npus[d] = ns->npus[d];
+        net->bandwidth_gbps[d] = bw[d];
+        net->latency_ns[d] = lat[d];
+        net->total_npus *= ns->npus[d];
+    }
+}
+
+static void build_sys(cs_system_config *sc, const char *algo) {
+    cs_system_config_defaults(sc);
+    sc->roofline_enabled = 0;
+    sc->active_chunks_per_dimension = 1;
+    sc->endpoint_delay_ns = 10;
+    for (int c = 0; c < CS_CFG_NCOLL; c++) {
+        sc->impl[c].n = 1; /* communicator groups run the first entry */
+        tu_set_algo(&sc->impl[c].algo[0], algo);
+    }
+}
+
+/* Runs the plan in full and in class mode; returns 1 when class mode ran
+ * (and then asserts equality), 0 when it refused (why gets the reason). */
+static int compare_runs(const cs_tx_model *m, const cs_tx_plan *p, const netspec *ns, const char *algo,
+                        uint32_t streams, char *why, size_t whylen) {
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_sym_axes ax;
+    assert_true(cs_tx_sym_axes(p, &ax) > 0);
+    cs_network_config net;
+    build_net(ns, &net);
+    cs_system_config sc;
+    build_sys(&sc, algo);
+    cs_comm_groups gs;
+    memset(&gs, 0, sizeof gs);
+    cs_tx_comm_groups(p, &gs);
+    cs_sim_options so;
+    cs_sim_options_init(&so);
+    cs_sim_options_set_system(&so, &sc);
+    so.comm_groups = &gs;
+    so.comm_streams = streams;
+    cs_error err;
+    cs_error_clear(&err);
+
+    cs_workload wf, wc;
+    assert_int_equal(cs_tx_workload(m, p, d, NULL, &wf, &err), CS_OK);
+    assert_int_equal(cs_tx_workload(m, p, d, &ax, &wc, &err), CS_OK);
+    assert_true(wc.ngraphs < wf.ngraphs);
+    cs_sim_result full, cls;
+    so.symmetry = CS_SYMMETRY_OFF;
+    assert_int_equal(cs_sim_run(&wf, &net, &so, &full, &err), CS_OK);
+    assert_int_equal(full.symmetric, 0);
+    so.symmetry = CS_SYMMETRY_AUTO;
+    so.sym_axes = &ax;
+    so.sym_no_fallback = 1;
+    cs_error_clear(&err);
+    int rc = cs_sim_run(&wc, &net, &so, &cls, &err);
+    int ran = rc == CS_OK;
+    if (!ran) {
+        assert_int_equal(rc, CS_EUNSUPPORTED);
+        snprintf(why, whylen, "%.500s", err.msg);
+    } else {
+        assert_int_equal(cls.symmetric, 2);
+        assert_int_equal(cls.simulated_ranks, wc.ngraphs);
+        assert_int_equal(cls.sim_time, full.sim_time);
+        assert_int_equal(cls.events, full.events);
+        assert_int_equal(cls.coll.bytes_sent, full.coll.bytes_sent);
+        for (uint32_t r = 0; r < wf.nranks; r++) {
+            const cs_rank_result *a = &cls.ranks[r], *b = &full.ranks[r];
+            if (a->finish != b->finish || a->compute != b->compute || a->comm_busy != b->comm_busy ||
+                a->nodes != b->nodes || a->bytes_sent != b->bytes_sent || a->bytes_recv != b->bytes_recv)
+                fail_msg("rank %u: class mode finish %llu compute %llu comm %llu nodes %llu, full %llu %llu %llu %llu",
+                         r, (unsigned long long)a->finish, (unsigned long long)a->compute,
+                         (unsigned long long)a->comm_busy, (unsigned long long)a->nodes,
+                         (unsigned long long)b->finish, (unsigned long long)b->compute,
+                         (unsigned long long)b->comm_busy, (unsigned long long)b->nodes);
+        }
+        cs_sim_result_free(&cls);
+    }
+    cs_sim_result_free(&full);
+    cs_workload_free(&wf);
+    cs_workload_free(&wc);
+    cs_comm_groups_free(&gs);
+    cs_system_config_free(&sc);
+    return ran;
+}
+
+static void expect_equal(const cs_tx_model *m, const cs_tx_plan *p, const netspec *ns, const char *algo,
+                         uint32_t streams) {
+    char why[600] = "";
+    if (!compare_runs(m, p, ns, algo, streams, why, sizeof why)) fail_msg("class mode refused: %s", why);
+}
+
+static const netspec SW_2x4 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {2, 4}};
+static const netspec RING_2x2x2 = {3, {CS_TOPO_RING, CS_TOPO_RING, CS_TOPO_RING}, {2, 2, 2}};
+
+static void test_equal_dense(void **state) {
+    (void)state;
+    cs_tx_model m = small_model(4);
+    cs_tx_plan p;
+    plan_base(&p, 2, 2, 2, 4); /* TP 2 x DP 2 x PP 2, 1F1B */
+    p.sp = 1;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    expect_equal(&m, &p, &SW_2x4, "ring", 4);
+    expect_equal(&m, &p, &RING_2x2x2, "ring", 1);
+    expect_equal(&m, &p, &SW_2x4, "direct", 4);
+    expect_equal(&m, &p, &SW_2x4, "halvingDoubling", 2);
+    p.schedule = CS_SCHED_GPIPE;
+    p.recompute = CS_RECOMP_FULL;
+    expect_equal(&m, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 2, 2, 2, 4); /* interleaved 1F1B */
+    p.vstages = 2;
+    expect_equal(&m, &p, &SW_2x4, "ring", 4);
+}
+
+static void test_equal_dp_heavy(void **state) {
+    (void)state;
+    cs_tx_model m = small_model(4);
+    cs_tx_plan p;
+    netspec fc4x4 = {2, {CS_TOPO_FULLY_CONNECTED, CS_TOPO_SWITCH}, {4, 4}};
+    netspec fc2x8 = {2, {CS_TOPO_FULLY_CONNECTED, CS_TOPO_SWITCH}, {2, 8}};
+    for (int z = 0; z <= 2; z++) { /* TP 2 x DP 4 x PP 2, ZeRO 0..2 */
+        plan_base(&p, 2, 2, 4, 4);
+        p.zero = z;
+        expect_equal(&m, &p, &fc2x8, "ring", 4);
+    }
+    /* ZeRO-3: a layer's gather can complete in the instant the compute
+     * stream frees, the two caused by ranks whose order differs across the
+     * class in the full run; the guard stops the run (train then simulates
+     * every rank). */
+    plan_base(&p, 2, 2, 4, 4);
+    p.zero = 3;
+    char why[600] = "";
+    assert_int_equal(compare_runs(&m, &p, &fc2x8, "ring", 4, why, sizeof why), 0);
+    tu_assert_has(why, "simultaneous events");
+    plan_base(&p, 1, 4, 4, 8); /* DP 4, PP 4, no TP */
+    expect_equal(&m, &p, &fc4x4, "ring", 4);
+    plan_base(&p, 4, 1, 4, 2); /* one class: TP 4 x DP 4 */
+    p.zero = 1;
+    expect_equal(&m, &p, &fc4x4, "ring", 4);
+    /* direct: a member's messages from every other member arrive in one
+     * instant, caused by different ranks; the guard cannot tell that their
+     * order does not matter and stops (the full run follows). */
+    char why2[600] = "";
+    assert_int_equal(compare_runs(&m, &p, &fc4x4, "direct", 4, why2, sizeof why2), 0);
+    tu_assert_has(why2, "both act on one stream");
+}
+
+static void test_equal_placement_moe_uneven(void **state) {
+    (void)state;
+    cs_tx_model m = small_model(4);
+    cs_tx_plan p;
+    plan_base(&p, 2, 2, 2, 4); /* placement dp, tp, pp */
+    p.order[0] = CS_DIM_DP;
+    p.order[1] = CS_DIM_TP;
+    p.order[2] = CS_DIM_PP;
+    expect_equal(&m, &p, &RING_2x2x2, "ring", 4);
+    cs_tx_model u = small_model(6); /* 6 layers on 4 stages: 1, 2, 2, 1 */
+    uint32_t first = 99;
+    plan_base(&p, 2, 4, 1, 8);
+    assert_int_equal(cs_tx_stage_layers(&u, &p, 0, &first), 1);
+    assert_int_equal(first, 0);
+    assert_int_equal(cs_tx_stage_layers(&u, &p, 1, &first), 2);
+    assert_int_equal(first, 1);
+    assert_int_equal(cs_tx_stage_layers(&u, &p, 2, &first), 2);
+    assert_int_equal(first, 3);
+    assert_int_equal(cs_tx_stage_layers(&u, &p, 3, &first), 1);
+    assert_int_equal(first, 5);
+    expect_equal(&u, &p, &SW_2x4, "ring", 4);
+    cs_tx_model moe = small_model(2); /* 4 experts, top 2, EP 2 over DP 2 */
+    moe.experts = 4;
+    moe.top_k = 2;
+    plan_base(&p, 2, 1, 4, 2);
+    p.ep = 2;
+    cs_sym_axes ax;
+    assert_int_equal(cs_tx_sym_axes(&p, &ax), 1); /* TP only: EP blocks are not moved onto each other */
+    expect_equal(&moe, &p, &SW_2x4, "ring", 4);
+}
+
+/* 3: the analytical time of a message depends on the ring distance, which
+ * a move along an inner part of a Ring dimension does not keep. */
+static void test_refusals(void **state) {
+    (void)state;
+    cs_tx_model m = small_model(4);
+    cs_tx_plan p;
+    plan_base(&p, 2, 2, 2, 2);
+    netspec ring8 = {1, {CS_TOPO_RING}, {8}};
+    char why[600] = "";
+    assert_int_equal(compare_runs(&m, &p, &ring8, "ring", 4, why, sizeof why), 0);
+    tu_assert_has(why, "inner part of Ring dimension 0");
+    netspec sw8 = {1, {CS_TOPO_SWITCH}, {8}}; /* the same plan on a switch: fine */
+    expect_equal(&m, &p, &sw8, "ring", 4);
+    /* halving-doubling moves by XOR, which changes ring distances */
+    netspec ring_sw = {2, {CS_TOPO_SWITCH, CS_TOPO_RING}, {2, 4}};
+    plan_base(&p, 2, 1, 4, 2);
+    why[0] = '\0';
+    assert_int_equal(compare_runs(&m, &p, &ring_sw, "halvingDoubling", 4, why, sizeof why), 0);
+    tu_assert_has(why, "XOR moves change ring distances");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_invariance),
+        cmocka_unit_test(test_equal_dense),
+        cmocka_unit_test(test_equal_dp_heavy),
+        cmocka_unit_test(test_equal_placement_moe_uneven),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
