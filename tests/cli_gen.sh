@@ -21,6 +21,29 @@ b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/train.json" | grep -o '[0
 python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
     && pass "run and train agree ($a ns)" || fail "run ($a) and train ($b) agree"
 grep -q '"mfu"' "$CS_TMP/train.json" && pass "train json has mfu" || fail "train json has mfu"
+# class mode: train simulates the representatives (one per pipeline stage
+# here: TP and DP are the symmetric axes), --symmetry off every rank, and
+# both agree with `run` on all eight files (above)
+grep -q '"simulated_ranks": 2' "$CS_TMP/train.json" && pass "train simulated 2 representatives" \
+    || fail "train simulated 2 representatives: $(cat "$CS_TMP/train.json")"
+"$CS_BIN" train "${PLAN[@]}" --network-configuration="$P.network.yml" --system-configuration="$P.system.json" \
+    --symmetry off --json "$CS_TMP/trainoff.json" --quiet && pass "train --symmetry off" || fail "train --symmetry off"
+c=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/trainoff.json" | grep -o '[0-9.e+]*$')
+grep -q '"simulated_ranks": 8' "$CS_TMP/trainoff.json" && [ "$b" = "$c" ] \
+    && pass "every rank simulated, same step time ($c ns)" || fail "symmetry off: $c vs $b"
+# a network on which the argument fails (the TP axis is an inner part of a
+# Ring): train says why and simulates every rank, with the same step time
+printf 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 100 ]\nlatency: [ 500 ]\n' > "$CS_TMP/ring8.yml"
+out=$("$CS_BIN" train "${PLAN[@]}" --network-configuration="$CS_TMP/ring8.yml" --json "$CS_TMP/r1.json" 2>&1) \
+    && echo "$out" | grep -q "every rank simulated: the representative run stopped: symmetric axis 0 is an inner part of Ring dimension 0" \
+    && pass "fallback on a ring says why" || fail "fallback on a ring: $out"
+"$CS_BIN" train "${PLAN[@]}" --network-configuration="$CS_TMP/ring8.yml" --symmetry off --json "$CS_TMP/r2.json" --quiet
+a=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/r1.json" | grep -o '[0-9.e+]*$')
+c=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/r2.json" | grep -o '[0-9.e+]*$')
+[ -n "$a" ] && [ "$a" = "$c" ] && pass "fallback gives the full run's time ($a ns)" || fail "fallback $a vs $c"
+out=$("$CS_BIN" train "${PLAN[@]}" --network-configuration="$P.network.yml" --symmetry sometimes 2>&1); rc=$?
+[ "$rc" -eq 2 ] && echo "$out" | grep -q -- "--symmetry: expected auto or off" && pass "bad symmetry value" \
+    || fail "bad symmetry value: exit $rc: $out"
 
 expect_fail "plan that does not fit" "does not fit in memory|weights|optimizer|activations|A100-80GB HBM 80.00 GB" \
     "$CS_BIN" generate --model gpt3-175b --tp 8 --out "$CS_TMP/no"
