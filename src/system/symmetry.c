@@ -109,23 +109,20 @@ void sym_init(cs_system *s) {
     }
 }
 
-int sym_is_rep(const cs_system *s, uint32_t rank) {
-    if (!s->rep) return 1;
-    if (!s->sym.cls) return rank == 0;
-    for (int a = 0; a < s->sym.naxes; a++)
-        if ((rank / s->sym.ax_stride[a]) % s->sym.ax_size[a]) return 0;
-    return 1;
+uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank) {
+    for (int a = 0; a < ax->n && a < CS_SYM_MAX_AXES; a++)
+        if (ax->size[a]) rank -= (rank / ax->stride[a]) % ax->size[a] * ax->stride[a];
+    return rank;
 }
-
-int cs_system_is_rep(const cs_system *s, uint32_t rank) { return sym_is_rep(s, rank); }
 
 uint32_t cs_system_rep_of(const cs_system *s, uint32_t rank) {
     if (!s->rep) return rank;
-    if (!s->sym.cls) return 0;
-    uint64_t r = rank;
-    for (int a = 0; a < s->sym.naxes; a++) r -= ((r / s->sym.ax_stride[a]) % s->sym.ax_size[a]) * s->sym.ax_stride[a];
-    return (uint32_t)r;
+    return s->sym.cls ? cs_sym_axes_rep(s->p.axes, rank) : 0;
 }
+
+int sym_is_rep(const cs_system *s, uint32_t rank) { return cs_system_rep_of(s, rank) == rank; }
+
+int cs_system_is_rep(const cs_system *s, uint32_t rank) { return sym_is_rep(s, rank); }
 
 void sym_free(cs_system *s) {
     cs_symmetry *y = &s->sym;

@@ -176,6 +176,8 @@ void cs_system_sym_dispatch(cs_system *s, uint32_t owner);
 int cs_system_is_rep(const cs_system *s, uint32_t rank);
 /* Class mode: the representative of rank's class. */
 uint32_t cs_system_rep_of(const cs_system *s, uint32_t rank);
+/* rank with its coordinates on the axes set to 0: its class representative. */
+uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank);
 /* Representative mode: the rank whose event has cause rank v where rank 0's
  * has cause rank `root` (v = g_r(root), so r = v moved back by root).  The
  * full run completes one instant's work of all ranks in the order of v, so

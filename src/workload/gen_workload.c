@@ -45,8 +45,7 @@ int cs_tx_workload(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d
     int rc = CS_OK;
     char path[4200];
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
-        uint32_t r0 = r;
-        for (int a = 0; ax && a < ax->n; a++) r0 -= (r0 / ax->stride[a]) % ax->size[a] * ax->stride[a];
+        uint32_t r0 = ax ? cs_sym_axes_rep(ax, r) : r;
         if (r0 != r) { /* r0 < r: its graph exists */
             idx[r] = idx[r0];
             continue;

@@ -984,32 +984,20 @@ int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_s
     const cs_net_backend *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
     if (!be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
     char why[512];
-    if (opt->sym_axes && opt->symmetry != CS_SYMMETRY_OFF) {
-        if (cs_sim_class_check(w, netcfg, opt, why, sizeof why)) {
-            cs_info("symmetry %s", why);
-            cs_error e;
-            cs_error_clear(&e);
-            int rc = run_sim(w, netcfg, opt, be, 1, res, &e, why, sizeof why);
-            if (rc == CS_OK) return CS_OK;
-            memset(res, 0, sizeof *res);
-            if (opt->sym_no_fallback)
-                return CS_ERR(err, CS_EUNSUPPORTED, "the representative run stopped: %s", why);
-            cs_info("symmetry: the representative run stopped: %s; simulating every rank", why);
-        } else {
-            if (opt->sym_no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "symmetry does not apply: %s", why);
-            cs_info("symmetry does not apply: %s", why);
-        }
-        return run_sim(w, netcfg, opt, be, 0, res, err, why, sizeof why);
-    }
-    if (cs_sim_symmetry_check(w, netcfg, opt, why, sizeof why)) {
+    /* class mode when the caller gave axes, else the single representative */
+    int cls = opt->sym_axes && opt->symmetry != CS_SYMMETRY_OFF;
+    int no_fallback = cls && opt->sym_no_fallback;
+    if (cls ? cs_sim_class_check(w, netcfg, opt, why, sizeof why) : cs_sim_symmetry_check(w, netcfg, opt, why, sizeof why)) {
         cs_info("symmetry %s", why);
         cs_error e;
         cs_error_clear(&e);
         int rc = run_sim(w, netcfg, opt, be, 1, res, &e, why, sizeof why);
         if (rc == CS_OK) return CS_OK;
-        cs_info("symmetry: the representative run stopped: %s; simulating every rank", why);
         memset(res, 0, sizeof *res);
+        if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "the representative run stopped: %s", why);
+        cs_info("symmetry: the representative run stopped: %s; simulating every rank", why);
     } else {
+        if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "symmetry does not apply: %s", why);
         cs_info("symmetry does not apply: %s", why);
     }
     return run_sim(w, netcfg, opt, be, 0, res, err, why, sizeof why);
