@@ -129,7 +129,7 @@ a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/prun.json" | grep -o '[0-9.]*$')
 b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/ptrain.json" | grep -o '[0-9.e+]*$')
 python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
     && pass "placed run and train agree ($a ns)" || fail "placed run ($a) and train ($b) agree"
-expect_fail "bad placement" "--placement tp,dp: expected tp, dp and pp once each" \
+expect_fail "bad placement" "--placement tp,dp: expected tp, dp and pp (and cp) once each" \
     "$CS_BIN" generate --model gpt3-6.7b --placement tp,dp --out "$CS_TMP/x"
 # interleaved 1F1B: run on the files == train, and a smaller bubble than plain 1F1B
 IL=(--model gpt3-6.7b --tp 2 --pp 4 --sp --recompute selective --global-batch 8)

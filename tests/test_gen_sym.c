@@ -162,6 +162,7 @@ static void test_invariance(void **state) {
     p.order[0] = CS_DIM_DP;
     p.order[1] = CS_DIM_TP;
     p.order[2] = CS_DIM_PP;
+    p.order[3] = CS_DIM_CP;
     check_invariance(&m, &p);
     plan_base(&p, 2, 2, 2, 4); /* interleaved */
     p.vstages = 2;
@@ -335,6 +336,7 @@ static void test_equal_placement_moe_uneven(void **state) {
     p.order[0] = CS_DIM_DP;
     p.order[1] = CS_DIM_TP;
     p.order[2] = CS_DIM_PP;
+    p.order[3] = CS_DIM_CP;
     expect_equal(&m, &p, &RING_2x2x2, "ring", 4);
     cs_tx_model u = small_model(6); /* 6 layers on 4 stages: 1, 2, 2, 1 */
     uint32_t first = 99;

@@ -690,16 +690,19 @@ static void test_placement(void **state) {
         cs_error err;
         cs_error_clear(&err);
         assert_int_equal(cs_tx_placement_parse(orders[k], &p, &err), CS_OK);
-        uint32_t size[3] = {2, 3, 2}, stride[3], x = 1;
-        for (int i = 0; i < 3; i++) {
+        uint32_t size[CS_TX_NDIMS] = {2, 3, 2, 1}, stride[CS_TX_NDIMS], x = 1; /* TP, DP, PP, CP */
+        for (int i = 0; i < CS_TX_NDIMS; i++) {
             stride[p.order[i]] = x;
             x *= size[p.order[i]];
         }
         assert_int_equal(stride[p.order[0]], 1);
         for (uint32_t r = 0; r < 12; r++) {
-            uint32_t ti, di, pi;
-            cs_tx_rank_coords(&p, r, &ti, &di, &pi);
-            assert_int_equal(cs_tx_rank_of(&p, ti, di, pi), r);
+            uint32_t c[CS_TX_NDIMS];
+            cs_tx_rank_coords(&p, r, c);
+            assert_int_equal(c[CS_DIM_CP], 0);
+            assert_int_equal(cs_tx_rank_of(&p, c), r);
+            assert_int_equal(c[CS_DIM_TP] * stride[CS_DIM_TP] + c[CS_DIM_DP] * stride[CS_DIM_DP] +
+                                 c[CS_DIM_PP] * stride[CS_DIM_PP], r);
         }
         cs_comm_groups g;
         cs_tx_comm_groups(&p, &g);
@@ -735,7 +738,7 @@ static void test_placement(void **state) {
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_tx_placement_parse("tp,tp,pp", &p, &err), CS_EINVAL);
-    tu_assert_has(err.msg, "--placement tp,tp,pp: expected tp, dp and pp once each");
+    tu_assert_has(err.msg, "--placement tp,tp,pp: expected tp, dp and pp (and cp) once each");
     char buf[256];
     p.tp = 8;
     p.dp = 4;

@@ -25,7 +25,8 @@
 
 typedef struct gen_opts {
     const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json, *placement, *symmetry;
-    long tp, pp, dp, ep, micro_batch, global_batch, zero, comm_streams, bucket_mparams, bucket_mb, vstages;
+    const char *cp_comm;
+    long tp, pp, dp, ep, cp, micro_batch, global_batch, zero, comm_streams, bucket_mparams, bucket_mb, vstages;
     int sp, fsdp, help, quiet, no_memory_check;
 } gen_opts;
 
@@ -46,8 +47,12 @@ static const gopt gopts[] = {
     {"dp", "N", "data-parallel degree (1)", GO_INT, GO(dp)},
     {"ep", "N", "expert-parallel degree for MoE models, a divisor of --dp and of the expert count (1)", GO_INT,
      GO(ep)},
-    {"placement", "tp,dp,pp", "order of the parallel dimensions on the ranks, innermost (contiguous) first "
-                               "(tp,dp,pp)", GO_STR, GO(placement)},
+    {"cp", "N", "context-parallel degree: each rank holds seq / N tokens of every sequence (1)", GO_INT, GO(cp)},
+    {"cp-comm", "allgather|p2p", "context parallelism's attention: all-gather K and V over the CP group (Llama 3), "
+                                 "or ring attention passing K/V blocks to the next CP rank (allgather)", GO_STR,
+     GO(cp_comm)},
+    {"placement", "tp,cp,dp,pp", "order of the parallel dimensions on the ranks, innermost (contiguous) first "
+                                 "(tp,cp,dp,pp; cp may be left out: then just outside tp)", GO_STR, GO(placement)},
     {"sp", NULL, "sequence parallelism (with --tp > 1)", GO_FLAG, GO(sp)},
     {"recompute", "none|selective|full", "activation recomputation (none)", GO_STR, GO(recompute)},
     {"micro-batch", "N", "micro-batch size in sequences, images or samples (1; resnet50, dlrm: global batch / dp)",
@@ -67,7 +72,7 @@ static const gopt gopts[] = {
     {"no-memory-check", NULL, "simulate even if the plan does not fit in HBM", GO_FLAG, GO(no_memory_check)},
     {"out", "PREFIX", "generate: write PREFIX.<rank>.et, PREFIX.comm_groups.json, PREFIX.network.yml, "
                       "PREFIX.system.json", GO_STR, GO(out)},
-    {"network-configuration", "FILE", "train: network YAML (its NPU count must be tp x pp x dp)", GO_STR,
+    {"network-configuration", "FILE", "train: network YAML (its NPU count must be tp x cp x pp x dp)", GO_STR,
      GO(network)},
     {"system-configuration", "FILE", "train: system JSON (default: ring collectives on every dimension)", GO_STR,
      GO(system)},
@@ -99,7 +104,8 @@ static int gen_parse(const char *cmd, int argc, char **argv, gen_opts *o) {
     o->recompute = "none";
     o->schedule = "1f1b";
     o->backend = "analytical";
-    o->tp = o->pp = o->dp = o->ep = 1;
+    o->tp = o->pp = o->dp = o->ep = o->cp = 1;
+    o->cp_comm = "allgather";
     o->comm_streams = 4;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -150,15 +156,20 @@ static int gen_parse(const char *cmd, int argc, char **argv, gen_opts *o) {
 
 /* Model, device and plan from the options; CS_EINVAL naming the option. */
 static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan *p, cs_error *err) {
+    cs_tx_plan_defaults(p);
     int rc = cs_tx_model_resolve(o->model, m, err);
     if (rc == CS_OK) rc = cs_device_resolve(o->device, d, err);
     if (rc) return rc;
-    cs_tx_plan_defaults(p);
     p->tp = (uint32_t)o->tp;
     p->pp = (uint32_t)o->pp;
     p->dp = (uint32_t)o->dp;
     p->ep = (uint32_t)o->ep;
+    p->cp = (uint32_t)o->cp;
     p->sp = o->sp;
+    if (!p->cp) return CS_ERR(err, CS_EINVAL, "--cp: expected an integer >= 1");
+    if (strcasecmp(o->cp_comm, "allgather") == 0) p->cp_comm = CS_CP_ALLGATHER;
+    else if (strcasecmp(o->cp_comm, "p2p") == 0 || strcasecmp(o->cp_comm, "ring") == 0) p->cp_comm = CS_CP_P2P;
+    else return CS_ERR(err, CS_EINVAL, "--cp-comm %s: expected allgather or p2p", o->cp_comm);
     if (m->arch != CS_ARCH_TRANSFORMER) { /* one micro-batch of global/dp images or samples per rank unless told */
         long per = m->arch == CS_ARCH_DLRM ? 512 : 32;
         p->global_batch = o->global_batch ? (uint32_t)o->global_batch : (uint32_t)(per * o->dp);
@@ -196,7 +207,7 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
 
 static int write_suggestions(const char *prefix, const cs_tx_plan *p, const cs_device *d, cs_error *err) {
     char path[4096];
-    uint32_t n = p->tp * p->pp * p->dp;
+    uint32_t n = cs_tx_ranks(p);
     snprintf(path, sizeof path, "%s.network.yml", prefix);
     FILE *f = fopen(path, "w");
     if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
@@ -257,10 +268,14 @@ static void print_plan(FILE *f, const cs_tx_model *m, const cs_device *d, const 
     if (p->vstages > 1) snprintf(vi, sizeof vi, "interleaved 1F1B, %u chunks per stage", p->vstages);
     else snprintf(vi, sizeof vi, "1F1B");
     fprintf(f, "  placement  %s%s\n", pl, p->ep > 1 ? "; EP = consecutive DP indices" : "");
-    fprintf(f, "  plan       TP %u%s x PP %u (%s) x DP %u = %u ranks; micro-batch %u, global batch %u (%u micro-batches); "
+    char cpd[96] = "";
+    if (p->cp > 1)
+        snprintf(cpd, sizeof cpd, " x CP %u (%u tokens per rank, %s)", p->cp, m->seq / p->cp,
+                 p->cp_comm == CS_CP_P2P ? "ring attention" : "K/V all-gathered");
+    fprintf(f, "  plan       TP %u%s%s x PP %u (%s) x DP %u = %u ranks; micro-batch %u, global batch %u (%u micro-batches); "
                "recompute %s; ZeRO-%d\n",
-            p->tp, p->sp ? "+SP" : "", p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
-            p->tp * p->pp * p->dp, p->micro_batch, p->global_batch, cs_tx_micro_batches(p), rn[p->recompute], p->zero);
+            p->tp, p->sp ? "+SP" : "", cpd, p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
+            cs_tx_ranks(p), p->micro_batch, p->global_batch, cs_tx_micro_batches(p), rn[p->recompute], p->zero);
     }
     cs_tx_memory w;
     cs_tx_memory_stage(m, p, 0, &w);
@@ -292,7 +307,7 @@ int cs_cli_generate(int argc, char **argv) {
     cs_device d;
     cs_tx_plan p;
     int rc = gen_setup(&o, &m, &d, &p, &err);
-    uint32_t n = p.tp * p.pp * p.dp;
+    uint32_t n = cs_tx_ranks(&p);
     char path[4096];
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
         snprintf(path, sizeof path, "%s.%u.et", o.out, r);
@@ -422,9 +437,9 @@ int cs_cli_train(int argc, char **argv) {
 
     int rc = gen_setup(&o, &m, &d, &p, &err);
     if (rc == CS_OK) rc = cs_network_config_load(o.network, &net, &err);
-    n = p.tp * p.pp * p.dp;
+    n = cs_tx_ranks(&p);
     if (rc == CS_OK && net.total_npus != n)
-        rc = CS_ERR(&err, CS_EINVAL, "%s: npus_count: expected %u NPUs in all (tp x pp x dp), got %llu", o.network, n,
+        rc = CS_ERR(&err, CS_EINVAL, "%s: npus_count: expected %u NPUs in all (tp x cp x pp x dp), got %llu", o.network, n,
                     (unsigned long long)net.total_npus);
     if (rc == CS_OK && !cs_net_backend_find(o.backend))
         rc = CS_ERR(&err, CS_EINVAL, "--backend %s: unknown network backend", o.backend);

@@ -301,43 +301,69 @@ int cs_tx_model_write_json(const cs_tx_model *m, FILE *f) {
 
 void cs_tx_plan_defaults(cs_tx_plan *p) {
     memset(p, 0, sizeof *p);
-    p->tp = p->pp = p->dp = p->ep = 1;
+    p->tp = p->pp = p->dp = p->ep = p->cp = 1;
+    p->cp_comm = CS_CP_ALLGATHER;
     p->schedule = CS_SCHED_1F1B;
     p->micro_batch = 1;
     p->bucket_params = 40000000;
     p->vstages = 1;
     p->order[0] = CS_DIM_TP;
-    p->order[1] = CS_DIM_DP;
-    p->order[2] = CS_DIM_PP;
+    p->order[1] = CS_DIM_CP;
+    p->order[2] = CS_DIM_DP;
+    p->order[3] = CS_DIM_PP;
 }
+
+static uint32_t cpn(const cs_tx_plan *p) { return p->cp ? p->cp : 1; }
+
+uint32_t cs_tx_ranks(const cs_tx_plan *p) { return p->tp * cpn(p) * p->dp * p->pp; }
 
 /* The plan's order, or the default if it is not a permutation. */
-static void plan_order(const cs_tx_plan *p, uint8_t o[3]) {
+static void plan_order(const cs_tx_plan *p, uint8_t o[CS_TX_NDIMS]) {
+    static const uint8_t def[CS_TX_NDIMS] = {CS_DIM_TP, CS_DIM_CP, CS_DIM_DP, CS_DIM_PP};
     int seen = 0;
-    for (int i = 0; i < 3; i++) seen |= p->order[i] < 3 ? 1 << p->order[i] : 8;
-    for (int i = 0; i < 3; i++) o[i] = seen == 7 ? p->order[i] : (uint8_t)i;
+    for (int i = 0; i < CS_TX_NDIMS; i++) seen |= p->order[i] < CS_TX_NDIMS ? 1 << p->order[i] : 1 << CS_TX_NDIMS;
+    for (int i = 0; i < CS_TX_NDIMS; i++) o[i] = seen == (1 << CS_TX_NDIMS) - 1 ? p->order[i] : def[i];
 }
 
-static void plan_strides(const cs_tx_plan *p, uint32_t st[3]) {
-    uint8_t o[3];
-    uint32_t size[3] = {p->tp, p->dp, p->pp}, x = 1;
+static void plan_sizes(const cs_tx_plan *p, uint32_t size[CS_TX_NDIMS]) {
+    size[CS_DIM_TP] = p->tp;
+    size[CS_DIM_DP] = p->dp;
+    size[CS_DIM_PP] = p->pp;
+    size[CS_DIM_CP] = cpn(p);
+}
+
+static void plan_strides(const cs_tx_plan *p, uint32_t st[CS_TX_NDIMS]) {
+    uint8_t o[CS_TX_NDIMS];
+    uint32_t size[CS_TX_NDIMS], x = 1;
+    plan_sizes(p, size);
     plan_order(p, o);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < CS_TX_NDIMS; i++) {
         st[o[i]] = x;
         x *= size[o[i]];
     }
 }
 
-uint32_t cs_tx_rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t pi) {
-    uint32_t st[3];
+uint32_t cs_tx_rank_of(const cs_tx_plan *p, const uint32_t c[CS_TX_NDIMS]) {
+    uint32_t st[CS_TX_NDIMS], r = 0;
     plan_strides(p, st);
-    return ti * st[CS_DIM_TP] + di * st[CS_DIM_DP] + pi * st[CS_DIM_PP];
+    for (int i = 0; i < CS_TX_NDIMS; i++) r += c[i] * st[i];
+    return r;
+}
+
+/* The rank of (ti, di, pi, ci). */
+static uint32_t rank4(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t pi, uint32_t ci) {
+    uint32_t c[CS_TX_NDIMS];
+    c[CS_DIM_TP] = ti;
+    c[CS_DIM_DP] = di;
+    c[CS_DIM_PP] = pi;
+    c[CS_DIM_CP] = ci;
+    return cs_tx_rank_of(p, c);
 }
 
 int cs_tx_sym_axes(const cs_tx_plan *p, cs_sym_axes *out) {
-    uint32_t st[3];
+    uint32_t st[CS_TX_NDIMS];
     plan_strides(p, st);
-    uint32_t n = p->tp * p->pp * p->dp;
+    uint32_t n = cs_tx_ranks(p);
     memset(out, 0, sizeof *out);
     if (p->tp > 1 && p->tp < n) {
         out->stride[out->n] = st[CS_DIM_TP];
@@ -345,32 +371,38 @@ int cs_tx_sym_axes(const cs_tx_plan *p, cs_sym_axes *out) {
     }
     /* With ep > 1 the EP groups are blocks of the DP axis: a move along it
      * does not map them onto each other.  The DP groups then have
-     * representatives only and run for real. */
-    if (p->dp > 1 && p->dp < n && p->ep <= 1) {
+     * representatives only and run for real.  With cp > 1 the gradient
+     * group is DP x CP, on one axis only when dp = 1 (then it is the CP
+     * group); ring attention's messages would leave the class. */
+    if (p->dp > 1 && p->dp < n && p->ep <= 1 && cpn(p) == 1) {
         out->stride[out->n] = st[CS_DIM_DP];
         out->size[out->n++] = p->dp;
+    }
+    if (cpn(p) > 1 && cpn(p) < n && p->dp == 1 && p->cp_comm == CS_CP_ALLGATHER) {
+        out->stride[out->n] = st[CS_DIM_CP];
+        out->size[out->n++] = cpn(p);
     }
     return out->n;
 }
 
-void cs_tx_rank_coords(const cs_tx_plan *p, uint32_t rank, uint32_t *ti, uint32_t *di, uint32_t *pi) {
-    uint32_t st[3];
+void cs_tx_rank_coords(const cs_tx_plan *p, uint32_t rank, uint32_t c[CS_TX_NDIMS]) {
+    uint32_t st[CS_TX_NDIMS], size[CS_TX_NDIMS];
     plan_strides(p, st);
-    *ti = rank / st[CS_DIM_TP] % p->tp;
-    *di = rank / st[CS_DIM_DP] % p->dp;
-    *pi = rank / st[CS_DIM_PP] % p->pp;
+    plan_sizes(p, size);
+    for (int i = 0; i < CS_TX_NDIMS; i++) c[i] = rank / st[i] % size[i];
 }
 
+static const char *const dim_name[CS_TX_NDIMS] = {"tp", "dp", "pp", "cp"};
+
 int cs_tx_placement_parse(const char *s, cs_tx_plan *p, cs_error *err) {
-    static const char *nm[3] = {"tp", "dp", "pp"};
-    uint8_t o[3];
+    uint8_t o[CS_TX_NDIMS];
     int seen = 0, n = 0;
     const char *c = s;
-    while (n < 3) {
+    while (n < CS_TX_NDIMS) {
         size_t len = strcspn(c, ",");
         int d = -1;
-        for (int k = 0; k < 3; k++)
-            if (len == 2 && strncasecmp(c, nm[k], 2) == 0) d = k;
+        for (int k = 0; k < CS_TX_NDIMS; k++)
+            if (len == 2 && strncasecmp(c, dim_name[k], 2) == 0) d = k;
         if (d < 0 || (seen & (1 << d))) break;
         seen |= 1 << d;
         o[n++] = (uint8_t)d;
@@ -378,21 +410,40 @@ int cs_tx_placement_parse(const char *s, cs_tx_plan *p, cs_error *err) {
         if (*c != ',') break;
         c++;
     }
-    if (n != 3 || *c)
-        return CS_ERR(err, CS_EINVAL, "--placement %s: expected tp, dp and pp once each, innermost first (e.g. tp,dp,pp)",
-                      s);
+    int full = (1 << CS_TX_NDIMS) - 1, no_cp = full & ~(1 << CS_DIM_CP);
+    if (*c || (seen != full && seen != no_cp))
+        return CS_ERR(err, CS_EINVAL,
+                      "--placement %s: expected tp, dp and pp (and cp) once each, innermost first (e.g. tp,cp,dp,pp "
+                      "or tp,dp,pp)", s);
+    if (seen == no_cp) { /* cp just outside tp */
+        uint8_t q[CS_TX_NDIMS];
+        int k = 0;
+        for (int i = 0; i < 3; i++) {
+            q[k++] = o[i];
+            if (o[i] == CS_DIM_TP) q[k++] = CS_DIM_CP;
+        }
+        memcpy(o, q, sizeof o);
+    }
     memcpy(p->order, o, sizeof o);
     return CS_OK;
 }
 
 void cs_tx_placement_format(const cs_tx_plan *p, char *buf, size_t n) {
-    static const char *nm[3] = {"tp", "dp", "pp"}, *up[3] = {"TP", "DP", "PP"};
-    uint8_t o[3];
-    uint32_t st[3];
+    static const char *up[CS_TX_NDIMS] = {"TP", "DP", "PP", "CP"};
+    uint8_t o[CS_TX_NDIMS], v[CS_TX_NDIMS];
+    uint32_t st[CS_TX_NDIMS];
+    int k = 0;
     plan_order(p, o);
     plan_strides(p, st);
-    snprintf(buf, n, "rank = %s_i + %u %s_i + %u %s_i: %s innermost, then %s, then %s (--placement %s,%s,%s)", nm[o[0]],
-             st[o[1]], nm[o[1]], st[o[2]], nm[o[2]], up[o[0]], up[o[1]], up[o[2]], nm[o[0]], nm[o[1]], nm[o[2]]);
+    for (int i = 0; i < CS_TX_NDIMS; i++)
+        if (o[i] != CS_DIM_CP || cpn(p) > 1) v[k++] = o[i]; /* without context parallelism, three dimensions */
+    size_t len = (size_t)snprintf(buf, n, "rank = %s_i", dim_name[v[0]]);
+    for (int i = 1; i < k && len < n; i++) len += (size_t)snprintf(buf + len, n - len, " + %u %s_i", st[v[i]], dim_name[v[i]]);
+    for (int i = 0; i < k && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s%s", i == 0 ? ": " : ", then ", up[v[i]], i == 0 ? " innermost" : "");
+    if (len < n) len += (size_t)snprintf(buf + len, n - len, " (--placement ");
+    for (int i = 0; i < k && len < n; i++) len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "", dim_name[v[i]]);
+    if (len < n) snprintf(buf + len, n - len, ")");
 }
 
 uint32_t cs_tx_micro_batches(const cs_tx_plan *p) {
@@ -403,6 +454,19 @@ static uint32_t vst(const cs_tx_plan *p) { return p->vstages ? p->vstages : 1; }
 
 int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err) {
     if (!p->tp || !p->pp || !p->dp) return CS_ERR(err, CS_EINVAL, "--tp/--pp/--dp: expected integers >= 1");
+    if (cpn(p) > 1) {
+        if (m->arch != CS_ARCH_TRANSFORMER)
+            return CS_ERR(err, CS_EINVAL, "--cp %u: context parallelism splits a transformer's sequence; %s has none",
+                          p->cp, m->name);
+        if (m->seq % (p->cp * (p->sp ? p->tp : 1)))
+            return CS_ERR(err, CS_EINVAL, "--cp %u: the sequence (%u) must be divisible by cp%s (%u)", p->cp, m->seq,
+                          p->sp ? " x tp with --sp" : "", p->cp * (p->sp ? p->tp : 1));
+        if (p->ep > 1)
+            return CS_ERR(err, CS_EINVAL, "--cp %u with --ep %u: expert parallelism with context parallelism is not "
+                          "modelled; expected --ep 1", p->cp, p->ep);
+    }
+    if (p->cp_comm != CS_CP_ALLGATHER && p->cp_comm != CS_CP_P2P)
+        return CS_ERR(err, CS_EINVAL, "--cp-comm: expected allgather or p2p");
     if (vst(p) > 1) {
         uint32_t mbs = p->micro_batch && p->dp ? p->global_batch / (p->micro_batch * p->dp) : 0;
         if (m->arch != CS_ARCH_TRANSFORMER || p->pp < 2 || p->schedule != CS_SCHED_1F1B || p->zero > 2)
@@ -458,8 +522,8 @@ int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err) {
         return CS_ERR(err, CS_EINVAL, "--ep %u: expected a divisor of --dp (%u) and of the expert count (%u)", p->ep,
                       p->dp, m->experts);
     if (p->zero < 0 || p->zero > 3) return CS_ERR(err, CS_EINVAL, "--zero %d: expected 0, 1, 2 or 3", p->zero);
-    if ((uint64_t)p->tp * p->pp * p->dp > UINT32_MAX / 2)
-        return CS_ERR(err, CS_EINVAL, "tp x pp x dp: too many ranks");
+    if ((uint64_t)p->tp * p->pp * p->dp * cpn(p) > UINT32_MAX / 2)
+        return CS_ERR(err, CS_EINVAL, "tp x cp x pp x dp: too many ranks");
     return CS_OK;
 }
 
@@ -644,16 +708,24 @@ static double stage_params(const cs_tx_model *m, const cs_tx_plan *p, uint32_t s
     return x / p->tp;
 }
 
-/* Korthikanti et al. 2022, Table 2: activation bytes of one layer, one micro-batch. */
+/* Korthikanti et al. 2022, Table 2: activation bytes of one layer, one
+ * micro-batch, with s the rank's seq / cp tokens; the attention scores
+ * (5 a s^2 b) are the rank's s queries against all seq keys. */
 static double layer_act_bytes(const cs_tx_model *m, const cs_tx_plan *p, int recompute) {
-    double s = m->seq, b = p->micro_batch, h = m->hidden, a = m->heads, t = p->tp;
+    double s = (double)m->seq / cpn(p), S = m->seq, b = p->micro_batch, h = m->hidden, a = m->heads, t = p->tp;
     double sbh = s * b * h;
     switch (recompute) {
     case CS_RECOMP_FULL: return p->sp ? 2 * sbh / t : 2 * sbh;
     case CS_RECOMP_SELECTIVE: return p->sp ? 34 * sbh / t : sbh * (10 + 24 / t);
-    default: return p->sp ? sbh / t * (34 + 5 * a * s / h) : sbh * (10 + 24 / t + 5 * a * s / (h * t));
+    default: return p->sp ? sbh / t * (34 + 5 * a * S / h) : sbh * (10 + 24 / t + 5 * a * S / (h * t));
     }
 }
+
+/* Ranks over which dense and expert parameters are replicated (ZeRO shards
+ * over them): DP x CP, and the expert-DP group (dp / ep; with ep = 1 the
+ * DP x CP group). */
+static double dp_ranks(const cs_tx_plan *p) { return (double)p->dp * cpn(p); }
+static double edp_ranks(const cs_tx_plan *p) { return p->ep > 1 ? (double)p->dp / p->ep : dp_ranks(p); }
 
 /* Expert parameters of a rank of stage st: the stage's layers' experts / (ep t). */
 static double stage_expert_params(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st) {
@@ -690,7 +762,7 @@ void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, 
     }
     /* dense parameters are replicated over dp, experts over dp/ep (ZeRO shards over those) */
     double Pe = stage_expert_params(m, p, st);
-    double Pd = stage_params(m, p, st) - Pe * p->ep, dp = p->dp, edp = (double)p->dp / p->ep;
+    double Pd = stage_params(m, p, st) - Pe * p->ep, dp = dp_ranks(p), edp = edp_ranks(p);
     o->params = Pd + Pe;
     o->expert_params = Pe;
     o->weights = 2 * (Pd / (p->zero >= 3 ? dp : 1) + Pe / (p->zero >= 3 ? edp : 1));
@@ -708,7 +780,7 @@ void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, 
     o->activations = inflight * L * layer_act_bytes(m, p, p->recompute);
     if (p->recompute == CS_RECOMP_FULL) o->activations += layer_act_bytes(m, p, CS_RECOMP_NONE);
     if (st == p->pp - 1) /* final norm, output layer, loss (Korthikanti eq. 5) */
-        o->activations += 4.0 * m->seq * p->micro_batch * ((double)m->hidden + m->vocab) / p->tp;
+        o->activations += 4.0 * m->seq / cpn(p) * p->micro_batch * ((double)m->hidden + m->vocab) / p->tp;
     o->total = o->weights + o->grads + o->optimizer + o->activations;
 }
 
@@ -742,10 +814,12 @@ int cs_tx_memory_check(const cs_tx_model *m, const cs_tx_plan *p, const cs_devic
 
 void cs_tx_comm_groups(const cs_tx_plan *p, cs_comm_groups *out) {
     memset(out, 0, sizeof *out);
-    size_t ntp = (size_t)p->pp * p->dp, ndp = (size_t)p->pp * p->tp;
+    uint32_t cp = cpn(p);
+    size_t ntp = (size_t)p->pp * p->dp * cp, ndp = (size_t)p->pp * p->tp;
     uint32_t ep = p->ep ? p->ep : 1, edp = p->dp / ep;
     size_t nep = ep > 1 ? ndp * edp : 0, nedp = ep > 1 ? ndp * ep : 0;
-    out->ngroups = ntp + ndp + nep + nedp;
+    size_t ncp = cp > 1 ? (size_t)p->pp * p->dp * p->tp : 0, base_cp = ntp + ndp + nep + nedp;
+    out->ngroups = base_cp + ncp;
     out->groups = cs_calloc(out->ngroups, sizeof *out->groups);
     for (size_t g = 0; g < out->ngroups; g++) {
         cs_comm_group *cg = &out->groups[g];
@@ -754,24 +828,29 @@ void cs_tx_comm_groups(const cs_tx_plan *p, cs_comm_groups *out) {
         cg->name = cs_strdup(name);
         cg->id = (uint32_t)(g + 1);
         int is_tp = g < ntp, is_dp = !is_tp && g < ntp + ndp, is_ep = !is_tp && !is_dp && g < ntp + ndp + nep;
-        cg->nranks = is_tp ? p->tp : is_dp ? p->dp : is_ep ? ep : edp;
+        int is_cp = g >= base_cp;
+        cg->nranks = is_tp ? p->tp : is_dp ? p->dp * cp : is_cp ? cp : is_ep ? ep : edp;
         cg->ranks = cs_malloc(cg->nranks * sizeof *cg->ranks);
         cg->rank_lines = cs_calloc(cg->nranks, sizeof *cg->rank_lines);
         for (uint32_t i = 0; i < cg->nranks; i++) {
-            if (is_tp) {
-                uint32_t pi = (uint32_t)(g / p->dp), di = (uint32_t)(g % p->dp);
-                cg->ranks[i] = cs_tx_rank_of(p, i, di, pi);
-            } else if (is_dp) {
+            if (is_tp) { /* (pi, di, ci) */
+                uint32_t pd = (uint32_t)(g / cp), ci = (uint32_t)(g % cp);
+                cg->ranks[i] = rank4(p, i, pd % p->dp, pd / p->dp, ci);
+            } else if (is_dp) { /* (pi, ti): DP x CP, member i = (di = i / cp, ci = i % cp) */
                 uint32_t pi = (uint32_t)((g - ntp) / p->tp), ti = (uint32_t)((g - ntp) % p->tp);
-                cg->ranks[i] = cs_tx_rank_of(p, ti, i, pi);
+                cg->ranks[i] = rank4(p, ti, i / cp, pi, i % cp);
+            } else if (is_cp) { /* (pi, di, ti) */
+                size_t k = g - base_cp, pd = k / p->tp;
+                uint32_t ti = (uint32_t)(k % p->tp);
+                cg->ranks[i] = rank4(p, ti, (uint32_t)(pd % p->dp), (uint32_t)(pd / p->dp), i);
             } else if (is_ep) { /* (pi, ti, block): DP indices block*ep + i */
                 size_t k = g - ntp - ndp, pt = k / edp, blk = k % edp;
                 uint32_t pi = (uint32_t)(pt / p->tp), ti = (uint32_t)(pt % p->tp);
-                cg->ranks[i] = cs_tx_rank_of(p, ti, (uint32_t)blk * ep + i, pi);
+                cg->ranks[i] = rank4(p, ti, (uint32_t)blk * ep + i, pi, 0);
             } else { /* expert-DP (pi, ti, e): DP indices e + ep*i */
                 size_t k = g - ntp - ndp - nep, pt = k / ep, e = k % ep;
                 uint32_t pi = (uint32_t)(pt / p->tp), ti = (uint32_t)(pt % p->tp);
-                cg->ranks[i] = cs_tx_rank_of(p, ti, (uint32_t)e + ep * i, pi);
+                cg->ranks[i] = rank4(p, ti, (uint32_t)e + ep * i, pi, 0);
             }
         }
     }
@@ -793,14 +872,14 @@ int cs_tx_comm_groups_write(const cs_comm_groups *g, const char *path, cs_error 
 
 /* ---- generation -------------------------------------------------------------------- */
 
-enum { PG_DP = 0, PG_TP = 1, PG_EP = 2, PG_EDP = 3 };
+enum { PG_DP = 0, PG_TP = 1, PG_EP = 2, PG_EDP = 3, PG_CP = 4, PG_N = 5 };
 
 typedef struct gen {
     const cs_tx_model *m;
     const cs_tx_plan *p;
     const cs_device *d;
-    uint32_t rank, ti, di, pi;
-    char pg[4][16];              /* PG_* communicator names of the rank */
+    uint32_t rank, ti, di, pi, ci;
+    char pg[PG_N][16];           /* PG_* communicator names of the rank */
     cs_tx_sink sink;
     void *ud;
     cs_tx_stats *st;
@@ -816,8 +895,9 @@ typedef struct gen {
     uint32_t pf_layer;
     int recomputing;             /* inside a full recomputation's forward */
     uint32_t clo, chi, M;        /* layers [clo, chi) of the current chunk; micro-batches */
-    /* shapes */
-    double s, b, h, a, g, hd, f, t, sb, sl, V;
+    uint32_t cpring;             /* ring attention passes so far (their messages' tags) */
+    /* shapes: s = the whole sequence, sq = the rank's seq / cp of it, sb = sq b */
+    double s, sq, b, h, a, g, hd, f, t, sb, sl, V;
 } gen;
 
 static void take_needs(gen *G, cs_et_nb *nb) {
@@ -867,6 +947,9 @@ static uint64_t coll(gen *G, const char *name, int type, double bytes, int kind,
     if (kind == PG_TP) {
         G->st->tp_colls++;
         G->st->tp_bytes += b;
+    } else if (kind == PG_CP) {
+        G->st->cp_colls++;
+        G->st->cp_bytes += b;
     } else if (kind == PG_EP) {
         G->st->ep_colls++;
         G->st->ep_bytes += b;
@@ -879,25 +962,39 @@ static uint64_t coll(gen *G, const char *name, int type, double bytes, int kind,
     return id;
 }
 
-static void p2p(gen *G, int send, uint32_t peer, int32_t tag, double bytes) {
+/* A COMM_SEND/RECV node after the chain's tail (and `dep`, if not 0).  A
+ * receive joins the chain when `join`; sends never do.  cp = 1 counts it
+ * as a ring attention message, else as a pipeline boundary.  Returns its id. */
+static uint64_t p2p_node(gen *G, int send, uint32_t peer, int32_t tag, double bytes, uint64_t dep, int join, int cp) {
     uint64_t id = ++G->next_id;
     cs_et_nb *nb = cs_et_nb_new(id, send ? "send" : "recv",
                                 send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
                                      : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE);
     if (G->last) cs_et_nb_data_dep(nb, G->last);
+    if (dep) cs_et_nb_data_dep(nb, dep);
     cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
     cs_et_nb_attr_int32(nb, "comm_src", (int32_t)(send ? G->rank : peer));
     cs_et_nb_attr_int32(nb, "comm_dst", (int32_t)(send ? peer : G->rank));
     cs_et_nb_attr_int32(nb, "comm_tag", tag);
     cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
     emit(G, nb);
-    if (send) {
+    if (cp) {
+        if (send) G->st->cp_sends++;
+        else G->st->cp_recvs++;
+        if (send) G->st->cp_p2p_bytes += bytes;
+    } else if (send) {
         G->st->sends++;
         G->st->p2p_bytes += bytes;
     } else {
         G->st->recvs++;
-        G->last = id; /* what follows waits for the data */
     }
+    if (!send && join) G->last = id; /* what follows waits for the data */
+    return id;
+}
+
+/* A pipeline boundary: sends hang off the chain, receives join it. */
+static void p2p(gen *G, int send, uint32_t peer, int32_t tag, double bytes) {
+    p2p_node(G, send, peer, tag, bytes, 0, 1, 0);
 }
 
 static double gemm(gen *G, double m, double n, double k) { return cs_device_gemm_s(G->d, m, n, k, 2); }
@@ -968,9 +1065,9 @@ static void moe_bwd(gen *G, uint32_t l) {
  * returned ids are what the unit's first node must wait for. */
 static size_t z3_gather(gen *G, const char *name, double dense, double expert, uint64_t ids[2], int chained) {
     size_t n = 0;
-    double edp = (double)G->p->dp / G->p->ep;
+    double edp = edp_ranks(G->p), dp = dp_ranks(G->p);
     if (G->p->zero < 3) return 0;
-    if (G->p->dp > 1 && dense > 0) ids[n++] = coll(G, name, CS_COLL_ALL_GATHER, 2 * dense / G->p->dp, PG_DP, chained);
+    if (dp > 1 && dense > 0) ids[n++] = coll(G, name, CS_COLL_ALL_GATHER, 2 * dense / dp, PG_DP, chained);
     if (edp > 1 && expert > 0) ids[n++] = coll(G, name, CS_COLL_ALL_GATHER, 2 * expert / edp, PG_EDP, chained);
     return n;
 }
@@ -1002,13 +1099,105 @@ static void z3_layer(gen *G, uint32_t l, int bwd) {
     }
 }
 
-/* Attention core: QK^T, softmax, dropout, AV (per TP rank). */
-static void attn_core_fwd(gen *G, const char *name) {
-    double heads = G->b * G->a / G->t;
-    double fl = heads * 2 * (2 * G->s * G->s * G->hd);
-    double sm = heads * G->s * G->s;
-    double tm = heads * (gemm(G, G->s, G->s, G->hd) + gemm(G, G->s, G->hd, G->s)) + strm(G, 9 * sm);
-    comp(G, name, fl, 9 * sm + heads * 4 * G->s * G->hd * 2, tm);
+/* ---- attention core, and context parallelism ---------------------------------
+ * One block: the rank's sq queries against kv keys, per TP rank (b a / t
+ * heads): QK^T, softmax, dropout, AV; backward twice the matmuls and 12
+ * bytes per score.  Without CP one block of kv = s.  With CP the rank's
+ * queries need every rank's keys and values (2 sq b g d / t elements each):
+ * all-gathered over the CP group before the block (kv = s), their gradients
+ * reduce-scattered after its backward; or, ring attention, cp blocks of
+ * kv = sq, the next block's K/V arriving from the previous CP rank while
+ * this one is computed (Liu et al. 2023; Megatron-Core's "p2p"). */
+static void attn_block(gen *G, const char *name, double kv, int bwd) {
+    double heads = G->b * G->a / G->t, sm = heads * G->sq * kv;
+    double fl = heads * 2 * (2 * G->sq * kv * G->hd);
+    double tm = heads * (gemm(G, G->sq, kv, G->hd) + gemm(G, G->sq, G->hd, kv));
+    if (bwd) comp(G, name, 2 * fl, 12 * sm, 2 * tm + strm(G, 12 * sm));
+    else comp(G, name, fl, 9 * sm + heads * (2 * G->sq + 2 * kv) * G->hd * 2, tm + strm(G, 9 * sm));
+}
+
+static double kv_bytes(gen *G) { return 2.0 * G->sb * (G->g * G->hd / G->t) * 2; } /* the rank's K and V */
+static uint32_t cp_peer(gen *G, uint32_t d) {
+    uint32_t cp = G->p->cp;
+    return rank4(G->p, G->ti, G->di, G->pi, (G->ci + d) % cp);
+}
+/* Tags of ring messages: step i of the rank's ring pass, K/V (0) or dK/dV
+ * (1); every rank of a CP group runs the same passes in the same order. */
+static int32_t ring_tag(gen *G, uint32_t i, int dkv) {
+    uint64_t x = ((uint64_t)G->cpring * G->p->cp + i) * 2 + (uint64_t)dkv;
+    return (int32_t)((1u << 30) + x % (1u << 30));
+}
+
+static void ring_fwd(gen *G, const char *name) {
+    char nm[80];
+    double kvb = kv_bytes(G);
+    uint32_t cp = G->p->cp;
+    uint64_t r = 0, nr = 0;
+    for (uint32_t i = 0; i < cp; i++) {
+        if (i + 1 < cp) { /* pass block i on, take block i + 1 */
+            p2p_node(G, 1, cp_peer(G, 1), ring_tag(G, i, 0), kvb, r, 0, 1);
+            nr = p2p_node(G, 0, cp_peer(G, cp - 1), ring_tag(G, i, 0), kvb, r, 0, 1);
+        }
+        if (r) G->need[G->nneed++] = r;
+        snprintf(nm, sizeof nm, "%.64s.cp%u", name, i);
+        attn_block(G, nm, G->sq, 0);
+        r = nr;
+    }
+    G->cpring++;
+}
+
+/* Backward ring: K/V travel as forward; the dK/dV of block i, accumulated
+ * by the ranks that used it before, arrive from the previous rank, get this
+ * rank's share and move on; after cp steps each block's gradient is back
+ * with its owner. */
+static void ring_bwd(gen *G, const char *name) {
+    char nm[80];
+    double kvb = kv_bytes(G);
+    uint32_t cp = G->p->cp;
+    uint64_t r = 0, nr = 0, dr = 0;
+    for (uint32_t i = 0; i < cp; i++) {
+        if (i + 1 < cp) {
+            p2p_node(G, 1, cp_peer(G, 1), ring_tag(G, i, 0), kvb, r, 0, 1);
+            nr = p2p_node(G, 0, cp_peer(G, cp - 1), ring_tag(G, i, 0), kvb, r, 0, 1);
+        }
+        if (i > 0) dr = p2p_node(G, 0, cp_peer(G, cp - 1), ring_tag(G, i - 1, 1), kvb, r, 0, 1);
+        if (r) G->need[G->nneed++] = r;
+        snprintf(nm, sizeof nm, "%.64s.cp%u", name, i);
+        attn_block(G, nm, G->sq, 1);
+        p2p_node(G, 1, cp_peer(G, 1), ring_tag(G, i, 1), kvb, dr, 0, 1);
+        r = nr;
+    }
+    p2p_node(G, 0, cp_peer(G, cp - 1), ring_tag(G, cp - 1, 1), kvb, 0, 1, 1); /* the rank's own dK/dV */
+    G->cpring++;
+}
+
+static void attn_fwd(gen *G, const char *name) {
+    char nm[80];
+    if (G->p->cp <= 1) {
+        attn_block(G, name, G->s, 0);
+    } else if (G->p->cp_comm == CS_CP_P2P) {
+        ring_fwd(G, name);
+    } else {
+        snprintf(nm, sizeof nm, "%.64s.cp_ag", name);
+        coll(G, nm, CS_COLL_ALL_GATHER, kv_bytes(G), PG_CP, 1); /* comm_size = each rank's shard */
+        attn_block(G, name, G->s, 0);
+    }
+}
+
+/* `gathered`: K/V are still all-gathered from a recomputed forward. */
+static void attn_bwd(gen *G, const char *name, int gathered) {
+    char nm[80];
+    if (G->p->cp <= 1) {
+        attn_block(G, name, G->s, 1);
+    } else if (G->p->cp_comm == CS_CP_P2P) {
+        ring_bwd(G, name);
+    } else {
+        snprintf(nm, sizeof nm, "%.64s.cp_ag", name);
+        if (!gathered) coll(G, nm, CS_COLL_ALL_GATHER, kv_bytes(G), PG_CP, 1);
+        attn_block(G, name, G->s, 1);
+        snprintf(nm, sizeof nm, "%.64s.cp_rs", name);
+        coll(G, nm, CS_COLL_REDUCE_SCATTER, kv_bytes(G) * G->p->cp, PG_CP, 1); /* comm_size = the whole tensor */
+    }
 }
 
 static void layer_fwd(gen *G, uint32_t l, const char *tag) {
@@ -1022,7 +1211,7 @@ static void layer_fwd(gen *G, uint32_t l, const char *tag) {
     snprintf(nm, sizeof nm, "%sL%u.qkv", tag, l);
     comp(G, nm, 2 * G->sb * G->h * q, 2 * (G->sb * G->h + G->h * q + G->sb * q), gemm(G, G->sb, q, G->h));
     snprintf(nm, sizeof nm, "%sL%u.attn", tag, l);
-    attn_core_fwd(G, nm);
+    attn_fwd(G, nm);
     snprintf(nm, sizeof nm, "%sL%u.proj", tag, l);
     double ad = G->a * G->hd / G->t;
     comp(G, nm, 2 * G->sb * ad * G->h, 2 * (G->sb * ad + ad * G->h + G->sb * G->h), gemm(G, G->sb, G->h, ad));
@@ -1079,14 +1268,10 @@ static void layer_bwd(gen *G, uint32_t l) {
          2 * gemm(G, G->sb, G->h, ad));
     if (G->p->recompute == CS_RECOMP_SELECTIVE) {
         snprintf(nm, sizeof nm, "recompute.L%u.attn", l);
-        attn_core_fwd(G, nm);
+        attn_fwd(G, nm);
     }
     snprintf(nm, sizeof nm, "bwd.L%u.attn", l);
-    {
-        double heads = G->b * G->a / G->t, sm = heads * G->s * G->s;
-        double t2 = 2 * heads * (gemm(G, G->s, G->s, G->hd) + gemm(G, G->s, G->hd, G->s)) + strm(G, 12 * sm);
-        comp(G, nm, 2 * heads * 2 * (2 * G->s * G->s * G->hd), 12 * sm, t2);
-    }
+    attn_bwd(G, nm, G->p->recompute != CS_RECOMP_NONE);
     snprintf(nm, sizeof nm, "bwd.L%u.qkv", l);
     comp(G, nm, 2 * 2 * G->sb * G->h * q, 2 * 2 * (G->sb * G->h + G->h * q + G->sb * q), 2 * gemm(G, G->sb, q, G->h));
     snprintf(nm, sizeof nm, "bwd.L%u.ar1", l);
@@ -1095,9 +1280,6 @@ static void layer_bwd(gen *G, uint32_t l) {
     comp(G, nm, 0, 8 * G->sl * G->h, strm(G, 8 * G->sl * G->h));
 }
 
-static uint32_t rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t pi) {
-    return cs_tx_rank_of(p, ti, di, pi);
-}
 
 /* ZeRO-3: the stage's parameters outside its layers (embedding, final norm,
  * output layer), gathered on the chain at the start of each pass. */
@@ -1128,8 +1310,8 @@ static uint32_t chunk_setup(gen *G, uint32_t c) {
     }
     return vs;
 }
-static uint32_t prev_rank(gen *G) { return rank_of(G->p, G->ti, G->di, G->pi > 0 ? G->pi - 1 : G->p->pp - 1); }
-static uint32_t next_rank(gen *G) { return rank_of(G->p, G->ti, G->di, G->pi + 1 < G->p->pp ? G->pi + 1 : 0); }
+static uint32_t prev_rank(gen *G) { return rank4(G->p, G->ti, G->di, G->pi > 0 ? G->pi - 1 : G->p->pp - 1, G->ci); }
+static uint32_t next_rank(gen *G) { return rank4(G->p, G->ti, G->di, G->pi + 1 < G->p->pp ? G->pi + 1 : 0, G->ci); }
 static int32_t p2p_tag(gen *G, uint32_t mb, uint32_t vs_low, int bwd) {
     return (int32_t)(2 * (mb + G->M * (vs_low / G->p->pp)) + (uint32_t)bwd);
 }
@@ -1157,7 +1339,7 @@ static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
 /* A gradient bucket on the DP group (kind PG_DP) or, for MoE experts, the
  * expert-DP group (PG_EDP): all-reduce, or reduce-scatter with ZeRO >= 1. */
 static void dp_bucket(gen *G, double *acc, int force, int kind) {
-    uint32_t n = kind == PG_EDP ? G->p->dp / G->p->ep : G->p->dp;
+    double n = kind == PG_EDP ? edp_ranks(G->p) : dp_ranks(G->p);
     if (n < 2 || *acc <= 0 || (!force && *acc < (double)G->p->bucket_params)) return;
     uint64_t id = coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
                        G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * 2, kind, 0);
@@ -1287,7 +1469,7 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
                         cs_tx_sink sink, void *ud, cs_tx_stats *stats, cs_error *err) {
     int rc = cs_tx_plan_check(m, p, err);
     if (rc) return rc;
-    if (rank >= p->tp * p->pp * p->dp) return CS_ERR(err, CS_EINVAL, "rank %u: outside the plan", rank);
+    if (rank >= cs_tx_ranks(p)) return CS_ERR(err, CS_EINVAL, "rank %u: outside the plan", rank);
     cs_tx_stats dummy;
     gen G;
     memset(&G, 0, sizeof G);
@@ -1295,14 +1477,23 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     G.p = p;
     G.d = d;
     G.rank = rank;
-    cs_tx_rank_coords(p, rank, &G.ti, &G.di, &G.pi);
-    snprintf(G.pg[PG_TP], sizeof G.pg[PG_TP], "%u", 1 + G.pi * p->dp + G.di);
-    snprintf(G.pg[PG_DP], sizeof G.pg[PG_DP], "%u", 1 + p->pp * p->dp + G.pi * p->tp + G.ti);
+    {
+        uint32_t c[CS_TX_NDIMS];
+        cs_tx_rank_coords(p, rank, c);
+        G.ti = c[CS_DIM_TP];
+        G.di = c[CS_DIM_DP];
+        G.pi = c[CS_DIM_PP];
+        G.ci = c[CS_DIM_CP];
+    }
+    uint32_t cp = cpn(p), ntp = p->pp * p->dp * cp;
+    snprintf(G.pg[PG_TP], sizeof G.pg[PG_TP], "%u", 1 + (G.pi * p->dp + G.di) * cp + G.ci);
+    snprintf(G.pg[PG_DP], sizeof G.pg[PG_DP], "%u", 1 + ntp + G.pi * p->tp + G.ti);
+    snprintf(G.pg[PG_CP], sizeof G.pg[PG_CP], "%u", 1 + ntp + p->pp * p->tp + (G.pi * p->dp + G.di) * p->tp + G.ti);
     {
         uint32_t ep = p->ep, edp = p->dp / ep, pt = G.pi * p->tp + G.ti, base = 1 + p->pp * p->dp + p->pp * p->tp;
         snprintf(G.pg[PG_EP], sizeof G.pg[PG_EP], "%u", base + pt * edp + G.di / ep);
         snprintf(G.pg[PG_EDP], sizeof G.pg[PG_EDP], "%u", ep > 1 ? base + p->pp * p->tp * edp + pt * ep + G.di % ep
-                                                                  : 1 + p->pp * p->dp + pt);
+                                                                  : 1 + ntp + pt);
     }
     G.sink = sink;
     G.ud = ud;
@@ -1310,6 +1501,7 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     memset(G.st, 0, sizeof *G.st);
     G.err = err;
     G.s = m->seq;
+    G.sq = G.s / cp;
     G.b = p->micro_batch;
     G.h = m->hidden;
     G.a = m->heads;
@@ -1317,7 +1509,7 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     G.hd = m->heads ? head_dim(m) : 0;
     G.f = m->ffn_hidden;
     G.t = p->tp;
-    G.sb = G.s * G.b;
+    G.sb = G.sq * G.b;
     G.sl = p->sp && p->tp > 1 ? G.sb / G.t : G.sb;
     G.V = m->vocab;
 
@@ -1369,8 +1561,8 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
     {
         cs_tx_memory mm;
         cs_tx_memory_stage(m, p, G.pi, &mm);
-        double edp = (double)p->dp / p->ep, pe = mm.expert_params, pd = mm.params - pe;
-        double sd = pd / (p->zero >= 1 ? p->dp : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
+        double edp = edp_ranks(p), dpr = dp_ranks(p), pe = mm.expert_params, pd = mm.params - pe;
+        double sd = pd / (p->zero >= 1 ? dpr : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
         uint64_t id = ++G.next_id;
         cs_et_nb *nb = cs_et_nb_new(id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
         if (G.last) cs_et_nb_data_dep(nb, G.last);
@@ -1384,7 +1576,7 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
         G.last = id;
         G.st->compute_s += secs;
         /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded */
-        if (p->zero >= 1 && p->zero < 3 && p->dp > 1) coll(&G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
+        if (p->zero >= 1 && p->zero < 3 && dpr > 1) coll(&G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
         if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
             coll(&G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
     }

@@ -11,16 +11,22 @@
  * device's efficiency model; COMM_COLL nodes with pg_name naming a TP or DP
  * communicator group; COMM_SEND/RECV at pipeline boundaries).
  *
- * Rank layout: by default Megatron's, rank = tp_i + tp * (dp_i + dp * pp_i),
- * so TP ranks are contiguous (innermost network dimension), then DP, then PP;
- * plan.order permutes the three (cs_tx_rank_of).  Group ids do not depend on it.
- * Communicator groups: TP group of (pp_i, dp_i) has id 1 + pp_i*dp + dp_i;
- * DP group of (pp_i, tp_i) has id 1 + pp*dp + pp_i*tp + tp_i.  With ep > 1
- * (MoE) the EP groups follow: (pp_i, tp_i, dp_i / ep) -> 1 + pp*dp + pp*tp +
- * (pp_i*tp + tp_i)*(dp/ep) + dp_i/ep (ep consecutive DP indices), then the
- * expert-DP groups (pp_i, tp_i, dp_i % ep) -> base + (pp_i*tp + tp_i)*ep +
- * dp_i % ep, base = 1 + pp*dp + pp*tp + pp*tp*(dp/ep).  Groups of one rank
- * are not used (no collective is emitted).
+ * Rank layout: by default Megatron's, rank = tp_i + tp * (cp_i + cp * (dp_i +
+ * dp * pp_i)), so TP ranks are contiguous (innermost network dimension), then
+ * CP (context parallel), DP, PP; plan.order permutes the four (cs_tx_rank_of).
+ * Group ids do not depend on it.
+ * Communicator groups: TP group of (pp_i, dp_i, cp_i) has id 1 +
+ * (pp_i*dp + dp_i)*cp + cp_i; the DP group of (pp_i, tp_i) -- with cp > 1
+ * Megatron's DP x CP group of dp*cp ranks, member k = (dp_i = k / cp, cp_i =
+ * k % cp), on which gradients are reduced -- has id 1 + pp*dp*cp + pp_i*tp +
+ * tp_i.  With ep > 1 (MoE) the EP groups follow: (pp_i, tp_i, dp_i / ep) ->
+ * 1 + pp*dp + pp*tp + (pp_i*tp + tp_i)*(dp/ep) + dp_i/ep (ep consecutive DP
+ * indices), then the expert-DP groups (pp_i, tp_i, dp_i % ep) -> base +
+ * (pp_i*tp + tp_i)*ep + dp_i % ep, base = 1 + pp*dp + pp*tp + pp*tp*(dp/ep).
+ * With cp > 1 (which excludes ep > 1) the CP groups follow the DP groups:
+ * (pp_i, dp_i, tp_i) -> 1 + pp*dp*cp + pp*tp + (pp_i*dp + dp_i)*tp + tp_i,
+ * members cp_i = 0..cp-1.  Groups of one rank are not used (no collective
+ * is emitted).
  *
  * docs/generator.md describes the graph of one layer, the schedules, and the
  * memory formulas (Korthikanti et al. 2022).  The caller owns every struct.
@@ -38,6 +44,9 @@
 #include "system/system.h"
 
 #define CS_DLRM_MAXMLP 8
+
+/* The plan's parallel dimensions (cs_tx_plan.order, cs_tx_rank_of). */
+enum { CS_DIM_TP = 0, CS_DIM_DP = 1, CS_DIM_PP = 2, CS_DIM_CP = 3, CS_TX_NDIMS = 4 };
 
 typedef struct cs_tx_model {
     char name[64];
@@ -76,9 +85,15 @@ double cs_rn_activation_elems(const cs_tx_model *m);
 
 enum { CS_RECOMP_NONE = 0, CS_RECOMP_SELECTIVE = 1, CS_RECOMP_FULL = 2 };
 enum { CS_SCHED_GPIPE = 0, CS_SCHED_1F1B = 1 };
+/* Context parallelism's attention: all-gather of K and V over the CP group
+ * (Llama 3), or ring attention passing K/V blocks point to point (Megatron's
+ * "p2p"). */
+enum { CS_CP_ALLGATHER = 0, CS_CP_P2P = 1 };
 
 typedef struct cs_tx_plan {
     uint32_t tp, pp, dp;
+    uint32_t cp;             /* context parallel degree: each rank holds seq / cp tokens */
+    int cp_comm;             /* CS_CP_*: how attention sees the whole sequence */
     int sp;                  /* sequence parallelism (needs tp > 1 to matter) */
     int recompute;           /* CS_RECOMP_* */
     int schedule;            /* CS_SCHED_* */
@@ -87,20 +102,21 @@ typedef struct cs_tx_plan {
     uint32_t ep;             /* expert parallel degree (MoE): divides dp and experts */
     uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
     /* Placement: order[0] is the innermost (contiguous ranks) of the
-     * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, order[2] the outermost.
-     * Default TP, DP, PP (Megatron's). */
-    uint8_t order[3];
+     * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, CS_DIM_CP, order[3] the
+     * outermost.  Default TP, CP, DP, PP (Megatron's). */
+    uint8_t order[CS_TX_NDIMS];
     /* Interleaved 1F1B (Narayanan et al. 2021): model chunks per pipeline
      * stage (1 = plain 1F1B; 0 is read as 1). */
     uint32_t vstages;
 } cs_tx_plan;
 
-enum { CS_DIM_TP = 0, CS_DIM_DP = 1, CS_DIM_PP = 2 };
-
-/* Rank of (tp_i, dp_i, pp_i) under the plan's placement, and back. */
-uint32_t cs_tx_rank_of(const cs_tx_plan *p, uint32_t ti, uint32_t di, uint32_t pi);
-void cs_tx_rank_coords(const cs_tx_plan *p, uint32_t rank, uint32_t *ti, uint32_t *di, uint32_t *pi);
-/* "--placement tp,dp,pp" (innermost first, a permutation of tp, dp, pp). */
+/* Ranks of the plan: tp x cp x dp x pp. */
+uint32_t cs_tx_ranks(const cs_tx_plan *p);
+/* Rank of the coordinates c[CS_DIM_*] under the plan's placement, and back. */
+uint32_t cs_tx_rank_of(const cs_tx_plan *p, const uint32_t c[CS_TX_NDIMS]);
+void cs_tx_rank_coords(const cs_tx_plan *p, uint32_t rank, uint32_t c[CS_TX_NDIMS]);
+/* "--placement tp,cp,dp,pp" (innermost first, a permutation of tp, cp, dp,
+ * pp; cp may be left out, and then sits just outside tp). */
 int cs_tx_placement_parse(const char *s, cs_tx_plan *p, cs_error *err);
 /* "rank = tp_i + 8 dp_i + 64 pp_i" style description. */
 void cs_tx_placement_format(const cs_tx_plan *p, char *buf, size_t n);
@@ -163,14 +179,19 @@ typedef struct cs_tx_stats {
     uint64_t nodes;
     double matmul_flops;     /* sum of num_ops */
     double compute_s;        /* sum of COMP durations before rounding */
-    uint64_t tp_colls, dp_colls, ep_colls, sends, recvs;
+    uint64_t tp_colls, dp_colls, ep_colls, sends, recvs;  /* sends, recvs: pipeline boundaries */
     double tp_bytes, dp_bytes, ep_bytes, p2p_bytes;  /* dp_* include the expert-DP group */
+    uint64_t cp_colls, cp_sends, cp_recvs;           /* context parallel: collectives, ring messages */
+    double cp_bytes, cp_p2p_bytes;
     double dp_ag_bytes, dp_rs_bytes;                 /* DP/expert-DP all-gathers, reduce-scatters */
 } cs_tx_stats;
 
 /* The plan's symmetry for class mode (system/system.h, cs_sym_axes): the
- * TP axis and, without expert parallelism, the DP axis (each when it has
- * more than one rank and fewer than all).  Moving a rank along them moves
+ * TP axis and, without expert and context parallelism, the DP axis (each
+ * when it has more than one rank and fewer than all); with cp > 1 the CP
+ * axis instead when dp = 1 and K/V are all-gathered (the DP x CP group is
+ * then the CP group; with dp > 1 it spans two axes, and ring attention's
+ * messages leave the class).  Moving a rank along them moves
  * its TP and DP groups onto groups of the same kind and its pipeline peers
  * onto theirs, with each group's file order shifted cyclically, so rank
  * x's graph is its class representative's (coordinates 0 on the axes) with

@@ -34,7 +34,7 @@ int cs_tx_write_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device 
 
 int cs_tx_workload(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, const cs_sym_axes *ax,
                    cs_workload *w, cs_error *err) {
-    uint32_t n = p->tp * p->pp * p->dp;
+    uint32_t n = cs_tx_ranks(p);
     const char *tmp = getenv("TMPDIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/clustersim-train-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
