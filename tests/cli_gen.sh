@@ -154,4 +154,33 @@ python3 -c "import sys; sys.exit(0 if float('$b') < float('$c') else 1)" 2>/dev/
     && pass "interleaving shortens the step ($b < $c ns)" || fail "interleaving shortens the step ($b vs $c)"
 expect_fail "bad virtual stages" "--virtual-stages 3: the layers (32) must divide into pp x virtual stages (12)" \
     "$CS_BIN" generate --model gpt3-6.7b --pp 4 --virtual-stages 3 --global-batch 8 --out "$CS_TMP/x"
+# context parallelism (Llama 3 8B, 8,192 tokens: 4,096 per rank): run on the
+# files == train (class mode) == train --symmetry off, for K/V all-gather and ring
+CP=(--model llama3-8b --tp 2 --cp 2 --dp 2 --sp --recompute selective --zero 1 --global-batch 4)
+for comm in allgather p2p; do
+    "$CS_BIN" generate "${CP[@]}" --cp-comm $comm --out "$CS_TMP/cp" --quiet && pass "generate CP ($comm)" \
+        || fail "generate CP ($comm)"
+    run=$("$CS_BIN" run --workload-configuration="$CS_TMP/cp" --comm-group-configuration="$CS_TMP/cp.comm_groups.json" \
+        --network-configuration="$CS_TMP/cp.network.yml" --system-configuration="$CS_TMP/cp.system.json" \
+        --comm-streams=4 --json "$CS_TMP/cprun.json" --quiet 2>&1) && pass "run the CP traces ($comm)" \
+        || fail "run CP ($comm): $run"
+    tr=$("$CS_BIN" train "${CP[@]}" --cp-comm $comm --network-configuration="$CS_TMP/cp.network.yml" \
+        --system-configuration="$CS_TMP/cp.system.json" --json "$CS_TMP/cptrain.json" 2>&1) && pass "train CP ($comm)" \
+        || fail "train CP ($comm): $tr"
+    echo "$tr" | grep -q "x CP 2 (4096 tokens per rank" && echo "$tr" | grep -q "rank = tp_i + 2 cp_i + 4 dp_i" \
+        && pass "CP reported ($comm)" || fail "CP reported ($comm): $tr"
+    "$CS_BIN" train "${CP[@]}" --cp-comm $comm --network-configuration="$CS_TMP/cp.network.yml" \
+        --system-configuration="$CS_TMP/cp.system.json" --symmetry off --json "$CS_TMP/cpoff.json" --quiet \
+        || fail "train CP --symmetry off ($comm)"
+    a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/cprun.json" | grep -o '[0-9.]*$')
+    b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/cptrain.json" | grep -o '[0-9.e+]*$')
+    c=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/cpoff.json" | grep -o '[0-9.e+]*$')
+    python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 and '$b' == '$c' else 1)" 2>/dev/null \
+        && pass "CP run, train and --symmetry off agree ($comm, $a ns)" || fail "CP ($comm): run $a, train $b, off $c"
+done
+expect_fail "CP sequence split" "--cp 3: the sequence (8192) must be divisible by cp (3)" \
+    "$CS_BIN" generate --model llama3-8b --cp 3 --out "$CS_TMP/x"
+expect_fail "bad cp-comm" "--cp-comm ulysses: expected allgather or p2p" \
+    "$CS_BIN" generate --model llama3-8b --cp 2 --cp-comm ulysses --out "$CS_TMP/x"
+expect_fail "cp 0" "--cp: expected an integer >= 1" "$CS_BIN" generate --model llama3-8b --cp 0 --out "$CS_TMP/x"
 finish

@@ -49,7 +49,7 @@ static int null_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
 static double total_flops(const cs_tx_model *m, const cs_tx_plan *p) {
     const cs_device *d = cs_device_find("A100-80GB");
     double sum = 0;
-    for (uint32_t r = 0; r < p->tp * p->pp * p->dp; r++) {
+    for (uint32_t r = 0; r < cs_tx_ranks(p); r++) {
         cs_tx_stats st;
         cs_error err;
         cs_error_clear(&err);
@@ -746,6 +746,250 @@ static void test_placement(void **state) {
     tu_assert_has(buf, "rank = tp_i + 8 dp_i + 32 pp_i: TP innermost, then DP, then PP");
 }
 
+/* ---- context parallelism ------------------------------------------------------
+ * Small model (L 4, h 256, a = g = 8 heads of d 32, s 128, V 1000).  With cp
+ * CP ranks each holds s / cp tokens of every sequence; the linear layers work
+ * on those, the attention core on the rank's s / cp queries against all s
+ * keys, so the step's FLOPs summed over all ranks are the cp = 1 closed form
+ * (test_flops_closed_form: 6 P_matmul T + 12 T L s h, T = 8 x 128).
+ * K and V of a rank, TP 2, cp 2, micro-batch 2: 64 tokens x 2 sequences = 128
+ * tokens x (g d / t = 128 channels) x 2 bytes = 32,768 bytes each, 65,536
+ * for the pair.
+ *   all-gather: per layer and micro-batch one ALL_GATHER of K/V before the
+ *     forward attention, one before the backward's (a selective or full
+ *     recomputation's forward gathers it instead), one REDUCE_SCATTER of dK/dV
+ *     (comm_size = the whole tensor, cp x 65,536): 4 x 65,536 bytes;
+ *   ring (p2p): forward cp - 1 K/V messages, backward cp - 1 K/V and cp
+ *     dK/dV messages; a recomputed forward adds cp - 1.  cp 2: 4 messages of
+ *     65,536 bytes (5 with recomputation); cp 4 (32 tokens x 2 = 64 tokens,
+ *     32,768 bytes): 3 + 3 + 4 = 10 messages.
+ * Gradients are reduced over DP x CP (dp cp ranks share the weights): the
+ * rank's P_r = 1,724,160 parameters (test_zero_comm) x 2 bytes; ZeRO-1's
+ * all-gather moves the shard 2 P_r / (dp cp).
+ * Memory (tp 2, cp 2, dp 2, pp 1, ZeRO-1, no recomputation, 1 micro-batch):
+ *   weights 2 P_r, gradients 2 P_r, optimizer 12 P_r / (dp cp) = 3 P_r;
+ *   activations per layer s_r b h (10 + 24/t + 5 a s / (h t)) with s_r = 64
+ *   local tokens and s = 128 keys: 16,384 x (10 + 12 + 10) = 524,288, half
+ *   of cp = 1's; 4 layers + the output layer's 4 s_r b (h + V) / t = 160,768:
+ *   2,257,920 bytes. */
+typedef struct cp_sink {
+    char ag_pg[16], grads_pg[16];
+    int32_t ring_peer[2]; /* first ring message's destination, first receive's source */
+    int nsend, nrecv;
+    uint32_t rank;
+} cp_sink;
+
+static int cp_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    cp_sink *c = ud;
+    const char *pg = NULL;
+    int32_t src = -1, dst = -1, tag = 0;
+    for (size_t i = 0; i < n->n_attr; i++) {
+        if (strcmp(n->attr[i]->name, "pg_name") == 0) pg = n->attr[i]->string_val;
+        if (strcmp(n->attr[i]->name, "comm_src") == 0) src = n->attr[i]->int32_val;
+        if (strcmp(n->attr[i]->name, "comm_dst") == 0) dst = n->attr[i]->int32_val;
+        if (strcmp(n->attr[i]->name, "comm_tag") == 0) tag = n->attr[i]->int32_val;
+    }
+    size_t len = strlen(n->name);
+    if (pg && len > 5 && strcmp(n->name + len - 5, "cp_ag") == 0 && !c->ag_pg[0])
+        snprintf(c->ag_pg, sizeof c->ag_pg, "%s", pg);
+    if (pg && strcmp(n->name, "dp.grads") == 0 && !c->grads_pg[0]) snprintf(c->grads_pg, sizeof c->grads_pg, "%s", pg);
+    if (tag >= (1 << 30) && n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE && c->nsend++ == 0)
+        c->ring_peer[0] = dst;
+    if (tag >= (1 << 30) && n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE && c->nrecv++ == 0)
+        c->ring_peer[1] = src;
+    return CS_OK;
+}
+
+static void test_context_parallel(void **state) {
+    (void)state;
+    cs_tx_model m = small_model();
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 2;
+    p.cp = 2;
+    p.pp = 2;
+    p.dp = 2;
+    p.micro_batch = 2;
+    p.global_batch = 8;
+    assert_int_equal(cs_tx_ranks(&p), 16);
+    double L = 4, h = 256, V = 1000, s = 128, T = 8 * 128;
+    double want = 6 * (12 * L * h * h + V * h) * T + 12 * T * L * s * h;
+    assert_true(fabs(cs_tx_model_flops(&m, &p) - want) < 0.5);
+    for (int comm = CS_CP_ALLGATHER; comm <= CS_CP_P2P; comm++)
+        for (int sp = 0; sp < 2; sp++) {
+            p.cp_comm = comm;
+            p.sp = sp;
+            p.recompute = CS_RECOMP_NONE;
+            assert_true(fabs(total_flops(&m, &p) - want) < 0.5);
+            p.recompute = CS_RECOMP_SELECTIVE;
+            assert_true(fabs(total_flops(&m, &p) - (want + 4 * T * L * s * h)) < 0.5);
+            p.recompute = CS_RECOMP_FULL;
+            assert_true(fabs(total_flops(&m, &p) - (want + 2 * T * 12 * L * h * h + 4 * T * L * s * h)) < 0.5);
+        }
+    /* communication of one rank: tp 2, cp 2, 3 micro-batches of 2 */
+    p.sp = 0;
+    p.pp = 1;
+    p.dp = 1;
+    p.global_batch = 6;
+    p.cp_comm = CS_CP_ALLGATHER;
+    cs_tx_stats st;
+    for (int rc = CS_RECOMP_NONE; rc <= CS_RECOMP_FULL; rc++) {
+        p.recompute = rc;
+        assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+        assert_int_equal(st.cp_colls, 3 * 4 * 3);
+        assert_true(st.cp_bytes == 3 * 4 * 4 * 65536.0);
+        assert_int_equal(st.cp_sends, 0);
+    }
+    p.cp_comm = CS_CP_P2P;
+    for (int rc = CS_RECOMP_NONE; rc <= CS_RECOMP_FULL; rc++) {
+        p.recompute = rc;
+        assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+        uint64_t per = rc == CS_RECOMP_NONE ? 4 : 5;
+        assert_int_equal(st.cp_colls, 0);
+        assert_int_equal(st.cp_sends, 3 * 4 * per);
+        assert_int_equal(st.cp_recvs, st.cp_sends);
+        assert_true(st.cp_p2p_bytes == 3.0 * 4 * (double)per * 65536.0);
+        assert_int_equal(st.sends, 0); /* no pipeline */
+    }
+    p.recompute = CS_RECOMP_NONE;
+    p.cp = 4;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.cp_sends, 3 * 4 * 10);
+    assert_true(st.cp_p2p_bytes == 3 * 4 * 10 * 32768.0);
+    /* rank 5 = (tp 1, cp 2): the ring goes to cp 3 = rank 7, comes from cp 1 = rank 3 */
+    cp_sink cs;
+    memset(&cs, 0, sizeof cs);
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, cp_capture, &cs, NULL, &err), CS_OK);
+    assert_int_equal(cs.ring_peer[0], 7);
+    assert_int_equal(cs.ring_peer[1], 3);
+    /* gradients over DP x CP */
+    p.cp = 2;
+    p.dp = 2;
+    p.global_batch = 12;
+    double Pr = 1724160.0;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 6, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(fabs(st.dp_bytes - 2 * Pr) <= (double)st.dp_colls);
+    p.zero = 1;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 6, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == 2 * Pr / 4);
+    /* rank 6 = (tp 0, cp 1, dp 1): TP group 1 + (0 x 2 + 1) x 2 + 1 = 4; DP x
+     * CP group of tp 0 = 1 + 4 + 0 = 5 = {0, 2, 4, 6}; CP group (dp 1, tp 0)
+     * = 1 + 4 + 2 + 1 x 2 + 0 = 9 = {4, 6} */
+    p.cp_comm = CS_CP_ALLGATHER;
+    memset(&cs, 0, sizeof cs);
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 6, cp_capture, &cs, NULL, &err), CS_OK);
+    assert_string_equal(cs.ag_pg, "9");
+    assert_string_equal(cs.grads_pg, "5");
+    cs_comm_groups g;
+    cs_tx_comm_groups(&p, &g);
+    assert_int_equal(g.ngroups, 4 + 2 + 4);
+    const cs_comm_group *x = cs_comm_groups_find(&g, "5");
+    assert_true(x && x->nranks == 4 && x->ranks[0] == 0 && x->ranks[1] == 2 && x->ranks[2] == 4 && x->ranks[3] == 6);
+    x = cs_comm_groups_find(&g, "9");
+    assert_true(x && x->nranks == 2 && x->ranks[0] == 4 && x->ranks[1] == 6);
+    x = cs_comm_groups_find(&g, "4");
+    assert_true(x && x->nranks == 2 && x->ranks[0] == 6 && x->ranks[1] == 7);
+    assert_int_equal(cs_comm_groups_validate(&g, 8, &err), CS_OK);
+    cs_comm_groups_free(&g);
+    /* memory */
+    p.micro_batch = 1;
+    p.global_batch = 2;
+    cs_tx_memory mm;
+    cs_tx_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.params == Pr);
+    assert_true(mm.weights == 2 * Pr && mm.grads == 2 * Pr && mm.optimizer == 3 * Pr);
+    assert_true(mm.activations == 2257920.0);
+    p.cp = 1;
+    cs_tx_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.activations == 4 * 1048576.0 + 321536.0);
+    /* refusals */
+    p.cp = 3;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--cp 3: the sequence (128) must be divisible by cp (3)");
+    p.cp = 128;
+    p.sp = 1;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--cp 128: the sequence (128) must be divisible by cp x tp with --sp (256)");
+    cs_tx_model moe = moe_model();
+    p.cp = 2;
+    p.sp = 0;
+    p.ep = 2;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_plan_check(&moe, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--cp 2 with --ep 2");
+    p.ep = 1;
+    p.tp = 1;
+    cs_error_clear(&err);
+    assert_int_equal(cs_tx_plan_check(cs_tx_model_preset("resnet50"), &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--cp 2: context parallelism splits a transformer's sequence");
+}
+
+/* Placement with four dimensions: every group is an arithmetic progression
+ * with its dimension's stride (DP x CP: the rank's (tp_i, pp_i) fixed, all dp
+ * cp pairs), every rank in one group of each kind; cp left out of
+ * --placement sits just outside tp. */
+static void test_cp_placement(void **state) {
+    (void)state;
+    static const char *orders[] = {"tp,cp,dp,pp", "cp,tp,pp,dp", "pp,dp,cp,tp", "dp,pp,tp", "pp,tp,dp"};
+    for (size_t k = 0; k < sizeof orders / sizeof *orders; k++) {
+        cs_tx_plan p;
+        cs_tx_plan_defaults(&p);
+        p.tp = 2;
+        p.cp = 2;
+        p.dp = 3;
+        p.pp = 2;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_tx_placement_parse(orders[k], &p, &err), CS_OK);
+        uint32_t size[CS_TX_NDIMS] = {2, 3, 2, 2}, stride[CS_TX_NDIMS], x = 1;
+        for (int i = 0; i < CS_TX_NDIMS; i++) {
+            stride[p.order[i]] = x;
+            x *= size[p.order[i]];
+            if (k >= 3 && p.order[i] == CS_DIM_CP) assert_true(i > 0 && p.order[i - 1] == CS_DIM_TP);
+        }
+        cs_comm_groups g;
+        cs_tx_comm_groups(&p, &g);
+        assert_int_equal(g.ngroups, 12 + 4 + 12);
+        int seen[3][24] = {{0}};
+        for (size_t i = 0; i < g.ngroups; i++) {
+            int kind = i < 12 ? 0 : i < 16 ? 1 : 2; /* TP, DP x CP, CP */
+            const cs_comm_group *cg = &g.groups[i];
+            uint32_t c0[CS_TX_NDIMS];
+            cs_tx_rank_coords(&p, cg->ranks[0], c0);
+            for (uint32_t j = 0; j < cg->nranks; j++) {
+                uint32_t c[CS_TX_NDIMS];
+                cs_tx_rank_coords(&p, cg->ranks[j], c);
+                if (kind == 0) assert_int_equal(cg->ranks[j], cg->ranks[0] + j * stride[CS_DIM_TP]);
+                if (kind == 2) assert_int_equal(cg->ranks[j], cg->ranks[0] + j * stride[CS_DIM_CP]);
+                if (kind == 1) {
+                    assert_true(c[CS_DIM_TP] == c0[CS_DIM_TP] && c[CS_DIM_PP] == c0[CS_DIM_PP]);
+                    assert_true(c[CS_DIM_DP] == j / 2 && c[CS_DIM_CP] == j % 2);
+                }
+                seen[kind][cg->ranks[j]]++;
+            }
+            assert_int_equal(cg->nranks, kind == 0 ? 2 : kind == 1 ? 6 : 2);
+        }
+        for (int r = 0; r < 24; r++) assert_true(seen[0][r] == 1 && seen[1][r] == 1 && seen[2][r] == 1);
+        assert_int_equal(cs_comm_groups_validate(&g, 24, &err), CS_OK);
+        cs_comm_groups_free(&g);
+    }
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 8;
+    p.cp = 2;
+    p.dp = 4;
+    char buf[256];
+    cs_tx_placement_format(&p, buf, sizeof buf);
+    tu_assert_has(buf, "rank = tp_i + 8 cp_i + 16 dp_i + 64 pp_i: TP innermost, then CP, then DP, then PP "
+                       "(--placement tp,cp,dp,pp)");
+}
+
 /* ---- interleaved 1F1B ------------------------------------------------------------
  * Small model (4 layers), pp 2, v 2 chunks per stage (1 layer each: stage 0
  * holds layers 0 and 2, stage 1 layers 1 and 3), 4 micro-batches.  The FLOPs
@@ -801,6 +1045,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_cp_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
