@@ -152,8 +152,8 @@ python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)
     && pass "interleaved run and train agree ($a ns)" || fail "interleaved run ($a) and train ($b) agree"
 python3 -c "import sys; sys.exit(0 if float('$b') < float('$c') else 1)" 2>/dev/null \
     && pass "interleaving shortens the step ($b < $c ns)" || fail "interleaving shortens the step ($b vs $c)"
-expect_fail "bad virtual stages" "--virtual-stages 3: the layers (32) must divide into pp x virtual stages (12)" \
-    "$CS_BIN" generate --model gpt3-6.7b --pp 4 --virtual-stages 3 --global-batch 8 --out "$CS_TMP/x"
+expect_fail "bad virtual stages" "--virtual-stages 9: expected at least one layer per model chunk, got 32 layers for pp x virtual stages = 36 chunks" \
+    "$CS_BIN" generate --model gpt3-6.7b --pp 4 --virtual-stages 9 --global-batch 8 --out "$CS_TMP/x"
 # context parallelism (Llama 3 8B, 8,192 tokens: 4,096 per rank): run on the
 # files == train (class mode) == train --symmetry off, for K/V all-gather and ring
 CP=(--model llama3-8b --tp 2 --cp 2 --dp 2 --sp --recompute selective --zero 1 --global-batch 4)

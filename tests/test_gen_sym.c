@@ -369,6 +369,9 @@ static void test_equal_placement_moe_uneven(void **state) {
     assert_int_equal(cs_tx_stage_layers(&u, &p, 3, &first), 1);
     assert_int_equal(first, 5);
     expect_equal(&u, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 2, 2, 2, 4); /* 6 layers in 4 uneven chunks: 1, 2, 2, 1 */
+    p.vstages = 2;
+    expect_equal(&u, &p, &SW_2x4, "ring", 4);
     cs_tx_model moe = small_model(2); /* 4 experts, top 2, EP 2 over DP 2 */
     moe.experts = 4;
     moe.top_k = 2;

@@ -1028,6 +1028,32 @@ static void test_interleaved(void **state) {
     assert_int_equal(a.inflight, 2);
     assert_int_equal(b.inflight, 5);
     assert_true(fabs(b.activations / a.activations - 1.25) < 1e-12);
+    /* uneven chunks: 6 layers on pp 2 x v 2 = 4 virtual stages of 1, 2, 2, 1
+     * (the deficit from the last and the first): stage 0 holds layers 0 and
+     * 3-4, stage 1 layers 1-2 and 5; same FLOPs as plain 1F1B; each
+     * micro-batch still crosses 3 boundaries each way */
+    cs_tx_model m6 = small_model();
+    m6.layers = 6;
+    uint32_t first = 99;
+    assert_int_equal(cs_tx_plan_check(&m6, &q, &err), CS_OK);
+    assert_int_equal(cs_tx_stage_layers(&m6, &q, 0, &first), 3);
+    assert_int_equal(first, 0);
+    assert_int_equal(cs_tx_stage_layers(&m6, &q, 1, &first), 3);
+    assert_int_equal(first, 1);
+    assert_true(total_flops(&m6, &q) == total_flops(&m6, &p));
+    sends = recvs = 0;
+    for (uint32_t r = 0; r < 2; r++) {
+        cs_tx_stats st;
+        assert_int_equal(cs_tx_generate_rank(&m6, &q, d, r, null_sink, NULL, &st, &err), CS_OK);
+        sends += (double)st.sends;
+        recvs += (double)st.recvs;
+    }
+    assert_true(sends == 24 && recvs == 24);
+    q.vstages = 4; /* 8 chunks for 6 layers */
+    assert_int_equal(cs_tx_plan_check(&m6, &q, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--virtual-stages 4: expected at least one layer per model chunk, got 6 layers");
+    q.vstages = 2;
+    cs_error_clear(&err);
     q.global_batch = 3;
     assert_int_equal(cs_tx_plan_check(&m, &q, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--virtual-stages 2: the micro-batch count (3) must be a multiple of --pp 2");

@@ -473,9 +473,9 @@ int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err) {
             return CS_ERR(err, CS_EINVAL,
                           "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
                           "--zero 0..2", p->vstages);
-        if (m->layers % (p->pp * p->vstages))
-            return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: the layers (%u) must divide into pp x virtual stages (%u)",
-                          p->vstages, m->layers, p->pp * p->vstages);
+        if (m->layers < p->pp * p->vstages)
+            return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: expected at least one layer per model chunk, got %u "
+                          "layers for pp x virtual stages = %u chunks", p->vstages, m->layers, p->pp * p->vstages);
         if (!mbs || mbs % p->pp)
             return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: the micro-batch count (%u) must be a multiple of --pp %u",
                           p->vstages, mbs, p->pp);
@@ -685,16 +685,25 @@ double cs_tx_model_flops(const cs_tx_model *m, const cs_tx_plan *p) {
 
 /* ---- memory ------------------------------------------------------------------ */
 
-uint32_t cs_tx_stage_layers(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, uint32_t *first) {
-    uint32_t P = p->pp, q = (m->layers + P - 1) / P, deficit = P * q - m->layers;
+/* Layers of virtual stage k of V: ceil(layers / V) each but for the deficit,
+ * taken one layer each from the last, the first, the second-last, ... */
+static uint32_t vstage_layers(uint32_t layers, uint32_t V, uint32_t k, uint32_t *first) {
+    uint32_t q = (layers + V - 1) / V, deficit = V * q - layers;
     uint32_t lo = 0, n = 0;
-    for (uint32_t k = 0; k <= st; k++) {
-        uint32_t e = k < P - 1 - k ? k : P - 1 - k;           /* distance from the nearer end */
-        uint32_t order = 2 * e + (k < P - 1 - k ? 1u : 0u);   /* last, first, second-last, ... */
+    for (uint32_t j = 0; j <= k; j++) {
+        uint32_t e = j < V - 1 - j ? j : V - 1 - j;           /* distance from the nearer end */
+        uint32_t order = 2 * e + (j < V - 1 - j ? 1u : 0u);   /* last, first, second-last, ... */
         lo += n;
         n = q - (order < deficit ? 1u : 0u);
     }
     if (first) *first = lo;
+    return n;
+}
+
+uint32_t cs_tx_stage_layers(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, uint32_t *first) {
+    uint32_t v = vst(p), n = 0;
+    if (v <= 1) return vstage_layers(m->layers, p->pp, st, first);
+    for (uint32_t c = 0; c < v; c++) n += vstage_layers(m->layers, p->pp * v, c * p->pp + st, c == 0 ? first : NULL);
     return n;
 }
 
@@ -771,10 +780,10 @@ void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, 
     uint32_t mb = cs_tx_micro_batches(p);
     uint32_t inflight = p->schedule == CS_SCHED_GPIPE ? mb : (p->pp - st < mb ? p->pp - st : mb);
     double L = cs_tx_stage_layers(m, p, st, NULL);
-    if (vst(p) > 1) { /* interleaved: warm-up + 1 chunk-micro-batches of L / (pp v) layers each */
+    if (vst(p) > 1) { /* interleaved: warm-up + 1 chunk-micro-batches of (on average) L / v layers each */
         uint32_t v = vst(p), u = (p->pp - st - 1) * 2 + (v - 1) * p->pp + 1;
         inflight = u < mb * v ? u : mb * v;
-        L = (double)(m->layers / (p->pp * v));
+        L /= v;
     }
     o->inflight = inflight;
     o->activations = inflight * L * layer_act_bytes(m, p, p->recompute);
@@ -1291,17 +1300,21 @@ static void z3_extras(gen *G, const char *name) {
 }
 
 /* Model chunk c of the rank's stage (c = 0 without interleaving): virtual
- * stage vs = c pp + pi, layers [vs Lc, (vs + 1) Lc), Lc = layers / (pp v);
- * without interleaving, the stage's layers (cs_tx_stage_layers).
+ * stage vs = c pp + pi of pp v, its layers split as the stages' are
+ * (vstage_layers: ceil(layers / (pp v)) each, the deficit taken from the
+ * last virtual stage, the first, ...); without interleaving, the stage's
+ * layers (cs_tx_stage_layers).
  * Pipeline neighbours are stages pi -+ 1, wrapping from the last stage to
  * the first between chunks.  The tag of a boundary is 2 (mb + M c_low) (+1
  * backward), c_low = the chunk of its lower virtual stage (2 mb without
  * interleaving). */
 static uint32_t chunk_setup(gen *G, uint32_t c) {
-    uint32_t P = G->p->pp, Lc = G->m->layers / (P * vst(G->p)), vs = c * P + G->pi;
-    if (vst(G->p) > 1) {
-        G->clo = vs * Lc;
-        G->chi = G->clo + Lc;
+    uint32_t P = G->p->pp, vs = c * P + G->pi;
+    if (vst(G->p) > 1) { /* virtual stage vs of pp v: vstage_layers */
+        uint32_t first;
+        uint32_t n = vstage_layers(G->m->layers, P * vst(G->p), vs, &first);
+        G->clo = first;
+        G->chi = first + n;
     } else { /* one chunk: the stage's layers, cs_tx_stage_layers */
         uint32_t first;
         uint32_t n = cs_tx_stage_layers(G->m, G->p, G->pi, &first);

@@ -135,12 +135,15 @@ int cs_tx_model_write_json(const cs_tx_model *m, FILE *f);
 int cs_tx_plan_check(const cs_tx_model *m, const cs_tx_plan *p, cs_error *err);
 uint32_t cs_tx_micro_batches(const cs_tx_plan *p);
 
-/* Layers of pipeline stage st (without interleaving) and the first of them.
- * When pp does not divide the layers, every stage gets ceil(layers / pp)
- * but for the deficit, taken one layer each from the last stage, the
- * first, the second-last, the second, ... (the stages that also hold the
- * output layer and the embedding; Llama 3 405B's 126 layers on 16 stages
- * are 7 + 14 x 8 + 7, as Dubey et al. 2024 describe). */
+/* Layers of pipeline stage st and the first of them (with interleaving:
+ * the sum over its v chunks, and the first of chunk 0).  When pp (pp v
+ * virtual stages with interleaving) does not divide the layers, every
+ * (virtual) stage gets ceil(layers / pp) but for the deficit, taken one
+ * layer each from the last, the first, the second-last, the second, ...
+ * (the stages that also hold the output layer and the embedding; Llama 3
+ * 405B's 126 layers on 16 stages are 7 + 14 x 8 + 7, as Dubey et al. 2024
+ * describe, and so are they with 2 chunks per stage: 3 + 4, 4 + 4, ...,
+ * 4 + 3). */
 uint32_t cs_tx_stage_layers(const cs_tx_model *m, const cs_tx_plan *p, uint32_t st, uint32_t *first);
 
 /* Parameters of one layer, of the embedding, of the whole model. */
