@@ -520,6 +520,56 @@ static void test_zero_comm(void **state) {
     }
 }
 
+/* --no-overlap-grad-reduce (Megatron-LM 2021): the rank's gradients, 2 P_r
+ * bytes, in one all-reduce after the last backward, on the chain, so the
+ * optimizer's only dependency is that collective. */
+typedef struct grad_sink {
+    uint64_t grads_id, opt_dep;
+    int ngrads;
+} grad_sink;
+
+static int grad_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    grad_sink *g = ud;
+    if (strcmp(n->name, "dp.grads") == 0) {
+        g->grads_id = n->id;
+        g->ngrads++;
+    }
+    if (strcmp(n->name, "optimizer") == 0 && n->n_data_deps == 1) g->opt_dep = n->data_deps[0];
+    return CS_OK;
+}
+
+static void test_grad_no_overlap(void **state) {
+    (void)state;
+    cs_tx_model m = small_model();
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 2;
+    p.dp = 2;
+    p.global_batch = 6;
+    p.bucket_params = 100000; /* many buckets when overlapped */
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    cs_tx_stats st;
+    double Pr = 1724160.0;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_true(st.dp_colls >= 4); /* a bucket per layer at least */
+    p.no_grad_overlap = 1;
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.dp_colls, 1);
+    assert_true(st.dp_bytes == 2 * Pr);
+    grad_sink g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, grad_capture, &g, NULL, &err), CS_OK);
+    assert_int_equal(g.ngrads, 1);
+    assert_true(g.grads_id != 0 && g.opt_dep == g.grads_id);
+    p.zero = 1; /* reduce-scatter, then the shard's all-gather */
+    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(st.dp_colls, 2);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == Pr);
+}
+
 /* ---- ResNet-50 (data parallel) ---------------------------------------------
  * Multiply-accumulates per 224x224 image (He et al. 2016, Table 1, v1.5
  * strides), stage by stage, output side^2 x cin x cout x k^2:
@@ -1071,7 +1121,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_cp_placement),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_cp_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

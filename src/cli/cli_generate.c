@@ -27,7 +27,7 @@ typedef struct gen_opts {
     const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json, *placement, *symmetry;
     const char *cp_comm;
     long tp, pp, dp, ep, cp, micro_batch, global_batch, zero, comm_streams, bucket_mparams, bucket_mb, vstages;
-    int sp, fsdp, help, quiet, no_memory_check;
+    int sp, fsdp, help, quiet, no_memory_check, no_grad_overlap;
 } gen_opts;
 
 enum { GO_FLAG, GO_STR, GO_INT };
@@ -69,6 +69,9 @@ static const gopt gopts[] = {
      GO(bucket_mparams)},
     {"bucket-mb", "N", "DP gradient bucket in MB of 2-byte gradients (resnet50, dlrm: 25, PyTorch DDP's default)", GO_INT,
      GO(bucket_mb)},
+    {"no-overlap-grad-reduce", NULL, "reduce the gradients after the last backward pass in one collective per "
+                                     "group (Megatron-LM 2021), not bucket by bucket during it (ZeRO 0/1)", GO_FLAG,
+     GO(no_grad_overlap)},
     {"no-memory-check", NULL, "simulate even if the plan does not fit in HBM", GO_FLAG, GO(no_memory_check)},
     {"out", "PREFIX", "generate: write PREFIX.<rank>.et, PREFIX.comm_groups.json, PREFIX.network.yml, "
                       "PREFIX.system.json", GO_STR, GO(out)},
@@ -180,6 +183,7 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
         p->global_batch = o->global_batch ? (uint32_t)o->global_batch : (uint32_t)(p->micro_batch * o->dp * o->pp);
     }
     p->zero = o->fsdp ? 3 : (int)o->zero;
+    p->no_grad_overlap = o->no_grad_overlap;
     p->vstages = o->vstages ? (uint32_t)o->vstages : 1;
     if (o->placement && (rc = cs_tx_placement_parse(o->placement, p, err)) != CS_OK) return rc;
     if (o->bucket_mparams && o->bucket_mb)

@@ -905,6 +905,7 @@ typedef struct gen {
     int recomputing;             /* inside a full recomputation's forward */
     uint32_t clo, chi, M;        /* layers [clo, chi) of the current chunk; micro-batches */
     uint32_t cpring;             /* ring attention passes so far (their messages' tags) */
+    double deferred[2];          /* gradients (dense, expert) left for grad_flush */
     /* shapes: s = the whole sequence, sq = the rank's seq / cp of it, sb = sq b */
     double s, sq, b, h, a, g, hd, f, t, sb, sl, V;
 } gen;
@@ -1350,10 +1351,18 @@ static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
 }
 
 /* A gradient bucket on the DP group (kind PG_DP) or, for MoE experts, the
- * expert-DP group (PG_EDP): all-reduce, or reduce-scatter with ZeRO >= 1. */
+ * expert-DP group (PG_EDP): all-reduce, or reduce-scatter with ZeRO >= 1;
+ * off the chain (overlapping the rest of the backward), or with
+ * plan.no_grad_overlap and ZeRO <= 1 kept for grad_flush at the end. */
 static void dp_bucket(gen *G, double *acc, int force, int kind) {
     double n = kind == PG_EDP ? edp_ranks(G->p) : dp_ranks(G->p);
-    if (n < 2 || *acc <= 0 || (!force && *acc < (double)G->p->bucket_params)) return;
+    if (n < 2 || *acc <= 0) return;
+    if (G->p->no_grad_overlap && G->p->zero < 2) {
+        G->deferred[kind == PG_EDP] += *acc;
+        *acc = 0;
+        return;
+    }
+    if (!force && *acc < (double)G->p->bucket_params) return;
     uint64_t id = coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
                        G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * 2, kind, 0);
     if (G->nextra == G->capextra) {
@@ -1362,6 +1371,15 @@ static void dp_bucket(gen *G, double *acc, int force, int kind) {
     }
     G->extra[G->nextra++] = id;
     *acc = 0;
+}
+
+/* Without overlap (Megatron-LM 2021's data parallelism): one collective of
+ * all the rank's gradients per group, on the chain after the last backward. */
+static void grad_flush(gen *G) {
+    for (int e = 0; e < 2; e++)
+        if (G->deferred[e] > 0)
+            coll(G, e ? "edp.grads" : "dp.grads", G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE,
+                 G->deferred[e] * 2, e ? PG_EDP : PG_DP, 1);
 }
 
 /* Gradients are reduced in the last micro-batch's backward (ZeRO 0/1: they
@@ -1570,6 +1588,7 @@ int cs_tx_generate_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_devi
         }
         for (; bwd < M; bwd++) backward_mb(&G, bwd, 0, bwd == M - 1);
     }
+    grad_flush(&G);
     /* optimizer step: waits for the chain and every gradient bucket */
     {
         cs_tx_memory mm;

@@ -101,6 +101,7 @@ typedef struct cs_tx_plan {
     int zero;                /* 0..3 (3 = FSDP full sharding) */
     uint32_t ep;             /* expert parallel degree (MoE): divides dp and experts */
     uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
+    int no_grad_overlap;     /* 1: gradients reduced after the last backward, not during it (ZeRO <= 1) */
     /* Placement: order[0] is the innermost (contiguous ranks) of the
      * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, CS_DIM_CP, order[3] the
      * outermost.  Default TP, CP, DP, PP (Megatron's). */
