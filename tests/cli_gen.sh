@@ -156,7 +156,7 @@ expect_fail "bad virtual stages" "--virtual-stages 9: expected at least one laye
     "$CS_BIN" generate --model gpt3-6.7b --pp 4 --virtual-stages 9 --global-batch 8 --out "$CS_TMP/x"
 # context parallelism (Llama 3 8B, 8,192 tokens: 4,096 per rank): run on the
 # files == train (class mode) == train --symmetry off, for K/V all-gather and ring
-CP=(--model llama3-8b --tp 2 --cp 2 --dp 2 --sp --recompute selective --zero 1 --global-batch 4)
+CP=(--model llama3-8b --tp 2 --cp 2 --dp 2 --sp --recompute selective --zero 1 --global-batch 4 --flash-attention)
 for comm in allgather p2p; do
     "$CS_BIN" generate "${CP[@]}" --cp-comm $comm --out "$CS_TMP/cp" --quiet && pass "generate CP ($comm)" \
         || fail "generate CP ($comm)"
@@ -168,6 +168,7 @@ for comm in allgather p2p; do
         --system-configuration="$CS_TMP/cp.system.json" --json "$CS_TMP/cptrain.json" 2>&1) && pass "train CP ($comm)" \
         || fail "train CP ($comm): $tr"
     echo "$tr" | grep -q "x CP 2 (4096 tokens per rank" && echo "$tr" | grep -q "rank = tp_i + 2 cp_i + 4 dp_i" \
+        && echo "$tr" | grep -q "ZeRO-1; flash attention" \
         && pass "CP reported ($comm)" || fail "CP reported ($comm): $tr"
     "$CS_BIN" train "${CP[@]}" --cp-comm $comm --network-configuration="$CS_TMP/cp.network.yml" \
         --system-configuration="$CS_TMP/cp.system.json" --symmetry off --json "$CS_TMP/cpoff.json" --quiet \

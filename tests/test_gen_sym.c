@@ -396,6 +396,7 @@ static void test_equal_cp(void **state) {
     p.recompute = CS_RECOMP_SELECTIVE;
     expect_equal(&m, &p, &SW_2x4, "ring", 4);
     p.cp_comm = CS_CP_P2P;
+    p.flash = 1;
     expect_equal(&m, &p, &SW_2x4, "ring", 4);
     plan_base(&p, 2, 1, 1, 4);
     p.cp = 4;

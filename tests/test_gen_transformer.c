@@ -92,6 +92,49 @@ static void test_flops_closed_form(void **state) {
     assert_true(fabs(total_flops(&m, &p) - want) < 0.5);
 }
 
+/* Flash attention: the same forward FLOPs; its backward recomputes QK^T,
+ * 5 attention matmuls instead of 4 (2.5x the forward's 2), so a step adds
+ * half the forward attention, 2 T L s h.  Selective recomputation has
+ * nothing left to repeat (the flash backward does it); full recomputation
+ * repeats the forward as before.  Memory: no s x s scores, so no
+ * recomputation stores what selective stores: s b h (10 + 24/t) per layer
+ * (t 2, s 128, b 1, h 256: 32,768 x 22 = 720,896 bytes). */
+static void test_flash(void **state) {
+    (void)state;
+    cs_tx_model m = small_model();
+    cs_tx_plan p;
+    cs_tx_plan_defaults(&p);
+    p.tp = 2;
+    p.pp = 2;
+    p.dp = 2;
+    p.micro_batch = 2;
+    p.global_batch = 8;
+    p.flash = 1;
+    double L = 4, h = 256, V = 1000, s = 128, T = 8 * 128;
+    double want = 6 * (12 * L * h * h + V * h) * T + 12 * T * L * s * h;
+    for (uint32_t cp = 1; cp <= 2; cp++) {
+        p.cp = cp;
+        p.recompute = CS_RECOMP_NONE;
+        assert_true(fabs(total_flops(&m, &p) - (want + 2 * T * L * s * h)) < 0.5);
+        p.recompute = CS_RECOMP_SELECTIVE;
+        assert_true(fabs(total_flops(&m, &p) - (want + 2 * T * L * s * h)) < 0.5);
+        p.recompute = CS_RECOMP_FULL;
+        assert_true(fabs(total_flops(&m, &p) - (want + 2 * T * 12 * L * h * h + 6 * T * L * s * h)) < 0.5);
+    }
+    p.cp = 1;
+    p.pp = 1;
+    p.micro_batch = 1;
+    p.global_batch = 2;
+    p.recompute = CS_RECOMP_NONE;
+    cs_tx_memory a, b;
+    cs_tx_memory_stage(&m, &p, 0, &a);
+    p.flash = 0;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    cs_tx_memory_stage(&m, &p, 0, &b);
+    assert_true(a.activations == b.activations);
+    assert_true(a.activations == 4 * 720896.0 + 4.0 * 128 * (256 + 1000) / 2);
+}
+
 static void test_tp_bytes(void **state) {
     (void)state;
     cs_tx_model m = small_model();
@@ -1121,7 +1164,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_cp_placement),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

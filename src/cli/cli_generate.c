@@ -27,7 +27,7 @@ typedef struct gen_opts {
     const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json, *placement, *symmetry;
     const char *cp_comm;
     long tp, pp, dp, ep, cp, micro_batch, global_batch, zero, comm_streams, bucket_mparams, bucket_mb, vstages;
-    int sp, fsdp, help, quiet, no_memory_check, no_grad_overlap;
+    int sp, fsdp, help, quiet, no_memory_check, no_grad_overlap, flash;
 } gen_opts;
 
 enum { GO_FLAG, GO_STR, GO_INT };
@@ -54,6 +54,8 @@ static const gopt gopts[] = {
     {"placement", "tp,cp,dp,pp", "order of the parallel dimensions on the ranks, innermost (contiguous) first "
                                  "(tp,cp,dp,pp; cp may be left out: then just outside tp)", GO_STR, GO(placement)},
     {"sp", NULL, "sequence parallelism (with --tp > 1)", GO_FLAG, GO(sp)},
+    {"flash-attention", NULL, "fused attention (FlashAttention): the s x s scores never reach HBM and are not "
+                              "stored; the backward recomputes them", GO_FLAG, GO(flash)},
     {"recompute", "none|selective|full", "activation recomputation (none)", GO_STR, GO(recompute)},
     {"micro-batch", "N", "micro-batch size in sequences, images or samples (1; resnet50, dlrm: global batch / dp)",
      GO_INT, GO(micro_batch)},
@@ -169,6 +171,7 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
     p->ep = (uint32_t)o->ep;
     p->cp = (uint32_t)o->cp;
     p->sp = o->sp;
+    p->flash = o->flash;
     if (!p->cp) return CS_ERR(err, CS_EINVAL, "--cp: expected an integer >= 1");
     if (strcasecmp(o->cp_comm, "allgather") == 0) p->cp_comm = CS_CP_ALLGATHER;
     else if (strcasecmp(o->cp_comm, "p2p") == 0 || strcasecmp(o->cp_comm, "ring") == 0) p->cp_comm = CS_CP_P2P;
@@ -277,9 +280,10 @@ static void print_plan(FILE *f, const cs_tx_model *m, const cs_device *d, const 
         snprintf(cpd, sizeof cpd, " x CP %u (%u tokens per rank, %s)", p->cp, m->seq / p->cp,
                  p->cp_comm == CS_CP_P2P ? "ring attention" : "K/V all-gathered");
     fprintf(f, "  plan       TP %u%s%s x PP %u (%s) x DP %u = %u ranks; micro-batch %u, global batch %u (%u micro-batches); "
-               "recompute %s; ZeRO-%d\n",
+               "recompute %s; ZeRO-%d%s%s\n",
             p->tp, p->sp ? "+SP" : "", cpd, p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
-            cs_tx_ranks(p), p->micro_batch, p->global_batch, cs_tx_micro_batches(p), rn[p->recompute], p->zero);
+            cs_tx_ranks(p), p->micro_batch, p->global_batch, cs_tx_micro_batches(p), rn[p->recompute], p->zero,
+            p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
     }
     cs_tx_memory w;
     cs_tx_memory_stage(m, p, 0, &w);

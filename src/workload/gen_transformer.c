@@ -723,6 +723,7 @@ static double stage_params(const cs_tx_model *m, const cs_tx_plan *p, uint32_t s
 static double layer_act_bytes(const cs_tx_model *m, const cs_tx_plan *p, int recompute) {
     double s = (double)m->seq / cpn(p), S = m->seq, b = p->micro_batch, h = m->hidden, a = m->heads, t = p->tp;
     double sbh = s * b * h;
+    if (p->flash && recompute == CS_RECOMP_NONE) recompute = CS_RECOMP_SELECTIVE; /* no stored scores */
     switch (recompute) {
     case CS_RECOMP_FULL: return p->sp ? 2 * sbh / t : 2 * sbh;
     case CS_RECOMP_SELECTIVE: return p->sp ? 34 * sbh / t : sbh * (10 + 24 / t);
@@ -1122,8 +1123,14 @@ static void attn_block(gen *G, const char *name, double kv, int bwd) {
     double heads = G->b * G->a / G->t, sm = heads * G->sq * kv;
     double fl = heads * 2 * (2 * G->sq * kv * G->hd);
     double tm = heads * (gemm(G, G->sq, kv, G->hd) + gemm(G, G->sq, G->hd, kv));
+    double io = heads * (2 * G->sq + 2 * kv) * G->hd * 2; /* Q, K, V, O */
+    if (G->p->flash) { /* fused: no scores in HBM; the backward recomputes QK^T (5 matmuls for 2) */
+        if (bwd) comp(G, name, 2.5 * fl, 2 * io, 2.5 * tm);
+        else comp(G, name, fl, io, tm);
+        return;
+    }
     if (bwd) comp(G, name, 2 * fl, 12 * sm, 2 * tm + strm(G, 12 * sm));
-    else comp(G, name, fl, 9 * sm + heads * (2 * G->sq + 2 * kv) * G->hd * 2, tm + strm(G, 9 * sm));
+    else comp(G, name, fl, 9 * sm + io, tm + strm(G, 9 * sm));
 }
 
 static double kv_bytes(gen *G) { return 2.0 * G->sb * (G->g * G->hd / G->t) * 2; } /* the rank's K and V */
@@ -1276,12 +1283,12 @@ static void layer_bwd(gen *G, uint32_t l) {
     snprintf(nm, sizeof nm, "bwd.L%u.proj", l);
     comp(G, nm, 2 * 2 * G->sb * ad * G->h, 2 * 2 * (G->sb * ad + ad * G->h + G->sb * G->h),
          2 * gemm(G, G->sb, G->h, ad));
-    if (G->p->recompute == CS_RECOMP_SELECTIVE) {
+    if (G->p->recompute == CS_RECOMP_SELECTIVE && !G->p->flash) { /* flash recomputes inside its backward */
         snprintf(nm, sizeof nm, "recompute.L%u.attn", l);
         attn_fwd(G, nm);
     }
     snprintf(nm, sizeof nm, "bwd.L%u.attn", l);
-    attn_bwd(G, nm, G->p->recompute != CS_RECOMP_NONE);
+    attn_bwd(G, nm, G->p->recompute == CS_RECOMP_FULL || (G->p->recompute == CS_RECOMP_SELECTIVE && !G->p->flash));
     snprintf(nm, sizeof nm, "bwd.L%u.qkv", l);
     comp(G, nm, 2 * 2 * G->sb * G->h * q, 2 * 2 * (G->sb * G->h + G->h * q + G->sb * q), 2 * gemm(G, G->sb, q, G->h));
     snprintf(nm, sizeof nm, "bwd.L%u.ar1", l);

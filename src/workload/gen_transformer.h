@@ -95,6 +95,7 @@ typedef struct cs_tx_plan {
     uint32_t cp;             /* context parallel degree: each rank holds seq / cp tokens */
     int cp_comm;             /* CS_CP_*: how attention sees the whole sequence */
     int sp;                  /* sequence parallelism (needs tp > 1 to matter) */
+    int flash;               /* fused (Flash) attention: no s x s scores stored or streamed */
     int recompute;           /* CS_RECOMP_* */
     int schedule;            /* CS_SCHED_* */
     uint32_t micro_batch, global_batch;
