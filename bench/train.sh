@@ -10,6 +10,13 @@
 #            DP 128, 1F1B, ZeRO-1, full recompute, global batch 2048
 #            sequences of 8192 tokens (16M tokens), on 2,048 DGX H100
 #            (16,384 GPUs)
+#   llama16k-v4  llama16k with interleaved 1F1B, 4 chunks per stage (126
+#            layers in 64 chunks of 2 and 1)
+#   llama128k Llama 3 405B at 131,072 tokens (bench/models/), TP 8 + SP,
+#            CP 16 (8,192 tokens per rank, K/V all-gathered), PP 16, DP 8,
+#            ZeRO-1, full recompute, flash attention, 128 sequences (16M
+#            tokens), on 2,048 DGX H100 -- Llama 3's long-context stage
+#            (class mode keeps only the TP axis with CP and DP; ~75 s, 1.6 GB)
 #   gpt4k-full  gpt4k with --symmetry off (every rank simulated; ~3 min)
 # Each case runs `clustersim train` once under /usr/bin/time.
 #   usage: bench/train.sh [CLUSTERSIM_BINARY] [case ...]
@@ -33,6 +40,12 @@ for c in $CASES; do
     llama16k) ARGS=(--model llama3-405b --device H100-SXM --tp 8 --pp 16 --dp 128 --sp --recompute full --zero 1
                     --micro-batch 1 --global-batch 2048
                     --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
+    llama16k-v4) ARGS=(--model llama3-405b --device H100-SXM --tp 8 --pp 16 --dp 128 --sp --recompute full --zero 1
+                    --micro-batch 1 --global-batch 2048 --virtual-stages 4
+                    --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
+    llama128k) ARGS=(--model "$HERE/models/llama3-405b-128k.json" --device H100-SXM --tp 8 --cp 16 --pp 16 --dp 8 --sp
+                     --recompute full --flash-attention --zero 1 --micro-batch 1 --global-batch 128
+                     --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
     *) echo "unknown case $c" >&2; continue ;;
     esac
     if ! /usr/bin/time -f '%e %M' -o "$TMP/time" "$BIN" train "${ARGS[@]}" --json "$TMP/$c.json" > "$TMP/$c.txt" 2>&1; then

@@ -119,7 +119,7 @@ typedef struct sim {
     uint32_t *pending;    /* every rank's pending-parent counters, one allocation */
     /* p2p channels (allocated with the first point-to-point message) */
     chan **chans;
-    size_t nchan_buckets;
+    size_t nchan_buckets, nchans; /* hash of live channels; grown at 2 per bucket */
     /* failure */
     int failed;
     cs_error *err;
@@ -230,24 +230,60 @@ static void push_instant(sim *s, uint32_t idx) {
 
 /* ---- p2p ---------------------------------------------------------------- */
 
+static size_t chan_bucket(const sim *s, uint32_t src, uint32_t dst, int32_t tag) {
+    uint64_t h = ((uint64_t)src * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dst * 0xC2B2AE3D27D4EB4FULL) ^
+                 ((uint64_t)(uint32_t)tag * 0x165667B19E3779F9ULL);
+    return (size_t)((h ^ (h >> 29)) % s->nchan_buckets);
+}
+
+/* The channel (src, dst, tag), created if absent.  A channel lives while it
+ * queues a send or a receive (chan_release), so traces that give every
+ * message its own tag do not accumulate them; the table doubles when it
+ * holds two channels per bucket. */
 static chan *get_chan(sim *s, uint32_t src, uint32_t dst, int32_t tag) {
     if (!s->chans) { /* allocated with the first point-to-point message */
         s->nchan_buckets = 1024;
         while (s->nchan_buckets < 2ULL * s->w->nranks && s->nchan_buckets < (1u << 20)) s->nchan_buckets *= 2;
         s->chans = cs_calloc(s->nchan_buckets, sizeof *s->chans);
     }
-    uint64_t h = ((uint64_t)src * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dst * 0xC2B2AE3D27D4EB4FULL) ^
-                 ((uint64_t)(uint32_t)tag * 0x165667B19E3779F9ULL);
-    size_t b = (size_t)((h ^ (h >> 29)) % s->nchan_buckets);
+    size_t b = chan_bucket(s, src, dst, tag);
     for (chan *c = s->chans[b]; c; c = c->next)
         if (c->src == src && c->dst == dst && c->tag == tag) return c;
+    if (s->nchans >= 2 * s->nchan_buckets) {
+        size_t old = s->nchan_buckets;
+        chan **ob = s->chans;
+        s->nchan_buckets = 2 * old;
+        s->chans = cs_calloc(s->nchan_buckets, sizeof *s->chans);
+        for (size_t i = 0; i < old; i++)
+            for (chan *c = ob[i], *nx; c; c = nx) {
+                nx = c->next;
+                size_t nb = chan_bucket(s, c->src, c->dst, c->tag);
+                c->next = s->chans[nb];
+                s->chans[nb] = c;
+            }
+        cs_free(ob);
+        b = chan_bucket(s, src, dst, tag);
+    }
     chan *c = cs_calloc(1, sizeof *c);
     c->src = src;
     c->dst = dst;
     c->tag = tag;
     c->next = s->chans[b];
     s->chans[b] = c;
+    s->nchans++;
     return c;
+}
+
+/* Frees c if it queues nothing. */
+static void chan_release(sim *s, chan *c) {
+    if (c->sends || c->recvs) return;
+    for (chan **pp = &s->chans[chan_bucket(s, c->src, c->dst, c->tag)]; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            cs_free(c);
+            s->nchans--;
+            return;
+        }
 }
 
 static op *new_op(sim *s, uint32_t rank, uint32_t idx, uint32_t lane, int32_t peer) {
@@ -370,6 +406,7 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
         }
         o->matched = r;
         r->matched = o;
+        chan_release(s, c);
     } else {
         if (c->sends_tail)
             c->sends_tail->next = o;
@@ -427,6 +464,7 @@ static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
         if (!c->sends) c->sends_tail = NULL;
         int rc = check_sizes(s, snd, o);
         if (rc) return rc;
+        chan_release(s, c);
         if (snd->arrived) { /* a ghost: the bytes are already here */
             cs_pool_put(s->op_pool, snd);
             uint64_t key = next_key(s, rank);
