@@ -244,6 +244,35 @@ static void test_ring_hops_and_tags(void **state) {
     done(&o);
 }
 
+/* 3,000 messages, each with its own tag, all arrived before rank 1 posts
+ * its receives (after 5 ms of compute) in reverse tag order: 3,000 channels
+ * live at once (the table grows past its 1,024 initial buckets) and each
+ * is freed on its match.  Every receive completes at once at 5 ms; all
+ * bytes arrive (bytes sent = bytes received = 3,000 x 1,000). */
+static void test_many_tags(void **state) {
+    (void)state;
+    enum { N = 3000 };
+    size_t cap = (size_t)N * 64;
+    char *a = malloc(cap), *b = malloc(cap);
+    size_t la = 0, lb = (size_t)snprintf(b, cap, "1 COMP dur=5000");
+    for (int i = 0; i < N; i++) {
+        la += (size_t)snprintf(a + la, cap - la, "%s%d SEND size=1000 dst=1 tag=%d", i ? "; " : "", i + 1, i);
+        lb += (size_t)snprintf(b + lb, cap - lb, "; %d RECV size=1000 src=0 tag=%d data=1", i + 2, N - 1 - i);
+    }
+    const char *s[] = {a, b};
+    cs_network_config net = ring(2, 50, 500);
+    run_out o;
+    run_specs("tags3000", s, 2, &net, NULL, &o);
+    assert_int_equal(o.rc, CS_OK);
+    assert_int_equal(o.res.ranks[1].finish, US(5000));
+    assert_true(o.res.ranks[0].finish < US(5000));
+    assert_int_equal(o.res.ranks[0].bytes_sent, (uint64_t)N * 1000);
+    assert_int_equal(o.res.ranks[1].bytes_recv, (uint64_t)N * 1000);
+    done(&o);
+    free(a);
+    free(b);
+}
+
 static void test_comm_streams_option(void **state) {
     (void)state;
     /* Same as above with two communication streams: both sends fly at once and
@@ -540,7 +569,7 @@ int main(void) {
         cmocka_unit_test(test_diamond),                cmocka_unit_test(test_ctrl_and_data_merge),
         cmocka_unit_test(test_zero_duration_is_1ns),   cmocka_unit_test(test_cpu_overlaps_gpu),
         cmocka_unit_test(test_metadata_releases_children), cmocka_unit_test(test_roofline),
-        cmocka_unit_test(test_send_recv_pair),         cmocka_unit_test(test_recv_posted_late),
+        cmocka_unit_test(test_send_recv_pair), cmocka_unit_test(test_many_tags),         cmocka_unit_test(test_recv_posted_late),
         cmocka_unit_test(test_ring_hops_and_tags),     cmocka_unit_test(test_comm_streams_option),
         cmocka_unit_test(test_pipeline_overlap),       cmocka_unit_test(test_identical_files_share_graph),
         cmocka_unit_test(test_single_file_for_all_ranks), cmocka_unit_test(test_barrier),
