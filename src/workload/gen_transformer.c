@@ -1145,17 +1145,26 @@ static int32_t ring_tag(gen *G, uint32_t i, int dkv) {
     return (int32_t)((1u << 30) + x % (1u << 30));
 }
 
+/* Step i of a ring pass: block i (received as r, 0 for the rank's own) goes
+ * on to the next CP rank, block i + 1 comes from the previous one (its
+ * receive's id is returned; 0 after the last step); the block's compute
+ * (the next chained node) waits for r. */
+static uint64_t ring_step(gen *G, uint32_t i, uint64_t r) {
+    uint32_t cp = G->p->cp;
+    uint64_t nr = 0;
+    if (i + 1 < cp) {
+        p2p_node(G, 1, cp_peer(G, 1), ring_tag(G, i, 0), kv_bytes(G), r, 0, 1);
+        nr = p2p_node(G, 0, cp_peer(G, cp - 1), ring_tag(G, i, 0), kv_bytes(G), r, 0, 1);
+    }
+    if (r) G->need[G->nneed++] = r;
+    return nr;
+}
+
 static void ring_fwd(gen *G, const char *name) {
     char nm[80];
-    double kvb = kv_bytes(G);
-    uint32_t cp = G->p->cp;
-    uint64_t r = 0, nr = 0;
-    for (uint32_t i = 0; i < cp; i++) {
-        if (i + 1 < cp) { /* pass block i on, take block i + 1 */
-            p2p_node(G, 1, cp_peer(G, 1), ring_tag(G, i, 0), kvb, r, 0, 1);
-            nr = p2p_node(G, 0, cp_peer(G, cp - 1), ring_tag(G, i, 0), kvb, r, 0, 1);
-        }
-        if (r) G->need[G->nneed++] = r;
+    uint64_t r = 0;
+    for (uint32_t i = 0; i < G->p->cp; i++) {
+        uint64_t nr = ring_step(G, i, r);
         snprintf(nm, sizeof nm, "%.64s.cp%u", name, i);
         attn_block(G, nm, G->sq, 0);
         r = nr;
@@ -1171,14 +1180,11 @@ static void ring_bwd(gen *G, const char *name) {
     char nm[80];
     double kvb = kv_bytes(G);
     uint32_t cp = G->p->cp;
-    uint64_t r = 0, nr = 0, dr = 0;
+    uint64_t r = 0, dr = 0;
     for (uint32_t i = 0; i < cp; i++) {
-        if (i + 1 < cp) {
-            p2p_node(G, 1, cp_peer(G, 1), ring_tag(G, i, 0), kvb, r, 0, 1);
-            nr = p2p_node(G, 0, cp_peer(G, cp - 1), ring_tag(G, i, 0), kvb, r, 0, 1);
-        }
+        /* the accumulated dK/dV of block i, posted before the step's compute */
         if (i > 0) dr = p2p_node(G, 0, cp_peer(G, cp - 1), ring_tag(G, i - 1, 1), kvb, r, 0, 1);
-        if (r) G->need[G->nneed++] = r;
+        uint64_t nr = ring_step(G, i, r);
         snprintf(nm, sizeof nm, "%.64s.cp%u", name, i);
         attn_block(G, nm, G->sq, 1);
         p2p_node(G, 1, cp_peer(G, 1), ring_tag(G, i, 1), kvb, dr, 0, 1);
