@@ -286,12 +286,7 @@ static void print_plan(FILE *f, const cs_tx_model *m, const cs_device *d, const 
             p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
     }
     cs_tx_memory w;
-    cs_tx_memory_stage(m, p, 0, &w);
-    for (uint32_t s = 1; s < p->pp; s++) {
-        cs_tx_memory x;
-        cs_tx_memory_stage(m, p, s, &x);
-        if (x.total > w.total) w = x;
-    }
+    cs_tx_memory_worst(m, p, &w);
     char buf[512];
     cs_tx_memory_format(&w, buf, sizeof buf);
     fprintf(f, "  device     %s: %.0f TFLOP/s, %.0f GB HBM\n  memory     %s (largest)\n", d->name,

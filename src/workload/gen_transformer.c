@@ -802,14 +802,19 @@ void cs_tx_memory_format(const cs_tx_memory *mm, char *buf, size_t n) {
              mm->total / 1e9);
 }
 
-int cs_tx_memory_check(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, cs_tx_memory *worst,
-                       cs_error *err) {
-    cs_tx_memory w, x;
-    cs_tx_memory_stage(m, p, 0, &w);
+void cs_tx_memory_worst(const cs_tx_model *m, const cs_tx_plan *p, cs_tx_memory *w) {
+    cs_tx_memory x;
+    cs_tx_memory_stage(m, p, 0, w);
     for (uint32_t s = 1; s < p->pp; s++) {
         cs_tx_memory_stage(m, p, s, &x);
-        if (x.total > w.total) w = x;
+        if (x.total > w->total) *w = x;
     }
+}
+
+int cs_tx_memory_check(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, cs_tx_memory *worst,
+                       cs_error *err) {
+    cs_tx_memory w;
+    cs_tx_memory_worst(m, p, &w);
     if (worst) *worst = w;
     if (w.total > d->hbm_bytes) {
         char buf[512];

@@ -165,6 +165,8 @@ typedef struct cs_tx_memory {
     uint32_t inflight;    /* micro-batches whose activations are held */
 } cs_tx_memory;
 void cs_tx_memory_stage(const cs_tx_model *m, const cs_tx_plan *p, uint32_t stage, cs_tx_memory *out);
+/* The stage with the largest footprint (the first of equals). */
+void cs_tx_memory_worst(const cs_tx_model *m, const cs_tx_plan *p, cs_tx_memory *w);
 /* Largest stage footprint against d->hbm_bytes: CS_EINVAL with the
  * breakdown when it does not fit.  *worst (may be NULL) gets that stage. */
 int cs_tx_memory_check(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, cs_tx_memory *worst,
