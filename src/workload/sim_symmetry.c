@@ -130,6 +130,22 @@ static const char *graph_difference(const cs_graph *a, const cs_graph *b) {
     return NULL;
 }
 
+/* What both symmetry modes need of the run: the congestion-unaware
+ * analytical backend and one NPU per rank.  0 with the reason in why. */
+static int run_allows_symmetry(const cs_workload *w, const cs_network_config *net, const char *backend, char *why,
+                               size_t whylen) {
+    if (strcmp(backend, "analytical") != 0) {
+        snprintf(why, whylen, "backend %s: messages share state (links, queues); symmetry needs the "
+                 "congestion-unaware analytical backend", backend);
+        return 0;
+    }
+    if (net->total_npus != w->nranks) {
+        snprintf(why, whylen, "the network has %" PRIu64 " NPUs for %u ranks", net->total_npus, w->nranks);
+        return 0;
+    }
+    return 1;
+}
+
 int cs_sim_symmetry_check(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
                           char *why, size_t whylen) {
     const char *backend = opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND;
@@ -150,15 +166,7 @@ int cs_sim_symmetry_check(const cs_workload *w, const cs_network_config *net, co
             return 0;
         }
     }
-    if (strcmp(backend, "analytical") != 0) {
-        snprintf(why, whylen, "backend %s: messages share state (links, queues); symmetry needs the "
-                 "congestion-unaware analytical backend", backend);
-        return 0;
-    }
-    if (net->total_npus != w->nranks) {
-        snprintf(why, whylen, "the network has %" PRIu64 " NPUs for %u ranks", net->total_npus, w->nranks);
-        return 0;
-    }
+    if (!run_allows_symmetry(w, net, backend, why, whylen)) return 0;
     const cs_graph *g = w->rank_graph[0];
     cs_system_config defaults;
     const cs_system_config *cfg = opt->system;
@@ -204,15 +212,7 @@ int cs_sim_class_check(const cs_workload *w, const cs_network_config *net, const
                        char *why, size_t whylen) {
     const char *backend = opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND;
     const cs_sym_axes *ax = opt->sym_axes;
-    if (strcmp(backend, "analytical") != 0) {
-        snprintf(why, whylen, "backend %s: messages share state (links, queues); symmetry needs the "
-                 "congestion-unaware analytical backend", backend);
-        return 0;
-    }
-    if (net->total_npus != w->nranks) {
-        snprintf(why, whylen, "the network has %" PRIu64 " NPUs for %u ranks", net->total_npus, w->nranks);
-        return 0;
-    }
+    if (!run_allows_symmetry(w, net, backend, why, whylen)) return 0;
     if (mem_shared(opt->memory)) {
         snprintf(why, whylen, "the remote memory is shared between ranks");
         return 0;
