@@ -994,10 +994,11 @@ static uint64_t p2p_node(gen *G, int send, uint32_t peer, int32_t tag, double by
     cs_et_nb_attr_int32(nb, "comm_tag", tag);
     cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
     emit(G, nb);
-    if (cp) {
-        if (send) G->st->cp_sends++;
-        else G->st->cp_recvs++;
-        if (send) G->st->cp_p2p_bytes += bytes;
+    if (cp && send) {
+        G->st->cp_sends++;
+        G->st->cp_p2p_bytes += bytes;
+    } else if (cp) {
+        G->st->cp_recvs++;
     } else if (send) {
         G->st->sends++;
         G->st->p2p_bytes += bytes;
@@ -1321,25 +1322,16 @@ static void z3_extras(gen *G, const char *name) {
 /* Model chunk c of the rank's stage (c = 0 without interleaving): virtual
  * stage vs = c pp + pi of pp v, its layers split as the stages' are
  * (vstage_layers: ceil(layers / (pp v)) each, the deficit taken from the
- * last virtual stage, the first, ...); without interleaving, the stage's
- * layers (cs_tx_stage_layers).
+ * last virtual stage, the first, ...; v = 1 gives cs_tx_stage_layers).
  * Pipeline neighbours are stages pi -+ 1, wrapping from the last stage to
  * the first between chunks.  The tag of a boundary is 2 (mb + M c_low) (+1
  * backward), c_low = the chunk of its lower virtual stage (2 mb without
  * interleaving). */
 static uint32_t chunk_setup(gen *G, uint32_t c) {
-    uint32_t P = G->p->pp, vs = c * P + G->pi;
-    if (vst(G->p) > 1) { /* virtual stage vs of pp v: vstage_layers */
-        uint32_t first;
-        uint32_t n = vstage_layers(G->m->layers, P * vst(G->p), vs, &first);
-        G->clo = first;
-        G->chi = first + n;
-    } else { /* one chunk: the stage's layers, cs_tx_stage_layers */
-        uint32_t first;
-        uint32_t n = cs_tx_stage_layers(G->m, G->p, G->pi, &first);
-        G->clo = first;
-        G->chi = first + n;
-    }
+    uint32_t P = G->p->pp, vs = c * P + G->pi, first;
+    uint32_t n = vstage_layers(G->m->layers, P * vst(G->p), vs, &first); /* v = 1: the stage's layers */
+    G->clo = first;
+    G->chi = first + n;
     return vs;
 }
 static uint32_t prev_rank(gen *G) { return rank4(G->p, G->ti, G->di, G->pi > 0 ? G->pi - 1 : G->p->pp - 1, G->ci); }
