@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config/config_int.h"
+#include "core/opts.h"
 
 /* One calibration shared by every device and case (docs/validation.md):
  * fitted once against Korthikanti et al. 2022 on A100 80 GB. */
@@ -61,8 +61,8 @@ static const dkey dkeys[] = {
 #define NDKEYS (sizeof dkeys / sizeof dkeys[0])
 
 int cs_device_load_json(const char *path, cs_device *out, cs_error *err) {
-    cfg_jdoc doc;
-    int rc = cfg_jdoc_load(path, "device description", &doc, err);
+    cs_jdoc doc;
+    int rc = cs_jdoc_load(path, "device description", &doc, err);
     if (rc) return rc;
     memset(out, 0, sizeof *out);
     out->gemm_eff_max = CAL_GEMM_EFF_MAX;
@@ -71,9 +71,9 @@ int cs_device_load_json(const char *path, cs_device *out, cs_error *err) {
     json_t *nm = json_object_get(doc.root, "name");
     if (nm && !json_is_string(nm)) {
         char got[64];
-        cfg_json_repr(nm, got, sizeof got);
+        cs_json_repr(nm, got, sizeof got);
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected a string, got %s", path,
-                    cfg_jdoc_key_line(&doc, "name"), got);
+                    cs_jdoc_key_line(&doc, "name"), got);
         goto done;
     }
     snprintf(out->name, sizeof out->name, "%s", nm ? json_string_value(nm) : path);
@@ -83,12 +83,12 @@ int cs_device_load_json(const char *path, cs_device *out, cs_error *err) {
     for (size_t j = 0; j < doc.nm; j++) {
         int ok = 0;
         for (size_t i = 0; i < NDKEYS + 1; i++) ok |= strcmp(doc.m[j].key, known[i]) == 0;
-        if (!ok) cfg_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, known, NDKEYS + 1);
+        if (!ok) cs_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, known, NDKEYS + 1);
     }
     for (size_t i = 0; i < NDKEYS; i++) {
         const dkey *k = &dkeys[i];
         json_t *v = json_object_get(doc.root, k->key);
-        int line = cfg_jdoc_key_line(&doc, k->key);
+        int line = cs_jdoc_key_line(&doc, k->key);
         if (!v) {
             if (k->required) {
                 rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a number > 0, the key is missing", path, line,
@@ -101,7 +101,7 @@ int cs_device_load_json(const char *path, cs_device *out, cs_error *err) {
         double d = json_is_number(v) ? json_number_value(v) : -1;
         if (!json_is_number(v) || !(d > 0) || !isfinite(d) || (frac && d > 1)) {
             char got[64];
-            cfg_json_repr(v, got, sizeof got);
+            cs_json_repr(v, got, sizeof got);
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a number %s, got %s", path, line, k->key,
                         frac ? "in (0, 1]" : "> 0", got);
             goto done;
@@ -109,7 +109,7 @@ int cs_device_load_json(const char *path, cs_device *out, cs_error *err) {
         *(double *)((char *)out + k->off) = d * k->scale;
     }
 done:
-    cfg_jdoc_free(&doc);
+    cs_jdoc_free(&doc);
     return rc;
 }
 

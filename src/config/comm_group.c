@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config_int.h"
+#include "core/opts.h"
 #include "core/alloc.h"
 
 #define MAX_GROUP_ID 2147483647LL
@@ -59,14 +59,14 @@ static int cmp_group(const void *a, const void *b) {
     return (x->line > y->line) - (x->line < y->line);
 }
 
-static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *v,
+static int parse_group(const cs_jdoc *doc, const cs_jmember *m, const json_t *v,
                        cs_comm_group *g, cs_error *err) {
     char got[320];
     long long id;
     g->line = m->key_line;
     if (parse_id(m->key, MAX_GROUP_ID, &id) != 0) {
         char esc[256];
-        cfg_escape(m->key, 48, esc, sizeof esc);
+        cs_escape(m->key, 48, esc, sizeof esc);
         return CS_ERR(err, CS_EINVAL,
                       "%s:%d: group \"%s\": expected a group id of decimal digits (0 to "
                       "2147483647), got \"%s\"",
@@ -75,7 +75,7 @@ static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *
     g->id = (uint32_t)id;
     g->name = cs_strdup(m->key); /* as written; made canonical after the duplicate check */
     if (!json_is_array(v) || json_array_size(v) == 0) {
-        cfg_json_repr(v, got, sizeof got);
+        cs_json_repr(v, got, sizeof got);
         return CS_ERR(err, CS_EINVAL,
                       "%s:%d: group \"%s\": expected a non-empty list of distinct NPU ranks (integers >= "
                       "0), got %s",
@@ -91,8 +91,8 @@ static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *
         const json_t *e = json_array_get(v, i);
         int line = i < m->nelem ? m->elem_lines[i] : m->key_line;
         long long r;
-        if (cfg_json_ll(e, &r) != 0 || r < 0 || r > (long long)UINT32_MAX) {
-            cfg_json_repr(e, got, sizeof got);
+        if (cs_json_ll(e, &r) != 0 || r < 0 || r > (long long)UINT32_MAX) {
+            cs_json_repr(e, got, sizeof got);
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: group \"%s\": expected an NPU rank (an integer from 0 to 4294967295) at "
                           "position %zu of the group, got %s",
@@ -126,8 +126,8 @@ static int parse_group(const cfg_jdoc *doc, const cfg_jmember *m, const json_t *
 int cs_comm_groups_load(const char *path, cs_comm_groups *out, cs_error *err) {
     memset(out, 0, sizeof *out);
     if (strcmp(path, "empty") == 0) return CS_OK;
-    cfg_jdoc doc;
-    int rc = cfg_jdoc_load(path, "communicator group configuration", &doc, err);
+    cs_jdoc doc;
+    int rc = cs_jdoc_load(path, "communicator group configuration", &doc, err);
     if (rc) return rc;
     out->path = cs_strdup(path);
     if (doc.nm != json_object_size(doc.root)) {
@@ -137,7 +137,7 @@ int cs_comm_groups_load(const char *path, cs_comm_groups *out, cs_error *err) {
     }
     out->groups = cs_calloc(doc.nm ? doc.nm : 1, sizeof *out->groups);
     for (size_t i = 0; i < doc.nm; i++) {
-        const cfg_jmember *m = &doc.m[i];
+        const cs_jmember *m = &doc.m[i];
         out->ngroups = i + 1;
         rc = parse_group(&doc, m, json_object_get(doc.root, m->key), &out->groups[i], err);
         if (rc) goto out;
@@ -162,7 +162,7 @@ int cs_comm_groups_load(const char *path, cs_comm_groups *out, cs_error *err) {
         cg->name = cs_strdup(name);
     }
 out:
-    cfg_jdoc_free(&doc);
+    cs_jdoc_free(&doc);
     if (rc) cs_comm_groups_free(out);
     return rc;
 }

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "config/config_int.h"
+#include "core/opts.h"
 #include "core/alloc.h"
 #include "core/log.h"
 
@@ -29,23 +29,23 @@ const char *cs_memory_type_name(cs_memory_type t) {
 #define OFF(f) offsetof(cs_memory_config, f)
 enum { O_TYPE, O_LATENCY, O_BW, O_NODES, O_PER_NODE };
 
-static const cfg_opt OPTS[] = {
-    [O_TYPE] = {.key = "memory-type", .type = CFG_ENUM, .required = 1,
+static const cs_opt OPTS[] = {
+    [O_TYPE] = {.key = "memory-type", .type = CS_OPT_ENUM, .required = 1,
                 .def = CS_MEM_NO_EXPANSION, .values = TYPE_NAMES, .off = OFF(type),
                 .help = "remote memory architecture: none, one per NPU, one per node shared "
                         "by its NPUs, or one pool shared by all NPUs"},
-    [O_LATENCY] = {.key = "remote-mem-latency", .type = CFG_NUM, .def = 0, .min = 0,
+    [O_LATENCY] = {.key = "remote-mem-latency", .type = CS_OPT_NUM, .def = 0, .min = 0,
                    .max = DBL_MAX, .unit = "ns", .off = OFF(remote_mem_latency_ns),
                    .help = "fixed latency of one remote access"},
-    [O_BW] = {.key = "remote-mem-bw", .type = CFG_NUM, .def = 0, .nodef = 1, .min = 0, .min_open = 1,
+    [O_BW] = {.key = "remote-mem-bw", .type = CS_OPT_NUM, .def = 0, .nodef = 1, .min = 0, .min_open = 1,
               .max = DBL_MAX, .unit = "GB/s", .off = OFF(remote_mem_bw_gbps),
               .help = "remote memory bandwidth (1 GB/s = 1 byte per ns); required unless "
                       "memory-type is NO_MEMORY_EXPANSION"},
-    [O_NODES] = {.key = "num-nodes", .type = CFG_INT, .def = 0, .nodef = 1, .min = 1, .max = (double)INT_MAX,
+    [O_NODES] = {.key = "num-nodes", .type = CS_OPT_INT, .def = 0, .nodef = 1, .min = 1, .max = (double)INT_MAX,
                  .off = OFF(num_nodes),
                  .help = "nodes, each with one shared remote memory (PER_NODE_MEMORY_EXPANSION "
                          "only, required there)"},
-    [O_PER_NODE] = {.key = "num-npus-per-node", .type = CFG_INT, .def = 0, .nodef = 1, .min = 1,
+    [O_PER_NODE] = {.key = "num-npus-per-node", .type = CS_OPT_INT, .def = 0, .nodef = 1, .min = 1,
                     .max = (double)INT_MAX, .off = OFF(num_npus_per_node),
                     .help = "NPUs per node; NPU i uses the memory of node i / num-npus-per-node "
                             "(PER_NODE_MEMORY_EXPANSION only, required there)"},
@@ -54,21 +54,21 @@ static const cfg_opt OPTS[] = {
 
 int cs_memory_config_defaults(cs_memory_config *c) {
     memset(c, 0, sizeof *c);
-    cfg_opts_defaults(OPTS, NOPTS, c);
+    cs_opts_defaults(OPTS, NOPTS, c);
     return CS_OK;
 }
 
 void cs_memory_config_free(cs_memory_config *c) {
     if (!c) return;
-    cfg_opts_free(OPTS, NOPTS, c);
+    cs_opts_free(OPTS, NOPTS, c);
     cs_free(c->path);
     memset(c, 0, sizeof *c);
 }
 
-static int missing_for_type(const cfg_jdoc *doc, const cs_memory_config *c, const cfg_opt *o,
+static int missing_for_type(const cs_jdoc *doc, const cs_memory_config *c, const cs_opt *o,
                             int type_line, cs_error *err) {
     char exp[128];
-    cfg_opt_expected(o, exp, sizeof exp);
+    cs_opt_expected(o, exp, sizeof exp);
     return CS_ERR(err, CS_EINVAL,
                   "%s:%d: %s: expected %s%s%s (required by memory-type %s at line %d), got no "
                   "such key",
@@ -76,7 +76,7 @@ static int missing_for_type(const cfg_jdoc *doc, const cs_memory_config *c, cons
                   o->unit ? o->unit : "", cs_memory_type_name(c->type), type_line);
 }
 
-static int check_type(const cfg_jdoc *doc, cs_memory_config *c, const int *lines,
+static int check_type(const cs_jdoc *doc, cs_memory_config *c, const int *lines,
                       cs_error *err) {
     int tl = lines[O_TYPE];
     if (c->type != CS_MEM_NO_EXPANSION && !lines[O_BW])
@@ -101,17 +101,17 @@ static int check_type(const cfg_jdoc *doc, cs_memory_config *c, const int *lines
 
 int cs_memory_config_load(const char *path, cs_memory_config *out, cs_error *err) {
     cs_memory_config_defaults(out);
-    cfg_jdoc doc;
-    int rc = cfg_jdoc_load(path, "remote memory configuration", &doc, err);
+    cs_jdoc doc;
+    int rc = cs_jdoc_load(path, "remote memory configuration", &doc, err);
     if (rc) {
         cs_memory_config_free(out);
         return rc;
     }
     out->path = cs_strdup(path);
     int lines[NOPTS];
-    rc = cfg_opts_parse(&doc, OPTS, NOPTS, out, lines, err);
+    rc = cs_opts_parse(&doc, OPTS, NOPTS, out, lines, err);
     if (rc == CS_OK) rc = check_type(&doc, out, lines, err);
-    cfg_jdoc_free(&doc);
+    cs_jdoc_free(&doc);
     if (rc) cs_memory_config_free(out);
     return rc;
 }
@@ -130,7 +130,7 @@ int cs_memory_config_validate(const cs_memory_config *c, uint64_t total_npus, cs
 }
 
 json_t *cs_memory_config_to_json(const cs_memory_config *c) {
-    json_t *obj = cfg_opts_to_json(OPTS, NOPTS, c);
+    json_t *obj = cs_opts_to_json(OPTS, NOPTS, c);
     if (c->type == CS_MEM_NO_EXPANSION) {
         json_object_del(obj, OPTS[O_LATENCY].key);
         json_object_del(obj, OPTS[O_BW].key);
@@ -142,10 +142,10 @@ json_t *cs_memory_config_to_json(const cs_memory_config *c) {
     return obj;
 }
 
-json_t *cs_memory_config_units_json(void) { return cfg_opts_units_json(OPTS, NOPTS); }
+json_t *cs_memory_config_units_json(void) { return cs_opts_units_json(OPTS, NOPTS); }
 
 void cs_memory_config_print_help(FILE *f) {
     fprintf(f, "Remote memory configuration (JSON object; ASTRA-sim "
                "--remote-memory-configuration):\n");
-    cfg_opts_print_help(f, OPTS, NOPTS);
+    cs_opts_print_help(f, OPTS, NOPTS);
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "config/config_int.h"
+#include "core/opts.h"
 #include "core/alloc.h"
 
 enum { K_TOPOLOGY, K_NPUS, K_BANDWIDTH, K_LATENCY, K_COUNT };
@@ -70,7 +70,7 @@ static void node_repr(const yaml_node_t *n, char *buf, size_t size) {
     switch (n->type) {
     case YAML_SCALAR_NODE: {
         char esc[256];
-        cfg_escape((const char *)n->data.scalar.value, 48, esc, sizeof esc);
+        cs_escape((const char *)n->data.scalar.value, 48, esc, sizeof esc);
         if (is_null_scalar(n))
             snprintf(buf, size, "nothing (null)");
         else if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
@@ -107,7 +107,7 @@ static int parse_element(const char *path, int k, int dim, const yaml_node_t *e,
         break;
     case K_NPUS: {
         long long v;
-        if (s && cfg_parse_ll(s, &v) == 0 && v >= 1 && v <= (long long)UINT32_MAX) {
+        if (s && cs_parse_ll(s, &v) == 0 && v >= 1 && v <= (long long)UINT32_MAX) {
             c->npus[dim] = (uint32_t)v;
             return CS_OK;
         }
@@ -115,7 +115,7 @@ static int parse_element(const char *path, int k, int dim, const yaml_node_t *e,
     }
     case K_BANDWIDTH: {
         double v;
-        if (s && cfg_parse_double(s, &v) == 0 && v > 0) {
+        if (s && cs_parse_double(s, &v) == 0 && v > 0) {
             c->bandwidth_gbps[dim] = v;
             return CS_OK;
         }
@@ -123,7 +123,7 @@ static int parse_element(const char *path, int k, int dim, const yaml_node_t *e,
     }
     case K_LATENCY: {
         double v;
-        if (s && cfg_parse_double(s, &v) == 0 && v >= 0) {
+        if (s && cs_parse_double(s, &v) == 0 && v >= 0) {
             c->latency_ns[dim] = v;
             return CS_OK;
         }
@@ -172,7 +172,7 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
         for (int i = 0; i < K_COUNT; i++)
             if (strcmp(ks, KEYS[i].key) == 0) k = i;
         if (k < 0) {
-            cfg_warn_unknown_key(path, line_of(kn), ks, known, K_COUNT);
+            cs_warn_unknown_key(path, line_of(kn), ks, known, K_COUNT);
             continue;
         }
         if (val[k]) /* ks is one of KEYS: no escaping needed */
@@ -246,7 +246,7 @@ int cs_network_config_load(const char *path, cs_network_config *out, cs_error *e
     memset(out, 0, sizeof *out);
     char *buf;
     size_t len;
-    int rc = cfg_read_file(path, &buf, &len, err);
+    int rc = cs_read_file(path, &buf, &len, err);
     if (rc) return rc;
 
     yaml_parser_t parser;

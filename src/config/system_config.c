@@ -4,7 +4,7 @@
  *
  * OPTS below is the single declaration of every key: type, default, bounds,
  * unit, accepted values, help and where it lands in cs_system_config.  The
- * option engine (cfg_opts.c) turns it into parsing, messages, the dump and
+ * option engine (core/opts.c) turns it into parsing, messages, the dump and
  * --help.  What a table row cannot say lives here: the algorithm-list and
  * custom-ET value types, and the rule "roofline-enabled needs peak-perf".
  */
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "config/config_int.h"
+#include "core/opts.h"
 #include "core/alloc.h"
 
 _Static_assert(sizeof(cs_scheduling_policy) == sizeof(int), "enum fields are written as int");
@@ -105,13 +105,13 @@ static int parse_algo_name(const char *s, cs_coll_algo *a) {
     return -1;
 }
 
-static int parse_algo_list(const cfg_jdoc *doc, const cfg_opt *o, const json_t *v, void *field,
+static int parse_algo_list(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field,
                            cs_error *err) {
     cs_coll_algo_list *l = field;
-    int line = cfg_jdoc_key_line(doc, o->key);
+    int line = cs_jdoc_key_line(doc, o->key);
     char got[320];
     if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > CS_MAX_DIMS) {
-        cfg_json_repr(v, got, sizeof got);
+        cs_json_repr(v, got, sizeof got);
         return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s, got %s", doc->path, line, o->key,
                       ALGO_TEXT, got);
     }
@@ -119,12 +119,12 @@ static int parse_algo_list(const cfg_jdoc *doc, const cfg_opt *o, const json_t *
     for (size_t i = 0; i < json_array_size(v); i++) {
         const json_t *e = json_array_get(v, i);
         if (!json_is_string(e) || parse_algo_name(json_string_value(e), &l->algo[i]) != 0) {
-            cfg_json_repr(e, got, sizeof got);
+            cs_json_repr(e, got, sizeof got);
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: %s: expected one of ring, oneRing, direct, direct<N> (N >= 1), "
                           "oneDirect, oneDirect<N>, halvingDoubling, oneHalvingDoubling, "
                           "doubleBinaryTree, inSwitch for dimension %zu, got %s",
-                          doc->path, cfg_jdoc_elem_line(doc, o->key, i), o->key, i, got);
+                          doc->path, cs_jdoc_elem_line(doc, o->key, i), o->key, i, got);
         }
     }
     l->n = (int)json_array_size(v);
@@ -132,7 +132,7 @@ static int parse_algo_list(const cfg_jdoc *doc, const cfg_opt *o, const json_t *
     return CS_OK;
 }
 
-static json_t *dump_algo_list(const cfg_opt *o, const void *field) {
+static json_t *dump_algo_list(const cs_opt *o, const void *field) {
     (void)o;
     const cs_coll_algo_list *l = field;
     if (l->n == 0) return NULL;
@@ -144,22 +144,22 @@ static json_t *dump_algo_list(const cfg_opt *o, const void *field) {
 }
 
 /* *-implementation-custom: a list holding exactly one Chakra ET file name. */
-static int parse_path1(const cfg_jdoc *doc, const cfg_opt *o, const json_t *v, void *field,
+static int parse_path1(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field,
                        cs_error *err) {
     char **p = field;
     if (!json_is_array(v) || json_array_size(v) != 1 ||
         !json_is_string(json_array_get(v, 0))) {
         char got[320];
-        cfg_json_repr(v, got, sizeof got);
+        cs_json_repr(v, got, sizeof got);
         return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s, got %s", doc->path,
-                      cfg_jdoc_key_line(doc, o->key), o->key, o->type_text, got);
+                      cs_jdoc_key_line(doc, o->key), o->key, o->type_text, got);
     }
     cs_free(*p);
     *p = cs_strdup(json_string_value(json_array_get(v, 0)));
     return CS_OK;
 }
 
-static json_t *dump_path1(const cfg_opt *o, const void *field) {
+static json_t *dump_path1(const cs_opt *o, const void *field) {
     (void)o;
     const char *const *p = field;
     if (!*p) return NULL;
@@ -177,38 +177,38 @@ static void free_path1(void *field) {
 #define OFF(f) offsetof(cs_system_config, f)
 #define IMAX ((double)INT_MAX)
 #define ALGOS(k, coll)                                                                         \
-    {.key = k "-implementation", .type = CFG_CUSTOM, .off = OFF(impl[coll]),                   \
+    {.key = k "-implementation", .type = CS_OPT_CUSTOM, .off = OFF(impl[coll]),                   \
      .type_text = ALGO_TEXT, .parse = parse_algo_list, .dump = dump_algo_list,                 \
      .help = "algorithm of each dimension for " k "; optional: without it (and without "      \
              k "-implementation-custom) a workload that issues " k " is an error"}
 #define CUSTOM(k, coll)                                                                        \
-    {.key = k "-implementation-custom", .type = CFG_CUSTOM, .off = OFF(custom_impl[coll]),     \
+    {.key = k "-implementation-custom", .type = CS_OPT_CUSTOM, .off = OFF(custom_impl[coll]),     \
      .type_text = "a list with exactly one Chakra ET file name", .parse = parse_path1,         \
      .dump = dump_path1, .free_fn = free_path1,                                                \
      .help = "custom " k " given as one Chakra ET covering all dimensions (ASTRA-sim "         \
              "custom collectives); overrides " k "-implementation"}
 
-static const cfg_opt OPTS[] = {
-    {.key = "scheduling-policy", .type = CFG_ENUM, .required = 1, .def = CS_SCHED_LIFO,
+static const cs_opt OPTS[] = {
+    {.key = "scheduling-policy", .type = CS_OPT_ENUM, .required = 1, .def = CS_SCHED_LIFO,
      .values = SCHED_NAMES, .off = OFF(scheduling_policy),
      .help = "order of ready collective chunks (streams): LIFO newest first, FIFO oldest "
              "first, EXPLICIT priority from the trace"},
-    {.key = "collective-optimization", .type = CFG_ENUM, .required = 1,
+    {.key = "collective-optimization", .type = CS_OPT_ENUM, .required = 1,
      .def = CS_COLLOPT_LOCAL_BW_AWARE, .values = COLLOPT_NAMES,
      .off = OFF(collective_optimization),
      .help = "all-reduce over dimensions: baseline = full all-reduce in every dimension, "
              "localBWAware = reduce-scatter up, all-reduce in the last, all-gather down"},
-    {.key = "endpoint-delay", .type = CFG_INT, .def = 10, .min = 0, .max = IMAX, .unit = "ns",
+    {.key = "endpoint-delay", .type = CS_OPT_INT, .def = 10, .min = 0, .max = IMAX, .unit = "ns",
      .off = OFF(endpoint_delay_ns),
      .help = "NPU-to-network delay paid per packet bundle (multiplied by --injection-scale)"},
-    {.key = "local-reduction-delay", .type = CFG_INT, .def = 1, .min = 0, .max = IMAX,
+    {.key = "local-reduction-delay", .type = CS_OPT_INT, .def = 1, .min = 0, .max = IMAX,
      .unit = "ns per 100 bytes", .off = OFF(local_reduction_delay),
      .help = "reduction cost in the LogGP shared-bus model (used only when model-shared-bus "
              "is 1)"},
-    {.key = "active-chunks-per-dimension", .type = CFG_INT, .def = 1, .min = 1, .max = IMAX,
+    {.key = "active-chunks-per-dimension", .type = CS_OPT_INT, .def = 1, .min = 1, .max = IMAX,
      .off = OFF(active_chunks_per_dimension),
      .help = "chunks allowed to run at once in the first-phase queues"},
-    {.key = "preferred-dataset-splits", .type = CFG_INT, .required = 1, .def = 4, .min = 1,
+    {.key = "preferred-dataset-splits", .type = CS_OPT_INT, .required = 1, .def = 4, .min = 1,
      .max = IMAX, .off = OFF(preferred_dataset_splits),
      .help = "number of chunks a collective is split into"},
     ALGOS("all-reduce", CS_CFG_ALL_REDUCE),
@@ -219,44 +219,44 @@ static const cfg_opt OPTS[] = {
     CUSTOM("all-gather", CS_CFG_ALL_GATHER),
     CUSTOM("reduce-scatter", CS_CFG_REDUCE_SCATTER),
     CUSTOM("all-to-all", CS_CFG_ALL_TO_ALL),
-    {.key = "per-node-custom-implementation", .type = CFG_STR, .off = OFF(per_node_custom_impl),
+    {.key = "per-node-custom-implementation", .type = CS_OPT_STR, .off = OFF(per_node_custom_impl),
      .help = "YAML file mapping trace node ids to custom collective Chakra ETs (kept, not "
              "read here)"},
-    {.key = "local-mem-bw", .type = CFG_NUM, .required = 1, .def = 1600, .min = 0,
+    {.key = "local-mem-bw", .type = CS_OPT_NUM, .required = 1, .def = 1600, .min = 0,
      .min_open = 1, .max = DBL_MAX, .unit = "GB/s", .off = OFF(local_mem_bw_gbps),
      .help = "local memory bandwidth (1 GB = 1e9 bytes): reduction cost 3 x size / bw, and "
              "the memory roof of the roofline model"},
-    {.key = "peak-perf", .type = CFG_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "TFLOP/s",
+    {.key = "peak-perf", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "TFLOP/s",
      .off = OFF(peak_perf_tflops),
      .help = "compute roof of the roofline model (required > 0 when roofline-enabled is 1)"},
-    {.key = "roofline-enabled", .type = CFG_BOOL, .def = 0, .off = OFF(roofline_enabled),
+    {.key = "roofline-enabled", .type = CS_OPT_BOOL, .def = 0, .off = OFF(roofline_enabled),
      .help = "time compute nodes with the roofline model instead of their recorded duration"},
-    {.key = "model-shared-bus", .type = CFG_BOOL, .def = 0, .off = OFF(model_shared_bus),
+    {.key = "model-shared-bus", .type = CS_OPT_BOOL, .def = 0, .off = OFF(model_shared_bus),
      .help = "use the LogGP shared-bus model (L, o, g, G) instead of a fixed endpoint delay"},
-    {.key = "L", .type = CFG_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
+    {.key = "L", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
      .off = OFF(loggp_L_ns), .help = "LogGP latency (model-shared-bus only)"},
-    {.key = "o", .type = CFG_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
+    {.key = "o", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
      .off = OFF(loggp_o_ns), .help = "LogGP overhead (model-shared-bus only)"},
-    {.key = "g", .type = CFG_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
+    {.key = "g", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
      .off = OFF(loggp_g_ns), .help = "LogGP gap between messages (model-shared-bus only)"},
-    {.key = "G", .type = CFG_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns per byte",
+    {.key = "G", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns per byte",
      .off = OFF(loggp_G_ns_per_byte), .help = "LogGP gap per byte (model-shared-bus only)"},
-    {.key = "trace-enabled", .type = CFG_BOOL, .def = 0, .off = OFF(trace_enabled),
+    {.key = "trace-enabled", .type = CS_OPT_BOOL, .def = 0, .off = OFF(trace_enabled),
      .help = "debug trace of every node issue and finish"},
-    {.key = "replay-only", .type = CFG_BOOL, .def = 0, .off = OFF(replay_only),
+    {.key = "replay-only", .type = CS_OPT_BOOL, .def = 0, .off = OFF(replay_only),
      .help = "replay every node with its recorded duration"},
-    {.key = "track-local-mem", .type = CFG_BOOL, .def = 0, .off = OFF(track_local_mem),
+    {.key = "track-local-mem", .type = CS_OPT_BOOL, .def = 0, .off = OFF(track_local_mem),
      .help = "write local memory usage over time to local-mem-trace-filename"},
-    {.key = "local-mem-trace-filename", .type = CFG_STR, .def_str = "local_mem_trace",
+    {.key = "local-mem-trace-filename", .type = CS_OPT_STR, .def_str = "local_mem_trace",
      .off = OFF(local_mem_trace_filename),
      .help = "output file of track-local-mem"},
-    {.key = "boost-mode", .type = CFG_IGNORED,
+    {.key = "boost-mode", .type = CS_OPT_IGNORED,
      .help = "present in ASTRA-sim's examples but read by no ASTRA-sim 2.x code; ignored"},
-    {.key = "inter-dimension-scheduling", .type = CFG_ENUM, .def = CS_INTER_ASCENDING,
+    {.key = "inter-dimension-scheduling", .type = CS_OPT_ENUM, .def = CS_INTER_ASCENDING,
      .values = INTER_NAMES, .off = OFF(inter_dim_scheduling),
      .help = "(ASTRA-sim 1.0 key) order in which a chunk visits dimensions: ascending, "
              "offlineGreedy (Themis), offlineGreedyFlex, roundRobin, onlineGreedy"},
-    {.key = "intra-dimension-scheduling", .type = CFG_ENUM, .def = CS_INTRA_FIFO,
+    {.key = "intra-dimension-scheduling", .type = CS_OPT_ENUM, .def = CS_INTRA_FIFO,
      .values = INTRA_NAMES, .off = OFF(intra_dim_scheduling),
      .help = "(ASTRA-sim 1.0 key) order of chunks within one dimension's queue"},
 };
@@ -264,13 +264,13 @@ static const cfg_opt OPTS[] = {
 
 int cs_system_config_defaults(cs_system_config *c) {
     memset(c, 0, sizeof *c);
-    cfg_opts_defaults(OPTS, NOPTS, c);
+    cs_opts_defaults(OPTS, NOPTS, c);
     return CS_OK;
 }
 
 void cs_system_config_free(cs_system_config *c) {
     if (!c) return;
-    cfg_opts_free(OPTS, NOPTS, c);
+    cs_opts_free(OPTS, NOPTS, c);
     cs_free(c->path);
     memset(c, 0, sizeof *c);
 }
@@ -283,25 +283,25 @@ static size_t opt_index(const char *key) {
 
 int cs_system_config_load(const char *path, cs_system_config *out, cs_error *err) {
     cs_system_config_defaults(out);
-    cfg_jdoc doc;
-    int rc = cfg_jdoc_load(path, "system configuration", &doc, err);
+    cs_jdoc doc;
+    int rc = cs_jdoc_load(path, "system configuration", &doc, err);
     if (rc) {
         cs_system_config_free(out);
         return rc;
     }
     out->path = cs_strdup(path);
     int lines[NOPTS];
-    rc = cfg_opts_parse(&doc, OPTS, NOPTS, out, lines, err);
+    rc = cs_opts_parse(&doc, OPTS, NOPTS, out, lines, err);
     if (rc == CS_OK && out->roofline_enabled && !(out->peak_perf_tflops > 0)) {
         int line = lines[opt_index("peak-perf")];
         char got[40] = "no such key";
-        if (line) cfg_fmt_double(got, sizeof got, out->peak_perf_tflops);
+        if (line) cs_fmt_double(got, sizeof got, out->peak_perf_tflops);
         rc = CS_ERR(err, CS_EINVAL,
                     "%s:%d: peak-perf: expected a number > 0 (in TFLOP/s) because "
                     "roofline-enabled is 1 (line %d), got %s",
                     path, line ? line : doc.root_line, lines[opt_index("roofline-enabled")], got);
     }
-    cfg_jdoc_free(&doc);
+    cs_jdoc_free(&doc);
     if (rc) cs_system_config_free(out);
     return rc;
 }
@@ -332,12 +332,12 @@ int cs_system_config_check_network(const cs_system_config *c, int ndims, cs_erro
 }
 
 json_t *cs_system_config_to_json(const cs_system_config *c) {
-    return cfg_opts_to_json(OPTS, NOPTS, c);
+    return cs_opts_to_json(OPTS, NOPTS, c);
 }
 
-json_t *cs_system_config_units_json(void) { return cfg_opts_units_json(OPTS, NOPTS); }
+json_t *cs_system_config_units_json(void) { return cs_opts_units_json(OPTS, NOPTS); }
 
 void cs_system_config_print_help(FILE *f) {
     fprintf(f, "System configuration (JSON object; ASTRA-sim --system-configuration):\n");
-    cfg_opts_print_help(f, OPTS, NOPTS);
+    cs_opts_print_help(f, OPTS, NOPTS);
 }

@@ -1,7 +1,7 @@
 /*
  * topology_file.c -- reader of the --topology JSON file (topology_file.h).
  *
- * Scalar keys go through the option-table engine (config_int.h: one table
+ * Scalar keys go through the option-table engine (core/opts.h: one table
  * drives parsing, defaults and help); the lists (edges, failed_links,
  * degraded_links, failed_switches, and the timed link_changes and
  * switch_changes, and the routing table `routes`) are read here with their
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "config/config_int.h"
+#include "core/opts.h"
 #include "core/alloc.h"
 #include "network/network.h"
 
@@ -36,10 +36,10 @@ static const char *const ROUTINGS[] = {"ecmp", "spray", NULL};
 static const char *const BUILDERS[] = {"astra", "fat-tree", "rail", "edges", "clos3", "torus", "mesh", "dragonfly", NULL};
 
 #define OFF(f) offsetof(tf, f)
-#define INT_OPT(k, f, lo, d, h) {.key = k, .type = CFG_INT, .def = d, .min = lo, .max = (double)INT_MAX, .off = OFF(f), .help = h}
-#define NUM_OPT(k, f, u, d, h) {.key = k, .type = CFG_NUM, .def = d, .min = 0, .max = DBL_MAX, .unit = u, .off = OFF(f), .help = h}
-static const cfg_opt OPTS[] = {
-    {.key = "builder", .type = CFG_ENUM, .required = 1, .values = BUILDERS, .off = OFF(builder),
+#define INT_OPT(k, f, lo, d, h) {.key = k, .type = CS_OPT_INT, .def = d, .min = lo, .max = (double)INT_MAX, .off = OFF(f), .help = h}
+#define NUM_OPT(k, f, u, d, h) {.key = k, .type = CS_OPT_NUM, .def = d, .min = 0, .max = DBL_MAX, .unit = u, .off = OFF(f), .help = h}
+static const cs_opt OPTS[] = {
+    {.key = "builder", .type = CS_OPT_ENUM, .required = 1, .values = BUILDERS, .off = OFF(builder),
      .help = "astra: the network YAML's dimensions; fat-tree: two-tier leaf-spine Clos; rail: HGX/DGX "
              "servers (NVSwitch + NIC per GPU) on a rail-optimized Clos; edges: the list under \"edges\"; clos3: "
              "three-tier Clos of pods; torus, mesh: 1-3-D grids of NPUs (\"dims\"); dragonfly"},
@@ -70,7 +70,7 @@ static const cfg_opt OPTS[] = {
     NUM_OPT("core_latency", core_lat, "ns", -1, "clos3: aggregation-core latency (default uplink latency)"),
     NUM_OPT("core_oversubscription", core_oversub, NULL, 0,
             "clos3: aggregation downlink/uplink bandwidth ratio (sets core_bandwidth when that is 0)"),
-    {.key = "dims", .type = CFG_IGNORED, .help = "torus, mesh: list of 1 to 3 sizes, dimension 0 fastest in NPU ids"},
+    {.key = "dims", .type = CS_OPT_IGNORED, .help = "torus, mesh: list of 1 to 3 sizes, dimension 0 fastest in NPU ids"},
     INT_OPT("groups", groups, 1, 1, "dragonfly: groups"),
     INT_OPT("routers_per_group", routers_per_group, 1, 4, "dragonfly: routers per group (fully connected)"),
     INT_OPT("npus_per_router", npus_per_router, 1, 2, "dragonfly: NPUs per router"),
@@ -81,26 +81,26 @@ static const cfg_opt OPTS[] = {
     NUM_OPT("global_latency", global_lat, "ns", -1, "dragonfly: global cable latency (default link_latency)"),
     INT_OPT("switches", switches, 0, 0, "edges: switch nodes, numbered npus .. npus+switches-1"),
     INT_OPT("ecmp_seed", ecmp_seed, 0, 0, "seed of ECMP hashing"),
-    {.key = "routing", .type = CFG_ENUM, .values = ROUTINGS, .def = 0, .off = OFF(routing),
+    {.key = "routing", .type = CS_OPT_ENUM, .values = ROUTINGS, .def = 0, .off = OFF(routing),
      .help = "ecmp: one path per (src, dst) pair, hashed; spray: a path per message among the equal-cost ones"},
-    {.key = "routes", .type = CFG_IGNORED,
+    {.key = "routes", .type = CS_OPT_IGNORED,
      .help = "routing table: list of node paths [src, n1, ..., dst] used instead of ECMP while their links are up"},
-    {.key = "edges", .type = CFG_IGNORED, .help = "edges: list of [a, b, bandwidth GB/s, latency ns] cables (both directions)"},
-    {.key = "failed_links", .type = CFG_IGNORED, .help = "list of [a, b]: cables down from the start"},
-    {.key = "degraded_links", .type = CFG_IGNORED, .help = "list of [a, b, factor]: cables at factor x bandwidth"},
-    {.key = "failed_switches", .type = CFG_IGNORED, .help = "list of node ids: every link of the node down"},
-    {.key = "link_changes", .type = CFG_IGNORED,
+    {.key = "edges", .type = CS_OPT_IGNORED, .help = "edges: list of [a, b, bandwidth GB/s, latency ns] cables (both directions)"},
+    {.key = "failed_links", .type = CS_OPT_IGNORED, .help = "list of [a, b]: cables down from the start"},
+    {.key = "degraded_links", .type = CS_OPT_IGNORED, .help = "list of [a, b, factor]: cables at factor x bandwidth"},
+    {.key = "failed_switches", .type = CS_OPT_IGNORED, .help = "list of node ids: every link of the node down"},
+    {.key = "link_changes", .type = CS_OPT_IGNORED,
      .help = "list of [time ns, a, b, factor]: from that simulated time the cable a-b runs at factor x its "
              "bandwidth (0 = down, 1 = restored)"},
-    {.key = "switch_changes", .type = CFG_IGNORED,
+    {.key = "switch_changes", .type = CS_OPT_IGNORED,
      .help = "list of [time ns, node, factor]: from that time every link of the node at factor x (0 = down)"},
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 
 /* Element i of list `key` as n numbers (integers for the first nint). */
-static int read_tuple(const cfg_jdoc *doc, const char *key, size_t i, const json_t *v, size_t n, size_t nint,
+static int read_tuple(const cs_jdoc *doc, const char *key, size_t i, const json_t *v, size_t n, size_t nint,
                       const char *what, double *out, cs_error *err) {
-    int line = cfg_jdoc_elem_line(doc, key, i);
+    int line = cs_jdoc_elem_line(doc, key, i);
     if (json_is_integer(v) && n == 1) {
         out[0] = (double)json_integer_value(v);
         return CS_OK;
@@ -110,27 +110,27 @@ static int read_tuple(const cfg_jdoc *doc, const char *key, size_t i, const json
     for (size_t k = 0; k < n; k++) {
         const json_t *x = json_array_get(v, k);
         long long ll;
-        if (!json_is_number(x) || (k < nint && cfg_json_ll(x, &ll)) || json_number_value(x) < 0)
+        if (!json_is_number(x) || (k < nint && cs_json_ll(x, &ll)) || json_number_value(x) < 0)
             return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: expected %s", doc->path, line, key, i, what);
         out[k] = json_number_value(x);
     }
     return CS_OK;
 }
 
-static int node_ok(const cfg_jdoc *doc, const char *key, size_t i, const cs_topo *t, double v, cs_error *err) {
+static int node_ok(const cs_jdoc *doc, const char *key, size_t i, const cs_topo *t, double v, cs_error *err) {
     if (v >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: node %.0f does not exist (nodes 0..%u)", doc->path,
-                      cfg_jdoc_elem_line(doc, key, i), key, i, v, t->nnodes - 1);
+                      cs_jdoc_elem_line(doc, key, i), key, i, v, t->nnodes - 1);
     return CS_OK;
 }
 
-static int apply_failures(const cfg_jdoc *doc, cs_topo *t, cs_error *err) {
+static int apply_failures(const cs_jdoc *doc, cs_topo *t, cs_error *err) {
     const char *keys[] = {"failed_links", "degraded_links", "failed_switches"};
     for (int k = 0; k < 3; k++) {
         json_t *list = json_object_get(doc->root, keys[k]);
         if (!list) continue;
         if (!json_is_array(list))
-            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a list", doc->path, cfg_jdoc_key_line(doc, keys[k]), keys[k]);
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a list", doc->path, cs_jdoc_key_line(doc, keys[k]), keys[k]);
         for (size_t i = 0; i < json_array_size(list); i++) {
             double v[3] = {0, 0, 0};
             int rc = k == 0   ? read_tuple(doc, keys[k], i, json_array_get(list, i), 2, 2, "[a, b] (node ids)", v, err)
@@ -143,10 +143,10 @@ static int apply_failures(const cfg_jdoc *doc, cs_topo *t, cs_error *err) {
             if (k == 2) rc = cs_topo_fail_node(t, (uint32_t)v[0], err);
             else if (k == 1 && v[2] > 1)
                 return CS_ERR(err, CS_EINVAL, "%s:%d: degraded_links[%zu]: factor: expected 0..1, got %g", doc->path,
-                              cfg_jdoc_elem_line(doc, keys[k], i), i, v[2]);
+                              cs_jdoc_elem_line(doc, keys[k], i), i, v[2]);
             else rc = cs_topo_degrade_cable(t, (uint32_t)v[0], (uint32_t)v[1], k == 0 ? 0.0 : v[2], err);
             if (rc) {
-                cs_error_prefix(err, "%s:%d: %s[%zu]: ", doc->path, cfg_jdoc_elem_line(doc, keys[k], i), keys[k], i);
+                cs_error_prefix(err, "%s:%d: %s[%zu]: ", doc->path, cs_jdoc_elem_line(doc, keys[k], i), keys[k], i);
                 return rc;
             }
         }
@@ -154,16 +154,16 @@ static int apply_failures(const cfg_jdoc *doc, cs_topo *t, cs_error *err) {
     return CS_OK;
 }
 
-static int apply_changes(const cfg_jdoc *doc, cs_topo *t, cs_error *err) {
+static int apply_changes(const cs_jdoc *doc, cs_topo *t, cs_error *err) {
     const char *keys[] = {"link_changes", "switch_changes"};
     for (int k = 0; k < 2; k++) {
         json_t *list = json_object_get(doc->root, keys[k]);
         if (!list) continue;
         if (!json_is_array(list))
-            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a list", doc->path, cfg_jdoc_key_line(doc, keys[k]), keys[k]);
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a list", doc->path, cs_jdoc_key_line(doc, keys[k]), keys[k]);
         for (size_t i = 0; i < json_array_size(list); i++) {
             double v[4] = {0, 0, 0, 0};
-            int line = cfg_jdoc_elem_line(doc, keys[k], i);
+            int line = cs_jdoc_elem_line(doc, keys[k], i);
             /* read_tuple's integer columns are the first nint: read the time as a number */
             const json_t *e = json_array_get(list, i);
             size_t n = k == 0 ? 4 : 3;
@@ -189,22 +189,22 @@ static int apply_changes(const cfg_jdoc *doc, cs_topo *t, cs_error *err) {
     return CS_OK;
 }
 
-static int read_routes(const cfg_jdoc *doc, cs_topo *t, cs_error *err) {
+static int read_routes(const cs_jdoc *doc, cs_topo *t, cs_error *err) {
     json_t *list = json_object_get(doc->root, "routes");
     if (!list) return CS_OK;
     if (!json_is_array(list))
-        return CS_ERR(err, CS_EINVAL, "%s:%d: routes: expected a list of node paths", doc->path, cfg_jdoc_key_line(doc, "routes"));
+        return CS_ERR(err, CS_EINVAL, "%s:%d: routes: expected a list of node paths", doc->path, cs_jdoc_key_line(doc, "routes"));
     uint32_t *nodes = NULL;
     size_t cap = 0;
     int rc = CS_OK;
     for (size_t i = 0; i < json_array_size(list) && rc == CS_OK; i++) {
         const json_t *e = json_array_get(list, i);
-        int line = cfg_jdoc_elem_line(doc, "routes", i);
+        int line = cs_jdoc_elem_line(doc, "routes", i);
         size_t n = json_is_array(e) ? json_array_size(e) : 0;
         CS_GROW(nodes, cap, n + 1);
         for (size_t k = 0; k < n && rc == CS_OK; k++) {
             long long v;
-            if (cfg_json_ll(json_array_get(e, k), &v) || v < 0 || v > (long long)UINT32_MAX)
+            if (cs_json_ll(json_array_get(e, k), &v) || v < 0 || v > (long long)UINT32_MAX)
                 rc = CS_ERR(err, CS_EINVAL, "%s:%d: routes[%zu]: expected a list of node ids [src, ..., dst]", doc->path,
                             line, i);
             else nodes[k] = (uint32_t)v;
@@ -218,11 +218,11 @@ static int read_routes(const cfg_jdoc *doc, cs_topo *t, cs_error *err) {
     return rc;
 }
 
-static int build_edges(const cfg_jdoc *doc, const tf *c, uint32_t npus, cs_topo **out, cs_error *err) {
+static int build_edges(const cs_jdoc *doc, const tf *c, uint32_t npus, cs_topo **out, cs_error *err) {
     json_t *list = json_object_get(doc->root, "edges");
     if (!list || !json_is_array(list))
         return CS_ERR(err, CS_EINVAL, "%s:%d: edges: expected a list of [a, b, bandwidth GB/s, latency ns]",
-                      doc->path, list ? cfg_jdoc_key_line(doc, "edges") : doc->root_line);
+                      doc->path, list ? cs_jdoc_key_line(doc, "edges") : doc->root_line);
     cs_topo *t = cs_topo_new(npus);
     for (int i = 0; i < c->switches; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
     for (size_t i = 0; i < json_array_size(list); i++) {
@@ -233,7 +233,7 @@ static int build_edges(const cfg_jdoc *doc, const tf *c, uint32_t npus, cs_topo 
         if (!rc) rc = node_ok(doc, "edges", i, t, v[1], err);
         if (!rc && (v[0] == v[1] || v[2] <= 0))
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: edges[%zu]: expected two different nodes and a bandwidth > 0",
-                        doc->path, cfg_jdoc_elem_line(doc, "edges", i), i);
+                        doc->path, cs_jdoc_elem_line(doc, "edges", i), i);
         if (rc) {
             cs_topo_free(t);
             return rc;
@@ -248,13 +248,13 @@ static int build_edges(const cfg_jdoc *doc, const tf *c, uint32_t npus, cs_topo 
 
 int cs_topology_file_load(const char *path, const cs_network_config *net, cs_topo **out, cs_error *err) {
     *out = NULL;
-    cfg_jdoc doc;
-    int rc = cfg_jdoc_load(path, "topology file", &doc, err);
+    cs_jdoc doc;
+    int rc = cs_jdoc_load(path, "topology file", &doc, err);
     if (rc) return rc;
     tf c;
-    cfg_opts_defaults(OPTS, NOPTS, &c);
+    cs_opts_defaults(OPTS, NOPTS, &c);
     int lines[NOPTS];
-    rc = cfg_opts_parse(&doc, OPTS, NOPTS, &c, lines, err);
+    rc = cs_opts_parse(&doc, OPTS, NOPTS, &c, lines, err);
     uint32_t npus = c.npus ? (uint32_t)c.npus : (uint32_t)net->total_npus;
     cs_topo *t = NULL;
     if (rc == CS_OK) {
@@ -312,7 +312,7 @@ int cs_topology_file_load(const char *path, const cs_network_config *net, cs_top
             json_t *dims = json_object_get(doc.root, "dims");
             if (!dims || !json_is_array(dims) || json_array_size(dims) < 1 || json_array_size(dims) > 3) {
                 rc = CS_ERR(err, CS_EINVAL, "%s:%d: dims: expected a list of 1 to 3 sizes", path,
-                            dims ? cfg_jdoc_key_line(&doc, "dims") : doc.root_line);
+                            dims ? cs_jdoc_key_line(&doc, "dims") : doc.root_line);
                 break;
             }
             p.ndims = (uint32_t)json_array_size(dims);
@@ -321,7 +321,7 @@ int cs_topology_file_load(const char *path, const cs_network_config *net, cs_top
                 rc = read_tuple(&doc, "dims", d, json_array_get(dims, d), 1, 1, "a size >= 1", &v, err);
                 if (rc == CS_OK && (v < 1 || v > 1e9))
                     rc = CS_ERR(err, CS_EINVAL, "%s:%d: dims[%zu]: expected a size >= 1, got %g", path,
-                                cfg_jdoc_elem_line(&doc, "dims", d), d, v);
+                                cs_jdoc_elem_line(&doc, "dims", d), d, v);
                 p.dims[d] = (uint32_t)v;
             }
             if (rc) break;
@@ -356,8 +356,8 @@ int cs_topology_file_load(const char *path, const cs_network_config *net, cs_top
     if (rc == CS_OK && t->nnpus != net->total_npus)
         rc = CS_ERR(err, CS_EINVAL, "%s: the topology has %u NPUs but the network configuration %s has %llu",
                     path, t->nnpus, net->path ? net->path : "", (unsigned long long)net->total_npus);
-    cfg_opts_free(OPTS, NOPTS, &c);
-    cfg_jdoc_free(&doc);
+    cs_opts_free(OPTS, NOPTS, &c);
+    cs_jdoc_free(&doc);
     if (rc) {
         cs_topo_free(t);
         return rc;
@@ -366,4 +366,4 @@ int cs_topology_file_load(const char *path, const cs_network_config *net, cs_top
     return CS_OK;
 }
 
-void cs_topology_file_print_help(FILE *f) { cfg_opts_print_help(f, OPTS, NOPTS); }
+void cs_topology_file_print_help(FILE *f) { cs_opts_print_help(f, OPTS, NOPTS); }

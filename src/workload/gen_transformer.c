@@ -22,7 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config/config_int.h"
+#include "core/opts.h"
 #include "core/alloc.h"
 #include "workload/et.h"
 #include "workload/graph.h"
@@ -91,7 +91,7 @@ static const mkey mkeys[] = {
 /* DLRM model file: tables, rows, emb_dim, dense_features, pooling (1),
  * bottom_mlp and top_mlp (arrays of layer widths; the bottom MLP's last is
  * emb_dim). */
-static int dlrm_load(cfg_jdoc *doc, const char *path, cs_tx_model *out, cs_error *err) {
+static int dlrm_load(cs_jdoc *doc, const char *path, cs_tx_model *out, cs_error *err) {
     static const char *known[] = {"name", "arch", "tables", "rows", "emb_dim", "dense_features", "pooling",
                                   "bottom_mlp", "top_mlp"};
     static const size_t offs[] = {offsetof(cs_tx_model, tables), offsetof(cs_tx_model, rows),
@@ -103,21 +103,21 @@ static int dlrm_load(cfg_jdoc *doc, const char *path, cs_tx_model *out, cs_error
     for (size_t j = 0; j < doc->nm; j++) {
         int ok = 0;
         for (size_t i = 0; i < 9; i++) ok |= strcmp(doc->m[j].key, known[i]) == 0;
-        if (!ok) cfg_warn_unknown_key(path, doc->m[j].key_line, doc->m[j].key, known, 9);
+        if (!ok) cs_warn_unknown_key(path, doc->m[j].key_line, doc->m[j].key, known, 9);
     }
     for (size_t i = 0; i < 7; i++) {
         const char *key = known[i + 2];
         json_t *v = json_object_get(doc->root, key);
-        int line = cfg_jdoc_key_line(doc, key);
+        int line = cs_jdoc_key_line(doc, key);
         if (!v) {
             if (i == 4) continue; /* pooling */
             return CS_ERR(err, CS_EINVAL, "%s:%d: %s: the key is missing", path, line, key);
         }
         char got[64];
-        cfg_json_repr(v, got, sizeof got);
+        cs_json_repr(v, got, sizeof got);
         if (i < 5) {
             long long x;
-            if (cfg_json_ll(v, &x) || x < 1 || x > 1000000000)
+            if (cs_json_ll(v, &x) || x < 1 || x > 1000000000)
                 return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an integer >= 1, got %s", path, line, key, got);
             *(uint32_t *)((char *)out + offs[i]) = (uint32_t)x;
             continue;
@@ -128,7 +128,7 @@ static int dlrm_load(cfg_jdoc *doc, const char *path, cs_tx_model *out, cs_error
                           key, CS_DLRM_MAXMLP, got);
         for (size_t k = 0; k < json_array_size(v); k++) {
             long long x;
-            if (cfg_json_ll(json_array_get(v, k), &x) || x < 1 || x > 100000000)
+            if (cs_json_ll(json_array_get(v, k), &x) || x < 1 || x > 100000000)
                 return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected integers >= 1, got %s", path, line, key, got);
             arr[k] = (uint32_t)x;
         }
@@ -136,31 +136,31 @@ static int dlrm_load(cfg_jdoc *doc, const char *path, cs_tx_model *out, cs_error
     }
     if (out->bot[out->nbot - 1] != out->emb_dim)
         return CS_ERR(err, CS_EINVAL, "%s:%d: bottom_mlp: the last width must be emb_dim (%u), got %u", path,
-                      cfg_jdoc_key_line(doc, "bottom_mlp"), out->emb_dim, out->bot[out->nbot - 1]);
+                      cs_jdoc_key_line(doc, "bottom_mlp"), out->emb_dim, out->bot[out->nbot - 1]);
     return CS_OK;
 }
 
 int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
-    cfg_jdoc doc;
-    int rc = cfg_jdoc_load(path, "model description", &doc, err);
+    cs_jdoc doc;
+    int rc = cs_jdoc_load(path, "model description", &doc, err);
     if (rc) return rc;
     memset(out, 0, sizeof *out);
     out->bias = 1;
     out->tied_embeddings = 1;
     json_t *nm = json_object_get(doc.root, "name");
     if (nm && !json_is_string(nm)) {
-        rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected a string", path, cfg_jdoc_key_line(&doc, "name"));
+        rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected a string", path, cs_jdoc_key_line(&doc, "name"));
         goto done;
     }
     snprintf(out->name, sizeof out->name, "%s", nm ? json_string_value(nm) : path);
     json_t *ar = json_object_get(doc.root, "arch");
     if (ar) {
-        int line = cfg_jdoc_key_line(&doc, "arch");
+        int line = cs_jdoc_key_line(&doc, "arch");
         if (!json_is_string(ar) || (strcmp(json_string_value(ar), "resnet50") != 0 &&
                                     strcmp(json_string_value(ar), "dlrm") != 0 &&
                                     strcmp(json_string_value(ar), "transformer") != 0)) {
             char got[64];
-            cfg_json_repr(ar, got, sizeof got);
+            cs_json_repr(ar, got, sizeof got);
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: arch: expected \"transformer\", \"resnet50\" or \"dlrm\", got %s", path,
                         line, got);
             goto done;
@@ -180,18 +180,18 @@ int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
         for (size_t j = 0; j < doc.nm; j++) {
             int ok = 0;
             for (size_t i = 0; i < 4; i++) ok |= strcmp(doc.m[j].key, rknown[i]) == 0;
-            if (!ok) cfg_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, rknown, 4);
+            if (!ok) cs_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, rknown, 4);
         }
         for (int i = 0; i < 2; i++) {
             const char *key = i ? "classes" : "image";
             json_t *v = json_object_get(doc.root, key);
             long long x;
             if (!v) continue;
-            if (cfg_json_ll(v, &x) || x < 1 || x > 100000000 || (i == 0 && x % 32)) {
+            if (cs_json_ll(v, &x) || x < 1 || x > 100000000 || (i == 0 && x % 32)) {
                 char got[64];
-                cfg_json_repr(v, got, sizeof got);
+                cs_json_repr(v, got, sizeof got);
                 rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an integer >= 1%s, got %s", path,
-                            cfg_jdoc_key_line(&doc, key), key, i ? "" : " divisible by 32", got);
+                            cs_jdoc_key_line(&doc, key), key, i ? "" : " divisible by 32", got);
                 goto done;
             }
             *(i ? &out->classes : &out->image) = (uint32_t)x;
@@ -204,12 +204,12 @@ int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
     for (size_t j = 0; j < doc.nm; j++) {
         int ok = 0;
         for (size_t i = 0; i < NMKEYS + 1; i++) ok |= strcmp(doc.m[j].key, known[i]) == 0;
-        if (!ok) cfg_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, known, NMKEYS + 1);
+        if (!ok) cs_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, known, NMKEYS + 1);
     }
     for (size_t i = 0; i < NMKEYS; i++) {
         const mkey *k = &mkeys[i];
         json_t *v = json_object_get(doc.root, k->key);
-        int line = cfg_jdoc_key_line(&doc, k->key);
+        int line = cs_jdoc_key_line(&doc, k->key);
         if (!v) {
             if (k->required) {
                 rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an integer >= 1, the key is missing", path, line,
@@ -221,7 +221,7 @@ int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
         if (k->is_bool) {
             if (!json_is_boolean(v)) {
                 char got[64];
-                cfg_json_repr(v, got, sizeof got);
+                cs_json_repr(v, got, sizeof got);
                 rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected true or false, got %s", path, line, k->key, got);
                 goto done;
             }
@@ -229,9 +229,9 @@ int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
             continue;
         }
         long long x;
-        if (cfg_json_ll(v, &x) || x < 1 || x > 100000000) {
+        if (cs_json_ll(v, &x) || x < 1 || x > 100000000) {
             char got[64];
-            cfg_json_repr(v, got, sizeof got);
+            cs_json_repr(v, got, sizeof got);
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an integer >= 1, got %s", path, line, k->key, got);
             goto done;
         }
@@ -242,15 +242,15 @@ int cs_tx_model_load_json(const char *path, cs_tx_model *out, cs_error *err) {
     if (out->experts && !out->top_k) out->top_k = out->experts < 2 ? out->experts : 2;
     if (out->top_k > out->experts)
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: top_k: expected at most experts (%u), got %u", path,
-                    cfg_jdoc_key_line(&doc, "top_k"), out->experts, out->top_k);
+                    cs_jdoc_key_line(&doc, "top_k"), out->experts, out->top_k);
     else if (out->hidden % out->heads)
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: heads: expected a divisor of hidden (%u), got %u", path,
-                    cfg_jdoc_key_line(&doc, "heads"), out->hidden, out->heads);
+                    cs_jdoc_key_line(&doc, "heads"), out->hidden, out->heads);
     else if (out->heads % out->kv_heads)
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: kv_heads: expected a divisor of heads (%u), got %u", path,
-                    cfg_jdoc_key_line(&doc, "kv_heads"), out->heads, out->kv_heads);
+                    cs_jdoc_key_line(&doc, "kv_heads"), out->heads, out->kv_heads);
 done:
-    cfg_jdoc_free(&doc);
+    cs_jdoc_free(&doc);
     return rc;
 }
 

@@ -1,8 +1,8 @@
 /*
- * cfg_util.c -- file reading, value formatting and strict number parsing
- * shared by the config readers (see config_int.h).
+ * textutil.c -- file reading, value formatting and strict number parsing
+ * shared by the config readers (see core/opts.h).
  */
-#include "config/config_int.h"
+#include "core/opts.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 #include "core/alloc.h"
 #include "core/log.h"
 
-int cfg_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
+int cs_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
     *buf = NULL;
     *len = 0;
     FILE *f = fopen(path, "rb");
@@ -41,7 +41,7 @@ int cfg_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
     return CS_OK;
 }
 
-const char *cfg_escape(const char *s, size_t max, char *buf, size_t n) {
+const char *cs_escape(const char *s, size_t max, char *buf, size_t n) {
     size_t o = 0, i = 0;
     if (n == 0) return buf;
     for (; s[i] && i < max && o + 8 < n; i++) {
@@ -66,7 +66,7 @@ const char *cfg_escape(const char *s, size_t max, char *buf, size_t n) {
     return buf;
 }
 
-void cfg_fmt_double(char *buf, size_t n, double d) {
+void cs_fmt_double(char *buf, size_t n, double d) {
     if (d == floor(d) && fabs(d) < 1e15) { /* 1600, not 1.6e+03 */
         snprintf(buf, n, "%.0f", d);
         return;
@@ -77,7 +77,7 @@ void cfg_fmt_double(char *buf, size_t n, double d) {
     }
 }
 
-void cfg_json_repr(const json_t *v, char *buf, size_t n) {
+void cs_json_repr(const json_t *v, char *buf, size_t n) {
     if (!v) {
         snprintf(buf, n, "nothing");
         return;
@@ -85,14 +85,14 @@ void cfg_json_repr(const json_t *v, char *buf, size_t n) {
     switch (json_typeof(v)) {
     case JSON_STRING: {
         char esc[256];
-        snprintf(buf, n, "\"%s\"", cfg_escape(json_string_value(v), 48, esc, sizeof esc));
+        snprintf(buf, n, "\"%s\"", cs_escape(json_string_value(v), 48, esc, sizeof esc));
         break;
     }
     case JSON_INTEGER:
         snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
         break;
     case JSON_REAL:
-        cfg_fmt_double(buf, n, json_real_value(v));
+        cs_fmt_double(buf, n, json_real_value(v));
         break;
     case JSON_TRUE: snprintf(buf, n, "true"); break;
     case JSON_FALSE: snprintf(buf, n, "false"); break;
@@ -106,7 +106,7 @@ void cfg_json_repr(const json_t *v, char *buf, size_t n) {
     }
 }
 
-int cfg_parse_double(const char *s, double *out) {
+int cs_parse_double(const char *s, double *out) {
     if (!s || !*s) return -1;
     /* only [+-] digits [.digits] [e[+-]digits]: no hex, inf, nan, spaces */
     const char *p = s;
@@ -133,7 +133,7 @@ int cfg_parse_double(const char *s, double *out) {
     return 0;
 }
 
-int cfg_parse_ll(const char *s, long long *out) {
+int cs_parse_ll(const char *s, long long *out) {
     if (!s || !*s) return -1;
     const char *p = s;
     if (*p == '+' || *p == '-') p++;
@@ -150,13 +150,13 @@ int cfg_parse_ll(const char *s, long long *out) {
         }
     }
     double d;
-    if (cfg_parse_double(s, &d) != 0) return -1;
+    if (cs_parse_double(s, &d) != 0) return -1;
     if (d != floor(d) || d < -9.2e18 || d > 9.2e18) return -1;
     *out = (long long)d;
     return 0;
 }
 
-int cfg_json_ll(const json_t *v, long long *out) {
+int cs_json_ll(const json_t *v, long long *out) {
     if (json_is_integer(v)) {
         *out = (long long)json_integer_value(v);
         return 0;
@@ -191,7 +191,7 @@ static size_t edit_distance(const char *a, const char *b) {
     return row[lb];
 }
 
-void cfg_warn_unknown_key(const char *path, int line, const char *key,
+void cs_warn_unknown_key(const char *path, int line, const char *key,
                           const char *const *known, size_t nknown) {
     const char *best = NULL;
     size_t best_d = (size_t)-1;
@@ -204,7 +204,7 @@ void cfg_warn_unknown_key(const char *path, int line, const char *key,
     }
     size_t klen = strlen(key);
     char esc[256];
-    cfg_escape(key, 64, esc, sizeof esc);
+    cs_escape(key, 64, esc, sizeof esc);
     if (best && best_d <= 3 && best_d < klen)
         cs_warn("%s:%d: unknown key \"%s\" ignored (did you mean \"%s\"?)", path, line, esc,
                 best);

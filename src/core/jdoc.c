@@ -1,5 +1,5 @@
 /*
- * cfg_json.c -- JSON config files with line numbers (see config_int.h).
+ * jdoc.c -- JSON config files with line numbers (see core/opts.h).
  *
  * jansson parses and validates the text; it does not keep value positions,
  * so a second, tiny scanner walks the same (now known-valid) bytes and
@@ -7,7 +7,7 @@
  * top-level list.  The scanner also finds duplicate top-level keys, which
  * jansson would silently collapse to the last one.
  */
-#include "config/config_int.h"
+#include "core/opts.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -166,7 +166,7 @@ static int skip_value(scan *s) {
 
 /* Build the index of the top-level object.  Stops quietly on anything
  * unexpected (the text was validated by jansson first). */
-static void build_index(cfg_jdoc *doc, const char *buf, size_t len) {
+static void build_index(cs_jdoc *doc, const char *buf, size_t len) {
     scan s = {buf, len, 0, 1};
     size_t cap = 0;
     skip_ws(&s);
@@ -176,12 +176,12 @@ static void build_index(cfg_jdoc *doc, const char *buf, size_t len) {
     for (;;) {
         skip_ws(&s);
         if (s.i >= s.n || s.b[s.i] != '"') return;
-        cfg_jmember m = {0};
+        cs_jmember m = {0};
         m.key_line = s.line;
         if (scan_string(&s, &m.key) != 0) return;
         CS_GROW(doc->m, cap, doc->nm + 1);
         doc->m[doc->nm++] = m;
-        cfg_jmember *mp = &doc->m[doc->nm - 1];
+        cs_jmember *mp = &doc->m[doc->nm - 1];
         skip_ws(&s);
         if (s.i >= s.n || s.b[s.i] != ':') return;
         s.i++;
@@ -225,16 +225,16 @@ static void build_index(cfg_jdoc *doc, const char *buf, size_t len) {
 }
 
 static int cmp_member_key(const void *a, const void *b) {
-    const cfg_jmember *x = *(const cfg_jmember *const *)a;
-    const cfg_jmember *y = *(const cfg_jmember *const *)b;
+    const cs_jmember *x = *(const cs_jmember *const *)a;
+    const cs_jmember *y = *(const cs_jmember *const *)b;
     int c = strcmp(x->key, y->key);
     if (c) return c;
     return (x->key_line > y->key_line) - (x->key_line < y->key_line);
 }
 
 /* jansson kept fewer keys than the file has: report the duplicate. */
-static int report_duplicate(const cfg_jdoc *doc, cs_error *err) {
-    const cfg_jmember **v = cs_malloc(doc->nm * sizeof *v);
+static int report_duplicate(const cs_jdoc *doc, cs_error *err) {
+    const cs_jmember **v = cs_malloc(doc->nm * sizeof *v);
     for (size_t i = 0; i < doc->nm; i++) v[i] = &doc->m[i];
     qsort(v, doc->nm, sizeof *v, cmp_member_key);
     int rc = CS_OK;
@@ -244,7 +244,7 @@ static int report_duplicate(const cfg_jdoc *doc, cs_error *err) {
             rc = CS_ERR(err, CS_EINVAL,
                         "%s:%d: %s: expected each key once, got a second definition "
                         "(first at line %d)",
-                        doc->path, v[i]->key_line, cfg_escape(v[i]->key, 64, esc, sizeof esc),
+                        doc->path, v[i]->key_line, cs_escape(v[i]->key, 64, esc, sizeof esc),
                         v[i - 1]->key_line);
             break;
         }
@@ -253,11 +253,11 @@ static int report_duplicate(const cfg_jdoc *doc, cs_error *err) {
     return rc;
 }
 
-int cfg_jdoc_load(const char *path, const char *what, cfg_jdoc *doc, cs_error *err) {
+int cs_jdoc_load(const char *path, const char *what, cs_jdoc *doc, cs_error *err) {
     memset(doc, 0, sizeof *doc);
     char *buf;
     size_t len;
-    int rc = cfg_read_file(path, &buf, &len, err);
+    int rc = cs_read_file(path, &buf, &len, err);
     if (rc) return rc;
     doc->path = cs_strdup(path);
     doc->root_line = 1;
@@ -268,12 +268,12 @@ int cfg_jdoc_load(const char *path, const char *what, cfg_jdoc *doc, cs_error *e
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: expected a valid JSON %s file, got a syntax error at "
                     "column %d: %s",
                     path, jerr.line > 0 ? jerr.line : 1, what, jerr.column,
-                    cfg_escape(jerr.text, 160, esc, sizeof esc));
+                    cs_escape(jerr.text, 160, esc, sizeof esc));
         goto out;
     }
     if (!json_is_object(doc->root)) {
         char got[320];
-        cfg_json_repr(doc->root, got, sizeof got);
+        cs_json_repr(doc->root, got, sizeof got);
         rc = CS_ERR(err, CS_EINVAL, "%s:1: expected a JSON object {\"key\": value, ...} as %s, got %s",
                     path, what, got);
         goto out;
@@ -285,11 +285,11 @@ int cfg_jdoc_load(const char *path, const char *what, cfg_jdoc *doc, cs_error *e
     }
 out:
     cs_free(buf);
-    if (rc) cfg_jdoc_free(doc);
+    if (rc) cs_jdoc_free(doc);
     return rc;
 }
 
-void cfg_jdoc_free(cfg_jdoc *doc) {
+void cs_jdoc_free(cs_jdoc *doc) {
     if (!doc) return;
     for (size_t i = 0; i < doc->nm; i++) {
         cs_free(doc->m[i].key);
@@ -301,20 +301,20 @@ void cfg_jdoc_free(cfg_jdoc *doc) {
     memset(doc, 0, sizeof *doc);
 }
 
-static const cfg_jmember *find_member(const cfg_jdoc *doc, const char *key) {
+static const cs_jmember *find_member(const cs_jdoc *doc, const char *key) {
     /* the last definition wins in jansson; duplicates are rejected anyway */
     for (size_t i = doc->nm; i-- > 0;)
         if (strcmp(doc->m[i].key, key) == 0) return &doc->m[i];
     return NULL;
 }
 
-int cfg_jdoc_key_line(const cfg_jdoc *doc, const char *key) {
-    const cfg_jmember *m = find_member(doc, key);
+int cs_jdoc_key_line(const cs_jdoc *doc, const char *key) {
+    const cs_jmember *m = find_member(doc, key);
     return m ? m->key_line : doc->root_line;
 }
 
-int cfg_jdoc_elem_line(const cfg_jdoc *doc, const char *key, size_t i) {
-    const cfg_jmember *m = find_member(doc, key);
+int cs_jdoc_elem_line(const cs_jdoc *doc, const char *key, size_t i) {
+    const cs_jmember *m = find_member(doc, key);
     if (!m) return doc->root_line;
     if (i < m->nelem) return m->elem_lines[i];
     return m->key_line;
