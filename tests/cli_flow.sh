@@ -43,7 +43,7 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 8, 50, 500],\n   [1, 9, 50, 500]]}\n' > bad.json
 expect_fail "edge-list error names file and line" "bad.json:3: edges[1]: node 9 does not exist" \
     run --backend flow --topology=bad.json --quiet
-expect_fail "topology without flow" "only --backend flow uses a topology" run --topology=ft.json --quiet
+expect_fail "topology without flow" "--topology ft.json: only a graph backend (flow) uses a topology" run --topology=ft.json --quiet
 # A link fails mid-transfer (docs/topology.md, tests/test_net_flow.c): 1 MiB
 # 0 -> 1 on 0-2-1 (50 GB/s, 500 ns); cable 0-2 down at 10000 ns; the rest,
 # 511705.088 B, takes the 25 GB/s detour 0-3-4-1: 19062.5 ns, ending at
@@ -65,7 +65,7 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "link_changes": [[10, 0, 1, 0]]}\n' > badc.json
 expect_fail "timed change error names file and line" "badc.json:3: link_changes[0]: no link between nodes 0 and 1" \
     "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=badc.json --quiet
-expect_fail "--compare-healthy needs flow" "--compare-healthy needs --backend flow" \
+expect_fail "--compare-healthy needs flow" "--compare-healthy needs a graph backend (run.backend flow)" \
     "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --compare-healthy --quiet
 # Placement (docs/topology.md): on the 4:1 fat-tree, strided:2 puts ranks
 # 0..7 on NPUs 0 2 4 6 1 3 5 7, so the transfers 0->4, 1->5, 2->6, 3->7 run
@@ -82,7 +82,7 @@ run --quiet --backend flow --topology=ft.json --placement=pack --comm-group-conf
     && pass "placement pack: each group under one leaf" || fail "pack: $(grep -o '"rank": 7, "finish_ns": [0-9]*\|group_switches.*' pk.json)"
 expect_fail "unknown placement" "--placement snake: expected contiguous, random[:SEED], strided:K or pack" \
     run --backend flow --placement=snake --quiet
-expect_fail "--placement needs flow" "--placement pack needs --backend flow" run --placement=pack --quiet
+expect_fail "--placement needs flow" "--placement pack needs a graph backend (run.backend flow)" run --placement=pack --quiet
 # Link utilization counter tracks in the --trace timeline: the 4:1 uplink
 # switch8 -> switch10 carries all four flows at 100 % from 0 until the
 # 4 MiB are through, 4194304 / 53.6870912 = 78125 ns = 78.125 us, then 0.

@@ -31,6 +31,6 @@ done
     && pass "-v: why not" || fail "-v: why not"
 "$CS_BIN" run --workload-configuration="$DP/dp.et" --network-configuration="$DP/network.yml" \
     --symmetry=sometimes >/dev/null 2>"$CS_TMP/bad.err"
-[ $? -eq 2 ] && grep -q 'expected auto or off' "$CS_TMP/bad.err" && pass "bad --symmetry exits 2" \
-    || fail "bad --symmetry exits 2"
+[ $? -eq 1 ] && grep -q 'expected one of auto, off' "$CS_TMP/bad.err" && pass "bad --symmetry exits 1" \
+    || fail "bad --symmetry exits 1"
 finish

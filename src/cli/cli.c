@@ -1,10 +1,18 @@
 /*
- * cli.c -- command-line parsing and the `run` and `inspect` sub-commands.
+ * cli.c -- the `run` and `train` commands: thin front ends over the
+ * scenario layer (src/scenario), and the program's command dispatch.
  *
- * Every option of `run` is declared once in run_options[] with its argument,
- * default and help; that table drives parsing (--name=value and --name value),
- * --help and the "cli" part of the effective configuration.  ASTRA-sim's long
- * flags are accepted unchanged.
+ * One flag table (FLAGS) serves both commands: each flag sets a scenario key
+ * (run.*, plan.*, model.*, device.*), loads an ASTRA-sim file into its
+ * section (network, system, memory, comm-groups), or is an output option of
+ * the command line (--out, --json, --trace, ...).  ASTRA-sim's long flags
+ * are accepted unchanged; `--set KEY=VALUE` reaches every key, `--scenario
+ * FILE` loads a whole scenario first (the flags then override it), and
+ * `--dump-scenario FILE` writes the effective scenario.  `run` and `train`
+ * differ only in their report: a generated plan gets the training report
+ * (iteration time, MFU, throughput, rank 0's split), traces the simulation
+ * report; `train --json` writes the training report, `run --json` the
+ * summary.  Defaults live in the scenario's key tables, never here.
  */
 #include "cli/cli.h"
 
@@ -16,233 +24,262 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli/cli_int.h"
-#include "config/memory_config.h"
-#include "config/network_config.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "network/network.h"
-#include "config/topology_file.h"
-#include "output/collectives.h"
 #include "output/links.h"
 #include "output/report.h"
 #include "output/timeline.h"
-#include "workload/sim.h"
-#include "workload/workload.h"
+#include "scenario/result.h"
+#include "scenario/scenario.h"
 
-/* ---- option table --------------------------------------------------------- */
+/* ---- the flag table -------------------------------------------------------------- */
 
-enum { OPT_FLAG, OPT_STR, OPT_INT, OPT_DOUBLE };
+enum { F_KEY, F_KEYFLAG, F_LOAD, F_OUT, F_OUTFLAG, F_IGNORED };
+enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP };
 
-typedef struct opt_desc {
+typedef struct flag {
     const char *name;
-    int kind;
-    size_t offset;
-    const char *arg;
-    const char *def;
-    const char *help;
-    int astra; /* 1 = an ASTRA-sim flag */
-} opt_desc;
+    int kind;          /* F_* */
+    const char *key;   /* F_KEY/F_KEYFLAG: scenario key; F_LOAD: section kind */
+    int out;           /* F_OUT/F_OUTFLAG: A_* */
+    const char *arg, *help;
+    int group;         /* 0 ASTRA-sim, 1 scenario, 2 plan, 3 output */
+} flag;
 
-#define O(field) offsetof(cs_run_opts, field)
-
-static const opt_desc run_options[] = {
-    {"workload-configuration", OPT_STR, O(workload), "PREFIX", NULL,
-     "Chakra traces PREFIX.<rank>.et, one per NPU (or one file used by every rank)", 1},
-    {"network-configuration", OPT_STR, O(network), "FILE", NULL,
-     "network YAML (ASTRA-sim analytical format: topology, npus_count, bandwidth GB/s, latency ns)", 1},
-    {"system-configuration", OPT_STR, O(system), "FILE", NULL, "system JSON (ASTRA-sim format)", 1},
-    {"remote-memory-configuration", OPT_STR, O(memory), "FILE", NULL, "remote-memory JSON (ASTRA-sim format)", 1},
-    {"comm-group-configuration", OPT_STR, O(comm_group), "FILE", "empty",
-     "communicator groups JSON, or \"empty\"", 1},
-    {"logging-configuration", OPT_STR, O(logging_cfg), "FILE", "empty",
-     "accepted for ASTRA-sim compatibility; clustersim logs to stderr (see -v)", 1},
-    {"logging-folder", OPT_STR, O(logging_folder), "DIR", "log",
-     "accepted for ASTRA-sim compatibility; use --out for result files", 1},
-    {"num-queues-per-dim", OPT_INT, O(num_queues_per_dim), "N", "1", "ASTRA-sim: queues per dimension", 1},
-    {"compute-scale", OPT_DOUBLE, O(compute_scale), "X", "1", "ASTRA-sim: parsed, unused by its analytical backend", 1},
-    {"comm-scale", OPT_DOUBLE, O(comm_scale), "X", "1", "ASTRA-sim: communication size scale", 1},
-    {"injection-scale", OPT_DOUBLE, O(injection_scale), "X", "1", "ASTRA-sim: endpoint-delay scale", 1},
-    {"rendezvous-protocol", OPT_STR, O(rendezvous), "BOOL", "false", "ASTRA-sim: rendezvous send/recv", 1},
-    {"backend", OPT_STR, O(backend), "NAME", CS_NET_DEFAULT_BACKEND, "network backend (see below)", 0},
-    {"topology", OPT_STR, O(topology), "FILE", NULL,
-     "physical topology JSON for --backend flow (docs/topology.md); default: the network's dimensions", 0},
-    {"placement", OPT_STR, O(placement), "STRATEGY", "contiguous",
-     "--backend flow: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack (each comm group under "
-     "as few switches as possible; docs/topology.md)", 0},
-    {"compare-healthy", OPT_FLAG, O(compare_healthy), NULL, NULL,
-     "--backend flow: also simulate the topology without its failed/degraded links and timed changes, "
-     "and report both times and the slowdown", 0},
-    {"out", OPT_STR, O(out), "DIR", NULL, "write summary.json, ranks.csv, collectives.csv (and links.csv with --backend flow) into DIR (created if needed)", 0},
-    {"json", OPT_STR, O(json), "FILE", NULL, "write the summary JSON to FILE", 0},
-    {"trace", OPT_STR, O(trace), "FILE", NULL, "write a Chrome/Perfetto timeline (open in ui.perfetto.dev)", 0},
-    {"symmetry", OPT_STR, O(symmetry), "auto|off", "auto",
-     "auto: when every rank provably follows the same timeline, simulate one and copy its results "
-     "(identical); off: simulate every rank", 0},
-    {"comm-streams", OPT_INT, O(comm_streams), "N", "1",
-     "communication ops a rank runs at once (collectives, sends, memory); ASTRA-sim: 1", 0},
-    {"ignore-ctrl-deps", OPT_FLAG, O(ignore_ctrl_deps), NULL, NULL,
-     "honour data dependencies only (Chakra v1 feeder behaviour; sensible for PyTorch traces)", 0},
-    {"allow-missing-data-deps", OPT_FLAG, O(allow_missing_data_deps), NULL, NULL,
-     "drop data dependencies on nodes absent from a trace (default: error)", 0},
-    {"quiet", OPT_FLAG, O(quiet), NULL, NULL, "no terminal report", 0},
-    {"verbose", OPT_FLAG, O(verbose), NULL, NULL, "more diagnostics on stderr", 0},
-    {"no-progress", OPT_FLAG, O(no_progress), NULL, NULL, "no progress lines on stderr for long runs", 0},
-    {"help", OPT_FLAG, O(help), NULL, NULL, "this help", 0},
-    {"help-config", OPT_FLAG, O(help_config), NULL, NULL,
-     "every key of the network, system, remote-memory and topology files, with type, unit and default", 0},
+static const flag FLAGS[] = {
+    {"workload-configuration", F_KEY, "run.workload", 0, "PREFIX", "Chakra traces PREFIX.<rank>.et (or one file for every rank)", 0},
+    {"network-configuration", F_LOAD, "network", 0, "FILE", "network YAML (ASTRA-sim analytical format) -> network.*", 0},
+    {"system-configuration", F_LOAD, "system", 0, "FILE", "system JSON (ASTRA-sim format) -> system.*", 0},
+    {"remote-memory-configuration", F_LOAD, "memory", 0, "FILE", "remote-memory JSON (ASTRA-sim format) -> memory.*", 0},
+    {"comm-group-configuration", F_LOAD, "comm-groups", 0, "FILE", "communicator groups JSON, or \"empty\" -> comm-groups.*", 0},
+    {"logging-configuration", F_IGNORED, NULL, 0, "FILE", "accepted for ASTRA-sim compatibility; clustersim logs to stderr", 0},
+    {"logging-folder", F_IGNORED, NULL, 0, "DIR", "accepted for ASTRA-sim compatibility; use --out for result files", 0},
+    {"num-queues-per-dim", F_KEY, "run.num-queues-per-dim", 0, "N", "ASTRA-sim: queues per dimension", 0},
+    {"compute-scale", F_KEY, "run.compute-scale", 0, "X", "ASTRA-sim: parsed, unused by its analytical backend", 0},
+    {"comm-scale", F_KEY, "run.comm-scale", 0, "X", "ASTRA-sim: communication size scale", 0},
+    {"injection-scale", F_KEY, "run.injection-scale", 0, "X", "ASTRA-sim: endpoint-delay scale", 0},
+    {"rendezvous-protocol", F_KEY, "run.rendezvous-protocol", 0, "BOOL", "ASTRA-sim: rendezvous send/recv", 0},
+    {"backend", F_KEY, "run.backend", 0, "NAME", "network backend (list below)", 1},
+    {"topology", F_KEY, "run.topology", 0, "FILE", "physical topology JSON for a graph backend (docs/topology.md)", 1},
+    {"npu-placement", F_KEY, "run.placement", 0, "STRATEGY",
+     "graph backends: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack (run: also --placement)", 1},
+    {"compare-healthy", F_KEYFLAG, "run.compare-healthy", 0, NULL,
+     "graph backends: also simulate the topology without failures and report the slowdown", 1},
+    {"symmetry", F_KEY, "run.symmetry", 0, "auto|off", "simulate one representative per class of ranks when exact (auto)", 1},
+    {"comm-streams", F_KEY, "run.comm-streams", 0, "N", "communication ops a rank runs at once (1 for traces, 4 for plans)", 1},
+    {"ignore-ctrl-deps", F_KEYFLAG, "run.ignore-ctrl-deps", 0, NULL, "honour data dependencies only", 1},
+    {"allow-missing-data-deps", F_KEYFLAG, "run.allow-missing-data-deps", 0, NULL,
+     "drop data dependencies on nodes absent from a trace (default: error)", 1},
+    {"set", F_OUT, NULL, A_SET, "KEY=VALUE", "set any scenario key (repeatable; --help-config lists them)", 1},
+    {"scenario", F_OUT, NULL, A_SCENARIO, "FILE", "load a scenario file first; the other flags override it", 1},
+    {"dump-scenario", F_OUT, NULL, A_DUMP, "FILE", "write the effective scenario (reproduces the run)", 1},
+    {"model", F_KEY, "model.name", 0, "PRESET|FILE", "model preset or JSON file: the workload is a generated plan", 2},
+    {"device", F_KEY, "device.name", 0, "NAME|FILE", "accelerator (A100-80GB, H100-SXM, H200, B200, MI300X, A100-40GB)", 2},
+    {"tp", F_KEY, "plan.tp", 0, "N", "tensor-parallel degree", 2},
+    {"pp", F_KEY, "plan.pp", 0, "N", "pipeline-parallel degree", 2},
+    {"dp", F_KEY, "plan.dp", 0, "N", "data-parallel degree", 2},
+    {"ep", F_KEY, "plan.ep", 0, "N", "expert-parallel degree (MoE)", 2},
+    {"cp", F_KEY, "plan.cp", 0, "N", "context-parallel degree", 2},
+    {"cp-comm", F_KEY, "plan.cp-comm", 0, "allgather|p2p", "context parallelism's attention", 2},
+    {"placement", F_KEY, "plan.placement", 0, "tp,cp,dp,pp",
+     "train/generate: order of the parallel dimensions on the ranks, innermost first (run: --npu-placement)", 2},
+    {"sp", F_KEYFLAG, "plan.sp", 0, NULL, "sequence parallelism", 2},
+    {"flash-attention", F_KEYFLAG, "plan.flash-attention", 0, NULL, "fused attention", 2},
+    {"recompute", F_KEY, "plan.recompute", 0, "none|selective|full", "activation recomputation", 2},
+    {"micro-batch", F_KEY, "plan.micro-batch", 0, "N", "micro-batch size", 2},
+    {"global-batch", F_KEY, "plan.global-batch", 0, "N", "global batch", 2},
+    {"schedule", F_KEY, "plan.schedule", 0, "gpipe|1f1b", "pipeline schedule", 2},
+    {"virtual-stages", F_KEY, "plan.virtual-stages", 0, "N", "interleaved 1F1B: model chunks per stage", 2},
+    {"zero", F_KEY, "plan.zero", 0, "0..3", "ZeRO stage", 2},
+    {"fsdp", F_KEYFLAG, "plan.fsdp", 0, NULL, "fully sharded data parallel (zero 3)", 2},
+    {"bucket-mparams", F_KEY, "plan.bucket-mparams", 0, "N", "DP gradient bucket, millions of parameters", 2},
+    {"bucket-mb", F_KEY, "plan.bucket-mb", 0, "N", "DP gradient bucket in MB of 2-byte gradients", 2},
+    {"no-overlap-grad-reduce", F_KEYFLAG, "plan.no-overlap-grad-reduce", 0, NULL,
+     "reduce the gradients after the last backward pass", 2},
+    {"no-memory-check", F_KEYFLAG, "plan.no-memory-check", 0, NULL, "simulate even if the plan does not fit in HBM", 2},
+    {"out", F_OUT, NULL, A_OUT, "DIR", "write summary.json, ranks.csv, collectives.csv (and links.csv) into DIR", 3},
+    {"json", F_OUT, NULL, A_JSON, "FILE", "run: the summary JSON; train: the training report JSON", 3},
+    {"trace", F_OUT, NULL, A_TRACE, "FILE", "write a Chrome/Perfetto timeline (ui.perfetto.dev)", 3},
+    {"quiet", F_OUTFLAG, NULL, A_QUIET, NULL, "no terminal report", 3},
+    {"verbose", F_OUTFLAG, NULL, A_VERBOSE, NULL, "more diagnostics on stderr", 3},
+    {"no-progress", F_OUTFLAG, NULL, A_NOPROGRESS, NULL, "no progress lines on stderr for long runs", 3},
+    {"help", F_OUTFLAG, NULL, A_HELP, NULL, "this help", 3},
+    {"help-config", F_OUTFLAG, NULL, A_HELPCFG, NULL, "every scenario key with type, unit, default and help", 3},
 };
-#define NOPTS (sizeof run_options / sizeof run_options[0])
+#define NFLAGS (sizeof FLAGS / sizeof FLAGS[0])
 
-static void run_help(FILE *f) {
-    fputs("usage: clustersim run --workload-configuration=PREFIX --network-configuration=FILE [options]\n\n"
-          "Simulates one training step (or any Chakra workload) on a modelled cluster and reports\n"
-          "when each rank finishes and where its time went.\n\n"
-          "ASTRA-sim flags (accepted unchanged):\n",
-          f);
-    for (int pass = 1; pass >= 0; pass--) {
-        if (pass == 0) fputs("\nclustersim options:\n", f);
-        for (size_t i = 0; i < NOPTS; i++) {
-            const opt_desc *o = &run_options[i];
-            if (o->astra != pass) continue;
+typedef struct cli_out {
+    const char *out, *json, *trace, *dump;
+    int quiet, verbose, no_progress, help, help_config;
+} cli_out;
+
+static void usage(FILE *f, const char *cmd) {
+    if (strcmp(cmd, "generate") == 0)
+        fputs("usage: clustersim generate --model PRESET|FILE --out PREFIX [--tp N --pp N --dp N] [options]\n\n"
+              "Writes the plan's per-rank Chakra traces (PREFIX.<rank>.et), communicator groups, a suggested\n"
+              "network and system, and PREFIX.scenario.json (clustersim run --scenario runs it exactly as train\n"
+              "would).  --out is the file prefix here; the plan options are train's.\n",
+              f);
+    else if (strcmp(cmd, "train") == 0)
+        fputs("usage: clustersim train --model PRESET|FILE --network-configuration=FILE [--tp N --pp N --dp N] "
+              "[options]\n\nGenerates a training step in memory from a model and a parallelism plan, simulates it "
+              "and reports\nthe iteration time, MFU, throughput and where rank 0's time went.  Every option of "
+              "`run` works here.\n",
+              f);
+    else
+        fputs("usage: clustersim run --workload-configuration=PREFIX --network-configuration=FILE [options]\n"
+              "       clustersim run --scenario FILE [--set KEY=VALUE ...]\n\n"
+              "Simulates a workload (Chakra traces, or a generated plan with --model) on a modelled cluster\n"
+              "and reports when each rank finishes and where its time went.\n",
+              f);
+    static const char *const heads[] = {"\nASTRA-sim flags (accepted unchanged):\n", "\nscenario options:\n",
+                                        "\ngenerated plans (model + parallelism; docs/generator.md):\n",
+                                        "\noutputs:\n"};
+    for (int g = 0; g < 4; g++) {
+        fputs(heads[g], f);
+        for (size_t i = 0; i < NFLAGS; i++) {
+            const flag *o = &FLAGS[i];
+            if (o->group != g) continue;
             char left[64];
-            snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
-            fprintf(f, "  %-40s %s", left, o->help);
-            if (o->def) fprintf(f, " [default: %s]", o->def);
-            fputc('\n', f);
+            snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? (g == 0 ? "=" : " ") : "", o->arg ? o->arg : "");
+            fprintf(f, "  %-36s %s%s%s\n", left, o->help, o->key && o->kind != F_LOAD ? "  [" : "",
+                    o->key && o->kind != F_LOAD ? o->key : "");
         }
     }
-    fputs("\nnetwork backends:\n", f);
-    for (const cs_net_backend *const *b = cs_net_backends(); *b; b++)
-        fprintf(f, "  %-20s %s\n", (*b)->name, (*b)->help);
-    fputs("\nUnits: times in the report are printed with their unit; summary.json and ranks.csv\n"
-          "use nanoseconds (keys end in _ns). Bandwidths in config files are GB/s, latencies ns.\n",
+    fputs("\n  Bracketed: the scenario key a flag sets (defaults: --help-config).\n\nnetwork backends:\n", f);
+    for (const cs_net_backend *const *b = cs_net_backends(); *b; b++) fprintf(f, "  %-24s %s\n", (*b)->name, (*b)->help);
+    fputs("\nUnits: times in the report carry their unit; summary.json and ranks.csv use nanoseconds (keys end in\n"
+          "_ns). Bandwidths in config files are GB/s, latencies ns.\n",
           f);
 }
 
-static int set_option(cs_run_opts *ro, const opt_desc *o, const char *val) {
-    char *base = (char *)ro;
-    char *end = NULL;
-    switch (o->kind) {
-    case OPT_FLAG: *(int *)(base + o->offset) = 1; return 0;
-    case OPT_STR: *(const char **)(base + o->offset) = val; return 0;
-    case OPT_INT: {
-        errno = 0;
-        long v = strtol(val, &end, 10);
-        if (errno || !*val || *end) {
-            fprintf(stderr, "clustersim run: --%s: expected an integer, got \"%s\"\n", o->name, val);
-            return -1;
-        }
-        *(long *)(base + o->offset) = v;
-        return 0;
-    }
-    case OPT_DOUBLE: {
-        errno = 0;
-        double v = strtod(val, &end);
-        if (errno || !*val || *end) {
-            fprintf(stderr, "clustersim run: --%s: expected a number, got \"%s\"\n", o->name, val);
-            return -1;
-        }
-        *(double *)(base + o->offset) = v;
-        return 0;
-    }
-    }
-    return -1;
+static const flag *find_flag(const char *name, size_t len) {
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (strlen(FLAGS[i].name) == len && strncmp(FLAGS[i].name, name, len) == 0) return &FLAGS[i];
+    return NULL;
 }
 
-int cs_cli_parse_run(int argc, char **argv, cs_run_opts *ro) {
-    memset(ro, 0, sizeof *ro);
-    for (size_t i = 0; i < NOPTS; i++)
-        if (run_options[i].def && run_options[i].kind != OPT_FLAG) set_option(ro, &run_options[i], run_options[i].def);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0) a = "--help";
-        if (strcmp(a, "-q") == 0) a = "--quiet";
-        if (strcmp(a, "-v") == 0) a = "--verbose";
-        if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "clustersim run: unexpected argument \"%s\" (options start with --; see --help)\n", a);
-            return -1;
-        }
-        const char *name = a + 2, *eq = strchr(name, '=');
-        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-        const opt_desc *o = NULL;
-        for (size_t k = 0; k < NOPTS; k++)
-            if (strlen(run_options[k].name) == nlen && strncmp(run_options[k].name, name, nlen) == 0) o = &run_options[k];
-        if (!o) {
-            fprintf(stderr, "clustersim run: unknown option --%.*s (see clustersim run --help)\n", (int)nlen, name);
-            return -1;
-        }
-        const char *val = NULL;
-        if (o->kind == OPT_FLAG) {
-            if (eq) {
-                fprintf(stderr, "clustersim run: --%s takes no value\n", o->name);
-                return -1;
+/* Replace mentions of the keys the user set through flags by those flags
+ * in a message (the scenario layer names keys; a CLI user typed flags). */
+typedef struct used_flag { const char *typed, *key; } used_flag;
+
+static void flagify(char *msg, size_t cap, const used_flag *used, size_t nused) {
+    for (size_t u = 0; u < nused; u++) {
+        char rep[64];
+        snprintf(rep, sizeof rep, "--%s", used[u].typed);
+        const char *key = used[u].key;
+        char *p = strstr(msg, key);
+        if (!p) continue;
+        size_t kl = strlen(key), rl = strlen(rep), tail = strlen(p + kl);
+        char c = p[kl];
+        if ((c >= 'a' && c <= 'z') || c == '-' || c == '_' || c == '.') continue; /* a longer key */
+        if ((size_t)(p - msg) + rl + tail + 1 > cap) continue;
+        memmove(p + rl, p + kl, tail + 1);
+        memcpy(p, rep, rl);
+    }
+}
+
+/* Parse argv into the scenario (in order, after --scenario) and the output
+ * options.  2 = usage error (message printed), 3 = a flag's value refused
+ * (message in err), 1 = a file refused, 0 = ok. */
+static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_out *co, cs_error *err,
+                 used_flag *used, size_t *nused) {
+    memset(co, 0, sizeof *co);
+    *nused = 0;
+    const char *scen = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < argc; i++) {
+            const char *a = argv[i];
+            if (strcmp(a, "-h") == 0) a = "--help";
+            if (strcmp(a, "-q") == 0) a = "--quiet";
+            if (strcmp(a, "-v") == 0) a = "--verbose";
+            if (strncmp(a, "--", 2) != 0) {
+                fprintf(stderr, "clustersim %s: unexpected argument \"%s\" (options start with --; see --help)\n", cmd, a);
+                return 2;
             }
-        } else if (eq) {
-            val = eq + 1;
-        } else if (i + 1 < argc) {
-            val = argv[++i];
-        } else {
-            fprintf(stderr, "clustersim run: --%s needs a value (%s)\n", o->name, o->arg);
-            return -1;
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+            const flag *fl = find_flag(name, nlen);
+            const flag *typed_fl = fl;
+            if (fl && strcmp(cmd, "run") == 0 && strcmp(fl->name, "placement") == 0)
+                fl = find_flag("npu-placement", 13); /* run: --placement is the NPU placement (ASTRA-sim users) */
+            if (!fl) {
+                fprintf(stderr, "clustersim %s: unknown option --%.*s (see clustersim %s --help)\n", cmd, (int)nlen,
+                        name, cmd);
+                return 2;
+            }
+            const char *val = NULL;
+            int takes = fl->kind == F_KEY || fl->kind == F_LOAD || fl->kind == F_OUT || fl->kind == F_IGNORED;
+            if (!takes && eq) {
+                fprintf(stderr, "clustersim %s: --%s takes no value\n", cmd, fl->name);
+                return 2;
+            }
+            if (takes) {
+                if (eq) val = eq + 1;
+                else if (i + 1 < argc) val = argv[++i];
+                else {
+                    fprintf(stderr, "clustersim %s: --%s needs a value (%s)\n", cmd, fl->name, fl->arg);
+                    return 2;
+                }
+            }
+            int is_scen = fl->kind == F_OUT && fl->out == A_SCENARIO;
+            if (pass == 0) { /* first pass: --scenario and the output options */
+                if (is_scen) scen = val;
+                if (fl->kind == F_OUT || fl->kind == F_OUTFLAG) {
+                    switch (fl->out) {
+                    case A_OUT: co->out = val; break;
+                    case A_JSON: co->json = val; break;
+                    case A_TRACE: co->trace = val; break;
+                    case A_DUMP: co->dump = val; break;
+                    case A_QUIET: co->quiet = 1; break;
+                    case A_VERBOSE: co->verbose = 1; break;
+                    case A_NOPROGRESS: co->no_progress = 1; break;
+                    case A_HELP: co->help = 1; break;
+                    case A_HELPCFG: co->help_config = 1; break;
+                    default: break;
+                    }
+                }
+                continue;
+            }
+            if (co->help || co->help_config) return 0;
+            char where[80];
+            snprintf(where, sizeof where, "--%s", fl->name);
+            int rc = CS_OK;
+            if (fl->kind == F_KEY || fl->kind == F_KEYFLAG) {
+                snprintf(where, sizeof where, "--%s", typed_fl->name);
+                if (*nused < 64) used[(*nused)++] = (used_flag){typed_fl->name, fl->key};
+                if (cs_sc_set_text(sc, fl->key, val ? val : "true", where, err)) return 3;
+            } else if (fl->kind == F_LOAD) {
+                rc = cs_scenario_load_kind(sc, fl->key, val, err);
+            } else if (fl->kind == F_OUT && fl->out == A_SET) {
+                const char *e2 = strchr(val, '=');
+                if (!e2) {
+                    fprintf(stderr, "clustersim %s: --set %s: expected KEY=VALUE\n", cmd, val);
+                    return 2;
+                }
+                char key[256];
+                snprintf(key, sizeof key, "%.*s", (int)(e2 - val), val);
+                if (cs_sc_set_text(sc, key, e2 + 1, "--set", err)) return 3;
+            } else if (fl->kind == F_IGNORED && strcmp(fl->name, "logging-configuration") == 0 &&
+                       strcmp(val, "empty") != 0) {
+                cs_info("--logging-configuration %s: ignored (clustersim logs to stderr)", val);
+            }
+            if (rc) return 1;
         }
-        if (set_option(ro, o, val)) return -1;
+        if (pass == 0 && scen && !co->help && !co->help_config) {
+            if (cs_scenario_load_file(sc, scen, err)) {
+                cs_error_prefix(err, "--scenario: ");
+                return 1;
+            }
+        }
     }
     return 0;
 }
 
-static json_t *cli_config_json(const cs_run_opts *ro) {
-    json_t *o = json_object();
-    const char *base = (const char *)ro;
-    for (size_t i = 0; i < NOPTS; i++) {
-        const opt_desc *d = &run_options[i];
-        if (strcmp(d->name, "help") == 0 || strcmp(d->name, "quiet") == 0 || strcmp(d->name, "verbose") == 0 ||
-            strcmp(d->name, "no-progress") == 0 || strcmp(d->name, "trace") == 0 || strcmp(d->name, "out") == 0 ||
-            strcmp(d->name, "json") == 0 || strcmp(d->name, "symmetry") == 0)
-            continue; /* (symmetry changes how, not what: results are identical) */
-        switch (d->kind) {
-        case OPT_FLAG: json_object_set_new(o, d->name, json_boolean(*(const int *)(base + d->offset))); break;
-        case OPT_STR: {
-            const char *v = *(const char *const *)(base + d->offset);
-            json_object_set_new(o, d->name, v ? json_string(v) : json_null());
-            break;
-        }
-        case OPT_INT: json_object_set_new(o, d->name, json_integer(*(const long *)(base + d->offset))); break;
-        case OPT_DOUBLE: json_object_set_new(o, d->name, json_real(*(const double *)(base + d->offset))); break;
-        }
-    }
-    return o;
-}
-
-/* ---- run ------------------------------------------------------------------- */
-
-/* --compare-healthy: simulate the workload once on the topology with every
- * link at its built bandwidth and no timed changes (no observers, no
- * outputs), then put the failures back for the real run. */
-static int run_healthy(const cs_workload *w, const cs_network_config *net, cs_topo *topo, const cs_sim_options *so,
-                       cs_time *t, cs_error *err) {
-    double *bw = cs_malloc((size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *bw);
-    for (uint32_t i = 0; i < topo->nlinks; i++) bw[i] = topo->links[i].bw;
-    uint32_t nchanges = topo->nchanges;
-    cs_topo_heal(topo); /* keeps the changes array; nchanges = 0 */
-    cs_sim_options ho = *so;
-    ho.observer = NULL;
-    ho.coll_observer = NULL;
-    ho.progress = 0;
-    cs_sim_result hr;
-    memset(&hr, 0, sizeof hr);
-    int rc = cs_sim_run(w, net, &ho, &hr, err);
-    if (rc == CS_OK) *t = hr.sim_time;
-    else cs_error_prefix(err, "--compare-healthy (healthy run): ");
-    cs_sim_result_free(&hr);
-    for (uint32_t i = 0; i < topo->nlinks; i++) topo->links[i].bw = bw[i];
-    topo->nchanges = nchanges;
-    memset(topo->stats, 0, (size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *topo->stats);
-    cs_free(bw);
-    return rc;
-}
+/* ---- outputs --------------------------------------------------------------------- */
 
 static int mkdir_p(const char *dir, cs_error *err) {
     char buf[4096];
@@ -257,144 +294,154 @@ static int mkdir_p(const char *dir, cs_error *err) {
     if (mkdir(buf, 0755) != 0 && errno != EEXIST)
         return CS_ERR(err, CS_EIO, "--out %s: cannot create directory: %s", dir, strerror(errno));
     struct stat st;
-    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-        return CS_ERR(err, CS_EIO, "--out %s: expected a directory", dir);
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) return CS_ERR(err, CS_EIO, "--out %s: expected a directory", dir);
     return CS_OK;
 }
 
-static double wall_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+static void fill_info(cs_run_info *info, const cs_result *r) {
+    memset(info, 0, sizeof *info);
+    info->workload_prefix = r->workload_prefix;
+    info->single_file = r->single_file;
+    info->ngraphs = r->ngraphs;
+    info->graph_nodes = r->graph_nodes;
+    info->network = &r->net;
+    info->backend = r->backend;
+    info->config = r->config;
+    info->collectives = r->colls;
+    info->has_healthy = r->has_healthy;
+    info->healthy_time = r->healthy_time;
+    info->wall_s = r->wall_s;
 }
 
-static void warn_astra_only(const cs_run_opts *ro) {
-    if (ro->num_queues_per_dim != 1)
-        cs_warn("--num-queues-per-dim=%ld: only 1 queue per dimension is modelled; using 1", ro->num_queues_per_dim);
-    if (ro->comm_scale != 1.0) cs_warn("--comm-scale=%g is not modelled yet; ignored", ro->comm_scale);
-    if (ro->rendezvous && strcmp(ro->rendezvous, "false") != 0 && strcmp(ro->rendezvous, "0") != 0)
-        cs_warn("--rendezvous-protocol=%s is not modelled; sends are eager", ro->rendezvous);
-    if (ro->logging_cfg && strcmp(ro->logging_cfg, "empty") != 0)
-        cs_info("--logging-configuration %s: ignored (clustersim logs to stderr)", ro->logging_cfg);
+/* The training report (generated plans). */
+static void train_report(FILE *f, const cs_result *r) {
+    const cs_plan_row *pr = &r->plan;
+    uint32_t n = r->sim.nranks;
+    double it = cs_time_as_s_f(r->sim.sim_time);
+    fprintf(f, "clustersim %s -- training step\n\n", CS_VERSION);
+    cs_cli_print_plan(f, &r->model, &r->device, &r->plan_cfg);
+    fprintf(f, "  network    %s (%" PRIu64 " NPUs), backend %s\n\n", r->net.path, r->net.total_npus, r->backend);
+    const char *unit = pr->throughput_unit;
+    char label[24];
+    snprintf(label, sizeof label, "%.*s", (int)(strchr(unit, '/') ? strchr(unit, '/') - unit + 2 : 0), unit);
+    fprintf(f, "  iteration time   %.4f s\n  MFU              %.1f %%  (%.3g model FLOPs, %.0f TFLOP/s per GPU)\n"
+               "  %-16s %.0f\n",
+            it, 100 * pr->mfu, pr->model_flops, it > 0 ? pr->model_flops / it / n / 1e12 : 0.0, unit, pr->throughput);
+    double c = cs_time_as_s_f(pr->rank0_compute_ps), e = cs_time_as_s_f(pr->rank0_exposed_comm_ps),
+           b = cs_time_as_s_f(pr->rank0_bubble_ps);
+    fprintf(f, "  rank 0 split     compute %.4f s (%.1f %%), exposed communication %.4f s (%.1f %%), bubble/wait "
+               "%.4f s (%.1f %%)\n",
+            c, 100 * c / it, e, 100 * e / it, b, 100 * b / it);
+    if (r->sim.symmetric == 2)
+        fprintf(f, "  symmetry         %u classes of %u ranks: one representative per class simulated\n",
+                r->sim.simulated_ranks, n / r->sim.simulated_ranks);
+    else if (r->sim.symmetric == 1)
+        fprintf(f, "  symmetry         every rank runs rank 0's graph: rank 0 simulated\n");
+    else
+        fprintf(f, "  symmetry         every rank simulated%s%s\n", r->sym_why[0] ? ": " : "",
+                r->sym_why[0] ? r->sym_why : r->sym_off ? " (--symmetry off)" : "");
+    fprintf(f, "  simulated %" PRIu64 " events (%" PRIu64 " represented), %u graphs generated, wall %.2f s\n",
+            r->sim.events / (n / (r->sim.simulated_ranks ? r->sim.simulated_ranks : n)), r->sim.events, r->ngraphs,
+            r->wall_s);
+    if (r->has_healthy)
+        fprintf(f, "  healthy network  %.4f s (slowdown x%.4f)\n", cs_time_as_s_f(r->healthy_time),
+                r->healthy_time ? (double)r->sim.sim_time / (double)r->healthy_time : 1.0);
 }
 
-int cs_cli_run(int argc, char **argv) {
-    cs_run_opts ro;
-    if (cs_cli_parse_run(argc, argv, &ro)) return 2;
-    if (ro.help) {
-        run_help(stdout);
-        return 0;
-    }
-    if (ro.help_config) {
-        fputs("== network YAML (--network-configuration)\n", stdout);
-        cs_network_config_print_help(stdout);
-        fputs("\n== system JSON (--system-configuration)\n", stdout);
-        cs_system_config_print_help(stdout);
-        fputs("\n== remote-memory JSON (--remote-memory-configuration)\n", stdout);
-        cs_memory_config_print_help(stdout);
-        fputs("\n== topology JSON (--topology, --backend flow)\n", stdout);
-        cs_topology_file_print_help(stdout);
-        return 0;
-    }
-    if (ro.verbose) cs_log_set_level(CS_LOG_INFO);
-    if (!ro.workload || !ro.network) {
-        fprintf(stderr, "clustersim run: %s is required (see clustersim run --help)\n",
-                !ro.workload ? "--workload-configuration=PREFIX" : "--network-configuration=FILE");
-        return 2;
-    }
-    if (strcmp(ro.symmetry, "auto") != 0 && strcmp(ro.symmetry, "off") != 0) {
-        fprintf(stderr, "clustersim run: --symmetry: expected auto or off, got \"%s\"\n", ro.symmetry);
-        return 2;
-    }
-    if (ro.comm_streams < 1) {
-        fprintf(stderr, "clustersim run: --comm-streams: expected an integer >= 1, got %ld\n", ro.comm_streams);
-        return 2;
-    }
-    warn_astra_only(&ro);
-    double t0 = wall_now();
+static int train_json(const char *path, const cs_result *r, cs_error *err) {
+    const cs_plan_row *pr = &r->plan;
+    json_t *j = json_object();
+    json_object_set_new(j, "model", json_string(r->model.name));
+    json_object_set_new(j, "device", json_string(r->device.name));
+    json_object_set_new(j, "ranks", json_integer(r->sim.nranks));
+    json_object_set_new(j, "iteration_time_ns", json_real((double)r->sim.sim_time / 1e3));
+    json_object_set_new(j, "iteration_time_ps", json_integer((json_int_t)r->sim.sim_time));
+    json_object_set_new(j, "mfu", json_real(pr->mfu));
+    char key[32];
+    snprintf(key, sizeof key, "%.*s_per_s", (int)strcspn(pr->throughput_unit, "/"), pr->throughput_unit);
+    json_object_set_new(j, key, json_real(pr->throughput));
+    json_object_set_new(j, "model_flops", json_real(pr->model_flops));
+    json_object_set_new(j, "rank0_compute_ns", json_real((double)pr->rank0_compute_ps / 1e3));
+    json_object_set_new(j, "rank0_exposed_comm_ns", json_real((double)pr->rank0_exposed_comm_ps / 1e3));
+    json_object_set_new(j, "rank0_bubble_ns", json_real((double)pr->rank0_bubble_ps / 1e3));
+    json_object_set_new(j, "memory_worst_stage_bytes", json_integer((json_int_t)pr->memory_worst_bytes));
+    json_object_set_new(j, "simulated_ranks", json_integer(r->sim.simulated_ranks));
+    json_object_set_new(j, "events", json_integer((json_int_t)r->sim.events));
+    json_object_set_new(j, "symmetry", json_string(cs_result_symmetry(r, NULL, NULL)));
+    json_object_set(j, "scenario", r->scenario);
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    int rc = cs_write_file_atomic(path, s, strlen(s), err);
+    free(s);
+    return rc;
+}
+
+/* ---- run / train ---------------------------------------------------------------------- */
+
+static int command(const char *cmd, int argc, char **argv) {
     cs_error err;
     cs_error_clear(&err);
-    cs_network_config net;
-    memset(&net, 0, sizeof net);
-    cs_system_config sysc; /* system JSON and comm groups: owned here, used by the run */
-    memset(&sysc, 0, sizeof sysc);
-    cs_comm_groups groups;
-    memset(&groups, 0, sizeof groups);
-    cs_memory_config mem; /* NO_MEMORY_EXPANSION unless --remote-memory-configuration */
-    cs_memory_config_defaults(&mem);
-    cs_workload w;
-    memset(&w, 0, sizeof w);
-    cs_sim_result res;
-    memset(&res, 0, sizeof res);
-    cs_timeline *tl = NULL;
-    cs_coll_agg *colls = NULL; /* per-collective records (output/collectives.h) */
-    char colls_path[4096];
-    json_t *config = NULL;
-    cs_sim_options so;
-    cs_sim_options_init(&so);
-    so.backend = ro.backend;
-    so.comm_streams = (uint32_t)ro.comm_streams;
-    so.progress = !ro.no_progress;
-    so.symmetry = strcmp(ro.symmetry, "off") == 0 ? CS_SYMMETRY_OFF : CS_SYMMETRY_AUTO;
-
-    int rc = ro.out ? mkdir_p(ro.out, &err) : CS_OK;
-    if (rc == CS_OK) rc = cs_network_config_load(ro.network, &net, &err);
-    cs_topo *topo = NULL; /* physical graph of the flow backend (links.csv); owned here */
-    if (rc == CS_OK && ro.topology) rc = cs_topology_file_load(ro.topology, &net, &topo, &err);
-    else if (rc == CS_OK && strcmp(ro.backend, "flow") == 0) topo = cs_topo_build_astra(&net);
-    if (rc == CS_OK && topo && strcmp(ro.backend, "flow") != 0)
-        rc = CS_ERR(&err, CS_EINVAL, "--topology %s: only --backend flow uses a topology", ro.topology);
-    net.topology = topo;
-    if (rc == CS_OK && !cs_net_backend_find(ro.backend))
-        rc = CS_ERR(&err, CS_EINVAL, "--backend %s: unknown network backend; expected one of the list in "
-                                     "clustersim run --help", ro.backend);
-    config = json_object();
-    if (rc == CS_OK) rc = cs_cli_apply_system(&ro, &net, &so, &sysc, &groups, config, &err);
-    if (rc == CS_OK && ro.placement && strcmp(ro.placement, "contiguous") != 0) {
-        if (!topo) rc = CS_ERR(&err, CS_EINVAL, "--placement %s needs --backend flow", ro.placement);
-        else {
-            cs_placement_group *pg = cs_calloc(groups.ngroups ? groups.ngroups : 1, sizeof *pg);
-            for (size_t i = 0; i < groups.ngroups; i++) pg[i] = (cs_placement_group){groups.groups[i].ranks, groups.groups[i].nranks};
-            rc = cs_topo_place(topo, ro.placement, pg, groups.ngroups, &err);
-            cs_free(pg);
+    cs_scenario *sc = cs_scenario_new();
+    cli_out co;
+    used_flag used[64];
+    size_t nused = 0;
+    int prc = parse(cmd, argc, argv, sc, &co, &err, used, &nused);
+    if (prc == 2 || prc == 3) {
+        if (prc == 3) {
+            flagify(err.msg, sizeof err.msg, used, nused);
+            fprintf(stderr, "clustersim: error: %s\n", err.msg);
         }
+        cs_scenario_free(sc);
+        return prc == 3 ? 1 : 2;
     }
-    if (rc == CS_OK && ro.memory) rc = cs_memory_config_load(ro.memory, &mem, &err);
-    so.memory = &mem;
-    if (rc == CS_OK) {
-        cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps};
-        rc = cs_workload_load(ro.workload, (uint32_t)net.total_npus, &go, &w, &err);
+    if (co.help || co.help_config) {
+        if (co.help) usage(stdout, cmd);
+        else cs_scenario_print_help(stdout);
+        cs_scenario_free(sc);
+        return 0;
     }
+    if (co.verbose) cs_log_set_level(CS_LOG_INFO);
+    int train = strcmp(cmd, "train") == 0;
+    int rc = prc ? (err.code ? err.code : CS_EINVAL) : CS_OK;
+    if (rc == CS_OK && train && !cs_scenario_is_plan(sc)) {
+        fprintf(stderr, "clustersim train: --model is required (see --help)\n");
+        cs_scenario_free(sc);
+        return 2;
+    }
+    if (rc == CS_OK && co.out) rc = mkdir_p(co.out, &err);
+    if (rc == CS_OK && co.dump) rc = cs_scenario_dump_file(sc, co.dump, &err);
+    cs_timeline *tl = NULL;
+    cs_link_track *ltrack = NULL;
     cs_sim_observer obs = {cs_timeline_node_done, NULL};
-    if (rc == CS_OK && ro.trace) {
-        rc = cs_timeline_open(ro.trace, w.nranks, &tl, &err);
+    cs_run_hooks hooks;
+    memset(&hooks, 0, sizeof hooks);
+    char colls_path[4096];
+    snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", co.out ? co.out : ".");
+    hooks.collectives_csv = co.out ? colls_path : NULL;
+    hooks.collectives_json = co.out || (co.json && !train);
+    hooks.progress = !co.no_progress;
+    cs_result *res = NULL;
+    if (rc == CS_OK && co.trace) {
+        /* ranks: known once the network is read; the scenario checks it again */
+        char buf[64];
+        uint32_t n = 0;
+        if (cs_scenario_get(sc, "network.npus_count", buf, sizeof buf) == 0) {
+            json_t *a = json_loads(buf, JSON_DECODE_ANY, NULL);
+            n = 1;
+            size_t i;
+            json_t *v;
+            json_array_foreach(a, i, v) n *= (uint32_t)json_integer_value(v);
+            json_decref(a);
+        }
+        rc = cs_timeline_open(co.trace, n ? n : 1, &tl, &err);
         obs.ud = tl;
-        so.observer = &obs;
-    }
-    cs_coll_observer cobs;
-    if (rc == CS_OK) {
-        snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", ro.out ? ro.out : ".");
-        cs_coll_agg_params cp = {ro.out ? colls_path : NULL, ro.out || ro.json, 0, &groups};
-        rc = cs_coll_agg_new(&cp, &colls, &err);
-        cobs = cs_coll_agg_observer(colls);
-        so.coll_observer = &cobs;
-        so.coll_records_representative = 1; /* symmetric runs: one record per collective */
-    }
-    cs_time healthy_time = 0;
-    if (rc == CS_OK && ro.compare_healthy) {
-        if (!topo) rc = CS_ERR(&err, CS_EINVAL, "--compare-healthy needs --backend flow");
-        else rc = run_healthy(&w, &net, topo, &so, &healthy_time, &err);
-    }
-    cs_link_track *ltrack = NULL; /* link utilization counter tracks for --trace (output/links.h) */
-    if (rc == CS_OK && tl && topo) {
+        hooks.observer = &obs;
         ltrack = cs_link_track_new((size_t)4 << 20);
-        topo->util_fn = cs_link_track_sample;
-        topo->util_ud = ltrack;
+        hooks.link_util = cs_link_track_sample;
+        hooks.link_ud = ltrack;
     }
-    if (rc == CS_OK) rc = cs_sim_run(&w, &net, &so, &res, &err);
-    if (rc == CS_OK) rc = cs_coll_agg_finish(colls, &err);
-    if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, topo, w.nranks, 16);
-    if (topo) topo->util_fn = NULL;
+    if (rc == CS_OK) rc = cs_scenario_run_hooked(sc, &hooks, &res, &err);
+    if (rc == CS_OK && ltrack && res->topo) cs_link_track_write(ltrack, tl, res->topo, res->sim.nranks, 16);
     cs_link_track_free(ltrack);
     if (tl) {
         cs_error e2;
@@ -404,98 +451,104 @@ int cs_cli_run(int argc, char **argv) {
             rc = rc2;
             err = e2;
         }
+        if (rc) remove(co.trace); /* a failed run leaves no stale timeline */
     }
-    cs_run_info info;
-    memset(&info, 0, sizeof info);
-    char summary_path[4096], csv_path[4096];
     if (rc == CS_OK) {
-        json_object_set_new(config, "cli", cli_config_json(&ro));
-        json_object_set_new(config, "network", cs_network_config_to_json(&net));
-        json_object_set_new(config, "network_units", cs_network_config_units_json());
-        json_object_set_new(config, "memory", cs_memory_config_to_json(&mem));
-        json_object_set_new(config, "memory_units", cs_memory_config_units_json());
-        info.workload = &w;
-        info.network = &net;
-        info.backend = ro.backend;
-        info.config = config;
-        info.collectives = colls;
-        info.has_healthy = ro.compare_healthy;
-        info.healthy_time = healthy_time;
-        if (topo) {
-            json_t *tj = json_object();
-            uint32_t down, degraded;
-            cs_topo_count_faults(topo, &down, &degraded);
-            json_object_set_new(tj, "description", json_string(topo->desc ? topo->desc : ""));
-            json_object_set_new(tj, "links", json_integer(topo->nlinks));
-            json_object_set_new(tj, "links_down_at_start", json_integer(down));
-            json_object_set_new(tj, "links_degraded_at_start", json_integer(degraded));
-            json_object_set_new(tj, "timed_changes", json_integer(topo->nchanges));
-            json_object_set_new(tj, "placement", json_string(topo->placement[0] ? topo->placement : "contiguous"));
-            if (groups.ngroups) { /* switches each comm group spans under this placement */
-                json_t *gs = json_object();
-                for (size_t i = 0; i < groups.ngroups; i++)
-                    json_object_set_new(gs, groups.groups[i].name,
-                                        json_integer(cs_topo_group_switches(topo, groups.groups[i].ranks,
-                                                                            groups.groups[i].nranks)));
-                json_object_set_new(tj, "group_switches", gs);
-            }
-            json_object_set_new(config, "topology", tj);
-        }
+        cs_run_info info;
+        fill_info(&info, res);
         int no = 0;
-        if (ro.out) {
-            {
-                snprintf(summary_path, sizeof summary_path, "%s/summary.json", ro.out);
-                snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", ro.out);
-                rc = cs_report_summary_json(summary_path, &info, &res, &err);
-                if (rc == CS_OK) rc = cs_report_ranks_csv(csv_path, &res, &err);
-                info.outputs[no++] = summary_path;
-                info.outputs[no++] = csv_path;
-                info.outputs[no++] = colls_path;
+        char summary_path[4096], csv_path[4096], links_path[4096];
+        if (co.out) {
+            snprintf(summary_path, sizeof summary_path, "%s/summary.json", co.out);
+            snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", co.out);
+            rc = cs_report_summary_json(summary_path, &info, &res->sim, &err);
+            if (rc == CS_OK) rc = cs_report_ranks_csv(csv_path, &res->sim, &err);
+            info.outputs[no++] = summary_path;
+            info.outputs[no++] = csv_path;
+            info.outputs[no++] = colls_path;
+            if (rc == CS_OK && res->topo) {
+                snprintf(links_path, sizeof links_path, "%s/links.csv", co.out);
+                rc = cs_links_csv(links_path, res->topo, res->sim.sim_time, &err);
+                info.outputs[no++] = links_path;
             }
         }
-        if (rc == CS_OK && ro.json) {
-            rc = cs_report_summary_json(ro.json, &info, &res, &err);
-            info.outputs[no++] = ro.json;
+        if (rc == CS_OK && co.json) {
+            rc = train ? train_json(co.json, res, &err) : cs_report_summary_json(co.json, &info, &res->sim, &err);
+            info.outputs[no++] = co.json;
         }
-        char links_path[4096];
-        if (rc == CS_OK && ro.out && topo) {
-            snprintf(links_path, sizeof links_path, "%s/links.csv", ro.out);
-            rc = cs_links_csv(links_path, topo, res.sim_time, &err);
-            info.outputs[no++] = links_path;
+        if (co.trace) info.outputs[no++] = co.trace;
+        if (rc == CS_OK && !co.quiet) {
+            if (res->plan.valid && train) {
+                train_report(stdout, res);
+            } else {
+                if (res->plan.valid) train_report(stdout, res);
+                cs_report_terminal(stdout, &info, &res->sim);
+                if (res->topo) cs_links_print_hottest(stdout, res->topo, res->sim.sim_time, 5);
+            }
         }
-        if (ro.trace) info.outputs[no++] = ro.trace;
-        info.wall_s = wall_now() - t0;
-        if (rc == CS_OK && !ro.quiet) cs_report_terminal(stdout, &info, &res);
-        if (rc == CS_OK && !ro.quiet && topo) cs_links_print_hottest(stdout, topo, res.sim_time, 5);
     }
     cs_log_flush_summary();
     if (rc) {
+        flagify(err.msg, sizeof err.msg, used, nused);
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
-        if (ro.verbose && err.src_file) fprintf(stderr, "clustersim: (raised at %s:%d)\n", err.src_file, err.src_line);
+        if (co.verbose && err.src_file) fprintf(stderr, "clustersim: (raised at %s:%d)\n", err.src_file, err.src_line);
     }
-    json_decref(config);
-    cs_coll_agg_free(colls);
-    cs_sim_result_free(&res);
-    cs_workload_free(&w);
-    cs_network_config_free(&net);
-    cs_topo_free(topo);
-    cs_memory_config_free(&mem);
-    cs_system_config_free(&sysc);
-    cs_comm_groups_free(&groups);
+    cs_result_free(res);
+    cs_scenario_free(sc);
     return rc ? 1 : 0;
 }
 
-/* ---- main ------------------------------------------------------------------- */
+int cs_cli_run(int argc, char **argv) { return command("run", argc, argv); }
+
+int cs_cli_generate(int argc, char **argv) {
+    cs_error err;
+    cs_error_clear(&err);
+    cs_scenario *sc = cs_scenario_new();
+    cli_out co;
+    used_flag used[64];
+    size_t nused = 0;
+    int prc = parse("generate", argc, argv, sc, &co, &err, used, &nused);
+    int rc = prc == 1 ? (err.code ? err.code : CS_EINVAL) : CS_OK;
+    if (prc == 3) {
+        flagify(err.msg, sizeof err.msg, used, nused);
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        cs_scenario_free(sc);
+        return 1;
+    }
+    if (prc == 2 || (prc == 0 && co.help)) {
+        if (prc == 0) usage(stdout, "generate");
+        cs_scenario_free(sc);
+        return prc == 2 ? 2 : 0;
+    }
+    if (rc == CS_OK && (!cs_scenario_is_plan(sc) || !co.out)) {
+        fprintf(stderr, "clustersim generate: %s is required (see --help)\n",
+                !cs_scenario_is_plan(sc) ? "--model" : "--out PREFIX");
+        cs_scenario_free(sc);
+        return 2;
+    }
+    if (rc == CS_OK) rc = cs_cli_generate_files(sc, co.out, co.quiet, &err);
+    cs_log_flush_summary();
+    if (rc) {
+        flagify(err.msg, sizeof err.msg, used, nused);
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+    }
+    cs_scenario_free(sc);
+    return rc ? 1 : 0;
+}
+int cs_cli_train(int argc, char **argv) { return command("train", argc, argv); }
+
+/* ---- main ------------------------------------------------------------------------------ */
 
 static void main_help(FILE *f) {
     fputs("clustersim " CS_VERSION " -- simulator of distributed ML training clusters\n\n"
           "usage: clustersim <command> [options]\n\n"
           "commands:\n"
-          "  run       simulate a workload (Chakra traces) on a network; ASTRA-sim flags accepted\n"
-          "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n"
-          "  generate  model + parallelism plan -> per-rank Chakra traces, comm groups, configs\n"
-          "  train     generate a training step in memory and simulate it (iteration time, MFU)\n\n"
+          "  run       simulate a scenario: Chakra traces (ASTRA-sim flags accepted) or a generated plan\n"
+          "  train     generate a training step in memory and simulate it (iteration time, MFU)\n"
+          "  generate  model + parallelism plan -> per-rank Chakra traces, comm groups, configs, scenario\n"
+          "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n\n"
           "  clustersim <command> --help   options of a command\n"
+          "  clustersim run --help-config  every scenario key\n"
           "  clustersim --version          version\n",
           f);
 }
@@ -520,6 +573,8 @@ int cs_cli_main(int argc, char **argv) {
     if (strcmp(cmd, "train") == 0) return cs_cli_train(argc - 2, argv + 2);
     /* ASTRA-sim style: options without a sub-command mean "run". */
     if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
-    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run or inspect; see clustersim --help)\n", cmd);
+    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate or inspect; see clustersim "
+                    "--help)\n",
+            cmd);
     return 2;
 }

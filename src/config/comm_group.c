@@ -124,10 +124,15 @@ static int parse_group(const cs_jdoc *doc, const cs_jmember *m, const json_t *v,
 }
 
 int cs_comm_groups_load(const char *path, cs_comm_groups *out, cs_error *err) {
+    return cs_comm_groups_load_text(path, NULL, 0, out, err);
+}
+
+int cs_comm_groups_load_text(const char *path, const char *text, size_t len, cs_comm_groups *out, cs_error *err) {
     memset(out, 0, sizeof *out);
-    if (strcmp(path, "empty") == 0) return CS_OK;
+    if (!text && strcmp(path, "empty") == 0) return CS_OK;
     cs_jdoc doc;
-    int rc = cs_jdoc_load(path, "communicator group configuration", &doc, err);
+    int rc = text ? cs_jdoc_load_text(path, text, len, "communicator group configuration", &doc, err)
+                  : cs_jdoc_load(path, "communicator group configuration", &doc, err);
     if (rc) return rc;
     out->path = cs_strdup(path);
     if (doc.nm != json_object_size(doc.root)) {

@@ -44,6 +44,8 @@ typedef struct cs_comm_groups {
 /* Load a comm-group file, or "empty" for none.  On failure *out is left
  * freed (all zero). */
 int cs_comm_groups_load(const char *path, cs_comm_groups *out, cs_error *err);
+/* The same from JSON text in memory (text NULL: read path). */
+int cs_comm_groups_load_text(const char *path, const char *text, size_t len, cs_comm_groups *out, cs_error *err);
 void cs_comm_groups_free(cs_comm_groups *g);
 
 /* Every rank must be < total_npus (CS_EINVAL with file:line: group: ...). */

@@ -100,9 +100,14 @@ static int check_type(const cs_jdoc *doc, cs_memory_config *c, const int *lines,
 }
 
 int cs_memory_config_load(const char *path, cs_memory_config *out, cs_error *err) {
+    return cs_memory_config_load_text(path, NULL, 0, out, err);
+}
+
+int cs_memory_config_load_text(const char *path, const char *text, size_t len, cs_memory_config *out, cs_error *err) {
     cs_memory_config_defaults(out);
     cs_jdoc doc;
-    int rc = cs_jdoc_load(path, "remote memory configuration", &doc, err);
+    int rc = text ? cs_jdoc_load_text(path, text, len, "remote memory configuration", &doc, err)
+                  : cs_jdoc_load(path, "remote memory configuration", &doc, err);
     if (rc) {
         cs_memory_config_free(out);
         return rc;
@@ -140,6 +145,11 @@ json_t *cs_memory_config_to_json(const cs_memory_config *c) {
         json_object_del(obj, OPTS[O_PER_NODE].key);
     }
     return obj;
+}
+
+const cs_opt *cs_memory_config_opts(size_t *n) {
+    *n = NOPTS;
+    return OPTS;
 }
 
 json_t *cs_memory_config_units_json(void) { return cs_opts_units_json(OPTS, NOPTS); }

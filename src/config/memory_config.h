@@ -47,6 +47,9 @@ typedef struct cs_memory_config {
 int cs_memory_config_defaults(cs_memory_config *c);
 /* Load a memory JSON file.  On failure *out is left freed (all zero). */
 int cs_memory_config_load(const char *path, cs_memory_config *out, cs_error *err);
+/* The same from JSON text in memory (text NULL: read path); path labels
+ * messages and becomes out->path. */
+int cs_memory_config_load_text(const char *path, const char *text, size_t len, cs_memory_config *out, cs_error *err);
 void cs_memory_config_free(cs_memory_config *c);
 
 /* PER_NODE_MEMORY_EXPANSION: every NPU must map to a node, i.e.
@@ -57,6 +60,9 @@ int cs_memory_config_validate(const cs_memory_config *c, uint64_t total_npus, cs
  * the memory type are left out. */
 json_t *cs_memory_config_to_json(const cs_memory_config *c);
 /* {"remote-mem-latency": "ns", "remote-mem-bw": "GB/s"} */
+/* The reader's key table (the scenario namespace checks keys against it). */
+struct cs_opt;
+const struct cs_opt *cs_memory_config_opts(size_t *n);
 json_t *cs_memory_config_units_json(void);
 void cs_memory_config_print_help(FILE *f);
 

@@ -248,12 +248,20 @@ int cs_network_config_load(const char *path, cs_network_config *out, cs_error *e
     size_t len;
     int rc = cs_read_file(path, &buf, &len, err);
     if (rc) return rc;
+    rc = cs_network_config_load_text(path, buf, len, out, err);
+    cs_free(buf);
+    return rc;
+}
+
+int cs_network_config_load_text(const char *path, const char *buf, size_t len, cs_network_config *out,
+                                cs_error *err) {
+    memset(out, 0, sizeof *out);
+    int rc = CS_OK;
 
     yaml_parser_t parser;
     yaml_document_t doc;
     int have_doc = 0;
     if (!yaml_parser_initialize(&parser)) {
-        cs_free(buf);
         return CS_ERR(err, CS_ENOMEM, "%s: cannot initialise the YAML parser", path);
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
@@ -283,7 +291,6 @@ int cs_network_config_load(const char *path, cs_network_config *out, cs_error *e
 out:
     if (have_doc) yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
-    cs_free(buf);
     if (rc) cs_network_config_free(out);
     return rc;
 }

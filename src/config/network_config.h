@@ -56,6 +56,10 @@ typedef struct cs_network_config {
 
 /* Load a network YAML file.  On failure *out is left freed (all zero). */
 int cs_network_config_load(const char *path, cs_network_config *out, cs_error *err);
+/* The same from YAML (or JSON, which is YAML) text in memory; path labels
+ * messages and becomes out->path. */
+int cs_network_config_load_text(const char *path, const char *buf, size_t len, cs_network_config *out,
+                                cs_error *err);
 void cs_network_config_free(cs_network_config *c);
 
 /* "Ring", "FullyConnected", "Switch" (the spelling of the file). */

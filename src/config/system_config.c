@@ -282,9 +282,14 @@ static size_t opt_index(const char *key) {
 }
 
 int cs_system_config_load(const char *path, cs_system_config *out, cs_error *err) {
+    return cs_system_config_load_text(path, NULL, 0, out, err);
+}
+
+int cs_system_config_load_text(const char *path, const char *text, size_t len, cs_system_config *out, cs_error *err) {
     cs_system_config_defaults(out);
     cs_jdoc doc;
-    int rc = cs_jdoc_load(path, "system configuration", &doc, err);
+    int rc = text ? cs_jdoc_load_text(path, text, len, "system configuration", &doc, err)
+                  : cs_jdoc_load(path, "system configuration", &doc, err);
     if (rc) {
         cs_system_config_free(out);
         return rc;
@@ -333,6 +338,11 @@ int cs_system_config_check_network(const cs_system_config *c, int ndims, cs_erro
 
 json_t *cs_system_config_to_json(const cs_system_config *c) {
     return cs_opts_to_json(OPTS, NOPTS, c);
+}
+
+const cs_opt *cs_system_config_opts(size_t *n) {
+    *n = NOPTS;
+    return OPTS;
 }
 
 json_t *cs_system_config_units_json(void) { return cs_opts_units_json(OPTS, NOPTS); }

@@ -118,6 +118,9 @@ typedef struct cs_system_config {
 int cs_system_config_defaults(cs_system_config *c);
 /* Load a system JSON file.  On failure *out is left freed (all zero). */
 int cs_system_config_load(const char *path, cs_system_config *out, cs_error *err);
+/* The same from JSON text in memory (text NULL: read path); path labels
+ * messages and becomes out->path. */
+int cs_system_config_load_text(const char *path, const char *text, size_t len, cs_system_config *out, cs_error *err);
 void cs_system_config_free(cs_system_config *c);
 
 /* Cross-check the implementation lists against the network's dimension
@@ -129,6 +132,9 @@ int cs_system_config_check_network(const cs_system_config *c, int ndims, cs_erro
  * keys are left out; booleans are written 0/1 as ASTRA-sim expects. */
 json_t *cs_system_config_to_json(const cs_system_config *c);
 /* {"endpoint-delay": "ns", "local-mem-bw": "GB/s", ...} */
+/* The reader's key table (the scenario namespace checks keys against it). */
+struct cs_opt;
+const struct cs_opt *cs_system_config_opts(size_t *n);
 json_t *cs_system_config_units_json(void);
 /* Every key with type, unit, default and help, from the table. */
 void cs_system_config_print_help(FILE *f);

@@ -259,6 +259,15 @@ int cs_jdoc_load(const char *path, const char *what, cs_jdoc *doc, cs_error *err
     size_t len;
     int rc = cs_read_file(path, &buf, &len, err);
     if (rc) return rc;
+    rc = cs_jdoc_load_text(path, buf, len, what, doc, err);
+    cs_free(buf);
+    return rc;
+}
+
+int cs_jdoc_load_text(const char *path, const char *buf, size_t len, const char *what, cs_jdoc *doc,
+                      cs_error *err) {
+    memset(doc, 0, sizeof *doc);
+    int rc = CS_OK;
     doc->path = cs_strdup(path);
     doc->root_line = 1;
     json_error_t jerr;
@@ -284,7 +293,6 @@ int cs_jdoc_load(const char *path, const char *what, cs_jdoc *doc, cs_error *err
         if (rc) goto out;
     }
 out:
-    cs_free(buf);
     if (rc) cs_jdoc_free(doc);
     return rc;
 }

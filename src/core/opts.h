@@ -82,6 +82,9 @@ typedef struct cs_jdoc {
  * object, and index it.  `what` names the file kind for messages
  * ("system configuration"). */
 int cs_jdoc_load(const char *path, const char *what, cs_jdoc *doc, cs_error *err);
+/* The same from text already in memory (len bytes; path labels messages). */
+int cs_jdoc_load_text(const char *path, const char *buf, size_t len, const char *what, cs_jdoc *doc,
+                      cs_error *err);
 void cs_jdoc_free(cs_jdoc *doc);
 /* Line of key (root_line when unknown to the index). */
 int cs_jdoc_key_line(const cs_jdoc *doc, const char *key);

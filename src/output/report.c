@@ -158,12 +158,10 @@ static void coll_lines(FILE *f, const cs_coll_agg *a) {
 void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *res) {
     char t1[32], t2[32];
     const cs_network_config *net = info->network;
-    uint64_t nodes = 0;
-    for (uint32_t g = 0; g < info->workload->ngraphs; g++) nodes += info->workload->graphs[g]->nnodes;
     fprintf(f, "\nclustersim %s -- simulation report\n\n", CS_VERSION);
     fprintf(f, "  workload   %s%s  (%u ranks, %u distinct graph%s, %" PRIu64 " nodes)\n",
-            info->workload->prefix, info->workload->single_file ? "" : ".<rank>.et", res->nranks,
-            info->workload->ngraphs, info->workload->ngraphs == 1 ? "" : "s", nodes);
+            info->workload_prefix, info->single_file ? "" : ".<rank>.et", res->nranks,
+            info->ngraphs, info->ngraphs == 1 ? "" : "s", info->graph_nodes);
     fprintf(f, "  network    %s: ", net->path ? net->path : "(built-in)");
     for (int d = 0; d < net->ndims; d++)
         fprintf(f, "%s%s(%u) %g GB/s %g ns", d ? " x " : "", cs_topo_kind_name(net->topo[d]), net->npus[d],

@@ -28,7 +28,10 @@
 #define CS_SUMMARY_SCHEMA_VERSION 1
 
 typedef struct cs_run_info {
-    const cs_workload *workload;
+    const char *workload_prefix; /* trace prefix (or a description of a generated plan) */
+    int single_file;             /* one file for every rank */
+    uint32_t ngraphs;            /* distinct graphs */
+    uint64_t graph_nodes;        /* nodes over the distinct graphs */
     const cs_network_config *network;
     const char *backend;
     json_t *config;  /* effective configuration (borrowed), written under "configuration" */

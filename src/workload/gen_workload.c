@@ -65,3 +65,15 @@ int cs_tx_workload(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d
     cs_free(idx);
     return rc;
 }
+
+int cs_gen_system_defaults(int ndims, cs_system_config *sc) {
+    int rc = cs_system_config_defaults(sc);
+    sc->roofline_enabled = 0;
+    sc->active_chunks_per_dimension = 1;
+    sc->endpoint_delay_ns = 10;
+    for (int c = 0; c < CS_CFG_NCOLL; c++) {
+        sc->impl[c].n = ndims;
+        for (int k = 0; k < ndims; k++) sc->impl[c].algo[k].kind = CS_COLL_ALGO_RING;
+    }
+    return rc;
+}

@@ -25,4 +25,11 @@ int cs_tx_write_rank(const cs_tx_model *m, const cs_tx_plan *p, const cs_device 
 int cs_tx_workload(const cs_tx_model *m, const cs_tx_plan *p, const cs_device *d, const cs_sym_axes *ax,
                    cs_workload *w, cs_error *err);
 
+/* The system configuration of a generated plan when none is given (train,
+ * and the PREFIX.system.json that generate writes): ring collectives on
+ * every one of ndims network dimensions, endpoint-delay 10 ns, one active
+ * chunk per dimension, replayed-free compute (roofline off); the rest
+ * cs_system_config_defaults.  One source for every command. */
+int cs_gen_system_defaults(int ndims, cs_system_config *out);
+
 #endif

@@ -1,0 +1,55 @@
+/*
+ * result.h -- what one scenario run produced, in memory (cs_result; public
+ * accessors in include/clustersim/clustersim.h, result.c).
+ *
+ * A result owns copies of everything the output writers need -- the rank
+ * rows, the collective aggregator (summary per type, the entries
+ * summary.json lists) and the first CS_RESULT_MAX_COLLS collective rows, the
+ * physical topology with its link counters (graph backends), the effective
+ * scenario as JSON, the network dimensions, a description of the workload,
+ * the plan's throughput and memory -- so it outlives its scenario.
+ */
+#ifndef CS_SCENARIO_RESULT_H
+#define CS_SCENARIO_RESULT_H
+
+#include <jansson.h>
+
+#include "clustersim/clustersim.h"
+#include "config/network_config.h"
+#include "output/collectives.h"
+#include "scenario/engine.h"
+#include "topology/topology.h"
+#include "workload/gen_transformer.h"
+
+#define CS_RESULT_MAX_COLLS 100000u
+
+struct cs_result {
+    cs_sim_result sim;            /* rank rows and totals */
+    json_t *config;               /* effective configuration for summary.json (owned) */
+    json_t *scenario;             /* the effective scenario (owned) */
+    cs_network_config net;        /* dimensions (path owned; topology NULL) */
+    char *backend;                /* owned */
+    /* workload description (the graphs themselves are not kept) */
+    char *workload_prefix;        /* trace prefix, or "generated: <model>" */
+    int single_file;
+    uint32_t ngraphs;
+    uint64_t graph_nodes;         /* nodes over the distinct graphs */
+    cs_topo *topo;                /* physical graph with link counters, or NULL (owned) */
+    cs_coll_agg *colls;           /* finished aggregator (owned) */
+    cs_collective_row *rows;      /* first CS_RESULT_MAX_COLLS instances */
+    size_t nrows, caprows;
+    int has_healthy;
+    cs_time healthy_time;         /* --compare-healthy */
+    cs_plan_row plan;             /* valid = 1 for generated plans */
+    cs_tx_model model;            /* generated plans: the resolved inputs (value copies) */
+    cs_device device;
+    cs_tx_plan plan_cfg;
+    char sym_why[600];            /* why every rank was simulated ("" = symmetric or off) */
+    int sym_off;                  /* symmetry was switched off */
+    double wall_s;
+};
+
+/* A result with nothing in it (owned by the caller). */
+cs_result *cs_result_new(void);
+
+#endif

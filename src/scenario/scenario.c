@@ -1,0 +1,742 @@
+/*
+ * scenario.c -- the scenario namespace: set, get, load, dump (scenario.h).
+ *
+ * Every section is kept as a JSON object of the keys given so far; the
+ * effective values are computed from it on demand by the section's reader,
+ * so a value is checked by exactly the code that will use it:
+ *   run, plan, model, device   the option tables of scenario_keys.c;
+ *   network                    the network YAML reader (JSON is YAML);
+ *   system, memory             the system and remote-memory JSON readers;
+ *   comm-groups                the communicator-group reader.
+ * A file loaded into an ASTRA-sim section (--network-configuration ...) is
+ * read and checked by its reader with the file's own line numbers, and its
+ * effective values become the section.  The dump writes every section's
+ * effective values (defaults included), so loading it reproduces the run.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "scenario/scenario_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config/comm_group.h"
+#include "config/memory_config.h"
+#include "config/network_config.h"
+#include "config/system_config.h"
+#include "core/alloc.h"
+#include "scenario/scenario_run.h"
+
+static const char *const SECT_NAMES[SC_NSECT] = {"run", "plan", "model", "device",
+                                                 "network", "system", "memory", "comm-groups"};
+
+/* ---- small helpers ----------------------------------------------------------- */
+
+/* Drop the ":<line>" a reader put after label when the text it read was
+ * not a file the user wrote (a --set value, a section of a scenario). */
+static void scrub_line(cs_error *err, const char *label) {
+    size_t n = strlen(label);
+    if (strncmp(err->msg, label, n) != 0 || err->msg[n] != ':') return;
+    size_t k = n + 1;
+    while (err->msg[k] >= '0' && err->msg[k] <= '9') k++;
+    if (k == n + 1 || err->msg[k] != ':') return;
+    memmove(err->msg + n, err->msg + k, strlen(err->msg + k) + 1);
+}
+
+/* A cs_jdoc over an object that has no text (no line numbers). */
+static void jdoc_of(json_t *obj, const char *where, cs_jdoc *doc) {
+    memset(doc, 0, sizeof *doc);
+    doc->path = cs_strdup(where);
+    doc->root = json_incref(obj);
+    doc->nm = json_object_size(obj);
+    doc->m = cs_calloc(doc->nm ? doc->nm : 1, sizeof *doc->m);
+    size_t i = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v) {
+        (void)v;
+        doc->m[i++].key = cs_strdup(k);
+    }
+}
+
+static const cs_sc_section *typed(int s) { return s <= SC_DEVICE ? &CS_SC_SECTIONS[s] : NULL; }
+
+static const cs_opt *find_opt(const cs_sc_section *t, const char *key) {
+    for (size_t i = 0; i < t->nopts; i++)
+        if (strcmp(t->opts[i].key, key) == 0) return &t->opts[i];
+    return NULL;
+}
+
+static int section_index(const char *name, size_t len) {
+    for (int s = 0; s < SC_NSECT; s++)
+        if (strlen(SECT_NAMES[s]) == len && strncmp(SECT_NAMES[s], name, len) == 0) return s;
+    return -1;
+}
+
+int cs_sc_parse_typed(const cs_scenario *sc, int s, void *out, cs_error *err) {
+    const cs_sc_section *t = typed(s);
+    memset(out, 0, t->size);
+    cs_opts_defaults(t->opts, t->nopts, out);
+    char where[64];
+    snprintf(where, sizeof where, "scenario %s.*", t->name);
+    cs_jdoc doc;
+    jdoc_of(sc->sect[s], where, &doc);
+    int rc = cs_opts_parse(&doc, t->opts, t->nopts, out, NULL, err);
+    cs_jdoc_free(&doc);
+    if (rc) {
+        scrub_line(err, where);
+        cs_opts_free(t->opts, t->nopts, out);
+    }
+    return rc;
+}
+
+void cs_sc_free_typed(int s, void *p) {
+    const cs_sc_section *t = typed(s);
+    cs_opts_free(t->opts, t->nopts, p);
+}
+
+static char *dump_compact(const json_t *obj, size_t *len) {
+    char *s = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    *len = s ? strlen(s) : 0;
+    return s;
+}
+
+int cs_sc_network(const cs_scenario *sc, cs_network_config *out, cs_error *err) {
+    memset(out, 0, sizeof *out);
+    if (json_object_size(sc->sect[SC_NETWORK]) == 0)
+        return CS_ERR(err, CS_EINVAL, "network: expected the network dimensions (--network-configuration FILE, "
+                                      "or the keys network.topology, network.npus_count, network.bandwidth "
+                                      "and network.latency)");
+    if (sc->label[SC_NETWORK]) return cs_network_config_load(sc->label[SC_NETWORK], out, err);
+    size_t len;
+    char *text = dump_compact(sc->sect[SC_NETWORK], &len);
+    const char *where = "scenario network";
+    int rc = cs_network_config_load_text(where, text, len, out, err);
+    free(text);
+    if (rc) {
+        scrub_line(err, where);
+        return rc;
+    }
+    cs_free(out->path);
+    out->path = cs_strdup(sc->label[SC_NETWORK] ? sc->label[SC_NETWORK] : "scenario network");
+    return CS_OK;
+}
+
+int cs_sc_system(const cs_scenario *sc, cs_system_config *out, int *given, cs_error *err) {
+    *given = json_object_size(sc->sect[SC_SYSTEM]) > 0;
+    if (!*given) return cs_system_config_defaults(out);
+    if (sc->label[SC_SYSTEM]) return cs_system_config_load(sc->label[SC_SYSTEM], out, err);
+    size_t len;
+    char *text = dump_compact(sc->sect[SC_SYSTEM], &len);
+    const char *where = "scenario system";
+    int rc = cs_system_config_load_text(where, text, len, out, err);
+    free(text);
+    if (rc) {
+        scrub_line(err, where);
+        return rc;
+    }
+    cs_free(out->path);
+    out->path = cs_strdup(sc->label[SC_SYSTEM] ? sc->label[SC_SYSTEM] : "scenario system");
+    return CS_OK;
+}
+
+int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err) {
+    if (json_object_size(sc->sect[SC_MEMORY]) == 0) return cs_memory_config_defaults(out);
+    if (sc->label[SC_MEMORY]) return cs_memory_config_load(sc->label[SC_MEMORY], out, err);
+    size_t len;
+    char *text = dump_compact(sc->sect[SC_MEMORY], &len);
+    const char *where = "scenario memory";
+    int rc = cs_memory_config_load_text(where, text, len, out, err);
+    free(text);
+    if (rc) {
+        scrub_line(err, where);
+        return rc;
+    }
+    cs_free(out->path);
+    out->path = cs_strdup(sc->label[SC_MEMORY] ? sc->label[SC_MEMORY] : "scenario memory");
+    return CS_OK;
+}
+
+int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err) {
+    memset(out, 0, sizeof *out);
+    if (json_object_size(sc->sect[SC_GROUPS]) == 0) return CS_OK;
+    if (sc->label[SC_GROUPS]) return cs_comm_groups_load(sc->label[SC_GROUPS], out, err);
+    size_t len;
+    char *text = dump_compact(sc->sect[SC_GROUPS], &len);
+    const char *where = "scenario comm-groups";
+    int rc = cs_comm_groups_load_text(where, text, len, out, err);
+    free(text);
+    if (rc) scrub_line(err, where);
+    return rc;
+}
+
+int cs_sc_groups_given(const cs_scenario *sc) { return json_object_size(sc->sect[SC_GROUPS]) > 0; }
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+cs_scenario *cs_scenario_new(void) {
+    cs_scenario *sc = cs_calloc(1, sizeof *sc);
+    for (int s = 0; s < SC_NSECT; s++) sc->sect[s] = json_object();
+    return sc;
+}
+
+void cs_scenario_free(cs_scenario *sc) {
+    if (!sc) return;
+    for (int s = 0; s < SC_NSECT; s++) {
+        json_decref(sc->sect[s]);
+        cs_free(sc->label[s]);
+    }
+    cs_free(sc);
+}
+
+int cs_scenario_is_plan(const cs_scenario *sc) {
+    const json_t *v = json_object_get(sc->sect[SC_MODEL], "name");
+    return v && json_is_string(v);
+}
+
+/* ---- set ------------------------------------------------------------------------ */
+
+/* Check section s as it would be with its current keys. */
+static int check_section(const cs_scenario *sc, int s, cs_error *err) {
+    switch (s) {
+    case SC_NETWORK: {
+        /* the four lists make sense only together: checked when complete (and at run) */
+        static const char *const need[] = {"topology", "npus_count", "bandwidth", "latency"};
+        for (int i = 0; i < 4; i++)
+            if (!json_object_get(sc->sect[s], need[i])) return CS_OK;
+        cs_network_config c;
+        int rc = cs_sc_network(sc, &c, err);
+        cs_network_config_free(&c);
+        return rc;
+    }
+    case SC_SYSTEM: {
+        cs_system_config c;
+        int given, rc = cs_sc_system(sc, &c, &given, err);
+        cs_system_config_free(&c);
+        return rc;
+    }
+    case SC_MEMORY: {
+        cs_memory_config c;
+        int rc = cs_sc_memory(sc, &c, err);
+        cs_memory_config_free(&c);
+        return rc;
+    }
+    case SC_GROUPS: {
+        cs_comm_groups g;
+        int rc = cs_sc_groups(sc, &g, err);
+        cs_comm_groups_free(&g);
+        return rc;
+    }
+    default: {
+        union {
+            cs_run_params r;
+            cs_plan_params p;
+            cs_model_params m;
+            cs_device_params d;
+        } u;
+        int rc = cs_sc_parse_typed(sc, s, &u, err);
+        if (rc == CS_OK) cs_sc_free_typed(s, &u);
+        return rc;
+    }
+    }
+}
+
+/* Keys that the ASTRA-sim readers know (an unknown key is an error here,
+ * where a file's unknown key only warns). */
+static int known_config_key(int s, const char *key) {
+    if (s == SC_GROUPS) return 1;
+    if (s == SC_NETWORK) {
+        return strcmp(key, "topology") == 0 || strcmp(key, "npus_count") == 0 || strcmp(key, "bandwidth") == 0 ||
+               strcmp(key, "latency") == 0;
+    }
+    size_t n = 0;
+    const cs_opt *t = s == SC_SYSTEM ? cs_system_config_opts(&n) : cs_memory_config_opts(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i].key, key) == 0) return 1;
+    return 0;
+}
+
+/* Keys whose value is a list in their file (a scalar is taken as a list of one). */
+static int list_key(int s, const char *key) {
+    if (s == SC_NETWORK || s == SC_GROUPS) return 1;
+    size_t n = strlen(key);
+    return s == SC_SYSTEM && n > 15 && strcmp(key + n - 15, "-implementation") == 0;
+}
+
+int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const char *where, cs_error *err) {
+    const char *dot = strchr(key, '.');
+    int s = dot ? section_index(key, (size_t)(dot - key)) : -1;
+    if (s < 0)
+        return CS_ERR(err, CS_EINVAL, "%s %s: unknown key; expected SECTION.KEY with SECTION one of run, plan, "
+                                      "model, device, network, system, memory, comm-groups (clustersim run "
+                                      "--help-config lists every key)",
+                      where, key);
+    const char *k = dot + 1;
+    if (!*k) return CS_ERR(err, CS_EINVAL, "%s %s: expected a key after \"%s.\"", where, key, SECT_NAMES[s]);
+    const cs_sc_section *t = typed(s);
+    if (t) {
+        const cs_opt *o = find_opt(t, k);
+        if (!o) {
+            char list[1024];
+            size_t used = 0;
+            list[0] = '\0';
+            for (size_t i = 0; i < t->nopts && used < sizeof list; i++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", t->opts[i].key);
+            return CS_ERR(err, CS_EINVAL, "%s %s: unknown key of section %s; expected one of %s", where, key,
+                          t->name, list);
+        }
+    } else if (!known_config_key(s, k)) {
+        return CS_ERR(err, CS_EINVAL, "%s %s: not a key of the %s configuration (clustersim run --help-config "
+                                      "lists them)",
+                      where, key, SECT_NAMES[s]);
+    }
+    json_t *old = json_object_get(sc->sect[s], k);
+    if (old) json_incref(old);
+    char *label = sc->label[s]; /* a file loaded into the section: its text no longer is the section */
+    sc->label[s] = NULL;
+    json_object_set(sc->sect[s], k, value);
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = check_section(sc, s, &e);
+    if (rc) {
+        if (old) json_object_set(sc->sect[s], k, old);
+        else json_object_del(sc->sect[s], k);
+        sc->label[s] = label;
+        label = NULL;
+        /* the section reader's own prefix ("scenario plan.*: tp: ") gives way to the key */
+        const char *m = e.msg;
+        char pre[96];
+        snprintf(pre, sizeof pre, "scenario %s.*: %s: ", SECT_NAMES[s], k);
+        if (strncmp(m, pre, strlen(pre)) == 0) m += strlen(pre);
+        if (strncmp(where, "--", 2) == 0 && strcmp(where, "--set") != 0)
+            CS_ERR(err, rc, "%s: %s", where, m);
+        else
+            CS_ERR(err, rc, "%s %s: %s", where, key, m);
+    }
+    json_decref(old);
+    cs_free(label);
+    return rc;
+}
+
+/* Text of a --set value as JSON: a JSON value when it parses as one, else a
+ * string; a comma-separated list for list keys; a scalar for a list key
+ * becomes a list of one; a number for a string key stays its text. */
+static json_t *value_of_text(int s, const char *k, const char *text) {
+    json_error_t je;
+    json_t *v = json_loads(text, JSON_DECODE_ANY, &je);
+    const cs_sc_section *t = typed(s);
+    if (t) {
+        const cs_opt *o = find_opt(t, k);
+        if (o && (o->type == CS_OPT_STR || o->type == CS_OPT_ENUM) && !(v && json_is_string(v))) {
+            json_decref(v);
+            return json_string(text);
+        }
+        return v ? v : json_string(text);
+    }
+    if (!v && list_key(s, k) && strchr(text, ',')) {
+        json_t *a = json_array();
+        const char *p = text;
+        for (;;) {
+            const char *c = strchr(p, ',');
+            size_t n = c ? (size_t)(c - p) : strlen(p);
+            char *item = cs_malloc(n + 1);
+            memcpy(item, p, n);
+            item[n] = '\0';
+            json_t *e = json_loads(item, JSON_DECODE_ANY, &je);
+            json_array_append_new(a, e ? e : json_string(item));
+            cs_free(item);
+            if (!c) break;
+            p = c + 1;
+        }
+        return a;
+    }
+    if (!v) v = json_string(text);
+    if (list_key(s, k) && !json_is_array(v)) {
+        json_t *a = json_array();
+        json_array_append_new(a, v);
+        return a;
+    }
+    return v;
+}
+
+int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err) {
+    const char *dot = strchr(key, '.');
+    int s = dot ? section_index(key, (size_t)(dot - key)) : -1;
+    json_t *v = value_of_text(s < 0 ? SC_RUN : s, dot ? dot + 1 : key, text);
+    int rc = cs_scenario_set_json(sc, key, v, where, err);
+    json_decref(v);
+    return rc;
+}
+
+/* ---- loading files ------------------------------------------------------------------ */
+
+static void set_label(cs_scenario *sc, int s, const char *path) {
+    cs_free(sc->label[s]);
+    sc->label[s] = path ? cs_strdup(path) : NULL;
+}
+
+int cs_scenario_load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err) {
+    json_t *eff = NULL;
+    int s, rc;
+    if (strcmp(kind, "network") == 0) {
+        cs_network_config c;
+        s = SC_NETWORK;
+        rc = cs_network_config_load(path, &c, err);
+        if (rc == CS_OK) eff = cs_network_config_to_json(&c);
+        cs_network_config_free(&c);
+    } else if (strcmp(kind, "system") == 0) {
+        cs_system_config c;
+        s = SC_SYSTEM;
+        rc = cs_system_config_load(path, &c, err);
+        if (rc == CS_OK) eff = cs_system_config_to_json(&c);
+        cs_system_config_free(&c);
+    } else if (strcmp(kind, "memory") == 0) {
+        cs_memory_config c;
+        s = SC_MEMORY;
+        rc = cs_memory_config_load(path, &c, err);
+        if (rc == CS_OK) eff = cs_memory_config_to_json(&c);
+        cs_memory_config_free(&c);
+    } else if (strcmp(kind, "comm-groups") == 0) {
+        cs_comm_groups g;
+        s = SC_GROUPS;
+        rc = cs_comm_groups_load(path, &g, err);
+        if (rc == CS_OK) {
+            eff = json_object();
+            for (size_t i = 0; i < g.ngroups; i++) {
+                json_t *a = json_array();
+                for (uint32_t r = 0; r < g.groups[i].nranks; r++) json_array_append_new(a, json_integer(g.groups[i].ranks[r]));
+                json_object_set_new(eff, g.groups[i].name, a);
+            }
+        }
+        cs_comm_groups_free(&g);
+    } else {
+        return CS_ERR(err, CS_EINVAL, "%s: unknown configuration kind \"%s\"; expected network, system, memory "
+                                      "or comm-groups",
+                      path, kind);
+    }
+    if (rc) return rc;
+    json_decref(sc->sect[s]);
+    sc->sect[s] = eff;
+    set_label(sc, s, strcmp(path, "empty") == 0 ? NULL : path);
+    return CS_OK;
+}
+
+/* path relative to dir (a scenario file's directory), unless absolute. */
+static char *resolve_path(const char *dir, const char *p) {
+    if (!p || p[0] == '/' || !dir[0]) return cs_strdup(p ? p : "");
+    size_t n = strlen(dir) + strlen(p) + 2;
+    char *out = cs_malloc(n);
+    snprintf(out, n, "%s/%s", dir, p);
+    return out;
+}
+
+/* Keys whose string value is a file path (resolved against a scenario
+ * file's directory; model and device only when they name a file). */
+static int path_key(int s, const char *k, const char *v) {
+    if (s == SC_RUN) return strcmp(k, "workload") == 0 || strcmp(k, "topology") == 0;
+    if (s == SC_MODEL || s == SC_DEVICE) return strcmp(k, "name") == 0 && (strchr(v, '/') || strstr(v, ".json"));
+    return 0;
+}
+
+int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return CS_ERR(err, CS_EINVAL, "%s:%d: expected a scenario (a JSON object), got a syntax error at column %d: %s",
+                      path, je.line > 0 ? je.line : 1, je.column, je.text);
+    int rc = CS_OK;
+    if (!json_is_object(root)) {
+        rc = CS_ERR(err, CS_EINVAL, "%s: expected a scenario (a JSON object with sections run, network, ...), got "
+                                    "another JSON value",
+                    path);
+        goto out;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else dir[0] = '\0';
+    const char *sk;
+    json_t *sv;
+    json_object_foreach(root, sk, sv) {
+        if (strcmp(sk, "clustersim-scenario") == 0) {
+            if (!json_is_integer(sv) || json_integer_value(sv) != 1) {
+                rc = CS_ERR(err, CS_EINVAL, "%s: clustersim-scenario: expected 1 (the format version)", path);
+                goto out;
+            }
+            continue;
+        }
+        int s = section_index(sk, strlen(sk));
+        if (s < 0) {
+            rc = CS_ERR(err, CS_EINVAL, "%s: \"%s\": unknown section; expected run, plan, model, device, network, "
+                                        "system, memory or comm-groups",
+                        path, sk);
+            goto out;
+        }
+        if (!json_is_object(sv)) {
+            rc = CS_ERR(err, CS_EINVAL, "%s: %s: expected an object of keys", path, sk);
+            goto out;
+        }
+        if (!typed(s)) { /* an ASTRA-sim section replaces the one there */
+            json_object_clear(sc->sect[s]);
+            set_label(sc, s, NULL);
+        }
+        const char *k;
+        json_t *v;
+        json_object_foreach(sv, k, v) {
+            char key[256], where[4200];
+            snprintf(key, sizeof key, "%s.%s", sk, k);
+            snprintf(where, sizeof where, "%s:", path);
+            json_t *val = json_incref(v);
+            if (json_is_string(v) && path_key(s, k, json_string_value(v))) {
+                char *p = resolve_path(dir, json_string_value(v));
+                json_decref(val);
+                val = json_string(p);
+                cs_free(p);
+            }
+            if (!typed(s)) json_object_set(sc->sect[s], k, val); /* checked whole, below */
+            else rc = cs_scenario_set_json(sc, key, val, where, err);
+            json_decref(val);
+            if (rc) goto out;
+        }
+        if (!typed(s)) {
+            const char *k2;
+            json_t *v2;
+            json_object_foreach(sv, k2, v2) {
+                (void)v2;
+                if (!known_config_key(s, k2)) {
+                    rc = CS_ERR(err, CS_EINVAL, "%s: %s.%s: not a key of the %s configuration", path, sk, k2, sk);
+                    goto out;
+                }
+            }
+            cs_error e;
+            cs_error_clear(&e);
+            if (s == SC_NETWORK) {
+                cs_network_config c;
+                rc = cs_sc_network(sc, &c, &e);
+                cs_network_config_free(&c);
+            } else {
+                rc = check_section(sc, s, &e);
+            }
+            if (rc) {
+                CS_ERR(err, rc, "%s: %s", path, e.msg);
+                goto out;
+            }
+        }
+    }
+out:
+    json_decref(root);
+    return rc;
+}
+
+/* ---- effective values and the dump ------------------------------------------------------ */
+
+static json_t *abs_path_json(const char *p) {
+    char buf[PATH_MAX];
+    if (p && realpath(p, buf)) return json_string(buf);
+    /* a trace prefix is not itself a file: resolve its directory */
+    if (p) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", p);
+        char *slash = strrchr(dir, '/');
+        const char *base = p;
+        if (slash) {
+            *slash = '\0';
+            base = p + (slash - dir) + 1;
+        } else {
+            snprintf(dir, sizeof dir, ".");
+        }
+        if (realpath(dir[0] ? dir : "/", buf)) {
+            size_t n = strlen(buf) + strlen(base) + 2;
+            char *out = cs_malloc(n);
+            snprintf(out, n, "%s/%s", strcmp(buf, "/") == 0 ? "" : buf, base);
+            json_t *j = json_string(out);
+            cs_free(out);
+            return j;
+        }
+    }
+    return p ? json_string(p) : json_null();
+}
+
+json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
+    json_t *root = json_object();
+    json_object_set_new(root, "clustersim-scenario", json_integer(1));
+    int plan = cs_scenario_is_plan(sc);
+    int rc = CS_OK;
+    for (int s = SC_RUN; s <= SC_DEVICE && rc == CS_OK; s++) {
+        if ((s == SC_PLAN || s == SC_MODEL || s == SC_DEVICE) && !plan) continue;
+        union {
+            cs_run_params r;
+            cs_plan_params p;
+            cs_model_params m;
+            cs_device_params d;
+        } u;
+        rc = cs_sc_parse_typed(sc, s, &u, err);
+        if (rc) break;
+        json_t *o = cs_opts_to_json(typed(s)->opts, typed(s)->nopts, &u);
+        if (s == SC_RUN && u.r.comm_streams == 0) /* resolve the workload's default */
+            json_object_set_new(o, "comm-streams", json_integer(plan ? 4 : 1));
+        const char *k;
+        json_t *v;
+        void *tmp;
+        json_object_foreach_safe(o, tmp, k, v) {
+            if (json_is_string(v) && path_key(s, k, json_string_value(v)) &&
+                !(s != SC_RUN && !strchr(json_string_value(v), '/') && access(json_string_value(v), F_OK) != 0))
+                json_object_set_new(o, k, abs_path_json(json_string_value(v)));
+        }
+        json_object_set_new(root, SECT_NAMES[s], o);
+        cs_sc_free_typed(s, &u);
+    }
+    if (rc == CS_OK && json_object_size(sc->sect[SC_NETWORK])) {
+        cs_network_config c;
+        rc = cs_sc_network(sc, &c, err);
+        if (rc == CS_OK) json_object_set_new(root, "network", cs_network_config_to_json(&c));
+        cs_network_config_free(&c);
+    }
+    if (rc == CS_OK) {
+        cs_system_config c;
+        memset(&c, 0, sizeof c);
+        rc = cs_sc_effective_system(sc, &c, err);
+        if (rc == CS_OK) json_object_set_new(root, "system", cs_system_config_to_json(&c));
+        cs_system_config_free(&c);
+    }
+    if (rc == CS_OK) {
+        cs_memory_config c;
+        rc = cs_sc_memory(sc, &c, err);
+        if (rc == CS_OK) json_object_set_new(root, "memory", cs_memory_config_to_json(&c));
+        cs_memory_config_free(&c);
+    }
+    if (rc == CS_OK && json_object_size(sc->sect[SC_GROUPS]))
+        json_object_set(root, "comm-groups", sc->sect[SC_GROUPS]);
+    if (rc) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err) {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
+    int bad = fwrite(text, 1, len, f) != len;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
+    return CS_OK;
+}
+
+int cs_scenario_dump_file(const cs_scenario *sc, const char *path, cs_error *err) {
+    json_t *j = cs_scenario_to_json(sc, err);
+    if (!j) return err->code ? err->code : CS_EINVAL;
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    size_t n = strlen(s);
+    char *t = cs_malloc(n + 2);
+    memcpy(t, s, n);
+    t[n] = '\n';
+    t[n + 1] = '\0';
+    free(s);
+    int rc = cs_write_file_atomic(path, t, n + 1, err);
+    cs_free(t);
+    if (rc) cs_error_prefix(err, "--dump-scenario: ");
+    return rc;
+}
+
+/* ---- help --------------------------------------------------------------------------- */
+
+void cs_scenario_print_help(FILE *f) {
+    fputs("Every key of a scenario, as --set SECTION.KEY=VALUE, in a --scenario file ({\"SECTION\": {\"KEY\": "
+          "VALUE}}) or through cs_scenario_set.\n",
+          f);
+    for (int s = SC_RUN; s <= SC_DEVICE; s++) {
+        const cs_sc_section *t = typed(s);
+        fprintf(f, "\n== %s.*  %s\n", t->name, t->help);
+        cs_opts_print_help(f, t->opts, t->nopts);
+    }
+    fputs("\n== network.*  (--network-configuration FILE: the ASTRA-sim network YAML)\n", f);
+    cs_network_config_print_help(f);
+    fputs("\n== system.*  (--system-configuration FILE: the ASTRA-sim system JSON)\n", f);
+    cs_system_config_print_help(f);
+    fputs("\n== memory.*  (--remote-memory-configuration FILE: the ASTRA-sim remote-memory JSON)\n", f);
+    cs_memory_config_print_help(f);
+    fputs("\n== comm-groups.NAME  (--comm-group-configuration FILE): the ranks of communicator group NAME, "
+          "a list of rank numbers\n",
+          f);
+}
+
+/* ---- the public API ---------------------------------------------------------------- */
+
+static int api_fail(cs_scenario *sc, const cs_error *e) {
+    snprintf(sc->errmsg, sizeof sc->errmsg, "%s", e->msg);
+    return -1;
+}
+
+int cs_scenario_set(cs_scenario *sc, const char *key, const char *value) {
+    cs_error e;
+    cs_error_clear(&e);
+    sc->errmsg[0] = '\0';
+    return cs_sc_set_text(sc, key, value, "set", &e) ? api_fail(sc, &e) : 0;
+}
+
+int cs_scenario_get(const cs_scenario *sc, const char *key, char *buf, size_t n) {
+    cs_error e;
+    cs_error_clear(&e);
+    json_t *j = cs_scenario_to_json(sc, &e);
+    if (!j) return -1;
+    const char *dot = strchr(key, '.');
+    json_t *v = NULL;
+    if (dot) {
+        char sect[32];
+        snprintf(sect, sizeof sect, "%.*s", (int)(dot - key), key);
+        json_t *o = json_object_get(j, sect);
+        v = o ? json_object_get(o, dot + 1) : NULL;
+    }
+    int rc = -1;
+    if (v) {
+        char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));
+        if (s && strlen(s) < n) {
+            memcpy(buf, s, strlen(s) + 1);
+            rc = 0;
+        }
+        free(s);
+    }
+    json_decref(j);
+    return rc;
+}
+
+int cs_scenario_load(cs_scenario *sc, const char *path) {
+    cs_error e;
+    cs_error_clear(&e);
+    sc->errmsg[0] = '\0';
+    return cs_scenario_load_file(sc, path, &e) ? api_fail(sc, &e) : 0;
+}
+
+int cs_scenario_load_config(cs_scenario *sc, const char *kind, const char *path) {
+    cs_error e;
+    cs_error_clear(&e);
+    sc->errmsg[0] = '\0';
+    return cs_scenario_load_kind(sc, kind, path, &e) ? api_fail(sc, &e) : 0;
+}
+
+int cs_scenario_dump(cs_scenario *sc, const char *path) {
+    cs_error e;
+    cs_error_clear(&e);
+    return cs_scenario_dump_file(sc, path, &e) ? api_fail(sc, &e) : 0;
+}
+
+int cs_scenario_run(cs_scenario *sc, cs_result **out) {
+    cs_error e;
+    cs_error_clear(&e);
+    sc->errmsg[0] = '\0';
+    return cs_scenario_run_hooked(sc, NULL, out, &e) ? api_fail(sc, &e) : 0;
+}
+
+const char *cs_scenario_error(const cs_scenario *sc) { return sc->errmsg; }

@@ -1,0 +1,68 @@
+/*
+ * scenario.h -- the scenario layer: one fully described simulation, its
+ * option namespace, and the composition that runs it (internal view of the
+ * API in include/clustersim/clustersim.h).
+ *
+ * A cs_scenario keeps every section of the namespace as JSON (the effective
+ * values after each set or load): typed sections (run, plan, model, device)
+ * are declared with the option engine (core/opts.h) in scenario_keys.c; the
+ * ASTRA-sim sections (network, system, memory, comm-groups) are checked by
+ * their own readers (src/config).  cs_scenario_run_hooked composes a run:
+ * network dimensions, physical topology and placement (graph backends),
+ * system and memory configurations, communicator groups, the workload
+ * (traces, or a generated plan in memory), the symmetry policy with its
+ * fallback (engine.h), then fills a cs_result (result.h).  The CLI's `run`
+ * and `train` are front ends over this one call.
+ *
+ * Ownership: the scenario owns its JSON; a result owns everything it refers
+ * to (it may outlive the scenario).
+ */
+#ifndef CS_SCENARIO_SCENARIO_H
+#define CS_SCENARIO_SCENARIO_H
+
+#include <stdio.h>
+
+#include "clustersim/clustersim.h"
+#include "core/error.h"
+#include "core/time.h"
+#include "scenario/engine.h"
+
+/* Observers a front end attaches to one run (all optional). */
+typedef struct cs_run_hooks {
+    const cs_sim_observer *observer;    /* node spans (the timeline) */
+    const char *collectives_csv;        /* stream collectives.csv to this path */
+    int collectives_json;               /* keep the entries summary.json lists */
+    void (*link_util)(void *ud, uint32_t link, cs_time t, double util); /* graph backends */
+    void *link_ud;
+    int progress;                       /* progress lines on stderr for long runs */
+} cs_run_hooks;
+
+int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err);
+
+/* Set a key from a JSON value (the scenario file and the CLI go through
+ * this); where names the origin for messages ("--set", a file). */
+int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const char *where, cs_error *err);
+/* The generator's inputs of a plan scenario from plan.*, model.*, device.*,
+ * checked (plan and memory); CS_EINVAL naming the key. */
+struct cs_tx_model;
+struct cs_device;
+struct cs_tx_plan;
+int cs_scenario_plan(const cs_scenario *sc, struct cs_tx_model *m, struct cs_device *d, struct cs_tx_plan *p,
+                     cs_error *err);
+/* Set a key from text as --set gives it (see cs_scenario_set). */
+int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err);
+/* Load/dump with located errors. */
+int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err);
+int cs_scenario_load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err);
+/* The effective scenario as JSON (new reference); paths made absolute. */
+json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err);
+int cs_scenario_dump_file(const cs_scenario *sc, const char *path, cs_error *err);
+/* 1 = the workload is a generated plan (model.name is set). */
+int cs_scenario_is_plan(const cs_scenario *sc);
+/* Every key of the namespace with type, unit, default and help. */
+void cs_scenario_print_help(FILE *f);
+
+/* Write path atomically: the text goes to path.tmp.<pid>, then rename. */
+int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * scenario_int.h -- private to src/scenario: the typed sections of the
+ * namespace (scenario_keys.c) and the scenario's state.
+ */
+#ifndef CS_SCENARIO_SCENARIO_INT_H
+#define CS_SCENARIO_SCENARIO_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/opts.h"
+#include "scenario/scenario.h"
+
+typedef struct cs_run_params {
+    char *workload, *backend, *topology, *placement;
+    int symmetry;           /* 0 auto, 1 off */
+    int comm_streams;       /* 0 = the workload's default */
+    double injection_scale, compute_scale, comm_scale;
+    int num_queues_per_dim;
+    bool ignore_ctrl_deps, allow_missing_data_deps, compare_healthy, rendezvous;
+} cs_run_params;
+
+typedef struct cs_plan_params {
+    int tp, pp, dp, ep, cp, cp_comm, recompute, schedule, vstages, zero;
+    int micro_batch, global_batch, bucket_mparams, bucket_mb;
+    char *placement;
+    bool sp, flash, fsdp, no_grad_overlap, no_memory_check;
+} cs_plan_params;
+
+typedef struct cs_model_params { char *name; } cs_model_params;
+typedef struct cs_device_params { char *name; } cs_device_params;
+
+/* A typed section: its keys and the size of the struct they fill. */
+typedef struct cs_sc_section {
+    const char *name;
+    const cs_opt *opts;
+    size_t nopts, size;
+    const char *help;
+} cs_sc_section;
+extern const cs_sc_section CS_SC_SECTIONS[]; /* NULL-terminated */
+
+/* Sections of the namespace, in dump order. */
+enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_NETWORK, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_NSECT };
+
+struct cs_scenario {
+    json_t *sect[SC_NSECT];  /* keys set so far, per section (objects; owned) */
+    char *label[SC_NSECT];   /* where a config section came from (file path) or NULL */
+    char errmsg[1024];       /* last error of the public API */
+};
+
+#endif

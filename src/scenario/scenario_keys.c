@@ -1,0 +1,117 @@
+/*
+ * scenario_keys.c -- the typed sections of the scenario namespace: run.*,
+ * plan.*, model.*, device.* (see scenario_int.h).  Each key is declared once
+ * here with its type, default, range, unit and help; the option engine
+ * (core/opts.h) turns the tables into parsing, checking, the dump and
+ * `--help-config`.  The ASTRA-sim sections (network.*, system.*, memory.*,
+ * comm-groups.*) keep the tables of their readers in src/config.
+ */
+#include "scenario/scenario_int.h"
+
+#include <float.h>
+#include <stddef.h>
+
+#define R(f) offsetof(cs_run_params, f)
+static const char *const SYMMETRY[] = {"auto", "off", NULL};
+static const cs_opt RUN_OPTS[] = {
+    {.key = "workload", .type = CS_OPT_STR, .nodef = 1, .off = R(workload),
+     .help = "Chakra traces PREFIX.<rank>.et, one per NPU, or one file every rank runs "
+             "(ASTRA-sim --workload-configuration); leave unset for a generated plan (model.name)"},
+    {.key = "backend", .type = CS_OPT_STR, .def_str = "analytical", .off = R(backend),
+     .help = "network backend: analytical, analytical-congestion, flow (docs/network.md)"},
+    {.key = "topology", .type = CS_OPT_STR, .nodef = 1, .off = R(topology),
+     .help = "physical topology JSON for a graph backend (docs/topology.md); default: the network "
+             "dimensions' product"},
+    {.key = "placement", .type = CS_OPT_STR, .def_str = "contiguous", .off = R(placement),
+     .help = "graph backends: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack"},
+    {.key = "compare-healthy", .type = CS_OPT_BOOL, .off = R(compare_healthy),
+     .help = "graph backends: also simulate the topology without its failures and timed changes"},
+    {.key = "symmetry", .type = CS_OPT_ENUM, .values = SYMMETRY, .off = R(symmetry),
+     .help = "auto: simulate one representative rank (or one per class) when every rank provably "
+             "follows its timeline (identical results); off: simulate every rank"},
+    {.key = "comm-streams", .type = CS_OPT_INT, .min = 0, .max = 1000000, .off = R(comm_streams),
+     .help = "communication operations a rank runs at once; 0 = the workload's default: 1 for "
+             "traces (ASTRA-sim), 4 for generated plans"},
+    {.key = "injection-scale", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e9,
+     .off = R(injection_scale), .help = "ASTRA-sim --injection-scale: endpoint-delay scale"},
+    {.key = "ignore-ctrl-deps", .type = CS_OPT_BOOL, .off = R(ignore_ctrl_deps),
+     .help = "honour data dependencies only (Chakra v1 feeder behaviour)"},
+    {.key = "allow-missing-data-deps", .type = CS_OPT_BOOL, .off = R(allow_missing_data_deps),
+     .help = "drop data dependencies on nodes absent from a trace (default: error)"},
+    {.key = "num-queues-per-dim", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000,
+     .off = R(num_queues_per_dim), .help = "ASTRA-sim: queues per dimension (only 1 is modelled)"},
+    {.key = "compute-scale", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e9,
+     .off = R(compute_scale), .help = "ASTRA-sim: parsed, unused by its analytical backend"},
+    {.key = "comm-scale", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e9,
+     .off = R(comm_scale), .help = "ASTRA-sim: communication size scale (not modelled: warns unless 1)"},
+    {.key = "rendezvous-protocol", .type = CS_OPT_BOOL, .off = R(rendezvous),
+     .help = "ASTRA-sim: rendezvous send/recv (not modelled: sends are eager)"},
+};
+
+#define P(f) offsetof(cs_plan_params, f)
+static const char *const CP_COMM[] = {"allgather", "p2p", "ring", NULL};
+static const char *const RECOMPUTE[] = {"none", "selective", "full", NULL};
+static const char *const SCHEDULE[] = {"gpipe", "1f1b", NULL};
+static const cs_opt PLAN_OPTS[] = {
+    {.key = "tp", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(tp),
+     .help = "tensor-parallel degree"},
+    {.key = "pp", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(pp),
+     .help = "pipeline-parallel degree"},
+    {.key = "dp", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(dp),
+     .help = "data-parallel degree"},
+    {.key = "ep", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(ep),
+     .help = "expert-parallel degree for MoE models (a divisor of dp and of the expert count)"},
+    {.key = "cp", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(cp),
+     .help = "context-parallel degree: each rank holds seq / cp tokens of every sequence"},
+    {.key = "cp-comm", .type = CS_OPT_ENUM, .values = CP_COMM, .off = P(cp_comm),
+     .help = "context parallelism's attention: all-gather K/V over the CP group (Llama 3), or ring "
+             "attention passing K/V blocks (p2p; ring is a synonym)"},
+    {.key = "placement", .type = CS_OPT_STR, .nodef = 1, .off = P(placement),
+     .help = "order of the parallel dimensions on the ranks, innermost (contiguous) first; unset = "
+             "tp,cp,dp,pp (cp may be left out: then just outside tp)"},
+    {.key = "sp", .type = CS_OPT_BOOL, .off = P(sp), .help = "sequence parallelism (with tp > 1)"},
+    {.key = "flash-attention", .type = CS_OPT_BOOL, .off = P(flash),
+     .help = "fused attention: the s x s scores never reach HBM; the backward recomputes them"},
+    {.key = "recompute", .type = CS_OPT_ENUM, .values = RECOMPUTE, .off = P(recompute),
+     .help = "activation recomputation"},
+    {.key = "micro-batch", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(micro_batch),
+     .help = "micro-batch size in sequences, images or samples; 0 = the family's default (1 sequence; "
+             "resnet50, dlrm: global batch / dp)"},
+    {.key = "global-batch", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(global_batch),
+     .help = "global batch; 0 = the family's default (micro-batch x dp x pp; resnet50: 32 dp; dlrm: 512 dp)"},
+    {.key = "schedule", .type = CS_OPT_ENUM, .def = 1, .values = SCHEDULE, .off = P(schedule),
+     .help = "pipeline schedule"},
+    {.key = "virtual-stages", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(vstages),
+     .help = "interleaved 1F1B: model chunks per pipeline stage (1 = plain 1F1B)"},
+    {.key = "zero", .type = CS_OPT_INT, .min = 0, .max = 3, .off = P(zero),
+     .help = "ZeRO stage: optimizer (1), + gradients (2), + weights (3) sharded over DP"},
+    {.key = "fsdp", .type = CS_OPT_BOOL, .off = P(fsdp), .help = "fully sharded data parallel (zero 3)"},
+    {.key = "bucket-mparams", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(bucket_mparams),
+     .unit = "M parameters", .help = "DP gradient bucket; 0 = the family's default (40; resnet50, dlrm: 12.5)"},
+    {.key = "bucket-mb", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(bucket_mb), .unit = "MB",
+     .help = "DP gradient bucket in MB of 2-byte gradients (instead of bucket-mparams); 0 = unset"},
+    {.key = "no-overlap-grad-reduce", .type = CS_OPT_BOOL, .off = P(no_grad_overlap),
+     .help = "reduce the gradients after the last backward pass, one collective per group"},
+    {.key = "no-memory-check", .type = CS_OPT_BOOL, .off = P(no_memory_check),
+     .help = "simulate even if the plan does not fit in HBM"},
+};
+
+static const cs_opt MODEL_OPTS[] = {
+    {.key = "name", .type = CS_OPT_STR, .nodef = 1, .off = offsetof(cs_model_params, name),
+     .help = "model preset (gpt3-175b, llama3-70b, ...) or model JSON file (models/); setting it makes "
+             "the workload a generated plan"},
+};
+static const cs_opt DEVICE_OPTS[] = {
+    {.key = "name", .type = CS_OPT_STR, .def_str = "A100-80GB", .off = offsetof(cs_device_params, name),
+     .help = "device preset (A100-80GB, H100-SXM, H200, B200, MI300X, A100-40GB) or device JSON file"},
+};
+
+const cs_sc_section CS_SC_SECTIONS[] = {
+    {"run", RUN_OPTS, sizeof RUN_OPTS / sizeof RUN_OPTS[0], sizeof(cs_run_params),
+     "how the run is set up: workload source, backend, topology, symmetry"},
+    {"plan", PLAN_OPTS, sizeof PLAN_OPTS / sizeof PLAN_OPTS[0], sizeof(cs_plan_params),
+     "parallelism plan of a generated training step (docs/generator.md)"},
+    {"model", MODEL_OPTS, 1, sizeof(cs_model_params), "the model of a generated training step"},
+    {"device", DEVICE_OPTS, 1, sizeof(cs_device_params), "the accelerator of a generated training step"},
+    {NULL, NULL, 0, 0, NULL},
+};

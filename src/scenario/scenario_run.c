@@ -1,0 +1,522 @@
+/*
+ * scenario_run.c -- one scenario run: the composition every front end
+ * shares (cs_scenario_run_hooked, scenario.h).
+ *
+ * In order: the network dimensions; the physical topology (the file of
+ * run.topology, or the dimensions' product for a backend that needs a
+ * graph) and the placement of ranks onto its NPUs; the system configuration
+ * (system.* keys, or the workload's defaults) and the communicator groups
+ * (comm-groups.*, or the plan's); the memory model; the workload (Chakra
+ * traces, or the plan generated in memory); then the engine (engine.h).
+ * For a generated plan the symmetry policy is class mode first (only the
+ * representatives' graphs are generated) and, if the run meets something
+ * the symmetry argument does not cover, every rank generated and
+ * simulated; the result says which ran and why.  --compare-healthy runs the
+ * same scenario once more on the topology without failures.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compute/device.h"
+#include "config/topology_file.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "network/network.h"
+#include "scenario/result.h"
+#include "scenario/scenario_run.h"
+#include "workload/gen_workload.h"
+#include "workload/workload.h"
+
+/* ---- generated plans -------------------------------------------------------------- */
+
+/* The generator's inputs from plan.*, model.*, device.* (CS_EINVAL naming the key). */
+int cs_scenario_plan(const cs_scenario *sc, cs_tx_model *m, cs_device *d, cs_tx_plan *p, cs_error *err) {
+    cs_plan_params o;
+    cs_model_params mp;
+    cs_device_params dp;
+    int rc = cs_sc_parse_typed(sc, SC_PLAN, &o, err);
+    if (rc) return rc;
+    rc = cs_sc_parse_typed(sc, SC_MODEL, &mp, err);
+    if (rc) {
+        cs_sc_free_typed(SC_PLAN, &o);
+        return rc;
+    }
+    rc = cs_sc_parse_typed(sc, SC_DEVICE, &dp, err);
+    if (rc) {
+        cs_sc_free_typed(SC_PLAN, &o);
+        cs_sc_free_typed(SC_MODEL, &mp);
+        return rc;
+    }
+    cs_tx_plan_defaults(p);
+    rc = cs_tx_model_resolve(mp.name, m, err);
+    if (rc) cs_error_prefix(err, "model.name: ");
+    if (rc == CS_OK) {
+        rc = cs_device_resolve(dp.name, d, err);
+        if (rc) cs_error_prefix(err, "device.name: ");
+    }
+    if (rc == CS_OK) {
+        p->tp = (uint32_t)o.tp;
+        p->pp = (uint32_t)o.pp;
+        p->dp = (uint32_t)o.dp;
+        p->ep = (uint32_t)o.ep;
+        p->cp = (uint32_t)o.cp;
+        p->sp = o.sp;
+        p->flash = o.flash;
+        p->cp_comm = o.cp_comm == 0 ? CS_CP_ALLGATHER : CS_CP_P2P;
+        if (m->arch != CS_ARCH_TRANSFORMER) { /* one micro-batch of global/dp images or samples per rank unless told */
+            uint64_t per = m->arch == CS_ARCH_DLRM ? 512 : 32;
+            uint64_t gb = o.global_batch ? (uint64_t)o.global_batch : per * (uint64_t)o.dp;
+            uint64_t mb = o.micro_batch ? (uint64_t)o.micro_batch : gb / (uint64_t)o.dp;
+            if (gb > UINT32_MAX || mb > UINT32_MAX)
+                rc = CS_ERR(err, CS_EINVAL, "plan.global-batch: %" PRIu64 " is too large (at most %u)", gb, UINT32_MAX);
+            p->global_batch = (uint32_t)gb;
+            p->micro_batch = (uint32_t)mb;
+            p->bucket_params = 12500000; /* 25 MB of 2-byte gradients */
+        } else {
+            uint64_t mb = o.micro_batch ? (uint64_t)o.micro_batch : 1;
+            uint64_t gb = o.global_batch ? (uint64_t)o.global_batch : mb * (uint64_t)o.dp * (uint64_t)o.pp;
+            if (gb > UINT32_MAX)
+                rc = CS_ERR(err, CS_EINVAL,
+                            "plan.global-batch: micro-batch x dp x pp = %" PRIu64 " is too large (at most %u)", gb,
+                            UINT32_MAX);
+            p->micro_batch = (uint32_t)mb;
+            p->global_batch = (uint32_t)gb;
+        }
+        p->zero = o.fsdp ? 3 : o.zero;
+        p->no_grad_overlap = o.no_grad_overlap;
+        p->vstages = (uint32_t)o.vstages;
+    }
+    if (rc == CS_OK && o.placement) {
+        rc = cs_tx_placement_parse(o.placement, p, err);
+        if (rc) cs_error_prefix(err, "plan.placement: ");
+    }
+    if (rc == CS_OK && o.bucket_mparams && o.bucket_mb)
+        rc = CS_ERR(err, CS_EINVAL, "plan.bucket-mparams and plan.bucket-mb: give one of them");
+    if (rc == CS_OK && o.bucket_mparams) p->bucket_params = (uint64_t)o.bucket_mparams * 1000000u;
+    if (rc == CS_OK && o.bucket_mb) p->bucket_params = (uint64_t)o.bucket_mb * 500000u;
+    if (rc == CS_OK) {
+        static const int recomp[] = {CS_RECOMP_NONE, CS_RECOMP_SELECTIVE, CS_RECOMP_FULL};
+        p->recompute = recomp[o.recompute];
+        p->schedule = o.schedule == 0 ? CS_SCHED_GPIPE : CS_SCHED_1F1B;
+        rc = cs_tx_plan_check(m, p, err);
+    }
+    if (rc == CS_OK) {
+        cs_tx_memory worst;
+        rc = cs_tx_memory_check(m, p, d, &worst, err);
+        if (rc && o.no_memory_check) {
+            cs_warn("%s (simulating anyway: plan.no-memory-check)", err->msg);
+            cs_error_clear(err);
+            rc = CS_OK;
+        }
+    }
+    cs_sc_free_typed(SC_PLAN, &o);
+    cs_sc_free_typed(SC_MODEL, &mp);
+    cs_sc_free_typed(SC_DEVICE, &dp);
+    return rc;
+}
+
+int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_error *err) {
+    int given;
+    int rc = cs_sc_system(sc, out, &given, err);
+    if (rc || given || !cs_scenario_is_plan(sc)) return rc;
+    cs_network_config net;
+    int ndims = 1;
+    if (json_object_size(((const struct cs_scenario *)sc)->sect[SC_NETWORK])) {
+        rc = cs_sc_network(sc, &net, err);
+        if (rc) return rc;
+        ndims = net.ndims;
+        cs_network_config_free(&net);
+    }
+    cs_system_config_free(out);
+    return cs_gen_system_defaults(ndims, out);
+}
+
+/* ---- the training split of rank 0 --------------------------------------------------- */
+
+/* Busy compute, collectives not hidden behind compute, and the rest
+ * (pipeline bubble and waits for receives) of one rank. */
+typedef struct span { cs_time a, b; } span;
+typedef struct split_obs {
+    uint32_t rank;
+    span *comp, *coll;
+    size_t ncomp, ncoll, capcomp, capcoll;
+    const cs_sim_observer *next; /* the front end's observer */
+} split_obs;
+
+static void push(span **v, size_t *n, size_t *cap, cs_time a, cs_time b) {
+    CS_GROW(*v, *cap, *n + 1);
+    (*v)[(*n)++] = (span){a, b};
+}
+
+static void split_node_done(void *ud, const cs_node_span *s) {
+    split_obs *o = ud;
+    if (o->next && o->next->node_done) o->next->node_done(o->next->ud, s);
+    if (s->rank != o->rank) return;
+    if (s->lane == CS_LANE_COMPUTE) push(&o->comp, &o->ncomp, &o->capcomp, s->start, s->end);
+    else if (s->node->type == CS_NODE_COMM_COLL) push(&o->coll, &o->ncoll, &o->capcoll, s->start, s->end);
+}
+
+static int cmp_span(const void *x, const void *y) {
+    const span *a = x, *b = y;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+/* Measure of union(coll) minus union(comp). */
+static cs_time exposed_coll(split_obs *o) {
+    if (o->ncoll) qsort(o->coll, o->ncoll, sizeof *o->coll, cmp_span);
+    if (o->ncomp) qsort(o->comp, o->ncomp, sizeof *o->comp, cmp_span);
+    cs_time total = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < o->ncoll;) {
+        cs_time a = o->coll[i].a, b = o->coll[i].b;
+        for (i++; i < o->ncoll && o->coll[i].a <= b; i++)
+            if (o->coll[i].b > b) b = o->coll[i].b;
+        cs_time len = b - a;
+        while (j < o->ncomp && o->comp[j].b <= a) j++;
+        for (size_t k = j; k < o->ncomp && o->comp[k].a < b; k++) {
+            cs_time lo = o->comp[k].a > a ? o->comp[k].a : a, hi = o->comp[k].b < b ? o->comp[k].b : b;
+            if (hi > lo) len -= hi - lo;
+        }
+        total += len;
+    }
+    return total;
+}
+
+/* ---- collective rows kept in memory ------------------------------------------------------ */
+
+static void keep_row(void *ud, const cs_coll_row *row) {
+    cs_result *r = ud;
+    if (r->nrows >= CS_RESULT_MAX_COLLS) return;
+    CS_GROW(r->rows, r->caprows, r->nrows + 1);
+    cs_collective_row *x = &r->rows[r->nrows++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->type, sizeof x->type, "%s", cs_coll_type_label(row->comm_type));
+    snprintf(x->communicator, sizeof x->communicator, "%s", row->communicator ? row->communicator : "");
+    snprintf(x->algorithms, sizeof x->algorithms, "%s", row->algorithms ? row->algorithms : "");
+    x->comm_size_bytes = row->comm_size;
+    x->data_bytes = row->data_bytes;
+    x->nranks = row->nranks;
+    x->chunks = row->chunks;
+    x->phases = row->phases;
+    x->start_ps = row->start;
+    x->end_ps = row->end;
+    x->algbw_gbps = row->algbw_gbps;
+    x->busbw_gbps = row->busbw_gbps;
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+static double wall_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void warn_astra_only(const cs_run_params *ro, const cs_system_config *sc) {
+    if (ro->num_queues_per_dim != 1)
+        cs_warn("run.num-queues-per-dim = %d: only 1 queue per dimension is modelled; using 1", ro->num_queues_per_dim);
+    if (ro->comm_scale != 1.0) cs_warn("run.comm-scale = %g is not modelled yet; ignored", ro->comm_scale);
+    if (ro->rendezvous) cs_warn("run.rendezvous-protocol = true is not modelled; sends are eager");
+    if (sc->replay_only)
+        cs_warn("%s: replay-only = 1 is not modelled yet; nodes are timed as usual", sc->path ? sc->path : "system");
+    if (sc->model_shared_bus)
+        cs_warn("%s: model-shared-bus = 1 (the LogGP bus model) is not modelled yet; every packet bundle pays "
+                "endpoint-delay as with model-shared-bus = 0",
+                sc->path ? sc->path : "system");
+}
+
+/* The healthy twin of a run with failures (--compare-healthy): the same
+ * inputs on the topology with every link at its built bandwidth and no
+ * timed changes; no observers. */
+static int run_healthy(const cs_workload *w, const cs_network_config *net, cs_topo *topo, const cs_sim_options *so,
+                       cs_time *t, cs_error *err) {
+    double *bw = cs_malloc((size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *bw);
+    for (uint32_t i = 0; i < topo->nlinks; i++) bw[i] = topo->links[i].bw;
+    uint32_t nchanges = topo->nchanges;
+    cs_topo_heal(topo);
+    cs_sim_options ho = *so;
+    ho.observer = NULL;
+    ho.coll_observer = NULL;
+    ho.progress = 0;
+    cs_sim_result hr;
+    memset(&hr, 0, sizeof hr);
+    int rc = cs_sim_run(w, net, &ho, &hr, err);
+    if (rc == CS_OK) *t = hr.sim_time;
+    else cs_error_prefix(err, "run.compare-healthy (healthy run): ");
+    cs_sim_result_free(&hr);
+    for (uint32_t i = 0; i < topo->nlinks; i++) topo->links[i].bw = bw[i];
+    topo->nchanges = nchanges;
+    memset(topo->stats, 0, (size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *topo->stats);
+    cs_free(bw);
+    return rc;
+}
+
+static json_t *groups_json(const cs_comm_groups *g) {
+    json_t *o = json_object();
+    for (size_t i = 0; i < g->ngroups; i++) {
+        json_t *a = json_array();
+        for (uint32_t k = 0; k < g->groups[i].nranks; k++) json_array_append_new(a, json_integer(g->groups[i].ranks[k]));
+        json_object_set_new(o, g->groups[i].name, a);
+    }
+    return o;
+}
+
+int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err) {
+    static const cs_run_hooks no_hooks;
+    if (!hooks) hooks = &no_hooks;
+    *out = NULL;
+    double t0 = wall_now();
+    cs_run_params ro;
+    int rc = cs_sc_parse_typed(sc, SC_RUN, &ro, err);
+    if (rc) return rc;
+    int plan = cs_scenario_is_plan(sc);
+    cs_result *res = cs_result_new();
+    cs_system_config sysc;
+    memset(&sysc, 0, sizeof sysc);
+    cs_comm_groups groups;
+    memset(&groups, 0, sizeof groups);
+    cs_memory_config mem;
+    cs_memory_config_defaults(&mem);
+    cs_workload w;
+    memset(&w, 0, sizeof w);
+    cs_tx_model m;
+    cs_device d;
+    cs_tx_plan p;
+    split_obs split;
+    memset(&split, 0, sizeof split);
+    cs_sim_options so;
+    cs_sim_options_init(&so);
+    json_t *config = json_object();
+    const cs_net_backend *be = cs_net_backend_find(ro.backend);
+
+    if (plan && ro.workload)
+        rc = CS_ERR(err, CS_EINVAL, "run.workload %s and model.name: expected one workload, traces or a generated "
+                                    "plan, got both",
+                    ro.workload);
+    else if (!plan && !ro.workload)
+        rc = CS_ERR(err, CS_EINVAL, "run.workload: expected Chakra traces (--workload-configuration PREFIX) or a "
+                                    "model for a generated plan (--model, model.name)");
+    if (rc == CS_OK && !be)
+        rc = CS_ERR(err, CS_EINVAL, "run.backend %s: unknown network backend; expected one of the list in "
+                                    "clustersim run --help",
+                    ro.backend);
+    if (rc == CS_OK) rc = cs_sc_network(sc, &res->net, err);
+    if (rc == CS_OK && plan) rc = cs_scenario_plan(sc, &m, &d, &p, err);
+    if (rc == CS_OK && plan && res->net.total_npus != cs_tx_ranks(&p))
+        rc = CS_ERR(err, CS_EINVAL, "%s: npus_count: expected %u NPUs in all (tp x cp x pp x dp), got %" PRIu64,
+                    res->net.path, cs_tx_ranks(&p), res->net.total_npus);
+    /* physical topology: for the backends that move bytes over a graph */
+    int graph_backend = be && strcmp(be->name, "flow") == 0;
+    if (rc == CS_OK && ro.topology) rc = cs_topology_file_load(ro.topology, &res->net, &res->topo, err);
+    else if (rc == CS_OK && graph_backend) res->topo = cs_topo_build_astra(&res->net);
+    if (rc == CS_OK && res->topo && !graph_backend)
+        rc = CS_ERR(err, CS_EINVAL, "run.topology %s: only a graph backend (flow) uses a topology; run.backend is %s",
+                    ro.topology, ro.backend);
+    res->net.topology = res->topo;
+    if (rc == CS_OK) rc = cs_sc_effective_system(sc, &sysc, err);
+    if (rc == CS_OK && !(plan && !json_object_size(sc->sect[SC_SYSTEM])))
+        rc = cs_system_config_check_network(&sysc, res->net.ndims, err);
+    if (rc == CS_OK) {
+        if (plan) {
+            if (cs_sc_groups_given(sc))
+                rc = CS_ERR(err, CS_EINVAL, "comm-groups: a generated plan makes its own communicator groups; "
+                                            "expected no comm-groups keys with model.name");
+            else cs_tx_comm_groups(&p, &groups);
+        } else {
+            rc = cs_sc_groups(sc, &groups, err);
+            if (rc == CS_OK && groups.ngroups) rc = cs_comm_groups_validate(&groups, res->net.total_npus, err);
+        }
+    }
+    if (rc == CS_OK) {
+        cs_sim_options_set_system(&so, &sysc);
+        so.comm_groups = groups.ngroups ? &groups : NULL;
+        so.injection_scale = ro.injection_scale;
+        so.backend = ro.backend;
+        so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : plan ? 4 : 1);
+        so.progress = hooks->progress;
+        so.symmetry = ro.symmetry ? CS_SYMMETRY_OFF : CS_SYMMETRY_AUTO;
+        warn_astra_only(&ro, &sysc);
+    }
+    if (rc == CS_OK && ro.placement && strcmp(ro.placement, "contiguous") != 0) {
+        if (!res->topo) {
+            rc = CS_ERR(err, CS_EINVAL, "run.placement %s needs a graph backend (run.backend flow)", ro.placement);
+        } else {
+            cs_placement_group *pg = cs_calloc(groups.ngroups ? groups.ngroups : 1, sizeof *pg);
+            for (size_t i = 0; i < groups.ngroups; i++)
+                pg[i] = (cs_placement_group){groups.groups[i].ranks, groups.groups[i].nranks};
+            rc = cs_topo_place(res->topo, ro.placement, pg, groups.ngroups, err);
+            cs_free(pg);
+        }
+    }
+    if (rc == CS_OK) {
+        rc = cs_sc_memory(sc, &mem, err);
+        if (rc == CS_OK) rc = cs_memory_config_validate(&mem, res->net.total_npus, err);
+        so.memory = &mem;
+    }
+    /* observers: the front end's, and for plans rank 0's split */
+    split.rank = 0;
+    split.next = hooks->observer;
+    cs_sim_observer split_o = {split_node_done, &split};
+    so.observer = plan ? &split_o : hooks->observer;
+    cs_coll_observer cobs;
+    if (rc == CS_OK) {
+        cs_coll_agg_params cp = {hooks->collectives_csv, hooks->collectives_json, 0, &groups};
+        rc = cs_coll_agg_new(&cp, &res->colls, err);
+        if (rc == CS_OK) {
+            cs_coll_agg_set_row_hook(res->colls, keep_row, res);
+            cobs = cs_coll_agg_observer(res->colls);
+            so.coll_observer = &cobs;
+            so.coll_records_representative = 1;
+        }
+    }
+    /* the workload, and for plans the symmetry policy */
+    cs_sym_axes ax;
+    int use_cls = 0;
+    if (rc == CS_OK && !plan) {
+        cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps};
+        rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
+    } else if (rc == CS_OK) {
+        use_cls = !ro.symmetry && cs_tx_sym_axes(&p, &ax) > 0;
+    }
+    if (rc == CS_OK && ro.compare_healthy) {
+        if (!res->topo) {
+            rc = CS_ERR(err, CS_EINVAL, "run.compare-healthy needs a graph backend (run.backend flow)");
+        } else {
+            if (plan) rc = cs_tx_workload(&m, &p, &d, NULL, &w, err);
+            if (rc == CS_OK) rc = run_healthy(&w, &res->net, res->topo, &so, &res->healthy_time, err);
+            if (plan) cs_workload_free(&w);
+            res->has_healthy = 1;
+        }
+    }
+    if (rc == CS_OK && res->topo && hooks->link_util) {
+        res->topo->util_fn = hooks->link_util;
+        res->topo->util_ud = hooks->link_ud;
+    }
+    if (rc == CS_OK && plan && use_cls) {
+        /* class mode: the representatives' graphs only; if the run stops, every rank */
+        rc = cs_tx_workload(&m, &p, &d, &ax, &w, err);
+        if (rc == CS_OK) {
+            so.sym_axes = &ax;
+            so.sym_no_fallback = 1;
+            cs_error e;
+            cs_error_clear(&e);
+            int rc2 = cs_sim_run(&w, &res->net, &so, &res->sim, &e);
+            if (rc2 != CS_OK) {
+                snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
+                cs_workload_free(&w);
+                so.sym_axes = NULL;
+                so.sym_no_fallback = 0;
+                use_cls = 0;
+                split.ncomp = split.ncoll = 0;
+                cs_coll_agg_free(res->colls);
+                res->colls = NULL;
+                res->nrows = 0;
+                cs_coll_agg_params cp = {hooks->collectives_csv, hooks->collectives_json, 0, &groups};
+                rc = cs_coll_agg_new(&cp, &res->colls, err);
+                if (rc == CS_OK) {
+                    cs_coll_agg_set_row_hook(res->colls, keep_row, res);
+                    cobs = cs_coll_agg_observer(res->colls);
+                }
+            }
+        }
+    }
+    if (rc == CS_OK && plan && !use_cls) {
+        rc = cs_tx_workload(&m, &p, &d, NULL, &w, err);
+        if (rc == CS_OK) rc = cs_sim_run(&w, &res->net, &so, &res->sim, err);
+    } else if (rc == CS_OK && !plan) {
+        rc = cs_sim_run(&w, &res->net, &so, &res->sim, err);
+    }
+    if (rc == CS_OK) rc = cs_coll_agg_finish(res->colls, err);
+    if (res->topo) {
+        res->topo->util_fn = NULL;
+        res->topo->util_ud = NULL;
+    }
+    if (rc == CS_OK) {
+        res->sym_off = ro.symmetry == 1;
+        res->backend = cs_strdup(ro.backend);
+        res->single_file = plan ? 1 : w.single_file;
+        res->ngraphs = w.ngraphs;
+        for (uint32_t g = 0; g < w.ngraphs; g++) res->graph_nodes += w.graphs[g]->nnodes;
+        if (plan) {
+            char name[128];
+            snprintf(name, sizeof name, "generated: %s", m.name);
+            res->workload_prefix = cs_strdup(name);
+        } else {
+            res->workload_prefix = cs_strdup(w.prefix);
+        }
+        /* the effective configuration, as summary.json records it */
+        res->scenario = cs_scenario_to_json(sc, err);
+        if (!res->scenario) rc = err->code ? err->code : CS_EINVAL;
+    }
+    if (rc == CS_OK) {
+        json_object_set(config, "scenario", res->scenario);
+        json_object_set_new(config, "network", cs_network_config_to_json(&res->net));
+        json_object_set_new(config, "network_units", cs_network_config_units_json());
+        json_object_set_new(config, "system", cs_system_config_to_json(&sysc));
+        json_object_set_new(config, "system_units", cs_system_config_units_json());
+        json_object_set_new(config, "memory", cs_memory_config_to_json(&mem));
+        json_object_set_new(config, "memory_units", cs_memory_config_units_json());
+        if (groups.ngroups) json_object_set_new(config, "comm_groups", groups_json(&groups));
+        if (res->topo) {
+            cs_topo *topo = res->topo;
+            json_t *tj = json_object();
+            uint32_t down, degraded;
+            cs_topo_count_faults(topo, &down, &degraded);
+            json_object_set_new(tj, "description", json_string(topo->desc ? topo->desc : ""));
+            json_object_set_new(tj, "links", json_integer(topo->nlinks));
+            json_object_set_new(tj, "links_down_at_start", json_integer(down));
+            json_object_set_new(tj, "links_degraded_at_start", json_integer(degraded));
+            json_object_set_new(tj, "timed_changes", json_integer(topo->nchanges));
+            json_object_set_new(tj, "placement", json_string(topo->placement[0] ? topo->placement : "contiguous"));
+            if (groups.ngroups) {
+                json_t *gs = json_object();
+                for (size_t i = 0; i < groups.ngroups; i++)
+                    json_object_set_new(gs, groups.groups[i].name,
+                                        json_integer(cs_topo_group_switches(topo, groups.groups[i].ranks,
+                                                                            groups.groups[i].nranks)));
+                json_object_set_new(tj, "group_switches", gs);
+            }
+            json_object_set_new(config, "topology", tj);
+        }
+        res->config = json_incref(config);
+    }
+    if (rc == CS_OK && plan) {
+        cs_plan_row *pr = &res->plan;
+        uint32_t n = cs_tx_ranks(&p);
+        double it = cs_time_as_s_f(res->sim.sim_time);
+        pr->valid = 1;
+        pr->model_flops = cs_tx_model_flops(&m, &p);
+        pr->mfu = it > 0 ? pr->model_flops / (it * n * d.peak_bf16_flops) : 0;
+        int img = m.arch != CS_ARCH_TRANSFORMER;
+        pr->throughput = it > 0 ? (double)p.global_batch * (img ? 1 : m.seq) / it : 0;
+        snprintf(pr->throughput_unit, sizeof pr->throughput_unit, "%s",
+                 !img ? "tokens/s" : m.arch == CS_ARCH_DLRM ? "samples/s" : "images/s");
+        cs_time comp = res->sim.ranks[0].compute, exp = exposed_coll(&split), fin = res->sim.sim_time;
+        pr->rank0_compute_ps = comp;
+        pr->rank0_exposed_comm_ps = exp;
+        pr->rank0_bubble_ps = fin > comp + exp ? fin - comp - exp : 0;
+        cs_tx_memory worst;
+        cs_tx_memory_worst(&m, &p, &worst);
+        pr->memory_worst_bytes = (uint64_t)worst.total;
+        res->model = m;
+        res->device = d;
+        res->plan_cfg = p;
+    }
+    res->wall_s = wall_now() - t0;
+    json_decref(config);
+    cs_free(split.comp);
+    cs_free(split.coll);
+    cs_workload_free(&w);
+    cs_comm_groups_free(&groups);
+    cs_system_config_free(&sysc);
+    cs_memory_config_free(&mem);
+    cs_sc_free_typed(SC_RUN, &ro);
+    if (rc) {
+        cs_result_free(res);
+        return rc;
+    }
+    *out = res;
+    return CS_OK;
+}

@@ -1,0 +1,27 @@
+/*
+ * scenario_run.h -- private to src/scenario: the effective sections of a
+ * scenario (scenario.c) as the composition (scenario_run.c) uses them.
+ * Each returns CS_OK or a located error; the caller frees what it gets.
+ */
+#ifndef CS_SCENARIO_SCENARIO_RUN_H
+#define CS_SCENARIO_SCENARIO_RUN_H
+
+#include "config/comm_group.h"
+#include "config/memory_config.h"
+#include "config/network_config.h"
+#include "config/system_config.h"
+#include "scenario/scenario_int.h"
+
+int cs_sc_parse_typed(const cs_scenario *sc, int section, void *out, cs_error *err);
+void cs_sc_free_typed(int section, void *p);
+int cs_sc_network(const cs_scenario *sc, cs_network_config *out, cs_error *err);
+/* *given = 1 when system.* keys were set or loaded. */
+int cs_sc_system(const cs_scenario *sc, cs_system_config *out, int *given, cs_error *err);
+/* The system configuration a run uses: the system.* keys, or the defaults
+ * of the workload (generated plans: cs_gen_system_defaults). */
+int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_error *err);
+int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err);
+int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err);
+int cs_sc_groups_given(const cs_scenario *sc);
+
+#endif
