@@ -2,8 +2,8 @@
  * builder.c -- the registry of topology builders and the functions that parse
  * a builder's keys and run it (builder.h).
  *
- * The registry is the one list below: a builder appears here once, in the
- * order --help-config shows them.  Parsing goes through the option-table
+ * The registry is the one list below (REGISTRY): a builder appears there
+ * once, in the order --help-config shows them.  Parsing goes through the option-table
  * engine (core/opts.h) with the builder's own table; a member that belongs
  * to no key of the builder is rejected here, naming the builders it does
  * belong to.  Owns nothing: params buffers and topologies are the caller's.
@@ -13,11 +13,22 @@
 #include <stdint.h>
 #include <string.h>
 
-static const cs_topo_builder *const builders[] = {
-    &cs_topo_builder_astra, &cs_topo_builder_fattree, &cs_topo_builder_rail,
-    &cs_topo_builder_edges, &cs_topo_builder_clos3,   &cs_topo_builder_torus,
-    &cs_topo_builder_mesh,  &cs_topo_builder_dragonfly,
-};
+/* The registry: X(id) for the entry cs_topo_builder_<id> a build_*.c
+ * exports.  One line declares it and lists it. */
+#define REGISTRY(X) \
+    X(astra)        \
+    X(fattree)      \
+    X(rail)         \
+    X(edges)        \
+    X(clos3)        \
+    X(torus)        \
+    X(mesh)         \
+    X(dragonfly)
+
+#define DECLARE(id) extern const cs_topo_builder cs_topo_builder_##id;
+REGISTRY(DECLARE)
+#define ENTRY(id) &cs_topo_builder_##id,
+static const cs_topo_builder *const builders[] = {REGISTRY(ENTRY)};
 #define NBUILDERS (sizeof builders / sizeof builders[0])
 
 size_t cs_topo_builder_count(void) { return NBUILDERS; }

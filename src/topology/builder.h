@@ -4,8 +4,9 @@
  * A builder is one cs_topo_builder: its name ("fat-tree"), a help paragraph,
  * its own key table (core/opts.h cs_opt descriptors, with units and help)
  * over a private params struct of params_size bytes, an optional check and a
- * build function.  Each src/topology/build_*.c exports its entry; builder.c
- * lists the entries in its registry.  Adding a builder = one new file + one
+ * build function.  Each src/topology/build_*.c exports its entry
+ * (`const cs_topo_builder cs_topo_builder_<id>`); the one list in builder.c
+ * declares and registers them.  Adding a builder = one new file + one
  * registry line (docs/architecture.md, "Adding a topology builder").
  *
  * Keys and units: a key table declares the user's units (CS_UNIT_GBPS,
@@ -51,16 +52,6 @@ typedef struct cs_topo_builder {
      * location. */
     int (*build)(const void *params, const cs_network_config *net, cs_topo **out, cs_error *err);
 } cs_topo_builder;
-
-/* The entries, one per build_*.c (the registry in builder.c lists them). */
-extern const cs_topo_builder cs_topo_builder_astra;
-extern const cs_topo_builder cs_topo_builder_fattree;
-extern const cs_topo_builder cs_topo_builder_rail;
-extern const cs_topo_builder cs_topo_builder_edges;
-extern const cs_topo_builder cs_topo_builder_clos3;
-extern const cs_topo_builder cs_topo_builder_torus;
-extern const cs_topo_builder cs_topo_builder_mesh;
-extern const cs_topo_builder cs_topo_builder_dragonfly;
 
 /* --- the registry ---------------------------------------------------------- */
 
