@@ -23,7 +23,8 @@
     X(clos3)        \
     X(torus)        \
     X(mesh)         \
-    X(dragonfly)
+    X(dragonfly)    \
+    /* one line per builder, each ending in a backslash, above this one */
 
 #define DECLARE(id) extern const cs_topo_builder cs_topo_builder_##id;
 REGISTRY(DECLARE)
