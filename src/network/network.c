@@ -57,8 +57,6 @@ int cs_net_send_switch(cs_net *net, uint32_t npu, uint32_t peer, int up, uint64_
     return net->backend->send_switch(net->state, npu, peer, up, bytes, key, done, ctx, cookie, err);
 }
 
-double cs_gbps_to_bytes_per_ns(double gbps) { return gbps * 1073741824.0 / 1e9; }
-
 uint32_t cs_net_coord(const cs_network_config *cfg, uint32_t npu, int d) {
     for (int i = 0; i < d; i++) npu /= cfg->npus[i];
     return npu % cfg->npus[d];

@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/eventq.h"
 #include "core/time.h"
+#include "core/units.h"
 
 /* Called at the simulated time the transfer completed at dst. */
 typedef void (*cs_net_done_fn)(void *ctx, uint64_t cookie);
@@ -78,8 +79,7 @@ int cs_net_send_switch(cs_net *net, uint32_t npu, uint32_t peer, int up, uint64_
 
 /* --- helpers shared by backends ------------------------------------------ */
 
-/* ASTRA-sim reads "GB/s" as GiB/s: bytes per ns = gbps * 2^30 / 1e9. */
-double cs_gbps_to_bytes_per_ns(double gbps);
+/* cs_gbps_to_bytes_per_ns: core/units.h (included above). */
 /* Address of npu in dimension d (dimension 0 varies fastest). */
 uint32_t cs_net_coord(const cs_network_config *cfg, uint32_t npu, int d);
 /* First dimension in which a and b differ, or -1 if a == b. */

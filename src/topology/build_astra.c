@@ -7,11 +7,13 @@
  * NPU <-> next NPU of its line (n = 2: one cable), FullyConnected every pair
  * of its line, Switch one switch node per line with a cable to each member.
  * Bandwidth: the dimension's GB/s read as GiB/s (cs_gbps_to_bytes_per_ns);
- * latency: the dimension's ns per link.  Owns nothing beyond the result.
+ * latency: the dimension's ns per link.  The builder "astra" has no keys of
+ * its own: the network YAML is its input.  Owns nothing beyond the result.
  */
 #include <math.h>
 
-#include "network/network.h"
+#include "core/units.h"
+#include "topology/builder.h"
 #include "topology/topology.h"
 
 cs_topo *cs_topo_build_astra(const cs_network_config *cfg) {
@@ -47,3 +49,20 @@ cs_topo *cs_topo_build_astra(const cs_network_config *cfg) {
     cs_topo_set_desc(t, "ASTRA-sim product of %d dimension%s, %u NPUs", cfg->ndims, cfg->ndims == 1 ? "" : "s", n);
     return t;
 }
+
+static int build(const void *params, const cs_network_config *net, cs_topo **out, cs_error *err) {
+    (void)params;
+    (void)err;
+    *out = cs_topo_build_astra(net);
+    return CS_OK;
+}
+
+const cs_topo_builder cs_topo_builder_astra = {
+    .name = "astra",
+    .help = "the network YAML's Ring / FullyConnected / Switch product, with the links of "
+            "analytical-congestion (what --backend flow builds without --topology)",
+    .keys = NULL,
+    .nkeys = 0,
+    .params_size = 0,
+    .build = build,
+};

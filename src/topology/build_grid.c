@@ -1,14 +1,13 @@
 /*
- * build_grid.c -- topology builders for direct networks: 1-/2-/3-D torus and
- * mesh (wafer-scale NPU grids: every NPU is a router, links to its grid
- * neighbours) and dragonfly (groups of routers fully connected inside,
- * one global cable between every pair of groups).
+ * build_grid.c -- the "torus" and "mesh" builders: 1-/2-/3-D grids of NPUs
+ * (wafer-scale: every NPU is a router, links to its grid neighbours; the
+ * torus wraps around).  The two share one build function, one key table and
+ * one params struct, differing only in `wrap`, so they stay in one file.
  *
- * Node numbering: torus/mesh: only NPUs, id = x + X (y + Y z).  Dragonfly:
- * NPUs group-major (npu = (group * routers + router) * npus_per_router + k),
- * then the routers (group * routers + router).  Owns nothing beyond the
- * result.  Path counts and the global-link arrangement: docs/topology.md.
+ * Node numbering: only NPUs, id = x + X (y + Y z).  Owns nothing beyond the
+ * result.  Path counts: docs/topology.md.
  */
+#include "topology/builder.h"
 #include "topology/topology.h"
 
 #include <stdio.h>
@@ -45,37 +44,85 @@ int cs_topo_build_grid(const cs_grid_params *p, cs_topo **out, cs_error *err) {
     return CS_OK;
 }
 
-/* Router (in group g) that holds the global cable to group o: the other
- * groups are numbered 0..G-2 from g's point of view, h per router. */
-static uint32_t global_router(uint32_t g, uint32_t o, uint32_t h) { return (o < g ? o : o - 1) / h; }
+/* ---- the builder entries ---------------------------------------------------- */
 
-int cs_topo_build_dragonfly(const cs_dragonfly_params *p, cs_topo **out, cs_error *err) {
-    *out = NULL;
-    uint32_t G = p->groups, a = p->routers_per_group, np = p->npus_per_router, h = p->global_per_router;
-    if (G == 0 || a == 0 || np == 0)
-        return CS_ERR(err, CS_EINVAL, "dragonfly: groups, routers_per_group and npus_per_router must be >= 1");
-    if (G > 1 && (uint64_t)a * h < G - 1)
-        return CS_ERR(err, CS_EINVAL,
-                      "dragonfly: %u groups need routers_per_group x global_links_per_router >= %u (one global cable "
-                      "to every other group), got %u x %u",
-                      G, G - 1, a, h);
-    if ((uint64_t)G * a * np > UINT32_MAX / 4) return CS_ERR(err, CS_EINVAL, "dragonfly: too many NPUs");
-    if (p->host_bw <= 0 || p->local_bw <= 0 || p->global_bw <= 0)
-        return CS_ERR(err, CS_EINVAL, "dragonfly: bandwidths must be > 0");
-    uint32_t n = G * a * np;
-    cs_topo *t = cs_topo_new(n);
-    uint32_t r0 = t->nnodes;
-    for (uint32_t i = 0; i < G * a; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
-    for (uint32_t v = 0; v < n; v++) cs_topo_add_cable(t, v, r0 + v / np, p->host_bw, p->host_lat);
-    for (uint32_t g = 0; g < G; g++)
-        for (uint32_t i = 0; i < a; i++)
-            for (uint32_t j = i + 1; j < a; j++) cs_topo_add_cable(t, r0 + g * a + i, r0 + g * a + j, p->local_bw, p->local_lat);
-    for (uint32_t g = 0; g < G; g++)
-        for (uint32_t o = g + 1; o < G; o++)
-            cs_topo_add_cable(t, r0 + g * a + global_router(g, o, h), r0 + o * a + global_router(o, g, h), p->global_bw,
-                              p->global_lat);
-    cs_topo_finalize(t);
-    cs_topo_set_desc(t, "dragonfly %u groups x %u routers x %u NPUs, %u global links per router", G, a, np, h);
-    *out = t;
+typedef struct dims {
+    uint32_t n, d[3];
+} dims;
+
+typedef struct keys {
+    dims dims;
+    double link_bw, link_lat;
+} keys;
+
+/* "dims": a list of 1 to 3 sizes, each with its element line in messages. */
+static int parse_dims(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err) {
+    dims *d = field;
+    if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 3)
+        return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s", doc->path, cs_jdoc_key_line(doc, o->key), o->key,
+                      o->type_text);
+    d->n = (uint32_t)json_array_size(v);
+    for (size_t i = 0; i < d->n; i++) {
+        double x;
+        int rc = cs_topo_json_tuple(doc, o->key, i, json_array_get(v, i), 1, 1, "a size >= 1", &x, err);
+        if (rc) return rc;
+        if (x < 1 || x > 1e9)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: expected a size >= 1, got %g", doc->path,
+                          cs_jdoc_elem_line(doc, o->key, i), o->key, i, x);
+        d->d[i] = (uint32_t)x;
+    }
     return CS_OK;
 }
+
+static json_t *dump_dims(const cs_opt *o, const void *field) {
+    (void)o;
+    const dims *d = field;
+    if (!d->n) return NULL;
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < d->n; i++) json_array_append_new(a, json_integer(d->d[i]));
+    return a;
+}
+
+static const cs_opt KEYS[] = {
+    {.key = "dims", .type = CS_OPT_CUSTOM, .required = 1, .off = offsetof(keys, dims),
+     .type_text = "a list of 1 to 3 sizes", .parse = parse_dims, .dump = dump_dims,
+     .help = "grid sizes, dimension 0 fastest in NPU ids"},
+    CS_TOPO_NUM_KEY(keys, "link_bandwidth", link_bw, CS_UNIT_GBPS, 50, "NPU-NPU bandwidth per direction"),
+    CS_TOPO_NUM_KEY(keys, "link_latency", link_lat, CS_UNIT_NS, 500, "NPU-NPU latency"),
+};
+
+static int build(const keys *c, int wrap, cs_topo **out, cs_error *err) {
+    cs_grid_params p = {.ndims = c->dims.n, .wrap = wrap, .bw = cs_gbps_to_bytes_per_ns(c->link_bw),
+                        .lat = cs_time_from_ns_f(c->link_lat)};
+    for (uint32_t i = 0; i < c->dims.n; i++) p.dims[i] = c->dims.d[i];
+    return cs_topo_build_grid(&p, out, err);
+}
+
+static int build_torus(const void *params, const cs_network_config *net, cs_topo **out, cs_error *err) {
+    (void)net;
+    return build(params, 1, out, err);
+}
+
+static int build_mesh(const void *params, const cs_network_config *net, cs_topo **out, cs_error *err) {
+    (void)net;
+    return build(params, 0, out, err);
+}
+
+const cs_topo_builder cs_topo_builder_torus = {
+    .name = "torus",
+    .help = "1-, 2- or 3-D torus of NPUs (every NPU a router), cables to grid neighbours with wrap-around (a "
+            "dimension of 2 has one cable, not two)",
+    .keys = KEYS,
+    .nkeys = sizeof KEYS / sizeof KEYS[0],
+    .params_size = sizeof(keys),
+    .build = build_torus,
+};
+
+const cs_topo_builder cs_topo_builder_mesh = {
+    .name = "mesh",
+    .help = "1-, 2- or 3-D mesh of NPUs (every NPU a router), cables to grid neighbours, no wrap-around",
+    .keys = KEYS,
+    .nkeys = sizeof KEYS / sizeof KEYS[0],
+    .params_size = sizeof(keys),
+    .build = build_mesh,
+};

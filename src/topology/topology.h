@@ -10,10 +10,12 @@
  *
  * Units: bandwidth in bytes per ns (= GB/s decimal); the builders convert
  * ASTRA-sim's "GB/s" as 2^30 bytes per GB, the way every backend does
- * (cs_gbps_to_bytes_per_ns).  Latency in picoseconds.
+ * (cs_gbps_to_bytes_per_ns, core/units.h).  Latency in picoseconds.
  *
- * Builders live in build_*.c (one per family); the JSON topology file reader
- * is src/config/topology_file.c; routing is route.h; the flow backend
+ * Builders live in build_*.c (one per file, torus and mesh together), each
+ * with its cs_topo_build_* function below and its entry in the registry of
+ * builder.h (name, keys, build); the JSON topology file reader is
+ * src/config/topology_file.c; routing is route.h; the flow backend
  * (src/network/flow.c) accumulates link statistics into `stats`.
  *
  * Ownership: a cs_topo owns its arrays (cs_topo_free).  The flow backend
@@ -149,7 +151,7 @@ uint32_t cs_topo_npu_switch(const cs_topo *t, uint32_t v);
 uint32_t cs_topo_group_switches(const cs_topo *t, const uint32_t *ranks, uint32_t nranks);
 static inline uint32_t cs_topo_rank_npu(const cs_topo *t, uint32_t rank) { return t->place ? t->place[rank] : rank; }
 
-/* --- builders (build_*.c) ------------------------------------------------- */
+/* --- builders (build_*.c; by name with their keys: builder.h) ---------------- */
 
 /* The ASTRA-sim product of Ring/FullyConnected/Switch dimensions, with the
  * links analytical-congestion has (network.md): old configs keep working. */
@@ -205,7 +207,7 @@ typedef struct cs_grid_params {
 } cs_grid_params;
 int cs_topo_build_grid(const cs_grid_params *p, cs_topo **out, cs_error *err);
 
-/* Dragonfly (build_grid.c): `groups` groups of routers_per_group routers,
+/* Dragonfly (build_dragonfly.c): `groups` groups of routers_per_group routers,
  * fully connected inside the group (local_bw); npus_per_router NPUs per
  * router (host_bw); one global cable between every pair of groups
  * (global_bw), group g's cable to group o on router ((o < g ? o : o-1) /

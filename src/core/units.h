@@ -1,0 +1,21 @@
+/*
+ * units.h -- conversions of configuration units into the units the
+ * simulator computes in, for every layer that reads a configuration
+ * (network backends, topology builders, config readers).
+ *
+ * Bandwidth: configurations say "GB/s" the way ASTRA-sim reads it, as GiB/s
+ * (2^30 bytes per GB); inside, bandwidth is bytes per ns.  Time: see
+ * core/time.h (cs_time_from_ns_f for ns given as a number).  The unit names
+ * below are what option tables (core/opts.h, cs_opt.unit) declare, so help
+ * and the effective-config dump show the same text.
+ */
+#ifndef CS_CORE_UNITS_H
+#define CS_CORE_UNITS_H
+
+#define CS_UNIT_GBPS "GB/s" /* read as GiB/s: cs_gbps_to_bytes_per_ns */
+#define CS_UNIT_NS "ns"     /* cs_time_from_ns_f (core/time.h) */
+
+/* ASTRA-sim reads "GB/s" as GiB/s: bytes per ns = gbps * 2^30 / 1e9. */
+double cs_gbps_to_bytes_per_ns(double gbps);
+
+#endif
