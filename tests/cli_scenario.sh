@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# cli_scenario.sh -- the scenario layer end to end: one namespace of keys
+# (--set), the scenario file (--dump-scenario / --scenario reproduce a run to
+# the picosecond), one source of defaults (train == generate + run == run
+# --scenario == the C API), train taking run's options, located errors for
+# bad keys and values, and --help-config generated from the key tables.
+. "$(dirname "$0")/lib_cli.sh"
+: "${CS_MKTRACE:?}"
+cd "$CS_TMP" || exit 1
+run() { "$CS_BIN" run "$@"; }
+ps() { grep -o "\"$2\": *[0-9]*" "$1" | head -1 | grep -o '[0-9]*$'; }
+
+# --- a closed form: rank 0 sends 1 GiB to rank 1 over a Switch(2) of 100
+# GiB/s and 500 ns per hop: 2 hops x 500 ns + 2^30 B / (100 x 2^30 B/s) =
+# 1,000 ns + 10 ms = 10,001,000 ns; at 200 GiB/s 5,001,000 ns.
+"$CS_MKTRACE" --ranks p2p "1 SEND size=1073741824 src=0 dst=1 tag=7" "1 RECV size=1073741824 src=0 dst=1 tag=7" \
+    || fail "mktrace p2p"
+printf 'topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 100 ]\nlatency: [ 500 ]\n' > sw2.yml
+run --workload-configuration=p2p --network-configuration=sw2.yml --quiet --json a.json \
+    && [ "$(ps a.json sim_time_ps)" = 10001000000 ] && pass "closed form: 10,001,000 ns" \
+    || fail "closed form: $(ps a.json sim_time_ps) ps"
+run --workload-configuration=p2p --network-configuration=sw2.yml --set network.bandwidth=200 --quiet --json b.json \
+    && [ "$(ps b.json sim_time_ps)" = 5001000000 ] && pass "--set network.bandwidth=200: 5,001,000 ns" \
+    || fail "--set bandwidth: $(ps b.json sim_time_ps) ps"
+run --set run.workload=p2p --set network.topology=Switch --set network.npus_count=2 --set network.bandwidth=100 \
+    --set network.latency=500 --quiet --json c.json \
+    && [ "$(ps c.json sim_time_ps)" = 10001000000 ] && pass "a scenario from --set keys alone" \
+    || fail "--set only: $(ps c.json sim_time_ps)"
+
+# --- dump and reload: the same picoseconds, also from another directory
+run --workload-configuration=p2p --network-configuration=sw2.yml --set network.latency=250 --quiet \
+    --dump-scenario d.json --json d1.json || fail "dump"
+mkdir -p sub && (cd sub && run --scenario ../d.json --quiet --json ../d2.json) \
+    && [ "$(ps d1.json sim_time_ps)" = "$(ps d2.json sim_time_ps)" ] && [ "$(ps d1.json sim_time_ps)" = 10000500000 ] \
+    && pass "--dump-scenario / --scenario reproduce the run ($(ps d2.json sim_time_ps) ps)" \
+    || fail "dump/reload: $(ps d1.json sim_time_ps) vs $(ps d2.json sim_time_ps)"
+grep -q '"latency"' d.json && grep -q '"comm-streams": 1' d.json && pass "the dump holds every key with its effective value" \
+    || fail "dump content"
+# the flags override the scenario file
+run --scenario d.json --set network.latency=500 --quiet --json d3.json \
+    && [ "$(ps d3.json sim_time_ps)" = 10001000000 ] && pass "flags override --scenario" || fail "override"
+
+# --- one source of defaults: train == generate + run --scenario == run with the files == C API
+PLAN=(--model gpt3-6.7b --tp 2 --pp 2 --dp 2 --sp --recompute selective --global-batch 8)
+"$CS_BIN" generate "${PLAN[@]}" --out g --quiet || fail "generate"
+"$CS_BIN" train "${PLAN[@]}" --network-configuration=g.network.yml --quiet --json t.json --dump-scenario t.scenario.json \
+    || fail "train"
+run --scenario g.scenario.json --quiet --json r1.json || fail "run --scenario (generated)"
+run --workload-configuration=g --comm-group-configuration=g.comm_groups.json --network-configuration=g.network.yml \
+    --system-configuration=g.system.json --comm-streams=4 --quiet --json r2.json || fail "run on the files"
+run --scenario t.scenario.json --quiet --json r3.json || fail "run --scenario (train's dump)"
+run "${PLAN[@]}" --network-configuration=g.network.yml --quiet --json r4.json || fail "run with a plan"
+t=$(ps t.json iteration_time_ps)
+[ -n "$t" ] && [ "$t" = "$(ps r1.json sim_time_ps)" ] && [ "$t" = "$(ps r2.json sim_time_ps)" ] \
+    && [ "$t" = "$(ps r3.json sim_time_ps)" ] && [ "$t" = "$(ps r4.json sim_time_ps)" ] \
+    && pass "train = generate + run --scenario = run on the files = run with a plan ($t ps)" \
+    || fail "defaults differ: train $t, $(ps r1.json sim_time_ps), $(ps r2.json sim_time_ps), $(ps r3.json sim_time_ps), $(ps r4.json sim_time_ps)"
+api=$("$CS_BUILD_DIR/examples/cs_scenario_demo" t.scenario.json plan.micro-batch 2 2>&1) || fail "API example: $api"
+echo "$api" | grep -q "^step time: $t ps" && pass "the C API gives train's picoseconds" || fail "API: $api vs $t"
+m2=$(echo "$api" | sed -n 's/^step time with plan.micro-batch = 2: \([0-9]*\) ps/\1/p')
+"$CS_BIN" train "${PLAN[@]}" --micro-batch 2 --network-configuration=g.network.yml --quiet --json t2.json
+[ -n "$m2" ] && [ "$m2" = "$(ps t2.json iteration_time_ps)" ] && pass "API after cs_scenario_set = train --micro-batch 2 ($m2 ps)" \
+    || fail "API set: $m2 vs $(ps t2.json iteration_time_ps)"
+
+# --- train takes run's options: a graph backend, a topology file, --out
+"$CS_BIN" train "${PLAN[@]}" --network-configuration=g.network.yml --backend flow --out tf --quiet \
+    && [ -s tf/summary.json ] && [ -s tf/links.csv ] && grep -q '"training"\|"iteration_time_ns"\|"scenario"' tf/summary.json \
+    && pass "train --backend flow --out writes summary.json and links.csv" || fail "train --backend flow --out"
+
+# --- errors name the key or flag, what was expected, and exit 1
+expect_fail "unknown key" "--set plan.tpp: unknown key of section plan; expected one of tp, pp" \
+    run --scenario g.scenario.json --set plan.tpp=2
+expect_fail "unknown section" "--set netwrk.bandwidth: unknown key; expected SECTION.KEY" \
+    run --scenario g.scenario.json --set netwrk.bandwidth=2
+expect_fail "bad value of a file key" "--set system.active-chunks-per-dimension|expected an integer" \
+    run --scenario g.scenario.json --set system.active-chunks-per-dimension=0
+expect_fail "bad list value" "--set network.bandwidth|bandwidth: expected" \
+    run --scenario d.json --set network.bandwidth=-5
+expect_fail "bad flag value" "--tp: expected an integer from 1" "$CS_BIN" train "${PLAN[@]}" --tp 0 \
+    --network-configuration=g.network.yml
+echo '{"clustersim-scenario": 1, "runn": {}}' > bad.json
+expect_fail "unknown section in a scenario file" "bad.json: \"runn\": unknown section" run --scenario bad.json
+echo '{"run": {"comm-streams": "many"}}' > bad2.json
+expect_fail "bad value in a scenario file" "bad2.json: run.comm-streams: expected an integer" run --scenario bad2.json
+expect_fail "two workloads" "expected one workload" run --scenario g.scenario.json --model gpt3-6.7b
+# a failed run leaves no result file behind
+rm -f nores.json
+run --scenario g.scenario.json --set network.npus_count=4 --json nores.json --quiet 2>/dev/null
+[ ! -e nores.json ] && pass "a failed run writes no --json" || fail "stale result file"
+
+# --- --help-config comes from the key tables
+hc=$("$CS_BIN" run --help-config)
+for k in "== run.*" "comm-streams" "== plan.*" "virtual-stages" "== network.*" "== system.*" "all-reduce-implementation" \
+    "== memory.*" "== comm-groups.NAME"; do
+    case "$hc" in *"$k"*) ;; *) fail "--help-config lacks $k"; continue ;; esac
+done
+pass "--help-config lists every section"
+finish
