@@ -457,7 +457,7 @@ int cs_cli_train(int argc, char **argv) {
             sc.endpoint_delay_ns = 10;
             for (int c = 0; c < CS_CFG_NCOLL; c++) {
                 sc.impl[c].n = net.ndims;
-                for (int k = 0; k < net.ndims; k++) sc.impl[c].algo[k].kind = CS_COLL_ALGO_RING;
+                for (int k = 0; k < net.ndims; k++) cs_coll_impl_parse("ring", &sc.impl[c].algo[k]);
             }
         }
     }
