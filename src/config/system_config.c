@@ -284,7 +284,12 @@ void cs_system_config_print_help(FILE *f) {
             cs_coll_algo_forms(forms, sizeof forms));
     for (size_t i = 0; i < cs_coll_algo_count(); i++) {
         const cs_coll_algo *a = cs_coll_algo_at(i);
-        fprintf(f, "  %-18s %s%s\n", a->name, a->help,
-                a->flags & CS_ALGO_ONE ? " (one<Name>: over every NPU as one ring)" : "");
+        cs_coll_impl one = {.algo = a, .one = true, .param = 0};
+        char name[64];
+        fprintf(f, "  %-18s %s", a->name, a->help);
+        if (a->flags & CS_ALGO_ONE)
+            fprintf(f, "; %s: over every NPU as one logical dimension",
+                    cs_coll_impl_name(&one, name, sizeof name));
+        fputc('\n', f);
     }
 }

@@ -8,7 +8,8 @@
  * (x_0, .., x_{D-1}) of the network's dimensions and let every dimension d
  * carry one group operation: cyclic shift (x_d + s_d mod n_d) when its
  * phases run ring or direct, XOR (x_d ^ s_d) when they run halving-doubling
- * (the same thing when n_d <= 2).  g_s, "move by s", maps rank 0 to rank s
+ * (the same thing when n_d <= 2) -- each algorithm's sym_op (coll_algo.h);
+ * an algorithm with CS_ALGO_SYM_NONE stops the run.  g_s, "move by s", maps rank 0 to rank s
  * and maps every phase's pattern onto itself: ring and direct send from
  * index i to i + j, halving-doubling to i ^ off.  The analytical backend's
  * time depends only on the dimension and the ring distance, which g_s keeps
