@@ -3,28 +3,29 @@
  * the one table that lists them, and the parsing and naming of
  * *-implementation entries built on it.  Owned by the system layer.
  *
- * To register an algorithm, add its table (exported by its algo_*.c) to
- * ALGOS below and its declaration to the list under it.  The order is the
- * order of messages and --help; ring comes first.
+ * To register an algorithm, add one line naming its table (exported by its
+ * algo_*.c) to REGISTRY below: the line both declares the table and lists
+ * it.  The order is the order of messages and --help.
  */
 #include "system/coll_algo.h"
 
 #include <stdio.h>
 #include <string.h>
 
-extern const cs_coll_algo css_algo_ring;     /* algo_ring.c */
-extern const cs_coll_algo css_algo_direct;   /* algo_direct.c */
-extern const cs_coll_algo css_algo_hd;       /* algo_hd.c */
-extern const cs_coll_algo css_algo_dbt;      /* algo_dbt.c */
-extern const cs_coll_algo css_algo_inswitch; /* algo_inswitch.c */
+/* The registry: one X(table) line per algorithm. */
+#define REGISTRY(X)                                                                    \
+    X(css_algo_ring)     /* algo_ring.c: ring, oneRing */                              \
+    X(css_algo_direct)   /* algo_direct.c: direct, direct<N>, oneDirect, oneDirect<N> */ \
+    X(css_algo_hd)       /* algo_hd.c: halvingDoubling, oneHalvingDoubling */          \
+    X(css_algo_dbt)      /* algo_dbt.c: doubleBinaryTree */                            \
+    X(css_algo_inswitch) /* algo_inswitch.c: inSwitch */
 
-static const cs_coll_algo *const ALGOS[] = {
-    &css_algo_ring,
-    &css_algo_direct,
-    &css_algo_hd,
-    &css_algo_dbt,
-    &css_algo_inswitch,
-};
+#define DECLARE(t) extern const cs_coll_algo t;
+#define ENTRY(t) &t,
+REGISTRY(DECLARE)
+static const cs_coll_algo *const ALGOS[] = {REGISTRY(ENTRY)};
+#undef DECLARE
+#undef ENTRY
 #define NALGOS (sizeof ALGOS / sizeof ALGOS[0])
 
 size_t cs_coll_algo_count(void) { return NALGOS; }
