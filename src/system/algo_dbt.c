@@ -31,8 +31,6 @@
  * smaller than the network (ASTRA-sim would crash); simulated in full (no
  * representative mode).
  */
-#include <inttypes.h>
-
 #include "system/sys_int.h"
 
 enum { DB_BEGIN, DB_WAIT_TWO, DB_WAIT_ONE, DB_TO_PARENT, DB_WAIT_PARENT, DB_TO_CHILDREN, DB_END };

@@ -9,8 +9,6 @@
  * all-gather) from 1 (n/2), turning back at n for all-reduce; msg halves
  * (doubles).  Needs a power-of-two number of NPUs and is not an all-to-all.
  */
-#include <inttypes.h>
-
 #include "system/sys_int.h"
 
 static uint32_t ilog2(uint32_t n) {
