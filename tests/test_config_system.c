@@ -39,6 +39,13 @@ static void expect_error(const char *name, const char *text, int line, const cha
     assert_null(c.local_mem_trace_filename);
 }
 
+/* The entry names the registered algorithm `name` (one<Name> forms included). */
+static void expect_algo(const cs_coll_impl *e, const char *name) {
+    char buf[64];
+    assert_non_null(e->algo);
+    assert_string_equal(cs_coll_impl_name(e, buf, sizeof buf), name);
+}
+
 static cs_system_config load_ok(const char *path) {
     cs_system_config c;
     cs_error err;
@@ -107,11 +114,11 @@ static void test_case_values(void **state) {
     assert_int_equal(c.preferred_dataset_splits, 4);
     for (int k = 0; k < CS_CFG_NCOLL; k++) {
         assert_int_equal(c.impl[k].n, 1);
-        assert_int_equal(c.impl[k].algo[0].kind, CS_COLL_ALGO_DIRECT);
-        assert_int_equal(c.impl[k].algo[0].window, 4);
+        expect_algo(&c.impl[k].algo[0], "direct");
+        assert_int_equal(c.impl[k].algo[0].param, 4);
         assert_null(c.custom_impl[k]);
     }
-    assert_string_equal(cs_coll_algo_format(&c.impl[0].algo[0], buf, sizeof buf), "direct4");
+    assert_string_equal(cs_coll_impl_format(&c.impl[0].algo[0], buf, sizeof buf), "direct4");
     assert_true(c.local_mem_bw_gbps == 1600.0);
     assert_false(c.roofline_enabled);
     assert_int_equal(c.inter_dim_scheduling, CS_INTER_ASCENDING);
@@ -124,7 +131,7 @@ static void test_case_values(void **state) {
     assert_int_equal(c.inter_dim_scheduling, CS_INTER_OFFLINE_GREEDY);
     assert_int_equal(c.intra_dim_scheduling, CS_INTRA_SMALLEST_FIRST);
     assert_int_equal(c.impl[CS_CFG_ALL_REDUCE].n, 3);
-    assert_int_equal(c.impl[CS_CFG_ALL_REDUCE].algo[2].kind, CS_COLL_ALGO_RING);
+    expect_algo(&c.impl[CS_CFG_ALL_REDUCE].algo[2], "ring");
     assert_int_equal(c.impl[CS_CFG_ALL_REDUCE].line, 6);
     cs_system_config_free(&c);
 
@@ -139,7 +146,7 @@ static void test_case_values(void **state) {
     cs_system_config_free(&c);
 
     c = load_ok(case_file("c23_ar64M_rfs2x4_oneRing_cu", "system.json"));
-    assert_int_equal(c.impl[CS_CFG_ALL_GATHER].algo[1].kind, CS_COLL_ALGO_ONE_RING);
+    expect_algo(&c.impl[CS_CFG_ALL_GATHER].algo[1], "oneRing");
     cs_system_config_free(&c);
 }
 
@@ -174,12 +181,12 @@ static void test_all_keys(void **state) {
     assert_int_equal(c.endpoint_delay_ns, 0); /* ASTRA-sim asserts on 0; we accept it */
     assert_int_equal(c.local_reduction_delay, 3);
     assert_int_equal(c.preferred_dataset_splits, 16);
-    assert_int_equal(c.impl[CS_CFG_ALL_REDUCE].algo[0].kind, CS_COLL_ALGO_ONE_HALVING_DOUBLING);
-    assert_int_equal(c.impl[CS_CFG_ALL_REDUCE].algo[1].kind, CS_COLL_ALGO_DOUBLE_BINARY_TREE);
-    assert_int_equal(c.impl[CS_CFG_ALL_GATHER].algo[1].kind, CS_COLL_ALGO_DIRECT);
-    assert_int_equal(c.impl[CS_CFG_ALL_GATHER].algo[1].window, 0);
-    assert_int_equal(c.impl[CS_CFG_REDUCE_SCATTER].algo[0].kind, CS_COLL_ALGO_ONE_DIRECT);
-    assert_int_equal(c.impl[CS_CFG_REDUCE_SCATTER].algo[0].window, 7);
+    expect_algo(&c.impl[CS_CFG_ALL_REDUCE].algo[0], "oneHalvingDoubling");
+    expect_algo(&c.impl[CS_CFG_ALL_REDUCE].algo[1], "doubleBinaryTree");
+    expect_algo(&c.impl[CS_CFG_ALL_GATHER].algo[1], "direct");
+    assert_int_equal(c.impl[CS_CFG_ALL_GATHER].algo[1].param, 0);
+    expect_algo(&c.impl[CS_CFG_REDUCE_SCATTER].algo[0], "oneDirect");
+    assert_int_equal(c.impl[CS_CFG_REDUCE_SCATTER].algo[0].param, 7);
     assert_string_equal(c.custom_impl[CS_CFG_ALL_TO_ALL], "a2a.et");
     assert_string_equal(c.per_node_custom_impl, "nodes.yml");
     assert_true(c.local_mem_bw_gbps == 50.5 && c.peak_perf_tflops == 312.5);

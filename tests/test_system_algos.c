@@ -397,7 +397,7 @@ static void test_tie_order(void **state) {
     cs_system_config_defaults(&sc);
     sc.preferred_dataset_splits = 1;
     sc.impl[CS_CFG_ALL_REDUCE].n = 1;
-    sc.impl[CS_CFG_ALL_REDUCE].algo[0].kind = CS_COLL_ALGO_RING;
+    tu_set_algo(&sc.impl[CS_CFG_ALL_REDUCE].algo[0], "ring");
     const char *path = tu_path(tu_tmp_dir(), "tie.et");
     assert_int_equal(tu_write_trace(path, "1 COLL ctype=0 size=1048576"), 0);
     cs_workload w;

@@ -239,22 +239,6 @@ void tu_capture_end(void) { cs_log_set_sink(NULL, NULL); }
 
 #include "config/system_config.h"
 
-void tu_set_algo(cs_coll_algo *a, const char *name) {
-    memset(a, 0, sizeof *a);
-    if (strncmp(name, "direct", 6) == 0) {
-        a->kind = CS_COLL_ALGO_DIRECT;
-        a->window = atoi(name + 6);
-    } else if (strcmp(name, "halvingDoubling") == 0) {
-        a->kind = CS_COLL_ALGO_HALVING_DOUBLING;
-    } else if (strcmp(name, "doubleBinaryTree") == 0) {
-        a->kind = CS_COLL_ALGO_DOUBLE_BINARY_TREE;
-    } else if (strcmp(name, "oneRing") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_RING;
-    } else if (strcmp(name, "oneDirect") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_DIRECT;
-    } else if (strcmp(name, "oneHalvingDoubling") == 0) {
-        a->kind = CS_COLL_ALGO_ONE_HALVING_DOUBLING;
-    } else {
-        a->kind = CS_COLL_ALGO_RING;
-    }
+void tu_set_algo(cs_coll_impl *a, const char *name) {
+    if (cs_coll_impl_parse(name, a) != 0) cs_coll_impl_parse("ring", a);
 }

@@ -41,10 +41,10 @@ int tu_write_traces(const char *prefix, const char *const *specs, unsigned nrank
 /* Write text to a file; returns 0 or -1. */
 int tu_write_file(const char *path, const char *text);
 /* Set *a from an algorithm name as the system JSON spells it (ring, direct,
- * direct<N>, halvingDoubling, doubleBinaryTree, oneRing, oneDirect,
- * oneHalvingDoubling; anything else = ring). */
-struct cs_coll_algo;
-void tu_set_algo(struct cs_coll_algo *a, const char *name);
+ * direct<N>, oneRing, ...: any entry of the registry, system/coll_algo.h;
+ * anything else = ring). */
+struct cs_coll_impl;
+void tu_set_algo(struct cs_coll_impl *a, const char *name);
 /* Write text to a file in this test's scratch directory; returns its path
  * (one of 8 rotating static buffers). Fails the test if it cannot. */
 const char *tu_write_tmp(const char *name, const char *text);

@@ -29,25 +29,13 @@ static const char *const INTER_NAMES[] = {"ascending",  "offlineGreedy", "offlin
                                           "roundRobin", "onlineGreedy",  NULL};
 static const char *const INTRA_NAMES[] = {"FIFO", "RG", "smallestFirst",
                                           "lessRemainingPhaseFirst", NULL};
-static const char *const ALGO_NAMES[] = {"ring",
-                                         "oneRing",
-                                         "direct",
-                                         "oneDirect",
-                                         "halvingDoubling",
-                                         "oneHalvingDoubling",
-                                         "doubleBinaryTree",
-                                         "inSwitch",
-                                         NULL};
 static const char *const COLL_NAMES[] = {"all-reduce", "all-gather", "reduce-scatter",
                                          "all-to-all"};
 
-#define ALGO_TEXT                                                                          \
-    "a list of 1 to 8 of ring, oneRing, direct, direct<N>, oneDirect, oneDirect<N>, "      \
-    "halvingDoubling, oneHalvingDoubling, doubleBinaryTree, inSwitch (one per dimension)"
+/* The algorithms themselves are the system layer's registry
+ * (system/coll_algo.h): their names, forms and help come from there. */
+#define ALGO_TEXT "a list of 1 to 8 collective algorithms (one per dimension; listed below)"
 
-const char *cs_coll_algo_kind_name(cs_coll_algo_kind k) {
-    return (unsigned)k < 8 ? ALGO_NAMES[k] : "unknown";
-}
 const char *cs_scheduling_policy_name(cs_scheduling_policy p) {
     return (unsigned)p < 3 ? SCHED_NAMES[p] : "unknown";
 }
@@ -64,67 +52,24 @@ const char *cs_cfg_coll_name(cs_cfg_coll c) {
     return (unsigned)c < CS_CFG_NCOLL ? COLL_NAMES[c] : "unknown";
 }
 
-const char *cs_coll_algo_format(const cs_coll_algo *a, char *buf, size_t n) {
-    if ((a->kind == CS_COLL_ALGO_DIRECT || a->kind == CS_COLL_ALGO_ONE_DIRECT) && a->window > 0)
-        snprintf(buf, n, "%s%d", cs_coll_algo_kind_name(a->kind), a->window);
-    else
-        snprintf(buf, n, "%s", cs_coll_algo_kind_name(a->kind));
-    return buf;
-}
-
-/* "direct12" -> window 12; digits only, value >= 1. */
-static int parse_window(const char *s, int *window) {
-    if (!*s) return -1;
-    long long w = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return -1;
-        w = w * 10 + (*p - '0');
-        if (w > INT_MAX) return -1;
-    }
-    if (w < 1) return -1;
-    *window = (int)w;
-    return 0;
-}
-
-static int parse_algo_name(const char *s, cs_coll_algo *a) {
-    a->window = 0;
-    for (int k = 0; ALGO_NAMES[k]; k++) {
-        if (strcmp(s, ALGO_NAMES[k]) == 0) {
-            a->kind = (cs_coll_algo_kind)k;
-            return 0;
-        }
-    }
-    if (strncmp(s, "direct", 6) == 0 && parse_window(s + 6, &a->window) == 0) {
-        a->kind = CS_COLL_ALGO_DIRECT;
-        return 0;
-    }
-    if (strncmp(s, "oneDirect", 9) == 0 && parse_window(s + 9, &a->window) == 0) {
-        a->kind = CS_COLL_ALGO_ONE_DIRECT;
-        return 0;
-    }
-    return -1;
-}
-
 static int parse_algo_list(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field,
                            cs_error *err) {
     cs_coll_algo_list *l = field;
     int line = cs_jdoc_key_line(doc, o->key);
-    char got[320];
+    char got[320], forms[512];
+    cs_coll_algo_forms(forms, sizeof forms);
     if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > CS_MAX_DIMS) {
         cs_json_repr(v, got, sizeof got);
-        return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s, got %s", doc->path, line, o->key,
-                      ALGO_TEXT, got);
+        return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a list of 1 to %d of %s (one per dimension), got %s",
+                      doc->path, line, o->key, CS_MAX_DIMS, forms, got);
     }
     memset(l, 0, sizeof *l);
     for (size_t i = 0; i < json_array_size(v); i++) {
         const json_t *e = json_array_get(v, i);
-        if (!json_is_string(e) || parse_algo_name(json_string_value(e), &l->algo[i]) != 0) {
+        if (!json_is_string(e) || cs_coll_impl_parse(json_string_value(e), &l->algo[i]) != 0) {
             cs_json_repr(e, got, sizeof got);
-            return CS_ERR(err, CS_EINVAL,
-                          "%s:%d: %s: expected one of ring, oneRing, direct, direct<N> (N >= 1), "
-                          "oneDirect, oneDirect<N>, halvingDoubling, oneHalvingDoubling, "
-                          "doubleBinaryTree, inSwitch for dimension %zu, got %s",
-                          doc->path, cs_jdoc_elem_line(doc, o->key, i), o->key, i, got);
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected one of %s for dimension %zu, got %s",
+                          doc->path, cs_jdoc_elem_line(doc, o->key, i), o->key, forms, i, got);
         }
     }
     l->n = (int)json_array_size(v);
@@ -139,7 +84,7 @@ static json_t *dump_algo_list(const cs_opt *o, const void *field) {
     json_t *a = json_array();
     char buf[32];
     for (int i = 0; i < l->n; i++)
-        json_array_append_new(a, json_string(cs_coll_algo_format(&l->algo[i], buf, sizeof buf)));
+        json_array_append_new(a, json_string(cs_coll_impl_format(&l->algo[i], buf, sizeof buf)));
     return a;
 }
 
@@ -311,27 +256,21 @@ int cs_system_config_load_text(const char *path, const char *text, size_t len, c
     return rc;
 }
 
-static int is_one_algo(cs_coll_algo_kind k) {
-    return k == CS_COLL_ALGO_ONE_RING || k == CS_COLL_ALGO_ONE_DIRECT ||
-           k == CS_COLL_ALGO_ONE_HALVING_DOUBLING;
-}
-
 int cs_system_config_check_network(const cs_system_config *c, int ndims, cs_error *err) {
     for (int k = 0; k < CS_CFG_NCOLL; k++) {
         const cs_coll_algo_list *l = &c->impl[k];
         if (l->n == 0 || l->n == ndims) continue;
         int spans_all = 0;
         for (int i = 0; i < l->n && i < ndims; i++)
-            if (is_one_algo(l->algo[i].kind)) spans_all = 1;
+            if (l->algo[i].one) spans_all = 1;
         if (l->n < ndims && spans_all) continue;
+        char ones[256];
         return CS_ERR(err, CS_EINVAL,
                       "%s:%d: %s-implementation: expected %d entr%s (one per network dimension)"
-                      "%s, got %d",
+                      "%s%s, got %d",
                       c->path ? c->path : "(system configuration)", l->line, COLL_NAMES[k],
-                      ndims, ndims == 1 ? "y" : "ies",
-                      l->n < ndims ? ", or fewer when one is oneRing, oneDirect or oneHalvingDoubling"
-                                   : "",
-                      l->n);
+                      ndims, ndims == 1 ? "y" : "ies", l->n < ndims ? ", or fewer when one is " : "",
+                      l->n < ndims ? cs_coll_algo_one_forms(ones, sizeof ones) : "", l->n);
     }
     return CS_OK;
 }
@@ -350,4 +289,17 @@ json_t *cs_system_config_units_json(void) { return cs_opts_units_json(OPTS, NOPT
 void cs_system_config_print_help(FILE *f) {
     fprintf(f, "System configuration (JSON object; ASTRA-sim --system-configuration):\n");
     cs_opts_print_help(f, OPTS, NOPTS);
+    char forms[512];
+    fprintf(f, "\nCollective algorithms (*-implementation entries: %s):\n",
+            cs_coll_algo_forms(forms, sizeof forms));
+    for (size_t i = 0; i < cs_coll_algo_count(); i++) {
+        const cs_coll_algo *a = cs_coll_algo_at(i);
+        cs_coll_impl one = {.algo = a, .one = true, .param = 0};
+        char name[64];
+        fprintf(f, "  %-18s %s", a->name, a->help);
+        if (a->flags & CS_ALGO_ONE)
+            fprintf(f, "; %s: over every NPU as one logical dimension",
+                    cs_coll_impl_name(&one, name, sizeof name));
+        fputc('\n', f);
+    }
 }

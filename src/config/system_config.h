@@ -27,6 +27,7 @@
 
 #include "config/network_config.h" /* CS_MAX_DIMS */
 #include "core/error.h"
+#include "system/coll_algo.h"          /* the algorithm registry: cs_coll_impl */
 
 typedef enum {
     CS_SCHED_LIFO = 0,    /* newest stream first */
@@ -55,26 +56,12 @@ typedef enum {
     CS_INTRA_LESS_REMAINING_PHASE_FIRST = 3
 } cs_intra_dim_scheduling;
 
-/* A per-dimension collective algorithm ("ring", "direct4", ...). */
-typedef enum {
-    CS_COLL_ALGO_RING = 0,
-    CS_COLL_ALGO_ONE_RING = 1,
-    CS_COLL_ALGO_DIRECT = 2,
-    CS_COLL_ALGO_ONE_DIRECT = 3,
-    CS_COLL_ALGO_HALVING_DOUBLING = 4,
-    CS_COLL_ALGO_ONE_HALVING_DOUBLING = 5,
-    CS_COLL_ALGO_DOUBLE_BINARY_TREE = 6,
-    CS_COLL_ALGO_IN_SWITCH = 7 /* clustersim: NVLS/SHARP-style reduction in the switch (docs/collectives.md) */
-} cs_coll_algo_kind;
-
-typedef struct cs_coll_algo {
-    cs_coll_algo_kind kind;
-    int window; /* direct/oneDirect: N of "direct<N>" (>= 1); 0 = all peers */
-} cs_coll_algo;
-
+/* A *-implementation list: one entry per dimension ("ring", "direct4",
+ * ...), each naming an algorithm of the system layer's registry
+ * (system/coll_algo.h); this layer knows no algorithm by name. */
 typedef struct cs_coll_algo_list {
     int n;                          /* entries given; 0 = key absent */
-    cs_coll_algo algo[CS_MAX_DIMS]; /* algo[d] for dimension d */
+    cs_coll_impl algo[CS_MAX_DIMS]; /* algo[d] for dimension d */
     int line;                       /* line of the key in the file, 0 if none */
 } cs_coll_algo_list;
 
@@ -136,13 +123,11 @@ json_t *cs_system_config_to_json(const cs_system_config *c);
 struct cs_opt;
 const struct cs_opt *cs_system_config_opts(size_t *n);
 json_t *cs_system_config_units_json(void);
-/* Every key with type, unit, default and help, from the table. */
+/* Every key with type, unit, default and help, from the table, then the
+ * registered collective algorithms with their help. */
 void cs_system_config_print_help(FILE *f);
 
-/* Names as written in the file. */
-const char *cs_coll_algo_kind_name(cs_coll_algo_kind k);
-/* "ring", "direct", "direct4", ... into buf; returns buf. */
-const char *cs_coll_algo_format(const cs_coll_algo *a, char *buf, size_t n);
+/* Names as written in the file (algorithm entries: cs_coll_impl_format). */
 const char *cs_scheduling_policy_name(cs_scheduling_policy p);
 const char *cs_collective_optimization_name(cs_collective_optimization o);
 const char *cs_inter_dim_scheduling_name(cs_inter_dim_scheduling s);

@@ -27,8 +27,10 @@
  * 2 floor(L + S/B) for an all-reduce on one-hop links), sharing links
  * max-min with everything else.  Bytes: each member sends `up` and
  * receives `down` (rank bytes_sent / bytes_recv).
- * Per-stream step in cs_stream.dbt_state: 0 start, 1 contribution leaving,
- * 2 waiting for the switch, 3 result arrived.
+ * Per-stream step (insw_state.step): 0 start, 1 contribution leaving,
+ * 2 waiting for the switch, 3 result arrived.  Registered as
+ * css_algo_inswitch: all-reduce, reduce-scatter or all-gather on a Switch
+ * dimension; simulated in full (no representative mode).
  */
 #include <math.h>
 
@@ -36,6 +38,14 @@
 #include "core/error.h"
 #include "network/network.h"
 #include "system/sys_int.h"
+
+/* Per-stream state (css_stream_state). */
+typedef struct insw_state {
+    uint8_t step;
+} insw_state;
+_Static_assert(sizeof(insw_state) <= CSS_ALGO_STATE_BYTES, "in-switch state fits the stream");
+
+static uint8_t *step_of(cs_stream *st) { return &((insw_state *)css_stream_state(st))->step; }
 
 static void phase_bytes(const cs_phase *ph, uint64_t *up, uint64_t *down) {
     *up = ph->in_bytes;
@@ -55,16 +65,16 @@ static void down_arrived(void *ctx, uint64_t cookie) {
     cs_system *s = in->sys;
     cs_stream *st = inst_stream(in, x->member, x->chunk);
     cs_free(x);
-    if (!s->failed && st->state == ST_RUNNING && st->dbt_state == 2) {
+    if (!s->failed && st->state == ST_RUNNING && *step_of(st) == 2) {
         const cs_phase *ph = stream_phase(st);
         uint64_t up, down;
         phase_bytes(ph, &up, &down);
         in->members[stream_member(st)].bytes_recv += down;
         s->stats.bytes_recv += down;
-        st->dbt_state = 3;
-        stream_bundle(s, st, down, 0, ph->fast);
+        *step_of(st) = 3;
+        css_stream_bundle(s, st, down, 0, ph->fast);
     }
-    sys_inst_release(in);
+    css_inst_release(in);
 }
 
 /* One flow between member m of st's line and the line's switch. */
@@ -72,19 +82,19 @@ static void switch_xfer(cs_system *s, cs_stream *st, int up, uint64_t bytes, cs_
     cs_inst *in = st->inst;
     const cs_phase *ph = stream_phase(st);
     uint32_t m = stream_member(st);
-    uint32_t rank = inst_rank(in, m), peer = inst_rank(in, topo_member(st, ph, (st->idx + 1) % ph->n));
+    uint32_t rank = css_inst_rank(in, m), peer = css_inst_rank(in, css_topo_member(st, ph, (st->idx + 1) % ph->n));
     insw_xfer *x = cs_malloc(sizeof *x);
     x->in = in;
     x->member = m;
     x->chunk = stream_chunk(st);
-    sys_inst_hold(in);
+    css_inst_hold(in);
     cs_error e;
     cs_error_clear(&e);
-    int rc = cs_net_send_switch(s->net, rank, peer, up, bytes, sys_key(s, rank), done, x, 0, &e);
+    int rc = cs_net_send_switch(s->net, rank, peer, up, bytes, css_key(s, rank), done, x, 0, &e);
     if (rc) {
         cs_free(x);
-        sys_inst_release(in);
-        sys_fail(s, rc);
+        css_inst_release(in);
+        css_fail(s, rc);
     }
 }
 
@@ -98,15 +108,15 @@ static void up_arrived(void *ctx, uint64_t cookie) {
     if (!s->failed) {
         const cs_phase *ph = stream_phase(st);
         uint32_t nmem = in->grp->n;
-        uint32_t *cnt = &in->insw_count[(size_t)st->ph_index * nmem + topo_member(st, ph, 0)];
+        uint32_t *cnt = &css_inst_phase_counts(in)[(size_t)st->ph_index * nmem + css_topo_member(st, ph, 0)];
         if (++*cnt == ph->n) { /* all contributions are in the switch: the results go down */
             uint64_t up, down;
             phase_bytes(ph, &up, &down);
             for (uint32_t j = 0; j < ph->n; j++)
-                switch_xfer(s, inst_stream(in, topo_member(st, ph, j), stream_chunk(st)), 0, down, down_arrived);
+                switch_xfer(s, inst_stream(in, css_topo_member(st, ph, j), stream_chunk(st)), 0, down, down_arrived);
         }
     }
-    sys_inst_release(in);
+    css_inst_release(in);
 }
 
 static void deliver_ev(void *ctx, const cs_event *ev) {
@@ -114,51 +124,51 @@ static void deliver_ev(void *ctx, const cs_event *ev) {
     cs_system *s = in->sys;
     uint32_t member = (uint32_t)(ev->arg >> 32), chunk = (uint32_t)ev->arg;
     cs_stream *st = inst_stream(in, member, chunk);
-    if (!s->failed && st->state == ST_RUNNING && st->dbt_state == 2) {
+    if (!s->failed && st->state == ST_RUNNING && *step_of(st) == 2) {
         const cs_phase *ph = stream_phase(st);
         uint64_t up, down;
         phase_bytes(ph, &up, &down);
         in->members[member].bytes_recv += down;
         s->stats.bytes_recv += down;
-        st->dbt_state = 3;
-        stream_bundle(s, st, down, 0, ph->fast);
+        *step_of(st) = 3;
+        css_stream_bundle(s, st, down, 0, ph->fast);
     }
-    sys_inst_release(in);
+    css_inst_release(in);
 }
 
-void insw_run(cs_system *s, cs_stream *st, int ev) {
+static void run(cs_system *s, cs_stream *st, int ev) {
     cs_inst *in = st->inst;
     const cs_phase *ph = stream_phase(st);
     uint64_t up, down;
     phase_bytes(ph, &up, &down);
     if (s->rep && ph->axis != SYM_REAL) {
-        sym_break(s, "inSwitch is simulated in full");
+        css_sym_break(s, "inSwitch is simulated in full");
         return;
     }
     if (ev == EV_INIT) {
-        st->dbt_state = 1;
-        stream_bundle(s, st, up, 0, ph->fast);
+        *step_of(st) = 1;
+        css_stream_bundle(s, st, up, 0, ph->fast);
         return;
     }
     if (ev != EV_GENERAL) return;
-    if (st->dbt_state == 3) {
-        stream_proceed(s, st);
+    if (*step_of(st) == 3) {
+        css_stream_proceed(s, st);
         return;
     }
-    if (st->dbt_state != 1) return;
+    if (*step_of(st) != 1) return;
     /* the contribution leaves for the switch */
-    st->dbt_state = 2;
+    *step_of(st) = 2;
     in->members[stream_member(st)].bytes_sent += up;
     s->stats.bytes_sent += up;
     s->stats.messages++;
     uint32_t nmem = in->grp->n;
-    if (!in->insw_count) in->insw_count = cs_calloc((size_t)in->phase_begin[in->nchunks] * nmem, sizeof *in->insw_count);
+    uint32_t *counts = css_inst_phase_counts(in);
     if (s->net->backend->send_switch) { /* real traffic (flow backend) */
         switch_xfer(s, st, 1, up, up_arrived);
         return;
     }
-    uint32_t line = topo_member(st, ph, 0); /* the line's first member names its switch */
-    uint32_t *cnt = &in->insw_count[(size_t)st->ph_index * nmem + line];
+    uint32_t line = css_topo_member(st, ph, 0); /* the line's first member names its switch */
+    uint32_t *cnt = &counts[(size_t)st->ph_index * nmem + line];
     if (++*cnt < ph->n) return;
     /* the last contribution: every member of the line gets the result */
     int d = ph->space == SP_DIM ? ph->dim : 0;
@@ -167,8 +177,32 @@ void insw_run(cs_system *s, cs_stream *st, int ev) {
     uint64_t big = up > down ? up : down;
     cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns((uint64_t)floor(2 * L + (double)big / B)));
     for (uint32_t j = 0; j < ph->n; j++) {
-        uint32_t m = topo_member(st, ph, j);
-        sys_inst_hold(in);
-        cs_eventq_push(s->q, t, sys_key(s, inst_rank(in, m)), deliver_ev, in, (uint64_t)m << 32 | stream_chunk(st));
+        uint32_t m = css_topo_member(st, ph, j);
+        css_inst_hold(in);
+        cs_eventq_push(s->q, t, css_key(s, css_inst_rank(in, m)), deliver_ev, in, (uint64_t)m << 32 | stream_chunk(st));
     }
 }
+
+static int check(const css_check *c, cs_error *err) {
+    const cs_system *s = c->sys;
+    int d = c->space == SP_DIM ? c->dim : 0;
+    int sw = c->space == SP_DIM ? s->netcfg->topo[d] == CS_TOPO_SWITCH
+                                : s->ndims == 1 && s->netcfg->topo[0] == CS_TOPO_SWITCH;
+    if (c->ctype == CT_A2A || !sw)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "%s: inSwitch %s on %s; expected all-reduce, reduce-scatter or all-gather on "
+                      "a Switch dimension",
+                      c->where, c->coll,
+                      c->ctype == CT_A2A ? "all-to-all" : cs_topo_kind_name(s->netcfg->topo[d]));
+    return CS_OK;
+}
+
+const cs_coll_algo css_algo_inswitch = {
+    .name = "inSwitch",
+    .help = "reduction / gather inside the switch of a Switch dimension (NVLS/SHARP-style; "
+            "clustersim only, docs/collectives.md); not all-to-all",
+    .sym_op = CS_ALGO_SYM_NONE,
+    .sym_why = "the switch waits for every member's contribution (simulated in full)",
+    .check = check,
+    .run = run,
+};

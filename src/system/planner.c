@@ -4,8 +4,11 @@
  *
  * Logical dimensions.  The collective's implementation list (system JSON
  * "<collective>-implementation") gives one algorithm per network dimension;
- * a one* algorithm (oneRing, oneDirect, oneHalvingDoubling) makes a single
- * logical dimension of all NPUs and ends the list.  A communicator group
+ * a one* entry (oneRing, oneDirect, oneHalvingDoubling: an algorithm with
+ * CS_ALGO_ONE, coll_algo.h) makes a single logical dimension of all NPUs and
+ * ends the list.  Each logical dimension is then judged by its algorithm's
+ * check hook (power of two, Switch only, ...), and each phase is shaped by
+ * its plan hook.  A communicator group
  * smaller than the network is one logical dimension: a ring of its members in
  * the order of the comm-group file, running the list's only algorithm, or
  * ring when the list has several (ASTRA-sim's rule), with 10 ns bundles.
@@ -39,9 +42,9 @@
 #include "system/sys_int.h"
 
 typedef struct ldim {
-    uint8_t algo, space, dim;
-    uint32_t n, window;
-    const char *name;
+    const cs_coll_algo *algo;
+    uint8_t space, dim;
+    uint32_t n, param;
 } ldim;
 
 typedef struct builder {
@@ -50,30 +53,6 @@ typedef struct builder {
     uint32_t *begin;
     size_t nbegin, capb;
 } builder;
-
-static int algo_of(cs_coll_algo_kind k) {
-    switch (k) {
-    case CS_COLL_ALGO_RING:
-    case CS_COLL_ALGO_ONE_RING: return ALG_RING;
-    case CS_COLL_ALGO_DIRECT:
-    case CS_COLL_ALGO_ONE_DIRECT: return ALG_DIRECT;
-    case CS_COLL_ALGO_HALVING_DOUBLING:
-    case CS_COLL_ALGO_ONE_HALVING_DOUBLING: return ALG_HD;
-    case CS_COLL_ALGO_DOUBLE_BINARY_TREE: return ALG_DBT;
-    case CS_COLL_ALGO_IN_SWITCH: return ALG_INSW;
-    }
-    return ALG_RING;
-}
-
-static int is_one(cs_coll_algo_kind k) {
-    return k == CS_COLL_ALGO_ONE_RING || k == CS_COLL_ALGO_ONE_DIRECT ||
-           k == CS_COLL_ALGO_ONE_HALVING_DOUBLING;
-}
-
-static const char *alg_name(int a) {
-    static const char *const names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree", "inSwitch"};
-    return names[a];
-}
 
 static int cfg_index(int ct) {
     switch (ct) {
@@ -90,7 +69,7 @@ static void add_phase(cs_system *s, builder *b, const ldim *ld, int li, int ct, 
     cs_phase *p = &b->ph[b->nph++];
     memset(p, 0, sizeof *p);
     const ldim *l = &ld[li];
-    p->algo = l->algo;
+    p->algo = (uint8_t)cs_coll_algo_index(l->algo);
     p->ctype = (uint8_t)ct;
     p->space = l->space;
     p->dim = l->dim;
@@ -99,28 +78,15 @@ static void add_phase(cs_system *s, builder *b, const ldim *ld, int li, int ct, 
     p->fast = (uint8_t)fast;
     p->n = l->n;
     p->in_bytes = in;
-    if (l->algo == ALG_DIRECT) p->window = l->window == 0 || l->window > l->n - 1 ? l->n - 1 : l->window;
-    if (l->algo == ALG_DBT) {
-        /* always an all-reduce, whatever the slot (ASTRA-sim's
-         * DoubleBinaryTreeAllReduce), which is also what the queue policies
-         * see; the dimension's trees alternate phase by phase */
-        p->ctype = CT_AR;
-        uint32_t *c = &s->dbt_counter[cfgk][li];
-        p->tree_min = (uint8_t)(*c & 1u);
-        (*c)++;
-        p->out_bytes = in;
-        return;
-    }
     switch (ct) {
     case CT_AG: p->out_bytes = in * l->n; break;
     case CT_RS: p->out_bytes = in / l->n; break;
     default: p->out_bytes = in; break;
     }
+    if (l->algo->plan) l->algo->plan(p, l->param, &s->algo_counter[cfgk][li]);
 }
 
-static int is_pow2(uint32_t n) { return n && !(n & (n - 1)); }
-
-int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32_t rr,
+int css_plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32_t rr,
                     const char *src, uint64_t node, cs_error *err) {
     const cs_system_config *c = &s->cfg;
     const char *cfgpath = c->path ? c->path : "the system configuration";
@@ -139,16 +105,18 @@ int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32
                       "%s: node %" PRIu64 ": %s collective, but %s has no \"%s-implementation\"; "
                       "expected a list with one algorithm per network dimension",
                       src, node, cname, cfgpath, cname);
+    char where[1024];
+    snprintf(where, sizeof where, "%s: node %" PRIu64 ": %s", src, node, cfgpath);
     /* logical dimensions */
     ldim ld[CS_MAX_DIMS];
     int nd = 0, fast = 0;
     cs_group *g = in->grp;
     if (!g->whole) {
-        ld[0].algo = (uint8_t)(L->n > 1 ? ALG_RING : algo_of(L->algo[0].kind));
+        ld[0].algo = L->n > 1 || !L->algo[0].algo ? &css_algo_ring : L->algo[0].algo;
         ld[0].space = SP_GROUP;
         ld[0].dim = 0;
         ld[0].n = g->n;
-        ld[0].window = (uint32_t)(L->n > 1 ? 0 : L->algo[0].window);
+        ld[0].param = L->n > 1 ? 0 : L->algo[0].param;
         nd = 1;
         involved = 1;
         fast = 1;
@@ -159,10 +127,12 @@ int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32
                           "dimension), got %d",
                           cfgpath, L->line, cname, s->ndims, L->n);
         for (int d = 0; d < L->n; d++) {
-            cs_coll_algo_kind kind = L->algo[d].kind;
-            ld[nd].algo = (uint8_t)algo_of(kind);
-            ld[nd].window = (uint32_t)L->algo[d].window;
-            if (is_one(kind)) {
+            if (!L->algo[d].algo)
+                return CS_ERR(err, CS_EINVAL, "%s:%d: %s-implementation: entry %d names no algorithm; "
+                              "expected one of the registered algorithms", cfgpath, L->line, cname, d);
+            ld[nd].algo = L->algo[d].algo;
+            ld[nd].param = L->algo[d].param;
+            if (L->algo[d].one) {
                 ld[nd].space = SP_ALL;
                 ld[nd].dim = 0;
                 ld[nd].n = (uint32_t)s->total_npus;
@@ -180,41 +150,15 @@ int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32
     for (int d = 0; d < nd; d++) {
         const ldim *l = &ld[d];
         alen += (size_t)snprintf(in->algos + alen, sizeof in->algos - (alen < sizeof in->algos ? alen : sizeof in->algos),
-                                 "%s%s", d ? "," : "", alg_name(l->algo));
+                                 "%s%s", d ? "," : "", l->algo->name);
         if (alen >= sizeof in->algos) alen = sizeof in->algos - 1;
         if (l->n <= 1) continue;
-        if (l->algo == ALG_HD && (!is_pow2(l->n) || ct == CT_A2A))
-            return CS_ERR(err, CS_EUNSUPPORTED,
-                          "%s: node %" PRIu64 ": %s: halvingDoubling %s on %u NPUs; expected a power "
-                          "of two NPUs%s (ASTRA-sim would hang or stop)",
-                          src, node, cfgpath, cname, l->n, ct == CT_A2A ? " and not all-to-all" : "");
-        if (l->algo == ALG_RING && ct == CT_A2A && l->n > 46340)
-            return CS_ERR(err, CS_EUNSUPPORTED,
-                          "%s: node %" PRIu64 ": %s: ring all-to-all over %u NPUs relays n(n-1)/2 = "
-                          "%" PRIu64 " messages per rank; expected at most 46340 NPUs in one ring "
-                          "(use direct)",
-                          src, node, cfgpath, l->n, (uint64_t)l->n * (l->n - 1) / 2);
-        if (l->algo == ALG_INSW) {
-            int sw = l->space == SP_DIM ? s->netcfg->topo[l->dim] == CS_TOPO_SWITCH
-                                        : s->ndims == 1 && s->netcfg->topo[0] == CS_TOPO_SWITCH;
-            if (ct == CT_A2A || !sw)
-                return CS_ERR(err, CS_EUNSUPPORTED,
-                              "%s: node %" PRIu64 ": %s: inSwitch %s on %s; expected all-reduce, reduce-scatter "
-                              "or all-gather on a Switch dimension",
-                              src, node, cfgpath, cname,
-                              ct == CT_A2A ? "all-to-all" : cs_topo_kind_name(s->netcfg->topo[l->space == SP_DIM ? l->dim : 0]));
+        if (l->algo->check) {
+            css_check chk = {.sys = s, .ctype = ct, .space = l->space, .dim = l->dim, .n = l->n,
+                             .group = g->name, .where = where, .coll = cname};
+            int rc = l->algo->check(&chk, err);
+            if (rc) return rc;
         }
-        if (l->algo == ALG_DBT && l->space == SP_GROUP)
-            return CS_ERR(err, CS_EUNSUPPORTED,
-                          "%s: node %" PRIu64 ": %s: doubleBinaryTree %s on communicator group \"%s\" "
-                          "(%u of the network's NPUs) is not supported (ASTRA-sim would crash); "
-                          "expected ring, direct or halvingDoubling for groups smaller than the network",
-                          src, node, cfgpath, cname, g->name, l->n);
-        if (l->algo == ALG_DBT && !is_pow2(l->n))
-            return CS_ERR(err, CS_EUNSUPPORTED,
-                          "%s: node %" PRIu64 ": %s: doubleBinaryTree %s on %u NPUs; expected a power "
-                          "of two NPUs (ASTRA-sim would crash)",
-                          src, node, cfgpath, cname, l->n);
     }
     /* chunking (ASTRA-sim's determine_chunk_size and its loop) */
     uint64_t size = in->bytes;
@@ -229,7 +173,7 @@ int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32
     int greedy = c->inter_dim_scheduling == CS_INTER_OFFLINE_GREEDY ||
                  c->inter_dim_scheduling == CS_INTER_OFFLINE_GREEDY_FLEX;
     int themis = greedy && ct != CT_A2A && g->whole && nd == s->ndims && ld[0].space == SP_DIM;
-    if (greedy) themis_maybe_reset(s);
+    if (greedy) css_themis_maybe_reset(s);
     int ar_greedy = ct == CT_AR && (greedy || c->inter_dim_scheduling == CS_INTER_ONLINE_GREEDY);
     int rrobin = c->inter_dim_scheduling == CS_INTER_ROUND_ROBIN;
     builder b;
@@ -247,7 +191,7 @@ int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32
             memcpy(map, tmp, sizeof(int) * (size_t)nd);
             rr++;
         } else if (themis) {
-            chunk = themis_chunk(s, c->inter_dim_scheduling == CS_INTER_OFFLINE_GREEDY_FLEX, ct, &size,
+            chunk = css_themis_chunk(s, c->inter_dim_scheduling == CS_INTER_OFFLINE_GREEDY_FLEX, ct, &size,
                                  recommended, involved, map);
         }
         if (!themis) {

@@ -23,6 +23,8 @@
  * member's completion callback runs after the queue bookkeeping instead of
  * before it (same instant; see docs/collectives.md).
  */
+#include <string.h>
+
 #include "system/sys_int.h"
 
 static cs_rankq *rq(cs_system *s, uint32_t rank, int q) {
@@ -117,12 +119,7 @@ static void queue_unlink(cs_system *s, uint32_t rank, int q, cs_stream *st) {
 
 static void stream_init(cs_system *s, cs_stream *st) {
     st->state = ST_RUNNING;
-    if (stream_phase(st)->algo == ALG_INSW)
-        insw_run(s, st, EV_INIT);
-    else if (stream_phase(st)->algo == ALG_DBT)
-        dbt_run(s, st, EV_INIT);
-    else
-        packet_run(s, st, EV_INIT);
+    css_phase_algo(stream_phase(st))->run(s, st, EV_INIT);
 }
 
 /* Start waiting streams while the queue has room (the running streams are
@@ -139,15 +136,15 @@ static void queue_start(cs_system *s, uint32_t rank, int q) {
     }
 }
 
-void stream_proceed(cs_system *s, cs_stream *st) {
+void css_stream_proceed(cs_system *s, cs_stream *st) {
     cs_inst *in = st->inst;
     uint32_t m = stream_member(st), c = stream_chunk(st);
-    uint32_t rank = inst_rank(in, m);
+    uint32_t rank = css_inst_rank(in, m);
     int prev_q = -1, was_running = 0;
     if (st->state == ST_QUEUED || st->state == ST_RUNNING) {
         was_running = st->state == ST_RUNNING;
         prev_q = stream_phase(st)->queue;
-        if (s->rep) sym_touch(s, rq(s, rank, prev_q), "one dimension queue");
+        if (s->rep) css_sym_touch(s, rq(s, rank, prev_q), "one dimension queue");
         queue_unlink(s, rank, prev_q, st);
         st->phase++;
     }
@@ -157,20 +154,17 @@ void stream_proceed(cs_system *s, cs_stream *st) {
             if (was_running) rq(s, rank, prev_q)->running--;
             queue_start(s, rank, prev_q);
         }
-        sys_member_chunk_done(in, m);
+        css_member_chunk_done(in, m);
         return;
     }
     st->ph_index = in->phase_begin[c] + st->phase;
     const cs_phase *ph = stream_phase(st);
-    if (s->rep) sym_touch(s, rq(s, rank, ph->queue), "one dimension queue");
-    st->idx = topo_index_of(s, m, ph);
+    if (s->rep) css_sym_touch(s, rq(s, rank, ph->queue), "one dimension queue");
+    st->idx = css_topo_index_of(s, m, ph);
     st->state = ST_QUEUED;
-    if (ph->algo == ALG_INSW)
-        st->dbt_state = 0; /* inSwitch keeps its step in dbt_state */
-    else if (ph->algo == ALG_DBT)
-        dbt_setup(st, ph);
-    else
-        packet_setup(st, ph);
+    const cs_coll_algo *a = css_phase_algo(ph);
+    memset(&st->algo_state, 0, sizeof st->algo_state);
+    if (a->setup) a->setup(st, ph);
     queue_insert(s, rank, ph->queue, st);
     if (prev_q >= 0) {
         if (was_running) rq(s, rank, prev_q)->running--;

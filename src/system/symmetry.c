@@ -8,7 +8,8 @@
  * (x_0, .., x_{D-1}) of the network's dimensions and let every dimension d
  * carry one group operation: cyclic shift (x_d + s_d mod n_d) when its
  * phases run ring or direct, XOR (x_d ^ s_d) when they run halving-doubling
- * (the same thing when n_d <= 2).  g_s, "move by s", maps rank 0 to rank s
+ * (the same thing when n_d <= 2) -- each algorithm's sym_op (coll_algo.h);
+ * an algorithm with CS_ALGO_SYM_NONE stops the run.  g_s, "move by s", maps rank 0 to rank s
  * and maps every phase's pattern onto itself: ring and direct send from
  * index i to i + j, halving-doubling to i ^ off.  The analytical backend's
  * time depends only on the dimension and the ring distance, which g_s keeps
@@ -61,7 +62,7 @@ static int axis_dim(const cs_system *s, uint64_t stride, uint64_t size, uint64_t
     return -1;
 }
 
-void sym_init(cs_system *s) {
+void css_sym_init(cs_system *s) {
     cs_symmetry *y = &s->sym;
     y->tie_pool = cs_pool_new(sizeof(sym_tie));
     table_init(&y->by_key);
@@ -89,12 +90,12 @@ void sym_init(cs_system *s) {
         uint64_t k = 0;
         int d = axis_dim(s, y->ax_stride[a], y->ax_size[a], &k);
         if (d < 0) {
-            sym_break(s, "symmetric axis %d (rank stride %" PRIu64 ", %" PRIu64 " ranks) does not lie "
+            css_sym_break(s, "symmetric axis %d (rank stride %" PRIu64 ", %" PRIu64 " ranks) does not lie "
                       "within one network dimension", a, y->ax_stride[a], y->ax_size[a]);
             return;
         }
         if (s->netcfg->topo[d] == CS_TOPO_RING && k * y->ax_size[a] != s->netcfg->npus[d]) {
-            sym_break(s, "symmetric axis %d is an inner part of Ring dimension %d: moving along it "
+            css_sym_break(s, "symmetric axis %d is an inner part of Ring dimension %d: moving along it "
                       "changes ring distances", a, d);
             return;
         }
@@ -102,7 +103,7 @@ void sym_init(cs_system *s) {
             uint64_t lo = y->ax_stride[a], hi = lo * y->ax_size[a];
             uint64_t lo2 = y->ax_stride[b], hi2 = lo2 * y->ax_size[b];
             if (lo < hi2 && lo2 < hi) {
-                sym_break(s, "symmetric axes %d and %d overlap", b, a);
+                css_sym_break(s, "symmetric axes %d and %d overlap", b, a);
                 return;
             }
         }
@@ -120,11 +121,11 @@ uint32_t cs_system_rep_of(const cs_system *s, uint32_t rank) {
     return s->sym.cls ? cs_sym_axes_rep(s->p.axes, rank) : 0;
 }
 
-int sym_is_rep(const cs_system *s, uint32_t rank) { return cs_system_rep_of(s, rank) == rank; }
+int css_sym_is_rep(const cs_system *s, uint32_t rank) { return cs_system_rep_of(s, rank) == rank; }
 
-int cs_system_is_rep(const cs_system *s, uint32_t rank) { return sym_is_rep(s, rank); }
+int cs_system_is_rep(const cs_system *s, uint32_t rank) { return css_sym_is_rep(s, rank); }
 
-void sym_free(cs_system *s) {
+void css_sym_free(cs_system *s) {
     cs_symmetry *y = &s->sym;
     if (!y->tie_pool) return;
     table_free(&y->by_key, y->tie_pool);
@@ -134,7 +135,7 @@ void sym_free(cs_system *s) {
     y->tie_pool = NULL;
 }
 
-void sym_break(cs_system *s, const char *fmt, ...) {
+void css_sym_break(cs_system *s, const char *fmt, ...) {
     cs_symmetry *y = &s->sym;
     if (!y->broken) {
         va_list ap;
@@ -143,7 +144,7 @@ void sym_break(cs_system *s, const char *fmt, ...) {
         va_end(ap);
         y->broken = y->why;
     }
-    sys_fail(s, CS_EUNSUPPORTED);
+    css_fail(s, CS_EUNSUPPORTED);
 }
 
 const char *cs_system_symmetry_broken(const cs_system *s) { return s->sym.broken; }
@@ -161,20 +162,15 @@ static int phase_dim(const cs_system *s, const cs_phase *ph) {
     return dim;
 }
 
-static const char *algo_label(int a) {
-    static const char *const names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree", "inSwitch"};
-    return a >= 0 && a <= ALG_INSW ? names[a] : "?";
-}
-
 /* Fix axis a's operation to op (the first phase on it decides). */
-static int set_op(cs_system *s, int a, int algo) {
+static int set_op(cs_system *s, int a, const cs_coll_algo *algo) {
     if (s->sym.ax_size[a] <= 2) return 0; /* shift and XOR coincide */
-    uint8_t op = algo == ALG_HD ? SYM_XOR : SYM_ADD;
+    uint8_t op = algo->sym_op == CS_ALGO_SYM_XOR ? SYM_XOR : SYM_ADD;
     if (s->sym.cls && op == SYM_XOR) {
         uint64_t k = 0;
         int d = axis_dim(s, s->sym.ax_stride[a], s->sym.ax_size[a], &k);
         if (d >= 0 && s->netcfg->topo[d] == CS_TOPO_RING) {
-            sym_break(s, "halvingDoubling along symmetric axis %d on Ring dimension %d: XOR moves "
+            css_sym_break(s, "halvingDoubling along symmetric axis %d on Ring dimension %d: XOR moves "
                       "change ring distances", a, d);
             return -1;
         }
@@ -182,9 +178,9 @@ static int set_op(cs_system *s, int a, int algo) {
     if (s->sym.op[a] == SYM_UNSET) {
         s->sym.op[a] = op;
     } else if (s->sym.op[a] != op) {
-        sym_break(s, "%s %d runs both %s and %s: no relabelling of ranks maps both "
+        css_sym_break(s, "%s %d runs both %s and %s: no relabelling of ranks maps both "
                   "patterns onto themselves", s->sym.cls ? "symmetric axis" : "dimension", a,
-                  op == SYM_XOR ? "ring/direct" : "halvingDoubling", algo_label(algo));
+                  op == SYM_XOR ? "ring/direct" : "halvingDoubling", algo->name);
         return -1;
     }
     return 0;
@@ -195,12 +191,12 @@ static int check_group_cls(cs_system *s, cs_inst *in, uint32_t R) {
     const cs_group *g = in->grp;
     uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
     if (g->whole) {
-        sym_break(s, "collective #%" PRIu64 " on every rank: its members lie in several classes", in->seq);
+        css_sym_break(s, "collective #%" PRIu64 " on every rank: its members lie in several classes", in->seq);
         return -1;
     }
     int all_rep = 1, one_class = 1;
     for (uint32_t j = 0; j < g->n; j++) {
-        if (!sym_is_rep(s, g->ranks[j])) all_rep = 0;
+        if (!css_sym_is_rep(s, g->ranks[j])) all_rep = 0;
         if (cs_system_rep_of(s, g->ranks[j]) != R) one_class = 0;
     }
     if (all_rep) { /* every member is simulated: nothing to mirror */
@@ -208,7 +204,7 @@ static int check_group_cls(cs_system *s, cs_inst *in, uint32_t R) {
         return 0;
     }
     if (!one_class) {
-        sym_break(s, "communicator group \"%s\" has members in several classes, not all of them "
+        css_sym_break(s, "communicator group \"%s\" has members in several classes, not all of them "
                   "representatives", g->name);
         return -1;
     }
@@ -220,61 +216,59 @@ static int check_group_cls(cs_system *s, cs_inst *in, uint32_t R) {
         if (j == g->n) axis = a;
     }
     if (axis < 0) {
-        sym_break(s, "communicator group \"%s\" is not one symmetric axis in file order (member j at "
+        css_sym_break(s, "communicator group \"%s\" is not one symmetric axis in file order (member j at "
                   "coordinate j)", g->name);
         return -1;
     }
     for (uint32_t i = 0; i < nph; i++) {
         cs_phase *ph = &in->phases[i];
-        if (ph->algo == ALG_INSW || ph->algo == ALG_DBT) {
-            sym_break(s, "%s on communicator group \"%s\": members hold different positions and only one "
-                      "is simulated", algo_label(ph->algo), g->name);
+        const cs_coll_algo *algo = css_phase_algo(ph);
+        if (algo->sym_op == CS_ALGO_SYM_NONE) {
+            css_sym_break(s, "%s on communicator group \"%s\": members hold different positions and only one "
+                      "is simulated", algo->name, g->name);
             return -1;
         }
         ph->axis = (uint8_t)axis;
-        if (set_op(s, axis, ph->algo)) return -1;
+        if (set_op(s, axis, algo)) return -1;
     }
     return 0;
 }
 
-int sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer) {
+int css_sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer) {
     if (s->sym.cls) return check_group_cls(s, in, issuer);
     if (!in->grp->whole) {
-        sym_break(s, "collective #%" PRIu64 " runs on communicator group \"%s\" (%u of %u ranks): "
+        css_sym_break(s, "collective #%" PRIu64 " runs on communicator group \"%s\" (%u of %u ranks): "
                   "ranks outside it do something else", in->seq, in->grp->name, in->grp->n, s->nranks);
         return -1;
     }
     uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
     for (uint32_t i = 0; i < nph; i++) {
         cs_phase *ph = &in->phases[i];
-        if (ph->algo == ALG_INSW) {
-            sym_break(s, "inSwitch: the switch waits for every member's contribution (simulated in full)");
-            return -1;
-        }
-        if (ph->algo == ALG_DBT) {
-            sym_break(s, "doubleBinaryTree: ranks hold different positions in the tree and finish "
-                      "at different times");
+        const cs_coll_algo *algo = css_phase_algo(ph);
+        if (algo->sym_op == CS_ALGO_SYM_NONE) {
+            css_sym_break(s, "%s: %s", algo->name, algo->sym_why ? algo->sym_why : "no symmetry");
             return -1;
         }
         int d = phase_dim(s, ph);
         if (d < 0) {
-            sym_break(s, "one%s over every NPU of a network with several dimensions: ring neighbours "
-                      "cross dimensions at some positions only",
-                      ph->algo == ALG_HD ? "HalvingDoubling" : ph->algo == ALG_DIRECT ? "Direct" : "Ring");
+            cs_coll_impl one = {.algo = algo, .one = true, .param = 0};
+            char name[64];
+            css_sym_break(s, "%s over every NPU of a network with several dimensions: ring neighbours "
+                      "cross dimensions at some positions only", cs_coll_impl_name(&one, name, sizeof name));
             return -1;
         }
         ph->axis = (uint8_t)d; /* the dimensions are the axes */
-        if (set_op(s, d, ph->algo)) return -1;
+        if (set_op(s, d, algo)) return -1;
     }
     return 0;
 }
 
-uint64_t sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t key) {
+uint64_t css_sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t key) {
     int a = ph->axis;
     uint64_t n = s->sym.ax_size[a], stride = s->sym.ax_stride[a];
     uint64_t r = key >> 32;
     uint64_t rd = (r / stride) % n, sd = ((uint64_t)src / stride) % n;
-    uint64_t nd = ph->algo == ALG_HD ? (rd ^ sd) : (rd + sd) % n;
+    uint64_t nd = css_phase_algo(ph)->sym_op == CS_ALGO_SYM_XOR ? (rd ^ sd) : (rd + sd) % n;
     r = r - rd * stride + nd * stride;
     return (r << 32) | (key & 0xffffffffu);
 }
@@ -356,19 +350,19 @@ static void table_done(sym_table *tb, cs_pool *pool, uint32_t owner, cs_time t, 
     }
 }
 
-void sym_tie_add(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t tag) {
+void css_sym_tie_add(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t tag) {
     cs_symmetry *y = &s->sym;
     if (!y->tie_pool || y->broken) return;
     uint32_t other = table_add(&y->by_key, y->tie_pool, owner, t, key, tag);
     if (other != UINT32_MAX) {
         char buf[32];
-        sym_break(s, "rank %u has two events at %s with the same key, inserted by rank %u and by rank "
+        css_sym_break(s, "rank %u has two events at %s with the same key, inserted by rank %u and by rank "
                   "%u in the full simulation: their order depends on other ranks",
                   owner, cs_time_fmt(t, buf, sizeof buf), other, tag);
     }
 }
 
-void sym_tie_done(cs_system *s, uint32_t owner) {
+void css_sym_tie_done(cs_system *s, uint32_t owner) {
     cs_symmetry *y = &s->sym;
     uint64_t key;
     if (!y->tie_pool || y->broken || !cs_eventq_dispatching(s->q, &key)) return;
@@ -410,7 +404,7 @@ static int order_fixed(const cs_system *s, uint32_t r1, uint32_t r2) {
     return 1;
 }
 
-void sym_touch(cs_system *s, const void *what, const char *label) {
+void css_sym_touch(cs_system *s, const void *what, const char *label) {
     cs_symmetry *y = &s->sym;
     uint64_t key;
     if (!y->tie_pool || y->broken || !cs_eventq_dispatching(s->q, &key)) return;
@@ -437,7 +431,7 @@ void sym_touch(cs_system *s, const void *what, const char *label) {
         for (uint32_t i = 0; i < t->nroot; i++)
             if (!order_fixed(s, t->root[i], root) || t->nroot == SYM_TOK_ROOTS) {
                 char buf[32];
-                sym_break(s, "simultaneous events at %s caused by ranks %u and %u both act on %s: other ranks "
+                css_sym_break(s, "simultaneous events at %s caused by ranks %u and %u both act on %s: other ranks "
                           "see their causes relabelled and may run them in the other order",
                           cs_time_fmt(now, buf, sizeof buf), t->root[i], root, label);
                 return;
@@ -453,13 +447,13 @@ void sym_touch(cs_system *s, const void *what, const char *label) {
 }
 
 void cs_system_sym_event(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t inserter) {
-    if (s->rep) sym_tie_add(s, owner, t, key, inserter);
+    if (s->rep) css_sym_tie_add(s, owner, t, key, inserter);
 }
 
 void cs_system_sym_dispatch(cs_system *s, uint32_t owner) {
     if (!s->rep) return;
-    sym_tie_done(s, owner);
-    sym_touch(s, sym_exec_token(s, owner), "the executor");
+    css_sym_tie_done(s, owner);
+    css_sym_touch(s, sym_exec_token(s, owner), "the executor");
 }
 
 uint32_t cs_system_sym_rank(const cs_system *s, uint32_t v, uint32_t root) {

@@ -9,8 +9,11 @@
  *                 logical dimension each)
  *   themis.c      the offline-greedy (Themis) dimension order and chunk sizes
  *   stream.c      per-rank queues, stream admission and phase progression
- *   algo_packet.c ring, direct and halving-doubling (one packet engine) and
- *                 the logical-topology helpers
+ *   coll_algo.c   the registry of collective algorithms (coll_algo.h): one
+ *                 function table per algorithm, listed once
+ *   algo_packet.c the packet engine (css_pe_*) that ring, direct and
+ *                 halving-doubling share, and the logical-topology helpers
+ *   algo_ring.c, algo_direct.c, algo_hd.c  their parameters for the engine
  *   algo_dbt.c    double binary tree all-reduce
  *   algo_inswitch.c  in-switch (NVLS/SHARP-style) all-reduce, reduce-scatter,
  *                 all-gather on Switch dimensions
@@ -32,13 +35,11 @@
 #include <stdint.h>
 
 #include "core/pool.h"
+#include "system/coll_algo.h"
 #include "system/system.h"
 
 /* Collective kinds inside the system layer (the phase types of ASTRA-sim). */
 enum { CT_NONE = 0, CT_RS = 1, CT_AG = 2, CT_AR = 3, CT_A2A = 4 };
-
-/* Per-phase algorithms. */
-enum { ALG_RING = 0, ALG_DIRECT = 1, ALG_HD = 2, ALG_DBT = 3, ALG_INSW = 4 };
 
 /* Where a phase's logical ring/tree lives. */
 enum {
@@ -48,18 +49,19 @@ enum {
 };
 
 typedef struct cs_phase {
-    uint8_t algo;      /* ALG_* */
+    uint8_t algo;      /* index in the registry: css_phase_algo() (coll_algo.h) */
     uint8_t ctype;     /* CT_*: the collective this phase performs */
     uint8_t space;     /* SP_* */
     uint8_t dim;       /* network dimension for SP_DIM */
     uint8_t queue;     /* the rank's queue the phase waits in */
     uint8_t anticlockwise;
     uint8_t fast;      /* ASTRA-sim's "local" ring: 10 ns bundle delay, not endpoint-delay */
-    uint8_t tree_min;  /* double binary tree: 1 = the tree rooted at the lowest id */
     uint8_t axis;      /* representative mode: the symmetric axis the phase moves along,
                           SYM_REAL = its members are all simulated (symmetry.c) */
     uint32_t n;        /* nodes of the ring / tree */
-    uint32_t window;   /* direct: messages in flight (ASTRA-sim's parallel_reduce) */
+    uint32_t arg;      /* the algorithm's own (its plan hook): direct's window (messages in
+                          flight, ASTRA-sim's parallel_reduce), doubleBinaryTree's tree
+                          (1 = rooted at the lowest id) */
     uint64_t in_bytes, out_bytes;
 } cs_phase;
 
@@ -82,9 +84,14 @@ struct cs_group {
 /* Stream states. */
 enum { ST_IDLE = 0, ST_QUEUED = 1, ST_RUNNING = 2, ST_DONE = 3 };
 
+/* Bytes of per-stream state an algorithm may keep (css_stream_state). */
+#define CSS_ALGO_STATE_BYTES 32
+
 /* One rank's part of one chunk (ASTRA-sim's StreamBaseline + its current
  * algorithm instance).  80 bytes; member, chunk and the ring position are
- * cached so that the per-message paths divide nothing. */
+ * cached so that the per-message paths divide nothing.  The current phase's
+ * algorithm keeps its own state in algo_state (opaque here; each algo_*.c
+ * declares its struct and asserts it fits). */
 struct cs_stream {
     cs_inst *inst;
     cs_stream *qnext;     /* next in the rank's queue */
@@ -95,12 +102,10 @@ struct cs_stream {
     uint32_t idx;         /* this member's position in the current phase's ring / tree */
     uint16_t phase;       /* current phase number within the chunk */
     uint8_t state;        /* ST_* */
-    uint8_t toggle;       /* packet engine: reduce-scatter half of an all-reduce */
-    uint8_t dbt_state, dbt_reductions, dbt_posted, spare;
-    int32_t stream_count; /* packet engine: sends left */
-    int32_t free_packets; /* bundles completed and not yet used by a send */
-    int32_t zero, nonzero;/* packets left in the current round */
-    uint32_t created, sent, received;
+    union {               /* the current phase's algorithm's (zeroed when a phase starts) */
+        uint64_t align_;
+        unsigned char bytes[CSS_ALGO_STATE_BYTES];
+    } algo_state;
 };
 
 /* One rank's part of one collective. */
@@ -134,7 +139,8 @@ struct cs_inst {
     cs_member *members;
     cs_stream *streams;      /* member * nchunks + chunk */
     char algos[64];          /* for records, e.g. "ring,direct" */
-    uint32_t *insw_count;    /* inSwitch: members arrived at the switch, per phase index (lazy) */
+    uint32_t *phase_counts;  /* per (phase index, member) counters an algorithm may use
+                                (inSwitch: contributions at the switch); css_inst_phase_counts */
 };
 
 /* A message in flight or waiting at its receiver (pool object). */
@@ -254,9 +260,10 @@ struct cs_system {
     size_t ninst_buckets;
     uint64_t live_instances;
     cs_pool *msg_pool, *bundle_pool;
-    /* which tree the next double-binary-tree phase of (collective, dimension)
-     * uses: ASTRA-sim keeps one logical topology per collective type */
-    uint32_t dbt_counter[CS_CFG_NCOLL][CS_MAX_DIMS];
+    /* one counter per (collective type, logical dimension) for the algorithms'
+     * plan hooks: which tree the next double-binary-tree phase uses (ASTRA-sim
+     * keeps one logical topology per collective type) */
+    uint32_t algo_counter[CS_CFG_NCOLL][CS_MAX_DIMS];
     cs_themis themis;
     cs_system_stats stats;
     cs_symmetry sym;
@@ -264,9 +271,9 @@ struct cs_system {
 };
 
 /* ---- system.c ---------------------------------------------------------- */
-uint64_t sys_key(cs_system *s, uint32_t rank);
-void sys_fail(cs_system *s, int rc);
-uint32_t inst_rank(const cs_inst *in, uint32_t member);
+uint64_t css_key(cs_system *s, uint32_t rank);
+void css_fail(cs_system *s, int rc);
+uint32_t css_inst_rank(const cs_inst *in, uint32_t member);
 /* Members allocated (members and streams): 1 with a single representative. */
 static inline uint32_t inst_nmembers(const cs_inst *in) { return in->nmem; }
 static inline cs_stream *inst_stream(cs_inst *in, uint32_t member, uint32_t chunk) {
@@ -282,74 +289,74 @@ static inline uint32_t chunk_nphases(const cs_inst *in, uint32_t chunk) {
  * src_idx is the position, in the current phase's ring, of the member that
  * sends st its receive k (representative mode delivers the message to st as
  * coming from there; UINT32_MAX = not known). */
-void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k);
+void css_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k);
 /* Post st's receive number k of its current phase: if that message already
  * arrived, schedule its delivery now. */
-void sys_post_recv(cs_stream *st, uint32_t k);
+void css_post_recv(cs_stream *st, uint32_t k);
 /* All chunks of a member done: called by stream.c. */
-void sys_member_chunk_done(cs_inst *in, uint32_t member);
-void sys_inst_hold(cs_inst *in);
-void sys_inst_release(cs_inst *in);
+void css_member_chunk_done(cs_inst *in, uint32_t member);
+void css_inst_hold(cs_inst *in);
+void css_inst_release(cs_inst *in);
 
 /* ---- planner.c --------------------------------------------------------- */
 /* Build in->nchunks / phase_begin / phases (allocated with cs_malloc) for a
  * collective of type ct (CT_*) on in->grp.  `involved` = dimension mask,
  * `rr` = the issuing rank's round-robin counter.  Errors name src/node. */
-int plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32_t rr,
+int css_plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32_t rr,
                     const char *src, uint64_t node, cs_error *err);
 
 /* ---- themis.c ---------------------------------------------------------- */
-void themis_init(cs_system *s);
-void themis_maybe_reset(cs_system *s);
+void css_themis_init(cs_system *s);
+void css_themis_maybe_reset(cs_system *s);
 /* One chunk: fills map[0..n) with the dimension order, reduces *remaining by
  * the chunk's size and returns that size.  ct = CT_AR/CT_RS/CT_AG. */
-uint64_t themis_chunk(cs_system *s, int flex, int ct, uint64_t *remaining, uint64_t recommended,
+uint64_t css_themis_chunk(cs_system *s, int flex, int ct, uint64_t *remaining, uint64_t recommended,
                       uint32_t involved, int *map);
 
 /* A packet bundle of `bytes` leaves now: a "General" event reaches st after
  * the endpoint delay (10 ns when `fast`), plus the local reduction when
  * `processed` (ASTRA-sim's PacketBundle through MemBus). */
-void stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, int fast);
+void css_stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, int fast);
 /* 3 x trunc(bytes / local-mem-bw (B/s) x 1e9) ns. */
-uint64_t stream_reduction_ns(const cs_system *s, uint64_t bytes);
+uint64_t css_stream_reduction_ns(const cs_system *s, uint64_t bytes);
 
 /* ---- stream.c ---------------------------------------------------------- */
 /* Enter the stream's next phase (or its first), as ASTRA-sim's
  * proceed_to_next_vnet_baseline. */
-void stream_proceed(cs_system *s, cs_stream *st);
+void css_stream_proceed(cs_system *s, cs_stream *st);
 
 /* ---- symmetry.c (representative mode) ---------------------------------- */
-void sym_init(cs_system *s);
-void sym_free(cs_system *s);
+void css_sym_init(cs_system *s);
+void css_sym_free(cs_system *s);
 /* Stop the representative run: record why (printf-style) and fail it. */
-void sym_break(cs_system *s, const char *fmt, ...)
+void css_sym_break(cs_system *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Check a new instance (communicator, phases) created by rank `issuer`;
  * sets each phase's axis; 0 = fine, else broken. */
-int sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer);
+int css_sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer);
 /* Whether rank is simulated (cs_system_is_rep). */
-int sym_is_rep(const cs_system *s, uint32_t rank);
+int css_sym_is_rep(const cs_system *s, uint32_t rank);
 /* The key the full run gives the event that rank `src` causes where the
  * representative causes one keyed `key`; src differs from the
  * representative only on ph's axis. */
-uint64_t sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t key);
+uint64_t css_sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t key);
 /* Guard: simulated rank `owner` will have an event at (t, key) inserted by
  * rank `tag`'s handler in the full run.  Breaks the run when another
  * pending event of owner has the same (t, key) and another tag: the full
  * run orders those by insertion order across ranks. */
-void sym_tie_add(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t tag);
+void css_sym_tie_add(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t tag);
 /* The event being dispatched (now, its key) was registered for owner: forget it. */
-void sym_tie_done(cs_system *s, uint32_t owner);
+void css_sym_tie_done(cs_system *s, uint32_t owner);
 /* Class mode: ranks per class (the product of the axes' sizes). */
 static inline uint32_t sym_class_size(const cs_system *s) {
     uint64_t n = 1;
     for (int a = 0; a < s->sym.naxes; a++) n *= s->sym.ax_size[a];
     return (uint32_t)n;
 }
-/* The token standing for rank's executor in sym_touch. */
+/* The token standing for rank's executor in css_sym_touch. */
 static inline const void *sym_exec_token(const cs_system *s, uint32_t rank) {
     return &s->ranks[s->nlocal == 1 ? 0 : rank];
 }
@@ -358,23 +365,60 @@ static inline const void *sym_exec_token(const cs_system *s, uint32_t rank) {
  * order of their keys moved by g_x, which can swap two events whose causes'
  * ranks differ; that is harmless unless both act on the same state, so such
  * a pair breaks the run.  (Events with the same cause keep their order.) */
-void sym_touch(cs_system *s, const void *what, const char *label);
+void css_sym_touch(cs_system *s, const void *what, const char *label);
 
-/* ---- algorithms -------------------------------------------------------- */
+/* ---- algorithms (coll_algo.h) ----------------------------------------- */
 enum { EV_INIT = 0, EV_GENERAL = 1, EV_RECV = 2 };
+
+/* Ring (algo_ring.c): what a communicator group runs when its list has several entries. */
+extern const cs_coll_algo css_algo_ring;
+/* The algorithm a phase runs. */
+static inline const cs_coll_algo *css_phase_algo(const cs_phase *ph) { return cs_coll_algo_at(ph->algo); }
+/* The stream's per-algorithm state (CSS_ALGO_STATE_BYTES, zeroed when a phase starts). */
+static inline void *css_stream_state(cs_stream *st) { return st->algo_state.bytes; }
+static inline const void *css_stream_cstate(const cs_stream *st) { return st->algo_state.bytes; }
+/* The instance's per (phase index, member) counters, zeroed, allocated on first use. */
+uint32_t *css_inst_phase_counts(cs_inst *in);
+
+/* What an algorithm's check hook judges: one logical dimension of a
+ * collective being planned.  Messages start with `where` ("trace: node N:
+ * system.json") and name the collective `coll` ("all-reduce"). */
+typedef struct css_check {
+    const cs_system *sys;
+    int ctype;          /* CT_* */
+    int space;          /* SP_* */
+    int dim;            /* network dimension for SP_DIM */
+    uint32_t n;         /* nodes of the logical dimension (> 1) */
+    const char *group;  /* the communicator's name (SP_GROUP) */
+    const char *where;
+    const char *coll;
+} css_check;
+
 /* Topology helpers: this stream's index in its phase's ring and the member
  * at ring index j. */
-uint32_t topo_index_of(const cs_system *s, uint32_t member, const cs_phase *ph);
-uint32_t topo_member(const cs_stream *st, const cs_phase *ph, uint32_t j);
+uint32_t css_topo_index_of(const cs_system *s, uint32_t member, const cs_phase *ph);
+uint32_t css_topo_member(const cs_stream *st, const cs_phase *ph, uint32_t j);
 
-void packet_setup(cs_stream *st, const cs_phase *ph);
-void packet_run(cs_system *s, cs_stream *st, int ev);
-int packet_recv_posted(const cs_stream *st, uint32_t k);
-
-void insw_run(cs_system *s, cs_stream *st, int ev);
-
-void dbt_setup(cs_stream *st, const cs_phase *ph);
-void dbt_run(cs_system *s, cs_stream *st, int ev);
-int dbt_recv_posted(const cs_stream *st, uint32_t k);
+/* The packet engine (algo_packet.c) of ring, direct and halving-doubling:
+ * an algorithm using it sets setup/run/recv_posted to these and `impl` to
+ * its css_pe_params. */
+typedef struct css_pe_params {
+    int32_t (*packets)(const cs_phase *ph);   /* P: packets created at the start */
+    int32_t (*nonzero)(const cs_phase *ph);   /* NZ: reduced packets per round */
+    int32_t (*sends)(const cs_phase *ph);     /* sends of the phase */
+    uint64_t (*bytes)(const cs_phase *ph, uint32_t k);  /* size of packet k */
+    /* Ring indices of the destination of send k and the source of receive k. */
+    void (*peers)(const cs_phase *ph, uint32_t idx, uint32_t k, uint32_t *dst, uint32_t *src);
+    /* all-reduce: hold the second half back until the first half's n-1
+     * messages are in, then send up to P at once (direct) */
+    int hold_second_half;
+} css_pe_params;
+void css_pe_setup(cs_stream *st, const cs_phase *ph);
+void css_pe_run(cs_system *s, cs_stream *st, int ev);
+int css_pe_recv_posted(const cs_stream *st, uint32_t k);
+/* Ring and direct: bytes / n per packet (all-gather: bytes). */
+uint64_t css_pe_share_bytes(const cs_phase *ph, uint32_t k);
+/* idx + delta on a ring of n. */
+uint32_t css_ring_step(uint32_t idx, uint32_t n, int64_t delta);
 
 #endif

@@ -30,7 +30,7 @@
  * dispatch, params.next_key (rank << 32 | the executor's per-rank counter).
  *
  * Representative mode (system.h, symmetry.c): one member per instance and
- * one rank's queues; sys_send delivers rank 0's send k back to rank 0 as its
+ * one rank's queues; css_send delivers rank 0's send k back to rank 0 as its
  * receive k, from the rank that sends it in the full run; every event of
  * the system layer is registered with the simultaneous-event guard.
  *
@@ -52,19 +52,19 @@
 
 /* ---- keys and failure ---------------------------------------------------- */
 
-uint64_t sys_key(cs_system *s, uint32_t rank) {
+uint64_t css_key(cs_system *s, uint32_t rank) {
     uint64_t k;
     if (cs_eventq_dispatching(s->q, &k)) return k; /* inherit the cause's key */
     if (s->p.next_key) return s->p.next_key(s->p.key_ud, rank);
     return ((uint64_t)rank << 32) | s->ranks[rank].key_counter++;
 }
 
-void sys_fail(cs_system *s, int rc) {
+void css_fail(cs_system *s, int rc) {
     if (!s->failed) s->failed = rc ? rc : CS_EINTERNAL;
     if (s->p.fail) s->p.fail(s->p.fail_ud, s->failed);
 }
 
-uint32_t inst_rank(const cs_inst *in, uint32_t member) {
+uint32_t css_inst_rank(const cs_inst *in, uint32_t member) {
     return in->grp->whole ? member : in->grp->ranks[member];
 }
 
@@ -155,8 +155,8 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     s->inst = cs_calloc(s->ninst_buckets, sizeof *s->inst);
     s->msg_pool = cs_pool_new(sizeof(cs_msg));
     s->bundle_pool = cs_pool_new(sizeof(cs_bundle));
-    themis_init(s);
-    if (s->rep) sym_init(s);
+    css_themis_init(s);
+    if (s->rep) css_sym_init(s);
     int rc = CS_OK;
     if (p->groups && p->groups->ngroups) {
         rc = cs_comm_groups_validate(p->groups, s->total_npus, err);
@@ -185,7 +185,7 @@ static void free_inst(cs_inst *in) {
         }
     }
     cs_free(in->phase_begin);
-    cs_free(in->insw_count);
+    cs_free(in->phase_counts);
     cs_free(in->phases);
     cs_free(in->members);
     cs_free(in->streams);
@@ -213,7 +213,7 @@ void cs_system_free(cs_system *s) {
     cs_free(s->ranks);
     cs_pool_free(s->msg_pool);
     cs_pool_free(s->bundle_pool);
-    sym_free(s);
+    css_sym_free(s);
     if (!s->p.config) cs_system_config_free(&s->cfg);
     cs_free(s);
 }
@@ -252,21 +252,27 @@ static void inst_release(cs_inst *in) {
     in->live--;
     maybe_free_inst(in);
 }
-void sys_inst_hold(cs_inst *in) { inst_hold(in); }
-void sys_inst_release(cs_inst *in) { inst_release(in); }
+void css_inst_hold(cs_inst *in) { inst_hold(in); }
+
+uint32_t *css_inst_phase_counts(cs_inst *in) {
+    if (!in->phase_counts)
+        in->phase_counts = cs_calloc((size_t)in->phase_begin[in->nchunks] * in->grp->n, sizeof *in->phase_counts);
+    return in->phase_counts;
+}
+void css_inst_release(cs_inst *in) { inst_release(in); }
 
 /* ---- member completion ------------------------------------------------------ */
 
 static void member_finish(cs_inst *in, uint32_t m) {
     cs_system *s = in->sys;
     cs_member *mb = &in->members[m];
-    if (s->rep) sym_touch(s, sym_exec_token(s, inst_rank(in, m)), "the executor");
+    if (s->rep) css_sym_touch(s, sym_exec_token(s, css_inst_rank(in, m)), "the executor");
     mb->finished = 1;
     in->finished++;
     if (s->p.observer && s->p.observer->coll_done) {
         cs_coll_record r;
         memset(&r, 0, sizeof r);
-        r.rank = inst_rank(in, m);
+        r.rank = css_inst_rank(in, m);
         r.node_id = mb->node_id;
         r.comm_type = in->comm_type;
         r.bytes = in->bytes;
@@ -287,9 +293,9 @@ static void member_finish(cs_inst *in, uint32_t m) {
     mb->done(mb->ctx, mb->cookie);
 }
 
-void sys_member_chunk_done(cs_inst *in, uint32_t member) {
+void css_member_chunk_done(cs_inst *in, uint32_t member) {
     cs_member *mb = &in->members[member];
-    if (in->sys->rep) sym_touch(in->sys, mb, "one collective's completion");
+    if (in->sys->rep) css_sym_touch(in->sys, mb, "one collective's completion");
     if (++mb->chunks_done == in->nchunks) member_finish(in, member);
 }
 
@@ -297,7 +303,7 @@ void sys_member_chunk_done(cs_inst *in, uint32_t member) {
 static void finish_ev(void *ctx, const cs_event *ev) {
     cs_inst *in = ctx;
     cs_system *s = in->sys;
-    if (s->rep) sym_tie_done(s, inst_rank(in, (uint32_t)ev->arg));
+    if (s->rep) css_sym_tie_done(s, css_inst_rank(in, (uint32_t)ev->arg));
     if (!s->failed) member_finish(in, (uint32_t)ev->arg);
     inst_release(in);
 }
@@ -305,9 +311,9 @@ static void finish_ev(void *ctx, const cs_event *ev) {
 static void schedule_finish(cs_inst *in, uint32_t m, cs_time t) {
     cs_system *s = in->sys;
     inst_hold(in);
-    uint32_t rank = inst_rank(in, m);
-    uint64_t key = sys_key(s, rank);
-    if (s->rep) sym_tie_add(s, rank, t, key, rank);
+    uint32_t rank = css_inst_rank(in, m);
+    uint64_t key = css_key(s, rank);
+    if (s->rep) css_sym_tie_add(s, rank, t, key, rank);
     cs_eventq_push(s->q, t, key, finish_ev, in, m);
 }
 
@@ -315,8 +321,8 @@ static void schedule_finish(cs_inst *in, uint32_t m, cs_time t) {
 
 static int recv_posted(const cs_stream *st, const cs_msg *m) {
     if (st->state != ST_RUNNING || st->phase != m->phase) return 0;
-    return stream_phase(st)->algo == ALG_DBT ? dbt_recv_posted(st, m->k)
-                                              : packet_recv_posted(st, m->k);
+    const cs_coll_algo *a = css_phase_algo(stream_phase(st));
+    return a->recv_posted ? a->recv_posted(st, m->k) : 0;
 }
 
 static void deliver(cs_system *s, cs_msg *m) {
@@ -325,24 +331,21 @@ static void deliver(cs_system *s, cs_msg *m) {
     in->members[m->dst_member].bytes_recv += m->bytes;
     s->stats.bytes_recv += m->bytes;
     cs_pool_put(s->msg_pool, m);
-    if (stream_phase(st)->algo == ALG_DBT)
-        dbt_run(s, st, EV_RECV);
-    else
-        packet_run(s, st, EV_RECV);
+    css_phase_algo(stream_phase(st))->run(s, st, EV_RECV);
 }
 
 static void msg_arrived(void *ctx, uint64_t cookie) {
     cs_system *s = ctx;
     cs_msg *m = (cs_msg *)(uintptr_t)cookie;
     cs_inst *in = m->inst;
-    if (s->rep) sym_tie_done(s, inst_rank(in, m->dst_member));
+    if (s->rep) css_sym_tie_done(s, css_inst_rank(in, m->dst_member));
     if (s->failed) {
         cs_pool_put(s->msg_pool, m);
         inst_release(in);
         return;
     }
     cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
-    if (s->rep) sym_touch(s, st, "one stream");
+    if (s->rep) css_sym_touch(s, st, "one stream");
     if (recv_posted(st, m)) {
         deliver(s, m);
         inst_release(in);
@@ -357,7 +360,7 @@ static void early_ev(void *ctx, const cs_event *ev) {
     cs_msg *m = ctx;
     cs_inst *in = m->inst;
     cs_system *s = in->sys;
-    if (s->rep) sym_tie_done(s, inst_rank(in, m->dst_member));
+    if (s->rep) css_sym_tie_done(s, css_inst_rank(in, m->dst_member));
     if (s->failed)
         cs_pool_put(s->msg_pool, m);
     else
@@ -365,16 +368,16 @@ static void early_ev(void *ctx, const cs_event *ev) {
     inst_release(in);
 }
 
-void sys_post_recv(cs_stream *st, uint32_t k) {
+void css_post_recv(cs_stream *st, uint32_t k) {
     for (cs_msg **pp = &st->early; *pp; pp = &(*pp)->next) {
         cs_msg *m = *pp;
         if (m->phase == st->phase && m->k == k) {
             *pp = m->next;
             cs_inst *in = st->inst;
             cs_system *s = in->sys;
-            uint32_t rank = inst_rank(in, m->dst_member);
-            uint64_t key = sys_key(s, rank);
-            if (s->rep) sym_tie_add(s, rank, cs_eventq_now(s->q), key, rank);
+            uint32_t rank = css_inst_rank(in, m->dst_member);
+            uint64_t key = css_key(s, rank);
+            if (s->rep) css_sym_tie_add(s, rank, cs_eventq_now(s->q), key, rank);
             cs_eventq_push(s->q, cs_eventq_now(s->q), key, early_ev, m, 0);
             return;
         }
@@ -405,7 +408,7 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     if (rc) {
         cs_pool_put(s->msg_pool, m);
         in->live--;
-        sys_fail(s, rc);
+        css_fail(s, rc);
     }
 }
 
@@ -416,42 +419,42 @@ static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k
     cs_system *s = in->sys;
     uint32_t me = stream_member(st);
     if (src_idx == UINT32_MAX) {
-        sym_break(s, "an algorithm whose receives do not mirror its sends");
+        css_sym_break(s, "an algorithm whose receives do not mirror its sends");
         return;
     }
     const cs_phase *ph = stream_phase(st);
-    uint32_t src = inst_rank(in, topo_member(st, ph, src_idx)), dst = inst_rank(in, me);
+    uint32_t src = css_inst_rank(in, css_topo_member(st, ph, src_idx)), dst = css_inst_rank(in, me);
     cs_time now = cs_eventq_now(s->q);
     cs_time t = cs_time_add(now, s->net->backend->uncontended_time(s->net->state, src, dst, bytes));
     if (t == now) {
-        sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
+        css_sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
                   "arrives in the instant it is sent, in an order other ranks decide", bytes, src, dst);
         return;
     }
-    uint64_t key = sym_key(s, ph, src, sys_key(s, dst));
-    sym_tie_add(s, dst, t, key, src);
+    uint64_t key = css_sym_key(s, ph, src, css_key(s, dst));
+    css_sym_tie_add(s, dst, t, key, src);
     net_msg(st, me, src, dst, bytes, k, key);
 }
 
-void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k) {
+void css_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k) {
     cs_inst *in = st->inst;
     cs_system *s = in->sys;
-    uint32_t src = inst_rank(in, stream_member(st));
+    uint32_t src = css_inst_rank(in, stream_member(st));
     if (s->rep) {
-        uint32_t dst = inst_rank(in, dst_member);
-        if (stream_phase(st)->axis != SYM_REAL && !sym_is_rep(s, dst)) {
+        uint32_t dst = css_inst_rank(in, dst_member);
+        if (stream_phase(st)->axis != SYM_REAL && !css_sym_is_rep(s, dst)) {
             rep_send(st, src_idx, bytes, k); /* check_group_cls: dst is in src's class */
             return;
         }
         /* class mode: both ends are simulated, the message is real */
-        uint64_t key = sys_key(s, src);
+        uint64_t key = css_key(s, src);
         cs_time t = cs_time_add(cs_eventq_now(s->q), s->net->backend->uncontended_time(s->net->state, src, dst, bytes));
-        sym_tie_add(s, dst, t, key, src);
+        css_sym_tie_add(s, dst, t, key, src);
         net_msg(st, dst_member, src, dst, bytes, k, key);
         return;
     }
-    uint32_t dst = inst_rank(in, dst_member);
-    net_msg(st, dst_member, src, dst, bytes, k, sys_key(s, src));
+    uint32_t dst = css_inst_rank(in, dst_member);
+    net_msg(st, dst_member, src, dst, bytes, k, css_key(s, src));
 }
 
 /* ---- bundles ------------------------------------------------------------------------ */
@@ -461,34 +464,29 @@ static void bundle_ev(void *ctx, const cs_event *ev) {
     cs_bundle *b = ctx;
     cs_inst *in = b->inst;
     cs_system *s = in->sys;
-    uint32_t rank = inst_rank(in, b->member);
-    if (s->rep) sym_tie_done(s, rank);
+    uint32_t rank = css_inst_rank(in, b->member);
+    if (s->rep) css_sym_tie_done(s, rank);
     if (!s->failed && b->processed) {
         /* ASTRA-sim's PacketBundle: after the endpoint delay, the reduction. */
         b->processed = 0;
         s->stats.reductions++;
-        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(stream_reduction_ns(s, b->bytes)));
-        uint64_t key = sys_key(s, rank);
-        if (s->rep) sym_tie_add(s, rank, t, key, rank);
+        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(css_stream_reduction_ns(s, b->bytes)));
+        uint64_t key = css_key(s, rank);
+        if (s->rep) css_sym_tie_add(s, rank, t, key, rank);
         cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
         return;
     }
     cs_stream *st = inst_stream(in, b->member, b->chunk);
     uint16_t phase = b->phase;
-    if (s->rep) sym_touch(s, st, "one stream");
+    if (s->rep) css_sym_touch(s, st, "one stream");
     cs_pool_put(s->bundle_pool, b);
     if (!s->failed && st->state == ST_RUNNING && st->phase == phase) {
-        if (stream_phase(st)->algo == ALG_INSW)
-            insw_run(s, st, EV_GENERAL);
-        else if (stream_phase(st)->algo == ALG_DBT)
-            dbt_run(s, st, EV_GENERAL);
-        else
-            packet_run(s, st, EV_GENERAL);
+        css_phase_algo(stream_phase(st))->run(s, st, EV_GENERAL);
     }
     inst_release(in);
 }
 
-void stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, int fast) {
+void css_stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, int fast) {
     cs_inst *in = st->inst;
     cs_bundle *b = cs_pool_get(s->bundle_pool);
     b->inst = in;
@@ -500,13 +498,13 @@ void stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, i
     inst_hold(in);
     uint64_t d = fast ? 10 : s->endpoint_delay_ns;
     cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(d));
-    uint32_t rank = inst_rank(in, b->member);
-    uint64_t key = sys_key(s, rank);
-    if (s->rep) sym_tie_add(s, rank, t, key, rank);
+    uint32_t rank = css_inst_rank(in, b->member);
+    uint64_t key = css_key(s, rank);
+    if (s->rep) css_sym_tie_add(s, rank, t, key, rank);
     cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
 }
 
-uint64_t stream_reduction_ns(const cs_system *s, uint64_t bytes) {
+uint64_t css_stream_reduction_ns(const cs_system *s, uint64_t bytes) {
     /* ASTRA-sim: three truncated terms of bytes / local_mem_bw (B/s) * 1e9 ns
      * (two reads and a write). */
     uint64_t one = (uint64_t)((double)bytes / s->local_mem_bw * 1e9);
@@ -545,7 +543,7 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
     in->bytes = req->bytes;
     if (ct != CT_NONE && req->bytes > 0) {
         uint32_t involved = g == &s->all ? req->involved_dim : UINT32_MAX;
-        int rc = plan_collective(s, in, ct, involved, s->ranks[req->rank].round_robin, req->source,
+        int rc = css_plan_collective(s, in, ct, involved, s->ranks[req->rank].round_robin, req->source,
                                  req->node_id, err);
         if (rc) {
             cs_free(in->phase_begin);
@@ -559,7 +557,7 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
     in->nsim = nm;
     if (s->sym.cls) {
         in->nsim = 0;
-        for (uint32_t m = 0; m < nm; m++) in->nsim += (uint32_t)sym_is_rep(s, inst_rank(in, m));
+        for (uint32_t m = 0; m < nm; m++) in->nsim += (uint32_t)css_sym_is_rep(s, css_inst_rank(in, m));
     }
     in->members = cs_calloc(nm, sizeof *in->members);
     if (in->nchunks) in->streams = cs_calloc((size_t)nm * in->nchunks, sizeof *in->streams);
@@ -581,7 +579,7 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                          uint64_t cookie, cs_error *err) {
     const char *src = req->source ? req->source : "(trace)";
     int ct = coll_kind(req->comm_type);
-    if (s->rep) sym_touch(s, sym_exec_token(s, req->rank), "the executor");
+    if (s->rep) css_sym_touch(s, sym_exec_token(s, req->rank), "the executor");
     if (ct == CT_NONE && req->comm_type != CS_COLL_BARRIER && req->comm_type != CS_COLL_BROADCAST)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: node %" PRIu64 " (COMM_COLL): %s collectives are not supported (ASTRA-sim "
@@ -606,18 +604,18 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                       src, req->node_id, req->rank, cs_coll_type_label(req->comm_type), g->name,
                       s->p.groups && s->p.groups->path ? s->p.groups->path : "comm groups", req->rank);
     if (s->rep && s->sym.cls && req->comm_type == CS_COLL_BARRIER) {
-        sym_break(s, "%s: node %" PRIu64 ": BARRIER completes every member when the last one "
+        css_sym_break(s, "%s: node %" PRIu64 ": BARRIER completes every member when the last one "
                   "arrives, in events of that member", src, req->node_id);
         return CS_EUNSUPPORTED;
     }
     if (s->rep && !s->sym.cls && (!g->whole || req->comm_type == CS_COLL_BARRIER || m != 0)) {
         if (!g->whole)
-            sym_break(s, "%s: node %" PRIu64 ": communicator group \"%s\" has %u of %u ranks: ranks "
+            css_sym_break(s, "%s: node %" PRIu64 ": communicator group \"%s\" has %u of %u ranks: ranks "
                       "outside it do something else", src, req->node_id, g->name, g->n, s->nranks);
         else if (m != 0)
-            sym_break(s, "rank %u issues a collective: only rank 0 runs", req->rank);
+            css_sym_break(s, "rank %u issues a collective: only rank 0 runs", req->rank);
         else
-            sym_break(s, "%s: node %" PRIu64 ": BARRIER completes every member when the last one "
+            css_sym_break(s, "%s: node %" PRIu64 ": BARRIER completes every member when the last one "
                       "arrives, in events of that member", src, req->node_id);
         return CS_EUNSUPPORTED;
     }
@@ -626,7 +624,7 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     if (!in) {
         in = create_inst(s, g, seq, req, ct, err);
         if (!in) return err ? err->code : CS_EINVAL;
-        if (s->rep && sym_check_inst(s, in, req->rank)) return CS_EUNSUPPORTED;
+        if (s->rep && css_sym_check_inst(s, in, req->rank)) return CS_EUNSUPPORTED;
     } else if (in->comm_type != req->comm_type || in->bytes != req->bytes) {
         return CS_ERR(err, CS_EINVAL,
                       "%s: rank %u node %" PRIu64 ": collective #%" PRIu64
@@ -666,7 +664,7 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     cs_rank_sys *rs = &s->ranks[req->rank];
     rs->round_robin += in->nchunks;
     inst_hold(in); /* the streams may start sending below */
-    for (uint32_t c = 0; c < in->nchunks; c++) stream_proceed(s, inst_stream(in, m, c));
+    for (uint32_t c = 0; c < in->nchunks; c++) css_stream_proceed(s, inst_stream(in, m, c));
     inst_release(in);
     return s->failed ? s->failed : CS_OK;
 }
@@ -679,8 +677,8 @@ void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize)
             if (i->arrived < i->nsim) {
                 uint32_t missing = 0;
                 for (uint32_t k = 0; k < inst_nmembers(i); k++)
-                    if (!i->members[k].issued && sym_is_rep(s, inst_rank(i, k))) {
-                        missing = inst_rank(i, k);
+                    if (!i->members[k].issued && css_sym_is_rep(s, css_inst_rank(i, k))) {
+                        missing = css_inst_rank(i, k);
                         break;
                     }
                 len += (size_t)snprintf(buf + len, bufsize - len,
@@ -695,7 +693,7 @@ void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize)
                 for (uint64_t k = 0; k < (uint64_t)inst_nmembers(i) * i->nchunks && !w; k++)
                     if (i->streams[k].state == ST_QUEUED) w = &i->streams[k];
                 if (w) {
-                    uint32_t rank = inst_rank(i, stream_member(w));
+                    uint32_t rank = css_inst_rank(i, stream_member(w));
                     uint32_t q = stream_phase(w)->queue;
                     const cs_stream *h = s->queues[(size_t)rank * (size_t)s->nqueues + q].head;
                     len += (size_t)snprintf(

@@ -15,9 +15,11 @@
  *  - every rank runs one stream per chunk through per-dimension queues that
  *    admit active-chunks-per-dimension streams at a time, ordered by the
  *    LIFO/FIFO/EXPLICIT priority and the intra-dimension policy (stream.c);
- *  - a phase runs one algorithm on that dimension's logical ring or tree:
- *    ring, direct, halving-doubling (algo_packet.c), double binary tree
- *    (algo_dbt.c); every message goes through the network backend
+ *  - a phase runs one algorithm on that dimension's logical ring or tree,
+ *    taken from the registry of collective algorithms (coll_algo.h): ring,
+ *    direct, halving-doubling (algo_ring.c, algo_direct.c, algo_hd.c on the
+ *    packet engine of algo_packet.c), double binary tree (algo_dbt.c),
+ *    in-switch (algo_inswitch.c); every message goes through the network backend
  *    (cs_net_send), every step pays the endpoint delay and reductions pay
  *    3 x bytes / local-mem-bw.
  * BARRIER completes on every member when the last member arrives (ASTRA-sim

@@ -25,7 +25,7 @@
 
 #include "system/sys_int.h"
 
-void themis_init(cs_system *s) {
+void css_themis_init(cs_system *s) {
     cs_themis *t = &s->themis;
     t->n = s->ndims;
     for (int d = 0; d < t->n; d++) {
@@ -37,7 +37,7 @@ void themis_init(cs_system *s) {
     t->have_reset = 0;
 }
 
-void themis_maybe_reset(cs_system *s) {
+void css_themis_maybe_reset(cs_system *s) {
     cs_themis *t = &s->themis;
     cs_time now = cs_eventq_now(s->q);
     if (t->have_reset && t->last_reset == now) return;
@@ -133,7 +133,7 @@ static void plain_order(cs_themis *t, int rs, int ag, uint32_t involved, uint64_
     }
 }
 
-uint64_t themis_chunk(cs_system *s, int flex, int ct, uint64_t *remaining, uint64_t recommended,
+uint64_t css_themis_chunk(cs_system *s, int flex, int ct, uint64_t *remaining, uint64_t recommended,
                       uint32_t involved, int *map) {
     cs_themis *t = &s->themis;
     int rs = ct != CT_AG; /* an all-reduce is balanced as its reduce-scatter */

@@ -73,7 +73,7 @@ int cs_gen_system_defaults(int ndims, cs_system_config *sc) {
     sc->endpoint_delay_ns = 10;
     for (int c = 0; c < CS_CFG_NCOLL; c++) {
         sc->impl[c].n = ndims;
-        for (int k = 0; k < ndims; k++) sc->impl[c].algo[k].kind = CS_COLL_ALGO_RING;
+        for (int k = 0; k < ndims; k++) cs_coll_impl_parse("ring", &sc->impl[c].algo[k]);
     }
     return rc;
 }

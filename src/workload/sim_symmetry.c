@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config/system_config.h"
+#include "system/coll_algo.h"
 #include "network/network.h"
 #include "config/memory_config.h"
 #include "workload/sim.h"
@@ -21,10 +22,6 @@
 /* Memory models whose accesses from different ranks queue on one resource. */
 static int mem_shared(const cs_memory_config *mc) {
     return mc && (mc->type == CS_MEM_PER_NODE_EXPANSION || mc->type == CS_MEM_POOL);
-}
-
-static int is_one_algo(cs_coll_algo_kind k) {
-    return k == CS_COLL_ALGO_ONE_RING || k == CS_COLL_ALGO_ONE_DIRECT || k == CS_COLL_ALGO_ONE_HALVING_DOUBLING;
 }
 
 static int cfg_index_of(int32_t comm_type) {
@@ -63,16 +60,19 @@ static int coll_symmetric(const cs_graph *g, const cs_node *n, const cs_network_
     const cs_coll_algo_list *L = &cfg->impl[k];
     uint32_t involved = cg ? UINT32_MAX : n->involved_dim;
     for (int d = 0; d < L->n && d < net->ndims; d++) {
-        cs_coll_algo_kind kind = L->algo[d].kind;
+        /* what the algorithm allows is the system layer's (system/coll_algo.h) */
+        const cs_coll_algo *A = L->algo[d].algo;
+        char name[64];
         int dim = d;
-        if (is_one_algo(kind)) {
+        if (!A) return 0; /* an error either way */
+        if (L->algo[d].one) {
             dim = -1;
             for (int x = 0; x < net->ndims; x++)
                 if (net->npus[x] > 1) {
                     if (dim >= 0) {
                         snprintf(why, whylen, "%s: %s over every NPU of a network with several "
                                  "dimensions: ring neighbours cross dimensions at some positions only",
-                                 cs_cfg_coll_name((cs_cfg_coll)k), cs_coll_algo_kind_name(kind));
+                                 cs_cfg_coll_name((cs_cfg_coll)k), cs_coll_impl_name(&L->algo[d], name, sizeof name));
                         return -1;
                     }
                     dim = x;
@@ -81,19 +81,12 @@ static int coll_symmetric(const cs_graph *g, const cs_node *n, const cs_network_
         } else if (net->npus[d] <= 1 || !((involved >> d) & 1u)) {
             continue;
         }
-        if (kind == CS_COLL_ALGO_DOUBLE_BINARY_TREE) {
-            snprintf(why, whylen, "%s-implementation: doubleBinaryTree on dimension %d: ranks hold "
-                     "different tree positions and finish at different times",
-                     cs_cfg_coll_name((cs_cfg_coll)k), d);
+        if (A->sym_op == CS_ALGO_SYM_NONE) {
+            snprintf(why, whylen, "%s-implementation: %s on dimension %d: %s",
+                     cs_cfg_coll_name((cs_cfg_coll)k), A->name, d, A->sym_why ? A->sym_why : "no symmetry");
             return -1;
         }
-        if (kind == CS_COLL_ALGO_IN_SWITCH) {
-            snprintf(why, whylen, "%s-implementation: inSwitch on dimension %d: the switch's "
-                     "reduction is modelled per rank, not per representative",
-                     cs_cfg_coll_name((cs_cfg_coll)k), d);
-            return -1;
-        }
-        uint8_t o = (kind == CS_COLL_ALGO_HALVING_DOUBLING || kind == CS_COLL_ALGO_ONE_HALVING_DOUBLING) ? 2 : 1;
+        uint8_t o = A->sym_op == CS_ALGO_SYM_XOR ? 2 : 1;
         if (net->npus[dim] > 2) {
             if (dimop[dim] && dimop[dim] != o) {
                 snprintf(why, whylen, "dimension %d runs both ring/direct and halvingDoubling: no "
@@ -102,7 +95,7 @@ static int coll_symmetric(const cs_graph *g, const cs_node *n, const cs_network_
             }
             dimop[dim] = o;
         }
-        if (is_one_algo(kind)) break;
+        if (L->algo[d].one) break;
     }
     return 0;
 }
