@@ -110,7 +110,7 @@ typedef struct cs_collective_row {
     uint64_t start_ps, end_ps;
     double algbw_gbps, busbw_gbps; /* nccl-tests convention, GB/s = 1e9 B/s */
 } cs_collective_row;
-/* Collective instances kept in memory (the first 100,000 of the run; the
+/* Collective instances kept in memory (the first 16,384 of the run; the
  * count of all is cs_result_collectives_total). */
 size_t cs_result_collectives(const cs_result *r);
 uint64_t cs_result_collectives_total(const cs_result *r);

@@ -21,7 +21,7 @@
 #include "topology/topology.h"
 #include "workload/gen_transformer.h"
 
-#define CS_RESULT_MAX_COLLS 100000u
+#define CS_RESULT_MAX_COLLS 16384u
 
 struct cs_result {
     cs_sim_result sim;            /* rank rows and totals */
