@@ -5,7 +5,8 @@
  * tokens/s and the compute / exposed-communication / bubble split).
  *
  * One option table drives parsing and --help for both commands.  The
- * generator is src/workload/gen_transformer.h; docs/generator.md.
+ * generator is src/gen/gen.h (model families: src/gen/family.h);
+ * docs/generator.md.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +22,8 @@
 #include "core/log.h"
 #include "network/network.h"
 #include "workload/et.h"
-#include "workload/gen_workload.h"
+#include "gen/family.h"
+#include "gen/gen.h"
 
 typedef struct gen_opts {
     const char *model, *device, *recompute, *schedule, *out, *network, *system, *backend, *json, *placement, *symmetry;
@@ -99,7 +101,7 @@ static void gen_help(FILE *f, const char *cmd) {
         fprintf(f, "  %-34s %s\n", left, gopts[i].help);
     }
     fputs("\nmodel presets:", f);
-    for (size_t i = 0; cs_tx_model_preset_at(i); i++) fprintf(f, " %s", cs_tx_model_preset_at(i)->name);
+    for (size_t i = 0; cs_gen_model_preset_at(i); i++) fprintf(f, " %s", cs_gen_model_preset_at(i)->name);
     fputs("\n", f);
 }
 
@@ -160,9 +162,9 @@ static int gen_parse(const char *cmd, int argc, char **argv, gen_opts *o) {
 }
 
 /* Model, device and plan from the options; CS_EINVAL naming the option. */
-static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan *p, cs_error *err) {
-    cs_tx_plan_defaults(p);
-    int rc = cs_tx_model_resolve(o->model, m, err);
+static int gen_setup(const gen_opts *o, cs_gen_model *m, cs_device *d, cs_gen_plan *p, cs_error *err) {
+    cs_gen_plan_defaults(p);
+    int rc = cs_gen_model_resolve(o->model, m, err);
     if (rc == CS_OK) rc = cs_device_resolve(o->device, d, err);
     if (rc) return rc;
     p->tp = (uint32_t)o->tp;
@@ -176,19 +178,11 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
     if (strcasecmp(o->cp_comm, "allgather") == 0) p->cp_comm = CS_CP_ALLGATHER;
     else if (strcasecmp(o->cp_comm, "p2p") == 0 || strcasecmp(o->cp_comm, "ring") == 0) p->cp_comm = CS_CP_P2P;
     else return CS_ERR(err, CS_EINVAL, "--cp-comm %s: expected allgather or p2p", o->cp_comm);
-    if (m->arch != CS_ARCH_TRANSFORMER) { /* one micro-batch of global/dp images or samples per rank unless told */
-        long per = m->arch == CS_ARCH_DLRM ? 512 : 32;
-        p->global_batch = o->global_batch ? (uint32_t)o->global_batch : (uint32_t)(per * o->dp);
-        p->micro_batch = o->micro_batch ? (uint32_t)o->micro_batch : (uint32_t)(p->global_batch / o->dp);
-        p->bucket_params = 12500000; /* 25 MB of 2-byte gradients */
-    } else {
-        p->micro_batch = o->micro_batch ? (uint32_t)o->micro_batch : 1;
-        p->global_batch = o->global_batch ? (uint32_t)o->global_batch : (uint32_t)(p->micro_batch * o->dp * o->pp);
-    }
+    cs_gen_plan_batch(m, p, (uint32_t)o->micro_batch, (uint32_t)o->global_batch); /* the family's defaults */
     p->zero = o->fsdp ? 3 : (int)o->zero;
     p->no_grad_overlap = o->no_grad_overlap;
     p->vstages = o->vstages ? (uint32_t)o->vstages : 1;
-    if (o->placement && (rc = cs_tx_placement_parse(o->placement, p, err)) != CS_OK) return rc;
+    if (o->placement && (rc = cs_gen_placement_parse(o->placement, p, err)) != CS_OK) return rc;
     if (o->bucket_mparams && o->bucket_mb)
         return CS_ERR(err, CS_EINVAL, "--bucket-mparams and --bucket-mb: give one of them");
     if (o->bucket_mparams) p->bucket_params = (uint64_t)o->bucket_mparams * 1000000u;
@@ -200,10 +194,10 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
     if (strcasecmp(o->schedule, "1f1b") == 0) p->schedule = CS_SCHED_1F1B;
     else if (strcasecmp(o->schedule, "gpipe") == 0) p->schedule = CS_SCHED_GPIPE;
     else return CS_ERR(err, CS_EINVAL, "--schedule %s: expected gpipe or 1f1b", o->schedule);
-    rc = cs_tx_plan_check(m, p, err);
+    rc = cs_gen_plan_check(m, p, err);
     if (rc) return rc;
-    cs_tx_memory worst;
-    rc = cs_tx_memory_check(m, p, d, &worst, err);
+    cs_gen_memory worst;
+    rc = cs_gen_memory_check(m, p, d, &worst, err);
     if (rc && o->no_memory_check) {
         cs_warn("%s (simulating anyway: --no-memory-check)", err->msg);
         cs_error_clear(err);
@@ -212,9 +206,9 @@ static int gen_setup(const gen_opts *o, cs_tx_model *m, cs_device *d, cs_tx_plan
     return rc;
 }
 
-static int write_suggestions(const char *prefix, const cs_tx_plan *p, const cs_device *d, cs_error *err) {
+static int write_suggestions(const char *prefix, const cs_gen_plan *p, const cs_device *d, cs_error *err) {
     char path[4096];
-    uint32_t n = cs_tx_ranks(p);
+    uint32_t n = cs_gen_ranks(p);
     snprintf(path, sizeof path, "%s.network.yml", prefix);
     FILE *f = fopen(path, "w");
     if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
@@ -243,52 +237,12 @@ static int write_suggestions(const char *prefix, const cs_tx_plan *p, const cs_d
     return CS_OK;
 }
 
-static void print_plan(FILE *f, const cs_tx_model *m, const cs_device *d, const cs_tx_plan *p) {
-    static const char *rn[] = {"none", "selective", "full"};
-    if (m->arch == CS_ARCH_DLRM) {
-        fprintf(f, "  model      %s: DLRM, %u tables of %u x %u (%u lookups per sample), %u dense features, bottom MLP",
-                m->name, m->tables, m->rows, m->emb_dim, m->pooling, m->dense);
-        for (uint32_t i = 0; i < m->nbot; i++) fprintf(f, "%s%u", i ? "-" : " ", m->bot[i]);
-        fputs(", top MLP", f);
-        for (uint32_t i = 0; i < m->ntop; i++) fprintf(f, "%s%u", i ? "-" : " ", m->top[i]);
-        fprintf(f, "; %.2fM MLP + %.2fM embedding parameters\n", cs_dlrm_mlp_params(m) / 1e6,
-                cs_dlrm_emb_params(m) / 1e6);
-        fprintf(f, "  plan       DP %u: %u tables per rank (model parallel, all-to-all), MLPs data parallel; %u samples "
-                   "per rank per micro-batch, global batch %u (%u micro-batches); gradient buckets of %.1f MB\n",
-                p->dp, m->tables / p->dp, p->micro_batch, p->global_batch, cs_tx_micro_batches(p),
-                2.0 * (double)p->bucket_params / 1e6);
-    } else if (m->arch == CS_ARCH_RESNET50) {
-        fprintf(f, "  model      %s: ResNet-50 v1.5, %ux%u images, %u classes; %.2fM parameters, %.2f GFLOP forward "
-                   "per image\n", m->name, m->image, m->image, m->classes, cs_tx_total_params(m) / 1e6,
-                2 * cs_rn_forward_macs(m) / 1e9);
-        fprintf(f, "  plan       DP %u (data parallel only); %u images per rank per micro-batch, global batch %u (%u "
-                   "micro-batches); gradient buckets of %.1f MB; ZeRO-%d\n",
-                p->dp, p->micro_batch, p->global_batch, cs_tx_micro_batches(p), 2.0 * (double)p->bucket_params / 1e6,
-                p->zero);
-    } else {
-    fprintf(f, "  model      %s: %u layers, hidden %u, %u heads (%u kv), ffn %u, vocab %u, seq %u; %.2fB parameters\n",
-            m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->vocab, m->seq,
-            cs_tx_total_params(m) / 1e9);
-    if (m->experts) fprintf(f, "  moe        %u experts, top-%u routing; EP %u\n", m->experts, m->top_k, p->ep);
-    char pl[256], vi[48];
-    cs_tx_placement_format(p, pl, sizeof pl);
-    if (p->vstages > 1) snprintf(vi, sizeof vi, "interleaved 1F1B, %u chunks per stage", p->vstages);
-    else snprintf(vi, sizeof vi, "1F1B");
-    fprintf(f, "  placement  %s%s\n", pl, p->ep > 1 ? "; EP = consecutive DP indices" : "");
-    char cpd[96] = "";
-    if (p->cp > 1)
-        snprintf(cpd, sizeof cpd, " x CP %u (%u tokens per rank, %s)", p->cp, m->seq / p->cp,
-                 p->cp_comm == CS_CP_P2P ? "ring attention" : "K/V all-gathered");
-    fprintf(f, "  plan       TP %u%s%s x PP %u (%s) x DP %u = %u ranks; micro-batch %u, global batch %u (%u micro-batches); "
-               "recompute %s; ZeRO-%d%s%s\n",
-            p->tp, p->sp ? "+SP" : "", cpd, p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
-            cs_tx_ranks(p), p->micro_batch, p->global_batch, cs_tx_micro_batches(p), rn[p->recompute], p->zero,
-            p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
-    }
-    cs_tx_memory w;
-    cs_tx_memory_worst(m, p, &w);
+static void print_plan(FILE *f, const cs_gen_model *m, const cs_device *d, const cs_gen_plan *p) {
+    m->family->describe(f, m, p);
+    cs_gen_memory w;
+    cs_gen_memory_worst(m, p, &w);
     char buf[512];
-    cs_tx_memory_format(&w, buf, sizeof buf);
+    cs_gen_memory_format(&w, buf, sizeof buf);
     fprintf(f, "  device     %s: %.0f TFLOP/s, %.0f GB HBM\n  memory     %s (largest)\n", d->name,
             d->peak_bf16_flops / 1e12, d->hbm_bytes / 1e9, buf);
 }
@@ -306,21 +260,21 @@ int cs_cli_generate(int argc, char **argv) {
     }
     cs_error err;
     cs_error_clear(&err);
-    cs_tx_model m;
+    cs_gen_model m;
     cs_device d;
-    cs_tx_plan p;
+    cs_gen_plan p;
     int rc = gen_setup(&o, &m, &d, &p, &err);
-    uint32_t n = cs_tx_ranks(&p);
+    uint32_t n = cs_gen_ranks(&p);
     char path[4096];
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
         snprintf(path, sizeof path, "%s.%u.et", o.out, r);
-        rc = cs_tx_write_rank(&m, &p, &d, r, path, &err);
+        rc = cs_gen_write_rank(&m, &p, &d, r, path, &err);
     }
     if (rc == CS_OK) {
         cs_comm_groups g;
-        cs_tx_comm_groups(&p, &g);
+        cs_gen_comm_groups(&p, &g);
         snprintf(path, sizeof path, "%s.comm_groups.json", o.out);
-        rc = cs_tx_comm_groups_write(&g, path, &err);
+        rc = cs_gen_comm_groups_write(&g, path, &err);
         cs_comm_groups_free(&g);
     }
     if (rc == CS_OK) rc = write_suggestions(o.out, &p, &d, &err);
@@ -421,9 +375,9 @@ int cs_cli_train(int argc, char **argv) {
     double t0 = wall();
     cs_error err;
     cs_error_clear(&err);
-    cs_tx_model m;
+    cs_gen_model m;
     cs_device d;
-    cs_tx_plan p;
+    cs_gen_plan p;
     cs_network_config net;
     memset(&net, 0, sizeof net);
     cs_system_config sc;
@@ -440,7 +394,7 @@ int cs_cli_train(int argc, char **argv) {
 
     int rc = gen_setup(&o, &m, &d, &p, &err);
     if (rc == CS_OK) rc = cs_network_config_load(o.network, &net, &err);
-    n = cs_tx_ranks(&p);
+    n = cs_gen_ranks(&p);
     if (rc == CS_OK && net.total_npus != n)
         rc = CS_ERR(&err, CS_EINVAL, "%s: npus_count: expected %u NPUs in all (tp x cp x pp x dp), got %llu", o.network, n,
                     (unsigned long long)net.total_npus);
@@ -466,10 +420,10 @@ int cs_cli_train(int argc, char **argv) {
     cs_sim_observer obs = {split_node_done, &so_split};
     cs_sym_axes ax;
     int sym_off = o.symmetry && strcmp(o.symmetry, "off") == 0;
-    int use_cls = !sym_off && cs_tx_sym_axes(&p, &ax) > 0;
+    int use_cls = !sym_off && cs_gen_sym_axes(&p, &ax) > 0;
     char sym_note[600] = "";
     if (rc == CS_OK) {
-        cs_tx_comm_groups(&p, &groups);
+        cs_gen_comm_groups(&p, &groups);
         cs_sim_options_set_system(&so, &sc);
         so.comm_groups = &groups;
         so.backend = o.backend;
@@ -482,7 +436,7 @@ int cs_cli_train(int argc, char **argv) {
      * simulate them; if the run meets something the symmetry argument does
      * not cover, generate every rank and simulate them all. */
     if (rc == CS_OK && use_cls) {
-        rc = cs_tx_workload(&m, &p, &d, &ax, &w, &err);
+        rc = cs_gen_workload(&m, &p, &d, &ax, &w, &err);
         if (rc == CS_OK) {
             so.sym_axes = &ax;
             so.sym_no_fallback = 1;
@@ -499,15 +453,14 @@ int cs_cli_train(int argc, char **argv) {
         }
     }
     if (rc == CS_OK && !use_cls) {
-        rc = cs_tx_workload(&m, &p, &d, NULL, &w, &err);
+        rc = cs_gen_workload(&m, &p, &d, NULL, &w, &err);
         if (rc == CS_OK) rc = cs_sim_run(&w, &net, &so, &res, &err);
     }
     if (rc == CS_OK) {
         double it = cs_time_as_s_f(res.sim_time);
-        double mf = cs_tx_model_flops(&m, &p);
+        double mf = cs_gen_model_flops(&m, &p);
         double mfu = mf / (it * n * d.peak_bf16_flops);
-        int img = m.arch != CS_ARCH_TRANSFORMER;
-        double tok = (double)p.global_batch * (img ? 1 : m.seq) / it;
+        double tok = m.family->items(&m, &p) / it; /* tokens, images or samples per second */
         const cs_rank_result *r0 = &res.ranks[0];
         cs_time comp = r0->compute, exp = exposed_coll(&so_split);
         cs_time fin = res.sim_time;
@@ -518,8 +471,8 @@ int cs_cli_train(int argc, char **argv) {
             printf("  network    %s (%llu NPUs), backend %s\n\n", o.network, (unsigned long long)net.total_npus,
                    o.backend);
             printf("  iteration time   %.4f s\n  MFU              %.1f %%  (%.3g model FLOPs, %.0f TFLOP/s per GPU)\n"
-                   "  %s        %.0f\n",
-                   it, 100 * mfu, mf, mf / it / n / 1e12, img ? (m.arch == CS_ARCH_DLRM ? "samples/s" : "images/s ") : "tokens/s ", tok);
+                   "  %-9s        %.0f\n",
+                   it, 100 * mfu, mf, mf / it / n / 1e12, m.family->unit, tok);
             printf("  rank 0 split     compute %.4f s (%.1f %%), exposed communication %.4f s (%.1f %%), "
                    "bubble/wait %.4f s (%.1f %%)\n",
                    cs_time_as_s_f(comp), 100 * cs_time_as_s_f(comp) / it, cs_time_as_s_f(exp), 100 * cs_time_as_s_f(exp) / it,
@@ -543,8 +496,7 @@ int cs_cli_train(int argc, char **argv) {
             json_object_set_new(j, "ranks", json_integer(n));
             json_object_set_new(j, "iteration_time_ns", json_real(cs_time_as_s_f(res.sim_time) * 1e9));
             json_object_set_new(j, "mfu", json_real(mfu));
-            json_object_set_new(j, !img ? "tokens_per_s" : m.arch == CS_ARCH_DLRM ? "samples_per_s" : "images_per_s",
-                                json_real(tok));
+            json_object_set_new(j, m.family->unit_json, json_real(tok));
             json_object_set_new(j, "model_flops", json_real(mf));
             json_object_set_new(j, "rank0_compute_ns", json_real(cs_time_as_s_f(comp) * 1e9));
             json_object_set_new(j, "rank0_exposed_comm_ns", json_real(cs_time_as_s_f(exp) * 1e9));
