@@ -6,11 +6,14 @@
 
 #include "gen/gen_int.h"
 
-static const cs_model_family *const families[] = {
-    &cs_gen_family_transformer,
-    &cs_gen_family_resnet50,
-    &cs_gen_family_dlrm,
-};
+/* One X(name) per family; cs_gen_family_<name> is defined in
+ * family_<name>.c. */
+#define FAMILIES(X) X(transformer) X(resnet50) X(dlrm)
+
+#define DECLARE(n) extern const cs_model_family cs_gen_family_##n;
+#define ENTRY(n) &cs_gen_family_##n,
+FAMILIES(DECLARE)
+static const cs_model_family *const families[] = {FAMILIES(ENTRY)};
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 const cs_model_family *cs_gen_family_at(size_t i) { return i < NFAMILIES ? families[i] : NULL; }

@@ -182,6 +182,7 @@ static const cs_opt keys[] = {
     MLP("top_mlp", top, "top MLP layer widths (input: emb_dim + the pairwise dots)"),
 };
 
+extern const cs_model_family cs_gen_family_dlrm; /* below; listed in family.c */
 /* DLRM structure of Naumov et al. 2019, "Deep Learning Recommendation
  * Model for Personalization and Recommendation Systems" (arXiv:1906.00091);
  * the sizes are ours (docs/generator.md): 8 tables of 1 M x 64, one

@@ -206,6 +206,7 @@ static const cs_opt keys[] = {
      .type_text = "an integer >= 1", .parse = cs_gen_opt_u32},
 };
 
+extern const cs_model_family cs_gen_family_resnet50; /* below; listed in family.c */
 /* He et al. 2016, "Deep Residual Learning for Image Recognition", Table 1
  * (50-layer column), with the stride on the 3x3 convolution (torchvision's
  * "v1.5"): 25,557,032 parameters, 4.09 G multiply-accumulates per image */

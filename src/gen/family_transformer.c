@@ -725,6 +725,7 @@ static const cs_opt keys[] = {
     U32("top_k", 0, top_k, "mixture of experts: experts each token visits (default min(experts, 2))"),
 };
 
+extern const cs_model_family cs_gen_family_transformer; /* below; listed in family.c */
 #define TF(n, L, h, a, kv, f, V, s, sw, bi, ti, E, k)                                                            \
     {.name = n, .family = &cs_gen_family_transformer,                                                            \
      .u.tf = {L, h, a, kv, f, V, s, sw, bi, ti, E, k}}

@@ -1,8 +1,8 @@
 /*
  * gen_int.h -- private to src/gen: the emitter's state of one rank and the
  * node primitives every family's emitter uses (emit.c), the rank and group
- * arithmetic of a plan (plan.c), the families' table entries (family.c)
- * and the option parsers model files share (model.c).
+ * arithmetic of a plan (plan.c) and the option parsers model files share
+ * (model.c).  The families register themselves in family.c.
  *
  * One rank's graph is one chain on the compute stream: every COMP node and
  * every chained collective depends on the node before it (G->last).
@@ -46,12 +46,6 @@ int cs_gen_check_batch(const cs_gen_plan *p, cs_error *err);
  * CS_GEN_DLRM_MAXMLP widths in [min, max]). */
 int cs_gen_opt_u32(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err);
 int cs_gen_opt_mlp(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err);
-
-/* ---- the families (family_*.c), listed in family.c ----------------------- */
-
-extern const cs_model_family cs_gen_family_transformer;
-extern const cs_model_family cs_gen_family_resnet50;
-extern const cs_model_family cs_gen_family_dlrm;
 
 /* ---- the emitter (emit.c) ------------------------------------------------ */
 
