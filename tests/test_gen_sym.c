@@ -1,7 +1,7 @@
 /*
  * test_gen_sym.c -- class mode on generated training steps.
  *
- * 1. The symmetry the generator declares (cs_tx_sym_axes) holds rank by
+ * 1. The symmetry the generator declares (cs_gen_sym_axes) holds rank by
  *    rank: for every rank x of a plan, x's graph equals its class
  *    representative's with every rank it names moved by x's offset along the
  *    axes and every communicator group it names replaced by the group the
@@ -23,23 +23,25 @@
 #include <string.h>
 
 #include "compute/device.h"
-#include "workload/gen_workload.h"
+#include "gen/family.h"
+#include "gen/gen.h"
 #include "workload/graph.h"
 #include "workload/sim.h"
 
-static cs_tx_model small_model(uint32_t layers) {
-    cs_tx_model m;
+static cs_gen_model small_model(uint32_t layers) {
+    cs_gen_model m;
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "small");
-    m.layers = layers;
-    m.hidden = 1024; /* large enough that operations take microseconds: */
-    m.heads = 8;     /* durations are whole microseconds in Chakra */
-    m.kv_heads = 8;
-    m.ffn_hidden = 4096;
-    m.vocab = 8000;
-    m.seq = 512;
-    m.bias = 1;
-    m.tied_embeddings = 1;
+    m.family = cs_gen_family_find("transformer");
+    m.u.tf.layers = layers;
+    m.u.tf.hidden = 1024; /* large enough that operations take microseconds: */
+    m.u.tf.heads = 8;     /* durations are whole microseconds in Chakra */
+    m.u.tf.kv_heads = 8;
+    m.u.tf.ffn_hidden = 4096;
+    m.u.tf.vocab = 8000;
+    m.u.tf.seq = 512;
+    m.u.tf.bias = 1;
+    m.u.tf.tied_embeddings = 1;
     return m;
 }
 
@@ -86,16 +88,16 @@ static const cs_comm_group *group_named(const cs_comm_groups *gs, const char *na
 }
 
 /* 1: x's graph is its representative's moved by x. */
-static void check_invariance(const cs_tx_model *m, const cs_tx_plan *p) {
+static void check_invariance(const cs_gen_model *m, const cs_gen_plan *p) {
     cs_sym_axes ax;
-    assert_true(cs_tx_sym_axes(p, &ax) > 0);
+    assert_true(cs_gen_sym_axes(p, &ax) > 0);
     cs_workload w;
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_workload(m, p, cs_device_find("A100-80GB"), NULL, &w, &err), CS_OK);
+    assert_int_equal(cs_gen_workload(m, p, cs_device_find("A100-80GB"), NULL, &w, &err), CS_OK);
     cs_comm_groups gs;
     memset(&gs, 0, sizeof gs);
-    cs_tx_comm_groups(p, &gs);
+    cs_gen_comm_groups(p, &gs);
     uint32_t *set = malloc(w.nranks * sizeof *set);
     for (uint32_t x = 0; x < w.nranks; x++) {
         const cs_graph *gx = w.rank_graph[x], *g0 = w.rank_graph[rep_of(&ax, x)];
@@ -147,8 +149,8 @@ static void check_invariance(const cs_tx_model *m, const cs_tx_plan *p) {
     cs_workload_free(&w);
 }
 
-static void plan_base(cs_tx_plan *p, uint32_t tp, uint32_t pp, uint32_t dp, uint32_t mbs) {
-    cs_tx_plan_defaults(p);
+static void plan_base(cs_gen_plan *p, uint32_t tp, uint32_t pp, uint32_t dp, uint32_t mbs) {
+    cs_gen_plan_defaults(p);
     p->tp = tp;
     p->pp = pp;
     p->dp = dp;
@@ -158,8 +160,8 @@ static void plan_base(cs_tx_plan *p, uint32_t tp, uint32_t pp, uint32_t dp, uint
 
 static void test_invariance(void **state) {
     (void)state;
-    cs_tx_model m = small_model(4);
-    cs_tx_plan p;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
     plan_base(&p, 2, 2, 4, 4);
     p.sp = 1;
     p.recompute = CS_RECOMP_SELECTIVE;
@@ -179,12 +181,12 @@ static void test_invariance(void **state) {
     p.cp = 4;
     p.sp = 1;
     cs_sym_axes ax;
-    assert_int_equal(cs_tx_sym_axes(&p, &ax), 2);
+    assert_int_equal(cs_gen_sym_axes(&p, &ax), 2);
     check_invariance(&m, &p);
     plan_base(&p, 2, 2, 2, 4); /* ring attention, DP x CP: the TP axis */
     p.cp = 2;
     p.cp_comm = CS_CP_P2P;
-    assert_int_equal(cs_tx_sym_axes(&p, &ax), 1);
+    assert_int_equal(cs_gen_sym_axes(&p, &ax), 1);
     check_invariance(&m, &p);
 }
 
@@ -223,18 +225,18 @@ static void build_sys(cs_system_config *sc, const char *algo) {
 
 /* Runs the plan in full and in class mode; returns 1 when class mode ran
  * (and then asserts equality), 0 when it refused (why gets the reason). */
-static int compare_runs(const cs_tx_model *m, const cs_tx_plan *p, const netspec *ns, const char *algo,
+static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netspec *ns, const char *algo,
                         uint32_t streams, char *why, size_t whylen) {
     const cs_device *d = cs_device_find("A100-80GB");
     cs_sym_axes ax;
-    assert_true(cs_tx_sym_axes(p, &ax) > 0);
+    assert_true(cs_gen_sym_axes(p, &ax) > 0);
     cs_network_config net;
     build_net(ns, &net);
     cs_system_config sc;
     build_sys(&sc, algo);
     cs_comm_groups gs;
     memset(&gs, 0, sizeof gs);
-    cs_tx_comm_groups(p, &gs);
+    cs_gen_comm_groups(p, &gs);
     cs_sim_options so;
     cs_sim_options_init(&so);
     cs_sim_options_set_system(&so, &sc);
@@ -244,8 +246,8 @@ static int compare_runs(const cs_tx_model *m, const cs_tx_plan *p, const netspec
     cs_error_clear(&err);
 
     cs_workload wf, wc;
-    assert_int_equal(cs_tx_workload(m, p, d, NULL, &wf, &err), CS_OK);
-    assert_int_equal(cs_tx_workload(m, p, d, &ax, &wc, &err), CS_OK);
+    assert_int_equal(cs_gen_workload(m, p, d, NULL, &wf, &err), CS_OK);
+    assert_int_equal(cs_gen_workload(m, p, d, &ax, &wc, &err), CS_OK);
     assert_true(wc.ngraphs < wf.ngraphs);
     cs_sim_result full, cls;
     so.symmetry = CS_SYMMETRY_OFF;
@@ -286,7 +288,7 @@ static int compare_runs(const cs_tx_model *m, const cs_tx_plan *p, const netspec
     return ran;
 }
 
-static void expect_equal(const cs_tx_model *m, const cs_tx_plan *p, const netspec *ns, const char *algo,
+static void expect_equal(const cs_gen_model *m, const cs_gen_plan *p, const netspec *ns, const char *algo,
                          uint32_t streams) {
     char why[600] = "";
     if (!compare_runs(m, p, ns, algo, streams, why, sizeof why)) fail_msg("class mode refused: %s", why);
@@ -297,8 +299,8 @@ static const netspec RING_2x2x2 = {3, {CS_TOPO_RING, CS_TOPO_RING, CS_TOPO_RING}
 
 static void test_equal_dense(void **state) {
     (void)state;
-    cs_tx_model m = small_model(4);
-    cs_tx_plan p;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
     plan_base(&p, 2, 2, 2, 4); /* TP 2 x DP 2 x PP 2, 1F1B */
     p.sp = 1;
     p.recompute = CS_RECOMP_SELECTIVE;
@@ -316,8 +318,8 @@ static void test_equal_dense(void **state) {
 
 static void test_equal_dp_heavy(void **state) {
     (void)state;
-    cs_tx_model m = small_model(4);
-    cs_tx_plan p;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
     netspec fc4x4 = {2, {CS_TOPO_FULLY_CONNECTED, CS_TOPO_SWITCH}, {4, 4}};
     netspec fc2x8 = {2, {CS_TOPO_FULLY_CONNECTED, CS_TOPO_SWITCH}, {2, 8}};
     for (int z = 0; z <= 2; z++) { /* TP 2 x DP 4 x PP 2, ZeRO 0..2 */
@@ -349,36 +351,36 @@ static void test_equal_dp_heavy(void **state) {
 
 static void test_equal_placement_moe_uneven(void **state) {
     (void)state;
-    cs_tx_model m = small_model(4);
-    cs_tx_plan p;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
     plan_base(&p, 2, 2, 2, 4); /* placement dp, tp, pp */
     p.order[0] = CS_DIM_DP;
     p.order[1] = CS_DIM_TP;
     p.order[2] = CS_DIM_PP;
     p.order[3] = CS_DIM_CP;
     expect_equal(&m, &p, &RING_2x2x2, "ring", 4);
-    cs_tx_model u = small_model(6); /* 6 layers on 4 stages: 1, 2, 2, 1 */
+    cs_gen_model u = small_model(6); /* 6 layers on 4 stages: 1, 2, 2, 1 */
     uint32_t first = 99;
     plan_base(&p, 2, 4, 1, 8);
-    assert_int_equal(cs_tx_stage_layers(&u, &p, 0, &first), 1);
+    assert_int_equal(cs_gen_tx_stage_layers(&u, &p, 0, &first), 1);
     assert_int_equal(first, 0);
-    assert_int_equal(cs_tx_stage_layers(&u, &p, 1, &first), 2);
+    assert_int_equal(cs_gen_tx_stage_layers(&u, &p, 1, &first), 2);
     assert_int_equal(first, 1);
-    assert_int_equal(cs_tx_stage_layers(&u, &p, 2, &first), 2);
+    assert_int_equal(cs_gen_tx_stage_layers(&u, &p, 2, &first), 2);
     assert_int_equal(first, 3);
-    assert_int_equal(cs_tx_stage_layers(&u, &p, 3, &first), 1);
+    assert_int_equal(cs_gen_tx_stage_layers(&u, &p, 3, &first), 1);
     assert_int_equal(first, 5);
     expect_equal(&u, &p, &SW_2x4, "ring", 4);
     plan_base(&p, 2, 2, 2, 4); /* 6 layers in 4 uneven chunks: 1, 2, 2, 1 */
     p.vstages = 2;
     expect_equal(&u, &p, &SW_2x4, "ring", 4);
-    cs_tx_model moe = small_model(2); /* 4 experts, top 2, EP 2 over DP 2 */
-    moe.experts = 4;
-    moe.top_k = 2;
+    cs_gen_model moe = small_model(2); /* 4 experts, top 2, EP 2 over DP 2 */
+    moe.u.tf.experts = 4;
+    moe.u.tf.top_k = 2;
     plan_base(&p, 2, 1, 4, 2);
     p.ep = 2;
     cs_sym_axes ax;
-    assert_int_equal(cs_tx_sym_axes(&p, &ax), 1); /* TP only: EP blocks are not moved onto each other */
+    assert_int_equal(cs_gen_sym_axes(&p, &ax), 1); /* TP only: EP blocks are not moved onto each other */
     expect_equal(&moe, &p, &SW_2x4, "ring", 4);
 }
 
@@ -388,8 +390,8 @@ static void test_equal_placement_moe_uneven(void **state) {
  * representatives), with pipeline stages and full recomputation. */
 static void test_equal_cp(void **state) {
     (void)state;
-    cs_tx_model m = small_model(4);
-    cs_tx_plan p;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
     plan_base(&p, 2, 1, 2, 4);
     p.cp = 2;
     p.sp = 1;
@@ -414,8 +416,8 @@ static void test_equal_cp(void **state) {
  * a move along an inner part of a Ring dimension does not keep. */
 static void test_refusals(void **state) {
     (void)state;
-    cs_tx_model m = small_model(4);
-    cs_tx_plan p;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
     plan_base(&p, 2, 2, 2, 2);
     netspec ring8 = {1, {CS_TOPO_RING}, {8}};
     char why[600] = "";

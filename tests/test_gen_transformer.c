@@ -21,22 +21,24 @@
 
 #include "compute/device.h"
 #include "workload/et.h"
-#include "workload/gen_transformer.h"
+#include "gen/family.h"
+#include "gen/gen.h"
 #include "workload/graph.h"
 
-static cs_tx_model small_model(void) {
-    cs_tx_model m;
+static cs_gen_model small_model(void) {
+    cs_gen_model m;
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "small");
-    m.layers = 4;
-    m.hidden = 256;
-    m.heads = 8;
-    m.kv_heads = 8;
-    m.ffn_hidden = 1024;
-    m.vocab = 1000;
-    m.seq = 128;
-    m.bias = 1;
-    m.tied_embeddings = 1;
+    m.family = cs_gen_family_find("transformer");
+    m.u.tf.layers = 4;
+    m.u.tf.hidden = 256;
+    m.u.tf.heads = 8;
+    m.u.tf.kv_heads = 8;
+    m.u.tf.ffn_hidden = 1024;
+    m.u.tf.vocab = 1000;
+    m.u.tf.seq = 128;
+    m.u.tf.bias = 1;
+    m.u.tf.tied_embeddings = 1;
     return m;
 }
 
@@ -46,14 +48,14 @@ static int null_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
 }
 
 /* Sum of num_ops over every rank of the plan. */
-static double total_flops(const cs_tx_model *m, const cs_tx_plan *p) {
+static double total_flops(const cs_gen_model *m, const cs_gen_plan *p) {
     const cs_device *d = cs_device_find("A100-80GB");
     double sum = 0;
-    for (uint32_t r = 0; r < cs_tx_ranks(p); r++) {
-        cs_tx_stats st;
+    for (uint32_t r = 0; r < cs_gen_ranks(p); r++) {
+        cs_gen_stats st;
         cs_error err;
         cs_error_clear(&err);
-        assert_int_equal(cs_tx_generate_rank(m, p, d, r, null_sink, NULL, &st, &err), CS_OK);
+        assert_int_equal(cs_gen_rank(m, p, d, r, null_sink, NULL, &st, &err), CS_OK);
         sum += st.matmul_flops;
     }
     return sum;
@@ -61,9 +63,9 @@ static double total_flops(const cs_tx_model *m, const cs_tx_plan *p) {
 
 static void test_flops_closed_form(void **state) {
     (void)state;
-    cs_tx_model m = small_model();
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 2;
     p.pp = 2;
     p.dp = 2;
@@ -72,7 +74,7 @@ static void test_flops_closed_form(void **state) {
     double L = 4, h = 256, V = 1000, s = 128, T = 8 * 128;
     double pmat = 12 * L * h * h + V * h;
     double want = 6 * pmat * T + 12 * T * L * s * h;
-    assert_true(fabs(cs_tx_model_flops(&m, &p) - want) < 0.5);
+    assert_true(fabs(cs_gen_model_flops(&m, &p) - want) < 0.5);
     for (int sp = 0; sp < 2; sp++) {
         p.sp = sp;
         p.recompute = CS_RECOMP_NONE;
@@ -101,9 +103,9 @@ static void test_flops_closed_form(void **state) {
  * (t 2, s 128, b 1, h 256: 32,768 x 22 = 720,896 bytes). */
 static void test_flash(void **state) {
     (void)state;
-    cs_tx_model m = small_model();
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 2;
     p.pp = 2;
     p.dp = 2;
@@ -126,42 +128,42 @@ static void test_flash(void **state) {
     p.micro_batch = 1;
     p.global_batch = 2;
     p.recompute = CS_RECOMP_NONE;
-    cs_tx_memory a, b;
-    cs_tx_memory_stage(&m, &p, 0, &a);
+    cs_gen_memory a, b;
+    cs_gen_memory_stage(&m, &p, 0, &a);
     p.flash = 0;
     p.recompute = CS_RECOMP_SELECTIVE;
-    cs_tx_memory_stage(&m, &p, 0, &b);
+    cs_gen_memory_stage(&m, &p, 0, &b);
     assert_true(a.activations == b.activations);
     assert_true(a.activations == 4 * 720896.0 + 4.0 * 128 * (256 + 1000) / 2);
 }
 
 static void test_tp_bytes(void **state) {
     (void)state;
-    cs_tx_model m = small_model();
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 4;
     p.micro_batch = 2;
     p.global_batch = 6; /* 3 micro-batches */
     const cs_device *d = cs_device_find("A100-80GB");
     cs_error err;
     cs_error_clear(&err);
-    cs_tx_stats st;
+    cs_gen_stats st;
     double sbh2 = 128.0 * 2 * 256 * 2; /* b s h x 2 bytes = 131072 */
     /* no SP: per micro-batch 1 embedding AR + 2 per layer forward + 2 per layer
      * backward + 1 logits-backward AR, each b*s*h*2 bytes */
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.tp_colls, 3 * (1 + 4 * 4 + 1));
     assert_true(st.tp_bytes == 3 * (1 + 4 * 4 + 1) * sbh2);
     /* full recompute repeats the 2 forward all-reduces per layer */
     p.recompute = CS_RECOMP_FULL;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.tp_colls, 3 * (1 + 6 * 4 + 1));
     /* SP: per layer and pass 2 all-gathers (comm_size = the rank's shard,
      * sbh2/t) and 2 reduce-scatters (sbh2); embedding RS, logits AG, logits-bwd RS */
     p.recompute = CS_RECOMP_NONE;
     p.sp = 1;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 1, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.tp_colls, 3 * (3 + 8 * 4));
     /* all-gathers: 4 per layer + logits = 17 shards; reduce-scatters: 4 per layer + 2 = 18 */
     assert_true(st.tp_bytes == 3 * (17 * sbh2 / 4 + 18 * sbh2));
@@ -169,7 +171,7 @@ static void test_tp_bytes(void **state) {
     p.sp = 0;
     p.pp = 2;
     p.tp = 2;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.sends, 3);
     assert_int_equal(st.recvs, 3);
     assert_true(st.p2p_bytes == 3 * sbh2);
@@ -177,24 +179,24 @@ static void test_tp_bytes(void **state) {
     p.pp = 1;
     p.dp = 2;
     p.global_batch = 12;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
-    double params = (4 * cs_tx_layer_params(&m) + 1000.0 * 256 + 128.0 * 256 + 2 * 256) / 2;
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+    double params = (4 * cs_gen_tx_layer_params(&m) + 1000.0 * 256 + 128.0 * 256 + 2 * 256) / 2;
     assert_true(fabs(st.dp_bytes - 2 * params) <= st.dp_colls);
 }
 
 static void test_memory_175b(void **state) {
     (void)state;
-    const cs_tx_model *m = cs_tx_model_preset("gpt3-175b");
+    const cs_gen_model *m = cs_gen_model_preset("gpt3-175b");
     assert_non_null(m);
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 8;
     p.pp = 8;
     p.sp = 1;
     p.recompute = CS_RECOMP_SELECTIVE;
     p.global_batch = 64;
-    cs_tx_memory mm;
-    cs_tx_memory_stage(m, &p, 0, &mm);
+    cs_gen_memory mm;
+    cs_gen_memory_stage(m, &p, 0, &mm);
     /* by hand: layer 12h^2+13h = 1,812,099,072; 12 layers + V h + s h, / 8 */
     assert_true(mm.params == 2799937536.0);
     assert_true(mm.weights == 5599875072.0);
@@ -205,7 +207,7 @@ static void test_memory_175b(void **state) {
     assert_true(mm.activations == 10267656192.0);
     assert_true(mm.total == 55066656768.0);
     /* last stage: 1 in flight, head (2h norm + Megatron's copy of V h) and Korthikanti's output term */
-    cs_tx_memory_stage(m, &p, 7, &mm);
+    cs_gen_memory_stage(m, &p, 7, &mm);
     assert_int_equal(mm.inflight, 1);
     double pl = (12 * 1812099072.0 + 2 * 12288 + 51200.0 * 12288) / 8;
     assert_true(mm.params == pl);
@@ -213,32 +215,32 @@ static void test_memory_175b(void **state) {
     /* no recompute, no SP: sbh(10 + 24/t + 5as/(ht)) per layer */
     p.sp = 0;
     p.recompute = CS_RECOMP_NONE;
-    cs_tx_memory_stage(m, &p, 0, &mm);
+    cs_gen_memory_stage(m, &p, 0, &mm);
     double sbh = 2048.0 * 12288;
     assert_true(fabs(mm.activations - 8 * 12 * sbh * (10 + 24.0 / 8 + 5.0 * 96 * 2048 / (12288.0 * 8))) < 1);
     /* full: 2sbh per layer + one layer's full activations while recomputing */
     p.recompute = CS_RECOMP_FULL;
-    cs_tx_memory_stage(m, &p, 0, &mm);
+    cs_gen_memory_stage(m, &p, 0, &mm);
     assert_true(fabs(mm.activations - (8 * 12 * 2 * sbh + sbh * (10 + 3 + 5.0 * 96 * 2048 / (12288.0 * 8)))) < 1);
     /* ZeRO-1/2/3 over DP 4 */
     p.dp = 4;
     p.global_batch = 256;
     p.zero = 3;
-    cs_tx_memory_stage(m, &p, 0, &mm);
+    cs_gen_memory_stage(m, &p, 0, &mm);
     assert_true(mm.optimizer == 33599250432.0 / 4 && mm.grads == 5599875072.0 / 4 && mm.weights == 5599875072.0 / 4);
 }
 
 static void test_refuse_oom(void **state) {
     (void)state;
-    const cs_tx_model *m = cs_tx_model_preset("gpt3-175b");
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    const cs_gen_model *m = cs_gen_model_preset("gpt3-175b");
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 8;
     p.global_batch = 1;
     cs_error err;
     cs_error_clear(&err);
-    cs_tx_memory w;
-    assert_int_equal(cs_tx_memory_check(m, &p, cs_device_find("A100-80GB"), &w, &err), CS_EINVAL);
+    cs_gen_memory w;
+    assert_int_equal(cs_gen_memory_check(m, &p, cs_device_find("A100-80GB"), &w, &err), CS_EINVAL);
     tu_assert_has(err.msg, "does not fit");
     /* P = 96 x 1,812,099,072 + V h + s h + 2h = 174,615,846,912; / 8 = 21,826,980,864 per rank;
      * activations 96 x sbh(10 + 24/8 + 5as/(8h)) + 4sb(h + V)/8 = 55.63 GB */
@@ -251,7 +253,7 @@ static void test_refuse_oom(void **state) {
     p.recompute = CS_RECOMP_SELECTIVE;
     p.global_batch = 64;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_memory_check(m, &p, cs_device_find("A100-80GB"), &w, &err), CS_OK);
+    assert_int_equal(cs_gen_memory_check(m, &p, cs_device_find("A100-80GB"), &w, &err), CS_OK);
 }
 
 /* ---- ET round trip ------------------------------------------------------ */
@@ -276,9 +278,9 @@ static int both(void *ud, const ChakraProtoMsg__Node *node, cs_error *err) {
 
 static void test_et_roundtrip(void **state) {
     (void)state;
-    cs_tx_model m = small_model();
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 2;
     p.pp = 2;
     p.dp = 2;
@@ -292,8 +294,8 @@ static void test_et_roundtrip(void **state) {
     both_sink b;
     memset(&b, 0, sizeof b);
     assert_int_equal(cs_et_writer_open(path, 0, NULL, &b.w, &err), CS_OK);
-    cs_tx_stats st;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, cs_device_find("H100-SXM"), 6, both, &b, &st, &err), CS_OK);
+    cs_gen_stats st;
+    assert_int_equal(cs_gen_rank(&m, &p, cs_device_find("H100-SXM"), 6, both, &b, &st, &err), CS_OK);
     assert_int_equal(cs_et_writer_close(b.w, &err), CS_OK);
     assert_int_equal(st.nodes, b.n);
     assert_true(st.dp_colls >= 2);
@@ -326,13 +328,13 @@ static void test_et_roundtrip(void **state) {
 
 static void test_comm_groups(void **state) {
     (void)state;
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 4;
     p.pp = 2;
     p.dp = 3;
     cs_comm_groups g;
-    cs_tx_comm_groups(&p, &g);
+    cs_gen_comm_groups(&p, &g);
     assert_int_equal(g.ngroups, 6 + 8);
     /* TP group of (pp 1, dp 2): ranks 20..23, contiguous */
     const cs_comm_group *t = cs_comm_groups_find(&g, "6");
@@ -375,22 +377,22 @@ static void test_devices_and_models(void **state) {
     assert_string_equal(d.name, "Y");
     assert_true(d.hbm_bw == 3000e9 && d.gemm_eff_max == a->gemm_eff_max);
     /* every preset's file under models/ describes the same model */
-    for (size_t i = 0; cs_tx_model_preset_at(i); i++) {
-        const cs_tx_model *pm = cs_tx_model_preset_at(i);
+    for (size_t i = 0; cs_gen_model_preset_at(i); i++) {
+        const cs_gen_model *pm = cs_gen_model_preset_at(i);
         char rel[128];
         snprintf(rel, sizeof rel, "models/%s.json", pm->name);
-        cs_tx_model fm;
+        cs_gen_model fm;
         cs_error_clear(&err);
-        assert_int_equal(cs_tx_model_load_json(tu_path(tu_source_dir(), rel), &fm, &err), CS_OK);
+        assert_int_equal(cs_gen_model_load_json(tu_path(tu_source_dir(), rel), &fm, &err), CS_OK);
         assert_memory_equal(&fm, pm, sizeof fm);
     }
     /* GQA + SwiGLU parameter count: Llama 3 70B is 70.55B */
-    double P = cs_tx_total_params(cs_tx_model_preset("llama3-70b"));
+    double P = cs_gen_total_params(cs_gen_model_preset("llama3-70b"));
     assert_true(P > 70.5e9 && P < 70.6e9);
     f = tu_write_tmp("m.json", "{\n  \"layers\": 2,\n  \"hidden\": 100,\n  \"heads\": 3,\n  \"vocab\": 10,\n  \"seq\": 8\n}\n");
-    cs_tx_model mm;
+    cs_gen_model mm;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_model_load_json(f, &mm, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_model_load_json(f, &mm, &err), CS_EINVAL);
     tu_assert_has(err.msg, "m.json:4: heads: expected a divisor of hidden (100), got 3");
 }
 
@@ -405,13 +407,13 @@ static void test_devices_and_models(void **state) {
  * All-to-all convention: comm_size = the rank's whole send buffer, every
  * token it holds times top_k times h x 2 bytes: 128 x 2 x 256 x 2 = 131,072;
  * per layer and micro-batch dispatch + combine forward and backward = 4. */
-static cs_tx_model moe_model(void) {
-    cs_tx_model m = small_model();
+static cs_gen_model moe_model(void) {
+    cs_gen_model m = small_model();
     snprintf(m.name, sizeof m.name, "small-moe");
-    m.ffn_hidden = 512;
-    m.bias = 0;
-    m.experts = 4;
-    m.top_k = 2;
+    m.u.tf.ffn_hidden = 512;
+    m.u.tf.bias = 0;
+    m.u.tf.experts = 4;
+    m.u.tf.top_k = 2;
     return m;
 }
 
@@ -436,25 +438,25 @@ static int pg_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
 
 static void test_moe(void **state) {
     (void)state;
-    cs_tx_model m = moe_model();
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_model m = moe_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 2;
     p.dp = 4;
     p.ep = 2;
     p.global_batch = 8; /* 2 micro-batches per DP rank */
-    assert_true(cs_tx_model_flops(&m, &p) == 22535995392.0);
+    assert_true(cs_gen_model_flops(&m, &p) == 22535995392.0);
     assert_true(total_flops(&m, &p) == 22535995392.0);
     const cs_device *d = cs_device_find("A100-80GB");
     cs_error err;
     cs_error_clear(&err);
-    cs_tx_stats st;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    cs_gen_stats st;
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.ep_colls, 2 * 4 * 4);
     assert_true(st.ep_bytes == 2 * 4 * 4 * 131072.0);
     /* full recomputation repeats the forward dispatch and combine */
     p.recompute = CS_RECOMP_FULL;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.ep_colls, 2 * 4 * 6);
     p.recompute = CS_RECOMP_NONE;
     /* memory, per rank (t 2, ep 2, dp 4 -> expert-DP 2):
@@ -463,25 +465,25 @@ static void test_moe(void **state) {
      *          + V h 256,000 + final norm 256 = 1,310,976, / t = 655,488
      *   ZeRO-1: optimizer 12 (655488 / dp + 1048576 / edp) = 8,257,920 */
     p.zero = 1;
-    cs_tx_memory mm;
-    cs_tx_memory_stage(&m, &p, 0, &mm);
+    cs_gen_memory mm;
+    cs_gen_memory_stage(&m, &p, 0, &mm);
     assert_true(mm.expert_params == 1048576.0);
     assert_true(mm.params == 655488.0 + 1048576.0);
     assert_true(mm.weights == 2 * 1704064.0 && mm.grads == 2 * 1704064.0);
     assert_true(mm.optimizer == 8257920.0);
     p.zero = 3;
-    cs_tx_memory_stage(&m, &p, 0, &mm);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
     assert_true(mm.weights == 2 * (655488.0 / 4 + 1048576.0 / 2));
     /* gradients: dense ones all-reduced on the DP group, experts' on the
      * expert-DP group; together the rank's parameters x 2 bytes */
     p.zero = 0;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
     assert_true(fabs(st.dp_bytes - 2 * 1704064.0) <= (double)st.dp_colls);
     /* groups: 4 TP + 2 DP + 4 EP + 4 expert-DP.  Rank 5 = (tp 1, dp 2): EP
      * group (tp 1, block 1) = id 1 + 4 + 2 + 1 x 2 + 1 = 10 = ranks {5, 7};
      * expert-DP group (tp 1, dp 2 % 2 = 0) = 11 + 1 x 2 + 0 = 13 = {1, 5} */
     cs_comm_groups g;
-    cs_tx_comm_groups(&p, &g);
+    cs_gen_comm_groups(&p, &g);
     assert_int_equal(g.ngroups, 14);
     const cs_comm_group *e = cs_comm_groups_find(&g, "10");
     assert_true(e && e->nranks == 2 && e->ranks[0] == 5 && e->ranks[1] == 7);
@@ -491,20 +493,20 @@ static void test_moe(void **state) {
     cs_comm_groups_free(&g);
     pg_sink ps;
     memset(&ps, 0, sizeof ps);
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, pg_capture, &ps, NULL, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, pg_capture, &ps, NULL, &err), CS_OK);
     assert_string_equal(ps.a2a_pg, "10");
     assert_string_equal(ps.edp_pg, "13");
     /* EP 1: every expert local, no all-to-all; same FLOPs */
     p.ep = 1;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.ep_colls, 0);
     assert_true(total_flops(&m, &p) == 22535995392.0);
     /* bad EP */
     p.ep = 3;
-    assert_int_equal(cs_tx_plan_check(&m, &p, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--ep 3: expected a divisor of --dp (4) and of the expert count (4)");
     /* Mixtral 8x7B: 46.70B parameters (Jiang et al. 2024), 12.9B active */
-    double P = cs_tx_total_params(cs_tx_model_preset("mixtral-8x7b"));
+    double P = cs_gen_total_params(cs_gen_model_preset("mixtral-8x7b"));
     assert_true(P > 46.6e9 && P < 46.8e9);
 }
 
@@ -521,28 +523,28 @@ static void test_moe(void **state) {
  *           3 x 2 x 2 P_r / 2 = 6 P_r; no gather after the step. */
 static void test_zero_comm(void **state) {
     (void)state;
-    cs_tx_model m = small_model();
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 2;
     p.dp = 2;
     p.global_batch = 6;
     const cs_device *d = cs_device_find("A100-80GB");
     cs_error err;
     cs_error_clear(&err);
-    cs_tx_stats st;
+    cs_gen_stats st;
     double Pr = 1724160.0;
-    cs_tx_memory mm;
-    cs_tx_memory_stage(&m, &p, 0, &mm);
+    cs_gen_memory mm;
+    cs_gen_memory_stage(&m, &p, 0, &mm);
     assert_true(mm.params == Pr);
     p.zero = 1;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
     assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == Pr);
     p.zero = 2;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
     assert_true(st.dp_rs_bytes == 3 * 2 * Pr && st.dp_ag_bytes == Pr);
     p.zero = 3;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
     assert_true(st.dp_rs_bytes == 3 * 2 * Pr);
     assert_true(st.dp_ag_bytes == 6 * Pr);
     /* 3 micro-batches x 2 passes x (4 layers + the extra unit) gathers */
@@ -550,15 +552,15 @@ static void test_zero_comm(void **state) {
     assert_true(rs >= 3);
     /* full recomputation reuses the backward's gather: same bytes */
     p.recompute = CS_RECOMP_FULL;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
     assert_true(st.dp_ag_bytes == 6 * Pr && st.dp_colls == 30 + rs);
     /* the same with pipeline stages: each stage gathers its own parameters */
     p.recompute = CS_RECOMP_NONE;
     p.pp = 2;
     p.global_batch = 6;
     for (uint32_t r = 0; r < 8; r += 7) {
-        assert_int_equal(cs_tx_generate_rank(&m, &p, d, r, null_sink, NULL, &st, &err), CS_OK);
-        cs_tx_memory_stage(&m, &p, r / 4, &mm);
+        assert_int_equal(cs_gen_rank(&m, &p, d, r, null_sink, NULL, &st, &err), CS_OK);
+        cs_gen_memory_stage(&m, &p, r / 4, &mm);
         assert_true(fabs(st.dp_ag_bytes - 3 * 2 * 2 * mm.params / 2) < 1);
     }
 }
@@ -584,9 +586,9 @@ static int grad_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) 
 
 static void test_grad_no_overlap(void **state) {
     (void)state;
-    cs_tx_model m = small_model();
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 2;
     p.dp = 2;
     p.global_batch = 6;
@@ -594,21 +596,21 @@ static void test_grad_no_overlap(void **state) {
     const cs_device *d = cs_device_find("A100-80GB");
     cs_error err;
     cs_error_clear(&err);
-    cs_tx_stats st;
+    cs_gen_stats st;
     double Pr = 1724160.0;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
     assert_true(st.dp_colls >= 4); /* a bucket per layer at least */
     p.no_grad_overlap = 1;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.dp_colls, 1);
     assert_true(st.dp_bytes == 2 * Pr);
     grad_sink g;
     memset(&g, 0, sizeof g);
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, grad_capture, &g, NULL, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 3, grad_capture, &g, NULL, &err), CS_OK);
     assert_int_equal(g.ngrads, 1);
     assert_true(g.grads_id != 0 && g.opt_dep == g.grads_id);
     p.zero = 1; /* reduce-scatter, then the shard's all-gather */
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.dp_colls, 2);
     assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == Pr);
 }
@@ -651,25 +653,25 @@ static int coll_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
 
 static void test_resnet50(void **state) {
     (void)state;
-    const cs_tx_model *m = cs_tx_model_preset("resnet50");
+    const cs_gen_model *m = cs_gen_model_preset("resnet50");
     assert_non_null(m);
-    assert_true(cs_rn_forward_macs(m) == 4089184256.0);
-    assert_true(cs_tx_total_params(m) == 25557032.0);
-    assert_true(cs_rn_activation_elems(m) == 3.0 * 224 * 224 + 2 * 11113984.0);
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    assert_true(cs_gen_rn_forward_macs(m) == 4089184256.0);
+    assert_true(cs_gen_total_params(m) == 25557032.0);
+    assert_true(cs_gen_rn_activation_elems(m) == 3.0 * 224 * 224 + 2 * 11113984.0);
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.dp = 8;
     p.global_batch = 256;
     p.micro_batch = 32;
     p.bucket_params = 12500000;
-    assert_true(cs_tx_model_flops(m, &p) == 3.0 * 256 * 2 * 4089184256.0);
+    assert_true(cs_gen_model_flops(m, &p) == 3.0 * 256 * 2 * 4089184256.0);
     const cs_device *d = cs_device_find("A100-80GB");
-    cs_tx_stats st;
+    cs_gen_stats st;
     cs_error err;
     cs_error_clear(&err);
     coll_rec rec;
     memset(&rec, 0, sizeof rec);
-    assert_int_equal(cs_tx_generate_rank(m, &p, d, 3, coll_sink, &rec, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(m, &p, d, 3, coll_sink, &rec, &st, &err), CS_OK);
     assert_true(st.matmul_flops == 3.0 * 32 * 2 * 4089184256.0);
     assert_int_equal(st.nodes, 2 * 54 + 2 + 1); /* 54 layers forward and backward, 2 buckets, optimizer */
     assert_int_equal(st.dp_colls, 2);
@@ -677,25 +679,25 @@ static void test_resnet50(void **state) {
     assert_int_equal(rec.n, 2);
     assert_true(rec.size[0] == 26150864 && rec.size[1] == 24963200);
     assert_true(st.dp_bytes == 2 * 25557032.0);
-    cs_tx_memory mm;
-    cs_tx_memory_stage(m, &p, 0, &mm);
+    cs_gen_memory mm;
+    cs_gen_memory_stage(m, &p, 0, &mm);
     assert_true(mm.weights == 51114064.0 && mm.grads == 51114064.0 && mm.optimizer == 306684384.0);
     assert_true(mm.activations == 1432223744.0);
     /* ZeRO-1: the buckets become reduce-scatters, then an all-gather of the 2 P / dp shard */
     p.zero = 1;
-    assert_int_equal(cs_tx_generate_rank(m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
     assert_true(st.dp_rs_bytes == 2 * 25557032.0 && st.dp_ag_bytes == 2 * 25557032.0 / 8);
-    cs_tx_memory_stage(m, &p, 0, &mm);
+    cs_gen_memory_stage(m, &p, 0, &mm);
     assert_true(mm.optimizer == 306684384.0 / 8);
     /* gradient accumulation: 4 micro-batches of 8, buckets only in the last backward */
     p.zero = 0;
     p.micro_batch = 8;
-    assert_int_equal(cs_tx_generate_rank(m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
     assert_true(st.matmul_flops == 3.0 * 32 * 2 * 4089184256.0);
     assert_int_equal(st.dp_colls, 2);
     /* data parallel only */
     p.tp = 2;
-    assert_int_equal(cs_tx_plan_check(m, &p, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "data-parallel only");
 }
 
@@ -716,26 +718,26 @@ static void test_resnet50(void **state) {
  * + 4 B d (pooled local embeddings) = 3,314,688 + 1,048,576 = 4,363,264. */
 static void test_dlrm(void **state) {
     (void)state;
-    const cs_tx_model *m = cs_tx_model_preset("dlrm");
+    const cs_gen_model *m = cs_gen_model_preset("dlrm");
     assert_non_null(m);
-    assert_true(cs_dlrm_mlp_params(m) == 1449537.0);
-    assert_true(cs_dlrm_emb_params(m) == 512000000.0);
-    assert_true(cs_tx_total_params(m) == 513449537.0);
-    assert_true(cs_dlrm_forward_flops(m) == 2904192.0);
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    assert_true(cs_gen_dlrm_mlp_params(m) == 1449537.0);
+    assert_true(cs_gen_dlrm_emb_params(m) == 512000000.0);
+    assert_true(cs_gen_total_params(m) == 513449537.0);
+    assert_true(cs_gen_dlrm_forward_flops(m) == 2904192.0);
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.dp = 8;
     p.global_batch = 4096;
     p.micro_batch = 512;
     p.bucket_params = 12500000;
-    assert_true(cs_tx_model_flops(m, &p) == 3.0 * 4096 * 2904192.0);
+    assert_true(cs_gen_model_flops(m, &p) == 3.0 * 4096 * 2904192.0);
     const cs_device *d = cs_device_find("A100-80GB");
-    cs_tx_stats st;
+    cs_gen_stats st;
     cs_error err;
     cs_error_clear(&err);
     coll_rec rec;
     memset(&rec, 0, sizeof rec);
-    assert_int_equal(cs_tx_generate_rank(m, &p, d, 5, coll_sink, &rec, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(m, &p, d, 5, coll_sink, &rec, &st, &err), CS_OK);
     assert_true(st.matmul_flops == 3.0 * 512 * 2904192.0);
     assert_int_equal(st.nodes, 8 + 8 + 1 + 1);
     assert_int_equal(st.ep_colls, 2);
@@ -744,22 +746,22 @@ static void test_dlrm(void **state) {
     assert_true(st.dp_bytes == 2899074.0);
     assert_int_equal(rec.n, 3);
     assert_true(rec.size[0] == 1048576 && rec.size[1] == 1048576 && rec.size[2] == 2899074);
-    cs_tx_memory mm;
-    cs_tx_memory_stage(m, &p, 0, &mm);
+    cs_gen_memory mm;
+    cs_gen_memory_stage(m, &p, 0, &mm);
     assert_true(mm.weights == 258899074.0 && mm.grads == 2899074.0 && mm.optimizer == 17394444.0);
     assert_true(mm.activations == 4363264.0);
     /* tables are split table-wise: dp must divide the table count */
     p.dp = 16;
     p.global_batch = 8192;
-    assert_int_equal(cs_tx_plan_check(m, &p, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--dp 16: expected a divisor of the table count (8)");
     /* a model file's bottom MLP must end at emb_dim */
     const char *f = tu_write_tmp("d.json", "{\n  \"arch\": \"dlrm\",\n  \"tables\": 2,\n  \"rows\": 10,\n"
                                            "  \"emb_dim\": 16,\n  \"dense_features\": 4,\n  \"bottom_mlp\": [8, 32],\n"
                                            "  \"top_mlp\": [1]\n}\n");
-    cs_tx_model dm;
+    cs_gen_model dm;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_model_load_json(f, &dm, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_model_load_json(f, &dm, &err), CS_EINVAL);
     tu_assert_has(err.msg, "d.json:7: bottom_mlp: the last width must be emb_dim (16), got 32");
 }
 
@@ -772,33 +774,33 @@ static void test_dlrm(void **state) {
 static void test_placement(void **state) {
     (void)state;
     static const char *orders[6] = {"tp,dp,pp", "tp,pp,dp", "dp,tp,pp", "dp,pp,tp", "pp,tp,dp", "pp,dp,tp"};
-    cs_tx_model m = small_model();
+    cs_gen_model m = small_model();
     for (int k = 0; k < 6; k++) {
-        cs_tx_plan p;
-        cs_tx_plan_defaults(&p);
+        cs_gen_plan p;
+        cs_gen_plan_defaults(&p);
         p.tp = 2;
         p.dp = 3;
         p.pp = 2;
         p.global_batch = 12;
         cs_error err;
         cs_error_clear(&err);
-        assert_int_equal(cs_tx_placement_parse(orders[k], &p, &err), CS_OK);
-        uint32_t size[CS_TX_NDIMS] = {2, 3, 2, 1}, stride[CS_TX_NDIMS], x = 1; /* TP, DP, PP, CP */
-        for (int i = 0; i < CS_TX_NDIMS; i++) {
+        assert_int_equal(cs_gen_placement_parse(orders[k], &p, &err), CS_OK);
+        uint32_t size[CS_GEN_NDIMS] = {2, 3, 2, 1}, stride[CS_GEN_NDIMS], x = 1; /* TP, DP, PP, CP */
+        for (int i = 0; i < CS_GEN_NDIMS; i++) {
             stride[p.order[i]] = x;
             x *= size[p.order[i]];
         }
         assert_int_equal(stride[p.order[0]], 1);
         for (uint32_t r = 0; r < 12; r++) {
-            uint32_t c[CS_TX_NDIMS];
-            cs_tx_rank_coords(&p, r, c);
+            uint32_t c[CS_GEN_NDIMS];
+            cs_gen_rank_coords(&p, r, c);
             assert_int_equal(c[CS_DIM_CP], 0);
-            assert_int_equal(cs_tx_rank_of(&p, c), r);
+            assert_int_equal(cs_gen_rank_of(&p, c), r);
             assert_int_equal(c[CS_DIM_TP] * stride[CS_DIM_TP] + c[CS_DIM_DP] * stride[CS_DIM_DP] +
                                  c[CS_DIM_PP] * stride[CS_DIM_PP], r);
         }
         cs_comm_groups g;
-        cs_tx_comm_groups(&p, &g);
+        cs_gen_comm_groups(&p, &g);
         assert_int_equal(g.ngroups, 6 + 4); /* pp dp TP groups, pp tp DP groups */
         int seen_tp[12] = {0}, seen_dp[12] = {0};
         for (size_t i = 0; i < g.ngroups; i++) {
@@ -816,26 +818,26 @@ static void test_placement(void **state) {
         const cs_device *d = cs_device_find("A100-80GB");
         double fl = 0, sends = 0, recvs = 0;
         for (uint32_t r = 0; r < 12; r++) {
-            cs_tx_stats st;
-            assert_int_equal(cs_tx_generate_rank(&m, &p, d, r, null_sink, NULL, &st, &err), CS_OK);
+            cs_gen_stats st;
+            assert_int_equal(cs_gen_rank(&m, &p, d, r, null_sink, NULL, &st, &err), CS_OK);
             fl += st.matmul_flops;
             sends += (double)st.sends;
             recvs += (double)st.recvs;
         }
-        assert_true(fl == total_flops(&m, &(cs_tx_plan){.tp = 2, .dp = 3, .pp = 2, .global_batch = 12, .micro_batch = 1,
+        assert_true(fl == total_flops(&m, &(cs_gen_plan){.tp = 2, .dp = 3, .pp = 2, .global_batch = 12, .micro_batch = 1,
                                                           .ep = 1, .schedule = CS_SCHED_1F1B, .bucket_params = 40000000}));
         assert_true(sends == recvs && sends > 0);
     }
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_placement_parse("tp,tp,pp", &p, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_placement_parse("tp,tp,pp", &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--placement tp,tp,pp: expected tp, dp and pp (and cp) once each");
     char buf[256];
     p.tp = 8;
     p.dp = 4;
-    cs_tx_placement_format(&p, buf, sizeof buf);
+    cs_gen_placement_format(&p, buf, sizeof buf);
     tu_assert_has(buf, "rank = tp_i + 8 dp_i + 32 pp_i: TP innermost, then DP, then PP");
 }
 
@@ -896,22 +898,22 @@ static int cp_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
 
 static void test_context_parallel(void **state) {
     (void)state;
-    cs_tx_model m = small_model();
+    cs_gen_model m = small_model();
     const cs_device *d = cs_device_find("A100-80GB");
     cs_error err;
     cs_error_clear(&err);
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 2;
     p.cp = 2;
     p.pp = 2;
     p.dp = 2;
     p.micro_batch = 2;
     p.global_batch = 8;
-    assert_int_equal(cs_tx_ranks(&p), 16);
+    assert_int_equal(cs_gen_ranks(&p), 16);
     double L = 4, h = 256, V = 1000, s = 128, T = 8 * 128;
     double want = 6 * (12 * L * h * h + V * h) * T + 12 * T * L * s * h;
-    assert_true(fabs(cs_tx_model_flops(&m, &p) - want) < 0.5);
+    assert_true(fabs(cs_gen_model_flops(&m, &p) - want) < 0.5);
     for (int comm = CS_CP_ALLGATHER; comm <= CS_CP_P2P; comm++)
         for (int sp = 0; sp < 2; sp++) {
             p.cp_comm = comm;
@@ -929,10 +931,10 @@ static void test_context_parallel(void **state) {
     p.dp = 1;
     p.global_batch = 6;
     p.cp_comm = CS_CP_ALLGATHER;
-    cs_tx_stats st;
+    cs_gen_stats st;
     for (int rc = CS_RECOMP_NONE; rc <= CS_RECOMP_FULL; rc++) {
         p.recompute = rc;
-        assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+        assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
         assert_int_equal(st.cp_colls, 3 * 4 * 3);
         assert_true(st.cp_bytes == 3 * 4 * 4 * 65536.0);
         assert_int_equal(st.cp_sends, 0);
@@ -940,7 +942,7 @@ static void test_context_parallel(void **state) {
     p.cp_comm = CS_CP_P2P;
     for (int rc = CS_RECOMP_NONE; rc <= CS_RECOMP_FULL; rc++) {
         p.recompute = rc;
-        assert_int_equal(cs_tx_generate_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
+        assert_int_equal(cs_gen_rank(&m, &p, d, 3, null_sink, NULL, &st, &err), CS_OK);
         uint64_t per = rc == CS_RECOMP_NONE ? 4 : 5;
         assert_int_equal(st.cp_colls, 0);
         assert_int_equal(st.cp_sends, 3 * 4 * per);
@@ -950,13 +952,13 @@ static void test_context_parallel(void **state) {
     }
     p.recompute = CS_RECOMP_NONE;
     p.cp = 4;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, null_sink, NULL, &st, &err), CS_OK);
     assert_int_equal(st.cp_sends, 3 * 4 * 10);
     assert_true(st.cp_p2p_bytes == 3 * 4 * 10 * 32768.0);
     /* rank 5 = (tp 1, cp 2): the ring goes to cp 3 = rank 7, comes from cp 1 = rank 3 */
     cp_sink cs;
     memset(&cs, 0, sizeof cs);
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 5, cp_capture, &cs, NULL, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, cp_capture, &cs, NULL, &err), CS_OK);
     assert_int_equal(cs.ring_peer[0], 7);
     assert_int_equal(cs.ring_peer[1], 3);
     /* gradients over DP x CP */
@@ -964,21 +966,21 @@ static void test_context_parallel(void **state) {
     p.dp = 2;
     p.global_batch = 12;
     double Pr = 1724160.0;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 6, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 6, null_sink, NULL, &st, &err), CS_OK);
     assert_true(fabs(st.dp_bytes - 2 * Pr) <= (double)st.dp_colls);
     p.zero = 1;
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 6, null_sink, NULL, &st, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 6, null_sink, NULL, &st, &err), CS_OK);
     assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == 2 * Pr / 4);
     /* rank 6 = (tp 0, cp 1, dp 1): TP group 1 + (0 x 2 + 1) x 2 + 1 = 4; DP x
      * CP group of tp 0 = 1 + 4 + 0 = 5 = {0, 2, 4, 6}; CP group (dp 1, tp 0)
      * = 1 + 4 + 2 + 1 x 2 + 0 = 9 = {4, 6} */
     p.cp_comm = CS_CP_ALLGATHER;
     memset(&cs, 0, sizeof cs);
-    assert_int_equal(cs_tx_generate_rank(&m, &p, d, 6, cp_capture, &cs, NULL, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 6, cp_capture, &cs, NULL, &err), CS_OK);
     assert_string_equal(cs.ag_pg, "9");
     assert_string_equal(cs.grads_pg, "5");
     cs_comm_groups g;
-    cs_tx_comm_groups(&p, &g);
+    cs_gen_comm_groups(&p, &g);
     assert_int_equal(g.ngroups, 4 + 2 + 4);
     const cs_comm_group *x = cs_comm_groups_find(&g, "5");
     assert_true(x && x->nranks == 4 && x->ranks[0] == 0 && x->ranks[1] == 2 && x->ranks[2] == 4 && x->ranks[3] == 6);
@@ -991,35 +993,35 @@ static void test_context_parallel(void **state) {
     /* memory */
     p.micro_batch = 1;
     p.global_batch = 2;
-    cs_tx_memory mm;
-    cs_tx_memory_stage(&m, &p, 0, &mm);
+    cs_gen_memory mm;
+    cs_gen_memory_stage(&m, &p, 0, &mm);
     assert_true(mm.params == Pr);
     assert_true(mm.weights == 2 * Pr && mm.grads == 2 * Pr && mm.optimizer == 3 * Pr);
     assert_true(mm.activations == 2257920.0);
     p.cp = 1;
-    cs_tx_memory_stage(&m, &p, 0, &mm);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
     assert_true(mm.activations == 4 * 1048576.0 + 321536.0);
     /* refusals */
     p.cp = 3;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_plan_check(&m, &p, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--cp 3: the sequence (128) must be divisible by cp (3)");
     p.cp = 128;
     p.sp = 1;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_plan_check(&m, &p, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--cp 128: the sequence (128) must be divisible by cp x tp with --sp (256)");
-    cs_tx_model moe = moe_model();
+    cs_gen_model moe = moe_model();
     p.cp = 2;
     p.sp = 0;
     p.ep = 2;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_plan_check(&moe, &p, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(&moe, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--cp 2 with --ep 2");
     p.ep = 1;
     p.tp = 1;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_plan_check(cs_tx_model_preset("resnet50"), &p, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(cs_gen_model_preset("resnet50"), &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--cp 2: context parallelism splits a transformer's sequence");
 }
 
@@ -1031,33 +1033,33 @@ static void test_cp_placement(void **state) {
     (void)state;
     static const char *orders[] = {"tp,cp,dp,pp", "cp,tp,pp,dp", "pp,dp,cp,tp", "dp,pp,tp", "pp,tp,dp"};
     for (size_t k = 0; k < sizeof orders / sizeof *orders; k++) {
-        cs_tx_plan p;
-        cs_tx_plan_defaults(&p);
+        cs_gen_plan p;
+        cs_gen_plan_defaults(&p);
         p.tp = 2;
         p.cp = 2;
         p.dp = 3;
         p.pp = 2;
         cs_error err;
         cs_error_clear(&err);
-        assert_int_equal(cs_tx_placement_parse(orders[k], &p, &err), CS_OK);
-        uint32_t size[CS_TX_NDIMS] = {2, 3, 2, 2}, stride[CS_TX_NDIMS], x = 1;
-        for (int i = 0; i < CS_TX_NDIMS; i++) {
+        assert_int_equal(cs_gen_placement_parse(orders[k], &p, &err), CS_OK);
+        uint32_t size[CS_GEN_NDIMS] = {2, 3, 2, 2}, stride[CS_GEN_NDIMS], x = 1;
+        for (int i = 0; i < CS_GEN_NDIMS; i++) {
             stride[p.order[i]] = x;
             x *= size[p.order[i]];
             if (k >= 3 && p.order[i] == CS_DIM_CP) assert_true(i > 0 && p.order[i - 1] == CS_DIM_TP);
         }
         cs_comm_groups g;
-        cs_tx_comm_groups(&p, &g);
+        cs_gen_comm_groups(&p, &g);
         assert_int_equal(g.ngroups, 12 + 4 + 12);
         int seen[3][24] = {{0}};
         for (size_t i = 0; i < g.ngroups; i++) {
             int kind = i < 12 ? 0 : i < 16 ? 1 : 2; /* TP, DP x CP, CP */
             const cs_comm_group *cg = &g.groups[i];
-            uint32_t c0[CS_TX_NDIMS];
-            cs_tx_rank_coords(&p, cg->ranks[0], c0);
+            uint32_t c0[CS_GEN_NDIMS];
+            cs_gen_rank_coords(&p, cg->ranks[0], c0);
             for (uint32_t j = 0; j < cg->nranks; j++) {
-                uint32_t c[CS_TX_NDIMS];
-                cs_tx_rank_coords(&p, cg->ranks[j], c);
+                uint32_t c[CS_GEN_NDIMS];
+                cs_gen_rank_coords(&p, cg->ranks[j], c);
                 if (kind == 0) assert_int_equal(cg->ranks[j], cg->ranks[0] + j * stride[CS_DIM_TP]);
                 if (kind == 2) assert_int_equal(cg->ranks[j], cg->ranks[0] + j * stride[CS_DIM_CP]);
                 if (kind == 1) {
@@ -1072,13 +1074,13 @@ static void test_cp_placement(void **state) {
         assert_int_equal(cs_comm_groups_validate(&g, 24, &err), CS_OK);
         cs_comm_groups_free(&g);
     }
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.tp = 8;
     p.cp = 2;
     p.dp = 4;
     char buf[256];
-    cs_tx_placement_format(&p, buf, sizeof buf);
+    cs_gen_placement_format(&p, buf, sizeof buf);
     tu_assert_has(buf, "rank = tp_i + 8 cp_i + 16 dp_i + 64 pp_i: TP innermost, then CP, then DP, then PP "
                        "(--placement tp,cp,dp,pp)");
 }
@@ -1094,30 +1096,30 @@ static void test_cp_placement(void **state) {
  * 1 + (pp - 1)/(pp v) = 5/4. */
 static void test_interleaved(void **state) {
     (void)state;
-    cs_tx_model m = small_model();
-    cs_tx_plan p;
-    cs_tx_plan_defaults(&p);
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
     p.pp = 2;
     p.global_batch = 4;
-    cs_tx_plan q = p;
+    cs_gen_plan q = p;
     q.vstages = 2;
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_plan_check(&m, &q, &err), CS_OK);
+    assert_int_equal(cs_gen_plan_check(&m, &q, &err), CS_OK);
     assert_true(total_flops(&m, &q) == total_flops(&m, &p));
     const cs_device *d = cs_device_find("A100-80GB");
     double sends = 0, recvs = 0, bytes = 0;
     for (uint32_t r = 0; r < 2; r++) {
-        cs_tx_stats st;
-        assert_int_equal(cs_tx_generate_rank(&m, &q, d, r, null_sink, NULL, &st, &err), CS_OK);
+        cs_gen_stats st;
+        assert_int_equal(cs_gen_rank(&m, &q, d, r, null_sink, NULL, &st, &err), CS_OK);
         sends += (double)st.sends;
         recvs += (double)st.recvs;
         bytes += st.p2p_bytes;
     }
     assert_true(sends == 24 && recvs == 24 && bytes == 24 * 2.0 * 128 * 256);
-    cs_tx_memory a, b;
-    cs_tx_memory_stage(&m, &p, 0, &a);
-    cs_tx_memory_stage(&m, &q, 0, &b);
+    cs_gen_memory a, b;
+    cs_gen_memory_stage(&m, &p, 0, &a);
+    cs_gen_memory_stage(&m, &q, 0, &b);
     assert_int_equal(a.inflight, 2);
     assert_int_equal(b.inflight, 5);
     assert_true(fabs(b.activations / a.activations - 1.25) < 1e-12);
@@ -1125,35 +1127,35 @@ static void test_interleaved(void **state) {
      * (the deficit from the last and the first): stage 0 holds layers 0 and
      * 3-4, stage 1 layers 1-2 and 5; same FLOPs as plain 1F1B; each
      * micro-batch still crosses 3 boundaries each way */
-    cs_tx_model m6 = small_model();
-    m6.layers = 6;
+    cs_gen_model m6 = small_model();
+    m6.u.tf.layers = 6;
     uint32_t first = 99;
-    assert_int_equal(cs_tx_plan_check(&m6, &q, &err), CS_OK);
-    assert_int_equal(cs_tx_stage_layers(&m6, &q, 0, &first), 3);
+    assert_int_equal(cs_gen_plan_check(&m6, &q, &err), CS_OK);
+    assert_int_equal(cs_gen_tx_stage_layers(&m6, &q, 0, &first), 3);
     assert_int_equal(first, 0);
-    assert_int_equal(cs_tx_stage_layers(&m6, &q, 1, &first), 3);
+    assert_int_equal(cs_gen_tx_stage_layers(&m6, &q, 1, &first), 3);
     assert_int_equal(first, 1);
     assert_true(total_flops(&m6, &q) == total_flops(&m6, &p));
     sends = recvs = 0;
     for (uint32_t r = 0; r < 2; r++) {
-        cs_tx_stats st;
-        assert_int_equal(cs_tx_generate_rank(&m6, &q, d, r, null_sink, NULL, &st, &err), CS_OK);
+        cs_gen_stats st;
+        assert_int_equal(cs_gen_rank(&m6, &q, d, r, null_sink, NULL, &st, &err), CS_OK);
         sends += (double)st.sends;
         recvs += (double)st.recvs;
     }
     assert_true(sends == 24 && recvs == 24);
     q.vstages = 4; /* 8 chunks for 6 layers */
-    assert_int_equal(cs_tx_plan_check(&m6, &q, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(&m6, &q, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--virtual-stages 4: expected at least one layer per model chunk, got 6 layers");
     q.vstages = 2;
     cs_error_clear(&err);
     q.global_batch = 3;
-    assert_int_equal(cs_tx_plan_check(&m, &q, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(&m, &q, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--virtual-stages 2: the micro-batch count (3) must be a multiple of --pp 2");
     q.global_batch = 4;
     q.schedule = CS_SCHED_GPIPE;
     cs_error_clear(&err);
-    assert_int_equal(cs_tx_plan_check(&m, &q, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_plan_check(&m, &q, &err), CS_EINVAL);
     tu_assert_has(err.msg, "interleaving needs a transformer, --pp > 1, --schedule 1f1b");
 }
 

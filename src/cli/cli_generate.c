@@ -17,7 +17,8 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "scenario/scenario.h"
-#include "workload/gen_workload.h"
+#include "gen/family.h"
+#include "gen/gen.h"
 
 /* The suggested network for n ranks of device d (a scale-up switch of up to
  * 8 GPUs, nodes joined by one 200 Gb/s NIC per GPU). */
@@ -57,74 +58,34 @@ static int write_system(const char *path, int ndims, cs_error *err) {
     return rc;
 }
 
-void cs_cli_print_plan(FILE *f, const cs_tx_model *m, const cs_device *d, const cs_tx_plan *p) {
-    static const char *rn[] = {"none", "selective", "full"};
-    if (m->arch == CS_ARCH_DLRM) {
-        fprintf(f, "  model      %s: DLRM, %u tables of %u x %u (%u lookups per sample), %u dense features, bottom MLP",
-                m->name, m->tables, m->rows, m->emb_dim, m->pooling, m->dense);
-        for (uint32_t i = 0; i < m->nbot; i++) fprintf(f, "%s%u", i ? "-" : " ", m->bot[i]);
-        fputs(", top MLP", f);
-        for (uint32_t i = 0; i < m->ntop; i++) fprintf(f, "%s%u", i ? "-" : " ", m->top[i]);
-        fprintf(f, "; %.2fM MLP + %.2fM embedding parameters\n", cs_dlrm_mlp_params(m) / 1e6,
-                cs_dlrm_emb_params(m) / 1e6);
-        fprintf(f, "  plan       DP %u: %u tables per rank (model parallel, all-to-all), MLPs data parallel; %u samples "
-                   "per rank per micro-batch, global batch %u (%u micro-batches); gradient buckets of %.1f MB\n",
-                p->dp, m->tables / p->dp, p->micro_batch, p->global_batch, cs_tx_micro_batches(p),
-                2.0 * (double)p->bucket_params / 1e6);
-    } else if (m->arch == CS_ARCH_RESNET50) {
-        fprintf(f, "  model      %s: ResNet-50 v1.5, %ux%u images, %u classes; %.2fM parameters, %.2f GFLOP forward "
-                   "per image\n", m->name, m->image, m->image, m->classes, cs_tx_total_params(m) / 1e6,
-                2 * cs_rn_forward_macs(m) / 1e9);
-        fprintf(f, "  plan       DP %u (data parallel only); %u images per rank per micro-batch, global batch %u (%u "
-                   "micro-batches); gradient buckets of %.1f MB; ZeRO-%d\n",
-                p->dp, p->micro_batch, p->global_batch, cs_tx_micro_batches(p), 2.0 * (double)p->bucket_params / 1e6,
-                p->zero);
-    } else {
-    fprintf(f, "  model      %s: %u layers, hidden %u, %u heads (%u kv), ffn %u, vocab %u, seq %u; %.2fB parameters\n",
-            m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->ffn_hidden, m->vocab, m->seq,
-            cs_tx_total_params(m) / 1e9);
-    if (m->experts) fprintf(f, "  moe        %u experts, top-%u routing; EP %u\n", m->experts, m->top_k, p->ep);
-    char pl[256], vi[48];
-    cs_tx_placement_format(p, pl, sizeof pl);
-    if (p->vstages > 1) snprintf(vi, sizeof vi, "interleaved 1F1B, %u chunks per stage", p->vstages);
-    else snprintf(vi, sizeof vi, "1F1B");
-    fprintf(f, "  placement  %s%s\n", pl, p->ep > 1 ? "; EP = consecutive DP indices" : "");
-    char cpd[96] = "";
-    if (p->cp > 1)
-        snprintf(cpd, sizeof cpd, " x CP %u (%u tokens per rank, %s)", p->cp, m->seq / p->cp,
-                 p->cp_comm == CS_CP_P2P ? "ring attention" : "K/V all-gathered");
-    fprintf(f, "  plan       TP %u%s%s x PP %u (%s) x DP %u = %u ranks; micro-batch %u, global batch %u (%u micro-batches); "
-               "recompute %s; ZeRO-%d%s%s\n",
-            p->tp, p->sp ? "+SP" : "", cpd, p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
-            cs_tx_ranks(p), p->micro_batch, p->global_batch, cs_tx_micro_batches(p), rn[p->recompute], p->zero,
-            p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
-    }
-    cs_tx_memory w;
-    cs_tx_memory_worst(m, p, &w);
+void cs_cli_print_plan(FILE *f, const cs_gen_model *m, const cs_device *d, const cs_gen_plan *p) {
+    m->family->describe(f, m, p);
+    cs_gen_memory w;
+    cs_gen_memory_worst(m, p, &w);
     char buf[512];
-    cs_tx_memory_format(&w, buf, sizeof buf);
+    cs_gen_memory_format(&w, buf, sizeof buf);
     fprintf(f, "  device     %s: %.0f TFLOP/s, %.0f GB HBM\n  memory     %s (largest)\n", d->name,
             d->peak_bf16_flops / 1e12, d->hbm_bytes / 1e9, buf);
 }
 
 int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_error *err) {
-    cs_tx_model m;
+    cs_gen_model m;
     cs_device d;
-    cs_tx_plan p;
+    cs_gen_plan p;
     int rc = cs_scenario_plan(sc, &m, &d, &p, err);
-    uint32_t n = rc == CS_OK ? cs_tx_ranks(&p) : 0;
+    uint32_t n = rc == CS_OK ? cs_gen_ranks(&p) : 0;
     char path[4096], net[4096], sys[4096], grp[4096];
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
         snprintf(path, sizeof path, "%s.%u.et", prefix, r);
-        rc = cs_tx_write_rank(&m, &p, &d, r, path, err);
+        rc = cs_gen_write_rank(&m, &p, &d, r, path, err);
     }
     snprintf(grp, sizeof grp, "%s.comm_groups.json", prefix);
     snprintf(net, sizeof net, "%s.network.yml", prefix);
     snprintf(sys, sizeof sys, "%s.system.json", prefix);
     if (rc == CS_OK) {
         cs_comm_groups g;
-        cs_tx_comm_groups(&p, &g);
-        rc = cs_tx_comm_groups_write(&g, grp, err);
+        cs_gen_comm_groups(&p, &g);
+        rc = cs_gen_comm_groups_write(&g, grp, err);
         cs_comm_groups_free(&g);
     }
     int ndims = 1;

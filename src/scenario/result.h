@@ -19,7 +19,7 @@
 #include "output/collectives.h"
 #include "scenario/engine.h"
 #include "topology/topology.h"
-#include "workload/gen_transformer.h"
+#include "gen/gen.h"
 
 #define CS_RESULT_MAX_COLLS 16384u
 
@@ -41,9 +41,9 @@ struct cs_result {
     int has_healthy;
     cs_time healthy_time;         /* --compare-healthy */
     cs_plan_row plan;             /* valid = 1 for generated plans */
-    cs_tx_model model;            /* generated plans: the resolved inputs (value copies) */
+    cs_gen_model model;            /* generated plans: the resolved inputs (value copies) */
     cs_device device;
-    cs_tx_plan plan_cfg;
+    cs_gen_plan plan_cfg;
     char sym_why[600];            /* why every rank was simulated ("" = symmetric or off) */
     int sym_off;                  /* symmetry was switched off */
     double wall_s;

@@ -44,10 +44,10 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
 int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const char *where, cs_error *err);
 /* The generator's inputs of a plan scenario from plan.*, model.*, device.*,
  * checked (plan and memory); CS_EINVAL naming the key. */
-struct cs_tx_model;
+struct cs_gen_model;
 struct cs_device;
-struct cs_tx_plan;
-int cs_scenario_plan(const cs_scenario *sc, struct cs_tx_model *m, struct cs_device *d, struct cs_tx_plan *p,
+struct cs_gen_plan;
+int cs_scenario_plan(const cs_scenario *sc, struct cs_gen_model *m, struct cs_device *d, struct cs_gen_plan *p,
                      cs_error *err);
 /* Set a key from text as --set gives it (see cs_scenario_set). */
 int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err);

@@ -26,13 +26,14 @@
 #include "network/network.h"
 #include "scenario/result.h"
 #include "scenario/scenario_run.h"
-#include "workload/gen_workload.h"
+#include "gen/family.h"
+#include "gen/gen.h"
 #include "workload/workload.h"
 
 /* ---- generated plans -------------------------------------------------------------- */
 
 /* The generator's inputs from plan.*, model.*, device.* (CS_EINVAL naming the key). */
-int cs_scenario_plan(const cs_scenario *sc, cs_tx_model *m, cs_device *d, cs_tx_plan *p, cs_error *err) {
+int cs_scenario_plan(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, cs_error *err) {
     cs_plan_params o;
     cs_model_params mp;
     cs_device_params dp;
@@ -49,8 +50,8 @@ int cs_scenario_plan(const cs_scenario *sc, cs_tx_model *m, cs_device *d, cs_tx_
         cs_sc_free_typed(SC_MODEL, &mp);
         return rc;
     }
-    cs_tx_plan_defaults(p);
-    rc = cs_tx_model_resolve(mp.name, m, err);
+    cs_gen_plan_defaults(p);
+    rc = cs_gen_model_resolve(mp.name, m, err);
     if (rc) cs_error_prefix(err, "model.name: ");
     if (rc == CS_OK) {
         rc = cs_device_resolve(dp.name, d, err);
@@ -65,31 +66,20 @@ int cs_scenario_plan(const cs_scenario *sc, cs_tx_model *m, cs_device *d, cs_tx_
         p->sp = o.sp;
         p->flash = o.flash;
         p->cp_comm = o.cp_comm == 0 ? CS_CP_ALLGATHER : CS_CP_P2P;
-        if (m->arch != CS_ARCH_TRANSFORMER) { /* one micro-batch of global/dp images or samples per rank unless told */
-            uint64_t per = m->arch == CS_ARCH_DLRM ? 512 : 32;
-            uint64_t gb = o.global_batch ? (uint64_t)o.global_batch : per * (uint64_t)o.dp;
-            uint64_t mb = o.micro_batch ? (uint64_t)o.micro_batch : gb / (uint64_t)o.dp;
-            if (gb > UINT32_MAX || mb > UINT32_MAX)
-                rc = CS_ERR(err, CS_EINVAL, "plan.global-batch: %" PRIu64 " is too large (at most %u)", gb, UINT32_MAX);
-            p->global_batch = (uint32_t)gb;
-            p->micro_batch = (uint32_t)mb;
-            p->bucket_params = 12500000; /* 25 MB of 2-byte gradients */
-        } else {
-            uint64_t mb = o.micro_batch ? (uint64_t)o.micro_batch : 1;
-            uint64_t gb = o.global_batch ? (uint64_t)o.global_batch : mb * (uint64_t)o.dp * (uint64_t)o.pp;
-            if (gb > UINT32_MAX)
-                rc = CS_ERR(err, CS_EINVAL,
-                            "plan.global-batch: micro-batch x dp x pp = %" PRIu64 " is too large (at most %u)", gb,
-                            UINT32_MAX);
-            p->micro_batch = (uint32_t)mb;
-            p->global_batch = (uint32_t)gb;
-        }
+        /* the family's batch defaults (0 = not given); guard the product against 32 bits */
+        uint64_t mb = (uint64_t)o.micro_batch, gb = (uint64_t)o.global_batch;
+        if (!gb && (mb ? mb : 1) * (uint64_t)o.dp * (uint64_t)o.pp * 512u > UINT32_MAX)
+            rc = CS_ERR(err, CS_EINVAL,
+                        "plan.micro-batch x plan.dp x plan.pp = %" PRIu64 " x %d x %d: the global batch would pass "
+                        "2^32 samples; expected a smaller plan",
+                        mb ? mb : 1, o.dp, o.pp);
+        else cs_gen_plan_batch(m, p, (uint32_t)mb, (uint32_t)gb);
         p->zero = o.fsdp ? 3 : o.zero;
         p->no_grad_overlap = o.no_grad_overlap;
         p->vstages = (uint32_t)o.vstages;
     }
     if (rc == CS_OK && o.placement) {
-        rc = cs_tx_placement_parse(o.placement, p, err);
+        rc = cs_gen_placement_parse(o.placement, p, err);
         if (rc) cs_error_prefix(err, "plan.placement: ");
     }
     if (rc == CS_OK && o.bucket_mparams && o.bucket_mb)
@@ -100,11 +90,11 @@ int cs_scenario_plan(const cs_scenario *sc, cs_tx_model *m, cs_device *d, cs_tx_
         static const int recomp[] = {CS_RECOMP_NONE, CS_RECOMP_SELECTIVE, CS_RECOMP_FULL};
         p->recompute = recomp[o.recompute];
         p->schedule = o.schedule == 0 ? CS_SCHED_GPIPE : CS_SCHED_1F1B;
-        rc = cs_tx_plan_check(m, p, err);
+        rc = cs_gen_plan_check(m, p, err);
     }
     if (rc == CS_OK) {
-        cs_tx_memory worst;
-        rc = cs_tx_memory_check(m, p, d, &worst, err);
+        cs_gen_memory worst;
+        rc = cs_gen_memory_check(m, p, d, &worst, err);
         if (rc && o.no_memory_check) {
             cs_warn("%s (simulating anyway: plan.no-memory-check)", err->msg);
             cs_error_clear(err);
@@ -281,9 +271,9 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     cs_memory_config_defaults(&mem);
     cs_workload w;
     memset(&w, 0, sizeof w);
-    cs_tx_model m;
+    cs_gen_model m;
     cs_device d;
-    cs_tx_plan p;
+    cs_gen_plan p;
     split_obs split;
     memset(&split, 0, sizeof split);
     cs_sim_options so;
@@ -304,9 +294,9 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
                     ro.backend);
     if (rc == CS_OK) rc = cs_sc_network(sc, &res->net, err);
     if (rc == CS_OK && plan) rc = cs_scenario_plan(sc, &m, &d, &p, err);
-    if (rc == CS_OK && plan && res->net.total_npus != cs_tx_ranks(&p))
+    if (rc == CS_OK && plan && res->net.total_npus != cs_gen_ranks(&p))
         rc = CS_ERR(err, CS_EINVAL, "%s: npus_count: expected %u NPUs in all (tp x cp x pp x dp), got %" PRIu64,
-                    res->net.path, cs_tx_ranks(&p), res->net.total_npus);
+                    res->net.path, cs_gen_ranks(&p), res->net.total_npus);
     /* physical topology: for the backends that move bytes over a graph */
     int graph_backend = be && strcmp(be->name, "flow") == 0;
     if (rc == CS_OK && ro.topology) rc = cs_topology_file_load(ro.topology, &res->net, &res->topo, err);
@@ -323,7 +313,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
             if (cs_sc_groups_given(sc))
                 rc = CS_ERR(err, CS_EINVAL, "comm-groups: a generated plan makes its own communicator groups; "
                                             "expected no comm-groups keys with model.name");
-            else cs_tx_comm_groups(&p, &groups);
+            else cs_gen_comm_groups(&p, &groups);
         } else {
             rc = cs_sc_groups(sc, &groups, err);
             if (rc == CS_OK && groups.ngroups) rc = cs_comm_groups_validate(&groups, res->net.total_npus, err);
@@ -378,13 +368,13 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps};
         rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
     } else if (rc == CS_OK) {
-        use_cls = !ro.symmetry && cs_tx_sym_axes(&p, &ax) > 0;
+        use_cls = !ro.symmetry && cs_gen_sym_axes(&p, &ax) > 0;
     }
     if (rc == CS_OK && ro.compare_healthy) {
         if (!res->topo) {
             rc = CS_ERR(err, CS_EINVAL, "run.compare-healthy needs a graph backend (run.backend flow)");
         } else {
-            if (plan) rc = cs_tx_workload(&m, &p, &d, NULL, &w, err);
+            if (plan) rc = cs_gen_workload(&m, &p, &d, NULL, &w, err);
             if (rc == CS_OK) rc = run_healthy(&w, &res->net, res->topo, &so, &res->healthy_time, err);
             if (plan) cs_workload_free(&w);
             res->has_healthy = 1;
@@ -396,7 +386,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     }
     if (rc == CS_OK && plan && use_cls) {
         /* class mode: the representatives' graphs only; if the run stops, every rank */
-        rc = cs_tx_workload(&m, &p, &d, &ax, &w, err);
+        rc = cs_gen_workload(&m, &p, &d, &ax, &w, err);
         if (rc == CS_OK) {
             so.sym_axes = &ax;
             so.sym_no_fallback = 1;
@@ -423,7 +413,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         }
     }
     if (rc == CS_OK && plan && !use_cls) {
-        rc = cs_tx_workload(&m, &p, &d, NULL, &w, err);
+        rc = cs_gen_workload(&m, &p, &d, NULL, &w, err);
         if (rc == CS_OK) rc = cs_sim_run(&w, &res->net, &so, &res->sim, err);
     } else if (rc == CS_OK && !plan) {
         rc = cs_sim_run(&w, &res->net, &so, &res->sim, err);
@@ -484,21 +474,19 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     }
     if (rc == CS_OK && plan) {
         cs_plan_row *pr = &res->plan;
-        uint32_t n = cs_tx_ranks(&p);
+        uint32_t n = cs_gen_ranks(&p);
         double it = cs_time_as_s_f(res->sim.sim_time);
         pr->valid = 1;
-        pr->model_flops = cs_tx_model_flops(&m, &p);
+        pr->model_flops = cs_gen_model_flops(&m, &p);
         pr->mfu = it > 0 ? pr->model_flops / (it * n * d.peak_bf16_flops) : 0;
-        int img = m.arch != CS_ARCH_TRANSFORMER;
-        pr->throughput = it > 0 ? (double)p.global_batch * (img ? 1 : m.seq) / it : 0;
-        snprintf(pr->throughput_unit, sizeof pr->throughput_unit, "%s",
-                 !img ? "tokens/s" : m.arch == CS_ARCH_DLRM ? "samples/s" : "images/s");
+        pr->throughput = it > 0 ? m.family->items(&m, &p) / it : 0;
+        snprintf(pr->throughput_unit, sizeof pr->throughput_unit, "%s", m.family->unit);
         cs_time comp = res->sim.ranks[0].compute, exp = exposed_coll(&split), fin = res->sim.sim_time;
         pr->rank0_compute_ps = comp;
         pr->rank0_exposed_comm_ps = exp;
         pr->rank0_bubble_ps = fin > comp + exp ? fin - comp - exp : 0;
-        cs_tx_memory worst;
-        cs_tx_memory_worst(&m, &p, &worst);
+        cs_gen_memory worst;
+        cs_gen_memory_worst(&m, &p, &worst);
         pr->memory_worst_bytes = (uint64_t)worst.total;
         res->model = m;
         res->device = d;

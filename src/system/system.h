@@ -105,7 +105,7 @@ typedef struct cs_coll_observer {
  * the class of x with its axis coordinates set to 0.  The caller promises
  * that the workload is invariant under moves along the axes (rank x's graph
  * is its representative's with every rank named in it moved the same way);
- * the generator's plans are (workload/gen_transformer.h).  Each
+ * the generator's plans are (gen/gen.h).  Each
  * representative is simulated; a collective on a communicator group whose
  * members lie on one axis through a representative (in file order: member j
  * at coordinate j) is mirrored as in the single-representative mode; a

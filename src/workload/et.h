@@ -27,6 +27,7 @@
 #define CS_WORKLOAD_ET_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -132,6 +133,11 @@ typedef struct cs_et_writer cs_et_writer;
  * explicitly); both decode to the same all-default message everywhere. */
 int cs_et_writer_open(const char *path, int gzip, const ChakraProtoMsg__GlobalMetadata *md,
                       cs_et_writer **out, cs_error *err);
+/* The same records into an open stream (e.g. open_memstream), which the
+ * writer then owns and fclose's in cs_et_writer_close (also on error);
+ * name is used in messages.  No gzip. */
+int cs_et_writer_open_stream(FILE *fp, const char *name, const ChakraProtoMsg__GlobalMetadata *md,
+                             cs_et_writer **out, cs_error *err);
 int cs_et_writer_write(cs_et_writer *w, const ChakraProtoMsg__Node *node, cs_error *err);
 /* Flushes and closes; frees w even on error.  NULL is a no-op. */
 int cs_et_writer_close(cs_et_writer *w, cs_error *err);

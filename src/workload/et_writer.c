@@ -109,20 +109,18 @@ static int open_output(cs_et_writer *w, int gzip, cs_error *err) {
                   errno ? strerror(errno) : "out of memory");
 }
 
-int cs_et_writer_open(const char *path, int gzip, const ChakraProtoMsg__GlobalMetadata *md,
-                      cs_et_writer **out, cs_error *err) {
+/* Record 0 into a writer whose output is open (or not: open_output). */
+static int start(cs_et_writer *w, int gzip, const ChakraProtoMsg__GlobalMetadata *md, cs_et_writer **out,
+                 cs_error *err) {
     static const uint8_t md_stand_in[2] = {0x0a, 0x00};
     static char default_version[] = "1.0.0";
     ChakraProtoMsg__GlobalMetadata dflt;
-    *out = NULL;
     if (!md) {
         chakra_proto_msg__global_metadata__init(&dflt);
         dflt.version = default_version;
         md = &dflt;
     }
-    cs_et_writer *w = cs_calloc(1, sizeof *w);
-    w->path = cs_strdup(path);
-    int rc = open_output(w, gzip, err);
+    int rc = w->fp ? CS_OK : open_output(w, gzip, err);
     if (rc == CS_OK) rc = put_record(w, &md->base, md_stand_in, err);
     if (rc < 0) {
         cs_error ignored;
@@ -132,6 +130,23 @@ int cs_et_writer_open(const char *path, int gzip, const ChakraProtoMsg__GlobalMe
     }
     *out = w;
     return CS_OK;
+}
+
+int cs_et_writer_open(const char *path, int gzip, const ChakraProtoMsg__GlobalMetadata *md,
+                      cs_et_writer **out, cs_error *err) {
+    *out = NULL;
+    cs_et_writer *w = cs_calloc(1, sizeof *w);
+    w->path = cs_strdup(path);
+    return start(w, gzip, md, out, err);
+}
+
+int cs_et_writer_open_stream(FILE *fp, const char *name, const ChakraProtoMsg__GlobalMetadata *md,
+                             cs_et_writer **out, cs_error *err) {
+    *out = NULL;
+    cs_et_writer *w = cs_calloc(1, sizeof *w);
+    w->path = cs_strdup(name);
+    w->fp = fp;
+    return start(w, 0, md, out, err);
 }
 
 int cs_et_writer_write(cs_et_writer *w, const ChakraProtoMsg__Node *node, cs_error *err) {

@@ -1,0 +1,189 @@
+/*
+ * emit.c -- one rank's graph: the node primitives every family's emitter
+ * uses (COMP nodes, collectives on the rank's groups, point-to-point
+ * messages, data-parallel gradient buckets), and cs_gen_rank, which sets up
+ * the rank (coordinates, group names from cs_gen_group_of), lets the
+ * family emit its step, then reduces the gradients left for the end and
+ * adds the optimizer step.  See gen_int.h for the chain discipline.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "gen/gen_int.h"
+
+static void take_needs(cs_gen_ctx *G, cs_et_nb *nb) {
+    for (size_t i = 0; i < G->nneed; i++) cs_et_nb_data_dep(nb, G->need[i]);
+    G->nneed = 0;
+}
+
+static void emit(cs_gen_ctx *G, cs_et_nb *nb) {
+    if (G->rc == CS_OK) {
+        G->rc = G->sink(G->ud, cs_et_nb_node(nb), G->err);
+        G->st->nodes++;
+    }
+    cs_et_nb_free(nb);
+}
+
+void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, double secs) {
+    uint64_t id = ++G->next_id;
+    cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+    if (G->last) cs_et_nb_data_dep(nb, G->last);
+    take_needs(G, nb);
+    double us = floor(secs * 1e6 + 0.5);
+    cs_et_nb_duration_us(nb, us < 1 ? 1 : (uint64_t)us);
+    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+    cs_et_nb_attr_uint64(nb, "num_ops", (uint64_t)llround(flops));
+    cs_et_nb_attr_uint64(nb, "tensor_size", (uint64_t)llround(bytes));
+    emit(G, nb);
+    G->last = id;
+    G->st->matmul_flops += (double)(uint64_t)llround(flops);
+    G->st->compute_s += secs;
+}
+
+/* A collective on the rank's PG_* group `kind`; chained (blocking) or hanging
+ * off the chain.  Returns its id. */
+uint64_t cs_gen_coll(cs_gen_ctx *G, const char *name, int type, double bytes, int kind, int chained) {
+    uint64_t id = ++G->next_id;
+    cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
+    if (G->last) cs_et_nb_data_dep(nb, G->last);
+    if (chained) take_needs(G, nb);
+    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+    cs_et_nb_attr_int64(nb, "comm_type", type);
+    cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
+    cs_et_nb_attr_string(nb, "pg_name", G->pg[kind]);
+    emit(G, nb);
+    if (chained) G->last = id;
+    double b = (double)(uint64_t)llround(bytes);
+    if (kind == PG_TP) {
+        G->st->tp_colls++;
+        G->st->tp_bytes += b;
+    } else if (kind == PG_CP) {
+        G->st->cp_colls++;
+        G->st->cp_bytes += b;
+    } else if (kind == PG_EP) {
+        G->st->ep_colls++;
+        G->st->ep_bytes += b;
+    } else {
+        G->st->dp_colls++;
+        G->st->dp_bytes += b;
+        if (type == CS_COLL_ALL_GATHER) G->st->dp_ag_bytes += b;
+        if (type == CS_COLL_REDUCE_SCATTER) G->st->dp_rs_bytes += b;
+    }
+    return id;
+}
+
+/* A COMM_SEND/RECV node after the chain's tail (and `dep`, if not 0).  A
+ * receive joins the chain when `join`; sends never do.  cp = 1 counts it
+ * as a ring attention message, else as a pipeline boundary.  Returns its id. */
+uint64_t cs_gen_p2p(cs_gen_ctx *G, int send, uint32_t peer, int32_t tag, double bytes, uint64_t dep, int join, int cp) {
+    uint64_t id = ++G->next_id;
+    cs_et_nb *nb = cs_et_nb_new(id, send ? "send" : "recv",
+                                send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+                                     : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE);
+    if (G->last) cs_et_nb_data_dep(nb, G->last);
+    if (dep) cs_et_nb_data_dep(nb, dep);
+    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+    cs_et_nb_attr_int32(nb, "comm_src", (int32_t)(send ? G->rank : peer));
+    cs_et_nb_attr_int32(nb, "comm_dst", (int32_t)(send ? peer : G->rank));
+    cs_et_nb_attr_int32(nb, "comm_tag", tag);
+    cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
+    emit(G, nb);
+    if (cp && send) {
+        G->st->cp_sends++;
+        G->st->cp_p2p_bytes += bytes;
+    } else if (cp) {
+        G->st->cp_recvs++;
+    } else if (send) {
+        G->st->sends++;
+        G->st->p2p_bytes += bytes;
+    } else {
+        G->st->recvs++;
+    }
+    if (!send && join) G->last = id; /* what follows waits for the data */
+    return id;
+}
+
+double cs_gen_gemm(cs_gen_ctx *G, double m, double n, double k) { return cs_device_gemm_s(G->d, m, n, k, 2); }
+double cs_gen_stream(cs_gen_ctx *G, double bytes) { return cs_device_stream_s(G->d, bytes); }
+
+void cs_gen_dp_bucket(cs_gen_ctx *G, double *acc, int force, int kind) {
+    double n = kind == PG_EDP ? cs_gen_edp_ranks(G->p) : cs_gen_dp_ranks(G->p);
+    if (n < 2 || *acc <= 0) return;
+    if (G->p->no_grad_overlap && G->p->zero < 2) {
+        G->deferred[kind == PG_EDP] += *acc;
+        *acc = 0;
+        return;
+    }
+    if (!force && *acc < (double)G->p->bucket_params) return;
+    uint64_t id = cs_gen_coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
+                       G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * 2, kind, 0);
+    if (G->nextra == G->capextra) {
+        G->capextra = G->capextra ? 2 * G->capextra : 16;
+        G->extra = cs_realloc(G->extra, G->capextra * sizeof *G->extra);
+    }
+    G->extra[G->nextra++] = id;
+    *acc = 0;
+}
+
+static void grad_flush(cs_gen_ctx *G) {
+    for (int e = 0; e < 2; e++)
+        if (G->deferred[e] > 0)
+            cs_gen_coll(G, e ? "edp.grads" : "dp.grads", G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE,
+                 G->deferred[e] * 2, e ? PG_EDP : PG_DP, 1);
+}
+
+int cs_gen_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, cs_gen_sink sink,
+                void *ud, cs_gen_stats *stats, cs_error *err) {
+    int rc = cs_gen_plan_check(m, p, err);
+    if (rc) return rc;
+    if (rank >= cs_gen_ranks(p)) return CS_ERR(err, CS_EINVAL, "rank %u: outside the plan", rank);
+    cs_gen_stats dummy;
+    cs_gen_ctx G;
+    memset(&G, 0, sizeof G);
+    G.m = m;
+    G.p = p;
+    G.d = d;
+    G.rank = rank;
+    uint32_t c[CS_GEN_NDIMS];
+    cs_gen_rank_coords(p, rank, c);
+    G.ti = c[CS_DIM_TP];
+    G.di = c[CS_DIM_DP];
+    G.pi = c[CS_DIM_PP];
+    G.ci = c[CS_DIM_CP];
+    for (int k = 0; k < PG_N; k++) snprintf(G.pg[k], sizeof G.pg[k], "%u", cs_gen_group_of(p, k, c, NULL));
+    G.sink = sink;
+    G.ud = ud;
+    G.st = stats ? stats : &dummy;
+    memset(G.st, 0, sizeof *G.st);
+    G.err = err;
+    G.b = p->micro_batch;
+    G.M = cs_gen_micro_batches(p);
+    m->family->emit(&G);
+    grad_flush(&G);
+    /* optimizer step: waits for the chain and every gradient bucket */
+    {
+        cs_gen_memory mm;
+        cs_gen_memory_stage(m, p, G.pi, &mm);
+        double edp = cs_gen_edp_ranks(p), dpr = cs_gen_dp_ranks(p), pe = mm.expert_params, pd = mm.params - pe;
+        double sd = pd / (p->zero >= 1 ? dpr : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
+        uint64_t id = ++G.next_id;
+        cs_et_nb *nb = cs_et_nb_new(id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+        if (G.last) cs_et_nb_data_dep(nb, G.last);
+        for (size_t i = 0; i < G.nextra; i++) cs_et_nb_data_dep(nb, G.extra[i]);
+        double secs = cs_gen_stream(&G, 32 * shard), us = floor(secs * 1e6 + 0.5);
+        cs_et_nb_duration_us(nb, us < 1 ? 1 : (uint64_t)us);
+        cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+        cs_et_nb_attr_uint64(nb, "num_ops", 0);
+        cs_et_nb_attr_uint64(nb, "tensor_size", (uint64_t)llround(32 * shard));
+        emit(&G, nb);
+        G.last = id;
+        G.st->compute_s += secs;
+        /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded */
+        if (p->zero >= 1 && p->zero < 3 && dpr > 1) cs_gen_coll(&G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
+        if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
+            cs_gen_coll(&G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
+    }
+    cs_free(G.extra);
+    return G.rc;
+}

@@ -1,0 +1,258 @@
+/*
+ * gen.h -- the workload generator: a model and a parallelism plan become,
+ * for every rank, a Chakra node stream, the plan's communicator groups, and
+ * the per-rank memory footprint.  This is what callers (the CLI's generate
+ * and train, tests, benchmarks) use; docs/generator.md describes the graphs
+ * and formulas.
+ *
+ * A model (cs_gen_model) is a name, its family (cs_model_family, gen/family.h:
+ * transformer, resnet50, dlrm, ... behind one table) and the family's own
+ * parameters.  A plan (cs_gen_plan: TP x CP x PP x DP, sequence parallelism,
+ * recomputation, micro-/global batch, schedule, ZeRO stage, expert
+ * parallelism) is common to every family; each family checks what it
+ * supports.  Every rank's graph holds COMP nodes (num_ops = matmul FLOPs,
+ * tensor_size = bytes moved, duration_micros from the device's efficiency
+ * model), COMM_COLL nodes whose pg_name names a communicator group, and
+ * COMM_SEND/RECV nodes at pipeline boundaries.
+ *
+ * Rank layout: by default Megatron's, rank = tp_i + tp * (cp_i + cp * (dp_i +
+ * dp * pp_i)); plan.order permutes the four (cs_gen_rank_of).  Group ids do
+ * not depend on it.  Communicator groups (ids 1-based, in this order): the TP
+ * group of (pp_i, dp_i, cp_i) has id 1 + (pp_i*dp + dp_i)*cp + cp_i; the DP
+ * group of (pp_i, tp_i) -- with cp > 1 Megatron's DP x CP group of dp*cp
+ * ranks, member k = (dp_i = k / cp, cp_i = k % cp), on which gradients are
+ * reduced -- has id 1 + pp*dp*cp + pp_i*tp + tp_i.  With ep > 1 (MoE) the EP
+ * groups follow: (pp_i, tp_i, dp_i / ep) -> 1 + pp*dp + pp*tp +
+ * (pp_i*tp + tp_i)*(dp/ep) + dp_i/ep (ep consecutive DP indices), then the
+ * expert-DP groups (pp_i, tp_i, dp_i % ep) -> base + (pp_i*tp + tp_i)*ep +
+ * dp_i % ep, base = 1 + pp*dp + pp*tp + pp*tp*(dp/ep).  With cp > 1 (which
+ * excludes ep > 1) the CP groups follow the DP groups: (pp_i, dp_i, tp_i) ->
+ * 1 + pp*dp*cp + pp*tp + (pp_i*dp + dp_i)*tp + tp_i, members cp_i =
+ * 0..cp-1.  Groups of one rank are not used (no collective is emitted).  One
+ * function computes this arithmetic (plan.c, cs_gen_group_of); the group
+ * file and every rank's pg_name come from it.
+ *
+ * Ownership: the caller owns every struct; nothing here keeps state between
+ * calls.  The public headers do not include protobuf: the sink receives the
+ * node as an opaque struct pointer (include workload/et.h to read it).
+ */
+#ifndef CS_GEN_GEN_H
+#define CS_GEN_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "compute/device.h"
+#include "config/comm_group.h"
+#include "core/error.h"
+#include "system/system.h"
+#include "workload/workload.h"
+
+/* ---- models -------------------------------------------------------------- */
+
+struct cs_model_family;
+
+/* Decoder-only transformer: GPT-3 style GeLU MLP, or Llama style SwiGLU with
+ * grouped-query attention, optionally mixture-of-experts. */
+typedef struct cs_gen_transformer {
+    uint32_t layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq;
+    bool swiglu;           /* SwiGLU MLP (3 matrices), else GeLU (2 matrices) */
+    bool bias;             /* linear biases (GPT), else none (Llama) */
+    bool tied_embeddings;  /* the output layer shares the input embedding */
+    /* Mixture of experts (0 = dense): every layer's MLP becomes `experts`
+     * expert MLPs of ffn_hidden each and a router; each token visits top_k. */
+    uint32_t experts, top_k;
+} cs_gen_transformer;
+
+/* ResNet-50 v1.5 on image x image inputs with `classes` outputs. */
+typedef struct cs_gen_resnet50 {
+    uint32_t image, classes;
+} cs_gen_resnet50;
+
+#define CS_GEN_DLRM_MAXMLP 8
+/* Layer widths of an MLP. */
+typedef struct cs_gen_mlp {
+    uint32_t n;
+    uint32_t w[CS_GEN_DLRM_MAXMLP];
+} cs_gen_mlp;
+
+/* DLRM (Naumov et al. 2019): `tables` embedding tables of `rows` x emb_dim,
+ * `pooling` lookups per table and sample (summed); a bottom MLP dense ->
+ * bot.w[0] -> ... (last = emb_dim); dot interaction of the tables + 1
+ * vectors; a top MLP (emb_dim + pairs) -> top.w[0] -> ... */
+typedef struct cs_gen_dlrm {
+    uint32_t tables, rows, emb_dim, dense, pooling;
+    cs_gen_mlp bot, top;
+} cs_gen_dlrm;
+
+/* A model: name, family, and the family's parameters (the member of `u`
+ * its family reads; gen/family.h says which). */
+typedef struct cs_gen_model {
+    char name[64];
+    const struct cs_model_family *family;
+    union {
+        cs_gen_transformer tf;
+        cs_gen_resnet50 rn;
+        cs_gen_dlrm dlrm;
+    } u;
+} cs_gen_model;
+
+/* Built-in preset by name ("gpt3-175b", "llama3-70b", "resnet50", ...),
+ * NULL if none; presets of every family in registry order. */
+const cs_gen_model *cs_gen_model_preset(const char *name);
+const cs_gen_model *cs_gen_model_preset_at(size_t i);
+/* Preset name, else a JSON model file (models/NAME.json; file:line errors). */
+int cs_gen_model_resolve(const char *name_or_path, cs_gen_model *out, cs_error *err);
+/* A model file: "name", "arch" (a family name; default the first family of
+ * the registry, transformer) and that family's keys.  A key of another
+ * family is an error naming file, line and key; unknown keys warn. */
+int cs_gen_model_load_json(const char *path, cs_gen_model *out, cs_error *err);
+
+/* Parameters of the whole model; model FLOPs of one training step without
+ * recomputation (matmuls only; docs/generator.md). */
+struct cs_gen_plan;
+double cs_gen_total_params(const cs_gen_model *m);
+double cs_gen_model_flops(const cs_gen_model *m, const struct cs_gen_plan *p);
+
+/* ---- plans --------------------------------------------------------------- */
+
+/* The plan's parallel dimensions (cs_gen_plan.order, cs_gen_rank_of). */
+enum { CS_DIM_TP = 0, CS_DIM_DP = 1, CS_DIM_PP = 2, CS_DIM_CP = 3, CS_GEN_NDIMS = 4 };
+enum { CS_RECOMP_NONE = 0, CS_RECOMP_SELECTIVE = 1, CS_RECOMP_FULL = 2 };
+enum { CS_SCHED_GPIPE = 0, CS_SCHED_1F1B = 1 };
+/* Context parallelism's attention: all-gather of K and V over the CP group
+ * (Llama 3), or ring attention passing K/V blocks point to point (Megatron's
+ * "p2p"). */
+enum { CS_CP_ALLGATHER = 0, CS_CP_P2P = 1 };
+
+typedef struct cs_gen_plan {
+    uint32_t tp, pp, dp;
+    uint32_t cp;             /* context parallel degree: each rank holds seq / cp tokens */
+    int cp_comm;             /* CS_CP_*: how attention sees the whole sequence */
+    int sp;                  /* sequence parallelism (needs tp > 1 to matter) */
+    int flash;               /* fused (Flash) attention: no s x s scores stored or streamed */
+    int recompute;           /* CS_RECOMP_* */
+    int schedule;            /* CS_SCHED_* */
+    uint32_t micro_batch, global_batch;
+    int zero;                /* 0..3 (3 = FSDP full sharding) */
+    uint32_t ep;             /* expert parallel degree (MoE): divides dp and experts */
+    uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
+    int no_grad_overlap;     /* 1: gradients reduced after the last backward, not during it (ZeRO <= 1) */
+    /* Placement: order[0] is the innermost (contiguous ranks) of the
+     * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, CS_DIM_CP, order[3] the
+     * outermost.  Default TP, CP, DP, PP (Megatron's). */
+    uint8_t order[CS_GEN_NDIMS];
+    /* Interleaved 1F1B (Narayanan et al. 2021): model chunks per pipeline
+     * stage (1 = plain 1F1B; 0 is read as 1). */
+    uint32_t vstages;
+} cs_gen_plan;
+
+void cs_gen_plan_defaults(cs_gen_plan *p);
+/* The family's batch defaults for the requested micro and global batch
+ * (0 = not given): sets micro_batch, global_batch and, where the family
+ * has its own, bucket_params.  Call after tp, pp, dp are set. */
+void cs_gen_plan_batch(const cs_gen_model *m, cs_gen_plan *p, uint32_t micro, uint32_t global);
+/* Checks divisibility etc.: CS_EINVAL naming the option. */
+int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err);
+uint32_t cs_gen_micro_batches(const cs_gen_plan *p);
+
+/* Ranks of the plan: tp x cp x dp x pp. */
+uint32_t cs_gen_ranks(const cs_gen_plan *p);
+/* Rank of the coordinates c[CS_DIM_*] under the plan's placement, and back. */
+uint32_t cs_gen_rank_of(const cs_gen_plan *p, const uint32_t c[CS_GEN_NDIMS]);
+void cs_gen_rank_coords(const cs_gen_plan *p, uint32_t rank, uint32_t c[CS_GEN_NDIMS]);
+/* "--placement tp,cp,dp,pp" (innermost first, a permutation of tp, cp, dp,
+ * pp; cp may be left out, and then sits just outside tp). */
+int cs_gen_placement_parse(const char *s, cs_gen_plan *p, cs_error *err);
+/* "rank = tp_i + 8 dp_i + 64 pp_i" style description. */
+void cs_gen_placement_format(const cs_gen_plan *p, char *buf, size_t n);
+
+/* Communicator groups of the plan (see above); the caller frees *out with
+ * cs_comm_groups_free. */
+void cs_gen_comm_groups(const cs_gen_plan *p, cs_comm_groups *out);
+int cs_gen_comm_groups_write(const cs_comm_groups *g, const char *path, cs_error *err);
+
+/* The plan's symmetry for class mode (system/system.h, cs_sym_axes): the
+ * TP axis and, without expert and context parallelism, the DP axis (each
+ * when it has more than one rank and fewer than all); with cp > 1 the CP
+ * axis instead when dp = 1 and K/V are all-gathered (the DP x CP group is
+ * then the CP group; with dp > 1 it spans two axes, and ring attention's
+ * messages leave the class).  Moving a rank along them moves its TP and DP
+ * groups onto groups of the same kind and its pipeline peers onto theirs,
+ * with each group's file order shifted cyclically, so rank x's graph is its
+ * class representative's (coordinates 0 on the axes) with every rank and
+ * group it names moved the same way; tests/test_gen_sym.c checks this rank
+ * by rank.  Returns the number of axes (0 = none). */
+int cs_gen_sym_axes(const cs_gen_plan *p, cs_sym_axes *out);
+
+/* ---- memory -------------------------------------------------------------- */
+
+/* Per-rank memory footprint in bytes (the largest over the pipeline stages
+ * is what must fit; stage = pipeline stage of the rank). */
+typedef struct cs_gen_memory {
+    uint32_t stage;
+    double params;        /* parameters held by the rank (before ZeRO-3) */
+    double expert_params; /* of which MoE expert parameters (sharded over EP, ZeRO over dp/ep) */
+    double weights, grads, optimizer, activations, total;
+    uint32_t inflight;    /* micro-batches whose activations are held */
+} cs_gen_memory;
+void cs_gen_memory_stage(const cs_gen_model *m, const cs_gen_plan *p, uint32_t stage, cs_gen_memory *out);
+/* The stage with the largest footprint (the first of equals). */
+void cs_gen_memory_worst(const cs_gen_model *m, const cs_gen_plan *p, cs_gen_memory *w);
+/* Largest stage footprint against d->hbm_bytes: CS_EINVAL with the
+ * breakdown when it does not fit.  *worst (may be NULL) gets that stage. */
+int cs_gen_memory_check(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, cs_gen_memory *worst,
+                        cs_error *err);
+void cs_gen_memory_format(const cs_gen_memory *mm, char *buf, size_t n);
+
+/* ---- generation ---------------------------------------------------------- */
+
+/* Node sink: receives every node of a rank's graph in id order.  The node
+ * (a ChakraProtoMsg__Node, workload/et.h) is valid only during the call. */
+struct ChakraProtoMsg__Node;
+typedef int (*cs_gen_sink)(void *ud, const struct ChakraProtoMsg__Node *node, cs_error *err);
+
+/* Counters filled while generating one rank (tests check closed forms). */
+typedef struct cs_gen_stats {
+    uint64_t nodes;
+    double matmul_flops;     /* sum of num_ops */
+    double compute_s;        /* sum of COMP durations before rounding */
+    uint64_t tp_colls, dp_colls, ep_colls, sends, recvs;  /* sends, recvs: pipeline boundaries */
+    double tp_bytes, dp_bytes, ep_bytes, p2p_bytes;  /* dp_* include the expert-DP group */
+    uint64_t cp_colls, cp_sends, cp_recvs;           /* context parallel: collectives, ring messages */
+    double cp_bytes, cp_p2p_bytes;
+    double dp_ag_bytes, dp_rs_bytes;                 /* DP/expert-DP all-gathers, reduce-scatters */
+} cs_gen_stats;
+
+/* One rank's graph into the sink; stats may be NULL. */
+int cs_gen_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, cs_gen_sink sink,
+                void *ud, cs_gen_stats *stats, cs_error *err);
+
+/* One rank's graph as a Chakra ET file at path. */
+int cs_gen_write_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank,
+                      const char *path, cs_error *err);
+/* One rank's graph as Chakra ET bytes in memory (the bytes
+ * cs_gen_write_rank writes); the caller frees *buf with free(). */
+int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, char **buf,
+                      size_t *len, cs_error *err);
+/* The plan as the cs_workload the executor runs: every graph it needs is
+ * written by the ET writer into memory and read back by the trace reader,
+ * so what is simulated is byte for byte what cs_gen_write_rank (`clustersim
+ * generate`) writes.  ax NULL: every rank's graph; else (cs_gen_sym_axes)
+ * the class representatives' only, every other rank sharing its
+ * representative's graph: such a workload may only be run in class mode
+ * (cs_sim_options.sym_axes with sym_no_fallback).  The caller frees *w with
+ * cs_workload_free. */
+int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
+                    cs_workload *w, cs_error *err);
+
+/* The system configuration of a generated plan when none is given (train,
+ * and the PREFIX.system.json that generate writes): ring collectives on
+ * every one of ndims network dimensions, endpoint-delay 10 ns, one active
+ * chunk per dimension, roofline off; the rest cs_system_config_defaults.
+ * One source for every command (src/scenario uses it). */
+struct cs_system_config;
+int cs_gen_system_defaults(int ndims, struct cs_system_config *out);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * gen_int.h -- private to src/gen: the emitter's state of one rank and the
+ * node primitives every family's emitter uses (emit.c), the rank and group
+ * arithmetic of a plan (plan.c) and the option parsers model files share
+ * (model.c).  The families register themselves in family.c.
+ *
+ * One rank's graph is one chain on the compute stream: every COMP node and
+ * every chained collective depends on the node before it (G->last).
+ * Pipeline receives join the chain; sends and data-parallel gradient
+ * buckets hang off it; the optimizer step (emit.c, after the family's
+ * nodes) waits for every bucket.
+ */
+#ifndef CS_GEN_GEN_INT_H
+#define CS_GEN_GEN_INT_H
+
+#include "gen/family.h"
+#include "gen/gen.h"
+#include "workload/et.h"
+
+/* ---- plan arithmetic (plan.c) -------------------------------------------- */
+
+/* Kinds of communicator group a rank belongs to. */
+enum { PG_DP = 0, PG_TP = 1, PG_EP = 2, PG_EDP = 3, PG_CP = 4, PG_N = 5 };
+
+uint32_t cs_gen_cp(const cs_gen_plan *p);     /* cp, 0 read as 1 */
+uint32_t cs_gen_vst(const cs_gen_plan *p);    /* vstages, 0 read as 1 */
+/* The rank of (ti, di, pi, ci). */
+uint32_t cs_gen_rank_at(const cs_gen_plan *p, uint32_t ti, uint32_t di, uint32_t pi, uint32_t ci);
+/* The 1-based id of the group of kind PG_* of the rank at coordinates c,
+ * and the rank's index in it (*member; may be NULL).  The one place of the
+ * group-id arithmetic (gen.h).  Without expert parallelism the expert-DP
+ * group is the DP group, and the EP id is not a group of the file. */
+uint32_t cs_gen_group_of(const cs_gen_plan *p, int kind, const uint32_t c[CS_GEN_NDIMS], uint32_t *member);
+/* Ranks over which dense and expert parameters are replicated (ZeRO shards
+ * over them): DP x CP, and the expert-DP group (dp / ep; with ep = 1 the
+ * DP x CP group). */
+double cs_gen_dp_ranks(const cs_gen_plan *p);
+double cs_gen_edp_ranks(const cs_gen_plan *p);
+/* micro_batch >= 1 and global_batch a multiple of micro_batch x dp. */
+int cs_gen_check_batch(const cs_gen_plan *p, cs_error *err);
+
+/* ---- model files (model.c) ----------------------------------------------- */
+
+/* CS_OPT_CUSTOM parser of a uint32_t field in [min, max] ("expected
+ * <type_text>, got ..."), and of a cs_gen_mlp (a list of 1 to
+ * CS_GEN_DLRM_MAXMLP widths in [min, max]). */
+int cs_gen_opt_u32(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err);
+int cs_gen_opt_mlp(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err);
+
+/* ---- the emitter (emit.c) ------------------------------------------------ */
+
+typedef struct cs_gen_ctx {
+    const cs_gen_model *m;
+    const cs_gen_plan *p;
+    const cs_device *d;
+    uint32_t rank, ti, di, pi, ci; /* the rank and its coordinates */
+    char pg[PG_N][16];             /* PG_* communicator names of the rank */
+    cs_gen_sink sink;
+    void *ud;
+    cs_gen_stats *st;
+    cs_error *err;
+    int rc;                        /* first sink error (later nodes are dropped) */
+    uint64_t next_id, last;        /* last = tail of the chain (0 = none) */
+    uint64_t *extra;               /* dependencies for the optimizer (DP buckets) */
+    size_t nextra, capextra;
+    uint64_t need[2];              /* nodes the next chained node also waits for */
+    size_t nneed;
+    double deferred[2];            /* gradients (dense, expert) left for the end */
+    double b;                      /* micro-batch */
+    uint32_t M;                    /* micro-batches */
+    void *fam;                     /* the family emitter's own state */
+} cs_gen_ctx;
+
+/* A COMP node on the chain: flops (matmuls), bytes moved, seconds. */
+void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, double secs);
+/* A collective on the rank's PG_* group `kind`; chained (blocking) or
+ * hanging off the chain.  Returns its id. */
+uint64_t cs_gen_coll(cs_gen_ctx *G, const char *name, int type, double bytes, int kind, int chained);
+/* A COMM_SEND/RECV node after the chain's tail (and `dep`, if not 0).  A
+ * receive joins the chain when `join`; sends never do.  cp = 1 counts it
+ * as a ring attention message, else as a pipeline boundary.  Returns its id. */
+uint64_t cs_gen_p2p(cs_gen_ctx *G, int send, uint32_t peer, int32_t tag, double bytes, uint64_t dep, int join,
+                    int cp);
+/* A gradient bucket of *acc parameters on the DP group (kind PG_DP) or the
+ * expert-DP group (PG_EDP): all-reduce, or reduce-scatter with ZeRO >= 1;
+ * off the chain once it holds plan.bucket_params (or when force), or with
+ * plan.no_grad_overlap and ZeRO <= 1 kept for the end of the step. */
+void cs_gen_dp_bucket(cs_gen_ctx *G, double *acc, int force, int kind);
+/* Device time of a (m x k) x (k x n) 2-byte GEMM; of streaming bytes. */
+double cs_gen_gemm(cs_gen_ctx *G, double m, double n, double k);
+double cs_gen_stream(cs_gen_ctx *G, double bytes);
+
+#endif

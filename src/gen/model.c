@@ -1,0 +1,145 @@
+/*
+ * model.c -- models by name or file: the presets of every family (in
+ * registry order), and the model-file reader.  A model file is "name",
+ * "arch" (a family; default the registry's first) and the family's keys,
+ * read by the option engine (core/opts.h) from the family's key table; a
+ * key that belongs to another family is an error at its line.  Also the
+ * custom option parsers the families' key tables share.  See gen.h.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "gen/gen_int.h"
+
+const cs_gen_model *cs_gen_model_preset_at(size_t i) {
+    for (size_t f = 0; cs_gen_family_at(f); f++) {
+        const cs_model_family *fam = cs_gen_family_at(f);
+        if (i < fam->npresets) return &fam->presets[i];
+        i -= fam->npresets;
+    }
+    return NULL;
+}
+
+const cs_gen_model *cs_gen_model_preset(const char *name) {
+    for (size_t i = 0; cs_gen_model_preset_at(i); i++)
+        if (strcasecmp(cs_gen_model_preset_at(i)->name, name) == 0) return cs_gen_model_preset_at(i);
+    return NULL;
+}
+
+int cs_gen_model_resolve(const char *name_or_path, cs_gen_model *out, cs_error *err) {
+    const cs_gen_model *p = cs_gen_model_preset(name_or_path);
+    if (p) {
+        *out = *p;
+        return CS_OK;
+    }
+    if (!strchr(name_or_path, '/') && !strstr(name_or_path, ".json")) {
+        char list[1024] = "";
+        for (size_t i = 0; cs_gen_model_preset_at(i); i++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%.63s", i ? ", " : "", cs_gen_model_preset_at(i)->name);
+        }
+        return CS_ERR(err, CS_EINVAL, "--model %s: unknown preset; expected one of %s, or a JSON file", name_or_path,
+                      list);
+    }
+    return cs_gen_model_load_json(name_or_path, out, err);
+}
+
+static int has_key(const cs_model_family *f, const char *key) {
+    for (size_t i = 0; i < f->nkeys; i++)
+        if (strcmp(f->keys[i].key, key) == 0) return 1;
+    return 0;
+}
+
+/* "arch": a registered family's name. */
+static int read_family(const cs_jdoc *doc, const cs_model_family **out, cs_error *err) {
+    json_t *ar = json_object_get(doc->root, "arch");
+    *out = cs_gen_family_at(0);
+    if (!ar) return CS_OK;
+    if (json_is_string(ar) && (*out = cs_gen_family_find(json_string_value(ar))) != NULL) return CS_OK;
+    char got[64], list[256] = "";
+    cs_json_repr(ar, got, sizeof got);
+    for (size_t i = 0; cs_gen_family_at(i); i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s\"%s\"", i == 0 ? "" : cs_gen_family_at(i + 1) ? ", " : " or ",
+                 cs_gen_family_at(i)->name);
+    }
+    return CS_ERR(err, CS_EINVAL, "%s:%d: arch: expected %s, got %s", doc->path, cs_jdoc_key_line(doc, "arch"), list,
+                  got);
+}
+
+/* A key of another family is an error (a model file mixing families). */
+static int foreign_keys(const cs_jdoc *doc, const cs_model_family *fam, cs_error *err) {
+    for (size_t j = 0; j < doc->nm; j++) {
+        const char *key = doc->m[j].key;
+        if (strcmp(key, "name") == 0 || strcmp(key, "arch") == 0 || has_key(fam, key)) continue;
+        for (size_t i = 0; cs_gen_family_at(i); i++) {
+            const cs_model_family *o = cs_gen_family_at(i);
+            if (o != fam && has_key(o, key))
+                return CS_ERR(err, CS_EINVAL, "%s:%d: %s: a key of %s models, not of %s (\"arch\": \"%s\")", doc->path,
+                              doc->m[j].key_line, key, o->name, fam->name, fam->name);
+        }
+    }
+    return CS_OK;
+}
+
+#define MAXKEYS 64
+
+int cs_gen_model_load_json(const char *path, cs_gen_model *out, cs_error *err) {
+    cs_jdoc doc;
+    int rc = cs_jdoc_load(path, "model description", &doc, err);
+    if (rc) return rc;
+    memset(out, 0, sizeof *out);
+    json_t *nm = json_object_get(doc.root, "name");
+    const cs_model_family *fam = NULL;
+    if (nm && !json_is_string(nm)) {
+        rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected a string", path, cs_jdoc_key_line(&doc, "name"));
+        goto done;
+    }
+    snprintf(out->name, sizeof out->name, "%s", nm ? json_string_value(nm) : path);
+    rc = read_family(&doc, &fam, err);
+    if (rc == CS_OK) rc = foreign_keys(&doc, fam, err);
+    if (rc) goto done;
+    /* the family's keys, and name and arch (read above) */
+    cs_opt keys[MAXKEYS + 2];
+    size_t n = 0;
+    keys[n++] = (cs_opt){.key = "name", .type = CS_OPT_IGNORED, .help = "the model's name (default: the path)"};
+    keys[n++] = (cs_opt){.key = "arch", .type = CS_OPT_IGNORED, .help = "the model family"};
+    for (size_t i = 0; i < fam->nkeys && i < MAXKEYS; i++) keys[n++] = fam->keys[i];
+    out->family = fam;
+    fam->init(out);
+    rc = cs_opts_parse(&doc, keys, n, &out->u, NULL, err);
+    if (rc == CS_OK) rc = fam->finish(&doc, out, err);
+done:
+    cs_jdoc_free(&doc);
+    return rc;
+}
+
+int cs_gen_opt_u32(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err) {
+    long long x;
+    if (cs_json_ll(v, &x) || (double)x < o->min || (double)x > o->max) {
+        char got[64];
+        cs_json_repr(v, got, sizeof got);
+        return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s, got %s", doc->path, cs_jdoc_key_line(doc, o->key),
+                      o->key, o->type_text, got);
+    }
+    *(uint32_t *)field = (uint32_t)x;
+    return CS_OK;
+}
+
+int cs_gen_opt_mlp(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err) {
+    cs_gen_mlp *mlp = field;
+    char got[64];
+    cs_json_repr(v, got, sizeof got);
+    int line = cs_jdoc_key_line(doc, o->key);
+    if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > CS_GEN_DLRM_MAXMLP)
+        return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected an array of 1 to %d layer widths, got %s", doc->path, line,
+                      o->key, CS_GEN_DLRM_MAXMLP, got);
+    for (size_t k = 0; k < json_array_size(v); k++) {
+        long long x;
+        if (cs_json_ll(json_array_get(v, k), &x) || (double)x < o->min || (double)x > o->max)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected integers >= 1, got %s", doc->path, line, o->key, got);
+        mlp->w[k] = (uint32_t)x;
+    }
+    mlp->n = (uint32_t)json_array_size(v);
+    return CS_OK;
+}

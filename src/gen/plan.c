@@ -1,0 +1,277 @@
+/*
+ * plan.c -- parallelism plans: defaults, family-independent checks, rank
+ * placement (coordinates <-> rank), the symmetric axes of class mode, and
+ * the communicator groups.  The group-id arithmetic lives in one function,
+ * cs_gen_group_of; the group file (cs_gen_comm_groups) and every rank's
+ * pg_name (emit.c) are both built from it.  See gen.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/alloc.h"
+#include "gen/gen_int.h"
+
+void cs_gen_plan_defaults(cs_gen_plan *p) {
+    memset(p, 0, sizeof *p);
+    p->tp = p->pp = p->dp = p->ep = p->cp = 1;
+    p->cp_comm = CS_CP_ALLGATHER;
+    p->schedule = CS_SCHED_1F1B;
+    p->micro_batch = 1;
+    p->bucket_params = 40000000;
+    p->vstages = 1;
+    p->order[0] = CS_DIM_TP;
+    p->order[1] = CS_DIM_CP;
+    p->order[2] = CS_DIM_DP;
+    p->order[3] = CS_DIM_PP;
+}
+
+uint32_t cs_gen_cp(const cs_gen_plan *p) { return p->cp ? p->cp : 1; }
+uint32_t cs_gen_vst(const cs_gen_plan *p) { return p->vstages ? p->vstages : 1; }
+
+uint32_t cs_gen_ranks(const cs_gen_plan *p) { return p->tp * cs_gen_cp(p) * p->dp * p->pp; }
+
+/* The plan's order, or the default if it is not a permutation. */
+static void plan_order(const cs_gen_plan *p, uint8_t o[CS_GEN_NDIMS]) {
+    static const uint8_t def[CS_GEN_NDIMS] = {CS_DIM_TP, CS_DIM_CP, CS_DIM_DP, CS_DIM_PP};
+    int seen = 0;
+    for (int i = 0; i < CS_GEN_NDIMS; i++) seen |= p->order[i] < CS_GEN_NDIMS ? 1 << p->order[i] : 1 << CS_GEN_NDIMS;
+    for (int i = 0; i < CS_GEN_NDIMS; i++) o[i] = seen == (1 << CS_GEN_NDIMS) - 1 ? p->order[i] : def[i];
+}
+
+static void plan_sizes(const cs_gen_plan *p, uint32_t size[CS_GEN_NDIMS]) {
+    size[CS_DIM_TP] = p->tp;
+    size[CS_DIM_DP] = p->dp;
+    size[CS_DIM_PP] = p->pp;
+    size[CS_DIM_CP] = cs_gen_cp(p);
+}
+
+static void plan_strides(const cs_gen_plan *p, uint32_t st[CS_GEN_NDIMS]) {
+    uint8_t o[CS_GEN_NDIMS];
+    uint32_t size[CS_GEN_NDIMS], x = 1;
+    plan_sizes(p, size);
+    plan_order(p, o);
+    for (int i = 0; i < CS_GEN_NDIMS; i++) {
+        st[o[i]] = x;
+        x *= size[o[i]];
+    }
+}
+
+uint32_t cs_gen_rank_of(const cs_gen_plan *p, const uint32_t c[CS_GEN_NDIMS]) {
+    uint32_t st[CS_GEN_NDIMS], r = 0;
+    plan_strides(p, st);
+    for (int i = 0; i < CS_GEN_NDIMS; i++) r += c[i] * st[i];
+    return r;
+}
+
+uint32_t cs_gen_rank_at(const cs_gen_plan *p, uint32_t ti, uint32_t di, uint32_t pi, uint32_t ci) {
+    uint32_t c[CS_GEN_NDIMS];
+    c[CS_DIM_TP] = ti;
+    c[CS_DIM_DP] = di;
+    c[CS_DIM_PP] = pi;
+    c[CS_DIM_CP] = ci;
+    return cs_gen_rank_of(p, c);
+}
+
+void cs_gen_rank_coords(const cs_gen_plan *p, uint32_t rank, uint32_t c[CS_GEN_NDIMS]) {
+    uint32_t st[CS_GEN_NDIMS], size[CS_GEN_NDIMS];
+    plan_strides(p, st);
+    plan_sizes(p, size);
+    for (int i = 0; i < CS_GEN_NDIMS; i++) c[i] = rank / st[i] % size[i];
+}
+
+int cs_gen_sym_axes(const cs_gen_plan *p, cs_sym_axes *out) {
+    uint32_t st[CS_GEN_NDIMS];
+    plan_strides(p, st);
+    uint32_t n = cs_gen_ranks(p);
+    memset(out, 0, sizeof *out);
+    if (p->tp > 1 && p->tp < n) {
+        out->stride[out->n] = st[CS_DIM_TP];
+        out->size[out->n++] = p->tp;
+    }
+    /* With ep > 1 the EP groups are blocks of the DP axis: a move along it
+     * does not map them onto each other.  The DP groups then have
+     * representatives only and run for real.  With cp > 1 the gradient
+     * group is DP x CP, on one axis only when dp = 1 (then it is the CP
+     * group); ring attention's messages would leave the class. */
+    if (p->dp > 1 && p->dp < n && p->ep <= 1 && cs_gen_cp(p) == 1) {
+        out->stride[out->n] = st[CS_DIM_DP];
+        out->size[out->n++] = p->dp;
+    }
+    if (cs_gen_cp(p) > 1 && cs_gen_cp(p) < n && p->dp == 1 && p->cp_comm == CS_CP_ALLGATHER) {
+        out->stride[out->n] = st[CS_DIM_CP];
+        out->size[out->n++] = cs_gen_cp(p);
+    }
+    return out->n;
+}
+
+static const char *const dim_name[CS_GEN_NDIMS] = {"tp", "dp", "pp", "cp"};
+
+int cs_gen_placement_parse(const char *s, cs_gen_plan *p, cs_error *err) {
+    uint8_t o[CS_GEN_NDIMS];
+    int seen = 0, n = 0;
+    const char *c = s;
+    while (n < CS_GEN_NDIMS) {
+        size_t len = strcspn(c, ",");
+        int d = -1;
+        for (int k = 0; k < CS_GEN_NDIMS; k++)
+            if (len == 2 && strncasecmp(c, dim_name[k], 2) == 0) d = k;
+        if (d < 0 || (seen & (1 << d))) break;
+        seen |= 1 << d;
+        o[n++] = (uint8_t)d;
+        c += len;
+        if (*c != ',') break;
+        c++;
+    }
+    int full = (1 << CS_GEN_NDIMS) - 1, no_cp = full & ~(1 << CS_DIM_CP);
+    if (*c || (seen != full && seen != no_cp))
+        return CS_ERR(err, CS_EINVAL,
+                      "--placement %s: expected tp, dp and pp (and cp) once each, innermost first (e.g. tp,cp,dp,pp "
+                      "or tp,dp,pp)", s);
+    if (seen == no_cp) { /* cp just outside tp */
+        uint8_t q[CS_GEN_NDIMS];
+        int k = 0;
+        for (int i = 0; i < 3; i++) {
+            q[k++] = o[i];
+            if (o[i] == CS_DIM_TP) q[k++] = CS_DIM_CP;
+        }
+        memcpy(o, q, sizeof o);
+    }
+    memcpy(p->order, o, sizeof o);
+    return CS_OK;
+}
+
+void cs_gen_placement_format(const cs_gen_plan *p, char *buf, size_t n) {
+    static const char *up[CS_GEN_NDIMS] = {"TP", "DP", "PP", "CP"};
+    uint8_t o[CS_GEN_NDIMS], v[CS_GEN_NDIMS];
+    uint32_t st[CS_GEN_NDIMS];
+    int k = 0;
+    plan_order(p, o);
+    plan_strides(p, st);
+    for (int i = 0; i < CS_GEN_NDIMS; i++)
+        if (o[i] != CS_DIM_CP || cs_gen_cp(p) > 1) v[k++] = o[i]; /* without context parallelism, three dimensions */
+    size_t len = (size_t)snprintf(buf, n, "rank = %s_i", dim_name[v[0]]);
+    for (int i = 1; i < k && len < n; i++) len += (size_t)snprintf(buf + len, n - len, " + %u %s_i", st[v[i]], dim_name[v[i]]);
+    for (int i = 0; i < k && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s%s", i == 0 ? ": " : ", then ", up[v[i]], i == 0 ? " innermost" : "");
+    if (len < n) len += (size_t)snprintf(buf + len, n - len, " (--placement ");
+    for (int i = 0; i < k && len < n; i++) len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "", dim_name[v[i]]);
+    if (len < n) snprintf(buf + len, n - len, ")");
+}
+
+uint32_t cs_gen_micro_batches(const cs_gen_plan *p) {
+    return p->global_batch / (p->micro_batch * p->dp);
+}
+
+double cs_gen_dp_ranks(const cs_gen_plan *p) { return (double)p->dp * cs_gen_cp(p); }
+double cs_gen_edp_ranks(const cs_gen_plan *p) { return p->ep > 1 ? (double)p->dp / p->ep : cs_gen_dp_ranks(p); }
+
+int cs_gen_check_batch(const cs_gen_plan *p, cs_error *err) {
+    if (!p->micro_batch) return CS_ERR(err, CS_EINVAL, "--micro-batch: expected an integer >= 1");
+    if (!p->global_batch || p->global_batch % (p->micro_batch * p->dp))
+        return CS_ERR(err, CS_EINVAL, "--global-batch %u: expected a multiple of micro-batch x dp (%u x %u)",
+                      p->global_batch, p->micro_batch, p->dp);
+    return CS_OK;
+}
+
+void cs_gen_plan_batch(const cs_gen_model *m, cs_gen_plan *p, uint32_t micro, uint32_t global) {
+    m->family->batch(m, p, micro, global);
+}
+
+/* What holds for every family; then the family's own checks. */
+int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) {
+    const cs_model_family *fam = m->family;
+    if (!p->tp || !p->pp || !p->dp) return CS_ERR(err, CS_EINVAL, "--tp/--pp/--dp: expected integers >= 1");
+    if (cs_gen_cp(p) > 1 && !fam->context_parallel)
+        return CS_ERR(err, CS_EINVAL, "--cp %u: context parallelism splits a transformer's sequence; %s has none",
+                      p->cp, m->name);
+    if (p->cp_comm != CS_CP_ALLGATHER && p->cp_comm != CS_CP_P2P)
+        return CS_ERR(err, CS_EINVAL, "--cp-comm: expected allgather or p2p");
+    if (cs_gen_vst(p) > 1 && !fam->interleaving)
+        return CS_ERR(err, CS_EINVAL,
+                      "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
+                      "--zero 0..2", p->vstages);
+    return fam->check(m, p, err);
+}
+
+/* ---- communicator groups ------------------------------------------------ */
+
+uint32_t cs_gen_group_of(const cs_gen_plan *p, int kind, const uint32_t c[CS_GEN_NDIMS], uint32_t *member) {
+    uint32_t cp = cs_gen_cp(p), ep = p->ep ? p->ep : 1, edp = p->dp / ep;
+    uint32_t ti = c[CS_DIM_TP], di = c[CS_DIM_DP], pi = c[CS_DIM_PP], ci = c[CS_DIM_CP];
+    uint32_t ntp = p->pp * p->dp * cp, ndp = p->pp * p->tp, pt = pi * p->tp + ti;
+    uint32_t base_ep = 1 + ntp + ndp, dummy;
+    if (!member) member = &dummy;
+    switch (kind) {
+    case PG_TP: *member = ti; return 1 + (pi * p->dp + di) * cp + ci;
+    case PG_CP: *member = ci; return 1 + ntp + ndp + (pi * p->dp + di) * p->tp + ti;
+    case PG_EP: *member = di % ep; return base_ep + pt * edp + di / ep;
+    case PG_EDP:
+        if (ep > 1) {
+            *member = di / ep;
+            return base_ep + ndp * edp + pt * ep + di % ep;
+        }
+        break; /* the DP group */
+    default: break;
+    }
+    *member = di * cp + ci; /* PG_DP */
+    return 1 + ntp + pt;
+}
+
+/* Every rank into its slot of each of its groups (ids are 1-based and
+ * dense: TP, DP, then EP and expert-DP with ep > 1, CP with cp > 1). */
+void cs_gen_comm_groups(const cs_gen_plan *p, cs_comm_groups *out) {
+    memset(out, 0, sizeof *out);
+    uint32_t cp = cs_gen_cp(p), ep = p->ep ? p->ep : 1, edp = p->dp / ep;
+    size_t ntp = (size_t)p->pp * p->dp * cp, ndp = (size_t)p->pp * p->tp;
+    size_t nep = ep > 1 ? ndp * edp : 0, nedp = ep > 1 ? ndp * ep : 0;
+    size_t ncp = cp > 1 ? (size_t)p->pp * p->dp * p->tp : 0;
+    int kinds[PG_N], nk = 0;
+    uint32_t size[PG_N];
+    size[PG_TP] = p->tp;
+    size[PG_DP] = p->dp * cp;
+    size[PG_EP] = ep;
+    size[PG_EDP] = edp;
+    size[PG_CP] = cp;
+    kinds[nk++] = PG_TP;
+    kinds[nk++] = PG_DP;
+    if (ep > 1) {
+        kinds[nk++] = PG_EP;
+        kinds[nk++] = PG_EDP;
+    }
+    if (cp > 1) kinds[nk++] = PG_CP;
+    out->ngroups = ntp + ndp + nep + nedp + ncp;
+    out->groups = cs_calloc(out->ngroups, sizeof *out->groups);
+    uint32_t n = cs_gen_ranks(p), c[CS_GEN_NDIMS];
+    for (uint32_t r = 0; r < n; r++) {
+        cs_gen_rank_coords(p, r, c);
+        for (int k = 0; k < nk; k++) {
+            uint32_t i, g = cs_gen_group_of(p, kinds[k], c, &i) - 1;
+            cs_comm_group *cg = &out->groups[g];
+            if (!cg->ranks) {
+                char name[24];
+                snprintf(name, sizeof name, "%u", g + 1);
+                cg->name = cs_strdup(name);
+                cg->id = g + 1;
+                cg->nranks = size[kinds[k]];
+                cg->ranks = cs_malloc(cg->nranks * sizeof *cg->ranks);
+                cg->rank_lines = cs_calloc(cg->nranks, sizeof *cg->rank_lines);
+            }
+            cg->ranks[i] = r;
+        }
+    }
+}
+
+int cs_gen_comm_groups_write(const cs_comm_groups *g, const char *path, cs_error *err) {
+    FILE *f = fopen(path, "w");
+    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write", path);
+    fputs("{\n", f);
+    for (size_t i = 0; i < g->ngroups; i++) {
+        fprintf(f, "  \"%s\": [", g->groups[i].name);
+        for (uint32_t k = 0; k < g->groups[i].nranks; k++) fprintf(f, "%s%u", k ? ", " : "", g->groups[i].ranks[k]);
+        fprintf(f, "]%s\n", i + 1 < g->ngroups ? "," : "");
+    }
+    fputs("}\n", f);
+    if (fclose(f) != 0) return CS_ERR(err, CS_EIO, "%s: cannot write", path);
+    return CS_OK;
+}

@@ -1,0 +1,96 @@
+/*
+ * workload.c -- generated plans as Chakra ET files and as a workload (see
+ * gen.h).  Both go through the one ET writer: to a file for `generate`, to
+ * memory (open_memstream) for `train`, whose graphs are then read back by
+ * the trace reader from those bytes (cs_graph_load_mem), so what train
+ * simulates is byte for byte what generate writes, without touching disk.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "gen/gen_int.h"
+#include "config/system_config.h"
+#include "workload/graph.h"
+
+static int write_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    return cs_et_writer_write(ud, n, err);
+}
+
+/* One rank's records through an open writer, then closed. */
+static int write_through(cs_et_writer *w, const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d,
+                         uint32_t r, cs_error *err) {
+    int rc = cs_gen_rank(m, p, d, r, write_sink, w, NULL, err);
+    int rc2 = cs_et_writer_close(w, rc ? NULL : err);
+    return rc ? rc : rc2;
+}
+
+int cs_gen_write_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t r, const char *path,
+                      cs_error *err) {
+    cs_et_writer *w = NULL;
+    int rc = cs_et_writer_open(path, 0, NULL, &w, err);
+    return rc ? rc : write_through(w, m, p, d, r, err);
+}
+
+int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t r, char **buf,
+                      size_t *len, cs_error *err) {
+    char name[48];
+    snprintf(name, sizeof name, "rank.%u.et", r);
+    *buf = NULL;
+    *len = 0;
+    FILE *f = open_memstream(buf, len);
+    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot open a memory stream: %s", name, strerror(errno));
+    cs_et_writer *w = NULL;
+    int rc = cs_et_writer_open_stream(f, name, NULL, &w, err); /* closes f on error */
+    if (rc == CS_OK) rc = write_through(w, m, p, d, r, err);  /* fclose: *buf, *len final */
+    if (rc) {
+        free(*buf);
+        *buf = NULL;
+        *len = 0;
+    }
+    return rc;
+}
+
+int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
+                    cs_workload *w, cs_error *err) {
+    uint32_t n = cs_gen_ranks(p);
+    cs_graph **graphs = cs_calloc(n, sizeof *graphs);
+    uint32_t *idx = cs_calloc(n, sizeof *idx);
+    uint32_t ng = 0;
+    int rc = CS_OK;
+    for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
+        uint32_t r0 = ax ? cs_sym_axes_rep(ax, r) : r;
+        if (r0 != r) { /* r0 < r: its graph exists */
+            idx[r] = idx[r0];
+            continue;
+        }
+        char *buf = NULL, name[48];
+        size_t len = 0;
+        snprintf(name, sizeof name, "rank.%u.et", r);
+        rc = cs_gen_rank_bytes(m, p, d, r, &buf, &len, err);
+        if (rc == CS_OK) rc = cs_graph_load_mem(buf, len, name, &(cs_graph_options){0, 0}, &graphs[ng], err);
+        if (rc == CS_OK) idx[r] = ng++;
+        free(buf);
+    }
+    if (rc == CS_OK)
+        rc = cs_workload_from_graphs(graphs, ng, idx, n, w, err); /* owns the graphs, copies the array */
+    else
+        for (uint32_t i = 0; i < ng; i++) cs_graph_free(graphs[i]);
+    cs_free(graphs);
+    cs_free(idx);
+    return rc;
+}
+
+int cs_gen_system_defaults(int ndims, cs_system_config *sc) {
+    int rc = cs_system_config_defaults(sc);
+    sc->roofline_enabled = 0;
+    sc->active_chunks_per_dimension = 1;
+    sc->endpoint_delay_ns = 10;
+    for (int c = 0; c < CS_CFG_NCOLL; c++) {
+        sc->impl[c].n = ndims;
+        for (int k = 0; k < ndims; k++) cs_coll_impl_parse("ring", &sc->impl[c].algo[k]);
+    }
+    return rc;
+}
