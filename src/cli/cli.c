@@ -218,30 +218,35 @@ static json_t *cli_config_json(const cs_run_opts *ro) {
 
 /* ---- run ------------------------------------------------------------------- */
 
-/* --compare-healthy: simulate the workload once on the topology with every
- * link at its built bandwidth and no timed changes (no observers, no
- * outputs), then put the failures back for the real run. */
-static int run_healthy(const cs_workload *w, const cs_network_config *net, cs_topo *topo, const cs_sim_options *so,
-                       cs_time *t, cs_error *err) {
-    double *bw = cs_malloc((size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *bw);
-    for (uint32_t i = 0; i < topo->nlinks; i++) bw[i] = topo->links[i].bw;
-    uint32_t nchanges = topo->nchanges;
-    cs_topo_heal(topo); /* keeps the changes array; nchanges = 0 */
+/* --compare-healthy: simulate the workload once with the backend asked for
+ * the healthy network (every link at its built bandwidth, no timed changes;
+ * the topology is not touched), with no observers and no outputs. */
+static int run_healthy(const cs_workload *w, const cs_network_config *net, const cs_sim_options *so, cs_time *t,
+                       cs_error *err) {
     cs_sim_options ho = *so;
     ho.observer = NULL;
     ho.coll_observer = NULL;
     ho.progress = 0;
+    ho.net_observer = NULL;
+    ho.link_report = NULL;
+    ho.net_healthy = 1;
     cs_sim_result hr;
     memset(&hr, 0, sizeof hr);
     int rc = cs_sim_run(w, net, &ho, &hr, err);
     if (rc == CS_OK) *t = hr.sim_time;
     else cs_error_prefix(err, "--compare-healthy (healthy run): ");
     cs_sim_result_free(&hr);
-    for (uint32_t i = 0; i < topo->nlinks; i++) topo->links[i].bw = bw[i];
-    topo->nchanges = nchanges;
-    memset(topo->stats, 0, (size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *topo->stats);
-    cs_free(bw);
     return rc;
+}
+
+/* "--backend flow" (or "--backend a or --backend b"): the backends that use a
+ * topology (CS_NET_NEEDS_TOPOLOGY), for messages. */
+static void topo_backends(char *buf, size_t n) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (const cs_net_backend *const *b = cs_net_backends(); *b && len < n; b++)
+        if ((*b)->caps & CS_NET_NEEDS_TOPOLOGY)
+            len += (size_t)snprintf(buf + len, n - len, "%s--backend %s", len ? " or " : "", (*b)->name);
 }
 
 static int mkdir_p(const char *dir, cs_error *err) {
@@ -341,9 +346,11 @@ int cs_cli_run(int argc, char **argv) {
     if (rc == CS_OK) rc = cs_network_config_load(ro.network, &net, &err);
     cs_topo *topo = NULL; /* physical graph of the flow backend (links.csv); owned here */
     if (rc == CS_OK && ro.topology) rc = cs_topology_file_load(ro.topology, &net, &topo, &err);
-    else if (rc == CS_OK && strcmp(ro.backend, "flow") == 0) topo = cs_topo_build_astra(&net);
-    if (rc == CS_OK && topo && strcmp(ro.backend, "flow") != 0)
-        rc = CS_ERR(&err, CS_EINVAL, "--topology %s: only --backend flow uses a topology", ro.topology);
+    else if (rc == CS_OK && cs_net_backend_has(ro.backend, CS_NET_NEEDS_TOPOLOGY)) topo = cs_topo_build_astra(&net);
+    char topo_be[128]; /* "--backend flow": the backends that use a topology, for messages */
+    topo_backends(topo_be, sizeof topo_be);
+    if (rc == CS_OK && topo && !cs_net_backend_has(ro.backend, CS_NET_NEEDS_TOPOLOGY))
+        rc = CS_ERR(&err, CS_EINVAL, "--topology %s: only %s uses a topology", ro.topology, topo_be);
     net.topology = topo;
     if (rc == CS_OK && !cs_net_backend_find(ro.backend))
         rc = CS_ERR(&err, CS_EINVAL, "--backend %s: unknown network backend; expected one of the list in "
@@ -351,7 +358,7 @@ int cs_cli_run(int argc, char **argv) {
     config = json_object();
     if (rc == CS_OK) rc = cs_cli_apply_system(&ro, &net, &so, &sysc, &groups, config, &err);
     if (rc == CS_OK && ro.placement && strcmp(ro.placement, "contiguous") != 0) {
-        if (!topo) rc = CS_ERR(&err, CS_EINVAL, "--placement %s needs --backend flow", ro.placement);
+        if (!topo) rc = CS_ERR(&err, CS_EINVAL, "--placement %s needs %s", ro.placement, topo_be);
         else {
             cs_placement_group *pg = cs_calloc(groups.ngroups ? groups.ngroups : 1, sizeof *pg);
             for (size_t i = 0; i < groups.ngroups; i++) pg[i] = (cs_placement_group){groups.groups[i].ranks, groups.groups[i].nranks};
@@ -382,19 +389,21 @@ int cs_cli_run(int argc, char **argv) {
     }
     cs_time healthy_time = 0;
     if (rc == CS_OK && ro.compare_healthy) {
-        if (!topo) rc = CS_ERR(&err, CS_EINVAL, "--compare-healthy needs --backend flow");
-        else rc = run_healthy(&w, &net, topo, &so, &healthy_time, &err);
+        if (!topo) rc = CS_ERR(&err, CS_EINVAL, "--compare-healthy needs %s", topo_be);
+        else rc = run_healthy(&w, &net, &so, &healthy_time, &err);
     }
     cs_link_track *ltrack = NULL; /* link utilization counter tracks for --trace (output/links.h) */
+    cs_net_observer lobs = {cs_link_track_sample, NULL};
     if (rc == CS_OK && tl && topo) {
         ltrack = cs_link_track_new((size_t)4 << 20);
-        topo->util_fn = cs_link_track_sample;
-        topo->util_ud = ltrack;
+        lobs.ud = ltrack;
+        so.net_observer = &lobs;
     }
+    cs_net_link_report lrep = {0, NULL}; /* the backend's link statistics (links.csv, hottest links) */
+    if (topo) so.link_report = &lrep;
     if (rc == CS_OK) rc = cs_sim_run(&w, &net, &so, &res, &err);
     if (rc == CS_OK) rc = cs_coll_agg_finish(colls, &err);
-    if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, topo, w.nranks, 16);
-    if (topo) topo->util_fn = NULL;
+    if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, topo, &lrep, w.nranks, 16);
     cs_link_track_free(ltrack);
     if (tl) {
         cs_error e2;
@@ -460,13 +469,13 @@ int cs_cli_run(int argc, char **argv) {
         char links_path[4096];
         if (rc == CS_OK && ro.out && topo) {
             snprintf(links_path, sizeof links_path, "%s/links.csv", ro.out);
-            rc = cs_links_csv(links_path, topo, res.sim_time, &err);
+            rc = cs_links_csv(links_path, topo, &lrep, res.sim_time, &err);
             info.outputs[no++] = links_path;
         }
         if (ro.trace) info.outputs[no++] = ro.trace;
         info.wall_s = wall_now() - t0;
         if (rc == CS_OK && !ro.quiet) cs_report_terminal(stdout, &info, &res);
-        if (rc == CS_OK && !ro.quiet && topo) cs_links_print_hottest(stdout, topo, res.sim_time, 5);
+        if (rc == CS_OK && !ro.quiet && topo) cs_links_print_hottest(stdout, topo, &lrep, res.sim_time, 5);
     }
     cs_log_flush_summary();
     if (rc) {
@@ -479,6 +488,7 @@ int cs_cli_run(int argc, char **argv) {
     cs_workload_free(&w);
     cs_network_config_free(&net);
     cs_topo_free(topo);
+    cs_net_link_report_free(&lrep);
     cs_memory_config_free(&mem);
     cs_system_config_free(&sysc);
     cs_comm_groups_free(&groups);

@@ -401,7 +401,9 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     s->stats.bytes_sent += bytes;
     cs_error e;
     cs_error_clear(&e);
-    int rc = cs_net_send(s->net, src, dst, bytes, key, msg_arrived, s, (uint64_t)(uintptr_t)m, &e);
+    cs_net_msg nm = {.src = src, .dst = dst, .bytes = bytes, .key = key, .done = msg_arrived, .ctx = s,
+                     .cookie = (uint64_t)(uintptr_t)m};
+    int rc = cs_net_send(s->net, &nm, &e);
     if (rc) {
         cs_pool_put(s->msg_pool, m);
         in->live--;
@@ -422,7 +424,7 @@ static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k
     const cs_phase *ph = stream_phase(st);
     uint32_t src = inst_rank(in, topo_member(st, ph, src_idx)), dst = inst_rank(in, me);
     cs_time now = cs_eventq_now(s->q);
-    cs_time t = cs_time_add(now, s->net->backend->uncontended_time(s->net->state, src, dst, bytes));
+    cs_time t = cs_time_add(now, cs_net_uncontended_time(s->net, src, dst, bytes));
     if (t == now) {
         sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
                   "arrives in the instant it is sent, in an order other ranks decide", bytes, src, dst);
@@ -445,7 +447,7 @@ void sys_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t byt
         }
         /* class mode: both ends are simulated, the message is real */
         uint64_t key = sys_key(s, src);
-        cs_time t = cs_time_add(cs_eventq_now(s->q), s->net->backend->uncontended_time(s->net->state, src, dst, bytes));
+        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_net_uncontended_time(s->net, src, dst, bytes));
         sym_tie_add(s, dst, t, key, src);
         net_msg(st, dst_member, src, dst, bytes, k, key);
         return;
