@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/eventq.h"
@@ -420,6 +421,48 @@ static void test_fixed_route_time(void **st) {
     cs_topo_free(t);
 }
 
+/* The backend's options (its option table, through cs_net_env.opts): on a
+ * fat-tree with 4 spines, 32 messages 0 -> 8 take one uplink of leaf 0 with
+ * the defaults (ECMP, as the topology says) and several with routing =
+ * spray; the topology itself is not changed. */
+static void test_options_routing(void **st) {
+    (void)st;
+    cs_fattree_params p = {.npus = 16, .npus_per_leaf = 8, .spines = 4, .uplinks_per_spine = 1,
+                           .host_bw = B50(), .uplink_bw = B50()};
+    cs_topo *t;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_topo_build_fattree(&p, &t, &err), CS_OK);
+    const cs_net_backend *be = cs_net_backend_find("flow");
+    assert_true(be->nopts >= 2);
+    for (int spray = 0; spray <= 1; spray++) {
+        void *opts = calloc(1, be->opts_size);
+        cs_opts_defaults(be->opts, be->nopts, opts);
+        for (size_t i = 0; spray && i < be->nopts; i++)
+            if (strcmp(be->opts[i].key, "routing") == 0) *(int *)((char *)opts + be->opts[i].off) = 2; /* spray */
+        tnet tn;
+        memset(&tn, 0, sizeof tn);
+        tn.cfg = dims1(CS_TOPO_SWITCH, t->nnpus, 1, 0);
+        tn.cfg.topology = t;
+        tn.q = cs_eventq_new();
+        cs_net_env env = {.cfg = &tn.cfg, .topo = t, .q = tn.q, .opts = opts};
+        assert_int_equal(cs_net_init(&tn.net, be, &env, &err), CS_OK);
+        for (uint64_t m = 0; m < 32; m++) tn_send(&tn, 0, 8, 1000, m);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 32);
+        uint32_t used = 0; /* uplinks of leaf 0 (node 16) that carried bytes */
+        for (uint32_t l = 0; l < t->nlinks; l++)
+            if (t->links[l].src == 16 && t->kind[t->links[l].dst] == CS_NODE_SWITCH && link_stat(&tn, l).bytes) used++;
+        if (spray) assert_true(used > 1);
+        else assert_int_equal(used, 1);
+        assert_int_equal(t->spray, 0);
+        tn_close(&tn);
+        cs_opts_free(be->opts, be->nopts, opts);
+        free(opts);
+    }
+    cs_topo_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_with_analytical),
@@ -433,6 +476,7 @@ int main(void) {
         cmocka_unit_test(test_switch_drained_shares_detour),
         cmocka_unit_test(test_degrade_and_restore),
         cmocka_unit_test(test_fixed_route_time),
+        cmocka_unit_test(test_options_routing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
