@@ -70,7 +70,8 @@ static void tn_open(tnet *tn, const cs_network_config *cfg, const char *backend)
     assert_non_null(be);
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_net_init(&tn->net, be, cfg, tn->q, &err), CS_OK);
+    cs_net_env env = {.cfg = cfg, .topo = cfg->topology, .q = tn->q};
+    assert_int_equal(cs_net_init(&tn->net, be, &env, &err), CS_OK);
 }
 
 static void tn_close(tnet *tn) {
@@ -83,7 +84,8 @@ static void tn_send(tnet *tn, uint32_t src, uint32_t dst, uint64_t bytes, uint64
     cs_error err;
     cs_error_clear(&err);
     uint64_t key = ((uint64_t)src << 32) | cookie;
-    assert_int_equal(cs_net_send(&tn->net, src, dst, bytes, key, on_done, tn, cookie, &err), CS_OK);
+    cs_net_msg m = {.src = src, .dst = dst, .bytes = bytes, .key = key, .done = on_done, .ctx = tn, .cookie = cookie};
+    assert_int_equal(cs_net_send(&tn->net, &m, &err), CS_OK);
 }
 
 /* A send issued later, from the event queue. */
@@ -102,7 +104,7 @@ static void later_ev(void *ctx, const cs_event *ev) {
 static void tn_run(tnet *tn) { cs_eventq_run(tn->q, CS_TIME_MAX); }
 
 static cs_time uncontended(tnet *tn, uint32_t src, uint32_t dst, uint64_t bytes) {
-    return tn->net.backend->uncontended_time(tn->net.state, src, dst, bytes);
+    return cs_net_uncontended_time(&tn->net, src, dst, bytes);
 }
 
 /* One message alone from src to dst: its arrival time (also checks that the

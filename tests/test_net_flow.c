@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/eventq.h"
@@ -45,26 +46,46 @@ static cs_network_config dims1(cs_topo_kind k, uint32_t n, double bw, double lat
     return c;
 }
 
-static void tn_open(tnet *tn, const cs_network_config *cfg, const char *backend) {
+/* healthy: the backend's healthy network (cs_net_env.healthy). */
+static void tn_open_h(tnet *tn, const cs_network_config *cfg, const char *backend, int healthy) {
     memset(tn, 0, sizeof *tn);
     tn->cfg = *cfg;
     tn->q = cs_eventq_new();
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_net_init(&tn->net, cs_net_backend_find(backend), &tn->cfg, tn->q, &err), CS_OK);
+    cs_net_env env = {.cfg = &tn->cfg, .topo = tn->cfg.topology, .q = tn->q, .healthy = healthy};
+    assert_int_equal(cs_net_init(&tn->net, cs_net_backend_find(backend), &env, &err), CS_OK);
 }
 
+static void tn_open(tnet *tn, const cs_network_config *cfg, const char *backend) { tn_open_h(tn, cfg, backend, 0); }
+
 /* A topology-backed network (the topology is borrowed by the backend). */
-static void tn_open_topo(tnet *tn, cs_topo *t) {
+static void tn_open_topo_h(tnet *tn, cs_topo *t, int healthy) {
     cs_network_config c = dims1(CS_TOPO_SWITCH, t->nnpus, 1, 0);
     c.topology = t;
-    tn_open(tn, &c, "flow");
+    tn_open_h(tn, &c, "flow", healthy);
+}
+
+static void tn_open_topo(tnet *tn, cs_topo *t) { tn_open_topo_h(tn, t, 0); }
+
+/* The backend's statistics of link l (cs_net_report). */
+static cs_net_link_stat link_stat(const tnet *tn, uint32_t l) {
+    cs_net_link_report r;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_net_report(&tn->net, &r, &err), CS_OK);
+    assert_true(l < r.nlinks);
+    cs_net_link_stat st = r.links[l];
+    cs_net_link_report_free(&r);
+    return st;
 }
 
 static void tn_send(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie) {
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_net_send(&tn->net, s, d, bytes, (uint64_t)s << 32 | cookie, on_done, tn, cookie, &err), CS_OK);
+    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = (uint64_t)s << 32 | cookie, .done = on_done, .ctx = tn,
+                    .cookie = cookie};
+    assert_int_equal(cs_net_send(&tn->net, &m, &err), CS_OK);
 }
 
 static void tn_close(tnet *tn) {
@@ -88,8 +109,7 @@ static void one_pair(const cs_network_config *cfg, uint32_t s, uint32_t d, uint6
         fail_msg("%s(%u) %u -> %u, %llu bytes: analytical %llu ps, flow %llu ps", cs_topo_kind_name(cfg->topo[0]),
                  cfg->npus[0], s, d, (unsigned long long)bytes, (unsigned long long)a.t[0],
                  (unsigned long long)f.t[0]);
-    assert_int_equal(a.net.backend->uncontended_time(a.net.state, s, d, bytes),
-                     f.net.backend->uncontended_time(f.net.state, s, d, bytes));
+    assert_int_equal(cs_net_uncontended_time(&a.net, s, d, bytes), cs_net_uncontended_time(&f.net, s, d, bytes));
     tn_close(&a);
     tn_close(&f);
 }
@@ -143,8 +163,8 @@ static void test_incast_bw_over_k(void **st) {
         /* all finish together: 2 L + k s / B */
         cs_time want = NS((uint64_t)floor(1000 + k * 19531.25));
         for (uint32_t i = 0; i < k; i++) assert_int_equal(f.t[i], want);
-        assert_int_equal(t->stats[cs_topo_find_link(t, sw, 0)].bytes, k * MIB);
-        assert_true(fabs(t->stats[cs_topo_find_link(t, sw, 0)].peak_util - 1.0) < 1e-9);
+        assert_int_equal(link_stat(&f, cs_topo_find_link(t, sw, 0)).bytes, k * MIB);
+        assert_true(fabs(link_stat(&f, cs_topo_find_link(t, sw, 0)).peak_util - 1.0) < 1e-9);
         tn_close(&f);
         cs_topo_free(t);
     }
@@ -278,13 +298,15 @@ static void test_link_fails_midway(void **st) {
     cs_eventq_run(tn.q, CS_TIME_MAX);
     assert_int_equal(tn.n, 1);
     assert_int_equal(tn.t[0], NS(30562));
-    assert_int_equal(t->stats[cs_topo_find_link(t, 0, 2)].bytes, 536871);
-    assert_int_equal(t->stats[cs_topo_find_link(t, 0, 3)].bytes, 511705);
-    assert_int_equal(t->stats[cs_topo_find_link(t, 4, 1)].bytes, 511705);
+    assert_int_equal(link_stat(&tn, cs_topo_find_link(t, 0, 2)).bytes, 536871);
+    assert_int_equal(link_stat(&tn, cs_topo_find_link(t, 0, 3)).bytes, 511705);
+    assert_int_equal(link_stat(&tn, cs_topo_find_link(t, 4, 1)).bytes, 511705);
     tn_close(&tn);
-    /* the healthy run of the same topology */
-    cs_topo_heal(t);
-    tn_open_topo(&tn, t);
+    /* the run left the topology as it was: the change is still there, 0-2 up */
+    assert_int_equal(t->nchanges, 1);
+    assert_true(cs_link_up(&t->links[cs_topo_find_link(t, 0, 2)]));
+    /* the healthy run of the same topology (the backend ignores the change) */
+    tn_open_topo_h(&tn, t, 1);
     tn_send(&tn, 0, 1, MIB, 0);
     cs_eventq_run(tn.q, CS_TIME_MAX);
     assert_int_equal(tn.t[0], NS(20531));
@@ -325,8 +347,7 @@ static void test_switch_drained_shares_detour(void **st) {
     assert_int_equal(tn.t[0], NS(30562));
     assert_int_equal(tn.t[1], NS(30562));
     tn_close(&tn);
-    cs_topo_heal(t);
-    tn_open_topo(&tn, t);
+    tn_open_topo_h(&tn, t, 1);
     tn_send(&tn, 0, 1, MIB, 0);
     tn_send(&tn, 2, 1, MIB, 1);
     cs_eventq_run(tn.q, CS_TIME_MAX);
@@ -400,6 +421,48 @@ static void test_fixed_route_time(void **st) {
     cs_topo_free(t);
 }
 
+/* The backend's options (its option table, through cs_net_env.opts): on a
+ * fat-tree with 4 spines, 32 messages 0 -> 8 take one uplink of leaf 0 with
+ * the defaults (ECMP, as the topology says) and several with routing =
+ * spray; the topology itself is not changed. */
+static void test_options_routing(void **st) {
+    (void)st;
+    cs_fattree_params p = {.npus = 16, .npus_per_leaf = 8, .spines = 4, .uplinks_per_spine = 1,
+                           .host_bw = B50(), .uplink_bw = B50()};
+    cs_topo *t;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_topo_build_fattree(&p, &t, &err), CS_OK);
+    const cs_net_backend *be = cs_net_backend_find("flow");
+    assert_true(be->nopts >= 2);
+    for (int spray = 0; spray <= 1; spray++) {
+        void *opts = calloc(1, be->opts_size);
+        cs_opts_defaults(be->opts, be->nopts, opts);
+        for (size_t i = 0; spray && i < be->nopts; i++)
+            if (strcmp(be->opts[i].key, "routing") == 0) *(int *)((char *)opts + be->opts[i].off) = 2; /* spray */
+        tnet tn;
+        memset(&tn, 0, sizeof tn);
+        tn.cfg = dims1(CS_TOPO_SWITCH, t->nnpus, 1, 0);
+        tn.cfg.topology = t;
+        tn.q = cs_eventq_new();
+        cs_net_env env = {.cfg = &tn.cfg, .topo = t, .q = tn.q, .opts = opts};
+        assert_int_equal(cs_net_init(&tn.net, be, &env, &err), CS_OK);
+        for (uint64_t m = 0; m < 32; m++) tn_send(&tn, 0, 8, 1000, m);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 32);
+        uint32_t used = 0; /* uplinks of leaf 0 (node 16) that carried bytes */
+        for (uint32_t l = 0; l < t->nlinks; l++)
+            if (t->links[l].src == 16 && t->kind[t->links[l].dst] == CS_NODE_SWITCH && link_stat(&tn, l).bytes) used++;
+        if (spray) assert_true(used > 1);
+        else assert_int_equal(used, 1);
+        assert_int_equal(t->spray, 0);
+        tn_close(&tn);
+        cs_opts_free(be->opts, be->nopts, opts);
+        free(opts);
+    }
+    cs_topo_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_with_analytical),
@@ -413,6 +476,7 @@ int main(void) {
         cmocka_unit_test(test_switch_drained_shares_detour),
         cmocka_unit_test(test_degrade_and_restore),
         cmocka_unit_test(test_fixed_route_time),
+        cmocka_unit_test(test_options_routing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

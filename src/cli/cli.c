@@ -441,7 +441,7 @@ static int command(const char *cmd, int argc, char **argv) {
         hooks.link_ud = ltrack;
     }
     if (rc == CS_OK) rc = cs_scenario_run_hooked(sc, &hooks, &res, &err);
-    if (rc == CS_OK && ltrack && res->topo) cs_link_track_write(ltrack, tl, res->topo, res->sim.nranks, 16);
+    if (rc == CS_OK && ltrack && res->topo) cs_link_track_write(ltrack, tl, res->topo, &res->links, res->sim.nranks, 16);
     cs_link_track_free(ltrack);
     if (tl) {
         cs_error e2;
@@ -468,7 +468,7 @@ static int command(const char *cmd, int argc, char **argv) {
             info.outputs[no++] = colls_path;
             if (rc == CS_OK && res->topo) {
                 snprintf(links_path, sizeof links_path, "%s/links.csv", co.out);
-                rc = cs_links_csv(links_path, res->topo, res->sim.sim_time, &err);
+                rc = cs_links_csv(links_path, res->topo, &res->links, res->sim.sim_time, &err);
                 info.outputs[no++] = links_path;
             }
         }
@@ -483,7 +483,7 @@ static int command(const char *cmd, int argc, char **argv) {
             } else {
                 if (res->plan.valid) train_report(stdout, res);
                 cs_report_terminal(stdout, &info, &res->sim);
-                if (res->topo) cs_links_print_hottest(stdout, res->topo, res->sim.sim_time, 5);
+                if (res->topo) cs_links_print_hottest(stdout, res->topo, &res->links, res->sim.sim_time, 5);
             }
         }
     }

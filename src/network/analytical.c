@@ -8,7 +8,9 @@
  * gbps * 2^30 / 1e9) and the result truncated to whole nanoseconds, as
  * ASTRA-sim does.  Hops: Ring = shorter way round; FullyConnected = 1;
  * Switch = 2.  There is no link state: any number of concurrent messages each
- * see the full bandwidth.  The state is the bytes/ns of each dimension.
+ * see the full bandwidth, so every delivery takes exactly uncontended_time
+ * (CS_NET_EXACT_UNCONTENDED: the symmetric run relies on it).  The state is
+ * the bytes/ns of each dimension.  No options, no link statistics.
  */
 #include <math.h>
 
@@ -29,11 +31,12 @@ typedef struct ana_msg {
     void *ctx;
 } ana_msg;
 
-static int ana_create(const cs_network_config *cfg, cs_eventq *q, void **state, cs_error *err) {
+static int ana_create(const cs_net_env *env, void **state, cs_error *err) {
     (void)err;
+    const cs_network_config *cfg = env->cfg;
     ana_state *s = cs_calloc(1, sizeof *s);
     s->cfg = cfg;
-    s->q = q;
+    s->q = env->q;
     for (int d = 0; d < cfg->ndims; d++) s->bytes_per_ns[d] = cs_gbps_to_bytes_per_ns(cfg->bandwidth_gbps[d]);
     s->msgs = cs_pool_new(sizeof(ana_msg));
     *state = s;
@@ -58,16 +61,15 @@ static void ana_arrive(void *ctx, const cs_event *ev) {
     done(dctx, ev->arg);
 }
 
-static int ana_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
-                    cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
+static int ana_send(void *state, const cs_net_msg *msg, cs_error *err) {
     (void)err;
     ana_state *s = state;
     ana_msg *m = cs_pool_get(s->msgs);
     m->s = s;
-    m->done = done;
-    m->ctx = ctx;
-    cs_time t = cs_time_add(cs_eventq_now(s->q), ana_time(state, src, dst, bytes));
-    cs_eventq_push(s->q, t, key, ana_arrive, m, cookie);
+    m->done = msg->done;
+    m->ctx = msg->ctx;
+    cs_time t = cs_time_add(cs_eventq_now(s->q), ana_time(state, msg->src, msg->dst, msg->bytes));
+    cs_eventq_push(s->q, t, msg->key, ana_arrive, m, msg->cookie);
     return CS_OK;
 }
 
@@ -81,6 +83,7 @@ static void ana_destroy(void *state) {
 const cs_net_backend cs_net_analytical = {
     .name = "analytical",
     .help = "congestion-unaware alpha-beta per message (ASTRA-sim's analytical backend)",
+    .caps = CS_NET_EXACT_UNCONTENDED,
     .create = ana_create,
     .send = ana_send,
     .uncontended_time = ana_time,

@@ -185,23 +185,22 @@ static void self_event(void *ctx, const cs_event *ev) {
     done(dctx, cookie);
 }
 
-static int cong_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
-                     cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
+static int cong_send(void *state, const cs_net_msg *m, cs_error *err) {
     (void)err;
     cong_state *s = state;
     chunk *c = cs_pool_get(s->pool);
     memset(c, 0, sizeof *c);
     c->s = s;
-    c->done = done;
-    c->ctx = ctx;
-    c->cookie = cookie;
-    c->bytes = bytes;
-    c->key = key;
-    c->cur = src;
-    c->dst = dst;
+    c->done = m->done;
+    c->ctx = m->ctx;
+    c->cookie = m->cookie;
+    c->bytes = m->bytes;
+    c->key = m->key;
+    c->cur = m->src;
+    c->dst = m->dst;
     c->at_sw = -1;
-    if (src == dst)
-        cs_eventq_push(s->q, cs_eventq_now(s->q), key, self_event, c, 0);
+    if (m->src == m->dst)
+        cs_eventq_push(s->q, cs_eventq_now(s->q), m->key, self_event, c, 0);
     else
         forward(s, c);
     return CS_OK;
@@ -222,10 +221,11 @@ static cs_time cong_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes
     return t;
 }
 
-static int cong_create(const cs_network_config *cfg, cs_eventq *q, void **state, cs_error *err) {
+static int cong_create(const cs_net_env *env, void **state, cs_error *err) {
+    const cs_network_config *cfg = env->cfg;
     cong_state *s = cs_calloc(1, sizeof *s);
     s->cfg = cfg;
-    s->q = q;
+    s->q = env->q;
     s->ndims = cfg->ndims;
     uint64_t radix = 1, nlinks = 0;
     for (int d = 0; d < cfg->ndims; d++) {
@@ -276,6 +276,7 @@ const cs_net_backend cs_net_congestion = {
     .name = "analytical-congestion",
     .help = "congestion-aware: every link a FIFO, store-and-forward per message, "
             "multi-dimensional (ASTRA-sim's congestion-aware backend)",
+    .caps = CS_NET_CONGESTION_AWARE,
     .create = cong_create,
     .send = cong_send,
     .uncontended_time = cong_time,

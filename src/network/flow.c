@@ -22,28 +22,39 @@
  * floor(h * L + s / B) with B = GB/s * 2^30 / 1e9 bytes per ns.  The links
  * are released at t0 + floor(x) ns (the sender's side has finished).
  *
- * The topology is cs_network_config.topology (borrowed; its `stats` are
- * filled: bytes, busy time, peak utilization), or, when NULL, the ASTRA-sim
- * product of the network's dimensions (built and owned here).
+ * The topology is cs_net_env.topo (borrowed, read-only), or, when NULL, the
+ * ASTRA-sim product of the network's dimensions (built and owned here).  The
+ * backend keeps its own per-link statistics (bytes, busy time, peak
+ * utilization: cs_net_report) and reports utilization changes to the
+ * environment's observer.
  *
- * Timed changes (cs_topo.changes: a link or switch down, degraded or
- * restored at time T) are events at T (key 0: before anything else at T):
- * the bandwidths change, the router's caches are dropped, every active flow
+ * Bandwidths: the backend's own array, a copy of the topology's at create
+ * (failures and degradation from the start included), or every link at its
+ * built bandwidth when the environment asks for the healthy network (then
+ * timed changes are ignored too).  Timed changes (cs_topo.changes: a link or
+ * switch down, degraded or restored at time T) are events at T (key 0:
+ * before anything else at T): the backend's bandwidths change, the router
+ * (which reads them) drops its caches, every active flow
  * whose path crosses a link that is down is moved -- with the bytes it has
  * left -- to a fresh route from its source (flows whose route is still up
  * keep it), and rates are recomputed over the components of the changed
  * links and of the old and new paths.  A rerouted flow's last byte arrives
  * after the latency of its new path.  A flow with no route left stalls (rate
- * 0) until a later change gives it one.  The topology's bandwidths are
- * restored when the backend is destroyed, so a topology can be run again.
+ * 0) until a later change gives it one.  The topology is never written, so
+ * it can be run again as it is.
  *
- * Ranks are mapped to NPUs by the topology's placement (cs_topo.place,
- * topology/placement.c) before routing.
+ * Sends arrive with NPUs (the network layer applied the placement).
  *
- * Owns: flows (ids recycled through a free list), per-link flow lists, the
- * router.  docs/network.md ("flow") has the model and its differences.
+ * Options (FLOW_OPTS): the ECMP seed and the routing mode, each "as the
+ * topology says" by default.
+ *
+ * Owns: flows (ids recycled through a free list), per-link flow lists and
+ * statistics, the bandwidth array, the router.  docs/network.md ("flow") has
+ * the model and its differences.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -59,8 +70,32 @@ typedef struct flink {
     uint32_t mark;
     uint32_t unfrozen;
     double rem;      /* capacity left during filling, bytes/ns */
-    double util;     /* last utilization reported to topo->util_fn */
+    double util;     /* last utilization reported to the observer */
 } flink;
+
+/* Per-link statistics (cs_net_link_stat) and their bookkeeping. */
+typedef struct lstat {
+    uint64_t bytes;    /* payload bytes of flows that crossed the link (counted when they leave it) */
+    cs_time busy;      /* time with at least one flow on the link */
+    double peak_util;  /* max over time of (sum of flow rates) / bw */
+    cs_time busy_since;
+    uint32_t active;
+} lstat;
+
+/* The backend's options (FLOW_OPTS). */
+typedef struct flow_opts {
+    int ecmp_seed; /* -1 = the topology's */
+    int routing;   /* FLOW_ROUTING_* */
+} flow_opts;
+enum { FLOW_ROUTING_TOPOLOGY, FLOW_ROUTING_ECMP, FLOW_ROUTING_SPRAY };
+static const char *const FLOW_ROUTINGS[] = {"topology", "ecmp", "spray", NULL};
+static const cs_opt FLOW_OPTS[] = {
+    {.key = "ecmp_seed", .type = CS_OPT_INT, .def = -1, .min = -1, .max = (double)INT32_MAX,
+     .off = offsetof(flow_opts, ecmp_seed), .help = "seed of ECMP hashing (-1 = the topology's ecmp_seed)"},
+    {.key = "routing", .type = CS_OPT_ENUM, .def = FLOW_ROUTING_TOPOLOGY, .values = FLOW_ROUTINGS,
+     .off = offsetof(flow_opts, routing),
+     .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message"},
+};
 
 typedef struct flow {
     uint32_t *path;  /* npath link ids, then npath positions in the links' lists (owned) */
@@ -87,9 +122,12 @@ typedef struct arrival {
 typedef struct flow_state {
     const cs_network_config *cfg;
     cs_eventq *q;
-    cs_topo *topo;
-    int own_topo;
+    const cs_topo *topo;
+    cs_topo *own_topo; /* the product of the dimensions when no topology was given */
     cs_router *router;
+    double *bw;        /* per link, bytes per ns (0 = down): the topology's, changed by timed changes */
+    lstat *stats;      /* per link */
+    cs_net_observer obs; /* link_util NULL = none */
     flink *links;
     flow *flows;
     size_t nflows_alloc, cap_flows;
@@ -108,24 +146,26 @@ typedef struct flow_state {
     uint32_t *pending;
     size_t npending, cap_pending;
     int rerate_queued;
-    double *bw0; /* bandwidths at create when there are timed changes: restored at destroy */
 } flow_state;
 
 static void on_change(void *ctx, const cs_event *ev);
 
 static void flow_destroy(void *state);
 
-static int flow_create(const cs_network_config *cfg, cs_eventq *q, void **state, cs_error *err) {
+static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
+    const cs_network_config *cfg = env->cfg;
+    const flow_opts *o = env->opts;
     flow_state *s = cs_calloc(1, sizeof *s);
     *state = s;
     s->cfg = cfg;
-    s->q = q;
-    if (cfg->topology) {
-        s->topo = cfg->topology;
+    s->q = env->q;
+    if (env->topo) {
+        s->topo = env->topo;
     } else {
-        s->topo = cs_topo_build_astra(cfg);
-        s->own_topo = 1;
+        s->own_topo = cs_topo_build_astra(cfg);
+        s->topo = s->own_topo;
     }
+    if (env->observer) s->obs = *env->observer;
     if (s->topo->nnpus != cfg->total_npus) {
         int rc = CS_ERR(err, CS_EINVAL, "topology (%s) has %u NPUs but the network configuration %s has %llu",
                         s->topo->desc ? s->topo->desc : "?", s->topo->nnpus, cfg->path ? cfg->path : "",
@@ -134,15 +174,23 @@ static int flow_create(const cs_network_config *cfg, cs_eventq *q, void **state,
         *state = NULL;
         return rc;
     }
-    s->router = cs_router_new(s->topo, s->topo->ecmp_seed);
-    s->links = cs_calloc(s->topo->nlinks ? s->topo->nlinks : 1, sizeof *s->links);
+    size_t nl = s->topo->nlinks ? s->topo->nlinks : 1;
+    s->bw = cs_malloc(nl * sizeof *s->bw);
+    for (uint32_t l = 0; l < s->topo->nlinks; l++)
+        s->bw[l] = env->healthy ? s->topo->links[l].nominal_bw : s->topo->links[l].bw;
+    s->stats = cs_calloc(nl, sizeof *s->stats);
+    uint64_t seed = o->ecmp_seed >= 0 ? (uint64_t)o->ecmp_seed : s->topo->ecmp_seed;
+    int spray = o->routing == FLOW_ROUTING_TOPOLOGY ? -1 : o->routing == FLOW_ROUTING_SPRAY;
+    /* the router reads our bandwidths only when they can differ from the
+     * topology's (timed changes, or the healthy network of a degraded one):
+     * the topology's own are one memory access fewer per link in its BFS */
+    int same = env->healthy || !s->topo->nchanges;
+    for (uint32_t l = 0; same && l < s->topo->nlinks; l++) same = s->bw[l] == s->topo->links[l].bw;
+    s->router = cs_router_new_ex(s->topo, seed, spray, same ? NULL : s->bw);
+    s->links = cs_calloc(nl, sizeof *s->links);
     s->arrivals = cs_pool_new(sizeof(arrival));
-    if (s->topo->nchanges) {
-        s->bw0 = cs_malloc((size_t)s->topo->nlinks * sizeof *s->bw0);
-        for (uint32_t l = 0; l < s->topo->nlinks; l++) s->bw0[l] = s->topo->links[l].bw;
-    }
-    for (uint32_t i = 0; i < s->topo->nchanges; i++)
-        cs_eventq_push(q, s->topo->changes[i].at, 0, on_change, s, i);
+    for (uint32_t i = 0; !env->healthy && i < s->topo->nchanges; i++)
+        cs_eventq_push(s->q, s->topo->changes[i].at, 0, on_change, s, i);
     return CS_OK;
 }
 
@@ -161,12 +209,11 @@ static void flow_destroy(void *state) {
     cs_free(s->stack);
     cs_free(s->seeds);
     cs_free(s->pending);
-    if (s->bw0) /* the topology leaves the run as it came in (timed changes undone) */
-        for (uint32_t l = 0; l < s->topo->nlinks; l++) s->topo->links[l].bw = s->bw0[l];
-    cs_free(s->bw0);
+    cs_free(s->bw);
+    cs_free(s->stats);
     if (s->arrivals) cs_pool_free(s->arrivals);
     cs_router_free(s->router);
-    if (s->own_topo) cs_topo_free(s->topo);
+    cs_topo_free(s->own_topo);
     cs_free(s);
 }
 
@@ -253,7 +300,7 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
     }
     for (size_t i = 0; i < ncl; i++) {
         flink *L = &s->links[s->comp_links[i]];
-        L->rem = s->topo->links[s->comp_links[i]].bw;
+        L->rem = s->bw[s->comp_links[i]];
         L->unfrozen = L->nflows;
     }
     /* progressive filling */
@@ -291,14 +338,14 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
     }
     for (size_t i = 0; i < ncl; i++) {
         uint32_t l = s->comp_links[i];
-        double bw = s->topo->links[l].bw;
+        double bw = s->bw[l];
         double util = bw > 0 ? 1.0 - s->links[l].rem / bw : 0;
-        if (s->links[l].nflows && util > s->topo->stats[l].peak_util) s->topo->stats[l].peak_util = util > 1 ? 1 : util;
-        if (s->topo->util_fn) {
+        if (s->links[l].nflows && util > s->stats[l].peak_util) s->stats[l].peak_util = util > 1 ? 1 : util;
+        if (s->obs.link_util) {
             double u = s->links[l].nflows ? (util > 1 ? 1 : util) : 0;
             if (fabs(u - s->links[l].util) > 1e-9) {
                 s->links[l].util = u;
-                s->topo->util_fn(s->topo->util_ud, l, now, u);
+                s->obs.link_util(s->obs.ud, l, now, u);
             }
         }
     }
@@ -369,7 +416,7 @@ static void detach(flow_state *s, uint32_t fid, cs_time now) {
                     break;
                 }
         }
-        cs_link_stats *st = &s->topo->stats[l];
+        lstat *st = &s->stats[l];
         st->bytes += sent;
         if (--st->active == 0) st->busy += now - st->busy_since;
     }
@@ -392,7 +439,7 @@ static void attach(flow_state *s, uint32_t fid, const uint32_t *route, uint32_t 
         }
         f->path[n + h] = L->nflows;
         L->flows[L->nflows++] = fid;
-        cs_link_stats *st = &s->topo->stats[l];
+        lstat *st = &s->stats[l];
         if (st->active++ == 0) st->busy_since = now;
     }
 }
@@ -421,13 +468,13 @@ static void on_change(void *ctx, const cs_event *ev) {
     flow_state *s = ctx;
     cs_time now = cs_eventq_now(s->q);
     size_t ns = 0;
-    cs_topo_apply_change(s->topo, &s->topo->changes[ev->arg], &s->seeds, &ns, &s->cap_seeds);
+    cs_topo_change_bw(s->topo, &s->topo->changes[ev->arg], s->bw, &s->seeds, &ns, &s->cap_seeds);
     cs_router_invalidate(s->router);
     for (size_t i = 0; i < s->nflows_alloc; i++) {
         flow *f = &s->flows[i];
         if (!f->live) continue;
         int down = 0;
-        for (uint32_t h = 0; h < f->npath && !down; h++) down = !cs_link_up(&s->topo->links[f->path[h]]);
+        for (uint32_t h = 0; h < f->npath && !down; h++) down = !(s->bw[f->path[h]] > 0);
         if (!down) continue;
         const uint32_t *route;
         uint32_t n;
@@ -464,18 +511,18 @@ static void on_change(void *ctx, const cs_event *ev) {
     rerate_each(s, s->seeds, ns);
 }
 
-/* A flow between two nodes (NPUs already mapped by the placement). */
-static int start_flow(flow_state *s, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key, cs_net_done_fn done,
-                      void *ctx, uint64_t cookie, cs_error *err) {
+/* A flow of message m between nodes src and dst. */
+static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_msg *m, cs_error *err) {
     const uint32_t *route;
     uint32_t n;
+    uint64_t bytes = m->bytes, key = m->key;
     int rc = cs_router_route_msg(s->router, src, dst, key, &route, &n, err);
     if (rc) return rc;
     cs_time now = cs_eventq_now(s->q);
     double lat_ns = 0;
     for (uint32_t h = 0; h < n; h++) lat_ns += (double)s->topo->links[route[h]].lat / 1e3;
     if (n == 0 || bytes == 0) {
-        push_arrival(s, cs_time_add(now, floor_ns_ps(lat_ns)), key, done, ctx, cookie);
+        push_arrival(s, cs_time_add(now, floor_ns_ps(lat_ns)), key, m->done, m->ctx, m->cookie);
         return CS_OK;
     }
     uint32_t fid;
@@ -496,28 +543,22 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, uint64_t bytes,
     f->start = f->last = now;
     f->lat_ns = lat_ns;
     f->key = key;
-    f->cookie = cookie;
-    f->done = done;
-    f->ctx = ctx;
+    f->cookie = m->cookie;
+    f->done = m->done;
+    f->ctx = m->ctx;
     attach(s, fid, route, n, now);
     rerate_later(s, f->path, n);
     return CS_OK;
 }
 
-static int flow_send(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
-                     cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
-    flow_state *s = state;
-    src = cs_topo_rank_npu(s->topo, src); /* placement: rank -> NPU */
-    dst = cs_topo_rank_npu(s->topo, dst);
-    return start_flow(s, src, dst, bytes, key, done, ctx, cookie, err);
+static int flow_send(void *state, const cs_net_msg *m, cs_error *err) {
+    return start_flow(state, m->src, m->dst, m, err);
 }
 
 /* In-switch collectives: the first switch on the route npu -> peer. */
-static int flow_send_switch(void *state, uint32_t npu, uint32_t peer, int up, uint64_t bytes, uint64_t key,
-                            cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
+static int flow_send_switch(void *state, const cs_net_msg *m, int up, cs_error *err) {
     flow_state *s = state;
-    npu = cs_topo_rank_npu(s->topo, npu);
-    peer = cs_topo_rank_npu(s->topo, peer);
+    uint32_t npu = m->src, peer = m->dst;
     const uint32_t *route;
     uint32_t n;
     int rc = cs_router_route(s->router, npu, peer, &route, &n, err);
@@ -527,8 +568,7 @@ static int flow_send_switch(void *state, uint32_t npu, uint32_t peer, int up, ui
         if (s->topo->kind[s->topo->links[route[h]].dst] == CS_NODE_SWITCH) sw = s->topo->links[route[h]].dst;
     if (sw == UINT32_MAX)
         return CS_ERR(err, CS_EINVAL, "in-switch collective: no switch on the route from NPU %u to NPU %u", npu, peer);
-    return up ? start_flow(s, npu, sw, bytes, key, done, ctx, cookie, err)
-              : start_flow(s, sw, npu, bytes, key, done, ctx, cookie, err);
+    return up ? start_flow(s, npu, sw, m, err) : start_flow(s, sw, npu, m, err);
 }
 
 static cs_time flow_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
@@ -537,27 +577,73 @@ static cs_time flow_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes
     uint32_t n;
     cs_error e;
     cs_error_clear(&e);
-    src = cs_topo_rank_npu(s->topo, src);
-    dst = cs_topo_rank_npu(s->topo, dst);
     if (cs_router_route(s->router, src, dst, &route, &n, &e)) return CS_TIME_MAX;
     double lat_ns = 0, bw = INFINITY;
     for (uint32_t h = 0; h < n; h++) {
-        const cs_link *l = &s->topo->links[route[h]];
-        lat_ns += (double)l->lat / 1e3;
-        if (l->bw < bw) bw = l->bw;
+        lat_ns += (double)s->topo->links[route[h]].lat / 1e3;
+        if (s->bw[route[h]] < bw) bw = s->bw[route[h]];
     }
     if (n == 0) return 0;
     return floor_ns_ps(lat_ns + (bytes ? (double)bytes / bw : 0));
 }
 
+/* Per-link statistics so far (a link still in use counts as busy up to now). */
+static int flow_report(void *state, cs_net_link_report *out, cs_error *err) {
+    (void)err;
+    const flow_state *s = state;
+    cs_time now = cs_eventq_now(s->q);
+    out->nlinks = s->topo->nlinks;
+    out->links = cs_calloc(s->topo->nlinks ? s->topo->nlinks : 1, sizeof *out->links);
+    for (uint32_t l = 0; l < s->topo->nlinks; l++) {
+        const lstat *st = &s->stats[l];
+        out->links[l] = (cs_net_link_stat){st->bytes, st->busy, st->peak_util};
+        if (st->active) out->links[l].busy += now - st->busy_since;
+    }
+    return CS_OK;
+}
+
+/* Flows in flight; those with no route left (stalled until a timed change). */
+static void flow_describe_pending(void *state, char *buf, size_t n) {
+    const flow_state *s = state;
+    size_t live = 0, stalled = 0;
+    const flow *first = NULL;
+    for (size_t i = 0; i < s->nflows_alloc; i++) {
+        const flow *f = &s->flows[i];
+        if (!f->live) continue;
+        live++;
+        if (!(f->rate > 0)) {
+            stalled++;
+            if (!first) first = f;
+        }
+    }
+    if (!live) {
+        buf[0] = '\0';
+        return;
+    }
+    if (!first) {
+        snprintf(buf, n, "network: %zu flows in flight", live);
+        return;
+    }
+    const cs_link *a = &s->topo->links[first->path[0]], *b = &s->topo->links[first->path[first->npath - 1]];
+    snprintf(buf, n, "network: %zu flows in flight, %zu stalled with no route up (first: node %u -> node %u, "
+             "%.0f of %llu bytes left)", live, stalled, a->src, b->dst, first->remaining,
+             (unsigned long long)first->bytes);
+}
+
 const cs_net_backend cs_net_flow = {
     .name = "flow",
     .help = "max-min fair flows over an explicit topology (--topology, else the dims), ECMP routes",
+    .caps = CS_NET_NEEDS_TOPOLOGY | CS_NET_SWITCH_ENDPOINTS | CS_NET_CONGESTION_AWARE,
+    .opts = FLOW_OPTS,
+    .nopts = sizeof FLOW_OPTS / sizeof FLOW_OPTS[0],
+    .opts_size = sizeof(flow_opts),
     .create = flow_create,
     .send = flow_send,
     .uncontended_time = flow_time,
-    .destroy = flow_destroy,
     .send_switch = flow_send_switch,
+    .report = flow_report,
+    .describe_pending = flow_describe_pending,
+    .destroy = flow_destroy,
 };
 
 double cs_flow_rate(cs_net *net, uint64_t cookie) {

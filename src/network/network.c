@@ -1,11 +1,21 @@
 /*
- * network.c -- backend registry and the shared helpers of network.h.
+ * network.c -- the backend registry and the network-layer wrapper of
+ * network.h: range checks, rank -> NPU placement, message counts, backend
+ * options (defaults from each backend's option table), statistics and
+ * no-progress descriptions; and the helpers shared by backends.
+ *
+ * Adding a backend: one file defining a const cs_net_backend, and one line
+ * in g_backends below (docs/architecture.md, "Adding a network backend").
  */
 #include "network/network.h"
 
+#include <stdio.h>
 #include <string.h>
 
-extern const cs_net_backend cs_net_analytical;
+#include "core/alloc.h"
+#include "topology/topology.h"
+
+extern const cs_net_backend cs_net_analytical; /* analytical.c */
 extern const cs_net_backend cs_net_congestion; /* congestion.c */
 extern const cs_net_backend cs_net_flow;       /* flow.c */
 
@@ -14,18 +24,33 @@ static const cs_net_backend *const g_backends[] = {&cs_net_analytical, &cs_net_c
 const cs_net_backend *const *cs_net_backends(void) { return g_backends; }
 
 const cs_net_backend *cs_net_backend_find(const char *name) {
+    if (!name) return NULL;
     for (const cs_net_backend *const *b = g_backends; *b; b++)
         if (strcmp((*b)->name, name) == 0) return *b;
     return NULL;
 }
 
-int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_network_config *cfg,
-                cs_eventq *q, cs_error *err) {
+int cs_net_backend_has(const char *name, unsigned caps) {
+    const cs_net_backend *be = cs_net_backend_find(name);
+    return be && (be->caps & caps) == caps;
+}
+
+int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_net_env *env, cs_error *err) {
     memset(net, 0, sizeof *net);
     net->backend = be;
-    net->cfg = cfg;
-    net->q = q;
-    return be->create(cfg, q, &net->state, err);
+    net->cfg = env->cfg;
+    net->q = env->q;
+    if ((be->caps & CS_NET_NEEDS_TOPOLOGY) && env->topo) net->place = env->topo->place;
+    if (env->opts || !be->nopts) return be->create(env, &net->state, err);
+    /* the backend's defaults, from its option table */
+    void *opts = cs_calloc(1, be->opts_size ? be->opts_size : 1);
+    cs_opts_defaults(be->opts, be->nopts, opts);
+    cs_net_env e = *env;
+    e.opts = opts;
+    int rc = be->create(&e, &net->state, err);
+    cs_opts_free(be->opts, be->nopts, opts);
+    cs_free(opts);
+    return rc;
 }
 
 void cs_net_destroy(cs_net *net) {
@@ -33,28 +58,57 @@ void cs_net_destroy(cs_net *net) {
     net->state = NULL;
 }
 
-int cs_net_send(cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
-                cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
-    if (src >= net->cfg->total_npus || dst >= net->cfg->total_npus)
+static inline uint32_t rank_npu(const cs_net *net, uint32_t rank) { return net->place ? net->place[rank] : rank; }
+
+int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err) {
+    if (m->src >= net->cfg->total_npus || m->dst >= net->cfg->total_npus)
         return CS_ERR(err, CS_EINVAL,
                       "transfer from NPU %u to NPU %u: the network (%s) has NPUs 0..%llu",
-                      src, dst, net->cfg->path ? net->cfg->path : "network",
+                      m->src, m->dst, net->cfg->path ? net->cfg->path : "network",
                       (unsigned long long)net->cfg->total_npus - 1);
     net->stats.messages++;
-    net->stats.bytes += bytes;
-    return net->backend->send(net->state, src, dst, bytes, key, done, ctx, cookie, err);
+    net->stats.bytes += m->bytes;
+    if (!net->place) return net->backend->send(net->state, m, err);
+    cs_net_msg p = *m;
+    p.src = rank_npu(net, m->src);
+    p.dst = rank_npu(net, m->dst);
+    return net->backend->send(net->state, &p, err);
 }
 
-int cs_net_send_switch(cs_net *net, uint32_t npu, uint32_t peer, int up, uint64_t bytes, uint64_t key,
-                       cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err) {
-    if (!net->backend->send_switch)
+int cs_net_send_switch(cs_net *net, const cs_net_msg *m, int up, cs_error *err) {
+    if (!(net->backend->caps & CS_NET_SWITCH_ENDPOINTS) || !net->backend->send_switch)
         return CS_ERR(err, CS_EUNSUPPORTED, "the %s backend cannot send to a switch", net->backend->name);
-    if (npu >= net->cfg->total_npus || peer >= net->cfg->total_npus)
-        return CS_ERR(err, CS_EINVAL, "switch transfer of NPU %u (peer %u): the network has NPUs 0..%llu", npu, peer,
-                      (unsigned long long)net->cfg->total_npus - 1);
+    if (m->src >= net->cfg->total_npus || m->dst >= net->cfg->total_npus)
+        return CS_ERR(err, CS_EINVAL, "switch transfer of NPU %u (peer %u): the network has NPUs 0..%llu", m->src,
+                      m->dst, (unsigned long long)net->cfg->total_npus - 1);
     net->stats.messages++;
-    net->stats.bytes += bytes;
-    return net->backend->send_switch(net->state, npu, peer, up, bytes, key, done, ctx, cookie, err);
+    net->stats.bytes += m->bytes;
+    cs_net_msg p = *m;
+    p.src = rank_npu(net, m->src);
+    p.dst = rank_npu(net, m->dst);
+    return net->backend->send_switch(net->state, &p, up, err);
+}
+
+cs_time cs_net_uncontended_time(const cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes) {
+    return net->backend->uncontended_time(net->state, rank_npu(net, src), rank_npu(net, dst), bytes);
+}
+
+int cs_net_report(const cs_net *net, cs_net_link_report *out, cs_error *err) {
+    memset(out, 0, sizeof *out);
+    if (!net->backend->report || !net->state) return CS_OK;
+    return net->backend->report(net->state, out, err);
+}
+
+void cs_net_link_report_free(cs_net_link_report *r) {
+    if (!r) return;
+    cs_free(r->links);
+    r->links = NULL;
+    r->nlinks = 0;
+}
+
+void cs_net_describe_pending(const cs_net *net, char *buf, size_t n) {
+    if (n) buf[0] = '\0';
+    if (net->backend->describe_pending && net->state && n) net->backend->describe_pending(net->state, buf, n);
 }
 
 uint32_t cs_net_coord(const cs_network_config *cfg, uint32_t npu, int d) {

@@ -1,62 +1,151 @@
 /*
  * network.h -- the network-backend interface (the seam of DESIGN.md).
  *
- * The system and workload layers ask the network to move `bytes` from NPU
- * `src` to NPU `dst` and are called back, through the shared event queue,
- * when the last byte has arrived.  How long that takes is the backend's
- * business: the congestion-unaware `analytical` backend computes a closed
- * form per message; later backends (analytical-congestion, flow, packet)
- * keep link state.  Every backend is a function table over opaque state,
- * registered by name (cs_net_backend_find), so the CLI's --backend flag and
- * tests can run the same scenario under each one.
+ * The system and workload layers ask the network to move `bytes` from rank
+ * `src` to rank `dst` (a cs_net_msg) and are called back, through the shared
+ * event queue, when the last byte has arrived.  How long that takes is the
+ * backend's business: the congestion-unaware `analytical` backend computes a
+ * closed form per message; `analytical-congestion` and `flow` keep link
+ * state.  Every backend is a function table over opaque state, registered by
+ * name (network.c, cs_net_backends), so the CLI's --backend flag and the
+ * conformance test (tests/test_net_conformance.c) run the same scenario under
+ * each one.
  *
- * Ownership: a cs_net owns its backend state; the topology description
- * (cs_network_config) is borrowed and must outlive the cs_net.
+ * What callers may know of a backend is its capability bits (CS_NET_*), never
+ * its name.  The wrapper functions below (cs_net_*) are the only callers of
+ * the table: they check NPU ranges, map ranks to NPUs by the topology's
+ * placement (once, for every backend), count messages, and read the backend's
+ * statistics (cs_net_report).
+ *
+ * Ownership: a cs_net owns its backend state; the environment (the network
+ * configuration, the physical topology, the event queue, the observer) is
+ * borrowed and must outlive the cs_net.  The topology is read-only for the
+ * backend: a backend that changes bandwidths during a run keeps its own copy.
+ * docs/architecture.md ("Adding a network backend") walks through a new one.
  */
 #ifndef CS_NETWORK_NETWORK_H
 #define CS_NETWORK_NETWORK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config/network_config.h"
 #include "core/error.h"
 #include "core/eventq.h"
+#include "core/opts.h"
 #include "core/time.h"
 #include "core/units.h"
 
 /* Called at the simulated time the transfer completed at dst. */
 typedef void (*cs_net_done_fn)(void *ctx, uint64_t cookie);
 
-typedef struct cs_net_stats {
-    uint64_t messages;    /* transfers started */
-    uint64_t bytes;       /* payload bytes started */
-    uint64_t delivered;   /* transfers completed */
-    uint64_t bytes_delivered;
-} cs_net_stats;
+/* One transfer.  src, dst: ranks at the wrapper (cs_net_send maps them to
+ * NPUs by the placement), NPUs at the backend.  key: deterministic
+ * tie-break for the completion event (derive from the sender and a
+ * per-sender counter).  done(ctx, cookie) fires at arrival. */
+typedef struct cs_net_msg {
+    uint32_t src, dst;
+    uint64_t bytes;
+    uint64_t key;
+    cs_net_done_fn done;
+    void *ctx;
+    uint64_t cookie;
+    uint32_t channel; /* reserved for NCCL channels / queue pairs (0 today) */
+    uint8_t tclass;   /* reserved for traffic classes / priorities (0 today) */
+} cs_net_msg;
+
+/* Capabilities: what a backend promises, for callers that must decide
+ * something by it (the CLI, the symmetry check, the in-switch algorithm, the
+ * conformance test). */
+enum {
+    /* Every delivery takes exactly uncontended_time from its send, whatever
+     * else is in flight (no state shared between messages): the symmetric
+     * run may schedule arrivals from uncontended_time alone. */
+    CS_NET_EXACT_UNCONTENDED = 1u << 0,
+    /* Runs on a physical graph: cs_net_env.topo, or one built from the
+     * dimensions when that is NULL; the topology's placement applies. */
+    CS_NET_NEEDS_TOPOLOGY = 1u << 1,
+    /* send_switch is available: transfers to and from a switch (in-switch
+     * collectives carry real traffic). */
+    CS_NET_SWITCH_ENDPOINTS = 1u << 2,
+    /* Concurrent messages share link capacity: n messages into one link
+     * take at least n times as long as one. */
+    CS_NET_CONGESTION_AWARE = 1u << 3,
+};
+
+/* Per-link statistics (report): link ids are those of the topology the
+ * backend ran on (cs_net_env.topo, or the product of the dimensions). */
+typedef struct cs_net_link_stat {
+    uint64_t bytes;   /* payload bytes that crossed the link (counted when a flow leaves it) */
+    cs_time busy;     /* time with at least one transfer on the link */
+    double peak_util; /* max over time of (sum of rates) / bandwidth, 0..1 */
+} cs_net_link_stat;
+
+typedef struct cs_net_link_report {
+    uint32_t nlinks;         /* 0: the backend keeps no per-link statistics */
+    cs_net_link_stat *links; /* nlinks entries (owned: cs_net_link_report_free) */
+} cs_net_link_report;
+
+void cs_net_link_report_free(cs_net_link_report *r);
+
+/* Observer of link utilization: the backend calls link_util whenever a
+ * link's (sum of rates) / bandwidth changes.  For Perfetto counter tracks. */
+typedef struct cs_net_observer {
+    void (*link_util)(void *ud, uint32_t link, cs_time t, double util);
+    void *ud;
+} cs_net_observer;
+
+struct cs_topo; /* topology/topology.h */
+
+/* What a backend is created in.  All borrowed. */
+typedef struct cs_net_env {
+    const cs_network_config *cfg;    /* the dimensions (always set) */
+    const struct cs_topo *topo;      /* physical graph, read-only; NULL = none given */
+    cs_eventq *q;
+    const cs_net_observer *observer; /* NULL = none */
+    int healthy;                     /* 1: every link at its built bandwidth, no timed changes
+                                        (--compare-healthy) */
+    const void *opts;                /* the backend's option struct (opts_size bytes, filled
+                                        through its option table); NULL = defaults */
+} cs_net_env;
 
 typedef struct cs_net_backend {
     const char *name; /* --backend value */
     const char *help; /* one line for --help */
-    int (*create)(const cs_network_config *cfg, cs_eventq *q, void **state, cs_error *err);
-    /* Start a transfer now (cs_eventq_now).  key: deterministic tie-break
-     * for the completion event (derive from the sender and a per-sender
-     * counter).  done(ctx, cookie) fires at arrival. */
-    int (*send)(void *state, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
-                cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err);
-    /* Closed-form time of one uncontended transfer (for reports and tests). */
+    unsigned caps;    /* CS_NET_* */
+    /* The backend's own options (core/opts.h): keys, defaults, help; the
+     * struct they fill is opts_size bytes.  nopts = 0: none. */
+    const cs_opt *opts;
+    size_t nopts, opts_size;
+    /* env->opts is never NULL when nopts > 0 (the wrapper fills defaults);
+     * it is read during create only. */
+    int (*create)(const cs_net_env *env, void **state, cs_error *err);
+    /* Start a transfer now (cs_eventq_now); m->src, m->dst are NPUs. */
+    int (*send)(void *state, const cs_net_msg *m, cs_error *err);
+    /* Closed-form time of one uncontended transfer between NPUs. */
     cs_time (*uncontended_time)(void *state, uint32_t src, uint32_t dst, uint64_t bytes);
+    /* CS_NET_SWITCH_ENDPOINTS only (else NULL): a transfer between NPU m->src
+     * and the switch where the route from m->src to NPU m->dst meets its
+     * first switch; up = 1: NPU -> switch, 0: switch -> NPU. */
+    int (*send_switch)(void *state, const cs_net_msg *m, int up, cs_error *err);
+    /* Optional: per-link statistics so far (out is zeroed by the caller). */
+    int (*report)(void *state, cs_net_link_report *out, cs_error *err);
+    /* Optional: one line on what is in flight or stuck, for no-progress
+     * reports ("" = nothing to say). */
+    void (*describe_pending)(void *state, char *buf, size_t n);
     void (*destroy)(void *state);
-    /* Optional (NULL = not supported): a transfer between NPU `npu` and the
-     * switch where the route from npu to NPU `peer` meets its first switch;
-     * up = 1: npu -> switch, 0: switch -> npu.  For in-switch collectives. */
-    int (*send_switch)(void *state, uint32_t npu, uint32_t peer, int up, uint64_t bytes, uint64_t key,
-                       cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err);
 } cs_net_backend;
+
+typedef struct cs_net_stats {
+    uint64_t messages; /* transfers started */
+    uint64_t bytes;    /* payload bytes started */
+} cs_net_stats;
 
 typedef struct cs_net {
     const cs_net_backend *backend;
     void *state;
     const cs_network_config *cfg;
+    const uint32_t *place; /* rank -> NPU (the topology's placement); NULL = identity */
     cs_eventq *q;
     cs_net_stats stats;
 } cs_net;
@@ -66,16 +155,27 @@ const cs_net_backend *cs_net_backend_find(const char *name);
 /* NULL-terminated list of all registered backends. */
 const cs_net_backend *const *cs_net_backends(void);
 #define CS_NET_DEFAULT_BACKEND "analytical"
+/* Whether the backend registered as `name` has every capability in caps
+ * (0 for an unknown name). */
+int cs_net_backend_has(const char *name, unsigned caps);
 
-int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_network_config *cfg,
-                cs_eventq *q, cs_error *err);
+int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_net_env *env, cs_error *err);
 void cs_net_destroy(cs_net *net);
-int cs_net_send(cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t key,
-                cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err);
+static inline int cs_net_has(const cs_net *net, unsigned caps) { return (net->backend->caps & caps) == caps; }
 
-/* The backend's send_switch (CS_EUNSUPPORTED when it has none). */
-int cs_net_send_switch(cs_net *net, uint32_t npu, uint32_t peer, int up, uint64_t bytes, uint64_t key,
-                       cs_net_done_fn done, void *ctx, uint64_t cookie, cs_error *err);
+/* Send m (src, dst: ranks).  CS_EINVAL when a rank is out of range. */
+int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err);
+/* The backend's send_switch (m->src: the rank at the NPU end, m->dst: the
+ * peer rank whose route names the switch); CS_EUNSUPPORTED without
+ * CS_NET_SWITCH_ENDPOINTS. */
+int cs_net_send_switch(cs_net *net, const cs_net_msg *m, int up, cs_error *err);
+/* Time one transfer of `bytes` from rank src to rank dst takes alone.  Exact
+ * for every transfer when the backend has CS_NET_EXACT_UNCONTENDED. */
+cs_time cs_net_uncontended_time(const cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes);
+/* The backend's per-link statistics (nlinks = 0 when it keeps none). */
+int cs_net_report(const cs_net *net, cs_net_link_report *out, cs_error *err);
+/* What is in flight, one line ("" when the backend says nothing). */
+void cs_net_describe_pending(const cs_net *net, char *buf, size_t n);
 
 /* --- helpers shared by backends ------------------------------------------ */
 

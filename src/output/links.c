@@ -1,6 +1,7 @@
 /*
- * links.c -- links.csv and the hottest-links lines (links.h).
- * Owned by the topology/flow work; reads cs_topo.stats only.
+ * links.c -- links.csv, the hottest-links lines and the utilization counter
+ * tracks (links.h).  Reads the topology (the links) and the backend's link
+ * report (their statistics) only.
  */
 #include "output/links.h"
 
@@ -11,19 +12,26 @@
 
 #include "core/alloc.h"
 
-static double avg_util(const cs_link *l, const cs_link_stats *st, cs_time sim_time) {
+/* Statistics of link i (zero when the report does not cover it). */
+static cs_net_link_stat stat_of(const cs_net_link_report *r, uint32_t i) {
+    if (r && i < r->nlinks) return r->links[i];
+    return (cs_net_link_stat){0, 0, 0};
+}
+
+static double avg_util(const cs_link *l, const cs_net_link_stat *st, cs_time sim_time) {
     if (sim_time == 0 || l->nominal_bw <= 0) return 0;
     return (double)st->bytes / (l->nominal_bw * cs_time_as_ns_f(sim_time));
 }
 
-int cs_links_csv(const char *path, const cs_topo *t, cs_time sim_time, cs_error *err) {
+int cs_links_csv(const char *path, const cs_topo *t, const cs_net_link_report *r, cs_time sim_time, cs_error *err) {
     FILE *f = fopen(path, "w");
     if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
     fputs("link,src,dst,src_kind,dst_kind,bandwidth_GBps,latency_ns,up,bytes,busy_ns,avg_utilization,"
           "peak_utilization\n", f);
     for (uint32_t i = 0; i < t->nlinks; i++) {
         const cs_link *l = &t->links[i];
-        const cs_link_stats *st = &t->stats[i];
+        cs_net_link_stat sv = stat_of(r, i);
+        const cs_net_link_stat *st = &sv;
         fprintf(f, "%u,%u,%u,%s,%s,%.6g,%.3f,%d,%llu,%.3f,%.6f,%.6f\n", i, l->src, l->dst,
                 cs_node_kind_name((cs_node_kind)t->kind[l->src]), cs_node_kind_name((cs_node_kind)t->kind[l->dst]),
                 l->bw, cs_time_as_ns_f(l->lat), cs_link_up(l), (unsigned long long)st->bytes,
@@ -33,16 +41,17 @@ int cs_links_csv(const char *path, const cs_topo *t, cs_time sim_time, cs_error 
     return CS_OK;
 }
 
-void cs_links_print_hottest(FILE *f, const cs_topo *t, cs_time sim_time, unsigned n) {
+void cs_links_print_hottest(FILE *f, const cs_topo *t, const cs_net_link_report *r, cs_time sim_time, unsigned n) {
     uint32_t best[16];
     unsigned nb = 0;
     if (n > 16) n = 16;
     for (uint32_t i = 0; i < t->nlinks; i++) {
-        if (t->stats[i].bytes == 0) continue;
+        cs_net_link_stat a = stat_of(r, i);
+        if (a.bytes == 0) continue;
         unsigned pos = nb;
         while (pos > 0) {
-            const cs_link_stats *a = &t->stats[i], *b = &t->stats[best[pos - 1]];
-            if (a->bytes > b->bytes || (a->bytes == b->bytes && a->busy > b->busy)) pos--;
+            cs_net_link_stat b = stat_of(r, best[pos - 1]);
+            if (a.bytes > b.bytes || (a.bytes == b.bytes && a.busy > b.busy)) pos--;
             else break;
         }
         if (pos >= n) continue;
@@ -55,7 +64,8 @@ void cs_links_print_hottest(FILE *f, const cs_topo *t, cs_time sim_time, unsigne
             "src -> dst", "bytes", "busy", "avg util", "peak");
     for (unsigned k = 0; k < nb; k++) {
         const cs_link *l = &t->links[best[k]];
-        const cs_link_stats *st = &t->stats[best[k]];
+        cs_net_link_stat sv = stat_of(r, best[k]);
+        const cs_net_link_stat *st = &sv;
         char ends[64], busy[32];
         snprintf(ends, sizeof ends, "%s%u -> %s%u", cs_node_kind_name((cs_node_kind)t->kind[l->src]), l->src,
                  cs_node_kind_name((cs_node_kind)t->kind[l->dst]), l->dst);
@@ -94,14 +104,15 @@ void cs_link_track_sample(void *ud, uint32_t link, cs_time t, double util) {
     k->s[k->n++] = (lsample){link, (float)util, t};
 }
 
-void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_topo *t, uint32_t first_pid, unsigned n) {
+void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_topo *t, const cs_net_link_report *r,
+                         uint32_t first_pid, unsigned n) {
     uint32_t *top = cs_calloc(n ? n : 1, sizeof *top);
     unsigned m = 0; /* top[0..m): the links with the most bytes so far, most first */
     for (uint32_t l = 0; l < t->nlinks && n; l++) {
-        uint64_t b = t->stats[l].bytes;
-        if (!b || (m == n && t->stats[top[n - 1]].bytes >= b)) continue;
+        uint64_t b = stat_of(r, l).bytes;
+        if (!b || (m == n && stat_of(r, top[n - 1]).bytes >= b)) continue;
         unsigned pos = m < n ? m++ : n - 1;
-        while (pos > 0 && t->stats[top[pos - 1]].bytes < b) {
+        while (pos > 0 && stat_of(r, top[pos - 1]).bytes < b) {
             top[pos] = top[pos - 1];
             pos--;
         }

@@ -2,8 +2,9 @@
  * links.h -- per-link statistics of a run on an explicit topology: links.csv
  * and the "hottest links" lines of the terminal report.
  *
- * Reads the counters the flow backend accumulates in cs_topo.stats
- * (topology/topology.h).  Owns nothing; the topology is borrowed.
+ * Reads the backend's link report (network/network.h, cs_net_report; link
+ * ids are the topology's) next to the topology's description of each link
+ * (ends, bandwidth, latency).  Owns nothing; both are borrowed.
  */
 #ifndef CS_OUTPUT_LINKS_H
 #define CS_OUTPUT_LINKS_H
@@ -12,25 +13,27 @@
 
 #include "core/error.h"
 #include "core/time.h"
+#include "network/network.h"
 #include "topology/topology.h"
 
 /* links.csv: one row per directed link, units in the header:
  * link,src,dst,src_kind,dst_kind,bandwidth_GBps,latency_ns,up,bytes,busy_ns,
  * avg_utilization,peak_utilization  (avg over sim_time; GBps = 1e9 B/s). */
-int cs_links_csv(const char *path, const cs_topo *t, cs_time sim_time, cs_error *err);
+int cs_links_csv(const char *path, const cs_topo *t, const cs_net_link_report *r, cs_time sim_time, cs_error *err);
 /* The n links that carried the most bytes (busy time breaks ties). */
-void cs_links_print_hottest(FILE *f, const cs_topo *t, cs_time sim_time, unsigned n);
+void cs_links_print_hottest(FILE *f, const cs_topo *t, const cs_net_link_report *r, cs_time sim_time, unsigned n);
 
 /* Link utilization over time, for Perfetto counter tracks in the --trace
- * timeline: set t->util_fn = cs_link_track_sample, t->util_ud = the
- * tracker before the run; after it, cs_link_track_write adds a counter
- * track for each of the `n` links that carried the most bytes (samples kept
- * up to max_samples in all; later ones are dropped and the track says so). */
+ * timeline: give the run the observer {cs_link_track_sample, tracker}
+ * (cs_net_observer); after it, cs_link_track_write adds a counter track
+ * for each of the `n` links that carried the most bytes (samples kept up to
+ * max_samples in all; later ones are dropped and the track says so). */
 typedef struct cs_link_track cs_link_track;
 struct cs_timeline;
 cs_link_track *cs_link_track_new(size_t max_samples);
 void cs_link_track_sample(void *ud, uint32_t link, cs_time t, double util);
-void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_topo *t, uint32_t first_pid, unsigned n);
+void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_topo *t, const cs_net_link_report *r,
+                         uint32_t first_pid, unsigned n);
 void cs_link_track_free(cs_link_track *k);
 
 #endif

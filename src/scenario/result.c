@@ -20,6 +20,7 @@ void cs_result_free(cs_result *r) {
     cs_free(r->backend);
     cs_free(r->workload_prefix);
     cs_topo_free(r->topo);
+    cs_net_link_report_free(&r->links);
     cs_coll_agg_free(r->colls);
     cs_free(r->rows);
     cs_free(r);
@@ -51,14 +52,16 @@ size_t cs_result_links(const cs_result *r) { return r->topo ? r->topo->nlinks : 
 int cs_result_link(const cs_result *r, size_t i, cs_link_row *out) {
     if (!r->topo || i >= r->topo->nlinks) return -1;
     const cs_link *l = &r->topo->links[i];
-    const cs_link_stats *s = &r->topo->stats[i];
     memset(out, 0, sizeof *out);
     out->src = l->src;
     out->dst = l->dst;
     out->bandwidth_gbps = l->nominal_bw; /* bytes per ns = GB/s */
-    out->bytes = s->bytes;
-    out->busy_ps = s->busy;
-    out->peak_utilization = s->peak_util;
+    if (i < r->links.nlinks) {
+        const cs_net_link_stat *s = &r->links.links[i];
+        out->bytes = s->bytes;
+        out->busy_ps = s->busy;
+        out->peak_utilization = s->peak_util;
+    }
     return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "clustersim/clustersim.h"
 #include "config/network_config.h"
+#include "network/network.h"
 #include "output/collectives.h"
 #include "scenario/engine.h"
 #include "topology/topology.h"
@@ -34,7 +35,8 @@ struct cs_result {
     int single_file;
     uint32_t ngraphs;
     uint64_t graph_nodes;         /* nodes over the distinct graphs */
-    cs_topo *topo;                /* physical graph with link counters, or NULL (owned) */
+    cs_topo *topo;                /* physical graph, or NULL (owned) */
+    cs_net_link_report links;     /* the backend's per-link statistics (graph backends; owned) */
     cs_coll_agg *colls;           /* finished aggregator (owned) */
     cs_collective_row *rows;      /* first CS_RESULT_MAX_COLLS instances */
     size_t nrows, caprows;

@@ -220,15 +220,14 @@ static void warn_astra_only(const cs_run_params *ro, const cs_system_config *sc)
 /* The healthy twin of a run with failures (--compare-healthy): the same
  * inputs on the topology with every link at its built bandwidth and no
  * timed changes; no observers. */
-static int run_healthy(const cs_workload *w, const cs_network_config *net, cs_topo *topo, const cs_sim_options *so,
-                       cs_time *t, cs_error *err) {
-    double *bw = cs_malloc((size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *bw);
-    for (uint32_t i = 0; i < topo->nlinks; i++) bw[i] = topo->links[i].bw;
-    uint32_t nchanges = topo->nchanges;
-    cs_topo_heal(topo);
+static int run_healthy(const cs_workload *w, const cs_network_config *net, const cs_sim_options *so, cs_time *t,
+                       cs_error *err) {
     cs_sim_options ho = *so;
     ho.observer = NULL;
     ho.coll_observer = NULL;
+    ho.net_observer = NULL;
+    ho.link_report = NULL;
+    ho.net_healthy = 1; /* the backend ignores failures and timed changes; the topology is not touched */
     ho.progress = 0;
     cs_sim_result hr;
     memset(&hr, 0, sizeof hr);
@@ -236,10 +235,6 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, cs_to
     if (rc == CS_OK) *t = hr.sim_time;
     else cs_error_prefix(err, "run.compare-healthy (healthy run): ");
     cs_sim_result_free(&hr);
-    for (uint32_t i = 0; i < topo->nlinks; i++) topo->links[i].bw = bw[i];
-    topo->nchanges = nchanges;
-    memset(topo->stats, 0, (size_t)(topo->nlinks ? topo->nlinks : 1) * sizeof *topo->stats);
-    cs_free(bw);
     return rc;
 }
 
@@ -298,7 +293,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         rc = CS_ERR(err, CS_EINVAL, "%s: npus_count: expected %u NPUs in all (tp x cp x pp x dp), got %" PRIu64,
                     res->net.path, cs_gen_ranks(&p), res->net.total_npus);
     /* physical topology: for the backends that move bytes over a graph */
-    int graph_backend = be && strcmp(be->name, "flow") == 0;
+    int graph_backend = be && (be->caps & CS_NET_NEEDS_TOPOLOGY);
     if (rc == CS_OK && ro.topology) rc = cs_topology_file_load(ro.topology, &res->net, &res->topo, err);
     else if (rc == CS_OK && graph_backend) res->topo = cs_topo_build_astra(&res->net);
     if (rc == CS_OK && res->topo && !graph_backend)
@@ -375,15 +370,14 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
             rc = CS_ERR(err, CS_EINVAL, "run.compare-healthy needs a graph backend (run.backend flow)");
         } else {
             if (plan) rc = cs_gen_workload(&m, &p, &d, NULL, &w, err);
-            if (rc == CS_OK) rc = run_healthy(&w, &res->net, res->topo, &so, &res->healthy_time, err);
+            if (rc == CS_OK) rc = run_healthy(&w, &res->net, &so, &res->healthy_time, err);
             if (plan) cs_workload_free(&w);
             res->has_healthy = 1;
         }
     }
-    if (rc == CS_OK && res->topo && hooks->link_util) {
-        res->topo->util_fn = hooks->link_util;
-        res->topo->util_ud = hooks->link_ud;
-    }
+    cs_net_observer lobs = {hooks->link_util, hooks->link_ud};
+    if (rc == CS_OK && res->topo && hooks->link_util) so.net_observer = &lobs;
+    if (res->topo) so.link_report = &res->links; /* the backend's per-link statistics */
     if (rc == CS_OK && plan && use_cls) {
         /* class mode: the representatives' graphs only; if the run stops, every rank */
         rc = cs_gen_workload(&m, &p, &d, &ax, &w, err);
@@ -419,10 +413,6 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         rc = cs_sim_run(&w, &res->net, &so, &res->sim, err);
     }
     if (rc == CS_OK) rc = cs_coll_agg_finish(res->colls, err);
-    if (res->topo) {
-        res->topo->util_fn = NULL;
-        res->topo->util_ud = NULL;
-    }
     if (rc == CS_OK) {
         res->sym_off = ro.symmetry == 1;
         res->backend = cs_strdup(ro.backend);

@@ -90,7 +90,8 @@ static void switch_xfer(cs_system *s, cs_stream *st, int up, uint64_t bytes, cs_
     css_inst_hold(in);
     cs_error e;
     cs_error_clear(&e);
-    int rc = cs_net_send_switch(s->net, rank, peer, up, bytes, css_key(s, rank), done, x, 0, &e);
+    cs_net_msg nm = {.src = rank, .dst = peer, .bytes = bytes, .key = css_key(s, rank), .done = done, .ctx = x};
+    int rc = cs_net_send_switch(s->net, &nm, up, &e);
     if (rc) {
         cs_free(x);
         css_inst_release(in);
@@ -163,7 +164,7 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     s->stats.messages++;
     uint32_t nmem = in->grp->n;
     uint32_t *counts = css_inst_phase_counts(in);
-    if (s->net->backend->send_switch) { /* real traffic (flow backend) */
+    if (cs_net_has(s->net, CS_NET_SWITCH_ENDPOINTS)) { /* real traffic (flow backend) */
         switch_xfer(s, st, 1, up, up_arrived);
         return;
     }

@@ -404,7 +404,9 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     s->stats.bytes_sent += bytes;
     cs_error e;
     cs_error_clear(&e);
-    int rc = cs_net_send(s->net, src, dst, bytes, key, msg_arrived, s, (uint64_t)(uintptr_t)m, &e);
+    cs_net_msg nm = {.src = src, .dst = dst, .bytes = bytes, .key = key, .done = msg_arrived, .ctx = s,
+                     .cookie = (uint64_t)(uintptr_t)m};
+    int rc = cs_net_send(s->net, &nm, &e);
     if (rc) {
         cs_pool_put(s->msg_pool, m);
         in->live--;
@@ -425,7 +427,7 @@ static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k
     const cs_phase *ph = stream_phase(st);
     uint32_t src = css_inst_rank(in, css_topo_member(st, ph, src_idx)), dst = css_inst_rank(in, me);
     cs_time now = cs_eventq_now(s->q);
-    cs_time t = cs_time_add(now, s->net->backend->uncontended_time(s->net->state, src, dst, bytes));
+    cs_time t = cs_time_add(now, cs_net_uncontended_time(s->net, src, dst, bytes));
     if (t == now) {
         css_sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
                   "arrives in the instant it is sent, in an order other ranks decide", bytes, src, dst);
@@ -448,7 +450,7 @@ void css_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t byt
         }
         /* class mode: both ends are simulated, the message is real */
         uint64_t key = css_key(s, src);
-        cs_time t = cs_time_add(cs_eventq_now(s->q), s->net->backend->uncontended_time(s->net->state, src, dst, bytes));
+        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_net_uncontended_time(s->net, src, dst, bytes));
         css_sym_tie_add(s, dst, t, key, src);
         net_msg(st, dst_member, src, dst, bytes, k, key);
         return;

@@ -7,7 +7,8 @@
  * stored in one growing arena of link ids, indexed by an open-addressing hash
  * table keyed by (src, dst), which also holds the topology's fixed routes
  * (routing table); spraying walks per message into a scratch buffer.
- * Owns: the caches.  Borrows: the topology.
+ * Owns: the caches.  Borrows: the topology and, when given, the bandwidth
+ * array that says which links are up (a backend's own, for timed changes).
  */
 #include "topology/route.h"
 
@@ -22,7 +23,9 @@ typedef struct dent { uint32_t dst; uint32_t *dist; } dent;
 
 struct cs_router {
     const cs_topo *t;
+    const double *bw; /* per-link bandwidths the router sees (cs_router_new_ex), NULL = the topology's */
     uint64_t seed;
+    int spray;        /* 1 = per-message paths, 0 = not, -1 = as t->spray says */
     rent *tab;
     size_t tcap, tcount;
     uint32_t *arena;
@@ -45,10 +48,19 @@ static uint64_t mix(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-cs_router *cs_router_new(const cs_topo *t, uint64_t seed) {
+/* Whether link id is up for the router. */
+static inline int link_up(const cs_router *r, uint32_t id) {
+    return r->bw ? r->bw[id] > 0 : cs_link_up(&r->t->links[id]);
+}
+
+cs_router *cs_router_new(const cs_topo *t, uint64_t seed) { return cs_router_new_ex(t, seed, -1, NULL); }
+
+cs_router *cs_router_new_ex(const cs_topo *t, uint64_t seed, int spray, const double *bw) {
     cs_router *r = cs_calloc(1, sizeof *r);
     r->t = t;
+    r->bw = bw;
     r->seed = seed;
+    r->spray = spray;
     r->queue = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->queue);
     load_fixed(r);
     return r;
@@ -85,7 +97,8 @@ void cs_router_free(cs_router *r) {
 
 uint64_t cs_router_computed(const cs_router *r) { return r->computed; }
 
-static void bfs(const cs_topo *t, uint32_t dst, uint32_t *dist, uint32_t *queue) {
+/* bw: per-link bandwidths deciding which links are up (NULL = the topology's). */
+static void bfs(const cs_topo *t, const double *bw, uint32_t dst, uint32_t *dist, uint32_t *queue) {
     for (uint32_t v = 0; v < t->nnodes; v++) dist[v] = UINT32_MAX;
     uint32_t head = 0, tail = 0;
     dist[dst] = 0;
@@ -94,7 +107,7 @@ static void bfs(const cs_topo *t, uint32_t dst, uint32_t *dist, uint32_t *queue)
         uint32_t v = queue[head++];
         for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
             const cs_link *l = &t->links[t->in_idx[i]];
-            if (!cs_link_up(l) || dist[l->src] != UINT32_MAX) continue;
+            if (!(bw ? bw[t->in_idx[i]] > 0 : cs_link_up(l)) || dist[l->src] != UINT32_MAX) continue;
             dist[l->src] = dist[v] + 1;
             queue[tail++] = l->src;
         }
@@ -124,7 +137,7 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
         r->dcap = ncap;
     }
     uint32_t *dist = cs_malloc(bytes ? bytes : 1);
-    bfs(r->t, dst, dist, r->queue);
+    bfs(r->t, r->bw, dst, dist, r->queue);
     size_t j = mix(dst) & (r->dcap - 1);
     while (r->dists[j].dist) j = (j + 1) & (r->dcap - 1);
     r->dists[j].dst = dst;
@@ -142,14 +155,14 @@ static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst,
         uint32_t cand = 0;
         for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
             const cs_link *l = &t->links[t->out_idx[i]];
-            if (cs_link_up(l) && dist[l->dst] + 1 == dist[cur]) cand++;
+            if (link_up(r, t->out_idx[i]) && dist[l->dst] + 1 == dist[cur]) cand++;
         }
         uint64_t hkey = ((uint64_t)src << 32 | dst) ^ mix(cur);
         if (salt) hkey ^= mix(salt);
         uint32_t pick = (uint32_t)(mix(r->seed ^ mix(hkey)) % cand);
         for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
             const cs_link *l = &t->links[t->out_idx[i]];
-            if (!(cs_link_up(l) && dist[l->dst] + 1 == dist[cur])) continue;
+            if (!(link_up(r, t->out_idx[i]) && dist[l->dst] + 1 == dist[cur])) continue;
             if (pick-- == 0) {
                 out[h] = t->out_idx[i];
                 cur = l->dst;
@@ -215,7 +228,7 @@ static void load_fixed(cs_router *r) {
     for (uint32_t i = 0; i < t->nfixed; i++) {
         const struct cs_fixed_route *f = &t->fixed[i];
         int up = 1;
-        for (uint32_t h = 0; h < f->n && up; h++) up = cs_link_up(&t->links[t->fixed_links[f->off + h]]);
+        for (uint32_t h = 0; h < f->n && up; h++) up = link_up(r, t->fixed_links[f->off + h]);
         if (!up) continue;
         grow_table(r);
         uint64_t key = (((uint64_t)f->src << 32) | f->dst) + 1;
@@ -235,7 +248,7 @@ static void load_fixed(cs_router *r) {
 int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, const uint32_t **links, uint32_t *n,
                         cs_error *err) {
     const cs_topo *t = r->t;
-    if (!t->spray) return cs_router_route(r, src, dst, links, n, err);
+    if (!(r->spray < 0 ? t->spray : r->spray)) return cs_router_route(r, src, dst, links, n, err);
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
     if (r->tcap) { /* a fixed route */
@@ -261,7 +274,7 @@ uint64_t cs_topo_count_paths(const cs_topo *t, uint32_t src, uint32_t dst) {
     uint32_t *dist = cs_malloc((size_t)t->nnodes * sizeof *dist);
     uint32_t *queue = cs_malloc((size_t)t->nnodes * sizeof *queue);
     uint64_t *cnt = cs_calloc(t->nnodes, sizeof *cnt);
-    bfs(t, dst, dist, queue);
+    bfs(t, NULL, dst, dist, queue);
     uint64_t res = 0;
     if (dist[src] != UINT32_MAX) {
         /* queue holds nodes in BFS order from dst (increasing distance) */

@@ -10,7 +10,7 @@
  * (one reverse BFS per destination) are cached too, up to a memory budget.
  * cs_router_invalidate drops both after links change (failures).
  *
- * With t->spray set, cs_router_route_msg picks the path per message (the
+ * With spraying (t->spray, or cs_router_new_ex), cs_router_route_msg picks the path per message (the
  * hash includes the message key: packet spraying at flow level); routes
  * are then not cached (the distance arrays are).  Fixed routes of the
  * topology's routing table (t->fixed) take precedence in both modes while
@@ -29,7 +29,15 @@
 
 typedef struct cs_router cs_router;
 
+/* A router over t with the topology's routing mode (t->spray) and link
+ * bandwidths (t->links[].bw: 0 = down). */
 cs_router *cs_router_new(const cs_topo *t, uint64_t seed);
+/* The same with the routing mode given (spray: 1 = per-message paths, 0 =
+ * one path per pair, -1 = as t->spray says when routing) and,
+ * when bw is not NULL, links up or down by bw[link] > 0 instead of the
+ * topology's bandwidths (a backend that changes bandwidths during a run keeps
+ * its own array and calls cs_router_invalidate after changing it; borrowed). */
+cs_router *cs_router_new_ex(const cs_topo *t, uint64_t seed, int spray, const double *bw);
 void cs_router_free(cs_router *r);
 /* The links of the route from node src to node dst, in order (n = 0 when
  * src == dst).  CS_EINVAL when dst cannot be reached over links that are up. */

@@ -3,7 +3,8 @@
  * links, adjacency in CSR form, failures and degradation.
  *
  * Owns: everything a cs_topo points to.  Routing (route.c) and the flow
- * backend read it; only cs_topo_* functions change links.
+ * backend read it; only cs_topo_* functions change links, and only while the
+ * topology is being built or edited, never during a run.
  */
 #include "topology/topology.h"
 
@@ -58,8 +59,6 @@ static void csr(uint32_t n, uint32_t m, const cs_link *links, int by_dst, uint32
 void cs_topo_finalize(cs_topo *t) {
     csr(t->nnodes, t->nlinks, t->links, 0, &t->out_off, &t->out_idx);
     csr(t->nnodes, t->nlinks, t->links, 1, &t->in_off, &t->in_idx);
-    cs_free(t->stats);
-    t->stats = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *t->stats);
 }
 
 void cs_topo_set_desc(cs_topo *t, const char *fmt, ...) {
@@ -77,7 +76,6 @@ void cs_topo_free(cs_topo *t) {
     cs_free(t->desc);
     cs_free(t->kind);
     cs_free(t->links);
-    cs_free(t->stats);
     cs_free(t->out_off);
     cs_free(t->out_idx);
     cs_free(t->in_off);
@@ -144,13 +142,14 @@ int cs_topo_add_change(cs_topo *t, cs_time at, uint32_t a, uint32_t b, double fa
     return CS_OK;
 }
 
-void cs_topo_apply_change(cs_topo *t, const cs_topo_change *c, uint32_t **ids, size_t *n, size_t *cap) {
+void cs_topo_change_bw(const cs_topo *t, const cs_topo_change *c, double *bw, uint32_t **ids, size_t *n,
+                       size_t *cap) {
     for (uint32_t i = 0; i < t->nlinks; i++) {
-        cs_link *l = &t->links[i];
+        const cs_link *l = &t->links[i];
         int hit = c->b == CS_TOPO_NODE ? (l->src == c->a || l->dst == c->a)
                                        : ((l->src == c->a && l->dst == c->b) || (l->src == c->b && l->dst == c->a));
         if (!hit) continue;
-        l->bw = l->nominal_bw * c->factor;
+        bw[i] = l->nominal_bw * c->factor;
         CS_GROW(*ids, *cap, *n + 1);
         (*ids)[(*n)++] = i;
     }
@@ -159,7 +158,6 @@ void cs_topo_apply_change(cs_topo *t, const cs_topo_change *c, uint32_t **ids, s
 void cs_topo_heal(cs_topo *t) {
     for (uint32_t i = 0; i < t->nlinks; i++) t->links[i].bw = t->links[i].nominal_bw;
     t->nchanges = 0;
-    memset(t->stats, 0, (size_t)(t->nlinks ? t->nlinks : 1) * sizeof *t->stats);
 }
 
 void cs_topo_count_faults(const cs_topo *t, uint32_t *down, uint32_t *degraded) {

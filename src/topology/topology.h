@@ -1,6 +1,6 @@
 /*
  * topology.h -- the physical network graph: nodes (NPUs, NICs, switches) and
- * directed links with bandwidth and latency, plus per-link statistics.
+ * directed links with bandwidth and latency.
  *
  * The physical graph is separate from the logical dimensions that collectives
  * see (the ASTRA-sim network YAML, cs_network_config): NPU i of the graph is
@@ -15,11 +15,12 @@
  * Builders live in build_*.c (one per file, torus and mesh together), each
  * with its cs_topo_build_* function below and its entry in the registry of
  * builder.h (name, keys, build); the JSON topology file reader is
- * src/config/topology_file.c; routing is route.h; the flow backend
- * (src/network/flow.c) accumulates link statistics into `stats`.
+ * src/config/topology_file.c; routing is route.h.
  *
- * Ownership: a cs_topo owns its arrays (cs_topo_free).  The flow backend
- * borrows it (cs_network_config.topology) and writes only `stats`.
+ * Ownership: a cs_topo owns its arrays (cs_topo_free).  A run borrows it
+ * read-only (cs_network_config.topology, cs_net_env.topo): the flow backend
+ * keeps its own bandwidths for timed changes and its own link statistics
+ * (network/network.h, cs_net_report).
  */
 #ifndef CS_TOPOLOGY_TOPOLOGY_H
 #define CS_TOPOLOGY_TOPOLOGY_H
@@ -38,15 +39,6 @@ typedef struct cs_link {
     cs_time lat;       /* ps */
     double nominal_bw; /* bytes per ns as built (before failures/degradation) */
 } cs_link;
-
-typedef struct cs_link_stats {
-    uint64_t bytes;       /* payload bytes of flows that crossed the link (counted at their end) */
-    cs_time busy;         /* time with at least one flow on the link */
-    double peak_util;     /* max over time of (sum of flow rates) / bw */
-    /* bookkeeping of the backend */
-    cs_time busy_since;
-    uint32_t active;
-} cs_link_stats;
 
 /* A change of the topology at a simulated time (maintenance draining, a
  * failure mid-run): from `at` on, the cable a - b (both directions), or every
@@ -67,17 +59,12 @@ typedef struct cs_topo {
     uint8_t *kind;          /* cs_node_kind per node */
     uint32_t nlinks;
     cs_link *links;
-    cs_link_stats *stats;   /* nlinks, zeroed at build */
     /* adjacency (cs_topo_finalize): outgoing / incoming links of node v are
      * out_idx[out_off[v] .. out_off[v+1]) and in_idx[in_off[v] .. in_off[v+1]) */
     uint32_t *out_off, *out_idx, *in_off, *in_idx;
     uint64_t ecmp_seed;
     uint32_t *place;        /* rank -> NPU node (placement.c); NULL = contiguous (rank i on NPU i) */
     char placement[48];     /* the strategy as given, "" = contiguous */
-    /* observer of link utilization (the flow backend calls it whenever a
-     * link's sum of fair rates / bandwidth changes); NULL = none */
-    void (*util_fn)(void *ud, uint32_t link, cs_time t, double util);
-    void *util_ud;
     int spray;              /* routing: 0 = ECMP per (src, dst); 1 = per-message path choice (spraying) */
     /* routing table (traffic engineering): fixed[i] routes fixed[i].src ->
      * fixed[i].dst over fixed_links[off .. off+n) (cs_topo_add_fixed_route) */
@@ -97,8 +84,7 @@ uint32_t cs_topo_add_node(cs_topo *t, cs_node_kind kind);
 uint32_t cs_topo_add_link(cs_topo *t, uint32_t src, uint32_t dst, double bw_bytes_per_ns, cs_time lat);
 /* Both directions. */
 void cs_topo_add_cable(cs_topo *t, uint32_t a, uint32_t b, double bw_bytes_per_ns, cs_time lat);
-/* Build adjacency and zero statistics; call after the last add and after
- * changing link bandwidths. */
+/* Build adjacency; call after the last add. */
 void cs_topo_finalize(cs_topo *t);
 void cs_topo_set_desc(cs_topo *t, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -121,11 +107,15 @@ int cs_topo_add_fixed_route(cs_topo *t, const uint32_t *nodes, uint32_t n, cs_er
 /* Timed changes (see cs_topo_change): checked (the cable or node must
  * exist, factor 0..1), kept sorted by time, stable. */
 int cs_topo_add_change(cs_topo *t, cs_time at, uint32_t a, uint32_t b, double factor, cs_error *err);
-/* Apply one change now: sets the bandwidths and appends the ids of the links
- * it touched to *ids (grown with CS_GROW; *n and *cap updated). */
-void cs_topo_apply_change(cs_topo *t, const cs_topo_change *c, uint32_t **ids, size_t *n, size_t *cap);
-/* The healthy network: every link at its built bandwidth, no timed changes
- * (for --compare-healthy).  Statistics are zeroed. */
+/* Apply one change to a backend's own bandwidth array bw (nlinks entries;
+ * the topology is not touched): bw[l] = nominal * factor for the links it
+ * hits, whose ids are appended to *ids (grown with CS_GROW; *n and *cap
+ * updated). */
+void cs_topo_change_bw(const cs_topo *t, const cs_topo_change *c, double *bw, uint32_t **ids, size_t *n,
+                       size_t *cap);
+/* Edit the topology into the healthy network: every link at its built
+ * bandwidth, no timed changes (outside a run; a run that only needs the
+ * healthy network asks its backend for it: cs_net_env.healthy). */
 void cs_topo_heal(cs_topo *t);
 /* Failed (bw 0) and degraded (bw < built) links now; for reports. */
 void cs_topo_count_faults(const cs_topo *t, uint32_t *down, uint32_t *degraded);

@@ -418,11 +418,13 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     comm_begin(s, rank);
     uint64_t key = next_key(s, rank);
     if (s->cls) { /* the arrival acts on both ends (send_arrived) */
-        cs_time t = cs_time_add(cs_eventq_now(s->q), s->net.backend->uncontended_time(s->net.state, rank, dst, o->bytes));
+        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_net_uncontended_time(&s->net, rank, dst, o->bytes));
         cs_system_sym_event(s->sys, rank, t, key, rank);
         cs_system_sym_event(s->sys, dst, t, key, rank);
     }
-    return cs_net_send(&s->net, rank, dst, o->bytes, key, send_arrived, s, (uint64_t)(uintptr_t)o, s->err);
+    cs_net_msg m = {.src = rank, .dst = dst, .bytes = o->bytes, .key = key, .done = send_arrived, .ctx = s,
+                    .cookie = (uint64_t)(uintptr_t)o};
+    return cs_net_send(&s->net, &m, s->err);
 }
 
 static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
@@ -718,14 +720,16 @@ static void describe_stuck(sim *s) {
                                         c->sends->bytes, c->dst, c->tag);
             }
         }
-    char coll[400];
+    char coll[400], netp[240];
     cs_system_describe_pending(s->sys, coll, sizeof coll);
+    cs_net_describe_pending(&s->net, netp, sizeof netp);
     CS_ERR(s->err, CS_EDEADLOCK,
            "simulation stopped at %.3f us with work left on %u of %u ranks (first: rank %u, %" PRIu64
-           " of %u nodes done): %s%s",
+           " of %u nodes done): %s%s%s%s",
            cs_time_as_us_f(cs_eventq_now(s->q)), stuck, s->w->nranks, first,
            s->res->ranks[first].nodes, s->rs[first].g->nnodes, detail,
-           coll[0] ? coll : (detail[0] ? "" : "nodes wait for parents that never complete"));
+           coll[0] ? coll : (detail[0] ? "" : "nodes wait for parents that never complete"),
+           netp[0] ? "; " : "", netp);
     fail(s, CS_EDEADLOCK);
 }
 
@@ -904,7 +908,9 @@ static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const 
     s->op_pool = cs_pool_new(sizeof(op));
     res->nranks = w->nranks;
     res->ranks = cs_calloc(w->nranks, sizeof *res->ranks);
-    int rc = cs_net_init(&s->net, be, netcfg, s->q, err);
+    cs_net_env env = {.cfg = netcfg, .topo = netcfg->topology, .q = s->q, .observer = opt->net_observer,
+                      .healthy = opt->net_healthy, .opts = opt->net_opts};
+    int rc = cs_net_init(&s->net, be, &env, err);
     cs_system_params sp = {.config = opt->system,
                            .network = netcfg,
                            .groups = opt->comm_groups,
@@ -1006,6 +1012,10 @@ static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const 
         if (res->ranks[rk].finish > res->sim_time) res->sim_time = res->ranks[rk].finish;
     rc = s->failed;
     if (rc && err && err->code == CS_OK) CS_ERR(err, rc, "simulation failed");
+    if (!rc && opt->link_report) { /* the backend's link statistics outlive it */
+        cs_net_link_report_free(opt->link_report);
+        rc = cs_net_report(&s->net, opt->link_report, err);
+    }
     free_sim(s);
     if (rc) cs_sim_result_free(res);
     return rc;

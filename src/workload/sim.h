@@ -49,6 +49,7 @@
 #include "config/comm_group.h"
 #include "core/error.h"
 #include "core/time.h"
+#include "network/network.h"
 #include "workload/workload.h"
 #include "system/system.h"
 
@@ -101,6 +102,17 @@ typedef struct cs_sim_options {
      * CS_EUNSUPPORTED and the reason instead of simulating every rank (for
      * callers whose workload holds only the representatives' graphs). */
     int sym_no_fallback;
+    /* Network backend environment (network/network.h, cs_net_env), all
+     * borrowed: a link-utilization observer (NULL = none); 1 = the healthy
+     * network (every link at its built bandwidth, no timed changes); the
+     * backend's option struct (NULL = its defaults). */
+    const cs_net_observer *net_observer;
+    int net_healthy;
+    const void *net_opts;
+    /* When set, receives the backend's per-link statistics at the end of a
+     * successful run (freed first; the caller frees it with
+     * cs_net_link_report_free). */
+    cs_net_link_report *link_report;
 } cs_sim_options;
 
 enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1 };

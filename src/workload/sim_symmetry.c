@@ -123,13 +123,15 @@ static const char *graph_difference(const cs_graph *a, const cs_graph *b) {
     return NULL;
 }
 
-/* What both symmetry modes need of the run: the congestion-unaware
- * analytical backend and one NPU per rank.  0 with the reason in why. */
+/* What both symmetry modes need of the run: a backend whose deliveries take
+ * exactly the uncontended time (CS_NET_EXACT_UNCONTENDED: the congestion-
+ * unaware analytical one) and one NPU per rank.  0 with the reason in why. */
 static int run_allows_symmetry(const cs_workload *w, const cs_network_config *net, const char *backend, char *why,
                                size_t whylen) {
-    if (strcmp(backend, "analytical") != 0) {
-        snprintf(why, whylen, "backend %s: messages share state (links, queues); symmetry needs the "
-                 "congestion-unaware analytical backend", backend);
+    if (!cs_net_backend_has(backend, CS_NET_EXACT_UNCONTENDED)) {
+        snprintf(why, whylen, "backend %s: messages share state (links, queues); symmetry needs a backend "
+                 "whose deliveries take exactly the uncontended time (the congestion-unaware analytical "
+                 "backend)", backend);
         return 0;
     }
     if (net->total_npus != w->nranks) {
