@@ -88,10 +88,24 @@ rm -f nores.json
 run --scenario g.scenario.json --set network.npus_count=4 --json nores.json --quiet 2>/dev/null
 [ ! -e nores.json ] && pass "a failed run writes no --json" || fail "stale result file"
 
+# --- backend.<name>.* keys: the flow backend's routing, dumped and reloaded
+RC=(--workload-configuration="$CS_SOURCE_DIR/examples/roce_clos/alltoall_64m.et"
+    --network-configuration="$CS_SOURCE_DIR/examples/roce_clos/network.yml"
+    --system-configuration="$CS_SOURCE_DIR/examples/roce_clos/system.json" --backend flow
+    --topology="$CS_SOURCE_DIR/examples/roce_clos/topology.json" --quiet)
+run "${RC[@]}" --set backend.flow.routing=spray --json sp.json --dump-scenario sp.scenario.json || fail "flow spray"
+run --scenario sp.scenario.json --json sp2.json || fail "flow spray reload"
+grep -q '"routing": "spray"' sp.scenario.json && [ "$(ps sp.json sim_time_ps)" = "$(ps sp2.json sim_time_ps)" ] \
+    && pass "backend.flow.routing is dumped and reproduced ($(ps sp.json sim_time_ps) ps)" || fail "backend keys dump"
+expect_fail "unknown backend option" "--set backend.flow.routng: not an option of backend flow; expected ecmp_seed, routing" \
+    run "${RC[@]}" --set backend.flow.routng=spray
+expect_fail "bad backend option value" "--set backend.flow.routing: expected one of topology, ecmp, spray" \
+    run "${RC[@]}" --set backend.flow.routing=zigzag
+
 # --- --help-config comes from the key tables
 hc=$("$CS_BIN" run --help-config)
 for k in "== run.*" "comm-streams" "== plan.*" "virtual-stages" "== network.*" "== system.*" "all-reduce-implementation" \
-    "== memory.*" "== comm-groups.NAME"; do
+    "== memory.*" "== comm-groups.NAME" "== backend.flow.*"; do
     case "$hc" in *"$k"*) ;; *) fail "--help-config lacks $k"; continue ;; esac
 done
 pass "--help-config lists every section"

@@ -28,10 +28,11 @@
 #include "config/network_config.h"
 #include "config/system_config.h"
 #include "core/alloc.h"
+#include "network/network.h"
 #include "scenario/scenario_run.h"
 
-static const char *const SECT_NAMES[SC_NSECT] = {"run", "plan", "model", "device",
-                                                 "network", "system", "memory", "comm-groups"};
+static const char *const SECT_NAMES[SC_NSECT] = {"run", "plan", "model", "device", "network",
+                                                 "system", "memory", "comm-groups", "backend"};
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -173,6 +174,36 @@ int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err) {
     return rc;
 }
 
+int cs_sc_backend_opts(const cs_scenario *sc, const cs_net_backend *be, void **out, cs_error *err) {
+    *out = NULL;
+    if (!be->nopts) return CS_OK;
+    void *o = cs_calloc(1, be->opts_size);
+    cs_opts_defaults(be->opts, be->nopts, o);
+    json_t *keys = json_object_get(sc->sect[SC_BACKEND], be->name);
+    int rc = CS_OK;
+    if (keys) {
+        char where[96];
+        snprintf(where, sizeof where, "scenario backend.%s.*", be->name);
+        cs_jdoc doc;
+        jdoc_of(keys, where, &doc);
+        rc = cs_opts_parse(&doc, be->opts, be->nopts, o, NULL, err);
+        cs_jdoc_free(&doc);
+        if (rc) scrub_line(err, where);
+    }
+    if (rc) {
+        cs_sc_backend_opts_free(be, o);
+        return rc;
+    }
+    *out = o;
+    return CS_OK;
+}
+
+void cs_sc_backend_opts_free(const cs_net_backend *be, void *opts) {
+    if (!opts) return;
+    cs_opts_free(be->opts, be->nopts, opts);
+    cs_free(opts);
+}
+
 int cs_sc_groups_given(const cs_scenario *sc) { return json_object_size(sc->sect[SC_GROUPS]) > 0; }
 
 /* ---- life cycle ------------------------------------------------------------------ */
@@ -266,16 +297,66 @@ static int list_key(int s, const char *key) {
     return s == SC_SYSTEM && n > 15 && strcmp(key + n - 15, "-implementation") == 0;
 }
 
+/* backend.NAME.KEY: a key of the option table of backend NAME. */
+static int set_backend_key(cs_scenario *sc, const char *key, const char *nk, json_t *value, const char *where,
+                           cs_error *err) {
+    const char *dot = strchr(nk, '.');
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", dot ? (int)(dot - nk) : (int)strlen(nk), nk);
+    const cs_net_backend *be = cs_net_backend_find(name);
+    if (!be || !dot || !dot[1])
+        return CS_ERR(err, CS_EINVAL, "%s %s: expected backend.NAME.KEY with NAME a network backend (clustersim run "
+                                      "--help lists them)%s",
+                      where, key, be ? "" : "; no such backend");
+    const char *k = dot + 1;
+    const cs_opt *o = NULL;
+    for (size_t i = 0; i < be->nopts; i++)
+        if (strcmp(be->opts[i].key, k) == 0) o = &be->opts[i];
+    if (!o) {
+        char list[512];
+        size_t used = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < be->nopts && used < sizeof list; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", be->opts[i].key);
+        return CS_ERR(err, CS_EINVAL, "%s %s: not an option of backend %s; expected %s", where, key, be->name,
+                      be->nopts ? list : "none (it has no options)");
+    }
+    json_t *sub = json_object_get(sc->sect[SC_BACKEND], be->name);
+    if (!sub) {
+        sub = json_object();
+        json_object_set_new(sc->sect[SC_BACKEND], be->name, sub);
+    }
+    json_t *old = json_object_get(sub, k);
+    if (old) json_incref(old);
+    json_object_set(sub, k, value);
+    void *opts;
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = cs_sc_backend_opts(sc, be, &opts, &e);
+    cs_sc_backend_opts_free(be, opts);
+    if (rc) {
+        if (old) json_object_set(sub, k, old);
+        else json_object_del(sub, k);
+        char pre[128];
+        snprintf(pre, sizeof pre, "scenario backend.%s.*: %s: ", be->name, k);
+        const char *m = strncmp(e.msg, pre, strlen(pre)) == 0 ? e.msg + strlen(pre) : e.msg;
+        CS_ERR(err, rc, "%s %s: %s", where, key, m);
+    }
+    json_decref(old);
+    return rc;
+}
+
 int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const char *where, cs_error *err) {
     const char *dot = strchr(key, '.');
     int s = dot ? section_index(key, (size_t)(dot - key)) : -1;
     if (s < 0)
         return CS_ERR(err, CS_EINVAL, "%s %s: unknown key; expected SECTION.KEY with SECTION one of run, plan, "
-                                      "model, device, network, system, memory, comm-groups (clustersim run "
+                                      "model, device, network, system, memory, comm-groups, backend (clustersim run "
                                       "--help-config lists every key)",
                       where, key);
     const char *k = dot + 1;
     if (!*k) return CS_ERR(err, CS_EINVAL, "%s %s: expected a key after \"%s.\"", where, key, SECT_NAMES[s]);
+    if (s == SC_BACKEND) return set_backend_key(sc, key, k, value, where, err);
     const cs_sc_section *t = typed(s);
     if (t) {
         const cs_opt *o = find_opt(t, k);
@@ -327,6 +408,19 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
 static json_t *value_of_text(int s, const char *k, const char *text) {
     json_error_t je;
     json_t *v = json_loads(text, JSON_DECODE_ANY, &je);
+    if (s == SC_BACKEND) { /* a string option stays text */
+        const char *dot = strchr(k, '.');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", dot ? (int)(dot - k) : (int)strlen(k), k);
+        const cs_net_backend *be = cs_net_backend_find(name);
+        for (size_t i = 0; be && dot && i < be->nopts; i++)
+            if (strcmp(be->opts[i].key, dot + 1) == 0 &&
+                (be->opts[i].type == CS_OPT_STR || be->opts[i].type == CS_OPT_ENUM) && !(v && json_is_string(v))) {
+                json_decref(v);
+                return json_string(text);
+            }
+        return v ? v : json_string(text);
+    }
     const cs_sc_section *t = typed(s);
     if (t) {
         const cs_opt *o = find_opt(t, k);
@@ -480,6 +574,26 @@ int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
             rc = CS_ERR(err, CS_EINVAL, "%s: %s: expected an object of keys", path, sk);
             goto out;
         }
+        if (s == SC_BACKEND) {
+            const char *bn;
+            json_t *bo;
+            json_object_foreach(sv, bn, bo) {
+                if (!json_is_object(bo)) {
+                    rc = CS_ERR(err, CS_EINVAL, "%s: backend.%s: expected an object of the backend's options", path, bn);
+                    goto out;
+                }
+                const char *k;
+                json_t *v;
+                json_object_foreach(bo, k, v) {
+                    char key[256], where[4200];
+                    snprintf(key, sizeof key, "backend.%s.%s", bn, k);
+                    snprintf(where, sizeof where, "%s:", path);
+                    rc = cs_scenario_set_json(sc, key, v, where, err);
+                    if (rc) goto out;
+                }
+            }
+            continue;
+        }
         if (!typed(s)) { /* an ASTRA-sim section replaces the one there */
             json_object_clear(sc->sect[s]);
             set_label(sc, s, NULL);
@@ -609,6 +723,17 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
         if (rc == CS_OK) json_object_set_new(root, "memory", cs_memory_config_to_json(&c));
         cs_memory_config_free(&c);
     }
+    if (rc == CS_OK) { /* the selected backend's options, effective values */
+        json_t *run = json_object_get(root, "run");
+        const cs_net_backend *be = cs_net_backend_find(json_string_value(json_object_get(run, "backend")));
+        void *opts = NULL;
+        if (be && be->nopts && (rc = cs_sc_backend_opts(sc, be, &opts, err)) == CS_OK) {
+            json_t *b = json_object();
+            json_object_set_new(b, be->name, cs_opts_to_json(be->opts, be->nopts, opts));
+            json_object_set_new(root, "backend", b);
+        }
+        if (be) cs_sc_backend_opts_free(be, opts);
+    }
     if (rc == CS_OK && json_object_size(sc->sect[SC_GROUPS]))
         json_object_set(root, "comm-groups", sc->sect[SC_GROUPS]);
     if (rc) {
@@ -670,6 +795,11 @@ void cs_scenario_print_help(FILE *f) {
     fputs("\n== comm-groups.NAME  (--comm-group-configuration FILE): the ranks of communicator group NAME, "
           "a list of rank numbers\n",
           f);
+    for (const cs_net_backend *const *b = cs_net_backends(); *b; b++) {
+        if (!(*b)->nopts) continue;
+        fprintf(f, "\n== backend.%s.*  options of the %s network backend\n", (*b)->name, (*b)->name);
+        cs_opts_print_help(f, (*b)->opts, (*b)->nopts);
+    }
 }
 
 /* ---- the public API ---------------------------------------------------------------- */

@@ -335,6 +335,11 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
             cs_free(pg);
         }
     }
+    void *net_opts = NULL;
+    if (rc == CS_OK) {
+        rc = cs_sc_backend_opts(sc, be, &net_opts, err);
+        so.net_opts = net_opts;
+    }
     if (rc == CS_OK) {
         rc = cs_sc_memory(sc, &mem, err);
         if (rc == CS_OK) rc = cs_memory_config_validate(&mem, res->net.total_npus, err);
@@ -490,6 +495,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     cs_comm_groups_free(&groups);
     cs_system_config_free(&sysc);
     cs_memory_config_free(&mem);
+    if (be) cs_sc_backend_opts_free(be, net_opts);
     cs_sc_free_typed(SC_RUN, &ro);
     if (rc) {
         cs_result_free(res);

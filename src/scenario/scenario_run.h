@@ -23,5 +23,11 @@ int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_erro
 int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err);
 int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err);
 int cs_sc_groups_given(const cs_scenario *sc);
+/* The options of backend be from backend.<name>.* (defaults for the keys not
+ * set); *out is a cs_malloc'd struct of be->opts_size bytes (NULL when the
+ * backend has no options).  Free with cs_sc_backend_opts_free. */
+struct cs_net_backend;
+int cs_sc_backend_opts(const cs_scenario *sc, const struct cs_net_backend *be, void **out, cs_error *err);
+void cs_sc_backend_opts_free(const struct cs_net_backend *be, void *opts);
 
 #endif
