@@ -11,21 +11,21 @@ cs_time cs_compute_replay_time(uint64_t duration_us) {
     return cs_time_from_us(duration_us);
 }
 
-int cs_compute_time(const cs_compute_model *m, const cs_node *n, cs_time *t) {
-    if (!m->roofline || (n->flags & CS_NF_CPU)) {
-        *t = cs_compute_replay_time(n->duration_us);
+int cs_compute_work_time(const cs_compute_model *m, const cs_compute_work *w, cs_time *t) {
+    if (!m->roofline || w->is_cpu) {
+        *t = cs_compute_replay_time(w->duration_us);
         return CS_COMP_TIMED;
     }
-    if (!(n->flags & CS_NF_HAS_NUM_OPS)) {
-        *t = cs_compute_replay_time(n->duration_us);
+    if (!w->has_num_ops) {
+        *t = cs_compute_replay_time(w->duration_us);
         return CS_COMP_REPLAYED;
     }
-    if (n->tensor_size == 0) {
+    if (w->tensor_size == 0) {
         *t = 0;
         return CS_COMP_SKIP;
     }
-    double ops = (double)n->num_ops;
-    double intensity = ops / (double)n->tensor_size;
+    double ops = (double)w->num_ops;
+    double intensity = ops / (double)w->tensor_size;
     double perf = m->mem_bw_bytes_ps * intensity;
     if (perf > m->peak_flops) perf = m->peak_flops;
     double ns = perf > 0 ? ops / perf * 1e9 : 0.0;

@@ -5,14 +5,17 @@
  * of 0 counts as 1 ns, as ASTRA-sim does) and roofline (attainable FLOP/s =
  * min(peak, memory bandwidth x intensity), intensity = num_ops / tensor_size;
  * time = num_ops / attainable).  CPU nodes (is_cpu_op) are always replayed.
- * The model is a plain value owned by the simulation.
+ * The model is a plain value owned by the simulation.  A node reaches this
+ * layer as the few numbers the models read (cs_compute_work); the workload
+ * layer maps its trace nodes onto them (cs_compute_time, workload/graph.h).
  */
 #ifndef CS_COMPUTE_COMPUTE_H
 #define CS_COMPUTE_COMPUTE_H
 
+#include <stdint.h>
+
 #include "core/error.h"
 #include "core/time.h"
-#include "workload/graph.h"
 
 typedef struct cs_compute_model {
     int roofline;            /* 0 = replay duration_micros */
@@ -27,8 +30,17 @@ enum {
     CS_COMP_REPLAYED = 2   /* roofline asked but num_ops absent: replayed duration instead */
 };
 
-/* Time of node n (a COMP node) in *t; returns one of the CS_COMP_* outcomes. */
-int cs_compute_time(const cs_compute_model *m, const cs_node *n, cs_time *t);
+/* What the models read of one COMP node. */
+typedef struct cs_compute_work {
+    uint64_t duration_us; /* recorded duration (replay) */
+    uint64_t num_ops;     /* FLOPs (roofline; valid when has_num_ops) */
+    uint64_t tensor_size; /* bytes (roofline intensity) */
+    int is_cpu;           /* CPU node: always replayed */
+    int has_num_ops;      /* num_ops was recorded */
+} cs_compute_work;
+
+/* Time of the work w in *t; returns one of the CS_COMP_* outcomes. */
+int cs_compute_work_time(const cs_compute_model *m, const cs_compute_work *w, cs_time *t);
 
 /* Replay time of a duration in microseconds (0 -> 1 ns). */
 cs_time cs_compute_replay_time(uint64_t duration_us);

@@ -19,19 +19,12 @@
 
 _Static_assert(sizeof(cs_memory_type) == sizeof(int), "enum fields are written as int");
 
-static const char *const TYPE_NAMES[] = {"NO_MEMORY_EXPANSION", "PER_NPU_MEMORY_EXPANSION",
-                                         "PER_NODE_MEMORY_EXPANSION", "MEMORY_POOL", NULL};
-
-const char *cs_memory_type_name(cs_memory_type t) {
-    return (unsigned)t < 4 ? TYPE_NAMES[t] : "unknown";
-}
-
 #define OFF(f) offsetof(cs_memory_config, f)
 enum { O_TYPE, O_LATENCY, O_BW, O_NODES, O_PER_NODE };
 
 static const cs_opt OPTS[] = {
     [O_TYPE] = {.key = "memory-type", .type = CS_OPT_ENUM, .required = 1,
-                .def = CS_MEM_NO_EXPANSION, .values = TYPE_NAMES, .off = OFF(type),
+                .def = CS_MEM_NO_EXPANSION, .values = cs_memory_type_names, .off = OFF(type),
                 .help = "remote memory architecture: none, one per NPU, one per node shared "
                         "by its NPUs, or one pool shared by all NPUs"},
     [O_LATENCY] = {.key = "remote-mem-latency", .type = CS_OPT_NUM, .def = 0, .min = 0,

@@ -15,7 +15,8 @@
  * Required: memory-type; remote-mem-bw for every type but
  * NO_MEMORY_EXPANSION; num-nodes and num-npus-per-node for
  * PER_NODE_MEMORY_EXPANSION (ASTRA-sim divides by them).  Keys are declared
- * once in a table in memory_config.c (parsing, dump, --help).
+ * once in a table in memory_config.c (parsing, dump, --help).  The value
+ * type, cs_memory_config, is the memory layer's (memory/memory_config.h).
  */
 #ifndef CS_CONFIG_MEMORY_CONFIG_H
 #define CS_CONFIG_MEMORY_CONFIG_H
@@ -25,23 +26,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
-
-typedef enum {
-    CS_MEM_NO_EXPANSION = 0,
-    CS_MEM_PER_NPU_EXPANSION = 1,
-    CS_MEM_PER_NODE_EXPANSION = 2,
-    CS_MEM_POOL = 3
-} cs_memory_type;
-
-typedef struct cs_memory_config {
-    char *path;                   /* file it was read from (owned; NULL for defaults) */
-    cs_memory_type type;
-    double remote_mem_latency_ns; /* >= 0; default 0 */
-    double remote_mem_bw_gbps;    /* > 0 when used; 0 = not set (NO_MEMORY_EXPANSION) */
-    int num_nodes;                /* PER_NODE_MEMORY_EXPANSION: >= 1; else 0 */
-    int num_npus_per_node;        /* PER_NODE_MEMORY_EXPANSION: >= 1; else 0 */
-    int num_nodes_line;           /* line of num-nodes in the file (messages), 0 if none */
-} cs_memory_config;
+#include "memory/memory_config.h" /* the value type it fills: cs_memory_config */
 
 /* NO_MEMORY_EXPANSION, everything else 0.  Returns CS_OK. */
 int cs_memory_config_defaults(cs_memory_config *c);
@@ -66,7 +51,6 @@ const struct cs_opt *cs_memory_config_opts(size_t *n);
 json_t *cs_memory_config_units_json(void);
 void cs_memory_config_print_help(FILE *f);
 
-/* "NO_MEMORY_EXPANSION", ... (the spelling of the file). */
-const char *cs_memory_type_name(cs_memory_type t);
+/* cs_memory_type_name: memory/memory_config.h. */
 
 #endif

@@ -39,13 +39,6 @@ static const struct net_key {
     {"latency", "a number >= 0", "numbers >= 0", "ns", "latency of one link (one hop), per dimension"},
 };
 
-static const char *const TOPO_NAMES[] = {"Ring", "FullyConnected", "Switch"};
-
-const char *cs_topo_kind_name(cs_topo_kind k) {
-    if ((unsigned)k < sizeof TOPO_NAMES / sizeof TOPO_NAMES[0]) return TOPO_NAMES[k];
-    return "unknown";
-}
-
 void cs_network_config_free(cs_network_config *c) {
     if (!c) return;
     cs_free(c->path);
@@ -98,8 +91,8 @@ static int parse_element(const char *path, int k, int dim, const yaml_node_t *e,
     const char *s = is_null_scalar(e) ? NULL : scalar_text(e);
     switch (k) {
     case K_TOPOLOGY:
-        for (int t = 0; s && t < 3; t++) {
-            if (strcmp(s, TOPO_NAMES[t]) == 0) {
+        for (int t = 0; s && t < CS_TOPO_NKINDS; t++) {
+            if (strcmp(s, cs_topo_kind_name((cs_topo_kind)t)) == 0) {
                 c->topo[dim] = (cs_topo_kind)t;
                 return CS_OK;
             }

@@ -16,8 +16,10 @@
  * Units are kept as written (GB/s, ns); note that ASTRA-sim converts the
  * bandwidth with 2^30 bytes per GB (see docs/config.md).
  *
- * The caller owns the struct; cs_network_config_free releases what the
- * loader allocated (path) and may be called on a zeroed or failed struct.
+ * The value type, cs_network_config, is the topology layer's
+ * (topology/dims.h).  The caller owns the struct; cs_network_config_free
+ * releases what the loader allocated (path) and may be called on a zeroed or
+ * failed struct.
  */
 #ifndef CS_CONFIG_NETWORK_CONFIG_H
 #define CS_CONFIG_NETWORK_CONFIG_H
@@ -27,32 +29,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
-
-#define CS_MAX_DIMS 8
-
-typedef enum {
-    CS_TOPO_RING = 0,
-    CS_TOPO_FULLY_CONNECTED = 1,
-    CS_TOPO_SWITCH = 2
-} cs_topo_kind;
-
-struct cs_topo; /* topology/topology.h */
-
-typedef struct cs_network_config {
-    char *path;                          /* file it was read from (owned) */
-    /* Physical graph for graph-based backends (flow): borrowed, never freed
-     * here; NULL = the backend builds the product of the dimensions. */
-    struct cs_topo *topology;
-    int ndims;                           /* 1..CS_MAX_DIMS */
-    cs_topo_kind topo[CS_MAX_DIMS];
-    uint32_t npus[CS_MAX_DIMS];          /* >= 1 */
-    double bandwidth_gbps[CS_MAX_DIMS];  /* > 0, GB/s as written */
-    double latency_ns[CS_MAX_DIMS];      /* >= 0, ns */
-    uint64_t total_npus;                 /* product of npus, <= 2^32 */
-} cs_network_config;
-
-/* Largest supported total NPU count (product of npus_count). */
-#define CS_MAX_TOTAL_NPUS (UINT64_C(1) << 32)
+#include "topology/dims.h" /* the value type it fills: cs_network_config, CS_MAX_DIMS */
 
 /* Load a network YAML file.  On failure *out is left freed (all zero). */
 int cs_network_config_load(const char *path, cs_network_config *out, cs_error *err);
@@ -62,8 +39,7 @@ int cs_network_config_load_text(const char *path, const char *buf, size_t len, c
                                 cs_error *err);
 void cs_network_config_free(cs_network_config *c);
 
-/* "Ring", "FullyConnected", "Switch" (the spelling of the file). */
-const char *cs_topo_kind_name(cs_topo_kind k);
+/* cs_topo_kind_name: topology/dims.h. */
 
 /* Effective configuration: {"topology": [...], "npus_count": [...],
  * "bandwidth": [...], "latency": [...]} (units in docs/config.md and in

@@ -34,11 +34,11 @@
 
 #include <stdint.h>
 
-#include "config/memory_config.h"
 #include "core/error.h"
 #include "core/eventq.h"
 #include "core/time.h"
 #include "memory/memory.h"
+#include "memory/memory_config.h"
 
 /* Create the model of cfg for a network of nranks NPUs.  cfg NULL means
  * NO_MEMORY_EXPANSION (no file given).  Errors (CS_EINVAL, naming the memory

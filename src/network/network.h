@@ -29,12 +29,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/network_config.h"
 #include "core/error.h"
 #include "core/eventq.h"
 #include "core/opts.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "topology/dims.h"
 
 /* Called at the simulated time the transfer completed at dst. */
 typedef void (*cs_net_done_fn)(void *ctx, uint64_t cookie);

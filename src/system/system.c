@@ -48,7 +48,6 @@
 
 #include "compute/compute.h"
 #include "core/alloc.h"
-#include "workload/graph.h"
 
 /* ---- keys and failure ---------------------------------------------------- */
 

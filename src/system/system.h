@@ -53,18 +53,19 @@
 
 #include <stdint.h>
 
-#include "config/comm_group.h"
-#include "config/network_config.h"
-#include "config/system_config.h"
 #include "core/error.h"
 #include "core/eventq.h"
 #include "network/network.h"
+#include "system/coll_type.h"
+#include "system/comm_groups.h"
+#include "system/system_config.h"
+#include "topology/dims.h"
 
 typedef void (*cs_sys_done_fn)(void *ctx, uint64_t cookie);
 
 typedef struct cs_coll_req {
     uint32_t rank;
-    int32_t comm_type;     /* CS_COLL_* (workload/graph.h) */
+    int32_t comm_type;     /* CS_COLL_* (system/coll_type.h) */
     uint64_t bytes;        /* comm_size */
     const char *pg_name;   /* communicator ("" or NULL = all ranks); resolved by the system */
     uint32_t involved_dim; /* bit mask (bit d = dimension d) */

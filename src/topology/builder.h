@@ -32,10 +32,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config/network_config.h"
 #include "core/error.h"
 #include "core/opts.h"
 #include "core/units.h"
+#include "topology/dims.h"
 #include "topology/topology.h"
 
 typedef struct cs_topo_builder {

@@ -25,11 +25,12 @@
 #ifndef CS_TOPOLOGY_TOPOLOGY_H
 #define CS_TOPOLOGY_TOPOLOGY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "config/network_config.h"
 #include "core/error.h"
 #include "core/time.h"
+#include "topology/dims.h"
 
 typedef enum { CS_NODE_NPU = 0, CS_NODE_NIC = 1, CS_NODE_SWITCH = 2 } cs_node_kind;
 

@@ -587,10 +587,11 @@ const char *cs_node_type_label(int32_t type) {
     return (type >= 0 && type <= 7) ? names[type] : "UNKNOWN";
 }
 
-const char *cs_coll_type_label(int32_t ct) {
-    static const char *const names[] = {"ALL_REDUCE", "REDUCE",         "ALL_GATHER",
-                                        "GATHER",     "SCATTER",        "BROADCAST",
-                                        "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
-                                        "BARRIER"};
-    return (ct >= 0 && ct <= 9) ? names[ct] : "UNKNOWN";
+int cs_compute_time(const cs_compute_model *m, const cs_node *n, cs_time *t) {
+    cs_compute_work w = {.duration_us = n->duration_us,
+                         .num_ops = n->num_ops,
+                         .tensor_size = n->tensor_size,
+                         .is_cpu = (n->flags & CS_NF_CPU) != 0,
+                         .has_num_ops = (n->flags & CS_NF_HAS_NUM_OPS) != 0};
+    return cs_compute_work_time(m, &w, t);
 }

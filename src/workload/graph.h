@@ -19,8 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compute/compute.h"
 #include "core/error.h"
 #include "core/time.h"
+#include "system/coll_type.h"
 
 /* Chakra NodeType values (unknown values are kept as their number). */
 enum {
@@ -34,19 +36,8 @@ enum {
     CS_NODE_COMM_COLL = 7
 };
 
-/* Chakra CollectiveCommType values. */
-enum {
-    CS_COLL_ALL_REDUCE = 0,
-    CS_COLL_REDUCE = 1,
-    CS_COLL_ALL_GATHER = 2,
-    CS_COLL_GATHER = 3,
-    CS_COLL_SCATTER = 4,
-    CS_COLL_BROADCAST = 5,
-    CS_COLL_ALL_TO_ALL = 6,
-    CS_COLL_REDUCE_SCATTER = 7,
-    CS_COLL_REDUCE_SCATTER_BLOCK = 8,
-    CS_COLL_BARRIER = 9
-};
+/* Chakra CollectiveCommType values: CS_COLL_* (system/coll_type.h), the
+ * system layer's vocabulary, numbered as Chakra numbers them. */
 
 /* Node flags. */
 enum {
@@ -114,6 +105,10 @@ static inline const char *cs_graph_node_name(const cs_graph *g, const cs_node *n
 uint32_t cs_graph_find(const cs_graph *g, uint64_t id);
 
 const char *cs_node_type_label(int32_t type);  /* "COMP", ..., "UNKNOWN" */
-const char *cs_coll_type_label(int32_t ct);    /* "ALL_REDUCE", ..., "UNKNOWN" */
+/* cs_coll_type_label: system/coll_type.h. */
+
+/* Time of node n (a COMP node) with the compute model m, in *t: the node's
+ * fields handed to cs_compute_work_time; returns a CS_COMP_* outcome. */
+int cs_compute_time(const cs_compute_model *m, const cs_node *n, cs_time *t);
 
 #endif
