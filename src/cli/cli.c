@@ -322,8 +322,6 @@ static void train_report(FILE *f, const cs_result *r) {
     cs_cli_print_plan(f, &r->model, &r->device, &r->plan_cfg);
     fprintf(f, "  network    %s (%" PRIu64 " NPUs), backend %s\n\n", r->net.path, r->net.total_npus, r->backend);
     const char *unit = pr->throughput_unit;
-    char label[24];
-    snprintf(label, sizeof label, "%.*s", (int)(strchr(unit, '/') ? strchr(unit, '/') - unit + 2 : 0), unit);
     fprintf(f, "  iteration time   %.4f s\n  MFU              %.1f %%  (%.3g model FLOPs, %.0f TFLOP/s per GPU)\n"
                "  %-16s %.0f\n",
             it, 100 * pr->mfu, pr->model_flops, it > 0 ? pr->model_flops / it / n / 1e12 : 0.0, unit, pr->throughput);
