@@ -4,7 +4,9 @@
  */
 #include "compute/device.h"
 
+#include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -41,76 +43,65 @@ const cs_device *cs_device_find(const char *name) {
     return NULL;
 }
 
-typedef struct dkey {
-    const char *key;
-    int required;
-    double scale;
-    size_t off;
-} dkey;
+/* The device file: its keys as written (units of the file), declared once
+ * for the option engine (core/opts.h): type, range, unit, default, help. */
+typedef struct dev_file {
+    char *name;
+    double peak_bf16_tflops, peak_fp8_tflops, hbm_gb, hbm_bw_gbps, scaleup_bw_gbps;
+    double gemm_eff_max, gemm_dim_half, mem_eff;
+} dev_file;
 
-static const dkey dkeys[] = {
-    {"peak_bf16_tflops", 1, 1e12, offsetof(cs_device, peak_bf16_flops)},
-    {"peak_fp8_tflops", 0, 1e12, offsetof(cs_device, peak_fp8_flops)},
-    {"hbm_gb", 1, 1e9, offsetof(cs_device, hbm_bytes)},
-    {"hbm_bw_gbps", 1, 1e9, offsetof(cs_device, hbm_bw)},
-    {"scaleup_bw_gbps", 0, 1e9, offsetof(cs_device, scaleup_bw)},
-    {"gemm_eff_max", 0, 1, offsetof(cs_device, gemm_eff_max)},
-    {"gemm_dim_half", 0, 1, offsetof(cs_device, gemm_dim_half)},
-    {"mem_eff", 0, 1, offsetof(cs_device, mem_eff)},
+#define D(f) offsetof(dev_file, f)
+#define POS .type = CS_OPT_NUM, .min = 0, .min_open = 1, .max = DBL_MAX
+static const cs_opt DEV_OPTS[] = {
+    {.key = "name", .type = CS_OPT_STR, .nodef = 1, .off = D(name), .help = "device name (default: the file's path)"},
+    {.key = "peak_bf16_tflops", POS, .required = 1, .unit = "TFLOP/s", .off = D(peak_bf16_tflops),
+     .help = "dense FP16/BF16 tensor throughput"},
+    {.key = "peak_fp8_tflops", .type = CS_OPT_NUM, .min = 0, .max = DBL_MAX, .unit = "TFLOP/s",
+     .off = D(peak_fp8_tflops), .help = "dense FP8 throughput (0 = not supported)"},
+    {.key = "hbm_gb", POS, .required = 1, .unit = "GB", .off = D(hbm_gb), .help = "HBM capacity (1 GB = 1e9 bytes)"},
+    {.key = "hbm_bw_gbps", POS, .required = 1, .unit = "GB/s", .off = D(hbm_bw_gbps),
+     .help = "HBM bandwidth (1 GB/s = 1e9 bytes/s)"},
+    {.key = "scaleup_bw_gbps", .type = CS_OPT_NUM, .min = 0, .max = DBL_MAX, .unit = "GB/s",
+     .off = D(scaleup_bw_gbps), .help = "scale-up (NVLink / Infinity Fabric) bandwidth per direction"},
+    {.key = "gemm_eff_max", .type = CS_OPT_NUM, .def = CAL_GEMM_EFF_MAX, .min = 0, .min_open = 1, .max = 1,
+     .off = D(gemm_eff_max), .help = "fraction of peak a large matmul reaches (calibration, docs/validation.md)"},
+    {.key = "gemm_dim_half", POS, .def = CAL_GEMM_DIM_HALF, .off = D(gemm_dim_half),
+     .help = "matmul dimension at which the efficiency factor is 1/2 (calibration)"},
+    {.key = "mem_eff", .type = CS_OPT_NUM, .def = CAL_MEM_EFF, .min = 0, .min_open = 1, .max = 1, .off = D(mem_eff),
+     .help = "fraction of HBM bandwidth streaming operations reach (calibration)"},
 };
-#define NDKEYS (sizeof dkeys / sizeof dkeys[0])
+#undef POS
+#define NDEV (sizeof DEV_OPTS / sizeof DEV_OPTS[0])
 
 int cs_device_load_json(const char *path, cs_device *out, cs_error *err) {
     cs_jdoc doc;
     int rc = cs_jdoc_load(path, "device description", &doc, err);
     if (rc) return rc;
-    memset(out, 0, sizeof *out);
-    out->gemm_eff_max = CAL_GEMM_EFF_MAX;
-    out->gemm_dim_half = CAL_GEMM_DIM_HALF;
-    out->mem_eff = CAL_MEM_EFF;
-    json_t *nm = json_object_get(doc.root, "name");
-    if (nm && !json_is_string(nm)) {
-        char got[64];
-        cs_json_repr(nm, got, sizeof got);
-        rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected a string, got %s", path,
-                    cs_jdoc_key_line(&doc, "name"), got);
-        goto done;
+    dev_file f;
+    memset(&f, 0, sizeof f);
+    cs_opts_defaults(DEV_OPTS, NDEV, &f);
+    rc = cs_opts_parse(&doc, DEV_OPTS, NDEV, &f, NULL, err);
+    if (rc == CS_OK) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->name, sizeof out->name, "%s", f.name ? f.name : path);
+        out->peak_bf16_flops = f.peak_bf16_tflops * 1e12;
+        out->peak_fp8_flops = f.peak_fp8_tflops * 1e12;
+        out->hbm_bytes = f.hbm_gb * 1e9;
+        out->hbm_bw = f.hbm_bw_gbps * 1e9;
+        out->scaleup_bw = f.scaleup_bw_gbps * 1e9;
+        out->gemm_eff_max = f.gemm_eff_max;
+        out->gemm_dim_half = f.gemm_dim_half;
+        out->mem_eff = f.mem_eff;
     }
-    snprintf(out->name, sizeof out->name, "%s", nm ? json_string_value(nm) : path);
-    const char *known[NDKEYS + 1];
-    for (size_t i = 0; i < NDKEYS; i++) known[i] = dkeys[i].key;
-    known[NDKEYS] = "name";
-    for (size_t j = 0; j < doc.nm; j++) {
-        int ok = 0;
-        for (size_t i = 0; i < NDKEYS + 1; i++) ok |= strcmp(doc.m[j].key, known[i]) == 0;
-        if (!ok) cs_warn_unknown_key(path, doc.m[j].key_line, doc.m[j].key, known, NDKEYS + 1);
-    }
-    for (size_t i = 0; i < NDKEYS; i++) {
-        const dkey *k = &dkeys[i];
-        json_t *v = json_object_get(doc.root, k->key);
-        int line = cs_jdoc_key_line(&doc, k->key);
-        if (!v) {
-            if (k->required) {
-                rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a number > 0, the key is missing", path, line,
-                            k->key);
-                goto done;
-            }
-            continue;
-        }
-        int frac = strcmp(k->key, "gemm_eff_max") == 0 || strcmp(k->key, "mem_eff") == 0;
-        double d = json_is_number(v) ? json_number_value(v) : -1;
-        if (!json_is_number(v) || !(d > 0) || !isfinite(d) || (frac && d > 1)) {
-            char got[64];
-            cs_json_repr(v, got, sizeof got);
-            rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected a number %s, got %s", path, line, k->key,
-                        frac ? "in (0, 1]" : "> 0", got);
-            goto done;
-        }
-        *(double *)((char *)out + k->off) = d * k->scale;
-    }
-done:
+    cs_opts_free(DEV_OPTS, NDEV, &f);
     cs_jdoc_free(&doc);
     return rc;
+}
+
+void cs_device_print_help(FILE *fp) {
+    fputs("Device description (JSON object; --device FILE, device.name):\n", fp);
+    cs_opts_print_help(fp, DEV_OPTS, NDEV);
 }
 
 int cs_device_resolve(const char *name_or_path, cs_device *out, cs_error *err) {

@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "core/error.h"
 
 typedef struct cs_device {
@@ -46,6 +48,8 @@ const cs_device *cs_device_builtin(size_t i);
 int cs_device_load_json(const char *path, cs_device *out, cs_error *err);
 
 /* Name or path: a built-in name, else a JSON file. */
+/* Every key of a device file, from the reader's table. */
+void cs_device_print_help(FILE *f);
 int cs_device_resolve(const char *name_or_path, cs_device *out, cs_error *err);
 
 /* Time in seconds of a matmul (m x k) x (k x n) with elem-byte elements. */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compute/device.h"
 #include "config/comm_group.h"
 #include "config/memory_config.h"
 #include "config/network_config.h"
@@ -792,6 +793,8 @@ void cs_scenario_print_help(FILE *f) {
     cs_system_config_print_help(f);
     fputs("\n== memory.*  (--remote-memory-configuration FILE: the ASTRA-sim remote-memory JSON)\n", f);
     cs_memory_config_print_help(f);
+    fputs("\n== device file (device.name FILE)\n", f);
+    cs_device_print_help(f);
     fputs("\n== comm-groups.NAME  (--comm-group-configuration FILE): the ranks of communicator group NAME, "
           "a list of rank numbers\n",
           f);
