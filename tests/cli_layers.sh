@@ -17,17 +17,6 @@ LAYERS="cli scenario output gen config workload system compute memory network to
 # from src/, the include exactly as written).  Remove an entry when its file
 # is fixed; keep this list empty otherwise.
 ALLOW=""
-# pending: workload/sim.h -- the value types now live in their layers:
-#   config/memory_config.h -> memory/memory_config.h, config/network_config.h
-#   -> topology/dims.h, config/system_config.h -> system/system_config.h,
-#   config/comm_group.h -> system/comm_groups.h
-ALLOW="$ALLOW workload/sim.h:config/memory_config.h workload/sim.h:config/network_config.h"
-ALLOW="$ALLOW workload/sim.h:config/system_config.h workload/sim.h:config/comm_group.h"
-# pending: workload/sim.c -- config/comm_group.h -> system/comm_groups.h
-ALLOW="$ALLOW workload/sim.c:config/comm_group.h"
-# pending: workload/sim_symmetry.c -- config/system_config.h ->
-#   system/system_config.h, config/memory_config.h -> memory/memory_config.h
-ALLOW="$ALLOW workload/sim_symmetry.c:config/system_config.h workload/sim_symmetry.c:config/memory_config.h"
 
 rank() { # rank LAYER -> index (0 = top), or nothing when unknown
     local i=0 l

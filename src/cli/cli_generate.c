@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli_int.h"
+#include "config/system_config.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "scenario/scenario.h"

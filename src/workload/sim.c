@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "config/comm_group.h"
+#include "system/comm_groups.h"
 #include "core/alloc.h"
 #include "core/eventq.h"
 #include "core/log.h"

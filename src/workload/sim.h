@@ -43,10 +43,10 @@
 #include <stdint.h>
 
 #include "compute/compute.h"
-#include "config/memory_config.h"
-#include "config/network_config.h"
-#include "config/system_config.h"
-#include "config/comm_group.h"
+#include "memory/memory_config.h"
+#include "topology/dims.h"
+#include "system/system_config.h"
+#include "system/comm_groups.h"
 #include "core/error.h"
 #include "core/time.h"
 #include "network/network.h"

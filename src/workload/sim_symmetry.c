@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/system_config.h"
+#include "system/system_config.h"
 #include "system/coll_algo.h"
 #include "network/network.h"
-#include "config/memory_config.h"
+#include "memory/memory_config.h"
 #include "workload/sim.h"
 
 /* Memory models whose accesses from different ranks queue on one resource. */
