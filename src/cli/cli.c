@@ -418,6 +418,8 @@ static int command(const char *cmd, int argc, char **argv) {
     hooks.collectives_csv = co.out ? colls_path : NULL;
     hooks.collectives_json = co.out || (co.json && !train);
     hooks.progress = !co.no_progress;
+    /* train's report and JSON list no collectives: keep none unless files are written */
+    hooks.no_collectives = train && !co.out;
     cs_result *res = NULL;
     if (rc == CS_OK && co.trace) {
         /* ranks: known once the network is read; the scenario checks it again */

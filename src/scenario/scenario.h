@@ -35,6 +35,8 @@ typedef struct cs_run_hooks {
     void (*link_util)(void *ud, uint32_t link, cs_time t, double util); /* graph backends */
     void *link_ud;
     int progress;                       /* progress lines on stderr for long runs */
+    int no_collectives;                 /* 1 = keep no collective records (a front end that
+                                           reports none; saves their cost on big plans) */
 } cs_run_hooks;
 
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err);

@@ -351,7 +351,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     cs_sim_observer split_o = {split_node_done, &split};
     so.observer = plan ? &split_o : hooks->observer;
     cs_coll_observer cobs;
-    if (rc == CS_OK) {
+    if (rc == CS_OK && !hooks->no_collectives) {
         cs_coll_agg_params cp = {hooks->collectives_csv, hooks->collectives_json, 0, &groups};
         rc = cs_coll_agg_new(&cp, &res->colls, err);
         if (rc == CS_OK) {
@@ -403,8 +403,8 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
                 res->colls = NULL;
                 res->nrows = 0;
                 cs_coll_agg_params cp = {hooks->collectives_csv, hooks->collectives_json, 0, &groups};
-                rc = cs_coll_agg_new(&cp, &res->colls, err);
-                if (rc == CS_OK) {
+                if (!hooks->no_collectives) rc = cs_coll_agg_new(&cp, &res->colls, err);
+                if (rc == CS_OK && res->colls) {
                     cs_coll_agg_set_row_hook(res->colls, keep_row, res);
                     cobs = cs_coll_agg_observer(res->colls);
                 }
@@ -417,7 +417,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     } else if (rc == CS_OK && !plan) {
         rc = cs_sim_run(&w, &res->net, &so, &res->sim, err);
     }
-    if (rc == CS_OK) rc = cs_coll_agg_finish(res->colls, err);
+    if (rc == CS_OK && res->colls) rc = cs_coll_agg_finish(res->colls, err);
     if (rc == CS_OK) {
         res->sym_off = ro.symmetry == 1;
         res->backend = cs_strdup(ro.backend);
