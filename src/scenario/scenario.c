@@ -106,73 +106,53 @@ static char *dump_compact(const json_t *obj, size_t *len) {
     return s;
 }
 
+/* Section s read by its reader: from the file it was loaded from while no
+ * key of it has been set since (messages keep the file's lines), else from
+ * its JSON, labelled "scenario <section>" (which becomes the config's path). */
+static int read_section(const cs_scenario *sc, int s, void *out, cs_error *err) {
+    const char *file = sc->label[s];
+    char where[32];
+    snprintf(where, sizeof where, "scenario %s", SECT_NAMES[s]);
+    size_t len = 0;
+    char *text = file ? NULL : dump_compact(sc->sect[s], &len);
+    const char *path = file ? file : where;
+    int rc;
+    switch (s) { /* (the _load_text readers read path when text is NULL) */
+    case SC_NETWORK:
+        rc = text ? cs_network_config_load_text(path, text, len, out, err) : cs_network_config_load(path, out, err);
+        break;
+    case SC_SYSTEM: rc = cs_system_config_load_text(path, text, len, out, err); break;
+    case SC_MEMORY: rc = cs_memory_config_load_text(path, text, len, out, err); break;
+    default: rc = cs_comm_groups_load_text(path, text, len, out, err); break;
+    }
+    free(text);
+    if (rc && !file) scrub_line(err, where);
+    return rc;
+}
+
 int cs_sc_network(const cs_scenario *sc, cs_network_config *out, cs_error *err) {
     memset(out, 0, sizeof *out);
     if (json_object_size(sc->sect[SC_NETWORK]) == 0)
         return CS_ERR(err, CS_EINVAL, "network: expected the network dimensions (--network-configuration FILE, "
                                       "or the keys network.topology, network.npus_count, network.bandwidth "
                                       "and network.latency)");
-    if (sc->label[SC_NETWORK]) return cs_network_config_load(sc->label[SC_NETWORK], out, err);
-    size_t len;
-    char *text = dump_compact(sc->sect[SC_NETWORK], &len);
-    const char *where = "scenario network";
-    int rc = cs_network_config_load_text(where, text, len, out, err);
-    free(text);
-    if (rc) {
-        scrub_line(err, where);
-        return rc;
-    }
-    cs_free(out->path);
-    out->path = cs_strdup(sc->label[SC_NETWORK] ? sc->label[SC_NETWORK] : "scenario network");
-    return CS_OK;
+    return read_section(sc, SC_NETWORK, out, err);
 }
 
 int cs_sc_system(const cs_scenario *sc, cs_system_config *out, int *given, cs_error *err) {
     *given = json_object_size(sc->sect[SC_SYSTEM]) > 0;
-    if (!*given) return cs_system_config_defaults(out);
-    if (sc->label[SC_SYSTEM]) return cs_system_config_load(sc->label[SC_SYSTEM], out, err);
-    size_t len;
-    char *text = dump_compact(sc->sect[SC_SYSTEM], &len);
-    const char *where = "scenario system";
-    int rc = cs_system_config_load_text(where, text, len, out, err);
-    free(text);
-    if (rc) {
-        scrub_line(err, where);
-        return rc;
-    }
-    cs_free(out->path);
-    out->path = cs_strdup(sc->label[SC_SYSTEM] ? sc->label[SC_SYSTEM] : "scenario system");
-    return CS_OK;
+    return *given ? read_section(sc, SC_SYSTEM, out, err) : cs_system_config_defaults(out);
 }
 
 int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err) {
     if (json_object_size(sc->sect[SC_MEMORY]) == 0) return cs_memory_config_defaults(out);
-    if (sc->label[SC_MEMORY]) return cs_memory_config_load(sc->label[SC_MEMORY], out, err);
-    size_t len;
-    char *text = dump_compact(sc->sect[SC_MEMORY], &len);
-    const char *where = "scenario memory";
-    int rc = cs_memory_config_load_text(where, text, len, out, err);
-    free(text);
-    if (rc) {
-        scrub_line(err, where);
-        return rc;
-    }
-    cs_free(out->path);
-    out->path = cs_strdup(sc->label[SC_MEMORY] ? sc->label[SC_MEMORY] : "scenario memory");
-    return CS_OK;
+    return read_section(sc, SC_MEMORY, out, err);
 }
 
 int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err) {
     memset(out, 0, sizeof *out);
     if (json_object_size(sc->sect[SC_GROUPS]) == 0) return CS_OK;
-    if (sc->label[SC_GROUPS]) return cs_comm_groups_load(sc->label[SC_GROUPS], out, err);
-    size_t len;
-    char *text = dump_compact(sc->sect[SC_GROUPS], &len);
-    const char *where = "scenario comm-groups";
-    int rc = cs_comm_groups_load_text(where, text, len, out, err);
-    free(text);
-    if (rc) scrub_line(err, where);
-    return rc;
+    return read_section(sc, SC_GROUPS, out, err);
 }
 
 int cs_sc_backend_opts(const cs_scenario *sc, const cs_net_backend *be, void **out, cs_error *err) {
