@@ -146,3 +146,13 @@ out:
     if (rc) cs_comm_groups_free(out);
     return rc;
 }
+
+json_t *cs_comm_groups_to_json(const cs_comm_groups *g) {
+    json_t *o = json_object();
+    for (size_t i = 0; i < g->ngroups; i++) {
+        json_t *a = json_array();
+        for (uint32_t k = 0; k < g->groups[i].nranks; k++) json_array_append_new(a, json_integer(g->groups[i].ranks[k]));
+        json_object_set_new(o, g->groups[i].name, a);
+    }
+    return o;
+}

@@ -23,6 +23,7 @@
 #ifndef CS_CONFIG_COMM_GROUP_H
 #define CS_CONFIG_COMM_GROUP_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,8 @@
 int cs_comm_groups_load(const char *path, cs_comm_groups *out, cs_error *err);
 /* The same from JSON text in memory (text NULL: read path). */
 int cs_comm_groups_load_text(const char *path, const char *text, size_t len, cs_comm_groups *out, cs_error *err);
+/* The groups as the file spells them: {"NAME": [rank, ...], ...} (new reference). */
+json_t *cs_comm_groups_to_json(const cs_comm_groups *g);
 /* cs_comm_groups_free, _validate, _find, _resolve: system/comm_groups.h. */
 
 #endif

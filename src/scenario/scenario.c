@@ -478,14 +478,7 @@ int cs_scenario_load_kind(cs_scenario *sc, const char *kind, const char *path, c
         cs_comm_groups g;
         s = SC_GROUPS;
         rc = cs_comm_groups_load(path, &g, err);
-        if (rc == CS_OK) {
-            eff = json_object();
-            for (size_t i = 0; i < g.ngroups; i++) {
-                json_t *a = json_array();
-                for (uint32_t r = 0; r < g.groups[i].nranks; r++) json_array_append_new(a, json_integer(g.groups[i].ranks[r]));
-                json_object_set_new(eff, g.groups[i].name, a);
-            }
-        }
+        if (rc == CS_OK) eff = cs_comm_groups_to_json(&g);
         cs_comm_groups_free(&g);
     } else {
         return CS_ERR(err, CS_EINVAL, "%s: unknown configuration kind \"%s\"; expected network, system, memory "

@@ -238,16 +238,6 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
     return rc;
 }
 
-static json_t *groups_json(const cs_comm_groups *g) {
-    json_t *o = json_object();
-    for (size_t i = 0; i < g->ngroups; i++) {
-        json_t *a = json_array();
-        for (uint32_t k = 0; k < g->groups[i].nranks; k++) json_array_append_new(a, json_integer(g->groups[i].ranks[k]));
-        json_object_set_new(o, g->groups[i].name, a);
-    }
-    return o;
-}
-
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err) {
     static const cs_run_hooks no_hooks;
     if (!hooks) hooks = &no_hooks;
@@ -443,7 +433,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         json_object_set_new(config, "system_units", cs_system_config_units_json());
         json_object_set_new(config, "memory", cs_memory_config_to_json(&mem));
         json_object_set_new(config, "memory_units", cs_memory_config_units_json());
-        if (groups.ngroups) json_object_set_new(config, "comm_groups", groups_json(&groups));
+        if (groups.ngroups) json_object_set_new(config, "comm_groups", cs_comm_groups_to_json(&groups));
         if (res->topo) {
             cs_topo *topo = res->topo;
             json_t *tj = json_object();
