@@ -66,10 +66,30 @@ static void jdoc_of(json_t *obj, const char *where, cs_jdoc *doc) {
 
 static const cs_sc_section *typed(int s) { return s <= SC_DEVICE ? &CS_SC_SECTIONS[s] : NULL; }
 
-static const cs_opt *find_opt(const cs_sc_section *t, const char *key) {
-    for (size_t i = 0; i < t->nopts; i++)
-        if (strcmp(t->opts[i].key, key) == 0) return &t->opts[i];
+static const cs_opt *opt_in(const cs_opt *t, size_t n, const char *key) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i].key, key) == 0) return &t[i];
     return NULL;
+}
+
+static const cs_opt *find_opt(const cs_sc_section *t, const char *key) { return opt_in(t->opts, t->nopts, key); }
+
+/* "a, b, c": the keys of a table, for messages. */
+static void key_list(const cs_opt *t, size_t n, char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", t[i].key);
+}
+
+/* "NAME.KEY" of backend.NAME.KEY: the backend (NULL when unknown) and, in
+ * *key, what follows the dot (NULL when there is none). */
+static const cs_net_backend *backend_of(const char *nk, const char **key) {
+    const char *dot = strchr(nk, '.');
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", dot ? (int)(dot - nk) : (int)strlen(nk), nk);
+    *key = dot ? dot + 1 : NULL;
+    return cs_net_backend_find(name);
 }
 
 static int section_index(const char *name, size_t len) {
@@ -281,24 +301,15 @@ static int list_key(int s, const char *key) {
 /* backend.NAME.KEY: a key of the option table of backend NAME. */
 static int set_backend_key(cs_scenario *sc, const char *key, const char *nk, json_t *value, const char *where,
                            cs_error *err) {
-    const char *dot = strchr(nk, '.');
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", dot ? (int)(dot - nk) : (int)strlen(nk), nk);
-    const cs_net_backend *be = cs_net_backend_find(name);
-    if (!be || !dot || !dot[1])
+    const char *k;
+    const cs_net_backend *be = backend_of(nk, &k);
+    if (!be || !k || !*k)
         return CS_ERR(err, CS_EINVAL, "%s %s: expected backend.NAME.KEY with NAME a network backend (clustersim run "
                                       "--help lists them)%s",
                       where, key, be ? "" : "; no such backend");
-    const char *k = dot + 1;
-    const cs_opt *o = NULL;
-    for (size_t i = 0; i < be->nopts; i++)
-        if (strcmp(be->opts[i].key, k) == 0) o = &be->opts[i];
-    if (!o) {
+    if (!opt_in(be->opts, be->nopts, k)) {
         char list[512];
-        size_t used = 0;
-        list[0] = '\0';
-        for (size_t i = 0; i < be->nopts && used < sizeof list; i++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", be->opts[i].key);
+        key_list(be->opts, be->nopts, list, sizeof list);
         return CS_ERR(err, CS_EINVAL, "%s %s: not an option of backend %s; expected %s", where, key, be->name,
                       be->nopts ? list : "none (it has no options)");
     }
@@ -343,10 +354,7 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
         const cs_opt *o = find_opt(t, k);
         if (!o) {
             char list[1024];
-            size_t used = 0;
-            list[0] = '\0';
-            for (size_t i = 0; i < t->nopts && used < sizeof list; i++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", t->opts[i].key);
+            key_list(t->opts, t->nopts, list, sizeof list);
             return CS_ERR(err, CS_EINVAL, "%s %s: unknown key of section %s; expected one of %s", where, key,
                           t->name, list);
         }
@@ -389,22 +397,16 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
 static json_t *value_of_text(int s, const char *k, const char *text) {
     json_error_t je;
     json_t *v = json_loads(text, JSON_DECODE_ANY, &je);
-    if (s == SC_BACKEND) { /* a string option stays text */
-        const char *dot = strchr(k, '.');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", dot ? (int)(dot - k) : (int)strlen(k), k);
-        const cs_net_backend *be = cs_net_backend_find(name);
-        for (size_t i = 0; be && dot && i < be->nopts; i++)
-            if (strcmp(be->opts[i].key, dot + 1) == 0 &&
-                (be->opts[i].type == CS_OPT_STR || be->opts[i].type == CS_OPT_ENUM) && !(v && json_is_string(v))) {
-                json_decref(v);
-                return json_string(text);
-            }
-        return v ? v : json_string(text);
-    }
     const cs_sc_section *t = typed(s);
-    if (t) {
-        const cs_opt *o = find_opt(t, k);
+    if (t || s == SC_BACKEND) { /* a key of an option table: a string option stays text */
+        const cs_opt *o = NULL;
+        if (t) {
+            o = find_opt(t, k);
+        } else {
+            const char *bk;
+            const cs_net_backend *be = backend_of(k, &bk);
+            if (be && bk) o = opt_in(be->opts, be->nopts, bk);
+        }
         if (o && (o->type == CS_OPT_STR || o->type == CS_OPT_ENUM) && !(v && json_is_string(v))) {
             json_decref(v);
             return json_string(text);
