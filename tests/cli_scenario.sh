@@ -87,6 +87,12 @@ expect_fail "two workloads" "expected one workload" run --scenario g.scenario.js
 rm -f nores.json
 run --scenario g.scenario.json --set network.npus_count=4 --json nores.json --quiet 2>/dev/null
 [ ! -e nores.json ] && pass "a failed run writes no --json" || fail "stale result file"
+# ... and no collectives.csv (it is streamed during the run), summary.json or timeline in --out
+"$CS_MKTRACE" --ranks noimpl "1 COLL ctype=0 size=1048576" "1 COLL ctype=0 size=1048576" || fail "mktrace noimpl"
+rm -rf failed && run --workload-configuration=noimpl --network-configuration=sw2.yml --out failed --trace failed/t.json \
+    --quiet 2>/dev/null
+[ $? -eq 1 ] && [ -d failed ] && [ -z "$(ls -A failed)" ] && pass "a failed run leaves an empty --out directory" \
+    || fail "stale files after a failed run: $(ls -A failed 2>&1)"
 
 # --- backend.<name>.* keys: the flow backend's routing, dumped and reloaded
 RC=(--workload-configuration="$CS_SOURCE_DIR/examples/roce_clos/alltoall_64m.et"

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "output/jsonw.h"
@@ -39,6 +40,7 @@ struct cs_coll_agg {
     cs_time pending_t;
     FILE *csv;
     char *csv_path;
+    char *csv_tmp;  /* written here, renamed to csv_path when the run is finished */
     FILE *json;                /* anonymous temporary file, or NULL */
     uint64_t json_cap, json_written;
     uint64_t emitted;
@@ -82,7 +84,10 @@ int cs_coll_agg_new(const cs_coll_agg_params *p, cs_coll_agg **out, cs_error *er
     for (int t = 0; t < NTYPES; t++) a->types[t].comm_type = t;
     if (p && p->csv_path) {
         a->csv_path = cs_strdup(p->csv_path);
-        a->csv = fopen(p->csv_path, "w");
+        size_t n = strlen(p->csv_path) + 32;
+        a->csv_tmp = cs_malloc(n);
+        snprintf(a->csv_tmp, n, "%s.tmp.%ld", p->csv_path, (long)getpid());
+        a->csv = fopen(a->csv_tmp, "w");
         if (!a->csv) {
             int rc = CS_ERR(err, CS_EIO, "%s: cannot write: %s", p->csv_path, strerror(errno));
             cs_coll_agg_free(a);
@@ -114,9 +119,13 @@ void cs_coll_agg_free(cs_coll_agg *a) {
     for (size_t k = 0; k < a->npending; k++) cs_free(a->pending[k]);
     cs_free(a->pending);
     cs_free(a->bucket);
-    if (a->csv) fclose(a->csv);
+    if (a->csv) { /* a run that did not finish leaves no collectives.csv */
+        fclose(a->csv);
+        remove(a->csv_tmp);
+    }
     if (a->json) fclose(a->json);
     cs_free(a->csv_path);
+    cs_free(a->csv_tmp);
     cs_free(a);
 }
 
@@ -361,6 +370,9 @@ int cs_coll_agg_finish(cs_coll_agg *a, cs_error *err) {
         int bad = ferror(a->csv);
         if (fclose(a->csv) != 0 || bad)
             rc = CS_ERR(err, CS_EIO, "%s: write error: %s", a->csv_path, strerror(errno));
+        else if (rename(a->csv_tmp, a->csv_path) != 0)
+            rc = CS_ERR(err, CS_EIO, "%s: cannot write: %s", a->csv_path, strerror(errno));
+        if (rc) remove(a->csv_tmp);
         a->csv = NULL;
     }
     if (a->json && (fflush(a->json) != 0 || ferror(a->json)) && rc == CS_OK)

@@ -51,7 +51,8 @@
 typedef struct cs_coll_agg cs_coll_agg;
 
 typedef struct cs_coll_agg_params {
-    const char *csv_path;          /* collectives.csv; NULL = none */
+    const char *csv_path;          /* collectives.csv; NULL = none.  Written to a temporary file
+                                      renamed at cs_coll_agg_finish: an unfinished run leaves none */
     int json;                      /* 1 = keep entries for summary.json */
     uint64_t json_cap;             /* entries kept for summary.json (0 = CS_COLL_JSON_CAP_DEFAULT) */
     const cs_comm_groups *groups;  /* names of communicators; NULL = none (borrowed) */
