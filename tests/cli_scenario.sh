@@ -93,6 +93,14 @@ rm -rf failed && run --workload-configuration=noimpl --network-configuration=sw2
     --quiet 2>/dev/null
 [ $? -eq 1 ] && [ -d failed ] && [ -z "$(ls -A failed)" ] && pass "a failed run leaves an empty --out directory" \
     || fail "stale files after a failed run: $(ls -A failed 2>&1)"
+# ... and a previous run's results in the same --out do not survive a failed run
+rm -rf again && run --workload-configuration=p2p --network-configuration=sw2.yml --out again --quiet \
+    && [ -s again/summary.json ] && [ -s again/ranks.csv ] && [ -s again/collectives.csv ] || fail "a good run"
+msg=$(run --workload-configuration=noimpl --network-configuration=sw2.yml --out again --quiet 2>&1)
+[ $? -eq 1 ] && [ -z "$(ls -A again)" ] && pass "a failed run removes the previous run's results from --out" \
+    || fail "previous results left after a failed run: $(ls -A again 2>&1)"
+case $msg in *"no results written to again"*) pass "a failed run says no results were written" ;;
+    *) fail "no word of the missing results: $msg" ;; esac
 
 # --- backend.<name>.* keys: the flow backend's routing, dumped and reloaded
 RC=(--workload-configuration="$CS_SOURCE_DIR/examples/roce_clos/alltoall_64m.et"

@@ -17,7 +17,7 @@
 #include "config/system_config.h"
 #include "system/system.h"
 #include "testutil.h"
-#include "workload/sim.h"
+#include "scenario/engine.h"
 #include "workload/workload.h"
 
 #define MAXR 64
@@ -132,9 +132,9 @@ static inline int run_specs(const setup *u, const char *const *specs, unsigned n
         cs_system_config_free(&sc);
         return rc;
     }
-    cs_sim_options so;
-    cs_sim_options_init(&so);
-    cs_sim_options_set_system(&so, &sc);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
+    cs_engine_options_set_system(&so, &sc);
     so.comm_streams = u->comm_streams;
     so.comm_groups = u->groups;
     cs_coll_observer obs = {on_coll, rs};
@@ -142,9 +142,9 @@ static inline int run_specs(const setup *u, const char *const *specs, unsigned n
         memset(rs, 0, sizeof *rs);
         so.coll_observer = &obs;
     }
-    cs_sim_result res;
+    cs_engine_result res;
     so.symmetry = CS_SYMMETRY_OFF; /* the full simulation is what these tests check ... */
-    rc = cs_sim_run(&w, &net, &so, &res, err);
+    rc = cs_engine_run(&w, &net, &so, &res, err);
     if (rc == CS_OK) {
         for (uint32_t r = 0; r < res.nranks && r < MAXR; r++) fin[r] = cs_time_as_ns(res.ranks[r].finish);
         /* ... and the default run (one representative rank, when symmetry
@@ -154,22 +154,22 @@ static inline int run_specs(const setup *u, const char *const *specs, unsigned n
         memset(&rs2, 0, sizeof rs2);
         if (rs) so.coll_observer = &obs2;
         so.symmetry = CS_SYMMETRY_AUTO;
-        cs_sim_result res2;
+        cs_engine_result res2;
         cs_error e2;
         cs_error_clear(&e2);
-        int rc2 = cs_sim_run(&w, &net, &so, &res2, &e2);
+        int rc2 = cs_engine_run(&w, &net, &so, &res2, &e2);
         int same = rc2 == CS_OK && res2.sim_time == res.sim_time && res2.events == res.events &&
                    memcmp(res2.ranks, res.ranks, res.nranks * sizeof *res.ranks) == 0 &&
                    (!rs || (rs2.sent == rs->sent && rs2.recv == rs->recv && rs2.records == rs->records &&
                             memcmp(rs2.end, rs->end, sizeof rs2.end) == 0));
-        if (rc2 == CS_OK) cs_sim_result_free(&res2);
+        if (rc2 == CS_OK) cs_engine_result_free(&res2);
         if (!same) {
             fprintf(stderr, "run_specs: the default (symmetric) run differs from the full run (rc %d: %s)\n",
                     rc2, e2.msg);
             rc = CS_EINTERNAL;
             CS_ERR(err, rc, "the default (symmetric) run differs from the full run");
         }
-        cs_sim_result_free(&res);
+        cs_engine_result_free(&res);
     }
     cs_workload_free(&w);
     cs_system_config_free(&sc);

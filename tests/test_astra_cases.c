@@ -10,7 +10,7 @@
  * rank is printed (case, rank, expected, got, error %), then a summary table
  * (case, max |error| %) that docs/collectives.md reproduces.  Exposed
  * communication (finish minus GPU compute) is compared too and reported, not
- * asserted.  Every case also runs with symmetry off (workload/sim.h): the
+ * asserted.  Every case also runs with symmetry off (scenario/engine.h): the
  * per-rank results must be identical to the default run's, whether that one
  * simulated one representative rank or every rank.  A case whose
  * backend is not registered is skipped with its reason.  Skips the whole
@@ -30,7 +30,7 @@
 #include "config/system_config.h"
 #include "network/network.h"
 #include "testutil.h"
-#include "workload/sim.h"
+#include "scenario/engine.h"
 #include "workload/workload.h"
 
 #define MAX_CASES 512
@@ -149,23 +149,23 @@ static void run_case(const char *dir, const char *name, case_result *cr) {
         cs_graph_options go = {0, 0};
         rc = cs_workload_load(path, (uint32_t)net.total_npus, &go, &w, &err);
     }
-    cs_sim_result res;
+    cs_engine_result res;
     memset(&res, 0, sizeof res);
     if (rc == CS_OK) {
-        cs_sim_options so;
-        cs_sim_options_init(&so);
+        cs_engine_options so;
+        cs_engine_options_init(&so);
         so.backend = backend;
-        cs_sim_options_set_system(&so, &sc);
+        cs_engine_options_set_system(&so, &sc);
         so.memory = &mem;
         if (cgname) so.comm_groups = &groups;
-        rc = cs_sim_run(&w, &net, &so, &res, &err);
+        rc = cs_engine_run(&w, &net, &so, &res, &err);
         /* whichever mode that took (symmetry: one representative rank), the
          * full simulation must agree with it exactly */
-        cs_sim_result full;
+        cs_engine_result full;
         cs_error e2;
         cs_error_clear(&e2);
         so.symmetry = CS_SYMMETRY_OFF;
-        int rc2 = cs_sim_run(&w, &net, &so, &full, &e2);
+        int rc2 = cs_engine_run(&w, &net, &so, &full, &e2);
         cr->symmetric = rc == CS_OK && res.symmetric;
         if (rc2 != rc) {
             printf("  %s: symmetric run rc %d, full run rc %d (%s)\n", name, rc, rc2, e2.msg);
@@ -176,7 +176,7 @@ static void run_case(const char *dir, const char *name, case_result *cr) {
             if (res.events != full.events || res.sim_time != full.sim_time) cr->sym_mismatch = 1;
             if (cr->sym_mismatch) printf("  %s: the symmetric run differs from the full run\n", name);
         }
-        if (rc2 == CS_OK) cs_sim_result_free(&full);
+        if (rc2 == CS_OK) cs_engine_result_free(&full);
     }
     if (rc) {
         cr->status = 3;
@@ -211,7 +211,7 @@ static void run_case(const char *dir, const char *name, case_result *cr) {
         if (cr->status == 0 && cr->max_err_pct > TOLERANCE_PCT) cr->status = 1;
         free(fin);
         free(ecomm);
-        cs_sim_result_free(&res);
+        cs_engine_result_free(&res);
     }
     cs_workload_free(&w);
     cs_comm_groups_free(&groups);

@@ -1,6 +1,6 @@
 /*
- * test_collective_records.c -- per-collective records (src/output/
- * collectives.c): the aggregation of the system layer's per-rank records
+ * test_collective_records.c -- per-collective records (src/scenario/
+ * coll_agg.c, src/output/collectives.c): the aggregation of the system layer's per-rank records
  * into one row per collective instance, the nccl-tests bandwidths, the CSV
  * and summary.json outputs, ordering, determinism and bounded memory.
  *
@@ -30,6 +30,7 @@ typedef struct rows {
     unsigned n;
     unsigned records; /* observer calls */
     cs_coll_agg *agg;
+    cs_coll_out *out; /* collectives.csv and summary.json's entries, or NULL */
 } rows;
 
 static void on_row(void *ud, const cs_coll_row *row) {
@@ -41,6 +42,7 @@ static void on_row(void *ud, const cs_coll_row *row) {
     rs->r[rs->n].communicator = rs->comm[rs->n];
     rs->r[rs->n].algorithms = rs->algos[rs->n];
     rs->n++;
+    if (rs->out) cs_coll_out_row(rs->out, row);
 }
 
 /* Counts the system's records, then hands them to the aggregator. */
@@ -74,7 +76,7 @@ static void fill_configs(const setup *u, cs_network_config *net, cs_system_confi
     }
 }
 
-/* Symmetry options for the next runs (workload/sim.h). */
+/* Symmetry options for the next runs (scenario/engine.h). */
 static int g_symmetry = CS_SYMMETRY_AUTO, g_records_representative = 0;
 
 /* Run a workload with an aggregator (CSV into csv when not NULL, JSON kept
@@ -82,37 +84,38 @@ static int g_symmetry = CS_SYMMETRY_AUTO, g_records_representative = 0;
  * rs->agg (finished) for the caller to inspect and free. */
 static int run_workload(const cs_workload *w, const cs_network_config *net, const cs_system_config *sc,
                         const cs_comm_groups *groups, const char *csv, uint64_t json_cap, rows *rs,
-                        cs_sim_result *res_out) {
+                        cs_engine_result *res_out) {
     memset(rs, 0, sizeof *rs);
     cs_error err;
     cs_error_clear(&err);
-    cs_coll_agg_params p = {csv, 1, json_cap, groups};
-    int rc = cs_coll_agg_new(&p, &rs->agg, &err);
+    int rc = cs_coll_out_new(csv, 1, json_cap, &rs->out, &err);
     if (rc) return rc;
+    rs->agg = cs_coll_agg_new(groups);
     cs_coll_agg_set_row_hook(rs->agg, on_row, rs);
-    cs_sim_options so;
-    cs_sim_options_init(&so);
-    cs_sim_options_set_system(&so, sc);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
+    cs_engine_options_set_system(&so, sc);
     so.comm_groups = groups;
     so.symmetry = g_symmetry;
     so.coll_records_representative = g_records_representative;
     cs_coll_observer obs = {tee, rs};
     so.coll_observer = &obs;
-    cs_sim_result res;
-    rc = cs_sim_run(w, net, &so, &res, &err);
-    if (rc == CS_OK) rc = cs_coll_agg_finish(rs->agg, &err);
+    cs_engine_result res;
+    rc = cs_engine_run(w, net, &so, &res, &err);
+    cs_coll_agg_finish(rs->agg);
+    if (rc == CS_OK) rc = cs_coll_out_finish(rs->out, &err);
     if (rc) fprintf(stderr, "run failed: %s\n", err.msg);
     if (rc == CS_OK) {
         if (res_out)
             *res_out = res;
         else
-            cs_sim_result_free(&res);
+            cs_engine_result_free(&res);
     }
     return rc;
 }
 
 static int run_specs_agg(const setup *u, const char *const *specs, unsigned n, const cs_comm_groups *groups,
-                         const char *csv, uint64_t json_cap, rows *rs, cs_sim_result *res) {
+                         const char *csv, uint64_t json_cap, rows *rs, cs_engine_result *res) {
     static unsigned run_no;
     char pfx[512];
     snprintf(pfx, sizeof pfx, "%s", tu_path(tu_tmp_dir(), "r"));
@@ -137,6 +140,18 @@ static int run_specs_agg(const setup *u, const char *const *specs, unsigned n, c
 static void free_rows(rows *rs) {
     cs_coll_agg_free(rs->agg);
     rs->agg = NULL;
+    cs_coll_out_free(rs->out);
+    rs->out = NULL;
+}
+
+/* A result holding a run's rows and aggregator (taken from res and rs). */
+static cs_result *as_result(cs_engine_result *res, rows *rs) {
+    cs_result *r = cs_result_new();
+    r->sim = *res;
+    memset(res, 0, sizeof *res);
+    r->colls = rs->agg;
+    rs->agg = NULL;
+    return r;
 }
 
 #define ASSERT_NEAR(a, b)                                                                        \
@@ -245,12 +260,12 @@ static void test_reference_case(void **state) {
     cs_graph_options go = {0, 0};
     assert_int_equal(cs_workload_load(p3, 8, &go, &w, &err), 0);
     rows rs;
-    cs_sim_result res;
+    cs_engine_result res;
     assert_int_equal(run_workload(&w, &net, &sc, NULL, NULL, 0, &rs, &res), 0);
     assert_int_equal(rs.n, 1);
     for (uint32_t r = 0; r < 8; r++) assert_int_equal(res.ranks[r].finish, cs_time_from_ns(2326112));
     check_ar_row(&rs.r[0]);
-    cs_sim_result_free(&res);
+    cs_engine_result_free(&res);
     free_rows(&rs);
     cs_workload_free(&w);
     cs_system_config_free(&sc);
@@ -271,7 +286,7 @@ static void test_symmetric_records(void **state) {
         g_symmetry = modes[m][0];
         g_records_representative = modes[m][1];
         rows rs;
-        cs_sim_result res;
+        cs_engine_result res;
         assert_int_equal(run_specs_agg(&u, all8("1 COLL ctype=0 size=67108864"), 8, NULL, NULL, 0, &rs, &res), 0);
         assert_int_equal(rs.n, 1);
         check_ar_row(&rs.r[0]);
@@ -279,7 +294,7 @@ static void test_symmetric_records(void **state) {
             assert_int_equal(rs.records, records[m]);
         else
             printf("note: the symmetric run fell back to a full run\n");
-        cs_sim_result_free(&res);
+        cs_engine_result_free(&res);
         free_rows(&rs);
     }
     g_symmetry = CS_SYMMETRY_AUTO;
@@ -390,7 +405,7 @@ static void test_two_communicators(void **state) {
     setup u;
     default_setup(&u, CS_TOPO_FULLY_CONNECTED, 8);
     rows rs;
-    cs_sim_result res;
+    cs_engine_result res;
     assert_int_equal(run_specs_agg(&u, two_comm_specs, 8, &g, NULL, 0, &rs, &res), 0);
     assert_int_equal(rs.n, 3);       /* three collectives */
     assert_int_equal(rs.records, 12); /* one record per member of each */
@@ -426,7 +441,7 @@ static void test_two_communicators(void **state) {
     assert_string_equal(ar2->algorithms, "ring");
     /* completion order */
     for (unsigned i = 1; i < rs.n; i++) assert_true(rs.r[i - 1].end <= rs.r[i].end);
-    cs_sim_result_free(&res);
+    cs_engine_result_free(&res);
     free_rows(&rs);
     cs_comm_groups_free(&g);
 }
@@ -457,25 +472,38 @@ static void run_files(const char *tag, uint64_t json_cap, char *csv, char *json,
     snprintf(csv, n, "%s/%s.csv", tu_tmp_dir(), tag);
     snprintf(json, n, "%s/%s.json", tu_tmp_dir(), tag);
     rows rs;
-    cs_sim_result res;
+    cs_engine_result res;
     assert_int_equal(run_specs_agg(&u, two_comm_specs, 8, &g, csv, json_cap, &rs, &res), 0);
-    cs_run_info info;
-    memset(&info, 0, sizeof info);
-    info.collectives = rs.agg;
+    cs_result *r = as_result(&res, &rs);
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_report_summary_json(json, &info, &res, &err), 0);
-    /* a second summary from the same aggregator (--out and --json) is identical */
+    assert_int_equal(cs_report_summary_json(json, r, rs.out, &err), 0);
+    /* a second summary from the same sink (--out and --json) is identical */
     char json2[1100];
     snprintf(json2, sizeof json2, "%s.again", json);
-    assert_int_equal(cs_report_summary_json(json2, &info, &res, &err), 0);
+    assert_int_equal(cs_report_summary_json(json2, r, rs.out, &err), 0);
+    /* without the sink, from the rows the result keeps: identical too */
+    char json3[1100];
+    snprintf(json3, sizeof json3, "%s.kept", json);
+    for (unsigned i = 0; i < rs.n; i++) {
+        CS_GROW(r->rows, r->caprows, r->nrows + 1);
+        cs_coll_row_public(&rs.r[i], &r->rows[r->nrows++]);
+    }
+    if (json_cap >= rs.n) {
+        assert_int_equal(cs_report_summary_json(json3, r, NULL, &err), 0);
+        size_t l3;
+        char *c3 = slurp(json3, &l3), *c1 = slurp(json, NULL);
+        assert_string_equal(c3, c1);
+        free(c3);
+        free(c1);
+    }
     size_t l1, l2;
     char *a = slurp(json, &l1), *b = slurp(json2, &l2);
     assert_int_equal(l1, l2);
     assert_memory_equal(a, b, l1);
     free(a);
     free(b);
-    cs_sim_result_free(&res);
+    cs_result_free(r);
     free_rows(&rs);
     cs_comm_groups_free(&g);
 }
@@ -556,17 +584,16 @@ static void test_csv_and_json(void **state) {
     free(text);
 
     /* no aggregator: an empty array */
-    cs_run_info info;
-    memset(&info, 0, sizeof info);
-    cs_sim_result res;
-    memset(&res, 0, sizeof res);
+    cs_result *res = cs_result_new();
     cs_rank_result one;
     memset(&one, 0, sizeof one);
-    res.nranks = 1;
-    res.ranks = &one;
+    res->sim.nranks = 1;
+    res->sim.ranks = &one;
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_report_summary_json(json, &info, &res, &err), 0);
+    assert_int_equal(cs_report_summary_json(json, res, NULL, &err), 0);
+    res->sim.ranks = NULL;
+    cs_result_free(res);
     root = json_load_file(json, 0, &je);
     assert_non_null(root);
     assert_int_equal(json_array_size(json_object_get(root, "collectives")), 0);
@@ -622,8 +649,8 @@ static void test_order_and_incomplete(void **state) {
     cs_error_clear(&err);
     char csv[1024];
     snprintf(csv, sizeof csv, "%s/synthetic.csv", tu_tmp_dir());
-    cs_coll_agg_params p = {csv, 0, 0, NULL};
-    assert_int_equal(cs_coll_agg_new(&p, &rs.agg, &err), 0);
+    assert_int_equal(cs_coll_out_new(csv, 0, 0, &rs.out, &err), 0);
+    rs.agg = cs_coll_agg_new(NULL);
     cs_coll_agg_set_row_hook(rs.agg, on_row, &rs);
     cs_coll_observer o = cs_coll_agg_observer(rs.agg);
     /* groups 3 and 2 (2 members each) both complete at 100 ns, group 3 first:
@@ -634,7 +661,8 @@ static void test_order_and_incomplete(void **state) {
                            mkrec(7, 1, 2, 7, 20, 200)};
     for (int i = 0; i < 7; i++) o.coll_done(o.ud, &r[i]);
     assert_int_equal(rs.n, 2); /* group 1's instance waits for a later instant (or the end) */
-    assert_int_equal(cs_coll_agg_finish(rs.agg, &err), 0);
+    cs_coll_agg_finish(rs.agg);
+    assert_int_equal(cs_coll_out_finish(rs.out, &err), 0);
     assert_int_equal(rs.n, 4);
     assert_int_equal(rs.r[0].group_id, 2);
     assert_int_equal(rs.r[1].group_id, 3);
@@ -666,8 +694,7 @@ static void test_representative_record(void **state) {
     memset(&rs, 0, sizeof rs);
     cs_error err;
     cs_error_clear(&err);
-    cs_coll_agg_params p = {NULL, 0, 0, NULL};
-    assert_int_equal(cs_coll_agg_new(&p, &rs.agg, &err), 0);
+    rs.agg = cs_coll_agg_new(NULL);
     cs_coll_agg_set_row_hook(rs.agg, on_row, &rs);
     cs_coll_record r = mkrec(0, 0, 4, 0, 0, 50);
     r.represents = 4;
@@ -676,7 +703,7 @@ static void test_representative_record(void **state) {
     r.start = cs_time_from_ns(50);
     r.end = cs_time_from_ns(80);
     cs_coll_agg_record(rs.agg, &r);
-    assert_int_equal(cs_coll_agg_finish(rs.agg, &err), 0);
+    cs_coll_agg_finish(rs.agg);
     assert_int_equal(rs.n, 2);
     assert_int_equal(rs.r[0].member_records, 4);
     assert_int_equal(rs.r[0].bytes_sent, 40);
@@ -689,11 +716,7 @@ static void test_representative_record(void **state) {
  * everything the aggregator allocated for them is freed as they are emitted. */
 static void test_bounded_memory(void **state) {
     (void)state;
-    cs_coll_agg *a = NULL;
-    cs_error err;
-    cs_error_clear(&err);
-    cs_coll_agg_params p = {NULL, 0, 0, NULL};
-    assert_int_equal(cs_coll_agg_new(&p, &a, &err), 0);
+    cs_coll_agg *a = cs_coll_agg_new(NULL);
     size_t base = cs_alloc_bytes_in_use();
     const uint64_t N = 20000;
     for (uint64_t s = 0; s < N; s++) {
@@ -709,7 +732,7 @@ static void test_bounded_memory(void **state) {
     /* only the grown hash table and the last instant's pending instance remain */
     size_t after = cs_alloc_bytes_in_use() - base;
     assert_true(after < held / 4);
-    assert_int_equal(cs_coll_agg_finish(a, &err), 0);
+    cs_coll_agg_finish(a);
     assert_int_equal(cs_coll_agg_count(a), N);
     cs_coll_agg_free(a);
 }

@@ -26,7 +26,7 @@
 #include "gen/family.h"
 #include "gen/gen.h"
 #include "workload/graph.h"
-#include "workload/sim.h"
+#include "scenario/engine.h"
 
 static cs_gen_model small_model(uint32_t layers) {
     cs_gen_model m;
@@ -237,9 +237,9 @@ static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netsp
     cs_comm_groups gs;
     memset(&gs, 0, sizeof gs);
     cs_gen_comm_groups(p, &gs);
-    cs_sim_options so;
-    cs_sim_options_init(&so);
-    cs_sim_options_set_system(&so, &sc);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
+    cs_engine_options_set_system(&so, &sc);
     so.comm_groups = &gs;
     so.comm_streams = streams;
     cs_error err;
@@ -249,15 +249,15 @@ static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netsp
     assert_int_equal(cs_gen_workload(m, p, d, NULL, &wf, &err), CS_OK);
     assert_int_equal(cs_gen_workload(m, p, d, &ax, &wc, &err), CS_OK);
     assert_true(wc.ngraphs < wf.ngraphs);
-    cs_sim_result full, cls;
+    cs_engine_result full, cls;
     so.symmetry = CS_SYMMETRY_OFF;
-    assert_int_equal(cs_sim_run(&wf, &net, &so, &full, &err), CS_OK);
+    assert_int_equal(cs_engine_run(&wf, &net, &so, &full, &err), CS_OK);
     assert_int_equal(full.symmetric, 0);
     so.symmetry = CS_SYMMETRY_AUTO;
     so.sym_axes = &ax;
     so.sym_no_fallback = 1;
     cs_error_clear(&err);
-    int rc = cs_sim_run(&wc, &net, &so, &cls, &err);
+    int rc = cs_engine_run(&wc, &net, &so, &cls, &err);
     int ran = rc == CS_OK;
     if (!ran) {
         assert_int_equal(rc, CS_EUNSUPPORTED);
@@ -278,9 +278,9 @@ static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netsp
                          (unsigned long long)b->finish, (unsigned long long)b->compute,
                          (unsigned long long)b->comm_busy, (unsigned long long)b->nodes);
         }
-        cs_sim_result_free(&cls);
+        cs_engine_result_free(&cls);
     }
-    cs_sim_result_free(&full);
+    cs_engine_result_free(&full);
     cs_workload_free(&wf);
     cs_workload_free(&wc);
     cs_comm_groups_free(&gs);

@@ -18,7 +18,7 @@
 #include "core/eventq.h"
 #include "memory/remote.h"
 #include "testutil.h"
-#include "workload/sim.h"
+#include "scenario/engine.h"
 #include "workload/workload.h"
 
 #define NS(x) ((cs_time)(x) * 1000ULL)
@@ -53,7 +53,7 @@ static cs_network_config ring(uint32_t n) {
 typedef struct run_out {
     int rc;
     cs_error err;
-    cs_sim_result res;
+    cs_engine_result res;
 } run_out;
 
 static void run_specs(const char *name, const char *const *specs, unsigned nranks,
@@ -62,19 +62,19 @@ static void run_specs(const char *name, const char *const *specs, unsigned nrank
     snprintf(prefix, sizeof prefix, "%s/%s", tu_tmp_dir(), name);
     assert_int_equal(tu_write_traces(prefix, specs, nranks), 0);
     cs_network_config net = ring(nranks);
-    cs_sim_options opt;
-    cs_sim_options_init(&opt);
+    cs_engine_options opt;
+    cs_engine_options_init(&opt);
     opt.memory = mem;
     if (comm_streams) opt.comm_streams = comm_streams;
     memset(o, 0, sizeof *o);
     cs_workload w;
     o->rc = cs_workload_load(prefix, nranks, NULL, &w, &o->err);
     if (o->rc) return;
-    o->rc = cs_sim_run(&w, &net, &opt, &o->res, &o->err);
+    o->rc = cs_engine_run(&w, &net, &opt, &o->res, &o->err);
     cs_workload_free(&w);
 }
 
-static void done(run_out *o) { cs_sim_result_free(&o->res); }
+static void done(run_out *o) { cs_engine_result_free(&o->res); }
 
 /* ---- the formula -------------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
  * test_sim_exec.c -- the workload executor against hand-computed times.
  *
  * Every expected number below is worked out by hand in the comment above it
- * from the model's definition (sim.h, compute.h, network/analytical.c):
+ * from the model's definition (scenario/engine.h, workload/exec.h, compute.h, network/analytical.c):
  * replayed COMP nodes take duration_micros; a rank's GPU COMP nodes run one at
  * a time in id order; a message takes hops*latency + bytes/(GB/s * 2^30/1e9)
  * ns, truncated to whole ns.
@@ -16,7 +16,7 @@
 #include "core/log.h"
 #include "output/timeline.h"
 #include "testutil.h"
-#include "workload/sim.h"
+#include "scenario/engine.h"
 #include "workload/workload.h"
 
 static cs_network_config ring(uint32_t n, double gbps, double lat_ns) {
@@ -34,31 +34,31 @@ static cs_network_config ring(uint32_t n, double gbps, double lat_ns) {
 typedef struct run_out {
     int rc;
     cs_error err;
-    cs_sim_result res;
+    cs_engine_result res;
     uint32_t ngraphs;
 } run_out;
 
 /* Write specs as rank files, load them, run; result in *o (free with done()). */
 static void run_specs(const char *name, const char *const *specs, unsigned nranks, const cs_network_config *net,
-                      const cs_sim_options *opt_in, run_out *o) {
+                      const cs_engine_options *opt_in, run_out *o) {
     char prefix[4096];
     snprintf(prefix, sizeof prefix, "%s/%s", tu_tmp_dir(), name);
     assert_int_equal(tu_write_traces(prefix, specs, nranks), 0);
-    cs_sim_options opt;
+    cs_engine_options opt;
     if (opt_in)
         opt = *opt_in;
     else
-        cs_sim_options_init(&opt);
+        cs_engine_options_init(&opt);
     memset(o, 0, sizeof *o);
     cs_workload w;
     o->rc = cs_workload_load(prefix, (uint32_t)net->total_npus, NULL, &w, &o->err);
     if (o->rc) return;
     o->ngraphs = w.ngraphs;
-    o->rc = cs_sim_run(&w, net, &opt, &o->res, &o->err);
+    o->rc = cs_engine_run(&w, net, &opt, &o->res, &o->err);
     cs_workload_free(&w);
 }
 
-static void done(run_out *o) { cs_sim_result_free(&o->res); }
+static void done(run_out *o) { cs_engine_result_free(&o->res); }
 
 #define US(x) ((cs_time)(x) * 1000000ULL)
 #define NS(x) ((cs_time)(x) * 1000ULL)
@@ -160,8 +160,8 @@ static void test_metadata_releases_children(void **state) {
 
 static void test_roofline(void **state) {
     (void)state;
-    cs_sim_options opt;
-    cs_sim_options_init(&opt);
+    cs_engine_options opt;
+    cs_engine_options_init(&opt);
     opt.compute.roofline = 1;
     opt.compute.peak_flops = 100e12;    /* 100 TFLOP/s */
     opt.compute.mem_bw_bytes_ps = 1e12; /* 1000 GB/s */
@@ -282,8 +282,8 @@ static void test_comm_streams_option(void **state) {
                        "1 RECV size=1048576 src=0 tag=9; 2 RECV size=1048576 src=0 tag=5",
                        "1 COMP dur=1"};
     cs_network_config net = ring(4, 50, 500);
-    cs_sim_options opt;
-    cs_sim_options_init(&opt);
+    cs_engine_options opt;
+    cs_engine_options_init(&opt);
     opt.comm_streams = 2;
     run_out o;
     run_specs("streams", s, 4, &net, &opt, &o);
@@ -339,12 +339,12 @@ static void test_single_file_for_all_ranks(void **state) {
     cs_error_clear(&err);
     assert_int_equal(cs_workload_load(path, 8, NULL, &w, &err), CS_OK);
     assert_int_equal(w.ngraphs, 1);
-    cs_sim_options opt;
-    cs_sim_options_init(&opt);
-    cs_sim_result res;
-    assert_int_equal(cs_sim_run(&w, &net, &opt, &res, &err), CS_OK);
+    cs_engine_options opt;
+    cs_engine_options_init(&opt);
+    cs_engine_result res;
+    assert_int_equal(cs_engine_run(&w, &net, &opt, &res, &err), CS_OK);
     for (uint32_t r = 0; r < 8; r++) assert_int_equal(res.ranks[r].finish, US(9));
-    cs_sim_result_free(&res);
+    cs_engine_result_free(&res);
     cs_workload_free(&w);
 }
 
@@ -490,12 +490,12 @@ static void test_timeline_nests_and_counts(void **state) {
     assert_int_equal(cs_workload_load(prefix, 2, NULL, &w, &err), CS_OK);
     cs_timeline *tl = NULL;
     assert_int_equal(cs_timeline_open(tpath, 2, &tl, &err), CS_OK);
-    cs_sim_observer obs = {cs_timeline_node_done, tl};
-    cs_sim_options opt;
-    cs_sim_options_init(&opt);
+    cs_exec_observer obs = {cs_timeline_node_done, tl};
+    cs_engine_options opt;
+    cs_engine_options_init(&opt);
     opt.observer = &obs;
-    cs_sim_result res;
-    assert_int_equal(cs_sim_run(&w, &net, &opt, &res, &err), CS_OK);
+    cs_engine_result res;
+    assert_int_equal(cs_engine_run(&w, &net, &opt, &res, &err), CS_OK);
     assert_int_equal(cs_timeline_close(tl, &err), CS_OK);
 
     json_error_t je;
@@ -543,7 +543,7 @@ static void test_timeline_nests_and_counts(void **state) {
     }
     assert_true(found);
     json_decref(root);
-    cs_sim_result_free(&res);
+    cs_engine_result_free(&res);
     cs_workload_free(&w);
 }
 

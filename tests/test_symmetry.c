@@ -1,6 +1,6 @@
 /*
  * test_symmetry.c -- symmetric runs (one representative rank standing for
- * all, workload/sim.h) against full runs: every per-rank result, every count
+ * all, scenario/engine.h) against full runs: every per-rank result, every count
  * of the summary, the system layer's totals and every collective record must
  * be identical, over hundreds of configurations drawn from a fixed
  * pseudo-random sequence (1-, 2- and 3-D products of Ring / FullyConnected /
@@ -26,7 +26,7 @@
 #include "core/log.h"
 #include "system/system.h"
 #include "testutil.h"
-#include "workload/sim.h"
+#include "scenario/engine.h"
 #include "workload/workload.h"
 
 /* ---- configurations ------------------------------------------------------------ */
@@ -124,13 +124,13 @@ static void on_node(void *ud, const cs_node_span *sp) {
 typedef struct outcome {
     int rc;
     char msg[CS_ERROR_MSG_MAX];
-    cs_sim_result res;
+    cs_engine_result res;
     recs rec;
     spans sp;
 } outcome;
 
 static void outcome_free(outcome *o) {
-    if (o->rc == CS_OK) cs_sim_result_free(&o->res);
+    if (o->rc == CS_OK) cs_engine_result_free(&o->res);
     free(o->rec.r);
     free(o->rec.algos);
     free(o->sp.s);
@@ -174,9 +174,9 @@ static void run_one(const symcfg *c, const cs_workload *w, int symmetry, outcome
     build_net(c, &net);
     cs_system_config sc;
     build_sys(c, &sc);
-    cs_sim_options so;
-    cs_sim_options_init(&so);
-    cs_sim_options_set_system(&so, &sc);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
+    cs_engine_options_set_system(&so, &sc);
     so.backend = c->backend;
     so.comm_streams = c->comm_streams;
     so.injection_scale = c->injection;
@@ -186,11 +186,11 @@ static void run_one(const symcfg *c, const cs_workload *w, int symmetry, outcome
     so.coll_records_representative = c->records_representative;
     cs_coll_observer obs = {on_rec, &o->rec};
     so.coll_observer = &obs;
-    cs_sim_observer nobs = {on_node, &o->sp};
+    cs_exec_observer nobs = {on_node, &o->sp};
     if (c->timeline) so.observer = &nobs;
     cs_error err;
     cs_error_clear(&err);
-    o->rc = cs_sim_run(w, &net, &so, &o->res, &err);
+    o->rc = cs_engine_run(w, &net, &so, &o->res, &err);
     snprintf(o->msg, sizeof o->msg, "%s", err.msg);
     cs_system_config_free(&sc);
 }
@@ -241,7 +241,7 @@ static void compare(outcome *a, outcome *b) {
         fail();
     }
     if (a->rc) return;
-    const cs_sim_result *x = &a->res, *y = &b->res;
+    const cs_engine_result *x = &a->res, *y = &b->res;
     SAME("nranks", x->nranks, y->nranks);
     SAME("sim_time", x->sim_time, y->sim_time);
     SAME("events", x->events, y->events);
@@ -327,16 +327,16 @@ static int check_reason(const symcfg *c, const char *spec, const char *want) {
     build_net(c, &net);
     cs_system_config sc;
     build_sys(c, &sc);
-    cs_sim_options so;
-    cs_sim_options_init(&so);
-    cs_sim_options_set_system(&so, &sc);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
+    cs_engine_options_set_system(&so, &sc);
     so.backend = c->backend;
     so.comm_groups = c->groups;
     so.memory = c->memory;
-    cs_sim_observer nobs = {on_node, NULL};
+    cs_exec_observer nobs = {on_node, NULL};
     if (c->timeline) so.observer = &nobs;
     char why[512];
-    int ok = cs_sim_symmetry_check(&w, &net, &so, why, sizeof why);
+    int ok = cs_engine_symmetry_check(&w, &net, &so, why, sizeof why);
     if (want) tu_assert_has(why, want);
     cs_system_config_free(&sc);
     cs_workload_free(&w);
@@ -683,10 +683,10 @@ static void test_node_ids(void **state) {
     assert_int_equal(cs_workload_load(pfx, 32, &go, &w, &err), 0);
     cs_network_config net;
     build_net(&c, &net);
-    cs_sim_options so;
-    cs_sim_options_init(&so);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
     char why[512];
-    assert_int_equal(cs_sim_symmetry_check(&w, &net, &so, why, sizeof why), 0);
+    assert_int_equal(cs_engine_symmetry_check(&w, &net, &so, why, sizeof why), 0);
     tu_assert_has(why, "node attributes");
     cs_workload_free(&w);
     for (unsigned r = 0; r < 32; r++) free(specs[r]);

@@ -406,19 +406,19 @@ static void test_tie_order(void **state) {
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_workload_load(path, 4, &go, &w, &err), 0);
-    cs_sim_options so;
-    cs_sim_options_init(&so);
-    cs_sim_options_set_system(&so, &sc);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
+    cs_engine_options_set_system(&so, &sc);
     order_rec o;
     memset(&o, 0, sizeof o);
     cs_coll_observer obs = {on_order, &o};
     so.coll_observer = &obs;
-    cs_sim_result res;
-    assert_int_equal(cs_sim_run(&w, &net, &so, &res, &err), 0);
+    cs_engine_result res;
+    assert_int_equal(cs_engine_run(&w, &net, &so, &res, &err), 0);
     assert_int_equal(o.n, 4);
     static const uint32_t want[4] = {2, 3, 0, 1};
     for (int i = 0; i < 4; i++) assert_int_equal(o.ranks[i], want[i]);
-    cs_sim_result_free(&res);
+    cs_engine_result_free(&res);
     cs_workload_free(&w);
     cs_system_config_free(&sc);
 }

@@ -171,11 +171,11 @@ static void test_missing_implementation(void **state) {
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_workload_load(path, 2, &go, &w, &err), 0);
-    cs_sim_options so;
-    cs_sim_options_init(&so);
-    cs_sim_options_set_system(&so, &sc);
-    cs_sim_result res;
-    assert_int_equal(cs_sim_run(&w, &net, &so, &res, &err), CS_EINVAL);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
+    cs_engine_options_set_system(&so, &sc);
+    cs_engine_result res;
+    assert_int_equal(cs_engine_run(&w, &net, &so, &res, &err), CS_EINVAL);
     fprintf(stderr, "(expected) %s\n", err.msg);
     assert_non_null(strstr(err.msg, "all-gather-implementation"));
     assert_non_null(strstr(err.msg, "node 4"));

@@ -102,13 +102,18 @@ typedef struct cs_rank_row {
 int cs_result_rank(const cs_result *r, uint32_t i, cs_rank_row *out);
 
 typedef struct cs_collective_row {
+    uint64_t index;           /* completion order, from 0 */
     char type[24];            /* ALL_REDUCE, ALL_GATHER, ... */
-    char communicator[48];    /* "all" or the comm-group name */
-    char algorithms[64];      /* per phase, as the system layer ran them */
-    uint64_t comm_size_bytes, data_bytes;
-    uint32_t nranks, chunks, phases;
+    char communicator[128];   /* "all", the comm-group name, or its id */
+    char algorithms[64];      /* per phase, comma-separated, as the system layer ran them */
+    uint64_t comm_size_bytes; /* as issued */
+    uint64_t data_bytes;      /* nccl-tests "size" (all-gather: comm_size x nranks) */
+    uint32_t group_id, nranks, chunks, phases;
+    uint64_t seq;             /* issue number on its communicator */
     uint64_t start_ps, end_ps;
     double algbw_gbps, busbw_gbps; /* nccl-tests convention, GB/s = 1e9 B/s */
+    uint64_t bytes_sent, bytes_received; /* over the members */
+    uint64_t member_records;  /* members that reported (nranks when complete) */
 } cs_collective_row;
 /* Collective instances kept in memory (the first 16,384 of the run; the
  * count of all is cs_result_collectives_total). */

@@ -29,6 +29,7 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "network/network.h"
+#include "output/collectives.h"
 #include "output/links.h"
 #include "output/report.h"
 #include "output/timeline.h"
@@ -298,82 +299,6 @@ static int mkdir_p(const char *dir, cs_error *err) {
     return CS_OK;
 }
 
-static void fill_info(cs_run_info *info, const cs_result *r) {
-    memset(info, 0, sizeof *info);
-    info->workload_prefix = r->workload_prefix;
-    info->single_file = r->single_file;
-    info->ngraphs = r->ngraphs;
-    info->graph_nodes = r->graph_nodes;
-    info->network = &r->net;
-    info->backend = r->backend;
-    info->config = r->config;
-    info->collectives = r->colls;
-    info->has_healthy = r->has_healthy;
-    info->healthy_time = r->healthy_time;
-    info->wall_s = r->wall_s;
-}
-
-/* The training report (generated plans). */
-static void train_report(FILE *f, const cs_result *r) {
-    const cs_plan_row *pr = &r->plan;
-    uint32_t n = r->sim.nranks;
-    double it = cs_time_as_s_f(r->sim.sim_time);
-    fprintf(f, "clustersim %s -- training step\n\n", CS_VERSION);
-    cs_cli_print_plan(f, &r->model, &r->device, &r->plan_cfg);
-    fprintf(f, "  network    %s (%" PRIu64 " NPUs), backend %s\n\n", r->net.path, r->net.total_npus, r->backend);
-    const char *unit = pr->throughput_unit;
-    fprintf(f, "  iteration time   %.4f s\n  MFU              %.1f %%  (%.3g model FLOPs, %.0f TFLOP/s per GPU)\n"
-               "  %-16s %.0f\n",
-            it, 100 * pr->mfu, pr->model_flops, it > 0 ? pr->model_flops / it / n / 1e12 : 0.0, unit, pr->throughput);
-    double c = cs_time_as_s_f(pr->rank0_compute_ps), e = cs_time_as_s_f(pr->rank0_exposed_comm_ps),
-           b = cs_time_as_s_f(pr->rank0_bubble_ps);
-    fprintf(f, "  rank 0 split     compute %.4f s (%.1f %%), exposed communication %.4f s (%.1f %%), bubble/wait "
-               "%.4f s (%.1f %%)\n",
-            c, 100 * c / it, e, 100 * e / it, b, 100 * b / it);
-    if (r->sim.symmetric == 2)
-        fprintf(f, "  symmetry         %u classes of %u ranks: one representative per class simulated\n",
-                r->sim.simulated_ranks, n / r->sim.simulated_ranks);
-    else if (r->sim.symmetric == 1)
-        fprintf(f, "  symmetry         every rank runs rank 0's graph: rank 0 simulated\n");
-    else
-        fprintf(f, "  symmetry         every rank simulated%s%s\n", r->sym_why[0] ? ": " : "",
-                r->sym_why[0] ? r->sym_why : r->sym_off ? " (--symmetry off)" : "");
-    fprintf(f, "  simulated %" PRIu64 " events (%" PRIu64 " represented), %u graphs generated, wall %.2f s\n",
-            r->sim.events / (n / (r->sim.simulated_ranks ? r->sim.simulated_ranks : n)), r->sim.events, r->ngraphs,
-            r->wall_s);
-    if (r->has_healthy)
-        fprintf(f, "  healthy network  %.4f s (slowdown x%.4f)\n", cs_time_as_s_f(r->healthy_time),
-                r->healthy_time ? (double)r->sim.sim_time / (double)r->healthy_time : 1.0);
-}
-
-static int train_json(const char *path, const cs_result *r, cs_error *err) {
-    const cs_plan_row *pr = &r->plan;
-    json_t *j = json_object();
-    json_object_set_new(j, "model", json_string(r->model.name));
-    json_object_set_new(j, "device", json_string(r->device.name));
-    json_object_set_new(j, "ranks", json_integer(r->sim.nranks));
-    json_object_set_new(j, "iteration_time_ns", json_real((double)r->sim.sim_time / 1e3));
-    json_object_set_new(j, "iteration_time_ps", json_integer((json_int_t)r->sim.sim_time));
-    json_object_set_new(j, "mfu", json_real(pr->mfu));
-    char key[32];
-    snprintf(key, sizeof key, "%.*s_per_s", (int)strcspn(pr->throughput_unit, "/"), pr->throughput_unit);
-    json_object_set_new(j, key, json_real(pr->throughput));
-    json_object_set_new(j, "model_flops", json_real(pr->model_flops));
-    json_object_set_new(j, "rank0_compute_ns", json_real((double)pr->rank0_compute_ps / 1e3));
-    json_object_set_new(j, "rank0_exposed_comm_ns", json_real((double)pr->rank0_exposed_comm_ps / 1e3));
-    json_object_set_new(j, "rank0_bubble_ns", json_real((double)pr->rank0_bubble_ps / 1e3));
-    json_object_set_new(j, "memory_worst_stage_bytes", json_integer((json_int_t)pr->memory_worst_bytes));
-    json_object_set_new(j, "simulated_ranks", json_integer(r->sim.simulated_ranks));
-    json_object_set_new(j, "events", json_integer((json_int_t)r->sim.events));
-    json_object_set_new(j, "symmetry", json_string(cs_result_symmetry(r, NULL, NULL)));
-    json_object_set(j, "scenario", r->scenario);
-    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    json_decref(j);
-    int rc = cs_write_file_atomic(path, s, strlen(s), err);
-    free(s);
-    return rc;
-}
-
 /* ---- run / train ---------------------------------------------------------------------- */
 
 static int command(const char *cmd, int argc, char **argv) {
@@ -410,16 +335,32 @@ static int command(const char *cmd, int argc, char **argv) {
     if (rc == CS_OK && co.dump) rc = cs_scenario_dump_file(sc, co.dump, &err);
     cs_timeline *tl = NULL;
     cs_link_track *ltrack = NULL;
-    cs_sim_observer obs = {cs_timeline_node_done, NULL};
+    cs_coll_out *colls = NULL;
+    cs_exec_observer obs = {cs_timeline_node_done, NULL};
     cs_run_hooks hooks;
     memset(&hooks, 0, sizeof hooks);
-    char colls_path[4096];
-    snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", co.out ? co.out : ".");
-    hooks.collectives_csv = co.out ? colls_path : NULL;
-    hooks.collectives_json = co.out || (co.json && !train);
+    char summary_path[4096], csv_path[4096], links_path[4096], colls_path[4096];
+    const char *dir = co.out ? co.out : ".";
+    snprintf(summary_path, sizeof summary_path, "%s/summary.json", dir);
+    snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", dir);
+    snprintf(links_path, sizeof links_path, "%s/links.csv", dir);
+    snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", dir);
+    /* a previous run's results do not outlive this one: they are replaced
+     * when it succeeds and removed when it fails */
+    if (rc == CS_OK && co.out) {
+        remove(summary_path);
+        remove(csv_path);
+        remove(links_path);
+        remove(colls_path);
+    }
     hooks.progress = !co.no_progress;
     /* train's report and JSON list no collectives: keep none unless files are written */
     hooks.no_collectives = train && !co.out;
+    if (rc == CS_OK && (co.out || (co.json && !train))) {
+        rc = cs_coll_out_new(co.out ? colls_path : NULL, 1, 0, &colls, &err);
+        hooks.coll_row = cs_coll_out_row;
+        hooks.coll_ud = colls;
+    }
     cs_result *res = NULL;
     if (rc == CS_OK && co.trace) {
         /* ranks: known once the network is read; the scenario checks it again */
@@ -441,7 +382,8 @@ static int command(const char *cmd, int argc, char **argv) {
         hooks.link_ud = ltrack;
     }
     if (rc == CS_OK) rc = cs_scenario_run_hooked(sc, &hooks, &res, &err);
-    if (rc == CS_OK && ltrack && res->topo) cs_link_track_write(ltrack, tl, res->topo, &res->links, res->sim.nranks, 16);
+    if (rc == CS_OK && colls) rc = cs_coll_out_finish(colls, &err);
+    if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, res, 16);
     cs_link_track_free(ltrack);
     if (tl) {
         cs_error e2;
@@ -454,44 +396,46 @@ static int command(const char *cmd, int argc, char **argv) {
         if (rc) remove(co.trace); /* a failed run leaves no stale timeline */
     }
     if (rc == CS_OK) {
-        cs_run_info info;
-        fill_info(&info, res);
+        const char *outputs[8];
         int no = 0;
-        char summary_path[4096], csv_path[4096], links_path[4096];
         if (co.out) {
-            snprintf(summary_path, sizeof summary_path, "%s/summary.json", co.out);
-            snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", co.out);
-            rc = cs_report_summary_json(summary_path, &info, &res->sim, &err);
-            if (rc == CS_OK) rc = cs_report_ranks_csv(csv_path, &res->sim, &err);
-            info.outputs[no++] = summary_path;
-            info.outputs[no++] = csv_path;
-            info.outputs[no++] = colls_path;
+            rc = cs_report_summary_json(summary_path, res, colls, &err);
+            if (rc == CS_OK) rc = cs_report_ranks_csv(csv_path, res, &err);
+            outputs[no++] = summary_path;
+            outputs[no++] = csv_path;
+            outputs[no++] = colls_path;
             if (rc == CS_OK && res->topo) {
-                snprintf(links_path, sizeof links_path, "%s/links.csv", co.out);
-                rc = cs_links_csv(links_path, res->topo, &res->links, res->sim.sim_time, &err);
-                info.outputs[no++] = links_path;
+                rc = cs_links_csv(links_path, res, &err);
+                outputs[no++] = links_path;
             }
         }
         if (rc == CS_OK && co.json) {
-            rc = train ? train_json(co.json, res, &err) : cs_report_summary_json(co.json, &info, &res->sim, &err);
-            info.outputs[no++] = co.json;
+            rc = train ? cs_report_train_json(co.json, res, &err) : cs_report_summary_json(co.json, res, colls, &err);
+            outputs[no++] = co.json;
         }
-        if (co.trace) info.outputs[no++] = co.trace;
+        if (co.trace) outputs[no++] = co.trace;
+        outputs[no] = NULL;
         if (rc == CS_OK && !co.quiet) {
-            if (res->plan.valid && train) {
-                train_report(stdout, res);
-            } else {
-                if (res->plan.valid) train_report(stdout, res);
-                cs_report_terminal(stdout, &info, &res->sim);
-                if (res->topo) cs_links_print_hottest(stdout, res->topo, &res->links, res->sim.sim_time, 5);
+            if (res->plan.valid) cs_report_train(stdout, res);
+            if (!(res->plan.valid && train)) {
+                cs_report_terminal(stdout, res, outputs);
+                cs_links_print_hottest(stdout, res, 5);
             }
         }
     }
+    if (rc && co.out) { /* no partial set of results */
+        remove(summary_path);
+        remove(csv_path);
+        remove(links_path);
+        remove(colls_path);
+    }
+    cs_coll_out_free(colls);
     cs_log_flush_summary();
     if (rc) {
         flagify(err.msg, sizeof err.msg, used, nused);
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
         if (co.verbose && err.src_file) fprintf(stderr, "clustersim: (raised at %s:%d)\n", err.src_file, err.src_line);
+        if (co.out) fprintf(stderr, "clustersim: no results written to %s\n", co.out);
     }
     cs_result_free(res);
     cs_scenario_free(sc);

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "cli/cli_int.h"
+#include "output/report.h"
 #include "config/system_config.h"
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "scenario/scenario.h"
@@ -59,16 +61,6 @@ static int write_system(const char *path, int ndims, cs_error *err) {
     return rc;
 }
 
-void cs_cli_print_plan(FILE *f, const cs_gen_model *m, const cs_device *d, const cs_gen_plan *p) {
-    m->family->describe(f, m, p);
-    cs_gen_memory w;
-    cs_gen_memory_worst(m, p, &w);
-    char buf[512];
-    cs_gen_memory_format(&w, buf, sizeof buf);
-    fprintf(f, "  device     %s: %.0f TFLOP/s, %.0f GB HBM\n  memory     %s (largest)\n", d->name,
-            d->peak_bf16_flops / 1e12, d->hbm_bytes / 1e9, buf);
-}
-
 int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_error *err) {
     cs_gen_model m;
     cs_device d;
@@ -109,7 +101,7 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_err
     if (rc) return rc;
     if (!quiet) {
         printf("clustersim %s -- generated workload\n\n", CS_VERSION);
-        cs_cli_print_plan(stdout, &m, &d, &p);
+        cs_report_plan(stdout, &m, &d, &p);
         printf("\n  wrote %s.0.et .. %s.%u.et, %s.comm_groups.json, %s.network.yml, %s.system.json,\n"
                "        %s.scenario.json\n"
                "  run:  clustersim run --scenario %s.scenario.json\n"

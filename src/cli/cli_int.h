@@ -17,6 +17,5 @@ int cs_cli_inspect(int argc, char **argv);
 /* generate: write the plan of sc as PREFIX.* files (cli_generate.c). */
 int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_error *err);
 /* The plan as the reports print it (model, plan, placement, device, memory). */
-void cs_cli_print_plan(FILE *f, const cs_gen_model *m, const cs_device *d, const cs_gen_plan *p);
 
 #endif

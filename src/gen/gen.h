@@ -242,7 +242,7 @@ int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_devi
  * generate`) writes.  ax NULL: every rank's graph; else (cs_gen_sym_axes)
  * the class representatives' only, every other rank sharing its
  * representative's graph: such a workload may only be run in class mode
- * (cs_sim_options.sym_axes with sym_no_fallback).  The caller frees *w with
+ * (cs_engine_options.sym_axes with sym_no_fallback).  The caller frees *w with
  * cs_workload_free. */
 int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
                     cs_workload *w, cs_error *err);

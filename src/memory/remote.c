@@ -10,7 +10,7 @@
  * with a message naming the configuration, so the executor can say which
  * node needed remote memory.
  *
- * This file owns the model state; the executor (workload/sim.c) owns the
+ * This file owns the model state; the executor (workload/exec.c) owns the
  * cs_memory handle and calls cs_memory_init / cs_memory_destroy.
  */
 #include "memory/remote.h"

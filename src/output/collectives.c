@@ -1,9 +1,7 @@
 /*
- * collectives.c -- per-collective records (see collectives.h): a hash of the
- * instances in flight keyed by (communicator id, size, issue number), a
- * small buffer of the instances completed at the current instant (sorted
- * before they are written), the CSV stream, the JSON entries for
- * summary.json in a temporary file, and per-type totals.
+ * collectives.c -- collectives.csv and summary.json's "collectives" array
+ * (see collectives.h): a row sink streaming to the CSV file and to an
+ * anonymous temporary file of JSON entries.
  */
 #include "output/collectives.h"
 
@@ -11,231 +9,48 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "output/jsonw.h"
-#include "workload/graph.h"
+#include "system/coll_type.h"
 
-#define NTYPES 11 /* CS_COLL_* 0..9, then "other" */
-
-typedef struct agg_inst {
-    struct agg_inst *hnext;
-    uint32_t group_id, nmembers;
-    uint64_t seq;
-    int32_t comm_type;
-    uint32_t chunks, phases;
-    uint64_t bytes;
-    uint64_t records;          /* members accounted for */
-    cs_time start, end;
-    uint64_t bytes_sent, bytes_recv;
-    char algos[64];
-} agg_inst;
-
-struct cs_coll_agg {
-    agg_inst **bucket;
-    size_t nbuckets, live;
-    agg_inst **pending;        /* completed at pending_t, not yet written */
-    size_t npending, cap_pending;
-    cs_time pending_t;
-    FILE *csv;
-    char *csv_path;
-    char *csv_tmp;  /* written here, renamed to csv_path when the run is finished */
+struct cs_coll_out {
+    cs_afile csv;              /* csv.f NULL = none */
+    int csv_bad;               /* a write error happened */
     FILE *json;                /* anonymous temporary file, or NULL */
     uint64_t json_cap, json_written;
-    uint64_t emitted;
-    int finished;
-    const cs_comm_groups *groups;
-    cs_coll_type_stats types[NTYPES];
-    void (*hook)(void *ud, const cs_coll_row *row);
-    void *hook_ud;
-    char namebuf[16];
+    uint64_t rows;
 };
 
-/* ---- conventions ------------------------------------------------------------- */
-
-uint64_t cs_coll_data_bytes(int32_t comm_type, uint64_t comm_size, uint32_t nranks) {
-    if (comm_type != CS_COLL_ALL_GATHER) return comm_size;
-    /* ASTRA-sim's all-gather comm_size is one rank's part; the gathered buffer is n times it */
-    uint64_t n = nranks ? nranks : 1;
-    return comm_size > UINT64_MAX / n ? UINT64_MAX : comm_size * n;
-}
-
-double cs_coll_busbw_factor(int32_t comm_type, uint32_t nranks) {
-    double n = nranks ? (double)nranks : 1.0;
-    switch (comm_type) {
-    case CS_COLL_ALL_REDUCE: return 2.0 * (n - 1.0) / n;
-    case CS_COLL_ALL_GATHER:
-    case CS_COLL_REDUCE_SCATTER:
-    case CS_COLL_ALL_TO_ALL: return (n - 1.0) / n;
-    default: return 1.0;
-    }
-}
-
-/* ---- creation --------------------------------------------------------------- */
-
-int cs_coll_agg_new(const cs_coll_agg_params *p, cs_coll_agg **out, cs_error *err) {
-    *out = NULL;
-    cs_coll_agg *a = cs_calloc(1, sizeof *a);
-    a->nbuckets = 1024;
-    a->bucket = cs_calloc(a->nbuckets, sizeof *a->bucket);
-    a->groups = p ? p->groups : NULL;
-    a->json_cap = p && p->json_cap ? p->json_cap : CS_COLL_JSON_CAP_DEFAULT;
-    for (int t = 0; t < NTYPES; t++) a->types[t].comm_type = t;
-    if (p && p->csv_path) {
-        a->csv_path = cs_strdup(p->csv_path);
-        size_t n = strlen(p->csv_path) + 32;
-        a->csv_tmp = cs_malloc(n);
-        snprintf(a->csv_tmp, n, "%s.tmp.%ld", p->csv_path, (long)getpid());
-        a->csv = fopen(a->csv_tmp, "w");
-        if (!a->csv) {
-            int rc = CS_ERR(err, CS_EIO, "%s: cannot write: %s", p->csv_path, strerror(errno));
-            cs_coll_agg_free(a);
-            return rc;
-        }
-        fputs(CS_COLL_CSV_HEADER "\n", a->csv);
-    }
-    if (p && p->json) {
-        a->json = tmpfile();
-        if (!a->json) {
-            int rc = CS_ERR(err, CS_EIO,
-                            "cannot create a temporary file for summary.json's collectives: %s",
-                            strerror(errno));
-            cs_coll_agg_free(a);
-            return rc;
-        }
-    }
-    *out = a;
-    return CS_OK;
-}
-
-void cs_coll_agg_free(cs_coll_agg *a) {
-    if (!a) return;
-    for (size_t b = 0; b < a->nbuckets; b++)
-        for (agg_inst *i = a->bucket[b], *n; i; i = n) {
-            n = i->hnext;
-            cs_free(i);
-        }
-    for (size_t k = 0; k < a->npending; k++) cs_free(a->pending[k]);
-    cs_free(a->pending);
-    cs_free(a->bucket);
-    if (a->csv) { /* a run that did not finish leaves no collectives.csv */
-        fclose(a->csv);
-        remove(a->csv_tmp);
-    }
-    if (a->json) fclose(a->json);
-    cs_free(a->csv_path);
-    cs_free(a->csv_tmp);
-    cs_free(a);
-}
-
-cs_coll_observer cs_coll_agg_observer(cs_coll_agg *a) {
-    cs_coll_observer o = {cs_coll_agg_record, a};
-    return o;
-}
-
-void cs_coll_agg_set_row_hook(cs_coll_agg *a, void (*hook)(void *ud, const cs_coll_row *row), void *ud) {
-    a->hook = hook;
-    a->hook_ud = ud;
-}
-
-/* ---- the hash ----------------------------------------------------------------- */
-
-static size_t hash_key(uint32_t group, uint32_t n, uint64_t seq, size_t nbuckets) {
-    uint64_t x = ((uint64_t)group << 32 | n) * 0x9e3779b97f4a7c15ULL ^ seq;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (size_t)(x & (nbuckets - 1));
-}
-
-static void rehash(cs_coll_agg *a) {
-    size_t nb = a->nbuckets * 2;
-    agg_inst **b = cs_calloc(nb, sizeof *b);
-    for (size_t k = 0; k < a->nbuckets; k++)
-        for (agg_inst *i = a->bucket[k], *n; i; i = n) {
-            n = i->hnext;
-            size_t h = hash_key(i->group_id, i->nmembers, i->seq, nb);
-            i->hnext = b[h];
-            b[h] = i;
-        }
-    cs_free(a->bucket);
-    a->bucket = b;
-    a->nbuckets = nb;
-}
-
-static void unlink_inst(cs_coll_agg *a, agg_inst *in) {
-    agg_inst **pp = &a->bucket[hash_key(in->group_id, in->nmembers, in->seq, a->nbuckets)];
-    while (*pp && *pp != in) pp = &(*pp)->hnext;
-    if (*pp) *pp = in->hnext;
-    a->live--;
-}
-
-/* ---- emission ----------------------------------------------------------------- */
-
-static int cmp_inst(const void *x, const void *y) {
-    const agg_inst *a = *(agg_inst *const *)x, *b = *(agg_inst *const *)y;
-    if (a->end != b->end) return a->end < b->end ? -1 : 1;
-    if (a->group_id != b->group_id) return a->group_id < b->group_id ? -1 : 1;
-    if (a->nmembers != b->nmembers) return a->nmembers < b->nmembers ? -1 : 1;
-    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
-    return 0;
-}
-
-static const cs_comm_group *group_by_id(const cs_comm_groups *g, uint32_t id) {
-    if (!g) return NULL;
-    size_t lo = 0, hi = g->ngroups;
-    while (lo < hi) { /* sorted by id */
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->groups[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < g->ngroups && g->groups[lo].id == id ? &g->groups[lo] : NULL;
-}
-
-/* "all" for the default communicator, else the comm-group file's name.  Id 0
- * is both the default communicator and a file group "0" (pg_name "0" when the
- * file defines it); the size tells them apart unless group "0" lists every
- * NPU, which then behaves like the default communicator anyway. */
-static const char *comm_name(cs_coll_agg *a, uint32_t id, uint32_t n) {
-    const cs_comm_group *g = group_by_id(a->groups, id);
-    if (g && (id != 0 || g->nranks == n)) return g->name;
-    if (id == 0) return "all";
-    snprintf(a->namebuf, sizeof a->namebuf, "%u", id);
-    return a->namebuf;
-}
-
-static void write_csv(cs_coll_agg *a, const cs_coll_row *w) {
-    FILE *f = a->csv;
+static void write_csv(FILE *f, const cs_collective_row *w) {
     fprintf(f, "%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%s,%u,%u,%" PRIu64 ",", w->index,
-            cs_coll_type_label(w->comm_type), w->comm_size, w->data_bytes, w->communicator, w->group_id,
+            w->type, w->comm_size_bytes, w->data_bytes, w->communicator, w->group_id,
             w->nranks, w->seq);
-    cs_jsonw_ns(f, w->start);
+    cs_jsonw_ns(f, w->start_ps);
     fputc(',', f);
-    cs_jsonw_ns(f, w->end);
+    cs_jsonw_ns(f, w->end_ps);
     fputc(',', f);
-    cs_jsonw_ns(f, w->end - w->start);
+    cs_jsonw_ns(f, w->end_ps - w->start_ps);
     fprintf(f, ",%.6f,%.6f,%u,%u,", w->algbw_gbps, w->busbw_gbps, w->chunks, w->phases);
     for (const char *s = w->algorithms; *s; s++) fputc(*s == ',' ? ';' : *s, f); /* no commas in a field */
-    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", w->bytes_sent, w->bytes_recv, w->member_records);
+    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", w->bytes_sent, w->bytes_received, w->member_records);
 }
 
-static void write_json(cs_coll_agg *a, const cs_coll_row *w) {
-    FILE *f = a->json;
+/* One row as a JSON object of the "collectives" array (first = no comma). */
+static void write_json(FILE *f, const cs_collective_row *w, int first_row) {
     fprintf(f, "%s    {\"collective\": %" PRIu64 ", \"type\": \"%s\", \"comm_size_bytes\": %" PRIu64
                ", \"data_bytes\": %" PRIu64 ", \"communicator\": ",
-            a->json_written ? ",\n" : "", w->index, cs_coll_type_label(w->comm_type), w->comm_size,
+            first_row ? "" : ",\n", w->index, w->type, w->comm_size_bytes,
             w->data_bytes);
     cs_jsonw_string(f, w->communicator);
     fprintf(f, ", \"group_id\": %u, \"nranks\": %u, \"seq\": %" PRIu64 ", \"start_ns\": ", w->group_id,
             w->nranks, w->seq);
-    cs_jsonw_ns(f, w->start);
+    cs_jsonw_ns(f, w->start_ps);
     fputs(", \"end_ns\": ", f);
-    cs_jsonw_ns(f, w->end);
+    cs_jsonw_ns(f, w->end_ps);
     fputs(", \"duration_ns\": ", f);
-    cs_jsonw_ns(f, w->end - w->start);
+    cs_jsonw_ns(f, w->end_ps - w->start_ps);
     fprintf(f, ", \"algbw_gbps\": %.6f, \"busbw_gbps\": %.6f, \"chunks\": %u, \"phases\": %u, \"algorithms\": [",
             w->algbw_gbps, w->busbw_gbps, w->chunks, w->phases);
     const char *s = w->algorithms;
@@ -252,166 +67,82 @@ static void write_json(cs_coll_agg *a, const cs_coll_row *w) {
         if (*s == ',') s++;
     }
     fprintf(f, "], \"bytes_sent\": %" PRIu64 ", \"bytes_received\": %" PRIu64 ", \"member_records\": %" PRIu64 "}",
-            w->bytes_sent, w->bytes_recv, w->member_records);
-    a->json_written++;
+            w->bytes_sent, w->bytes_received, w->member_records);
 }
 
-static void emit(cs_coll_agg *a, agg_inst *in) {
-    cs_coll_row w;
-    memset(&w, 0, sizeof w);
-    w.index = a->emitted++;
-    w.comm_type = in->comm_type;
-    w.comm_size = in->bytes;
-    w.data_bytes = cs_coll_data_bytes(in->comm_type, in->bytes, in->nmembers);
-    w.group_id = in->group_id;
-    w.nranks = in->nmembers;
-    w.communicator = comm_name(a, in->group_id, in->nmembers);
-    w.seq = in->seq;
-    w.start = in->start;
-    w.end = in->end;
-    cs_time dur = in->end - in->start;
-    if (dur > 0) { /* bytes per ns = GB/s (1e9 bytes/s) */
-        w.algbw_gbps = (double)w.data_bytes / cs_time_as_ns_f(dur);
-        w.busbw_gbps = w.algbw_gbps * cs_coll_busbw_factor(in->comm_type, in->nmembers);
-    }
-    w.chunks = in->chunks;
-    w.phases = in->phases;
-    w.algorithms = in->algos;
-    w.bytes_sent = in->bytes_sent;
-    w.bytes_recv = in->bytes_recv;
-    w.member_records = in->records;
-    if (a->csv) write_csv(a, &w);
-    if (a->json && a->json_written < a->json_cap) write_json(a, &w);
-    cs_coll_type_stats *t = &a->types[in->comm_type >= 0 && in->comm_type < NTYPES - 1 ? in->comm_type : NTYPES - 1];
-    t->count++;
-    t->bytes += in->bytes;
-    if (in->bytes && dur > 0) {
-        t->timed++;
-        t->busbw_sum_gbps += w.busbw_gbps;
-    }
-    if (a->hook) a->hook(a->hook_ud, &w);
-    cs_free(in);
-}
-
-static void flush_pending(cs_coll_agg *a) {
-    if (a->npending > 1) qsort(a->pending, a->npending, sizeof *a->pending, cmp_inst);
-    for (size_t k = 0; k < a->npending; k++) emit(a, a->pending[k]);
-    a->npending = 0;
-}
-
-/* ---- records ------------------------------------------------------------------ */
-
-/* Members a record stands for: 1, or in the system's representative mode
- * (a symmetric run, system/system.h) every member of the communicator. */
-static uint64_t record_members(const cs_coll_record *r) { return r->represents ? r->represents : 1; }
-
-void cs_coll_agg_record(void *ud, const cs_coll_record *r) {
-    cs_coll_agg *a = ud;
-    if (!a || a->finished) return;
-    /* Instances complete in time order; everything completed before this
-     * record's instant can be written. */
-    if (a->npending && r->end > a->pending_t) flush_pending(a);
-    uint32_t n = r->nmembers ? r->nmembers : 1;
-    size_t h = hash_key(r->group_id, n, r->seq, a->nbuckets);
-    agg_inst *in = a->bucket[h];
-    while (in && !(in->group_id == r->group_id && in->nmembers == n && in->seq == r->seq)) in = in->hnext;
-    if (!in) {
-        in = cs_calloc(1, sizeof *in);
-        in->group_id = r->group_id;
-        in->nmembers = n;
-        in->seq = r->seq;
-        in->comm_type = r->comm_type;
-        in->bytes = r->bytes;
-        in->chunks = r->chunks;
-        in->phases = r->phases;
-        snprintf(in->algos, sizeof in->algos, "%s", r->algorithms ? r->algorithms : "");
-        in->start = r->start;
-        in->end = r->end;
-        in->hnext = a->bucket[h];
-        a->bucket[h] = in;
-        if (++a->live > 2 * a->nbuckets) rehash(a);
-    }
-    if (r->start < in->start) in->start = r->start;
-    if (r->end > in->end) in->end = r->end;
-    /* a representative record: every member it stands for moved the same bytes */
-    uint64_t k = record_members(r);
-    in->bytes_sent += r->bytes_sent * k;
-    in->bytes_recv += r->bytes_recv * k;
-    in->records += k;
-    if (in->records < n) return;
-    unlink_inst(a, in);
-    if (a->npending && in->end < a->pending_t) flush_pending(a); /* not in time order: keep arrival order */
-    if (!a->npending) a->pending_t = in->end;
-    CS_GROW(a->pending, a->cap_pending, a->npending + 1);
-    a->pending[a->npending++] = in;
-}
-
-/* ---- the end ----------------------------------------------------------------- */
-
-int cs_coll_agg_finish(cs_coll_agg *a, cs_error *err) {
-    if (!a || a->finished) return CS_OK;
-    flush_pending(a);
-    /* instances some member never reported: after the others, in the same order */
-    if (a->live) {
-        agg_inst **rest = cs_malloc(a->live * sizeof *rest);
-        size_t n = 0;
-        for (size_t b = 0; b < a->nbuckets; b++) {
-            for (agg_inst *i = a->bucket[b]; i; i = i->hnext) rest[n++] = i;
-            a->bucket[b] = NULL;
+int cs_coll_out_new(const char *csv_path, int json, uint64_t json_cap, cs_coll_out **out, cs_error *err) {
+    *out = NULL;
+    cs_coll_out *o = cs_calloc(1, sizeof *o);
+    o->json_cap = json_cap ? json_cap : CS_COLL_JSON_CAP_DEFAULT;
+    if (csv_path) {
+        int rc = cs_afile_open(&o->csv, csv_path, err);
+        if (rc) {
+            cs_free(o);
+            return rc;
         }
-        a->live = 0;
-        qsort(rest, n, sizeof *rest, cmp_inst);
-        for (size_t k = 0; k < n; k++) emit(a, rest[k]);
-        cs_free(rest);
+        fputs(CS_COLL_CSV_HEADER "\n", o->csv.f);
     }
-    a->finished = 1;
-    int rc = CS_OK;
-    if (a->csv) {
-        int bad = ferror(a->csv);
-        if (fclose(a->csv) != 0 || bad)
-            rc = CS_ERR(err, CS_EIO, "%s: write error: %s", a->csv_path, strerror(errno));
-        else if (rename(a->csv_tmp, a->csv_path) != 0)
-            rc = CS_ERR(err, CS_EIO, "%s: cannot write: %s", a->csv_path, strerror(errno));
-        if (rc) remove(a->csv_tmp);
-        a->csv = NULL;
+    if (json) {
+        o->json = tmpfile();
+        if (!o->json) {
+            int rc = CS_ERR(err, CS_EIO, "cannot create a temporary file for summary.json's collectives: %s",
+                            strerror(errno));
+            cs_coll_out_free(o);
+            return rc;
+        }
     }
-    if (a->json && (fflush(a->json) != 0 || ferror(a->json)) && rc == CS_OK)
-        rc = CS_ERR(err, CS_EIO, "temporary file for summary.json's collectives: write error: %s",
-                    strerror(errno));
+    *out = o;
+    return CS_OK;
+}
+
+void cs_coll_out_row(void *ud, const cs_coll_row *row) {
+    cs_coll_out *o = ud;
+    cs_collective_row x, *w = &x;
+    cs_coll_row_public(row, &x);
+    o->rows++;
+    if (o->csv.f) write_csv(o->csv.f, w);
+    if (o->json && o->json_written < o->json_cap) {
+        write_json(o->json, w, o->json_written == 0);
+        o->json_written++;
+    }
+}
+
+int cs_coll_out_finish(cs_coll_out *o, cs_error *err) {
+    int rc = cs_afile_commit(&o->csv, err);
+    if (o->json && (fflush(o->json) != 0 || ferror(o->json)) && rc == CS_OK)
+        rc = CS_ERR(err, CS_EIO, "temporary file for summary.json's collectives: write error: %s", strerror(errno));
     return rc;
 }
 
-uint64_t cs_coll_agg_count(const cs_coll_agg *a) { return a ? a->emitted : 0; }
-
-uint64_t cs_coll_agg_truncated(const cs_coll_agg *a) {
-    return a && a->emitted > a->json_written ? a->emitted - a->json_written : 0;
+void cs_coll_out_free(cs_coll_out *o) {
+    if (!o) return;
+    cs_afile_abort(&o->csv); /* a run that did not finish leaves no collectives.csv */
+    if (o->json) fclose(o->json);
+    cs_free(o);
 }
 
-size_t cs_coll_agg_types(const cs_coll_agg *a, cs_coll_type_stats *out, size_t max) {
-    size_t n = 0;
-    for (int t = 0; a && t < NTYPES; t++)
-        if (a->types[t].count) {
-            if (n < max) out[n] = a->types[t];
-            n++;
-        }
-    return n;
-}
-
-int cs_coll_agg_write_json(const cs_coll_agg *a, FILE *f, const char *path, cs_error *err) {
+int cs_coll_out_write_json(const cs_coll_out *o, const cs_result *r, FILE *f, const char *path, cs_error *err) {
+    uint64_t count = cs_result_collectives_total(r), written = 0;
     fputs("  \"collectives\": [", f);
-    if (a && a->json && a->json_written) {
+    if (o && o->json && o->json_written) {
         fputc('\n', f);
-        if (fflush(a->json) != 0 || fseek(a->json, 0, SEEK_SET) != 0)
+        if (fflush(o->json) != 0 || fseek(o->json, 0, SEEK_SET) != 0)
             return CS_ERR(err, CS_EIO, "%s: cannot read back the collectives: %s", path, strerror(errno));
         char buf[65536];
         size_t got;
-        while ((got = fread(buf, 1, sizeof buf, a->json)) > 0) fwrite(buf, 1, got, f);
-        if (ferror(a->json))
+        while ((got = fread(buf, 1, sizeof buf, o->json)) > 0) fwrite(buf, 1, got, f);
+        if (ferror(o->json))
             return CS_ERR(err, CS_EIO, "%s: cannot read back the collectives: %s", path, strerror(errno));
-        fseek(a->json, 0, SEEK_END);
+        fseek(o->json, 0, SEEK_END);
         fputs("\n  ", f);
+        written = o->json_written;
+    } else if (!o && r->nrows) {
+        fputc('\n', f);
+        for (size_t i = 0; i < r->nrows; i++) write_json(f, &r->rows[i], i == 0);
+        fputs("\n  ", f);
+        written = r->nrows;
     }
-    fprintf(f, "],\n  \"collectives_count\": %" PRIu64 ",\n  \"collectives_truncated\": %" PRIu64 ",\n",
-            cs_coll_agg_count(a), cs_coll_agg_truncated(a));
+    fprintf(f, "],\n  \"collectives_count\": %" PRIu64 ",\n  \"collectives_truncated\": %" PRIu64 ",\n", count,
+            count > written ? count - written : 0);
     return CS_OK;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/afile.h"
 #include "core/alloc.h"
 
 /* Statistics of link i (zero when the report does not cover it). */
@@ -23,9 +24,15 @@ static double avg_util(const cs_link *l, const cs_net_link_stat *st, cs_time sim
     return (double)st->bytes / (l->nominal_bw * cs_time_as_ns_f(sim_time));
 }
 
-int cs_links_csv(const char *path, const cs_topo *t, const cs_net_link_report *r, cs_time sim_time, cs_error *err) {
-    FILE *f = fopen(path, "w");
-    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
+int cs_links_csv(const char *path, const cs_result *res, cs_error *err) {
+    const cs_topo *t = res->topo;
+    const cs_net_link_report *r = &res->links;
+    cs_time sim_time = res->sim.sim_time;
+    if (!t) return CS_OK;
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, err);
+    if (rc) return rc;
+    FILE *f = af.f;
     fputs("link,src,dst,src_kind,dst_kind,bandwidth_GBps,latency_ns,up,bytes,busy_ns,avg_utilization,"
           "peak_utilization\n", f);
     for (uint32_t i = 0; i < t->nlinks; i++) {
@@ -37,11 +44,14 @@ int cs_links_csv(const char *path, const cs_topo *t, const cs_net_link_report *r
                 l->bw, cs_time_as_ns_f(l->lat), cs_link_up(l), (unsigned long long)st->bytes,
                 cs_time_as_ns_f(st->busy), avg_util(l, st, sim_time), st->peak_util);
     }
-    if (fclose(f) != 0) return CS_ERR(err, CS_EIO, "%s: write failed: %s", path, strerror(errno));
-    return CS_OK;
+    return cs_afile_commit(&af, err);
 }
 
-void cs_links_print_hottest(FILE *f, const cs_topo *t, const cs_net_link_report *r, cs_time sim_time, unsigned n) {
+void cs_links_print_hottest(FILE *f, const cs_result *res, unsigned n) {
+    const cs_topo *t = res->topo;
+    const cs_net_link_report *r = &res->links;
+    cs_time sim_time = res->sim.sim_time;
+    if (!t) return;
     uint32_t best[16];
     unsigned nb = 0;
     if (n > 16) n = 16;
@@ -104,8 +114,11 @@ void cs_link_track_sample(void *ud, uint32_t link, cs_time t, double util) {
     k->s[k->n++] = (lsample){link, (float)util, t};
 }
 
-void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_topo *t, const cs_net_link_report *r,
-                         uint32_t first_pid, unsigned n) {
+void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_result *res, unsigned n) {
+    const cs_topo *t = res->topo;
+    const cs_net_link_report *r = &res->links;
+    uint32_t first_pid = res->sim.nranks; /* after the ranks' processes */
+    if (!t) return;
     uint32_t *top = cs_calloc(n ? n : 1, sizeof *top);
     unsigned m = 0; /* top[0..m): the links with the most bytes so far, most first */
     for (uint32_t l = 0; l < t->nlinks && n; l++) {

@@ -14,14 +14,15 @@
 #include "core/error.h"
 #include "core/time.h"
 #include "network/network.h"
+#include "scenario/result.h"
 #include "topology/topology.h"
 
 /* links.csv: one row per directed link, units in the header:
  * link,src,dst,src_kind,dst_kind,bandwidth_GBps,latency_ns,up,bytes,busy_ns,
  * avg_utilization,peak_utilization  (avg over sim_time; GBps = 1e9 B/s). */
-int cs_links_csv(const char *path, const cs_topo *t, const cs_net_link_report *r, cs_time sim_time, cs_error *err);
+int cs_links_csv(const char *path, const cs_result *res, cs_error *err);
 /* The n links that carried the most bytes (busy time breaks ties). */
-void cs_links_print_hottest(FILE *f, const cs_topo *t, const cs_net_link_report *r, cs_time sim_time, unsigned n);
+void cs_links_print_hottest(FILE *f, const cs_result *res, unsigned n);
 
 /* Link utilization over time, for Perfetto counter tracks in the --trace
  * timeline: give the run the observer {cs_link_track_sample, tracker}
@@ -32,8 +33,7 @@ typedef struct cs_link_track cs_link_track;
 struct cs_timeline;
 cs_link_track *cs_link_track_new(size_t max_samples);
 void cs_link_track_sample(void *ud, uint32_t link, cs_time t, double util);
-void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_topo *t, const cs_net_link_report *r,
-                         uint32_t first_pid, unsigned n);
+void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_result *res, unsigned n);
 void cs_link_track_free(cs_link_track *k);
 
 #endif

@@ -6,31 +6,33 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/afile.h"
+#include "gen/family.h"
+#include "gen/gen.h"
 #include "output/jsonw.h"
+#include "system/coll_type.h"
 
-static int close_checked(FILE *f, const char *path, cs_error *err) {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return CS_ERR(err, CS_EIO, "%s: write error: %s", path, strerror(errno));
-    return CS_OK;
-}
-
-static uint32_t slowest_rank(const cs_sim_result *res) {
+static uint32_t slowest_rank(const cs_engine_result *res) {
     uint32_t best = 0;
     for (uint32_t r = 1; r < res->nranks; r++)
         if (res->ranks[r].finish > res->ranks[best].finish) best = r;
     return best;
 }
 
-int cs_report_summary_json(const char *path, const cs_run_info *info, const cs_sim_result *res,
-                           cs_error *err) {
-    FILE *f = fopen(path, "w");
-    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write summary: %s", path, strerror(errno));
+int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_out *colls, cs_error *err) {
+    const cs_engine_result *res = &r->sim;
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, err);
+    if (rc) return rc;
+    FILE *f = af.f;
     cs_time max_compute = 0, max_exposed = 0;
-    for (uint32_t r = 0; r < res->nranks; r++) {
-        if (res->ranks[r].compute > max_compute) max_compute = res->ranks[r].compute;
-        cs_time e = cs_rank_exposed_comm(&res->ranks[r]);
+    for (uint32_t k = 0; k < res->nranks; k++) {
+        if (res->ranks[k].compute > max_compute) max_compute = res->ranks[k].compute;
+        cs_time e = cs_rank_exposed_comm(&res->ranks[k]);
         if (e > max_exposed) max_exposed = e;
     }
     fprintf(f, "{\n  \"schema_version\": %d,\n  \"generator\": \"clustersim %s\",\n",
@@ -38,11 +40,11 @@ int cs_report_summary_json(const char *path, const cs_run_info *info, const cs_s
     fputs("  \"sim_time_ns\": ", f);
     cs_jsonw_ns(f, res->sim_time);
     fprintf(f, ",\n  \"sim_time_ps\": %" PRIu64 ",\n", res->sim_time);
-    if (info->has_healthy) {
+    if (r->has_healthy) {
         fputs("  \"healthy_sim_time_ns\": ", f);
-        cs_jsonw_ns(f, info->healthy_time);
+        cs_jsonw_ns(f, r->healthy_time);
         fprintf(f, ",\n  \"slowdown_vs_healthy\": %.6f,\n",
-                info->healthy_time ? (double)res->sim_time / (double)info->healthy_time : 1.0);
+                r->healthy_time ? (double)res->sim_time / (double)r->healthy_time : 1.0);
     }
     fprintf(f, "  \"ranks_count\": %u,\n", res->nranks);
     fprintf(f, "  \"slowest_rank\": %u,\n", slowest_rank(res));
@@ -56,9 +58,9 @@ int cs_report_summary_json(const char *path, const cs_run_info *info, const cs_s
             res->events, res->net_messages, res->net_bytes, res->roofline_fallbacks, res->warnings,
             res->symmetric ? "representative" : "full");
     fputs("  \"ranks\": [\n", f);
-    for (uint32_t r = 0; r < res->nranks; r++) {
-        const cs_rank_result *rr = &res->ranks[r];
-        fprintf(f, "    {\"rank\": %u, \"finish_ns\": ", r);
+    for (uint32_t k = 0; k < res->nranks; k++) {
+        const cs_rank_result *rr = &res->ranks[k];
+        fprintf(f, "    {\"rank\": %u, \"finish_ns\": ", k);
         cs_jsonw_ns(f, rr->finish);
         fputs(", \"compute_ns\": ", f);
         cs_jsonw_ns(f, rr->compute);
@@ -69,17 +71,17 @@ int cs_report_summary_json(const char *path, const cs_run_info *info, const cs_s
         fputs(", \"comm_busy_ns\": ", f);
         cs_jsonw_ns(f, rr->comm_busy);
         fprintf(f, ", \"nodes\": %" PRIu64 ", \"p2p_bytes_sent\": %" PRIu64 ", \"p2p_bytes_received\": %" PRIu64 "}%s\n",
-                rr->nodes, rr->bytes_sent, rr->bytes_recv, r + 1 < res->nranks ? "," : "");
+                rr->nodes, rr->bytes_sent, rr->bytes_recv, k + 1 < res->nranks ? "," : "");
     }
     fputs("  ],\n", f);
-    int rc = cs_coll_agg_write_json(info->collectives, f, path, err);
+    rc = cs_coll_out_write_json(colls, r, f, path, err);
     if (rc) {
-        fclose(f);
+        cs_afile_abort(&af);
         return rc;
     }
     fputs("  \"configuration\": ", f);
-    if (info->config) {
-        char *s = json_dumps(info->config, JSON_INDENT(2) | JSON_SORT_KEYS);
+    if (r->config) {
+        char *s = json_dumps(r->config, JSON_INDENT(2) | JSON_SORT_KEYS);
         /* indent nested lines by two spaces to sit inside the object */
         for (const char *p = s; p && *p; p++) {
             fputc(*p, f);
@@ -90,18 +92,21 @@ int cs_report_summary_json(const char *path, const cs_run_info *info, const cs_s
         fputs("{}", f);
     }
     fputs("\n}\n", f);
-    return close_checked(f, path, err);
+    return cs_afile_commit(&af, err);
 }
 
-int cs_report_ranks_csv(const char *path, const cs_sim_result *res, cs_error *err) {
-    FILE *f = fopen(path, "w");
-    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
+int cs_report_ranks_csv(const char *path, const cs_result *r, cs_error *err) {
+    const cs_engine_result *res = &r->sim;
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, err);
+    if (rc) return rc;
+    FILE *f = af.f;
     fputs("rank,finish_ns,compute_ns,exposed_comm_ns,cpu_ns,comm_busy_ns,nodes,p2p_bytes_sent,"
           "p2p_bytes_received\n",
           f);
-    for (uint32_t r = 0; r < res->nranks; r++) {
-        const cs_rank_result *rr = &res->ranks[r];
-        fprintf(f, "%u,", r);
+    for (uint32_t k = 0; k < res->nranks; k++) {
+        const cs_rank_result *rr = &res->ranks[k];
+        fprintf(f, "%u,", k);
         cs_jsonw_ns(f, rr->finish);
         fputc(',', f);
         cs_jsonw_ns(f, rr->compute);
@@ -113,7 +118,7 @@ int cs_report_ranks_csv(const char *path, const cs_sim_result *res, cs_error *er
         cs_jsonw_ns(f, rr->comm_busy);
         fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", rr->nodes, rr->bytes_sent, rr->bytes_recv);
     }
-    return close_checked(f, path, err);
+    return cs_afile_commit(&af, err);
 }
 
 static void fmt_bytes(uint64_t b, char *buf, size_t n) {
@@ -155,18 +160,19 @@ static void coll_lines(FILE *f, const cs_coll_agg *a) {
     fprintf(f, "  (mean busbw over the instances that moved bytes; nccl-tests convention, 1 GB/s = 1e9 bytes/s)\n");
 }
 
-void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *res) {
+void cs_report_terminal(FILE *f, const cs_result *r, const char *const *outputs) {
+    const cs_engine_result *res = &r->sim;
     char t1[32], t2[32];
-    const cs_network_config *net = info->network;
+    const cs_network_config *net = &r->net;
     fprintf(f, "\nclustersim %s -- simulation report\n\n", CS_VERSION);
     fprintf(f, "  workload   %s%s  (%u ranks, %u distinct graph%s, %" PRIu64 " nodes)\n",
-            info->workload_prefix, info->single_file ? "" : ".<rank>.et", res->nranks,
-            info->ngraphs, info->ngraphs == 1 ? "" : "s", info->graph_nodes);
+            r->workload_prefix, r->single_file ? "" : ".<rank>.et", res->nranks,
+            r->ngraphs, r->ngraphs == 1 ? "" : "s", r->graph_nodes);
     fprintf(f, "  network    %s: ", net->path ? net->path : "(built-in)");
     for (int d = 0; d < net->ndims; d++)
         fprintf(f, "%s%s(%u) %g GB/s %g ns", d ? " x " : "", cs_topo_kind_name(net->topo[d]), net->npus[d],
                 net->bandwidth_gbps[d], net->latency_ns[d]);
-    fprintf(f, "\n  backend    %s\n", info->backend);
+    fprintf(f, "\n  backend    %s\n", r->backend);
     if (res->symmetric)
         fprintf(f, "  mode       symmetric: rank 0 simulated, standing for all %u ranks (exact; --symmetry=off for the full run)\n\n",
                 res->nranks);
@@ -176,26 +182,26 @@ void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *r
     uint32_t slow = slowest_rank(res);
     const cs_rank_result *sr = &res->ranks[slow];
     fprintf(f, "  simulated time   %s   (slowest: rank %u)\n", cs_time_fmt(res->sim_time, t1, sizeof t1), slow);
-    if (info->has_healthy)
+    if (r->has_healthy)
         fprintf(f, "  healthy network  %s   (failures/degradation: %+.2f %%, x%.4f)\n",
-                cs_time_fmt(info->healthy_time, t2, sizeof t2),
-                info->healthy_time ? 100.0 * ((double)res->sim_time / (double)info->healthy_time - 1.0) : 0.0,
-                info->healthy_time ? (double)res->sim_time / (double)info->healthy_time : 1.0);
+                cs_time_fmt(r->healthy_time, t2, sizeof t2),
+                r->healthy_time ? 100.0 * ((double)res->sim_time / (double)r->healthy_time - 1.0) : 0.0,
+                r->healthy_time ? (double)res->sim_time / (double)r->healthy_time : 1.0);
     fprintf(f, "  on rank %u: compute %s (%.1f %%), exposed communication %s (%.1f %%)\n\n", slow,
             cs_time_fmt(sr->compute, t1, sizeof t1), pct(sr->compute, sr->finish),
             cs_time_fmt(cs_rank_exposed_comm(sr), t2, sizeof t2), pct(cs_rank_exposed_comm(sr), sr->finish));
 
     fprintf(f, "  %-10s %14s %14s %14s %14s\n", "rank", "finish", "GPU compute", "exposed comm", "comm busy");
     if (res->nranks <= 16) {
-        for (uint32_t r = 0; r < res->nranks; r++) {
+        for (uint32_t k = 0; k < res->nranks; k++) {
             char label[16];
-            snprintf(label, sizeof label, "%u", r);
-            rank_row(f, label, &res->ranks[r]);
+            snprintf(label, sizeof label, "%u", k);
+            rank_row(f, label, &res->ranks[k]);
         }
     } else {
         cs_rank_result mn = res->ranks[0], mx = res->ranks[0];
-        for (uint32_t r = 1; r < res->nranks; r++) {
-            const cs_rank_result *rr = &res->ranks[r];
+        for (uint32_t k = 1; k < res->nranks; k++) {
+            const cs_rank_result *rr = &res->ranks[k];
             if (rr->finish < mn.finish) mn = *rr;
             if (rr->finish > mx.finish) mx = *rr;
         }
@@ -206,17 +212,90 @@ void cs_report_terminal(FILE *f, const cs_run_info *info, const cs_sim_result *r
     char b[32];
     fmt_bytes(res->net_bytes, b, sizeof b);
     fprintf(f, "\n  %" PRIu64 " events, %" PRIu64 " network messages (%s)", res->events, res->net_messages, b);
-    if (info->wall_s > 0) fprintf(f, ", %.3f s wall", info->wall_s);
+    if (r->wall_s > 0) fprintf(f, ", %.3f s wall", r->wall_s);
     fputs("\n", f);
     if (res->roofline_fallbacks)
         fprintf(f, "  note: %" PRIu64 " COMP nodes had no num_ops and were replayed from duration_micros\n",
                 res->roofline_fallbacks);
-    coll_lines(f, info->collectives);
+    coll_lines(f, r->colls);
     int any = 0;
-    for (int i = 0; i < 8 && info->outputs[i]; i++) {
-        fprintf(f, "%s%s", any ? ", " : "  outputs: ", info->outputs[i]);
+    for (int i = 0; outputs && outputs[i]; i++) {
+        fprintf(f, "%s%s", any ? ", " : "  outputs: ", outputs[i]);
         any = 1;
     }
     if (any) fputs("\n", f);
     fputs("\n", f);
+}
+
+/* ---- generated plans ------------------------------------------------------- */
+
+void cs_report_plan(FILE *f, const cs_gen_model *m, const cs_device *d, const cs_gen_plan *p) {
+    m->family->describe(f, m, p);
+    cs_gen_memory w;
+    cs_gen_memory_worst(m, p, &w);
+    char buf[512];
+    cs_gen_memory_format(&w, buf, sizeof buf);
+    fprintf(f, "  device     %s: %.0f TFLOP/s, %.0f GB HBM\n  memory     %s (largest)\n", d->name,
+            d->peak_bf16_flops / 1e12, d->hbm_bytes / 1e9, buf);
+}
+
+/* The training report (generated plans). */
+void cs_report_train(FILE *f, const cs_result *r) {
+    const cs_plan_row *pr = &r->plan;
+    uint32_t n = r->sim.nranks;
+    double it = cs_time_as_s_f(r->sim.sim_time);
+    fprintf(f, "clustersim %s -- training step\n\n", CS_VERSION);
+    cs_report_plan(f, &r->model, &r->device, &r->plan_cfg);
+    fprintf(f, "  network    %s (%" PRIu64 " NPUs), backend %s\n\n", r->net.path, r->net.total_npus, r->backend);
+    const char *unit = pr->throughput_unit;
+    fprintf(f, "  iteration time   %.4f s\n  MFU              %.1f %%  (%.3g model FLOPs, %.0f TFLOP/s per GPU)\n"
+               "  %-16s %.0f\n",
+            it, 100 * pr->mfu, pr->model_flops, it > 0 ? pr->model_flops / it / n / 1e12 : 0.0, unit, pr->throughput);
+    double c = cs_time_as_s_f(pr->rank0_compute_ps), e = cs_time_as_s_f(pr->rank0_exposed_comm_ps),
+           b = cs_time_as_s_f(pr->rank0_bubble_ps);
+    fprintf(f, "  rank 0 split     compute %.4f s (%.1f %%), exposed communication %.4f s (%.1f %%), bubble/wait "
+               "%.4f s (%.1f %%)\n",
+            c, 100 * c / it, e, 100 * e / it, b, 100 * b / it);
+    if (r->sim.symmetric == 2)
+        fprintf(f, "  symmetry         %u classes of %u ranks: one representative per class simulated\n",
+                r->sim.simulated_ranks, n / r->sim.simulated_ranks);
+    else if (r->sim.symmetric == 1)
+        fprintf(f, "  symmetry         every rank runs rank 0's graph: rank 0 simulated\n");
+    else
+        fprintf(f, "  symmetry         every rank simulated%s%s\n", r->sym_why[0] ? ": " : "",
+                r->sym_why[0] ? r->sym_why : r->sym_off ? " (--symmetry off)" : "");
+    fprintf(f, "  simulated %" PRIu64 " events (%" PRIu64 " represented), %u graphs generated, wall %.2f s\n",
+            r->sim.events / (n / (r->sim.simulated_ranks ? r->sim.simulated_ranks : n)), r->sim.events, r->ngraphs,
+            r->wall_s);
+    if (r->has_healthy)
+        fprintf(f, "  healthy network  %.4f s (slowdown x%.4f)\n", cs_time_as_s_f(r->healthy_time),
+                r->healthy_time ? (double)r->sim.sim_time / (double)r->healthy_time : 1.0);
+}
+
+int cs_report_train_json(const char *path, const cs_result *r, cs_error *err) {
+    const cs_plan_row *pr = &r->plan;
+    json_t *j = json_object();
+    json_object_set_new(j, "model", json_string(r->model.name));
+    json_object_set_new(j, "device", json_string(r->device.name));
+    json_object_set_new(j, "ranks", json_integer(r->sim.nranks));
+    json_object_set_new(j, "iteration_time_ns", json_real((double)r->sim.sim_time / 1e3));
+    json_object_set_new(j, "iteration_time_ps", json_integer((json_int_t)r->sim.sim_time));
+    json_object_set_new(j, "mfu", json_real(pr->mfu));
+    char key[32];
+    snprintf(key, sizeof key, "%.*s_per_s", (int)strcspn(pr->throughput_unit, "/"), pr->throughput_unit);
+    json_object_set_new(j, key, json_real(pr->throughput));
+    json_object_set_new(j, "model_flops", json_real(pr->model_flops));
+    json_object_set_new(j, "rank0_compute_ns", json_real((double)pr->rank0_compute_ps / 1e3));
+    json_object_set_new(j, "rank0_exposed_comm_ns", json_real((double)pr->rank0_exposed_comm_ps / 1e3));
+    json_object_set_new(j, "rank0_bubble_ns", json_real((double)pr->rank0_bubble_ps / 1e3));
+    json_object_set_new(j, "memory_worst_stage_bytes", json_integer((json_int_t)pr->memory_worst_bytes));
+    json_object_set_new(j, "simulated_ranks", json_integer(r->sim.simulated_ranks));
+    json_object_set_new(j, "events", json_integer((json_int_t)r->sim.events));
+    json_object_set_new(j, "symmetry", json_string(cs_result_symmetry(r, NULL, NULL)));
+    json_object_set(j, "scenario", r->scenario);
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    int rc = cs_write_file_atomic(path, s, strlen(s), err);
+    free(s);
+    return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * timeline.h -- Chrome / Perfetto trace-event JSON timeline.
  *
- * A cs_timeline is a cs_sim_observer: every completed node becomes one
+ * A cs_timeline is a cs_exec_observer: every completed node becomes one
  * complete ("X") slice, written to the file as it completes (nothing is held
  * in memory).  One process per rank ("rank N"), one thread per lane:
  * "GPU compute", "CPU", "communication" (collectives, sends, memory accesses,
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
-#include "workload/sim.h"
+#include "workload/exec.h"
 
 typedef struct cs_timeline cs_timeline;
 

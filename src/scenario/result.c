@@ -12,7 +12,7 @@ cs_result *cs_result_new(void) { return cs_calloc(1, sizeof(cs_result)); }
 
 void cs_result_free(cs_result *r) {
     if (!r) return;
-    cs_sim_result_free(&r->sim);
+    cs_engine_result_free(&r->sim);
     json_decref(r->config);
     json_decref(r->scenario);
     r->net.topology = NULL;

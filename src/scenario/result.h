@@ -17,7 +17,7 @@
 #include "clustersim/clustersim.h"
 #include "config/network_config.h"
 #include "network/network.h"
-#include "output/collectives.h"
+#include "scenario/coll_agg.h"
 #include "scenario/engine.h"
 #include "topology/topology.h"
 #include "gen/gen.h"
@@ -25,7 +25,7 @@
 #define CS_RESULT_MAX_COLLS 16384u
 
 struct cs_result {
-    cs_sim_result sim;            /* rank rows and totals */
+    cs_engine_result sim;            /* rank rows and totals */
     json_t *config;               /* effective configuration for summary.json (owned) */
     json_t *scenario;             /* the effective scenario (owned) */
     cs_network_config net;        /* dimensions (path owned; topology NULL) */

@@ -28,6 +28,7 @@
 #include "config/memory_config.h"
 #include "config/network_config.h"
 #include "config/system_config.h"
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "network/network.h"
 #include "scenario/scenario_run.h"
@@ -717,21 +718,6 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
         return NULL;
     }
     return root;
-}
-
-int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
-    int bad = fwrite(text, 1, len, f) != len;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(e));
-    }
-    return CS_OK;
 }
 
 int cs_scenario_dump_file(const cs_scenario *sc, const char *path, cs_error *err) {

@@ -25,13 +25,14 @@
 #include "clustersim/clustersim.h"
 #include "core/error.h"
 #include "core/time.h"
+#include "scenario/coll_agg.h"
 #include "scenario/engine.h"
 
 /* Observers a front end attaches to one run (all optional). */
 typedef struct cs_run_hooks {
-    const cs_sim_observer *observer;    /* node spans (the timeline) */
-    const char *collectives_csv;        /* stream collectives.csv to this path */
-    int collectives_json;               /* keep the entries summary.json lists */
+    const cs_exec_observer *observer;    /* node spans (the timeline) */
+    cs_coll_row_fn coll_row;            /* every collective instance as it completes */
+    void *coll_ud;                      /* (output/collectives.h streams them to files) */
     void (*link_util)(void *ud, uint32_t link, cs_time t, double util); /* graph backends */
     void *link_ud;
     int progress;                       /* progress lines on stderr for long runs */
@@ -63,8 +64,5 @@ int cs_scenario_dump_file(const cs_scenario *sc, const char *path, cs_error *err
 int cs_scenario_is_plan(const cs_scenario *sc);
 /* Every key of the namespace with type, unit, default and help. */
 void cs_scenario_print_help(FILE *f);
-
-/* Write path atomically: the text goes to path.tmp.<pid>, then rename. */
-int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err);
 
 #endif

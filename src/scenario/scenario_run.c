@@ -132,7 +132,7 @@ typedef struct split_obs {
     uint32_t rank;
     span *comp, *coll;
     size_t ncomp, ncoll, capcomp, capcoll;
-    const cs_sim_observer *next; /* the front end's observer */
+    const cs_exec_observer *next; /* the front end's observer */
 } split_obs;
 
 static void push(span **v, size_t *n, size_t *cap, cs_time a, cs_time b) {
@@ -176,24 +176,18 @@ static cs_time exposed_coll(split_obs *o) {
 
 /* ---- collective rows kept in memory ------------------------------------------------------ */
 
+typedef struct row_keep {
+    cs_result *r;
+    const cs_run_hooks *hooks;
+} row_keep;
+
 static void keep_row(void *ud, const cs_coll_row *row) {
-    cs_result *r = ud;
+    row_keep *k = ud;
+    cs_result *r = k->r;
+    if (k->hooks->coll_row) k->hooks->coll_row(k->hooks->coll_ud, row);
     if (r->nrows >= CS_RESULT_MAX_COLLS) return;
     CS_GROW(r->rows, r->caprows, r->nrows + 1);
-    cs_collective_row *x = &r->rows[r->nrows++];
-    memset(x, 0, sizeof *x);
-    snprintf(x->type, sizeof x->type, "%s", cs_coll_type_label(row->comm_type));
-    snprintf(x->communicator, sizeof x->communicator, "%s", row->communicator ? row->communicator : "");
-    snprintf(x->algorithms, sizeof x->algorithms, "%s", row->algorithms ? row->algorithms : "");
-    x->comm_size_bytes = row->comm_size;
-    x->data_bytes = row->data_bytes;
-    x->nranks = row->nranks;
-    x->chunks = row->chunks;
-    x->phases = row->phases;
-    x->start_ps = row->start;
-    x->end_ps = row->end;
-    x->algbw_gbps = row->algbw_gbps;
-    x->busbw_gbps = row->busbw_gbps;
+    cs_coll_row_public(row, &r->rows[r->nrows++]);
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -220,21 +214,21 @@ static void warn_astra_only(const cs_run_params *ro, const cs_system_config *sc)
 /* The healthy twin of a run with failures (--compare-healthy): the same
  * inputs on the topology with every link at its built bandwidth and no
  * timed changes; no observers. */
-static int run_healthy(const cs_workload *w, const cs_network_config *net, const cs_sim_options *so, cs_time *t,
+static int run_healthy(const cs_workload *w, const cs_network_config *net, const cs_engine_options *so, cs_time *t,
                        cs_error *err) {
-    cs_sim_options ho = *so;
+    cs_engine_options ho = *so;
     ho.observer = NULL;
     ho.coll_observer = NULL;
     ho.net_observer = NULL;
     ho.link_report = NULL;
     ho.net_healthy = 1; /* the backend ignores failures and timed changes; the topology is not touched */
     ho.progress = 0;
-    cs_sim_result hr;
+    cs_engine_result hr;
     memset(&hr, 0, sizeof hr);
-    int rc = cs_sim_run(w, net, &ho, &hr, err);
+    int rc = cs_engine_run(w, net, &ho, &hr, err);
     if (rc == CS_OK) *t = hr.sim_time;
     else cs_error_prefix(err, "run.compare-healthy (healthy run): ");
-    cs_sim_result_free(&hr);
+    cs_engine_result_free(&hr);
     return rc;
 }
 
@@ -261,8 +255,8 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     cs_gen_plan p;
     split_obs split;
     memset(&split, 0, sizeof split);
-    cs_sim_options so;
-    cs_sim_options_init(&so);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
     json_t *config = json_object();
     const cs_net_backend *be = cs_net_backend_find(ro.backend);
 
@@ -305,7 +299,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         }
     }
     if (rc == CS_OK) {
-        cs_sim_options_set_system(&so, &sysc);
+        cs_engine_options_set_system(&so, &sysc);
         so.comm_groups = groups.ngroups ? &groups : NULL;
         so.injection_scale = ro.injection_scale;
         so.backend = ro.backend;
@@ -338,18 +332,16 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     /* observers: the front end's, and for plans rank 0's split */
     split.rank = 0;
     split.next = hooks->observer;
-    cs_sim_observer split_o = {split_node_done, &split};
+    cs_exec_observer split_o = {split_node_done, &split};
     so.observer = plan ? &split_o : hooks->observer;
     cs_coll_observer cobs;
+    row_keep keep = {res, hooks};
     if (rc == CS_OK && !hooks->no_collectives) {
-        cs_coll_agg_params cp = {hooks->collectives_csv, hooks->collectives_json, 0, &groups};
-        rc = cs_coll_agg_new(&cp, &res->colls, err);
-        if (rc == CS_OK) {
-            cs_coll_agg_set_row_hook(res->colls, keep_row, res);
-            cobs = cs_coll_agg_observer(res->colls);
-            so.coll_observer = &cobs;
-            so.coll_records_representative = 1;
-        }
+        res->colls = cs_coll_agg_new(&groups);
+        cs_coll_agg_set_row_hook(res->colls, keep_row, &keep);
+        cobs = cs_coll_agg_observer(res->colls);
+        so.coll_observer = &cobs;
+        so.coll_records_representative = 1;
     }
     /* the workload, and for plans the symmetry policy */
     cs_sym_axes ax;
@@ -381,7 +373,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
             so.sym_no_fallback = 1;
             cs_error e;
             cs_error_clear(&e);
-            int rc2 = cs_sim_run(&w, &res->net, &so, &res->sim, &e);
+            int rc2 = cs_engine_run(&w, &res->net, &so, &res->sim, &e);
             if (rc2 != CS_OK) {
                 snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
                 cs_workload_free(&w);
@@ -389,25 +381,20 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
                 so.sym_no_fallback = 0;
                 use_cls = 0;
                 split.ncomp = split.ncoll = 0;
-                cs_coll_agg_free(res->colls);
-                res->colls = NULL;
-                res->nrows = 0;
-                cs_coll_agg_params cp = {hooks->collectives_csv, hooks->collectives_json, 0, &groups};
-                if (!hooks->no_collectives) rc = cs_coll_agg_new(&cp, &res->colls, err);
-                if (rc == CS_OK && res->colls) {
-                    cs_coll_agg_set_row_hook(res->colls, keep_row, res);
-                    cobs = cs_coll_agg_observer(res->colls);
-                }
+                /* (a representative run reports no collective until it has
+                 * succeeded: the aggregator and the hooks have seen none) */
+                if (res->colls && cs_coll_agg_count(res->colls) != 0)
+                    rc = CS_ERR(err, CS_EINTERNAL, "collective rows of a stopped class-mode run");
             }
         }
     }
     if (rc == CS_OK && plan && !use_cls) {
         rc = cs_gen_workload(&m, &p, &d, NULL, &w, err);
-        if (rc == CS_OK) rc = cs_sim_run(&w, &res->net, &so, &res->sim, err);
+        if (rc == CS_OK) rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     } else if (rc == CS_OK && !plan) {
-        rc = cs_sim_run(&w, &res->net, &so, &res->sim, err);
+        rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     }
-    if (rc == CS_OK && res->colls) rc = cs_coll_agg_finish(res->colls, err);
+    if (rc == CS_OK && res->colls) cs_coll_agg_finish(res->colls);
     if (rc == CS_OK) {
         res->sym_off = ro.symmetry == 1;
         res->backend = cs_strdup(ro.backend);

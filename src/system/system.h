@@ -25,7 +25,7 @@
  * BARRIER completes on every member when the last member arrives (ASTRA-sim
  * rejects it); BROADCAST is replayed from duration_micros (as ASTRA-sim does).
  *
- * Representative mode (params.representative; workload/sim.c decides when
+ * Representative mode (params.representative; scenario/engine.c decides when
  * it applies, docs/performance.md says when): when every rank runs the same
  * graph on the default communicator over ring / direct / halving-doubling
  * and the congestion-unaware backend, every rank follows rank 0's timeline

@@ -1,13 +1,13 @@
 /*
- * sim_symmetry.c -- may a run simulate one representative rank?
+ * engine_symmetry.c -- may a run simulate one representative rank?
  *
- * cs_sim_symmetry_check (declared in sim.h) is the static half of the
+ * cs_engine_symmetry_check (declared in engine.h) is the static half of the
  * symmetry mode: it decides from the workload, network, backend and system
  * configuration alone whether every rank can follow rank 0's timeline, and
  * says why not otherwise.  The dynamic half -- the run-time guard that falls
  * back to the full simulation when same-instant ties would differ between
  * ranks -- lives in the system layer (src/system/symmetry.c) and the driver
- * (sim.c).  This file owns nothing beyond the call.
+ * (engine.c).  This file owns nothing beyond the call.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include "system/coll_algo.h"
 #include "network/network.h"
 #include "memory/memory_config.h"
-#include "workload/sim.h"
+#include "scenario/engine.h"
 
 /* Memory models whose accesses from different ranks queue on one resource. */
 static int mem_shared(const cs_memory_config *mc) {
@@ -37,7 +37,7 @@ static int cfg_index_of(int32_t comm_type) {
 /* The collective node n: 0 when symmetric, else a reason in why.  dimop[d]
  * collects the group operation of every dimension (1 shift, 2 XOR). */
 static int coll_symmetric(const cs_graph *g, const cs_node *n, const cs_network_config *net,
-                          const cs_sim_options *opt, const cs_system_config *cfg, uint8_t *dimop, char *why,
+                          const cs_engine_options *opt, const cs_system_config *cfg, uint8_t *dimop, char *why,
                           size_t whylen) {
     if (!(n->flags & CS_NF_HAS_COMM_TYPE)) return 0; /* an error either way */
     if (n->comm_type == CS_COLL_BARRIER) {
@@ -141,7 +141,7 @@ static int run_allows_symmetry(const cs_workload *w, const cs_network_config *ne
     return 1;
 }
 
-int cs_sim_symmetry_check(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
+int cs_engine_symmetry_check(const cs_workload *w, const cs_network_config *net, const cs_engine_options *opt,
                           char *why, size_t whylen) {
     const char *backend = opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND;
     if (opt->symmetry == CS_SYMMETRY_OFF) {
@@ -203,7 +203,7 @@ int cs_sim_symmetry_check(const cs_workload *w, const cs_network_config *net, co
 }
 
 
-int cs_sim_class_check(const cs_workload *w, const cs_network_config *net, const cs_sim_options *opt,
+int cs_engine_class_check(const cs_workload *w, const cs_network_config *net, const cs_engine_options *opt,
                        char *why, size_t whylen) {
     const char *backend = opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND;
     const cs_sym_axes *ax = opt->sym_axes;

@@ -1,35 +1,19 @@
 /*
- * sim.c -- the workload executor (see sim.h).
- *
- * Event keys: every event a rank causes is keyed (rank << 32 | counter), so
- * ties at equal times resolve by rank and then by that rank's own order --
- * a property of the model, not of insertion order.
- *
- * Symmetry: cs_sim_symmetry_check decides from the inputs whether every rank
- * follows rank 0's timeline; then run_sim runs rank 0 alone (the system
- * layer's representative mode) and copies its row to every rank, scaling the
- * counts (events, messages, bytes, roofline fallbacks, warnings: each rank
- * has the same) by the rank count.  If that run stops -- the system layer
- * meets something the check could not see, or any error -- the full
- * simulation runs instead, so errors and deadlock reports are the full
- * run's.
+ * exec.c -- the graph executor (see exec.h): per-rank ready queues, the
+ * compute, CPU and communication resources, point-to-point matching, and the
+ * deadlock report.  Owns its per-rank state; the queue and layers are the
+ * engine's.
  */
-#include "workload/sim.h"
+#include "workload/exec.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
-#include "system/comm_groups.h"
 #include "core/alloc.h"
-#include "core/eventq.h"
 #include "core/log.h"
 #include "core/pool.h"
-#include "memory/memory.h"
 #include "memory/remote.h"
-#include "network/network.h"
-#include "system/system.h"
 
 /* ---- small index min-heap --------------------------------------------- */
 
@@ -86,32 +70,18 @@ typedef struct rank_state {
 typedef struct op op;
 typedef struct chan chan;
 
-/* Representative run: what rank 0 reported, when, and in an event caused by
- * which rank (the full run reports every rank's copy of one instant's items
- * in the order of that rank moved by the symmetry; see rep_replay). */
-struct rep_rec {
-    cs_coll_record r;
-    char algos[64];
-    cs_time t;
-    uint32_t root;
-    int dispatched;
-};
-struct rep_span {
-    cs_node_span sp;
-    cs_time t;
-    uint32_t root;
-    int dispatched;
-};
-
-typedef struct sim {
+struct cs_exec {
     const cs_workload *w;
-    const cs_sim_options *opt;
     cs_eventq *q;
-    cs_net net;
+    cs_compute_model compute;
+    uint32_t comm_streams;
+    const cs_exec_observer *observer;
+    cs_net *net;          /* attached by cs_exec_start (borrowed) */
     cs_system *sys;
-    cs_memory mem;
+    cs_memory *mem;
     rank_state *rs;
-    cs_sim_result *res;
+    cs_rank_result *ranks; /* w->nranks rows (borrowed) */
+    uint64_t roofline_fallbacks;
     cs_pool *op_pool;
     /* instant completions waiting to be processed (node indices of one rank) */
     uint32_t *instant;
@@ -125,20 +95,14 @@ typedef struct sim {
     cs_error *err;
     /* symmetry: rank 0 alone stands for every rank */
     int rep;
-    int cls;              /* class mode: rep and one representative per class (opt->sym_axes) */
+    int cls;              /* class mode: one representative per class */
     uint32_t nactive;     /* ranks with executor state: 1 or nranks */
     uint32_t *reps;       /* the simulated ranks, ascending */
     uint32_t nreps;
     char rep_why[256];    /* why the representative run stopped ("" = it did not) */
-    /* rank 0's collective records and node spans, reported for every rank
-     * when the representative run has succeeded */
-    struct rep_rec *recs;
-    size_t nrecs, caprecs;
-    struct rep_span *spans;
-    size_t nspans, capspans;
-    /* progress */
-    struct timespec wall_start, wall_last;
-} sim;
+};
+
+typedef struct cs_exec sim;
 
 struct op {
     sim *s;
@@ -180,7 +144,7 @@ static void comm_begin(sim *s, uint32_t rank) {
 
 static void comm_end(sim *s, uint32_t rank) {
     rank_state *r = &s->rs[rank];
-    if (--r->comm_active == 0) s->res->ranks[rank].comm_busy += cs_eventq_now(s->q) - r->comm_since;
+    if (--r->comm_active == 0) s->ranks[rank].comm_busy += cs_eventq_now(s->q) - r->comm_since;
 }
 
 static void make_ready(sim *s, uint32_t rank, uint32_t idx);
@@ -189,24 +153,13 @@ static void make_ready(sim *s, uint32_t rank, uint32_t idx);
 static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_t lane, int32_t peer) {
     rank_state *r = &s->rs[rank];
     const cs_graph *g = r->g;
-    cs_rank_result *rr = &s->res->ranks[rank];
+    cs_rank_result *rr = &s->ranks[rank];
     cs_time now = cs_eventq_now(s->q);
     rr->nodes++;
     rr->finish = now;
-    if (s->opt->observer && s->opt->observer->node_done) {
+    if (s->observer && s->observer->node_done) {
         cs_node_span sp = {rank, g, &g->nodes[idx], start, now, lane, peer};
-        if (s->rep) {
-            struct rep_span *x;
-            CS_GROW(s->spans, s->capspans, s->nspans + 1);
-            x = &s->spans[s->nspans++];
-            uint64_t key = 0;
-            x->sp = sp;
-            x->t = now;
-            x->dispatched = cs_eventq_dispatching(s->q, &key);
-            x->root = (uint32_t)(key >> 32);
-        } else {
-            s->opt->observer->node_done(s->opt->observer->ud, &sp);
-        }
+        s->observer->node_done(s->observer->ud, &sp);
     }
     for (uint32_t c = g->nodes[idx].child_begin; c < cs_graph_child_end(g, idx); c++) {
         uint32_t ch = g->children[c];
@@ -315,7 +268,7 @@ static void recv_done_ev(void *ctx, const cs_event *ev) {
     sim *s = o->s;
     if (s->cls) cs_system_sym_dispatch(s->sys, o->rank);
     if (s->failed) return;
-    s->res->ranks[o->rank].bytes_recv += o->bytes;
+    s->ranks[o->rank].bytes_recv += o->bytes;
     finish_comm_op(s, o, 0);
 }
 
@@ -328,11 +281,11 @@ static void send_arrived(void *ctx, uint64_t cookie) {
     }
     if (s->failed) return;
     snd->arrived = 1;
-    s->res->ranks[snd->rank].bytes_sent += snd->bytes;
+    s->ranks[snd->rank].bytes_sent += snd->bytes;
     op *rcv = snd->matched;
     if (rcv) {
         rcv->matched = NULL;
-        s->res->ranks[rcv->rank].bytes_recv += rcv->bytes;
+        s->ranks[rcv->rank].bytes_recv += rcv->bytes;
         finish_comm_op(s, snd, 1);
         finish_comm_op(s, rcv, 0);
     } else {
@@ -418,13 +371,13 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     comm_begin(s, rank);
     uint64_t key = next_key(s, rank);
     if (s->cls) { /* the arrival acts on both ends (send_arrived) */
-        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_net_uncontended_time(&s->net, rank, dst, o->bytes));
+        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_net_uncontended_time(s->net, rank, dst, o->bytes));
         cs_system_sym_event(s->sys, rank, t, key, rank);
         cs_system_sym_event(s->sys, dst, t, key, rank);
     }
     cs_net_msg m = {.src = rank, .dst = dst, .bytes = o->bytes, .key = key, .done = send_arrived, .ctx = s,
                     .cookie = (uint64_t)(uintptr_t)o};
-    return cs_net_send(&s->net, &m, s->err);
+    return cs_net_send(s->net, &m, s->err);
 }
 
 static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
@@ -538,7 +491,7 @@ static int issue_mem(sim *s, uint32_t rank, uint32_t idx) {
     op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
     s->rs[rank].comm_inflight++;
     comm_begin(s, rank);
-    int rc = s->mem.model->access(s->mem.state, rank, n->tensor_size, n->type == CS_NODE_MEM_STORE,
+    int rc = s->mem->model->access(s->mem->state, rank, n->tensor_size, n->type == CS_NODE_MEM_STORE,
                                   next_key(s, rank), mem_done, o, 0, s->err);
     if (rc)
         cs_error_prefix(s->err, "%s: node %" PRIu64 " (%s of %" PRIu64 " bytes): ", g->source,
@@ -555,7 +508,7 @@ static void comp_done(void *ctx, const cs_event *ev) {
     if (s->failed) return;
     rank_state *r = &s->rs[rank];
     r->comp_busy = 0;
-    s->res->ranks[rank].compute += cs_eventq_now(s->q) - r->comp_start;
+    s->ranks[rank].compute += cs_eventq_now(s->q) - r->comp_start;
     complete(s, rank, r->comp_node, r->comp_start, CS_LANE_COMPUTE, -1);
     settle(s, rank);
 }
@@ -567,7 +520,7 @@ static void cpu_done(void *ctx, const cs_event *ev) {
     if (s->failed) return;
     rank_state *r = &s->rs[rank];
     r->cpu_busy = 0;
-    s->res->ranks[rank].cpu += cs_eventq_now(s->q) - r->cpu_start;
+    s->ranks[rank].cpu += cs_eventq_now(s->q) - r->cpu_start;
     complete(s, rank, r->cpu_node, r->cpu_start, CS_LANE_CPU, -1);
     settle(s, rank);
 }
@@ -601,13 +554,13 @@ static void start_comp(sim *s, uint32_t rank, uint32_t idx, int cpu) {
     rank_state *r = &s->rs[rank];
     const cs_node *n = &r->g->nodes[idx];
     cs_time t = 0;
-    int outcome = cs_compute_time(&s->opt->compute, n, &t);
+    int outcome = cs_compute_time(&s->compute, n, &t);
     if (outcome == CS_COMP_SKIP) {
         push_instant(s, idx);
         return;
     }
     if (outcome == CS_COMP_REPLAYED) {
-        s->res->roofline_fallbacks++;
+        s->roofline_fallbacks++;
         cs_warn("%s: node %" PRIu64 " (COMP): roofline is enabled but the node has no num_ops; "
                 "replayed its duration_micros (%" PRIu64 " us) instead",
                 r->g->source, n->id, n->duration_us);
@@ -658,7 +611,7 @@ static void try_issue(sim *s, uint32_t rank) {
             }
             progressed = 1;
         }
-        while (r->ready_comm.n && r->comm_inflight < s->opt->comm_streams && !s->failed) {
+        while (r->ready_comm.n && r->comm_inflight < s->comm_streams && !s->failed) {
             uint32_t idx = heap_pop(&r->ready_comm);
             const cs_node *n = &r->g->nodes[idx];
             int rc;
@@ -692,7 +645,7 @@ static void try_issue(sim *s, uint32_t rank) {
 static void describe_stuck(sim *s) {
     uint32_t stuck = 0, first = 0;
     for (uint32_t rk = 0; rk < s->w->nranks; rk++)
-        if (s->res->ranks[rk].nodes < s->rs[rk].g->nnodes) {
+        if (s->ranks[rk].nodes < s->rs[rk].g->nnodes) {
             if (!stuck) first = rk;
             stuck++;
         }
@@ -722,53 +675,36 @@ static void describe_stuck(sim *s) {
         }
     char coll[400], netp[240];
     cs_system_describe_pending(s->sys, coll, sizeof coll);
-    cs_net_describe_pending(&s->net, netp, sizeof netp);
+    cs_net_describe_pending(s->net, netp, sizeof netp);
     CS_ERR(s->err, CS_EDEADLOCK,
            "simulation stopped at %.3f us with work left on %u of %u ranks (first: rank %u, %" PRIu64
            " of %u nodes done): %s%s%s%s",
            cs_time_as_us_f(cs_eventq_now(s->q)), stuck, s->w->nranks, first,
-           s->res->ranks[first].nodes, s->rs[first].g->nnodes, detail,
+           s->ranks[first].nodes, s->rs[first].g->nnodes, detail,
            coll[0] ? coll : (detail[0] ? "" : "nodes wait for parents that never complete"),
            netp[0] ? "; " : "", netp);
     fail(s, CS_EDEADLOCK);
 }
+/* ---- API --------------------------------------------------------------------- */
 
-/* ---- driver --------------------------------------------------------------- */
-
-void cs_sim_options_init(cs_sim_options *o) {
-    memset(o, 0, sizeof *o);
-    o->backend = CS_NET_DEFAULT_BACKEND;
-    o->comm_streams = 1;
-    o->injection_scale = 1.0;
+cs_exec *cs_exec_new(const cs_exec_params *p) {
+    sim *s = cs_calloc(1, sizeof *s);
+    s->w = p->w;
+    s->q = p->q;
+    s->compute = p->compute;
+    s->comm_streams = p->comm_streams ? p->comm_streams : 1;
+    s->observer = p->observer;
+    s->ranks = p->ranks;
+    s->err = p->err;
+    s->rep = p->mode != CS_EXEC_FULL;
+    s->cls = p->mode == CS_EXEC_CLASS;
+    s->nactive = p->mode == CS_EXEC_REP ? 1 : p->w->nranks;
+    s->op_pool = cs_pool_new(sizeof(op));
+    return s;
 }
 
-void cs_sim_options_set_system(cs_sim_options *o, const cs_system_config *sc) {
-    o->system = sc;
-    o->compute.roofline = sc->roofline_enabled ? 1 : 0;
-    o->compute.peak_flops = sc->peak_perf_tflops * 1e12;
-    o->compute.mem_bw_bytes_ps = sc->local_mem_bw_gbps * 1e9;
-}
-
-/* The system layer's events share the executor's per-rank key counter. */
-static uint64_t sys_next_key(void *ud, uint32_t rank) { return next_key(ud, rank); }
-static void sys_fail_cb(void *ud, int rc) { fail(ud, rc); }
-
-static double elapsed_s(const struct timespec *a, const struct timespec *b) {
-    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
-static void progress(sim *s) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (elapsed_s(&s->wall_last, &now) < 2.0) return;
-    s->wall_last = now;
-    char buf[32];
-    fprintf(stderr, "clustersim: %.0f s wall, simulated %s, %" PRIu64 " events\n",
-            elapsed_s(&s->wall_start, &now), cs_time_fmt(cs_eventq_now(s->q), buf, sizeof buf),
-            cs_eventq_dispatched(s->q));
-}
-
-static void free_sim(sim *s) {
+void cs_exec_free(cs_exec *s) {
+    if (!s) return;
     if (s->chans) {
         for (size_t b = 0; b < s->nchan_buckets; b++) {
             chan *c = s->chans[b];
@@ -792,155 +728,25 @@ static void free_sim(sim *s) {
     cs_free(s->pending);
     cs_free(s->reps);
     cs_free(s->instant);
-    cs_free(s->recs);
-    cs_free(s->spans);
-    cs_memory_destroy(&s->mem);
-    cs_system_free(s->sys);
-    cs_net_destroy(&s->net);
     cs_pool_free(s->op_pool);
-    cs_eventq_free(s->q);
+    cs_free(s);
 }
 
-/* ---- driver (continued) ------------------------------------------------------------ */
+uint64_t cs_exec_next_key(void *x, uint32_t rank) { return next_key(x, rank); }
+void cs_exec_fail(void *x, int rc) { fail(x, rc); }
+int cs_exec_failed(const cs_exec *s) { return s->failed; }
+uint32_t cs_exec_simulated(const cs_exec *s) { return s->nreps; }
+uint64_t cs_exec_roofline_fallbacks(const cs_exec *s) { return s->roofline_fallbacks; }
 
-/* Representative run: keep rank 0's collective records (each stands for
- * every member) until the run is known to be good. */
-static void rep_record(void *ud, const cs_coll_record *r) {
-    sim *s = ud;
-    CS_GROW(s->recs, s->caprecs, s->nrecs + 1);
-    struct rep_rec *x = &s->recs[s->nrecs++];
-    uint64_t key = 0;
-    x->r = *r;
-    snprintf(x->algos, sizeof x->algos, "%s", r->algorithms ? r->algorithms : "");
-    x->t = cs_eventq_now(s->q);
-    x->dispatched = cs_eventq_dispatching(s->q, &key);
-    x->root = (uint32_t)(key >> 32);
-}
-
-/* The rank whose copy of an item comes v-th in its instant of the full run:
- * ranks report in the order of their events' keys, (cause's rank, counter),
- * and rank r's cause is rank 0's moved by g_r; before the first event (the
- * issue at time 0) ranks run in rank order. */
-static uint32_t rep_rank(const sim *s, uint32_t v, uint32_t root, int dispatched) {
-    return dispatched ? cs_system_sym_rank(s->sys, v, root) : v;
-}
-
-/* Report what the representative run kept, for every rank, in the full
- * run's order: per instant (and the pre-dispatch issue apart), for v = 0 ..
- * nranks-1, rank 0's items of that instant in their order, each for the
- * rank that comes v-th.  (All of one instant's items were reported in
- * events of one cause's rank: the symmetry guard sees to it, as they all
- * act on the executor.)  Collective records may instead be reported once,
- * standing for every member (coll_records_representative). */
-static void rep_replay(sim *s) {
-    uint32_t n = s->w->nranks;
-    const cs_coll_observer *co = s->opt->coll_observer;
-    for (size_t i = 0; co && co->coll_done && i < s->nrecs;) {
-        size_t j = i;
-        while (j < s->nrecs && s->recs[j].t == s->recs[i].t && s->recs[j].dispatched == s->recs[i].dispatched) j++;
-        if (s->opt->coll_records_representative) {
-            for (size_t k = i; k < j; k++) {
-                cs_coll_record r = s->recs[k].r;
-                r.algorithms = s->recs[k].algos;
-                co->coll_done(co->ud, &r);
-            }
-        } else {
-            for (uint32_t v = 0; v < n; v++)
-                for (size_t k = i; k < j; k++) {
-                    cs_coll_record r = s->recs[k].r;
-                    r.algorithms = s->recs[k].algos;
-                    r.represents = 1;
-                    r.rank = rep_rank(s, v, s->recs[k].root, s->recs[k].dispatched);
-                    if (s->w->ngraphs > 1) { /* the rank's own node id */
-                        const cs_graph *g0 = s->w->rank_graph[0];
-                        uint32_t idx = cs_graph_find(g0, s->recs[k].r.node_id);
-                        if (idx != UINT32_MAX) r.node_id = s->w->rank_graph[r.rank]->nodes[idx].id;
-                    }
-                    co->coll_done(co->ud, &r);
-                }
-        }
-        i = j;
-    }
-    const cs_sim_observer *no = s->opt->observer;
-    for (size_t i = 0; no && no->node_done && i < s->nspans;) {
-        size_t j = i;
-        while (j < s->nspans && s->spans[j].t == s->spans[i].t && s->spans[j].dispatched == s->spans[i].dispatched) j++;
-        for (uint32_t v = 0; v < n; v++)
-            for (size_t k = i; k < j; k++) {
-                cs_node_span sp = s->spans[k].sp;
-                sp.rank = rep_rank(s, v, s->spans[k].root, s->spans[k].dispatched);
-                sp.graph = s->w->rank_graph[sp.rank];
-                sp.node = &sp.graph->nodes[s->spans[k].sp.node - s->spans[k].sp.graph->nodes];
-                no->node_done(no->ud, &sp);
-            }
-        i = j;
-    }
-}
-
-/* Class mode: report what the representatives did, once each (records
- * stand for every rank of their class; spans are the representatives'). */
-static void cls_replay(sim *s) {
-    const cs_coll_observer *co = s->opt->coll_observer;
-    for (size_t i = 0; co && co->coll_done && i < s->nrecs; i++) {
-        cs_coll_record r = s->recs[i].r;
-        r.algorithms = s->recs[i].algos;
-        co->coll_done(co->ud, &r);
-    }
-    const cs_sim_observer *no = s->opt->observer;
-    for (size_t i = 0; no && no->node_done && i < s->nspans; i++) no->node_done(no->ud, &s->spans[i].sp);
-}
-
-/* One simulation: every rank, or (rep) rank 0 standing for every rank. */
-static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const cs_sim_options *opt,
-                   const cs_net_backend *be, int rep, cs_sim_result *res, cs_error *err, char *why,
-                   size_t whylen) {
-    sim S;
-    memset(&S, 0, sizeof S);
-    sim *s = &S;
-    s->w = w;
-    s->opt = opt;
-    s->err = err;
-    s->res = res;
-    s->rep = rep;
-    s->cls = rep && opt->sym_axes;
-    s->nactive = rep && !s->cls ? 1 : w->nranks;
-    s->q = cs_eventq_new();
-    s->op_pool = cs_pool_new(sizeof(op));
-    res->nranks = w->nranks;
-    res->ranks = cs_calloc(w->nranks, sizeof *res->ranks);
-    cs_net_env env = {.cfg = netcfg, .topo = netcfg->topology, .q = s->q, .observer = opt->net_observer,
-                      .healthy = opt->net_healthy, .opts = opt->net_opts};
-    int rc = cs_net_init(&s->net, be, &env, err);
-    cs_system_params sp = {.config = opt->system,
-                           .network = netcfg,
-                           .groups = opt->comm_groups,
-                           .injection_scale = opt->injection_scale,
-                           .next_key = sys_next_key,
-                           .key_ud = s,
-                           .fail = sys_fail_cb,
-                           .fail_ud = s,
-                           .observer = opt->coll_observer,
-                           .representative = rep,
-                           .axes = s->cls ? opt->sym_axes : NULL};
-    cs_coll_observer rep_obs = {rep_record, s};
-    if (rep && opt->coll_observer) sp.observer = &rep_obs;
-    if (rc == CS_OK) rc = cs_system_new(s->q, &s->net, w->nranks, &sp, &s->sys, err);
-    /* (a representative run has no memory accesses; the model is set up as usual) */
-    if (rc == CS_OK) rc = cs_memory_init(&s->mem, opt->memory, s->q, w->nranks, err);
-    if (rc) {
-        if (rep) snprintf(why, whylen, "setting it up failed (%.300s)", err && err->msg[0] ? err->msg : "?");
-        free_sim(s);
-        cs_sim_result_free(res);
-        return rc;
-    }
+void cs_exec_start(cs_exec *s, cs_net *net, cs_system *sys, cs_memory *mem) {
+    const cs_workload *w = s->w;
+    s->net = net;
+    s->sys = sys;
+    s->mem = mem;
     s->rs = cs_calloc(s->nactive, sizeof *s->rs);
-    s->reps = cs_malloc((size_t)(rep && !s->cls ? 1 : w->nranks) * sizeof *s->reps);
+    s->reps = cs_malloc((size_t)s->nactive * sizeof *s->reps);
     for (uint32_t rk = 0; rk < s->nactive; rk++)
-        if (cs_system_is_rep(s->sys, rk)) s->reps[s->nreps++] = rk;
-    unsigned long warn0 = cs_log_warning_count();
-    clock_gettime(CLOCK_MONOTONIC, &s->wall_start);
-    s->wall_last = s->wall_start;
-
+        if (cs_system_is_rep(sys, rk)) s->reps[s->nreps++] = rk;
     size_t npending = 0;
     for (uint32_t i = 0; i < s->nreps; i++) npending += w->rank_graph[s->reps[i]]->nnodes;
     s->pending = cs_malloc((npending ? npending : 1) * sizeof *s->pending);
@@ -960,24 +766,24 @@ static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const 
         }
         settle(s, rk);
     }
-    uint64_t n = 0;
-    while (!s->failed && cs_eventq_step(s->q)) {
-        if (opt->progress && (++n & 0xffff) == 0) progress(s);
-    }
-    if (rep) {
+}
+
+int cs_exec_finish(cs_exec *s, char *why, size_t whylen) {
+    if (whylen) why[0] = '\0';
+    if (s->rep) {
         const char *broken = cs_system_symmetry_broken(s->sys);
         if (broken)
             snprintf(why, whylen, "%s", broken);
         else if (s->rep_why[0])
             snprintf(why, whylen, "%s", s->rep_why);
         else if (s->failed)
-            snprintf(why, whylen, "it failed (%.300s)", err && err->msg[0] ? err->msg : "no message");
+            snprintf(why, whylen, "it failed (%.300s)", s->err && s->err->msg[0] ? s->err->msg : "no message");
         else
             for (uint32_t i = 0; i < s->nreps; i++) {
                 uint32_t rk = s->reps[i];
-                if (res->ranks[rk].nodes < s->rs[rk].g->nnodes) {
+                if (s->ranks[rk].nodes < s->rs[rk].g->nnodes) {
                     snprintf(why, whylen, "rank %u stopped with %" PRIu64 " of %u nodes done", rk,
-                             res->ranks[rk].nodes, s->rs[rk].g->nnodes);
+                             s->ranks[rk].nodes, s->rs[rk].g->nnodes);
                     fail(s, CS_EDEADLOCK);
                     break;
                 }
@@ -985,73 +791,5 @@ static int run_sim(const cs_workload *w, const cs_network_config *netcfg, const 
     } else if (!s->failed) {
         describe_stuck(s);
     }
-    uint64_t scale = rep ? w->nranks / (s->nreps ? s->nreps : 1) : 1;
-    res->events = cs_eventq_dispatched(s->q) * scale;
-    res->net_messages = s->net.stats.messages * scale;
-    res->net_bytes = s->net.stats.bytes * scale;
-    res->roofline_fallbacks *= scale;
-    res->warnings = (cs_log_warning_count() - warn0) * scale;
-    res->symmetric = rep ? (s->cls ? 2 : 1) : 0;
-    res->simulated_ranks = s->nreps;
-    res->coll = *cs_system_get_stats(s->sys);
-    res->coll.messages *= scale; /* collectives are instances: the same count in both modes */
-    res->coll.bytes_sent *= scale;
-    res->coll.bytes_recv *= scale;
-    res->coll.reductions *= scale;
-    if (rep && !s->failed && s->cls) {
-        for (uint32_t rk = 0; rk < w->nranks; rk++) {
-            uint32_t r0 = cs_system_rep_of(s->sys, rk);
-            if (r0 != rk) res->ranks[rk] = res->ranks[r0];
-        }
-        cls_replay(s);
-    } else if (rep && !s->failed) {
-        for (uint32_t rk = 1; rk < w->nranks; rk++) res->ranks[rk] = res->ranks[0];
-        rep_replay(s);
-    }
-    for (uint32_t rk = 0; rk < w->nranks; rk++)
-        if (res->ranks[rk].finish > res->sim_time) res->sim_time = res->ranks[rk].finish;
-    rc = s->failed;
-    if (rc && err && err->code == CS_OK) CS_ERR(err, rc, "simulation failed");
-    if (!rc && opt->link_report) { /* the backend's link statistics outlive it */
-        cs_net_link_report_free(opt->link_report);
-        rc = cs_net_report(&s->net, opt->link_report, err);
-    }
-    free_sim(s);
-    if (rc) cs_sim_result_free(res);
-    return rc;
-}
-
-int cs_sim_run(const cs_workload *w, const cs_network_config *netcfg, const cs_sim_options *opt,
-               cs_sim_result *res, cs_error *err) {
-    memset(res, 0, sizeof *res);
-    if (w->nranks != netcfg->total_npus)
-        return CS_ERR(err, CS_EINVAL,
-                      "workload %s has %u ranks but the network %s has %" PRIu64
-                      " NPUs; expected one trace per NPU",
-                      w->prefix, w->nranks, netcfg->path ? netcfg->path : "", netcfg->total_npus);
-    const cs_net_backend *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
-    if (!be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
-    char why[512];
-    /* class mode when the caller gave axes, else the single representative */
-    int cls = opt->sym_axes && opt->symmetry != CS_SYMMETRY_OFF;
-    int no_fallback = cls && opt->sym_no_fallback;
-    if (cls ? cs_sim_class_check(w, netcfg, opt, why, sizeof why) : cs_sim_symmetry_check(w, netcfg, opt, why, sizeof why)) {
-        cs_info("symmetry %s", why);
-        cs_error e;
-        cs_error_clear(&e);
-        int rc = run_sim(w, netcfg, opt, be, 1, res, &e, why, sizeof why);
-        if (rc == CS_OK) return CS_OK;
-        memset(res, 0, sizeof *res);
-        if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "the representative run stopped: %s", why);
-        cs_info("symmetry: the representative run stopped: %s; simulating every rank", why);
-    } else {
-        if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "symmetry does not apply: %s", why);
-        cs_info("symmetry does not apply: %s", why);
-    }
-    return run_sim(w, netcfg, opt, be, 0, res, err, why, sizeof why);
-}
-
-void cs_sim_result_free(cs_sim_result *res) {
-    cs_free(res->ranks);
-    res->ranks = NULL;
+    return s->failed;
 }

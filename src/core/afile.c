@@ -1,0 +1,72 @@
+/*
+ * afile.c -- atomic result files (see afile.h).
+ */
+#include "core/afile.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+
+int cs_afile_open(cs_afile *a, const char *path, cs_error *err) {
+    memset(a, 0, sizeof *a);
+    size_t n = strlen(path) + 32;
+    a->path = cs_strdup(path);
+    a->tmp = cs_malloc(n);
+    snprintf(a->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    a->f = fopen(a->tmp, "w");
+    if (!a->f) {
+        int e = errno;
+        cs_free(a->path);
+        cs_free(a->tmp);
+        memset(a, 0, sizeof *a);
+        return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
+    return CS_OK;
+}
+
+static void release(cs_afile *a) {
+    cs_free(a->path);
+    cs_free(a->tmp);
+    memset(a, 0, sizeof *a);
+}
+
+int cs_afile_commit(cs_afile *a, cs_error *err) {
+    if (!a->f) return CS_OK;
+    int bad = ferror(a->f);
+    int e = errno;
+    if (fclose(a->f) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    a->f = NULL;
+    int rc = CS_OK;
+    if (bad)
+        rc = CS_ERR(err, CS_EIO, "%s: write error: %s", a->path, strerror(e ? e : EIO));
+    else if (rename(a->tmp, a->path) != 0)
+        rc = CS_ERR(err, CS_EIO, "%s: cannot write: %s", a->path, strerror(errno));
+    if (rc) remove(a->tmp);
+    release(a);
+    return rc;
+}
+
+void cs_afile_abort(cs_afile *a) {
+    if (a->f) {
+        fclose(a->f);
+        remove(a->tmp);
+    }
+    release(a);
+}
+
+int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err) {
+    cs_afile a;
+    int rc = cs_afile_open(&a, path, err);
+    if (rc) return rc;
+    if (fwrite(text, 1, len, a.f) != len) {
+        int e = errno;
+        cs_afile_abort(&a);
+        return CS_ERR(err, CS_EIO, "%s: write error: %s", path, strerror(e));
+    }
+    return cs_afile_commit(&a, err);
+}

@@ -1,0 +1,34 @@
+/*
+ * afile.h -- result files written atomically: the text goes to a temporary
+ * name beside the destination (PATH.tmp.PID) and is renamed over PATH only
+ * when complete, so a reader sees the old file or the whole new one, and a
+ * run that fails or is interrupted leaves no partial file.
+ *
+ * Ownership: a cs_afile owns its FILE and names until cs_afile_commit or
+ * cs_afile_abort (either may be called once; abort after commit is a no-op).
+ */
+#ifndef CS_CORE_AFILE_H
+#define CS_CORE_AFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+typedef struct cs_afile {
+    FILE *f;      /* write here */
+    char *path;   /* destination */
+    char *tmp;    /* temporary name */
+} cs_afile;
+
+/* Open PATH.tmp.PID for writing; on failure a->f is NULL and err names path. */
+int cs_afile_open(cs_afile *a, const char *path, cs_error *err);
+/* Close, check for write errors, rename over the destination. */
+int cs_afile_commit(cs_afile *a, cs_error *err);
+/* Close and remove the temporary file (the destination is untouched). */
+void cs_afile_abort(cs_afile *a);
+
+/* The whole of text[0..len) to path, atomically. */
+int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err);
+
+#endif
