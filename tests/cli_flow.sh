@@ -43,7 +43,7 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 8, 50, 500],\n   [1, 9, 50, 500]]}\n' > bad.json
 expect_fail "edge-list error names file and line" "bad.json:3: edges[1]: node 9 does not exist" \
     run --backend flow --topology=bad.json --quiet
-expect_fail "topology without flow" "--topology ft.json: only a graph backend (flow) uses a topology" run --topology=ft.json --quiet
+expect_fail "topology without flow" "ft.json: only a graph backend (flow) uses a topology" run --topology=ft.json --quiet
 # A link fails mid-transfer (docs/topology.md, tests/test_net_flow.c): 1 MiB
 # 0 -> 1 on 0-2-1 (50 GB/s, 500 ns); cable 0-2 down at 10000 ns; the rest,
 # 511705.088 B, takes the 25 GB/s detour 0-3-4-1: 19062.5 ns, ending at

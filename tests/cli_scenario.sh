@@ -116,10 +116,36 @@ expect_fail "unknown backend option" "--set backend.flow.routng: not an option o
 expect_fail "bad backend option value" "--set backend.flow.routing: expected one of topology, ecmp, spray" \
     run "${RC[@]}" --set backend.flow.routing=zigzag
 
+# --- topology.* keys: a builder's keys one by one give the file's picoseconds; changed, dumped, reloaded
+RCK=("${RC[@]:0:5}" --quiet)
+run "${RC[@]}" --json tf.json || fail "flow with the topology file"
+run "${RCK[@]}" --set topology.builder=fat-tree --set topology.fat-tree.npus_per_leaf=8 \
+    --set topology.fat-tree.spines=4 --set topology.fat-tree.link_bandwidth=50 \
+    --set topology.fat-tree.link_latency=1000 --set topology.fat-tree.oversubscription=3 --json tk.json \
+    || fail "flow with topology.* keys"
+[ "$(ps tf.json sim_time_ps)" = "$(ps tk.json sim_time_ps)" ] \
+    && pass "topology.fat-tree.* keys = the topology file ($(ps tk.json sim_time_ps) ps)" || fail "topology keys vs file"
+printf '{"builder": "fat-tree", "npus_per_leaf": 8, "spines": 2, "link_bandwidth": 50, "link_latency": 1000,\n "oversubscription": 3}\n' > ft2.json
+run "${RCK[@]}" --topology ft2.json --json t2f.json || fail "flow with 2 spines"
+run "${RC[@]}" --set topology.fat-tree.spines=2 --json t2k.json --dump-scenario t2.scenario.json || fail "--set spines"
+run --scenario t2.scenario.json --json t2r.json || fail "topology reload"
+[ "$(ps t2f.json sim_time_ps)" = "$(ps t2k.json sim_time_ps)" ] && [ "$(ps t2k.json sim_time_ps)" = "$(ps t2r.json sim_time_ps)" ] \
+    && [ "$(ps t2k.json sim_time_ps)" != "$(ps tf.json sim_time_ps)" ] \
+    && pass "--set topology.fat-tree.spines=2 over the file = a file with 2 spines = its dump reloaded ($(ps t2k.json sim_time_ps) ps)" \
+    || fail "spines override: $(ps t2f.json sim_time_ps) $(ps t2k.json sim_time_ps) $(ps t2r.json sim_time_ps)"
+grep -q '"spines": 2' t2.scenario.json && pass "the dump holds the builder's keys" || fail "topology dump"
+expect_fail "unknown builder key" "--set topology.fat-tree.spine: not a key of builder fat-tree; expected" \
+    run "${RC[@]}" --set topology.fat-tree.spine=2
+expect_fail "another builder's keys" "rail: keys of builder rail, but the builder is fat-tree" \
+    run "${RC[@]}" --set topology.rail.spines=2
+expect_fail "unknown builder" "--set topology.torus9.x: expected topology.BUILDER.KEY with BUILDER one of" \
+    run "${RC[@]}" --set topology.torus9.x=1
+expect_fail "bad builder value" "--set topology.fat-tree.spines: " run "${RC[@]}" --set topology.fat-tree.spines=-1
+
 # --- --help-config comes from the key tables
 hc=$("$CS_BIN" run --help-config)
 for k in "== run.*" "comm-streams" "== plan.*" "virtual-stages" "== network.*" "== system.*" "all-reduce-implementation" \
-    "== memory.*" "== comm-groups.NAME" "== backend.flow.*"; do
+    "== memory.*" "== comm-groups.NAME" "== backend.flow.*" "== topology.*" "failed_links" "npus_per_leaf"; do
     case "$hc" in *"$k"*) ;; *) fail "--help-config lacks $k"; continue ;; esac
 done
 pass "--help-config lists every section"

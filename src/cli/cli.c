@@ -64,7 +64,7 @@ static const flag FLAGS[] = {
     {"injection-scale", F_KEY, "run.injection-scale", 0, "X", "ASTRA-sim: endpoint-delay scale", 0},
     {"rendezvous-protocol", F_KEY, "run.rendezvous-protocol", 0, "BOOL", "ASTRA-sim: rendezvous send/recv", 0},
     {"backend", F_KEY, "run.backend", 0, "NAME", "network backend (list below)", 1},
-    {"topology", F_KEY, "run.topology", 0, "FILE", "physical topology JSON for a graph backend (docs/topology.md)", 1},
+    {"topology", F_LOAD, "topology", 0, "FILE", "physical topology JSON for a graph backend (docs/topology.md) -> topology.*", 1},
     {"npu-placement", F_KEY, "run.placement", 0, "STRATEGY",
      "graph backends: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack (run: also --placement)", 1},
     {"compare-healthy", F_KEYFLAG, "run.compare-healthy", 0, NULL,

@@ -11,6 +11,10 @@
  *     builder's parse rejects ("not a key of builder X");
  *   - anything else, which warns ("unknown key ... ignored"), as every
  *     configuration file of clustersim does.
+ * The builder's keys may also sit in an object named after the builder
+ * ({"builder": "fat-tree", "fat-tree": {"spines": 8}}): the scenario's
+ * topology section has that form (topology.fat-tree.spines); an object
+ * named after another builder is an error.
  * Units and their conversion belong to each builder's key table.  Owns
  * nothing after return: the topology goes to the caller.
  */
@@ -178,7 +182,7 @@ static cs_jdoc view(const cs_jdoc *doc, json_t *obj) {
 /* Split the members: common keys, keys of some builder (to b's parse, which
  * rejects those of other builders), unknown keys (warned, with b's and the
  * common keys as suggestions). */
-static void split(const cs_jdoc *doc, const cs_topo_builder *b, json_t *mine, json_t *builder_keys) {
+static int split(const cs_jdoc *doc, const cs_topo_builder *b, json_t *mine, json_t *builder_keys, cs_error *err) {
     const char *known[160];
     size_t nknown = 0;
     for (size_t i = 0; i < NCOMMON; i++) known[nknown++] = COMMON[i].key;
@@ -186,16 +190,53 @@ static void split(const cs_jdoc *doc, const cs_topo_builder *b, json_t *mine, js
     for (size_t i = 0; i < doc->nm; i++) {
         const char *key = doc->m[i].key;
         json_t *v = json_object_get(doc->root, key);
-        if (common_key(key)) json_object_set(mine, key, v);
-        else if (cs_topo_builder_key(b, key) || cs_topo_builder_owner(key, b)) json_object_set(builder_keys, key, v);
-        else cs_warn_unknown_key(doc->path, doc->m[i].key_line, key, known, nknown);
+        const cs_topo_builder *named = json_is_object(v) ? cs_topo_builder_find(key) : NULL;
+        if (named == b) { /* the nested form */
+            const char *k;
+            json_t *x;
+            json_object_foreach(v, k, x) json_object_set(builder_keys, k, x);
+        } else if (named) {
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s: keys of builder %s, but the builder is %s", doc->path,
+                          doc->m[i].key_line, key, named->name, b->name);
+        } else if (common_key(key)) {
+            json_object_set(mine, key, v);
+        } else if (cs_topo_builder_key(b, key) || cs_topo_builder_owner(key, b)) {
+            json_object_set(builder_keys, key, v);
+        } else {
+            cs_warn_unknown_key(doc->path, doc->m[i].key_line, key, known, nknown);
+        }
     }
+    return CS_OK;
 }
 
-int cs_topology_file_load(const char *path, const cs_network_config *net, cs_topo **out, cs_error *err) {
-    *out = NULL;
+/* The effective values in the scenario's form: builder, the common keys
+ * (lists as given), and the builder's keys with defaults under its name
+ * (keys that default to "not set" only when given). */
+static json_t *effective(const cs_topo_builder *b, const void *params, const json_t *given, const common *c,
+                         json_t *mine) {
+    json_t *j = json_object();
+    json_object_set_new(j, "builder", json_string(b->name));
+    json_object_set_new(j, "routing", json_string(ROUTINGS[c->routing]));
+    json_object_set_new(j, "ecmp_seed", json_integer(c->ecmp_seed));
+    const char *k;
+    json_t *v;
+    json_object_foreach(mine, k, v) {
+        if (strcmp(k, "builder") && strcmp(k, "routing") && strcmp(k, "ecmp_seed")) json_object_set(j, k, v);
+    }
+    json_t *bk = cs_opts_to_json(b->keys, b->nkeys, params);
+    for (size_t i = 0; i < b->nkeys; i++)
+        if (b->keys[i].nodef && !json_object_get(given, b->keys[i].key)) json_object_del(bk, b->keys[i].key);
+    json_object_set_new(j, b->name, bk);
+    return j;
+}
+
+int cs_topology_load_text(const char *path, const char *text, size_t len, const cs_network_config *net,
+                          cs_topo **out, json_t **eff, cs_error *err) {
+    if (out) *out = NULL;
+    if (eff) *eff = NULL;
     cs_jdoc doc;
-    int rc = cs_jdoc_load(path, "topology file", &doc, err);
+    int rc = text ? cs_jdoc_load_text(path, text, len, "topology", &doc, err)
+                  : cs_jdoc_load(path, "topology file", &doc, err);
     if (rc) return rc;
     common c;
     cs_opts_defaults(COMMON, NCOMMON, &c);
@@ -216,27 +257,26 @@ int cs_topology_file_load(const char *path, const cs_network_config *net, cs_top
     } else if (!name) {
         rc = cs_opts_parse(&cv, COMMON, 1, &c, NULL, err); /* "a required key, got no such key" */
     }
-    if (rc == CS_OK) {
-        split(&doc, b, mine, bkeys);
-        rc = cs_opts_parse(&cv, COMMON, NCOMMON, &c, NULL, err);
-    }
+    if (rc == CS_OK) rc = split(&doc, b, mine, bkeys, err);
+    if (rc == CS_OK) rc = cs_opts_parse(&cv, COMMON, NCOMMON, &c, NULL, err);
     if (rc == CS_OK) {
         params = cs_calloc(1, b->params_size ? b->params_size : 1);
         rc = cs_topo_builder_parse_doc(b, &bv, params, err);
     }
-    if (rc == CS_OK) {
+    if (rc == CS_OK && eff) *eff = effective(b, params, bkeys, &c, mine);
+    if (rc == CS_OK && out) {
         char where[1100];
         snprintf(where, sizeof where, "%s:%d", path, cs_jdoc_key_line(&doc, "builder"));
         rc = cs_topo_builder_build(b, params, net, where, &t, err);
     }
-    if (rc == CS_OK) {
+    if (rc == CS_OK && out) {
         t->ecmp_seed = (uint64_t)c.ecmp_seed;
         t->spray = c.routing == 1;
         rc = read_routes(&doc, t, err);
         if (rc == CS_OK) rc = apply_failures(&doc, t, err);
         if (rc == CS_OK) rc = apply_changes(&doc, t, err);
     }
-    if (rc == CS_OK && t->nnpus != net->total_npus)
+    if (rc == CS_OK && out && t->nnpus != net->total_npus)
         rc = CS_ERR(err, CS_EINVAL, "%s: the topology has %u NPUs but the network configuration %s has %llu",
                     path, t->nnpus, net->path ? net->path : "", (unsigned long long)net->total_npus);
     if (params) {
@@ -249,10 +289,23 @@ int cs_topology_file_load(const char *path, const cs_network_config *net, cs_top
     cs_jdoc_free(&doc);
     if (rc) {
         cs_topo_free(t);
+        if (eff) {
+            json_decref(*eff);
+            *eff = NULL;
+        }
         return rc;
     }
-    *out = t;
+    if (out) *out = t;
     return CS_OK;
+}
+
+int cs_topology_file_load(const char *path, const cs_network_config *net, cs_topo **out, cs_error *err) {
+    return cs_topology_load_text(path, NULL, 0, net, out, NULL, err);
+}
+
+const cs_opt *cs_topology_common_keys(size_t *n) {
+    *n = NCOMMON;
+    return COMMON;
 }
 
 void cs_topology_file_print_help(FILE *f) {

@@ -17,9 +17,19 @@
 
 #include "config/network_config.h"
 #include "core/error.h"
+#include "core/opts.h"
 #include "topology/topology.h"
 
 int cs_topology_file_load(const char *path, const cs_network_config *net, cs_topo **out, cs_error *err);
+/* The same from text in memory (text NULL = read path; path labels the
+ * messages).  out NULL = check the keys only (no build; net unused); eff,
+ * when given, receives the effective values in the scenario's form
+ * {"builder": B, "routing": ..., "ecmp_seed": ..., lists as given,
+ *  B: {every key of B, defaults included}} (a new reference). */
+int cs_topology_load_text(const char *path, const char *text, size_t len, const cs_network_config *net,
+                          cs_topo **out, json_t **eff, cs_error *err);
+/* The keys common to every builder (builder, routing, ecmp_seed, the lists). */
+const cs_opt *cs_topology_common_keys(size_t *n);
 void cs_topology_file_print_help(FILE *f);
 
 #endif

@@ -7,7 +7,9 @@
  *   run, plan, model, device   the option tables of scenario_keys.c;
  *   network                    the network YAML reader (JSON is YAML);
  *   system, memory             the system and remote-memory JSON readers;
- *   comm-groups                the communicator-group reader.
+ *   comm-groups                the communicator-group reader;
+ *   topology                   the topology reader (config/topology_file.h):
+ *                              builder, common keys, BUILDER.KEY.
  * A file loaded into an ASTRA-sim section (--network-configuration ...) is
  * read and checked by its reader with the file's own line numbers, and its
  * effective values become the section.  The dump writes every section's
@@ -28,13 +30,15 @@
 #include "config/memory_config.h"
 #include "config/network_config.h"
 #include "config/system_config.h"
+#include "config/topology_file.h"
 #include "core/afile.h"
 #include "core/alloc.h"
 #include "network/network.h"
+#include "topology/builder.h"
 #include "scenario/scenario_run.h"
 
-static const char *const SECT_NAMES[SC_NSECT] = {"run", "plan", "model", "device", "network",
-                                                 "system", "memory", "comm-groups", "backend"};
+static const char *const SECT_NAMES[SC_NSECT] = {"run",    "plan",   "model",       "device",  "network",
+                                                 "topology", "system", "memory", "comm-groups", "backend"};
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -176,6 +180,30 @@ int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err) {
     return read_section(sc, SC_GROUPS, out, err);
 }
 
+/* topology.* through its reader: the file while unchanged, else the
+ * section's JSON; out NULL = check only (eff: the effective values). */
+static int read_topology(const cs_scenario *sc, const cs_network_config *net, cs_topo **out, json_t **eff,
+                         cs_error *err) {
+    const char *file = sc->label[SC_TOPOLOGY];
+    const char *where = "scenario topology";
+    size_t len = 0;
+    char *text = file ? NULL : dump_compact(sc->sect[SC_TOPOLOGY], &len);
+    int rc = cs_topology_load_text(file ? file : where, text, len, net, out, eff, err);
+    free(text);
+    if (rc && !file) scrub_line(err, where);
+    return rc;
+}
+
+int cs_sc_topology(const cs_scenario *sc, const cs_network_config *net, cs_topo **out, cs_error *err) {
+    *out = NULL;
+    if (json_object_size(sc->sect[SC_TOPOLOGY]) == 0) return CS_OK;
+    return read_topology(sc, net, out, NULL, err);
+}
+
+const char *cs_sc_topology_label(const cs_scenario *sc) {
+    return sc->label[SC_TOPOLOGY] ? sc->label[SC_TOPOLOGY] : "topology.*";
+}
+
 int cs_sc_backend_opts(const cs_scenario *sc, const cs_net_backend *be, void **out, cs_error *err) {
     *out = NULL;
     if (!be->nopts) return CS_OK;
@@ -263,6 +291,9 @@ static int check_section(const cs_scenario *sc, int s, cs_error *err) {
         cs_comm_groups_free(&g);
         return rc;
     }
+    case SC_TOPOLOGY: /* checked once the builder is named (the keys may come first) */
+        if (!json_object_get(sc->sect[s], "builder")) return CS_OK;
+        return read_topology(sc, NULL, NULL, NULL, err);
     default: {
         union {
             cs_run_params r;
@@ -339,17 +370,81 @@ static int set_backend_key(cs_scenario *sc, const char *key, const char *nk, jso
     return rc;
 }
 
+/* topology.KEY (a key common to every builder) or topology.BUILDER.KEY. */
+static int set_topology_key(cs_scenario *sc, const char *key, const char *k, json_t *value, const char *where,
+                            cs_error *err) {
+    size_t ncommon;
+    const cs_opt *common = cs_topology_common_keys(&ncommon);
+    const char *dot = strchr(k, '.');
+    json_t *obj = sc->sect[SC_TOPOLOGY];
+    const char *leaf = k;
+    if (dot) {
+        char bname[64];
+        snprintf(bname, sizeof bname, "%.*s", (int)(dot - k), k);
+        const cs_topo_builder *b = cs_topo_builder_find(bname);
+        if (!b) {
+            char names[512];
+            cs_topo_builder_names(names, sizeof names);
+            return CS_ERR(err, CS_EINVAL, "%s %s: expected topology.BUILDER.KEY with BUILDER one of %s", where, key,
+                          names);
+        }
+        leaf = dot + 1;
+        if (!cs_topo_builder_key(b, leaf)) {
+            char list[1024];
+            key_list(b->keys, b->nkeys, list, sizeof list);
+            return CS_ERR(err, CS_EINVAL, "%s %s: not a key of builder %s; expected one of %s", where, key, b->name,
+                          list);
+        }
+        obj = json_object_get(sc->sect[SC_TOPOLOGY], b->name);
+        if (!obj) {
+            obj = json_object();
+            json_object_set_new(sc->sect[SC_TOPOLOGY], b->name, obj);
+        }
+    } else if (!opt_in(common, ncommon, k)) {
+        char list[512];
+        key_list(common, ncommon, list, sizeof list);
+        return CS_ERR(err, CS_EINVAL, "%s %s: unknown key; expected topology.KEY with KEY one of %s, or "
+                                      "topology.BUILDER.KEY (clustersim run --help-config lists them)",
+                      where, key, list);
+    }
+    json_t *before = json_deep_copy(sc->sect[SC_TOPOLOGY]);
+    char *label = sc->label[SC_TOPOLOGY];
+    sc->label[SC_TOPOLOGY] = NULL;
+    json_object_set(obj, leaf, value);
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = check_section(sc, SC_TOPOLOGY, &e);
+    if (rc) {
+        json_decref(sc->sect[SC_TOPOLOGY]);
+        sc->sect[SC_TOPOLOGY] = before;
+        sc->label[SC_TOPOLOGY] = label;
+        const char *m = e.msg;
+        const char *pre = "scenario topology: ";
+        if (strncmp(m, pre, strlen(pre)) == 0) m += strlen(pre);
+        return CS_ERR(err, rc, "%s %s: %s", where, key, m);
+    }
+    json_decref(before);
+    cs_free(label);
+    return CS_OK;
+}
+
 int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const char *where, cs_error *err) {
     const char *dot = strchr(key, '.');
     int s = dot ? section_index(key, (size_t)(dot - key)) : -1;
     if (s < 0)
         return CS_ERR(err, CS_EINVAL, "%s %s: unknown key; expected SECTION.KEY with SECTION one of run, plan, "
-                                      "model, device, network, system, memory, comm-groups, backend (clustersim run "
+                                      "model, device, network, topology, system, memory, comm-groups, backend (clustersim run "
                                       "--help-config lists every key)",
                       where, key);
     const char *k = dot + 1;
     if (!*k) return CS_ERR(err, CS_EINVAL, "%s %s: expected a key after \"%s.\"", where, key, SECT_NAMES[s]);
     if (s == SC_BACKEND) return set_backend_key(sc, key, k, value, where, err);
+    if (s == SC_TOPOLOGY) return set_topology_key(sc, key, k, value, where, err);
+    if (s == SC_RUN && strcmp(k, "topology") == 0) { /* earlier name: loads the file into topology.* */
+        if (!json_is_string(value))
+            return CS_ERR(err, CS_EINVAL, "%s %s: expected the path of a topology file", where, key);
+        return cs_scenario_load_kind(sc, "topology", json_string_value(value), err);
+    }
     const cs_sc_section *t = typed(s);
     if (t) {
         const cs_opt *o = find_opt(t, k);
@@ -399,6 +494,7 @@ static json_t *value_of_text(int s, const char *k, const char *text) {
     json_error_t je;
     json_t *v = json_loads(text, JSON_DECODE_ANY, &je);
     const cs_sc_section *t = typed(s);
+    if (s == SC_TOPOLOGY) return v ? v : json_string(text);
     if (t || s == SC_BACKEND) { /* a key of an option table: a string option stays text */
         const cs_opt *o = NULL;
         if (t) {
@@ -483,9 +579,12 @@ int cs_scenario_load_kind(cs_scenario *sc, const char *kind, const char *path, c
         rc = cs_comm_groups_load(path, &g, err);
         if (rc == CS_OK) eff = cs_comm_groups_to_json(&g);
         cs_comm_groups_free(&g);
+    } else if (strcmp(kind, "topology") == 0) {
+        s = SC_TOPOLOGY;
+        rc = cs_topology_load_text(path, NULL, 0, NULL, NULL, &eff, err);
     } else {
-        return CS_ERR(err, CS_EINVAL, "%s: unknown configuration kind \"%s\"; expected network, system, memory "
-                                      "or comm-groups",
+        return CS_ERR(err, CS_EINVAL, "%s: unknown configuration kind \"%s\"; expected network, topology, system, "
+                                      "memory or comm-groups",
                       path, kind);
     }
     if (rc) return rc;
@@ -543,13 +642,28 @@ int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
         int s = section_index(sk, strlen(sk));
         if (s < 0) {
             rc = CS_ERR(err, CS_EINVAL, "%s: \"%s\": unknown section; expected run, plan, model, device, network, "
-                                        "system, memory or comm-groups",
+                                        "topology, system, memory, comm-groups or backend",
                         path, sk);
             goto out;
         }
         if (!json_is_object(sv)) {
             rc = CS_ERR(err, CS_EINVAL, "%s: %s: expected an object of keys", path, sk);
             goto out;
+        }
+        if (s == SC_TOPOLOGY) { /* replaces the one there; checked whole */
+            json_decref(sc->sect[s]);
+            sc->sect[s] = json_deep_copy(sv);
+            set_label(sc, s, NULL);
+            cs_error e;
+            cs_error_clear(&e);
+            if ((rc = read_topology(sc, NULL, NULL, NULL, &e)) != CS_OK) {
+                const char *m = e.msg;
+                const char *pre = "scenario topology: ";
+                if (strncmp(m, pre, strlen(pre)) == 0) m += strlen(pre);
+                CS_ERR(err, rc, "%s: topology: %s", path, m);
+                goto out;
+            }
+            continue;
         }
         if (s == SC_BACKEND) {
             const char *bn;
@@ -687,6 +801,11 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
         if (rc == CS_OK) json_object_set_new(root, "network", cs_network_config_to_json(&c));
         cs_network_config_free(&c);
     }
+    if (rc == CS_OK && json_object_size(sc->sect[SC_TOPOLOGY])) {
+        json_t *eff = NULL;
+        rc = read_topology(sc, NULL, NULL, &eff, err);
+        if (rc == CS_OK) json_object_set_new(root, "topology", eff);
+    }
     if (rc == CS_OK) {
         cs_system_config c;
         memset(&c, 0, sizeof c);
@@ -750,6 +869,9 @@ void cs_scenario_print_help(FILE *f) {
     }
     fputs("\n== network.*  (--network-configuration FILE: the ASTRA-sim network YAML)\n", f);
     cs_network_config_print_help(f);
+    fputs("\n== topology.*  (--topology FILE: the physical topology for a graph backend, docs/topology.md)\n"
+          "   topology.KEY for the keys of every builder, topology.BUILDER.KEY for a builder's own\n", f);
+    cs_topology_file_print_help(f);
     fputs("\n== system.*  (--system-configuration FILE: the ASTRA-sim system JSON)\n", f);
     cs_system_config_print_help(f);
     fputs("\n== memory.*  (--remote-memory-configuration FILE: the ASTRA-sim remote-memory JSON)\n", f);

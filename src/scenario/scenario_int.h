@@ -13,7 +13,7 @@
 #include "scenario/scenario.h"
 
 typedef struct cs_run_params {
-    char *workload, *backend, *topology, *placement;
+    char *workload, *backend, *placement;
     int symmetry;           /* 0 auto, 1 off */
     int comm_streams;       /* 0 = the workload's default */
     double injection_scale, compute_scale, comm_scale;
@@ -41,10 +41,12 @@ typedef struct cs_sc_section {
 extern const cs_sc_section CS_SC_SECTIONS[]; /* NULL-terminated */
 
 /* Sections of the namespace, in dump order. */
-enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_NETWORK, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND, SC_NSECT };
+enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
+       SC_NSECT };
 
 struct cs_scenario {
-    json_t *sect[SC_NSECT];  /* keys set so far, per section (objects; owned); backend: {NAME: {KEY: V}} */
+    json_t *sect[SC_NSECT];  /* keys set so far, per section (objects; owned); backend: {NAME: {KEY: V}};
+                                topology: {builder, common keys, BUILDER: {KEY: V}} */
     char *label[SC_NSECT];   /* where a config section came from (file path) or NULL */
     char errmsg[1024];       /* last error of the public API */
 };

@@ -19,9 +19,6 @@ static const cs_opt RUN_OPTS[] = {
              "(ASTRA-sim --workload-configuration); leave unset for a generated plan (model.name)"},
     {.key = "backend", .type = CS_OPT_STR, .def_str = "analytical", .off = R(backend),
      .help = "network backend: analytical, analytical-congestion, flow (docs/network.md)"},
-    {.key = "topology", .type = CS_OPT_STR, .nodef = 1, .off = R(topology),
-     .help = "physical topology JSON for a graph backend (docs/topology.md); default: the network "
-             "dimensions' product"},
     {.key = "placement", .type = CS_OPT_STR, .def_str = "contiguous", .off = R(placement),
      .help = "graph backends: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack"},
     {.key = "compare-healthy", .type = CS_OPT_BOOL, .off = R(compare_healthy),

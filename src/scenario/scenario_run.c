@@ -3,7 +3,7 @@
  * shares (cs_scenario_run_hooked, scenario.h).
  *
  * In order: the network dimensions; the physical topology (the file of
- * run.topology, or the dimensions' product for a backend that needs a
+ * topology.* section, or the dimensions' product for a backend that needs a
  * graph) and the placement of ranks onto its NPUs; the system configuration
  * (system.* keys, or the workload's defaults) and the communicator groups
  * (comm-groups.*, or the plan's); the memory model; the workload (Chakra
@@ -20,7 +20,6 @@
 #include <time.h>
 
 #include "compute/device.h"
-#include "config/topology_file.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "network/network.h"
@@ -278,11 +277,11 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
                     res->net.path, cs_gen_ranks(&p), res->net.total_npus);
     /* physical topology: for the backends that move bytes over a graph */
     int graph_backend = be && (be->caps & CS_NET_NEEDS_TOPOLOGY);
-    if (rc == CS_OK && ro.topology) rc = cs_topology_file_load(ro.topology, &res->net, &res->topo, err);
-    else if (rc == CS_OK && graph_backend) res->topo = cs_topo_build_astra(&res->net);
+    if (rc == CS_OK) rc = cs_sc_topology(sc, &res->net, &res->topo, err);
     if (rc == CS_OK && res->topo && !graph_backend)
-        rc = CS_ERR(err, CS_EINVAL, "run.topology %s: only a graph backend (flow) uses a topology; run.backend is %s",
-                    ro.topology, ro.backend);
+        rc = CS_ERR(err, CS_EINVAL, "%s: only a graph backend (flow) uses a topology; run.backend is %s",
+                    cs_sc_topology_label(sc), ro.backend);
+    if (rc == CS_OK && !res->topo && graph_backend) res->topo = cs_topo_build_astra(&res->net);
     res->net.topology = res->topo;
     if (rc == CS_OK) rc = cs_sc_effective_system(sc, &sysc, err);
     if (rc == CS_OK && !(plan && !json_object_size(sc->sect[SC_SYSTEM])))

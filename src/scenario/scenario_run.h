@@ -23,6 +23,12 @@ int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_erro
 int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err);
 int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err);
 int cs_sc_groups_given(const cs_scenario *sc);
+/* The physical topology of topology.* built for net (*out NULL when the
+ * section is empty: no topology given). */
+struct cs_topo;
+int cs_sc_topology(const cs_scenario *sc, const cs_network_config *net, struct cs_topo **out, cs_error *err);
+/* Where topology.* came from, for messages: the file, or "topology.*". */
+const char *cs_sc_topology_label(const cs_scenario *sc);
 /* The options of backend be from backend.<name>.* (defaults for the keys not
  * set); *out is a cs_malloc'd struct of be->opts_size bytes (NULL when the
  * backend has no options).  Free with cs_sc_backend_opts_free. */
