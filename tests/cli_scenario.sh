@@ -62,6 +62,33 @@ m2=$(echo "$api" | sed -n 's/^step time with plan.micro-batch = 2: \([0-9]*\) ps
 [ -n "$m2" ] && [ "$m2" = "$(ps t2.json iteration_time_ps)" ] && pass "API after cs_scenario_set = train --micro-batch 2 ($m2 ps)" \
     || fail "API set: $m2 vs $(ps t2.json iteration_time_ps)"
 
+# --- model.FAMILY.* keys: over a preset = a model file with the same keys = a model from keys alone
+printf '%s\n' '{"name": "gpt-6.7b-16", "layers": 16, "hidden": 4096, "heads": 32, "kv_heads": 32, "ffn_hidden": 16384,' \
+    ' "vocab": 51200, "seq": 2048, "swiglu": false, "bias": true, "tied_embeddings": true}' > m16.json
+PL=(--tp 2 --pp 2 --dp 2 --sp --recompute selective --global-batch 8 --network-configuration=g.network.yml --quiet)
+"$CS_BIN" train --model m16.json "${PL[@]}" --json mf.json || fail "train with a model file"
+"$CS_BIN" train --model gpt3-6.7b --set model.transformer.layers=16 "${PL[@]}" --json mk.json \
+    --dump-scenario mk.scenario.json || fail "train with model.transformer.layers"
+"$CS_BIN" train --set model.transformer.layers=16 --set model.transformer.hidden=4096 \
+    --set model.transformer.heads=32 --set model.transformer.vocab=51200 --set model.transformer.seq=2048 \
+    "${PL[@]}" --json ms.json || fail "train with a model from keys alone"
+run --scenario mk.scenario.json --quiet --json mr.json || fail "reload model keys"
+mt=$(ps mf.json iteration_time_ps)
+[ -n "$mt" ] && [ "$mt" = "$(ps mk.json iteration_time_ps)" ] && [ "$mt" = "$(ps ms.json iteration_time_ps)" ] \
+    && [ "$mt" = "$(ps mr.json sim_time_ps)" ] && [ "$mt" != "$t" ] \
+    && pass "model.transformer.layers=16 over gpt3-6.7b = the model file = keys alone = the dump reloaded ($mt ps)" \
+    || fail "model keys: $mt $(ps mk.json iteration_time_ps) $(ps ms.json iteration_time_ps) $(ps mr.json sim_time_ps)"
+grep -q '"layers": 16' mk.scenario.json && grep -q '"ffn_hidden": 16384' mk.scenario.json \
+    && pass "the dump holds every key of the model's family" || fail "model dump"
+expect_fail "unknown model key" "--set model.transformer.layerz: not a key of transformer models; expected" \
+    "$CS_BIN" train --model gpt3-6.7b --set model.transformer.layerz=2 "${PL[@]}"
+expect_fail "another family's keys" "keys of dlrm models, but --model gpt3-6.7b is a transformer model" \
+    "$CS_BIN" train --model gpt3-6.7b --set model.dlrm.tables=2 "${PL[@]}"
+expect_fail "bad model value" "--set model.transformer.heads: expected a divisor of hidden (4096), got 33" \
+    "$CS_BIN" train --model gpt3-6.7b --set model.transformer.heads=33 "${PL[@]}"
+expect_fail "a model from keys without its required keys" "model.transformer.hidden: expected" \
+    "$CS_BIN" train --set model.transformer.layers=16 "${PL[@]}"
+
 # --- train takes run's options: a graph backend, a topology file, --out
 "$CS_BIN" train "${PLAN[@]}" --network-configuration=g.network.yml --backend flow --out tf --quiet \
     && [ -s tf/summary.json ] && [ -s tf/links.csv ] && grep -q '"training"\|"iteration_time_ns"\|"scenario"' tf/summary.json \
@@ -145,7 +172,7 @@ expect_fail "bad builder value" "--set topology.fat-tree.spines: " run "${RC[@]}
 # --- --help-config comes from the key tables
 hc=$("$CS_BIN" run --help-config)
 for k in "== run.*" "comm-streams" "== plan.*" "virtual-stages" "== network.*" "== system.*" "all-reduce-implementation" \
-    "== memory.*" "== comm-groups.NAME" "== backend.flow.*" "== topology.*" "failed_links" "npus_per_leaf"; do
+    "== memory.*" "== comm-groups.NAME" "== backend.flow.*" "== topology.*" "failed_links" "npus_per_leaf" "== model.transformer.*" "== model.dlrm.*"; do
     case "$hc" in *"$k"*) ;; *) fail "--help-config lacks $k"; continue ;; esac
 done
 pass "--help-config lists every section"

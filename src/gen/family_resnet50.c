@@ -200,10 +200,10 @@ static int image_parse(const cs_jdoc *doc, const cs_opt *o, const json_t *v, voi
 static const cs_opt keys[] = {
     {.key = "image", .type = CS_OPT_CUSTOM, .min = 1, .max = 100000000, .unit = "pixels",
      .help = "side of the square input images (default 224)", .off = offsetof(cs_gen_resnet50, image),
-     .type_text = "an integer >= 1 divisible by 32", .parse = image_parse},
+     .type_text = "an integer >= 1 divisible by 32", .parse = image_parse, .dump = cs_gen_opt_u32_dump},
     {.key = "classes", .type = CS_OPT_CUSTOM, .min = 1, .max = 100000000,
      .help = "outputs of the classifier (default 1000)", .off = offsetof(cs_gen_resnet50, classes),
-     .type_text = "an integer >= 1", .parse = cs_gen_opt_u32},
+     .type_text = "an integer >= 1", .parse = cs_gen_opt_u32, .dump = cs_gen_opt_u32_dump},
 };
 
 extern const cs_model_family cs_gen_family_resnet50; /* below; listed in family.c */

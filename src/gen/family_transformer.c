@@ -708,7 +708,7 @@ static int tx_finish(const cs_jdoc *doc, cs_gen_model *m, cs_error *err) {
 
 #define U32(k, req, field, h)                                                                                      \
     {.key = k, .type = CS_OPT_CUSTOM, .required = req, .min = 1, .max = 100000000, .help = h,                    \
-     .off = offsetof(cs_gen_transformer, field), .type_text = "an integer >= 1", .parse = cs_gen_opt_u32}
+     .off = offsetof(cs_gen_transformer, field), .type_text = "an integer >= 1", .parse = cs_gen_opt_u32, .dump = cs_gen_opt_u32_dump}
 #define FLAG(k, d, field, h) {.key = k, .type = CS_OPT_BOOL, .def = d, .help = h, .off = offsetof(cs_gen_transformer, field)}
 static const cs_opt keys[] = {
     U32("layers", 1, layers, "transformer layers"),

@@ -40,6 +40,7 @@
 #define CS_GEN_GEN_H
 
 #include <stdbool.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -108,6 +109,16 @@ int cs_gen_model_resolve(const char *name_or_path, cs_gen_model *out, cs_error *
  * the registry, transformer) and that family's keys.  A key of another
  * family is an error naming file, line and key; unknown keys warn. */
 int cs_gen_model_load_json(const char *path, cs_gen_model *out, cs_error *err);
+/* keys (a JSON object of the keys of m's family) set over m, a resolved
+ * model, then the family's checks; derived keys (kv_heads, ffn_hidden, ...)
+ * keep m's values unless given.  where labels messages ("where:1: key: ..."). */
+int cs_gen_model_set_keys(cs_gen_model *m, json_t *keys, const char *where, cs_error *err);
+/* A model of family fam from keys alone (the family's required keys must
+ * be there), named "custom <family>". */
+int cs_gen_model_from_keys(const struct cs_model_family *fam, json_t *keys, const char *where, cs_gen_model *out,
+                           cs_error *err);
+/* Every key of m's family with its value (a new object). */
+json_t *cs_gen_model_keys_json(const cs_gen_model *m);
 
 /* Parameters of the whole model; model FLOPs of one training step without
  * recomputation (matmuls only; docs/generator.md). */

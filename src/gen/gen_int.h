@@ -46,6 +46,9 @@ int cs_gen_check_batch(const cs_gen_plan *p, cs_error *err);
  * CS_GEN_DLRM_MAXMLP widths in [min, max]). */
 int cs_gen_opt_u32(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err);
 int cs_gen_opt_mlp(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err);
+/* Their dumps (0 = not set: left out). */
+json_t *cs_gen_opt_u32_dump(const cs_opt *o, const void *field);
+json_t *cs_gen_opt_mlp_dump(const cs_opt *o, const void *field);
 
 /* ---- the emitter (emit.c) ------------------------------------------------ */
 

@@ -11,6 +11,10 @@
 
 #include "gen/gen_int.h"
 
+#include <stdlib.h>
+
+#define MAXKEYS 64
+
 const cs_gen_model *cs_gen_model_preset_at(size_t i) {
     for (size_t f = 0; cs_gen_family_at(f); f++) {
         const cs_model_family *fam = cs_gen_family_at(f);
@@ -82,7 +86,18 @@ static int foreign_keys(const cs_jdoc *doc, const cs_model_family *fam, cs_error
     return CS_OK;
 }
 
-#define MAXKEYS 64
+/* The family's key table with (required = 0 when optional) name and arch. */
+static size_t key_table(const cs_model_family *fam, cs_opt *keys, int optional) {
+    size_t n = 0;
+    keys[n++] = (cs_opt){.key = "name", .type = CS_OPT_IGNORED, .help = "the model's name (default: the path)"};
+    keys[n++] = (cs_opt){.key = "arch", .type = CS_OPT_IGNORED, .help = "the model family"};
+    for (size_t i = 0; i < fam->nkeys && i < MAXKEYS; i++) {
+        keys[n] = fam->keys[i];
+        if (optional) keys[n].required = 0;
+        n++;
+    }
+    return n;
+}
 
 int cs_gen_model_load_json(const char *path, cs_gen_model *out, cs_error *err) {
     cs_jdoc doc;
@@ -101,10 +116,7 @@ int cs_gen_model_load_json(const char *path, cs_gen_model *out, cs_error *err) {
     if (rc) goto done;
     /* the family's keys, and name and arch (read above) */
     cs_opt keys[MAXKEYS + 2];
-    size_t n = 0;
-    keys[n++] = (cs_opt){.key = "name", .type = CS_OPT_IGNORED, .help = "the model's name (default: the path)"};
-    keys[n++] = (cs_opt){.key = "arch", .type = CS_OPT_IGNORED, .help = "the model family"};
-    for (size_t i = 0; i < fam->nkeys && i < MAXKEYS; i++) keys[n++] = fam->keys[i];
+    size_t n = key_table(fam, keys, 0);
     out->family = fam;
     fam->init(out);
     rc = cs_opts_parse(&doc, keys, n, &out->u, NULL, err);
@@ -112,6 +124,52 @@ int cs_gen_model_load_json(const char *path, cs_gen_model *out, cs_error *err) {
 done:
     cs_jdoc_free(&doc);
     return rc;
+}
+
+static int parse_keys(cs_gen_model *m, json_t *obj, const char *where, int optional, cs_error *err) {
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    cs_jdoc doc;
+    int rc = cs_jdoc_load_text(where, text, strlen(text), "model keys", &doc, err);
+    free(text);
+    if (rc) return rc;
+    cs_opt keys[MAXKEYS + 2];
+    size_t n = key_table(m->family, keys, optional);
+    rc = foreign_keys(&doc, m->family, err);
+    if (rc == CS_OK) rc = cs_opts_parse(&doc, keys, n, &m->u, NULL, err);
+    if (rc == CS_OK) rc = m->family->finish(&doc, m, err);
+    cs_jdoc_free(&doc);
+    return rc;
+}
+
+int cs_gen_model_set_keys(cs_gen_model *m, json_t *keys, const char *where, cs_error *err) {
+    return parse_keys(m, keys, where, 1, err);
+}
+
+int cs_gen_model_from_keys(const cs_model_family *fam, json_t *keys, const char *where, cs_gen_model *out,
+                           cs_error *err) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "custom %s", fam->name);
+    out->family = fam;
+    fam->init(out);
+    return parse_keys(out, keys, where, 0, err);
+}
+
+json_t *cs_gen_model_keys_json(const cs_gen_model *m) {
+    return cs_opts_to_json(m->family->keys, m->family->nkeys, &m->u);
+}
+
+json_t *cs_gen_opt_u32_dump(const cs_opt *o, const void *field) {
+    (void)o;
+    uint32_t x = *(const uint32_t *)field;
+    return x ? json_integer((json_int_t)x) : NULL; /* 0 = not set (the family derives it) */
+}
+
+json_t *cs_gen_opt_mlp_dump(const cs_opt *o, const void *field) {
+    (void)o;
+    const cs_gen_mlp *mlp = field;
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < mlp->n; k++) json_array_append_new(a, json_integer((json_int_t)mlp->w[k]));
+    return a;
 }
 
 int cs_gen_opt_u32(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err) {

@@ -33,6 +33,8 @@
 #include "config/topology_file.h"
 #include "core/afile.h"
 #include "core/alloc.h"
+#include "gen/family.h"
+#include "gen/gen.h"
 #include "network/network.h"
 #include "topology/builder.h"
 #include "scenario/scenario_run.h"
@@ -109,13 +111,78 @@ int cs_sc_parse_typed(const cs_scenario *sc, int s, void *out, cs_error *err) {
     cs_opts_defaults(t->opts, t->nopts, out);
     char where[64];
     snprintf(where, sizeof where, "scenario %s.*", t->name);
+    json_t *keys = json_incref(sc->sect[s]);
+    if (s == SC_MODEL) { /* model.FAMILY.* objects are read by cs_sc_model */
+        json_decref(keys);
+        keys = json_object();
+        const char *k;
+        json_t *v;
+        json_object_foreach(sc->sect[s], k, v) {
+            if (!json_is_object(v)) json_object_set(keys, k, v);
+        }
+    }
     cs_jdoc doc;
-    jdoc_of(sc->sect[s], where, &doc);
+    jdoc_of(keys, where, &doc);
+    json_decref(keys);
     int rc = cs_opts_parse(&doc, t->opts, t->nopts, out, NULL, err);
     cs_jdoc_free(&doc);
     if (rc) {
         scrub_line(err, where);
         cs_opts_free(t->opts, t->nopts, out);
+    }
+    return rc;
+}
+
+/* The model.FAMILY object (NULL when none; *fam its family). */
+static json_t *model_keys(const cs_scenario *sc, const cs_model_family **fam) {
+    const char *k;
+    json_t *v;
+    *fam = NULL;
+    json_object_foreach(sc->sect[SC_MODEL], k, v) {
+        if (json_is_object(v)) {
+            *fam = cs_gen_family_find(k);
+            return v;
+        }
+    }
+    return NULL;
+}
+
+int cs_sc_model(const cs_scenario *sc, const char *name, cs_gen_model *m, cs_error *err) {
+    const cs_model_family *fam;
+    json_t *keys = model_keys(sc, &fam);
+    if (keys && !fam) return CS_ERR(err, CS_EINVAL, "model: an object of keys that is not a model family's");
+    char where[96];
+    snprintf(where, sizeof where, "scenario model.%s.*", fam ? fam->name : "?");
+    int rc;
+    if (name) {
+        rc = cs_gen_model_resolve(name, m, err);
+        if (rc) {
+            cs_error_prefix(err, "model.name: ");
+            return rc;
+        }
+        if (!keys) return CS_OK;
+        if (fam != m->family)
+            return CS_ERR(err, CS_EINVAL, "model.%s.*: keys of %s models, but model.name %s is a %s model", fam->name,
+                          fam->name, name, m->family->name);
+        rc = cs_gen_model_set_keys(m, keys, where, err);
+    } else if (keys) {
+        rc = cs_gen_model_from_keys(fam, keys, where, m, err);
+    } else {
+        return CS_ERR(err, CS_EINVAL, "model: expected model.name (a preset or a model file) or model.FAMILY.* keys");
+    }
+    if (rc) {
+        scrub_line(err, where);
+        /* "scenario model.transformer.*: heads: ..." reads as the key */
+        char pre[128];
+        snprintf(pre, sizeof pre, "scenario model.%s.*: ", fam->name);
+        size_t n = strlen(pre);
+        if (strncmp(err->msg, pre, n) == 0) { /* "scenario model.F.*: " becomes "model.F." */
+            size_t head = strlen("model.") + strlen(fam->name) + 1;
+            memmove(err->msg + head, err->msg + n, strlen(err->msg + n) + 1);
+            memcpy(err->msg, "model.", 6);
+            memcpy(err->msg + 6, fam->name, strlen(fam->name));
+            err->msg[head - 1] = '.';
+        }
     }
     return rc;
 }
@@ -255,7 +322,8 @@ void cs_scenario_free(cs_scenario *sc) {
 
 int cs_scenario_is_plan(const cs_scenario *sc) {
     const json_t *v = json_object_get(sc->sect[SC_MODEL], "name");
-    return v && json_is_string(v);
+    const cs_model_family *fam;
+    return (v && json_is_string(v)) || model_keys(sc, &fam) != NULL;
 }
 
 /* ---- set ------------------------------------------------------------------------ */
@@ -289,6 +357,18 @@ static int check_section(const cs_scenario *sc, int s, cs_error *err) {
         cs_comm_groups g;
         int rc = cs_sc_groups(sc, &g, err);
         cs_comm_groups_free(&g);
+        return rc;
+    }
+    case SC_MODEL: { /* model.name, then the family's keys over it (a model from keys alone: at run) */
+        cs_model_params mp;
+        int rc = cs_sc_parse_typed(sc, s, &mp, err);
+        if (rc) return rc;
+        const cs_model_family *fam;
+        if (mp.name && model_keys(sc, &fam)) {
+            cs_gen_model m;
+            rc = cs_sc_model(sc, mp.name, &m, err);
+        }
+        cs_sc_free_typed(s, &mp);
         return rc;
     }
     case SC_TOPOLOGY: /* checked once the builder is named (the keys may come first) */
@@ -370,6 +450,67 @@ static int set_backend_key(cs_scenario *sc, const char *key, const char *nk, jso
     return rc;
 }
 
+/* model.FAMILY.KEY (or model.FAMILY set to an object of such keys). */
+static int set_model_key(cs_scenario *sc, const char *key, const char *k, json_t *value, const char *where,
+                         cs_error *err) {
+    const char *dot = strchr(k, '.');
+    char fname[64];
+    snprintf(fname, sizeof fname, "%.*s", dot ? (int)(dot - k) : (int)strlen(k), k);
+    const cs_model_family *fam = cs_gen_family_find(fname);
+    if (!fam) {
+        char list[256] = "";
+        for (size_t i = 0; cs_gen_family_at(i); i++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", cs_gen_family_at(i)->name);
+        }
+        return CS_ERR(err, CS_EINVAL, "%s %s: expected model.FAMILY.KEY with FAMILY one of %s", where, key, list);
+    }
+    if (!dot) { /* an object of the family's keys: each in turn */
+        const char *kk;
+        json_t *v;
+        json_object_foreach(value, kk, v) {
+            char sub[256];
+            snprintf(sub, sizeof sub, "%s.%s", key, kk);
+            int rc = cs_scenario_set_json(sc, sub, v, where, err);
+            if (rc) return rc;
+        }
+        return CS_OK;
+    }
+    const char *leaf = dot + 1;
+    if (!opt_in(fam->keys, fam->nkeys, leaf)) {
+        char list[1024];
+        key_list(fam->keys, fam->nkeys, list, sizeof list);
+        return CS_ERR(err, CS_EINVAL, "%s %s: not a key of %s models; expected one of %s", where, key, fam->name,
+                      list);
+    }
+    const cs_model_family *other;
+    json_t *cur = model_keys(sc, &other);
+    if (cur && other != fam)
+        return CS_ERR(err, CS_EINVAL, "%s %s: the model already has model.%s.* keys; expected keys of one family",
+                      where, key, other ? other->name : "?");
+    json_t *before = json_deep_copy(sc->sect[SC_MODEL]);
+    json_t *obj = json_object_get(sc->sect[SC_MODEL], fam->name);
+    if (!obj) {
+        obj = json_object();
+        json_object_set_new(sc->sect[SC_MODEL], fam->name, obj);
+    }
+    json_object_set(obj, leaf, value);
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = check_section(sc, SC_MODEL, &e);
+    if (rc) {
+        json_decref(sc->sect[SC_MODEL]);
+        sc->sect[SC_MODEL] = before;
+        const char *m = e.msg;
+        char pre[128];
+        snprintf(pre, sizeof pre, "model.%s.%s: ", fam->name, leaf);
+        if (strncmp(m, pre, strlen(pre)) == 0) m += strlen(pre);
+        return CS_ERR(err, rc, "%s %s: %s", where, key, m);
+    }
+    json_decref(before);
+    return CS_OK;
+}
+
 /* topology.KEY (a key common to every builder) or topology.BUILDER.KEY. */
 static int set_topology_key(cs_scenario *sc, const char *key, const char *k, json_t *value, const char *where,
                             cs_error *err) {
@@ -440,6 +581,7 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
     if (!*k) return CS_ERR(err, CS_EINVAL, "%s %s: expected a key after \"%s.\"", where, key, SECT_NAMES[s]);
     if (s == SC_BACKEND) return set_backend_key(sc, key, k, value, where, err);
     if (s == SC_TOPOLOGY) return set_topology_key(sc, key, k, value, where, err);
+    if (s == SC_MODEL && (strchr(k, '.') || json_is_object(value))) return set_model_key(sc, key, k, value, where, err);
     if (s == SC_RUN && strcmp(k, "topology") == 0) { /* earlier name: loads the file into topology.* */
         if (!json_is_string(value))
             return CS_ERR(err, CS_EINVAL, "%s %s: expected the path of a topology file", where, key);
@@ -782,6 +924,11 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
         rc = cs_sc_parse_typed(sc, s, &u, err);
         if (rc) break;
         json_t *o = cs_opts_to_json(typed(s)->opts, typed(s)->nopts, &u);
+        if (s == SC_MODEL) { /* every key of the model's family, effective values */
+            cs_gen_model m;
+            rc = cs_sc_model(sc, u.m.name, &m, err);
+            if (rc == CS_OK) json_object_set_new(o, m.family->name, cs_gen_model_keys_json(&m));
+        }
         if (s == SC_RUN && u.r.comm_streams == 0) /* resolve the workload's default */
             json_object_set_new(o, "comm-streams", json_integer(plan ? 4 : 1));
         const char *k;
@@ -876,6 +1023,13 @@ void cs_scenario_print_help(FILE *f) {
     cs_system_config_print_help(f);
     fputs("\n== memory.*  (--remote-memory-configuration FILE: the ASTRA-sim remote-memory JSON)\n", f);
     cs_memory_config_print_help(f);
+    for (size_t i = 0; cs_gen_family_at(i); i++) {
+        const cs_model_family *fam = cs_gen_family_at(i);
+        fprintf(f, "\n== model.%s.*  (the keys of a %s model file; set over model.name's model, or a model from "
+                   "these keys alone)\n",
+                fam->name, fam->name);
+        cs_opts_print_help(f, fam->keys, fam->nkeys);
+    }
     fputs("\n== device file (device.name FILE)\n", f);
     cs_device_print_help(f);
     fputs("\n== comm-groups.NAME  (--comm-group-configuration FILE): the ranks of communicator group NAME, "

@@ -50,8 +50,7 @@ int cs_scenario_plan(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_ge
         return rc;
     }
     cs_gen_plan_defaults(p);
-    rc = cs_gen_model_resolve(mp.name, m, err);
-    if (rc) cs_error_prefix(err, "model.name: ");
+    rc = cs_sc_model(sc, mp.name, m, err);
     if (rc == CS_OK) {
         rc = cs_device_resolve(dp.name, d, err);
         if (rc) cs_error_prefix(err, "device.name: ");

@@ -23,6 +23,10 @@ int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_erro
 int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err);
 int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err);
 int cs_sc_groups_given(const cs_scenario *sc);
+/* The model: model.name (preset or file; NULL = none) with the
+ * model.FAMILY.* keys set over it, or a model from those keys alone. */
+struct cs_gen_model;
+int cs_sc_model(const cs_scenario *sc, const char *name, struct cs_gen_model *m, cs_error *err);
 /* The physical topology of topology.* built for net (*out NULL when the
  * section is empty: no topology given). */
 struct cs_topo;
