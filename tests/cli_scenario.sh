@@ -129,6 +129,18 @@ msg=$(run --workload-configuration=noimpl --network-configuration=sw2.yml --out 
 case $msg in *"no results written to again"*) pass "a failed run says no results were written" ;;
     *) fail "no word of the missing results: $msg" ;; esac
 
+# a send that no receive takes is an error, not a finish
+"$CS_MKTRACE" --ranks lone "1 SEND size=1000 src=0 dst=1 tag=7" "1 COMP dur=5" || fail "mktrace lone"
+expect_fail "a send no receive took" "lone.0.et node 1 (rank 0) sent 1000 bytes to rank 1 with tag 7 that no receive took" \
+    run --workload-configuration=lone --network-configuration=sw2.yml --quiet
+# two outputs naming one file
+msg=$(run --workload-configuration=p2p --network-configuration=sw2.yml --quiet --json same.json --trace ./same.json 2>&1)
+[ $? -eq 2 ] && case $msg in *"--json same.json and --trace ./same.json name the same file"*) true ;; *) false ;; esac \
+    && pass "--json and --trace naming one file are refused" || fail "same file: $msg"
+msg=$(run --workload-configuration=p2p --network-configuration=sw2.yml --quiet --out od --trace od/summary.json 2>&1)
+[ $? -eq 2 ] && case $msg in *"--trace od/summary.json and --out od name the same file"*) true ;; *) false ;; esac \
+    && pass "--trace into --out's summary.json is refused" || fail "same file in --out: $msg"
+
 # --- backend.<name>.* keys: the flow backend's routing, dumped and reloaded
 RC=(--workload-configuration="$CS_SOURCE_DIR/examples/roce_clos/alltoall_64m.et"
     --network-configuration="$CS_SOURCE_DIR/examples/roce_clos/network.yml"

@@ -14,6 +14,7 @@
  * report; `train --json` writes the training report, `run --json` the
  * summary.  Defaults live in the scenario's key tables, never here.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -299,6 +300,49 @@ static int mkdir_p(const char *dir, cs_error *err) {
     return CS_OK;
 }
 
+/* The absolute form of a file that may not exist yet: its directory
+ * resolved, then its name ("" when the directory does not exist). */
+static void abs_file(const char *path, char *out, size_t n) {
+    char dir[4096], real[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? path + (slash - dir) + 1 : path;
+    if (slash) *slash = '\0';
+    if (!realpath(slash ? (dir[0] ? dir : "/") : ".", real)) {
+        snprintf(out, n, "%s", path);
+        return;
+    }
+    snprintf(out, n, "%s/%s", real, base);
+}
+
+/* Two output options naming one file would overwrite each other: refused. */
+static int outputs_clash(const cli_out *co) {
+    const char *names[8], *flags[8];
+    size_t k = 0;
+    static const char *const in_out[] = {"summary.json", "ranks.csv", "collectives.csv", "links.csv"};
+    char outp[4][4096];
+    if (co->json) { names[k] = co->json; flags[k++] = "--json"; }
+    if (co->trace) { names[k] = co->trace; flags[k++] = "--trace"; }
+    if (co->dump) { names[k] = co->dump; flags[k++] = "--dump-scenario"; }
+    for (size_t i = 0; co->out && i < 4; i++) {
+        snprintf(outp[i], sizeof outp[i], "%s/%s", co->out, in_out[i]);
+        names[k] = outp[i];
+        flags[k++] = "--out";
+    }
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = i + 1; j < k; j++) {
+            char a[8300], b[8300];
+            abs_file(names[i], a, sizeof a);
+            abs_file(names[j], b, sizeof b);
+            if (strcmp(a, b) == 0) {
+                fprintf(stderr, "clustersim: error: %s %s and %s %s name the same file; expected different files\n",
+                        flags[i], names[i], flags[j], strcmp(flags[j], "--out") == 0 ? co->out : names[j]);
+                return 1;
+            }
+        }
+    return 0;
+}
+
 /* ---- run / train ---------------------------------------------------------------------- */
 
 static int command(const char *cmd, int argc, char **argv) {
@@ -332,6 +376,10 @@ static int command(const char *cmd, int argc, char **argv) {
         return 2;
     }
     if (rc == CS_OK && co.out) rc = mkdir_p(co.out, &err);
+    if (rc == CS_OK && outputs_clash(&co)) {
+        cs_scenario_free(sc);
+        return 2;
+    }
     if (rc == CS_OK && co.dump) rc = cs_scenario_dump_file(sc, co.dump, &err);
     cs_timeline *tl = NULL;
     cs_link_track *ltrack = NULL;

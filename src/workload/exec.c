@@ -768,6 +768,27 @@ void cs_exec_start(cs_exec *s, cs_net *net, cs_system *sys, cs_memory *mem) {
     }
 }
 
+/* Every node done, but a message no receive took: the traces do not match
+ * (ASTRA-sim would finish too; the bytes would be lost silently). */
+static void unreceived(sim *s) {
+    for (size_t b = 0; b < s->nchan_buckets; b++)
+        for (chan *c = s->chans[b]; c; c = c->next) {
+            if (!c->sends) continue;
+            const op *o = c->sends;
+            size_t more = 0;
+            for (const op *x = o->next; x; x = x->next) more++;
+            const cs_graph *g = s->w->rank_graph[c->src];
+            char also[64] = "";
+            if (more) snprintf(also, sizeof also, " (and %zu more on this channel)", more);
+            CS_ERR(s->err, CS_EINVAL,
+                   "%s node %" PRIu64 " (rank %u) sent %" PRIu64 " bytes to rank %u with tag %d that no receive "
+                   "took%s; expected a COMM_RECV node on rank %u with comm_src %u and that tag",
+                   g->source, g->nodes[o->node].id, c->src, o->bytes, c->dst, c->tag, also, c->dst, c->src);
+            fail(s, CS_EINVAL);
+            return;
+        }
+}
+
 int cs_exec_finish(cs_exec *s, char *why, size_t whylen) {
     if (whylen) why[0] = '\0';
     if (s->rep) {
@@ -791,5 +812,8 @@ int cs_exec_finish(cs_exec *s, char *why, size_t whylen) {
     } else if (!s->failed) {
         describe_stuck(s);
     }
+    if (!s->failed) unreceived(s);
+    if (s->rep && s->failed && whylen && !why[0])
+        snprintf(why, whylen, "it failed (%.300s)", s->err && s->err->msg[0] ? s->err->msg : "no message");
     return s->failed;
 }
