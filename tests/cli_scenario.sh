@@ -141,6 +141,29 @@ msg=$(run --workload-configuration=p2p --network-configuration=sw2.yml --quiet -
 [ $? -eq 2 ] && case $msg in *"--trace od/summary.json and --out od name the same file"*) true ;; *) false ;; esac \
     && pass "--trace into --out's summary.json is refused" || fail "same file in --out: $msg"
 
+# SIGINT stops a run cleanly: exit 130, no results, the timeline valid JSON and marked partial
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 64 ]\nbandwidth: [ 279.4, 23.28 ]\nlatency: [ 700, 3000 ]\n' > n512.yml
+rm -rf intr intr.trace.json
+"$CS_BIN" train --model gpt3-175b --tp 8 --pp 8 --dp 8 --sp --recompute selective --network-configuration=n512.yml \
+    --symmetry off --out intr --trace intr.trace.json --quiet 2>intr.err &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc -eq 130 ] && [ -z "$(ls -A intr)" ] && grep -q "interrupted at simulated time" intr.err \
+    && grep -q "marked partial" intr.err; then
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c "import json,sys; d=json.load(open('intr.trace.json')); e=d['traceEvents'][-1]; sys.exit(0 if e['args']['partial'] else 1)" \
+            && pass "SIGINT: exit 130, no results, a valid timeline marked partial" || fail "partial timeline"
+    else
+        grep -q '"partial":true' intr.trace.json && pass "SIGINT: exit 130, no results, timeline marked partial" \
+            || fail "partial timeline"
+    fi
+else
+    fail "SIGINT: rc $rc, out: $(ls -A intr 2>&1), $(cat intr.err)"
+fi
+
 # --- backend.<name>.* keys: the flow backend's routing, dumped and reloaded
 RC=(--workload-configuration="$CS_SOURCE_DIR/examples/roce_clos/alltoall_64m.et"
     --network-configuration="$CS_SOURCE_DIR/examples/roce_clos/network.yml"

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +344,23 @@ static int outputs_clash(const cli_out *co) {
     return 0;
 }
 
+/* SIGINT/SIGTERM during a run: the signal's number; the engine stops at
+ * the next check and the handler gives way to the default (a second
+ * Ctrl-C ends the process at once). */
+static volatile sig_atomic_t g_stop;
+static void on_stop_signal(int sig) { g_stop = sig; }
+
+static void stop_signals(struct sigaction *old_int, struct sigaction *old_term) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = (int)SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    g_stop = 0;
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
 /* ---- run / train ---------------------------------------------------------------------- */
 
 static int command(const char *cmd, int argc, char **argv) {
@@ -429,19 +447,26 @@ static int command(const char *cmd, int argc, char **argv) {
         hooks.link_util = cs_link_track_sample;
         hooks.link_ud = ltrack;
     }
+    struct sigaction old_int, old_term;
+    stop_signals(&old_int, &old_term);
+    hooks.stop = &g_stop;
     if (rc == CS_OK) rc = cs_scenario_run_hooked(sc, &hooks, &res, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    int stopped = rc == CS_EINTR;
     if (rc == CS_OK && colls) rc = cs_coll_out_finish(colls, &err);
     if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, res, 16);
     cs_link_track_free(ltrack);
     if (tl) {
         cs_error e2;
         cs_error_clear(&e2);
+        if (stopped) cs_timeline_mark_partial(tl, err.msg);
         int rc2 = cs_timeline_close(tl, rc ? NULL : &e2);
         if (rc == CS_OK && rc2) {
             rc = rc2;
             err = e2;
         }
-        if (rc) remove(co.trace); /* a failed run leaves no stale timeline */
+        if (rc && !(stopped && rc2 == CS_OK)) remove(co.trace); /* a failed run leaves no stale timeline */
     }
     if (rc == CS_OK) {
         const char *outputs[8];
@@ -484,9 +509,11 @@ static int command(const char *cmd, int argc, char **argv) {
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
         if (co.verbose && err.src_file) fprintf(stderr, "clustersim: (raised at %s:%d)\n", err.src_file, err.src_line);
         if (co.out) fprintf(stderr, "clustersim: no results written to %s\n", co.out);
+        if (stopped && co.trace) fprintf(stderr, "clustersim: the timeline up to the stop is in %s (marked partial)\n", co.trace);
     }
     cs_result_free(res);
     cs_scenario_free(sc);
+    if (stopped) return 128 + (g_stop ? (int)g_stop : SIGINT); /* as a shell reports a signal */
     return rc ? 1 : 0;
 }
 

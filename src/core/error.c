@@ -61,6 +61,7 @@ const char *cs_error_code_name(int code) {
     case CS_ENOMEM: return "out of memory";
     case CS_EDEADLOCK: return "deadlock";
     case CS_EINTERNAL: return "internal error";
+    case CS_EINTR: return "interrupted";
     default: return "unknown error";
     }
 }

@@ -21,7 +21,8 @@ enum {
     CS_EUNSUPPORTED = -4, /* valid input we do not (yet) simulate */
     CS_ENOMEM = -5,       /* allocation failed */
     CS_EDEADLOCK = -6,    /* simulation stopped with work outstanding */
-    CS_EINTERNAL = -7     /* invariant broken: a clustersim bug */
+    CS_EINTERNAL = -7,    /* invariant broken: a clustersim bug */
+    CS_EINTR = -8         /* the run was stopped (SIGINT/SIGTERM, cs_engine_options.stop) */
 };
 
 #define CS_ERROR_MSG_MAX 1024

@@ -170,6 +170,14 @@ void cs_timeline_counter(cs_timeline *t, uint32_t pid, const char *process, cons
     t->events++;
 }
 
+void cs_timeline_mark_partial(cs_timeline *t, const char *reason) {
+    if (!t) return;
+    sep(t);
+    fputs("{\"name\":\"partial timeline\",\"ph\":\"M\",\"pid\":0,\"args\":{\"partial\":true,\"reason\":", t->f);
+    cs_jsonw_string(t->f, reason ? reason : "");
+    fputs("}}", t->f);
+}
+
 int cs_timeline_close(cs_timeline *t, cs_error *err) {
     if (!t) return CS_OK;
     fputs("\n]}\n", t->f);

@@ -30,6 +30,9 @@ void cs_timeline_node_done(void *ud, const cs_node_span *span);
  * value at time ts.  Used for link utilization (output/links.c). */
 void cs_timeline_counter(cs_timeline *t, uint32_t pid, const char *process, const char *name, cs_time ts,
                          double value);
+/* A stopped run's timeline: a metadata event {"partial": true, "reason"}
+ * before the close, so the file stays valid JSON and says what it is. */
+void cs_timeline_mark_partial(cs_timeline *t, const char *reason);
 int cs_timeline_close(cs_timeline *t, cs_error *err);
 uint64_t cs_timeline_events(const cs_timeline *t);
 

@@ -250,10 +250,25 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
     e->wall_last = e->wall_start;
     cs_exec_start(e->x, &e->net, e->sys, &e->mem);
     uint64_t n = 0;
+    int stopped = 0;
     while (!cs_exec_failed(e->x) && cs_eventq_step(e->q)) {
-        if (opt->progress && (++n & 0xffff) == 0) progress(e);
+        if ((++n & 0x3ff) == 0) {
+            if (opt->stop && *opt->stop) {
+                stopped = 1;
+                break;
+            }
+            if (opt->progress && (n & 0xffff) == 0) progress(e);
+        }
     }
-    rc = cs_exec_finish(e->x, why, whylen);
+    if (stopped) {
+        char t[32];
+        CS_ERR(err, CS_EINTR, "interrupted at simulated time %s after %" PRIu64 " events",
+               cs_time_fmt(cs_eventq_now(e->q), t, sizeof t), cs_eventq_dispatched(e->q));
+        cs_exec_fail(e->x, CS_EINTR);
+        rc = CS_EINTR;
+    } else {
+        rc = cs_exec_finish(e->x, why, whylen);
+    }
     uint32_t nsim = cs_exec_simulated(e->x);
     uint64_t scale = rep ? w->nranks / (nsim ? nsim : 1) : 1;
     res->events = cs_eventq_dispatched(e->q) * scale;
@@ -311,6 +326,10 @@ int cs_engine_run(const cs_workload *w, const cs_network_config *netcfg, const c
         cs_error_clear(&e);
         int rc = run_once(w, netcfg, opt, be, cls ? CS_EXEC_CLASS : CS_EXEC_REP, res, &e, why, sizeof why);
         if (rc == CS_OK) return CS_OK;
+        if (rc == CS_EINTR) { /* stopped: no fallback */
+            if (err) *err = e;
+            return rc;
+        }
         memset(res, 0, sizeof *res);
         if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "the representative run stopped: %s", why);
         cs_info("symmetry: the representative run stopped: %s; simulating every rank", why);

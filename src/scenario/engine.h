@@ -30,6 +30,7 @@
 #ifndef CS_SCENARIO_ENGINE_H
 #define CS_SCENARIO_ENGINE_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "compute/compute.h"
@@ -82,6 +83,10 @@ typedef struct cs_engine_options {
      * successful run (freed first; the caller frees it with
      * cs_net_link_report_free). */
     cs_net_link_report *link_report;
+    /* When set and nonzero (a signal handler's flag; borrowed), the run
+     * stops within about a thousand events with CS_EINTR, and the symmetric
+     * modes do not fall back to the full run. */
+    const volatile sig_atomic_t *stop;
 } cs_engine_options;
 
 enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1 };

@@ -38,6 +38,7 @@ typedef struct cs_run_hooks {
     int progress;                       /* progress lines on stderr for long runs */
     int no_collectives;                 /* 1 = keep no collective records (a front end that
                                            reports none; saves their cost on big plans) */
+    const volatile sig_atomic_t *stop;  /* nonzero: stop the run (CS_EINTR); see engine.h */
 } cs_run_hooks;
 
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err);

@@ -303,6 +303,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         so.backend = ro.backend;
         so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : plan ? 4 : 1);
         so.progress = hooks->progress;
+        so.stop = hooks->stop;
         so.symmetry = ro.symmetry ? CS_SYMMETRY_OFF : CS_SYMMETRY_AUTO;
         warn_astra_only(&ro, &sysc);
     }
@@ -372,7 +373,10 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
             cs_error e;
             cs_error_clear(&e);
             int rc2 = cs_engine_run(&w, &res->net, &so, &res->sim, &e);
-            if (rc2 != CS_OK) {
+            if (rc2 == CS_EINTR) { /* stopped: no fallback */
+                rc = rc2;
+                *err = e;
+            } else if (rc2 != CS_OK) {
                 snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
                 cs_workload_free(&w);
                 so.sym_axes = NULL;
