@@ -187,12 +187,13 @@ static void test_error_code_names(void **state) {
     assert_string_equal(cs_error_code_name(CS_EDEADLOCK), "deadlock");
     assert_string_equal(cs_error_code_name(CS_EINTERNAL), "internal error");
     assert_string_equal(cs_error_code_name(1), "unknown error");
-    assert_string_equal(cs_error_code_name(-8), "unknown error");
+    assert_string_equal(cs_error_code_name(CS_EINTR), "interrupted");
+    assert_string_equal(cs_error_code_name(-9), "unknown error");
     assert_string_equal(cs_error_code_name(INT_MIN), "unknown error");
     /* codes are distinct and negative (0 is success) */
     const int codes[] = {CS_EINVAL, CS_EIO,       CS_EFORMAT,  CS_EUNSUPPORTED,
-                         CS_ENOMEM, CS_EDEADLOCK, CS_EINTERNAL};
-    for (size_t i = 0; i < 7; i++) {
+                         CS_ENOMEM, CS_EDEADLOCK, CS_EINTERNAL, CS_EINTR};
+    for (size_t i = 0; i < 8; i++) {
         assert_true(codes[i] < 0);
         for (size_t j = 0; j < i; j++) assert_true(codes[i] != codes[j]);
     }
