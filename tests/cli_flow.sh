@@ -43,6 +43,11 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 8, 50, 500],\n   [1, 9, 50, 500]]}\n' > bad.json
 expect_fail "edge-list error names file and line" "bad.json:3: edges[1]: node 9 does not exist" \
     run --backend flow --topology=bad.json --quiet
+# A routing-table route that visits a node twice (0 -> leaf 8 -> 1 -> leaf 8 -> 1)
+# is refused with file, line, route and node (it once crashed the flow backend).
+printf '{"builder": "fat-tree", "npus_per_leaf": 4, "spines": 1,\n "routes": [[0, 8, 1, 8, 1]]}\n' > rep.json
+expect_fail "route visiting a node twice" "rep.json:2: routes[0]: node 8 appears twice (positions 1 and 3)" \
+    run --backend flow --topology=rep.json --quiet
 expect_fail "topology without flow" "--topology ft.json: only a graph backend (flow) uses a topology" run --topology=ft.json --quiet
 # A link fails mid-transfer (docs/topology.md, tests/test_net_flow.c): 1 MiB
 # 0 -> 1 on 0-2-1 (50 GB/s, 500 ns); cable 0-2 down at 10000 ns; the rest,

@@ -102,8 +102,10 @@ uint32_t cs_topo_find_link(const cs_topo *t, uint32_t a, uint32_t b);
 int cs_topo_degrade_cable(cs_topo *t, uint32_t a, uint32_t b, double factor, cs_error *err);
 int cs_topo_fail_node(cs_topo *t, uint32_t v, cs_error *err);
 /* A fixed route (routing table entry) over nodes[0..n): nodes[0] is the
- * source, nodes[n-1] the destination, each hop must be a link.  It replaces
- * ECMP for that pair while all its links are up (ECMP otherwise). */
+ * source, nodes[n-1] the destination, each hop must be a link and no node
+ * may appear twice (CS_EINVAL naming it: a flow crosses each link of its path
+ * once).  It replaces ECMP for that pair while all its links are up (ECMP
+ * otherwise).  Nothing is added when it is refused. */
 int cs_topo_add_fixed_route(cs_topo *t, const uint32_t *nodes, uint32_t n, cs_error *err);
 /* Timed changes (see cs_topo_change): checked (the cable or node must
  * exist, factor 0..1), kept sorted by time, stable. */
