@@ -15,6 +15,10 @@
 typedef uint64_t cs_time; /* picoseconds */
 
 #define CS_TIME_MAX UINT64_MAX
+/* What messages call the range of cs_time, for a duration that does not fit. */
+#define CS_TIME_RANGE_TEXT "the simulated-time range of 2^64 ps (213 days)"
+/* The largest whole microseconds that fit (18446744073709 us). */
+#define CS_TIME_MAX_US (CS_TIME_MAX / 1000000ULL)
 #define CS_PS_PER_NS 1000ULL
 #define CS_PS_PER_US 1000000ULL
 #define CS_PS_PER_MS 1000000000ULL
