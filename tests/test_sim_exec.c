@@ -78,6 +78,21 @@ static void test_dependent_chain(void **state) {
     done(&o);
 }
 
+/* A valid trace with no nodes (only the metadata header): every rank is done
+ * at 0, nothing is simulated.  (The graph builder once sorted a NULL array,
+ * which UBSan reports: run under CS_SANITIZE.) */
+static void test_zero_nodes(void **state) {
+    (void)state;
+    const char *s[] = {"", ""};
+    cs_network_config net = ring(2, 50, 500);
+    run_out o;
+    run_specs("no_nodes", s, 2, &net, NULL, &o);
+    assert_int_equal(o.rc, CS_OK);
+    assert_int_equal(o.res.sim_time, 0);
+    assert_int_equal(o.res.ranks[1].nodes, 0);
+    done(&o);
+}
+
 static void test_independent_serialize(void **state) {
     (void)state;
     /* Three independent COMP nodes share one compute stream: 10+20+30 = 60 us. */
@@ -565,7 +580,7 @@ static void test_deterministic(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dependent_chain),        cmocka_unit_test(test_independent_serialize),
+        cmocka_unit_test(test_dependent_chain),        cmocka_unit_test(test_zero_nodes),        cmocka_unit_test(test_independent_serialize),
         cmocka_unit_test(test_diamond),                cmocka_unit_test(test_ctrl_and_data_merge),
         cmocka_unit_test(test_zero_duration_is_1ns),   cmocka_unit_test(test_cpu_overlaps_gpu),
         cmocka_unit_test(test_metadata_releases_children), cmocka_unit_test(test_roofline),

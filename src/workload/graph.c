@@ -405,7 +405,7 @@ static void builder_free(builder *b) {
 static int finish(builder *b, cs_graph **out, cs_error *err) {
     size_t n = b->nraw;
     if (n > UINT32_MAX - 1) return CS_ERR(err, CS_EUNSUPPORTED, "%s: more than 2^32 nodes", b->name);
-    qsort(b->raw, n, sizeof *b->raw, cmp_raw);
+    if (n > 1) qsort(b->raw, n, sizeof *b->raw, cmp_raw); /* no nodes: b->raw is NULL, which qsort may not get */
     for (size_t i = 1; i < n; i++)
         if (b->raw[i].n.id == b->raw[i - 1].n.id)
             return CS_ERR(err, CS_EFORMAT, "%s: node id %" PRIu64 " appears twice; ids must be unique",
@@ -455,7 +455,7 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
             par[i][k++] = p;
         }
         if (rc) break;
-        qsort(par[i], k, sizeof **par, cmp_u32);
+        if (k > 1) qsort(par[i], k, sizeof **par, cmp_u32);
         uint32_t u = 0;
         for (uint32_t j = 0; j < k; j++)
             if (!u || par[i][u - 1] != par[i][j]) par[i][u++] = par[i][j];
