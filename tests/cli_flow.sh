@@ -70,6 +70,27 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "link_changes": [[10, 0, 1, 0]]}\n' > badc.json
 expect_fail "timed change error names file and line" "badc.json:3: link_changes[0]: no link between nodes 0 and 1" \
     "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=badc.json --quiet
+# An unreachable destination names both nodes (docs/topology.md), also when a
+# collective's message finds no route (it said only "simulation failed"):
+# NPU 1's only cable is down; a disconnected edge list.
+printf '{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,\n "preferred-dataset-splits": 1, "collective-optimization": "baseline", "local-mem-bw": 1600,\n "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],\n "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["direct"]}\n' > sys.json
+sed 's/"ring"\]/"inSwitch"]/' sys.json > sysin.json
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "failed_links": [[2, 1]]}\n' > cut.json
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500]]}\n' > disc.json
+"$CS_MKTRACE" --ranks ar2 "1 COLL ctype=0 size=$M" "1 COLL ctype=0 size=$M" || fail "mktrace ar2"
+for sym in auto off; do
+    expect_fail "collective without a route names both nodes (symmetry $sym)" \
+        "ar2.0.et: node 1 (COMM_COLL): ALL_REDUCE of 1048576 bytes on communicator 0|transfer of 524288 bytes from rank 0 to rank 1|no route from node 0 to node 1" \
+        "$CS_BIN" run --workload-configuration=ar2 --network-configuration=net2.yml --system-configuration=sys.json \
+        --backend flow --topology=cut.json --symmetry $sym --quiet
+done
+expect_fail "in-switch collective without a route names both nodes" \
+    "ar2.0.et: node 1 (COMM_COLL): ALL_REDUCE of 1048576 bytes on communicator 0|no route from node 0 to node 1" \
+    "$CS_BIN" run --workload-configuration=ar2 --network-configuration=net2.yml --system-configuration=sysin.json \
+    --backend flow --topology=cut.json --quiet
+expect_fail "send without a route names both nodes" \
+    "transfer of 1048576 bytes from rank 0 to rank 1|no route from node 0 to node 1 over the links that are up" \
+    "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=disc.json --quiet
 expect_fail "--compare-healthy needs flow" "--compare-healthy needs a graph backend (run.backend flow)" \
     "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --compare-healthy --quiet
 # Placement (docs/topology.md): on the 4:1 fat-tree, strided:2 puts ranks

@@ -94,8 +94,8 @@ static void switch_xfer(cs_system *s, cs_stream *st, int up, uint64_t bytes, cs_
     int rc = cs_net_send_switch(s->net, &nm, up, &e);
     if (rc) {
         cs_free(x);
+        css_fail_msg(s, in, m, &e);
         css_inst_release(in);
-        css_fail(s, rc);
     }
 }
 

@@ -63,6 +63,16 @@ void css_fail(cs_system *s, int rc) {
     if (s->p.fail) s->p.fail(s->p.fail_ud, s->failed);
 }
 
+void css_fail_msg(cs_system *s, const cs_inst *in, uint32_t member, const cs_error *cause) {
+    const cs_member *mb = &in->members[member];
+    if (!s->failed) /* the first failure's message (cs_error keeps the first anyway) */
+        cs_error_set(s->err, cause->code ? cause->code : CS_EINTERNAL, cause->src_file, cause->src_line,
+                     "%s: node %" PRIu64 " (COMM_COLL): %s of %" PRIu64 " bytes on communicator %s: %s",
+                     mb->source ? mb->source : "(trace)", mb->node_id, cs_coll_type_label(in->comm_type), in->bytes,
+                     in->grp->name, cause->msg);
+    css_fail(s, cause->code);
+}
+
 uint32_t css_inst_rank(const cs_inst *in, uint32_t member) {
     return in->grp->whole ? member : in->grp->ranks[member];
 }
@@ -121,6 +131,7 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     cs_system *s = cs_calloc(1, sizeof *s);
     s->q = q;
     s->net = net;
+    s->err = err;
     s->nranks = nranks;
     s->rep = p->representative != 0;
     s->nlocal = s->rep && !p->axes ? 1 : nranks;
@@ -409,7 +420,7 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     if (rc) {
         cs_pool_put(s->msg_pool, m);
         in->live--;
-        css_fail(s, rc);
+        css_fail_msg(s, in, stream_member(st), &e);
     }
 }
 
