@@ -149,3 +149,12 @@ uint32_t cs_net_dim_hops(cs_topo_kind kind, uint32_t n, uint32_t ca, uint32_t cb
     }
     return 1;
 }
+
+int cs_net_beyond_error(cs_error *err, cs_time now, double ns, const char *how) {
+    char at[48] = "";
+    if (now) {
+        char t[32];
+        snprintf(at, sizeof at, " at %s + %.4g ns", cs_time_fmt(now, t, sizeof t), ns);
+    }
+    return CS_ERR(err, CS_EINVAL, "takes %.4g ns (%s): its arrival%s exceeds " CS_TIME_RANGE_TEXT, ns, how, at);
+}
