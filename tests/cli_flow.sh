@@ -48,6 +48,25 @@ expect_fail "edge-list error names file and line" "bad.json:3: edges[1]: node 9 
 printf '{"builder": "fat-tree", "npus_per_leaf": 4, "spines": 1,\n "routes": [[0, 8, 1, 8, 1]]}\n' > rep.json
 expect_fail "route visiting a node twice" "rep.json:2: routes[0]: node 8 appears twice (positions 1 and 3)" \
     run --backend flow --topology=rep.json --quiet
+# Counts from a typo are refused before anything is allocated (they took 2-3
+# GB first); a rail of 65536 x 65536 GPUs was "0 NPUs"; duplicate cables in an
+# edge list were accepted silently.
+printf '{"builder": "edges", "switches": 2000000000,\n "edges": [[0, 8, 50, 500], [8, 1, 50, 500]]}\n' > many.json
+expect_fail "2e9 switches" "many.json: edges: 8 NPUs + 2000000000 switches: 2000000008 nodes and 2 cables; expected at most 16777216 nodes" \
+    run --backend flow --topology=many.json --quiet
+printf '{"builder": "rail", "servers": 65536, "gpus_per_server": 65536, "nic_bandwidth": 50}\n' > bigrail.json
+expect_fail "rail beyond 2^32 GPUs" "bigrail.json:1: the topology has 4294967296 NPUs but the network configuration net.yml has 8" \
+    run --backend flow --topology=bigrail.json --quiet
+printf '{"builder": "torus", "dims": [1000000000]}\n' > bigtorus.json
+expect_fail "torus of 10^9" "bigtorus.json:1: the topology has 1000000000 NPUs but the network configuration net.yml has 8" \
+    run --backend flow --topology=bigtorus.json --quiet
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 8, 50, 500],\n   [1, 8, 50, 500],\n   [8, 0, 25, 100]]}\n' > dupc.json
+expect_fail "duplicate cable" "dupc.json:4: edges[2]: a second cable between nodes 8 and 0 (the first: edges[0], line 2)" \
+    run --backend flow --topology=dupc.json --quiet
+printf 'topology: [ FullyConnected ]\nnpus_count: [ 8192 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > fc8k.yml
+"$CS_MKTRACE" one.et "1 COMP dur=1" || fail "mktrace one"
+expect_fail "flow on a network too big for a graph" "fc8k.yml: the graph of the network's dimensions (8192 NPUs): 8192 nodes and 33550336 cables" \
+    "$CS_BIN" run --workload-configuration=one.et --network-configuration=fc8k.yml --backend flow --quiet
 expect_fail "topology without flow" "--topology ft.json: only a graph backend (flow) uses a topology" run --topology=ft.json --quiet
 # A link fails mid-transfer (docs/topology.md, tests/test_net_flow.c): 1 MiB
 # 0 -> 1 on 0-2-1 (50 GB/s, 500 ns); cable 0-2 down at 10000 ns; the rest,

@@ -195,7 +195,7 @@ static void split(const cs_jdoc *doc, const cs_topo_builder *b, json_t *mine, js
 int cs_topology_file_load(const char *path, const cs_network_config *net, cs_topo **out, cs_error *err) {
     *out = NULL;
     cs_jdoc doc;
-    int rc = cs_jdoc_load(path, "topology file", &doc, err);
+    int rc = cs_jdoc_load(path, "topology", &doc, err);
     if (rc) return rc;
     common c;
     cs_opts_defaults(COMMON, NCOMMON, &c);

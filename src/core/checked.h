@@ -33,6 +33,13 @@ static inline int cs_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
     return 0;
 }
 
+/* a + b, saturating at UINT64_MAX. */
+static inline uint64_t cs_add_u64_sat(uint64_t a, uint64_t b) {
+    uint64_t r;
+    cs_add_u64(a, b, &r);
+    return r;
+}
+
 /* a * b, saturating at UINT64_MAX. */
 static inline uint64_t cs_mul_u64_sat(uint64_t a, uint64_t b) {
     uint64_t r;

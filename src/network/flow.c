@@ -168,6 +168,12 @@ static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
     if (env->topo) {
         s->topo = env->topo;
     } else {
+        int rc = cs_topo_check_astra(cfg, err); /* before allocating it */
+        if (rc) {
+            flow_destroy(s);
+            *state = NULL;
+            return rc;
+        }
         s->own_topo = cs_topo_build_astra(cfg);
         s->topo = s->own_topo;
     }

@@ -8,12 +8,24 @@
  */
 #include "topology/topology.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+
+int cs_topo_check_size(const char *what, uint64_t nodes, uint64_t cables, cs_error *err) {
+    if (nodes <= CS_TOPO_MAX_NODES && cables <= CS_TOPO_MAX_CABLES) return CS_OK;
+    char n[32], c[32];
+    if (nodes == UINT64_MAX) snprintf(n, sizeof n, "more than 2^64");
+    else snprintf(n, sizeof n, "%" PRIu64, nodes);
+    if (cables == UINT64_MAX) snprintf(c, sizeof c, "more than 2^64");
+    else snprintf(c, sizeof c, "%" PRIu64, cables);
+    return CS_ERR(err, CS_EINVAL, "%s: %s nodes and %s cables; expected at most %u nodes and %u cables", what, n, c,
+                  CS_TOPO_MAX_NODES, CS_TOPO_MAX_CABLES);
+}
 
 cs_topo *cs_topo_new(uint32_t nnpus) {
     cs_topo *t = cs_calloc(1, sizeof *t);
