@@ -48,6 +48,10 @@ expect_fail "unmatched receive" "never sent|dl.0.et" run --workload-configuratio
 # send without comm_dst (Chakra's generator writes such nodes)
 "$CS_MKTRACE" --ranks "$T/nd" "1 SEND size=8" "1 COMP dur=1"
 expect_fail "send without comm_dst" "nd.0.et|comm_dst" run --workload-configuration="$T/nd"
+# a negative duration_micros (an unsigned field: it read as 2^64 - 1000 us)
+"$CS_MKTRACE" --ranks "$T/negdur" "1 COMP dur=5; 2 COMP dur=-1000 data=1" "1 COMP dur=1"
+expect_fail "negative duration_micros" "negdur.0.et: node 2 (COMP): attribute duration_micros|got -1000 (a negative duration)" \
+    run --workload-configuration="$T/negdur"
 # bad network values
 printf 'topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ -5 ]\nlatency: [ 500 ]\n' > "$T/negbw.yml"
 expect_fail "negative bandwidth" "negbw.yml|bandwidth|expected" "$CS_BIN" run --workload-configuration="$T/ok" --network-configuration="$T/negbw.yml"

@@ -43,6 +43,30 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 8, 50, 500],\n   [1, 9, 50, 500]]}\n' > bad.json
 expect_fail "edge-list error names file and line" "bad.json:3: edges[1]: node 9 does not exist" \
     run --backend flow --topology=bad.json --quiet
+# A routing-table route that visits a node twice (0 -> leaf 8 -> 1 -> leaf 8 -> 1)
+# is refused with file, line, route and node (it once crashed the flow backend).
+printf '{"builder": "fat-tree", "npus_per_leaf": 4, "spines": 1,\n "routes": [[0, 8, 1, 8, 1]]}\n' > rep.json
+expect_fail "route visiting a node twice" "rep.json:2: routes[0]: node 8 appears twice (positions 1 and 3)" \
+    run --backend flow --topology=rep.json --quiet
+# Counts from a typo are refused before anything is allocated (they took 2-3
+# GB first); a rail of 65536 x 65536 GPUs was "0 NPUs"; duplicate cables in an
+# edge list were accepted silently.
+printf '{"builder": "edges", "switches": 2000000000,\n "edges": [[0, 8, 50, 500], [8, 1, 50, 500]]}\n' > many.json
+expect_fail "2e9 switches" "many.json: edges: 8 NPUs + 2000000000 switches: 2000000008 nodes and 2 cables; expected at most 16777216 nodes" \
+    run --backend flow --topology=many.json --quiet
+printf '{"builder": "rail", "servers": 65536, "gpus_per_server": 65536, "nic_bandwidth": 50}\n' > bigrail.json
+expect_fail "rail beyond 2^32 GPUs" "bigrail.json:1: the topology has 4294967296 NPUs but the network configuration net.yml has 8" \
+    run --backend flow --topology=bigrail.json --quiet
+printf '{"builder": "torus", "dims": [1000000000]}\n' > bigtorus.json
+expect_fail "torus of 10^9" "bigtorus.json:1: the topology has 1000000000 NPUs but the network configuration net.yml has 8" \
+    run --backend flow --topology=bigtorus.json --quiet
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 8, 50, 500],\n   [1, 8, 50, 500],\n   [8, 0, 25, 100]]}\n' > dupc.json
+expect_fail "duplicate cable" "dupc.json:4: edges[2]: a second cable between nodes 8 and 0 (the first: edges[0], line 2)" \
+    run --backend flow --topology=dupc.json --quiet
+printf 'topology: [ FullyConnected ]\nnpus_count: [ 8192 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > fc8k.yml
+"$CS_MKTRACE" one.et "1 COMP dur=1" || fail "mktrace one"
+expect_fail "flow on a network too big for a graph" "fc8k.yml: the graph of the network's dimensions (8192 NPUs): 8192 nodes and 33550336 cables" \
+    "$CS_BIN" run --workload-configuration=one.et --network-configuration=fc8k.yml --backend flow --quiet
 expect_fail "topology without flow" "ft.json: only a graph backend (flow) uses a topology" run --topology=ft.json --quiet
 # A link fails mid-transfer (docs/topology.md, tests/test_net_flow.c): 1 MiB
 # 0 -> 1 on 0-2-1 (50 GB/s, 500 ns); cable 0-2 down at 10000 ns; the rest,
@@ -65,6 +89,27 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "link_changes": [[10, 0, 1, 0]]}\n' > badc.json
 expect_fail "timed change error names file and line" "badc.json:3: link_changes[0]: no link between nodes 0 and 1" \
     "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=badc.json --quiet
+# An unreachable destination names both nodes (docs/topology.md), also when a
+# collective's message finds no route (it said only "simulation failed"):
+# NPU 1's only cable is down; a disconnected edge list.
+printf '{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,\n "preferred-dataset-splits": 1, "collective-optimization": "baseline", "local-mem-bw": 1600,\n "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],\n "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["direct"]}\n' > sys.json
+sed 's/"ring"\]/"inSwitch"]/' sys.json > sysin.json
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "failed_links": [[2, 1]]}\n' > cut.json
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500]]}\n' > disc.json
+"$CS_MKTRACE" --ranks ar2 "1 COLL ctype=0 size=$M" "1 COLL ctype=0 size=$M" || fail "mktrace ar2"
+for sym in auto off; do
+    expect_fail "collective without a route names both nodes (symmetry $sym)" \
+        "ar2.0.et: node 1 (COMM_COLL): ALL_REDUCE of 1048576 bytes on communicator 0|transfer of 524288 bytes from rank 0 to rank 1|no route from node 0 to node 1" \
+        "$CS_BIN" run --workload-configuration=ar2 --network-configuration=net2.yml --system-configuration=sys.json \
+        --backend flow --topology=cut.json --symmetry $sym --quiet
+done
+expect_fail "in-switch collective without a route names both nodes" \
+    "ar2.0.et: node 1 (COMM_COLL): ALL_REDUCE of 1048576 bytes on communicator 0|no route from node 0 to node 1" \
+    "$CS_BIN" run --workload-configuration=ar2 --network-configuration=net2.yml --system-configuration=sysin.json \
+    --backend flow --topology=cut.json --quiet
+expect_fail "send without a route names both nodes" \
+    "transfer of 1048576 bytes from rank 0 to rank 1|no route from node 0 to node 1 over the links that are up" \
+    "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=disc.json --quiet
 expect_fail "--compare-healthy needs flow" "--compare-healthy needs a graph backend (run.backend flow)" \
     "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --compare-healthy --quiet
 # Placement (docs/topology.md): on the 4:1 fat-tree, strided:2 puts ranks

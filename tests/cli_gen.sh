@@ -54,6 +54,21 @@ expect_fail "bad recompute" "--recompute: expected one of none, selective, full,
     "$CS_BIN" generate --model gpt3-6.7b --recompute some --out "$CS_TMP/x"
 expect_fail "network size" "npus_count: expected 8 NPUs" \
     "$CS_BIN" train --model gpt3-6.7b --tp 4 --pp 2 --network-configuration="$CS_SOURCE_DIR/examples/pipeline/network.yml"
+# Products of plan values beyond 32 bits are refused by name (micro-batch x dp
+# wrapped to 0 and died of SIGFPE); node values beyond 2^64 too.
+printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > "$CS_TMP/n8.yml"
+for m in gpt3-6.7b mixtral-8x7b resnet50 dlrm; do
+    expect_fail "micro-batch x dp beyond 2^32 ($m)" \
+        "--global-batch 1000000000: expected a multiple of micro-batch x dp (536870912 x 8 = 4294967296)" \
+        "$CS_BIN" train --model $m --dp 8 --micro-batch 536870912 --global-batch 1000000000 \
+        --network-configuration="$CS_TMP/n8.yml" --quiet
+done
+expect_fail "tp x cp beyond 2^32" "--tp x --cp x --pp x --dp = 65536 x 65536 x 1 x 1 = 4294967296 ranks" \
+    "$CS_BIN" generate --model llama3-8b --tp 65536 --cp 65536 --sp --out "$CS_TMP/x"
+printf 'topology: [ Switch ]\nnpus_count: [ 1 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > "$CS_TMP/n1.yml"
+expect_fail "node values beyond 2^64" "rank 0: node 3 (L0.qkv): num_ops 8.053e+21 exceeds 2^64|--micro-batch 1000000000" \
+    "$CS_BIN" train --model gpt3-1t --micro-batch 1000000000 --global-batch 1000000000 --set plan.no-memory-check=true \
+    --network-configuration="$CS_TMP/n1.yml" --quiet
 printf '{\n  "layers": 2,\n  "hidden": 64,\n  "heads": 4,\n  "vocab": 128,\n  "seq": "long"\n}\n' >"$CS_TMP/m.json"
 expect_fail "model file error" "m.json:6: seq: expected an integer >= 1, got \"long\"" \
     "$CS_BIN" generate --model "$CS_TMP/m.json" --out "$CS_TMP/x"

@@ -107,6 +107,32 @@ static void test_from_ns_f_saturates(void **state) {
     assert_true(cs_time_from_ns_f(1e16) == 10000000000000000000ULL);
 }
 
+/* Whole-ns truncation (the backends' and the roofline's rounding) and the
+ * saturating integer conversions: exact inside the range, CS_TIME_MAX (the
+ * mark of a time beyond it) outside, never a wrapped value.  1e-300 GB/s
+ * once gave 7,280 ns: (uint64_t) of 1e305 is undefined, and x 1000 wrapped. */
+static void test_checked_conversions(void **state) {
+    (void)state;
+    assert_int_equal(cs_time_from_whole_ns_f(19531.25), 19531000);
+    assert_int_equal(cs_time_from_whole_ns_f(0.999), 0);
+    assert_int_equal(cs_time_from_whole_ns_f(-5), 0);
+    assert_true(cs_time_from_whole_ns_f(NAN) == CS_TIME_MAX);
+    assert_true(cs_time_from_whole_ns_f(INFINITY) == CS_TIME_MAX);
+    assert_true(cs_time_from_whole_ns_f(1.95e305) == CS_TIME_MAX);
+    assert_true(cs_time_from_whole_ns_f(1.8e17) == CS_TIME_MAX);
+    assert_true(cs_time_from_whole_ns_f(18446744073709552.0) == CS_TIME_MAX);
+    /* the largest double below 2^64 ps / 1000 fits */
+    assert_true(cs_time_from_whole_ns_f(18446744073709548.0) == 18446744073709548000ULL);
+    assert_true(cs_time_from_ns_sat(CS_TIME_MAX_NS) == CS_TIME_MAX_NS * 1000);
+    assert_true(cs_time_from_ns_sat(CS_TIME_MAX_NS + 1) == CS_TIME_MAX);
+    assert_true(cs_time_from_ns_sat(UINT64_MAX) == CS_TIME_MAX);
+    assert_true(cs_time_from_us_sat(CS_TIME_MAX_US) == CS_TIME_MAX_US * 1000000);
+    assert_true(cs_time_from_us_sat(CS_TIME_MAX_US + 1) == CS_TIME_MAX);
+    assert_true(cs_time_beyond(CS_TIME_MAX));
+    assert_false(cs_time_beyond(CS_TIME_MAX - 1));
+    assert_true(CS_TIME_MAX_US == 18446744073709ULL);
+}
+
 static void test_add_saturates(void **state) {
     (void)state;
     assert_int_equal(cs_time_add(0, 0), 0);
@@ -180,6 +206,7 @@ int main(void) {
         cmocka_unit_test(test_from_ns_f_exact_and_rounding),
         cmocka_unit_test(test_from_ns_f_bad_inputs),
         cmocka_unit_test(test_from_ns_f_saturates),
+        cmocka_unit_test(test_checked_conversions),
         cmocka_unit_test(test_add_saturates),
         cmocka_unit_test(test_fmt_units),
         cmocka_unit_test(test_fmt_unit_boundaries),

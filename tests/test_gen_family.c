@@ -89,6 +89,68 @@ static void test_presets_flops(void **state) {
     }
 }
 
+/* Products of plan values in 64 bits: micro-batch x dp beyond 2^32 (it was
+ * 0 in 32 bits: a division by zero, SIGFPE), tp x cp beyond 2^32 (the same
+ * in the sequence split), micro-batches x virtual stages beyond 2^30 (the
+ * interleaved schedule's loop and tags), too many ranks: each refused naming
+ * the flags, for every family; and a plan whose nodes would carry values
+ * beyond 2^64 (FLOPs, bytes, microseconds) is refused by the generator
+ * instead of writing wrapped or saturated numbers. */
+static void test_plan_overflow(void **state) {
+    (void)state;
+    const char *names[] = {"gpt3-6.7b", "llama3-8b", "mixtral-8x7b", "resnet50", "dlrm"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const cs_gen_model *m = cs_gen_model_preset(names[i]);
+        assert_non_null(m);
+        cs_gen_plan p;
+        cs_gen_plan_defaults(&p);
+        p.dp = 8;
+        cs_gen_plan_batch(m, &p, 536870912u, 1000000000u);
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_gen_plan_check(m, &p, &err), CS_EINVAL);
+        tu_assert_has(err.msg, "--global-batch 1000000000: expected a multiple of micro-batch x dp "
+                               "(536870912 x 8 = 4294967296)");
+        assert_int_equal(cs_gen_micro_batches(&p), 0);
+    }
+    const cs_gen_model *m = cs_gen_model_preset("llama3-8b");
+    cs_gen_plan p;
+    cs_error err;
+    cs_gen_plan_defaults(&p);
+    p.tp = p.cp = 65536;
+    p.sp = 1;
+    cs_gen_plan_batch(m, &p, 1, 1);
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--tp x --cp x --pp x --dp = 65536 x 65536 x 1 x 1 = 4294967296 ranks");
+    /* the transformer's default global batch, micro-batch x dp x pp, beyond 2^32 */
+    cs_gen_plan_defaults(&p);
+    p.dp = 65536;
+    p.pp = 32;
+    cs_gen_plan_batch(m, &p, 4096, 0);
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--global-batch: the default, micro-batch x dp x pp = 4096 x 65536 x 32 = 8589934592");
+    /* interleaving: 2^31 micro-batches x 2 chunks */
+    cs_gen_plan_defaults(&p);
+    p.pp = 2;
+    p.vstages = 2;
+    cs_gen_plan_batch(m, &p, 1, 2147483648u);
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--virtual-stages 2: 2147483648 micro-batches x 2 chunks");
+    /* a billion sequences of 2048 tokens on one GPU: 2^64 FLOPs and more per node */
+    const cs_device *d = cs_device_find("A100-80GB");
+    m = cs_gen_model_preset("gpt3-175b");
+    cs_gen_plan_defaults(&p);
+    cs_gen_plan_batch(m, &p, 1000000000u, 1000000000u);
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(m, &p, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(m, &p, d, 0, null_sink, NULL, NULL, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "exceeds");
+    tu_assert_has(err.msg, "--micro-batch 1000000000");
+}
+
 /* A key that belongs to another family: refused with file, line and key. */
 static void test_foreign_key(void **state) {
     (void)state;
@@ -127,6 +189,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_presets_flops),
+        cmocka_unit_test(test_plan_overflow),
         cmocka_unit_test(test_foreign_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,10 @@
  *   incast      N senders to one receiver: a congestion-aware backend does
  *               not finish before N * bytes / bandwidth
  *   switch      send_switch (CS_NET_SWITCH_ENDPOINTS): one link up
+ *   range       a transfer whose arrival is beyond the simulated-time range
+ *               (2^63 bytes at 50 GB/s: 1.7e17 ns; or 1 KiB at 19 days from
+ *               the end) is refused at send with CS_EINVAL, the range named
+ *               and nothing scheduled; the largest that fits is delivered
  *
  * A backend that differs from the common expectation by design says so in
  * EXCEPTIONS below, with the reason; a backend without
@@ -416,6 +420,42 @@ static void test_switch_endpoints(void **st) {
     }
 }
 
+/* ---- the simulated-time range ---------------------------------------------------- */
+
+static void noop_ev(void *ctx, const cs_event *ev) { (void)ctx, (void)ev; }
+
+static void test_time_range(void **st) {
+    (void)st;
+    for (const cs_net_backend *const *b = cs_net_backends(); *b; b++) {
+        tnet tn;
+        tn_open(&tn, *b, CS_TOPO_RING, 4);
+        cs_error err;
+        cs_error_clear(&err);
+        cs_net_msg m = {.src = 0, .dst = 1, .bytes = 1ULL << 63, .key = 1, .done = on_done, .ctx = &tn, .cookie = 0};
+        assert_int_equal(cs_net_send(&tn.net, &m, &err), CS_EINVAL);
+        tu_assert_has(err.msg, "transfer of 9223372036854775808 bytes from rank 0 to rank 1: takes 1.718e+17 ns");
+        tu_assert_has(err.msg, "exceeds the simulated-time range of 2^64 ps (213 days)");
+        assert_true(cs_time_beyond(cs_net_uncontended_time(&tn.net, 0, 1, 1ULL << 63)));
+        /* 1 KiB (519 ns on one hop) sent 100 ns before the end of the range */
+        cs_eventq_push(tn.q, CS_TIME_MAX - NS(100), 0, noop_ev, NULL, 0);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        cs_error_clear(&err);
+        m.bytes = 1024;
+        assert_int_equal(cs_net_send(&tn.net, &m, &err), CS_EINVAL);
+        tu_assert_has(err.msg, "its arrival at ");
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 0); /* nothing was scheduled */
+        tn_close(&tn);
+        /* the largest that fits: 2^50 bytes, 2.1e13 ns */
+        tn_open(&tn, *b, CS_TOPO_RING, 4);
+        tn_send(&tn, 0, 1, 1ULL << 50, 0);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 1);
+        assert_int_equal(tn.t[0], cs_net_uncontended_time(&tn.net, 0, 1, 1ULL << 50));
+        tn_close(&tn);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
@@ -425,6 +465,7 @@ int main(void) {
         cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_incast),
         cmocka_unit_test(test_switch_endpoints),
+        cmocka_unit_test(test_time_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

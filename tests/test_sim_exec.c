@@ -78,6 +78,21 @@ static void test_dependent_chain(void **state) {
     done(&o);
 }
 
+/* A valid trace with no nodes (only the metadata header): every rank is done
+ * at 0, nothing is simulated.  (The graph builder once sorted a NULL array,
+ * which UBSan reports: run under CS_SANITIZE.) */
+static void test_zero_nodes(void **state) {
+    (void)state;
+    const char *s[] = {"", ""};
+    cs_network_config net = ring(2, 50, 500);
+    run_out o;
+    run_specs("no_nodes", s, 2, &net, NULL, &o);
+    assert_int_equal(o.rc, CS_OK);
+    assert_int_equal(o.res.sim_time, 0);
+    assert_int_equal(o.res.ranks[1].nodes, 0);
+    done(&o);
+}
+
 static void test_independent_serialize(void **state) {
     (void)state;
     /* Three independent COMP nodes share one compute stream: 10+20+30 = 60 us. */
@@ -419,6 +434,36 @@ static void test_missing_data_dep_is_error(void **state) {
     assert_non_null(strstr(o.err.msg, "missdata.0.et"));
 }
 
+/* duration_micros is unsigned in the schema: a negative value written into it
+ * reads as 2^64 - |v| (it ran as 2^64 - 1000 us).  Refused at load, naming
+ * file, node and attribute; so is a duration beyond the simulated-time range
+ * (2^64 ps = 18446744073709 us).  A broadcast replays its duration too. */
+static void test_bad_duration_refused(void **state) {
+    (void)state;
+    cs_network_config net = ring(1, 50, 500);
+    run_out o;
+    const char *neg[] = {"1 COMP dur=5; 7 COMP dur=-1000 data=1"};
+    run_specs("negdur", neg, 1, &net, NULL, &o);
+    assert_int_equal(o.rc, CS_EINVAL);
+    tu_assert_has(o.err.msg, "negdur.0.et: node 7 (COMP): attribute duration_micros: expected 0 to 18446744073709 us, "
+                             "got -1000 (a negative duration)");
+    const char *big[] = {"3 CPU dur=18446744073710"};
+    run_specs("bigdur", big, 1, &net, NULL, &o);
+    assert_int_equal(o.rc, CS_EINVAL);
+    tu_assert_has(o.err.msg, "bigdur.0.et: node 3 (COMP): attribute duration_micros: 18446744073710 us exceeds the "
+                             "simulated-time range of 2^64 ps (213 days)");
+    const char *bc[] = {"2 COLL ctype=5 size=8 dur=-1"};
+    run_specs("negbc", bc, 1, &net, NULL, &o);
+    assert_int_equal(o.rc, CS_EINVAL);
+    tu_assert_has(o.err.msg, "negbc.0.et: node 2 (COMM_COLL): attribute duration_micros");
+    /* the largest duration that fits runs */
+    const char *max[] = {"1 COMP dur=18446744073709"};
+    run_specs("maxdur", max, 1, &net, NULL, &o);
+    assert_int_equal(o.rc, CS_OK);
+    assert_int_equal(o.res.sim_time, US(18446744073709ULL));
+    done(&o);
+}
+
 static int g_warned;
 static void count_sink(int level, const char *msg, void *ud) {
     (void)ud;
@@ -565,7 +610,7 @@ static void test_deterministic(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dependent_chain),        cmocka_unit_test(test_independent_serialize),
+        cmocka_unit_test(test_dependent_chain),        cmocka_unit_test(test_zero_nodes),        cmocka_unit_test(test_independent_serialize),
         cmocka_unit_test(test_diamond),                cmocka_unit_test(test_ctrl_and_data_merge),
         cmocka_unit_test(test_zero_duration_is_1ns),   cmocka_unit_test(test_cpu_overlaps_gpu),
         cmocka_unit_test(test_metadata_releases_children), cmocka_unit_test(test_roofline),
@@ -575,7 +620,7 @@ int main(void) {
         cmocka_unit_test(test_single_file_for_all_ranks), cmocka_unit_test(test_barrier),
         cmocka_unit_test(test_deadlock_reported),      cmocka_unit_test(test_size_mismatch),
         cmocka_unit_test(test_send_without_dst),       cmocka_unit_test(test_cycle_reported),
-        cmocka_unit_test(test_missing_data_dep_is_error), cmocka_unit_test(test_missing_ctrl_dep_is_warning),
+        cmocka_unit_test(test_missing_data_dep_is_error), cmocka_unit_test(test_bad_duration_refused), cmocka_unit_test(test_missing_ctrl_dep_is_warning),
         cmocka_unit_test(test_rank_count_mismatch),    cmocka_unit_test(test_unknown_node_type),
         cmocka_unit_test(test_timeline_nests_and_counts), cmocka_unit_test(test_deterministic),
     };

@@ -249,12 +249,95 @@ static void test_error_locations(void **st) {
     tu_assert_has(err.msg, "loc3.json:2: spines: expected an integer from 0");
 }
 
+/* Counts from a typo are refused before anything is allocated: every
+ * builder counts its nodes and cables in 64 bits against CS_TOPO_MAX_*
+ * (cs_topo_check_size), and the topology file compares the NPU count with
+ * the network's first.  (2e9 switches or a torus of 10^9 allocated 2-3 GB;
+ * a rail of 65536 x 65536 GPUs wrapped to "0 NPUs".) */
+static void test_sizes_checked_first(void **st) {
+    (void)st;
+    cs_topo *t = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_rail_params rp = {.servers = 65536, .gpus_per_server = 65536, .nvlink_bw = 50, .nic_bw = 50};
+    assert_int_equal(cs_topo_build_rail(&rp, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "rail: 65536 servers x 65536 GPUs = 4294967296 NPUs, a NIC each: ");
+    tu_assert_has(err.msg, "; expected at most 16777216 nodes and 16777216 cables");
+    assert_null(t);
+    cs_error_clear(&err);
+    cs_grid_params gp = {.ndims = 3, .dims = {1000000000, 1000000000, 1000000000}, .wrap = 1, .bw = 50};
+    assert_int_equal(cs_topo_build_grid(&gp, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "torus: more than 2^64 NPUs: more than 2^64 nodes");
+    cs_error_clear(&err);
+    gp = (cs_grid_params){.ndims = 1, .dims = {1000000000}, .wrap = 1, .bw = 50};
+    assert_int_equal(cs_topo_build_grid(&gp, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "torus: 1000000000 NPUs: 1000000000 nodes and 1000000000 cables");
+    cs_error_clear(&err);
+    cs_fattree_params fp = {.npus = 2000000000, .npus_per_leaf = 2, .spines = 1, .host_bw = 50, .uplink_bw = 50};
+    assert_int_equal(cs_topo_build_fattree(&fp, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "fat-tree: 2000000000 NPUs, 1000000000 leaves, 1 spines x 1 uplinks: 3000000001 nodes");
+    cs_error_clear(&err);
+    cs_dragonfly_params dp = {.groups = 100000, .routers_per_group = 100000, .npus_per_router = 1,
+                              .global_per_router = 1, .host_bw = 1, .local_bw = 1, .global_bw = 1};
+    assert_int_equal(cs_topo_build_dragonfly(&dp, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "dragonfly: 100000 groups x 100000 routers x 1 NPUs: 20000000000 nodes");
+    cs_error_clear(&err);
+    cs_clos3_params cp = {.npus = 8, .npus_per_leaf = 1, .leaves_per_pod = 1, .aggs_per_pod = 100000,
+                          .cores_per_agg = 100000, .host_bw = 1, .leaf_up_bw = 1, .agg_up_bw = 1};
+    assert_int_equal(cs_topo_build_clos3(&cp, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "clos3: 8 NPUs, 8 leaves, 8 pods x 100000 aggregation switches, 100000 x 100000 cores");
+    /* the astra product of a big network: NULL from the builder, the reason from the check */
+    cs_network_config fc = switch_net(8192);
+    fc.topo[0] = CS_TOPO_FULLY_CONNECTED;
+    char fc_path[] = "fc.yml", n2_path[] = "n2.yml";
+    fc.path = fc_path;
+    assert_null(cs_topo_build_astra(&fc));
+    cs_error_clear(&err);
+    assert_int_equal(cs_topo_check_astra(&fc, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "fc.yml: the graph of the network's dimensions (8192 NPUs): 8192 nodes and 33550336 cables");
+    /* from the file: the NPU count against the network's, before building */
+    cs_network_config net = switch_net(2);
+    net.path = n2_path;
+    const char *p = tu_write_tmp("sz1.json", "{\"builder\": \"torus\", \"dims\": [1000000000]}\n");
+    cs_error_clear(&err);
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "sz1.json:1: the topology has 1000000000 NPUs but the network configuration n2.yml has 2");
+    p = tu_write_tmp("sz2.json", "{\"builder\": \"rail\", \"servers\": 65536, \"gpus_per_server\": 65536,\n"
+                                 " \"nic_bandwidth\": 50}\n");
+    cs_error_clear(&err);
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "sz2.json:1: the topology has 4294967296 NPUs but the network configuration n2.yml has 2");
+    p = tu_write_tmp("sz3.json", "{\"builder\": \"edges\", \"switches\": 2000000000,\n"
+                                 " \"edges\": [[0, 2, 50, 500], [2, 1, 50, 500]]}\n");
+    cs_error_clear(&err);
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "sz3.json: edges: 2 NPUs + 2000000000 switches: 2000000002 nodes and 2 cables");
+    assert_null(t);
+}
+
+/* An edge list with two cables between the same nodes (either direction) is
+ * refused, naming the file, both cables' lines and both endpoints. */
+static void test_duplicate_cables(void **st) {
+    (void)st;
+    cs_network_config net = switch_net(2);
+    cs_topo *t = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    const char *p = tu_write_tmp("dup.json", "{\"builder\": \"edges\", \"switches\": 1, \"edges\": [\n"
+                                             "  [0, 2, 50, 500],\n  [2, 1, 50, 500],\n  [2, 0, 25, 100]]}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "dup.json:4: edges[2]: a second cable between nodes 2 and 0 (the first: edges[0], line 2)");
+    assert_null(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_every_builder_builds),
         cmocka_unit_test(test_key_of_other_builder),
         cmocka_unit_test(test_error_locations),
+        cmocka_unit_test(test_sizes_checked_first),
+        cmocka_unit_test(test_duplicate_cables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -502,9 +502,38 @@ static void test_fixed_routes(void **st) {
     cs_topo_free(t);
 }
 
+/* A route that visits a node twice (so crosses a link twice, or loops) is a
+ * mistake: refused, naming the node and both positions; from the file with
+ * the file, line and route.  (The flow backend once counted the flow twice on
+ * the repeated link, and crashed when flows shared it.) */
+static void test_fixed_route_repeats(void **st) {
+    (void)st;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = fattree(8, 4, 1, 1); /* NPUs 0..7, leaves 8, 9, spine 10 */
+    const uint32_t twice[] = {0, 8, 1, 8, 1};
+    assert_int_equal(cs_topo_add_fixed_route(t, twice, 5, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "node 8 appears twice (positions 1 and 3)");
+    cs_error_clear(&err);
+    const uint32_t loop[] = {0, 8, 0};
+    assert_int_equal(cs_topo_add_fixed_route(t, loop, 3, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "node 0 appears twice (positions 0 and 2)");
+    assert_int_equal(t->nfixed, 0);
+    assert_int_equal(t->nfixed_links, 0);
+    cs_topo_free(t);
+    cs_network_config net = switch_net(8);
+    cs_error_clear(&err);
+    const char *p = tu_write_tmp("rtrep.json", "{\"builder\": \"fat-tree\", \"npus_per_leaf\": 4, \"spines\": 1,\n"
+                                               " \"routes\": [[0, 8, 1],\n  [0, 8, 1, 8, 1]]}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "rtrep.json:3: routes[1]: node 8 appears twice (positions 1 and 3)");
+    assert_null(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_placement), cmocka_unit_test(test_spray), cmocka_unit_test(test_fixed_routes),
+        cmocka_unit_test(test_fixed_route_repeats),
         cmocka_unit_test(test_clos3_path_counts), cmocka_unit_test(test_grid_path_counts),
         cmocka_unit_test(test_dragonfly_paths), cmocka_unit_test(test_file_new_builders),
         cmocka_unit_test(test_fattree_path_counts), cmocka_unit_test(test_rail_paths),

@@ -7,8 +7,7 @@
 
 cs_time cs_compute_replay_time(uint64_t duration_us) {
     if (duration_us == 0) return cs_time_from_ns(1);
-    if (duration_us > CS_TIME_MAX / CS_PS_PER_US) return CS_TIME_MAX;
-    return cs_time_from_us(duration_us);
+    return cs_time_from_us_sat(duration_us);
 }
 
 int cs_compute_work_time(const cs_compute_model *m, const cs_compute_work *w, cs_time *t) {
@@ -29,7 +28,7 @@ int cs_compute_work_time(const cs_compute_model *m, const cs_compute_work *w, cs
     double perf = m->mem_bw_bytes_ps * intensity;
     if (perf > m->peak_flops) perf = m->peak_flops;
     double ns = perf > 0 ? ops / perf * 1e9 : 0.0;
-    /* ASTRA-sim truncates to whole nanoseconds. */
-    *t = cs_time_from_ns((uint64_t)floor(ns));
+    /* ASTRA-sim truncates to whole nanoseconds; CS_TIME_MAX beyond the range */
+    *t = cs_time_from_whole_ns_f(ns);
     return CS_COMP_TIMED;
 }

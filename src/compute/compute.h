@@ -39,10 +39,14 @@ typedef struct cs_compute_work {
     int has_num_ops;      /* num_ops was recorded */
 } cs_compute_work;
 
-/* Time of the work w in *t; returns one of the CS_COMP_* outcomes. */
+/* Time of the work w in *t; returns one of the CS_COMP_* outcomes.  A time
+ * beyond the simulated-time range is CS_TIME_MAX (core/time.h,
+ * cs_time_beyond): the caller must refuse it (replayed durations beyond the
+ * range are refused when the trace is read, workload/graph.c). */
 int cs_compute_work_time(const cs_compute_model *m, const cs_compute_work *w, cs_time *t);
 
-/* Replay time of a duration in microseconds (0 -> 1 ns). */
+/* Replay time of a duration in microseconds (0 -> 1 ns; CS_TIME_MAX beyond
+ * the range). */
 cs_time cs_compute_replay_time(uint64_t duration_us);
 
 #endif

@@ -16,6 +16,7 @@
 #include "core/opts.h"
 #include "core/alloc.h"
 #include "core/log.h"
+#include "core/time.h"
 
 _Static_assert(sizeof(cs_memory_type) == sizeof(int), "enum fields are written as int");
 
@@ -28,7 +29,7 @@ static const cs_opt OPTS[] = {
                 .help = "remote memory architecture: none, one per NPU, one per node shared "
                         "by its NPUs, or one pool shared by all NPUs"},
     [O_LATENCY] = {.key = "remote-mem-latency", .type = CS_OPT_NUM, .def = 0, .min = 0,
-                   .max = DBL_MAX, .unit = "ns", .off = OFF(remote_mem_latency_ns),
+                   .max = CS_TIME_MAX_NS_F, .unit = "ns", .off = OFF(remote_mem_latency_ns),
                    .help = "fixed latency of one remote access"},
     [O_BW] = {.key = "remote-mem-bw", .type = CS_OPT_NUM, .def = 0, .nodef = 1, .min = 0, .min_open = 1,
               .max = DBL_MAX, .unit = "GB/s", .off = OFF(remote_mem_bw_gbps),
@@ -108,6 +109,7 @@ int cs_memory_config_load_text(const char *path, const char *text, size_t len, c
     out->path = cs_strdup(path);
     int lines[NOPTS];
     rc = cs_opts_parse(&doc, OPTS, NOPTS, out, lines, err);
+    if (rc == CS_OK && lines[O_BW]) rc = cs_check_min_gbps(path, lines[O_BW], OPTS[O_BW].key, out->remote_mem_bw_gbps, err);
     if (rc == CS_OK) rc = check_type(&doc, out, lines, err);
     cs_jdoc_free(&doc);
     if (rc) cs_memory_config_free(out);

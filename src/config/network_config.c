@@ -16,6 +16,8 @@
 
 #include "core/opts.h"
 #include "core/alloc.h"
+#include "core/time.h"
+#include "core/units.h"
 
 enum { K_TOPOLOGY, K_NPUS, K_BANDWIDTH, K_LATENCY, K_COUNT };
 
@@ -36,7 +38,8 @@ static const struct net_key {
     {"bandwidth", "a number > 0", "numbers > 0", "GB/s",
      "bandwidth of one link in one direction, per dimension (ASTRA-sim converts with 2^30 "
      "bytes per GB)"},
-    {"latency", "a number >= 0", "numbers >= 0", "ns", "latency of one link (one hop), per dimension"},
+    {"latency", "a number >= 0 and <= 18446744073709551", "numbers >= 0 and <= 18446744073709551", "ns",
+     "latency of one link (one hop), per dimension; at most the simulated-time range of 2^64 ps"},
 };
 
 void cs_network_config_free(cs_network_config *c) {
@@ -108,6 +111,14 @@ static int parse_element(const char *path, int k, int dim, const yaml_node_t *e,
     }
     case K_BANDWIDTH: {
         double v;
+        if (s && cs_parse_double(s, &v) == 0 && v > 0 && v < CS_GBPS_MIN) {
+            char got[320];
+            node_repr(e, got, sizeof got);
+            return CS_ERR(err, CS_EINVAL,
+                          "%s:%d: bandwidth: %s GB/s for dimension %d: one byte would take %.3g ns, beyond "
+                          CS_TIME_RANGE_TEXT "; expected a number >= %g",
+                          path, line_of(e), got, dim, 1.0 / cs_gbps_to_bytes_per_ns(v), CS_GBPS_MIN);
+        }
         if (s && cs_parse_double(s, &v) == 0 && v > 0) {
             c->bandwidth_gbps[dim] = v;
             return CS_OK;
@@ -116,7 +127,7 @@ static int parse_element(const char *path, int k, int dim, const yaml_node_t *e,
     }
     case K_LATENCY: {
         double v;
-        if (s && cs_parse_double(s, &v) == 0 && v >= 0) {
+        if (s && cs_parse_double(s, &v) == 0 && v >= 0 && v <= (double)CS_TIME_MAX_NS) {
             c->latency_ns[dim] = v;
             return CS_OK;
         }

@@ -44,6 +44,8 @@ int cs_system_config_load_text(const char *path, const char *text, size_t len, c
     const cs_opt *opts = table(&nopts);
     int *lines = cs_calloc(nopts + 1, sizeof *lines); /* + 1: opt_index of an absent key */
     rc = cs_opts_parse(&doc, opts, nopts, out, lines, err);
+    if (rc == CS_OK && lines[opt_index("local-mem-bw")])
+        rc = cs_check_min_gbps(path, lines[opt_index("local-mem-bw")], "local-mem-bw", out->local_mem_bw_gbps, err);
     if (rc == CS_OK && out->roofline_enabled && !(out->peak_perf_tflops > 0)) {
         int line = lines[opt_index("peak-perf")];
         char got[40] = "no such key";

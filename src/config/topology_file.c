@@ -236,7 +236,7 @@ int cs_topology_load_text(const char *path, const char *text, size_t len, const 
     if (eff) *eff = NULL;
     cs_jdoc doc;
     int rc = text ? cs_jdoc_load_text(path, text, len, "topology", &doc, err)
-                  : cs_jdoc_load(path, "topology file", &doc, err);
+                  : cs_jdoc_load(path, "topology", &doc, err);
     if (rc) return rc;
     common c;
     cs_opts_defaults(COMMON, NCOMMON, &c);

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/time.h"
+#include "core/units.h"
 
 #define FIELD(base, o, type) ((type *)(void *)((char *)(base) + (o)->off))
 #define CFIELD(base, o, type) ((const type *)(const void *)((const char *)(base) + (o)->off))
@@ -47,6 +49,16 @@ void cs_opt_expected(const cs_opt *o, char *buf, size_t n) {
     case CS_OPT_CUSTOM: snprintf(buf, n, "%s", o->type_text ? o->type_text : "a value"); break;
     case CS_OPT_IGNORED: snprintf(buf, n, "any value"); break;
     }
+}
+
+int cs_check_min_gbps(const char *path, int line, const char *key, double gbps, cs_error *err) {
+    if (!(gbps > 0) || gbps >= CS_GBPS_MIN) return CS_OK; /* (> 0 is the table's bound) */
+    char got[40];
+    cs_fmt_double(got, sizeof got, gbps);
+    return CS_ERR(err, CS_EINVAL,
+                  "%s:%d: %s: %s GB/s: one byte would take %.3g ns, beyond " CS_TIME_RANGE_TEXT
+                  "; expected a number >= %g (in GB/s)",
+                  path, line, key, got, 1.0 / gbps, CS_GBPS_MIN); /* these keys read 1 GB/s as 1 byte per ns */
 }
 
 static int value_error(const cs_jdoc *doc, const cs_opt *o, int line, const json_t *v,

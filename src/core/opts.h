@@ -149,4 +149,9 @@ void cs_opts_print_help(FILE *f, const cs_opt *t, size_t n);
  * FIFO, EXPLICIT" (no unit). */
 void cs_opt_expected(const cs_opt *o, char *buf, size_t n);
 
+/* A bandwidth key (GB/s, read as 1 byte per ns) at path:line must be at
+ * least CS_GBPS_MIN (core/units.h: one byte within the simulated-time
+ * range); CS_EINVAL naming file, line and key otherwise. */
+int cs_check_min_gbps(const char *path, int line, const char *key, double gbps, cs_error *err);
+
 #endif

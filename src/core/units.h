@@ -15,6 +15,12 @@
 #define CS_UNIT_GBPS "GB/s" /* read as GiB/s: cs_gbps_to_bytes_per_ns */
 #define CS_UNIT_NS "ns"     /* cs_time_from_ns_f (core/time.h) */
 
+/* The smallest bandwidth a configuration may give, in GB/s: below it one
+ * byte takes longer than the simulated-time range (core/time.h), so nothing
+ * could ever be sent.  (Runs with a bandwidth above it can still overflow:
+ * the layers computing durations refuse those with a located error.) */
+#define CS_GBPS_MIN 1e-16
+
 /* ASTRA-sim reads "GB/s" as GiB/s: bytes per ns = gbps * 2^30 / 1e9. */
 double cs_gbps_to_bytes_per_ns(double gbps);
 

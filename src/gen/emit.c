@@ -6,6 +6,7 @@
  * family emit its step, then reduces the gradients left for the end and
  * adds the optimizer step.  See gen_int.h for the chain discipline.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -25,19 +26,50 @@ static void emit(cs_gen_ctx *G, cs_et_nb *nb) {
     cs_et_nb_free(nb);
 }
 
+/* ---- values that must fit their attribute ------------------------------ */
+
+/* Fail the generation (the first error wins; later nodes are dropped). */
+static void too_big(cs_gen_ctx *G, uint64_t id, const char *name, const char *attr, double v, const char *limit) {
+    if (G->rc != CS_OK) return;
+    G->rc = CS_ERR(G->err, CS_EINVAL,
+                   "generated plan, rank %u: node %" PRIu64 " (%s): %s %.4g exceeds %s; expected a smaller plan "
+                   "(--micro-batch %u) or model",
+                   G->rank, id, name, attr, v, limit, G->p->micro_batch);
+}
+
+/* v rounded to an integer (half away from zero, as llround) as an unsigned
+ * 64-bit attribute; beyond 2^64 (or not a number) the generation fails. */
+static uint64_t attr_u64(cs_gen_ctx *G, uint64_t id, const char *name, const char *attr, double v) {
+    if (v > -0.5 && v < 9.2e18) return (uint64_t)llround(v);
+    if (v >= 9.2e18 && v < 18446744073709551616.0) return (uint64_t)v; /* integral at this size */
+    too_big(G, id, name, attr, v, "2^64");
+    return 0;
+}
+
+/* A COMP duration in whole microseconds (at least 1); beyond the
+ * simulated-time range the generation fails. */
+static uint64_t duration_us(cs_gen_ctx *G, uint64_t id, const char *name, double secs) {
+    double us = floor(secs * 1e6 + 0.5);
+    if (!(us <= (double)CS_TIME_MAX_US)) {
+        too_big(G, id, name, "duration_micros", us, CS_TIME_RANGE_TEXT);
+        return 1;
+    }
+    return us < 1 ? 1 : (uint64_t)us;
+}
+
 void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, double secs) {
     uint64_t id = ++G->next_id;
     cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
     if (G->last) cs_et_nb_data_dep(nb, G->last);
     take_needs(G, nb);
-    double us = floor(secs * 1e6 + 0.5);
-    cs_et_nb_duration_us(nb, us < 1 ? 1 : (uint64_t)us);
+    uint64_t ops = attr_u64(G, id, name, "num_ops", flops);
+    cs_et_nb_duration_us(nb, duration_us(G, id, name, secs));
     cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
-    cs_et_nb_attr_uint64(nb, "num_ops", (uint64_t)llround(flops));
-    cs_et_nb_attr_uint64(nb, "tensor_size", (uint64_t)llround(bytes));
+    cs_et_nb_attr_uint64(nb, "num_ops", ops);
+    cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(G, id, name, "tensor_size", bytes));
     emit(G, nb);
     G->last = id;
-    G->st->matmul_flops += (double)(uint64_t)llround(flops);
+    G->st->matmul_flops += (double)ops;
     G->st->compute_s += secs;
 }
 
@@ -50,11 +82,12 @@ uint64_t cs_gen_coll(cs_gen_ctx *G, const char *name, int type, double bytes, in
     if (chained) take_needs(G, nb);
     cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
     cs_et_nb_attr_int64(nb, "comm_type", type);
-    cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
+    uint64_t size = attr_u64(G, id, name, "comm_size", bytes);
+    cs_et_nb_attr_uint64(nb, "comm_size", size);
     cs_et_nb_attr_string(nb, "pg_name", G->pg[kind]);
     emit(G, nb);
     if (chained) G->last = id;
-    double b = (double)(uint64_t)llround(bytes);
+    double b = (double)size;
     if (kind == PG_TP) {
         G->st->tp_colls++;
         G->st->tp_bytes += b;
@@ -87,7 +120,7 @@ uint64_t cs_gen_p2p(cs_gen_ctx *G, int send, uint32_t peer, int32_t tag, double 
     cs_et_nb_attr_int32(nb, "comm_src", (int32_t)(send ? G->rank : peer));
     cs_et_nb_attr_int32(nb, "comm_dst", (int32_t)(send ? peer : G->rank));
     cs_et_nb_attr_int32(nb, "comm_tag", tag);
-    cs_et_nb_attr_uint64(nb, "comm_size", (uint64_t)llround(bytes));
+    cs_et_nb_attr_uint64(nb, "comm_size", attr_u64(G, id, send ? "send" : "recv", "comm_size", bytes));
     emit(G, nb);
     if (cp && send) {
         G->st->cp_sends++;
@@ -171,11 +204,11 @@ int cs_gen_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d,
         cs_et_nb *nb = cs_et_nb_new(id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
         if (G.last) cs_et_nb_data_dep(nb, G.last);
         for (size_t i = 0; i < G.nextra; i++) cs_et_nb_data_dep(nb, G.extra[i]);
-        double secs = cs_gen_stream(&G, 32 * shard), us = floor(secs * 1e6 + 0.5);
-        cs_et_nb_duration_us(nb, us < 1 ? 1 : (uint64_t)us);
+        double secs = cs_gen_stream(&G, 32 * shard);
+        cs_et_nb_duration_us(nb, duration_us(&G, id, "optimizer", secs));
         cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
         cs_et_nb_attr_uint64(nb, "num_ops", 0);
-        cs_et_nb_attr_uint64(nb, "tensor_size", (uint64_t)llround(32 * shard));
+        cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(&G, id, "optimizer", "tensor_size", 32 * shard));
         emit(&G, nb);
         G.last = id;
         G.st->compute_s += secs;

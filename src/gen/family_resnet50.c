@@ -157,8 +157,9 @@ static int rn_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
  * batch of 32 per rank; 25 MB buckets of 2-byte gradients (PyTorch DDP). */
 static void rn_batch(const cs_gen_model *m, cs_gen_plan *p, uint32_t micro, uint32_t global) {
     (void)m;
-    p->global_batch = global ? global : 32 * p->dp;
-    p->micro_batch = micro ? micro : p->global_batch / p->dp;
+    uint64_t def = (uint64_t)32 * p->dp; /* 0 when it passes 32 bits: cs_gen_check_batch refuses it */
+    p->global_batch = global ? global : def <= UINT32_MAX ? (uint32_t)def : 0;
+    p->micro_batch = micro ? micro : p->dp ? p->global_batch / p->dp : 0;
     p->bucket_params = 12500000;
 }
 

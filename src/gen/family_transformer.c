@@ -11,12 +11,18 @@
  * prefetched), context parallelism by K/V all-gather or ring attention.
  * docs/generator.md derives the numbers.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "gen/gen_int.h"
+
+/* Micro-batches x model chunks of a step: at most 2^30 (tags are
+ * 2 x unit + 1 in an int32). */
+#define TX_MAX_UNITS (1u << 30)
 
 /* The emitter's state of one rank (cs_gen_ctx holds what every family
  * shares). */
@@ -609,6 +615,13 @@ static void tx_emit(cs_gen_ctx *c) {
 
 static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) {
     const cs_gen_transformer *x = &m->u.tf;
+    uint64_t def_global = cs_mul_u64_sat(cs_mul_u64_sat(p->micro_batch, p->dp), p->pp);
+    if (!p->global_batch && def_global > UINT32_MAX) /* tx_batch's default did not fit */
+        return CS_ERR(err, CS_EINVAL,
+                      "--global-batch: the default, micro-batch x dp x pp = %u x %u x %u = %" PRIu64 ", passes "
+                      "2^32 - 1 samples; expected an explicit --global-batch or a smaller plan",
+                      p->micro_batch, p->dp, p->pp, def_global);
+    /* (cs_gen_plan_check has bounded the ranks: tp x cp fits 32 bits) */
     if (cs_gen_cp(p) > 1) {
         if (x->seq % (p->cp * (p->sp ? p->tp : 1)))
             return CS_ERR(err, CS_EINVAL, "--cp %u: the sequence (%u) must be divisible by cp%s (%u)", p->cp, x->seq,
@@ -617,18 +630,29 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
             return CS_ERR(err, CS_EINVAL, "--cp %u with --ep %u: expert parallelism with context parallelism is not "
                           "modelled; expected --ep 1", p->cp, p->ep);
     }
+    uint32_t mbs = cs_gen_micro_batches(p);
     if (cs_gen_vst(p) > 1) {
-        uint32_t mbs = p->micro_batch && p->dp ? p->global_batch / (p->micro_batch * p->dp) : 0;
+        uint64_t chunks = (uint64_t)p->pp * p->vstages;
         if (p->pp < 2 || p->schedule != CS_SCHED_1F1B || p->zero > 2)
             return CS_ERR(err, CS_EINVAL,
                           "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
                           "--zero 0..2", p->vstages);
-        if (x->layers < p->pp * p->vstages)
+        if (x->layers < chunks)
             return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: expected at least one layer per model chunk, got %u "
-                          "layers for pp x virtual stages = %u chunks", p->vstages, x->layers, p->pp * p->vstages);
+                          "layers for pp x virtual stages = %" PRIu64 " chunks", p->vstages, x->layers, chunks);
         if (!mbs || mbs % p->pp)
             return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: the micro-batch count (%u) must be a multiple of --pp %u",
                           p->vstages, mbs, p->pp);
+    }
+    /* the schedule's loops and the pipeline tags (2 x unit + 1 in an int32)
+     * count micro-batches x chunks */
+    if ((uint64_t)mbs * cs_gen_vst(p) > TX_MAX_UNITS) {
+        if (cs_gen_vst(p) > 1)
+            return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: %u micro-batches x %u chunks = %" PRIu64 " passes; "
+                          "expected at most %u (2^30): a smaller --global-batch or fewer --virtual-stages",
+                          p->vstages, mbs, p->vstages, (uint64_t)mbs * p->vstages, TX_MAX_UNITS);
+        return CS_ERR(err, CS_EINVAL, "--global-batch %u: %u micro-batches of micro-batch x dp (%u x %u); expected at "
+                      "most %u (2^30)", p->global_batch, mbs, p->micro_batch, p->dp, TX_MAX_UNITS);
     }
     if (x->heads % p->tp || x->kv_heads % p->tp || x->ffn_hidden % p->tp)
         return CS_ERR(err, CS_EINVAL, "--tp %u: expected a divisor of heads (%u), kv_heads (%u) and ffn_hidden (%u)",
@@ -643,16 +667,16 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
         return CS_ERR(err, CS_EINVAL, "--ep %u: expected a divisor of --dp (%u) and of the expert count (%u)", p->ep,
                       p->dp, x->experts);
     if (p->zero < 0 || p->zero > 3) return CS_ERR(err, CS_EINVAL, "--zero %d: expected 0, 1, 2 or 3", p->zero);
-    if ((uint64_t)p->tp * p->pp * p->dp * cs_gen_cp(p) > UINT32_MAX / 2)
-        return CS_ERR(err, CS_EINVAL, "tp x cp x pp x dp: too many ranks");
     return CS_OK;
 }
 
-/* One sequence per rank and micro-batch; a global batch of micro x dp x pp. */
+/* One sequence per rank and micro-batch; a global batch of micro x dp x pp
+ * (0 when that passes 32 bits: tx_check refuses it by name). */
 static void tx_batch(const cs_gen_model *m, cs_gen_plan *p, uint32_t micro, uint32_t global) {
     (void)m;
     p->micro_batch = micro ? micro : 1;
-    p->global_batch = global ? global : p->micro_batch * p->dp * p->pp;
+    uint64_t def = cs_mul_u64_sat(cs_mul_u64_sat(p->micro_batch, p->dp), p->pp);
+    p->global_batch = global ? global : def <= UINT32_MAX ? (uint32_t)def : 0;
 }
 
 static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {

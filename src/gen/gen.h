@@ -164,11 +164,15 @@ void cs_gen_plan_defaults(cs_gen_plan *p);
  * (0 = not given): sets micro_batch, global_batch and, where the family
  * has its own, bucket_params.  Call after tp, pp, dp are set. */
 void cs_gen_plan_batch(const cs_gen_model *m, cs_gen_plan *p, uint32_t micro, uint32_t global);
-/* Checks divisibility etc.: CS_EINVAL naming the option. */
+/* Checks divisibility etc.: CS_EINVAL naming the option.  Products of plan
+ * values (ranks, micro-batch x dp, ...) are checked in 64 bits, so values
+ * whose product passes 32 bits are refused by name, never wrapped. */
 int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err);
 uint32_t cs_gen_micro_batches(const cs_gen_plan *p);
 
-/* Ranks of the plan: tp x cp x dp x pp. */
+/* Ranks of the plan: tp x cp x dp x pp (valid once cs_gen_plan_check has
+ * accepted the plan: at most CS_GEN_MAX_RANKS). */
+#define CS_GEN_MAX_RANKS (1u << 30)
 uint32_t cs_gen_ranks(const cs_gen_plan *p);
 /* Rank of the coordinates c[CS_DIM_*] under the plan's placement, and back. */
 uint32_t cs_gen_rank_of(const cs_gen_plan *p, const uint32_t c[CS_GEN_NDIMS]);

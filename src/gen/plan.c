@@ -5,11 +5,14 @@
  * cs_gen_group_of; the group file (cs_gen_comm_groups) and every rank's
  * pg_name (emit.c) are both built from it.  See gen.h.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "gen/gen_int.h"
 
 void cs_gen_plan_defaults(cs_gen_plan *p) {
@@ -160,7 +163,8 @@ void cs_gen_placement_format(const cs_gen_plan *p, char *buf, size_t n) {
 }
 
 uint32_t cs_gen_micro_batches(const cs_gen_plan *p) {
-    return p->global_batch / (p->micro_batch * p->dp);
+    uint64_t per_step = (uint64_t)p->micro_batch * p->dp; /* 64 bits: it may pass 2^32 */
+    return per_step ? (uint32_t)(p->global_batch / per_step) : 0;
 }
 
 double cs_gen_dp_ranks(const cs_gen_plan *p) { return (double)p->dp * cs_gen_cp(p); }
@@ -168,9 +172,16 @@ double cs_gen_edp_ranks(const cs_gen_plan *p) { return p->ep > 1 ? (double)p->dp
 
 int cs_gen_check_batch(const cs_gen_plan *p, cs_error *err) {
     if (!p->micro_batch) return CS_ERR(err, CS_EINVAL, "--micro-batch: expected an integer >= 1");
-    if (!p->global_batch || p->global_batch % (p->micro_batch * p->dp))
-        return CS_ERR(err, CS_EINVAL, "--global-batch %u: expected a multiple of micro-batch x dp (%u x %u)",
-                      p->global_batch, p->micro_batch, p->dp);
+    uint64_t per_step = (uint64_t)p->micro_batch * p->dp; /* a 32-bit product wraps (to 0: SIGFPE) */
+    if (!p->global_batch) /* the family's default did not fit 32 bits */
+        return CS_ERR(err, CS_EINVAL,
+                      "--global-batch: expected 1 to 4294967295 samples, a multiple of micro-batch x dp (%u x %u = "
+                      "%" PRIu64 "); the default for this plan passes 2^32 - 1",
+                      p->micro_batch, p->dp, per_step);
+    if (p->global_batch % per_step)
+        return CS_ERR(err, CS_EINVAL,
+                      "--global-batch %u: expected a multiple of micro-batch x dp (%u x %u = %" PRIu64 ")",
+                      p->global_batch, p->micro_batch, p->dp, per_step);
     return CS_OK;
 }
 
@@ -182,6 +193,16 @@ void cs_gen_plan_batch(const cs_gen_model *m, cs_gen_plan *p, uint32_t micro, ui
 int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) {
     const cs_model_family *fam = m->family;
     if (!p->tp || !p->pp || !p->dp) return CS_ERR(err, CS_EINVAL, "--tp/--pp/--dp: expected integers >= 1");
+    /* before any family multiplies two degrees in 32 bits; group ids (at
+     * most 1 + 4 x ranks) fit 32 bits too */
+    uint64_t ranks = cs_mul_u64_sat(cs_mul_u64_sat(cs_mul_u64_sat(p->tp, cs_gen_cp(p)), p->pp), p->dp);
+    if (ranks > CS_GEN_MAX_RANKS) {
+        char n[32];
+        if (ranks == UINT64_MAX) snprintf(n, sizeof n, "more than 2^64");
+        else snprintf(n, sizeof n, "%" PRIu64, ranks);
+        return CS_ERR(err, CS_EINVAL, "--tp x --cp x --pp x --dp = %u x %u x %u x %u = %s ranks; expected at most %u (2^30)",
+                      p->tp, cs_gen_cp(p), p->pp, p->dp, n, CS_GEN_MAX_RANKS);
+    }
     if (cs_gen_cp(p) > 1 && !fam->context_parallel)
         return CS_ERR(err, CS_EINVAL, "--cp %u: context parallelism splits a transformer's sequence; %s has none",
                       p->cp, m->name);

@@ -15,6 +15,7 @@
  */
 #include "memory/remote.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +42,7 @@ typedef struct mreq {
 typedef struct memq {
     mreq *head, *tail; /* waiting accesses, first come first served */
     int busy;          /* an access is being served */
+    cs_time free_at;   /* while busy: when the last access taken ends (FIFO: exact) */
 } memq;
 
 struct remote {
@@ -57,11 +59,9 @@ struct remote {
     cs_memory_stats st;
 };
 
+/* CS_TIME_MAX: beyond the simulated-time range. */
 static cs_time access_time(cs_time latency, double bw, uint64_t bytes) {
-    double ns = floor((double)bytes / bw);
-    /* CS_TIME_MAX ps is about 1.8e16 ns */
-    cs_time ser = ns >= 1.8e16 ? CS_TIME_MAX : cs_time_from_ns((uint64_t)ns);
-    return cs_time_add(latency, ser);
+    return cs_time_add(latency, cs_time_from_whole_ns_f((double)bytes / bw));
 }
 
 cs_time cs_memory_access_time(const cs_memory_config *cfg, uint64_t bytes) {
@@ -122,6 +122,16 @@ static int remote_access(void *state, uint32_t rank, uint64_t bytes, int is_stor
         mem = rank;
     else if (m->type == CS_MEM_PER_NODE_EXPANSION)
         mem = rank / m->npus_per_node;
+    memq *mq = &m->mems[mem];
+    cs_time now = cs_eventq_now(m->q), end = cs_time_add(mq->busy ? mq->free_at : now, access_time(m->latency, m->bw, bytes));
+    if (cs_time_beyond(end)) {
+        return CS_ERR(err, CS_EINVAL,
+                      "%s: %s of %" PRIu64 " bytes (remote-mem-latency %.4g ns + bytes / remote-mem-bw %g GB/s%s) ends "
+                      "beyond " CS_TIME_RANGE_TEXT,
+                      m->path ? m->path : "remote memory", is_store ? "store" : "load", bytes,
+                      (double)m->latency / 1e3, m->bw, mq->busy ? ", after the accesses queued before it" : "");
+    }
+    mq->free_at = end;
     mreq *r = cs_pool_get(m->pool);
     memset(r, 0, sizeof *r);
     r->m = m;
@@ -140,7 +150,6 @@ static int remote_access(void *state, uint32_t rank, uint64_t bytes, int is_stor
         m->st.loads++;
         m->st.bytes_loaded += bytes;
     }
-    memq *mq = &m->mems[mem];
     if (mq->busy) {
         if (mq->tail)
             mq->tail->next = r;

@@ -13,6 +13,7 @@
  * the bytes/ns of each dimension.  No options, no link statistics.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "core/alloc.h"
 #include "core/pool.h"
@@ -43,14 +44,20 @@ static int ana_create(const cs_net_env *env, void **state, cs_error *err) {
     return CS_OK;
 }
 
-static cs_time ana_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
-    ana_state *s = state;
+/* The closed form in ns (0 to itself); its dimension and hops. */
+static double ana_ns(const ana_state *s, uint32_t src, uint32_t dst, uint64_t bytes, int *dim, uint32_t *hops) {
     int d = cs_net_first_diff_dim(s->cfg, src, dst);
+    *dim = d;
+    *hops = 0;
     if (d < 0) return 0; /* to itself: no network time */
-    uint32_t hops = cs_net_dim_hops(s->cfg->topo[d], s->cfg->npus[d], cs_net_coord(s->cfg, src, d),
-                                    cs_net_coord(s->cfg, dst, d));
-    double ns = (double)hops * s->cfg->latency_ns[d] + (double)bytes / s->bytes_per_ns[d];
-    return cs_time_from_ns((uint64_t)floor(ns));
+    *hops = cs_net_dim_hops(s->cfg->topo[d], s->cfg->npus[d], cs_net_coord(s->cfg, src, d), cs_net_coord(s->cfg, dst, d));
+    return (double)*hops * s->cfg->latency_ns[d] + (double)bytes / s->bytes_per_ns[d];
+}
+
+static cs_time ana_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
+    int d;
+    uint32_t hops;
+    return cs_time_from_whole_ns_f(ana_ns(state, src, dst, bytes, &d, &hops)); /* CS_TIME_MAX: beyond */
 }
 
 static void ana_arrive(void *ctx, const cs_event *ev) {
@@ -62,13 +69,21 @@ static void ana_arrive(void *ctx, const cs_event *ev) {
 }
 
 static int ana_send(void *state, const cs_net_msg *msg, cs_error *err) {
-    (void)err;
     ana_state *s = state;
+    cs_time now = cs_eventq_now(s->q), t = cs_time_add(now, ana_time(state, msg->src, msg->dst, msg->bytes));
+    if (cs_time_beyond(t)) {
+        int d;
+        uint32_t hops;
+        double ns = ana_ns(s, msg->src, msg->dst, msg->bytes, &d, &hops);
+        char how[320];
+        snprintf(how, sizeof how, "%u hop%s in dimension %d of %s: %g GB/s, %g ns per hop", hops, hops == 1 ? "" : "s",
+                 d, s->cfg->path ? s->cfg->path : "the network", s->cfg->bandwidth_gbps[d], s->cfg->latency_ns[d]);
+        return cs_net_beyond_error(err, now, ns, how);
+    }
     ana_msg *m = cs_pool_get(s->msgs);
     m->s = s;
     m->done = msg->done;
     m->ctx = msg->ctx;
-    cs_time t = cs_time_add(cs_eventq_now(s->q), ana_time(state, msg->src, msg->dst, msg->bytes));
     cs_eventq_push(s->q, t, msg->key, ana_arrive, m, msg->cookie);
     return CS_OK;
 }

@@ -33,6 +33,7 @@
  * and the differences from ASTRA-sim.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -72,6 +73,11 @@ struct cong_state {
     uint64_t hops;
     uint64_t queued_hops;         /* hops that had to wait for their link */
     cs_time wait_total, wait_max;
+    /* chunks whose next hop, behind busy links, would end beyond the
+     * simulated-time range: left undelivered (describe_pending) */
+    uint64_t beyond;
+    uint64_t beyond_bytes;
+    uint32_t beyond_src, beyond_dst;
 };
 
 /* Largest link array we allocate (8 bytes a link). */
@@ -125,11 +131,7 @@ static int next_hop(const cong_state *s, uint32_t *cur, int32_t *at_sw, uint32_t
     return 0;
 }
 
-static cs_time ns_floor(double ns) {
-    if (!(ns > 0)) return 0;
-    if (ns >= 1.8e16) return CS_TIME_MAX;
-    return cs_time_from_ns((uint64_t)floor(ns));
-}
+static cs_time ns_floor(double ns) { return cs_time_from_whole_ns_f(ns); /* CS_TIME_MAX: beyond */ }
 
 /* Serialization and per-hop (latency + serialization) times on dimension d. */
 static void hop_times(const cong_state *s, int d, uint64_t bytes, cs_time *ser, cs_time *arrive) {
@@ -139,11 +141,13 @@ static void hop_times(const cong_state *s, int d, uint64_t bytes, cs_time *ser, 
 }
 
 static void hop_event(void *ctx, const cs_event *ev);
+static cs_time cong_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes);
 
 /* Move chunk c on from where it is, now: book its next link, or deliver it. */
 static void forward(cong_state *s, chunk *c) {
     uint64_t link;
     int d;
+    uint32_t from = c->cur;
     if (!next_hop(s, &c->cur, &c->at_sw, c->dst, &link, &d)) {
         cs_net_done_fn done = c->done;
         void *ctx = c->ctx;
@@ -163,7 +167,16 @@ static void forward(cong_state *s, chunk *c) {
     }
     s->free_at[link] = cs_time_add(start, ser);
     s->hops++;
-    cs_eventq_push(s->q, cs_time_add(start, arrive), c->key + c->hops, hop_event, c, 0);
+    cs_time at = cs_time_add(start, arrive);
+    if (cs_time_beyond(at)) { /* (cong_send refused what overflows uncontended) */
+        if (!s->beyond++) {
+            s->beyond_bytes = c->bytes;
+            s->beyond_src = from;
+            s->beyond_dst = c->dst;
+        }
+        return; /* never delivered: the run stops and describe_pending says why */
+    }
+    cs_eventq_push(s->q, at, c->key + c->hops, hop_event, c, 0);
     c->hops++;
 }
 
@@ -185,9 +198,36 @@ static void self_event(void *ctx, const cs_event *ev) {
     done(dctx, cookie);
 }
 
+/* The uncontended time of bytes from src to dst in ns (a double: it may
+ * pass the range), its hops and its slowest dimension. */
+static double cong_ns(const cong_state *s, uint32_t src, uint32_t dst, uint64_t bytes, uint32_t *hops, int *slow) {
+    uint32_t cur = src;
+    int32_t at_sw = -1;
+    uint64_t link;
+    int d;
+    double ns = 0;
+    *hops = 0;
+    *slow = -1;
+    while (next_hop(s, &cur, &at_sw, dst, &link, &d)) {
+        ns += s->lat[d] + (double)bytes / s->bpns[d];
+        (*hops)++;
+        if (*slow < 0 || s->bpns[d] < s->bpns[*slow]) *slow = d;
+    }
+    return ns;
+}
+
 static int cong_send(void *state, const cs_net_msg *m, cs_error *err) {
-    (void)err;
     cong_state *s = state;
+    cs_time now = cs_eventq_now(s->q);
+    if (cs_time_beyond(cs_time_add(now, cong_time(s, m->src, m->dst, m->bytes)))) {
+        uint32_t hops;
+        int d;
+        double ns = cong_ns(s, m->src, m->dst, m->bytes, &hops, &d);
+        char how[320];
+        snprintf(how, sizeof how, "%u hops store-and-forward; the slowest in dimension %d of %s: %g GB/s, %g ns", hops,
+                 d, s->cfg->path ? s->cfg->path : "the network", s->cfg->bandwidth_gbps[d], s->cfg->latency_ns[d]);
+        return cs_net_beyond_error(err, now, ns, how);
+    }
     chunk *c = cs_pool_get(s->pool);
     memset(c, 0, sizeof *c);
     c->s = s;
@@ -264,6 +304,20 @@ static int cong_create(const cs_net_env *env, void **state, cs_error *err) {
     return CS_OK;
 }
 
+/* Chunks left undelivered because their arrival, behind busy links, would
+ * be beyond the simulated-time range. */
+static void cong_describe_pending(void *state, char *buf, size_t n) {
+    const cong_state *s = state;
+    if (!s->beyond) {
+        buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, n, "network: %llu message%s waiting behind busy links would arrive beyond " CS_TIME_RANGE_TEXT
+             " (first: %llu bytes at NPU %u bound for NPU %u)",
+             (unsigned long long)s->beyond, s->beyond == 1 ? "" : "s", (unsigned long long)s->beyond_bytes,
+             s->beyond_src, s->beyond_dst);
+}
+
 static void cong_destroy(void *state) {
     cong_state *s = state;
     if (!s) return;
@@ -280,5 +334,6 @@ const cs_net_backend cs_net_congestion = {
     .create = cong_create,
     .send = cong_send,
     .uncontended_time = cong_time,
+    .describe_pending = cong_describe_pending,
     .destroy = cong_destroy,
 };

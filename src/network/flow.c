@@ -102,6 +102,7 @@ typedef struct flow {
     uint32_t npath;
     uint32_t mark;
     uint8_t frozen, live, rerated, changed;
+    uint8_t beyond;   /* at its rate it would end beyond the simulated-time range: not scheduled */
     double remaining; /* bytes not yet sent at `last` */
     double path_bytes; /* remaining when the flow joined its current path (link byte counts) */
     double rate;      /* bytes per ns */
@@ -140,6 +141,11 @@ typedef struct flow_state {
     uint32_t *seeds; /* timed changes: links whose component is recomputed */
     size_t cap_seeds;
     uint64_t rerouted, stalled;
+    /* arrivals beyond the simulated-time range (a flow slowed by sharing, or
+     * rerouted onto a slow path): never delivered; describe_pending says so */
+    uint64_t late;
+    uint32_t late_src, late_dst;
+    uint64_t late_bytes;
     /* rates are recomputed once per instant: starts and ends add their links
      * to `pending` and one event (key UINT64_MAX: after everything else at
      * that time) re-fills their components */
@@ -162,6 +168,12 @@ static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
     if (env->topo) {
         s->topo = env->topo;
     } else {
+        int rc = cs_topo_check_astra(cfg, err); /* before allocating it */
+        if (rc) {
+            flow_destroy(s);
+            *state = NULL;
+            return rc;
+        }
         s->own_topo = cs_topo_build_astra(cfg);
         s->topo = s->own_topo;
     }
@@ -217,10 +229,8 @@ static void flow_destroy(void *state) {
     cs_free(s);
 }
 
-static cs_time floor_ns_ps(double ns) {
-    if (!(ns > 0)) return 0;
-    return cs_time_from_ns((uint64_t)floor(ns));
-}
+/* Whole ns (the analytical rounding) in ps; CS_TIME_MAX: beyond the range. */
+static cs_time floor_ns_ps(double ns) { return cs_time_from_whole_ns_f(ns); }
 
 /* --- arrival ------------------------------------------------------------------ */
 
@@ -252,6 +262,9 @@ static void schedule(flow_state *s, uint32_t id) {
     if (!f->rerated) f->xfer_ns = (double)f->bytes / f->rate; /* the analytical expression */
     else f->xfer_ns = (double)(now - f->start) / 1e3 + f->remaining / f->rate;
     cs_time t = cs_time_add(f->start, floor_ns_ps(f->xfer_ns));
+    f->ev = 0;
+    f->beyond = (uint8_t)cs_time_beyond(t);
+    if (f->beyond) return; /* waits for a faster rate, else the run stops (describe_pending) */
     if (t < now) t = now;
     f->ev = cs_eventq_push(s->q, t, f->key, on_tx_end, s, id) + 1;
 }
@@ -453,7 +466,13 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
     f->remaining = 0;
     detach(s, fid, now);
     cs_time arrive = cs_time_add(f->start, floor_ns_ps(f->lat_ns + f->xfer_ns));
-    push_arrival(s, arrive, f->key, f->done, f->ctx, f->cookie);
+    if (!cs_time_beyond(arrive)) {
+        push_arrival(s, arrive, f->key, f->done, f->ctx, f->cookie);
+    } else if (!s->late++) { /* never delivered: the run stops, describe_pending says why */
+        s->late_src = s->topo->links[f->path[0]].src;
+        s->late_dst = s->topo->links[f->path[f->npath - 1]].dst;
+        s->late_bytes = f->bytes;
+    }
     f->live = 0;
     CS_GROW(s->free_ids, s->cap_free, s->nfree + 1);
     s->free_ids[s->nfree++] = fid;
@@ -519,8 +538,23 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_ms
     int rc = cs_router_route_msg(s->router, src, dst, key, &route, &n, err);
     if (rc) return rc;
     cs_time now = cs_eventq_now(s->q);
-    double lat_ns = 0;
-    for (uint32_t h = 0; h < n; h++) lat_ns += (double)s->topo->links[route[h]].lat / 1e3;
+    double lat_ns = 0, bw = INFINITY;
+    uint32_t slow = 0;
+    for (uint32_t h = 0; h < n; h++) {
+        lat_ns += (double)s->topo->links[route[h]].lat / 1e3;
+        if (s->bw[route[h]] < bw) bw = s->bw[slow = route[h]];
+    }
+    double alone_ns = lat_ns + (n && bytes ? (double)bytes / bw : 0); /* uncontended: the earliest arrival */
+    if (cs_time_beyond(cs_time_add(now, floor_ns_ps(alone_ns)))) {
+        char how[320];
+        if (n && bytes)
+            snprintf(how, sizeof how, "%u links from node %u to node %u alone; the slowest, %u -> %u, at %g GB/s, "
+                     "%.4g ns of latency in all", n, src, dst, s->topo->links[slow].src, s->topo->links[slow].dst, bw,
+                     lat_ns);
+        else
+            snprintf(how, sizeof how, "the latency of %u links from node %u to node %u", n, src, dst);
+        return cs_net_beyond_error(err, now, alone_ns, how);
+    }
     if (n == 0 || bytes == 0) {
         push_arrival(s, cs_time_add(now, floor_ns_ps(lat_ns)), key, m->done, m->ctx, m->cookie);
         return CS_OK;
@@ -602,11 +636,12 @@ static int flow_report(void *state, cs_net_link_report *out, cs_error *err) {
     return CS_OK;
 }
 
-/* Flows in flight; those with no route left (stalled until a timed change). */
+/* Flows in flight; those with no route left (stalled until a timed change);
+ * those that would end, or arrive, beyond the simulated-time range. */
 static void flow_describe_pending(void *state, char *buf, size_t n) {
     const flow_state *s = state;
-    size_t live = 0, stalled = 0;
-    const flow *first = NULL;
+    size_t live = 0, stalled = 0, beyond = 0, len = 0;
+    const flow *first = NULL, *first_beyond = NULL;
     for (size_t i = 0; i < s->nflows_alloc; i++) {
         const flow *f = &s->flows[i];
         if (!f->live) continue;
@@ -614,20 +649,31 @@ static void flow_describe_pending(void *state, char *buf, size_t n) {
         if (!(f->rate > 0)) {
             stalled++;
             if (!first) first = f;
+        } else if (f->beyond) {
+            beyond++;
+            if (!first_beyond) first_beyond = f;
         }
     }
-    if (!live) {
-        buf[0] = '\0';
-        return;
+    buf[0] = '\0';
+    if (live) len += (size_t)snprintf(buf, n, "network: %zu flows in flight", live);
+    if (first && len < n) {
+        const cs_link *a = &s->topo->links[first->path[0]], *b = &s->topo->links[first->path[first->npath - 1]];
+        len += (size_t)snprintf(buf + len, n - len, ", %zu stalled with no route up (first: node %u -> node %u, "
+                                "%.0f of %llu bytes left)", stalled, a->src, b->dst, first->remaining,
+                                (unsigned long long)first->bytes);
     }
-    if (!first) {
-        snprintf(buf, n, "network: %zu flows in flight", live);
-        return;
+    if (first_beyond && len < n) {
+        const flow *f = first_beyond;
+        const cs_link *a = &s->topo->links[f->path[0]], *b = &s->topo->links[f->path[f->npath - 1]];
+        len += (size_t)snprintf(buf + len, n - len, ", %zu sharing links so slowly that they would end beyond "
+                                CS_TIME_RANGE_TEXT " (first: node %u -> node %u, %.0f of %llu bytes left at %.4g GB/s)",
+                                beyond, a->src, b->dst, f->remaining, (unsigned long long)f->bytes, f->rate);
     }
-    const cs_link *a = &s->topo->links[first->path[0]], *b = &s->topo->links[first->path[first->npath - 1]];
-    snprintf(buf, n, "network: %zu flows in flight, %zu stalled with no route up (first: node %u -> node %u, "
-             "%.0f of %llu bytes left)", live, stalled, a->src, b->dst, first->remaining,
-             (unsigned long long)first->bytes);
+    if (s->late && len < n)
+        snprintf(buf + len, n - len, "%s%llu transfer%s would arrive beyond " CS_TIME_RANGE_TEXT
+                 " (first: %llu bytes from node %u to node %u)", len ? "; " : "network: ",
+                 (unsigned long long)s->late, s->late == 1 ? "" : "s", (unsigned long long)s->late_bytes, s->late_src,
+                 s->late_dst);
 }
 
 const cs_net_backend cs_net_flow = {

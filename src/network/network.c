@@ -9,6 +9,7 @@
  */
 #include "network/network.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,11 +69,16 @@ int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err) {
                       (unsigned long long)net->cfg->total_npus - 1);
     net->stats.messages++;
     net->stats.bytes += m->bytes;
-    if (!net->place) return net->backend->send(net->state, m, err);
     cs_net_msg p = *m;
     p.src = rank_npu(net, m->src);
     p.dst = rank_npu(net, m->dst);
-    return net->backend->send(net->state, &p, err);
+    int rc = net->backend->send(net->state, &p, err);
+    if (rc && net->place) /* the backend speaks of NPUs (nodes), the caller of ranks */
+        cs_error_prefix(err, "transfer of %" PRIu64 " bytes from rank %u (NPU %u) to rank %u (NPU %u): ", m->bytes,
+                        m->src, p.src, m->dst, p.dst);
+    else if (rc)
+        cs_error_prefix(err, "transfer of %" PRIu64 " bytes from rank %u to rank %u: ", m->bytes, m->src, m->dst);
+    return rc;
 }
 
 int cs_net_send_switch(cs_net *net, const cs_net_msg *m, int up, cs_error *err) {
@@ -86,7 +92,11 @@ int cs_net_send_switch(cs_net *net, const cs_net_msg *m, int up, cs_error *err) 
     cs_net_msg p = *m;
     p.src = rank_npu(net, m->src);
     p.dst = rank_npu(net, m->dst);
-    return net->backend->send_switch(net->state, &p, up, err);
+    int rc = net->backend->send_switch(net->state, &p, up, err);
+    if (rc)
+        cs_error_prefix(err, "transfer of %" PRIu64 " bytes %s the switch of rank %u (toward rank %u): ", m->bytes,
+                        up ? "to" : "from", m->src, m->dst);
+    return rc;
 }
 
 cs_time cs_net_uncontended_time(const cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes) {
@@ -138,4 +148,13 @@ uint32_t cs_net_dim_hops(cs_topo_kind kind, uint32_t n, uint32_t ca, uint32_t cb
     case CS_TOPO_SWITCH: return 2;
     }
     return 1;
+}
+
+int cs_net_beyond_error(cs_error *err, cs_time now, double ns, const char *how) {
+    char at[48] = "";
+    if (now) {
+        char t[32];
+        snprintf(at, sizeof at, " at %s + %.4g ns", cs_time_fmt(now, t, sizeof t), ns);
+    }
+    return CS_ERR(err, CS_EINVAL, "takes %.4g ns (%s): its arrival%s exceeds " CS_TIME_RANGE_TEXT, ns, how, at);
 }

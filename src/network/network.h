@@ -186,5 +186,11 @@ uint32_t cs_net_coord(const cs_network_config *cfg, uint32_t npu, int d);
 int cs_net_first_diff_dim(const cs_network_config *cfg, uint32_t a, uint32_t b);
 /* Hops between coordinates ca and cb inside one dimension of the given kind. */
 uint32_t cs_net_dim_hops(cs_topo_kind kind, uint32_t n, uint32_t ca, uint32_t cb);
+/* A send whose arrival, ns after now, lies beyond the simulated-time range
+ * (core/time.h): CS_EINVAL "takes <ns> ns (<how>): its arrival exceeds the
+ * simulated-time range ..." (the wrapper adds the bytes and ranks).  Every
+ * backend refuses such a send; one that finds it later, inside an event
+ * (contention), does not schedule it and says so in describe_pending. */
+int cs_net_beyond_error(cs_error *err, cs_time now, double ns, const char *how);
 
 #endif

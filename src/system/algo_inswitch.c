@@ -32,6 +32,7 @@
  * css_algo_inswitch: all-reduce, reduce-scatter or all-gather on a Switch
  * dimension; simulated in full (no representative mode).
  */
+#include <inttypes.h>
 #include <math.h>
 
 #include "core/alloc.h"
@@ -94,8 +95,8 @@ static void switch_xfer(cs_system *s, cs_stream *st, int up, uint64_t bytes, cs_
     int rc = cs_net_send_switch(s->net, &nm, up, &e);
     if (rc) {
         cs_free(x);
+        css_fail_msg(s, in, m, &e);
         css_inst_release(in);
-        css_fail(s, rc);
     }
 }
 
@@ -176,7 +177,16 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     double B = cs_gbps_to_bytes_per_ns(s->netcfg->bandwidth_gbps[d]);
     double L = s->netcfg->latency_ns[d];
     uint64_t big = up > down ? up : down;
-    cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns((uint64_t)floor(2 * L + (double)big / B)));
+    double ns = 2 * L + (double)big / B;
+    cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_whole_ns_f(ns));
+    if (cs_time_beyond(t)) {
+        cs_error e;
+        cs_error_clear(&e);
+        CS_ERR(&e, CS_EINVAL, "in-switch reduction of %" PRIu64 " bytes in dimension %d (%g GB/s, %g ns): %.4g ns ends "
+               "beyond " CS_TIME_RANGE_TEXT, big, d, s->netcfg->bandwidth_gbps[d], L, ns);
+        css_fail_msg(s, in, stream_member(st), &e);
+        return;
+    }
     for (uint32_t j = 0; j < ph->n; j++) {
         uint32_t m = css_topo_member(st, ph, j);
         css_inst_hold(in);

@@ -268,11 +268,17 @@ struct cs_system {
     cs_system_stats stats;
     cs_symmetry sym;
     int failed;
+    cs_error *err;               /* cs_system_new's (borrowed): the message of a failure inside an
+                                    event handler (css_fail_msg) */
 };
 
 /* ---- system.c ---------------------------------------------------------- */
 uint64_t css_key(cs_system *s, uint32_t rank);
 void css_fail(cs_system *s, int rc);
+/* Fail with cause's message (a backend's, from inside an event handler),
+ * prefixed with the collective of member `member` of in: its trace file,
+ * node, type, size and communicator. */
+void css_fail_msg(cs_system *s, const cs_inst *in, uint32_t member, const cs_error *cause);
 uint32_t css_inst_rank(const cs_inst *in, uint32_t member);
 /* Members allocated (members and streams): 1 with a single representative. */
 static inline uint32_t inst_nmembers(const cs_inst *in) { return in->nmem; }

@@ -63,6 +63,16 @@ void css_fail(cs_system *s, int rc) {
     if (s->p.fail) s->p.fail(s->p.fail_ud, s->failed);
 }
 
+void css_fail_msg(cs_system *s, const cs_inst *in, uint32_t member, const cs_error *cause) {
+    const cs_member *mb = &in->members[member];
+    if (!s->failed) /* the first failure's message (cs_error keeps the first anyway) */
+        cs_error_set(s->err, cause->code ? cause->code : CS_EINTERNAL, cause->src_file, cause->src_line,
+                     "%s: node %" PRIu64 " (COMM_COLL): %s of %" PRIu64 " bytes on communicator %s: %s",
+                     mb->source ? mb->source : "(trace)", mb->node_id, cs_coll_type_label(in->comm_type), in->bytes,
+                     in->grp->name, cause->msg);
+    css_fail(s, cause->code);
+}
+
 uint32_t css_inst_rank(const cs_inst *in, uint32_t member) {
     return in->grp->whole ? member : in->grp->ranks[member];
 }
@@ -121,6 +131,7 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     cs_system *s = cs_calloc(1, sizeof *s);
     s->q = q;
     s->net = net;
+    s->err = err;
     s->nranks = nranks;
     s->rep = p->representative != 0;
     s->nlocal = s->rep && !p->axes ? 1 : nranks;
@@ -139,7 +150,8 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     }
     double scale = p->injection_scale > 0 ? p->injection_scale : 1.0;
     /* ASTRA-sim: communication_delay = (int)(endpoint-delay * injection-scale) */
-    s->endpoint_delay_ns = (uint64_t)(int)((double)s->cfg.endpoint_delay_ns * scale);
+    double delay = (double)s->cfg.endpoint_delay_ns * scale;
+    s->endpoint_delay_ns = delay < 2147483648.0 ? (uint64_t)(int)delay : 0; /* else refused below */
     s->local_mem_bw = s->cfg.local_mem_bw_gbps * 1000000000.0;
     s->queue_threshold = s->cfg.active_chunks_per_dimension > 0 ? (uint32_t)s->cfg.active_chunks_per_dimension : 1;
     s->nqueues = s->ndims > 0 ? s->ndims : 1;
@@ -157,7 +169,12 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     css_themis_init(s);
     if (s->rep) css_sym_init(s);
     int rc = CS_OK;
-    if (p->groups && p->groups->ngroups) {
+    if (!(delay < 2147483648.0)) /* the (int) would be undefined */
+        rc = CS_ERR(err, CS_EINVAL,
+                    "%s: endpoint-delay x injection-scale = %d ns x %g = %.4g ns: expected at most 2147483647 ns "
+                    "(ASTRA-sim keeps it in an int)",
+                    s->cfg.path ? s->cfg.path : "system configuration", s->cfg.endpoint_delay_ns, scale, delay);
+    if (rc == CS_OK && p->groups && p->groups->ngroups) {
         rc = cs_comm_groups_validate(p->groups, s->total_npus, err);
         if (rc == CS_OK) {
             s->ngroups = p->groups->ngroups;
@@ -409,7 +426,7 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     if (rc) {
         cs_pool_put(s->msg_pool, m);
         in->live--;
-        css_fail(s, rc);
+        css_fail_msg(s, in, stream_member(st), &e);
     }
 }
 
@@ -471,7 +488,17 @@ static void bundle_ev(void *ctx, const cs_event *ev) {
         /* ASTRA-sim's PacketBundle: after the endpoint delay, the reduction. */
         b->processed = 0;
         s->stats.reductions++;
-        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(css_stream_reduction_ns(s, b->bytes)));
+        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns_sat(css_stream_reduction_ns(s, b->bytes)));
+        if (cs_time_beyond(t)) {
+            cs_error e;
+            cs_error_clear(&e);
+            CS_ERR(&e, CS_EINVAL,
+                   "rank %u: the local reduction of %" PRIu64 " bytes (3 x bytes / local-mem-bw %g GB/s = %.4g ns) "
+                   "ends beyond " CS_TIME_RANGE_TEXT,
+                   rank, b->bytes, s->cfg.local_mem_bw_gbps, 3.0 * (double)b->bytes / s->local_mem_bw * 1e9);
+            css_fail_msg(s, in, b->member, &e);
+            return; /* (the bundle and its hold go with the failed run) */
+        }
         uint64_t key = css_key(s, rank);
         if (s->rep) css_sym_tie_add(s, rank, t, key, rank);
         cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
@@ -500,6 +527,13 @@ void css_stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processe
     uint64_t d = fast ? 10 : s->endpoint_delay_ns;
     cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(d));
     uint32_t rank = css_inst_rank(in, b->member);
+    if (cs_time_beyond(t)) {
+        cs_error e;
+        cs_error_clear(&e);
+        CS_ERR(&e, CS_EINVAL, "rank %u: the endpoint delay of %" PRIu64 " ns ends beyond " CS_TIME_RANGE_TEXT, rank, d);
+        css_fail_msg(s, in, b->member, &e);
+        return;
+    }
     uint64_t key = css_key(s, rank);
     if (s->rep) css_sym_tie_add(s, rank, t, key, rank);
     cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
@@ -507,9 +541,10 @@ void css_stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processe
 
 uint64_t css_stream_reduction_ns(const cs_system *s, uint64_t bytes) {
     /* ASTRA-sim: three truncated terms of bytes / local_mem_bw (B/s) * 1e9 ns
-     * (two reads and a write). */
-    uint64_t one = (uint64_t)((double)bytes / s->local_mem_bw * 1e9);
-    return 3 * one;
+     * (two reads and a write); UINT64_MAX when that passes 64 bits. */
+    double one = (double)bytes / s->local_mem_bw * 1e9;
+    if (!(one < 6.1e18)) return UINT64_MAX; /* 3 x one would not fit (and the cast is then defined) */
+    return 3 * (uint64_t)one;
 }
 
 /* ---- issuing ------------------------------------------------------------------------ */
@@ -648,7 +683,12 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     cs_time now = cs_eventq_now(s->q);
     if (req->comm_type == CS_COLL_BROADCAST) {
         /* ASTRA-sim replays broadcasts from their recorded duration. */
-        schedule_finish(in, m, cs_time_add(now, cs_compute_replay_time(req->duration_us)));
+        cs_time t = cs_time_add(now, cs_compute_replay_time(req->duration_us));
+        if (cs_time_beyond(t))
+            return CS_ERR(err, CS_EINVAL,
+                          "%s: node %" PRIu64 " (COMM_COLL): BROADCAST replayed for %" PRIu64 " us from %.3f us ends "
+                          "beyond " CS_TIME_RANGE_TEXT, src, req->node_id, req->duration_us, cs_time_as_us_f(now));
+        schedule_finish(in, m, t);
         return CS_OK;
     }
     if (req->comm_type == CS_COLL_BARRIER) {

@@ -130,7 +130,8 @@ typedef struct cs_system_params {
      * NULL = the system keeps its own counters. */
     uint64_t (*next_key)(void *ud, uint32_t rank);
     void *key_ud;
-    /* A failure inside an event handler (rare: backend errors). */
+    /* A failure inside an event handler (rare: backend errors); its message
+     * is in cs_system_new's err by then. */
     void (*fail)(void *ud, int rc);
     void *fail_ud;
     const cs_coll_observer *observer; /* per rank and collective; may be NULL */
@@ -152,6 +153,11 @@ typedef struct cs_system_stats {
 
 typedef struct cs_system cs_system;
 
+/* err receives the setup errors and, later, the message of a failure inside
+ * an event handler (a transfer the network refuses: no route, beyond the
+ * simulated-time range), prefixed with the trace node of the collective,
+ * before params.fail is called: it is borrowed and must outlive the system
+ * (the executor passes its run's error). */
 int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_params *p,
                   cs_system **out, cs_error *err);
 void cs_system_free(cs_system *s);

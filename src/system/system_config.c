@@ -18,6 +18,7 @@
 
 #include "core/opts.h"
 #include "core/alloc.h"
+#include "core/time.h"
 
 _Static_assert(sizeof(cs_scheduling_policy) == sizeof(int), "enum fields are written as int");
 _Static_assert(sizeof(cs_collective_optimization) == sizeof(int), "enum as int");
@@ -179,13 +180,13 @@ static const cs_opt OPTS[] = {
      .help = "time compute nodes with the roofline model instead of their recorded duration"},
     {.key = "model-shared-bus", .type = CS_OPT_BOOL, .def = 0, .off = OFF(model_shared_bus),
      .help = "use the LogGP shared-bus model (L, o, g, G) instead of a fixed endpoint delay"},
-    {.key = "L", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
+    {.key = "L", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = CS_TIME_MAX_NS_F, .unit = "ns",
      .off = OFF(loggp_L_ns), .help = "LogGP latency (model-shared-bus only)"},
-    {.key = "o", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
+    {.key = "o", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = CS_TIME_MAX_NS_F, .unit = "ns",
      .off = OFF(loggp_o_ns), .help = "LogGP overhead (model-shared-bus only)"},
-    {.key = "g", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns",
+    {.key = "g", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = CS_TIME_MAX_NS_F, .unit = "ns",
      .off = OFF(loggp_g_ns), .help = "LogGP gap between messages (model-shared-bus only)"},
-    {.key = "G", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = DBL_MAX, .unit = "ns per byte",
+    {.key = "G", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = CS_TIME_MAX_NS_F, .unit = "ns per byte",
      .off = OFF(loggp_G_ns_per_byte), .help = "LogGP gap per byte (model-shared-bus only)"},
     {.key = "trace-enabled", .type = CS_OPT_BOOL, .def = 0, .off = OFF(trace_enabled),
      .help = "debug trace of every node issue and finish"},

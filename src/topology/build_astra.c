@@ -10,13 +10,38 @@
  * latency: the dimension's ns per link.  The builder "astra" has no keys of
  * its own: the network YAML is its input.  Owns nothing beyond the result.
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 
+#include "core/checked.h"
 #include "core/units.h"
 #include "topology/builder.h"
 #include "topology/topology.h"
 
+int cs_topo_check_astra(const cs_network_config *cfg, cs_error *err) {
+    uint64_t n = cfg->total_npus, nodes = n, cables = 0;
+    for (int d = 0; d < cfg->ndims; d++) {
+        uint64_t k = cfg->npus[d];
+        switch (cfg->topo[d]) {
+        case CS_TOPO_RING: cables += k == 2 ? n / 2 : k >= 3 ? n : 0; break;
+        case CS_TOPO_FULLY_CONNECTED: cables = cs_add_u64_sat(cables, cs_mul_u64_sat(n, k - 1) / 2); break;
+        case CS_TOPO_SWITCH:
+            if (k > 1) {
+                nodes += n / k; /* one switch per line */
+                cables += n;
+            }
+            break;
+        }
+    }
+    char what[1100];
+    snprintf(what, sizeof what, "%s: the graph of the network's dimensions (%" PRIu64 " NPUs)",
+             cfg->path ? cfg->path : "network", n);
+    return cs_topo_check_size(what, nodes, cables, err);
+}
+
 cs_topo *cs_topo_build_astra(const cs_network_config *cfg) {
+    if (cs_topo_check_astra(cfg, NULL) != CS_OK) return NULL; /* callers that want the reason check first */
     uint32_t n = (uint32_t)cfg->total_npus;
     cs_topo *t = cs_topo_new(n);
     uint64_t radix = 1;
@@ -52,7 +77,8 @@ cs_topo *cs_topo_build_astra(const cs_network_config *cfg) {
 
 static int build(const void *params, const cs_network_config *net, cs_topo **out, cs_error *err) {
     (void)params;
-    (void)err;
+    int rc = cs_topo_check_astra(net, err);
+    if (rc) return rc;
     *out = cs_topo_build_astra(net);
     return CS_OK;
 }

@@ -10,6 +10,10 @@
 #include "topology/builder.h"
 #include "topology/topology.h"
 
+#include <stdio.h>
+
+#include "core/checked.h"
+
 int cs_topo_build_clos3(const cs_clos3_params *p, cs_topo **out, cs_error *err) {
     *out = NULL;
     if (p->npus == 0 || p->npus_per_leaf == 0 || p->leaves_per_pod == 0 ||
@@ -21,6 +25,15 @@ int cs_topo_build_clos3(const cs_clos3_params *p, cs_topo **out, cs_error *err) 
     if (p->host_bw <= 0 || p->leaf_up_bw <= 0 || p->agg_up_bw <= 0)
         return CS_ERR(err, CS_EINVAL, "clos3: bandwidths must be > 0");
     uint32_t leaves = p->npus / p->npus_per_leaf, pods = leaves / p->leaves_per_pod, A = p->aggs_per_pod;
+    uint64_t aggs = cs_mul_u64_sat(pods, A), cores = cs_mul_u64_sat(A, p->cores_per_agg);
+    char what[200];
+    snprintf(what, sizeof what, "clos3: %u NPUs, %u leaves, %u pods x %u aggregation switches, %u x %u cores", p->npus,
+             leaves, pods, A, A, p->cores_per_agg);
+    int rc = cs_topo_check_size(what, cs_add_u64_sat((uint64_t)p->npus + leaves, cs_add_u64_sat(aggs, cores)),
+                                cs_add_u64_sat(cs_add_u64_sat(p->npus, cs_mul_u64_sat(leaves, A)),
+                                               cs_mul_u64_sat(aggs, p->cores_per_agg)),
+                                err);
+    if (rc) return rc;
     cs_topo *t = cs_topo_new(p->npus);
     uint32_t leaf0 = t->nnodes;
     for (uint32_t l = 0; l < leaves; l++) cs_topo_add_node(t, CS_NODE_SWITCH);
@@ -98,6 +111,11 @@ static int build(const void *params, const cs_network_config *net, cs_topo **out
     return cs_topo_build_clos3(&p, out, err);
 }
 
+static uint64_t npus(const void *params, const cs_network_config *net) {
+    const keys *c = params;
+    return c->npus ? (uint64_t)c->npus : net->total_npus;
+}
+
 const cs_topo_builder cs_topo_builder_clos3 = {
     .name = "clos3",
     .help = "three-tier Clos of pods: npus / npus_per_leaf leaves, leaves_per_pod per pod, every leaf to each of its "
@@ -106,5 +124,6 @@ const cs_topo_builder cs_topo_builder_clos3 = {
     .keys = KEYS,
     .nkeys = sizeof KEYS / sizeof KEYS[0],
     .params_size = sizeof(keys),
+    .npus = npus,
     .build = build,
 };

@@ -10,6 +10,10 @@
 #include "topology/builder.h"
 #include "topology/topology.h"
 
+#include <stdio.h>
+
+#include "core/checked.h"
+
 /* Router (in group g) that holds the global cable to group o: the other
  * groups are numbered 0..G-2 from g's point of view, h per router. */
 static uint32_t global_router(uint32_t g, uint32_t o, uint32_t h) { return (o < g ? o : o - 1) / h; }
@@ -24,7 +28,14 @@ int cs_topo_build_dragonfly(const cs_dragonfly_params *p, cs_topo **out, cs_erro
                       "dragonfly: %u groups need routers_per_group x global_links_per_router >= %u (one global cable "
                       "to every other group), got %u x %u",
                       G, G - 1, a, h);
-    if ((uint64_t)G * a * np > UINT32_MAX / 4) return CS_ERR(err, CS_EINVAL, "dragonfly: too many NPUs");
+    uint64_t routers = (uint64_t)G * a, n64 = cs_mul_u64_sat(routers, np);
+    char what[160];
+    snprintf(what, sizeof what, "dragonfly: %u groups x %u routers x %u NPUs", G, a, np);
+    int rc = cs_topo_check_size(what, cs_add_u64_sat(n64, routers),
+                                cs_add_u64_sat(cs_add_u64_sat(n64, cs_mul_u64_sat(G, (uint64_t)a * (a - 1) / 2)),
+                                               (uint64_t)G * (G - 1) / 2),
+                                err);
+    if (rc) return rc;
     if (p->host_bw <= 0 || p->local_bw <= 0 || p->global_bw <= 0)
         return CS_ERR(err, CS_EINVAL, "dragonfly: bandwidths must be > 0");
     uint32_t n = G * a * np;
@@ -84,6 +95,13 @@ static int build(const void *params, const cs_network_config *net, cs_topo **out
     return cs_topo_build_dragonfly(&p, out, err);
 }
 
+static uint64_t npus(const void *params, const cs_network_config *net) {
+    (void)net;
+    const keys *c = params;
+    return cs_mul_u64_sat(cs_mul_u64_sat((uint64_t)c->groups, (uint64_t)c->routers_per_group),
+                          (uint64_t)c->npus_per_router);
+}
+
 const cs_topo_builder cs_topo_builder_dragonfly = {
     .name = "dragonfly",
     .help = "groups of routers_per_group routers fully connected inside a group, npus_per_router NPUs per router, "
@@ -92,5 +110,6 @@ const cs_topo_builder cs_topo_builder_dragonfly = {
     .keys = KEYS,
     .nkeys = sizeof KEYS / sizeof KEYS[0],
     .params_size = sizeof(keys),
+    .npus = npus,
     .build = build,
 };

@@ -12,6 +12,9 @@
 #include "topology/builder.h"
 #include "topology/topology.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -74,15 +77,54 @@ static const cs_opt KEYS[] = {
      .free_fn = free_edges, .help = "the cables, both directions each"},
 };
 
-static uint32_t npus_of(const keys *c, const cs_network_config *net) {
-    return c->npus ? (uint32_t)c->npus : (uint32_t)net->total_npus;
+static uint64_t npus_of(const keys *c, const cs_network_config *net) {
+    return c->npus ? (uint64_t)c->npus : net->total_npus;
 }
 
-/* Every cable between two different existing nodes, with a bandwidth. */
+/* Cables as (smaller node, larger node, index), for finding duplicates. */
+typedef struct pair { uint32_t a, b; size_t i; } pair;
+static int cmp_pair(const void *x, const void *y) {
+    const pair *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* The second cable between two nodes that already have one (any
+ * direction): CS_EINVAL naming both cables and both endpoints. */
+static int check_duplicates(const edge_list *l, cs_error *err) {
+    if (l->n < 2) return CS_OK;
+    pair *p = cs_malloc(l->n * sizeof *p);
+    for (size_t i = 0; i < l->n; i++) {
+        uint32_t a = (uint32_t)l->e[i][0], b = (uint32_t)l->e[i][1];
+        p[i] = (pair){a < b ? a : b, a < b ? b : a, i};
+    }
+    qsort(p, l->n, sizeof *p, cmp_pair);
+    size_t first = SIZE_MAX, second = SIZE_MAX; /* the duplicate listed earliest */
+    for (size_t k = 1; k < l->n; k++)
+        if (p[k].a == p[k - 1].a && p[k].b == p[k - 1].b && (second == SIZE_MAX || p[k].i < second)) {
+            first = p[k - 1].i;
+            second = p[k].i;
+        }
+    cs_free(p);
+    if (second == SIZE_MAX) return CS_OK;
+    return CS_ERR(err, CS_EINVAL,
+                  "%s:%d: edges[%zu]: a second cable between nodes %.0f and %.0f (the first: edges[%zu], line %d); "
+                  "expected one cable per pair of nodes, both directions (give it the bandwidth of both)",
+                  l->where, l->lines[second], second, l->e[second][0], l->e[second][1], first, l->lines[first]);
+}
+
+/* Every cable between two different existing nodes, with a bandwidth, once;
+ * the node and cable counts within the limits (before anything is built). */
 static int check(const void *params, const cs_network_config *net, cs_error *err) {
     const keys *c = params;
     const edge_list *l = &c->edges;
     uint64_t nodes = (uint64_t)npus_of(c, net) + (uint64_t)c->switches;
+    char what[1200];
+    snprintf(what, sizeof what, "%s: edges: %" PRIu64 " NPUs + %d switches", l->where ? l->where : "edges",
+             (uint64_t)npus_of(c, net), c->switches);
+    int rc = cs_topo_check_size(what, nodes, l->n, err);
+    if (rc) return rc;
     for (size_t i = 0; i < l->n; i++) {
         for (int j = 0; j < 2; j++)
             if (l->e[i][j] >= (double)nodes)
@@ -92,13 +134,13 @@ static int check(const void *params, const cs_network_config *net, cs_error *err
             return CS_ERR(err, CS_EINVAL, "%s:%d: edges[%zu]: expected two different nodes and a bandwidth > 0",
                           l->where, l->lines[i], i);
     }
-    return CS_OK;
+    return check_duplicates(l, err);
 }
 
 static int build(const void *params, const cs_network_config *net, cs_topo **out, cs_error *err) {
     (void)err;
     const keys *c = params;
-    uint32_t npus = npus_of(c, net);
+    uint32_t npus = (uint32_t)npus_of(c, net); /* (check: within the limits) */
     cs_topo *t = cs_topo_new(npus);
     for (int i = 0; i < c->switches; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
     for (size_t i = 0; i < c->edges.n; i++) {
@@ -111,6 +153,8 @@ static int build(const void *params, const cs_network_config *net, cs_topo **out
     return CS_OK;
 }
 
+static uint64_t npus(const void *params, const cs_network_config *net) { return npus_of(params, net); }
+
 const cs_topo_builder cs_topo_builder_edges = {
     .name = "edges",
     .help = "an explicit edge list: the cables under \"edges\" between NPUs 0..npus-1 and switches "
@@ -118,6 +162,7 @@ const cs_topo_builder cs_topo_builder_edges = {
     .keys = KEYS,
     .nkeys = sizeof KEYS / sizeof KEYS[0],
     .params_size = sizeof(keys),
+    .npus = npus,
     .check = check,
     .build = build,
 };

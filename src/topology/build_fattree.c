@@ -10,6 +10,10 @@
 #include "topology/builder.h"
 #include "topology/topology.h"
 
+#include <stdio.h>
+
+#include "core/checked.h"
+
 int cs_topo_build_fattree(const cs_fattree_params *p, cs_topo **out, cs_error *err) {
     *out = NULL;
     if (p->npus == 0 || p->npus_per_leaf == 0 || p->npus % p->npus_per_leaf)
@@ -21,6 +25,11 @@ int cs_topo_build_fattree(const cs_fattree_params *p, cs_topo **out, cs_error *e
     if (leaves > 1 && p->spines == 0)
         return CS_ERR(err, CS_EINVAL, "fat-tree: %u leaves need spines >= 1", leaves);
     uint32_t up = p->uplinks_per_spine ? p->uplinks_per_spine : 1;
+    char what[160];
+    snprintf(what, sizeof what, "fat-tree: %u NPUs, %u leaves, %u spines x %u uplinks", p->npus, leaves, p->spines, up);
+    int rc = cs_topo_check_size(what, (uint64_t)p->npus + leaves + p->spines,
+                                cs_add_u64_sat(p->npus, cs_mul_u64_sat(cs_mul_u64_sat(leaves, p->spines), up)), err);
+    if (rc) return rc;
     cs_topo *t = cs_topo_new(p->npus);
     uint32_t leaf0 = t->nnodes;
     for (uint32_t l = 0; l < leaves; l++) cs_topo_add_node(t, CS_NODE_SWITCH);
@@ -79,11 +88,17 @@ static int build(const void *params, const cs_network_config *net, cs_topo **out
     return cs_topo_build_fattree(&p, out, err);
 }
 
+static uint64_t npus(const void *params, const cs_network_config *net) {
+    const keys *c = params;
+    return c->npus ? (uint64_t)c->npus : net->total_npus;
+}
+
 const cs_topo_builder cs_topo_builder_fattree = {
     .name = "fat-tree",
     .help = "two-tier leaf-spine Clos (folded fat-tree): npus / npus_per_leaf leaves, every leaf to every spine",
     .keys = KEYS,
     .nkeys = sizeof KEYS / sizeof KEYS[0],
     .params_size = sizeof(keys),
+    .npus = npus,
     .build = build,
 };

@@ -12,6 +12,8 @@
 
 #include <stdio.h>
 
+#include "core/checked.h"
+
 int cs_topo_build_grid(const cs_grid_params *p, cs_topo **out, cs_error *err) {
     *out = NULL;
     if (p->ndims < 1 || p->ndims > 3)
@@ -19,9 +21,13 @@ int cs_topo_build_grid(const cs_grid_params *p, cs_topo **out, cs_error *err) {
     uint64_t n = 1;
     for (uint32_t d = 0; d < p->ndims; d++) {
         if (p->dims[d] == 0) return CS_ERR(err, CS_EINVAL, "%s: dims: sizes must be >= 1", p->wrap ? "torus" : "mesh");
-        n *= p->dims[d];
+        n = cs_mul_u64_sat(n, p->dims[d]);
     }
-    if (n > UINT32_MAX / 2) return CS_ERR(err, CS_EINVAL, "%s: %llu NPUs is too many", p->wrap ? "torus" : "mesh", (unsigned long long)n);
+    char what[96];
+    if (n == UINT64_MAX) snprintf(what, sizeof what, "%s: more than 2^64 NPUs", p->wrap ? "torus" : "mesh");
+    else snprintf(what, sizeof what, "%s: %llu NPUs", p->wrap ? "torus" : "mesh", (unsigned long long)n);
+    int rc = cs_topo_check_size(what, n, cs_mul_u64_sat(n, p->ndims), err);
+    if (rc) return rc;
     if (p->bw <= 0) return CS_ERR(err, CS_EINVAL, "%s: link bandwidth must be > 0", p->wrap ? "torus" : "mesh");
     cs_topo *t = cs_topo_new((uint32_t)n);
     uint32_t stride = 1;
@@ -98,6 +104,14 @@ static int build(const keys *c, int wrap, cs_topo **out, cs_error *err) {
     return cs_topo_build_grid(&p, out, err);
 }
 
+static uint64_t npus(const void *params, const cs_network_config *net) {
+    (void)net;
+    const keys *c = params;
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < c->dims.n; i++) n *= c->dims.d[i]; /* at most 3 sizes <= 1e9: fits */
+    return n;
+}
+
 static int build_torus(const void *params, const cs_network_config *net, cs_topo **out, cs_error *err) {
     (void)net;
     return build(params, 1, out, err);
@@ -115,6 +129,7 @@ const cs_topo_builder cs_topo_builder_torus = {
     .keys = KEYS,
     .nkeys = sizeof KEYS / sizeof KEYS[0],
     .params_size = sizeof(keys),
+    .npus = npus,
     .build = build_torus,
 };
 
@@ -124,5 +139,6 @@ const cs_topo_builder cs_topo_builder_mesh = {
     .keys = KEYS,
     .nkeys = sizeof KEYS / sizeof KEYS[0],
     .params_size = sizeof(keys),
+    .npus = npus,
     .build = build_mesh,
 };

@@ -9,6 +9,11 @@
 #include "topology/builder.h"
 #include "topology/topology.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "core/checked.h"
+
 int cs_topo_build_rail(const cs_rail_params *p, cs_topo **out, cs_error *err) {
     *out = NULL;
     if (p->servers == 0 || p->gpus_per_server == 0)
@@ -17,9 +22,18 @@ int cs_topo_build_rail(const cs_rail_params *p, cs_topo **out, cs_error *err) {
         return CS_ERR(err, CS_EINVAL, "rail: %u servers need nic_bandwidth > 0", p->servers);
     if (p->gpus_per_server > 1 && p->nvlink_bw <= 0)
         return CS_ERR(err, CS_EINVAL, "rail: nvlink_bandwidth must be > 0");
-    uint32_t g = p->gpus_per_server, n = p->servers * g;
-    cs_topo *t = cs_topo_new(n);
+    uint32_t g = p->gpus_per_server;
     int nics = p->nic_bw > 0;
+    uint64_t n64 = (uint64_t)p->servers * g; /* 64 bits: it wrapped to 0 ("the topology has 0 NPUs") */
+    uint64_t nodes = cs_add_u64_sat(n64 + (g > 1 ? p->servers : 0), nics ? n64 + g + p->spines : 0);
+    uint64_t cables = cs_add_u64_sat((g > 1 ? n64 : 0), nics ? cs_add_u64_sat(cs_mul_u64_sat(2, n64), (uint64_t)g * p->spines) : 0);
+    char what[160];
+    snprintf(what, sizeof what, "rail: %u servers x %u GPUs = %" PRIu64 " NPUs%s", p->servers, g, n64,
+             nics ? ", a NIC each" : "");
+    int rc = cs_topo_check_size(what, nodes, cables, err);
+    if (rc) return rc;
+    uint32_t n = (uint32_t)n64;
+    cs_topo *t = cs_topo_new(n);
     uint32_t nic0 = t->nnodes;
     if (nics)
         for (uint32_t v = 0; v < n; v++) cs_topo_add_node(t, CS_NODE_NIC);
@@ -83,6 +97,12 @@ static int build(const void *params, const cs_network_config *net, cs_topo **out
     return cs_topo_build_rail(&p, out, err);
 }
 
+static uint64_t npus(const void *params, const cs_network_config *net) {
+    (void)net;
+    const keys *c = params;
+    return (uint64_t)c->servers * (uint64_t)c->gpus_per_server;
+}
+
 const cs_topo_builder cs_topo_builder_rail = {
     .name = "rail",
     .help = "HGX/DGX-style servers on a rail-optimized Clos: per server one NVSwitch (GPU - NVSwitch), one NIC per "
@@ -90,5 +110,6 @@ const cs_topo_builder cs_topo_builder_rail = {
     .keys = KEYS,
     .nkeys = sizeof KEYS / sizeof KEYS[0],
     .params_size = sizeof(keys),
+    .npus = npus,
     .build = build,
 };

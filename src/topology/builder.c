@@ -10,6 +10,7 @@
  */
 #include "topology/builder.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -109,6 +110,10 @@ void cs_topo_builder_params_free(const cs_topo_builder *b, void *params) { cs_op
 int cs_topo_builder_build(const cs_topo_builder *b, const void *params, const cs_network_config *net,
                           const char *where, cs_topo **out, cs_error *err) {
     *out = NULL;
+    uint64_t npus = b->npus ? b->npus(params, net) : net->total_npus;
+    if (npus != net->total_npus)
+        return CS_ERR(err, CS_EINVAL, "%s: the topology has %" PRIu64 " NPUs but the network configuration %s has %llu",
+                      where, npus, net->path ? net->path : "", (unsigned long long)net->total_npus);
     int rc = b->check ? b->check(params, net, err) : CS_OK;
     if (rc) return rc;
     rc = b->build(params, net, out, err);

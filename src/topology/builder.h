@@ -44,6 +44,10 @@ typedef struct cs_topo_builder {
     const cs_opt *keys; /* this builder's keys (NULL when nkeys == 0) */
     size_t nkeys;
     size_t params_size; /* bytes of the struct the key table fills */
+    /* Optional: the NPU count params describe, in 64 bits (NULL: the
+     * network's): cs_topo_builder_build refuses a count other than the
+     * network configuration's before check and build allocate anything. */
+    uint64_t (*npus)(const void *params, const cs_network_config *net);
     /* Optional: checks across keys or against the network configuration,
      * before build; messages carry their own location. */
     int (*check)(const void *params, const cs_network_config *net, cs_error *err);
@@ -79,8 +83,9 @@ int cs_topo_builder_parse_doc(const cs_topo_builder *b, const cs_jdoc *doc, void
 int cs_topo_builder_parse(const cs_topo_builder *b, json_t *obj, const char *where, void *params,
                           cs_error *err);
 void cs_topo_builder_params_free(const cs_topo_builder *b, void *params);
-/* check (when the builder has one), then build; build's messages get the
- * prefix "where: ". */
+/* The NPU count against the network's ("where: the topology has N NPUs
+ * but the network configuration F has M"), check (when the builder has
+ * one), then build; build's messages get the prefix "where: ". */
 int cs_topo_builder_build(const cs_topo_builder *b, const void *params, const cs_network_config *net,
                           const char *where, cs_topo **out, cs_error *err);
 

@@ -8,11 +8,24 @@
  */
 #include "topology/topology.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+
+int cs_topo_check_size(const char *what, uint64_t nodes, uint64_t cables, cs_error *err) {
+    if (nodes <= CS_TOPO_MAX_NODES && cables <= CS_TOPO_MAX_CABLES) return CS_OK;
+    char n[32], c[32];
+    if (nodes == UINT64_MAX) snprintf(n, sizeof n, "more than 2^64");
+    else snprintf(n, sizeof n, "%" PRIu64, nodes);
+    if (cables == UINT64_MAX) snprintf(c, sizeof c, "more than 2^64");
+    else snprintf(c, sizeof c, "%" PRIu64, cables);
+    return CS_ERR(err, CS_EINVAL, "%s: %s nodes and %s cables; expected at most %u nodes and %u cables", what, n, c,
+                  CS_TOPO_MAX_NODES, CS_TOPO_MAX_CABLES);
+}
 
 cs_topo *cs_topo_new(uint32_t nnpus) {
     cs_topo *t = cs_calloc(1, sizeof *t);
@@ -168,17 +181,45 @@ void cs_topo_count_faults(const cs_topo *t, uint32_t *down, uint32_t *degraded) 
     }
 }
 
+/* qsort order of (node, position) pairs: by node, then position. */
+static int cmp_node_pos(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The first node that nodes[0..n) visits twice (CS_EINVAL naming it and both
+ * positions), else CS_OK. */
+static int check_simple_path(const uint32_t *nodes, uint32_t n, cs_error *err) {
+    uint64_t *np = cs_malloc((size_t)n * sizeof *np);
+    for (uint32_t i = 0; i < n; i++) np[i] = (uint64_t)nodes[i] << 32 | i;
+    qsort(np, n, sizeof *np, cmp_node_pos);
+    uint64_t dup = UINT64_MAX; /* (node, second position) with the earliest second position */
+    uint32_t first = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (np[i] >> 32 == np[i - 1] >> 32 && (dup == UINT64_MAX || (uint32_t)np[i] < (uint32_t)dup)) {
+            dup = np[i];
+            first = (uint32_t)np[i - 1];
+            while (i + 1 < n && np[i + 1] >> 32 == np[i] >> 32) i++; /* later repeats of the node */
+        }
+    cs_free(np);
+    if (dup == UINT64_MAX) return CS_OK;
+    return CS_ERR(err, CS_EINVAL,
+                  "node %u appears twice (positions %u and %u); expected a path that visits each node once",
+                  (uint32_t)(dup >> 32), first, (uint32_t)dup);
+}
+
 int cs_topo_add_fixed_route(cs_topo *t, const uint32_t *nodes, uint32_t n, cs_error *err) {
     if (n < 2) return CS_ERR(err, CS_EINVAL, "a route needs at least 2 nodes");
     for (uint32_t i = 0; i < n; i++)
         if (nodes[i] >= t->nnodes) return CS_ERR(err, CS_EINVAL, "node %u: the topology has nodes 0..%u", nodes[i], t->nnodes - 1);
+    int rc = check_simple_path(nodes, n, err);
+    if (rc) return rc;
+    for (uint32_t i = 0; i + 1 < n; i++)
+        if (cs_topo_find_link(t, nodes[i], nodes[i + 1]) == UINT32_MAX)
+            return CS_ERR(err, CS_EINVAL, "hop %u: no link from node %u to node %u", i, nodes[i], nodes[i + 1]);
     CS_GROW(t->fixed_links, t->cap_fixed_links, t->nfixed_links + n);
     uint32_t off = (uint32_t)t->nfixed_links;
-    for (uint32_t i = 0; i + 1 < n; i++) {
-        uint32_t l = cs_topo_find_link(t, nodes[i], nodes[i + 1]);
-        if (l == UINT32_MAX) return CS_ERR(err, CS_EINVAL, "hop %u: no link from node %u to node %u", i, nodes[i], nodes[i + 1]);
-        t->fixed_links[t->nfixed_links++] = l;
-    }
+    for (uint32_t i = 0; i + 1 < n; i++) t->fixed_links[t->nfixed_links++] = cs_topo_find_link(t, nodes[i], nodes[i + 1]);
     CS_GROW(t->fixed, t->cap_fixed, (size_t)t->nfixed + 1);
     t->fixed[t->nfixed++] = (struct cs_fixed_route){nodes[0], nodes[n - 1], off, n - 1};
     return CS_OK;

@@ -79,6 +79,20 @@ typedef struct cs_topo {
 } cs_topo;
 
 /* --- building --------------------------------------------------------------- */
+
+/* The largest topology a builder makes: 2^24 nodes and 2^24 cables (2^25
+ * links), about a hundred times a 100,000-GPU rail-optimized fabric.  Every
+ * builder counts its nodes and cables in 64 bits and calls
+ * cs_topo_check_size before it allocates anything, so a count from a typo
+ * (2e9 switches, a torus of 10^9) is refused at once instead of allocating
+ * gigabytes. */
+#define CS_TOPO_MAX_NODES (1u << 24)
+#define CS_TOPO_MAX_CABLES (1u << 24)
+/* CS_EINVAL "<what>: <nodes> nodes and <cables> cables; expected at most
+ * 16777216 of each" when either passes its limit (what: the builder and the
+ * counts it came from, e.g. "rail: 65536 servers x 65536 GPUs"). */
+int cs_topo_check_size(const char *what, uint64_t nodes, uint64_t cables, cs_error *err);
+
 cs_topo *cs_topo_new(uint32_t nnpus);
 uint32_t cs_topo_add_node(cs_topo *t, cs_node_kind kind);
 /* One directed link; returns its id. */
@@ -102,8 +116,10 @@ uint32_t cs_topo_find_link(const cs_topo *t, uint32_t a, uint32_t b);
 int cs_topo_degrade_cable(cs_topo *t, uint32_t a, uint32_t b, double factor, cs_error *err);
 int cs_topo_fail_node(cs_topo *t, uint32_t v, cs_error *err);
 /* A fixed route (routing table entry) over nodes[0..n): nodes[0] is the
- * source, nodes[n-1] the destination, each hop must be a link.  It replaces
- * ECMP for that pair while all its links are up (ECMP otherwise). */
+ * source, nodes[n-1] the destination, each hop must be a link and no node
+ * may appear twice (CS_EINVAL naming it: a flow crosses each link of its path
+ * once).  It replaces ECMP for that pair while all its links are up (ECMP
+ * otherwise).  Nothing is added when it is refused. */
 int cs_topo_add_fixed_route(cs_topo *t, const uint32_t *nodes, uint32_t n, cs_error *err);
 /* Timed changes (see cs_topo_change): checked (the cable or node must
  * exist, factor 0..1), kept sorted by time, stable. */
@@ -145,8 +161,12 @@ static inline uint32_t cs_topo_rank_npu(const cs_topo *t, uint32_t rank) { retur
 /* --- builders (build_*.c; by name with their keys: builder.h) ---------------- */
 
 /* The ASTRA-sim product of Ring/FullyConnected/Switch dimensions, with the
- * links analytical-congestion has (network.md): old configs keep working. */
+ * links analytical-congestion has (network.md): old configs keep working.
+ * The product of a large network can pass the limits above (FullyConnected
+ * of 8192 has 33 M cables): then NULL, and cs_topo_check_astra says why
+ * (CS_EINVAL naming the network file). */
 cs_topo *cs_topo_build_astra(const cs_network_config *cfg);
+int cs_topo_check_astra(const cs_network_config *cfg, cs_error *err);
 
 /* Two-tier leaf-spine Clos (a folded two-tier fat-tree): npus / npus_per_leaf
  * leaves, `spines` spines, every leaf to every spine by `uplinks_per_spine`

@@ -20,6 +20,10 @@
  *    Workload::issue runs every is_cpu_op node as compute, so it becomes a
  *    CPU COMP node replayed from duration_micros (CS_NF_HOST_COMM records
  *    what it was), with a warning and a count.
+ *
+ * A replayed duration_micros (COMP nodes, broadcasts) must fit the
+ * simulated-time range: a negative number written into the unsigned field,
+ * or a duration beyond 2^64 ps, is an error naming file, node and attribute.
  */
 #include "workload/graph.h"
 
@@ -29,6 +33,8 @@
 
 #include "core/alloc.h"
 #include "core/log.h"
+#include "core/time.h"
+#include "system/coll_type.h"
 #include "workload/et.h"
 
 typedef struct raw_node {
@@ -96,6 +102,27 @@ static int get_i32(builder *b, const ChakraProtoMsg__Node *pn, const char *attr,
     return CS_OK;
 }
 
+/* duration_micros of a node whose duration is replayed (COMP nodes, host-side
+ * communication records, broadcasts): unsigned in the schema, so a negative
+ * number written into it reads as 2^64 - |v|; either way it must fit the
+ * simulated-time range (cs_compute_replay_time). */
+static int check_duration(const builder *b, const ChakraProtoMsg__Node *pn, const cs_node *n, cs_error *err) {
+    int replayed = n->type == CS_NODE_COMP ||
+                   (n->type == CS_NODE_COMM_COLL && (n->flags & CS_NF_HAS_COMM_TYPE) && n->comm_type == CS_COLL_BROADCAST);
+    uint64_t us = pn->duration_micros;
+    if (!replayed || us <= CS_TIME_MAX_US) return CS_OK;
+    const char *type = n->type == CS_NODE_COMP ? "COMP" : "COMM_COLL";
+    if (us > (uint64_t)INT64_MAX)
+        return CS_ERR(err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (%s): attribute duration_micros: expected 0 to %llu us, got %" PRId64
+                      " (a negative duration)",
+                      b->name, (uint64_t)pn->id, type, CS_TIME_MAX_US, (int64_t)us);
+    return CS_ERR(err, CS_EINVAL,
+                  "%s: node %" PRIu64 " (%s): attribute duration_micros: %" PRIu64 " us exceeds " CS_TIME_RANGE_TEXT
+                  "; expected 0 to %llu us",
+                  b->name, (uint64_t)pn->id, type, us, CS_TIME_MAX_US);
+}
+
 static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err) {
     CS_GROW(b->raw, b->capraw, b->nraw + 1);
     raw_node *r = &b->raw[b->nraw];
@@ -134,7 +161,8 @@ static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err
         (rc = get_i32(b, pn, "comm_src", &n->comm_src, &n->flags, CS_NF_HAS_SRC, err)) ||
         (rc = get_i32(b, pn, "comm_dst", &n->comm_dst, &n->flags, CS_NF_HAS_DST, err)) ||
         (rc = get_i32(b, pn, "comm_tag", &n->comm_tag, NULL, 0, err)) ||
-        (rc = get_i32(b, pn, "comm_priority", &n->comm_priority, NULL, 0, err)))
+        (rc = get_i32(b, pn, "comm_priority", &n->comm_priority, NULL, 0, err)) ||
+        (rc = check_duration(b, pn, n, err)))
         return rc;
 
     const char *pg = NULL;
@@ -405,7 +433,7 @@ static void builder_free(builder *b) {
 static int finish(builder *b, cs_graph **out, cs_error *err) {
     size_t n = b->nraw;
     if (n > UINT32_MAX - 1) return CS_ERR(err, CS_EUNSUPPORTED, "%s: more than 2^32 nodes", b->name);
-    qsort(b->raw, n, sizeof *b->raw, cmp_raw);
+    if (n > 1) qsort(b->raw, n, sizeof *b->raw, cmp_raw); /* no nodes: b->raw is NULL, which qsort may not get */
     for (size_t i = 1; i < n; i++)
         if (b->raw[i].n.id == b->raw[i - 1].n.id)
             return CS_ERR(err, CS_EFORMAT, "%s: node id %" PRIu64 " appears twice; ids must be unique",
@@ -455,7 +483,7 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
             par[i][k++] = p;
         }
         if (rc) break;
-        qsort(par[i], k, sizeof **par, cmp_u32);
+        if (k > 1) qsort(par[i], k, sizeof **par, cmp_u32);
         uint32_t u = 0;
         for (uint32_t j = 0; j < k; j++)
             if (!u || par[i][u - 1] != par[i][j]) par[i][u++] = par[i][j];
