@@ -90,4 +90,11 @@ printf '{"memory-type": "MEMORY_POOL", "remote-mem-latency": 100, "remote-mem-bw
 expect_fail "queued remote load beyond the range" \
     "ld.0.et: node 2 (MEM_LOAD of 1048576 bytes): mempool.json: load of 1048576 bytes|after the accesses queued before it) ends beyond the simulated-time range" \
     run --workload-configuration=ld --network-configuration=net.yml --remote-memory-configuration=mempool.json --comm-streams 2
+# compute: two COMP nodes of 1e13 us (1e19 ps) each, one after the other: the
+# second ends beyond the range (it finished at the capped time before)
+"$CS_MKTRACE" --ranks cmp2 "1 COMP dur=10000000000000; 2 COMP dur=10000000000000 data=1" "1 COMP dur=1" \
+    || fail "mktrace cmp2"
+expect_fail "compute beyond the range" \
+    "cmp2.0.et: node 2 (COMP): its compute time from 10000000.000 s ends beyond the simulated-time range" \
+    run --workload-configuration=cmp2 --network-configuration=net.yml
 finish

@@ -566,6 +566,15 @@ static void start_comp(sim *s, uint32_t rank, uint32_t idx, int cpu) {
                 r->g->source, n->id, n->duration_us);
     }
     cs_time now = cs_eventq_now(s->q);
+    if (cs_time_beyond(cs_time_add(now, t))) { /* a capped time is no result */
+        char at[32];
+        CS_ERR(s->err, CS_EINVAL,
+               "%s: node %" PRIu64 " (COMP%s): its compute time from %s ends beyond the simulated-time range "
+               "of 2^64 ps (about 213 days); expected a shorter duration_micros or fewer num_ops",
+               r->g->source, n->id, cpu ? ", CPU" : "", cs_time_fmt(now, at, sizeof at));
+        fail(s, CS_EINVAL);
+        return;
+    }
     uint64_t key = next_key(s, rank);
     if (s->rep) cs_system_sym_event(s->sys, rank, cs_time_add(now, t), key, rank);
     if (cpu) {
