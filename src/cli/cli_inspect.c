@@ -146,7 +146,7 @@ int cs_cli_inspect(int argc, char **argv) {
     if (rc < 0) {
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
     } else {
-        qsort(seen.ids, seen.n, sizeof *seen.ids, cmp_u64);
+        if (seen.n > 1) qsort(seen.ids, seen.n, sizeof *seen.ids, cmp_u64);
         uint64_t miss_data = 0, miss_ctrl = 0;
         for (size_t k = 0; k < deps_data.n; k++) miss_data += !has_id(&seen, deps_data.ids[k]);
         for (size_t k = 0; k < deps_ctrl.n; k++) miss_ctrl += !has_id(&seen, deps_ctrl.ids[k]);

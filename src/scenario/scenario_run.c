@@ -280,7 +280,10 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     if (rc == CS_OK && res->topo && !graph_backend)
         rc = CS_ERR(err, CS_EINVAL, "%s: only a graph backend (flow) uses a topology; run.backend is %s",
                     cs_sc_topology_label(sc), ro.backend);
-    if (rc == CS_OK && !res->topo && graph_backend) res->topo = cs_topo_build_astra(&res->net);
+    if (rc == CS_OK && !res->topo && graph_backend) {
+        rc = cs_topo_check_astra(&res->net, err); /* too big a graph: say so before building */
+        if (rc == CS_OK) res->topo = cs_topo_build_astra(&res->net);
+    }
     res->net.topology = res->topo;
     if (rc == CS_OK) rc = cs_sc_effective_system(sc, &sysc, err);
     if (rc == CS_OK && !(plan && !json_object_size(sc->sect[SC_SYSTEM])))

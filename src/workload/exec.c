@@ -377,7 +377,9 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     }
     cs_net_msg m = {.src = rank, .dst = dst, .bytes = o->bytes, .key = key, .done = send_arrived, .ctx = s,
                     .cookie = (uint64_t)(uintptr_t)o};
-    return cs_net_send(s->net, &m, s->err);
+    int rc = cs_net_send(s->net, &m, s->err);
+    if (rc) cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_SEND): ", g->source, n->id);
+    return rc;
 }
 
 static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
@@ -690,8 +692,8 @@ static void describe_stuck(sim *s) {
            " of %u nodes done): %s%s%s%s",
            cs_time_as_us_f(cs_eventq_now(s->q)), stuck, s->w->nranks, first,
            s->ranks[first].nodes, s->rs[first].g->nnodes, detail,
-           coll[0] ? coll : (detail[0] ? "" : "nodes wait for parents that never complete"),
-           netp[0] ? "; " : "", netp);
+           coll[0] ? coll : (detail[0] || netp[0] ? "" : "nodes wait for parents that never complete"),
+           netp[0] && (detail[0] || coll[0]) ? "; " : "", netp);
     fail(s, CS_EDEADLOCK);
 }
 /* ---- API --------------------------------------------------------------------- */
