@@ -166,11 +166,74 @@ static void test_size_limit(void **state) {
     unlink(path);
 }
 
+/* ---- YAML nesting ------------------------------------------------------------ */
+
+static char *nested_flow(size_t depth) {
+    char *s = malloc(2 * depth + 32);
+    size_t o = (size_t)sprintf(s, "topology: ");
+    for (size_t i = 0; i + 1 < depth; i++) s[o++] = '[';
+    for (size_t i = 0; i + 1 < depth; i++) s[o++] = ']';
+    s[o++] = '\n';
+    s[o] = '\0';
+    return s;
+}
+
+static void expect_depth_refused(const char *name, const char *text, int line) {
+    const char *p = tu_write_tmp(name, text);
+    cs_network_config c;
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = cs_network_config_load(p, &c, &err);
+    if (rc != CS_EINVAL) fail_msg("%s: rc %d, message \"%s\"", name, rc, err.msg);
+    tu_assert_located(err.msg, p, line, NULL, "expected at most 64 levels of nested lists and mappings");
+    tu_assert_has(err.msg, "got level 65");
+    assert_null(c.path);
+}
+
+/* 65 levels (the mapping and 64 lists) are refused; 64 pass the check. */
+static void test_yaml_depth_limit(void **state) {
+    (void)state;
+    assert_int_equal(CS_NETWORK_MAX_DEPTH, 64);
+    char *s = nested_flow(65);
+    expect_depth_refused("deep65.yml", s, 1);
+    free(s);
+    s = nested_flow(64);
+    const char *p = tu_write_tmp("deep64.yml", s);
+    free(s);
+    cs_network_config c;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_network_config_load(p, &c, &err), CS_EINVAL);
+    if (strstr(err.msg, "levels")) fail_msg("64 levels refused: %s", err.msg);
+    tu_assert_has(err.msg, "npus_count: expected"); /* the depth check passed */
+}
+
+/* Block style: the line of the 65th level is named. */
+static void test_yaml_depth_block_line(void **state) {
+    (void)state;
+    size_t cap = 65 * 80 + 16, o = 0;
+    char *s = malloc(cap);
+    for (int d = 0; d < 65; d++) o += (size_t)snprintf(s + o, cap - o, "%*sk%d:\n", d, "", d);
+    o += (size_t)snprintf(s + o, cap - o, "%*sx\n", 65, "");
+    expect_depth_refused("deep_block.yml", s, 65);
+    free(s);
+}
+
+/* The 200 KB file of the issue (libyaml spent 27 s on it): refused. */
+static void test_yaml_deep_200k(void **state) {
+    (void)state;
+    char *s = nested_flow(100000);
+    expect_depth_refused("deep200k.yml", s, 1);
+    free(s);
+}
+
 int main(void) {
     cs_log_set_level(CS_LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dev_zero_refused),     cmocka_unit_test(test_fifo_refused),
         cmocka_unit_test(test_directory_refused),    cmocka_unit_test(test_size_limit),
+        cmocka_unit_test(test_yaml_depth_limit),     cmocka_unit_test(test_yaml_depth_block_line),
+        cmocka_unit_test(test_yaml_deep_200k),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
