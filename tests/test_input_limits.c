@@ -227,13 +227,197 @@ static void test_yaml_deep_200k(void **state) {
     free(s);
 }
 
+/* ---- Chakra traces -------------------------------------------------------------- */
+
+/* A valid record 0: GlobalMetadata{version: "1.0.0"} (8 bytes). */
+#define MD "\x07\x0a\x05" "1.0.0"
+#define MD_LEN 8
+
+static size_t put_varint(unsigned char *p, uint64_t v) {
+    size_t n = 0;
+    do {
+        p[n] = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        if (v) p[n] |= 0x80;
+        n++;
+    } while (v);
+    return n;
+}
+
+/* gzip writer over a growing memory buffer. */
+typedef struct gz {
+    z_stream zs;
+    unsigned char *out;
+    size_t len, cap;
+} gz;
+
+static void gz_begin(gz *g) {
+    memset(g, 0, sizeof *g);
+    assert_int_equal(deflateInit2(&g->zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY), Z_OK);
+}
+
+static void gz_put(gz *g, const void *data, size_t n, int flush) {
+    g->zs.next_in = (unsigned char *)(uintptr_t)data;
+    g->zs.avail_in = (uInt)n;
+    do {
+        if (g->cap - g->len < 65536) {
+            g->cap = g->cap * 2 + 65536;
+            g->out = realloc(g->out, g->cap);
+        }
+        g->zs.next_out = g->out + g->len;
+        g->zs.avail_out = (uInt)(g->cap - g->len);
+        int ret = deflate(&g->zs, flush);
+        assert_true(ret == Z_OK || ret == Z_STREAM_END || ret == Z_BUF_ERROR);
+        g->len = g->cap - g->zs.avail_out;
+    } while (g->zs.avail_in > 0 || (flush == Z_FINISH && g->zs.avail_out == 0));
+}
+
+static void gz_end(gz *g) {
+    gz_put(g, "", 0, Z_FINISH);
+    deflateEnd(&g->zs);
+}
+
+static const char *write_bytes(const char *name, const void *data, size_t len) {
+    const char *path = tu_path(tu_tmp_dir(), name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+    return path;
+}
+
+/* Reads every node; returns the first failure code (0 = all read). */
+static int read_all(const char *path, cs_error *err) {
+    cs_et_reader *r = NULL;
+    int rc = cs_et_reader_open(path, &r, err);
+    if (rc) return rc;
+    ChakraProtoMsg__Node *n;
+    while ((rc = cs_et_reader_next(r, &n, err)) == 1) cs_et_node_free(n);
+    cs_et_reader_close(r);
+    return rc;
+}
+
+/* A record of 16 MiB + 1: refused at its length, before it is read. */
+static void test_et_record_limit(void **state) {
+    (void)state;
+    unsigned char b[32];
+    memcpy(b, MD, MD_LEN);
+    size_t n = MD_LEN + put_varint(b + MD_LEN, (uint64_t)CS_ET_MAX_RECORD + 1);
+    b[n++] = 0x08;
+    const char *path = write_bytes("big_record.et", b, n);
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(read_all(p, &err), CS_EFORMAT);
+    char head[4200];
+    snprintf(head, sizeof head, "%s: record 1 (Node) at byte 8: length 16777217 is above the limit of 16777216 "
+                                "bytes per record, expected",
+             p);
+    tu_assert_has(err.msg, head);
+}
+
+/* A Node whose name is 4 MiB of one letter: ~1000 x compressible.  Plain,
+ * it reads; gzip, it is refused once the output passes 100 x + 1 MiB. */
+static void test_et_gzip_ratio(void **state) {
+    (void)state;
+    size_t name_len = (size_t)4 << 20;
+    size_t cap = name_len + 64;
+    unsigned char *t = malloc(cap);
+    memcpy(t, MD, MD_LEN);
+    size_t o = MD_LEN;
+    unsigned char hdr[16];
+    size_t hl = put_varint(hdr, name_len);
+    o += put_varint(t + o, 2 + 1 + hl + name_len);
+    t[o++] = 0x08; /* id = 1 */
+    t[o++] = 0x01;
+    t[o++] = 0x12; /* name */
+    memcpy(t + o, hdr, hl);
+    o += hl;
+    memset(t + o, 'a', name_len);
+    o += name_len;
+
+    const char *plain = write_bytes("ratio.et", t, o);
+    char pp[4096];
+    snprintf(pp, sizeof pp, "%s", plain);
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = read_all(pp, &err);
+    if (rc != 0) fail_msg("plain trace refused: %s", err.msg);
+
+    gz g;
+    gz_begin(&g);
+    gz_put(&g, t, o, Z_NO_FLUSH);
+    gz_end(&g);
+    free(t);
+    assert_true(g.len < o / 200);
+    const char *zp = write_bytes("ratio.et.gz", g.out, g.len);
+    free(g.out);
+    char zpath[4096];
+    snprintf(zpath, sizeof zpath, "%s", zp);
+    cs_error_clear(&err);
+    assert_int_equal(read_all(zpath, &err), CS_EFORMAT);
+    char head[4200];
+    snprintf(head, sizeof head, "%s: gzip stream expands too much: ", zpath);
+    tu_assert_has(err.msg, head);
+    tu_assert_has(err.msg, "expected at most 100 bytes per compressed byte + 1 MiB");
+}
+
+/* The issue's bomb: 256 KB of gzip holding 64 records of 4 MiB, each a
+ * Node of two million empty attributes (2 bytes each, ~13 x that in
+ * memory once unpacked).  Refused within the first record, and the
+ * reader's own buffers stay small. */
+static void test_et_gzip_bomb(void **state) {
+    (void)state;
+    size_t rec = (size_t)4 << 20;
+    unsigned char *payload = malloc(rec);
+    for (size_t i = 0; i < rec; i += 2) {
+        payload[i] = 0x52; /* attr (field 10), length-delimited */
+        payload[i + 1] = 0x00;
+    }
+    gz g;
+    gz_begin(&g);
+    gz_put(&g, MD, MD_LEN, Z_NO_FLUSH);
+    for (int k = 0; k < 64; k++) {
+        unsigned char v[8];
+        size_t vl = put_varint(v, rec);
+        gz_put(&g, v, vl, Z_NO_FLUSH);
+        gz_put(&g, payload, rec, Z_NO_FLUSH);
+    }
+    gz_end(&g);
+    free(payload);
+    assert_true(g.len < (size_t)400 << 10);
+    const char *zp = write_bytes("bomb.et.gz", g.out, g.len);
+    free(g.out);
+    char zpath[4096];
+    snprintf(zpath, sizeof zpath, "%s", zp);
+    size_t before = cs_alloc_bytes_in_use(), peak0 = cs_alloc_bytes_peak();
+    cs_et_reader *r = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = cs_et_reader_open(zpath, &r, &err);
+    if (rc) fail_msg("open: %s", err.msg);
+    ChakraProtoMsg__Node *n = NULL;
+    rc = cs_et_reader_next(r, &n, &err);
+    assert_int_equal(rc, CS_EFORMAT);
+    assert_null(n);
+    /* sound whatever ran before: an earlier, higher peak hides nothing false */
+    size_t bound = before + ((size_t)8 << 20);
+    assert_true(cs_alloc_bytes_peak() <= (peak0 > bound ? peak0 : bound));
+    cs_et_reader_close(r);
+    tu_assert_has(err.msg, zpath);
+    tu_assert_has(err.msg, "gzip stream expands too much");
+}
+
 int main(void) {
     cs_log_set_level(CS_LOG_ERROR);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_et_gzip_bomb), /* first: the peak is still low */
         cmocka_unit_test(test_dev_zero_refused),     cmocka_unit_test(test_fifo_refused),
         cmocka_unit_test(test_directory_refused),    cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_yaml_depth_limit),     cmocka_unit_test(test_yaml_depth_block_line),
-        cmocka_unit_test(test_yaml_deep_200k),
+        cmocka_unit_test(test_yaml_deep_200k),       cmocka_unit_test(test_et_record_limit),
+        cmocka_unit_test(test_et_gzip_ratio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
