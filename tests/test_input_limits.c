@@ -10,7 +10,8 @@
  * traces: a record longer than CS_ET_MAX_RECORD is refused at its length;
  * a gzip stream expanding beyond CS_ET_MAX_GZIP_RATIO is refused while
  * decompressing (a 256 KB gzip bomb used to take 3.4 GB), while the same
- * trace uncompressed reads.  Needs nothing from ../shared.
+ * trace uncompressed reads; a device (/dev/zero) is refused as a trace.
+ * Needs nothing from ../shared.
  */
 #include "testutil.h"
 
@@ -34,6 +35,7 @@
 #include "core/opts.h"
 #include "gen/gen.h"
 #include "workload/et.h"
+#include "workload/workload.h"
 
 /* ---- configuration files -------------------------------------------------- */
 
@@ -409,6 +411,36 @@ static void test_et_gzip_bomb(void **state) {
     tu_assert_has(err.msg, "gzip stream expands too much");
 }
 
+/* A device as a trace: /dev/zero read as an endless run of empty Nodes
+ * (inspect grew by 600 MB in 5 s, run by 3 GB); refused at open, directly
+ * and through a rank file that links to it. */
+static void test_trace_device_refused(void **state) {
+    (void)state;
+    if (access("/dev/zero", R_OK) != 0) skip();
+    cs_et_reader *r = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_et_reader_open("/dev/zero", &r, &err), CS_EIO);
+    assert_null(r);
+    tu_assert_has(err.msg, "/dev/zero: cannot read trace file: expected a regular file or a pipe, got a "
+                           "character device");
+
+    char prefix[4096], link[4200];
+    snprintf(prefix, sizeof prefix, "%s", tu_path(tu_tmp_dir(), "limits_devzero"));
+    snprintf(link, sizeof link, "%s.0.et", prefix);
+    unlink(link);
+    assert_int_equal(symlink("/dev/zero", link), 0);
+    cs_workload w;
+    cs_graph_options go = {0, 0};
+    cs_error_clear(&err);
+    int rc = cs_workload_load(prefix, 1, &go, &w, &err);
+    if (rc != CS_EIO) fail_msg("rc %d: %s", rc, err.msg);
+    cs_workload_free(&w);
+    tu_assert_has(err.msg, link);
+    tu_assert_has(err.msg, "expected a Chakra trace file (a regular file or a pipe), found a character device");
+    unlink(link);
+}
+
 int main(void) {
     cs_log_set_level(CS_LOG_ERROR);
     const struct CMUnitTest tests[] = {
@@ -417,7 +449,7 @@ int main(void) {
         cmocka_unit_test(test_directory_refused),    cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_yaml_depth_limit),     cmocka_unit_test(test_yaml_depth_block_line),
         cmocka_unit_test(test_yaml_deep_200k),       cmocka_unit_test(test_et_record_limit),
-        cmocka_unit_test(test_et_gzip_ratio),
+        cmocka_unit_test(test_et_gzip_ratio),        cmocka_unit_test(test_trace_device_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

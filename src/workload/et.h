@@ -57,7 +57,8 @@ typedef struct cs_et_reader cs_et_reader;
 /* Opens a trace file, plain or gzip (sniffed by the magic 1f 8b; the gzip
  * stream may consist of several members).  Reads and validates record 0
  * (GlobalMetadata).  Missing file, directory, permission denied: CS_EIO with
- * the strerror text.  Framing problems: CS_EFORMAT naming the path, record
+ * the strerror text; a device (/dev/zero) or socket: CS_EIO "expected a
+ * regular file or a pipe".  Framing problems: CS_EFORMAT naming the path, record
  * index, byte offset and what was expected.  Byte offsets always count
  * bytes of the (decompressed) record stream. */
 int cs_et_reader_open(const char *path, cs_et_reader **out, cs_error *err);

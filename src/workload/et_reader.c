@@ -408,6 +408,16 @@ int cs_et_reader_open(const char *path, cs_et_reader **out, cs_error *err) {
         return CS_ERR(err, CS_EIO, "%s: cannot read trace file: %s (expected a regular file)",
                       path, strerror(EISDIR));
     }
+    /* a device never ends (/dev/zero is an endless run of empty Nodes) */
+    if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        fclose(fp);
+        return CS_ERR(err, CS_EIO,
+                      "%s: cannot read trace file: expected a regular file or a pipe, got %s", path,
+                      S_ISCHR(st.st_mode)   ? "a character device"
+                      : S_ISBLK(st.st_mode) ? "a block device"
+                      : S_ISSOCK(st.st_mode) ? "a socket"
+                                             : "not a regular file");
+    }
     cs_et_reader *r = reader_new(path);
     r->fp = fp;
     r->inbuf = cs_malloc(RAW_CHUNK);
