@@ -1,39 +1,77 @@
 #!/usr/bin/env bash
-# fuzz/run.sh -- build the libFuzzer target and run it for a while.
+# fuzz/run.sh -- build the libFuzzer targets and run them for a while.
 #
-#   fuzz/run.sh [build-dir] [seconds] [extra libFuzzer args...]
+#   fuzz/run.sh [TARGET|all] [SECONDS] [extra libFuzzer args...]
 #
-# build-dir defaults to build-fuzz (relative to the source tree), seconds to
-# 60.  Configures the build dir with clang and -DCS_FUZZ=ON when needed,
-# builds fuzz_et_reader, then runs it with fuzz/corpus/ as seeds.  New inputs
-# go to <build-dir>/fuzz-work/corpus (fuzz/corpus/ is never written); a
-# crashing input is saved as <build-dir>/fuzz-work/crash-* and the script
-# exits non-zero.  Owned by the workload module with fuzz/CMakeLists.txt.
-set -euo pipefail
+# TARGET is one of the names in fuzz/CMakeLists.txt (et_reader,
+# network_config, system_config, memory_config, comm_group, topology, model,
+# device, cli) or all (the default): every target in turn, each for SECONDS
+# (default 60).  The build dir is $CS_FUZZ_BUILD (default build-fuzz,
+# relative to the source tree); it is configured with clang and
+# -DCS_FUZZ=ON when needed.  Each target runs with fuzz/corpus/TARGET/ as
+# seeds (never written) and fuzz/dict/TARGET.dict when there is one; new
+# inputs go to <build>/fuzz-work/TARGET/corpus.  A crash, leak, timeout
+# (10 s) or out-of-memory (2 GB) is saved as <build>/fuzz-work/TARGET/crash-*
+# (leak-*, timeout-*, oom-*); the other targets still run and the script
+# exits non-zero, naming the targets that failed.  To keep a finding as a
+# regression test, copy the file into fuzz/regress/TARGET/ (replayed by
+# CTest's fuzz_replay_TARGET in every build).
+set -uo pipefail
 
 src="$(cd "$(dirname "$0")/.." && pwd)"
-build="${1:-build-fuzz}"
+all="et_reader network_config system_config memory_config comm_group topology model device cli"
+target="${1:-all}"
 secs="${2:-60}"
 shift $(( $# < 2 ? $# : 2 ))
+build="${CS_FUZZ_BUILD:-build-fuzz}"
 case "$build" in /*) ;; *) build="$src/$build" ;; esac
 
 if ! [[ "$secs" =~ ^[0-9]+$ ]]; then
   echo "run.sh: seconds must be a whole number, got '$secs'" >&2
   exit 2
 fi
+if [ "$target" = all ]; then
+  targets="$all"
+elif [[ " $all " == *" $target "* ]]; then
+  targets="$target"
+else
+  echo "run.sh: unknown target '$target' (expected all or one of: $all)" >&2
+  exit 2
+fi
 
 if [ ! -f "$build/CMakeCache.txt" ] || ! grep -q '^CS_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
-  CC="${CC:-clang}" cmake -S "$src" -B "$build" -DCS_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  CC="${CC:-clang}" cmake -S "$src" -B "$build" -DCS_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
 fi
-cmake --build "$build" --target fuzz_et_reader -j"$(nproc 2>/dev/null || echo 2)"
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" \
+  $(for t in $targets; do echo --target "fuzz_$t"; done) >/dev/null || exit 1
 
-work="$build/fuzz-work"
-mkdir -p "$work/corpus"
-echo "run.sh: fuzzing for ${secs}s; new inputs in $work/corpus"
-# libFuzzer exits non-zero (and keeps the input) on a crash, leak, timeout
-# or out-of-memory; set -e passes that on.
-"$build/fuzz/fuzz_et_reader" \
-  -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-  -artifact_prefix="$work/" -print_final_stats=1 \
-  "$@" "$work/corpus" "$src/fuzz/corpus"
-echo "run.sh: no crash in ${secs}s"
+failed=""
+for t in $targets; do
+  work="$build/fuzz-work/$t"
+  mkdir -p "$work/corpus"
+  args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/"
+        -print_final_stats=1)
+  case "$t" in
+    et_reader) args+=(-max_len=65536) ;;
+    cli) args+=(-max_len=16384 -close_fd_mask=3) ;; # the CLI's messages are expected output
+    *) args+=(-max_len=16384) ;;
+  esac
+  [ -f "$src/fuzz/dict/$t.dict" ] && args+=(-dict="$src/fuzz/dict/$t.dict")
+  echo "run.sh: fuzzing $t for ${secs}s; new inputs in $work/corpus"
+  # libFuzzer exits non-zero (and keeps the input) on a crash, leak,
+  # timeout or out-of-memory.
+  if ! "$build/fuzz/fuzz_$t" "${args[@]}" "$@" "$work/corpus" "$src/fuzz/corpus/$t" 2>"$work/log"; then
+    tail -n 60 "$work/log" >&2
+    echo "run.sh: $t FAILED: input saved in $work/ (log: $work/log)" >&2
+    failed="$failed $t"
+  else
+    grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$work/log" | tr '\n' ' '
+    echo
+    echo "run.sh: $t: no crash in ${secs}s"
+  fi
+done
+if [ -n "$failed" ]; then
+  echo "run.sh: failed:$failed" >&2
+  exit 1
+fi

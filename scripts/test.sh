@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test.sh -- the whole test suite: a release build with warnings as errors and
 # all tests; the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
-# then the trace-reader fuzzer for a bounded time (CS_FUZZ_SECONDS, default 60).
+# then every libFuzzer target (fuzz/run.sh all: the trace reader, every
+# configuration reader, topology files, model and device files, the command
+# line), each for CS_FUZZ_SECONDS (default 60; 9 targets = 9 minutes).
 # Tests that need ../shared (reference data) skip with a message when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +17,6 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCS_SANITIZE=ON -DCS_WERROR=O
 cmake --build build-asan -j"$JOBS" >/dev/null
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j"$JOBS"
-echo "== fuzzing the trace reader for ${CS_FUZZ_SECONDS:-60} s"
-fuzz/run.sh build-fuzz "${CS_FUZZ_SECONDS:-60}"
+echo "== fuzzing every parser for ${CS_FUZZ_SECONDS:-60} s each"
+CS_FUZZ_BUILD=build-fuzz fuzz/run.sh all "${CS_FUZZ_SECONDS:-60}"
 echo "== all tests passed"

@@ -11,7 +11,8 @@
  *
  * Flow- and block-style lists, comments and numbers written as 50 or 50.0
  * are accepted.  Every user error is CS_EINVAL with "file:line: key:
- * expected ..., got ..."; an unreadable file is CS_EIO; unknown keys warn.
+ * expected ..., got ..."; an unreadable file (or not a regular file, or one
+ * above 64 MiB) is CS_EIO; unknown keys warn.
  * Unlike ASTRA-sim, a dimension of 1 NPU (and so a 1-NPU network) is allowed.
  * Units are kept as written (GB/s, ns); note that ASTRA-sim converts the
  * bandwidth with 2^30 bytes per GB (see docs/config.md).
@@ -31,7 +32,11 @@
 #include "core/error.h"
 #include "topology/dims.h" /* the value type it fills: cs_network_config, CS_MAX_DIMS */
 
-/* Load a network YAML file.  On failure *out is left freed (all zero). */
+/* Deepest nesting of lists and mappings accepted (a valid file has 2);
+ * deeper input is refused with file:line before libyaml builds it. */
+#define CS_NETWORK_MAX_DEPTH 64
+
+/* Load a network YAML file (at most CS_CONFIG_MAX_BYTES, core/opts.h).  On failure *out is left freed (all zero). */
 int cs_network_config_load(const char *path, cs_network_config *out, cs_error *err);
 /* The same from YAML (or JSON, which is YAML) text in memory; path labels
  * messages and becomes out->path. */

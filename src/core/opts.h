@@ -30,8 +30,18 @@
 
 /* ---- files and formatting ------------------------------------------- */
 
-/* Read a whole file, NUL-terminated (*len excludes the NUL).  CS_EIO with
- * "path: cannot read: <reason>" when it cannot be opened or read. */
+/* Largest configuration file read (64 MiB): every reader of a text input
+ * (JSON through cs_jdoc, the network YAML, topology, model and device files)
+ * refuses a bigger one before reading it (docs/config.md). */
+#define CS_CONFIG_MAX_BYTES ((size_t)64 << 20)
+
+/* Read a whole configuration file, NUL-terminated (*len excludes the NUL).
+ * Only a regular file of at most CS_CONFIG_MAX_BYTES is read: a device
+ * (/dev/zero), FIFO, socket or directory is refused before any byte is read
+ * (a FIFO is opened without blocking), and so is a bigger file.  CS_EIO with
+ * "path: cannot read: <reason>" when it cannot be opened or read, or is the
+ * wrong kind of file or too big ("expected a regular file, got ...",
+ * "the file is N bytes, expected at most 67108864 bytes ..."). */
 int cs_read_file(const char *path, char **buf, size_t *len, cs_error *err);
 
 /* Copy user text s into buf for a message: control characters become \n,

@@ -5,20 +5,62 @@
 #include "core/opts.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/log.h"
 
+static const char *file_kind(mode_t m) {
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
+}
+
 int cs_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
+     * below, and reading a regular file ignores the flag. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return CS_ERR(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return CS_ERR(err, CS_EIO, "%s: cannot read: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return CS_ERR(err, CS_EIO, "%s: cannot read: expected a regular file, got %s", path,
+                      file_kind(st.st_mode));
+    }
+    if ((uintmax_t)st.st_size > CS_CONFIG_MAX_BYTES) {
+        close(fd);
+        return CS_ERR(err, CS_EIO,
+                      "%s: cannot read: the file is %jd bytes, expected at most %zu bytes (64 MiB, "
+                      "the size limit of a configuration file)",
+                      path, (intmax_t)st.st_size, CS_CONFIG_MAX_BYTES);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return CS_ERR(err, CS_EIO, "%s: cannot read: %s", path, strerror(e));
+    }
+    /* the size was checked; a file that grows while read stops at the limit */
+    size_t cap = (size_t)st.st_size + 2, n = 0;
     char *b = cs_malloc(cap);
+    int too_big = 0;
     for (;;) {
         if (cap - n < 2) {
             cap *= 2;
@@ -27,12 +69,21 @@ int cs_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
         size_t got = fread(b + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0) break;
+        if (n > CS_CONFIG_MAX_BYTES) {
+            too_big = 1;
+            break;
+        }
     }
     int bad = ferror(f);
     int saved = errno;
     fclose(f);
-    if (bad) {
+    if (bad || too_big) {
         cs_free(b);
+        if (too_big)
+            return CS_ERR(err, CS_EIO,
+                          "%s: cannot read: the file grew past %zu bytes while read, expected at "
+                          "most %zu bytes (64 MiB, the size limit of a configuration file)",
+                          path, CS_CONFIG_MAX_BYTES, CS_CONFIG_MAX_BYTES);
         return CS_ERR(err, CS_EIO, "%s: cannot read: %s", path, strerror(saved));
     }
     b[n] = '\0';

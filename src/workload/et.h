@@ -39,10 +39,26 @@
 
 typedef struct cs_et_reader cs_et_reader;
 
+/* Input bounds: what a trace may cost is bounded by what it contains.
+ *   CS_ET_MAX_RECORD      largest record payload (16 MiB; Chakra nodes are
+ *                         a few KB, the largest reference record is 20 KB);
+ *                         a longer length is refused at its varint, before
+ *                         any byte of it is read or allocated;
+ *   CS_ET_MAX_GZIP_RATIO  a gzip stream may expand to at most this many
+ *                         bytes per compressed byte read, plus
+ *   CS_ET_GZIP_SLACK      (1 MiB) (real traces compress 5-20 x; deflate can
+ *                         reach 1032 x, a "gzip bomb").  Past it reading
+ *                         stops with CS_EFORMAT; gunzip such a file to read
+ *                         it anyway (plain traces have no ratio). */
+#define CS_ET_MAX_RECORD ((uint32_t)16 << 20)
+#define CS_ET_MAX_GZIP_RATIO 100
+#define CS_ET_GZIP_SLACK ((uint64_t)1 << 20)
+
 /* Opens a trace file, plain or gzip (sniffed by the magic 1f 8b; the gzip
  * stream may consist of several members).  Reads and validates record 0
  * (GlobalMetadata).  Missing file, directory, permission denied: CS_EIO with
- * the strerror text.  Framing problems: CS_EFORMAT naming the path, record
+ * the strerror text; a device (/dev/zero) or socket: CS_EIO "expected a
+ * regular file or a pipe".  Framing problems: CS_EFORMAT naming the path, record
  * index, byte offset and what was expected.  Byte offsets always count
  * bytes of the (decompressed) record stream. */
 int cs_et_reader_open(const char *path, cs_et_reader **out, cs_error *err);
@@ -58,7 +74,8 @@ const ChakraProtoMsg__GlobalMetadata *cs_et_reader_metadata(const cs_et_reader *
  * cs_et_node_free), 0 = clean end of file at a record boundary, <0 = CS_E*
  * with a message naming the file, record index and byte offset: truncated
  * length varint, varint longer than 5 bytes or above 2^32-1, truncated
- * payload, payload that is not a Node, corrupt or truncated gzip stream, read
+ * payload, payload that is not a Node, record above CS_ET_MAX_RECORD, gzip
+ * stream corrupt, truncated or expanding beyond CS_ET_MAX_GZIP_RATIO, read
  * error.  A zero-length record (the single byte 00) is accepted as an empty
  * Node (all fields default, id 0), as Chakra's C++ reader does; Chakra's
  * Python reader would stop there instead.  Errors are sticky: after one,

@@ -11,7 +11,10 @@
  *   records       varint length + payload, unpacked with protobuf-c.
  * The same code serves files and memory, so the fuzzer exercises exactly
  * what real runs use.  Byte offsets in messages count bytes of the record
- * stream (after decompression).  When protobuf-c rejects a payload (it says
+ * stream (after decompression).  Bounds (et.h): a record longer than
+ * CS_ET_MAX_RECORD is refused at its length, and a gzip stream that expands
+ * beyond CS_ET_MAX_GZIP_RATIO x the compressed bytes read (+ CS_ET_GZIP_SLACK)
+ * is refused as it is decompressed, so a small file cannot cost gigabytes.  When protobuf-c rejects a payload (it says
  * nothing about why), cs_et_wire_explain (et_wire.c) walks the wire format
  * against the schema to name the field and byte at fault.
  *
@@ -51,6 +54,7 @@ struct cs_et_reader {
     unsigned char *outbuf; /* DEC_CHUNK bytes when gzip */
     int gzip, z_live, z_done;
     z_stream zs;
+    uint64_t z_out;  /* bytes decompressed so far (all members) */
     uint64_t offset; /* record-stream offset of the next byte */
     uint64_t index;  /* index of the next record */
     unsigned char *buf; /* payload buffer */
@@ -155,6 +159,15 @@ static int gz_fill(cs_et_reader *r, cs_error *err) {
         } else if (ret != Z_OK) {
             return gz_error(r, ret, avail > 0, err);
         }
+        r->z_out += made;
+        if (r->z_out > CS_ET_GZIP_SLACK + (uint64_t)CS_ET_MAX_GZIP_RATIO * raw_offset(r))
+            return CS_ERR(err, CS_EFORMAT,
+                          "%s: gzip stream expands too much: %llu bytes from the first %llu "
+                          "compressed bytes, expected at most %d bytes per compressed byte + "
+                          "1 MiB (the limit against gzip bombs; gunzip the file to read it "
+                          "anyway)",
+                          r->name, (unsigned long long)r->z_out,
+                          (unsigned long long)raw_offset(r), CS_ET_MAX_GZIP_RATIO);
         if (made > 0) {
             r->d = r->outbuf;
             r->d_len = made;
@@ -321,6 +334,13 @@ static int read_record(cs_et_reader *r, const ProtobufCMessageDescriptor *desc,
     int rc = read_length(r, start, &len, &eof, err);
     if (rc < 0) return rc;
     if (eof) return 0;
+    if (len > CS_ET_MAX_RECORD)
+        return CS_ERR(err, CS_EFORMAT,
+                      "%s: record %llu (%s) at byte %llu: length %lu is above the limit of %lu "
+                      "bytes per record, expected a record of at most 16 MiB",
+                      r->name, (unsigned long long)r->index, kind_of(r->index),
+                      (unsigned long long)start, (unsigned long)len,
+                      (unsigned long)CS_ET_MAX_RECORD);
     rc = read_payload(r, start, len, err);
     if (rc < 0) return rc;
     *msg = protobuf_c_message_unpack(desc, NULL, len, len ? r->buf : empty);
@@ -387,6 +407,16 @@ int cs_et_reader_open(const char *path, cs_et_reader **out, cs_error *err) {
         fclose(fp);
         return CS_ERR(err, CS_EIO, "%s: cannot read trace file: %s (expected a regular file)",
                       path, strerror(EISDIR));
+    }
+    /* a device never ends (/dev/zero is an endless run of empty Nodes) */
+    if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        fclose(fp);
+        return CS_ERR(err, CS_EIO,
+                      "%s: cannot read trace file: expected a regular file or a pipe, got %s", path,
+                      S_ISCHR(st.st_mode)   ? "a character device"
+                      : S_ISBLK(st.st_mode) ? "a block device"
+                      : S_ISSOCK(st.st_mode) ? "a socket"
+                                             : "not a regular file");
     }
     cs_et_reader *r = reader_new(path);
     r->fp = fp;

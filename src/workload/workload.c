@@ -43,6 +43,11 @@ static int read_file(const char *path, unsigned char **out, size_t *len, cs_erro
         fclose(f);
         return CS_ERR(err, CS_EIO, "%s: expected a Chakra trace file, found a directory", path);
     }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) { /* /dev/zero would fill memory */
+        fclose(f);
+        return CS_ERR(err, CS_EIO, "%s: expected a Chakra trace file (a regular file or a pipe), found %s", path,
+                      S_ISCHR(st.st_mode) ? "a character device" : "a device or socket");
+    }
     size_t cap = st.st_size > 0 ? (size_t)st.st_size : 4096, n = 0;
     unsigned char *buf = cs_malloc(cap + 1);
     for (;;) {
