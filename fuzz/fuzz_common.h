@@ -8,7 +8,8 @@
  * the input as a crash); fz_check_error checks the error contract every
  * reader promises: a negative code, cs_error.code equal to it, and a
  * message that starts with the file's path.  Warnings (unknown keys) are
- * silenced by fz_init so that runs print only libFuzzer's lines.
+ * still formatted but dropped by the log sink fz_init installs, so that
+ * runs print only libFuzzer's lines.
  */
 #ifndef CS_FUZZ_COMMON_H
 #define CS_FUZZ_COMMON_H
@@ -20,7 +21,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Once per process: name used in contract messages; log level to errors. */
+/* Name used in contract messages; installs the dropping log sink. */
 void fz_init(const char *target);
 /* The scratch directory (absolute path, no trailing slash). */
 const char *fz_scratch(void);
