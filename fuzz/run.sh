@@ -50,6 +50,9 @@ failed=""
 for t in $targets; do
   work="$build/fuzz-work/$t"
   mkdir -p "$work/corpus"
+  # the targets' scratch directories (fuzz_common.c) live here, not in /tmp;
+  # one left by a crashed run is removed
+  rm -rf "$work"/cs-fuzz-*
   args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/"
         -print_final_stats=1)
   case "$t" in
@@ -61,7 +64,7 @@ for t in $targets; do
   echo "run.sh: fuzzing $t for ${secs}s; new inputs in $work/corpus"
   # libFuzzer exits non-zero (and keeps the input) on a crash, leak,
   # timeout or out-of-memory.
-  if ! "$build/fuzz/fuzz_$t" "${args[@]}" "$@" "$work/corpus" "$src/fuzz/corpus/$t" 2>"$work/log"; then
+  if ! TMPDIR="$work" "$build/fuzz/fuzz_$t" "${args[@]}" "$@" "$work/corpus" "$src/fuzz/corpus/$t" 2>"$work/log"; then
     tail -n 60 "$work/log" >&2
     echo "run.sh: $t FAILED: input saved in $work/ (log: $work/log)" >&2
     failed="$failed $t"
