@@ -110,6 +110,9 @@ expect_fail "unknown section in a scenario file" "bad.json: \"runn\": unknown se
 echo '{"run": {"comm-streams": "many"}}' > bad2.json
 expect_fail "bad value in a scenario file" "bad2.json: run.comm-streams: expected an integer" run --scenario bad2.json
 expect_fail "two workloads" "expected one workload" run --scenario g.scenario.json --model gpt3-6.7b
+# a scenario that is a FIFO is refused at once (it blocked forever)
+rm -f sc.fifo && mkfifo sc.fifo && expect_fail "--scenario FIFO" "sc.fifo: cannot read: expected a regular file" \
+    timeout 10 "$CS_BIN" run --scenario sc.fifo
 # a failed run leaves no result file behind
 rm -f nores.json
 run --scenario g.scenario.json --set network.npus_count=4 --json nores.json --quiet 2>/dev/null

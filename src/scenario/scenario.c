@@ -755,7 +755,12 @@ static int path_key(int s, const char *k, const char *v) {
 
 int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    char *text = NULL;
+    size_t len = 0;
+    int rrc = cs_read_file(path, &text, &len, err); /* regular files of bounded size only */
+    if (rrc) return rrc;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    cs_free(text);
     if (!root)
         return CS_ERR(err, CS_EINVAL, "%s:%d: expected a scenario (a JSON object), got a syntax error at column %d: %s",
                       path, je.line > 0 ? je.line : 1, je.column, je.text);
