@@ -316,18 +316,16 @@ static void abs_file(const char *path, char *out, size_t n) {
     snprintf(out, n, "%s/%s", real, base);
 }
 
-/* Two output options naming one file would overwrite each other: refused. */
-static int outputs_clash(const cli_out *co) {
+/* Two output options naming one file would overwrite each other: refused.
+ * results: the nresults files --out writes (when co->out is set). */
+static int outputs_clash(const cli_out *co, const char *const *results, size_t nresults) {
     const char *names[8], *flags[8];
     size_t k = 0;
-    static const char *const in_out[] = {"summary.json", "ranks.csv", "collectives.csv", "links.csv"};
-    char outp[4][4096];
     if (co->json) { names[k] = co->json; flags[k++] = "--json"; }
     if (co->trace) { names[k] = co->trace; flags[k++] = "--trace"; }
     if (co->dump) { names[k] = co->dump; flags[k++] = "--dump-scenario"; }
-    for (size_t i = 0; co->out && i < 4; i++) {
-        snprintf(outp[i], sizeof outp[i], "%s/%s", co->out, in_out[i]);
-        names[k] = outp[i];
+    for (size_t i = 0; co->out && i < nresults && k < 8; i++) {
+        names[k] = results[i];
         flags[k++] = "--out";
     }
     for (size_t i = 0; i < k; i++)
@@ -393,8 +391,15 @@ static int command(const char *cmd, int argc, char **argv) {
         cs_scenario_free(sc);
         return 2;
     }
+    char summary_path[4096], csv_path[4096], links_path[4096], colls_path[4096];
+    const char *const results[] = {summary_path, csv_path, colls_path, links_path};
+    const char *dir = co.out ? co.out : ".";
+    snprintf(summary_path, sizeof summary_path, "%s/summary.json", dir);
+    snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", dir);
+    snprintf(links_path, sizeof links_path, "%s/links.csv", dir);
+    snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", dir);
     if (rc == CS_OK && co.out) rc = mkdir_p(co.out, &err);
-    if (rc == CS_OK && outputs_clash(&co)) {
+    if (rc == CS_OK && outputs_clash(&co, results, sizeof results / sizeof *results)) {
         cs_scenario_free(sc);
         return 2;
     }
@@ -405,20 +410,10 @@ static int command(const char *cmd, int argc, char **argv) {
     cs_exec_observer obs = {cs_timeline_node_done, NULL};
     cs_run_hooks hooks;
     memset(&hooks, 0, sizeof hooks);
-    char summary_path[4096], csv_path[4096], links_path[4096], colls_path[4096];
-    const char *dir = co.out ? co.out : ".";
-    snprintf(summary_path, sizeof summary_path, "%s/summary.json", dir);
-    snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", dir);
-    snprintf(links_path, sizeof links_path, "%s/links.csv", dir);
-    snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", dir);
     /* a previous run's results do not outlive this one: they are replaced
      * when it succeeds and removed when it fails */
-    if (rc == CS_OK && co.out) {
-        remove(summary_path);
-        remove(csv_path);
-        remove(links_path);
-        remove(colls_path);
-    }
+    if (rc == CS_OK && co.out)
+        for (size_t i = 0; i < sizeof results / sizeof *results; i++) remove(results[i]);
     hooks.progress = !co.no_progress;
     /* train's report and JSON list no collectives: keep none unless files are written */
     hooks.no_collectives = train && !co.out;
@@ -496,12 +491,8 @@ static int command(const char *cmd, int argc, char **argv) {
             }
         }
     }
-    if (rc && co.out) { /* no partial set of results */
-        remove(summary_path);
-        remove(csv_path);
-        remove(links_path);
-        remove(colls_path);
-    }
+    if (rc && co.out) /* no partial set of results */
+        for (size_t i = 0; i < sizeof results / sizeof *results; i++) remove(results[i]);
     cs_coll_out_free(colls);
     cs_log_flush_summary();
     if (rc) {

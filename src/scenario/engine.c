@@ -101,27 +101,31 @@ static void free_engine(engine *e) {
 /* Representative run: keep rank 0's collective records (each stands for
  * every member) and node spans until the run is known to be good, with the
  * instant and the cause's rank (the key of the event being dispatched). */
+/* Whether an event is being dispatched, and then its cause's rank. */
+static int cause(const engine *e, uint32_t *root) {
+    uint64_t key = 0;
+    int dispatched = cs_eventq_dispatching(e->q, &key);
+    *root = (uint32_t)(key >> 32);
+    return dispatched;
+}
+
 static void rep_record(void *ud, const cs_coll_record *r) {
     engine *e = ud;
     CS_GROW(e->recs, e->caprecs, e->nrecs + 1);
     struct rep_rec *x = &e->recs[e->nrecs++];
-    uint64_t key = 0;
     x->r = *r;
     snprintf(x->algos, sizeof x->algos, "%s", r->algorithms ? r->algorithms : "");
     x->t = cs_eventq_now(e->q);
-    x->dispatched = cs_eventq_dispatching(e->q, &key);
-    x->root = (uint32_t)(key >> 32);
+    x->dispatched = cause(e, &x->root);
 }
 
 static void rep_span_done(void *ud, const cs_node_span *sp) {
     engine *e = ud;
     CS_GROW(e->spans, e->capspans, e->nspans + 1);
     struct rep_span *x = &e->spans[e->nspans++];
-    uint64_t key = 0;
     x->sp = *sp;
     x->t = sp->end;
-    x->dispatched = cs_eventq_dispatching(e->q, &key);
-    x->root = (uint32_t)(key >> 32);
+    x->dispatched = cause(e, &x->root);
 }
 
 /* The rank whose copy of an item comes v-th in its instant of the full run:

@@ -89,6 +89,12 @@ static void key_list(const cs_opt *t, size_t n, char *buf, size_t cap) {
         used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", t[i].key);
 }
 
+/* msg without its leading pre (a reader's own prefix), or msg. */
+static const char *after_prefix(const char *msg, const char *pre) {
+    size_t n = strlen(pre);
+    return strncmp(msg, pre, n) == 0 ? msg + n : msg;
+}
+
 /* "NAME.KEY" of backend.NAME.KEY: the backend (NULL when unknown) and, in
  * *key, what follows the dot (NULL when there is none). */
 static const cs_net_backend *backend_of(const char *nk, const char **key) {
@@ -443,11 +449,42 @@ static int set_backend_key(cs_scenario *sc, const char *key, const char *nk, jso
         else json_object_del(sub, k);
         char pre[128];
         snprintf(pre, sizeof pre, "scenario backend.%s.*: %s: ", be->name, k);
-        const char *m = strncmp(e.msg, pre, strlen(pre)) == 0 ? e.msg + strlen(pre) : e.msg;
-        CS_ERR(err, rc, "%s %s: %s", where, key, m);
+        CS_ERR(err, rc, "%s %s: %s", where, key, after_prefix(e.msg, pre));
     }
     json_decref(old);
     return rc;
+}
+
+/* Set section s's member sub (an object, created when absent; NULL = the
+ * section itself) key leaf to value and check the section; when the check
+ * fails, the section and its file label are restored as they were and the
+ * checker's message, less pre, follows "where key: ". */
+static int set_checked(cs_scenario *sc, int s, const char *sub, const char *leaf, json_t *value, const char *key,
+                       const char *where, const char *pre, cs_error *err) {
+    json_t *before = json_deep_copy(sc->sect[s]);
+    char *label = sc->label[s]; /* a file loaded into the section: its text no longer is the section */
+    sc->label[s] = NULL;
+    json_t *obj = sc->sect[s];
+    if (sub) {
+        obj = json_object_get(sc->sect[s], sub);
+        if (!obj) {
+            obj = json_object();
+            json_object_set_new(sc->sect[s], sub, obj);
+        }
+    }
+    json_object_set(obj, leaf, value);
+    cs_error e;
+    cs_error_clear(&e);
+    int rc = check_section(sc, s, &e);
+    if (rc) {
+        json_decref(sc->sect[s]);
+        sc->sect[s] = before;
+        sc->label[s] = label;
+        return CS_ERR(err, rc, "%s %s: %s", where, key, after_prefix(e.msg, pre));
+    }
+    json_decref(before);
+    cs_free(label);
+    return CS_OK;
 }
 
 /* model.FAMILY.KEY (or model.FAMILY set to an object of such keys). */
@@ -488,27 +525,9 @@ static int set_model_key(cs_scenario *sc, const char *key, const char *k, json_t
     if (cur && other != fam)
         return CS_ERR(err, CS_EINVAL, "%s %s: the model already has model.%s.* keys; expected keys of one family",
                       where, key, other ? other->name : "?");
-    json_t *before = json_deep_copy(sc->sect[SC_MODEL]);
-    json_t *obj = json_object_get(sc->sect[SC_MODEL], fam->name);
-    if (!obj) {
-        obj = json_object();
-        json_object_set_new(sc->sect[SC_MODEL], fam->name, obj);
-    }
-    json_object_set(obj, leaf, value);
-    cs_error e;
-    cs_error_clear(&e);
-    int rc = check_section(sc, SC_MODEL, &e);
-    if (rc) {
-        json_decref(sc->sect[SC_MODEL]);
-        sc->sect[SC_MODEL] = before;
-        const char *m = e.msg;
-        char pre[128];
-        snprintf(pre, sizeof pre, "model.%s.%s: ", fam->name, leaf);
-        if (strncmp(m, pre, strlen(pre)) == 0) m += strlen(pre);
-        return CS_ERR(err, rc, "%s %s: %s", where, key, m);
-    }
-    json_decref(before);
-    return CS_OK;
+    char pre[128];
+    snprintf(pre, sizeof pre, "model.%s.%s: ", fam->name, leaf);
+    return set_checked(sc, SC_MODEL, fam->name, leaf, value, key, where, pre, err);
 }
 
 /* topology.KEY (a key common to every builder) or topology.BUILDER.KEY. */
@@ -517,8 +536,7 @@ static int set_topology_key(cs_scenario *sc, const char *key, const char *k, jso
     size_t ncommon;
     const cs_opt *common = cs_topology_common_keys(&ncommon);
     const char *dot = strchr(k, '.');
-    json_t *obj = sc->sect[SC_TOPOLOGY];
-    const char *leaf = k;
+    const char *sub = NULL, *leaf = k;
     if (dot) {
         char bname[64];
         snprintf(bname, sizeof bname, "%.*s", (int)(dot - k), k);
@@ -536,11 +554,7 @@ static int set_topology_key(cs_scenario *sc, const char *key, const char *k, jso
             return CS_ERR(err, CS_EINVAL, "%s %s: not a key of builder %s; expected one of %s", where, key, b->name,
                           list);
         }
-        obj = json_object_get(sc->sect[SC_TOPOLOGY], b->name);
-        if (!obj) {
-            obj = json_object();
-            json_object_set_new(sc->sect[SC_TOPOLOGY], b->name, obj);
-        }
+        sub = b->name;
     } else if (!opt_in(common, ncommon, k)) {
         char list[512];
         key_list(common, ncommon, list, sizeof list);
@@ -548,25 +562,7 @@ static int set_topology_key(cs_scenario *sc, const char *key, const char *k, jso
                                       "topology.BUILDER.KEY (clustersim run --help-config lists them)",
                       where, key, list);
     }
-    json_t *before = json_deep_copy(sc->sect[SC_TOPOLOGY]);
-    char *label = sc->label[SC_TOPOLOGY];
-    sc->label[SC_TOPOLOGY] = NULL;
-    json_object_set(obj, leaf, value);
-    cs_error e;
-    cs_error_clear(&e);
-    int rc = check_section(sc, SC_TOPOLOGY, &e);
-    if (rc) {
-        json_decref(sc->sect[SC_TOPOLOGY]);
-        sc->sect[SC_TOPOLOGY] = before;
-        sc->label[SC_TOPOLOGY] = label;
-        const char *m = e.msg;
-        const char *pre = "scenario topology: ";
-        if (strncmp(m, pre, strlen(pre)) == 0) m += strlen(pre);
-        return CS_ERR(err, rc, "%s %s: %s", where, key, m);
-    }
-    json_decref(before);
-    cs_free(label);
-    return CS_OK;
+    return set_checked(sc, SC_TOPOLOGY, sub, leaf, value, key, where, "scenario topology: ", err);
 }
 
 int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const char *where, cs_error *err) {
@@ -615,10 +611,9 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
         sc->label[s] = label;
         label = NULL;
         /* the section reader's own prefix ("scenario plan.*: tp: ") gives way to the key */
-        const char *m = e.msg;
         char pre[96];
         snprintf(pre, sizeof pre, "scenario %s.*: %s: ", SECT_NAMES[s], k);
-        if (strncmp(m, pre, strlen(pre)) == 0) m += strlen(pre);
+        const char *m = after_prefix(e.msg, pre);
         if (strncmp(where, "--", 2) == 0 && strcmp(where, "--set") != 0)
             CS_ERR(err, rc, "%s: %s", where, m);
         else
@@ -804,10 +799,7 @@ int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
             cs_error e;
             cs_error_clear(&e);
             if ((rc = read_topology(sc, NULL, NULL, NULL, &e)) != CS_OK) {
-                const char *m = e.msg;
-                const char *pre = "scenario topology: ";
-                if (strncmp(m, pre, strlen(pre)) == 0) m += strlen(pre);
-                CS_ERR(err, rc, "%s: topology: %s", path, m);
+                CS_ERR(err, rc, "%s: topology: %s", path, after_prefix(e.msg, "scenario topology: "));
                 goto out;
             }
             continue;
