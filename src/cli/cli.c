@@ -30,6 +30,7 @@
 #include "cli/cli_int.h"
 #include "core/alloc.h"
 #include "core/log.h"
+#include "core/opts.h"
 #include "network/network.h"
 #include "output/collectives.h"
 #include "output/links.h"
@@ -41,7 +42,7 @@
 /* ---- the flag table -------------------------------------------------------------- */
 
 enum { F_KEY, F_KEYFLAG, F_LOAD, F_OUT, F_OUTFLAG, F_IGNORED };
-enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP };
+enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP };
 
 typedef struct flag {
     const char *name;
@@ -106,9 +107,14 @@ static const flag FLAGS[] = {
     {"out", F_OUT, NULL, A_OUT, "DIR", "write summary.json, ranks.csv, collectives.csv (and links.csv) into DIR", 3},
     {"json", F_OUT, NULL, A_JSON, "FILE", "run: the summary JSON; train: the training report JSON", 3},
     {"trace", F_OUT, NULL, A_TRACE, "FILE", "write a Chrome/Perfetto timeline (ui.perfetto.dev)", 3},
+    {"trace-ranks", F_OUT, NULL, A_TRACE_RANKS, "LIST", "--trace: only these ranks, e.g. 0-7,64 (default: all)", 3},
+    {"trace-limit", F_OUT, NULL, A_TRACE_LIMIT, "SIZE",
+     "--trace: stop adding events at this file size, e.g. 500MB, 2GiB, 0 = none (default 1GiB)", 3},
     {"quiet", F_OUTFLAG, NULL, A_QUIET, NULL, "no terminal report", 3},
     {"verbose", F_OUTFLAG, NULL, A_VERBOSE, NULL, "more diagnostics on stderr", 3},
     {"no-progress", F_OUTFLAG, NULL, A_NOPROGRESS, NULL, "no progress lines on stderr for long runs", 3},
+    {"progress", F_OUT, NULL, A_PROGRESS, "SECONDS",
+     "progress lines (done %, time left) at most this often; 0 = every 65,536 events (default 2)", 3},
     {"help", F_OUTFLAG, NULL, A_HELP, NULL, "this help", 3},
     {"help-config", F_OUTFLAG, NULL, A_HELPCFG, NULL, "every scenario key with type, unit, default and help", 3},
 };
@@ -117,6 +123,7 @@ static const flag FLAGS[] = {
 typedef struct cli_out {
     const char *out, *json, *trace, *dump;
     int quiet, verbose, no_progress, help, help_config;
+    const char *progress_s, *trace_ranks, *trace_limit;
 } cli_out;
 
 static void usage(FILE *f, const char *cmd) {
@@ -240,6 +247,9 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
                     case A_QUIET: co->quiet = 1; break;
                     case A_VERBOSE: co->verbose = 1; break;
                     case A_NOPROGRESS: co->no_progress = 1; break;
+                    case A_PROGRESS: co->progress_s = val; break;
+                    case A_TRACE_RANKS: co->trace_ranks = val; break;
+                    case A_TRACE_LIMIT: co->trace_limit = val; break;
                     case A_HELP: co->help = 1; break;
                     case A_HELPCFG: co->help_config = 1; break;
                     default: break;
@@ -342,6 +352,54 @@ static int outputs_clash(const cli_out *co, const char *const *results, size_t n
     return 0;
 }
 
+/* "500MB", "2GiB", "1048576": bytes (decimal and binary prefixes, B
+ * optional); 0 on success, -1 when the text is not a size. */
+static int parse_size(const char *text, uint64_t *bytes) {
+    static const struct { const char *sfx; uint64_t mult; } units[] = {
+        {"", 1}, {"B", 1}, {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000}, {"TB", 1000000000000},
+        {"KiB", 1024}, {"MiB", 1048576}, {"GiB", 1073741824}, {"TiB", 1099511627776}};
+    if (*text < '0' || *text > '9') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno) return -1;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(end, units[i].sfx) == 0) {
+            if (v > UINT64_MAX / units[i].mult) return -1;
+            *bytes = v * units[i].mult;
+            return 0;
+        }
+    return -1;
+}
+
+/* The output options that take values, checked before anything runs. */
+static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *trace_limit) {
+    *progress_ms = 2000;
+    *trace_limit = (uint64_t)1 << 30;
+    if (co->progress_s) {
+        double s;
+        if (cs_parse_double(co->progress_s, &s) != 0 || !(s >= 0 && s <= 86400)) {
+            fprintf(stderr, "clustersim: error: --progress '%s': expected seconds between 0 and 86400\n",
+                    co->progress_s);
+            return -1;
+        }
+        *progress_ms = (uint32_t)(s * 1000.0 + 0.5);
+    }
+    if (co->trace_limit && parse_size(co->trace_limit, trace_limit) != 0) {
+        fprintf(stderr,
+                "clustersim: error: --trace-limit '%s': expected a size in bytes with an optional unit "
+                "(B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), e.g. 500MB\n",
+                co->trace_limit);
+        return -1;
+    }
+    if (!co->trace && (co->trace_ranks || co->trace_limit)) {
+        fprintf(stderr, "clustersim: error: %s applies to the timeline; expected --trace FILE with it\n",
+                co->trace_ranks ? "--trace-ranks" : "--trace-limit");
+        return -1;
+    }
+    return 0;
+}
+
 /* SIGINT/SIGTERM during a run: the signal's number; the engine stops at
  * the next check and the handler gives way to the default (a second
  * Ctrl-C ends the process at once). */
@@ -385,6 +443,12 @@ static int command(const char *cmd, int argc, char **argv) {
     }
     if (co.verbose) cs_log_set_level(CS_LOG_INFO);
     int train = strcmp(cmd, "train") == 0;
+    uint32_t progress_ms;
+    uint64_t trace_limit;
+    if (check_out_values(&co, &progress_ms, &trace_limit) != 0) {
+        cs_scenario_free(sc);
+        return 1;
+    }
     int rc = prc ? (err.code ? err.code : CS_EINVAL) : CS_OK;
     if (rc == CS_OK && train && !cs_scenario_is_plan(sc)) {
         fprintf(stderr, "clustersim train: --model is required (see --help)\n");
@@ -415,6 +479,7 @@ static int command(const char *cmd, int argc, char **argv) {
     if (rc == CS_OK && co.out)
         for (size_t i = 0; i < sizeof results / sizeof *results; i++) remove(results[i]);
     hooks.progress = !co.no_progress;
+    hooks.progress_ms = progress_ms;
     /* train's report and JSON list no collectives: keep none unless files are written */
     hooks.no_collectives = train && !co.out;
     if (rc == CS_OK && (co.out || (co.json && !train))) {
@@ -436,6 +501,8 @@ static int command(const char *cmd, int argc, char **argv) {
             json_decref(a);
         }
         rc = cs_timeline_open(co.trace, n ? n : 1, &tl, &err);
+        if (rc == CS_OK && co.trace_ranks) rc = cs_timeline_select_ranks(tl, co.trace_ranks, "--trace-ranks", &err);
+        if (tl) cs_timeline_set_limit(tl, trace_limit);
         obs.ud = tl;
         hooks.observer = &obs;
         ltrack = cs_link_track_new((size_t)4 << 20);
@@ -456,6 +523,15 @@ static int command(const char *cmd, int argc, char **argv) {
         cs_error e2;
         cs_error_clear(&e2);
         if (stopped) cs_timeline_mark_partial(tl, err.msg);
+        cs_time cut;
+        if (rc == CS_OK && cs_timeline_truncated(tl, &cut)) {
+            char at[32];
+            fprintf(stderr,
+                    "clustersim: warning: %s stopped growing at %" PRIu64 " bytes (--trace-limit) at simulated time "
+                    "%s; it holds the events before that (marked truncated); choose fewer ranks with --trace-ranks "
+                    "or raise --trace-limit\n",
+                    co.trace, trace_limit, cs_time_fmt(cut, at, sizeof at));
+        }
         int rc2 = cs_timeline_close(tl, rc ? NULL : &e2);
         if (rc == CS_OK && rc2) {
             rc = rc2;

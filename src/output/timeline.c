@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -23,7 +24,65 @@ struct cs_timeline {
     uint8_t *recv_named; /* number of recv lanes named so far (0..65) */
     uint64_t events;
     int first;
+    uint8_t *selected;   /* NULL = every rank; else 1 per rank kept */
+    uint64_t limit;      /* bytes; 0 = none */
+    int truncated;
+    cs_time truncated_at;
 };
+
+/* Past the size limit: no more events (checked before each one). */
+static int full(cs_timeline *t, cs_time at) {
+    if (t->truncated) return 1;
+    if (!t->limit) return 0;
+    long pos = ftell(t->f);
+    if (pos < 0 || (uint64_t)pos < t->limit) return 0;
+    t->truncated = 1;
+    t->truncated_at = at;
+    return 1;
+}
+
+int cs_timeline_select_ranks(cs_timeline *t, const char *spec, const char *flag, cs_error *err) {
+    if (!t->selected) t->selected = cs_calloc(t->nranks ? t->nranks : 1, 1);
+    const char *p = spec;
+    int any = 0;
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long long a = strtoull(p, &end, 10), b;
+        if (*p < '0' || *p > '9') goto bad;
+        if (end == p || errno) goto bad;
+        b = a;
+        if (*end == '-') {
+            const char *q = end + 1;
+            if (*q < '0' || *q > '9') goto bad;
+            b = strtoull(q, &end, 10);
+            if (end == q || errno) goto bad;
+        }
+        if (*end && *end != ',') goto bad;
+        if (b < a)
+            return CS_ERR(err, CS_EINVAL, "%s %s: range %llu-%llu ends before it starts; expected FIRST-LAST with "
+                          "FIRST <= LAST", flag, spec, a, b);
+        if (b >= t->nranks)
+            return CS_ERR(err, CS_EINVAL, "%s %s: rank %llu is out of range; expected ranks 0 to %u", flag, spec, b,
+                          t->nranks ? t->nranks - 1 : 0);
+        for (unsigned long long r = a; r <= b; r++) t->selected[r] = 1;
+        any = 1;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) goto bad;
+    }
+    if (!any) goto bad;
+    return CS_OK;
+bad:
+    return CS_ERR(err, CS_EINVAL, "%s '%s': expected a comma-separated list of ranks and ranges, e.g. 0-7,64", flag,
+                  spec);
+}
+
+void cs_timeline_set_limit(cs_timeline *t, uint64_t limit_bytes) { t->limit = limit_bytes; }
+
+int cs_timeline_truncated(const cs_timeline *t, cs_time *at) {
+    if (at) *at = t->truncated_at;
+    return t->truncated;
+}
 
 int cs_timeline_open(const char *path, uint32_t nranks, cs_timeline **out, cs_error *err) {
     FILE *f = fopen(path, "w");
@@ -104,6 +163,8 @@ static const char *category(const cs_node *n) {
 
 void cs_timeline_node_done(void *ud, const cs_node_span *sp) {
     cs_timeline *t = ud;
+    if (t->selected && (sp->rank >= t->nranks || !t->selected[sp->rank])) return;
+    if (full(t, sp->start)) return;
     const cs_node *n = sp->node;
     uint32_t lane = sp->lane ? sp->lane : CS_LANE_COMPUTE;
     ensure_named(t, sp->rank, lane);
@@ -157,6 +218,7 @@ void cs_timeline_node_done(void *ud, const cs_node_span *sp) {
 
 void cs_timeline_counter(cs_timeline *t, uint32_t pid, const char *process, const char *name, cs_time ts,
                          double value) {
+    if (full(t, ts)) return;
     sep(t);
     if (process) {
         fprintf(t->f,
@@ -180,6 +242,15 @@ void cs_timeline_mark_partial(cs_timeline *t, const char *reason) {
 
 int cs_timeline_close(cs_timeline *t, cs_error *err) {
     if (!t) return CS_OK;
+    if (t->truncated) {
+        char at[32], msg[160];
+        snprintf(msg, sizeof msg, "size limit of %" PRIu64 " bytes reached at simulated time %s", t->limit,
+                 cs_time_fmt(t->truncated_at, at, sizeof at));
+        sep(t);
+        fputs("{\"name\":\"truncated timeline\",\"ph\":\"M\",\"pid\":0,\"args\":{\"truncated\":true,\"reason\":", t->f);
+        cs_jsonw_string(t->f, msg);
+        fputs("}}", t->f);
+    }
     fputs("\n]}\n", t->f);
     int bad = ferror(t->f);
     int rc = fclose(t->f);
@@ -187,6 +258,7 @@ int cs_timeline_close(cs_timeline *t, cs_error *err) {
     if (bad || rc != 0) ret = CS_ERR(err, CS_EIO, "%s: error writing the timeline: %s", t->path, strerror(errno));
     cs_free(t->named);
     cs_free(t->recv_named);
+    cs_free(t->selected);
     cs_free(t->path);
     cs_free(t);
     return ret;

@@ -34,6 +34,16 @@ void cs_timeline_counter(cs_timeline *t, uint32_t pid, const char *process, cons
  * before the close, so the file stays valid JSON and says what it is. */
 void cs_timeline_mark_partial(cs_timeline *t, const char *reason);
 int cs_timeline_close(cs_timeline *t, cs_error *err);
+/* Keep only these ranks' slices: spec is a comma-separated list of ranks
+ * and inclusive ranges ("0-7,64,120-127"), each below nranks; CS_EINVAL
+ * naming `flag` otherwise. */
+int cs_timeline_select_ranks(cs_timeline *t, const char *spec, const char *flag, cs_error *err);
+/* Stop adding events once the file holds limit_bytes (0 = no limit); the
+ * timeline then ends with a metadata event {"truncated": true, "reason"}
+ * (still valid JSON).  cs_timeline_truncated says whether it happened and
+ * at which simulated time. */
+void cs_timeline_set_limit(cs_timeline *t, uint64_t limit_bytes);
+int cs_timeline_truncated(const cs_timeline *t, cs_time *at);
 uint64_t cs_timeline_events(const cs_timeline *t);
 
 #endif

@@ -77,15 +77,29 @@ static double elapsed_s(const struct timespec *a, const struct timespec *b) {
     return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
+/* A progress line every progress_ms of wall time (2 s from the CLI): the share of the simulated ranks'
+ * nodes completed, and the time left estimated from the rate so far (nodes
+ * differ in cost, so the estimate is rough; it is labelled "about"). */
 static void progress(engine *e) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (elapsed_s(&e->wall_last, &now) < 2.0) return;
+    if (elapsed_s(&e->wall_last, &now) < e->opt->progress_ms / 1000.0) return;
     e->wall_last = now;
     char buf[32];
-    fprintf(stderr, "clustersim: %.0f s wall, simulated %s, %" PRIu64 " events\n",
-            elapsed_s(&e->wall_start, &now), cs_time_fmt(cs_eventq_now(e->q), buf, sizeof buf),
-            cs_eventq_dispatched(e->q));
+    uint64_t done, total;
+    cs_exec_progress(e->x, &done, &total);
+    double wall = elapsed_s(&e->wall_start, &now);
+    char pct[96] = "";
+    if (total) {
+        double f = (double)done / (double)total;
+        if (done)
+            snprintf(pct, sizeof pct, "%.1f %% of %" PRIu64 " nodes, about %.1f s left, ", 100.0 * f, total,
+                     wall * (1.0 - f) / f);
+        else
+            snprintf(pct, sizeof pct, "0.0 %% of %" PRIu64 " nodes, ", total);
+    }
+    fprintf(stderr, "clustersim: %s%.1f s wall, simulated %s, %" PRIu64 " events\n", pct, wall,
+            cs_time_fmt(cs_eventq_now(e->q), buf, sizeof buf), cs_eventq_dispatched(e->q));
 }
 
 static void free_engine(engine *e) {

@@ -50,7 +50,8 @@ typedef struct cs_engine_options {
     cs_compute_model compute;
     uint32_t comm_streams;        /* concurrent comm-engine ops per rank (default 1) */
     const cs_exec_observer *observer;
-    int progress;                 /* 1 = progress line on stderr for long runs */
+    int progress;                 /* 1 = progress lines on stderr for long runs */
+    uint32_t progress_ms;         /* at most one line per this much wall time */
     const cs_memory_config *memory; /* remote memory for MEM nodes (borrowed; NULL =
                                        NO_MEMORY_EXPANSION); see memory/remote.h */
     /* System layer (collectives; see system/system.h).  All borrowed. */

@@ -36,6 +36,7 @@ typedef struct cs_run_hooks {
     void (*link_util)(void *ud, uint32_t link, cs_time t, double util); /* graph backends */
     void *link_ud;
     int progress;                       /* progress lines on stderr for long runs */
+    uint32_t progress_ms;               /* their interval (wall time; checked every 65,536 events) */
     int no_collectives;                 /* 1 = keep no collective records (a front end that
                                            reports none; saves their cost on big plans) */
     const volatile sig_atomic_t *stop;  /* nonzero: stop the run (CS_EINTR); see engine.h */

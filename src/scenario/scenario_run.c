@@ -306,6 +306,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         so.backend = ro.backend;
         so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : plan ? 4 : 1);
         so.progress = hooks->progress;
+        so.progress_ms = hooks->progress_ms;
         so.stop = hooks->stop;
         so.symmetry = ro.symmetry ? CS_SYMMETRY_OFF : CS_SYMMETRY_AUTO;
         warn_astra_only(&ro, &sysc);

@@ -98,6 +98,7 @@ struct cs_exec {
     int cls;              /* class mode: one representative per class */
     uint32_t nactive;     /* ranks with executor state: 1 or nranks */
     uint32_t *reps;       /* the simulated ranks, ascending */
+    uint64_t nodes_total, nodes_done; /* over the simulated ranks (progress) */
     uint32_t nreps;
     char rep_why[256];    /* why the representative run stopped ("" = it did not) */
 };
@@ -156,6 +157,7 @@ static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_
     cs_rank_result *rr = &s->ranks[rank];
     cs_time now = cs_eventq_now(s->q);
     rr->nodes++;
+    s->nodes_done++;
     rr->finish = now;
     if (s->observer && s->observer->node_done) {
         cs_node_span sp = {rank, g, &g->nodes[idx], start, now, lane, peer};
@@ -748,6 +750,10 @@ void cs_exec_fail(void *x, int rc) { fail(x, rc); }
 int cs_exec_failed(const cs_exec *s) { return s->failed; }
 uint32_t cs_exec_simulated(const cs_exec *s) { return s->nreps; }
 uint64_t cs_exec_roofline_fallbacks(const cs_exec *s) { return s->roofline_fallbacks; }
+void cs_exec_progress(const cs_exec *s, uint64_t *done, uint64_t *total) {
+    *done = s->nodes_done;
+    *total = s->nodes_total;
+}
 
 void cs_exec_start(cs_exec *s, cs_net *net, cs_system *sys, cs_memory *mem) {
     const cs_workload *w = s->w;
@@ -760,6 +766,7 @@ void cs_exec_start(cs_exec *s, cs_net *net, cs_system *sys, cs_memory *mem) {
         if (cs_system_is_rep(sys, rk)) s->reps[s->nreps++] = rk;
     size_t npending = 0;
     for (uint32_t i = 0; i < s->nreps; i++) npending += w->rank_graph[s->reps[i]]->nnodes;
+    s->nodes_total = npending;
     s->pending = cs_malloc((npending ? npending : 1) * sizeof *s->pending);
     npending = 0;
     for (uint32_t i = 0; i < s->nreps; i++) {
