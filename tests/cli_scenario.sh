@@ -148,9 +148,10 @@ msg=$(run --workload-configuration=p2p --network-configuration=sw2.yml --quiet -
 printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 64 ]\nbandwidth: [ 279.4, 23.28 ]\nlatency: [ 700, 3000 ]\n' > n512.yml
 rm -rf intr intr.trace.json
 "$CS_BIN" train --model gpt3-175b --tp 8 --pp 8 --dp 8 --sp --recompute selective --network-configuration=n512.yml \
-    --symmetry off --out intr --trace intr.trace.json --quiet 2>intr.err &
+    --symmetry off --out intr --trace intr.trace.json --quiet --progress 0 2>intr.err &
 pid=$!
-sleep 1
+# the first progress line comes after 65,536 events: the event loop runs
+for i in $(seq 1 600); do grep -q "% of" intr.err 2>/dev/null && break; sleep 0.1; done
 kill -INT $pid
 wait $pid
 rc=$?
@@ -166,6 +167,20 @@ if [ $rc -eq 130 ] && [ -z "$(ls -A intr)" ] && grep -q "interrupted at simulate
 else
     fail "SIGINT: rc $rc, out: $(ls -A intr 2>&1), $(cat intr.err)"
 fi
+
+# SIGINT while a plan's graphs are generated (16,384 ranks, every rank
+# simulated: minutes of generation) stops at the next rank, not after it
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 2048 ]\nbandwidth: [ 279.4, 23.28 ]\nlatency: [ 700, 3000 ]\n' > n16k.yml
+"$CS_BIN" train --model gpt3-175b --tp 8 --pp 8 --dp 256 --sp --recompute selective --network-configuration=n16k.yml \
+    --symmetry off --quiet --out gintr 2>gintr.err &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] && grep -q "interrupted while generating the plan's graphs ([0-9]* of 16384 ranks done)" gintr.err \
+    && [ -z "$(ls -A gintr)" ] && pass "SIGINT during plan generation: exit 130 at once, no results" \
+    || fail "SIGINT in generation: rc $rc, $(cat gintr.err)"
 
 # --- backend.<name>.* keys: the flow backend's routing, dumped and reloaded
 RC=(--workload-configuration="$CS_SOURCE_DIR/examples/roce_clos/alltoall_64m.et"

@@ -126,7 +126,7 @@ static inline int run_specs(const setup *u, const char *const *specs, unsigned n
     }
     cs_workload w;
     memset(&w, 0, sizeof w);
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     rc = cs_workload_load(pfx, (uint32_t)net.total_npus, &go, &w, err);
     if (rc) {
         cs_system_config_free(&sc);

@@ -146,7 +146,7 @@ static void run_case(const char *dir, const char *name, case_result *cr) {
     }
     if (rc == CS_OK) {
         pathf(path, sizeof path, "%s/%s", cdir, prefix ? prefix : "workload/all_reduce");
-        cs_graph_options go = {0, 0};
+        cs_graph_options go = {0, 0, NULL};
         rc = cs_workload_load(path, (uint32_t)net.total_npus, &go, &w, &err);
     }
     cs_engine_result res;

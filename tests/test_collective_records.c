@@ -127,7 +127,7 @@ static int run_specs_agg(const setup *u, const char *const *specs, unsigned n, c
     fill_configs(u, &net, &sc);
     cs_workload w;
     memset(&w, 0, sizeof w);
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     cs_error err;
     cs_error_clear(&err);
     int rc = cs_workload_load(pfx, (uint32_t)net.total_npus, &go, &w, &err);
@@ -257,7 +257,7 @@ static void test_reference_case(void **state) {
     assert_int_equal(cs_system_config_load(p2, &sc, &err), 0);
     cs_workload w;
     memset(&w, 0, sizeof w);
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     assert_int_equal(cs_workload_load(p3, 8, &go, &w, &err), 0);
     rows rs;
     cs_engine_result res;

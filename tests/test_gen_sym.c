@@ -94,7 +94,7 @@ static void check_invariance(const cs_gen_model *m, const cs_gen_plan *p) {
     cs_workload w;
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_gen_workload(m, p, cs_device_find("A100-80GB"), NULL, &w, &err), CS_OK);
+    assert_int_equal(cs_gen_workload(m, p, cs_device_find("A100-80GB"), NULL, NULL, &w, &err), CS_OK);
     cs_comm_groups gs;
     memset(&gs, 0, sizeof gs);
     cs_gen_comm_groups(p, &gs);
@@ -246,8 +246,8 @@ static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netsp
     cs_error_clear(&err);
 
     cs_workload wf, wc;
-    assert_int_equal(cs_gen_workload(m, p, d, NULL, &wf, &err), CS_OK);
-    assert_int_equal(cs_gen_workload(m, p, d, &ax, &wc, &err), CS_OK);
+    assert_int_equal(cs_gen_workload(m, p, d, NULL, NULL, &wf, &err), CS_OK);
+    assert_int_equal(cs_gen_workload(m, p, d, &ax, NULL, &wc, &err), CS_OK);
     assert_true(wc.ngraphs < wf.ngraphs);
     cs_engine_result full, cls;
     so.symmetry = CS_SYMMETRY_OFF;

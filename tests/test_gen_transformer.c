@@ -320,7 +320,7 @@ static void test_et_roundtrip(void **state) {
     for (i = 0; i < b.n; i++) free(b.json[i]);
     free(b.json);
     cs_graph *g;
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     assert_int_equal(cs_graph_load(path, &go, &g, &err), CS_OK);
     assert_int_equal(g->nnodes, st.nodes);
     cs_graph_free(g);

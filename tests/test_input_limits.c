@@ -431,7 +431,7 @@ static void test_trace_device_refused(void **state) {
     unlink(link);
     assert_int_equal(symlink("/dev/zero", link), 0);
     cs_workload w;
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     cs_error_clear(&err);
     int rc = cs_workload_load(prefix, 1, &go, &w, &err);
     if (rc != CS_EIO) fail_msg("rc %d: %s", rc, err.msg);

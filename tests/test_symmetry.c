@@ -204,7 +204,7 @@ static int load(const symcfg *c, const char *spec, cs_workload *w) {
     if (tu_write_trace(path, spec)) return -1;
     uint64_t n = 1;
     for (int d = 0; d < c->ndims; d++) n *= c->npus[d];
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     cs_error err;
     cs_error_clear(&err);
     memset(w, 0, sizeof *w);
@@ -655,7 +655,7 @@ static void test_node_ids(void **state) {
     cs_workload w;
     cs_error err;
     cs_error_clear(&err);
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     assert_int_equal(cs_workload_load(pfx, 32, &go, &w, &err), 0);
     assert_int_equal(w.ngraphs, 32);
     g_desc = "node ids";

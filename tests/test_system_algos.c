@@ -402,7 +402,7 @@ static void test_tie_order(void **state) {
     assert_int_equal(tu_write_trace(path, "1 COLL ctype=0 size=1048576"), 0);
     cs_workload w;
     memset(&w, 0, sizeof w);
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_workload_load(path, 4, &go, &w, &err), 0);

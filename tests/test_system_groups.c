@@ -167,7 +167,7 @@ static void test_missing_implementation(void **state) {
     assert_int_equal(tu_write_trace(path, "4 COLL ctype=2 size=1024"), 0);
     cs_workload w;
     memset(&w, 0, sizeof w);
-    cs_graph_options go = {0, 0};
+    cs_graph_options go = {0, 0, NULL};
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_workload_load(path, 2, &go, &w, &err), 0);

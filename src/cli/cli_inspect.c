@@ -172,7 +172,7 @@ int cs_cli_inspect(int argc, char **argv) {
                    " on absent nodes)\n",
                 data_deps, miss_data, ctrl_deps, miss_ctrl);
         /* Validate exactly as `run` would. */
-        cs_graph_options go = {ignore_ctrl, 0};
+        cs_graph_options go = {ignore_ctrl, 0, NULL};
         cs_graph *g = NULL;
         int saved = cs_log_level();
         cs_log_set_level(CS_LOG_ERROR);

@@ -41,6 +41,7 @@
 
 #include <stdbool.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -257,10 +258,11 @@ int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_devi
  * generate`) writes.  ax NULL: every rank's graph; else (cs_gen_sym_axes)
  * the class representatives' only, every other rank sharing its
  * representative's graph: such a workload may only be run in class mode
- * (cs_engine_options.sym_axes with sym_no_fallback).  The caller frees *w with
+ * (cs_engine_options.sym_axes with sym_no_fallback).  stop (may be NULL):
+ * nonzero stops between ranks with CS_EINTR.  The caller frees *w with
  * cs_workload_free. */
 int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
-                    cs_workload *w, cs_error *err);
+                    const volatile sig_atomic_t *stop, cs_workload *w, cs_error *err);
 
 /* The system configuration of a generated plan when none is given (train,
  * and the PREFIX.system.json that generate writes): ring collectives on

@@ -54,7 +54,7 @@ int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_devi
 }
 
 int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
-                    cs_workload *w, cs_error *err) {
+                    const volatile sig_atomic_t *stop, cs_workload *w, cs_error *err) {
     uint32_t n = cs_gen_ranks(p);
     cs_graph **graphs = cs_calloc(n, sizeof *graphs);
     uint32_t *idx = cs_calloc(n, sizeof *idx);
@@ -66,11 +66,15 @@ int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device
             idx[r] = idx[r0];
             continue;
         }
+        if (stop && *stop) {
+            rc = CS_ERR(err, CS_EINTR, "interrupted while generating the plan's graphs (%u of %u ranks done)", r, n);
+            break;
+        }
         char *buf = NULL, name[48];
         size_t len = 0;
         snprintf(name, sizeof name, "rank.%u.et", r);
         rc = cs_gen_rank_bytes(m, p, d, r, &buf, &len, err);
-        if (rc == CS_OK) rc = cs_graph_load_mem(buf, len, name, &(cs_graph_options){0, 0}, &graphs[ng], err);
+        if (rc == CS_OK) rc = cs_graph_load_mem(buf, len, name, &(cs_graph_options){0, 0, NULL}, &graphs[ng], err);
         if (rc == CS_OK) idx[r] = ng++;
         free(buf);
     }

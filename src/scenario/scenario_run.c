@@ -350,7 +350,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     cs_sym_axes ax;
     int use_cls = 0;
     if (rc == CS_OK && !plan) {
-        cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps};
+        cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps, hooks->stop};
         rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
     } else if (rc == CS_OK) {
         use_cls = !ro.symmetry && cs_gen_sym_axes(&p, &ax) > 0;
@@ -359,7 +359,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         if (!res->topo) {
             rc = CS_ERR(err, CS_EINVAL, "run.compare-healthy needs a graph backend (run.backend flow)");
         } else {
-            if (plan) rc = cs_gen_workload(&m, &p, &d, NULL, &w, err);
+            if (plan) rc = cs_gen_workload(&m, &p, &d, NULL, hooks->stop, &w, err);
             if (rc == CS_OK) rc = run_healthy(&w, &res->net, &so, &res->healthy_time, err);
             if (plan) cs_workload_free(&w);
             res->has_healthy = 1;
@@ -370,7 +370,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     if (res->topo) so.link_report = &res->links; /* the backend's per-link statistics */
     if (rc == CS_OK && plan && use_cls) {
         /* class mode: the representatives' graphs only; if the run stops, every rank */
-        rc = cs_gen_workload(&m, &p, &d, &ax, &w, err);
+        rc = cs_gen_workload(&m, &p, &d, &ax, hooks->stop, &w, err);
         if (rc == CS_OK) {
             so.sym_axes = &ax;
             so.sym_no_fallback = 1;
@@ -395,7 +395,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         }
     }
     if (rc == CS_OK && plan && !use_cls) {
-        rc = cs_gen_workload(&m, &p, &d, NULL, &w, err);
+        rc = cs_gen_workload(&m, &p, &d, NULL, hooks->stop, &w, err);
         if (rc == CS_OK) rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     } else if (rc == CS_OK && !plan) {
         rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);

@@ -17,6 +17,7 @@
 #define CS_WORKLOAD_GRAPH_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "compute/compute.h"
@@ -86,6 +87,7 @@ typedef struct cs_graph {
 typedef struct cs_graph_options {
     int ignore_ctrl_deps;         /* 1 = use data deps only (Chakra v1 behaviour) */
     int allow_missing_data_deps;  /* 1 = drop data parents absent from the file, with a warning */
+    const volatile sig_atomic_t *stop; /* cs_workload_load: nonzero = stop between files (CS_EINTR) */
 } cs_graph_options;
 
 /* Build from a trace file (plain or gzip). */

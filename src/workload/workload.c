@@ -122,6 +122,10 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
             snprintf(path, plen, "%s", prefix);
         else
             rank_path(path, plen, prefix, r);
+        if (opt && opt->stop && *opt->stop) {
+            rc = CS_ERR(err, CS_EINTR, "interrupted while reading the traces (%u of %u ranks read)", r, nranks);
+            break;
+        }
         if (out->single_file && r > 0) {
             out->rank_graph[r] = out->graphs[0];
             out->graphs[0]->refcount++;
