@@ -632,7 +632,8 @@ static void main_help(FILE *f) {
           "  run       simulate a scenario: Chakra traces (ASTRA-sim flags accepted) or a generated plan\n"
           "  train     generate a training step in memory and simulate it (iteration time, MFU)\n"
           "  generate  model + parallelism plan -> per-rank Chakra traces, comm groups, configs, scenario\n"
-          "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n\n"
+          "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n"
+          "  sweep     run every point of a design (grid, zip, random, seeds) on workers or MPI ranks\n\n"
           "  clustersim <command> --help   options of a command\n"
           "  clustersim run --help-config  every scenario key\n"
           "  clustersim --version          version\n",
@@ -657,9 +658,10 @@ int cs_cli_main(int argc, char **argv) {
     if (strcmp(cmd, "inspect") == 0) return cs_cli_inspect(argc - 2, argv + 2);
     if (strcmp(cmd, "generate") == 0) return cs_cli_generate(argc - 2, argv + 2);
     if (strcmp(cmd, "train") == 0) return cs_cli_train(argc - 2, argv + 2);
+    if (strcmp(cmd, "sweep") == 0) return cs_cli_sweep(argc - 2, argv + 2);
     /* ASTRA-sim style: options without a sub-command mean "run". */
     if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
-    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate or inspect; see clustersim "
+    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect or sweep; see clustersim "
                     "--help)\n",
             cmd);
     return 2;

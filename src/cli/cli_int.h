@@ -14,6 +14,7 @@ int cs_cli_run(int argc, char **argv);
 int cs_cli_train(int argc, char **argv);
 int cs_cli_generate(int argc, char **argv);
 int cs_cli_inspect(int argc, char **argv);
+int cs_cli_sweep(int argc, char **argv);
 /* generate: write the plan of sc as PREFIX.* files (cli_generate.c). */
 int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_error *err);
 /* The plan as the reports print it (model, plan, placement, device, memory). */

@@ -317,6 +317,15 @@ cs_scenario *cs_scenario_new(void) {
     return sc;
 }
 
+cs_scenario *cs_scenario_copy(const cs_scenario *sc) {
+    cs_scenario *c = cs_calloc(1, sizeof *c);
+    for (int s = 0; s < SC_NSECT; s++) {
+        c->sect[s] = json_deep_copy(sc->sect[s]);
+        c->label[s] = sc->label[s] ? cs_strdup(sc->label[s]) : NULL;
+    }
+    return c;
+}
+
 void cs_scenario_free(cs_scenario *sc) {
     if (!sc) return;
     for (int s = 0; s < SC_NSECT; s++) {

@@ -44,6 +44,8 @@ typedef struct cs_run_hooks {
 
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err);
 
+/* A copy with every key and label of sc (for many runs from one base). */
+cs_scenario *cs_scenario_copy(const cs_scenario *sc);
 /* Set a key from a JSON value (the scenario file and the CLI go through
  * this); where names the origin for messages ("--set", a file). */
 int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const char *where, cs_error *err);

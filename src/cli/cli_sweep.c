@@ -1,0 +1,158 @@
+/*
+ * cli_sweep.c -- `clustersim sweep SPEC`: the command line of the sweep
+ * (src/sweep/sweep.h; docs/sweep.md).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_int.h"
+#include "core/opts.h"
+#include "sweep/sweep.h"
+
+static void sweep_usage(FILE *f) {
+    fputs("usage: clustersim sweep SPEC --out DIR [options]\n\n"
+          "Runs every point of the design in SPEC (a JSON file: a base scenario, fixed keys, and the keys\n"
+          "that vary over a grid, zipped lists, random samples and seeds; docs/sweep.md) and writes\n"
+          "DIR/results.csv and DIR/results.jsonl (every knob and every metric per point) and, with seeds,\n"
+          "DIR/summary.csv (mean, min, max, 95 % confidence interval per design point).  Finished points\n"
+          "are logged in DIR as they complete; running the same command again skips them.\n"
+          "Across machines: mpiexec -n N clustersim sweep SPEC --out DIR.\n\n"
+          "options:\n"
+          "  --out DIR          output directory (required)\n"
+          "  -j N, --jobs N     worker processes (default: the number of CPUs)\n"
+          "  --shard I/N        run only the points with index % N == I (Slurm job arrays); --merge after\n"
+          "  --merge            run nothing: rebuild the results from every log in DIR\n"
+          "  --retry-failed     run again the points whose logged run failed\n"
+          "  --list             print the points (index, id, knob values) and stop\n"
+          "  --quiet            no summary at the end\n"
+          "  --progress SECONDS progress lines at most this often (default 2); --no-progress: none\n"
+          "  --help             this help\n",
+          f);
+}
+
+static volatile sig_atomic_t g_sweep_stop;
+static void on_sweep_stop(int sig) { g_sweep_stop = sig; }
+
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
+    long long v;
+    if (cs_parse_ll(s, &v) != 0 || v < lo || v > hi) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int cs_cli_sweep(int argc, char **argv) {
+    cs_sweep_options o;
+    memset(&o, 0, sizeof o);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = ncpu > 0 && ncpu < 1024 ? (uint32_t)ncpu : 1;
+    o.nshards = 1;
+    o.progress = 1;
+    o.progress_ms = 2000;
+    o.report = stdout;
+    const char *spec = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        char name[64];
+        snprintf(name, sizeof name, "%s", a);
+        char *eq = strchr(name, '=');
+        if (strncmp(a, "--", 2) == 0 && eq) {
+            *eq = '\0';
+            val = a + (eq - name) + 1;
+        }
+        int needs = strcmp(name, "--out") == 0 || strcmp(name, "-j") == 0 || strcmp(name, "--jobs") == 0 ||
+                    strcmp(name, "--shard") == 0 || strcmp(name, "--progress") == 0;
+        if (needs && !val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "clustersim sweep: %s needs a value (see --help)\n", name);
+                return 2;
+            }
+            val = argv[++i];
+        }
+        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+            sweep_usage(stdout);
+            return 0;
+        } else if (strcmp(name, "--out") == 0) {
+            o.out_dir = val;
+        } else if (strcmp(name, "-j") == 0 || strcmp(name, "--jobs") == 0) {
+            if (parse_u32(val, 1, 1024, &o.jobs)) {
+                fprintf(stderr, "clustersim: error: %s '%s': expected a number of worker processes from 1 to 1024\n",
+                        name, val);
+                return 1;
+            }
+        } else if (strcmp(name, "--shard") == 0) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", val);
+            char *slash = strchr(buf, '/');
+            if (slash) *slash = '\0';
+            if (!slash || parse_u32(buf, 0, 1000000, &o.shard) || parse_u32(slash + 1, 1, 1000000, &o.nshards) ||
+                o.shard >= o.nshards) {
+                fprintf(stderr, "clustersim: error: --shard '%s': expected I/N with 0 <= I < N <= 1000000 (e.g. "
+                                "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)\n",
+                        val);
+                return 1;
+            }
+        } else if (strcmp(name, "--progress") == 0) {
+            double sec;
+            if (cs_parse_double(val, &sec) != 0 || !(sec >= 0 && sec <= 86400)) {
+                fprintf(stderr, "clustersim: error: --progress '%s': expected seconds between 0 and 86400\n", val);
+                return 1;
+            }
+            o.progress_ms = (uint32_t)(sec * 1000.0 + 0.5);
+        } else if (strcmp(name, "--no-progress") == 0) {
+            o.progress = 0;
+        } else if (strcmp(name, "--merge") == 0) {
+            o.merge_only = 1;
+        } else if (strcmp(name, "--retry-failed") == 0) {
+            o.retry_failed = 1;
+        } else if (strcmp(name, "--list") == 0) {
+            o.list = 1;
+        } else if (strcmp(name, "--quiet") == 0) {
+            o.report = NULL;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "clustersim sweep: unknown option %s (see clustersim sweep --help)\n", a);
+            return 2;
+        } else if (!spec) {
+            spec = a;
+        } else {
+            fprintf(stderr, "clustersim sweep: one SPEC expected, got %s and %s\n", spec, a);
+            return 2;
+        }
+    }
+    if (!spec) {
+        sweep_usage(stderr);
+        return 2;
+    }
+    if (!o.out_dir && !o.list) {
+        fprintf(stderr, "clustersim sweep: --out DIR is required (where the log and the results go)\n");
+        return 2;
+    }
+    if (o.list) o.report = stdout;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sweep_stop;
+    sigemptyset(&sa.sa_mask);
+    g_sweep_stop = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    o.stop = &g_sweep_stop;
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = cs_sweep(spec, &o, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (rc == CS_EINTR) {
+        fprintf(stderr, "clustersim: %s; the results of the points done are in %s; run the same command to go on\n",
+                err.msg, o.out_dir);
+        return 128 + (g_sweep_stop ? (int)g_sweep_stop : SIGINT);
+    }
+    if (rc) {
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}

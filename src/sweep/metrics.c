@@ -1,0 +1,109 @@
+/*
+ * metrics.c -- the metrics a sweep records per run (see metrics.h).  Times
+ * are nanoseconds from the integer picosecond clock (exact to 1e-3 ns up
+ * to 2^53 ps, about 2.5 hours); bytes are exact integers.
+ */
+#include "sweep/metrics.h"
+
+#include "scenario/result.h"
+
+static json_t *ns(cs_time ps) { return json_real((double)ps / 1000.0); }
+
+/* The slowest rank (the first of equals): its row sets the step time. */
+static const cs_rank_result *slowest(const cs_result *r) {
+    const cs_rank_result *s = NULL;
+    for (uint32_t i = 0; i < r->sim.nranks; i++)
+        if (!s || r->sim.ranks[i].finish > s->finish) s = &r->sim.ranks[i];
+    return s;
+}
+
+static json_t *m_time(const cs_result *r) { return ns(r->sim.sim_time); }
+static json_t *m_ranks(const cs_result *r) { return json_integer(r->sim.nranks); }
+static json_t *m_slowest(const cs_result *r) {
+    const cs_rank_result *s = slowest(r);
+    return s ? json_integer(s - r->sim.ranks) : NULL;
+}
+static json_t *m_compute(const cs_result *r) {
+    const cs_rank_result *s = slowest(r);
+    return s ? ns(s->compute) : NULL;
+}
+static json_t *m_exposed(const cs_result *r) {
+    const cs_rank_result *s = slowest(r);
+    return s ? ns(cs_rank_exposed_comm(s)) : NULL;
+}
+static json_t *m_comm_busy(const cs_result *r) {
+    const cs_rank_result *s = slowest(r);
+    return s ? ns(s->comm_busy) : NULL;
+}
+static json_t *m_events(const cs_result *r) { return json_integer((json_int_t)r->sim.events); }
+static json_t *m_simulated(const cs_result *r) { return json_integer(r->sim.simulated_ranks); }
+static json_t *m_symmetry(const cs_result *r) { return json_string(cs_result_symmetry(r, NULL, NULL)); }
+static json_t *m_colls(const cs_result *r) { return json_integer((json_int_t)r->sim.coll.collectives); }
+static json_t *m_coll_bytes(const cs_result *r) { return json_integer((json_int_t)r->sim.coll.bytes_sent); }
+static json_t *m_p2p_bytes(const cs_result *r) {
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < r->sim.nranks; i++) b += r->sim.ranks[i].bytes_sent;
+    return json_integer((json_int_t)b);
+}
+static json_t *m_healthy(const cs_result *r) { return r->has_healthy ? ns(r->healthy_time) : NULL; }
+static json_t *m_slowdown(const cs_result *r) {
+    if (!r->has_healthy || !r->healthy_time) return NULL;
+    return json_real((double)r->sim.sim_time / (double)r->healthy_time);
+}
+static json_t *m_link_peak(const cs_result *r) {
+    if (!r->links.nlinks) return NULL;
+    double p = 0;
+    for (uint32_t i = 0; i < r->links.nlinks; i++)
+        if (r->links.links[i].peak_util > p) p = r->links.links[i].peak_util;
+    return json_real(p);
+}
+static json_t *m_link_bytes(const cs_result *r) {
+    if (!r->links.nlinks) return NULL;
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < r->links.nlinks; i++)
+        if (r->links.links[i].bytes > b) b = r->links.links[i].bytes;
+    return json_integer((json_int_t)b);
+}
+static json_t *m_mfu(const cs_result *r) { return r->plan.valid ? json_real(r->plan.mfu) : NULL; }
+static json_t *m_tput(const cs_result *r) { return r->plan.valid ? json_real(r->plan.throughput) : NULL; }
+static json_t *m_tput_unit(const cs_result *r) { return r->plan.valid ? json_string(r->plan.throughput_unit) : NULL; }
+static json_t *m_flops(const cs_result *r) { return r->plan.valid ? json_real(r->plan.model_flops) : NULL; }
+static json_t *m_mem(const cs_result *r) {
+    return r->plan.valid ? json_integer((json_int_t)r->plan.memory_worst_bytes) : NULL;
+}
+static json_t *m_bubble(const cs_result *r) { return r->plan.valid ? ns(r->plan.rank0_bubble_ps) : NULL; }
+
+const cs_sweep_metric CS_SWEEP_METRICS[] = {
+    {"time_ns", 1, "step time: the latest finish over all ranks", m_time},
+    {"ranks", 0, "ranks (NPUs) of the run", m_ranks},
+    {"slowest_rank", 0, "the rank that finished last", m_slowest},
+    {"compute_ns", 1, "the slowest rank's GPU compute time", m_compute},
+    {"exposed_comm_ns", 1, "the slowest rank's finish minus its compute time", m_exposed},
+    {"comm_busy_ns", 1, "the slowest rank's time with communication in flight", m_comm_busy},
+    {"collectives", 0, "collective instances completed", m_colls},
+    {"collective_bytes", 1, "bytes the collectives sent, all ranks", m_coll_bytes},
+    {"p2p_bytes", 1, "point-to-point payload bytes sent, all ranks", m_p2p_bytes},
+    {"max_link_utilization", 1, "graph backends: the highest peak utilization of any link (0..1)", m_link_peak},
+    {"max_link_bytes", 1, "graph backends: the bytes of the busiest link", m_link_bytes},
+    {"healthy_time_ns", 1, "run.compare-healthy: the step time without failures", m_healthy},
+    {"slowdown", 1, "run.compare-healthy: time_ns / healthy_time_ns", m_slowdown},
+    {"mfu", 1, "plans: model FLOPs utilization (0..1)", m_mfu},
+    {"throughput", 1, "plans: samples of throughput_unit per second", m_tput},
+    {"throughput_unit", 0, "plans: tokens/s, images/s or samples/s", m_tput_unit},
+    {"model_flops", 1, "plans: model FLOPs per step (without recomputation)", m_flops},
+    {"memory_worst_bytes", 1, "plans: HBM per GPU of the worst pipeline stage", m_mem},
+    {"bubble_ns", 1, "plans: rank 0's pipeline bubble", m_bubble},
+    {"events", 0, "events the run represents", m_events},
+    {"simulated_ranks", 0, "ranks whose events ran (symmetry)", m_simulated},
+    {"symmetry", 0, "full, representative or class", m_symmetry},
+};
+const size_t CS_SWEEP_NMETRICS = sizeof CS_SWEEP_METRICS / sizeof CS_SWEEP_METRICS[0];
+
+json_t *cs_sweep_metrics(const cs_result *r) {
+    json_t *o = json_object();
+    for (size_t i = 0; i < CS_SWEEP_NMETRICS; i++) {
+        json_t *v = CS_SWEEP_METRICS[i].get(r);
+        if (v) json_object_set_new(o, CS_SWEEP_METRICS[i].name, v);
+    }
+    return o;
+}

@@ -1,0 +1,201 @@
+/*
+ * sweep_local.c -- a sweep's points on -j forked worker processes.
+ *
+ * The coordinator hands each worker one point index at a time over a pipe
+ * and reads back the point's log line (a 4-byte length, then the text).
+ * A worker that dies (a crash, an out-of-memory exit) is replaced and the
+ * point it held is recorded as failed with the cause, so one bad point
+ * does not end the sweep.  On a stop (SIGINT/SIGTERM) the workers are
+ * terminated and the points in flight are not recorded.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "sweep/sweep_int.h"
+
+typedef struct worker {
+    pid_t pid;
+    int to, from;     /* pipe ends: indices to the worker, lines from it */
+    int64_t busy;     /* the point it holds, -1 = idle */
+} worker;
+
+static int write_full(int fd, const void *buf, size_t n) {
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_full(int fd, void *buf, size_t n) {
+    char *p = buf;
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+static void worker_loop(const sweep *s, int in, int out) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    uint64_t i;
+    while (read_full(in, &i, sizeof i) == 0) {
+        char *line = sw_run_point(s, i);
+        uint32_t len = (uint32_t)strlen(line);
+        if (write_full(out, &len, sizeof len) || write_full(out, line, len)) _exit(1);
+        cs_free(line);
+    }
+    _exit(0);
+}
+
+static int spawn(const sweep *s, worker *w, worker *all, size_t nall) {
+    int a[2], b[2];
+    if (pipe(a) != 0) return -1;
+    if (pipe(b) != 0) {
+        close(a[0]);
+        close(a[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(a[0]);
+        close(a[1]);
+        close(b[0]);
+        close(b[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(a[1]);
+        close(b[0]);
+        for (size_t k = 0; k < nall; k++) /* the other workers' pipes are not ours */
+            if (&all[k] != w && all[k].pid > 0) {
+                close(all[k].to);
+                close(all[k].from);
+            }
+        worker_loop(s, a[0], b[1]);
+    }
+    close(a[0]);
+    close(b[1]);
+    w->pid = pid;
+    w->to = a[1];
+    w->from = b[0];
+    w->busy = -1;
+    return 0;
+}
+
+static void reap(worker *w, char *why, size_t n) {
+    int st = 0;
+    close(w->to);
+    close(w->from);
+    waitpid(w->pid, &st, 0);
+    w->pid = 0;
+    if (WIFSIGNALED(st))
+        snprintf(why, n, "the worker process running this point was killed by signal %d (%s)", WTERMSIG(st),
+                 strsignal(WTERMSIG(st)));
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+        snprintf(why, n, "the worker process running this point ran out of memory (exit status 3)");
+    else
+        snprintf(why, n, "the worker process running this point ended with exit status %d",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
+    size_t nw = s->o->jobs ? s->o->jobs : 1;
+    if (nw > ntodo) nw = ntodo;
+    worker *w = cs_calloc(nw, sizeof *w);
+    struct pollfd *pf = cs_calloc(nw, sizeof *pf);
+    void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+    int rc = CS_OK;
+    size_t next = 0, inflight = 0;
+    for (size_t k = 0; k < nw; k++)
+        if (spawn(s, &w[k], w, nw) != 0) {
+            rc = CS_ERR(err, CS_EIO, "sweep: cannot start worker process %zu: %s", k + 1, strerror(errno));
+            break;
+        }
+    while (rc == CS_OK && (next < ntodo || inflight)) {
+        if (sw_stopping(s)) {
+            rc = CS_ERR(err, CS_EINTR, "sweep interrupted: %" PRIu64 " points done, %zu in flight not recorded",
+                        s->ran, inflight);
+            break;
+        }
+        /* hand out points to idle workers */
+        for (size_t k = 0; k < nw && next < ntodo; k++) {
+            if (w[k].pid <= 0 || w[k].busy >= 0) continue;
+            uint64_t i = todo[next];
+            if (write_full(w[k].to, &i, sizeof i) == 0) {
+                w[k].busy = (int64_t)i;
+                next++;
+                inflight++;
+            }
+        }
+        for (size_t k = 0; k < nw; k++) {
+            pf[k].fd = w[k].pid > 0 ? w[k].from : -1;
+            pf[k].events = POLLIN;
+            pf[k].revents = 0;
+        }
+        int pr = poll(pf, nw, 200);
+        if (pr < 0 && errno != EINTR) {
+            rc = CS_ERR(err, CS_EIO, "sweep: poll: %s", strerror(errno));
+            break;
+        }
+        for (size_t k = 0; pr > 0 && k < nw; k++) {
+            if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            uint32_t len;
+            char *line = NULL;
+            int okread = read_full(w[k].from, &len, sizeof len) == 0 && len < (1u << 30);
+            if (okread) {
+                line = cs_malloc((size_t)len + 1);
+                okread = read_full(w[k].from, line, len) == 0;
+                line[okread ? len : 0] = '\0';
+            }
+            if (okread) {
+                w[k].busy = -1;
+                inflight--;
+                sw_record(s, line);
+                continue;
+            }
+            cs_free(line);
+            /* the worker is gone: record its point, start another */
+            char why[200];
+            int64_t held = w[k].busy;
+            reap(&w[k], why, sizeof why);
+            if (sw_stopping(s)) continue; /* killed by the same Ctrl-C: not the point's fault */
+            if (held >= 0) {
+                inflight--;
+                sw_record(s, sw_failed_line(s, (uint64_t)held, why));
+            }
+            if ((next < ntodo || inflight) && spawn(s, &w[k], w, nw) != 0) {
+                rc = CS_ERR(err, CS_EIO, "sweep: cannot restart a worker process: %s", strerror(errno));
+                break;
+            }
+        }
+    }
+    for (size_t k = 0; k < nw; k++) {
+        if (w[k].pid <= 0) continue;
+        if (rc != CS_OK) kill(w[k].pid, SIGTERM);
+        close(w[k].to); /* EOF: the worker exits */
+        close(w[k].from);
+        waitpid(w[k].pid, NULL, 0);
+    }
+    signal(SIGPIPE, old_pipe);
+    cs_free(pf);
+    cs_free(w);
+    return rc;
+}
