@@ -5,7 +5,7 @@
 #
 # TARGET is one of the names in fuzz/CMakeLists.txt (et_reader,
 # network_config, system_config, memory_config, comm_group, topology, model,
-# device, cli) or all (the default): every target in turn, each for SECONDS
+# device, cli, sweep_spec) or all (the default): every target in turn, each for SECONDS
 # (default 60).  The build dir is $CS_FUZZ_BUILD (default build-fuzz,
 # relative to the source tree); it is configured with clang and
 # -DCS_FUZZ=ON when needed.  Each target runs with fuzz/corpus/TARGET/ as
@@ -19,7 +19,7 @@
 set -uo pipefail
 
 src="$(cd "$(dirname "$0")/.." && pwd)"
-all="et_reader network_config system_config memory_config comm_group topology model device cli"
+all="et_reader network_config system_config memory_config comm_group topology model device cli sweep_spec"
 target="${1:-all}"
 secs="${2:-60}"
 shift $(( $# < 2 ? $# : 2 ))

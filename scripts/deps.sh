@@ -7,6 +7,7 @@ PKGS=(build-essential cmake pkg-config
       libjansson-dev libyaml-dev zlib1g-dev   # JSON, YAML, gzip
       libcmocka-dev                           # unit tests
       clang libclang-rt-14-dev                # libFuzzer target
+      mpich libmpich-dev                      # clustersim sweep across machines (mpiexec)
       python3)                                # one test's independent reference scheduler
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

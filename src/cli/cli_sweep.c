@@ -146,8 +146,12 @@ int cs_cli_sweep(int argc, char **argv) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc == CS_EINTR) {
-        fprintf(stderr, "clustersim: %s; the results of the points done are in %s; run the same command to go on\n",
-                err.msg, o.out_dir);
+        if (strstr(err.msg, "checking the points"))
+            fprintf(stderr, "clustersim: %s; nothing ran\n", err.msg);
+        else
+            fprintf(stderr,
+                    "clustersim: %s; the results of the points done are in %s; run the same command to go on\n",
+                    err.msg, o.out_dir);
         return 128 + (g_sweep_stop ? (int)g_sweep_stop : SIGINT);
     }
     if (rc) {

@@ -277,7 +277,7 @@ static int parse_spec(cs_design *d, const cs_jdoc *doc, cs_error *err) {
             (seed && json_integer_value(seed) < 0) || !json_is_object(keys) || json_object_size(keys) == 0 ||
             json_object_size(rnd) != 2u + (seed != NULL))
             return CS_ERR(err, CS_EINVAL,
-                          "%s:%d: random: expected {\"count\": N (1 to 100,000,000), \"seed\": S (an integer >= 0, "
+                          "%s:%d: random: expected {\"count\": N (1 to 10,000,000), \"seed\": S (an integer >= 0, "
                           "optional, default 1), \"keys\": {KEY: distribution, ...}}",
                           path, line);
         d->rand_count = (uint64_t)json_integer_value(cnt);

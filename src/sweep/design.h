@@ -42,7 +42,7 @@ int cs_design_load(const char *path, cs_design **out, cs_error *err);
 void cs_design_free(cs_design *d);
 
 /* Points in all (CS_DESIGN_MAX_POINTS at most). */
-#define CS_DESIGN_MAX_POINTS 100000000ull
+#define CS_DESIGN_MAX_POINTS 10000000ull
 uint64_t cs_design_points(const cs_design *d);
 /* Seeds per design point (1 without "seeds"). */
 uint32_t cs_design_seeds(const cs_design *d);

@@ -708,6 +708,15 @@ static int prepare(sweep *s, const char *spec, cs_error *err) {
     if (rc) return rc;
     s->ids = cs_malloc((s->n ? s->n : 1) * sizeof *s->ids);
     for (uint64_t i = 0; i < s->n && rc == CS_OK; i++) {
+        if ((i & 4095) == 4095) { /* about 80 us a point: a long design says so and can be stopped */
+            if (sw_stopping(s))
+                return CS_ERR(err, CS_EINTR, "sweep interrupted while checking the points (%" PRIu64 " of %" PRIu64
+                              ")", i, s->n);
+            if (s->o->progress && wall_since(&s->last_progress) >= s->o->progress_ms / 1000.0) {
+                clock_gettime(CLOCK_MONOTONIC, &s->last_progress);
+                fprintf(stderr, "sweep: checking the points: %" PRIu64 " of %" PRIu64 "\n", i, s->n);
+            }
+        }
         cs_scenario *sc;
         rc = sw_point_scenario(s, i, &sc, err);
         if (rc == CS_OK) {
@@ -809,7 +818,7 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
         rc = sw_run_mpi(&s, NULL, 0, err); /* release the workers */
     }
     cs_free(todo);
-    int stopped = rc == CS_EINTR;
+    int stopped = rc == CS_EINTR && s.log_fd >= 0; /* stopped while running points */
     if (rc == CS_OK || stopped) {
         merged m;
         merge(&s, &m);
