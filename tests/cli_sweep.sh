@@ -69,6 +69,11 @@ else
     echo "skip the MPI sweep: clustersim was built without MPI or mpiexec is absent (apt-get install mpich libmpich-dev)"
 fi
 
+# the example of README / docs/sweep.md runs: 5 x 2 x 3 points
+sweep "$CS_SOURCE_DIR/examples/sweep/bandwidth.json" --out ex --quiet --no-progress \
+    && [ "$(wc -l < ex/results.csv)" -eq 31 ] && [ "$(wc -l < ex/summary.csv)" -eq 11 ] && ! grep -q ',error,' ex/results.csv \
+    && pass "examples/sweep/bandwidth.json: 30 points, 10 design points" || fail "the sweep example"
+
 # --- resume ---------------------------------------------------------------------------
 sweep spec.json --out j1 --no-progress > again.txt || fail "rerun"
 grep -q "this run      0 points" again.txt && [ "$(wc -l < j1/log.jsonl)" -eq 12 ] \
