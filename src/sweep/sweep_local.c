@@ -84,6 +84,9 @@ static int spawn(const sweep *s, worker *w, worker *all, size_t nall) {
     if (pid == 0) {
         close(a[1]);
         close(b[0]);
+        /* the log and its lock are the coordinator's: a worker that
+         * outlives a killed coordinator must not hold them */
+        if (s->log_fd >= 0) close(s->log_fd);
         for (size_t k = 0; k < nall; k++) /* the other workers' pipes are not ours */
             if (&all[k] != w && all[k].pid > 0) {
                 close(all[k].to);
