@@ -62,6 +62,11 @@ ident sh && pass "three shards + --merge give the same results" || fail "shards 
 if command -v mpiexec >/dev/null 2>&1 && [ -n "${CS_HAVE_MPI:-}" ]; then
     mpiexec -n 3 "$CS_BIN" sweep spec.json --out mpi --quiet --no-progress 2>mpi.err || fail "mpiexec -n 3: $(cat mpi.err)"
     ident mpi && pass "mpiexec -n 3: the same results" || fail "MPI results differ"
+    timeout 120 mpiexec -n 3 "$CS_BIN" sweep spec.json --out mpi --no-progress > mpi2.txt 2>&1 \
+        && grep -q "this run      0 points" mpi2.txt && pass "mpiexec -n 3 with every point done: the workers are released" \
+        || fail "MPI rerun: $(cat mpi2.txt)"
+    timeout 120 mpiexec -n 3 "$CS_BIN" sweep spec.json --list > mpil.txt 2>&1 && [ "$(wc -l < mpil.txt)" -eq 13 ] \
+        && pass "mpiexec -n 3 --list" || fail "MPI --list: $(head -3 mpil.txt)"
     ranks=$(grep -o '"mpi_rank":[0-9]*' mpi/log.jsonl | sort -u | wc -l)
     grep -q '"mpi_rank":1' mpi/log.jsonl && grep -q '"mpi_rank":2' mpi/log.jsonl \
         && pass "mpiexec -n 3: worker ranks ran points ($ranks ranks did)" || fail "MPI ranks: $(grep -o '"mpi_rank":[0-9]*' mpi/log.jsonl | sort | uniq -c)"

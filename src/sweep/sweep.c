@@ -775,18 +775,16 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
         sw_mpi_finalize();
         return rc;
     }
-    if (rc == CS_OK && o->list) {
-        list_points(&s);
-        sweep_free(&s);
-        if (mpi_size > 1) sw_mpi_finalize();
-        return CS_OK;
-    }
-    if (rc == CS_OK) rc = mkdir_p(o->out_dir, err);
-    if (rc == CS_OK && !o->merge_only) rc = open_log(&s, err);
-    if (rc == CS_OK) rc = read_logs(&s, err);
+    /* rank 0 stops the workers once; not when the spec failed: every rank
+     * read it and failed alike */
+    int released = mpi_size <= 1 || mpi_rank > 0 || rc != CS_OK;
+    if (rc == CS_OK && o->list) list_points(&s);
+    if (rc == CS_OK && !o->list) rc = mkdir_p(o->out_dir, err);
+    if (rc == CS_OK && !o->merge_only && !o->list) rc = open_log(&s, err);
+    if (rc == CS_OK && !o->list) rc = read_logs(&s, err);
     uint64_t *todo = NULL;
     size_t ntodo = 0;
-    if (rc == CS_OK && !o->merge_only) {
+    if (rc == CS_OK && !o->merge_only && !o->list) {
         todo = cs_malloc((s.n ? s.n : 1) * sizeof *todo);
         /* a point whose id repeats an earlier point's runs once (a set of
          * ids: open addressing, 0 marks a free slot, id 0 kept aside) */
@@ -811,15 +809,22 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
         }
         cs_free(seen);
         s.todo_total = ntodo;
-        if (ntodo && mpi_size > 1) rc = sw_run_mpi(&s, todo, ntodo, err);
-        else if (ntodo) rc = sw_run_local(&s, todo, ntodo, err);
+        if (ntodo && mpi_size > 1) {
+            rc = sw_run_mpi(&s, todo, ntodo, err);
+            released = 1;
+        } else if (ntodo) {
+            rc = sw_run_local(&s, todo, ntodo, err);
+        }
         progress(&s, 1);
-    } else if (rc == CS_OK && mpi_size > 1) {
-        rc = sw_run_mpi(&s, NULL, 0, err); /* release the workers */
+    }
+    if (!released) { /* nothing to hand out, --list, --merge or an error: the worker ranks stop */
+        cs_error e3;
+        cs_error_clear(&e3);
+        sw_run_mpi(&s, NULL, 0, &e3);
     }
     cs_free(todo);
     int stopped = rc == CS_EINTR && s.log_fd >= 0; /* stopped while running points */
-    if (rc == CS_OK || stopped) {
+    if ((rc == CS_OK && !o->list) || stopped) {
         merged m;
         merge(&s, &m);
         cs_error e2;
