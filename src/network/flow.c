@@ -52,8 +52,9 @@
  * floating-point rates and bytes:
  *  - after every re-rating, on each link of the component the flows' rates
  *    sum to at most bandwidth x (1 + FLOW_TOL), and every flow with a
- *    positive rate has a bottleneck: a link on its path left with at most
- *    FLOW_TOL x bandwidth whose largest rate is its own (max-min fairness);
+ *    positive rate has a bottleneck: a link on its path whose rates sum to
+ *    at least bandwidth x (1 - FLOW_TOL) and whose largest rate is its own
+ *    (max-min fairness);
  *  - a flow's remaining bytes never fall below -FLOW_TOL x its bytes (they
  *    are then clamped at 0: rounding only);
  *  - a flow ends once, by its own latest transmission-end event (a
@@ -87,7 +88,7 @@ typedef struct flink {
     double rem;      /* capacity left during filling, bytes/ns */
     double util;     /* last utilization reported to the observer */
 #ifdef CS_INVARIANTS
-    double inv_max;  /* largest rate among its flows (the max-min check) */
+    double inv_max, inv_sum; /* largest rate among its flows, their sum (the max-min check) */
 #endif
 } flink;
 
@@ -294,6 +295,7 @@ static void check_rates(const flow_state *s, const uint32_t *cl, size_t ncl, con
             if (r > max) max = r;
         }
         L->inv_max = max;
+        L->inv_sum = sum;
         CS_ALWAYS(sum <= bw * (1 + FLOW_TOL), "link %u (%u -> %u): its %u flows' rates sum to %.17g bytes/ns, above "
                   "its bandwidth of %.17g", cl[i], s->topo->links[cl[i]].src, s->topo->links[cl[i]].dst, L->nflows,
                   sum, bw);
@@ -307,7 +309,7 @@ static void check_rates(const flow_state *s, const uint32_t *cl, size_t ncl, con
         for (uint32_t h = 0; h < f->npath && !bottleneck; h++) {
             const flink *L = &s->links[f->path[h]];
             double bw = s->bw[f->path[h]];
-            bottleneck = L->rem <= FLOW_TOL * bw && f->rate >= L->inv_max * (1 - FLOW_TOL);
+            bottleneck = L->inv_sum >= bw * (1 - FLOW_TOL) && f->rate >= L->inv_max * (1 - FLOW_TOL);
         }
         CS_ALWAYS(bottleneck, "a flow of %llu bytes at %.17g bytes/ns crosses %u links and none is a saturated link "
                   "where its rate is the largest (not max-min fair)", (unsigned long long)f->bytes, f->rate, f->npath);
