@@ -62,6 +62,8 @@ void cs_net_destroy(cs_net *net) {
 #ifdef CS_INVARIANTS
     if (net->inv_pool) cs_pool_free(net->inv_pool);
     net->inv_pool = NULL;
+    cs_free(net->inv_quarantine);
+    net->inv_quarantine = NULL;
 #endif
 }
 
@@ -72,7 +74,10 @@ static inline uint32_t rank_npu(const cs_net *net, uint32_t rank) { return net->
 #ifdef CS_INVARIANTS
 /* One transfer in flight: the caller's callback, and what its delivery must
  * satisfy.  The backend gets (inv_arrived, the record) and the caller's
- * cookie unchanged. */
+ * cookie unchanged.  A delivered record waits in a quarantine of the last
+ * INV_QUARANTINE deliveries before the pool reuses it, so that a second
+ * delivery of the transfer within that window finds it marked. */
+#define INV_QUARANTINE 4096
 typedef struct inv_msg {
     cs_net *net;
     cs_net_done_fn done;
@@ -100,7 +105,13 @@ static void inv_arrived(void *ctx, uint64_t cookie) {
     net->inv_delivered.bytes += r->bytes;
     cs_net_done_fn done = r->done;
     void *dctx = r->ctx;
-    cs_pool_put(net->inv_pool, r); /* (delivered stays 1 until the record is reused) */
+    if (!net->inv_quarantine) net->inv_quarantine = cs_malloc(INV_QUARANTINE * sizeof *net->inv_quarantine);
+    if (net->inv_qlen == INV_QUARANTINE) { /* the oldest goes back to the pool */
+        cs_pool_put(net->inv_pool, net->inv_quarantine[net->inv_qhead]);
+        net->inv_qhead = (net->inv_qhead + 1) % INV_QUARANTINE;
+        net->inv_qlen--;
+    }
+    net->inv_quarantine[(net->inv_qhead + net->inv_qlen++) % INV_QUARANTINE] = r;
     done(dctx, cookie);
 }
 

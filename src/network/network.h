@@ -156,6 +156,8 @@ typedef struct cs_net {
     /* every transfer's delivery, checked (network.c): in-flight records,
      * what the backend accepted and what it delivered (messages, bytes) */
     struct cs_pool *inv_pool;
+    void **inv_quarantine; /* the last delivered records, not reused yet */
+    size_t inv_qhead, inv_qlen;
     cs_net_stats inv_started, inv_delivered;
 #endif
 } cs_net;
