@@ -6,6 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifndef CS_SOURCE_ROOT
+#define CS_SOURCE_ROOT "" /* the build gives the source tree's path, ending in '/' */
+#endif
+
+const char *cs_src_path(const char *file) {
+    static const char root[] = CS_SOURCE_ROOT;
+    size_t n = sizeof root - 1;
+    if (file && n && strncmp(file, root, n) == 0) return file + n;
+    return file ? file : "?";
+}
+
 void cs_error_clear(cs_error *err) {
     if (!err) return;
     err->code = CS_OK;

@@ -59,6 +59,10 @@ void cs_error_prefix(cs_error *err, const char *fmt, ...)
 /* Name of a code, e.g. "invalid input". */
 const char *cs_error_code_name(int code);
 
+/* A C source path as __FILE__ gives it, relative to the source tree
+ * ("src/core/alloc.c") when it lies inside it, else unchanged. */
+const char *cs_src_path(const char *file);
+
 #define CS_ERR(err, code, ...) cs_error_set((err), (code), __FILE__, __LINE__, __VA_ARGS__)
 
 #endif

@@ -17,11 +17,12 @@
  */
 #include "core/eventq.h"
 
-#include <assert.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/invariant.h"
 
 /* Events of one timestamp.  SORTED mode: live events are ev[head..n) in
  * ascending (key, seq) order -- pushes in order append, pops advance head.
@@ -276,7 +277,7 @@ static cs_event store_pop(cs_eventq *q) {
 
 uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                         uint64_t arg) {
-    assert(t >= q->now && "event scheduled in the past");
+    CS_ALWAYS(t >= q->now, "event scheduled at %" PRIu64 " ps, before now (%" PRIu64 " ps)", t, q->now);
     cs_event e = {t, key, q->next_seq++, fn, ctx, arg};
     store_push(q, &e);
     return e.seq;
@@ -389,7 +390,7 @@ int cs_eventq_pop(cs_eventq *q, cs_event *out) {
     while (q->n) {
         cs_event top = store_pop(q);
         if (dead_take(q, top.seq)) continue;
-        assert(top.time >= q->now);
+        CS_ALWAYS(top.time >= q->now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", top.time, q->now);
         q->now = top.time;
         *out = top;
         return 1;

@@ -12,7 +12,7 @@
  * that a calendar or ladder queue can replace it after measurement).  Cancellation
  * is lazy: cancelled ids become tombstones skipped when popped.
  * Time never goes backwards: pushing an event earlier than the last popped
- * time is a bug and aborts via assert.
+ * time is a bug (CS_ALWAYS, core/invariant.h).
  */
 #ifndef CS_CORE_EVENTQ_H
 #define CS_CORE_EVENTQ_H

@@ -28,6 +28,11 @@
  * booked transmission ends, max(now, free_at).  One event per hop, keyed by
  * the sender's key plus the hop count; messages come from a cs_pool.
  *
+ * Invariants (core/invariant.h): a chunk reaches its destination over
+ * exactly the hops of its uncontended route (routing from any point on the
+ * way continues the same path) and never earlier than the uncontended time
+ * after its send (waiting for links only delays).
+ *
  * Owns: its state (links, pool).  Borrows: the network configuration and the
  * event queue (see network.h).  docs/network.md has the formulas, examples
  * and the differences from ASTRA-sim.
@@ -37,6 +42,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/invariant.h"
 #include "core/pool.h"
 #include "network/network.h"
 
@@ -53,6 +59,10 @@ typedef struct chunk {
     uint32_t dst;
     int32_t at_sw;   /* dimension of the switch the chunk is at, or -1 */
     uint32_t hops;   /* links taken so far */
+#ifdef CS_INVARIANTS
+    uint32_t route_hops; /* of the uncontended route */
+    cs_time min_at;      /* send + the uncontended time */
+#endif
 } chunk;
 
 struct cong_state {
@@ -149,6 +159,12 @@ static void forward(cong_state *s, chunk *c) {
     int d;
     uint32_t from = c->cur;
     if (!next_hop(s, &c->cur, &c->at_sw, c->dst, &link, &d)) {
+#ifdef CS_INVARIANTS
+        CS_ALWAYS(c->hops == c->route_hops && cs_eventq_now(s->q) >= c->min_at,
+                  "a chunk of %llu bytes arrives at NPU %u after %u hops at %llu ps; its route has %u hops, its "
+                  "uncontended arrival is %llu ps", (unsigned long long)c->bytes, c->dst, c->hops,
+                  (unsigned long long)cs_eventq_now(s->q), c->route_hops, (unsigned long long)c->min_at);
+#endif
         cs_net_done_fn done = c->done;
         void *ctx = c->ctx;
         uint64_t cookie = c->cookie;
@@ -239,6 +255,11 @@ static int cong_send(void *state, const cs_net_msg *m, cs_error *err) {
     c->cur = m->src;
     c->dst = m->dst;
     c->at_sw = -1;
+#ifdef CS_INVARIANTS
+    int slow;
+    cong_ns(s, m->src, m->dst, m->bytes, &c->route_hops, &slow);
+    c->min_at = cs_time_add(now, cong_time(s, m->src, m->dst, m->bytes));
+#endif
     if (m->src == m->dst)
         cs_eventq_push(s->q, cs_eventq_now(s->q), m->key, self_event, c, 0);
     else

@@ -48,6 +48,21 @@
  * Options (FLOW_OPTS): the ECMP seed and the routing mode, each "as the
  * topology says" by default.
  *
+ * Invariants (core/invariant.h), with FLOW_TOL = 1e-9 (relative) for the
+ * floating-point rates and bytes:
+ *  - after every re-rating, on each link of the component the flows' rates
+ *    sum to at most bandwidth x (1 + FLOW_TOL), and every flow with a
+ *    positive rate has a bottleneck: a link on its path whose rates sum to
+ *    at least bandwidth x (1 - FLOW_TOL) and whose largest rate is its own
+ *    (max-min fairness);
+ *  - a flow's remaining bytes never fall below -FLOW_TOL x its bytes (they
+ *    are then clamped at 0: rounding only);
+ *  - a flow ends once, by its own latest transmission-end event (a
+ *    re-scheduled or recycled flow never takes a stale one), with less than
+ *    one ns of bytes at its rate left (the end is truncated to whole ns);
+ *  - its arrival is never before the end of its transmission;
+ *  - the per-link flow lists and the positions flows keep in them agree.
+ *
  * Owns: flows (ids recycled through a free list), per-link flow lists and
  * statistics, the bandwidth array, the router.  docs/network.md ("flow") has
  * the model and its differences.
@@ -58,6 +73,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/invariant.h"
 #include "core/pool.h"
 #include "network/flow.h"
 #include "network/network.h"
@@ -71,7 +87,13 @@ typedef struct flink {
     uint32_t unfrozen;
     double rem;      /* capacity left during filling, bytes/ns */
     double util;     /* last utilization reported to the observer */
+#ifdef CS_INVARIANTS
+    double inv_max, inv_sum; /* largest rate among its flows, their sum (the max-min check) */
+#endif
 } flink;
+
+/* Relative tolerance of the invariants on floating-point rates and bytes. */
+#define FLOW_TOL 1e-9
 
 /* Per-link statistics (cs_net_link_stat) and their bookkeeping. */
 typedef struct lstat {
@@ -248,7 +270,53 @@ static void push_arrival(flow_state *s, cs_time t, uint64_t key, cs_net_done_fn 
     a->ctx = ctx;
     a->pool = s->arrivals;
     cs_time now = cs_eventq_now(s->q);
+    CS_ALWAYS(t >= now, "an arrival at %llu ps is scheduled at %llu ps", (unsigned long long)t,
+              (unsigned long long)now);
     cs_eventq_push(s->q, t < now ? now : t, key, on_arrive, a, cookie);
+}
+
+/* f's remaining bytes after advancing it: only rounding may take them below 0. */
+static void check_remaining(const flow *f) {
+    CS_ALWAYS(f->remaining >= -FLOW_TOL * (double)f->bytes, "a flow of %llu bytes has %.17g bytes left",
+              (unsigned long long)f->bytes, f->remaining);
+    (void)f;
+}
+
+/* After filling the component (links cl[0..ncl), flows cf[0..ncf)): no link
+ * above its bandwidth; every flow with a rate has a bottleneck link. */
+static void check_rates(const flow_state *s, const uint32_t *cl, size_t ncl, const uint32_t *cf, size_t ncf) {
+#ifdef CS_INVARIANTS
+    for (size_t i = 0; i < ncl; i++) {
+        flink *L = &s->links[cl[i]];
+        double sum = 0, max = 0, bw = s->bw[cl[i]];
+        for (uint32_t j = 0; j < L->nflows; j++) {
+            double r = s->flows[L->flows[j]].rate;
+            sum += r;
+            if (r > max) max = r;
+        }
+        L->inv_max = max;
+        L->inv_sum = sum;
+        CS_ALWAYS(sum <= bw * (1 + FLOW_TOL), "link %u (%u -> %u): its %u flows' rates sum to %.17g bytes/ns, above "
+                  "its bandwidth of %.17g", cl[i], s->topo->links[cl[i]].src, s->topo->links[cl[i]].dst, L->nflows,
+                  sum, bw);
+    }
+    for (size_t i = 0; i < ncf; i++) {
+        const flow *f = &s->flows[cf[i]];
+        CS_ALWAYS(f->frozen && f->rate >= 0, "a flow of %llu bytes left the filling with rate %g (frozen %d)",
+                  (unsigned long long)f->bytes, f->rate, f->frozen);
+        if (!(f->rate > 0)) continue;
+        int bottleneck = 0;
+        for (uint32_t h = 0; h < f->npath && !bottleneck; h++) {
+            const flink *L = &s->links[f->path[h]];
+            double bw = s->bw[f->path[h]];
+            bottleneck = L->inv_sum >= bw * (1 - FLOW_TOL) && f->rate >= L->inv_max * (1 - FLOW_TOL);
+        }
+        CS_ALWAYS(bottleneck, "a flow of %llu bytes at %.17g bytes/ns crosses %u links and none is a saturated link "
+                  "where its rate is the largest (not max-min fair)", (unsigned long long)f->bytes, f->rate, f->npath);
+    }
+#else
+    (void)s, (void)cl, (void)ncl, (void)cf, (void)ncf;
+#endif
 }
 
 /* --- max-min fair rates over one component ----------------------------------- */
@@ -306,6 +374,7 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
         flow *f = &s->flows[s->comp_flows[i]];
         if (f->rate > 0) {
             f->remaining -= f->rate * (double)(now - f->last) / 1e3;
+            check_remaining(f);
             if (f->remaining < 0) f->remaining = 0;
         }
         f->last = now;
@@ -349,6 +418,7 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
             }
         }
     }
+    check_rates(s, s->comp_links, ncl, s->comp_flows, ncf);
     for (size_t i = 0; i < ncl; i++) {
         uint32_t l = s->comp_links[i];
         double bw = s->bw[l];
@@ -419,6 +489,8 @@ static void detach(flow_state *s, uint32_t fid, cs_time now) {
         uint32_t l = f->path[h];
         flink *L = &s->links[l];
         uint32_t pos = f->path[f->npath + h];
+        CS_ALWAYS(L->nflows > 0 && pos < L->nflows && L->flows[pos] == fid, "link %u: the flow list and the flow's "
+                  "position %u in it disagree (%u flows)", l, pos, L->nflows);
         uint32_t last = L->flows[--L->nflows];
         if (pos != L->nflows) {
             L->flows[pos] = last;
@@ -431,6 +503,7 @@ static void detach(flow_state *s, uint32_t fid, cs_time now) {
         }
         lstat *st = &s->stats[l];
         st->bytes += sent;
+        CS_ALWAYS(st->active > 0, "link %u: a flow leaves it with none active", l);
         if (--st->active == 0) st->busy += now - st->busy_since;
     }
 }
@@ -462,6 +535,14 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
     uint32_t fid = (uint32_t)ev->arg;
     flow *f = &s->flows[fid];
     cs_time now = cs_eventq_now(s->q);
+    CS_ALWAYS(f->live && f->ev == ev->seq + 1, "flow %u ends by a stale event (live %d, its event %llu, this one %llu)",
+              fid, f->live, (unsigned long long)f->ev, (unsigned long long)ev->seq + 1);
+#ifdef CS_INVARIANTS
+    double left = f->remaining - f->rate * (double)(now - f->last) / 1e3;
+    CS_ALWAYS(left >= -FLOW_TOL * (double)f->bytes && left <= f->rate * (1 + FLOW_TOL) + FLOW_TOL * (double)f->bytes,
+              "a flow of %llu bytes ends its transmission with %.17g bytes left at %.17g bytes/ns",
+              (unsigned long long)f->bytes, left, f->rate);
+#endif
     f->ev = 0;
     f->remaining = 0;
     detach(s, fid, now);
@@ -507,6 +588,7 @@ static void on_change(void *ctx, const cs_event *ev) {
         /* bring the flow to now at its old rate, then move it */
         if (f->rate > 0) {
             f->remaining -= f->rate * (double)(now - f->last) / 1e3;
+            check_remaining(f);
             if (f->remaining < 0) f->remaining = 0;
         }
         f->last = now;
@@ -562,6 +644,7 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_ms
     uint32_t fid;
     if (s->nfree) {
         fid = s->free_ids[--s->nfree];
+        CS_NEVER(s->flows[fid].live, "flow id %u reused while its flow is live", fid);
     } else {
         CS_GROW(s->flows, s->cap_flows, s->nflows_alloc + 1);
         fid = (uint32_t)s->nflows_alloc++;

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/invariant.h"
+#include "core/pool.h"
 #include "topology/topology.h"
 
 extern const cs_net_backend cs_net_analytical; /* analytical.c */
@@ -57,9 +59,96 @@ int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_net_env *env, cs
 void cs_net_destroy(cs_net *net) {
     if (net->backend && net->state) net->backend->destroy(net->state);
     net->state = NULL;
+#ifdef CS_INVARIANTS
+    if (net->inv_pool) cs_pool_free(net->inv_pool);
+    net->inv_pool = NULL;
+    cs_free(net->inv_quarantine);
+    net->inv_quarantine = NULL;
+#endif
 }
 
 static inline uint32_t rank_npu(const cs_net *net, uint32_t rank) { return net->place ? net->place[rank] : rank; }
+
+/* ---- invariants: every delivery watched --------------------------------------- */
+
+#ifdef CS_INVARIANTS
+/* One transfer in flight: the caller's callback, and what its delivery must
+ * satisfy.  The backend gets (inv_arrived, the record) and the caller's
+ * cookie unchanged.  A delivered record waits in a quarantine of the last
+ * INV_QUARANTINE deliveries before the pool reuses it, so that a second
+ * delivery of the transfer within that window finds it marked. */
+#define INV_QUARANTINE 4096
+typedef struct inv_msg {
+    cs_net *net;
+    cs_net_done_fn done;
+    void *ctx;
+    uint64_t bytes;
+    uint32_t src, dst; /* NPUs */
+    cs_time sent_at;
+    cs_time exact_at;  /* CS_NET_EXACT_UNCONTENDED: the arrival; else CS_TIME_MAX */
+    int delivered;
+} inv_msg;
+
+static void inv_arrived(void *ctx, uint64_t cookie) {
+    inv_msg *r = ctx;
+    cs_net *net = r->net;
+    cs_time now = cs_eventq_now(net->q);
+    CS_NEVER(r->delivered, "%s: a transfer of %" PRIu64 " bytes from NPU %u to NPU %u is delivered twice",
+             net->backend->name, r->bytes, r->src, r->dst);
+    CS_ALWAYS(now >= r->sent_at, "%s: a transfer of %" PRIu64 " bytes from NPU %u to NPU %u sent at %" PRIu64
+              " ps is delivered at %" PRIu64 " ps", net->backend->name, r->bytes, r->src, r->dst, r->sent_at, now);
+    CS_ALWAYS(r->exact_at == CS_TIME_MAX || now == r->exact_at, "%s: a transfer of %" PRIu64 " bytes from NPU %u to "
+              "NPU %u sent at %" PRIu64 " ps is delivered at %" PRIu64 " ps instead of its uncontended %" PRIu64 " ps",
+              net->backend->name, r->bytes, r->src, r->dst, r->sent_at, now, r->exact_at);
+    r->delivered = 1;
+    net->inv_delivered.messages++;
+    net->inv_delivered.bytes += r->bytes;
+    cs_net_done_fn done = r->done;
+    void *dctx = r->ctx;
+    if (!net->inv_quarantine) net->inv_quarantine = cs_malloc(INV_QUARANTINE * sizeof *net->inv_quarantine);
+    if (net->inv_qlen == INV_QUARANTINE) { /* the oldest goes back to the pool */
+        cs_pool_put(net->inv_pool, net->inv_quarantine[net->inv_qhead]);
+        net->inv_qhead = (net->inv_qhead + 1) % INV_QUARANTINE;
+        net->inv_qlen--;
+    }
+    net->inv_quarantine[(net->inv_qhead + net->inv_qlen++) % INV_QUARANTINE] = r;
+    done(dctx, cookie);
+}
+
+/* p (NPUs) with its callback replaced by inv_arrived; the record, or NULL. */
+static inv_msg *inv_watch(cs_net *net, cs_net_msg *p, int exact) {
+    if (!net->inv_pool) net->inv_pool = cs_pool_new(sizeof(inv_msg));
+    inv_msg *r = cs_pool_get(net->inv_pool);
+    *r = (inv_msg){.net = net, .done = p->done, .ctx = p->ctx, .bytes = p->bytes, .src = p->src, .dst = p->dst,
+                   .sent_at = cs_eventq_now(net->q), .exact_at = CS_TIME_MAX};
+    if (exact) r->exact_at = cs_time_add(r->sent_at, net->backend->uncontended_time(net->state, p->src, p->dst, p->bytes));
+    p->done = inv_arrived;
+    p->ctx = r;
+    return r;
+}
+
+/* After the backend's send: refused (rc), nothing will be delivered. */
+static void inv_sent(cs_net *net, inv_msg *r, int rc) {
+    if (rc) {
+        cs_pool_put(net->inv_pool, r);
+        return;
+    }
+    net->inv_started.messages++;
+    net->inv_started.bytes += r->bytes;
+}
+#endif
+
+void cs_net_check_drained(const cs_net *net) {
+#ifdef CS_INVARIANTS
+    CS_ALWAYS(net->inv_delivered.messages == net->inv_started.messages &&
+                  net->inv_delivered.bytes == net->inv_started.bytes,
+              "%s: %" PRIu64 " transfers of %" PRIu64 " bytes started, %" PRIu64 " of %" PRIu64 " bytes delivered "
+              "when the run ended", net->backend->name, net->inv_started.messages, net->inv_started.bytes,
+              net->inv_delivered.messages, net->inv_delivered.bytes);
+#else
+    (void)net;
+#endif
+}
 
 int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err) {
     if (m->src >= net->cfg->total_npus || m->dst >= net->cfg->total_npus)
@@ -72,7 +161,13 @@ int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err) {
     cs_net_msg p = *m;
     p.src = rank_npu(net, m->src);
     p.dst = rank_npu(net, m->dst);
+#ifdef CS_INVARIANTS
+    inv_msg *r = inv_watch(net, &p, cs_net_has(net, CS_NET_EXACT_UNCONTENDED));
+#endif
     int rc = net->backend->send(net->state, &p, err);
+#ifdef CS_INVARIANTS
+    inv_sent(net, r, rc);
+#endif
     if (rc && net->place) /* the backend speaks of NPUs (nodes), the caller of ranks */
         cs_error_prefix(err, "transfer of %" PRIu64 " bytes from rank %u (NPU %u) to rank %u (NPU %u): ", m->bytes,
                         m->src, p.src, m->dst, p.dst);
@@ -92,7 +187,13 @@ int cs_net_send_switch(cs_net *net, const cs_net_msg *m, int up, cs_error *err) 
     cs_net_msg p = *m;
     p.src = rank_npu(net, m->src);
     p.dst = rank_npu(net, m->dst);
+#ifdef CS_INVARIANTS
+    inv_msg *r = inv_watch(net, &p, 0);
+#endif
     int rc = net->backend->send_switch(net->state, &p, up, err);
+#ifdef CS_INVARIANTS
+    inv_sent(net, r, rc);
+#endif
     if (rc)
         cs_error_prefix(err, "transfer of %" PRIu64 " bytes %s the switch of rank %u (toward rank %u): ", m->bytes,
                         up ? "to" : "from", m->src, m->dst);

@@ -15,7 +15,11 @@
  * its name.  The wrapper functions below (cs_net_*) are the only callers of
  * the table: they check NPU ranges, map ranks to NPUs by the topology's
  * placement (once, for every backend), count messages, and read the backend's
- * statistics (cs_net_report).
+ * statistics (cs_net_report).  With CS_INVARIANTS (core/invariant.h) the
+ * wrapper also watches every delivery: once per transfer, never before its
+ * send, exactly uncontended_time after it for a CS_NET_EXACT_UNCONTENDED
+ * backend, and every transfer delivered when a run drains
+ * (cs_net_check_drained).
  *
  * Ownership: a cs_net owns its backend state; the environment (the network
  * configuration, the physical topology, the event queue, the observer) is
@@ -148,6 +152,14 @@ typedef struct cs_net {
     const uint32_t *place; /* rank -> NPU (the topology's placement); NULL = identity */
     cs_eventq *q;
     cs_net_stats stats;
+#ifdef CS_INVARIANTS
+    /* every transfer's delivery, checked (network.c): in-flight records,
+     * what the backend accepted and what it delivered (messages, bytes) */
+    struct cs_pool *inv_pool;
+    void **inv_quarantine; /* the last delivered records, not reused yet */
+    size_t inv_qhead, inv_qlen;
+    cs_net_stats inv_started, inv_delivered;
+#endif
 } cs_net;
 
 /* Registry. */
@@ -176,6 +188,10 @@ cs_time cs_net_uncontended_time(const cs_net *net, uint32_t src, uint32_t dst, u
 int cs_net_report(const cs_net *net, cs_net_link_report *out, cs_error *err);
 /* What is in flight, one line ("" when the backend says nothing). */
 void cs_net_describe_pending(const cs_net *net, char *buf, size_t n);
+/* Invariant (core/invariant.h) of a run that ended with an empty event
+ * queue: every transfer started was delivered, bytes injected = bytes
+ * delivered.  Nothing in a build without CS_INVARIANTS. */
+void cs_net_check_drained(const cs_net *net);
 
 /* --- helpers shared by backends ------------------------------------------ */
 

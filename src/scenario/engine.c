@@ -286,6 +286,7 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
         rc = CS_EINTR;
     } else {
         rc = cs_exec_finish(e->x, why, whylen);
+        if (rc == CS_OK) cs_net_check_drained(&e->net); /* (an invariant: core/invariant.h) */
     }
     uint32_t nsim = cs_exec_simulated(e->x);
     uint64_t scale = rep ? w->nranks / (nsim ? nsim : 1) : 1;

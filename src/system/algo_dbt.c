@@ -29,8 +29,12 @@
  * 1 = from the right child, 2 = from the parent.
  * Registered as css_algo_dbt: power-of-two NPUs, not on a communicator group
  * smaller than the network (ASTRA-sim would crash); simulated in full (no
- * representative mode).
+ * representative mode).  Invariant (core/invariant.h): every event finds a
+ * transition of its node's state machine.
  */
+#include <inttypes.h>
+
+#include "core/invariant.h"
 #include "system/sys_int.h"
 
 enum { DB_BEGIN, DB_WAIT_TWO, DB_WAIT_ONE, DB_TO_PARENT, DB_WAIT_PARENT, DB_TO_CHILDREN, DB_END };
@@ -163,6 +167,9 @@ static void run(cs_system *s, cs_stream *st, int ev) {
             d->state = DB_END;
         } else if (d->state == DB_END) {
             css_stream_proceed(s, st);
+        } else {
+            CS_ALWAYS(!"an expected event", "leaf %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
+                      st->inst->seq, ev, d->state);
         }
         return;
     case T_INTER:
@@ -189,6 +196,9 @@ static void run(cs_system *s, cs_stream *st, int ev) {
             send_to(st, ph, t.left, 2);
             send_to(st, ph, t.right, 2);
             css_stream_proceed(s, st);
+        } else {
+            CS_ALWAYS(!"an expected event", "node %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
+                      st->inst->seq, ev, d->state);
         }
         return;
     default: /* root */
@@ -201,6 +211,9 @@ static void run(cs_system *s, cs_stream *st, int ev) {
         } else if (d->state == DB_TO_CHILDREN) {
             send_to(st, ph, t.left >= 0 ? t.left : t.right, 2);
             css_stream_proceed(s, st);
+        } else {
+            CS_ALWAYS(!"an expected event", "root %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
+                      st->inst->seq, ev, d->state);
         }
         return;
     }

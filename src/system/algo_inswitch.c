@@ -28,7 +28,9 @@
  * max-min with everything else.  Bytes: each member sends `up` and
  * receives `down` (rank bytes_sent / bytes_recv).
  * Per-stream step (insw_state.step): 0 start, 1 contribution leaving,
- * 2 waiting for the switch, 3 result arrived.  Registered as
+ * 2 waiting for the switch, 3 result arrived; invariants
+ * (core/invariant.h): a result reaches a stream only at step 2, a line's
+ * switch never counts more than n contributions.  Registered as
  * css_algo_inswitch: all-reduce, reduce-scatter or all-gather on a Switch
  * dimension; simulated in full (no representative mode).
  */
@@ -37,6 +39,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/invariant.h"
 #include "network/network.h"
 #include "system/sys_int.h"
 
@@ -66,6 +69,9 @@ static void down_arrived(void *ctx, uint64_t cookie) {
     cs_system *s = in->sys;
     cs_stream *st = inst_stream(in, x->member, x->chunk);
     cs_free(x);
+    CS_ALWAYS(s->failed || (st->state == ST_RUNNING && *step_of(st) == 2), "in-switch result for member %u's chunk %u "
+              "of collective #%" PRIu64 " at step %u (state %d)", stream_member(st), stream_chunk(st), in->seq,
+              *step_of(st), st->state);
     if (!s->failed && st->state == ST_RUNNING && *step_of(st) == 2) {
         const cs_phase *ph = stream_phase(st);
         uint64_t up, down;
@@ -111,6 +117,8 @@ static void up_arrived(void *ctx, uint64_t cookie) {
         const cs_phase *ph = stream_phase(st);
         uint32_t nmem = in->grp->n;
         uint32_t *cnt = &css_inst_phase_counts(in)[(size_t)st->ph_index * nmem + css_topo_member(st, ph, 0)];
+        CS_ALWAYS(*cnt < ph->n, "collective #%" PRIu64 ": a switch gets contribution %u of %u", in->seq, *cnt + 1,
+                  ph->n);
         if (++*cnt == ph->n) { /* all contributions are in the switch: the results go down */
             uint64_t up, down;
             phase_bytes(ph, &up, &down);
@@ -126,6 +134,8 @@ static void deliver_ev(void *ctx, const cs_event *ev) {
     cs_system *s = in->sys;
     uint32_t member = (uint32_t)(ev->arg >> 32), chunk = (uint32_t)ev->arg;
     cs_stream *st = inst_stream(in, member, chunk);
+    CS_ALWAYS(s->failed || (st->state == ST_RUNNING && *step_of(st) == 2), "in-switch result for member %u's chunk %u "
+              "of collective #%" PRIu64 " at step %u (state %d)", member, chunk, in->seq, *step_of(st), st->state);
     if (!s->failed && st->state == ST_RUNNING && *step_of(st) == 2) {
         const cs_phase *ph = stream_phase(st);
         uint64_t up, down;
@@ -157,6 +167,8 @@ static void run(cs_system *s, cs_stream *st, int ev) {
         css_stream_proceed(s, st);
         return;
     }
+    CS_ALWAYS(*step_of(st) == 1, "member %u's chunk %u of collective #%" PRIu64 ": a bundle completes at step %u",
+              stream_member(st), stream_chunk(st), in->seq, *step_of(st));
     if (*step_of(st) != 1) return;
     /* the contribution leaves for the switch */
     *step_of(st) = 2;
@@ -171,6 +183,7 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     }
     uint32_t line = css_topo_member(st, ph, 0); /* the line's first member names its switch */
     uint32_t *cnt = &counts[(size_t)st->ph_index * nmem + line];
+    CS_ALWAYS(*cnt < ph->n, "collective #%" PRIu64 ": a switch gets contribution %u of %u", in->seq, *cnt + 1, ph->n);
     if (++*cnt < ph->n) return;
     /* the last contribution: every member of the line gets the result */
     int d = ph->space == SP_DIM ? ph->dim : 0;

@@ -25,7 +25,13 @@
  * (css_pe_params.hold_second_half).
  * An algorithm on the engine gives P, NZ, the sends, the packet sizes and
  * the peers as a css_pe_params (sys_int.h) in its table's `impl`.
+ * Invariants (core/invariant.h): a round has packets; a phase ends having
+ * received exactly as many messages as it sent (P + received packets made,
+ * sent + P bundles completed), so no message of the phase is left behind.
  */
+#include <inttypes.h>
+
+#include "core/invariant.h"
 #include "system/sys_int.h"
 
 /* ---- logical topology -------------------------------------------------------- */
@@ -89,6 +95,8 @@ static void insert_packet(cs_system *s, cs_stream *st, pe_state *e, const cs_pha
         e->toggle ^= 1;
     }
     uint32_t c = e->created;
+    CS_ALWAYS(e->zero > 0 || e->nonzero > 0, "collective #%" PRIu64 ": a round of packets without packets",
+              st->inst->seq);
     if (e->zero > 0) {
         e->created++;
         e->zero--;
@@ -119,6 +127,9 @@ static int ready(cs_stream *st, pe_state *e, const cs_phase *ph, const css_pe_pa
 static int iteratable(cs_system *s, cs_stream *st, pe_state *e, const cs_phase *ph,
                       const css_pe_params *pp) {
     if (e->stream_count == 0 && e->free_packets == pp->packets(ph)) {
+        CS_ALWAYS(e->received == e->sent && e->created == e->sent + (uint32_t)pp->packets(ph),
+                  "member %u's chunk %u of collective #%" PRIu64 ": phase %u ends with %u messages sent, %u received, "
+                  "%u packets made", st->member, st->chunk, st->inst->seq, st->phase, e->sent, e->received, e->created);
         css_stream_proceed(s, st);
         return 1;
     }

@@ -22,9 +22,18 @@
  * This mirrors ASTRA-sim's proceed_to_next_vnet_baseline, except that the
  * member's completion callback runs after the queue bookkeeping instead of
  * before it (same instant; see docs/collectives.md).
+ *
+ * Invariants (core/invariant.h): a stream goes idle -> queued -> running ->
+ * (queued -> running)* -> done and never leaves done (a chunk finishes
+ * once); only a member that issued the collective has moving streams; a
+ * queue's running streams are its first `running` entries, all RUNNING, at
+ * most active-chunks-per-dimension of them, the others QUEUED; `running`
+ * never goes below zero.
  */
+#include <inttypes.h>
 #include <string.h>
 
+#include "core/invariant.h"
 #include "system/sys_int.h"
 
 static cs_rankq *rq(cs_system *s, uint32_t rank, int q) {
@@ -115,6 +124,15 @@ static void queue_unlink(cs_system *s, uint32_t rank, int q, cs_stream *st) {
             st->qnext = NULL;
             return;
         }
+    CS_ALWAYS(!"the stream is in its queue", "rank %u: chunk %u of collective #%" PRIu64 " leaves queue %d, where it "
+              "is not", rank, stream_chunk(st), st->inst->seq, q);
+}
+
+/* One running stream of queue (rank, q) ends there. */
+static void queue_release(cs_system *s, uint32_t rank, int q) {
+    cs_rankq *Q = rq(s, rank, q);
+    CS_ALWAYS(Q->running > 0, "rank %u: queue %d releases a running slot with none taken", rank, q);
+    Q->running--;
 }
 
 static void stream_init(cs_system *s, cs_stream *st) {
@@ -127,19 +145,30 @@ static void stream_init(cs_system *s, cs_stream *st) {
 static void queue_start(cs_system *s, uint32_t rank, int q) {
     cs_rankq *Q = rq(s, rank, q);
     cs_stream *p = Q->head;
-    for (uint32_t i = 0; p && i < Q->running; i++) p = p->qnext;
+    for (uint32_t i = 0; p && i < Q->running; i++) {
+        CS_ALWAYS(p->state == ST_RUNNING, "rank %u: queue %d: entry %u of %u running is in state %d", rank, q, i,
+                  Q->running, p->state);
+        p = p->qnext;
+    }
     while (p && Q->running < s->queue_threshold) {
         cs_stream *next = p->qnext;
+        CS_ALWAYS(p->state == ST_QUEUED, "rank %u: queue %d admits a stream in state %d", rank, q, p->state);
         Q->running++;
         stream_init(s, p);
         p = next;
     }
+    CS_ALWAYS(Q->running <= s->queue_threshold, "rank %u: queue %d runs %u streams, above the limit of %u", rank, q,
+              Q->running, s->queue_threshold);
 }
 
 void css_stream_proceed(cs_system *s, cs_stream *st) {
     cs_inst *in = st->inst;
     uint32_t m = stream_member(st), c = stream_chunk(st);
     uint32_t rank = css_inst_rank(in, m);
+    CS_NEVER(st->state == ST_DONE, "rank %u: chunk %u of collective #%" PRIu64 " proceeds after its last phase", rank,
+             c, in->seq);
+    CS_ALWAYS(in->members[m].issued, "rank %u: chunk %u of collective #%" PRIu64 " moves before its member issued it",
+              rank, c, in->seq);
     int prev_q = -1, was_running = 0;
     if (st->state == ST_QUEUED || st->state == ST_RUNNING) {
         was_running = st->state == ST_RUNNING;
@@ -151,7 +180,7 @@ void css_stream_proceed(cs_system *s, cs_stream *st) {
     if (st->phase >= chunk_nphases(in, c)) {
         st->state = ST_DONE;
         if (prev_q >= 0) {
-            if (was_running) rq(s, rank, prev_q)->running--;
+            if (was_running) queue_release(s, rank, prev_q);
             queue_start(s, rank, prev_q);
         }
         css_member_chunk_done(in, m);
@@ -167,7 +196,7 @@ void css_stream_proceed(cs_system *s, cs_stream *st) {
     if (a->setup) a->setup(st, ph);
     queue_insert(s, rank, ph->queue, st);
     if (prev_q >= 0) {
-        if (was_running) rq(s, rank, prev_q)->running--;
+        if (was_running) queue_release(s, rank, prev_q);
         queue_start(s, rank, prev_q);
     }
     queue_start(s, rank, ph->queue);

@@ -141,6 +141,9 @@ struct cs_inst {
     char algos[64];          /* for records, e.g. "ring,direct" */
     uint32_t *phase_counts;  /* per (phase index, member) counters an algorithm may use
                                 (inSwitch: contributions at the switch); css_inst_phase_counts */
+#ifdef CS_INVARIANTS
+    uint64_t inv_msg_sent, inv_msg_recv; /* bytes of css_send messages put on the network / delivered */
+#endif
 };
 
 /* A message in flight or waiting at its receiver (pool object). */

@@ -38,6 +38,15 @@
  * its instance (`live`); handlers drop it last, so an instance is never freed
  * under a running handler, even when a completion callback issues the next
  * collective from inside it.
+ *
+ * Invariants (core/invariant.h): a member finishes once, after it issued
+ * the collective and after all of its chunks, and -- when the plan's
+ * phases connect the whole communicator (every dimension, or one ring of
+ * every member) -- only after every member issued it; the instance's
+ * reference count never goes below zero; a bundle or a message reaches its
+ * stream in the phase it belongs to (never one the stream has left); an
+ * instance freed in a run that did not fail has delivered every byte its
+ * members sent and holds no unmatched message.
  */
 #include "system/sys_int.h"
 
@@ -48,6 +57,7 @@
 
 #include "compute/compute.h"
 #include "core/alloc.h"
+#include "core/invariant.h"
 
 /* ---- keys and failure ---------------------------------------------------- */
 
@@ -255,6 +265,16 @@ static cs_inst *find_inst(cs_system *s, cs_group *g, uint64_t seq) {
 static void maybe_free_inst(cs_inst *in) {
     if (in->finished < in->nsim || in->live) return;
     cs_system *s = in->sys;
+#ifdef CS_INVARIANTS
+    if (!s->failed) {
+        CS_ALWAYS(in->inv_msg_sent == in->inv_msg_recv, "collective #%" PRIu64 " of communicator %s ends with %" PRIu64
+                  " bytes sent and %" PRIu64 " delivered", in->seq, in->grp->name, in->inv_msg_sent, in->inv_msg_recv);
+        for (uint64_t i = 0; in->streams && i < (uint64_t)inst_nmembers(in) * in->nchunks; i++)
+            CS_ALWAYS(!in->streams[i].early, "collective #%" PRIu64 " of communicator %s ends with a message for "
+                      "member %u's chunk %u that no receive took", in->seq, in->grp->name, in->streams[i].member,
+                      in->streams[i].chunk);
+    }
+#endif
     cs_inst **pp = &s->inst[inst_bucket(s, in->grp->id, in->seq)];
     while (*pp && *pp != in) pp = &(*pp)->hnext;
     if (*pp) *pp = in->hnext;
@@ -265,6 +285,8 @@ static void maybe_free_inst(cs_inst *in) {
 
 static void inst_hold(cs_inst *in) { in->live++; }
 static void inst_release(cs_inst *in) {
+    CS_ALWAYS(in->live > 0, "collective #%" PRIu64 " of communicator %s released more often than held", in->seq,
+              in->grp->name);
     in->live--;
     maybe_free_inst(in);
 }
@@ -279,9 +301,33 @@ void css_inst_release(cs_inst *in) { inst_release(in); }
 
 /* ---- member completion ------------------------------------------------------ */
 
+/* Whether the phases of in's plan connect every member of its communicator
+ * (so that no member can finish before all have issued): a phase over every
+ * NPU or over the group, or, on the whole network, a phase in each of its
+ * dimensions of more than one NPU. */
+static int plan_connects_all(const cs_system *s, const cs_inst *in) {
+    if (!in->nchunks) return 0;
+    unsigned dims = 0;
+    for (uint32_t p = in->phase_begin[0]; p < in->phase_begin[1]; p++) {
+        if (in->phases[p].space != SP_DIM) return 1;
+        dims |= 1u << in->phases[p].dim;
+    }
+    if (!in->grp->whole) return 0;
+    for (int d = 0; d < s->ndims; d++)
+        if (s->netcfg->npus[d] > 1 && !(dims >> d & 1u)) return 0;
+    return 1;
+}
+
 static void member_finish(cs_inst *in, uint32_t m) {
     cs_system *s = in->sys;
     cs_member *mb = &in->members[m];
+    CS_NEVER(mb->finished, "member %u of collective #%" PRIu64 " of communicator %s finishes twice", m, in->seq,
+             in->grp->name);
+    CS_ALWAYS(mb->issued, "member %u of collective #%" PRIu64 " of communicator %s finishes before issuing it", m,
+              in->seq, in->grp->name);
+    CS_ALWAYS(s->rep || in->arrived == in->nsim || in->comm_type == CS_COLL_BROADCAST || !plan_connects_all(s, in),
+              "member %u of collective #%" PRIu64 " of communicator %s finishes when %u of its %u members issued it", m,
+              in->seq, in->grp->name, in->arrived, in->nsim);
     if (s->rep) css_sym_touch(s, sym_exec_token(s, css_inst_rank(in, m)), "the executor");
     mb->finished = 1;
     in->finished++;
@@ -311,6 +357,8 @@ static void member_finish(cs_inst *in, uint32_t m) {
 
 void css_member_chunk_done(cs_inst *in, uint32_t member) {
     cs_member *mb = &in->members[member];
+    CS_ALWAYS(mb->chunks_done < in->nchunks, "member %u of collective #%" PRIu64 " finishes chunk %u of %u", member,
+              in->seq, mb->chunks_done + 1, in->nchunks);
     if (in->sys->rep) css_sym_touch(in->sys, mb, "one collective's completion");
     if (++mb->chunks_done == in->nchunks) member_finish(in, member);
 }
@@ -344,6 +392,12 @@ static int recv_posted(const cs_stream *st, const cs_msg *m) {
 static void deliver(cs_system *s, cs_msg *m) {
     cs_inst *in = m->inst;
     cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
+    CS_ALWAYS(st->state == ST_RUNNING && st->phase == m->phase, "member %u's chunk %u of collective #%" PRIu64
+              " gets message %u of phase %u in phase %u (state %d)", m->dst_member, m->chunk, in->seq, m->k, m->phase,
+              st->phase, st->state);
+#ifdef CS_INVARIANTS
+    in->inv_msg_recv += m->bytes;
+#endif
     in->members[m->dst_member].bytes_recv += m->bytes;
     s->stats.bytes_recv += m->bytes;
     cs_pool_put(s->msg_pool, m);
@@ -362,6 +416,10 @@ static void msg_arrived(void *ctx, uint64_t cookie) {
     }
     cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
     if (s->rep) css_sym_touch(s, st, "one stream");
+    CS_NEVER(st->state == ST_DONE || (st->state != ST_IDLE && st->phase > m->phase),
+             "member %u's chunk %u of collective #%" PRIu64 " gets message %u of phase %u after leaving that phase "
+             "(now in phase %u, state %d): it would never be received", m->dst_member, m->chunk, in->seq, m->k,
+             m->phase, st->phase, st->state);
     if (recv_posted(st, m)) {
         deliver(s, m);
         inst_release(in);
@@ -428,6 +486,10 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
         in->live--;
         css_fail_msg(s, in, stream_member(st), &e);
     }
+#ifdef CS_INVARIANTS
+    else
+        in->inv_msg_sent += bytes;
+#endif
 }
 
 /* Representative mode: rank 0's send k stands for the message rank 0
@@ -508,6 +570,9 @@ static void bundle_ev(void *ctx, const cs_event *ev) {
     uint16_t phase = b->phase;
     if (s->rep) css_sym_touch(s, st, "one stream");
     cs_pool_put(s->bundle_pool, b);
+    CS_ALWAYS(s->failed || (st->state == ST_RUNNING && st->phase == phase), "member %u's chunk %u of collective #%" PRIu64
+              ": a bundle of phase %u completes in phase %u (state %d)", stream_member(st), stream_chunk(st), in->seq,
+              phase, st->phase, st->state);
     if (!s->failed && st->state == ST_RUNNING && st->phase == phase) {
         css_phase_algo(stream_phase(st))->run(s, st, EV_GENERAL);
     }

@@ -3,6 +3,12 @@
  * compute, CPU and communication resources, point-to-point matching, and the
  * deadlock report.  Owns its per-rank state; the queue and layers are the
  * engine's.
+ *
+ * Invariants (core/invariant.h; docs/testing.md): a node goes waiting ->
+ * ready (all parents done) -> issued -> done exactly once each (instant
+ * nodes skip "issued"); no child is released by more parents than it has;
+ * the communication counters never go below zero; a point-to-point message
+ * arrives once; a finished run has received every byte it sent.
  */
 #include "workload/exec.h"
 
@@ -11,6 +17,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/invariant.h"
 #include "core/log.h"
 #include "core/pool.h"
 #include "memory/remote.h"
@@ -65,7 +72,13 @@ typedef struct rank_state {
     cs_time comm_since;
     uint64_t recv_lanes;    /* bit k = lane CS_LANE_RECV0 + k in use */
     uint32_t evseq;
+#ifdef CS_INVARIANTS
+    uint8_t *nstate;        /* per node: NS_* (invariants only) */
+#endif
 } rank_state;
+
+/* A node's life, for the invariants: waiting for parents, ready, issued, done. */
+enum { NS_WAIT = 0, NS_READY = 1, NS_ISSUED = 2, NS_DONE = 3 };
 
 typedef struct op op;
 typedef struct chan chan;
@@ -87,6 +100,9 @@ struct cs_exec {
     uint32_t *instant;
     size_t ninstant, capinstant;
     uint32_t *pending;    /* every rank's pending-parent counters, one allocation */
+#ifdef CS_INVARIANTS
+    uint8_t *nstates;     /* every rank's node states (NS_*), one allocation */
+#endif
     /* p2p channels (allocated with the first point-to-point message) */
     chan **chans;
     size_t nchan_buckets, nchans; /* hash of live channels; grown at 2 per bucket */
@@ -136,6 +152,19 @@ static void fail(sim *s, int rc) {
 
 static void try_issue(sim *s, uint32_t rank);
 
+/* Node idx of rank moves from state `from` (or from2) to `to` (NS_*). */
+static void node_moves(sim *s, uint32_t rank, uint32_t idx, int from, int from2, int to, const char *what) {
+#ifdef CS_INVARIANTS
+    rank_state *r = &s->rs[rank];
+    CS_ALWAYS(r->nstate[idx] == from || r->nstate[idx] == from2,
+              "rank %u: %s node %" PRIu64 " (index %u) %s in state %d; expected state %d or %d", rank, r->g->source,
+              r->g->nodes[idx].id, idx, what, r->nstate[idx], from, from2);
+    r->nstate[idx] = (uint8_t)to;
+#else
+    (void)s, (void)rank, (void)idx, (void)from, (void)from2, (void)to, (void)what;
+#endif
+}
+
 /* ---- completion ------------------------------------------------------------ */
 
 static void comm_begin(sim *s, uint32_t rank) {
@@ -145,6 +174,7 @@ static void comm_begin(sim *s, uint32_t rank) {
 
 static void comm_end(sim *s, uint32_t rank) {
     rank_state *r = &s->rs[rank];
+    CS_ALWAYS(r->comm_active > 0, "rank %u: a communication op ends with none in flight", rank);
     if (--r->comm_active == 0) s->ranks[rank].comm_busy += cs_eventq_now(s->q) - r->comm_since;
 }
 
@@ -156,6 +186,10 @@ static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_
     const cs_graph *g = r->g;
     cs_rank_result *rr = &s->ranks[rank];
     cs_time now = cs_eventq_now(s->q);
+    CS_ALWAYS(r->pending[idx] == 0 && now >= start, "rank %u: %s node %" PRIu64 " completes with %u parents pending, "
+              "at %" PRIu64 " ps from a start at %" PRIu64 " ps", rank, g->source, g->nodes[idx].id, r->pending[idx], now,
+              start);
+    node_moves(s, rank, idx, NS_READY, NS_ISSUED, NS_DONE, "completes");
     rr->nodes++;
     s->nodes_done++;
     rr->finish = now;
@@ -165,6 +199,8 @@ static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_
     }
     for (uint32_t c = g->nodes[idx].child_begin; c < cs_graph_child_end(g, idx); c++) {
         uint32_t ch = g->children[c];
+        CS_ALWAYS(r->pending[ch] > 0, "rank %u: %s node %" PRIu64 " released by more parents than it has", rank,
+                  g->source, g->nodes[ch].id);
         if (--r->pending[ch] == 0) make_ready(s, rank, ch);
     }
 }
@@ -255,8 +291,12 @@ static op *new_op(sim *s, uint32_t rank, uint32_t idx, uint32_t lane, int32_t pe
 
 static void finish_comm_op(sim *s, op *o, int engine) {
     uint32_t rank = o->rank;
+    CS_ALWAYS(!engine || s->rs[rank].comm_inflight > 0, "rank %u: an engine op ends with none in flight", rank);
     if (engine) s->rs[rank].comm_inflight--;
     comm_end(s, rank);
+    CS_ALWAYS(!(o->lane >= CS_LANE_RECV0 && o->lane < CS_LANE_RECV0 + 64) ||
+                  (s->rs[rank].recv_lanes >> (o->lane - CS_LANE_RECV0) & 1),
+              "rank %u: receive lane %u released twice", rank, o->lane);
     if (o->lane >= CS_LANE_RECV0 && o->lane < CS_LANE_RECV0 + 64)
         s->rs[rank].recv_lanes &= ~(1ULL << (o->lane - CS_LANE_RECV0));
     complete(s, rank, o->node, o->start, o->lane, o->peer);
@@ -282,6 +322,8 @@ static void send_arrived(void *ctx, uint64_t cookie) {
         cs_system_sym_dispatch(s->sys, (uint32_t)snd->peer);
     }
     if (s->failed) return;
+    CS_NEVER(snd->arrived, "rank %u: a message of %" PRIu64 " bytes to rank %d arrives twice", snd->rank, snd->bytes,
+             snd->peer);
     snd->arrived = 1;
     s->ranks[snd->rank].bytes_sent += snd->bytes;
     op *rcv = snd->matched;
@@ -534,6 +576,7 @@ static void cpu_done(void *ctx, const cs_event *ev) {
 static void make_ready(sim *s, uint32_t rank, uint32_t idx) {
     rank_state *r = &s->rs[rank];
     const cs_node *n = &r->g->nodes[idx];
+    node_moves(s, rank, idx, NS_WAIT, NS_WAIT, NS_READY, "becomes ready");
     switch (n->type) {
     case CS_NODE_INVALID:
     case CS_NODE_METADATA: push_instant(s, idx); break;
@@ -607,15 +650,20 @@ static void try_issue(sim *s, uint32_t rank) {
         if (s->failed) return;
         int progressed = 0;
         if (!r->comp_busy && r->ready_comp.n) {
-            start_comp(s, rank, heap_pop(&r->ready_comp), 0);
+            uint32_t idx = heap_pop(&r->ready_comp);
+            node_moves(s, rank, idx, NS_READY, NS_READY, NS_ISSUED, "is issued");
+            start_comp(s, rank, idx, 0);
             progressed = 1;
         }
         if (!r->cpu_busy && r->ready_cpu.n) {
-            start_comp(s, rank, heap_pop(&r->ready_cpu), 1);
+            uint32_t idx = heap_pop(&r->ready_cpu);
+            node_moves(s, rank, idx, NS_READY, NS_READY, NS_ISSUED, "is issued");
+            start_comp(s, rank, idx, 1);
             progressed = 1;
         }
         while (r->ready_recv.n && !s->failed) { /* receives need no engine */
             uint32_t idx = heap_pop(&r->ready_recv);
+            node_moves(s, rank, idx, NS_READY, NS_READY, NS_ISSUED, "is issued");
             const cs_node *n = &r->g->nodes[idx];
             int rc = (n->flags & CS_NF_CPU) ? cpu_comm_error(s, r, n) : issue_recv(s, rank, idx);
             if (rc) {
@@ -626,6 +674,7 @@ static void try_issue(sim *s, uint32_t rank) {
         }
         while (r->ready_comm.n && r->comm_inflight < s->comm_streams && !s->failed) {
             uint32_t idx = heap_pop(&r->ready_comm);
+            node_moves(s, rank, idx, NS_READY, NS_READY, NS_ISSUED, "is issued");
             const cs_node *n = &r->g->nodes[idx];
             int rc;
             if (n->flags & CS_NF_CPU)
@@ -739,6 +788,9 @@ void cs_exec_free(cs_exec *s) {
         cs_free(s->rs);
     }
     cs_free(s->pending);
+#ifdef CS_INVARIANTS
+    cs_free(s->nstates);
+#endif
     cs_free(s->reps);
     cs_free(s->instant);
     cs_pool_free(s->op_pool);
@@ -768,11 +820,17 @@ void cs_exec_start(cs_exec *s, cs_net *net, cs_system *sys, cs_memory *mem) {
     for (uint32_t i = 0; i < s->nreps; i++) npending += w->rank_graph[s->reps[i]]->nnodes;
     s->nodes_total = npending;
     s->pending = cs_malloc((npending ? npending : 1) * sizeof *s->pending);
+#ifdef CS_INVARIANTS
+    s->nstates = cs_calloc(npending ? npending : 1, 1); /* NS_WAIT */
+#endif
     npending = 0;
     for (uint32_t i = 0; i < s->nreps; i++) {
         uint32_t rk = s->reps[i];
         s->rs[rk].g = w->rank_graph[rk];
         s->rs[rk].pending = s->pending + npending;
+#ifdef CS_INVARIANTS
+        s->rs[rk].nstate = s->nstates + npending;
+#endif
         npending += w->rank_graph[rk]->nnodes;
     }
     for (uint32_t j = 0; j < s->nreps && !s->failed; j++) {
@@ -831,6 +889,20 @@ int cs_exec_finish(cs_exec *s, char *why, size_t whylen) {
         describe_stuck(s);
     }
     if (!s->failed) unreceived(s);
+#ifdef CS_INVARIANTS
+    if (!s->failed) { /* every node done once; every point-to-point byte sent was received */
+        uint64_t sent = 0, recv = 0;
+        for (uint32_t i = 0; i < s->nreps; i++) {
+            uint32_t rk = s->reps[i];
+            sent += s->ranks[rk].bytes_sent;
+            recv += s->ranks[rk].bytes_recv;
+            for (uint32_t k = 0; k < s->rs[rk].g->nnodes; k++)
+                CS_ALWAYS(s->rs[rk].nstate[k] == NS_DONE, "rank %u: %s node %" PRIu64 " ends the run in state %d", rk,
+                          s->rs[rk].g->source, s->rs[rk].g->nodes[k].id, s->rs[rk].nstate[k]);
+        }
+        CS_ALWAYS(sent == recv, "the ranks sent %" PRIu64 " point-to-point bytes and received %" PRIu64, sent, recv);
+    }
+#endif
     if (s->rep && s->failed && whylen && !why[0])
         snprintf(why, whylen, "it failed (%.300s)", s->err && s->err->msg[0] ? s->err->msg : "no message");
     return s->failed;
