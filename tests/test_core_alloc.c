@@ -6,7 +6,10 @@
  * not matter: in-use must move by exactly the bytes requested and come back,
  * and the peak must be exactly the largest in-use value seen (nothing else in
  * this program allocates through cs_*).  Exhaustion is checked in a child
- * process, which must exit with status 3 and say what it could not allocate.
+ * process, which must exit with status 3 and say what it could not allocate
+ * (and where, in builds with allocation-failure injection), after removing
+ * the result files still being written (core/afile.h's registry).  jansson's
+ * allocations count while cs_alloc_jansson is on.
  */
 #include "testutil.h"
 
@@ -17,6 +20,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "core/afile.h"
 #include "core/alloc.h"
 
 static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
@@ -220,6 +228,7 @@ static int run_child(void (*fn)(void), char *buf, size_t bufsize) {
 
 /* Requests that can never be satisfied; the wrapper must refuse them before
  * calling malloc (so this also runs under AddressSanitizer). */
+enum { OOM_MALLOC_LINE = __LINE__ + 1 };
 static void oom_malloc(void) { (void)cs_malloc(SIZE_MAX - 4); }
 static void oom_calloc(void) { (void)cs_calloc(SIZE_MAX / 4, 8); }
 /* Kept in a volatile global so the store is not optimised away and
@@ -251,6 +260,101 @@ static void test_exhaustion_exits_with_message(void **state) {
     char want[64];
     snprintf(want, sizeof want, "allocate %zu bytes", (size_t)(SIZE_MAX - 4));
     assert_non_null(strstr(buf, want));
+#ifdef CS_ALLOC_INJECT
+    /* and, in builds with sites, where */
+    snprintf(want, sizeof want, "bytes at tests/test_core_alloc.c:%d (", (int)OOM_MALLOC_LINE);
+    if (!strstr(buf, want)) fail_msg("\"%s\" lacks \"%s\"", buf, want);
+#endif
+}
+
+/* ---- unfinished files at exit ------------------------------------------------------ */
+
+static char g_done[512], g_part[512], g_own[512];
+
+/* A committed file, one being written, a registered one; then out of memory. */
+static void write_then_oom(void) {
+    cs_error err;
+    cs_error_clear(&err);
+    cs_afile a, b;
+    if (cs_afile_open(&a, g_done, &err)) _exit(10);
+    fputs("complete\n", a.f);
+    if (cs_afile_commit(&a, &err)) _exit(11);
+    if (cs_afile_open(&b, g_part, &err)) _exit(12);
+    fputs("half of it", b.f);
+    fflush(b.f);
+    FILE *f = fopen(g_own, "w");
+    if (!f) _exit(13);
+    fclose(f);
+    cs_afile_pending_add(g_own);
+    oom_malloc();
+}
+
+static int exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void test_exit_removes_unfinished_files(void **state) {
+    (void)state;
+    const char *dir = tu_path(tu_tmp_dir(), "afile_exit");
+    mkdir(dir, 0755);
+    DIR *d = opendir(dir); /* empty it: an earlier run's leftovers are not this run's */
+    assert_non_null(d);
+    struct dirent *e;
+    char p[1024];
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            remove(p);
+        }
+    closedir(d);
+    snprintf(g_done, sizeof g_done, "%s/done.txt", dir);
+    snprintf(g_part, sizeof g_part, "%s/part.txt", dir);
+    snprintf(g_own, sizeof g_own, "%s/own.txt", dir);
+    char buf[512];
+    assert_int_equal(run_child(write_then_oom, buf, sizeof buf), 3);
+    assert_non_null(strstr(buf, "out of memory"));
+    assert_true(exists(g_done));  /* committed: a result, kept */
+    assert_false(exists(g_part)); /* never committed: neither the file ... */
+    assert_false(exists(g_own));  /* ... nor a registered one */
+    d = opendir(dir);             /* ... nor a temporary name is left */
+    assert_non_null(d);
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp.")) fail_msg("%s/%s left behind", dir, e->d_name);
+    closedir(d);
+    /* in this process: registered then unregistered, nothing happens at exit */
+    cs_afile_pending_add(g_done);
+    cs_afile_pending_del(g_done);
+    assert_true(exists(g_done));
+    remove(g_done);
+}
+
+/* ---- jansson --------------------------------------------------------------------------- */
+
+static void test_jansson_through_the_wrapper(void **state) {
+    (void)state;
+    size_t base = cs_alloc_bytes_in_use();
+    json_t *plain = json_pack("{s:i}", "a", 1); /* before: jansson's own malloc */
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+    cs_alloc_jansson(1);
+    cs_alloc_jansson(1); /* nested */
+    json_t *j = json_pack("{s:[i,i,i], s:s}", "xs", 1, 2, 3, "name", "counted");
+    assert_true(cs_alloc_bytes_in_use() > base);
+    char *text = json_dumps(j, JSON_COMPACT);
+    assert_string_equal(text, "{\"xs\":[1,2,3],\"name\":\"counted\"}");
+    cs_json_free(text);
+    json_decref(j);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+    cs_alloc_jansson(0);
+    j = json_pack("[i]", 5); /* still on: the outer call */
+    assert_true(cs_alloc_bytes_in_use() > base);
+    json_decref(j);
+    cs_alloc_jansson(0); /* restored */
+    text = json_dumps(plain, JSON_COMPACT);
+    assert_int_equal(cs_alloc_bytes_in_use(), base);
+    assert_string_equal(text, "{\"a\":1}");
+    cs_json_free(text);
+    json_decref(plain);
 }
 
 int main(void) {
@@ -263,6 +367,8 @@ int main(void) {
         cmocka_unit_test(test_strdup),
         cmocka_unit_test(test_grow_doubles),
         cmocka_unit_test(test_exhaustion_exits_with_message),
+        cmocka_unit_test(test_exit_removes_unfinished_files),
+        cmocka_unit_test(test_jansson_through_the_wrapper),
     };
     return cmocka_run_group_tests_name("core_alloc", tests, NULL, NULL);
 }

@@ -39,6 +39,11 @@ enum { NEVER_LINE = __LINE__ + 2 };
 static void on_never(int x) {
     CS_NEVER(x == 7, "x is %d", x);
 }
+enum { UNREACHABLE_LINE = __LINE__ + 3 };
+static void on_unreachable(int x) {
+    if (x > 0) return;
+    CS_UNREACHABLE("x is %d", x);
+}
 static void on_hold(void) {
     CS_ALWAYS(count(1), "never printed");
     CS_NEVER(count(0), "never printed");
@@ -52,6 +57,7 @@ static void off_violate(int x) {
     CS_ALWAYS(count(0), "x is %d", count(x));
     CS_NEVER(count(1), "x is %d", count(x));
     CS_ALWAYS(x < 0, "x is %d", x);
+    CS_UNREACHABLE("x is %d", count(x));
 }
 
 /* ---- helpers ----------------------------------------------------------------- */
@@ -117,6 +123,19 @@ static void test_never_aborts_naming_file_line(void **state) {
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+static void test_unreachable_aborts(void **state) {
+    (void)state;
+    char out[1024], want[256];
+    int status = in_child(on_unreachable, -1, out, sizeof out);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    snprintf(want, sizeof want, "clustersim: invariant violated at tests/test_core_invariant.c:%d: unreachable: x is -1",
+             (int)UNREACHABLE_LINE);
+    if (!strstr(out, want)) fail_msg("stderr was \"%s\", expected it to contain \"%s\"", out, want);
+    status = in_child(on_unreachable, 1, out, sizeof out);
+    assert_true(WIFEXITED(status));
+}
+
 static void test_active_conditions_evaluated_once(void **state) {
     (void)state;
     g_evals = 0;
@@ -140,6 +159,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_always_aborts_naming_file_line),
         cmocka_unit_test(test_never_aborts_naming_file_line),
+        cmocka_unit_test(test_unreachable_aborts),
         cmocka_unit_test(test_active_conditions_evaluated_once),
         cmocka_unit_test(test_compiled_out_evaluates_nothing),
     };

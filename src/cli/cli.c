@@ -417,6 +417,42 @@ static void stop_signals(struct sigaction *old_int, struct sigaction *old_term) 
     sigaction(SIGTERM, &sa, old_term);
 }
 
+/* An exit() while a command runs -- out of memory (core/alloc.h) is the one
+ * the program makes -- leaves no results, as a failed run does: the
+ * handler removes the files --out names (this run's or a previous run's)
+ * and the --trace and --json files once this run has written them, and
+ * says so.  Files still being written are core/afile.h's registry's.
+ * Only remove() and stderr: exit() may come from anywhere. */
+static struct {
+    int armed, trace, json;
+    const char *out, *trace_path, *json_path; /* argv's */
+    char results[4][4096];
+} g_guard;
+
+static void on_exit_remove_results(void) {
+    if (!g_guard.armed) return;
+    g_guard.armed = 0;
+    for (int i = 0; g_guard.out && i < 4; i++) remove(g_guard.results[i]);
+    if (g_guard.trace) remove(g_guard.trace_path);
+    if (g_guard.json) remove(g_guard.json_path);
+    if (g_guard.out) {
+        fputs("clustersim: no results written to ", stderr);
+        fputs(g_guard.out, stderr);
+        fputs("\n", stderr);
+    }
+}
+
+static void guard_arm(const cli_out *co, const char *const *results) {
+    static int registered;
+    if (!registered) registered = atexit(on_exit_remove_results) == 0;
+    memset(&g_guard, 0, sizeof g_guard);
+    g_guard.out = co->out;
+    g_guard.trace_path = co->trace;
+    g_guard.json_path = co->json;
+    for (int i = 0; i < 4; i++) snprintf(g_guard.results[i], sizeof g_guard.results[i], "%s", results[i]);
+    g_guard.armed = 1;
+}
+
 /* ---- run / train ---------------------------------------------------------------------- */
 
 static int command(const char *cmd, int argc, char **argv) {
@@ -467,6 +503,7 @@ static int command(const char *cmd, int argc, char **argv) {
         cs_scenario_free(sc);
         return 2;
     }
+    guard_arm(&co, results); /* (no return before the disarm below) */
     if (rc == CS_OK && co.dump) rc = cs_scenario_dump_file(sc, co.dump, &err);
     cs_timeline *tl = NULL;
     cs_link_track *ltrack = NULL;
@@ -501,6 +538,7 @@ static int command(const char *cmd, int argc, char **argv) {
             json_decref(a);
         }
         rc = cs_timeline_open(co.trace, n ? n : 1, &tl, &err);
+        g_guard.trace = rc == CS_OK;
         if (rc == CS_OK && co.trace_ranks) rc = cs_timeline_select_ranks(tl, co.trace_ranks, "--trace-ranks", &err);
         if (tl) cs_timeline_set_limit(tl, trace_limit);
         obs.ud = tl;
@@ -555,6 +593,7 @@ static int command(const char *cmd, int argc, char **argv) {
         }
         if (rc == CS_OK && co.json) {
             rc = train ? cs_report_train_json(co.json, res, &err) : cs_report_summary_json(co.json, res, colls, &err);
+            g_guard.json = rc == CS_OK;
             outputs[no++] = co.json;
         }
         if (co.trace) outputs[no++] = co.trace;
@@ -580,6 +619,7 @@ static int command(const char *cmd, int argc, char **argv) {
     }
     cs_result_free(res);
     cs_scenario_free(sc);
+    g_guard.armed = 0;
     if (stopped) return 128 + (g_stop ? (int)g_stop : SIGINT); /* as a shell reports a signal */
     return rc ? 1 : 0;
 }
@@ -640,7 +680,7 @@ static void main_help(FILE *f) {
           f);
 }
 
-int cs_cli_main(int argc, char **argv) {
+static int cli_main(int argc, char **argv) {
     if (argc < 2) {
         main_help(stderr);
         return 2;
@@ -665,4 +705,11 @@ int cs_cli_main(int argc, char **argv) {
                     "--help)\n",
             cmd);
     return 2;
+}
+
+int cs_cli_main(int argc, char **argv) {
+    cs_alloc_jansson(1); /* JSON values count and run out of memory as ours do (core/alloc.h) */
+    int rc = cli_main(argc, argv);
+    cs_alloc_jansson(0);
+    return rc;
 }

@@ -55,7 +55,7 @@ static int write_system(const char *path, int ndims, cs_error *err) {
     char *t = cs_malloc(n + 2);
     memcpy(t, s, n);
     t[n] = '\n';
-    free(s);
+    cs_json_free(s);
     int rc = cs_write_file_atomic(path, t, n + 1, err);
     cs_free(t);
     return rc;

@@ -80,7 +80,7 @@ int cs_cli_inspect(int argc, char **argv) {
         json_t *md = cs_et_metadata_to_json(cs_et_reader_metadata(rd));
         char *s = json_dumps(md, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("%s\n", s);
-        free(s);
+        cs_json_free(s);
         json_decref(md);
     }
     uint64_t by_type[9] = {0}, coll_count[11] = {0}, coll_bytes[11] = {0};
@@ -96,7 +96,7 @@ int cs_cli_inspect(int argc, char **argv) {
             json_t *j = cs_et_node_to_json(n);
             char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
             printf("%s\n", s);
-            free(s);
+            cs_json_free(s);
             json_decref(j);
         }
         nodes++;

@@ -1,13 +1,50 @@
 /*
- * afile.c -- atomic result files (see afile.h).
+ * afile.c -- atomic result files and the registry of unfinished files (see
+ * afile.h).
  */
 #include "core/afile.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
+
+/* ---- unfinished files ------------------------------------------------------------ */
+
+static const char *g_pending[CS_AFILE_MAX_PENDING];
+static int g_atexit;
+
+/* At exit: remove what is still registered (only remove(): exit() may come
+ * from anywhere, out of memory among others). */
+static void remove_pending(void) {
+    for (size_t i = 0; i < CS_AFILE_MAX_PENDING; i++)
+        if (g_pending[i]) {
+            remove(g_pending[i]);
+            g_pending[i] = NULL;
+        }
+}
+
+void cs_afile_pending_add(const char *path) {
+    if (!g_atexit) g_atexit = atexit(remove_pending) == 0;
+    for (size_t i = 0; i < CS_AFILE_MAX_PENDING; i++)
+        if (!g_pending[i]) {
+            g_pending[i] = path;
+            return;
+        }
+}
+
+void cs_afile_pending_del(const char *path) {
+    if (!path) return;
+    for (size_t i = 0; i < CS_AFILE_MAX_PENDING; i++)
+        if (g_pending[i] == path) {
+            g_pending[i] = NULL;
+            return;
+        }
+}
+
+/* ---- atomic files ------------------------------------------------------------------ */
 
 int cs_afile_open(cs_afile *a, const char *path, cs_error *err) {
     memset(a, 0, sizeof *a);
@@ -23,10 +60,12 @@ int cs_afile_open(cs_afile *a, const char *path, cs_error *err) {
         memset(a, 0, sizeof *a);
         return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(e));
     }
+    cs_afile_pending_add(a->tmp);
     return CS_OK;
 }
 
 static void release(cs_afile *a) {
+    cs_afile_pending_del(a->tmp);
     cs_free(a->path);
     cs_free(a->tmp);
     memset(a, 0, sizeof *a);

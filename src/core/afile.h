@@ -6,6 +6,14 @@
  *
  * Ownership: a cs_afile owns its FILE and names until cs_afile_commit or
  * cs_afile_abort (either may be called once; abort after commit is a no-op).
+ *
+ * Unfinished files at exit: an open cs_afile's temporary name sits in a
+ * registry of pending files (cs_afile_pending_*), which a handler installed
+ * with atexit() removes when the process exits with any still registered --
+ * an out-of-memory exit (core/alloc.h) from the middle of writing leaves no
+ * PATH.tmp.PID.  The registry is a fixed table (no allocation, only
+ * remove() at exit); a file streamed to its final name (the timeline)
+ * registers itself too.
  */
 #ifndef CS_CORE_AFILE_H
 #define CS_CORE_AFILE_H
@@ -27,6 +35,13 @@ int cs_afile_open(cs_afile *a, const char *path, cs_error *err);
 int cs_afile_commit(cs_afile *a, cs_error *err);
 /* Close and remove the temporary file (the destination is untouched). */
 void cs_afile_abort(cs_afile *a);
+
+/* Register path (borrowed: it must stay valid until unregistered) as
+ * unfinished: removed if the process exits before cs_afile_pending_del.  At
+ * most CS_AFILE_MAX_PENDING at once (beyond that, not registered). */
+#define CS_AFILE_MAX_PENDING 64
+void cs_afile_pending_add(const char *path);
+void cs_afile_pending_del(const char *path);
 
 /* The whole of text[0..len) to path, atomically. */
 int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err);

@@ -4,23 +4,172 @@
  * Each block carries a 16-byte header holding its size (16 keeps the payload
  * aligned for any type).  Counters are plain globals: clustersim is
  * single-threaded per process; parallel runs use processes.
+ *
+ * Injection builds (CS_ALLOC_INJECT) count every allocation call, read the
+ * CS_ALLOC_* variables on the first one, and keep the sites hit in a small
+ * open-addressing table of their own (plain malloc: the table is the
+ * wrapper's bookkeeping, not the program's memory).
  */
 #include "core/alloc.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/error.h"
 
 #define HDR 16
 
 static size_t g_in_use;
 static size_t g_peak;
 
-static void oom(size_t size) {
+/* ---- allocation-failure injection -------------------------------------------- */
+
+#ifdef CS_ALLOC_INJECT
+typedef struct site {
+    const char *file; /* as given (a string literal), NULL = empty slot */
+    int line;
+    unsigned long long calls;
+} site;
+
+#define NSITES 4096 /* power of two; far above the program's allocation sites */
+
+static struct {
+    int init;
+    unsigned long long calls;      /* allocation calls so far */
+    unsigned long long fail_at;    /* CS_ALLOC_FAIL_AT (0 = none) */
+    char fail_file[512];           /* CS_ALLOC_FAIL_SITE's file ("" = none) */
+    int fail_line;
+    unsigned long long fail_nth, fail_hits;
+    const char *count_to;          /* CS_ALLOC_COUNT */
+    const char *sites_to;          /* CS_ALLOC_SITES */
+    site *sites;                   /* NSITES slots, when sites_to */
+    unsigned long long lost_sites; /* sites not recorded (table full) */
+} g_inj;
+
+static int all_digits(const char *s) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
+/* CS_ALLOC_FAIL_SITE=F:L or F:L:N */
+static void parse_site(const char *v) {
+    char buf[sizeof g_inj.fail_file];
+    snprintf(buf, sizeof buf, "%s", v);
+    char *c1 = strrchr(buf, ':');
+    if (!c1 || !all_digits(c1 + 1)) goto bad;
+    *c1 = '\0';
+    unsigned long long a = strtoull(c1 + 1, NULL, 10), nth = 1, line = a;
+    char *c2 = strrchr(buf, ':');
+    if (c2 && all_digits(c2 + 1)) { /* F:L:N */
+        *c2 = '\0';
+        line = strtoull(c2 + 1, NULL, 10);
+        nth = a;
+    }
+    if (!buf[0] || !nth || line > 1000000) goto bad;
+    snprintf(g_inj.fail_file, sizeof g_inj.fail_file, "%s", buf);
+    g_inj.fail_line = (int)line;
+    g_inj.fail_nth = nth;
+    return;
+bad:
+    fprintf(stderr, "clustersim: CS_ALLOC_FAIL_SITE=%s: expected FILE:LINE or FILE:LINE:N (ignored)\n", v);
+}
+
+static void inj_report(void) {
+    if (g_inj.count_to) {
+        if (strcmp(g_inj.count_to, "1") == 0) {
+            fprintf(stderr, "clustersim: %llu allocation calls\n", g_inj.calls);
+        } else {
+            FILE *f = fopen(g_inj.count_to, "w");
+            if (f) {
+                fprintf(f, "%llu\n", g_inj.calls);
+                fclose(f);
+            }
+        }
+    }
+    if (g_inj.sites_to && g_inj.sites) {
+        FILE *f = fopen(g_inj.sites_to, "w");
+        if (f) {
+            for (size_t i = 0; i < NSITES; i++)
+                if (g_inj.sites[i].file)
+                    fprintf(f, "%s:%d %llu\n", cs_src_path(g_inj.sites[i].file), g_inj.sites[i].line,
+                            g_inj.sites[i].calls);
+            if (g_inj.lost_sites) fprintf(f, "# %llu calls at sites beyond the table\n", g_inj.lost_sites);
+            fclose(f);
+        }
+    }
+}
+
+static void inj_init(void) {
+    g_inj.init = 1;
+    const char *v = getenv("CS_ALLOC_FAIL_AT");
+    if (v && *v) g_inj.fail_at = strtoull(v, NULL, 10);
+    v = getenv("CS_ALLOC_FAIL_SITE");
+    if (v && *v) parse_site(v);
+    v = getenv("CS_ALLOC_COUNT");
+    if (v && *v && strcmp(v, "0") != 0) g_inj.count_to = v;
+    v = getenv("CS_ALLOC_SITES");
+    if (v && *v) {
+        g_inj.sites_to = v;
+        g_inj.sites = calloc(NSITES, sizeof *g_inj.sites);
+    }
+    if (g_inj.count_to || g_inj.sites_to) atexit(inj_report);
+}
+
+static void record_site(const char *file, int line) {
+    unsigned long long h = (unsigned long long)line * 0x9E3779B97F4A7C15ULL;
+    for (const char *p = file; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001B3ULL;
+    for (size_t i = 0; i < NSITES; i++) {
+        site *s = &g_inj.sites[(h + i) & (NSITES - 1)];
+        if (!s->file) {
+            s->file = file;
+            s->line = line;
+        }
+        if (s->line == line && (s->file == file || strcmp(s->file, file) == 0)) {
+            s->calls++;
+            return;
+        }
+    }
+    g_inj.lost_sites++;
+}
+
+/* Whether `want` names `file`: equal, or a tail of it after a '/'. */
+static int site_matches(const char *file, const char *want) {
+    size_t n = strlen(file), m = strlen(want);
+    if (m > n) return 0;
+    return strcmp(file + n - m, want) == 0 && (m == n || file[n - m - 1] == '/');
+}
+
+/* One allocation call at file:line: 1 when it must fail. */
+static int inj_call(const char *file, int line) {
+    if (!g_inj.init) inj_init();
+    g_inj.calls++;
+    if (!file) file = "(unknown)";
+    if (g_inj.sites) record_site(file, line);
+    if (g_inj.fail_at && g_inj.calls == g_inj.fail_at) return 1;
+    if (g_inj.fail_file[0] && line == g_inj.fail_line && site_matches(cs_src_path(file), g_inj.fail_file))
+        return ++g_inj.fail_hits == g_inj.fail_nth;
+    return 0;
+}
+#else
+static int inj_call(const char *file, int line) {
+    (void)file, (void)line;
+    return 0;
+}
+#endif
+
+/* ---- the wrapper ---------------------------------------------------------------- */
+
+static void oom(size_t size, const char *file, int line, int injected) {
+    char at[600] = "";
+    if (file) snprintf(at, sizeof at, " at %s:%d", cs_src_path(file), line);
     fprintf(stderr,
-            "clustersim: out of memory: could not allocate %zu bytes "
-            "(%zu bytes in use, peak %zu)\n",
-            size, g_in_use, g_peak);
+            "clustersim: out of memory: could not allocate %zu bytes%s "
+            "(%zu bytes in use, peak %zu)%s\n",
+            size, at, g_in_use, g_peak, injected ? " [injected]" : "");
     exit(3);
 }
 
@@ -31,29 +180,32 @@ static void *account(unsigned char *raw, size_t size) {
     return raw + HDR;
 }
 
-void *cs_malloc(size_t size) {
-    if (size > SIZE_MAX - HDR) oom(size);
-    unsigned char *raw = malloc(size + HDR);
-    if (!raw) oom(size);
+void *cs_malloc_at(size_t size, const char *file, int line) {
+    if (size > SIZE_MAX - HDR) oom(size, file, line, 0);
+    int inj = inj_call(file, line);
+    unsigned char *raw = inj ? NULL : malloc(size + HDR);
+    if (!raw) oom(size, file, line, inj);
     return account(raw, size);
 }
 
-void *cs_calloc(size_t n, size_t size) {
-    if (size && n > (SIZE_MAX - HDR) / size) oom(SIZE_MAX);
+void *cs_calloc_at(size_t n, size_t size, const char *file, int line) {
+    if (size && n > (SIZE_MAX - HDR) / size) oom(SIZE_MAX, file, line, 0);
     size_t total = n * size;
-    unsigned char *raw = calloc(1, total + HDR);
-    if (!raw) oom(total);
+    int inj = inj_call(file, line);
+    unsigned char *raw = inj ? NULL : calloc(1, total + HDR);
+    if (!raw) oom(total, file, line, inj);
     return account(raw, total);
 }
 
-void *cs_realloc(void *ptr, size_t size) {
-    if (!ptr) return cs_malloc(size);
-    if (size > SIZE_MAX - HDR) oom(size);
+void *cs_realloc_at(void *ptr, size_t size, const char *file, int line) {
+    if (!ptr) return cs_malloc_at(size, file, line);
+    if (size > SIZE_MAX - HDR) oom(size, file, line, 0);
     unsigned char *raw = (unsigned char *)ptr - HDR;
     size_t old;
     memcpy(&old, raw, sizeof old);
-    unsigned char *nraw = realloc(raw, size + HDR);
-    if (!nraw) oom(size);
+    int inj = inj_call(file, line);
+    unsigned char *nraw = inj ? NULL : realloc(raw, size + HDR);
+    if (!nraw) oom(size, file, line, inj); /* (the old block stays valid and counted) */
     g_in_use -= old;
     return account(nraw, size);
 }
@@ -67,23 +219,55 @@ void cs_free(void *ptr) {
     free(raw);
 }
 
-char *cs_strdup(const char *s) {
+char *cs_strdup_at(const char *s, const char *file, int line) {
     size_t n = strlen(s) + 1;
-    char *d = cs_malloc(n);
+    char *d = cs_malloc_at(n, file, line);
     memcpy(d, s, n);
     return d;
 }
 
-void cs_grow(void **arr, size_t *cap, size_t need, size_t elem) {
+void cs_grow_at(void **arr, size_t *cap, size_t need, size_t elem, const char *file, int line) {
     if (need <= *cap) return;
     size_t ncap = *cap ? *cap : 8;
     while (ncap < need) {
-        if (ncap > SIZE_MAX / 2 / elem) oom(SIZE_MAX);
+        if (ncap > SIZE_MAX / 2 / elem) oom(SIZE_MAX, file, line, 0);
         ncap *= 2;
     }
-    *arr = cs_realloc(*arr, ncap * elem);
+    *arr = cs_realloc_at(*arr, ncap * elem, file, line);
     *cap = ncap;
 }
 
+/* The plain functions (no site). */
+void *(cs_malloc)(size_t size) { return cs_malloc_at(size, NULL, 0); }
+void *(cs_calloc)(size_t n, size_t size) { return cs_calloc_at(n, size, NULL, 0); }
+void *(cs_realloc)(void *ptr, size_t size) { return cs_realloc_at(ptr, size, NULL, 0); }
+char *(cs_strdup)(const char *s) { return cs_strdup_at(s, NULL, 0); }
+void (cs_grow)(void **arr, size_t *cap, size_t need, size_t elem) { cs_grow_at(arr, cap, need, elem, NULL, 0); }
+
 size_t cs_alloc_bytes_in_use(void) { return g_in_use; }
 size_t cs_alloc_bytes_peak(void) { return g_peak; }
+
+/* ---- jansson ---------------------------------------------------------------------- */
+
+static void *json_alloc(size_t n) { return cs_malloc_at(n, "(jansson)", 0); }
+
+static int g_json_depth;
+static json_malloc_t g_json_saved_malloc;
+static json_free_t g_json_saved_free;
+
+void cs_alloc_jansson(int on) {
+    if (on) {
+        if (g_json_depth++ == 0) {
+            json_get_alloc_funcs(&g_json_saved_malloc, &g_json_saved_free);
+            json_set_alloc_funcs(json_alloc, cs_free);
+        }
+    } else if (g_json_depth > 0 && --g_json_depth == 0) {
+        json_set_alloc_funcs(g_json_saved_malloc, g_json_saved_free);
+    }
+}
+
+void cs_json_free(void *p) {
+    json_free_t f;
+    json_get_alloc_funcs(NULL, &f);
+    f(p);
+}

@@ -7,6 +7,8 @@
  *
  *   CS_ALWAYS(cond, fmt, ...)  cond must hold here
  *   CS_NEVER(cond, fmt, ...)   cond must not hold here
+ *   CS_UNREACHABLE(fmt, ...)   this point is never reached (a state machine's
+ *                              event that no transition takes)
  *
  * Active when the build defines CS_INVARIANTS (CMake: every CS_SANITIZE=ON
  * build, or -DCS_INVARIANTS=ON): a violation prints
@@ -38,6 +40,7 @@ _Noreturn void cs_invariant_fail(const char *file, int line, const char *cond, c
 /* The macros, outside the include guard (see above). */
 #undef CS_ALWAYS
 #undef CS_NEVER
+#undef CS_UNREACHABLE
 #ifdef CS_INVARIANTS
 #define CS_ALWAYS(cond, ...) \
     do { \
@@ -47,6 +50,7 @@ _Noreturn void cs_invariant_fail(const char *file, int line, const char *cond, c
     do { \
         if (cond) cs_invariant_fail(__FILE__, __LINE__, "never " #cond, __VA_ARGS__); \
     } while (0)
+#define CS_UNREACHABLE(...) cs_invariant_fail(__FILE__, __LINE__, "unreachable", __VA_ARGS__)
 #else
 #define CS_ALWAYS(cond, ...) \
     do { \
@@ -56,4 +60,5 @@ _Noreturn void cs_invariant_fail(const char *file, int line, const char *cond, c
         } \
     } while (0)
 #define CS_NEVER(cond, ...) CS_ALWAYS(!(cond), __VA_ARGS__)
+#define CS_UNREACHABLE(...) CS_ALWAYS(1, __VA_ARGS__)
 #endif

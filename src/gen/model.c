@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/alloc.h"
 #include "gen/gen_int.h"
 
 #include <stdlib.h>
@@ -130,7 +131,7 @@ static int parse_keys(cs_gen_model *m, json_t *obj, const char *where, int optio
     char *text = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(17));
     cs_jdoc doc;
     int rc = cs_jdoc_load_text(where, text, strlen(text), "model keys", &doc, err);
-    free(text);
+    cs_json_free(text);
     if (rc) return rc;
     cs_opt keys[MAXKEYS + 2];
     size_t n = key_table(m->family, keys, optional);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/afile.h"
+#include "core/alloc.h"
 #include "gen/family.h"
 #include "gen/gen.h"
 #include "output/jsonw.h"
@@ -87,7 +88,7 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
             fputc(*p, f);
             if (*p == '\n') fputs("  ", f);
         }
-        free(s);
+        cs_json_free(s);
     } else {
         fputs("{}", f);
     }
@@ -296,6 +297,6 @@ int cs_report_train_json(const char *path, const cs_result *r, cs_error *err) {
     char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(j);
     int rc = cs_write_file_atomic(path, s, strlen(s), err);
-    free(s);
+    cs_json_free(s);
     return rc;
 }

@@ -4,6 +4,9 @@
  * Process and thread names are emitted the first time a (rank, lane) is used,
  * tracked in one byte-mask per rank (lanes 1..3 and a "recv lanes named"
  * watermark), so a million-rank run with a timeline costs a few MB of state.
+ * The file is written in place; while it is open it is registered as
+ * unfinished (core/afile.h), so an exit in the middle (out of memory)
+ * removes it.
  */
 #include "output/timeline.h"
 
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "output/jsonw.h"
 
@@ -85,15 +89,23 @@ int cs_timeline_truncated(const cs_timeline *t, cs_time *at) {
 }
 
 int cs_timeline_open(const char *path, uint32_t nranks, cs_timeline **out, cs_error *err) {
-    FILE *f = fopen(path, "w");
-    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot write the timeline: %s", path, strerror(errno));
-    cs_timeline *t = cs_calloc(1, sizeof *t);
-    t->f = f;
+    cs_timeline *t = cs_calloc(1, sizeof *t); /* (everything before the file exists) */
     t->path = cs_strdup(path);
     t->nranks = nranks;
     t->named = cs_calloc(nranks ? nranks : 1, 1);
     t->recv_named = cs_calloc(nranks ? nranks : 1, 1);
     t->first = 1;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        int e = errno;
+        cs_free(t->named);
+        cs_free(t->recv_named);
+        cs_free(t->path);
+        cs_free(t);
+        return CS_ERR(err, CS_EIO, "%s: cannot write the timeline: %s", path, strerror(e));
+    }
+    t->f = f;
+    cs_afile_pending_add(t->path);
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"clustersim\",\"time_unit\":"
           "\"ts and dur are microseconds\"},\"traceEvents\":[\n",
           f);
@@ -256,6 +268,7 @@ int cs_timeline_close(cs_timeline *t, cs_error *err) {
     int rc = fclose(t->f);
     int ret = CS_OK;
     if (bad || rc != 0) ret = CS_ERR(err, CS_EIO, "%s: error writing the timeline: %s", t->path, strerror(errno));
+    cs_afile_pending_del(t->path);
     cs_free(t->named);
     cs_free(t->recv_named);
     cs_free(t->selected);

@@ -223,7 +223,7 @@ static int read_section(const cs_scenario *sc, int s, void *out, cs_error *err) 
     case SC_MEMORY: rc = cs_memory_config_load_text(path, text, len, out, err); break;
     default: rc = cs_comm_groups_load_text(path, text, len, out, err); break;
     }
-    free(text);
+    cs_json_free(text);
     if (rc && !file) scrub_line(err, where);
     return rc;
 }
@@ -262,7 +262,7 @@ static int read_topology(const cs_scenario *sc, const cs_network_config *net, cs
     size_t len = 0;
     char *text = file ? NULL : dump_compact(sc->sect[SC_TOPOLOGY], &len);
     int rc = cs_topology_load_text(file ? file : where, text, len, net, out, eff, err);
-    free(text);
+    cs_json_free(text);
     if (rc && !file) scrub_line(err, where);
     return rc;
 }
@@ -1002,7 +1002,7 @@ int cs_scenario_dump_file(const cs_scenario *sc, const char *path, cs_error *err
     memcpy(t, s, n);
     t[n] = '\n';
     t[n + 1] = '\0';
-    free(s);
+    cs_json_free(s);
     int rc = cs_write_file_atomic(path, t, n + 1, err);
     cs_free(t);
     if (rc) cs_error_prefix(err, "--dump-scenario: ");
@@ -1082,7 +1082,7 @@ int cs_scenario_get(const cs_scenario *sc, const char *key, char *buf, size_t n)
             memcpy(buf, s, strlen(s) + 1);
             rc = 0;
         }
-        free(s);
+        cs_json_free(s);
     }
     json_decref(j);
     return rc;

@@ -168,7 +168,7 @@ static void run(cs_system *s, cs_stream *st, int ev) {
         } else if (d->state == DB_END) {
             css_stream_proceed(s, st);
         } else {
-            CS_ALWAYS(!"an expected event", "leaf %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
+            CS_UNREACHABLE("leaf %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
                       st->inst->seq, ev, d->state);
         }
         return;
@@ -197,7 +197,7 @@ static void run(cs_system *s, cs_stream *st, int ev) {
             send_to(st, ph, t.right, 2);
             css_stream_proceed(s, st);
         } else {
-            CS_ALWAYS(!"an expected event", "node %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
+            CS_UNREACHABLE("node %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
                       st->inst->seq, ev, d->state);
         }
         return;
@@ -212,7 +212,7 @@ static void run(cs_system *s, cs_stream *st, int ev) {
             send_to(st, ph, t.left >= 0 ? t.left : t.right, 2);
             css_stream_proceed(s, st);
         } else {
-            CS_ALWAYS(!"an expected event", "root %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
+            CS_UNREACHABLE("root %u of collective #%" PRIu64 ": event %d in state %d", st->idx,
                       st->inst->seq, ev, d->state);
         }
         return;

@@ -124,7 +124,7 @@ static void queue_unlink(cs_system *s, uint32_t rank, int q, cs_stream *st) {
             st->qnext = NULL;
             return;
         }
-    CS_ALWAYS(!"the stream is in its queue", "rank %u: chunk %u of collective #%" PRIu64 " leaves queue %d, where it "
+    CS_UNREACHABLE("rank %u: chunk %u of collective #%" PRIu64 " leaves queue %d, where it "
               "is not", rank, stream_chunk(st), st->inst->seq, q);
 }
 

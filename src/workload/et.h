@@ -85,6 +85,8 @@ int cs_et_reader_next(cs_et_reader *r, ChakraProtoMsg__Node **node, cs_error *er
 /* Index of the next record to be read (1 after open); useful in messages. */
 uint64_t cs_et_reader_record_index(const cs_et_reader *r);
 
+/* Free a Node from cs_et_reader_next (unpacked through the allocator
+ * wrapper, core/alloc.h: not for a Node unpacked by other means). */
 void cs_et_node_free(ChakraProtoMsg__Node *node);
 void cs_et_reader_close(cs_et_reader *r);
 const char *cs_et_reader_path(const cs_et_reader *r);

@@ -90,6 +90,17 @@ static voidpf z_alloc(voidpf opaque, uInt items, uInt size) {
     return cs_calloc(items, size);
 }
 
+/* protobuf-c's allocations (unpacked records) through the wrapper too. */
+static void *pb_alloc(void *data, size_t size) {
+    (void)data;
+    return cs_malloc_at(size, "(protobuf-c)", 0);
+}
+static void pb_free(void *data, void *p) {
+    (void)data;
+    cs_free(p);
+}
+static ProtobufCAllocator g_pb_alloc = {pb_alloc, pb_free, NULL};
+
 static void z_free(voidpf opaque, voidpf p) {
     (void)opaque;
     cs_free(p);
@@ -343,9 +354,9 @@ static int read_record(cs_et_reader *r, const ProtobufCMessageDescriptor *desc,
                       (unsigned long)CS_ET_MAX_RECORD);
     rc = read_payload(r, start, len, err);
     if (rc < 0) return rc;
-    *msg = protobuf_c_message_unpack(desc, NULL, len, len ? r->buf : empty);
+    *msg = protobuf_c_message_unpack(desc, &g_pb_alloc, len, len ? r->buf : empty);
     if (*msg && has_field_zero(*msg)) {
-        protobuf_c_message_free_unpacked(*msg, NULL);
+        protobuf_c_message_free_unpacked(*msg, &g_pb_alloc);
         *msg = NULL;
     }
     if (!*msg) return unpack_error(r, start, len, desc, err);
@@ -457,12 +468,12 @@ uint64_t cs_et_reader_record_index(const cs_et_reader *r) { return r->index; }
 const char *cs_et_reader_path(const cs_et_reader *r) { return r->name; }
 
 void cs_et_node_free(ChakraProtoMsg__Node *node) {
-    if (node) chakra_proto_msg__node__free_unpacked(node, NULL);
+    if (node) chakra_proto_msg__node__free_unpacked(node, &g_pb_alloc);
 }
 
 void cs_et_reader_close(cs_et_reader *r) {
     if (!r) return;
-    if (r->md) chakra_proto_msg__global_metadata__free_unpacked(r->md, NULL);
+    if (r->md) chakra_proto_msg__global_metadata__free_unpacked(r->md, &g_pb_alloc);
     if (r->z_live) inflateEnd(&r->zs);
     if (r->fp) fclose(r->fp);
     cs_free(r->inbuf);

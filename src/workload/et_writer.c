@@ -20,6 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "core/afile.h"
 #include "core/alloc.h"
 
 #define GZ_PIECE (1u << 30)
@@ -104,7 +105,10 @@ static int open_output(cs_et_writer *w, int gzip, cs_error *err) {
         w->gz = gzopen(w->path, "wb9");
     else
         w->fp = fopen(w->path, "wb");
-    if (w->gz || w->fp) return CS_OK;
+    if (w->gz || w->fp) {
+        cs_afile_pending_add(w->path); /* an exit before the close removes it (core/afile.h) */
+        return CS_OK;
+    }
     return CS_ERR(err, CS_EIO, "%s: cannot create trace file: %s", w->path,
                   errno ? strerror(errno) : "out of memory");
 }
@@ -166,6 +170,7 @@ int cs_et_writer_close(cs_et_writer *w, cs_error *err) {
         rc = CS_ERR(err, CS_EIO, "%s: closing failed (data may be lost): %s", w->path,
                     strerror(errno));
     }
+    cs_afile_pending_del(w->path);
     cs_free(w->buf);
     cs_free(w->path);
     cs_free(w);
