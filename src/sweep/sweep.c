@@ -182,7 +182,7 @@ static int scenario_id(const cs_scenario *sc, uint64_t *id, cs_error *err) {
     h = fnv1a(h, ver, strlen(ver));
     h = fnv1a(h, "\n", 1);
     h = fnv1a(h, txt, strlen(txt));
-    free(txt);
+    cs_json_free(txt); /* (jansson allocates through core/alloc.h) */
     *id = h;
     return CS_OK;
 }
