@@ -18,13 +18,17 @@
 # Commands: `run` of the pipeline example (point-to-point, analytical, --out,
 # --trace), `run` of the data-parallel example on the flow backend
 # (collectives, links.csv), `train` of a small generated plan (--out,
-# --trace), `inspect --json` of a trace.  Every site and every sampled call
-# of each is tried (no sampling of sites: the four take ~30 s in the
-# sanitizer build on 2 cores).  Skips (77) in a build without injection.
+# --trace), `inspect --json` of a trace, and two `run`s of a 4-rank trace
+# with communicator groups, remote memory and point-to-point messages:
+# analytical-congestion, and flow on a fat-tree built from topology.* keys
+# with a random placement.  Every site and every sampled call of each is
+# tried (no sampling of sites: all take 30-60 s in the sanitizer build on 2
+# cores).  Skips (77) in a build without injection.
 . "$(dirname "$0")/lib_cli.sh"
+: "${CS_MKTRACE:?}"
 cd "$CS_TMP" || exit 1
 EX="$CS_SOURCE_DIR/examples"
-SAMPLES=${CS_ALLOC_SAMPLES:-100}
+SAMPLES=${CS_ALLOC_SAMPLES:-50}
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1"
 unset CS_ALLOC_FAIL_AT CS_ALLOC_FAIL_SITE CS_ALLOC_COUNT CS_ALLOC_SITES
@@ -43,6 +47,19 @@ CMD_run_flow=("$CS_BIN" run --workload-configuration="$EX/data_parallel/dp.et"
 CMD_train=("$CS_BIN" train --model gpt3-6.7b --tp 2 --pp 2 --dp 2 --global-batch 8
     --network-configuration="$EX/hgx_h100/network.yml" --out out --trace out/trace.json --quiet)
 CMD_inspect=("$CS_BIN" inspect "$EX/pipeline/pipeline.0.et" --json)
+"$CS_MKTRACE" --ranks w4 "1 LOAD tensor=65536; 2 COLL ctype=0 size=1048576 pg=1 data=1; 3 SEND size=65536 src=0 dst=2 tag=1 data=2" \
+    "1 LOAD tensor=65536; 2 COLL ctype=0 size=1048576 pg=1 data=1" \
+    "1 STORE tensor=4096; 2 COLL ctype=0 size=1048576 pg=2 data=1; 3 RECV size=65536 src=0 dst=2 tag=1 data=2" \
+    "1 STORE tensor=4096; 2 COLL ctype=0 size=1048576 pg=2 data=1" || fail "mktrace w4"
+printf 'topology: [ Ring, Switch ]\nnpus_count: [ 2, 2 ]\nbandwidth: [ 50, 25 ]\nlatency: [ 500, 1000 ]\n' > net4.yml
+printf '{"1": [0, 1], "2": [2, 3]}\n' > groups.json
+printf '{"memory-type": "PER_NODE_MEMORY_EXPANSION", "num-nodes": 2, "num-npus-per-node": 2,\n "remote-mem-latency": 1000, "remote-mem-bw": 32}\n' > mem.json
+W4=(--workload-configuration=w4 --network-configuration=net4.yml --system-configuration="$EX/data_parallel/system.json"
+    --comm-group-configuration=groups.json --remote-memory-configuration=mem.json --out out --quiet)
+CMD_run_congestion=("$CS_BIN" run "${W4[@]}" --backend analytical-congestion)
+CMD_run_fattree=("$CS_BIN" run "${W4[@]}" --backend flow --set topology.builder=fat-tree
+    --set topology.fat-tree.npus_per_leaf=2 --set topology.fat-tree.spines=2 --set topology.fat-tree.link_bandwidth=50
+    --set topology.fat-tree.link_latency=500 --npu-placement random:7)
 
 TOTAL_RUNS=0
 # inject NAME VAR VALUE [SITE]: one run of command NAME with VAR=VALUE; the
@@ -67,7 +84,7 @@ inject() {
     return 0
 }
 
-for name in run_p2p run_flow train inspect; do
+for name in run_p2p run_flow train inspect run_congestion run_fattree; do
     declare -n cmd="CMD_$name"
     rm -rf out
     if ! CS_ALLOC_SITES="sites.$name" CS_ALLOC_COUNT="count.$name" "${cmd[@]}" >/dev/null 2>err.txt; then
@@ -88,7 +105,7 @@ for name in run_p2p run_flow train inspect; do
     for ((k = calls - 7; k <= calls; k++)); do [ "$k" -ge 1 ] && inject "$name" CS_ALLOC_FAIL_AT "$k"; done
     [ "$FAILS" -eq "$fails0" ] && pass "$name: $nsites sites and $((TOTAL_RUNS - runs0 - nsites)) of $calls calls failed one at a time: exit 3, named, no leak, no file left"
 done
-echo "$TOTAL_RUNS injected runs"
+echo "$TOTAL_RUNS injected runs, $(cat sites.* | cut -d' ' -f1 | sort -u | wc -l) distinct sites"
 
 # The mechanism itself: a site given by its file's tail, the N-th call at a
 # site, a malformed value (ignored, said so), and the counts at exit.

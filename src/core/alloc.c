@@ -150,7 +150,8 @@ static int inj_call(const char *file, int line) {
     if (!file) file = "(unknown)";
     if (g_inj.sites) record_site(file, line);
     if (g_inj.fail_at && g_inj.calls == g_inj.fail_at) return 1;
-    if (g_inj.fail_file[0] && line == g_inj.fail_line && site_matches(cs_src_path(file), g_inj.fail_file))
+    if (g_inj.fail_file[0] && line == g_inj.fail_line &&
+        (site_matches(cs_src_path(file), g_inj.fail_file) || site_matches(file, g_inj.fail_file)))
         return ++g_inj.fail_hits == g_inj.fail_nth;
     return 0;
 }
@@ -163,7 +164,7 @@ static int inj_call(const char *file, int line) {
 
 /* ---- the wrapper ---------------------------------------------------------------- */
 
-static void oom(size_t size, const char *file, int line, int injected) {
+static _Noreturn void oom(size_t size, const char *file, int line, int injected) {
     char at[600] = "";
     if (file) snprintf(at, sizeof at, " at %s:%d", cs_src_path(file), line);
     fprintf(stderr,

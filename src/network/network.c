@@ -115,7 +115,7 @@ static void inv_arrived(void *ctx, uint64_t cookie) {
     done(dctx, cookie);
 }
 
-/* p (NPUs) with its callback replaced by inv_arrived; the record, or NULL. */
+/* p (NPUs) with its callback replaced by inv_arrived; returns the record. */
 static inv_msg *inv_watch(cs_net *net, cs_net_msg *p, int exact) {
     if (!net->inv_pool) net->inv_pool = cs_pool_new(sizeof(inv_msg));
     inv_msg *r = cs_pool_get(net->inv_pool);
