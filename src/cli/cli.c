@@ -25,9 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli_int.h"
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/opts.h"
@@ -294,23 +294,6 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
 
 /* ---- outputs --------------------------------------------------------------------- */
 
-static int mkdir_p(const char *dir, cs_error *err) {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return CS_ERR(err, CS_EIO, "--out %s: cannot create %s: %s", dir, buf, strerror(errno));
-            *p = '/';
-        }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        return CS_ERR(err, CS_EIO, "--out %s: cannot create directory: %s", dir, strerror(errno));
-    struct stat st;
-    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) return CS_ERR(err, CS_EIO, "--out %s: expected a directory", dir);
-    return CS_OK;
-}
-
 /* The absolute form of a file that may not exist yet: its directory
  * resolved, then its name ("" when the directory does not exist). */
 static void abs_file(const char *path, char *out, size_t n) {
@@ -372,19 +355,21 @@ static int parse_size(const char *text, uint64_t *bytes) {
     return -1;
 }
 
+int cs_cli_progress_ms(const char *text, uint32_t *ms) {
+    double s;
+    if (cs_parse_double(text, &s) != 0 || !(s >= 0 && s <= 86400)) {
+        fprintf(stderr, "clustersim: error: --progress '%s': expected seconds between 0 and 86400\n", text);
+        return -1;
+    }
+    *ms = (uint32_t)(s * 1000.0 + 0.5);
+    return 0;
+}
+
 /* The output options that take values, checked before anything runs. */
 static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *trace_limit) {
     *progress_ms = 2000;
     *trace_limit = (uint64_t)1 << 30;
-    if (co->progress_s) {
-        double s;
-        if (cs_parse_double(co->progress_s, &s) != 0 || !(s >= 0 && s <= 86400)) {
-            fprintf(stderr, "clustersim: error: --progress '%s': expected seconds between 0 and 86400\n",
-                    co->progress_s);
-            return -1;
-        }
-        *progress_ms = (uint32_t)(s * 1000.0 + 0.5);
-    }
+    if (co->progress_s && cs_cli_progress_ms(co->progress_s, progress_ms) != 0) return -1;
     if (co->trace_limit && parse_size(co->trace_limit, trace_limit) != 0) {
         fprintf(stderr,
                 "clustersim: error: --trace-limit '%s': expected a size in bytes with an optional unit "
@@ -498,7 +483,7 @@ static int command(const char *cmd, int argc, char **argv) {
     snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", dir);
     snprintf(links_path, sizeof links_path, "%s/links.csv", dir);
     snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", dir);
-    if (rc == CS_OK && co.out) rc = mkdir_p(co.out, &err);
+    if (rc == CS_OK && co.out) rc = cs_mkdir_p(co.out, "--out", &err);
     if (rc == CS_OK && outputs_clash(&co, results, sizeof results / sizeof *results)) {
         cs_scenario_free(sc);
         return 2;

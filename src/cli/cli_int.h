@@ -4,6 +4,7 @@
 #ifndef CS_CLI_CLI_INT_H
 #define CS_CLI_CLI_INT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/error.h"
@@ -15,6 +16,8 @@ int cs_cli_train(int argc, char **argv);
 int cs_cli_generate(int argc, char **argv);
 int cs_cli_inspect(int argc, char **argv);
 int cs_cli_sweep(int argc, char **argv);
+/* --progress SECONDS as milliseconds; -1 after printing the error. */
+int cs_cli_progress_ms(const char *text, uint32_t *ms);
 /* generate: write the plan of sc as PREFIX.* files (cli_generate.c). */
 int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_error *err);
 /* The plan as the reports print it (model, plan, placement, device, memory). */

@@ -97,12 +97,7 @@ int cs_cli_sweep(int argc, char **argv) {
                 return 1;
             }
         } else if (strcmp(name, "--progress") == 0) {
-            double sec;
-            if (cs_parse_double(val, &sec) != 0 || !(sec >= 0 && sec <= 86400)) {
-                fprintf(stderr, "clustersim: error: --progress '%s': expected seconds between 0 and 86400\n", val);
-                return 1;
-            }
-            o.progress_ms = (uint32_t)(sec * 1000.0 + 0.5);
+            if (cs_cli_progress_ms(val, &o.progress_ms) != 0) return 1;
         } else if (strcmp(name, "--no-progress") == 0) {
             o.progress = 0;
         } else if (strcmp(name, "--merge") == 0) {

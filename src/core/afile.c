@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
@@ -108,4 +109,21 @@ int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_erro
         return CS_ERR(err, CS_EIO, "%s: write error: %s", path, strerror(e));
     }
     return cs_afile_commit(&a, err);
+}
+
+int cs_mkdir_p(const char *dir, const char *flag, cs_error *err) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return CS_ERR(err, CS_EIO, "%s %s: cannot create %s: %s", flag, dir, buf, strerror(errno));
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return CS_ERR(err, CS_EIO, "%s %s: cannot create directory: %s", flag, dir, strerror(errno));
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) return CS_ERR(err, CS_EIO, "%s %s: expected a directory", flag, dir);
+    return CS_OK;
 }

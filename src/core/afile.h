@@ -43,6 +43,11 @@ void cs_afile_abort(cs_afile *a);
 void cs_afile_pending_add(const char *path);
 void cs_afile_pending_del(const char *path);
 
+/* Create directory dir and its parents (as mkdir -p) for the results of
+ * `flag` (named in messages: "--out DIR: ..."); CS_EIO when a part cannot
+ * be made or dir is not a directory. */
+int cs_mkdir_p(const char *dir, const char *flag, cs_error *err);
+
 /* The whole of text[0..len) to path, atomically. */
 int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err);
 

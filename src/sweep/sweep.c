@@ -328,35 +328,24 @@ void sw_record(sweep *s, char *line) {
 
 /* ---- logs ------------------------------------------------------------------------------- */
 
-static int is_log_name(const char *n) {
+static int is_log_name(const struct dirent *de) {
+    const char *n = de->d_name;
     size_t l = strlen(n);
     return strncmp(n, "log", 3) == 0 && l >= 9 && strcmp(n + l - 6, ".jsonl") == 0;
 }
 
 /* Read every log in the output directory (a torn last line is skipped). */
 static int read_logs(sweep *s, cs_error *err) {
-    DIR *dir = opendir(s->o->out_dir);
-    if (!dir) return CS_OK; /* nothing yet */
-    struct dirent *de;
-    char **names = NULL;
-    size_t nn = 0;
-    while ((de = readdir(dir)))
-        if (is_log_name(de->d_name)) {
-            names = cs_realloc(names, (nn + 1) * sizeof *names);
-            names[nn++] = cs_strdup(de->d_name);
-        }
-    closedir(dir);
-    /* a fixed order: the same id in two logs resolves the same way every time */
-    for (size_t i = 1; i < nn; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
+    /* in name order: the same id in two logs resolves the same way every time
+     * (alphasort; clustersim keeps the C locale) */
+    struct dirent **names = NULL;
+    int got = scandir(s->o->out_dir, &names, is_log_name, alphasort);
+    if (got < 0) return CS_OK; /* nothing yet */
+    size_t nn = (size_t)got;
     int rc = CS_OK;
     for (size_t k = 0; k < nn; k++) {
         char path[4200];
-        snprintf(path, sizeof path, "%s/%s", s->o->out_dir, names[k]);
+        snprintf(path, sizeof path, "%s/%s", s->o->out_dir, names[k]->d_name);
         FILE *f = fopen(path, "r");
         if (!f) {
             rc = CS_ERR(err, CS_EIO, "%s: cannot read the sweep log: %s", path, strerror(errno));
@@ -377,26 +366,9 @@ static int read_logs(sweep *s, cs_error *err) {
         free(line);
         fclose(f);
     }
-    for (size_t k = 0; k < nn; k++) cs_free(names[k]);
-    cs_free(names);
+    for (size_t k = 0; k < nn; k++) free(names[k]);
+    free(names);
     return rc;
-}
-
-static int mkdir_p(const char *dir, cs_error *err) {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(tmp, 0777);
-            *p = '/';
-        }
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-        return CS_ERR(err, CS_EIO, "--out %s: cannot create the directory: %s", dir, strerror(errno));
-    struct stat st;
-    if (stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode))
-        return CS_ERR(err, CS_EIO, "--out %s: expected a directory", dir);
-    return CS_OK;
 }
 
 /* This invocation's log, locked against a second writer. */
@@ -643,18 +615,14 @@ static void report(const sweep *s, const merged *m, double wall, double cpu) {
         json_t *t = r ? json_object_get(json_object_get(r, "metrics"), "time_ns") : NULL;
         if (!json_is_number(t)) continue;
         double x = json_number_value(t);
-        int p = nb < 5 ? nb++ : 5;
-        while (p > 0 && bt[p - 1] > x) {
-            if (p < 5) {
-                bt[p] = bt[p - 1];
-                best[p] = best[p - 1];
-            }
-            p--;
+        if (nb == 5 && x >= bt[4]) continue; /* not among the five (ties: the earlier point) */
+        int p = nb < 5 ? nb++ : 4;          /* insertion into the sorted five */
+        for (; p > 0 && bt[p - 1] > x; p--) {
+            bt[p] = bt[p - 1];
+            best[p] = best[p - 1];
         }
-        if (p < 5) {
-            bt[p] = x;
-            best[p] = i;
-        }
+        bt[p] = x;
+        best[p] = i;
     }
     if (nb) fputs("  fastest       time_ns   knobs\n", f);
     size_t nk = cs_design_nknobs(s->d);
@@ -779,7 +747,7 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
      * read it and failed alike */
     int released = mpi_size <= 1 || mpi_rank > 0 || rc != CS_OK;
     if (rc == CS_OK && o->list) list_points(&s);
-    if (rc == CS_OK && !o->list) rc = mkdir_p(o->out_dir, err);
+    if (rc == CS_OK && !o->list) rc = cs_mkdir_p(o->out_dir, "--out", err);
     if (rc == CS_OK && !o->merge_only && !o->list) rc = open_log(&s, err);
     if (rc == CS_OK && !o->list) rc = read_logs(&s, err);
     uint64_t *todo = NULL;
