@@ -72,7 +72,8 @@ static const flag FLAGS[] = {
      "graph backends: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack (run: also --placement)", 1},
     {"compare-healthy", F_KEYFLAG, "run.compare-healthy", 0, NULL,
      "graph backends: also simulate the topology without failures and report the slowdown", 1},
-    {"symmetry", F_KEY, "run.symmetry", 0, "auto|off", "simulate one representative per class of ranks when exact (auto)", 1},
+    {"symmetry", F_KEY, "run.symmetry", 0, "auto|off|require",
+     "simulate one representative per class of ranks when exact (auto); require: fail rather than simulate all", 1},
     {"comm-streams", F_KEY, "run.comm-streams", 0, "N", "communication ops a rank runs at once (1 for traces, 4 for plans)", 1},
     {"ignore-ctrl-deps", F_KEYFLAG, "run.ignore-ctrl-deps", 0, NULL, "honour data dependencies only", 1},
     {"allow-missing-data-deps", F_KEYFLAG, "run.allow-missing-data-deps", 0, NULL,
@@ -658,7 +659,8 @@ static void main_help(FILE *f) {
           "  train     generate a training step in memory and simulate it (iteration time, MFU)\n"
           "  generate  model + parallelism plan -> per-rank Chakra traces, comm groups, configs, scenario\n"
           "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n"
-          "  sweep     run every point of a design (grid, zip, random, seeds) on workers or MPI ranks\n\n"
+          "  sweep     run every point of a design (grid, zip, random, seeds) on workers or MPI ranks\n"
+          "  search    the best parallelization plans of a model on a cluster (estimate all, simulate the best)\n\n"
           "  clustersim <command> --help   options of a command\n"
           "  clustersim run --help-config  every scenario key\n"
           "  clustersim --version          version\n",
@@ -684,9 +686,10 @@ static int cli_main(int argc, char **argv) {
     if (strcmp(cmd, "generate") == 0) return cs_cli_generate(argc - 2, argv + 2);
     if (strcmp(cmd, "train") == 0) return cs_cli_train(argc - 2, argv + 2);
     if (strcmp(cmd, "sweep") == 0) return cs_cli_sweep(argc - 2, argv + 2);
+    if (strcmp(cmd, "search") == 0) return cs_cli_search(argc - 2, argv + 2);
     /* ASTRA-sim style: options without a sub-command mean "run". */
     if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
-    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect or sweep; see clustersim "
+    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect, sweep or search; see clustersim "
                     "--help)\n",
             cmd);
     return 2;

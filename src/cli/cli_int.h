@@ -16,6 +16,7 @@ int cs_cli_train(int argc, char **argv);
 int cs_cli_generate(int argc, char **argv);
 int cs_cli_inspect(int argc, char **argv);
 int cs_cli_sweep(int argc, char **argv);
+int cs_cli_search(int argc, char **argv);
 /* --progress SECONDS as milliseconds; -1 after printing the error. */
 int cs_cli_progress_ms(const char *text, uint32_t *ms);
 /* generate: write the plan of sc as PREFIX.* files (cli_generate.c). */

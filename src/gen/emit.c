@@ -13,6 +13,24 @@
 #include "core/alloc.h"
 #include "gen/gen_int.h"
 
+/* ---- costing mode (gen_int.h, cs_gen_costing) ---------------------------- */
+
+static void cost_note(cs_gen_costing *C, uint64_t id, double end) {
+    C->ids[id % CS_GEN_COST_IDS] = id;
+    C->ends[id % CS_GEN_COST_IDS] = end;
+}
+static double cost_end(const cs_gen_costing *C, uint64_t id) {
+    return id && C->ids[id % CS_GEN_COST_IDS] == id ? C->ends[id % CS_GEN_COST_IDS] : 0;
+}
+/* The chain waits for the off-chain nodes it needs. */
+static void cost_wait(cs_gen_ctx *G) {
+    for (size_t i = 0; i < G->nneed; i++) {
+        double e = cost_end(G->cost, G->need[i]);
+        if (e > G->cost->chain) G->cost->chain = e;
+    }
+    G->nneed = 0;
+}
+
 static void take_needs(cs_gen_ctx *G, cs_et_nb *nb) {
     for (size_t i = 0; i < G->nneed; i++) cs_et_nb_data_dep(nb, G->need[i]);
     G->nneed = 0;
@@ -59,6 +77,17 @@ static uint64_t duration_us(cs_gen_ctx *G, uint64_t id, const char *name, double
 
 void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, double secs) {
     uint64_t id = ++G->next_id;
+    if (G->cost) {
+        cost_wait(G);
+        double t = (double)duration_us(G, id, name, secs) * 1e-6;
+        G->cost->chain += t;
+        G->cost->comp_s += t;
+        G->last = id;
+        G->st->matmul_flops += (double)attr_u64(G, id, name, "num_ops", flops);
+        G->st->compute_s += secs;
+        (void)bytes;
+        return;
+    }
     cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
     if (G->last) cs_et_nb_data_dep(nb, G->last);
     take_needs(G, nb);
@@ -75,18 +104,40 @@ void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, do
 
 /* A collective on the rank's PG_* group `kind`; chained (blocking) or hanging
  * off the chain.  Returns its id. */
+/* Costing mode: a chained collective runs now (before queued off-chain
+ * work, which it pushes back); one off the chain waits for the stream. */
+static void cost_coll(cs_gen_ctx *G, uint64_t id, int type, double size, int kind, int chained) {
+    cs_gen_costing *C = G->cost;
+    double dur = C->coll_s(C->ud, kind, type, size);
+    if (chained) {
+        cost_wait(G);
+        if (C->off_free > C->chain) C->off_free += dur;
+        C->chain += dur;
+        G->last = id;
+    } else {
+        double start = C->off_free > C->chain ? C->off_free : C->chain;
+        C->off_free = start + dur;
+        C->off_busy += dur;
+        cost_note(C, id, C->off_free);
+    }
+}
+
 uint64_t cs_gen_coll(cs_gen_ctx *G, const char *name, int type, double bytes, int kind, int chained) {
     uint64_t id = ++G->next_id;
-    cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
-    if (G->last) cs_et_nb_data_dep(nb, G->last);
-    if (chained) take_needs(G, nb);
-    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
-    cs_et_nb_attr_int64(nb, "comm_type", type);
     uint64_t size = attr_u64(G, id, name, "comm_size", bytes);
-    cs_et_nb_attr_uint64(nb, "comm_size", size);
-    cs_et_nb_attr_string(nb, "pg_name", G->pg[kind]);
-    emit(G, nb);
-    if (chained) G->last = id;
+    if (G->cost) {
+        cost_coll(G, id, type, (double)size, kind, chained);
+    } else {
+        cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
+        if (G->last) cs_et_nb_data_dep(nb, G->last);
+        if (chained) take_needs(G, nb);
+        cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+        cs_et_nb_attr_int64(nb, "comm_type", type);
+        cs_et_nb_attr_uint64(nb, "comm_size", size);
+        cs_et_nb_attr_string(nb, "pg_name", G->pg[kind]);
+        emit(G, nb);
+        if (chained) G->last = id;
+    }
     double b = (double)size;
     if (kind == PG_TP) {
         G->st->tp_colls++;
@@ -109,19 +160,41 @@ uint64_t cs_gen_coll(cs_gen_ctx *G, const char *name, int type, double bytes, in
 /* A COMM_SEND/RECV node after the chain's tail (and `dep`, if not 0).  A
  * receive joins the chain when `join`; sends never do.  cp = 1 counts it
  * as a ring attention message, else as a pipeline boundary.  Returns its id. */
+/* Costing mode: ring-attention data arrives a message time after both ends
+ * are ready (the chain and `dep`); pipeline messages are counted (the
+ * estimate prices the pipeline's fill and drain, not each message). */
+static void cost_p2p(cs_gen_ctx *G, uint64_t id, int send, double bytes, uint64_t dep, int join, int cp) {
+    cs_gen_costing *C = G->cost;
+    if (send) {
+        if (!cp) {
+            C->pp_bytes += bytes;
+            C->pp_msgs++;
+        }
+        return;
+    }
+    if (!cp) return;
+    double ready = cost_end(C, dep) > C->chain ? cost_end(C, dep) : C->chain, end = ready + C->p2p_s(C->ud, 1, bytes);
+    cost_note(C, id, end);
+    if (join && end > C->chain) C->chain = end;
+}
+
 uint64_t cs_gen_p2p(cs_gen_ctx *G, int send, uint32_t peer, int32_t tag, double bytes, uint64_t dep, int join, int cp) {
     uint64_t id = ++G->next_id;
-    cs_et_nb *nb = cs_et_nb_new(id, send ? "send" : "recv",
-                                send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
-                                     : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE);
-    if (G->last) cs_et_nb_data_dep(nb, G->last);
-    if (dep) cs_et_nb_data_dep(nb, dep);
-    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
-    cs_et_nb_attr_int32(nb, "comm_src", (int32_t)(send ? G->rank : peer));
-    cs_et_nb_attr_int32(nb, "comm_dst", (int32_t)(send ? peer : G->rank));
-    cs_et_nb_attr_int32(nb, "comm_tag", tag);
-    cs_et_nb_attr_uint64(nb, "comm_size", attr_u64(G, id, send ? "send" : "recv", "comm_size", bytes));
-    emit(G, nb);
+    if (G->cost) {
+        cost_p2p(G, id, send, bytes, dep, join, cp);
+    } else {
+        cs_et_nb *nb = cs_et_nb_new(id, send ? "send" : "recv",
+                                    send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
+                                         : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE);
+        if (G->last) cs_et_nb_data_dep(nb, G->last);
+        if (dep) cs_et_nb_data_dep(nb, dep);
+        cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+        cs_et_nb_attr_int32(nb, "comm_src", (int32_t)(send ? G->rank : peer));
+        cs_et_nb_attr_int32(nb, "comm_dst", (int32_t)(send ? peer : G->rank));
+        cs_et_nb_attr_int32(nb, "comm_tag", tag);
+        cs_et_nb_attr_uint64(nb, "comm_size", attr_u64(G, id, send ? "send" : "recv", "comm_size", bytes));
+        emit(G, nb);
+    }
     if (cp && send) {
         G->st->cp_sends++;
         G->st->cp_p2p_bytes += bytes;
@@ -166,6 +239,57 @@ static void grad_flush(cs_gen_ctx *G) {
                  G->deferred[e] * 2, e ? PG_EDP : PG_DP, 1);
 }
 
+/* One rank's step into G (set up by the caller: model, plan, device, rank,
+ * sink or costing, stats, error, micro-batches). */
+static int rank_emit(cs_gen_ctx *G) {
+    const cs_gen_plan *p = G->p;
+    const cs_gen_model *m = G->m;
+    uint32_t c[CS_GEN_NDIMS];
+    cs_gen_rank_coords(p, G->rank, c);
+    G->ti = c[CS_DIM_TP];
+    G->di = c[CS_DIM_DP];
+    G->pi = c[CS_DIM_PP];
+    G->ci = c[CS_DIM_CP];
+    if (!G->cost)
+        for (int k = 0; k < PG_N; k++) snprintf(G->pg[k], sizeof G->pg[k], "%u", cs_gen_group_of(p, k, c, NULL));
+    memset(G->st, 0, sizeof *G->st);
+    G->b = p->micro_batch;
+    m->family->emit(G);
+    if (G->cost) G->cost->body_end = G->cost->chain;
+    grad_flush(G);
+    /* optimizer step: waits for the chain and every gradient bucket */
+    cs_gen_memory mm;
+    cs_gen_memory_stage(m, p, G->pi, &mm);
+    double edp = cs_gen_edp_ranks(p), dpr = cs_gen_dp_ranks(p), pe = mm.expert_params, pd = mm.params - pe;
+    double sd = pd / (p->zero >= 1 ? dpr : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
+    uint64_t id = ++G->next_id;
+    double secs = cs_gen_stream(G, 32 * shard);
+    if (G->cost) {
+        cs_gen_costing *C = G->cost;
+        if (C->off_free > C->chain) C->chain = C->off_free;
+        C->opt_s = (double)duration_us(G, id, "optimizer", secs) * 1e-6;
+        C->chain += C->opt_s;
+    } else {
+        cs_et_nb *nb = cs_et_nb_new(id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+        if (G->last) cs_et_nb_data_dep(nb, G->last);
+        for (size_t i = 0; i < G->nextra; i++) cs_et_nb_data_dep(nb, G->extra[i]);
+        cs_et_nb_duration_us(nb, duration_us(G, id, "optimizer", secs));
+        cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+        cs_et_nb_attr_uint64(nb, "num_ops", 0);
+        cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(G, id, "optimizer", "tensor_size", 32 * shard));
+        emit(G, nb);
+    }
+    G->last = id;
+    G->st->compute_s += secs;
+    /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded */
+    if (p->zero >= 1 && p->zero < 3 && dpr > 1) cs_gen_coll(G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
+    if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
+        cs_gen_coll(G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
+    cs_free(G->extra);
+    G->extra = NULL;
+    return G->rc;
+}
+
 int cs_gen_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, cs_gen_sink sink,
                 void *ud, cs_gen_stats *stats, cs_error *err) {
     int rc = cs_gen_plan_check(m, p, err);
@@ -178,45 +302,26 @@ int cs_gen_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d,
     G.p = p;
     G.d = d;
     G.rank = rank;
-    uint32_t c[CS_GEN_NDIMS];
-    cs_gen_rank_coords(p, rank, c);
-    G.ti = c[CS_DIM_TP];
-    G.di = c[CS_DIM_DP];
-    G.pi = c[CS_DIM_PP];
-    G.ci = c[CS_DIM_CP];
-    for (int k = 0; k < PG_N; k++) snprintf(G.pg[k], sizeof G.pg[k], "%u", cs_gen_group_of(p, k, c, NULL));
     G.sink = sink;
     G.ud = ud;
     G.st = stats ? stats : &dummy;
-    memset(G.st, 0, sizeof *G.st);
     G.err = err;
-    G.b = p->micro_batch;
     G.M = cs_gen_micro_batches(p);
-    m->family->emit(&G);
-    grad_flush(&G);
-    /* optimizer step: waits for the chain and every gradient bucket */
-    {
-        cs_gen_memory mm;
-        cs_gen_memory_stage(m, p, G.pi, &mm);
-        double edp = cs_gen_edp_ranks(p), dpr = cs_gen_dp_ranks(p), pe = mm.expert_params, pd = mm.params - pe;
-        double sd = pd / (p->zero >= 1 ? dpr : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
-        uint64_t id = ++G.next_id;
-        cs_et_nb *nb = cs_et_nb_new(id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
-        if (G.last) cs_et_nb_data_dep(nb, G.last);
-        for (size_t i = 0; i < G.nextra; i++) cs_et_nb_data_dep(nb, G.extra[i]);
-        double secs = cs_gen_stream(&G, 32 * shard);
-        cs_et_nb_duration_us(nb, duration_us(&G, id, "optimizer", secs));
-        cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
-        cs_et_nb_attr_uint64(nb, "num_ops", 0);
-        cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(&G, id, "optimizer", "tensor_size", 32 * shard));
-        emit(&G, nb);
-        G.last = id;
-        G.st->compute_s += secs;
-        /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded */
-        if (p->zero >= 1 && p->zero < 3 && dpr > 1) cs_gen_coll(&G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
-        if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
-            cs_gen_coll(&G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
-    }
-    cs_free(G.extra);
-    return G.rc;
+    return rank_emit(&G);
+}
+
+int cs_gen_rank_cost(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, uint32_t M,
+                     cs_gen_costing *cost, cs_gen_stats *stats, cs_error *err) {
+    cs_gen_stats dummy;
+    cs_gen_ctx G;
+    memset(&G, 0, sizeof G);
+    G.m = m;
+    G.p = p;
+    G.d = d;
+    G.rank = rank;
+    G.cost = cost;
+    G.st = stats ? stats : &dummy;
+    G.err = err;
+    G.M = M;
+    return rank_emit(&G);
 }

@@ -52,6 +52,28 @@ json_t *cs_gen_opt_mlp_dump(const cs_opt *o, const void *field);
 
 /* ---- the emitter (emit.c) ------------------------------------------------ */
 
+/* Costing mode (estimate.c): the emitter runs without building nodes and
+ * keeps a critical-path clock instead.  COMP nodes and chained
+ * collectives advance `chain`; collectives off the chain run on the
+ * rank's comm stream (`off_free`, pushed back by chained collectives,
+ * which take priority); nodes that wait for off-chain work (ZeRO-3
+ * prefetches, ring-attention receives) look its end up by id.  Times in
+ * seconds; coll_s and p2p_s price one collective / message. */
+#define CS_GEN_COST_IDS 256
+typedef struct cs_gen_costing {
+    double (*coll_s)(void *ud, int kind, int type, double bytes);
+    double (*p2p_s)(void *ud, int cp, double bytes);
+    void *ud;
+    double chain, off_free, off_busy; /* clocks; off-chain busy time */
+    double comp_s, opt_s;             /* COMP time of the family's nodes; the optimizer's */
+    double body_end;                  /* chain when the family's nodes are done (before
+                                         the last gradients and the optimizer) */
+    double pp_bytes;                  /* bytes of pipeline messages sent */
+    uint64_t pp_msgs;
+    uint64_t ids[CS_GEN_COST_IDS];    /* off-chain node ids and their ends */
+    double ends[CS_GEN_COST_IDS];
+} cs_gen_costing;
+
 typedef struct cs_gen_ctx {
     const cs_gen_model *m;
     const cs_gen_plan *p;
@@ -72,6 +94,7 @@ typedef struct cs_gen_ctx {
     double b;                      /* micro-batch */
     uint32_t M;                    /* micro-batches */
     void *fam;                     /* the family emitter's own state */
+    cs_gen_costing *cost;          /* costing mode (sink unused), else NULL */
 } cs_gen_ctx;
 
 /* A COMP node on the chain: flops (matmuls), bytes moved, seconds. */
@@ -92,5 +115,10 @@ void cs_gen_dp_bucket(cs_gen_ctx *G, double *acc, int force, int kind);
 /* Device time of a (m x k) x (k x n) 2-byte GEMM; of streaming bytes. */
 double cs_gen_gemm(cs_gen_ctx *G, double m, double n, double k);
 double cs_gen_stream(cs_gen_ctx *G, double bytes);
+
+/* Costing mode: rank's step with M micro-batches (the plan's check is the
+ * caller's) through *cost, which the caller set up (prices, zeroed clocks). */
+int cs_gen_rank_cost(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, uint32_t M,
+                     cs_gen_costing *cost, cs_gen_stats *stats, cs_error *err);
 
 #endif

@@ -337,7 +337,7 @@ int cs_engine_run(const cs_workload *w, const cs_network_config *netcfg, const c
     char why[512];
     /* class mode when the caller gave axes, else the single representative */
     int cls = opt->sym_axes && opt->symmetry != CS_SYMMETRY_OFF;
-    int no_fallback = cls && opt->sym_no_fallback;
+    int no_fallback = (cls && opt->sym_no_fallback) || opt->symmetry == CS_SYMMETRY_REQUIRE;
     if (cls ? cs_engine_class_check(w, netcfg, opt, why, sizeof why)
             : cs_engine_symmetry_check(w, netcfg, opt, why, sizeof why)) {
         cs_info("symmetry %s", why);

@@ -59,7 +59,8 @@ typedef struct cs_engine_options {
     const cs_comm_groups *comm_groups;   /* NULL = no communicator groups */
     double injection_scale;              /* ASTRA-sim --injection-scale (1) */
     const cs_coll_observer *coll_observer; /* one record per rank and collective */
-    int symmetry;                        /* CS_SYMMETRY_AUTO (default) or CS_SYMMETRY_OFF */
+    int symmetry;                        /* CS_SYMMETRY_AUTO (default), _OFF, or _REQUIRE (as auto, but
+                                            CS_EUNSUPPORTED with the reason instead of the full run) */
     /* In a symmetric run: 1 = one collective record per collective standing
      * for every member (cs_coll_record.represents); 0 = one per rank, as a
      * full run gives (rank 0's record with each rank's number, rank order). */
@@ -90,7 +91,7 @@ typedef struct cs_engine_options {
     const volatile sig_atomic_t *stop;
 } cs_engine_options;
 
-enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1 };
+enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1, CS_SYMMETRY_REQUIRE = 2 };
 
 typedef struct cs_engine_result {
     cs_time sim_time;            /* max finish over ranks */

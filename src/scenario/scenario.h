@@ -56,6 +56,14 @@ struct cs_device;
 struct cs_gen_plan;
 int cs_scenario_plan(const cs_scenario *sc, struct cs_gen_model *m, struct cs_device *d, struct cs_gen_plan *p,
                      cs_error *err);
+/* The inputs of plan estimates (search): model, device and plan as
+ * cs_scenario_plan reads them but unchecked, the network (network.*) and
+ * the effective system configuration; the caller frees *net and *sys
+ * (cs_network_config_free, cs_system_config_free). */
+struct cs_network_config;
+struct cs_system_config;
+int cs_scenario_plan_inputs(const cs_scenario *sc, struct cs_gen_model *m, struct cs_device *d, struct cs_gen_plan *p,
+                            struct cs_network_config *net, struct cs_system_config *sys, cs_error *err);
 /* Set a key from text as --set gives it (see cs_scenario_set). */
 int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err);
 /* Load/dump with located errors. */

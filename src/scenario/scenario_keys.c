@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #define R(f) offsetof(cs_run_params, f)
-static const char *const SYMMETRY[] = {"auto", "off", NULL};
+static const char *const SYMMETRY[] = {"auto", "off", "require", NULL};
 static const cs_opt RUN_OPTS[] = {
     {.key = "workload", .type = CS_OPT_STR, .nodef = 1, .off = R(workload),
      .help = "Chakra traces PREFIX.<rank>.et, one per NPU, or one file every rank runs "
@@ -25,7 +25,8 @@ static const cs_opt RUN_OPTS[] = {
      .help = "graph backends: also simulate the topology without its failures and timed changes"},
     {.key = "symmetry", .type = CS_OPT_ENUM, .values = SYMMETRY, .off = R(symmetry),
      .help = "auto: simulate one representative rank (or one per class) when every rank provably "
-             "follows its timeline (identical results); off: simulate every rank"},
+             "follows its timeline (identical results); off: simulate every rank; require: as auto, but "
+             "fail with the reason instead of simulating every rank"},
     {.key = "comm-streams", .type = CS_OPT_INT, .min = 0, .max = 1000000, .off = R(comm_streams),
      .help = "communication operations a rank runs at once; 0 = the workload's default: 1 for "
              "traces (ASTRA-sim), 4 for generated plans"},

@@ -32,7 +32,8 @@
 /* ---- generated plans -------------------------------------------------------------- */
 
 /* The generator's inputs from plan.*, model.*, device.* (CS_EINVAL naming the key). */
-int cs_scenario_plan(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, cs_error *err) {
+/* The plan's inputs; check = 1: the plan and memory checks too. */
+static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, int check, cs_error *err) {
     cs_plan_params o;
     cs_model_params mp;
     cs_device_params dp;
@@ -88,9 +89,9 @@ int cs_scenario_plan(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_ge
         static const int recomp[] = {CS_RECOMP_NONE, CS_RECOMP_SELECTIVE, CS_RECOMP_FULL};
         p->recompute = recomp[o.recompute];
         p->schedule = o.schedule == 0 ? CS_SCHED_GPIPE : CS_SCHED_1F1B;
-        rc = cs_gen_plan_check(m, p, err);
+        if (check) rc = cs_gen_plan_check(m, p, err);
     }
-    if (rc == CS_OK) {
+    if (rc == CS_OK && check) {
         cs_gen_memory worst;
         rc = cs_gen_memory_check(m, p, d, &worst, err);
         if (rc && o.no_memory_check) {
@@ -102,6 +103,26 @@ int cs_scenario_plan(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_ge
     cs_sc_free_typed(SC_PLAN, &o);
     cs_sc_free_typed(SC_MODEL, &mp);
     cs_sc_free_typed(SC_DEVICE, &dp);
+    return rc;
+}
+
+int cs_scenario_plan(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, cs_error *err) {
+    return plan_parse(sc, m, d, p, 1, err);
+}
+
+int cs_scenario_plan_inputs(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p,
+                            cs_network_config *net, cs_system_config *sys, cs_error *err) {
+    memset(net, 0, sizeof *net);
+    memset(sys, 0, sizeof *sys);
+    if (!cs_scenario_is_plan(sc))
+        return CS_ERR(err, CS_EINVAL, "model.name: expected a model (--model) for a generated plan");
+    int rc = plan_parse(sc, m, d, p, 0, err);
+    if (rc == CS_OK) rc = cs_sc_network(sc, net, err);
+    if (rc == CS_OK) rc = cs_sc_effective_system(sc, sys, err);
+    if (rc) {
+        cs_network_config_free(net);
+        cs_system_config_free(sys);
+    }
     return rc;
 }
 
@@ -308,7 +329,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         so.progress = hooks->progress;
         so.progress_ms = hooks->progress_ms;
         so.stop = hooks->stop;
-        so.symmetry = ro.symmetry ? CS_SYMMETRY_OFF : CS_SYMMETRY_AUTO;
+        so.symmetry = ro.symmetry == 1 ? CS_SYMMETRY_OFF : ro.symmetry == 2 ? CS_SYMMETRY_REQUIRE : CS_SYMMETRY_AUTO;
         warn_astra_only(&ro, &sysc);
     }
     if (rc == CS_OK && ro.placement && strcmp(ro.placement, "contiguous") != 0) {
@@ -353,7 +374,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps, hooks->stop};
         rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
     } else if (rc == CS_OK) {
-        use_cls = !ro.symmetry && cs_gen_sym_axes(&p, &ax) > 0;
+        use_cls = ro.symmetry != 1 && cs_gen_sym_axes(&p, &ax) > 0;
     }
     if (rc == CS_OK && ro.compare_healthy) {
         if (!res->topo) {
@@ -380,6 +401,10 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
             if (rc2 == CS_EINTR) { /* stopped: no fallback */
                 rc = rc2;
                 *err = e;
+            } else if (rc2 != CS_OK && ro.symmetry == 2) { /* require: no fallback */
+                rc = rc2;
+                *err = e;
+                cs_error_prefix(err, "run.symmetry require: ");
             } else if (rc2 != CS_OK) {
                 snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
                 cs_workload_free(&w);
@@ -400,6 +425,8 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     } else if (rc == CS_OK && !plan) {
         rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     }
+    if (rc == CS_EUNSUPPORTED && ro.symmetry == 2 && !strstr(err->msg, "run.symmetry require"))
+        cs_error_prefix(err, "run.symmetry require: ");
     if (rc == CS_OK && res->colls) cs_coll_agg_finish(res->colls);
     if (rc == CS_OK) {
         res->sym_off = ro.symmetry == 1;

@@ -1,0 +1,245 @@
+/*
+ * cli_search.c -- `clustersim search`: the command line of the plan search
+ * (src/sweep/search.h; docs/search.md).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_int.h"
+#include "core/opts.h"
+#include "sweep/search.h"
+
+static void search_usage(FILE *f) {
+    fputs("usage: clustersim search --model PRESET|FILE --network-configuration=FILE --global-batch N [options]\n\n"
+          "Finds the best parallelization plans of the model on the cluster: every plan of the space\n"
+          "(DP fills the cluster) is checked, refused with the reason when it cannot run or does not fit\n"
+          "in HBM, and estimated (the generator's own nodes priced by the analytical backend's closed\n"
+          "forms; docs/search.md); the best --top plans are then simulated (class mode).\n\n"
+          "the cluster and the model (as train; any scenario key with --set):\n"
+          "  --model PRESET|FILE, --device NAME|FILE, --network-configuration=FILE, --system-configuration=FILE,\n"
+          "  --global-batch N (required), --backend NAME, --topology FILE, --flash-attention, --schedule S,\n"
+          "  --comm-streams N, --scenario FILE, --set KEY=VALUE\n\n"
+          "the space (comma-separated lists; defaults in docs/search.md):\n"
+          "  --tp LIST            tensor-parallel degrees (default: powers of two up to the first dimension)\n"
+          "  --pp LIST            pipeline degrees (default: 1, 2, 4, ... 64, at most the layers)\n"
+          "  --cp LIST            context-parallel degrees (default 1; 1-16 for sequences >= 16k)\n"
+          "  --ep LIST            expert-parallel degrees (default: the base plan's)\n"
+          "  --micro-batch LIST   (default 1,2,4)\n"
+          "  --virtual-stages LIST interleaved chunks per stage (default 1,2,4)\n"
+          "  --recompute LIST     none,selective,full (default all)\n"
+          "  --zero LIST          ZeRO stages (default 0,1,2,3)\n"
+          "  --placement ORDER    a rank order, innermost first (repeatable; default tp,cp,dp,pp and tp,cp,pp,dp)\n\n"
+          "outputs:\n"
+          "  --top K              plans to simulate (default 5; 0 = estimates only)\n"
+          "  --refine-full        simulate a top plan in full when class mode does not apply (default: only\n"
+          "                       on clusters of at most 512 ranks; larger ones skip such plans with the reason)\n"
+          "  --show N             rows of the estimate ranking printed (default 10)\n"
+          "  --out DIR            DIR/plans.csv: every plan, its estimate, simulation or refusal\n"
+          "  --quiet, --no-progress, --help\n",
+          f);
+}
+
+static volatile sig_atomic_t g_search_stop;
+static void on_search_stop(int sig) { g_search_stop = sig; }
+
+/* A comma-separated list of integers in [lo, hi] (or names of `names`). */
+static int parse_list(const char *flag, const char *val, uint32_t lo, uint32_t hi, const char *const *names,
+                      cs_search_axis *a) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", val);
+    a->n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long long v = -1;
+        if (names) {
+            for (int k = 0; names[k]; k++)
+                if (strcmp(t, names[k]) == 0) v = k;
+        } else if (cs_parse_ll(t, &v) != 0) {
+            v = -1;
+        }
+        if (v < (long long)lo || v > (long long)hi || a->n >= CS_SEARCH_MAXV) {
+            if (names)
+                fprintf(stderr, "clustersim: error: %s '%s': expected a list of none, selective, full\n", flag, val);
+            else
+                fprintf(stderr, "clustersim: error: %s '%s': expected a list of at most %d integers from %u to %u\n",
+                        flag, val, CS_SEARCH_MAXV, lo, hi);
+            return -1;
+        }
+        a->v[a->n++] = (uint32_t)v;
+    }
+    if (!a->n) {
+        fprintf(stderr, "clustersim: error: %s '%s': expected at least one value\n", flag, val);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
+    long long v;
+    if (cs_parse_ll(s, &v) != 0 || v < lo || v > hi) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Base-scenario flags: the scenario key each sets, or the section a file loads. */
+static const struct {
+    const char *flag, *key;
+    int load, boolean;
+} BASE[] = {
+    {"--model", "model.name", 0, 0},
+    {"--device", "device.name", 0, 0},
+    {"--global-batch", "plan.global-batch", 0, 0},
+    {"--backend", "run.backend", 0, 0},
+    {"--schedule", "plan.schedule", 0, 0},
+    {"--comm-streams", "run.comm-streams", 0, 0},
+    {"--flash-attention", "plan.flash-attention", 0, 1},
+    {"--network-configuration", "network", 1, 0},
+    {"--system-configuration", "system", 1, 0},
+    {"--topology", "topology", 1, 0},
+};
+
+int cs_cli_search(int argc, char **argv) {
+    static const char *const recomp[] = {"none", "selective", "full", NULL};
+    cs_search_options o;
+    memset(&o, 0, sizeof o);
+    o.top = 5;
+    o.full_limit = 512;
+    o.show = 10;
+    o.progress = 1;
+    o.report = stdout;
+    cs_scenario *sc = cs_scenario_new();
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = 0;
+    /* --scenario first, whatever its position */
+    for (int i = 0; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--scenario") == 0 && cs_scenario_load_file(sc, argv[i + 1], &err)) {
+            fprintf(stderr, "clustersim: error: --scenario: %s\n", err.msg);
+            cs_scenario_free(sc);
+            return 1;
+        }
+    for (int i = 0; i < argc && rc == 0; i++) {
+        char name[64];
+        const char *a = argv[i], *val = NULL;
+        snprintf(name, sizeof name, "%s", a);
+        char *eq = strchr(name, '=');
+        if (strncmp(a, "--", 2) == 0 && eq) {
+            *eq = '\0';
+            val = a + (eq - name) + 1;
+        }
+        int flagonly = strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "--quiet") == 0 ||
+                       strcmp(name, "--no-progress") == 0 || strcmp(name, "--refine-full") == 0 ||
+                       strcmp(name, "--flash-attention") == 0;
+        if (a[0] != '-' || !a[1]) {
+            fprintf(stderr, "clustersim search: unexpected argument \"%s\" (see --help)\n", a);
+            rc = 2;
+            break;
+        }
+        if (!flagonly && !val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "clustersim search: %s needs a value (see --help)\n", name);
+                rc = 2;
+                break;
+            }
+            val = argv[++i];
+        }
+        size_t b = 0, nb = sizeof BASE / sizeof BASE[0];
+        while (b < nb && strcmp(BASE[b].flag, name) != 0) b++;
+        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+            search_usage(stdout);
+            cs_scenario_free(sc);
+            return 0;
+        } else if (b < nb) {
+            int r2 = BASE[b].load ? cs_scenario_load_kind(sc, BASE[b].key, val, &err)
+                                  : cs_sc_set_text(sc, BASE[b].key, BASE[b].boolean ? "true" : val, name, &err);
+            if (r2) {
+                fprintf(stderr, "clustersim: error: %s\n", err.msg);
+                rc = 1;
+            }
+        } else if (strcmp(name, "--scenario") == 0) {
+            /* loaded above */
+        } else if (strcmp(name, "--set") == 0) {
+            const char *e2 = strchr(val, '=');
+            char key[256];
+            snprintf(key, sizeof key, "%.*s", e2 ? (int)(e2 - val) : 0, val);
+            if (!e2) {
+                fprintf(stderr, "clustersim search: --set %s: expected KEY=VALUE\n", val);
+                rc = 2;
+            } else if (cs_sc_set_text(sc, key, e2 + 1, "--set", &err)) {
+                fprintf(stderr, "clustersim: error: %s\n", err.msg);
+                rc = 1;
+            }
+        } else if (strcmp(name, "--tp") == 0) {
+            rc = parse_list(name, val, 1, 1u << 20, NULL, &o.space.tp) ? 1 : 0;
+        } else if (strcmp(name, "--pp") == 0) {
+            rc = parse_list(name, val, 1, 1u << 20, NULL, &o.space.pp) ? 1 : 0;
+        } else if (strcmp(name, "--cp") == 0) {
+            rc = parse_list(name, val, 1, 1u << 20, NULL, &o.space.cp) ? 1 : 0;
+        } else if (strcmp(name, "--ep") == 0) {
+            rc = parse_list(name, val, 1, 1u << 20, NULL, &o.space.ep) ? 1 : 0;
+        } else if (strcmp(name, "--micro-batch") == 0) {
+            rc = parse_list(name, val, 1, 1u << 20, NULL, &o.space.mb) ? 1 : 0;
+        } else if (strcmp(name, "--virtual-stages") == 0) {
+            rc = parse_list(name, val, 1, 1024, NULL, &o.space.vstages) ? 1 : 0;
+        } else if (strcmp(name, "--recompute") == 0) {
+            rc = parse_list(name, val, 0, 2, recomp, &o.space.recompute) ? 1 : 0;
+        } else if (strcmp(name, "--zero") == 0) {
+            rc = parse_list(name, val, 0, 3, NULL, &o.space.zero) ? 1 : 0;
+        } else if (strcmp(name, "--placement") == 0) {
+            if (o.space.nplacements >= 8 || strlen(val) >= sizeof o.space.placements[0]) {
+                fprintf(stderr, "clustersim: error: --placement '%s': expected at most 8 orders such as tp,cp,dp,pp\n",
+                        val);
+                rc = 1;
+            } else {
+                snprintf(o.space.placements[o.space.nplacements++], sizeof o.space.placements[0], "%s", val);
+            }
+        } else if (strcmp(name, "--top") == 0) {
+            if (parse_u32(val, 0, 1000, &o.top)) {
+                fprintf(stderr, "clustersim: error: --top '%s': expected a number of plans from 0 to 1000\n", val);
+                rc = 1;
+            }
+        } else if (strcmp(name, "--show") == 0) {
+            if (parse_u32(val, 0, 1000000, &o.show)) {
+                fprintf(stderr, "clustersim: error: --show '%s': expected a number of rows from 0 to 1000000\n", val);
+                rc = 1;
+            }
+        } else if (strcmp(name, "--out") == 0) {
+            o.out_dir = val;
+        } else if (strcmp(name, "--refine-full") == 0) {
+            o.refine_full = 1;
+        } else if (strcmp(name, "--quiet") == 0) {
+            o.report = NULL;
+        } else if (strcmp(name, "--no-progress") == 0) {
+            o.progress = 0;
+        } else {
+            fprintf(stderr, "clustersim search: unknown option %s (see clustersim search --help)\n", a);
+            rc = 2;
+        }
+    }
+    if (rc) {
+        cs_scenario_free(sc);
+        return rc;
+    }
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_search_stop;
+    sigemptyset(&sa.sa_mask);
+    g_search_stop = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    o.stop = &g_search_stop;
+    rc = cs_search(sc, &o, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    cs_scenario_free(sc);
+    if (rc == CS_EINTR) {
+        fprintf(stderr, "clustersim: %s\n", err.msg);
+        return 128 + (g_search_stop ? (int)g_search_stop : SIGINT);
+    }
+    if (rc) {
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}

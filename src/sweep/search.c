@@ -1,0 +1,480 @@
+/*
+ * search.c -- `clustersim search` (search.h): enumerate, refuse, estimate,
+ * rank, simulate the best, report.
+ */
+#include "sweep/search.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/network_config.h"
+#include "core/afile.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "gen/estimate.h"
+#include "gen/family.h"
+#include "gen/gen.h"
+#include "scenario/result.h"
+
+#define SEARCH_MAX_PLANS 2000000u
+
+static const char *const RECOMP_NAME[] = {"none", "selective", "full"};
+
+typedef struct splan {
+    cs_gen_plan p;
+    uint32_t placement;   /* index into the placements */
+    uint32_t index;       /* enumeration order */
+    int refused;
+    char why[240];
+    double mem_bytes;
+    cs_gen_estimate est;
+    double est_mfu, est_rate;
+    int sim;              /* 0 not tried, 1 simulated, 2 skipped, 3 failed */
+    double sim_s, sim_mfu, sim_rate;
+    char sim_note[240];
+} splan;
+
+typedef struct search {
+    const cs_scenario *base;
+    const cs_search_options *o;
+    cs_gen_model m;
+    cs_device d;
+    cs_gen_plan bp; /* the base plan: the keys the search keeps */
+    cs_network_config net;
+    cs_system_config sys;
+    uint32_t N;
+    cs_search_space sp;
+    splan *plans;
+    size_t n, cap;
+    size_t nshape_skipped;
+} search;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+static double cpu_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void axis_default(cs_search_axis *a, const uint32_t *v, uint32_t n) {
+    if (a->n) return;
+    a->n = n;
+    memcpy(a->v, v, n * sizeof *v);
+}
+
+/* The default space (docs/search.md): TP powers of two up to the first
+ * network dimension (the scale-up domain), PP powers of two up to 64 and
+ * the layers, CP 1 (more for sequences of 16k tokens and longer), EP the
+ * base plan's, micro-batch 1, 2, 4, interleaving 1, 2, 4, every
+ * recomputation and ZeRO stage. */
+static void space_defaults(search *S) {
+    cs_search_space *s = &S->sp;
+    uint32_t v[CS_SEARCH_MAXV], n = 0;
+    uint32_t dom = S->net.npus[0] > 1 ? S->net.npus[0] : 8;
+    for (uint32_t x = 1; x <= dom && x <= 64 && n < CS_SEARCH_MAXV; x *= 2) v[n++] = x;
+    axis_default(&s->tp, v, n);
+    n = 0;
+    uint32_t layers = S->m.family == cs_gen_family_find("transformer") ? S->m.u.tf.layers : 1;
+    for (uint32_t x = 1; x <= 64 && x <= layers && n < CS_SEARCH_MAXV; x *= 2) v[n++] = x;
+    axis_default(&s->pp, v, n);
+    n = 0;
+    v[n++] = 1;
+    if (S->m.family->context_parallel && S->m.u.tf.seq >= 16384)
+        for (uint32_t x = 2; x <= 16; x *= 2) v[n++] = x;
+    axis_default(&s->cp, v, n);
+    v[0] = S->bp.ep ? S->bp.ep : 1;
+    axis_default(&s->ep, v, 1);
+    static const uint32_t mb[] = {1, 2, 4}, vs[] = {1, 2, 4}, rc[] = {0, 1, 2}, z[] = {0, 1, 2, 3};
+    axis_default(&s->mb, mb, 3);
+    if (S->m.family->interleaving) axis_default(&s->vstages, vs, 3);
+    else axis_default(&s->vstages, vs, 1);
+    axis_default(&s->recompute, rc, 3);
+    axis_default(&s->zero, z, 4);
+    if (!s->nplacements) {
+        s->nplacements = 2;
+        snprintf(s->placements[0], sizeof s->placements[0], "tp,cp,dp,pp");
+        snprintf(s->placements[1], sizeof s->placements[1], "tp,cp,pp,dp");
+    }
+}
+
+static splan *add_plan(search *S) {
+    if (S->n == S->cap) {
+        S->cap = S->cap ? 2 * S->cap : 1024;
+        S->plans = cs_realloc(S->plans, S->cap * sizeof *S->plans);
+    }
+    splan *x = &S->plans[S->n];
+    memset(x, 0, sizeof *x);
+    x->index = (uint32_t)S->n++;
+    return x;
+}
+
+/* One candidate: checks, memory, estimate. */
+static void evaluate(search *S, splan *x) {
+    cs_error e;
+    cs_error_clear(&e);
+    uint64_t per = (uint64_t)x->p.micro_batch * x->p.dp;
+    if (x->p.global_batch % per) { /* said first: the other checks would count 0 micro-batches */
+        x->refused = 1;
+        snprintf(x->why, sizeof x->why, "--global-batch %u: expected a multiple of micro-batch x dp (%u x %u = %llu)",
+                 x->p.global_batch, x->p.micro_batch, x->p.dp, (unsigned long long)per);
+        return;
+    }
+    if (cs_gen_plan_check(&S->m, &x->p, &e)) {
+        x->refused = 1;
+        snprintf(x->why, sizeof x->why, "%.239s", e.msg);
+        return;
+    }
+    cs_gen_memory w;
+    cs_gen_memory_worst(&S->m, &x->p, &w);
+    x->mem_bytes = w.total;
+    if (cs_gen_memory_check(&S->m, &x->p, &S->d, NULL, &e)) {
+        x->refused = 2;
+        snprintf(x->why, sizeof x->why, "%.239s", e.msg);
+        return;
+    }
+    if (cs_gen_estimate_step(&S->m, &x->p, &S->d, &S->net, &S->sys, &x->est, &e)) {
+        x->refused = 1;
+        snprintf(x->why, sizeof x->why, "%.239s", e.msg);
+        return;
+    }
+    double fl = cs_gen_model_flops(&S->m, &x->p), t = x->est.step_s;
+    x->est_mfu = t > 0 ? fl / (t * S->N * S->d.peak_bf16_flops) : 0;
+    x->est_rate = t > 0 ? S->m.family->items(&S->m, &x->p) / t : 0;
+}
+
+static int enumerate(search *S, cs_error *err) {
+    const cs_search_space *s = &S->sp;
+    for (uint32_t a = 0; a < s->tp.n; a++)
+        for (uint32_t c = 0; c < s->cp.n; c++)
+            for (uint32_t b = 0; b < s->pp.n; b++)
+                for (uint32_t e = 0; e < s->ep.n; e++) {
+                    uint64_t tcp = (uint64_t)s->tp.v[a] * s->cp.v[c] * s->pp.v[b];
+                    if (!tcp || S->N % tcp) {
+                        S->nshape_skipped++;
+                        continue;
+                    }
+                    uint32_t dp = (uint32_t)(S->N / tcp);
+                    for (uint32_t pl = 0; pl < s->nplacements; pl++) {
+                        /* orders differing only in where DP and PP sit are one plan when either is 1 */
+                        if (pl > 0 && (dp == 1 || s->pp.v[b] == 1)) continue;
+                        for (uint32_t mb = 0; mb < s->mb.n; mb++)
+                            for (uint32_t v = 0; v < s->vstages.n; v++) {
+                                if (s->vstages.v[v] > 1 && s->pp.v[b] == 1) continue;
+                                for (uint32_t r = 0; r < s->recompute.n; r++)
+                                    for (uint32_t z = 0; z < s->zero.n; z++) {
+                                        if (S->o->stop && *S->o->stop)
+                                            return CS_ERR(err, CS_EINTR, "search: interrupted while estimating");
+                                        if (S->n >= SEARCH_MAX_PLANS)
+                                            return CS_ERR(err, CS_EINVAL,
+                                                          "search: the space has more than %u plans; expected "
+                                                          "fewer values (--tp, --pp, ...)",
+                                                          SEARCH_MAX_PLANS);
+                                        splan *x = add_plan(S);
+                                        x->p = S->bp;
+                                        x->p.tp = s->tp.v[a];
+                                        x->p.cp = s->cp.v[c];
+                                        x->p.pp = s->pp.v[b];
+                                        x->p.ep = s->ep.v[e];
+                                        x->p.dp = dp;
+                                        x->p.micro_batch = s->mb.v[mb];
+                                        x->p.vstages = s->vstages.v[v];
+                                        x->p.recompute = (int)s->recompute.v[r];
+                                        x->p.zero = (int)s->zero.v[z];
+                                        x->p.sp = x->p.tp > 1;
+                                        x->placement = pl;
+                                        cs_error pe;
+                                        cs_error_clear(&pe);
+                                        if (cs_gen_placement_parse(s->placements[pl], &x->p, &pe)) {
+                                            return CS_ERR(err, CS_EINVAL, "--placement %s: %s", s->placements[pl],
+                                                          pe.msg);
+                                        }
+                                        evaluate(S, x);
+                                    }
+                            }
+                    }
+                }
+    return CS_OK;
+}
+
+static void plan_text(const search *S, const splan *x, char *buf, size_t n) {
+    const cs_gen_plan *p = &x->p;
+    char cp[16] = "", ep[16] = "", v[16] = "";
+    if (p->cp > 1) snprintf(cp, sizeof cp, " CP%u", p->cp);
+    if (p->ep > 1) snprintf(ep, sizeof ep, " EP%u", p->ep);
+    if (p->vstages > 1) snprintf(v, sizeof v, " v%u", p->vstages);
+    snprintf(buf, n, "TP%u%s%s PP%u%s DP%u%s mb%u %s ZeRO-%d [%s]", p->tp, p->sp ? "+SP" : "", cp, p->pp, v, p->dp,
+             ep, p->micro_batch, RECOMP_NAME[p->recompute], p->zero, S->sp.placements[x->placement]);
+}
+
+static int by_estimate(const void *a, const void *b) {
+    const splan *x = *(const splan *const *)a, *y = *(const splan *const *)b;
+    if (x->est.step_s != y->est.step_s) return x->est.step_s < y->est.step_s ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+static int by_simulated(const void *a, const void *b) {
+    const splan *x = *(const splan *const *)a, *y = *(const splan *const *)b;
+    if (x->sim_s != y->sim_s) return x->sim_s < y->sim_s ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int set_u(cs_scenario *sc, const char *key, uint32_t v, cs_error *err) {
+    char t[24];
+    snprintf(t, sizeof t, "%u", v);
+    return cs_sc_set_text(sc, key, t, "search", err);
+}
+
+/* Simulate plan x from the base scenario. */
+static void simulate(search *S, splan *x) {
+    cs_scenario *sc = cs_scenario_copy(S->base);
+    cs_error e;
+    cs_error_clear(&e);
+    const cs_gen_plan *p = &x->p;
+    int rc = set_u(sc, "plan.tp", p->tp, &e);
+    if (!rc) rc = set_u(sc, "plan.pp", p->pp, &e);
+    if (!rc) rc = set_u(sc, "plan.dp", p->dp, &e);
+    if (!rc) rc = set_u(sc, "plan.cp", p->cp, &e);
+    if (!rc) rc = set_u(sc, "plan.ep", p->ep, &e);
+    if (!rc) rc = set_u(sc, "plan.micro-batch", p->micro_batch, &e);
+    if (!rc) rc = set_u(sc, "plan.virtual-stages", p->vstages, &e);
+    if (!rc) rc = set_u(sc, "plan.zero", (uint32_t)p->zero, &e);
+    if (!rc) rc = cs_sc_set_text(sc, "plan.fsdp", "false", "search", &e);
+    if (!rc) rc = cs_sc_set_text(sc, "plan.recompute", RECOMP_NAME[p->recompute], "search", &e);
+    if (!rc) rc = cs_sc_set_text(sc, "plan.sp", p->sp ? "true" : "false", "search", &e);
+    if (!rc) rc = cs_sc_set_text(sc, "plan.placement", S->sp.placements[x->placement], "search", &e);
+    int full = S->o->refine_full || S->N <= S->o->full_limit;
+    if (!rc && !full) rc = cs_sc_set_text(sc, "run.symmetry", "require", "search", &e);
+    cs_result *r = NULL;
+    if (!rc) {
+        cs_run_hooks hooks;
+        memset(&hooks, 0, sizeof hooks);
+        hooks.no_collectives = 1;
+        hooks.stop = S->o->stop;
+        rc = cs_scenario_run_hooked(sc, &hooks, &r, &e);
+    }
+    if (rc == CS_OK) {
+        x->sim = 1;
+        x->sim_s = cs_time_as_s_f(r->sim.sim_time);
+        x->sim_mfu = r->plan.mfu;
+        x->sim_rate = r->plan.throughput;
+    } else if (rc == CS_EUNSUPPORTED && !full) {
+        x->sim = 2;
+        snprintf(x->sim_note, sizeof x->sim_note, "not simulated (needs every rank: --refine-full): %.180s", e.msg);
+    } else if (rc != CS_EINTR) {
+        x->sim = 3;
+        snprintf(x->sim_note, sizeof x->sim_note, "%.239s", e.msg);
+    }
+    cs_result_free(r);
+    cs_scenario_free(sc);
+}
+
+/* ---- outputs ------------------------------------------------------------------- */
+
+static void csv_text(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_row(FILE *f, const search *S, const splan *x, long est_rank, long sim_rank) {
+    const cs_gen_plan *p = &x->p;
+    fprintf(f, "%u,%ld,%ld,%u,%u,%u,%u,%u,%u,%u,%s,%d,%d,", x->index, est_rank, sim_rank, p->tp, p->cp, p->pp,
+            p->dp, p->ep, p->micro_batch, p->vstages, RECOMP_NAME[p->recompute], p->zero, p->sp);
+    csv_text(f, S->sp.placements[x->placement]);
+    fprintf(f, ",%s,", x->refused == 1 ? "refused" : x->refused == 2 ? "out-of-memory" : "ok");
+    csv_text(f, x->why);
+    fprintf(f, ",%.0f", x->mem_bytes);
+    if (!x->refused)
+        fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g", x->est.step_s, x->est_mfu, x->est_rate, x->est.compute_s,
+                x->est.bubble_s, x->est.exposed_comm_s);
+    else
+        fputs(",,,,,,", f);
+    static const char *const st[] = {"", "simulated", "skipped", "failed"};
+    fprintf(f, ",%s", st[x->sim]);
+    if (x->sim == 1) fprintf(f, ",%.9g,%.6g,%.6g,%.4g,", x->sim_s, x->sim_mfu, x->sim_rate,
+                             100 * (x->est.step_s - x->sim_s) / x->sim_s);
+    else fputs(",,,,,", f);
+    csv_text(f, x->sim_note);
+    fputc('\n', f);
+}
+
+static int write_csv(const search *S, splan **order, size_t nok, splan **simd, size_t nsim, cs_error *err) {
+    if (!S->o->out_dir) return CS_OK;
+    int rc = cs_mkdir_p(S->o->out_dir, "--out", err);
+    if (rc) return rc;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plans.csv", S->o->out_dir);
+    cs_afile a;
+    rc = cs_afile_open(&a, path, err);
+    if (rc) return rc;
+    long *er = cs_calloc(S->n ? S->n : 1, sizeof *er), *sr = cs_calloc(S->n ? S->n : 1, sizeof *sr);
+    for (size_t i = 0; i < nok; i++) er[order[i]->index] = (long)i + 1;
+    for (size_t i = 0; i < nsim; i++) sr[simd[i]->index] = (long)i + 1;
+    fprintf(a.f, "index,est_rank,sim_rank,tp,cp,pp,dp,ep,micro_batch,virtual_stages,recompute,zero,sp,placement,"
+                 "status,reason,memory_bytes,est_step_s,est_mfu,est_%s,est_compute_s,est_bubble_s,"
+                 "est_exposed_comm_s,sim_status,sim_step_s,sim_mfu,sim_%s,est_error_pct,sim_note\n",
+            S->m.family->unit_json, S->m.family->unit_json);
+    for (size_t i = 0; i < S->n; i++) csv_row(a.f, S, &S->plans[i], er[i], sr[i]);
+    cs_free(er);
+    cs_free(sr);
+    return cs_afile_commit(&a, err);
+}
+
+/* "--tp 8: expected ..." -> "--tp" (the head of a refusal, for the tally). */
+static void reason_head(const char *why, char *buf, size_t n) {
+    size_t k = 0;
+    while (why[k] && why[k] != ':' && why[k] != ' ' && k + 1 < n) k++;
+    if (strncmp(why, "the plan does not fit", 21) == 0) snprintf(buf, n, "memory");
+    else snprintf(buf, n, "%.*s", (int)k, why);
+}
+
+static void report(const search *S, splan **order, size_t nok, splan **simd, size_t nsim, double est_wall,
+                   double est_cpu, double sim_wall) {
+    FILE *f = S->o->report;
+    if (!f) return;
+    size_t nref = 0, nmem = 0;
+    for (size_t i = 0; i < S->n; i++) {
+        nref += S->plans[i].refused == 1;
+        nmem += S->plans[i].refused == 2;
+    }
+    fprintf(f, "search: %s on %u x %s, global batch %u\n", S->m.name, S->N, S->d.name, S->bp.global_batch);
+    fprintf(f, "  network      %s (%d dimension%s)\n", S->net.path ? S->net.path : "network.*", S->net.ndims,
+            S->net.ndims == 1 ? "" : "s");
+    fprintf(f, "  space        %zu plans: %zu refused by the plan checks, %zu do not fit in HBM, %zu estimated\n",
+            S->n, nref, nmem, nok);
+    fprintf(f, "  estimates    %.3f s wall, %.3f s CPU (%.0f plans/s)\n", est_wall, est_cpu,
+            est_wall > 0 ? (double)S->n / est_wall : 0);
+    if (nref + nmem) { /* one line per reason, with a first example */
+        char heads[16][48];
+        size_t cnt[16], nh = 0;
+        const char *ex[16];
+        for (size_t i = 0; i < S->n; i++) {
+            if (!S->plans[i].refused) continue;
+            char h[48];
+            reason_head(S->plans[i].why, h, sizeof h);
+            size_t k = 0;
+            while (k < nh && strcmp(heads[k], h) != 0) k++;
+            if (k == nh && nh < 16) {
+                snprintf(heads[nh], sizeof heads[nh], "%s", h);
+                cnt[nh] = 0;
+                ex[nh] = S->plans[i].why;
+                nh++;
+            }
+            if (k < nh) cnt[k]++;
+        }
+        fprintf(f, "  refused      (count, reason: first example)\n");
+        for (size_t k = 0; k < nh; k++) fprintf(f, "    %7zu  %s: %.150s\n", cnt[k], heads[k], ex[k]);
+    }
+    size_t show = S->o->show < nok ? S->o->show : nok;
+    fprintf(f, "\n  best %zu of %zu by estimate:\n", show, nok);
+    fprintf(f, "    %4s  %-52s %12s %7s %14s %9s\n", "#", "plan", "est step s", "MFU", S->m.family->unit, "mem GiB");
+    char pt[160];
+    for (size_t i = 0; i < show; i++) {
+        const splan *x = order[i];
+        plan_text(S, x, pt, sizeof pt);
+        fprintf(f, "    %4zu  %-52s %12.4f %6.1f%% %14.0f %9.1f\n", i + 1, pt, x->est.step_s, 100 * x->est_mfu,
+                x->est_rate, x->mem_bytes / 1073741824.0);
+    }
+    if (S->o->top) {
+        char be[64] = "\"analytical\"";
+        cs_scenario_get(S->base, "run.backend", be, sizeof be);
+        size_t bl = strlen(be);
+        int full = S->o->refine_full || S->N <= S->o->full_limit;
+        fprintf(f, "\n  simulated (%.*s, %s) in %.2f s wall:\n", (int)(bl > 2 ? bl - 2 : 0), be + (bl > 2),
+                full ? "class mode, else every rank" : "class mode only", sim_wall);
+        fprintf(f, "    %4s  %-52s %12s %12s %8s %7s %14s\n", "#", "plan", "sim step s", "est step s", "est err",
+                "MFU", S->m.family->unit);
+        for (size_t i = 0; i < nsim; i++) {
+            const splan *x = simd[i];
+            plan_text(S, x, pt, sizeof pt);
+            fprintf(f, "    %4zu  %-52s %12.4f %12.4f %+7.1f%% %6.1f%% %14.0f\n", i + 1, pt, x->sim_s, x->est.step_s,
+                    100 * (x->est.step_s - x->sim_s) / x->sim_s, 100 * x->sim_mfu, x->sim_rate);
+        }
+        size_t nskip = 0;
+        for (size_t i = 0; i < nok; i++)
+            if (order[i]->sim >= 2 && nskip++ < 3) {
+                plan_text(S, order[i], pt, sizeof pt);
+                fprintf(f, "    (estimate #%zu %s: %.200s)\n", i + 1, pt, order[i]->sim_note);
+            }
+        if (nskip > 3) fprintf(f, "    (%zu more not simulated: see plans.csv, sim_note)\n", nskip - 3);
+        if (nsim) {
+            plan_text(S, simd[0], pt, sizeof pt);
+            fprintf(f, "\n  best plan    %s: %.4f s per step simulated, MFU %.1f %%\n", pt, simd[0]->sim_s,
+                    100 * simd[0]->sim_mfu);
+        }
+    }
+    if (S->o->out_dir) fprintf(f, "  results      %s/plans.csv (every plan)\n", S->o->out_dir);
+}
+
+int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err) {
+    search S;
+    memset(&S, 0, sizeof S);
+    S.base = base;
+    S.o = o;
+    S.sp = o->space;
+    /* the result directory first: a search that cannot write its results does not start */
+    int rc = o->out_dir ? cs_mkdir_p(o->out_dir, "--out", err) : CS_OK;
+    if (rc) return rc;
+    rc = cs_scenario_plan_inputs(base, &S.m, &S.d, &S.bp, &S.net, &S.sys, err);
+    if (rc) return rc;
+    S.N = (uint32_t)S.net.total_npus;
+    char gb[32] = "0";
+    cs_scenario_get(base, "plan.global-batch", gb, sizeof gb);
+    if (strcmp(gb, "0") == 0 || !S.bp.global_batch)
+        rc = CS_ERR(err, CS_EINVAL, "plan.global-batch: expected the global batch every plan trains on "
+                                    "(--global-batch N); the search keeps it fixed");
+    if (rc == CS_OK) {
+        space_defaults(&S);
+        double w0 = now_s(), c0 = cpu_s();
+        rc = enumerate(&S, err);
+        double est_wall = now_s() - w0, est_cpu = cpu_s() - c0;
+        size_t nok = 0, nsim = 0;
+        splan **order = cs_calloc(S.n ? S.n : 1, sizeof *order), **simd = cs_calloc(S.n ? S.n : 1, sizeof *simd);
+        for (size_t i = 0; i < S.n; i++)
+            if (!S.plans[i].refused) order[nok++] = &S.plans[i];
+        qsort(order, nok, sizeof *order, by_estimate);
+        double s0 = now_s();
+        for (size_t i = 0; rc == CS_OK && i < nok && nsim < o->top && i < 4 * (size_t)o->top + 16; i++) {
+            if (o->progress) {
+                char pt[160];
+                plan_text(&S, order[i], pt, sizeof pt);
+                cs_info("search: simulating estimate #%zu, %s", i + 1, pt);
+            }
+            simulate(&S, order[i]);
+            if (o->stop && *o->stop) rc = CS_ERR(err, CS_EINTR, "search: interrupted while simulating");
+            if (order[i]->sim == 1) simd[nsim++] = order[i];
+        }
+        qsort(simd, nsim, sizeof *simd, by_simulated);
+        double sim_wall = now_s() - s0;
+        if (rc == CS_OK && !nok)
+            rc = CS_ERR(err, CS_EINVAL, "search: none of the %zu plans can run (see the refusals above)", S.n);
+        report(&S, order, nok, simd, nsim, est_wall, est_cpu, sim_wall);
+        if (rc == CS_OK || rc == CS_EINVAL) {
+            cs_error e2;
+            cs_error_clear(&e2);
+            int rc2 = write_csv(&S, order, nok, simd, nsim, &e2);
+            if (rc2 && rc == CS_OK) {
+                rc = rc2;
+                *err = e2;
+            }
+        }
+        if (rc == CS_OK && o->top && !nsim)
+            rc = CS_ERR(err, CS_EUNSUPPORTED, "search: none of the best %zu plans could be simulated (see above)",
+                        nok < 4 * (size_t)o->top + 16 ? nok : 4 * (size_t)o->top + 16);
+        cs_free(order);
+        cs_free(simd);
+    }
+    cs_free(S.plans);
+    cs_network_config_free(&S.net);
+    cs_system_config_free(&S.sys);
+    return rc;
+}

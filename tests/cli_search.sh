@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# cli_search.sh -- clustersim search end to end: the plan count is the
+# space's (the product of the lists, less the shapes that do not fill the
+# cluster), every plan is estimated or refused with its reason, the best
+# simulated plan's step time is what `train` gives for that plan, the
+# ranking is the same bytes on a rerun, and bad flags are refused by name.
+. "$(dirname "$0")/lib_cli.sh"
+cd "$CS_TMP" || exit 1
+cat > n64.yml <<'NET'
+topology: [ Switch, Switch ]
+npus_count: [ 8, 8 ]
+bandwidth: [ 419.1, 46.57 ]
+latency: [ 700.0, 3000.0 ]
+NET
+BASE=(--model gpt3-13b --device H100-SXM --network-configuration=n64.yml --global-batch 64)
+SPACE=(--tp 2,4,8 --pp 1,2,4 --micro-batch 1,2,4 --virtual-stages 1 --zero 0,1 --recompute selective,full
+       --placement tp,cp,dp,pp)
+"$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 3 --out s1 --no-progress > s1.txt 2> s1.err \
+    || fail "search: $(cat s1.err)"
+# 3 tp x 3 pp x 3 mb x 2 zero x 2 recompute = 108 plans (every tp x pp divides 64)
+grep -q "space        108 plans" s1.txt && pass "108 plans in the space" || fail "space: $(grep space s1.txt)"
+python3 - s1/plans.csv <<'PY' && pass "plans.csv: 108 rows, each estimated or refused with a reason" || fail "plans.csv rows"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r for r in rows if not ((r["status"] == "ok" and float(r["est_step_s"]) > 0) or (r["status"] != "ok" and r["reason"]))]
+sys.exit(0 if len(rows) == 108 and not bad else (print(len(rows), bad[:2]), 1)[1])
+PY
+grep -q "out-of-memory" s1/plans.csv && grep -q "does not fit in memory" s1/plans.csv \
+    && pass "plans that do not fit are refused with the memory breakdown" || fail "no memory refusal"
+grep -q "micro-batch x dp" s1/plans.csv && pass "batch refusals name micro-batch x dp" || fail "no batch refusal"
+# the best simulated plan = train of the same plan
+read -r tp pp dp mb rc z sp pl sim < <(python3 - s1/plans.csv <<'PY'
+import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["sim_rank"] == "1"][0]
+print(r["tp"], r["pp"], r["dp"], r["micro_batch"], r["recompute"], r["zero"], r["sp"], r["placement"], r["sim_step_s"])
+PY
+)
+[ -n "${sim:-}" ] || fail "no plan ranked 1 by simulation"
+"$CS_BIN" train "${BASE[@]}" --tp "$tp" --pp "$pp" --dp "$dp" --micro-batch "$mb" --recompute "$rc" --zero "$z" \
+    $([ "$sp" = 1 ] && echo --sp) --placement "$pl" --json t.json --quiet 2> t.err || fail "train: $(cat t.err)"
+python3 - "$sim" t.json <<'PY' && pass "best plan's simulated step = train's ($sim s)" || fail "search vs train"
+import json, sys
+sim, j = float(sys.argv[1]), json.load(open(sys.argv[2]))
+t = j["iteration_time_ns"] / 1e9
+sys.exit(0 if abs(t - sim) <= 1e-9 * max(1, t) else (print(f"search {sim} train {t}"), 1)[1])
+PY
+grep -q "best plan    TP" s1.txt && pass "report names the best plan" || fail "report: $(cat s1.txt)"
+# deterministic
+"$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 3 --out s2 --quiet --no-progress 2> s2.err || fail "rerun"
+cmp -s s1/plans.csv s2/plans.csv && pass "plans.csv identical on a rerun" || fail "plans.csv differs"
+# estimates only
+"$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 0 --out s3 --no-progress > s3.txt 2>&1 || fail "--top 0"
+grep -q "simulated" s3/plans.csv && fail "--top 0 simulated" || pass "--top 0: estimates only"
+
+# bad input
+expect_fail "no global batch" "plan.global-batch|--global-batch N" \
+    "$CS_BIN" search --model gpt3-13b --network-configuration=n64.yml
+expect_fail "bad --tp" "--tp 'x'|integers" "$CS_BIN" search "${BASE[@]}" --tp x
+expect_fail "bad --recompute" "--recompute 'some'|none, selective, full" "$CS_BIN" search "${BASE[@]}" --recompute some
+expect_fail "nothing fits" "none of the" "$CS_BIN" search "${BASE[@]}" --tp 1 --pp 1 --zero 0 --recompute none
+"$CS_BIN" search "${BASE[@]}" --bogus 1 > /dev/null 2>&1; [ $? -eq 2 ] && pass "unknown option: exit 2" || fail "unknown option"
+finish
