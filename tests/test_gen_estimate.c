@@ -46,21 +46,34 @@ static cs_scenario *scen(const char *net, const char *keys) {
     return sc;
 }
 
-static double estimate(cs_scenario *sc, cs_gen_estimate *e) {
-    cs_error err;
-    cs_error_clear(&err);
+/* The scenario's estimate inputs (the caller frees net and sys). */
+typedef struct inputs {
     cs_gen_model m;
     cs_device d;
     cs_gen_plan p;
     cs_network_config net;
     cs_system_config sys;
-    assert_int_equal(cs_scenario_plan_inputs(sc, &m, &d, &p, &net, &sys, &err), CS_OK);
-    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
-    int rc = cs_gen_estimate_step(&m, &p, &d, &net, &sys, e, &err);
+} inputs;
+static void get_inputs(cs_scenario *sc, inputs *in) {
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_scenario_plan_inputs(sc, &in->m, &in->d, &in->p, &in->net, &in->sys, &err), CS_OK);
+}
+static void free_inputs(inputs *in) {
+    cs_network_config_free(&in->net);
+    cs_system_config_free(&in->sys);
+}
+
+static double estimate(cs_scenario *sc, cs_gen_estimate *e) {
+    cs_error err;
+    cs_error_clear(&err);
+    inputs in;
+    get_inputs(sc, &in);
+    assert_int_equal(cs_gen_plan_check(&in.m, &in.p, &err), CS_OK);
+    int rc = cs_gen_estimate_step(&in.m, &in.p, &in.d, &in.net, &in.sys, e, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, CS_OK);
-    cs_network_config_free(&net);
-    cs_system_config_free(&sys);
+    free_inputs(&in);
     return e->step_s;
 }
 
@@ -137,17 +150,12 @@ static void test_wrong_network_refused(void **state) {
     cs_scenario *sc = scen(NET64, "tp=8 dp=4");
     cs_error err;
     cs_error_clear(&err);
-    cs_gen_model m;
-    cs_device d;
-    cs_gen_plan p;
-    cs_network_config net;
-    cs_system_config sys;
-    assert_int_equal(cs_scenario_plan_inputs(sc, &m, &d, &p, &net, &sys, &err), CS_OK);
+    inputs in;
+    get_inputs(sc, &in);
     cs_gen_estimate e;
-    assert_int_equal(cs_gen_estimate_step(&m, &p, &d, &net, &sys, &e, &err), CS_EINVAL);
+    assert_int_equal(cs_gen_estimate_step(&in.m, &in.p, &in.d, &in.net, &in.sys, &e, &err), CS_EINVAL);
     tu_assert_has(err.msg, "64 NPUs but the plan 32 ranks");
-    cs_network_config_free(&net);
-    cs_system_config_free(&sys);
+    free_inputs(&in);
     cs_scenario_free(sc);
 }
 

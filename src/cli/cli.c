@@ -366,6 +366,28 @@ int cs_cli_progress_ms(const char *text, uint32_t *ms) {
     return 0;
 }
 
+int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
+    long long v;
+    if (cs_parse_ll(s, &v) != 0 || v < lo || v > hi) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+void cs_cli_trap_stop(void (*on_stop)(int), int flags, struct sigaction *old_int, struct sigaction *old_term) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+void cs_cli_untrap_stop(const struct sigaction *old_int, const struct sigaction *old_term) {
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
+}
+
 /* The output options that take values, checked before anything runs. */
 static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *trace_limit) {
     *progress_ms = 2000;
@@ -392,16 +414,6 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
 static volatile sig_atomic_t g_stop;
 static void on_stop_signal(int sig) { g_stop = sig; }
 
-static void stop_signals(struct sigaction *old_int, struct sigaction *old_term) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = (int)SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    g_stop = 0;
-    sigaction(SIGINT, &sa, old_int);
-    sigaction(SIGTERM, &sa, old_term);
-}
 
 /* An exit() while a command runs -- out of memory (core/alloc.h) is the one
  * the program makes -- leaves no results, as a failed run does: the
@@ -534,11 +546,11 @@ static int command(const char *cmd, int argc, char **argv) {
         hooks.link_ud = ltrack;
     }
     struct sigaction old_int, old_term;
-    stop_signals(&old_int, &old_term);
+    g_stop = 0;
+    cs_cli_trap_stop(on_stop_signal, (int)SA_RESETHAND, &old_int, &old_term);
     hooks.stop = &g_stop;
     if (rc == CS_OK) rc = cs_scenario_run_hooked(sc, &hooks, &res, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cs_cli_untrap_stop(&old_int, &old_term);
     int stopped = rc == CS_EINTR;
     if (rc == CS_OK && colls) rc = cs_coll_out_finish(colls, &err);
     if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, res, 16);

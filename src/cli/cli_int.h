@@ -17,6 +17,13 @@ int cs_cli_generate(int argc, char **argv);
 int cs_cli_inspect(int argc, char **argv);
 int cs_cli_sweep(int argc, char **argv);
 int cs_cli_search(int argc, char **argv);
+/* An integer in [lo, hi] (0), else -1 (the caller names the flag). */
+int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
+/* SIGINT and SIGTERM to on_stop (sa_flags flags), the old actions kept;
+ * and back. */
+struct sigaction;
+void cs_cli_trap_stop(void (*on_stop)(int), int flags, struct sigaction *old_int, struct sigaction *old_term);
+void cs_cli_untrap_stop(const struct sigaction *old_int, const struct sigaction *old_term);
 /* --progress SECONDS as milliseconds; -1 after printing the error. */
 int cs_cli_progress_ms(const char *text, uint32_t *ms);
 /* generate: write the plan of sc as PREFIX.* files (cli_generate.c). */

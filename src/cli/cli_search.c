@@ -75,12 +75,6 @@ static int parse_list(const char *flag, const char *val, uint32_t lo, uint32_t h
     return 0;
 }
 
-static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
-    long long v;
-    if (cs_parse_ll(s, &v) != 0 || v < lo || v > hi) return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
 
 /* Base-scenario flags: the scenario key each sets, or the section a file loads. */
 static const struct {
@@ -195,12 +189,12 @@ int cs_cli_search(int argc, char **argv) {
                 snprintf(o.space.placements[o.space.nplacements++], sizeof o.space.placements[0], "%s", val);
             }
         } else if (strcmp(name, "--top") == 0) {
-            if (parse_u32(val, 0, 1000, &o.top)) {
+            if (cs_cli_parse_u32(val, 0, 1000, &o.top)) {
                 fprintf(stderr, "clustersim: error: --top '%s': expected a number of plans from 0 to 1000\n", val);
                 rc = 1;
             }
         } else if (strcmp(name, "--show") == 0) {
-            if (parse_u32(val, 0, 1000000, &o.show)) {
+            if (cs_cli_parse_u32(val, 0, 1000000, &o.show)) {
                 fprintf(stderr, "clustersim: error: --show '%s': expected a number of rows from 0 to 1000000\n", val);
                 rc = 1;
             }
@@ -221,17 +215,12 @@ int cs_cli_search(int argc, char **argv) {
         cs_scenario_free(sc);
         return rc;
     }
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_search_stop;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction old_int, old_term;
     g_search_stop = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    cs_cli_trap_stop(on_search_stop, 0, &old_int, &old_term);
     o.stop = &g_search_stop;
     rc = cs_search(sc, &o, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cs_cli_untrap_stop(&old_int, &old_term);
     cs_scenario_free(sc);
     if (rc == CS_EINTR) {
         fprintf(stderr, "clustersim: %s\n", err.msg);

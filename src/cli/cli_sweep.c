@@ -37,12 +37,6 @@ static void sweep_usage(FILE *f) {
 static volatile sig_atomic_t g_sweep_stop;
 static void on_sweep_stop(int sig) { g_sweep_stop = sig; }
 
-static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
-    long long v;
-    if (cs_parse_ll(s, &v) != 0 || v < lo || v > hi) return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
 
 int cs_cli_sweep(int argc, char **argv) {
     cs_sweep_options o;
@@ -79,7 +73,7 @@ int cs_cli_sweep(int argc, char **argv) {
         } else if (strcmp(name, "--out") == 0) {
             o.out_dir = val;
         } else if (strcmp(name, "-j") == 0 || strcmp(name, "--jobs") == 0) {
-            if (parse_u32(val, 1, 1024, &o.jobs)) {
+            if (cs_cli_parse_u32(val, 1, 1024, &o.jobs)) {
                 fprintf(stderr, "clustersim: error: %s '%s': expected a number of worker processes from 1 to 1024\n",
                         name, val);
                 return 1;
@@ -89,8 +83,8 @@ int cs_cli_sweep(int argc, char **argv) {
             snprintf(buf, sizeof buf, "%s", val);
             char *slash = strchr(buf, '/');
             if (slash) *slash = '\0';
-            if (!slash || parse_u32(buf, 0, 1000000, &o.shard) || parse_u32(slash + 1, 1, 1000000, &o.nshards) ||
-                o.shard >= o.nshards) {
+            if (!slash || cs_cli_parse_u32(buf, 0, 1000000, &o.shard) ||
+                cs_cli_parse_u32(slash + 1, 1, 1000000, &o.nshards) || o.shard >= o.nshards) {
                 fprintf(stderr, "clustersim: error: --shard '%s': expected I/N with 0 <= I < N <= 1000000 (e.g. "
                                 "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)\n",
                         val);
@@ -127,19 +121,14 @@ int cs_cli_sweep(int argc, char **argv) {
         return 2;
     }
     if (o.list) o.report = stdout;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sweep_stop;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction old_int, old_term;
     g_sweep_stop = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    cs_cli_trap_stop(on_sweep_stop, 0, &old_int, &old_term);
     o.stop = &g_sweep_stop;
     cs_error err;
     cs_error_clear(&err);
     int rc = cs_sweep(spec, &o, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cs_cli_untrap_stop(&old_int, &old_term);
     if (rc == CS_EINTR) {
         if (strstr(err.msg, "checking the points"))
             fprintf(stderr, "clustersim: %s; nothing ran\n", err.msg);

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 cs_time cs_time_from_ns_f(double ns) {
     if (!(ns > 0.0)) return 0; /* also catches NaN */
@@ -40,4 +41,16 @@ const char *cs_time_fmt(cs_time t, char *buf, unsigned bufsize) {
     snprintf(buf, bufsize, "%llu.%03u %s", (unsigned long long)(r / 1000), (unsigned)(r % 1000),
              units[u].name);
     return buf;
+}
+
+double cs_host_wall_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+double cs_host_cpu_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }

@@ -78,4 +78,9 @@ static inline cs_time cs_time_add(cs_time a, cs_time b) {
 /* Format t with an adaptive unit ("1.234 ms") into buf; returns buf. */
 const char *cs_time_fmt(cs_time t, char *buf, unsigned bufsize);
 
+/* Host time for reports of how long a run took (never simulated time):
+ * the monotonic clock and this process's CPU time, in seconds. */
+double cs_host_wall_s(void);
+double cs_host_cpu_s(void);
+
 #endif

@@ -239,18 +239,30 @@ static void grad_flush(cs_gen_ctx *G) {
                  G->deferred[e] * 2, e ? PG_EDP : PG_DP, 1);
 }
 
-/* One rank's step into G (set up by the caller: model, plan, device, rank,
- * sink or costing, stats, error, micro-batches). */
-static int rank_emit(cs_gen_ctx *G) {
-    const cs_gen_plan *p = G->p;
-    const cs_gen_model *m = G->m;
+/* One rank's step with M micro-batches, into the sink (costing NULL) or
+ * through the costing clock. */
+static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, uint32_t M,
+                     cs_gen_sink sink, void *ud, cs_gen_costing *cost, cs_gen_stats *stats, cs_error *err) {
+    cs_gen_stats dummy;
+    cs_gen_ctx ctx, *G = &ctx;
+    memset(G, 0, sizeof *G);
+    G->m = m;
+    G->p = p;
+    G->d = d;
+    G->rank = rank;
+    G->sink = sink;
+    G->ud = ud;
+    G->cost = cost;
+    G->st = stats ? stats : &dummy;
+    G->err = err;
+    G->M = M;
     uint32_t c[CS_GEN_NDIMS];
-    cs_gen_rank_coords(p, G->rank, c);
+    cs_gen_rank_coords(p, rank, c);
     G->ti = c[CS_DIM_TP];
     G->di = c[CS_DIM_DP];
     G->pi = c[CS_DIM_PP];
     G->ci = c[CS_DIM_CP];
-    if (!G->cost)
+    if (!cost)
         for (int k = 0; k < PG_N; k++) snprintf(G->pg[k], sizeof G->pg[k], "%u", cs_gen_group_of(p, k, c, NULL));
     memset(G->st, 0, sizeof *G->st);
     G->b = p->micro_batch;
@@ -286,7 +298,6 @@ static int rank_emit(cs_gen_ctx *G) {
     if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
         cs_gen_coll(G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
     cs_free(G->extra);
-    G->extra = NULL;
     return G->rc;
 }
 
@@ -295,33 +306,10 @@ int cs_gen_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d,
     int rc = cs_gen_plan_check(m, p, err);
     if (rc) return rc;
     if (rank >= cs_gen_ranks(p)) return CS_ERR(err, CS_EINVAL, "rank %u: outside the plan", rank);
-    cs_gen_stats dummy;
-    cs_gen_ctx G;
-    memset(&G, 0, sizeof G);
-    G.m = m;
-    G.p = p;
-    G.d = d;
-    G.rank = rank;
-    G.sink = sink;
-    G.ud = ud;
-    G.st = stats ? stats : &dummy;
-    G.err = err;
-    G.M = cs_gen_micro_batches(p);
-    return rank_emit(&G);
+    return rank_emit(m, p, d, rank, cs_gen_micro_batches(p), sink, ud, NULL, stats, err);
 }
 
 int cs_gen_rank_cost(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, uint32_t M,
                      cs_gen_costing *cost, cs_gen_stats *stats, cs_error *err) {
-    cs_gen_stats dummy;
-    cs_gen_ctx G;
-    memset(&G, 0, sizeof G);
-    G.m = m;
-    G.p = p;
-    G.d = d;
-    G.rank = rank;
-    G.cost = cost;
-    G.st = stats ? stats : &dummy;
-    G.err = err;
-    G.M = M;
-    return rank_emit(&G);
+    return rank_emit(m, p, d, rank, M, NULL, NULL, cost, stats, err);
 }

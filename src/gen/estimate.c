@@ -97,7 +97,7 @@ static void ring_build(est_net *E, est_ring *R, uint32_t n, const uint32_t st[CS
         R->full = 1;
         return;
     }
-    uint32_t first = 0, prev = 0;
+    uint32_t prev = 0;
     int pcls = -1, fcls = -1;
     for (uint32_t k = 0; k <= n; k++) {
         uint32_t kk = k % n, r;
@@ -109,10 +109,9 @@ static void ring_build(est_net *E, est_ring *R, uint32_t n, const uint32_t st[CS
         default: r = kk / cp * st[CS_DIM_DP] + kk % cp * st[CS_DIM_CP]; break;
         }
         if (k == 0) {
-            first = prev = r;
+            prev = r;
             continue;
         }
-        (void)first;
         int c = cls_index(R, edge_of(E, prev, r));
         R->cls[c].cnt += 1;
         if (pcls >= 0) R->pair[pcls][c] = 1;
@@ -152,6 +151,15 @@ static double ring_phase_ns(const est_net *E, const est_ring *R, int type, doubl
     }
 }
 
+/* The ring of network dimension d: its n NPUs, every edge alike. */
+static void dim_ring(const cs_network_config *n, int d, est_ring *R) {
+    memset(R, 0, sizeof *R);
+    R->n = n->npus[d];
+    R->ncls = 1;
+    R->cls[0] = (ring_cls){d, n->topo[d] == CS_TOPO_SWITCH ? 2 : 1, R->n};
+    R->pair[0][0] = 1;
+}
+
 /* One chunk of a collective on every NPU: the hierarchical ring. */
 static double full_chunk_ns(const est_net *E, int type, double S) {
     const cs_network_config *n = E->net;
@@ -161,12 +169,7 @@ static double full_chunk_ns(const est_net *E, int type, double S) {
     double t = 0;
     est_ring R;
     for (int i = 0; i < nd; i++) {
-        int d = type == CS_COLL_ALL_GATHER ? dims[nd - 1 - i] : dims[i];
-        memset(&R, 0, sizeof R);
-        R.n = n->npus[d];
-        R.ncls = 1;
-        R.cls[0] = (ring_cls){d, n->topo[d] == CS_TOPO_SWITCH ? 2 : 1, R.n};
-        R.pair[0][0] = 1;
+        dim_ring(n, type == CS_COLL_ALL_GATHER ? dims[nd - 1 - i] : dims[i], &R);
         int ph = type == CS_COLL_ALL_REDUCE && i < nd - 1 ? CS_COLL_REDUCE_SCATTER : type;
         t += ring_phase_ns(E, &R, ph, S, E->dd_full);
         if (ph == CS_COLL_REDUCE_SCATTER) S /= R.n;
@@ -174,11 +177,7 @@ static double full_chunk_ns(const est_net *E, int type, double S) {
     }
     if (type == CS_COLL_ALL_REDUCE) /* and back down: all-gathers */
         for (int i = nd - 2; i >= 0; i--) {
-            memset(&R, 0, sizeof R);
-            R.n = n->npus[dims[i]];
-            R.ncls = 1;
-            R.cls[0] = (ring_cls){dims[i], n->topo[dims[i]] == CS_TOPO_SWITCH ? 2 : 1, R.n};
-            R.pair[0][0] = 1;
+            dim_ring(n, dims[i], &R);
             t += ring_phase_ns(E, &R, CS_COLL_ALL_GATHER, S, E->dd_full);
             S *= R.n;
         }
@@ -246,7 +245,6 @@ int cs_gen_estimate_step(const cs_gen_model *m, const cs_gen_plan *p, const cs_d
     double mid_t = 0, mid_tail = 0, mid_comp = 0, opt = 0;
     uint64_t pp_msgs = 0;
     cs_gen_costing C;
-    cs_gen_stats stt;
     for (uint32_t s = 0; s < p->pp; s++) {
         double t, tail, comp;
         cs_gen_memory mm;
@@ -263,7 +261,7 @@ int cs_gen_estimate_step(const cs_gen_model *m, const cs_gen_plan *p, const cs_d
             C.ud = &E;
             uint32_t c[CS_GEN_NDIMS] = {0, 0, 0, 0};
             c[CS_DIM_PP] = s;
-            int rc = cs_gen_rank_cost(m, p, d, cs_gen_rank_of(p, c), 1, &C, &stt, err);
+            int rc = cs_gen_rank_cost(m, p, d, cs_gen_rank_of(p, c), 1, &C, NULL, err);
             if (rc) return rc;
             t = C.body_end;
             if (p->zero >= 2 && C.off_busy > t) t = C.off_busy; /* per-micro-batch gradient traffic */

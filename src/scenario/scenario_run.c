@@ -211,12 +211,6 @@ static void keep_row(void *ud, const cs_coll_row *row) {
 
 /* ---- the run ------------------------------------------------------------------------------ */
 
-static double wall_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void warn_astra_only(const cs_run_params *ro, const cs_system_config *sc) {
     if (ro->num_queues_per_dim != 1)
         cs_warn("run.num-queues-per-dim = %d: only 1 queue per dimension is modelled; using 1", ro->num_queues_per_dim);
@@ -255,7 +249,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     static const cs_run_hooks no_hooks;
     if (!hooks) hooks = &no_hooks;
     *out = NULL;
-    double t0 = wall_now();
+    double t0 = cs_host_wall_s();
     cs_run_params ro;
     int rc = cs_sc_parse_typed(sc, SC_RUN, &ro, err);
     if (rc) return rc;
@@ -401,10 +395,9 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
             if (rc2 == CS_EINTR) { /* stopped: no fallback */
                 rc = rc2;
                 *err = e;
-            } else if (rc2 != CS_OK && ro.symmetry == 2) { /* require: no fallback */
+            } else if (rc2 != CS_OK && ro.symmetry == 2) { /* require: no fallback (prefixed below) */
                 rc = rc2;
                 *err = e;
-                cs_error_prefix(err, "run.symmetry require: ");
             } else if (rc2 != CS_OK) {
                 snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
                 cs_workload_free(&w);
@@ -425,8 +418,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     } else if (rc == CS_OK && !plan) {
         rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     }
-    if (rc == CS_EUNSUPPORTED && ro.symmetry == 2 && !strstr(err->msg, "run.symmetry require"))
-        cs_error_prefix(err, "run.symmetry require: ");
+    if (rc == CS_EUNSUPPORTED && ro.symmetry == 2) cs_error_prefix(err, "run.symmetry require: ");
     if (rc == CS_OK && res->colls) cs_coll_agg_finish(res->colls);
     if (rc == CS_OK) {
         res->sym_off = ro.symmetry == 1;
@@ -497,7 +489,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         res->device = d;
         res->plan_cfg = p;
     }
-    res->wall_s = wall_now() - t0;
+    res->wall_s = cs_host_wall_s() - t0;
     json_decref(config);
     cs_free(split.comp);
     cs_free(split.coll);

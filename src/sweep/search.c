@@ -8,12 +8,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config/network_config.h"
 #include "core/afile.h"
 #include "core/alloc.h"
 #include "core/log.h"
+#include "core/time.h"
 #include "gen/estimate.h"
 #include "gen/family.h"
 #include "gen/gen.h"
@@ -49,19 +49,7 @@ typedef struct search {
     cs_search_space sp;
     splan *plans;
     size_t n, cap;
-    size_t nshape_skipped;
 } search;
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-static double cpu_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static void axis_default(cs_search_axis *a, const uint32_t *v, uint32_t n) {
     if (a->n) return;
@@ -149,56 +137,69 @@ static void evaluate(search *S, splan *x) {
     x->est_rate = t > 0 ? S->m.family->items(&S->m, &x->p) / t : 0;
 }
 
+/* The plans of one shape (degrees, DP, placement): every micro-batch,
+ * interleaving, recomputation and ZeRO stage. */
+static int enumerate_shape(search *S, const splan *shape, cs_error *err) {
+    const cs_search_space *s = &S->sp;
+    for (uint32_t mb = 0; mb < s->mb.n; mb++)
+        for (uint32_t v = 0; v < s->vstages.n; v++) {
+            if (s->vstages.v[v] > 1 && shape->p.pp == 1) continue;
+            for (uint32_t r = 0; r < s->recompute.n; r++)
+                for (uint32_t z = 0; z < s->zero.n; z++) {
+                    if (S->o->stop && *S->o->stop) return CS_ERR(err, CS_EINTR, "search: interrupted while estimating");
+                    if (S->n >= SEARCH_MAX_PLANS)
+                        return CS_ERR(err, CS_EINVAL,
+                                      "search: the space has more than %u plans; expected fewer values (--tp, --pp, ...)",
+                                      SEARCH_MAX_PLANS);
+                    splan *x = add_plan(S);
+                    uint32_t index = x->index;
+                    *x = *shape;
+                    x->index = index;
+                    x->p.micro_batch = s->mb.v[mb];
+                    x->p.vstages = s->vstages.v[v];
+                    x->p.recompute = (int)s->recompute.v[r];
+                    x->p.zero = (int)s->zero.v[z];
+                    evaluate(S, x);
+                }
+        }
+    return CS_OK;
+}
+
 static int enumerate(search *S, cs_error *err) {
     const cs_search_space *s = &S->sp;
+    uint8_t order[8][CS_GEN_NDIMS]; /* each placement parsed once */
+    for (uint32_t pl = 0; pl < s->nplacements; pl++) {
+        cs_gen_plan q = S->bp;
+        cs_error pe;
+        cs_error_clear(&pe);
+        if (cs_gen_placement_parse(s->placements[pl], &q, &pe))
+            return CS_ERR(err, CS_EINVAL, "--placement %s: %s", s->placements[pl], pe.msg);
+        memcpy(order[pl], q.order, sizeof q.order);
+    }
+    int rc = CS_OK;
     for (uint32_t a = 0; a < s->tp.n; a++)
         for (uint32_t c = 0; c < s->cp.n; c++)
             for (uint32_t b = 0; b < s->pp.n; b++)
                 for (uint32_t e = 0; e < s->ep.n; e++) {
                     uint64_t tcp = (uint64_t)s->tp.v[a] * s->cp.v[c] * s->pp.v[b];
-                    if (!tcp || S->N % tcp) {
-                        S->nshape_skipped++;
-                        continue;
-                    }
-                    uint32_t dp = (uint32_t)(S->N / tcp);
-                    for (uint32_t pl = 0; pl < s->nplacements; pl++) {
+                    if (!tcp || S->N % tcp) continue; /* not a plan of this cluster */
+                    splan shape;
+                    memset(&shape, 0, sizeof shape);
+                    shape.p = S->bp;
+                    shape.p.tp = s->tp.v[a];
+                    shape.p.cp = s->cp.v[c];
+                    shape.p.pp = s->pp.v[b];
+                    shape.p.ep = s->ep.v[e];
+                    shape.p.dp = (uint32_t)(S->N / tcp);
+                    shape.p.sp = shape.p.tp > 1;
+                    for (uint32_t pl = 0; rc == CS_OK && pl < s->nplacements; pl++) {
                         /* orders differing only in where DP and PP sit are one plan when either is 1 */
-                        if (pl > 0 && (dp == 1 || s->pp.v[b] == 1)) continue;
-                        for (uint32_t mb = 0; mb < s->mb.n; mb++)
-                            for (uint32_t v = 0; v < s->vstages.n; v++) {
-                                if (s->vstages.v[v] > 1 && s->pp.v[b] == 1) continue;
-                                for (uint32_t r = 0; r < s->recompute.n; r++)
-                                    for (uint32_t z = 0; z < s->zero.n; z++) {
-                                        if (S->o->stop && *S->o->stop)
-                                            return CS_ERR(err, CS_EINTR, "search: interrupted while estimating");
-                                        if (S->n >= SEARCH_MAX_PLANS)
-                                            return CS_ERR(err, CS_EINVAL,
-                                                          "search: the space has more than %u plans; expected "
-                                                          "fewer values (--tp, --pp, ...)",
-                                                          SEARCH_MAX_PLANS);
-                                        splan *x = add_plan(S);
-                                        x->p = S->bp;
-                                        x->p.tp = s->tp.v[a];
-                                        x->p.cp = s->cp.v[c];
-                                        x->p.pp = s->pp.v[b];
-                                        x->p.ep = s->ep.v[e];
-                                        x->p.dp = dp;
-                                        x->p.micro_batch = s->mb.v[mb];
-                                        x->p.vstages = s->vstages.v[v];
-                                        x->p.recompute = (int)s->recompute.v[r];
-                                        x->p.zero = (int)s->zero.v[z];
-                                        x->p.sp = x->p.tp > 1;
-                                        x->placement = pl;
-                                        cs_error pe;
-                                        cs_error_clear(&pe);
-                                        if (cs_gen_placement_parse(s->placements[pl], &x->p, &pe)) {
-                                            return CS_ERR(err, CS_EINVAL, "--placement %s: %s", s->placements[pl],
-                                                          pe.msg);
-                                        }
-                                        evaluate(S, x);
-                                    }
-                            }
+                        if (pl > 0 && (shape.p.dp == 1 || shape.p.pp == 1)) continue;
+                        shape.placement = pl;
+                        memcpy(shape.p.order, order[pl], sizeof shape.p.order);
+                        rc = enumerate_shape(S, &shape, err);
                     }
+                    if (rc) return rc;
                 }
     return CS_OK;
 }
@@ -308,13 +309,11 @@ static void csv_row(FILE *f, const search *S, const splan *x, long est_rank, lon
 }
 
 static int write_csv(const search *S, splan **order, size_t nok, splan **simd, size_t nsim, cs_error *err) {
-    if (!S->o->out_dir) return CS_OK;
-    int rc = cs_mkdir_p(S->o->out_dir, "--out", err);
-    if (rc) return rc;
+    if (!S->o->out_dir) return CS_OK; /* (the directory was made at the start) */
     char path[4096];
     snprintf(path, sizeof path, "%s/plans.csv", S->o->out_dir);
     cs_afile a;
-    rc = cs_afile_open(&a, path, err);
+    int rc = cs_afile_open(&a, path, err);
     if (rc) return rc;
     long *er = cs_calloc(S->n ? S->n : 1, sizeof *er), *sr = cs_calloc(S->n ? S->n : 1, sizeof *sr);
     for (size_t i = 0; i < nok; i++) er[order[i]->index] = (long)i + 1;
@@ -434,15 +433,15 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
                                     "(--global-batch N); the search keeps it fixed");
     if (rc == CS_OK) {
         space_defaults(&S);
-        double w0 = now_s(), c0 = cpu_s();
+        double w0 = cs_host_wall_s(), c0 = cs_host_cpu_s();
         rc = enumerate(&S, err);
-        double est_wall = now_s() - w0, est_cpu = cpu_s() - c0;
+        double est_wall = cs_host_wall_s() - w0, est_cpu = cs_host_cpu_s() - c0;
         size_t nok = 0, nsim = 0;
         splan **order = cs_calloc(S.n ? S.n : 1, sizeof *order), **simd = cs_calloc(S.n ? S.n : 1, sizeof *simd);
         for (size_t i = 0; i < S.n; i++)
             if (!S.plans[i].refused) order[nok++] = &S.plans[i];
         qsort(order, nok, sizeof *order, by_estimate);
-        double s0 = now_s();
+        double s0 = cs_host_wall_s();
         for (size_t i = 0; rc == CS_OK && i < nok && nsim < o->top && i < 4 * (size_t)o->top + 16; i++) {
             if (o->progress) {
                 char pt[160];
@@ -454,7 +453,7 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
             if (order[i]->sim == 1) simd[nsim++] = order[i];
         }
         qsort(simd, nsim, sizeof *simd, by_simulated);
-        double sim_wall = now_s() - s0;
+        double sim_wall = cs_host_wall_s() - s0;
         if (rc == CS_OK && !nok)
             rc = CS_ERR(err, CS_EINVAL, "search: none of the %zu plans can run (see the refusals above)", S.n);
         report(&S, order, nok, simd, nsim, est_wall, est_cpu, sim_wall);

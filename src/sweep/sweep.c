@@ -187,12 +187,6 @@ static int scenario_id(const cs_scenario *sc, uint64_t *id, cs_error *err) {
     return CS_OK;
 }
 
-static double cpu_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* CPU time of this process and of its finished workers (user + system). */
 static double cpu_all_s(void) {
     struct rusage a, b;
@@ -253,7 +247,7 @@ char *sw_failed_line(const sweep *s, uint64_t i, const char *why) {
 char *sw_run_point(const sweep *s, uint64_t i) {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    double c0 = cpu_s();
+    double c0 = cs_host_cpu_s();
     cs_error err;
     cs_error_clear(&err);
     cs_scenario *sc = NULL;
@@ -272,7 +266,7 @@ char *sw_run_point(const sweep *s, uint64_t i) {
     ws.n = cs_log_warning_count(); /* (repeats of one shape are not passed to the sink) */
     char *line = make_line(i, s->ids[i], rc == CS_OK ? "ok" : "error", m,
                            rc == CS_OK ? NULL : (err.msg[0] ? err.msg : "the run failed"), &ws, s->mpi_rank, wall_since(&t0),
-                           cpu_s() - c0);
+                           cs_host_cpu_s() - c0);
     cs_log_set_sink(NULL, NULL);
     json_decref(m);
     cs_result_free(r);
