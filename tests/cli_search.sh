@@ -52,11 +52,35 @@ cmp -s s1/plans.csv s2/plans.csv && pass "plans.csv identical on a rerun" || fai
 "$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 0 --out s3 --no-progress > s3.txt 2>&1 || fail "--top 0"
 grep -q "simulated" s3/plans.csv && fail "--top 0 simulated" || pass "--top 0: estimates only"
 
+# a failed or interrupted search leaves no table of an earlier one
+"$CS_BIN" search "${BASE[@]}" --model no-such-model --out s2 --quiet > /dev/null 2> s2f.err
+[ $? -eq 1 ] && [ ! -e s2/plans.csv ] && pass "failed rerun: the previous plans.csv is gone" \
+    || fail "failed rerun left s2/plans.csv: $(cat s2f.err)"
+"$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 3 --out s4 --quiet --no-progress 2> /dev/null
+"$CS_BIN" search "${BASE[@]}" --tp 8 --pp 1 --cp 1 --micro-batch 1 --zero 1 --recompute full --top 1 --refine-full \
+    --out s4 --quiet --progress-none 2> /dev/null
+rc=$?
+[ "$rc" -eq 2 ] && [ -e s4/plans.csv ] && pass "usage error (exit 2) before anything: results kept" || fail "usage error removed plans.csv"
+
+cat > n16k.yml <<'NET'
+topology: [ Switch, Switch ]
+npus_count: [ 8, 2048 ]
+bandwidth: [ 419.1, 46.57 ]
+latency: [ 700.0, 3000.0 ]
+NET
+"$CS_BIN" search --model llama3-405b --device H100-SXM --network-configuration=n16k.yml --global-batch 2048 \
+    --out s4 --quiet --no-progress & pid=$!
+sleep 1; kill -INT "$pid"; wait "$pid"; rc=$?
+[ "$rc" -eq 130 ] && [ ! -e s4/plans.csv ] && pass "Ctrl-C while simulating: exit 130, no plans.csv" \
+    || fail "interrupt: exit $rc, plans.csv $(ls s4)"
+
 # bad input
 expect_fail "no global batch" "plan.global-batch|--global-batch N" \
     "$CS_BIN" search --model gpt3-13b --network-configuration=n64.yml
 expect_fail "bad --tp" "--tp 'x'|integers" "$CS_BIN" search "${BASE[@]}" --tp x
 expect_fail "bad --recompute" "--recompute 'some'|none, selective, full" "$CS_BIN" search "${BASE[@]}" --recompute some
+expect_fail "bad --placement" "--placement tp,xx|tp, dp and pp" "$CS_BIN" search "${BASE[@]}" --placement tp,xx
+expect_fail "bad --top" "--top '-1'|from 0 to 1000" "$CS_BIN" search "${BASE[@]}" --top -1
 expect_fail "nothing fits" "none of the" "$CS_BIN" search "${BASE[@]}" --tp 1 --pp 1 --zero 0 --recompute none
 "$CS_BIN" search "${BASE[@]}" --bogus 1 > /dev/null 2>&1; [ $? -eq 2 ] && pass "unknown option: exit 2" || fail "unknown option"
 finish

@@ -4,6 +4,7 @@
  */
 #include "sweep/search.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -423,6 +424,13 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
     /* the result directory first: a search that cannot write its results does not start */
     int rc = o->out_dir ? cs_mkdir_p(o->out_dir, "--out", err) : CS_OK;
     if (rc) return rc;
+    if (o->out_dir) { /* a previous search's table goes now: a failed or interrupted one leaves none */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/plans.csv", o->out_dir);
+        if (remove(path) != 0 && errno != ENOENT)
+            return CS_ERR(err, CS_EIO, "--out %s: cannot remove the previous %s: %s", o->out_dir, path,
+                          strerror(errno));
+    }
     rc = cs_scenario_plan_inputs(base, &S.m, &S.d, &S.bp, &S.net, &S.sys, err);
     if (rc) return rc;
     S.N = (uint32_t)S.net.total_npus;
