@@ -11,7 +11,7 @@
 SRC=${CS_LAYERS_SRC:-$CS_SOURCE_DIR/src}
 
 # Top to bottom.
-LAYERS="cli sweep output scenario gen config workload system compute memory network topology core"
+LAYERS="cli sweep output scenario cost gen config workload system compute memory network topology core"
 
 # Edges tolerated until the file is changed, each as "file:include" (file
 # from src/, the include exactly as written).  Remove an entry when its file

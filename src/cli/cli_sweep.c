@@ -28,6 +28,10 @@ static void sweep_usage(FILE *f) {
           "  --merge            run nothing: rebuild the results from every log in DIR\n"
           "  --retry-failed     run again the points whose logged run failed\n"
           "  --list             print the points (index, id, knob values) and stop\n"
+          "  --objective M      the summary's best points by metric M, minimized (max:M maximizes; default\n"
+          "                     time_ns), e.g. energy_per_item_j, cost_per_step_usd, max:throughput\n"
+          "  --pareto M1,M2,... write DIR/pareto.csv: the points no other point beats in every one of these\n"
+          "                     metrics (each minimized, max:M maximized; with seeds, their means)\n"
           "  --quiet            no summary at the end\n"
           "  --progress SECONDS progress lines at most this often (default 2); --no-progress: none\n"
           "  --help             this help\n",
@@ -59,7 +63,8 @@ int cs_cli_sweep(int argc, char **argv) {
             val = a + (eq - name) + 1;
         }
         int needs = strcmp(name, "--out") == 0 || strcmp(name, "-j") == 0 || strcmp(name, "--jobs") == 0 ||
-                    strcmp(name, "--shard") == 0 || strcmp(name, "--progress") == 0;
+                    strcmp(name, "--shard") == 0 || strcmp(name, "--progress") == 0 ||
+                    strcmp(name, "--objective") == 0 || strcmp(name, "--pareto") == 0;
         if (needs && !val) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "clustersim sweep: %s needs a value (see --help)\n", name);
@@ -92,6 +97,25 @@ int cs_cli_sweep(int argc, char **argv) {
             }
         } else if (strcmp(name, "--progress") == 0) {
             if (cs_cli_progress_ms(val, &o.progress_ms) != 0) return 1;
+        } else if (strcmp(name, "--objective") == 0 || strcmp(name, "--pareto") == 0) {
+            cs_error e;
+            cs_error_clear(&e);
+            int po = strcmp(name, "--pareto") == 0;
+            size_t n = 0;
+            cs_objective obj[CS_MAX_OBJECTIVES];
+            int rc = cs_objectives_parse(val, name, po ? o.pareto : obj, po ? &o.npareto : &n, &e);
+            if (rc == CS_OK && po && o.npareto < 2)
+                rc = CS_ERR(&e, CS_EINVAL, "--pareto %s: expected two or more metrics (one is --objective)", val);
+            if (rc == CS_OK && !po && n != 1)
+                rc = CS_ERR(&e, CS_EINVAL, "--objective %s: expected one metric (several: --pareto)", val);
+            if (rc) {
+                fprintf(stderr, "clustersim: error: %s\n", e.msg);
+                return 1;
+            }
+            if (!po) {
+                o.objective = obj[0];
+                o.has_objective = 1;
+            }
         } else if (strcmp(name, "--no-progress") == 0) {
             o.progress = 0;
         } else if (strcmp(name, "--merge") == 0) {

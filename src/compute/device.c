@@ -22,13 +22,20 @@
 #define T 1e12
 #define G 1e9
 static const cs_device builtin[] = {
-    /* name         bf16      fp8       HBM       HBM bw       scale-up/dir */
-    {"A100-40GB", 312 * T, 0, 40 * G, 1555 * G, 300 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF},
-    {"A100-80GB", 312 * T, 0, 80 * G, 2039 * G, 300 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF},
-    {"H100-SXM", 989 * T, 1979 * T, 80 * G, 3350 * G, 450 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF},
-    {"H200", 989 * T, 1979 * T, 141 * G, 4800 * G, 450 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF},
-    {"B200", 2250 * T, 4500 * T, 180 * G, 8000 * G, 900 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF},
-    {"MI300X", 1307.4 * T, 2614.9 * T, 192 * G, 5300 * G, 448 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF},
+    /* name         bf16      fp8       HBM       HBM bw       scale-up/dir  calibration
+     *                                                                      TDP W  idle W  price US$ (docs/cost.md) */
+    {"A100-40GB", 312 * T, 0, 40 * G, 1555 * G, 300 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF,
+     400, 50, 10000},
+    {"A100-80GB", 312 * T, 0, 80 * G, 2039 * G, 300 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF,
+     400, 50, 15000},
+    {"H100-SXM", 989 * T, 1979 * T, 80 * G, 3350 * G, 450 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF,
+     700, 90, 25000},
+    {"H200", 989 * T, 1979 * T, 141 * G, 4800 * G, 450 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF,
+     700, 90, 32000},
+    {"B200", 2250 * T, 4500 * T, 180 * G, 8000 * G, 900 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF,
+     1000, 130, 40000},
+    {"MI300X", 1307.4 * T, 2614.9 * T, 192 * G, 5300 * G, 448 * G, CAL_GEMM_EFF_MAX, CAL_GEMM_DIM_HALF, CAL_MEM_EFF,
+     750, 100, 15000},
 };
 #undef T
 #undef G
@@ -49,6 +56,7 @@ typedef struct dev_file {
     char *name;
     double peak_bf16_tflops, peak_fp8_tflops, hbm_gb, hbm_bw_gbps, scaleup_bw_gbps;
     double gemm_eff_max, gemm_dim_half, mem_eff;
+    double tdp_w, idle_w, price_usd;
 } dev_file;
 
 #define D(f) offsetof(dev_file, f)
@@ -70,6 +78,12 @@ static const cs_opt DEV_OPTS[] = {
      .help = "matmul dimension at which the efficiency factor is 1/2 (calibration)"},
     {.key = "mem_eff", .type = CS_OPT_NUM, .def = CAL_MEM_EFF, .min = 0, .min_open = 1, .max = 1, .off = D(mem_eff),
      .help = "fraction of HBM bandwidth streaming operations reach (calibration)"},
+    {.key = "tdp_w", .type = CS_OPT_NUM, .min = 0, .max = 1e6, .unit = "W", .off = D(tdp_w),
+     .help = "board power at full load, for the power model (0 = unknown: set cost.npu-power-w)"},
+    {.key = "idle_w", .type = CS_OPT_NUM, .min = 0, .max = 1e6, .unit = "W", .off = D(idle_w),
+     .help = "board power idle, for the power model (at most tdp_w; 0 with tdp_w set = no idle draw)"},
+    {.key = "price_usd", .type = CS_OPT_NUM, .min = 0, .max = 1e9, .unit = "US$", .off = D(price_usd),
+     .help = "purchase price, for the cost model (0 = unknown: set cost.npu-price-usd)"},
 };
 #undef POS
 #define NDEV (sizeof DEV_OPTS / sizeof DEV_OPTS[0])
@@ -93,6 +107,12 @@ int cs_device_load_json(const char *path, cs_device *out, cs_error *err) {
         out->gemm_eff_max = f.gemm_eff_max;
         out->gemm_dim_half = f.gemm_dim_half;
         out->mem_eff = f.mem_eff;
+        out->tdp_w = f.tdp_w;
+        out->idle_w = f.idle_w;
+        out->price_usd = f.price_usd;
+        if (out->idle_w > out->tdp_w && out->tdp_w > 0)
+            rc = CS_ERR(err, CS_EINVAL, "%s: idle_w: expected at most tdp_w (%g W), got %g W", path, out->tdp_w,
+                        out->idle_w);
     }
     cs_opts_free(DEV_OPTS, NDEV, &f);
     cs_jdoc_free(&doc);

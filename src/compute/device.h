@@ -31,6 +31,10 @@ typedef struct cs_device {
     double gemm_eff_max;     /* fraction of peak reached by a large matmul */
     double gemm_dim_half;    /* matmul dimension at which f(d) = 1/2 */
     double mem_eff;          /* fraction of HBM bandwidth reached by streaming ops */
+    /* power and price (the cost model, src/cost; docs/cost.md); 0 = unknown */
+    double tdp_w;            /* board power at full load, W */
+    double idle_w;           /* board power idle, W */
+    double price_usd;        /* purchase price estimate, US$ */
 } cs_device;
 
 /* Built-in device by name (case-insensitive: "A100-80GB", "H100-SXM", ...);

@@ -24,6 +24,17 @@ static uint32_t slowest_rank(const cs_engine_result *res) {
     return best;
 }
 
+/* j (consumed) as a member value: nested lines indented two spaces to sit inside the object. */
+static void write_indented(FILE *f, json_t *j, size_t flags) {
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | flags);
+    for (const char *p = s; p && *p; p++) {
+        fputc(*p, f);
+        if (*p == '\n') fputs("  ", f);
+    }
+    cs_json_free(s);
+    json_decref(j);
+}
+
 int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_out *colls, cs_error *err) {
     const cs_engine_result *res = &r->sim;
     cs_afile af;
@@ -80,18 +91,10 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
         cs_afile_abort(&af);
         return rc;
     }
-    fputs("  \"configuration\": ", f);
-    if (r->config) {
-        char *s = json_dumps(r->config, JSON_INDENT(2) | JSON_SORT_KEYS);
-        /* indent nested lines by two spaces to sit inside the object */
-        for (const char *p = s; p && *p; p++) {
-            fputc(*p, f);
-            if (*p == '\n') fputs("  ", f);
-        }
-        cs_json_free(s);
-    } else {
-        fputs("{}", f);
-    }
+    fputs("  \"cost\": ", f);
+    write_indented(f, cs_cost_report_json(&r->cost), JSON_REAL_PRECISION(17));
+    fputs(",\n  \"configuration\": ", f);
+    write_indented(f, r->config ? json_incref(r->config) : json_object(), 0);
     fputs("\n}\n", f);
     return cs_afile_commit(&af, err);
 }
@@ -218,6 +221,8 @@ void cs_report_terminal(FILE *f, const cs_result *r, const char *const *outputs)
     if (res->roofline_fallbacks)
         fprintf(f, "  note: %" PRIu64 " COMP nodes had no num_ops and were replayed from duration_micros\n",
                 res->roofline_fallbacks);
+    fputs("\n", f);
+    cs_cost_report_print(f, &r->cost);
     coll_lines(f, r->colls);
     int any = 0;
     for (int i = 0; outputs && outputs[i]; i++) {
@@ -271,6 +276,7 @@ void cs_report_train(FILE *f, const cs_result *r) {
     if (r->has_healthy)
         fprintf(f, "  healthy network  %.4f s (slowdown x%.4f)\n", cs_time_as_s_f(r->healthy_time),
                 r->healthy_time ? (double)r->sim.sim_time / (double)r->healthy_time : 1.0);
+    cs_cost_report_print(f, &r->cost);
 }
 
 int cs_report_train_json(const char *path, const cs_result *r, cs_error *err) {
@@ -293,6 +299,7 @@ int cs_report_train_json(const char *path, const cs_result *r, cs_error *err) {
     json_object_set_new(j, "simulated_ranks", json_integer(r->sim.simulated_ranks));
     json_object_set_new(j, "events", json_integer((json_int_t)r->sim.events));
     json_object_set_new(j, "symmetry", json_string(cs_result_symmetry(r, NULL, NULL)));
+    json_object_set_new(j, "cost", cs_cost_report_json(&r->cost));
     json_object_set(j, "scenario", r->scenario);
     char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(j);

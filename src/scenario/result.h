@@ -16,6 +16,7 @@
 
 #include "clustersim/clustersim.h"
 #include "config/network_config.h"
+#include "cost/cost.h"
 #include "network/network.h"
 #include "scenario/coll_agg.h"
 #include "scenario/engine.h"
@@ -46,6 +47,7 @@ struct cs_result {
     cs_gen_model model;            /* generated plans: the resolved inputs (value copies) */
     cs_device device;
     cs_gen_plan plan_cfg;
+    cs_cost_report cost;          /* the cost and power model (cost.*; valid = 0: a figure is missing) */
     char sym_why[600];            /* why every rank was simulated ("" = symmetric or off) */
     int sym_off;                  /* symmetry was switched off */
     double wall_s;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "core/opts.h"
+#include "cost/cost.h"
 #include "scenario/scenario.h"
 
 typedef struct cs_run_params {
@@ -41,7 +42,7 @@ typedef struct cs_sc_section {
 extern const cs_sc_section CS_SC_SECTIONS[]; /* NULL-terminated */
 
 /* Sections of the namespace, in dump order. */
-enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
+enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_COST, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
        SC_NSECT };
 
 struct cs_scenario {

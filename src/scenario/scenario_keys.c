@@ -110,6 +110,9 @@ const cs_sc_section CS_SC_SECTIONS[] = {
     {"plan", PLAN_OPTS, sizeof PLAN_OPTS / sizeof PLAN_OPTS[0], sizeof(cs_plan_params),
      "parallelism plan of a generated training step (docs/generator.md)"},
     {"model", MODEL_OPTS, 1, sizeof(cs_model_params), "the model of a generated training step"},
-    {"device", DEVICE_OPTS, 1, sizeof(cs_device_params), "the accelerator of a generated training step"},
+    {"device", DEVICE_OPTS, 1, sizeof(cs_device_params),
+     "the accelerator: a generated step's compute, and every run's power and price (cost.*)"},
+    {"cost", CS_COST_OPTS, CS_COST_NKEYS, sizeof(cs_cost_params),
+     "the cost and power model: prices, power figures, facility (docs/cost.md); every run reports them"},
     {NULL, NULL, 0, 0, NULL},
 };

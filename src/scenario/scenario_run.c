@@ -29,6 +29,45 @@
 #include "gen/gen.h"
 #include "workload/workload.h"
 
+/* ---- the cost and power model ----------------------------------------------------- */
+
+/* res->cost from cost.* and the device (the plan's, or device.name for traces). */
+static int run_cost(const cs_scenario *sc, const cs_device *plan_dev, const cs_gen_model *m, const cs_gen_plan *p,
+                    int explicit_topo, cs_result *res, cs_error *err) {
+    cs_cost_params cp;
+    int rc = cs_sc_parse_typed(sc, SC_COST, &cp, err);
+    if (rc) return rc;
+    cs_device d;
+    if (plan_dev) {
+        d = *plan_dev;
+    } else {
+        cs_device_params dp;
+        rc = cs_sc_parse_typed(sc, SC_DEVICE, &dp, err);
+        if (rc == CS_OK) {
+            rc = cs_device_resolve(dp.name, &d, err);
+            if (rc) cs_error_prefix(err, "device.name: ");
+            cs_sc_free_typed(SC_DEVICE, &dp);
+        }
+    }
+    uint32_t n = res->sim.nranks;
+    cs_time *comp = cs_calloc(n ? n : 1, sizeof *comp);
+    for (uint32_t i = 0; i < n; i++) comp[i] = res->sim.ranks[i].compute;
+    double items = 0;
+    char item[16] = "";
+    if (m) { /* "tokens/s" -> "token" */
+        items = m->family->items(m, p);
+        size_t k = strcspn(m->family->unit, "/");
+        if (k > 1 && m->family->unit[k - 1] == 's') k--;
+        snprintf(item, sizeof item, "%.*s", (int)k, m->family->unit);
+    }
+    if (rc == CS_OK)
+        rc = cs_cost_eval(&cp, &d, &res->net, explicit_topo ? res->topo : NULL, comp, n, res->sim.sim_time, items,
+                          item, &res->cost, err);
+    cs_free(comp);
+    cs_sc_free_typed(SC_COST, &cp);
+    return rc;
+}
+
 /* ---- generated plans -------------------------------------------------------------- */
 
 /* The generator's inputs from plan.*, model.*, device.* (CS_EINVAL naming the key). */
@@ -292,6 +331,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     /* physical topology: for the backends that move bytes over a graph */
     int graph_backend = be && (be->caps & CS_NET_NEEDS_TOPOLOGY);
     if (rc == CS_OK) rc = cs_sc_topology(sc, &res->net, &res->topo, err);
+    int explicit_topo = res->topo != NULL; /* a fabric of its own, not the dimensions' product */
     if (rc == CS_OK && res->topo && !graph_backend)
         rc = CS_ERR(err, CS_EINVAL, "%s: only a graph backend (flow) uses a topology; run.backend is %s",
                     cs_sc_topology_label(sc), ro.backend);
@@ -489,6 +529,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         res->device = d;
         res->plan_cfg = p;
     }
+    if (rc == CS_OK) rc = run_cost(sc, plan ? &d : NULL, plan ? &m : NULL, plan ? &p : NULL, explicit_topo, res, err);
     res->wall_s = cs_host_wall_s() - t0;
     json_decref(config);
     cs_free(split.comp);

@@ -71,6 +71,16 @@ static json_t *m_flops(const cs_result *r) { return r->plan.valid ? json_real(r-
 static json_t *m_mem(const cs_result *r) {
     return r->plan.valid ? json_integer((json_int_t)r->plan.memory_worst_bytes) : NULL;
 }
+static json_t *m_power(const cs_result *r) { return r->cost.valid ? json_real(r->cost.power_w) : NULL; }
+static json_t *m_energy(const cs_result *r) { return r->cost.valid ? json_real(r->cost.energy_step_j) : NULL; }
+static json_t *m_energy_item(const cs_result *r) {
+    return r->cost.valid && r->cost.items_per_step > 0 ? json_real(r->cost.energy_item_j) : NULL;
+}
+static json_t *m_capex(const cs_result *r) { return r->cost.valid ? json_real(r->cost.capex_usd) : NULL; }
+static json_t *m_net_capex(const cs_result *r) {
+    return r->cost.valid ? json_real(r->cost.capex_scaleup_usd + r->cost.capex_scaleout_usd) : NULL;
+}
+static json_t *m_step_cost(const cs_result *r) { return r->cost.valid ? json_real(r->cost.cost_step_usd) : NULL; }
 static json_t *m_bubble(const cs_result *r) { return r->plan.valid ? ns(r->plan.rank0_bubble_ps) : NULL; }
 
 const cs_sweep_metric CS_SWEEP_METRICS[] = {
@@ -93,6 +103,12 @@ const cs_sweep_metric CS_SWEEP_METRICS[] = {
     {"model_flops", 1, "plans: model FLOPs per step (without recomputation)", m_flops},
     {"memory_worst_bytes", 1, "plans: HBM per GPU of the worst pipeline stage", m_mem},
     {"bubble_ns", 1, "plans: rank 0's pipeline bubble", m_bubble},
+    {"power_w", 1, "cost model: average facility power over the step (docs/cost.md)", m_power},
+    {"energy_per_step_j", 1, "cost model: facility energy of one step", m_energy},
+    {"energy_per_item_j", 1, "cost model, plans: energy per token, image or sample (throughput_unit)", m_energy_item},
+    {"capex_usd", 1, "cost model: purchase price of the cluster", m_capex},
+    {"network_capex_usd", 1, "cost model: purchase price of the scale-up and scale-out network", m_net_capex},
+    {"cost_per_step_usd", 1, "cost model: hardware amortized plus energy, per step", m_step_cost},
     {"events", 0, "events the run represents", m_events},
     {"simulated_ranks", 0, "ranks whose events ran (symmetry)", m_simulated},
     {"symmetry", 0, "full, representative or class", m_symmetry},

@@ -591,8 +591,93 @@ static int write_summary(const sweep *s, const merged *m, cs_error *err) {
     return cs_afile_commit(&a, err);
 }
 
-/* The end-of-sweep summary: counts, rate, and the fastest points. */
-static void report(const sweep *s, const merged *m, double wall, double cpu) {
+/* Objective c of row r (sign-adjusted to be minimized; NaN when absent):
+ * the point's metric, or with seeds the mean over the design point's ok seeds. */
+static double objective_value(const sweep *s, const merged *m, uint64_t g, const cs_objective *o) {
+    uint32_t ns = cs_design_seeds(s->d);
+    cs_stats st;
+    cs_stats_init(&st);
+    for (uint64_t j = 0; j < ns; j++) {
+        json_t *r = m->row[g * ns + j];
+        json_t *v = r ? json_object_get(json_object_get(r, "metrics"), CS_SWEEP_METRICS[o->metric].name) : NULL;
+        if (r && strcmp(json_string_value(json_object_get(r, "status")), "ok") == 0 && json_is_number(v))
+            cs_stats_add(&st, json_number_value(v));
+    }
+    if (!st.n) return NAN;
+    return o->maximize ? -st.mean : st.mean;
+}
+
+/* pareto.csv: the design points no other beats in every objective, by the first objective. */
+static int write_pareto(const sweep *s, const merged *m, size_t *nfront, cs_error *err) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/pareto.csv", s->o->out_dir);
+    size_t k = s->o->npareto;
+    if (!k) {
+        if (unlink(path) != 0 && errno != ENOENT)
+            return CS_ERR(err, CS_EIO, "%s: cannot remove the Pareto front an earlier sweep left: %s", path,
+                          strerror(errno));
+        return CS_OK;
+    }
+    uint32_t ns = cs_design_seeds(s->d);
+    uint64_t ng = s->n / ns;
+    double *v = cs_malloc((ng ? ng : 1) * k * sizeof *v);
+    int *on = cs_malloc((ng ? ng : 1) * sizeof *on);
+    for (uint64_t g = 0; g < ng; g++)
+        for (size_t c = 0; c < k; c++) v[g * k + c] = objective_value(s, m, g, &s->o->pareto[c]);
+    size_t nf = cs_pareto_front(v, ng, k, on);
+    *nfront = nf;
+    /* the front in order of the first objective (then of the point) */
+    uint64_t *fr = cs_malloc((nf ? nf : 1) * sizeof *fr), n = 0;
+    for (uint64_t g = 0; g < ng; g++) {
+        if (!on[g]) continue;
+        uint64_t p = n++;
+        for (; p > 0 && v[fr[p - 1] * k] > v[g * k]; p--) fr[p] = fr[p - 1];
+        fr[p] = g;
+    }
+    cs_afile a;
+    int rc = cs_afile_open(&a, path, err);
+    if (rc == CS_OK) {
+        size_t nk = cs_design_nknobs(s->d);
+        json_t **vals = cs_calloc(nk ? nk : 1, sizeof *vals);
+        fputs(ns > 1 ? "design_point" : "point", a.f);
+        for (size_t q = 0; q < nk; q++)
+            if (!cs_design_knob_is_seed(s->d, q)) {
+                fputc(',', a.f);
+                csv_cell(a.f, cs_design_knob(s->d, q));
+            }
+        for (size_t c = 0; c < k; c++)
+            fprintf(a.f, ",%s%s", CS_SWEEP_METRICS[s->o->pareto[c].metric].name, ns > 1 ? "_mean" : "");
+        fputc('\n', a.f);
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t g = fr[i];
+            cs_design_point(s->d, g * ns, vals);
+            fprintf(a.f, "%" PRIu64, g);
+            for (size_t q = 0; q < nk; q++) {
+                if (!cs_design_knob_is_seed(s->d, q)) {
+                    fputc(',', a.f);
+                    csv_value(a.f, vals[q]);
+                }
+                json_decref(vals[q]);
+            }
+            for (size_t c = 0; c < k; c++) {
+                char b[64];
+                double x = v[g * k + c];
+                cs_fmt_double(b, sizeof b, s->o->pareto[c].maximize ? -x : x);
+                fprintf(a.f, ",%s", b);
+            }
+            fputc('\n', a.f);
+        }
+        cs_free(vals);
+        rc = cs_afile_commit(&a, err);
+    }
+    cs_free(fr);
+    cs_free(on);
+    cs_free(v);
+    return rc;
+}
+
+/* The end-of-sweep summary: counts, rate, and the best points. */
+static void report(const sweep *s, const merged *m, double wall, double cpu, size_t nfront) {
     FILE *f = s->o->report;
     if (!f) return;
     fprintf(f, "clustersim sweep %s\n", cs_design_path(s->d));
@@ -600,15 +685,18 @@ static void report(const sweep *s, const merged *m, double wall, double cpu) {
             m->ok, m->done - m->ok);
     fprintf(f, "  this run      %" PRIu64 " points in %.2f s wall, %.2f s CPU (%.1f points/s)\n", s->ran, wall, cpu,
             wall > 0 ? (double)s->ran / wall : 0.0);
-    /* the five fastest ok points by time_ns */
+    /* the five best ok points by the objective (time_ns unless --objective) */
+    cs_objective obj = s->o->has_objective ? s->o->objective : (cs_objective){0, 0};
+    char oname[96];
+    cs_objective_name(&obj, oname, sizeof oname);
     uint64_t best[5];
     double bt[5];
     int nb = 0;
     for (uint64_t i = 0; i < s->n; i++) {
         json_t *r = m->row[i];
-        json_t *t = r ? json_object_get(json_object_get(r, "metrics"), "time_ns") : NULL;
+        json_t *t = r ? json_object_get(json_object_get(r, "metrics"), CS_SWEEP_METRICS[obj.metric].name) : NULL;
         if (!json_is_number(t)) continue;
-        double x = json_number_value(t);
+        double x = obj.maximize ? -json_number_value(t) : json_number_value(t);
         if (nb == 5 && x >= bt[4]) continue; /* not among the five (ties: the earlier point) */
         int p = nb < 5 ? nb++ : 4;          /* insertion into the sorted five */
         for (; p > 0 && bt[p - 1] > x; p--) {
@@ -618,12 +706,12 @@ static void report(const sweep *s, const merged *m, double wall, double cpu) {
         bt[p] = x;
         best[p] = i;
     }
-    if (nb) fputs("  fastest       time_ns   knobs\n", f);
+    if (nb) fprintf(f, "  best by %s (value, knobs)\n", oname);
     size_t nk = cs_design_nknobs(s->d);
     json_t **vals = cs_calloc(nk, sizeof *vals);
     for (int b = 0; b < nb; b++) {
         char t[64];
-        cs_fmt_double(t, sizeof t, bt[b]);
+        cs_fmt_double(t, sizeof t, obj.maximize ? -bt[b] : bt[b]);
         fprintf(f, "    point %-6" PRIu64 " %s  ", best[b], t);
         cs_design_point(s->d, best[b], vals);
         for (size_t k = 0; k < nk; k++) {
@@ -638,6 +726,13 @@ static void report(const sweep *s, const merged *m, double wall, double cpu) {
     fprintf(f, "  results       %s/results.csv, %s/results.jsonl%s%s%s\n", s->o->out_dir, s->o->out_dir,
             cs_design_seeds(s->d) > 1 ? ", " : "", cs_design_seeds(s->d) > 1 ? s->o->out_dir : "",
             cs_design_seeds(s->d) > 1 ? "/summary.csv" : "");
+    if (s->o->npareto) {
+        fprintf(f, "  pareto front  %zu %spoint%s on (", nfront, cs_design_seeds(s->d) > 1 ? "design " : "",
+                nfront == 1 ? "" : "s");
+        for (size_t c = 0; c < s->o->npareto; c++)
+            fprintf(f, "%s%s", c ? ", " : "", cs_objective_name(&s->o->pareto[c], oname, sizeof oname));
+        fprintf(f, "): %s/pareto.csv\n", s->o->out_dir);
+    }
 }
 
 /* ---- the sweep ------------------------------------------------------------------------------ */
@@ -793,11 +888,13 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
         cs_error_clear(&e2);
         int rc2 = write_results(&s, &m, &e2);
         if (rc2 == CS_OK && cs_design_seeds(s.d) > 1) rc2 = write_summary(&s, &m, &e2);
+        size_t nfront = 0;
+        if (rc2 == CS_OK) rc2 = write_pareto(&s, &m, &nfront, &e2);
         if (rc2 && !stopped) {
             rc = rc2;
             *err = e2;
         }
-        if (rc == CS_OK || stopped) report(&s, &m, wall_since(&s.t0), cpu_all_s() - c0);
+        if (rc == CS_OK || stopped) report(&s, &m, wall_since(&s.t0), cpu_all_s() - c0, nfront);
         if (rc == CS_OK && m.done < s.n && o->report)
             fprintf(o->report, "  (%" PRIu64 " of %" PRIu64 " points have no result yet: %s)\n", s.n - m.done, s.n,
                     o->nshards > 1 ? "other shards write them; --merge gathers every shard's log" : "run again");

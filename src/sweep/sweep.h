@@ -13,7 +13,10 @@
  * seeds, summary.csv (mean, min, max and 95 % confidence interval over the
  * seeds of each design point) -- are rebuilt from the logs at the end of
  * every invocation, written atomically, and are the same bytes however the
- * points were run (in-order, -j N, shards, MPI).
+ * points were run (in-order, -j N, shards, MPI).  With objectives (--pareto)
+ * DIR/pareto.csv holds the points no other point beats in every objective
+ * (per design point, on the means over its seeds); an invocation without
+ * them removes a pareto.csv an earlier one left.
  *
  * Points run in worker processes (-j N, forked: a point that crashes or
  * runs out of memory is recorded as failed and the sweep goes on), or,
@@ -28,6 +31,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "sweep/pareto.h"
 
 typedef struct cs_sweep_options {
     const char *out_dir;
@@ -40,6 +44,10 @@ typedef struct cs_sweep_options {
     uint32_t progress_ms;
     const volatile sig_atomic_t *stop; /* nonzero: stop handing out points (CS_EINTR) */
     FILE *report;                /* the end-of-sweep summary (NULL: none) */
+    cs_objective objective;      /* the summary's best points by this metric (default time_ns, minimized) */
+    int has_objective;           /* 0: time_ns */
+    cs_objective pareto[CS_MAX_OBJECTIVES]; /* --pareto: DIR/pareto.csv, the non-dominated points */
+    size_t npareto;
 } cs_sweep_options;
 
 /* Run the sweep of spec.  CS_EINTR when stopped (the results of the points
