@@ -622,8 +622,17 @@ static int write_pareto(const sweep *s, const merged *m, size_t *nfront, cs_erro
     uint64_t ng = s->n / ns;
     double *v = cs_malloc((ng ? ng : 1) * k * sizeof *v);
     int *on = cs_malloc((ng ? ng : 1) * sizeof *on);
-    for (uint64_t g = 0; g < ng; g++)
-        for (size_t c = 0; c < k; c++) v[g * k + c] = objective_value(s, m, g, &s->o->pareto[c]);
+    for (size_t c = 0; c < k; c++) {
+        uint64_t have = 0;
+        for (uint64_t g = 0; g < ng; g++) {
+            v[g * k + c] = objective_value(s, m, g, &s->o->pareto[c]);
+            have += !isnan(v[g * k + c]);
+        }
+        if (!have && m->done)
+            cs_warn("--pareto: no point that ran has the metric %s (docs/sweep.md says which runs have which); "
+                    "the front is empty",
+                    CS_SWEEP_METRICS[s->o->pareto[c].metric].name);
+    }
     size_t nf = cs_pareto_front(v, ng, k, on);
     *nfront = nf;
     /* the front in order of the first objective (then of the point) */
