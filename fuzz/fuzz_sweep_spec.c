@@ -1,6 +1,8 @@
 /*
  * fuzz_sweep_spec.c -- libFuzzer target for the sweep spec reader
- * (src/sweep/design.c: cs_design_load) and the point numbering.
+ * (src/sweep/design.c: cs_design_load) and the point numbering, and for
+ * the bandwidth optimizer's spec reader (src/sweep/bwopt.c:
+ * cs_bwopt_check_spec), which gets the same bytes.
  *
  * Each input is a whole spec file (as `clustersim sweep SPEC` reads it).
  * Contracts checked besides the sanitizers: a refusal carries its code and
@@ -12,6 +14,7 @@
 #include <jansson.h>
 
 #include "fuzz_common.h"
+#include "sweep/bwopt.h"
 #include "sweep/design.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -20,7 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cs_design *d = NULL;
     cs_error err;
     cs_error_clear(&err);
-    int rc = cs_design_load(path, &d, &err);
+    int rc = cs_bwopt_check_spec(path, &err);
+    if (rc != CS_OK) fz_check_error(rc, &err, path);
+    cs_error_clear(&err);
+    rc = cs_design_load(path, &d, &err);
     if (rc != CS_OK) {
         fz_check_error(rc, &err, path);
         return 0;

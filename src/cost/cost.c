@@ -94,12 +94,14 @@ static void net_dims(const cs_cost_params *p, const cs_network_config *net, cs_c
         }
         }
         if (up) {
-            o->capex_scaleup_usd += n * b * (cables * p->scaleup_link_usd_per_gbps + ports * p->scaleup_switch_usd_per_gbps);
+            o->dim_usd_per_gbps[d] = n * (cables * p->scaleup_link_usd_per_gbps + ports * p->scaleup_switch_usd_per_gbps);
+            o->capex_scaleup_usd += b * o->dim_usd_per_gbps[d];
             o->power_scaleup_w += n * b * ends * p->scaleup_w_per_gbps;
             continue;
         }
-        o->capex_scaleout_usd += n * b * (ends * p->nic_usd_per_gbps + ports * p->scaleout_switch_usd_per_gbps +
-                                          cables * p->scaleout_link_usd_per_gbps);
+        o->dim_usd_per_gbps[d] = n * (ends * p->nic_usd_per_gbps + ports * p->scaleout_switch_usd_per_gbps +
+                                      cables * p->scaleout_link_usd_per_gbps);
+        o->capex_scaleout_usd += b * o->dim_usd_per_gbps[d];
         o->power_scaleout_w += n * b * (ends * p->nic_w_per_gbps + ports * p->switch_port_w_per_gbps +
                                         (p->scaleout_copper ? 0 : 2 * cables * p->optic_w_per_gbps));
         o->scaleout_switch_ports += n * ports;
@@ -199,6 +201,7 @@ int cs_cost_eval(const cs_cost_params *p, const cs_device *dev, const cs_network
     o->power_storage_w = o->storage_hosts * p->storage_host_power_w;
     if (topo) net_graph(p, topo, o);
     else net_dims(p, net, o);
+    o->net_from_dims = !topo;
     double it_w = o->power_npu_w + o->power_host_w + o->power_storage_w + o->power_scaleup_w + o->power_scaleout_w;
     o->power_facility_w = it_w * (p->pue - 1);
     o->power_w = it_w + o->power_facility_w;

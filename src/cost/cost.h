@@ -75,6 +75,10 @@ typedef struct cs_cost_report {
         power_facility_w;
     double npu_utilization; /* mean GPU compute time / step time over the NPUs (0..1) */
     double scaleout_switch_ports, scaleout_cables; /* counted (dimensions: per the Clos formula) */
+    /* network priced from the dimensions (no explicit topology): the network's capital is
+     * sum over d of dim_usd_per_gbps[d] x bandwidth_gbps[d] (the model is linear in each) */
+    int net_from_dims;
+    double dim_usd_per_gbps[CS_MAX_DIMS];
     double step_s, energy_step_j, cost_step_usd;
     double items_per_step;  /* tokens, images or samples per step; 0 = unknown (traces) */
     char item[16];          /* "token", "image", "sample" */
