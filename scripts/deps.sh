@@ -8,7 +8,8 @@ PKGS=(build-essential cmake pkg-config
       libcmocka-dev                           # unit tests
       clang libclang-rt-14-dev                # libFuzzer target
       mpich libmpich-dev                      # clustersim sweep across machines (mpiexec)
-      python3)                                # one test's independent reference scheduler
+      chromium                                # the HTML reports tested in a real (headless) browser
+      python3)                                # tests' independent checks
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()

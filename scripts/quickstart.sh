@@ -11,5 +11,6 @@ build/clustersim run \
     --workload-configuration=examples/pipeline/pipeline \
     --network-configuration=examples/pipeline/network.yml \
     --system-configuration=examples/pipeline/system.json \
-    --out out/pipeline --trace out/pipeline/trace.json
-echo "Open out/pipeline/trace.json in https://ui.perfetto.dev to see the timeline."
+    --out out/pipeline --trace out/pipeline/trace.json --report out/pipeline/report.html
+echo "Open out/pipeline/report.html in a browser for the charts, out/pipeline/trace.json in"
+echo "https://ui.perfetto.dev for the full timeline."

@@ -3,7 +3,8 @@
 # all tests; the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 # then every libFuzzer target (fuzz/run.sh all: the trace reader, every
 # configuration reader, topology files, model and device files, the command
-# line), each for CS_FUZZ_SECONDS (default 60; 9 targets = 9 minutes).
+# line, sweep and bandwidth specs), each for CS_FUZZ_SECONDS (default 45; 10
+# targets = 7.5 minutes).
 # Tests that need ../shared (reference data) skip with a message when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,6 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCS_SANITIZE=ON -DCS_WERROR=O
 cmake --build build-asan -j"$JOBS" >/dev/null
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j"$JOBS"
-echo "== fuzzing every parser for ${CS_FUZZ_SECONDS:-60} s each"
-CS_FUZZ_BUILD=build-fuzz fuzz/run.sh all "${CS_FUZZ_SECONDS:-60}"
+echo "== fuzzing every parser for ${CS_FUZZ_SECONDS:-45} s each"
+CS_FUZZ_BUILD=build-fuzz fuzz/run.sh all "${CS_FUZZ_SECONDS:-45}"
 echo "== all tests passed"

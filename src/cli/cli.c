@@ -32,7 +32,10 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "network/network.h"
+#include "compute/device.h"
+#include "gen/gen.h"
 #include "output/collectives.h"
+#include "output/html.h"
 #include "output/links.h"
 #include "output/report.h"
 #include "output/timeline.h"
@@ -42,7 +45,7 @@
 /* ---- the flag table -------------------------------------------------------------- */
 
 enum { F_KEY, F_KEYFLAG, F_LOAD, F_OUT, F_OUTFLAG, F_IGNORED };
-enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP };
+enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP, A_REPORT };
 
 typedef struct flag {
     const char *name;
@@ -108,7 +111,12 @@ static const flag FLAGS[] = {
     {"out", F_OUT, NULL, A_OUT, "DIR", "write summary.json, ranks.csv, collectives.csv (and links.csv) into DIR", 3},
     {"json", F_OUT, NULL, A_JSON, "FILE", "run: the summary JSON; train: the training report JSON", 3},
     {"trace", F_OUT, NULL, A_TRACE, "FILE", "write a Chrome/Perfetto timeline (ui.perfetto.dev)", 3},
-    {"trace-ranks", F_OUT, NULL, A_TRACE_RANKS, "LIST", "--trace: only these ranks, e.g. 0-7,64 (default: all)", 3},
+    {"report", F_OUT, NULL, A_REPORT, "FILE",
+     "write a self-contained HTML report (inline SVG: per-rank bars, step timeline, hottest links; "
+     "FILE less .html + .<chart>.svg for slides)", 3},
+    {"trace-ranks", F_OUT, NULL, A_TRACE_RANKS, "LIST",
+     "--trace: only these ranks (default: all); --report: the timeline's ranks (default: one per pipeline stage, "
+     "or the first 8; at most 64)", 3},
     {"trace-limit", F_OUT, NULL, A_TRACE_LIMIT, "SIZE",
      "--trace: stop adding events at this file size, e.g. 500MB, 2GiB, 0 = none (default 1GiB)", 3},
     {"quiet", F_OUTFLAG, NULL, A_QUIET, NULL, "no terminal report", 3},
@@ -122,7 +130,7 @@ static const flag FLAGS[] = {
 #define NFLAGS (sizeof FLAGS / sizeof FLAGS[0])
 
 typedef struct cli_out {
-    const char *out, *json, *trace, *dump;
+    const char *out, *json, *trace, *dump, *report;
     int quiet, verbose, no_progress, help, help_config;
     const char *progress_s, *trace_ranks, *trace_limit;
 } cli_out;
@@ -244,6 +252,7 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
                     case A_OUT: co->out = val; break;
                     case A_JSON: co->json = val; break;
                     case A_TRACE: co->trace = val; break;
+                    case A_REPORT: co->report = val; break;
                     case A_DUMP: co->dump = val; break;
                     case A_QUIET: co->quiet = 1; break;
                     case A_VERBOSE: co->verbose = 1; break;
@@ -317,6 +326,7 @@ static int outputs_clash(const cli_out *co, const char *const *results, size_t n
     size_t k = 0;
     if (co->json) { names[k] = co->json; flags[k++] = "--json"; }
     if (co->trace) { names[k] = co->trace; flags[k++] = "--trace"; }
+    if (co->report) { names[k] = co->report; flags[k++] = "--report"; }
     if (co->dump) { names[k] = co->dump; flags[k++] = "--dump-scenario"; }
     for (size_t i = 0; co->out && i < nresults && k < 8; i++) {
         names[k] = results[i];
@@ -400,9 +410,9 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
                 co->trace_limit);
         return -1;
     }
-    if (!co->trace && (co->trace_ranks || co->trace_limit)) {
-        fprintf(stderr, "clustersim: error: %s applies to the timeline; expected --trace FILE with it\n",
-                co->trace_ranks ? "--trace-ranks" : "--trace-limit");
+    if ((!co->trace && co->trace_limit) || (!co->trace && !co->report && co->trace_ranks)) {
+        fprintf(stderr, "clustersim: error: %s applies to the timeline; expected --trace FILE%s with it\n",
+                co->trace_limit ? "--trace-limit" : "--trace-ranks", co->trace_limit ? "" : " or --report FILE");
         return -1;
     }
     return 0;
@@ -422,8 +432,8 @@ static void on_stop_signal(int sig) { g_stop = sig; }
  * says so.  Files still being written are core/afile.h's registry's.
  * Only remove() and stderr: exit() may come from anywhere. */
 static struct {
-    int armed, trace, json;
-    const char *out, *trace_path, *json_path; /* argv's */
+    int armed, trace, json, report;
+    const char *out, *trace_path, *json_path, *report_path; /* argv's */
     char results[4][4096];
 } g_guard;
 
@@ -433,6 +443,7 @@ static void on_exit_remove_results(void) {
     for (int i = 0; g_guard.out && i < 4; i++) remove(g_guard.results[i]);
     if (g_guard.trace) remove(g_guard.trace_path);
     if (g_guard.json) remove(g_guard.json_path);
+    if (g_guard.report) cs_report_html_remove(g_guard.report_path);
     if (g_guard.out) {
         fputs("clustersim: no results written to ", stderr);
         fputs(g_guard.out, stderr);
@@ -447,11 +458,58 @@ static void guard_arm(const cli_out *co, const char *const *results) {
     g_guard.out = co->out;
     g_guard.trace_path = co->trace;
     g_guard.json_path = co->json;
+    g_guard.report_path = co->report;
     for (int i = 0; i < 4; i++) snprintf(g_guard.results[i], sizeof g_guard.results[i], "%s", results[i]);
     g_guard.armed = 1;
 }
 
 /* ---- run / train ---------------------------------------------------------------------- */
+
+/* Two observers of the run (the timeline and the report's activity). */
+typedef struct tee_obs { cs_exec_observer a, b; } tee_obs;
+static cs_exec_observer tee_o;
+static void tee_done(void *ud, const cs_node_span *s) {
+    tee_obs *t = ud;
+    t->a.node_done(t->a.ud, s);
+    t->b.node_done(t->b.ud, s);
+}
+
+/* The scenario's rank count from network.npus_count (0 when not known yet). */
+static uint32_t scenario_ranks(const cs_scenario *sc) {
+    char buf[256];
+    uint64_t n = 0;
+    if (cs_scenario_get(sc, "network.npus_count", buf, sizeof buf) == 0) {
+        json_t *a = json_loads(buf, JSON_DECODE_ANY, NULL);
+        size_t i;
+        json_t *v;
+        n = json_array_size(a) ? 1 : 0;
+        json_array_foreach(a, i, v) {
+            n *= (uint64_t)json_integer_value(v);
+            if (n > UINT32_MAX) n = 0;
+        }
+        json_decref(a);
+    }
+    return (uint32_t)n;
+}
+
+/* The report's timeline ranks by default: one per pipeline stage of a
+ * generated plan (the first rank of each), else the first eight. */
+static void report_default_ranks(const cs_scenario *sc, uint32_t n, uint8_t *sel) {
+    cs_gen_model m;
+    cs_device d;
+    cs_gen_plan p;
+    cs_error e;
+    cs_error_clear(&e);
+    if (cs_scenario_is_plan(sc) && cs_scenario_plan(sc, &m, &d, &p, &e) == CS_OK && cs_gen_ranks(&p) == n) {
+        for (uint32_t s = 0; s < p.pp && s < CS_ACTIVITY_MAX_RANKS; s++) {
+            uint32_t c[CS_GEN_NDIMS] = {0};
+            c[CS_DIM_PP] = s;
+            sel[cs_gen_rank_of(&p, c)] = 1;
+        }
+        return;
+    }
+    for (uint32_t r = 0; r < n && r < 8; r++) sel[r] = 1;
+}
 
 static int command(const char *cmd, int argc, char **argv) {
     cs_error err;
@@ -504,6 +562,8 @@ static int command(const char *cmd, int argc, char **argv) {
     guard_arm(&co, results); /* (no return before the disarm below) */
     if (rc == CS_OK && co.dump) rc = cs_scenario_dump_file(sc, co.dump, &err);
     cs_timeline *tl = NULL;
+    cs_activity *act = NULL;
+    tee_obs tee;
     cs_link_track *ltrack = NULL;
     cs_coll_out *colls = NULL;
     cs_exec_observer obs = {cs_timeline_node_done, NULL};
@@ -513,6 +573,7 @@ static int command(const char *cmd, int argc, char **argv) {
      * when it succeeds and removed when it fails */
     if (rc == CS_OK && co.out)
         for (size_t i = 0; i < sizeof results / sizeof *results; i++) remove(results[i]);
+    if (rc == CS_OK && co.report) cs_report_html_remove(co.report);
     hooks.progress = !co.no_progress;
     hooks.progress_ms = progress_ms;
     /* train's report and JSON list no collectives: keep none unless files are written */
@@ -544,6 +605,28 @@ static int command(const char *cmd, int argc, char **argv) {
         ltrack = cs_link_track_new((size_t)4 << 20);
         hooks.link_util = cs_link_track_sample;
         hooks.link_ud = ltrack;
+    }
+    if (rc == CS_OK && co.report) { /* the timeline's ranks, kept during the run */
+        uint32_t n = scenario_ranks(sc);
+        uint8_t *sel = cs_calloc(n ? n : 1, 1);
+        if (co.trace_ranks) {
+            rc = cs_rank_list_parse(co.trace_ranks, n, "--trace-ranks", sel, &err);
+        } else {
+            report_default_ranks(sc, n, sel);
+        }
+        if (rc == CS_OK) {
+            act = cs_activity_new(sel, n, (size_t)8 << 20);
+            cs_exec_observer ao = {cs_activity_node_done, act};
+            if (hooks.observer) { /* the timeline too */
+                tee.a = *hooks.observer;
+                tee.b = ao;
+                tee_o = (cs_exec_observer){tee_done, &tee};
+            } else {
+                tee_o = ao;
+            }
+            hooks.observer = &tee_o;
+        }
+        cs_free(sel);
     }
     struct sigaction old_int, old_term;
     g_stop = 0;
@@ -594,6 +677,11 @@ static int command(const char *cmd, int argc, char **argv) {
             g_guard.json = rc == CS_OK;
             outputs[no++] = co.json;
         }
+        if (rc == CS_OK && co.report) {
+            rc = cs_report_html(co.report, res, act, &err);
+            g_guard.report = rc == CS_OK;
+            outputs[no++] = co.report;
+        }
         if (co.trace) outputs[no++] = co.trace;
         outputs[no] = NULL;
         if (rc == CS_OK && !co.quiet) {
@@ -607,6 +695,7 @@ static int command(const char *cmd, int argc, char **argv) {
     if (rc && co.out) /* no partial set of results */
         for (size_t i = 0; i < sizeof results / sizeof *results; i++) remove(results[i]);
     cs_coll_out_free(colls);
+    cs_activity_free(act);
     cs_log_flush_summary();
     if (rc) {
         flagify(err.msg, sizeof err.msg, used, nused);

@@ -47,13 +47,18 @@ int cs_links_csv(const char *path, const cs_result *res, cs_error *err) {
     return cs_afile_commit(&af, err);
 }
 
-void cs_links_print_hottest(FILE *f, const cs_result *res, unsigned n) {
+cs_net_link_stat cs_links_stat(const cs_result *res, uint32_t i) { return stat_of(&res->links, i); }
+
+double cs_links_avg_util(const cs_result *res, uint32_t i) {
+    cs_net_link_stat st = stat_of(&res->links, i);
+    return res->topo && i < res->topo->nlinks ? avg_util(&res->topo->links[i], &st, res->sim.sim_time) : 0;
+}
+
+unsigned cs_links_hottest(const cs_result *res, uint32_t *best, unsigned n) {
     const cs_topo *t = res->topo;
     const cs_net_link_report *r = &res->links;
-    cs_time sim_time = res->sim.sim_time;
-    if (!t) return;
-    uint32_t best[16];
     unsigned nb = 0;
+    if (!t) return 0;
     if (n > 16) n = 16;
     for (uint32_t i = 0; i < t->nlinks; i++) {
         cs_net_link_stat a = stat_of(r, i);
@@ -69,6 +74,15 @@ void cs_links_print_hottest(FILE *f, const cs_result *res, unsigned n) {
         memmove(&best[pos + 1], &best[pos], (nb - 1 - pos) * sizeof best[0]);
         best[pos] = i;
     }
+    return nb;
+}
+
+void cs_links_print_hottest(FILE *f, const cs_result *res, unsigned n) {
+    const cs_topo *t = res->topo;
+    const cs_net_link_report *r = &res->links;
+    cs_time sim_time = res->sim.sim_time;
+    uint32_t best[16];
+    unsigned nb = cs_links_hottest(res, best, n);
     if (!nb) return;
     fprintf(f, "  hottest links (%s)\n  %-8s %-22s %14s %12s %9s %9s\n", t->desc ? t->desc : "topology", "link",
             "src -> dst", "bytes", "busy", "avg util", "peak");

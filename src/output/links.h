@@ -23,6 +23,11 @@
 int cs_links_csv(const char *path, const cs_result *res, cs_error *err);
 /* The n links that carried the most bytes (busy time breaks ties). */
 void cs_links_print_hottest(FILE *f, const cs_result *res, unsigned n);
+/* Their ids, hottest first, into out (at most n <= 16); the count. */
+unsigned cs_links_hottest(const cs_result *res, uint32_t *out, unsigned n);
+/* Link i's statistics and its average utilization over the run (0..1). */
+cs_net_link_stat cs_links_stat(const cs_result *res, uint32_t i);
+double cs_links_avg_util(const cs_result *res, uint32_t i);
 
 /* Link utilization over time, for Perfetto counter tracks in the --trace
  * timeline: give the run the observer {cs_link_track_sample, tracker}

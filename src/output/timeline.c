@@ -47,6 +47,10 @@ static int full(cs_timeline *t, cs_time at) {
 
 int cs_timeline_select_ranks(cs_timeline *t, const char *spec, const char *flag, cs_error *err) {
     if (!t->selected) t->selected = cs_calloc(t->nranks ? t->nranks : 1, 1);
+    return cs_rank_list_parse(spec, t->nranks, flag, t->selected, err);
+}
+
+int cs_rank_list_parse(const char *spec, uint32_t nranks, const char *flag, uint8_t *selected, cs_error *err) {
     const char *p = spec;
     int any = 0;
     while (*p) {
@@ -66,10 +70,10 @@ int cs_timeline_select_ranks(cs_timeline *t, const char *spec, const char *flag,
         if (b < a)
             return CS_ERR(err, CS_EINVAL, "%s %s: range %llu-%llu ends before it starts; expected FIRST-LAST with "
                           "FIRST <= LAST", flag, spec, a, b);
-        if (b >= t->nranks)
+        if (b >= nranks)
             return CS_ERR(err, CS_EINVAL, "%s %s: rank %llu is out of range; expected ranks 0 to %u", flag, spec, b,
-                          t->nranks ? t->nranks - 1 : 0);
-        for (unsigned long long r = a; r <= b; r++) t->selected[r] = 1;
+                          nranks ? nranks - 1 : 0);
+        for (unsigned long long r = a; r <= b; r++) selected[r] = 1;
         any = 1;
         p = *end ? end + 1 : end;
         if (*end && !*p) goto bad;

@@ -38,6 +38,8 @@ int cs_timeline_close(cs_timeline *t, cs_error *err);
  * and inclusive ranges ("0-7,64,120-127"), each below nranks; CS_EINVAL
  * naming `flag` otherwise. */
 int cs_timeline_select_ranks(cs_timeline *t, const char *spec, const char *flag, cs_error *err);
+/* The same list into selected[0 .. nranks) (1 = listed; the caller zeroes it). */
+int cs_rank_list_parse(const char *spec, uint32_t nranks, const char *flag, uint8_t *selected, cs_error *err);
 /* Stop adding events once the file holds limit_bytes (0 = no limit); the
  * timeline then ends with a metadata event {"truncated": true, "reason"}
  * (still valid JSON).  cs_timeline_truncated says whether it happened and

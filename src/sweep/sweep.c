@@ -74,7 +74,7 @@ static void jtext(FILE *f, json_t *v) {
 }
 
 /* jtext into a new string (cs_malloc'd). */
-static char *jtext_str(json_t *v) {
+char *sw_json_text(json_t *v) {
     char *mem = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&mem, &len);
@@ -235,7 +235,7 @@ static char *make_line(uint64_t i, uint64_t id, const char *status, json_t *metr
     if (mpi_rank >= 0) json_object_set_new(o, "mpi_rank", json_integer(mpi_rank)); /* (the log only) */
     json_object_set_new(o, "wall_s", json_real(round(wall * 1e6) / 1e6));
     json_object_set_new(o, "cpu_s", json_real(round(cpu * 1e6) / 1e6));
-    char *line = jtext_str(o);
+    char *line = sw_json_text(o);
     json_decref(o);
     return line;
 }
@@ -415,7 +415,7 @@ static void csv_value(FILE *f, json_t *v) {
         csv_cell(f, json_string_value(v));
         return;
     }
-    char *t = jtext_str(v);
+    char *t = sw_json_text(v);
     csv_cell(f, t);
     cs_free(t);
 }
@@ -724,7 +724,7 @@ static void report(const sweep *s, const merged *m, double wall, double cpu, siz
         fprintf(f, "    point %-6" PRIu64 " %s  ", best[b], t);
         cs_design_point(s->d, best[b], vals);
         for (size_t k = 0; k < nk; k++) {
-            char *v = jtext_str(vals[k]);
+            char *v = sw_json_text(vals[k]);
             fprintf(f, "%s%s=%s", k ? " " : "", cs_design_knob(s->d, k), v);
             cs_free(v);
             json_decref(vals[k]);
@@ -846,6 +846,7 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
     int released = mpi_size <= 1 || mpi_rank > 0 || rc != CS_OK;
     if (rc == CS_OK && o->list) list_points(&s);
     if (rc == CS_OK && !o->list) rc = cs_mkdir_p(o->out_dir, "--out", err);
+    if (rc == CS_OK && o->report_html && !o->list) sw_report_remove(o->report_html); /* no stale page */
     if (rc == CS_OK && !o->merge_only && !o->list) rc = open_log(&s, err);
     if (rc == CS_OK && !o->list) rc = read_logs(&s, err);
     uint64_t *todo = NULL;
@@ -899,6 +900,7 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
         if (rc2 == CS_OK && cs_design_seeds(s.d) > 1) rc2 = write_summary(&s, &m, &e2);
         size_t nfront = 0;
         if (rc2 == CS_OK) rc2 = write_pareto(&s, &m, &nfront, &e2);
+        if (rc2 == CS_OK && o->report_html) rc2 = sw_write_report(&s, m.row, m.done, m.ok, &e2);
         if (rc2 && !stopped) {
             rc = rc2;
             *err = e2;

@@ -48,6 +48,7 @@ typedef struct cs_sweep_options {
     int has_objective;           /* 0: time_ns */
     cs_objective pareto[CS_MAX_OBJECTIVES]; /* --pareto: DIR/pareto.csv, the non-dominated points */
     size_t npareto;
+    const char *report_html;     /* --report: the HTML page (sweep_report.c), or NULL */
 } cs_sweep_options;
 
 /* Run the sweep of spec.  CS_EINTR when stopped (the results of the points

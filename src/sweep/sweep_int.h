@@ -6,6 +6,7 @@
 #ifndef CS_SWEEP_SWEEP_INT_H
 #define CS_SWEEP_SWEEP_INT_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -46,6 +47,14 @@ char *sw_failed_line(const sweep *s, uint64_t i, const char *why);
 void sw_record(sweep *s, char *line);
 /* 1 = the sweep should stop (the stop flag is set). */
 int sw_stopping(const sweep *s);
+
+/* A value as results.csv writes it (compact JSON, shortest reals; strings quoted); cs_malloc'd. */
+char *sw_json_text(json_t *v);
+
+/* The HTML report (sweep_report.c): rows[i] is point i's logged record or NULL. */
+int sw_write_report(const sweep *s, json_t *const *rows, uint64_t done, uint64_t ok, cs_error *err);
+/* Remove a report and its .svg files (an earlier sweep's). */
+void sw_report_remove(const char *path);
 
 /* Run these points on -j worker processes (sweep_local.c). */
 int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err);
