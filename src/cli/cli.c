@@ -615,7 +615,7 @@ static int command(const char *cmd, int argc, char **argv) {
             report_default_ranks(sc, n, sel);
         }
         if (rc == CS_OK) {
-            act = cs_activity_new(sel, n, (size_t)8 << 20);
+            act = cs_activity_new(sel, n, (size_t)2 << 20); /* 2 M spans, 32 MB at most */
             cs_exec_observer ao = {cs_activity_node_done, act};
             if (hooks.observer) { /* the timeline too */
                 tee.a = *hooks.observer;
@@ -679,6 +679,7 @@ static int command(const char *cmd, int argc, char **argv) {
         }
         if (rc == CS_OK && co.report) {
             rc = cs_report_html(co.report, res, act, &err);
+            if (rc) cs_error_prefix(&err, "--report: ");
             g_guard.report = rc == CS_OK;
             outputs[no++] = co.report;
         }
