@@ -284,14 +284,12 @@ static int evaluate(bwopt *B, const int64_t *u, const char *label, size_t *idx, 
             return CS_OK;
         }
     if (B->nev == B->cap) {
-        size_t old = B->cap;
         B->cap = B->cap ? 2 * B->cap : 64;
         B->ev = cs_realloc(B->ev, B->cap * sizeof *B->ev);
         int64_t *np = cs_realloc(B->upool, B->cap * (B->K ? B->K : 1) * sizeof *np);
         for (size_t i = 0; i < B->nev; i++) /* re-point the shares into the moved pool */
             if (B->ev[i].u) B->ev[i].u = np + i * B->K;
         B->upool = np;
-        (void)old;
     }
     eval *e = &B->ev[B->nev];
     memset(e, 0, sizeof *e);
@@ -525,8 +523,6 @@ int cs_bwopt(const char *spec, const cs_bwopt_options *o, cs_error *err) {
     if (rc == CS_OK) rc = network_of(&B, err);
     /* every workload on the same dimensions */
     for (size_t i = 1; i < B.nw && rc == CS_OK; i++) {
-        cs_network_config n;
-        memset(&n, 0, sizeof n);
         json_t *j = cs_scenario_to_json(B.w[i], err);
         json_t *nc = j ? json_object_get(json_object_get(j, "network"), "npus_count") : NULL;
         int same = json_is_array(nc) && (int)json_array_size(nc) == B.ndims;
