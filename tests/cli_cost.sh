@@ -47,6 +47,16 @@ ok = ok and b["capex"]["npus_usd"] == n
 sys.exit(0 if ok else (print(a, b), 1)[1])
 PY
 
+echo '{"clustersim-scenario": 1, "cost": {"pue": 1.0, "npu-power-w": 800, "npu-idle-power-w": 100,
+      "npu-price-usd": 1}}' > cost.json
+"$CS_BIN" "${RUN[@]}" --dump-scenario base0.json --out b0 > /dev/null 2>&1
+"$CS_BIN" run --scenario base0.json --scenario cost.json --out b2 > /dev/null 2> b2.err || fail "two --scenario: $(cat b2.err)"
+python3 - b/summary.json b2/summary.json <<'PY' && pass "--scenario twice: a cost file layered over a run's scenario" || fail "layered scenarios"
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(0 if a["cost"] == b["cost"] and a["sim_time_ps"] == b["sim_time_ps"] else 1)
+PY
+
 cat > nopower.json <<'DEV'
 {"name": "bare", "peak_bf16_tflops": 100, "hbm_gb": 16, "hbm_bw_gbps": 1000}
 DEV

@@ -97,8 +97,11 @@ static void test_hand_worked(void **state) {
     NEAR(r.energy_step_j, 19260);
     NEAR(r.energy_item_j, 19.26);
     NEAR(r.cost_step_usd, 349520 / (365.25 * 86400) + 19260 / 3.6e6 * 0.1);
-    /* copper cables: no transceivers */
-    p.scaleout_copper = true;
+    /* copper in tier 1 (NIC to leaf): transceivers on the leaf-spine cable only; both tiers: none */
+    p.scaleout_copper_tiers = 1;
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 0, NULL, &r, &err), CS_OK);
+    NEAR(r.power_scaleout_w, 32 * 10 * (1 + 3 * 0.5 + 2 * 1 * 0.25));
+    p.scaleout_copper_tiers = 2;
     assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 0, NULL, &r, &err), CS_OK);
     NEAR(r.power_scaleout_w, 32 * 10 * (1 + 3 * 0.5));
     assert_true(r.energy_item_j == 0 && r.items_per_step == 0);
@@ -122,9 +125,10 @@ static void test_clos_tiers(void **state) {
 }
 
 /* The graph count on the graph the dimensions build (build_astra.c) equals the dimension formula. */
-static void graph_equals_dims(cs_network_config n, uint32_t per_host) {
+static void graph_equals_dims_copper(cs_network_config n, uint32_t per_host, int copper) {
     cs_cost_params p;
     params(&p);
+    p.scaleout_copper_tiers = copper;
     p.npus_per_host = (int)per_host;
     p.switch_radix = 1000; /* one switch per switched dimension, as the graph has */
     cs_device d = device(400, 100, 10000);
@@ -146,6 +150,10 @@ static void graph_equals_dims(cs_network_config n, uint32_t per_host) {
     NEAR(b.scaleout_cables, a.scaleout_cables);
     cs_topo_free(t);
     free(comp);
+}
+
+static void graph_equals_dims(cs_network_config n, uint32_t per_host) {
+    for (int copper = 0; copper <= 1; copper++) graph_equals_dims_copper(n, per_host, copper);
 }
 
 static void test_graph_equals_dims(void **state) {

@@ -82,7 +82,9 @@ static const flag FLAGS[] = {
     {"allow-missing-data-deps", F_KEYFLAG, "run.allow-missing-data-deps", 0, NULL,
      "drop data dependencies on nodes absent from a trace (default: error)", 1},
     {"set", F_OUT, NULL, A_SET, "KEY=VALUE", "set any scenario key (repeatable; --help-config lists them)", 1},
-    {"scenario", F_OUT, NULL, A_SCENARIO, "FILE", "load a scenario file first; the other flags override it", 1},
+    {"scenario", F_OUT, NULL, A_SCENARIO, "FILE",
+     "load a scenario file first; the other flags override it (repeatable: later files override earlier ones, "
+     "e.g. a cost file)", 1},
     {"dump-scenario", F_OUT, NULL, A_DUMP, "FILE", "write the effective scenario (reproduces the run)", 1},
     {"model", F_KEY, "model.name", 0, "PRESET|FILE", "model preset or JSON file: the workload is a generated plan", 2},
     {"device", F_KEY, "device.name", 0, "NAME|FILE", "accelerator (A100-80GB, H100-SXM, H200, B200, MI300X, A100-40GB)", 2},
@@ -208,7 +210,8 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
                  used_flag *used, size_t *nused) {
     memset(co, 0, sizeof *co);
     *nused = 0;
-    const char *scen = NULL;
+    const char *scen[8];
+    int nscen = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < argc; i++) {
             const char *a = argv[i];
@@ -246,7 +249,11 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
             }
             int is_scen = fl->kind == F_OUT && fl->out == A_SCENARIO;
             if (pass == 0) { /* first pass: --scenario and the output options */
-                if (is_scen) scen = val;
+                if (is_scen && nscen == 8) {
+                    fprintf(stderr, "clustersim %s: --scenario: at most 8 scenario files (see --help)\n", cmd);
+                    return 2;
+                }
+                if (is_scen) scen[nscen++] = val;
                 if (fl->kind == F_OUT || fl->kind == F_OUTFLAG) {
                     switch (fl->out) {
                     case A_OUT: co->out = val; break;
@@ -292,12 +299,11 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
             }
             if (rc) return 1;
         }
-        if (pass == 0 && scen && !co->help && !co->help_config) {
-            if (cs_scenario_load_file(sc, scen, err)) {
+        for (int k = 0; pass == 0 && k < nscen && !co->help && !co->help_config; k++) /* in order: later files win */
+            if (cs_scenario_load_file(sc, scen[k], err)) {
                 cs_error_prefix(err, "--scenario: ");
                 return 1;
             }
-        }
     }
     return 0;
 }

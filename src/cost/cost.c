@@ -45,8 +45,9 @@ const cs_opt CS_COST_OPTS[CS_COST_NKEYS] = {
         "scale-out switch port power (without transceivers)"),
     NUM("optic-w-per-gbps", optic_w_per_gbps, 0.2, "W per GB/s",
         "one optical transceiver; a scale-out cable has two"),
-    {.key = "scaleout-copper", .type = CS_OPT_BOOL, .off = C(scaleout_copper),
-     .help = "scale-out cables are copper (DAC): no transceiver power"},
+    {.key = "scaleout-copper-tiers", .type = CS_OPT_INT, .min = 0, .max = 64, .off = C(scaleout_copper_tiers),
+     .help = "reach: the lowest N tiers of scale-out cables are copper (DAC, inside a rack: no transceivers); "
+             "tier 1 = the cables at NPUs and NICs; 0 = every scale-out cable optical"},
     {.key = "switch-radix", .type = CS_OPT_INT, .def = 64, .min = 2, .max = 1000000, .off = C(switch_radix),
      .help = "ports of a scale-out switch: a switched dimension larger than this is a multi-tier Clos"},
     {.key = "pue", .type = CS_OPT_NUM, .def = 1.1, .min = 1, .max = 10, .off = C(pue),
@@ -102,8 +103,11 @@ static void net_dims(const cs_cost_params *p, const cs_network_config *net, cs_c
         o->dim_usd_per_gbps[d] = n * (ends * p->nic_usd_per_gbps + ports * p->scaleout_switch_usd_per_gbps +
                                       cables * p->scaleout_link_usd_per_gbps);
         o->capex_scaleout_usd += b * o->dim_usd_per_gbps[d];
+        /* the first cable per NPU is tier 1 (ring and fully connected: all of them), the others tiers 2.. */
+        double optical = net->topo[d] == CS_TOPO_SWITCH ? fmax(0, cables - p->scaleout_copper_tiers)
+                                                        : p->scaleout_copper_tiers ? 0 : cables;
         o->power_scaleout_w += n * b * (ends * p->nic_w_per_gbps + ports * p->switch_port_w_per_gbps +
-                                        (p->scaleout_copper ? 0 : 2 * cables * p->optic_w_per_gbps));
+                                        2 * optical * p->optic_w_per_gbps);
         o->scaleout_switch_ports += n * ports;
         o->scaleout_cables += n * cables;
     }
@@ -151,8 +155,9 @@ static void net_graph(const cs_cost_params *p, const cs_topo *t, cs_cost_report 
         int sw = (ks == CS_NODE_SWITCH) + (kd == CS_NODE_SWITCH);
         o->capex_scaleout_usd += b * ((2 - sw) * p->nic_usd_per_gbps + sw * p->scaleout_switch_usd_per_gbps +
                                       p->scaleout_link_usd_per_gbps);
+        int tier = sw == 2 ? 2 : 1; /* switch to switch: tier 2 and above */
         o->power_scaleout_w += b * ((2 - sw) * p->nic_w_per_gbps + sw * p->switch_port_w_per_gbps +
-                                    (p->scaleout_copper ? 0 : 2 * p->optic_w_per_gbps));
+                                    (tier <= p->scaleout_copper_tiers ? 0 : 2 * p->optic_w_per_gbps));
         o->scaleout_switch_ports += sw / 2.0;
         o->scaleout_cables += 0.5;
     }

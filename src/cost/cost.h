@@ -19,7 +19,8 @@
  *    host, or a switch whose neighbours are one host's NPUs) is scale-up:
  *    links and switches at the scale-up prices; everything else is scale-out:
  *    a NIC port at each NPU or NIC end, a switch port at each switch end, the
- *    cable, and two optical transceivers (power) unless scaleout-copper.  A
+ *    cable, and two optical transceivers (power) unless its tier is copper
+ *    (scaleout-copper-tiers: tier 1 = cables at NPUs and NICs).  A
  *    switched dimension of k NPUs with radix R is a folded Clos of L tiers
  *    (L = 1 if k <= R, else the least L with 2 (R/2)^L >= k): 2L - 1 switch
  *    ports and L cables per NPU;
@@ -54,7 +55,7 @@ typedef struct cs_cost_params {
     double nic_usd_per_gbps, nic_w_per_gbps;
     double scaleout_link_usd_per_gbps, scaleout_switch_usd_per_gbps, switch_port_w_per_gbps;
     double optic_w_per_gbps;
-    bool scaleout_copper;
+    int scaleout_copper_tiers;
     int switch_radix;
     double pue, electricity_usd_per_kwh, amortization_years;
 } cs_cost_params;
