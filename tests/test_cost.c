@@ -32,6 +32,8 @@ static void params(cs_cost_params *p) {
     p->switch_port_w_per_gbps = 0.5;
     p->optic_w_per_gbps = 0.25;
     p->switch_radix = 4;
+    p->remote_usd_per_gb = 2;
+    p->remote_w_per_gb = 0.5;
     p->pue = 1.5;
     p->electricity_usd_per_kwh = 0.1;
     p->amortization_years = 1;
@@ -79,7 +81,7 @@ static void test_hand_worked(void **state) {
     cs_cost_report r;
     cs_error err;
     cs_error_clear(&err);
-    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 1000, "token", &r, &err), CS_OK);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 1000, "token", 0, &r, &err), CS_OK);
     assert_true(r.valid);
     assert_int_equal(r.hosts, 8);
     assert_int_equal(r.storage_hosts, 4);
@@ -97,19 +99,26 @@ static void test_hand_worked(void **state) {
     NEAR(r.energy_step_j, 19260);
     NEAR(r.energy_item_j, 19.26);
     NEAR(r.cost_step_usd, 349520 / (365.25 * 86400) + 19260 / 3.6e6 * 0.1);
+    /* 1,000 GB of offloaded state in remote memory: $2 and 0.5 W per GB */
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 1000, "token", 1e12, &r, &err), CS_OK);
+    NEAR(r.capex_remote_usd, 2000);
+    NEAR(r.capex_usd, 349520 + 2000);
+    NEAR(r.power_remote_w, 500);
+    NEAR(r.power_w, 1.5 * (12840 + 500));
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 1000, "token", 0, &r, &err), CS_OK);
     /* copper in tier 1 (NIC to leaf): transceivers on the leaf-spine cable only; both tiers: none */
     p.scaleout_copper_tiers = 1;
-    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 0, NULL, &r, &err), CS_OK);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 0, NULL, 0, &r, &err), CS_OK);
     NEAR(r.power_scaleout_w, 32 * 10 * (1 + 3 * 0.5 + 2 * 1 * 0.25));
     p.scaleout_copper_tiers = 2;
-    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 0, NULL, &r, &err), CS_OK);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 0, NULL, 0, &r, &err), CS_OK);
     NEAR(r.power_scaleout_w, 32 * 10 * (1 + 3 * 0.5));
     assert_true(r.energy_item_j == 0 && r.items_per_step == 0);
     /* overrides win over the device */
     p.npu_power_w = 500;
     p.npu_idle_power_w = 200;
     p.npu_price_usd = 1;
-    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 0, NULL, &r, &err), CS_OK);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 0, NULL, 0, &r, &err), CS_OK);
     NEAR(r.power_npu_w, 200 * 32 + 300 * 24);
     NEAR(r.capex_npu_usd, 32);
 }
@@ -139,8 +148,8 @@ static void graph_equals_dims_copper(cs_network_config n, uint32_t per_host, int
     cs_error_clear(&err);
     cs_topo *t = cs_topo_build_astra(&n);
     assert_non_null(t);
-    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, nn, 1000, 0, NULL, &a, &err), CS_OK);
-    assert_int_equal(cs_cost_eval(&p, &d, &n, t, comp, nn, 1000, 0, NULL, &b, &err), CS_OK);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, nn, 1000, 0, NULL, 0, &a, &err), CS_OK);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, t, comp, nn, 1000, 0, NULL, 0, &b, &err), CS_OK);
     assert_true(a.capex_scaleup_usd > 0 || a.capex_scaleout_usd > 0);
     NEAR(b.capex_scaleup_usd, a.capex_scaleup_usd);
     NEAR(b.capex_scaleout_usd, a.capex_scaleout_usd);
@@ -179,16 +188,16 @@ static void test_missing_and_contradictory(void **state) {
     cs_error err;
     cs_error_clear(&err);
     cs_device d = device(0, 0, 10000); /* no power figure */
-    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 8, 1000, 0, NULL, &r, &err), CS_OK);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 8, 1000, 0, NULL, 0, &r, &err), CS_OK);
     assert_false(r.valid);
     assert_non_null(strstr(r.why, "cost.npu-power-w"));
     d = device(400, 100, 0); /* no price */
-    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 8, 1000, 0, NULL, &r, &err), CS_OK);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 8, 1000, 0, NULL, 0, &r, &err), CS_OK);
     assert_false(r.valid);
     assert_non_null(strstr(r.why, "cost.npu-price-usd"));
     d = device(400, 100, 10000);
     p.npu_idle_power_w = 450; /* above the device's 400 W */
-    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 8, 1000, 0, NULL, &r, &err), CS_EINVAL);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 8, 1000, 0, NULL, 0, &r, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "cost.npu-idle-power-w"));
 }
 

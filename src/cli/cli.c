@@ -110,6 +110,8 @@ static const flag FLAGS[] = {
     {"no-overlap-grad-reduce", F_KEYFLAG, "plan.no-overlap-grad-reduce", 0, NULL,
      "reduce the gradients after the last backward pass", 2},
     {"no-memory-check", F_KEYFLAG, "plan.no-memory-check", 0, NULL, "simulate even if the plan does not fit in HBM", 2},
+    {"offload-optimizer", F_KEYFLAG, "plan.offload-optimizer", 0, NULL,
+     "the optimizer state in remote memory (--remote-memory-configuration), not HBM", 2},
     {"out", F_OUT, NULL, A_OUT, "DIR", "write summary.json, ranks.csv, collectives.csv (and links.csv) into DIR", 3},
     {"json", F_OUT, NULL, A_JSON, "FILE", "run: the summary JSON; train: the training report JSON", 3},
     {"trace", F_OUT, NULL, A_TRACE, "FILE", "write a Chrome/Perfetto timeline (ui.perfetto.dev)", 3},

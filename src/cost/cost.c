@@ -50,6 +50,9 @@ const cs_opt CS_COST_OPTS[CS_COST_NKEYS] = {
              "tier 1 = the cables at NPUs and NICs; 0 = every scale-out cable optical"},
     {.key = "switch-radix", .type = CS_OPT_INT, .def = 64, .min = 2, .max = 1000000, .off = C(switch_radix),
      .help = "ports of a scale-out switch: a switched dimension larger than this is a multi-tier Clos"},
+    NUM("remote-memory-usd-per-gb", remote_usd_per_gb, 4.0, "US$ per GB",
+        "remote (CXL or host) memory holding offloaded state (plan.offload-optimizer), per GB of capacity"),
+    NUM("remote-memory-w-per-gb", remote_w_per_gb, 0.375, "W per GB", "remote memory power per GB of capacity"),
     {.key = "pue", .type = CS_OPT_NUM, .def = 1.1, .min = 1, .max = 10, .off = C(pue),
      .help = "power usage effectiveness: facility power / IT power (cooling, power distribution)"},
     NUM("electricity-usd-per-kwh", electricity_usd_per_kwh, 0.08, "US$ per kWh", "energy price"),
@@ -166,7 +169,7 @@ static void net_graph(const cs_cost_params *p, const cs_topo *t, cs_cost_report 
 
 int cs_cost_eval(const cs_cost_params *p, const cs_device *dev, const cs_network_config *net, const cs_topo *topo,
                  const cs_time *compute_ps, uint32_t nnpus, cs_time step_ps, double items, const char *item,
-                 cs_cost_report *o, cs_error *err) {
+                 double remote_bytes, cs_cost_report *o, cs_error *err) {
     memset(o, 0, sizeof *o);
     snprintf(o->device, sizeof o->device, "%s", dev->name);
     double price = p->npu_price_usd > 0 ? p->npu_price_usd : dev->price_usd;
@@ -207,14 +210,18 @@ int cs_cost_eval(const cs_cost_params *p, const cs_device *dev, const cs_network
     if (topo) net_graph(p, topo, o);
     else net_dims(p, net, o);
     o->net_from_dims = !topo;
-    double it_w = o->power_npu_w + o->power_host_w + o->power_storage_w + o->power_scaleup_w + o->power_scaleout_w;
+    o->remote_bytes = remote_bytes > 0 ? remote_bytes : 0;
+    o->capex_remote_usd = o->remote_bytes / 1e9 * p->remote_usd_per_gb;
+    o->power_remote_w = o->remote_bytes / 1e9 * p->remote_w_per_gb;
+    double it_w = o->power_npu_w + o->power_host_w + o->power_storage_w + o->power_scaleup_w + o->power_scaleout_w +
+                  o->power_remote_w;
     o->power_facility_w = it_w * (p->pue - 1);
     o->power_w = it_w + o->power_facility_w;
     o->capex_npu_usd = price * nnpus;
     o->capex_host_usd = p->host_price_usd * o->hosts;
     o->capex_storage_usd = p->storage_host_price_usd * o->storage_hosts;
     o->capex_usd = o->capex_npu_usd + o->capex_host_usd + o->capex_storage_usd + o->capex_scaleup_usd +
-                   o->capex_scaleout_usd;
+                   o->capex_scaleout_usd + o->capex_remote_usd;
     o->energy_step_j = o->power_w * o->step_s;
     double life_s = p->amortization_years * 365.25 * 86400.0;
     o->cost_step_usd = o->step_s * o->capex_usd / life_s + o->energy_step_j / 3.6e6 * p->electricity_usd_per_kwh;
@@ -242,6 +249,7 @@ json_t *cs_cost_report_json(const cs_cost_report *r) {
     json_object_set_new(c, "storage_usd", json_real(r->capex_storage_usd));
     json_object_set_new(c, "scaleup_network_usd", json_real(r->capex_scaleup_usd));
     json_object_set_new(c, "scaleout_network_usd", json_real(r->capex_scaleout_usd));
+    json_object_set_new(c, "remote_memory_usd", json_real(r->capex_remote_usd));
     json_object_set_new(j, "capex", c);
     json_t *p = json_object();
     json_object_set_new(p, "total_w", json_real(r->power_w));
@@ -250,9 +258,11 @@ json_t *cs_cost_report_json(const cs_cost_report *r) {
     json_object_set_new(p, "storage_w", json_real(r->power_storage_w));
     json_object_set_new(p, "scaleup_network_w", json_real(r->power_scaleup_w));
     json_object_set_new(p, "scaleout_network_w", json_real(r->power_scaleout_w));
+    json_object_set_new(p, "remote_memory_w", json_real(r->power_remote_w));
     json_object_set_new(p, "facility_overhead_w", json_real(r->power_facility_w));
     json_object_set_new(j, "average_power", p);
     json_object_set_new(j, "npu_utilization", json_real(r->npu_utilization));
+    json_object_set_new(j, "remote_memory_bytes", json_real(r->remote_bytes));
     json_object_set_new(j, "scaleout_switch_ports", json_real(r->scaleout_switch_ports));
     json_object_set_new(j, "scaleout_cables", json_real(r->scaleout_cables));
     json_object_set_new(j, "energy_per_step_j", json_real(r->energy_step_j));

@@ -24,6 +24,8 @@
  *    switched dimension of k NPUs with radix R is a folded Clos of L tiers
  *    (L = 1 if k <= R, else the least L with 2 (R/2)^L >= k): 2L - 1 switch
  *    ports and L cables per NPU;
+ *  - remote memory (an offloaded optimizer state): its capacity at
+ *    remote-memory-usd-per-gb and remote-memory-w-per-gb (1 GB = 1e9 bytes);
  *  - facility: the IT power times pue; energy price per kWh; the capital
  *    amortized over amortization-years.
  *
@@ -57,10 +59,11 @@ typedef struct cs_cost_params {
     double optic_w_per_gbps;
     int scaleout_copper_tiers;
     int switch_radix;
+    double remote_usd_per_gb, remote_w_per_gb;
     double pue, electricity_usd_per_kwh, amortization_years;
 } cs_cost_params;
 
-#define CS_COST_NKEYS 23 /* entries of CS_COST_OPTS (checked in cost.c) */
+#define CS_COST_NKEYS 25 /* entries of CS_COST_OPTS (checked in cost.c) */
 extern const cs_opt CS_COST_OPTS[CS_COST_NKEYS];
 
 /* What the model says about one run. */
@@ -70,10 +73,12 @@ typedef struct cs_cost_report {
     char device[48];
     uint32_t npus, hosts, storage_hosts;
     /* capital expense, US$ */
-    double capex_usd, capex_npu_usd, capex_host_usd, capex_storage_usd, capex_scaleup_usd, capex_scaleout_usd;
+    double capex_usd, capex_npu_usd, capex_host_usd, capex_storage_usd, capex_scaleup_usd, capex_scaleout_usd,
+        capex_remote_usd;
     /* average power over the step, W (it = before the facility overhead) */
     double power_w, power_npu_w, power_host_w, power_storage_w, power_scaleup_w, power_scaleout_w,
-        power_facility_w;
+        power_remote_w, power_facility_w;
+    double remote_bytes;    /* remote memory the run needs (offloaded state), all NPUs */
     double npu_utilization; /* mean GPU compute time / step time over the NPUs (0..1) */
     double scaleout_switch_ports, scaleout_cables; /* counted (dimensions: per the Clos formula) */
     /* network priced from the dimensions (no explicit topology): the network's capital is
@@ -93,7 +98,7 @@ typedef struct cs_cost_report {
  * only for parameters that contradict each other (named). */
 int cs_cost_eval(const cs_cost_params *p, const cs_device *dev, const cs_network_config *net, const cs_topo *topo,
                  const cs_time *compute_ps, uint32_t nnpus, cs_time step_ps, double items, const char *item,
-                 cs_cost_report *out, cs_error *err);
+                 double remote_bytes, cs_cost_report *out, cs_error *err);
 
 /* Tiers of a folded Clos of radix R holding k endpoints (1 if k <= R). */
 uint32_t cs_cost_clos_tiers(uint64_t k, uint32_t radix);

@@ -274,8 +274,20 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     cs_gen_memory_stage(m, p, G->pi, &mm);
     double edp = cs_gen_edp_ranks(p), dpr = cs_gen_dp_ranks(p), pe = mm.expert_params, pd = mm.params - pe;
     double sd = pd / (p->zero >= 1 ? dpr : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
+    /* offloaded (ZeRO-Offload style): fp32 master weights, Adam m and v -- 12 bytes per parameter --
+     * are loaded from remote memory and stored back; the other 8 of Adam's 32 bytes stay in HBM */
+    if (p->offload_opt && !G->cost) {
+        uint64_t lid = ++G->next_id;
+        cs_et_nb *nb = cs_et_nb_new(lid, "optimizer.load", CHAKRA_PROTO_MSG__NODE_TYPE__MEM_LOAD_NODE);
+        if (G->last) cs_et_nb_data_dep(nb, G->last);
+        for (size_t i = 0; i < G->nextra; i++) cs_et_nb_data_dep(nb, G->extra[i]);
+        G->nextra = 0;
+        cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(G, lid, "optimizer.load", "tensor_size", 12 * shard));
+        emit(G, nb);
+        G->last = lid;
+    }
     uint64_t id = ++G->next_id;
-    double secs = cs_gen_stream(G, 32 * shard);
+    double secs = cs_gen_stream(G, (p->offload_opt ? 8 : 32) * shard);
     if (G->cost) {
         cs_gen_costing *C = G->cost;
         if (C->off_free > C->chain) C->chain = C->off_free;
@@ -293,6 +305,14 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     }
     G->last = id;
     G->st->compute_s += secs;
+    if (p->offload_opt && !G->cost) {
+        uint64_t sid = ++G->next_id;
+        cs_et_nb *nb = cs_et_nb_new(sid, "optimizer.store", CHAKRA_PROTO_MSG__NODE_TYPE__MEM_STORE_NODE);
+        cs_et_nb_data_dep(nb, G->last);
+        cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(G, sid, "optimizer.store", "tensor_size", 12 * shard));
+        emit(G, nb);
+        G->last = sid;
+    }
     /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded */
     if (p->zero >= 1 && p->zero < 3 && dpr > 1) cs_gen_coll(G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
     if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)

@@ -203,6 +203,9 @@ static double p2p_s(void *ud, int cp, double bytes) {
 int cs_gen_estimate_step(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_network_config *net,
                          const cs_system_config *sys, cs_gen_estimate *out, cs_error *err) {
     memset(out, 0, sizeof *out);
+    if (p->offload_opt)
+        return CS_ERR(err, CS_EUNSUPPORTED, "plan.offload-optimizer: the estimate has no remote-memory model; "
+                                            "expected a plan without offload (simulate it with train)");
     uint32_t n = cs_gen_ranks(p), cp = cs_gen_cp(p), ep = p->ep ? p->ep : 1, v = cs_gen_vst(p);
     if (net->total_npus != n)
         return CS_ERR(err, CS_EINVAL, "%s: the network has %llu NPUs but the plan %u ranks; expected one NPU per rank",

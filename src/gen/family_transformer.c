@@ -700,6 +700,7 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
             p->tp, p->sp ? "+SP" : "", cpd, p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
             cs_gen_ranks(p), p->micro_batch, p->global_batch, cs_gen_micro_batches(p), rn[p->recompute], p->zero,
             p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
+    if (p->offload_opt) fprintf(f, "  offload    optimizer state in remote memory (plan.offload-optimizer)\n");
 }
 
 /* Tokens per step. */

@@ -151,6 +151,7 @@ typedef struct cs_gen_plan {
     uint32_t ep;             /* expert parallel degree (MoE): divides dp and experts */
     uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
     int no_grad_overlap;     /* 1: gradients reduced after the last backward, not during it (ZeRO <= 1) */
+    int offload_opt;         /* 1: the optimizer state lives in remote memory (MEM_LOAD/STORE at the step) */
     /* Placement: order[0] is the innermost (contiguous ranks) of the
      * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, CS_DIM_CP, order[3] the
      * outermost.  Default TP, CP, DP, PP (Megatron's). */
@@ -211,6 +212,7 @@ typedef struct cs_gen_memory {
     double params;        /* parameters held by the rank (before ZeRO-3) */
     double expert_params; /* of which MoE expert parameters (sharded over EP, ZeRO over dp/ep) */
     double weights, grads, optimizer, activations, total;
+    double offloaded;     /* optimizer state in remote memory (plan.offload-optimizer), not in total */
     uint32_t inflight;    /* micro-batches whose activations are held */
 } cs_gen_memory;
 void cs_gen_memory_stage(const cs_gen_model *m, const cs_gen_plan *p, uint32_t stage, cs_gen_memory *out);

@@ -13,15 +13,21 @@ void cs_gen_memory_stage(const cs_gen_model *m, const cs_gen_plan *p, uint32_t s
     memset(o, 0, sizeof *o);
     o->stage = st;
     m->family->memory(m, p, st, o);
+    if (p->offload_opt) { /* the optimizer state moves to remote memory */
+        o->offloaded = o->optimizer;
+        o->optimizer = 0;
+    }
     o->total = o->weights + o->grads + o->optimizer + o->activations;
 }
 
 void cs_gen_memory_format(const cs_gen_memory *mm, char *buf, size_t n) {
-    snprintf(buf, n,
-             "stage %u: weights %.2f GB + gradients %.2f GB + optimizer %.2f GB + activations %.2f GB "
-             "(%u micro-batches in flight) = %.2f GB",
-             mm->stage, mm->weights / 1e9, mm->grads / 1e9, mm->optimizer / 1e9, mm->activations / 1e9, mm->inflight,
-             mm->total / 1e9);
+    int k = snprintf(buf, n,
+                     "stage %u: weights %.2f GB + gradients %.2f GB + optimizer %.2f GB + activations %.2f GB "
+                     "(%u micro-batches in flight) = %.2f GB",
+                     mm->stage, mm->weights / 1e9, mm->grads / 1e9, mm->optimizer / 1e9, mm->activations / 1e9,
+                     mm->inflight, mm->total / 1e9);
+    if (mm->offloaded > 0 && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, "; optimizer %.2f GB in remote memory", mm->offloaded / 1e9);
 }
 
 void cs_gen_memory_worst(const cs_gen_model *m, const cs_gen_plan *p, cs_gen_memory *w) {

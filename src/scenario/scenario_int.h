@@ -26,7 +26,7 @@ typedef struct cs_plan_params {
     int tp, pp, dp, ep, cp, cp_comm, recompute, schedule, vstages, zero;
     int micro_batch, global_batch, bucket_mparams, bucket_mb;
     char *placement;
-    bool sp, flash, fsdp, no_grad_overlap, no_memory_check;
+    bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt;
 } cs_plan_params;
 
 typedef struct cs_model_params { char *name; } cs_model_params;

@@ -90,6 +90,9 @@ static const cs_opt PLAN_OPTS[] = {
      .help = "DP gradient bucket in MB of 2-byte gradients (instead of bucket-mparams); 0 = unset"},
     {.key = "no-overlap-grad-reduce", .type = CS_OPT_BOOL, .off = P(no_grad_overlap),
      .help = "reduce the gradients after the last backward pass, one collective per group"},
+    {.key = "offload-optimizer", .type = CS_OPT_BOOL, .off = P(offload_opt),
+     .help = "ZeRO-Offload style: the optimizer state (12 bytes per parameter of the rank's shard) lives in remote "
+             "memory (memory.*, not HBM); the optimizer step loads it and stores it back (MEM_LOAD / MEM_STORE)"},
     {.key = "no-memory-check", .type = CS_OPT_BOOL, .off = P(no_memory_check),
      .help = "simulate even if the plan does not fit in HBM"},
 };

@@ -60,9 +60,16 @@ static int run_cost(const cs_scenario *sc, const cs_device *plan_dev, const cs_g
         if (k > 1 && m->family->unit[k - 1] == 's') k--;
         snprintf(item, sizeof item, "%.*s", (int)k, m->family->unit);
     }
+    double remote = 0; /* offloaded state: every stage's, times its ranks */
+    if (m && p->offload_opt)
+        for (uint32_t s = 0; s < p->pp; s++) {
+            cs_gen_memory x;
+            cs_gen_memory_stage(m, p, s, &x);
+            remote += x.offloaded * (double)(n / p->pp);
+        }
     if (rc == CS_OK)
         rc = cs_cost_eval(&cp, &d, &res->net, explicit_topo ? res->topo : NULL, comp, n, res->sim.sim_time, items,
-                          item, &res->cost, err);
+                          item, remote, &res->cost, err);
     cs_free(comp);
     cs_sc_free_typed(SC_COST, &cp);
     return rc;
@@ -114,6 +121,7 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         else cs_gen_plan_batch(m, p, (uint32_t)mb, (uint32_t)gb);
         p->zero = o.fsdp ? 3 : o.zero;
         p->no_grad_overlap = o.no_grad_overlap;
+        p->offload_opt = o.offload_opt;
         p->vstages = (uint32_t)o.vstages;
     }
     if (rc == CS_OK && o.placement) {
@@ -385,6 +393,10 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     if (rc == CS_OK) {
         rc = cs_sc_memory(sc, &mem, err);
         if (rc == CS_OK) rc = cs_memory_config_validate(&mem, res->net.total_npus, err);
+        if (rc == CS_OK && plan && p.offload_opt && mem.type == CS_MEM_NO_EXPANSION)
+            rc = CS_ERR(err, CS_EINVAL, "plan.offload-optimizer: the optimizer state needs a remote memory; expected "
+                                        "memory.memory-type PER_NPU_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION or "
+                                        "MEMORY_POOL (--remote-memory-configuration FILE), got NO_MEMORY_EXPANSION");
         so.memory = &mem;
     }
     /* observers: the front end's, and for plans rank 0's split */
