@@ -199,4 +199,7 @@ expect_fail "CP sequence split" "--cp 3: the sequence (8192) must be divisible b
 expect_fail "bad cp-comm" "--cp-comm: expected one of allgather, p2p, ring, got \"ulysses\"" \
     "$CS_BIN" generate --model llama3-8b --cp 2 --cp-comm ulysses --out "$CS_TMP/x"
 expect_fail "cp 0" "--cp: expected an integer from 1 to 1000000, got 0" "$CS_BIN" generate --model llama3-8b --cp 0 --out "$CS_TMP/x"
+out=$("$CS_BIN" generate --model gpt3-6.7b --tp 8 --out "$CS_TMP/x" --trace "$CS_TMP/t.json" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && case $out in *"--trace applies to a simulation"*) true ;; *) false ;; esac \
+    && pass "generate refuses --trace (it simulates nothing) instead of ignoring it" || fail "generate --trace: $rc $out"
 finish

@@ -742,6 +742,14 @@ int cs_cli_generate(int argc, char **argv) {
         cs_scenario_free(sc);
         return prc == 2 ? 2 : 0;
     }
+    const char *results_flag = co.trace ? "--trace" : co.report ? "--report" : co.json ? "--json"
+                               : co.trace_ranks ? "--trace-ranks" : co.trace_limit ? "--trace-limit" : NULL;
+    if (rc == CS_OK && results_flag) { /* generate simulates nothing */
+        fprintf(stderr, "clustersim generate: %s applies to a simulation (run, train); generate writes the traces "
+                        "only\n", results_flag);
+        cs_scenario_free(sc);
+        return 2;
+    }
     if (rc == CS_OK && (!cs_scenario_is_plan(sc) || !co.out)) {
         fprintf(stderr, "clustersim generate: %s is required (see --help)\n",
                 !cs_scenario_is_plan(sc) ? "--model" : "--out PREFIX");
