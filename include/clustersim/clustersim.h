@@ -139,6 +139,8 @@ typedef struct cs_plan_row {
     char throughput_unit[16];  /* tokens/s, images/s, samples/s */
     uint64_t rank0_compute_ps, rank0_exposed_comm_ps, rank0_bubble_ps;
     uint64_t memory_worst_bytes; /* worst pipeline stage, per GPU */
+    double hardware_flops;     /* per step, every rank's matmul FLOPs as generated: recomputation included */
+    double hfu;                /* hardware FLOPs utilization: hardware_flops / (step time x ranks x peak) */
 } cs_plan_row;
 int cs_result_plan(const cs_result *r, cs_plan_row *out);
 

@@ -101,6 +101,7 @@ static const flag FLAGS[] = {
     {"recompute", F_KEY, "plan.recompute", 0, "none|selective|full", "activation recomputation", 2},
     {"micro-batch", F_KEY, "plan.micro-batch", 0, "N", "micro-batch size", 2},
     {"global-batch", F_KEY, "plan.global-batch", 0, "N", "global batch", 2},
+    {"seq", F_KEY, "model.transformer.seq", 0, "N", "sequence length in tokens (transformers; over the model's)", 2},
     {"schedule", F_KEY, "plan.schedule", 0, "gpipe|1f1b", "pipeline schedule", 2},
     {"virtual-stages", F_KEY, "plan.virtual-stages", 0, "N", "interleaved 1F1B: model chunks per stage", 2},
     {"zero", F_KEY, "plan.zero", 0, "0..3", "ZeRO stage", 2},
@@ -202,6 +203,11 @@ static void flagify(char *msg, size_t cap, const used_flag *used, size_t nused) 
         if ((size_t)(p - msg) + rl + tail + 1 > cap) continue;
         memmove(p + rl, p + kl, tail + 1);
         memcpy(p, rep, rl);
+        /* "--seq --seq: ..." (the flag already named where the key stood): once */
+        char twice[140];
+        snprintf(twice, sizeof twice, "%s %s", rep, rep);
+        char *d = strstr(msg, twice);
+        if (d) memmove(d, d + rl + 1, strlen(d + rl + 1) + 1);
     }
 }
 

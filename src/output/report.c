@@ -35,6 +35,56 @@ static void write_indented(FILE *f, json_t *j, size_t flags) {
     json_decref(j);
 }
 
+/* A generated plan: its parameters, FLOP counts and memory per stage (units in the names). */
+static json_t *plan_json(const cs_result *r) {
+    const cs_gen_plan *p = &r->plan_cfg;
+    const cs_plan_row *pr = &r->plan;
+    static const char *const RECOMP[] = {"none", "selective", "full"};
+    json_t *j = json_object();
+    json_object_set_new(j, "model", json_string(r->model.name));
+    json_object_set_new(j, "device", json_string(r->device.name));
+    json_object_set_new(j, "tp", json_integer(p->tp));
+    json_object_set_new(j, "cp", json_integer(p->cp ? p->cp : 1));
+    json_object_set_new(j, "pp", json_integer(p->pp));
+    json_object_set_new(j, "dp", json_integer(p->dp));
+    json_object_set_new(j, "ep", json_integer(p->ep ? p->ep : 1));
+    json_object_set_new(j, "sp", json_boolean(p->sp));
+    json_object_set_new(j, "micro_batch", json_integer(p->micro_batch));
+    json_object_set_new(j, "global_batch", json_integer(p->global_batch));
+    json_object_set_new(j, "micro_batches", json_integer(cs_gen_micro_batches(p)));
+    json_object_set_new(j, "virtual_stages", json_integer(p->vstages ? p->vstages : 1));
+    json_object_set_new(j, "schedule", json_string(p->schedule == CS_SCHED_GPIPE ? "gpipe" : "1f1b"));
+    json_object_set_new(j, "recompute", json_string(RECOMP[p->recompute >= 0 && p->recompute < 3 ? p->recompute : 0]));
+    json_object_set_new(j, "zero", json_integer(p->zero));
+    json_object_set_new(j, "flash_attention", json_boolean(p->flash));
+    json_object_set_new(j, "offload_optimizer", json_boolean(p->offload_opt));
+    char pl[64];
+    cs_gen_placement_format(p, pl, sizeof pl);
+    json_object_set_new(j, "placement", json_string(pl));
+    json_object_set_new(j, "model_flops", json_real(pr->model_flops));
+    json_object_set_new(j, "hardware_flops", json_real(pr->hardware_flops));
+    json_object_set_new(j, "mfu", json_real(pr->mfu));
+    json_object_set_new(j, "hfu", json_real(pr->hfu));
+    json_t *st = json_array();
+    for (uint32_t s = 0; s < p->pp; s++) {
+        cs_gen_memory m;
+        cs_gen_memory_stage(&r->model, p, s, &m);
+        json_t *o = json_object();
+        json_object_set_new(o, "stage", json_integer(s));
+        json_object_set_new(o, "weights_bytes", json_real(m.weights));
+        json_object_set_new(o, "gradients_bytes", json_real(m.grads));
+        json_object_set_new(o, "optimizer_bytes", json_real(m.optimizer));
+        json_object_set_new(o, "activations_bytes", json_real(m.activations));
+        json_object_set_new(o, "total_bytes", json_real(m.total));
+        json_object_set_new(o, "remote_bytes", json_real(m.offloaded));
+        json_object_set_new(o, "micro_batches_in_flight", json_integer(m.inflight));
+        json_array_append_new(st, o);
+    }
+    json_object_set_new(j, "memory_per_stage", st);
+    json_object_set_new(j, "hbm_bytes", json_real(r->device.hbm_bytes));
+    return j;
+}
+
 int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_out *colls, cs_error *err) {
     const cs_engine_result *res = &r->sim;
     cs_afile af;
@@ -90,6 +140,11 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
     if (rc) {
         cs_afile_abort(&af);
         return rc;
+    }
+    if (r->plan.valid) {
+        fputs("  \"plan\": ", f);
+        write_indented(f, plan_json(r), JSON_REAL_PRECISION(17));
+        fputs(",\n", f);
     }
     fputs("  \"cost\": ", f);
     write_indented(f, cs_cost_report_json(&r->cost), JSON_REAL_PRECISION(17));
@@ -255,8 +310,10 @@ void cs_report_train(FILE *f, const cs_result *r) {
     fprintf(f, "  network    %s (%" PRIu64 " NPUs), backend %s\n\n", r->net.path, r->net.total_npus, r->backend);
     const char *unit = pr->throughput_unit;
     fprintf(f, "  iteration time   %.4f s\n  MFU              %.1f %%  (%.3g model FLOPs, %.0f TFLOP/s per GPU)\n"
+               "  HFU              %.1f %%  (%.3g hardware FLOPs with recomputation, %.0f TFLOP/s per GPU)\n"
                "  %-16s %.0f\n",
-            it, 100 * pr->mfu, pr->model_flops, it > 0 ? pr->model_flops / it / n / 1e12 : 0.0, unit, pr->throughput);
+            it, 100 * pr->mfu, pr->model_flops, it > 0 ? pr->model_flops / it / n / 1e12 : 0.0, 100 * pr->hfu,
+            pr->hardware_flops, it > 0 ? pr->hardware_flops / it / n / 1e12 : 0.0, unit, pr->throughput);
     double c = cs_time_as_s_f(pr->rank0_compute_ps), e = cs_time_as_s_f(pr->rank0_exposed_comm_ps),
            b = cs_time_as_s_f(pr->rank0_bubble_ps);
     fprintf(f, "  rank 0 split     compute %.4f s (%.1f %%), exposed communication %.4f s (%.1f %%), bubble/wait "
@@ -292,6 +349,8 @@ int cs_report_train_json(const char *path, const cs_result *r, cs_error *err) {
     snprintf(key, sizeof key, "%.*s_per_s", (int)strcspn(pr->throughput_unit, "/"), pr->throughput_unit);
     json_object_set_new(j, key, json_real(pr->throughput));
     json_object_set_new(j, "model_flops", json_real(pr->model_flops));
+    json_object_set_new(j, "hardware_flops", json_real(pr->hardware_flops));
+    json_object_set_new(j, "hfu", json_real(pr->hfu));
     json_object_set_new(j, "rank0_compute_ns", json_real((double)pr->rank0_compute_ps / 1e3));
     json_object_set_new(j, "rank0_exposed_comm_ns", json_real((double)pr->rank0_exposed_comm_ps / 1e3));
     json_object_set_new(j, "rank0_bubble_ns", json_real((double)pr->rank0_bubble_ps / 1e3));
@@ -300,6 +359,9 @@ int cs_report_train_json(const char *path, const cs_result *r, cs_error *err) {
     json_object_set_new(j, "events", json_integer((json_int_t)r->sim.events));
     json_object_set_new(j, "symmetry", json_string(cs_result_symmetry(r, NULL, NULL)));
     json_object_set_new(j, "cost", cs_cost_report_json(&r->cost));
+    json_object_set_new(j, "plan", plan_json(r));
+    json_object_set_new(j, "network", cs_network_config_to_json(&r->net));
+    json_object_set_new(j, "network_units", cs_network_config_units_json());
     json_object_set(j, "scenario", r->scenario);
     char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(j);

@@ -29,6 +29,33 @@
 #include "gen/gen.h"
 #include "workload/workload.h"
 
+/* ---- hardware FLOPs --------------------------------------------------------------- */
+
+typedef struct graph_flops { const cs_graph *g; double flops; } graph_flops;
+static int gf_cmp(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const graph_flops *)a)->g, y = (uintptr_t)((const graph_flops *)b)->g;
+    return x < y ? -1 : x > y;
+}
+
+/* The COMP nodes' num_ops over every rank's graph (a shared graph counts once per rank). */
+static double workload_flops(const cs_workload *w) {
+    graph_flops *t = cs_malloc((w->ngraphs ? w->ngraphs : 1) * sizeof *t);
+    for (uint32_t g = 0; g < w->ngraphs; g++) {
+        t[g] = (graph_flops){w->graphs[g], 0};
+        for (uint32_t k = 0; k < w->graphs[g]->nnodes; k++)
+            if (w->graphs[g]->nodes[k].type == CS_NODE_COMP) t[g].flops += (double)w->graphs[g]->nodes[k].num_ops;
+    }
+    qsort(t, w->ngraphs, sizeof *t, gf_cmp);
+    double sum = 0;
+    for (uint32_t r = 0; r < w->nranks; r++) {
+        graph_flops key = {w->rank_graph[r], 0};
+        const graph_flops *f = bsearch(&key, t, w->ngraphs, sizeof *t, gf_cmp);
+        if (f) sum += f->flops;
+    }
+    cs_free(t);
+    return sum;
+}
+
 /* ---- the cost and power model ----------------------------------------------------- */
 
 /* res->cost from cost.* and the device (the plan's, or device.name for traces). */
@@ -332,10 +359,12 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
                                     "clustersim run --help",
                     ro.backend);
     if (rc == CS_OK) rc = cs_sc_network(sc, &res->net, err);
-    if (rc == CS_OK && plan) rc = cs_scenario_plan(sc, &m, &d, &p, err);
+    /* the plan's shape against the network first (the error a user fixes first), then its checks and memory */
+    if (rc == CS_OK && plan) rc = plan_parse(sc, &m, &d, &p, 0, err);
     if (rc == CS_OK && plan && res->net.total_npus != cs_gen_ranks(&p))
         rc = CS_ERR(err, CS_EINVAL, "%s: npus_count: expected %u NPUs in all (tp x cp x pp x dp), got %" PRIu64,
                     res->net.path, cs_gen_ranks(&p), res->net.total_npus);
+    if (rc == CS_OK && plan) rc = cs_scenario_plan(sc, &m, &d, &p, err);
     /* physical topology: for the backends that move bytes over a graph */
     int graph_backend = be && (be->caps & CS_NET_NEEDS_TOPOLOGY);
     if (rc == CS_OK) rc = cs_sc_topology(sc, &res->net, &res->topo, err);
@@ -537,6 +566,8 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         cs_gen_memory worst;
         cs_gen_memory_worst(&m, &p, &worst);
         pr->memory_worst_bytes = (uint64_t)worst.total;
+        pr->hardware_flops = workload_flops(&w);
+        pr->hfu = it > 0 ? pr->hardware_flops / (it * n * d.peak_bf16_flops) : 0;
         res->model = m;
         res->device = d;
         res->plan_cfg = p;

@@ -68,6 +68,8 @@ static json_t *m_mfu(const cs_result *r) { return r->plan.valid ? json_real(r->p
 static json_t *m_tput(const cs_result *r) { return r->plan.valid ? json_real(r->plan.throughput) : NULL; }
 static json_t *m_tput_unit(const cs_result *r) { return r->plan.valid ? json_string(r->plan.throughput_unit) : NULL; }
 static json_t *m_flops(const cs_result *r) { return r->plan.valid ? json_real(r->plan.model_flops) : NULL; }
+static json_t *m_hwflops(const cs_result *r) { return r->plan.valid ? json_real(r->plan.hardware_flops) : NULL; }
+static json_t *m_hfu(const cs_result *r) { return r->plan.valid ? json_real(r->plan.hfu) : NULL; }
 static json_t *m_mem(const cs_result *r) {
     return r->plan.valid ? json_integer((json_int_t)r->plan.memory_worst_bytes) : NULL;
 }
@@ -101,6 +103,8 @@ const cs_sweep_metric CS_SWEEP_METRICS[] = {
     {"throughput", 1, "plans: samples of throughput_unit per second", m_tput},
     {"throughput_unit", 0, "plans: tokens/s, images/s or samples/s", m_tput_unit},
     {"model_flops", 1, "plans: model FLOPs per step (without recomputation)", m_flops},
+    {"hardware_flops", 1, "plans: FLOPs executed per step (with recomputation)", m_hwflops},
+    {"hfu", 1, "plans: hardware FLOPs utilization (0..1)", m_hfu},
     {"memory_worst_bytes", 1, "plans: HBM per GPU of the worst pipeline stage", m_mem},
     {"bubble_ns", 1, "plans: rank 0's pipeline bubble", m_bubble},
     {"power_w", 1, "cost model: average facility power over the step (docs/cost.md)", m_power},

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# cli_plan_output.sh -- what `train` reports about a plan (issue 12, output):
+# both FLOP counts -- the hardware FLOPs (every rank's generated matmuls)
+# equal the model FLOPs without recomputation, and full recomputation adds
+# exactly one forward pass of the layers (the model FLOPs / 3 less the LM
+# head's 2 h V per token, which is not recomputed); HFU and MFU are those
+# counts over step time x ranks x peak; train --json and summary.json carry
+# the plan, memory per stage (parts summing to the total, the worst equal to
+# memory_worst_stage_bytes) and the network; --seq sets the sequence; a
+# wrong NPU count is reported before a memory overflow.
+. "$(dirname "$0")/lib_cli.sh"
+cd "$CS_TMP" || exit 1
+cat > n8.yml <<'NET'
+topology: [ Switch ]
+npus_count: [ 8 ]
+bandwidth: [ 419.1 ]
+latency: [ 700.0 ]
+NET
+P=(--model gpt3-13b --device H100-SXM --tp 8 --dp 1 --global-batch 8 --network-configuration=n8.yml --quiet)
+"$CS_BIN" train "${P[@]}" --recompute none --json none.json 2> e1 || fail "train: $(cat e1)"
+"$CS_BIN" train "${P[@]}" --recompute full --json full.json --out full 2> e2 || fail "train: $(cat e2)"
+python3 - none.json full.json full/summary.json <<'PY' && pass "hardware FLOPs: = model FLOPs without recomputation, + one forward of the layers with full" || fail "FLOPs"
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2])); s = json.load(open(sys.argv[3]))
+h, V, T = 5120, 51200, 8 * 2048                   # gpt3-13b: hidden, vocabulary; global batch x seq tokens
+near = lambda x, y: abs(x - y) <= 1e-9 * abs(y)
+ok = near(a["hardware_flops"], a["model_flops"]) and near(b["model_flops"], a["model_flops"])
+ok = ok and near(b["hardware_flops"] - a["hardware_flops"], a["model_flops"] / 3 - 2 * h * V * T)
+peak = 989e12
+for x in (a, b):
+    t = x["iteration_time_ns"] * 1e-9
+    ok = ok and near(x["hfu"], x["hardware_flops"] / (t * 8 * peak)) and near(x["mfu"], x["model_flops"] / (t * 8 * peak))
+p = b["plan"]
+ok = ok and (p["tp"], p["pp"], p["dp"], p["recompute"], p["micro_batches"]) == (8, 1, 1, "full", 8)
+st = p["memory_per_stage"]
+ok = ok and all(near(m["total_bytes"], m["weights_bytes"] + m["gradients_bytes"] + m["optimizer_bytes"] +
+                     m["activations_bytes"]) for m in st)
+ok = ok and max(m["total_bytes"] for m in st) == b["memory_worst_stage_bytes"]
+ok = ok and b["network"]["npus_count"] == [8] and s["plan"] == p
+sys.exit(0 if ok else (print(a, b), 1)[1])
+PY
+"$CS_BIN" train "${P[@]}" --seq 4096 --json s4.json 2> e3 || fail "train --seq: $(cat e3)"
+python3 - s4.json <<'PY' && pass "--seq 4096: 8 x 4096 tokens per step" || fail "--seq"
+import json, sys
+a = json.load(open(sys.argv[1]))
+sys.exit(0 if abs(a["tokens_per_s"] * a["iteration_time_ns"] * 1e-9 - 8 * 4096) < 1e-6 else 1)
+PY
+expect_fail "the NPU count before the memory" "npus_count: expected 64 NPUs|got 8" \
+    "$CS_BIN" train --model gpt3-175b --device H100-SXM --tp 8 --dp 8 --global-batch 64 --network-configuration=n8.yml
+expect_fail "--seq on a model without a sequence" "--seq: model.transformer.*|resnet50" \
+    "$CS_BIN" train --model resnet50 --dp 8 --network-configuration=n8.yml --seq 4096
+finish
