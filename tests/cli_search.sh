@@ -74,6 +74,27 @@ sleep 1; kill -INT "$pid"; wait "$pid"; rc=$?
 [ "$rc" -eq 130 ] && [ ! -e s4/plans.csv ] && pass "Ctrl-C while simulating: exit 130, no plans.csv" \
     || fail "interrupt: exit $rc, plans.csv $(ls s4)"
 
+# --objective energy: the ranking follows the cost model's energy, which is linear in the step time and
+# the compute time with the same two coefficients for every plan (one cluster): E = a T + b C, with
+# b = pue x ranks x (TDP - idle) = 1.1 x 64 x (700 - 90) W (docs/cost.md, H100-SXM)
+"$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 1 --objective energy --out s5 --no-progress > s5.txt 2> s5.err \
+    || fail "search --objective energy: $(cat s5.err)"
+python3 - s5/plans.csv <<'PY' && pass "--objective energy: ranked by the cost model's energy, E = a T + b C for every plan" || fail "objective energy"
+import csv, sys
+rows = sorted((r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok"), key=lambda r: int(r["est_rank"]))
+E = [float(r["est_energy_per_step_j"]) for r in rows]
+ok = E == sorted(E) and len(rows) > 10
+b = 1.1 * 64 * (700 - 90)
+r0 = rows[0]
+a = (E[0] - b * float(r0["est_compute_s"])) / float(r0["est_step_s"])
+ok = ok and all(abs(a * float(r["est_step_s"]) + b * float(r["est_compute_s"]) - float(r["est_energy_per_step_j"]))
+                <= 1e-6 * float(r["est_energy_per_step_j"]) for r in rows)
+sim = [r for r in rows if r["sim_status"] == "simulated"]
+ok = ok and len(sim) == 1 and float(sim[0]["sim_energy_per_step_j"]) > 0 and float(sim[0]["sim_cost_per_step_usd"]) > 0
+sys.exit(0 if ok else (print(rows[:3]), 1)[1])
+PY
+expect_fail "bad --objective" "--objective 'speed'|time, cost or energy" "$CS_BIN" search "${BASE[@]}" --objective speed
+
 # bad input
 expect_fail "no global batch" "plan.global-batch|--global-batch N" \
     "$CS_BIN" search --model gpt3-13b --network-configuration=n64.yml

@@ -35,6 +35,8 @@ static void search_usage(FILE *f) {
           "  --top K              plans to simulate (default 5; 0 = estimates only)\n"
           "  --refine-full        simulate a top plan in full when class mode does not apply (default: only\n"
           "                       on clusters of at most 512 ranks; larger ones skip such plans with the reason)\n"
+          "  --objective WHAT     rank by time (default), cost (per step: hardware amortized plus energy) or\n"
+          "                       energy (per step), by the cost model (cost.* keys, docs/cost.md)\n"
           "  --show N             rows of the estimate ranking printed (default 10)\n"
           "  --out DIR            DIR/plans.csv: every plan, its estimate, simulation or refusal\n"
           "  --quiet, --no-progress, --help\n",
@@ -191,6 +193,14 @@ int cs_cli_search(int argc, char **argv) {
         } else if (strcmp(name, "--top") == 0) {
             if (cs_cli_parse_u32(val, 0, 1000, &o.top)) {
                 fprintf(stderr, "clustersim: error: --top '%s': expected a number of plans from 0 to 1000\n", val);
+                rc = 1;
+            }
+        } else if (strcmp(name, "--objective") == 0) {
+            if (strcmp(val, "time") == 0) o.objective = CS_SEARCH_BY_TIME;
+            else if (strcmp(val, "cost") == 0) o.objective = CS_SEARCH_BY_COST;
+            else if (strcmp(val, "energy") == 0) o.objective = CS_SEARCH_BY_ENERGY;
+            else {
+                fprintf(stderr, "clustersim: error: --objective '%s': expected time, cost or energy\n", val);
                 rc = 1;
             }
         } else if (strcmp(name, "--show") == 0) {

@@ -24,6 +24,8 @@
 
 #include "clustersim/clustersim.h"
 #include "core/error.h"
+
+struct cs_cost_params; /* cost/cost.h */
 #include "core/time.h"
 #include "scenario/coll_agg.h"
 #include "scenario/engine.h"
@@ -65,6 +67,8 @@ struct cs_system_config;
 int cs_scenario_plan_inputs(const cs_scenario *sc, struct cs_gen_model *m, struct cs_device *d, struct cs_gen_plan *p,
                             struct cs_network_config *net, struct cs_system_config *sys, cs_error *err);
 /* Set a key from text as --set gives it (see cs_scenario_set). */
+/* The cost.* keys of sc (their defaults where not set). */
+int cs_scenario_cost_params(const cs_scenario *sc, struct cs_cost_params *out, cs_error *err);
 int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err);
 /* Load/dump with located errors. */
 int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err);

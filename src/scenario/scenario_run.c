@@ -180,6 +180,10 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
     return rc;
 }
 
+int cs_scenario_cost_params(const cs_scenario *sc, cs_cost_params *out, cs_error *err) {
+    return cs_sc_parse_typed(sc, SC_COST, out, err); /* (no owned strings: nothing to free) */
+}
+
 int cs_scenario_plan(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, cs_error *err) {
     return plan_parse(sc, m, d, p, 1, err);
 }

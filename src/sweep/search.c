@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/time.h"
+#include "cost/cost.h"
 #include "gen/estimate.h"
 #include "gen/family.h"
 #include "gen/gen.h"
@@ -33,8 +34,9 @@ typedef struct splan {
     double mem_bytes;
     cs_gen_estimate est;
     double est_mfu, est_rate;
+    double est_cost, est_energy; /* cost model at the estimate: US$ and J per step (NAN: no figures) */
     int sim;              /* 0 not tried, 1 simulated, 2 skipped, 3 failed */
-    double sim_s, sim_mfu, sim_rate;
+    double sim_s, sim_mfu, sim_rate, sim_cost, sim_energy;
     char sim_note[240];
 } splan;
 
@@ -46,6 +48,8 @@ typedef struct search {
     cs_gen_plan bp; /* the base plan: the keys the search keeps */
     cs_network_config net;
     cs_system_config sys;
+    cs_cost_params cost;
+    cs_time *comp; /* N ranks' compute, for the cost model */
     uint32_t N;
     cs_search_space sp;
     splan *plans;
@@ -136,6 +140,24 @@ static void evaluate(search *S, splan *x) {
     double fl = cs_gen_model_flops(&S->m, &x->p), t = x->est.step_s;
     x->est_mfu = t > 0 ? fl / (t * S->N * S->d.peak_bf16_flops) : 0;
     x->est_rate = t > 0 ? S->m.family->items(&S->m, &x->p) / t : 0;
+    /* the cost model at the estimate: every rank computing as the slowest stage does */
+    cs_time step = cs_time_from_ns_f(t * 1e9), c = cs_time_from_ns_f(x->est.compute_s * 1e9);
+    for (uint32_t i = 0; i < S->N; i++) S->comp[i] = c;
+    cs_cost_report cr;
+    x->est_cost = x->est_energy = NAN;
+    if (cs_cost_eval(&S->cost, &S->d, &S->net, NULL, S->comp, S->N, step, 0, NULL, 0, &cr, &e) == CS_OK && cr.valid) {
+        x->est_cost = cr.cost_step_usd;
+        x->est_energy = cr.energy_step_j;
+    }
+}
+
+/* The plan's value of the objective, estimated or simulated (NAN: none). */
+static double objective(const search *S, const splan *x, int simulated) {
+    switch (S->o->objective) {
+    case CS_SEARCH_BY_COST: return simulated ? x->sim_cost : x->est_cost;
+    case CS_SEARCH_BY_ENERGY: return simulated ? x->sim_energy : x->est_energy;
+    default: return simulated ? x->sim_s : x->est.step_s;
+    }
 }
 
 /* The plans of one shape (degrees, DP, placement): every micro-batch,
@@ -215,13 +237,22 @@ static void plan_text(const search *S, const splan *x, char *buf, size_t n) {
              ep, p->micro_batch, RECOMP_NAME[p->recompute], p->zero, S->sp.placements[x->placement]);
 }
 
+static const search *g_search; /* for the comparators */
+static int by_value(double u, double v) { /* NAN last */
+    if (isnan(u) || isnan(v)) return isnan(u) - isnan(v);
+    return u < v ? -1 : u > v;
+}
 static int by_estimate(const void *a, const void *b) {
     const splan *x = *(const splan *const *)a, *y = *(const splan *const *)b;
+    int c = by_value(objective(g_search, x, 0), objective(g_search, y, 0));
+    if (c) return c;
     if (x->est.step_s != y->est.step_s) return x->est.step_s < y->est.step_s ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
 }
 static int by_simulated(const void *a, const void *b) {
     const splan *x = *(const splan *const *)a, *y = *(const splan *const *)b;
+    int c = by_value(objective(g_search, x, 1), objective(g_search, y, 1));
+    if (c) return c;
     if (x->sim_s != y->sim_s) return x->sim_s < y->sim_s ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
 }
@@ -265,6 +296,8 @@ static void simulate(search *S, splan *x) {
         x->sim_s = cs_time_as_s_f(r->sim.sim_time);
         x->sim_mfu = r->plan.mfu;
         x->sim_rate = r->plan.throughput;
+        x->sim_cost = r->cost.valid ? r->cost.cost_step_usd : NAN;
+        x->sim_energy = r->cost.valid ? r->cost.energy_step_j : NAN;
     } else if (rc == CS_EUNSUPPORTED && !full) {
         x->sim = 2;
         snprintf(x->sim_note, sizeof x->sim_note, "not simulated (needs every rank: --refine-full): %.180s", e.msg);
@@ -296,15 +329,15 @@ static void csv_row(FILE *f, const search *S, const splan *x, long est_rank, lon
     csv_text(f, x->why);
     fprintf(f, ",%.0f", x->mem_bytes);
     if (!x->refused)
-        fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g", x->est.step_s, x->est_mfu, x->est_rate, x->est.compute_s,
-                x->est.bubble_s, x->est.exposed_comm_s);
+        fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g", x->est.step_s, x->est_mfu, x->est_rate, x->est.compute_s,
+                x->est.bubble_s, x->est.exposed_comm_s, x->est_energy, x->est_cost);
     else
-        fputs(",,,,,,", f);
+        fputs(",,,,,,,,", f);
     static const char *const st[] = {"", "simulated", "skipped", "failed"};
     fprintf(f, ",%s", st[x->sim]);
-    if (x->sim == 1) fprintf(f, ",%.9g,%.6g,%.6g,%.4g,", x->sim_s, x->sim_mfu, x->sim_rate,
-                             100 * (x->est.step_s - x->sim_s) / x->sim_s);
-    else fputs(",,,,,", f);
+    if (x->sim == 1) fprintf(f, ",%.9g,%.6g,%.6g,%.4g,%.9g,%.9g,", x->sim_s, x->sim_mfu, x->sim_rate,
+                             100 * (x->est.step_s - x->sim_s) / x->sim_s, x->sim_energy, x->sim_cost);
+    else fputs(",,,,,,,", f);
     csv_text(f, x->sim_note);
     fputc('\n', f);
 }
@@ -321,7 +354,8 @@ static int write_csv(const search *S, splan **order, size_t nok, splan **simd, s
     for (size_t i = 0; i < nsim; i++) sr[simd[i]->index] = (long)i + 1;
     fprintf(a.f, "index,est_rank,sim_rank,tp,cp,pp,dp,ep,micro_batch,virtual_stages,recompute,zero,sp,placement,"
                  "status,reason,memory_bytes,est_step_s,est_mfu,est_%s,est_compute_s,est_bubble_s,"
-                 "est_exposed_comm_s,sim_status,sim_step_s,sim_mfu,sim_%s,est_error_pct,sim_note\n",
+                 "est_exposed_comm_s,est_energy_per_step_j,est_cost_per_step_usd,sim_status,sim_step_s,sim_mfu,sim_%s,"
+                 "est_error_pct,sim_energy_per_step_j,sim_cost_per_step_usd,sim_note\n",
             S->m.family->unit_json, S->m.family->unit_json);
     for (size_t i = 0; i < S->n; i++) csv_row(a.f, S, &S->plans[i], er[i], sr[i]);
     cs_free(er);
@@ -375,14 +409,16 @@ static void report(const search *S, splan **order, size_t nok, splan **simd, siz
         for (size_t k = 0; k < nh; k++) fprintf(f, "    %7zu  %s: %.150s\n", cnt[k], heads[k], ex[k]);
     }
     size_t show = S->o->show < nok ? S->o->show : nok;
-    fprintf(f, "\n  best %zu of %zu by estimate:\n", show, nok);
-    fprintf(f, "    %4s  %-52s %12s %7s %14s %9s\n", "#", "plan", "est step s", "MFU", S->m.family->unit, "mem GiB");
+    static const char *const OBJ[] = {"step time", "cost per step (docs/cost.md)", "energy per step (docs/cost.md)"};
+    fprintf(f, "\n  best %zu of %zu by estimate, by %s:\n", show, nok, OBJ[S->o->objective]);
+    fprintf(f, "    %4s  %-52s %12s %7s %14s %9s %10s %10s\n", "#", "plan", "est step s", "MFU", S->m.family->unit,
+            "mem GiB", "kJ/step", "$/step");
     char pt[160];
     for (size_t i = 0; i < show; i++) {
         const splan *x = order[i];
         plan_text(S, x, pt, sizeof pt);
-        fprintf(f, "    %4zu  %-52s %12.4f %6.1f%% %14.0f %9.1f\n", i + 1, pt, x->est.step_s, 100 * x->est_mfu,
-                x->est_rate, x->mem_bytes / 1073741824.0);
+        fprintf(f, "    %4zu  %-52s %12.4f %6.1f%% %14.0f %9.1f %10.4g %10.4g\n", i + 1, pt, x->est.step_s,
+                100 * x->est_mfu, x->est_rate, x->mem_bytes / 1073741824.0, x->est_energy / 1e3, x->est_cost);
     }
     if (S->o->top) {
         char be[64] = "\"analytical\"";
@@ -391,13 +427,14 @@ static void report(const search *S, splan **order, size_t nok, splan **simd, siz
         int full = S->o->refine_full || S->N <= S->o->full_limit;
         fprintf(f, "\n  simulated (%.*s, %s) in %.2f s wall:\n", (int)(bl > 2 ? bl - 2 : 0), be + (bl > 2),
                 full ? "class mode, else every rank" : "class mode only", sim_wall);
-        fprintf(f, "    %4s  %-52s %12s %12s %8s %7s %14s\n", "#", "plan", "sim step s", "est step s", "est err",
-                "MFU", S->m.family->unit);
+        fprintf(f, "    %4s  %-52s %12s %12s %8s %7s %14s %10s %10s\n", "#", "plan", "sim step s", "est step s",
+                "est err", "MFU", S->m.family->unit, "kJ/step", "$/step");
         for (size_t i = 0; i < nsim; i++) {
             const splan *x = simd[i];
             plan_text(S, x, pt, sizeof pt);
-            fprintf(f, "    %4zu  %-52s %12.4f %12.4f %+7.1f%% %6.1f%% %14.0f\n", i + 1, pt, x->sim_s, x->est.step_s,
-                    100 * (x->est.step_s - x->sim_s) / x->sim_s, 100 * x->sim_mfu, x->sim_rate);
+            fprintf(f, "    %4zu  %-52s %12.4f %12.4f %+7.1f%% %6.1f%% %14.0f %10.4g %10.4g\n", i + 1, pt, x->sim_s,
+                    x->est.step_s, 100 * (x->est.step_s - x->sim_s) / x->sim_s, 100 * x->sim_mfu, x->sim_rate,
+                    x->sim_energy / 1e3, x->sim_cost);
         }
         size_t nskip = 0;
         for (size_t i = 0; i < nok; i++)
@@ -434,9 +471,20 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
     rc = cs_scenario_plan_inputs(base, &S.m, &S.d, &S.bp, &S.net, &S.sys, err);
     if (rc) return rc;
     S.N = (uint32_t)S.net.total_npus;
+    rc = cs_scenario_cost_params(base, &S.cost, err);
+    if (rc == CS_OK && o->objective != CS_SEARCH_BY_TIME && !(S.d.tdp_w > 0 || S.cost.npu_power_w > 0))
+        rc = CS_ERR(err, CS_EINVAL, "--objective: device %s has no power figure; expected cost.npu-power-w (or "
+                                    "tdp_w in its file)",
+                    S.d.name);
+    if (rc == CS_OK && o->objective != CS_SEARCH_BY_TIME && !(S.d.price_usd > 0 || S.cost.npu_price_usd > 0))
+        rc = CS_ERR(err, CS_EINVAL, "--objective: device %s has no price; expected cost.npu-price-usd (or price_usd "
+                                    "in its file)",
+                    S.d.name);
+    S.comp = cs_calloc(S.N ? S.N : 1, sizeof *S.comp);
+    g_search = &S;
     char gb[32] = "0";
     cs_scenario_get(base, "plan.global-batch", gb, sizeof gb);
-    if (strcmp(gb, "0") == 0 || !S.bp.global_batch)
+    if (rc == CS_OK && (strcmp(gb, "0") == 0 || !S.bp.global_batch))
         rc = CS_ERR(err, CS_EINVAL, "plan.global-batch: expected the global batch every plan trains on "
                                     "(--global-batch N); the search keeps it fixed");
     if (rc == CS_OK) {
@@ -481,6 +529,8 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
         cs_free(simd);
     }
     cs_free(S.plans);
+    cs_free(S.comp);
+    g_search = NULL;
     cs_network_config_free(&S.net);
     cs_system_config_free(&S.sys);
     return rc;

@@ -27,6 +27,11 @@
 
 #define CS_SEARCH_MAXV 32
 
+/* The search's objective: step time, cost per step (hardware amortized plus
+ * energy) or energy per step, by the cost model (cost/cost.h); every plan
+ * trains the same global batch, so per step is per token. */
+enum { CS_SEARCH_BY_TIME = 0, CS_SEARCH_BY_COST = 1, CS_SEARCH_BY_ENERGY = 2 };
+
 /* One dimension of the space: the values to try (n = 0: the default). */
 typedef struct cs_search_axis {
     uint32_t n;
@@ -47,6 +52,7 @@ typedef struct cs_search_options {
     const char *out_dir;     /* plans.csv (every plan) and top.csv; NULL: none */
     FILE *report;            /* the terminal table; NULL: none */
     uint32_t show;           /* rows of the estimate ranking in the report */
+    int objective;           /* CS_SEARCH_BY_*: what the ranking and the simulated order minimize */
     int progress;
     const volatile sig_atomic_t *stop;
 } cs_search_options;
