@@ -49,4 +49,21 @@ expect_fail "the NPU count before the memory" "npus_count: expected 64 NPUs|got 
     "$CS_BIN" train --model gpt3-175b --device H100-SXM --tp 8 --dp 8 --global-batch 64 --network-configuration=n8.yml
 expect_fail "--seq on a model without a sequence" "--seq: model.transformer.*|resnet50" \
     "$CS_BIN" train --model resnet50 --dp 8 --network-configuration=n8.yml --seq 4096
+# --max-wall / --max-memory: a plan that simulates all 64 ranks (offloaded optimizer: no class mode;
+# about 2 s and 50 MB here) stopped by either limit: exit 1, the limit named, no results
+cat > n64.yml <<'NET'
+topology: [ Switch, Switch ]
+npus_count: [ 8, 8 ]
+bandwidth: [ 419.1, 46.57 ]
+latency: [ 700.0, 3000.0 ]
+NET
+echo '{"memory-type": "PER_NPU_MEMORY_EXPANSION", "remote-mem-latency": 1000, "remote-mem-bw": 64}' > mem.json
+L=(--model gpt3-13b --device H100-SXM --tp 2 --pp 4 --dp 8 --global-batch 256 --network-configuration=n64.yml
+   --remote-memory-configuration=mem.json --offload-optimizer --out lim)
+expect_fail "--max-wall stops a long run" "passed --max-wall 0.2 s of wall time" "$CS_BIN" train "${L[@]}" --max-wall 0.2
+[ ! -e lim/summary.json ] && pass "no results after --max-wall" || fail "results after --max-wall"
+expect_fail "--max-memory stops a big run" "passed --max-memory 20MB of resident memory" \
+    "$CS_BIN" train "${L[@]}" --max-memory 20MB
+expect_fail "--max-wall 0 refused" "--max-wall '0'|> 0" "$CS_BIN" train "${L[@]}" --max-wall 0
+expect_fail "--max-memory x refused" "--max-memory 'x'|8GiB" "$CS_BIN" train "${L[@]}" --max-memory x
 finish

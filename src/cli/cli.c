@@ -20,7 +20,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +49,7 @@
 /* ---- the flag table -------------------------------------------------------------- */
 
 enum { F_KEY, F_KEYFLAG, F_LOAD, F_OUT, F_OUTFLAG, F_IGNORED };
-enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP, A_REPORT };
+enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP, A_REPORT, A_MAXWALL, A_MAXMEM };
 
 typedef struct flag {
     const char *name;
@@ -124,6 +128,10 @@ static const flag FLAGS[] = {
      "or the first 8; at most 64)", 3},
     {"trace-limit", F_OUT, NULL, A_TRACE_LIMIT, "SIZE",
      "--trace: stop adding events at this file size, e.g. 500MB, 2GiB, 0 = none (default 1GiB)", 3},
+    {"max-wall", F_OUT, NULL, A_MAXWALL, "SECONDS",
+     "stop the run after this much wall time: exit 1, no results (default: none)", 3},
+    {"max-memory", F_OUT, NULL, A_MAXMEM, "SIZE",
+     "stop the run when the process's resident memory passes SIZE, e.g. 8GiB: exit 1, no results", 3},
     {"quiet", F_OUTFLAG, NULL, A_QUIET, NULL, "no terminal report", 3},
     {"verbose", F_OUTFLAG, NULL, A_VERBOSE, NULL, "more diagnostics on stderr", 3},
     {"no-progress", F_OUTFLAG, NULL, A_NOPROGRESS, NULL, "no progress lines on stderr for long runs", 3},
@@ -137,7 +145,7 @@ static const flag FLAGS[] = {
 typedef struct cli_out {
     const char *out, *json, *trace, *dump, *report;
     int quiet, verbose, no_progress, help, help_config;
-    const char *progress_s, *trace_ranks, *trace_limit;
+    const char *progress_s, *trace_ranks, *trace_limit, *max_wall, *max_memory;
 } cli_out;
 
 static void usage(FILE *f, const char *cmd) {
@@ -273,6 +281,8 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
                     case A_VERBOSE: co->verbose = 1; break;
                     case A_NOPROGRESS: co->no_progress = 1; break;
                     case A_PROGRESS: co->progress_s = val; break;
+                    case A_MAXWALL: co->max_wall = val; break;
+                    case A_MAXMEM: co->max_memory = val; break;
                     case A_TRACE_RANKS: co->trace_ranks = val; break;
                     case A_TRACE_LIMIT: co->trace_limit = val; break;
                     case A_HELP: co->help = 1; break;
@@ -413,10 +423,32 @@ void cs_cli_untrap_stop(const struct sigaction *old_int, const struct sigaction 
 }
 
 /* The output options that take values, checked before anything runs. */
+static double g_max_wall_s;              /* --max-wall (0 = none) */
+static uint64_t g_max_rss_bytes;         /* --max-memory (0 = none) */
+
 static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *trace_limit) {
     *progress_ms = 2000;
     *trace_limit = (uint64_t)1 << 30;
     if (co->progress_s && cs_cli_progress_ms(co->progress_s, progress_ms) != 0) return -1;
+    g_max_wall_s = 0;
+    g_max_rss_bytes = 0;
+    if (co->max_wall) {
+        char *end;
+        errno = 0;
+        double s = strtod(co->max_wall, &end);
+        if (errno || end == co->max_wall || *end || !(s > 0 && s <= 1e9)) {
+            fprintf(stderr, "clustersim: error: --max-wall '%s': expected seconds of wall time, > 0\n", co->max_wall);
+            return -1;
+        }
+        g_max_wall_s = s;
+    }
+    if (co->max_memory && (parse_size(co->max_memory, &g_max_rss_bytes) != 0 || !g_max_rss_bytes)) {
+        fprintf(stderr,
+                "clustersim: error: --max-memory '%s': expected a size in bytes with an optional unit (B, KB, MB, GB, "
+                "TB, KiB, MiB, GiB, TiB), e.g. 8GiB, > 0\n",
+                co->max_memory);
+        return -1;
+    }
     if (co->trace_limit && parse_size(co->trace_limit, trace_limit) != 0) {
         fprintf(stderr,
                 "clustersim: error: --trace-limit '%s': expected a size in bytes with an optional unit "
@@ -437,6 +469,58 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
  * Ctrl-C ends the process at once). */
 static volatile sig_atomic_t g_stop;
 static void on_stop_signal(int sig) { g_stop = sig; }
+
+/* --max-wall / --max-memory: a 100 ms interval timer checks the wall clock
+ * and the resident set (/proc/self/statm: open, read and close are
+ * async-signal-safe) and stops the run as Ctrl-C does; g_limit says which
+ * limit (1 wall, 2 memory) and the run ends with exit 1 and no results. */
+static volatile sig_atomic_t g_limit;
+static struct timespec g_limit_t0;
+static uint64_t g_page_bytes;
+static void on_limit_tick(int sig) {
+    (void)sig;
+    int saved = errno;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double el = (double)(t.tv_sec - g_limit_t0.tv_sec) + (double)(t.tv_nsec - g_limit_t0.tv_nsec) * 1e-9;
+    if (g_max_wall_s > 0 && el > g_max_wall_s && !g_limit) g_limit = 1;
+    if (g_max_rss_bytes && !g_limit) {
+        char buf[128];
+        int fd = open("/proc/self/statm", O_RDONLY);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0) close(fd);
+        if (n > 0) { /* "size resident ...": the second field, in pages */
+            ssize_t i = 0;
+            while (i < n && buf[i] != ' ') i++;
+            uint64_t pages = 0;
+            for (i++; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) pages = pages * 10 + (uint64_t)(buf[i] - '0');
+            if (pages * g_page_bytes > g_max_rss_bytes) g_limit = 2;
+        }
+    }
+    if (g_limit && !g_stop) g_stop = SIGALRM;
+    errno = saved;
+}
+
+/* Arm (on = 1) or disarm the limit timer. */
+static void limit_timer(int on) {
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    if (on) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_limit_tick;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, NULL);
+        g_limit = 0;
+        long pg = sysconf(_SC_PAGESIZE);
+        g_page_bytes = pg > 0 ? (uint64_t)pg : 4096;
+        clock_gettime(CLOCK_MONOTONIC, &g_limit_t0);
+        it.it_interval.tv_usec = it.it_value.tv_usec = 100000;
+    }
+    setitimer(ITIMER_REAL, &it, NULL);
+    if (!on) signal(SIGALRM, SIG_DFL);
+}
 
 
 /* An exit() while a command runs -- out of memory (core/alloc.h) is the one
@@ -646,8 +730,26 @@ static int command(const char *cmd, int argc, char **argv) {
     g_stop = 0;
     cs_cli_trap_stop(on_stop_signal, (int)SA_RESETHAND, &old_int, &old_term);
     hooks.stop = &g_stop;
+    int limited = g_max_wall_s > 0 || g_max_rss_bytes;
+    if (limited) limit_timer(1);
     if (rc == CS_OK) rc = cs_scenario_run_hooked(sc, &hooks, &res, &err);
+    if (limited) limit_timer(0);
     cs_cli_untrap_stop(&old_int, &old_term);
+    if (rc == CS_EINTR && g_limit) { /* a limit, not the user: a refused run (exit 1, no results) */
+        char at[160];
+        snprintf(at, sizeof at, "%.150s", err.msg);
+        cs_error_clear(&err); /* (an error keeps its first message) */
+        if (g_limit == 1)
+            rc = CS_ERR(&err, CS_EUNSUPPORTED, "the run passed --max-wall %s s of wall time (%s); raise the limit, or "
+                                         "choose a plan that runs in class mode (the report's symmetry line says why "
+                                         "it did not)",
+                        co.max_wall, at);
+        else
+            rc = CS_ERR(&err, CS_EUNSUPPORTED, "the run passed --max-memory %s of resident memory (%s); raise the limit or "
+                                         "simulate fewer ranks",
+                        co.max_memory, at);
+        g_stop = 0;
+    }
     int stopped = rc == CS_EINTR;
     if (rc == CS_OK && colls) rc = cs_coll_out_finish(colls, &err);
     if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, res, 16);

@@ -485,6 +485,10 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
                 *err = e;
             } else if (rc2 != CS_OK) {
                 snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
+                if (hooks->progress) /* said before the long part, not after it */
+                    cs_info("class mode does not apply (%.300s); generating and simulating all %u ranks (bound the "
+                            "run with --max-wall / --max-memory)",
+                            e.msg, cs_gen_ranks(&p));
                 cs_workload_free(&w);
                 so.sym_axes = NULL;
                 so.sym_no_fallback = 0;
