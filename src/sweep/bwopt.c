@@ -347,9 +347,22 @@ static int grid_pass(bwopt *B, int64_t step, size_t *best, cs_error *err) {
     return rc;
 }
 
+/* C(n, k) as a double (the grid's size). */
+static double binom(double n, double k) {
+    double c = 1;
+    for (double i = 1; i <= k; i++) c = c * (n - k + i) / i;
+    return c;
+}
+
 static int search(bwopt *B, size_t *best, cs_error *err) {
     int64_t step = B->U / B->grid;
     *best = SIZE_MAX;
+    /* the grid pass's splits: compositions of grid parts, each dimension >= 1 part (the slack >= 0) */
+    double ngrid = B->K > B->D ? binom(B->grid, (double)B->D) : binom(B->grid - 1.0, (double)B->D - 1.0);
+    if (ngrid > 5000)
+        return CS_ERR(err, CS_EINVAL, "%s: grid %u over %zu dimensions%s is %.0f splits to simulate; expected at "
+                                      "most 5000 (a smaller grid: the refinement goes finer anyway)",
+                      B->spec, B->grid, B->D, B->K > B->D ? " and the unspent budget" : "", ngrid);
     int rc = grid_pass(B, step, best, err);
     if (rc) return rc;
     if (*best == SIZE_MAX)
