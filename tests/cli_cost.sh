@@ -107,4 +107,6 @@ expect_fail "--objective with an unknown metric" "--objective|\"speed\"|expected
 expect_fail "--pareto with one metric" "--pareto|two or more" "$CS_BIN" sweep spec.json --out sw --pareto time_ns
 expect_fail "--pareto with a metric twice" "--pareto|given twice" \
     "$CS_BIN" sweep spec.json --out sw --pareto time_ns,max:time_ns
+n=$("$CS_BIN" sweep "$CS_SOURCE_DIR/examples/sweep/comet.json" --list 2> list.err | grep -c '^ *[0-9]')
+[ "$n" = 72 ] && pass "examples/sweep/comet.json: 72 points, every scenario accepted" || fail "comet list: $n $(cat list.err)"
 finish
