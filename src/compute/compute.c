@@ -32,3 +32,29 @@ int cs_compute_work_time(const cs_compute_model *m, const cs_compute_work *w, cs
     *t = cs_time_from_whole_ns_f(ns);
     return CS_COMP_TIMED;
 }
+
+int cs_compute_has_stragglers(const cs_compute_model *m) { return m->rank_factor || m->jitter_cv > 0; }
+
+static uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+cs_time cs_compute_straggle(const cs_compute_model *m, uint32_t rank, uint64_t node_id, cs_time t) {
+    double f = m->rank_factor ? m->rank_factor[rank] : 1.0;
+    if (m->jitter_cv > 0) { /* lognormal, mean 1: exp(sigma z - sigma^2 / 2), sigma^2 = ln(1 + cv^2) */
+        uint64_t a = splitmix64(m->jitter_seed ^ splitmix64(((uint64_t)rank << 32) ^ 0x5bd1e995u) ^ node_id);
+        uint64_t b = splitmix64(a);
+        double u1 = ((double)(a >> 11) + 0.5) / 9007199254740992.0, u2 = (double)(b >> 11) / 9007199254740992.0;
+        double z = sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2);
+        double s2 = log1p(m->jitter_cv * m->jitter_cv);
+        f *= exp(sqrt(s2) * z - s2 / 2);
+    }
+    if (f == 1.0) return t;
+    double x = (double)t * f;
+    if (!(x < 18446744073709549568.0)) return CS_TIME_MAX;
+    cs_time r = (cs_time)(x + 0.5); /* x < 2^64: defined */
+    return r ? r : 1;
+}

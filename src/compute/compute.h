@@ -21,7 +21,21 @@ typedef struct cs_compute_model {
     int roofline;            /* 0 = replay duration_micros */
     double peak_flops;       /* FLOP/s (system JSON peak-perf is TFLOP/s) */
     double mem_bw_bytes_ps;  /* bytes/s (system JSON local-mem-bw is GB/s = 1e9 B/s) */
+    /* Stragglers (run.slow-ranks, run.compute-jitter): a GPU compute node of
+     * rank r takes factor[r] (NULL: 1; borrowed, one per rank) times its
+     * time, times a lognormal draw of mean 1 and coefficient of variation
+     * jitter_cv (0: none) that depends on (jitter_seed, rank, node id)
+     * alone -- the same bytes out whatever the event order. */
+    const double *rank_factor;
+    double jitter_cv;
+    uint64_t jitter_seed;
 } cs_compute_model;
+
+/* The model makes ranks differ (a factor or jitter is set). */
+int cs_compute_has_stragglers(const cs_compute_model *m);
+/* A GPU compute time t of rank's node under the stragglers (t when none);
+ * saturates at CS_TIME_MAX (the caller refuses a time beyond the range). */
+cs_time cs_compute_straggle(const cs_compute_model *m, uint32_t rank, uint64_t node_id, cs_time t);
 
 /* Outcome of timing one node. */
 enum {

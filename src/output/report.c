@@ -141,6 +141,13 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
         cs_afile_abort(&af);
         return rc;
     }
+    if (r->stragglers) {
+        fprintf(f, "  \"stragglers\": {\"rank\": %u, \"compute_ns\": ", r->straggle_rank);
+        cs_jsonw_ns(f, r->sim.ranks[r->straggle_rank].compute);
+        fputs(", \"median_compute_ns\": ", f);
+        cs_jsonw_ns(f, r->median_compute);
+        fprintf(f, ", \"factor\": %.17g},\n", r->straggle_factor);
+    }
     if (r->plan.valid) {
         fputs("  \"plan\": ", f);
         write_indented(f, plan_json(r), JSON_REAL_PRECISION(17));
@@ -219,6 +226,22 @@ static void coll_lines(FILE *f, const cs_coll_agg *a) {
     fprintf(f, "  (mean busbw over the instances that moved bytes; nccl-tests convention, 1 GB/s = 1e9 bytes/s)\n");
 }
 
+/* Stragglers: the slowest rank against the median, and the slowdown when measured. */
+static void straggle_line(FILE *f, const cs_result *r) {
+    if (!r->stragglers) return;
+    const cs_rank_result *s = &r->sim.ranks[r->straggle_rank];
+    char a[32], b[32];
+    fprintf(f, "  stragglers       rank %u computes longest: GPU compute %s, %.3fx the median rank's %s", r->straggle_rank,
+            cs_time_fmt(s->compute, a, sizeof a),
+            r->median_compute ? (double)s->compute / (double)r->median_compute : 0.0,
+            cs_time_fmt(r->median_compute, b, sizeof b));
+    if (r->straggle_factor != 1.0) fprintf(f, " (run.slow-ranks factor %g)", r->straggle_factor);
+    if (r->has_healthy && r->healthy_time)
+        fprintf(f, "; step %+.2f %% over the run without stragglers%s",
+                100.0 * ((double)r->sim.sim_time / (double)r->healthy_time - 1.0), r->topo ? " or failures" : "");
+    fputc('\n', f);
+}
+
 void cs_report_terminal(FILE *f, const cs_result *r, const char *const *outputs) {
     const cs_engine_result *res = &r->sim;
     char t1[32], t2[32];
@@ -242,10 +265,14 @@ void cs_report_terminal(FILE *f, const cs_result *r, const char *const *outputs)
     const cs_rank_result *sr = &res->ranks[slow];
     fprintf(f, "  simulated time   %s   (slowest: rank %u)\n", cs_time_fmt(res->sim_time, t1, sizeof t1), slow);
     if (r->has_healthy)
-        fprintf(f, "  healthy network  %s   (failures/degradation: %+.2f %%, x%.4f)\n",
+        fprintf(f, "  %-16s %s   (%s: %+.2f %%, x%.4f)\n", r->topo ? "healthy network" : "no stragglers",
                 cs_time_fmt(r->healthy_time, t2, sizeof t2),
+                r->topo && r->stragglers ? "failures/degradation/stragglers"
+                : r->topo                ? "failures/degradation"
+                                         : "stragglers",
                 r->healthy_time ? 100.0 * ((double)res->sim_time / (double)r->healthy_time - 1.0) : 0.0,
                 r->healthy_time ? (double)res->sim_time / (double)r->healthy_time : 1.0);
+    straggle_line(f, r);
     fprintf(f, "  on rank %u: compute %s (%.1f %%), exposed communication %s (%.1f %%)\n\n", slow,
             cs_time_fmt(sr->compute, t1, sizeof t1), pct(sr->compute, sr->finish),
             cs_time_fmt(cs_rank_exposed_comm(sr), t2, sizeof t2), pct(cs_rank_exposed_comm(sr), sr->finish));
@@ -333,6 +360,7 @@ void cs_report_train(FILE *f, const cs_result *r) {
     if (r->has_healthy)
         fprintf(f, "  healthy network  %.4f s (slowdown x%.4f)\n", cs_time_as_s_f(r->healthy_time),
                 r->healthy_time ? (double)r->sim.sim_time / (double)r->healthy_time : 1.0);
+    straggle_line(f, r);
     cs_cost_report_print(f, &r->cost);
 }
 

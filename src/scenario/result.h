@@ -47,6 +47,10 @@ struct cs_result {
     cs_gen_model model;            /* generated plans: the resolved inputs (value copies) */
     cs_device device;
     cs_gen_plan plan_cfg;
+    int stragglers;               /* run.slow-ranks or run.compute-jitter were set */
+    uint32_t straggle_rank;       /* ... then: the rank with the most GPU compute (the first of equals), */
+    double straggle_factor;       /* its run.slow-ranks factor (1 = none), */
+    cs_time median_compute;       /* and the median rank's GPU compute time */
     cs_cost_report cost;          /* the cost and power model (cost.*; valid = 0: a figure is missing) */
     char sym_why[600];            /* why every rank was simulated ("" = symmetric or off) */
     int sym_off;                  /* symmetry was switched off */

@@ -19,6 +19,9 @@ typedef struct cs_run_params {
     int comm_streams;       /* 0 = the workload's default */
     double injection_scale, compute_scale, comm_scale;
     int num_queues_per_dim;
+    char *slow_ranks;       /* "RANK[-RANK]:FACTOR,..." or NULL */
+    double compute_jitter;  /* coefficient of variation of GPU compute times (0 = none) */
+    int jitter_seed;
     bool ignore_ctrl_deps, allow_missing_data_deps, compare_healthy, rendezvous;
 } cs_run_params;
 

@@ -22,7 +22,16 @@ static const cs_opt RUN_OPTS[] = {
     {.key = "placement", .type = CS_OPT_STR, .def_str = "contiguous", .off = R(placement),
      .help = "graph backends: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack"},
     {.key = "compare-healthy", .type = CS_OPT_BOOL, .off = R(compare_healthy),
-     .help = "graph backends: also simulate the topology without its failures and timed changes"},
+     .help = "also simulate the run without its failures and timed changes (graph backends) and without its "
+             "stragglers (slow-ranks, compute-jitter): the report's slowdown"},
+    {.key = "slow-ranks", .type = CS_OPT_STR, .nodef = 1, .off = R(slow_ranks),
+     .help = "stragglers: RANK[-RANK]:FACTOR,... -- those ranks' GPU compute takes FACTOR times as long (a slower "
+             "or throttled GPU; < 1 is faster), e.g. 3:1.25,16-23:1.1"},
+    {.key = "compute-jitter", .type = CS_OPT_NUM, .min = 0, .max = 2, .off = R(compute_jitter),
+     .help = "every GPU compute node's time times a lognormal draw of mean 1 with this coefficient of variation "
+             "(0 = none), seeded by run.jitter-seed, the rank and the node id"},
+    {.key = "jitter-seed", .type = CS_OPT_INT, .def = 1, .min = 0, .max = 2147483647, .off = R(jitter_seed),
+     .help = "seed of run.compute-jitter (a sweep's seeds dimension gives the spread)"},
     {.key = "symmetry", .type = CS_OPT_ENUM, .values = SYMMETRY, .off = R(symmetry),
      .help = "auto: simulate one representative rank (or one per class) when every rank provably "
              "follows its timeline (identical results); off: simulate every rank; require: as auto, but "

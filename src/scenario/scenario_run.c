@@ -14,6 +14,7 @@
  * simulated; the result says which ran and why.  --compare-healthy runs the
  * same scenario once more on the topology without failures.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,54 @@
 #include "gen/family.h"
 #include "gen/gen.h"
 #include "workload/workload.h"
+
+/* ---- stragglers --------------------------------------------------------------------- */
+
+static int time_cmp(const void *a, const void *b) {
+    cs_time x = *(const cs_time *)a, y = *(const cs_time *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* run.slow-ranks "R[-R]:F,..." into a factor per rank (*out NULL when spec is NULL). */
+static int slow_ranks(const char *spec, uint32_t n, double **out, cs_error *err) {
+    *out = NULL;
+    if (!spec) return CS_OK;
+    double *f = cs_malloc((n ? n : 1) * sizeof *f);
+    for (uint32_t i = 0; i < n; i++) f[i] = 1.0;
+    const char *p = spec;
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long long a = strtoull(p, &end, 10), b;
+        if (*p < '0' || *p > '9' || end == p || errno) goto bad;
+        b = a;
+        if (*end == '-') {
+            const char *q = end + 1;
+            if (*q < '0' || *q > '9') goto bad;
+            b = strtoull(q, &end, 10);
+            if (end == q || errno) goto bad;
+        }
+        if (*end != ':') goto bad;
+        const char *fs = end + 1;
+        double x = strtod(fs, &end);
+        if (end == fs || !(x > 0 && x <= 1000) || (*end && *end != ',')) goto bad;
+        if (b < a || b >= n) {
+            cs_free(f);
+            return CS_ERR(err, CS_EINVAL, "run.slow-ranks %s: ranks %llu-%llu: expected ranks 0 to %u, FIRST <= LAST",
+                          spec, a, b, n ? n - 1 : 0);
+        }
+        for (unsigned long long r = a; r <= b; r++) f[r] = x;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) goto bad;
+    }
+    *out = f;
+    return CS_OK;
+bad:
+    cs_free(f);
+    return CS_ERR(err, CS_EINVAL, "run.slow-ranks %s: expected RANK[-RANK]:FACTOR,... with FACTOR in (0, 1000], "
+                                  "e.g. 3:1.25,16-23:1.1",
+                  spec);
+}
 
 /* ---- hardware FLOPs --------------------------------------------------------------- */
 
@@ -313,6 +362,8 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
     ho.net_observer = NULL;
     ho.link_report = NULL;
     ho.net_healthy = 1; /* the backend ignores failures and timed changes; the topology is not touched */
+    ho.compute.rank_factor = NULL; /* and no stragglers */
+    ho.compute.jitter_cv = 0;
     ho.progress = 0;
     cs_engine_result hr;
     memset(&hr, 0, sizeof hr);
@@ -347,6 +398,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     split_obs split;
     memset(&split, 0, sizeof split);
     cs_engine_options so;
+    double *factors = NULL; /* run.slow-ranks per rank (so.compute borrows it) */
     cs_engine_options_init(&so);
     json_t *config = json_object();
     const cs_net_backend *be = cs_net_backend_find(ro.backend);
@@ -397,6 +449,11 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     }
     if (rc == CS_OK) {
         cs_engine_options_set_system(&so, &sysc);
+        rc = slow_ranks(ro.slow_ranks, (uint32_t)res->net.total_npus, &factors, err);
+        so.compute.rank_factor = factors;
+        so.compute.jitter_cv = ro.compute_jitter;
+        so.compute.jitter_seed = (uint64_t)ro.jitter_seed;
+        res->stragglers = cs_compute_has_stragglers(&so.compute);
         so.comm_groups = groups.ngroups ? &groups : NULL;
         so.injection_scale = ro.injection_scale;
         so.backend = ro.backend;
@@ -453,11 +510,16 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps, hooks->stop};
         rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
     } else if (rc == CS_OK) {
-        use_cls = ro.symmetry != 1 && cs_gen_sym_axes(&p, &ax) > 0;
+        use_cls = ro.symmetry != 1 && !res->stragglers && cs_gen_sym_axes(&p, &ax) > 0;
+        if (res->stragglers && ro.symmetry != 1)
+            snprintf(res->sym_why, sizeof res->sym_why,
+                     "run.slow-ranks / run.compute-jitter: the ranks compute at different rates");
     }
     if (rc == CS_OK && ro.compare_healthy) {
-        if (!res->topo) {
-            rc = CS_ERR(err, CS_EINVAL, "run.compare-healthy needs a graph backend (run.backend flow)");
+        if (!res->topo && !res->stragglers) {
+            rc = CS_ERR(err, CS_EINVAL, "run.compare-healthy needs something to compare: failures on a graph "
+                                        "backend (run.backend flow) or stragglers (run.slow-ranks, "
+                                        "run.compute-jitter)");
         } else {
             if (plan) rc = cs_gen_workload(&m, &p, &d, NULL, hooks->stop, &w, err);
             if (rc == CS_OK) rc = run_healthy(&w, &res->net, &so, &res->healthy_time, err);
@@ -580,10 +642,24 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         res->device = d;
         res->plan_cfg = p;
     }
+    if (rc == CS_OK && res->stragglers && res->sim.nranks) { /* the attribution the reports print */
+        uint32_t n = res->sim.nranks, slow = 0;
+        cs_time *c = cs_malloc(n * sizeof *c);
+        for (uint32_t i = 0; i < n; i++) {
+            c[i] = res->sim.ranks[i].compute;
+            if (res->sim.ranks[i].compute > res->sim.ranks[slow].compute) slow = i; /* the straggler: most compute */
+        }
+        qsort(c, n, sizeof *c, time_cmp);
+        res->median_compute = c[n / 2];
+        res->straggle_rank = slow;
+        res->straggle_factor = factors ? factors[slow] : 1.0;
+        cs_free(c);
+    }
     if (rc == CS_OK) rc = run_cost(sc, plan ? &d : NULL, plan ? &m : NULL, plan ? &p : NULL, explicit_topo, res, err);
     res->wall_s = cs_host_wall_s() - t0;
     json_decref(config);
     cs_free(split.comp);
+    cs_free(factors);
     cs_free(split.coll);
     cs_workload_free(&w);
     cs_comm_groups_free(&groups);

@@ -606,6 +606,7 @@ static void start_comp(sim *s, uint32_t rank, uint32_t idx, int cpu) {
         push_instant(s, idx);
         return;
     }
+    if (!cpu) t = cs_compute_straggle(&s->compute, rank, n->id, t); /* slow ranks, jitter (GPU compute) */
     if (outcome == CS_COMP_REPLAYED) {
         s->roofline_fallbacks++;
         cs_warn("%s: node %" PRIu64 " (COMP): roofline is enabled but the node has no num_ops; "

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# cli_stragglers.sh -- run.slow-ranks and run.compute-jitter (issue 16,
+# stragglers): on 8 ranks that each compute D = 1000 us and then all-reduce,
+# a rank slowed by f makes the step (f - 1) D longer (the all-reduce waits
+# for it; every rank then finishes together, so the report names the rank
+# that computes longest), its factor and the slowdown against
+# the run without stragglers (--compare-healthy on the analytical backend);
+# jitter draws a lognormal factor of mean 1 per node (its sample mean over
+# 2,000 nodes within 3 standard errors of 1, its spread the coefficient of
+# variation asked), is the same bytes for the same seed and differs for
+# another; symmetric modes step aside with the reason; bad specs are
+# refused by key.
+. "$(dirname "$0")/lib_cli.sh"
+: "${CS_MKTRACE:?}"
+cd "$CS_TMP" || exit 1
+cat > n8.yml <<'NET'
+topology: [ Switch ]
+npus_count: [ 8 ]
+bandwidth: [ 100 ]
+latency: [ 500 ]
+NET
+cat > sys.json <<'SYS'
+{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1,
+ "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],
+ "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["ring"],
+ "collective-optimization": "baseline", "local-mem-bw": 1600}
+SYS
+"$CS_MKTRACE" step.et "1 COMP dur=1000; 2 COLL ctype=0 size=1048576 data=1" || fail "mktrace"
+R=(run --workload-configuration=step.et --network-configuration=n8.yml --system-configuration=sys.json)
+"$CS_BIN" "${R[@]}" --json base.json --quiet 2> e0 || fail "run: $(cat e0)"
+"$CS_BIN" "${R[@]}" --set run.slow-ranks=5:1.5 --compare-healthy --json slow.json > slow.txt 2> e1 \
+    || fail "run slow-ranks: $(cat e1)"
+python3 - base.json slow.json <<'PY' && pass "one rank at 1.5x: the step is 0.5 x 1000 us longer, exactly" || fail "slow rank"
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+st = b["stragglers"]
+ok = b["sim_time_ps"] - a["sim_time_ps"] == 500 * 10**6 and b["healthy_sim_time_ns"] == a["sim_time_ns"]
+ok = ok and st["rank"] == 5 and st["factor"] == 1.5 and st["compute_ns"] == 1.5e6
+ok = ok and st["median_compute_ns"] == 1e6 and b["ranks"][5]["compute_ns"] == 1.5e6 and b["ranks"][4]["compute_ns"] == 1e6
+ok = ok and b["totals"]["symmetry"] == "full" and a["totals"]["symmetry"] == "representative"
+sys.exit(0 if ok else (print(a["sim_time_ps"], b["sim_time_ps"], st), 1)[1])
+PY
+grep -q "stragglers       rank 5 computes longest: GPU compute 1.500 ms, 1.500x the median rank's 1.000 ms (run.slow-ranks factor 1.5); step +" slow.txt \
+    && pass "the report names the rank, its factor and the slowdown" || fail "report: $(cat slow.txt)"
+
+# jitter: 8 ranks x 250 COMP nodes of 1000 us in a chain
+spec=""
+for i in $(seq 1 250); do spec="$spec$i COMP dur=1000$([ "$i" -gt 1 ] && echo " data=$((i - 1))"); "; done
+"$CS_MKTRACE" chain.et "${spec%; }" || fail "mktrace chain"
+J=(run --workload-configuration=chain.et --network-configuration=n8.yml --system-configuration=sys.json --quiet)
+"$CS_BIN" "${J[@]}" --set run.compute-jitter=0.2 --set run.jitter-seed=7 --out j1 2> e2 || fail "jitter: $(cat e2)"
+"$CS_BIN" "${J[@]}" --set run.compute-jitter=0.2 --set run.jitter-seed=7 --out j2 2> /dev/null
+"$CS_BIN" "${J[@]}" --set run.compute-jitter=0.2 --set run.jitter-seed=8 --out j3 2> /dev/null
+cmp -s j1/ranks.csv j2/ranks.csv && ! cmp -s j1/ranks.csv j3/ranks.csv \
+    && pass "jitter: the same seed gives the same bytes, another seed others" || fail "jitter determinism"
+python3 - j1/ranks.csv <<'PY' && pass "jitter: per-rank mean of 250 draws x 8 ranks consistent with mean 1 and CV 0.2" || fail "jitter statistics"
+import csv, math, sys
+c = [float(r["compute_ns"]) / 250e6 for r in csv.DictReader(open(sys.argv[1]))]   # each rank's mean factor
+m = sum(c) / len(c)
+se = 0.2 / math.sqrt(250 * 8)                             # standard error of the grand mean
+sd_rank = math.sqrt(sum((x - m) ** 2 for x in c) / (len(c) - 1))   # spread of rank means: about 0.2 / sqrt(250)
+ok = abs(m - 1) < 4 * se and 0.3 * 0.2 / math.sqrt(250) < sd_rank < 2.5 * 0.2 / math.sqrt(250)
+sys.exit(0 if ok else (print(m, se, sd_rank), 1)[1])
+PY
+expect_fail "slow-ranks: a rank beyond the network" "run.slow-ranks 9:2|expected ranks 0 to 7" \
+    "$CS_BIN" "${R[@]}" --set run.slow-ranks=9:2
+expect_fail "slow-ranks: no factor" "run.slow-ranks 3|RANK[-RANK]:FACTOR" "$CS_BIN" "${R[@]}" --set run.slow-ranks=3
+expect_fail "compute-jitter out of range" "run.compute-jitter" "$CS_BIN" "${R[@]}" --set run.compute-jitter=5
+expect_fail "compare-healthy with nothing to compare" "--compare-healthy needs something to compare" \
+    "$CS_BIN" "${R[@]}" --compare-healthy
+expect_fail "symmetry require names the stragglers" "ranks compute at different rates" \
+    "$CS_BIN" "${R[@]}" --set run.slow-ranks=0:2 --set run.symmetry=require
+finish
