@@ -501,25 +501,31 @@ static void on_limit_tick(int sig) {
     errno = saved;
 }
 
-/* Arm (on = 1) or disarm the limit timer. */
+/* Arm (on = 1) or disarm the limit timer; disarming gives back the SIGALRM
+ * handler and the interval timer found when arming (an embedding program's,
+ * e.g. libFuzzer's timeout). */
+static struct sigaction g_old_alrm;
+static struct itimerval g_old_timer;
 static void limit_timer(int on) {
-    struct itimerval it;
-    memset(&it, 0, sizeof it);
     if (on) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_limit_tick;
         sa.sa_flags = SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        sigaction(SIGALRM, &sa, NULL);
+        sigaction(SIGALRM, &sa, &g_old_alrm);
         g_limit = 0;
         long pg = sysconf(_SC_PAGESIZE);
         g_page_bytes = pg > 0 ? (uint64_t)pg : 4096;
         clock_gettime(CLOCK_MONOTONIC, &g_limit_t0);
+        struct itimerval it;
+        memset(&it, 0, sizeof it);
         it.it_interval.tv_usec = it.it_value.tv_usec = 100000;
+        setitimer(ITIMER_REAL, &it, &g_old_timer);
+    } else {
+        setitimer(ITIMER_REAL, &g_old_timer, NULL);
+        sigaction(SIGALRM, &g_old_alrm, NULL);
     }
-    setitimer(ITIMER_REAL, &it, NULL);
-    if (!on) signal(SIGALRM, SIG_DFL);
 }
 
 
