@@ -66,4 +66,14 @@ expect_fail "--max-memory stops a big run" "passed --max-memory 20MB of resident
     "$CS_BIN" train "${L[@]}" --max-memory 20MB
 expect_fail "--max-wall 0 refused" "--max-wall '0'|> 0" "$CS_BIN" train "${L[@]}" --max-wall 0
 expect_fail "--max-memory x refused" "--max-memory 'x'|8GiB" "$CS_BIN" train "${L[@]}" --max-memory x
+# class mode simulates one representative per class: a report lane of another rank shows its
+# representative's spans and says so; a --trace of such ranks warns that they are not in it
+C=(--model gpt3-6.7b --device H100-SXM --tp 2 --dp 4 --global-batch 8 --network-configuration=n8.yml --quiet)
+"$CS_BIN" train "${C[@]}" --report rep.html --trace-ranks 3 2> rep.err || fail "report: $(cat rep.err)"
+grep -q 'data-lane="rank 3 (stage 0; as rank 0, class mode)" data-state="compute"' rep.timeline.svg \
+    && pass "report: a rank class mode did not simulate shows its representative's timeline, labelled" \
+    || fail "class-mode lane: $(grep -o 'data-lane="[^"]*"' rep.timeline.svg | sort -u)"
+"$CS_BIN" train "${C[@]}" --trace t.json --trace-ranks 0,3 2> tr.err
+grep -q "1 chosen rank is not in the timeline (3 (as 0))" tr.err \
+    && pass "--trace: ranks class mode did not simulate are named" || fail "trace warning: $(cat tr.err)"
 finish

@@ -596,6 +596,19 @@ static uint32_t scenario_ranks(const cs_scenario *sc) {
     return (uint32_t)n;
 }
 
+/* A generated plan's class-mode axes (1), or 0: not a plan, symmetry off, no axes. */
+static int plan_axes(const cs_scenario *sc, uint32_t n, cs_sym_axes *ax) {
+    char sym[32] = "";
+    cs_scenario_get(sc, "run.symmetry", sym, sizeof sym);
+    if (strstr(sym, "off") || !cs_scenario_is_plan(sc)) return 0;
+    cs_gen_model m;
+    cs_device d;
+    cs_gen_plan p;
+    cs_error e;
+    cs_error_clear(&e);
+    return cs_scenario_plan(sc, &m, &d, &p, &e) == CS_OK && cs_gen_ranks(&p) == n && cs_gen_sym_axes(&p, ax) > 0;
+}
+
 /* The report's timeline ranks by default: one per pipeline stage of a
  * generated plan (the first rank of each), else the first eight. */
 static void report_default_ranks(const cs_scenario *sc, uint32_t n, uint8_t *sel) {
@@ -720,6 +733,10 @@ static int command(const char *cmd, int argc, char **argv) {
         }
         if (rc == CS_OK) {
             act = cs_activity_new(sel, n, (size_t)2 << 20); /* 2 M spans, 32 MB at most */
+            cs_sym_axes ax;
+            if (plan_axes(sc, n, &ax)) /* class mode simulates representatives: theirs stand in */
+                for (uint32_t r = 0; r < n; r++)
+                    if (sel[r]) cs_activity_set_rep(act, r, cs_sym_axes_rep(&ax, r));
             cs_exec_observer ao = {cs_activity_node_done, act};
             if (hooks.observer) { /* the timeline too */
                 tee.a = *hooks.observer;
@@ -758,6 +775,31 @@ static int command(const char *cmd, int argc, char **argv) {
     }
     int stopped = rc == CS_EINTR;
     if (rc == CS_OK && colls) rc = cs_coll_out_finish(colls, &err);
+    if (rc == CS_OK && tl && res->sim.symmetric == 2) { /* class mode: only representatives have events */
+        uint32_t n = res->sim.nranks, shown = 0, missing = 0;
+        cs_sym_axes ax;
+        uint8_t *sel = cs_calloc(n ? n : 1, 1);
+        cs_error e3;
+        cs_error_clear(&e3);
+        if (!co.trace_ranks) memset(sel, 1, n);
+        else if (cs_rank_list_parse(co.trace_ranks, n, "--trace-ranks", sel, &e3)) memset(sel, 0, n);
+        char list[200] = "";
+        if (plan_axes(sc, n, &ax))
+            for (uint32_t r = 0; r < n; r++)
+                if (sel[r] && cs_sym_axes_rep(&ax, r) != r) {
+                    missing++;
+                    if (shown < 8) {
+                        size_t k = strlen(list);
+                        snprintf(list + k, sizeof list - k, "%s%u (as %u)", shown ? ", " : "", r, cs_sym_axes_rep(&ax, r));
+                        shown++;
+                    }
+                }
+        if (missing)
+            cs_warn("%s: class mode simulated one representative per class: %u chosen rank%s not in the timeline "
+                    "(%s%s); choose representatives with --trace-ranks, or --symmetry off for every rank",
+                    co.trace, missing, missing == 1 ? " is" : "s are", list, missing > shown ? ", ..." : "");
+        cs_free(sel);
+    }
     if (rc == CS_OK && ltrack) cs_link_track_write(ltrack, tl, res, 16);
     cs_link_track_free(ltrack);
     if (tl) {

@@ -26,10 +26,12 @@ typedef struct lane_spans {
 } lane_spans;
 
 struct cs_activity {
-    uint32_t nranks, nsel;
-    int32_t *slot;          /* rank -> lane, -1 = not kept */
-    uint32_t rank[CS_ACTIVITY_MAX_RANKS];
-    lane_spans lane[CS_ACTIVITY_MAX_RANKS];
+    uint32_t nranks, nsel, nsrc;
+    int32_t *slot;          /* rank -> source (spans kept), -1 = not kept */
+    uint32_t rank[CS_ACTIVITY_MAX_RANKS];   /* the lanes' ranks */
+    int32_t rep[CS_ACTIVITY_MAX_RANKS];     /* a lane's representative's source, -1 = none */
+    lane_spans lane[2 * CS_ACTIVITY_MAX_RANKS]; /* per source: the lanes' ranks, then representatives */
+    uint32_t src_rank[2 * CS_ACTIVITY_MAX_RANKS];
     size_t n, cap;
     int truncated;
     cs_time truncated_at;
@@ -44,10 +46,25 @@ cs_activity *cs_activity_new(const uint8_t *selected, uint32_t nranks, size_t ca
         a->slot[r] = -1;
         if (selected[r] && a->nsel < CS_ACTIVITY_MAX_RANKS) {
             a->slot[r] = (int32_t)a->nsel;
+            a->rep[a->nsel] = -1;
+            a->src_rank[a->nsel] = r;
             a->rank[a->nsel++] = r;
         }
     }
+    a->nsrc = a->nsel;
     return a;
+}
+
+void cs_activity_set_rep(cs_activity *a, uint32_t rank, uint32_t rep) {
+    if (rank >= a->nranks || rep >= a->nranks || rep == rank || a->slot[rank] < 0 ||
+        a->slot[rank] >= (int32_t)a->nsel)
+        return;
+    if (a->slot[rep] < 0) {
+        if (a->nsrc == 2 * CS_ACTIVITY_MAX_RANKS) return;
+        a->slot[rep] = (int32_t)a->nsrc;
+        a->src_rank[a->nsrc++] = rep;
+    }
+    a->rep[a->slot[rank]] = a->slot[rep];
 }
 
 static void push(span **v, size_t *n, size_t *cap, cs_time t0, cs_time t1) {
@@ -76,7 +93,7 @@ void cs_activity_node_done(void *ud, const cs_node_span *s) {
 
 void cs_activity_free(cs_activity *a) {
     if (!a) return;
-    for (uint32_t i = 0; i < a->nsel; i++) {
+    for (uint32_t i = 0; i < a->nsrc; i++) {
         cs_free(a->lane[i].comp);
         cs_free(a->lane[i].comm);
     }
@@ -245,6 +262,11 @@ static void chart_timeline_svg(const cs_result *r, const cs_activity *a, chart *
     char **labels = cs_malloc((a->nsel ? a->nsel : 1) * sizeof *labels);
     for (uint32_t l = 0; l < a->nsel; l++) {
         const lane_spans *ls = &a->lane[l];
+        int as_rep = 0; /* not simulated (class mode): its representative's spans */
+        if (!ls->ncomp && !ls->ncomm && a->rep[l] >= 0) {
+            ls = &a->lane[a->rep[l]];
+            as_rep = 1;
+        }
         span *cc = cs_malloc((ls->ncomp ? ls->ncomp : 1) * sizeof *cc);
         span *mm = cs_malloc((ls->ncomm ? ls->ncomm : 1) * sizeof *mm);
         if (ls->ncomp) memcpy(cc, ls->comp, ls->ncomp * sizeof *cc);
@@ -252,13 +274,16 @@ static void chart_timeline_svg(const cs_result *r, const cs_activity *a, chart *
         segs[l] = states_of(cc, ls->ncomp, mm, ls->ncomm, end, &nseg[l]);
         cs_free(cc);
         cs_free(mm);
-        labels[l] = cs_malloc(48);
+        labels[l] = cs_malloc(80);
+        char as[40] = "";
+        if (as_rep) snprintf(as, sizeof as, "; as rank %u, class mode", a->src_rank[a->rep[l]]);
         if (r->plan.valid) {
             uint32_t co[CS_GEN_NDIMS];
             cs_gen_rank_coords(&r->plan_cfg, a->rank[l], co);
-            snprintf(labels[l], 48, "rank %u (stage %u)", a->rank[l], co[CS_DIM_PP]);
+            snprintf(labels[l], 80, "rank %u (stage %u%s)", a->rank[l], co[CS_DIM_PP], as);
         } else {
-            snprintf(labels[l], 48, "rank %u", a->rank[l]);
+            snprintf(labels[l], 80, "rank %u%s%s%s", a->rank[l], as[0] ? " (" : "", as[0] ? as + 2 : "",
+                     as[0] ? ")" : "");
         }
     }
     double div;

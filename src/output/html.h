@@ -28,6 +28,10 @@ typedef struct cs_activity cs_activity;
 /* Keep the spans of the ranks with selected[r] != 0 (the first
  * CS_ACTIVITY_MAX_RANKS of them), at most cap spans in all. */
 cs_activity *cs_activity_new(const uint8_t *selected, uint32_t nranks, size_t cap);
+/* In class mode a rank that is not simulated gets the spans of its
+ * class's representative rep (the lane says so); a rank that was
+ * simulated keeps its own. */
+void cs_activity_set_rep(cs_activity *a, uint32_t rank, uint32_t rep);
 /* Observer callback (ud = the cs_activity). */
 void cs_activity_node_done(void *ud, const cs_node_span *span);
 void cs_activity_free(cs_activity *a);

@@ -52,17 +52,21 @@ static void legend(FILE *f, int y, const char *const *names, const char *const *
     }
 }
 
-static void x_axis(FILE *f, int y, double max, const char *unit, double div) {
+static void x_axis_at(FILE *f, int left, int width, int y, double max, const char *unit, double div) {
     double step = nice_step(max / div);
-    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444444\"/>\n", LEFT, y, LEFT + PLOT, y);
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444444\"/>\n", left, y, left + width, y);
     for (double t = 0; t <= max / div * (1 + 1e-9) && max > 0; t += step) {
-        int x = LEFT + (int)lround(t * div / max * PLOT);
+        int x = left + (int)lround(t * div / max * width);
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444444\"/>", x, y, x, y + 4);
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x, y + 16, t);
     }
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LEFT + PLOT, y + 30);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left + width, y + 30);
     cs_svg_text(f, unit);
     fputs("</text>\n", f);
+}
+
+static void x_axis(FILE *f, int y, double max, const char *unit, double div) {
+    x_axis_at(f, LEFT, PLOT, y, max, unit, div);
 }
 
 void cs_svg_stacked_bars(FILE *f, const char *title, const char *const *row_labels, size_t nrows,
@@ -104,39 +108,45 @@ void cs_svg_lanes(FILE *f, const char *title, const char *const *lane_labels, si
                   const cs_svg_seg *const *segs, const size_t *nseg, double t_end, const char *const *states,
                   const char *const *colors, size_t nstates, const char *unit, double div) {
     int top = 48, lh = 24, h = top + (int)nlanes * lh + 44;
+    size_t longest = 0;
+    for (size_t l = 0; l < nlanes; l++) longest = strlen(lane_labels[l]) > longest ? strlen(lane_labels[l]) : longest;
+    int left = 12 + 7 * (int)longest; /* the lanes' labels fit */
+    if (left < LEFT) left = LEFT;
+    if (left > 360) left = 360;
+    const int PW = W - left - 20; /* pixel columns */
     open_svg(f, h, title);
     legend(f, 26, states, colors, nstates);
-    double *cov = cs_calloc((size_t)PLOT * (nstates ? nstates : 1), sizeof *cov);
-    double dt = t_end > 0 ? t_end / PLOT : 1;
+    double *cov = cs_calloc((size_t)PW * (nstates ? nstates : 1), sizeof *cov);
+    double dt = t_end > 0 ? t_end / PW : 1;
     for (size_t l = 0; l < nlanes; l++) {
         int y = top + (int)l * lh;
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LEFT - 6, y + 14);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + 14);
         cs_svg_text(f, lane_labels[l]);
         fputs("</text>\n", f);
-        memset(cov, 0, (size_t)PLOT * nstates * sizeof *cov);
+        memset(cov, 0, (size_t)PW * nstates * sizeof *cov);
         for (size_t i = 0; i < nseg[l]; i++) {
             const cs_svg_seg *s = &segs[l][i];
             if (s->state < 0 || (size_t)s->state >= nstates || !(s->t1 > s->t0)) continue;
             long c0 = (long)floor(s->t0 / dt), c1 = (long)floor(s->t1 / dt);
-            for (long c = c0 < 0 ? 0 : c0; c <= c1 && c < PLOT; c++) {
+            for (long c = c0 < 0 ? 0 : c0; c <= c1 && c < PW; c++) {
                 double a = fmax(s->t0, (double)c * dt), b = fmin(s->t1, (double)(c + 1) * dt);
-                if (b > a) cov[(size_t)s->state * PLOT + (size_t)c] += b - a;
+                if (b > a) cov[(size_t)s->state * PW + (size_t)c] += b - a;
             }
         }
         int run_state = -1, run_start = 0;
-        for (int c = 0; c <= PLOT; c++) {
+        for (int c = 0; c <= PW; c++) {
             int st = -1;
             double best = 0;
-            for (size_t k = 0; c < PLOT && k < nstates; k++)
-                if (cov[k * PLOT + (size_t)c] > best) {
-                    best = cov[k * PLOT + (size_t)c];
+            for (size_t k = 0; c < PW && k < nstates; k++)
+                if (cov[k * PW + (size_t)c] > best) {
+                    best = cov[k * PW + (size_t)c];
                     st = (int)k;
                 }
-            if (st == run_state && c < PLOT) continue;
+            if (st == run_state && c < PW) continue;
             if (run_state >= 0) {
                 fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" shape-rendering=\"crispEdges\" "
                            "data-lane=\"",
-                        LEFT + run_start, y, c - run_start, lh - 6, colors[run_state]);
+                        left + run_start, y, c - run_start, lh - 6, colors[run_state]);
                 cs_svg_text(f, lane_labels[l]);
                 fputs("\" data-state=\"", f);
                 cs_svg_text(f, states[run_state]);
@@ -147,7 +157,7 @@ void cs_svg_lanes(FILE *f, const char *title, const char *const *lane_labels, si
         }
     }
     cs_free(cov);
-    x_axis(f, top + (int)nlanes * lh + 2, t_end, unit, div);
+    x_axis_at(f, left, PW, top + (int)nlanes * lh + 2, t_end, unit, div);
     fputs("</svg>\n", f);
 }
 
