@@ -49,15 +49,8 @@ static int write_system(const char *path, int ndims, cs_error *err) {
     cs_gen_system_defaults(ndims, &sc);
     json_t *j = cs_system_config_to_json(&sc);
     cs_system_config_free(&sc);
-    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    int rc = cs_write_json_atomic(path, j, err);
     json_decref(j);
-    size_t n = strlen(s);
-    char *t = cs_malloc(n + 2);
-    memcpy(t, s, n);
-    t[n] = '\n';
-    cs_json_free(s);
-    int rc = cs_write_file_atomic(path, t, n + 1, err);
-    cs_free(t);
     return rc;
 }
 

@@ -127,3 +127,17 @@ int cs_mkdir_p(const char *dir, const char *flag, cs_error *err) {
     if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) return CS_ERR(err, CS_EIO, "%s %s: expected a directory", flag, dir);
     return CS_OK;
 }
+
+int cs_write_json_atomic(const char *path, const json_t *j, cs_error *err) {
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    if (!s) return CS_ERR(err, CS_ENOMEM, "%s: cannot format the JSON", path);
+    size_t n = strlen(s);
+    char *t = cs_malloc(n + 2);
+    memcpy(t, s, n);
+    t[n] = '\n';
+    t[n + 1] = '\0';
+    cs_json_free(s);
+    int rc = cs_write_file_atomic(path, t, n + 1, err);
+    cs_free(t);
+    return rc;
+}

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "core/error.h"
 
 typedef struct cs_afile {
@@ -50,5 +52,8 @@ int cs_mkdir_p(const char *dir, const char *flag, cs_error *err);
 
 /* The whole of text[0..len) to path, atomically. */
 int cs_write_file_atomic(const char *path, const char *text, size_t len, cs_error *err);
+/* j as indented JSON (reals to 17 digits) and a newline, atomically; j is
+ * the caller's (not consumed). */
+int cs_write_json_atomic(const char *path, const json_t *j, cs_error *err);
 
 #endif

@@ -62,6 +62,9 @@ void cs_json_repr(const json_t *v, char *buf, size_t n);
  * integral (8.0); 0 on success, -1 on failure. */
 int cs_parse_double(const char *s, double *out);
 int cs_parse_ll(const char *s, long long *out);
+/* "A" or "A-B" (decimal, no sign) at s: *a, *b (= *a for "A") and *end just
+ * after; 0 on success, -1 when s does not start with one. */
+int cs_parse_rank_range(const char *s, const char **end, unsigned long long *a, unsigned long long *b);
 
 /* A JSON number that is an integer or an integral real -> *out; 0 or -1. */
 int cs_json_ll(const json_t *v, long long *out);

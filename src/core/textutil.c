@@ -262,3 +262,20 @@ void cs_warn_unknown_key(const char *path, int line, const char *key,
     else
         cs_warn("%s:%d: unknown key \"%s\" ignored", path, line, esc);
 }
+
+int cs_parse_rank_range(const char *s, const char **end, unsigned long long *a, unsigned long long *b) {
+    char *e;
+    if (*s < '0' || *s > '9') return -1;
+    errno = 0;
+    *a = strtoull(s, &e, 10);
+    if (e == s || errno) return -1;
+    *b = *a;
+    if (*e == '-') {
+        const char *q = e + 1;
+        if (*q < '0' || *q > '9') return -1;
+        *b = strtoull(q, &e, 10);
+        if (e == q || errno) return -1;
+    }
+    *end = e;
+    return 0;
+}

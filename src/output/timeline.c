@@ -54,18 +54,9 @@ int cs_rank_list_parse(const char *spec, uint32_t nranks, const char *flag, uint
     const char *p = spec;
     int any = 0;
     while (*p) {
-        char *end;
-        errno = 0;
-        unsigned long long a = strtoull(p, &end, 10), b;
-        if (*p < '0' || *p > '9') goto bad;
-        if (end == p || errno) goto bad;
-        b = a;
-        if (*end == '-') {
-            const char *q = end + 1;
-            if (*q < '0' || *q > '9') goto bad;
-            b = strtoull(q, &end, 10);
-            if (end == q || errno) goto bad;
-        }
+        const char *end;
+        unsigned long long a, b;
+        if (cs_parse_rank_range(p, &end, &a, &b)) goto bad;
         if (*end && *end != ',') goto bad;
         if (b < a)
             return CS_ERR(err, CS_EINVAL, "%s %s: range %llu-%llu ends before it starts; expected FIRST-LAST with "

@@ -997,16 +997,8 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
 int cs_scenario_dump_file(const cs_scenario *sc, const char *path, cs_error *err) {
     json_t *j = cs_scenario_to_json(sc, err);
     if (!j) return err->code ? err->code : CS_EINVAL;
-    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    int rc = cs_write_json_atomic(path, j, err);
     json_decref(j);
-    size_t n = strlen(s);
-    char *t = cs_malloc(n + 2);
-    memcpy(t, s, n);
-    t[n] = '\n';
-    t[n + 1] = '\0';
-    cs_json_free(s);
-    int rc = cs_write_file_atomic(path, t, n + 1, err);
-    cs_free(t);
     if (rc) cs_error_prefix(err, "--dump-scenario: ");
     return rc;
 }

@@ -45,21 +45,14 @@ static int slow_ranks(const char *spec, uint32_t n, double **out, cs_error *err)
     for (uint32_t i = 0; i < n; i++) f[i] = 1.0;
     const char *p = spec;
     while (*p) {
-        char *end;
-        errno = 0;
-        unsigned long long a = strtoull(p, &end, 10), b;
-        if (*p < '0' || *p > '9' || end == p || errno) goto bad;
-        b = a;
-        if (*end == '-') {
-            const char *q = end + 1;
-            if (*q < '0' || *q > '9') goto bad;
-            b = strtoull(q, &end, 10);
-            if (end == q || errno) goto bad;
-        }
-        if (*end != ':') goto bad;
+        const char *end;
+        unsigned long long a, b;
+        if (cs_parse_rank_range(p, &end, &a, &b) || *end != ':') goto bad;
         const char *fs = end + 1;
-        double x = strtod(fs, &end);
-        if (end == fs || !(x > 0 && x <= 1000) || (*end && *end != ',')) goto bad;
+        char *fe;
+        double x = strtod(fs, &fe);
+        end = fe;
+        if (fe == fs || !(x > 0 && x <= 1000) || (*end && *end != ',')) goto bad;
         if (b < a || b >= n) {
             cs_free(f);
             return CS_ERR(err, CS_EINVAL, "run.slow-ranks %s: ranks %llu-%llu: expected ranks 0 to %u, FIRST <= LAST",

@@ -628,15 +628,8 @@ int cs_bwopt(const char *spec, const cs_bwopt_options *o, cs_error *err) {
         if (isfinite(B.ev[uni].obj) && B.ev[best].obj > 0)
             json_object_set_new(j, "gain_vs_uniform", json_real(B.ev[uni].obj / B.ev[best].obj - 1));
         json_object_set_new(j, "splits_simulated", json_integer((json_int_t)B.nev));
-        char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        rc = cs_write_json_atomic(pjson, j, err);
         json_decref(j);
-        size_t n = strlen(s);
-        char *t = cs_malloc(n + 2);
-        memcpy(t, s, n);
-        t[n] = '\n';
-        cs_json_free(s);
-        rc = cs_write_file_atomic(pjson, t, n + 1, err);
-        cs_free(t);
         if (rc) unlink(pcsv);
     }
     if (rc == CS_OK && o->report) {
