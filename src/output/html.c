@@ -412,11 +412,9 @@ static void page(FILE *f, const cs_result *r, const chart *ch, size_t nch) {
 static const char *const CHARTS[] = {"ranks", "timeline", "links"};
 
 void cs_report_html_remove(const char *path) {
-    size_t plen = strlen(path);
-    size_t stem = plen > 5 && strcmp(path + plen - 5, ".html") == 0 ? plen - 5 : plen;
     char svg[4200];
     for (size_t i = 0; i < sizeof CHARTS / sizeof CHARTS[0]; i++) {
-        snprintf(svg, sizeof svg, "%.*s.%s.svg", (int)stem, path, CHARTS[i]);
+        cs_svg_path(path, CHARTS[i], svg, sizeof svg);
         remove(svg);
     }
     remove(path);
@@ -430,13 +428,11 @@ int cs_report_html(const char *path, const cs_result *r, const cs_activity *a, c
     if (a && a->nsel) chart_timeline_svg(r, a, &ch[nch++]);
     if (chart_links_svg(r, &ch[nch])) nch++;
     /* the .svg files next to the page: PATH less .html, then .NAME.svg */
-    size_t plen = strlen(path);
-    size_t stem = plen > 5 && strcmp(path + plen - 5, ".html") == 0 ? plen - 5 : plen;
     char svg[4200];
     int rc = CS_OK;
     size_t written = 0;
     for (size_t i = 0; i < nch && rc == CS_OK; i++) {
-        snprintf(svg, sizeof svg, "%.*s.%s.svg", (int)stem, path, ch[i].name);
+        cs_svg_path(path, ch[i].name, svg, sizeof svg);
         rc = cs_write_file_atomic(svg, ch[i].buf, ch[i].len, err);
         if (rc == CS_OK) written++;
     }
@@ -450,7 +446,7 @@ int cs_report_html(const char *path, const cs_result *r, const cs_activity *a, c
     }
     if (rc) /* nothing half written */
         for (size_t i = 0; i < written; i++) {
-            snprintf(svg, sizeof svg, "%.*s.%s.svg", (int)stem, path, ch[i].name);
+            cs_svg_path(path, ch[i].name, svg, sizeof svg);
             remove(svg);
         }
     for (size_t i = 0; i < nch; i++) free(ch[i].buf);

@@ -13,6 +13,11 @@
 #define PLOT (W - LEFT - 20)
 #define FONT "font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\""
 
+void cs_svg_path(const char *page, const char *chart, char *buf, size_t n) {
+    size_t len = strlen(page), stem = len > 5 && strcmp(page + len - 5, ".html") == 0 ? len - 5 : len;
+    snprintf(buf, n, "%.*s.%s.svg", (int)stem, page, chart);
+}
+
 void cs_svg_text(FILE *f, const char *s) {
     for (; s && *s; s++) switch (*s) {
         case '&': fputs("&amp;", f); break;

@@ -16,6 +16,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The file of chart `chart` next to the page `page`: the page's path less
+ * ".html", then ".CHART.svg" (report.html -> report.ranks.svg). */
+void cs_svg_path(const char *page, const char *chart, char *buf, size_t n);
+
 /* Write s XML-escaped (& < > " '). */
 void cs_svg_text(FILE *f, const char *s);
 

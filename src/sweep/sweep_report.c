@@ -220,10 +220,9 @@ static void best_table(FILE *f, const sweep *s, json_t *const *rows, const cs_ob
 static const char *const CHARTS[] = {"heatmap", "pareto"};
 
 void sw_report_remove(const char *path) {
-    size_t plen = strlen(path), stem = plen > 5 && strcmp(path + plen - 5, ".html") == 0 ? plen - 5 : plen;
     char svg[4200];
     for (size_t i = 0; i < sizeof CHARTS / sizeof CHARTS[0]; i++) {
-        snprintf(svg, sizeof svg, "%.*s.%s.svg", (int)stem, path, CHARTS[i]);
+        cs_svg_path(path, CHARTS[i], svg, sizeof svg);
         remove(svg);
     }
     remove(path);
@@ -237,11 +236,10 @@ int sw_write_report(const sweep *s, json_t *const *rows, uint64_t done, uint64_t
     memset(ch, 0, sizeof ch);
     if (heatmap(s, rows, &obj, &ch[nch])) nch++;
     if (pareto_chart(s, rows, &ch[nch])) nch++;
-    size_t plen = strlen(path), stem = plen > 5 && strcmp(path + plen - 5, ".html") == 0 ? plen - 5 : plen;
     char svg[4200];
     int rc = CS_OK;
     for (size_t i = 0; i < nch && rc == CS_OK; i++) {
-        snprintf(svg, sizeof svg, "%.*s.%s.svg", (int)stem, path, ch[i].name);
+        cs_svg_path(path, ch[i].name, svg, sizeof svg);
         rc = cs_write_file_atomic(svg, ch[i].buf, ch[i].len, err);
     }
     cs_afile af;
