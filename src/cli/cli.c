@@ -78,7 +78,8 @@ static const flag FLAGS[] = {
     {"npu-placement", F_KEY, "run.placement", 0, "STRATEGY",
      "graph backends: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack (run: also --placement)", 1},
     {"compare-healthy", F_KEYFLAG, "run.compare-healthy", 0, NULL,
-     "graph backends: also simulate the topology without failures and report the slowdown", 1},
+     "also simulate the run without its failures (graph backends) and stragglers (run.slow-ranks, "
+     "run.compute-jitter) and report the slowdown", 1},
     {"symmetry", F_KEY, "run.symmetry", 0, "auto|off|require",
      "simulate one representative per class of ranks when exact (auto); require: fail rather than simulate all", 1},
     {"comm-streams", F_KEY, "run.comm-streams", 0, "N", "communication ops a rank runs at once (1 for traces, 4 for plans)", 1},
