@@ -188,4 +188,21 @@ if command -v flock >/dev/null 2>&1; then
         "$CS_BIN" sweep spec.json --out j1 --no-progress
     kill $lk 2>/dev/null; wait $lk 2>/dev/null
 fi
+# --point-max-wall: a point that runs past the limit is a failed row with the reason, the others run
+EXD=$CS_SOURCE_DIR/examples/data_parallel
+"$CS_BIN" run --workload-configuration="$EXD/dp.et" --network-configuration="$EXD/network.yml" \
+    --system-configuration="$EXD/system.json" --dump-scenario pmw_base.json --quiet --json /dev/null 2> /dev/null
+cat > pmw.json <<'SPEC'
+{"clustersim-sweep": 1, "scenario": "pmw_base.json", "set": {"run.symmetry": "off"},
+ "zip": {"network.npus_count": [[8, 4], [256, 256]]}}
+SPEC
+"$CS_BIN" sweep pmw.json --out pmw -j 2 --no-progress --quiet --point-max-wall 0.5 2> pmw.err || fail "sweep: $(cat pmw.err)"
+python3 - pmw/results.csv <<'PY' && pass "--point-max-wall: the 65,536-rank full run stopped with the reason, the 32-rank one ran" || fail "point-max-wall"
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+ok = r[0]["status"] == "ok" and r[0]["ranks"] == "32" and r[1]["status"] == "error"
+ok = ok and "ran past --point-max-wall 0.5 s" in r[1]["error"]
+sys.exit(0 if ok else (print(r), 1)[1])
+PY
+expect_fail "--point-max-wall 0" "--point-max-wall '0'|> 0" "$CS_BIN" sweep pmw.json --out pmw --point-max-wall 0
 finish

@@ -32,6 +32,8 @@ static void sweep_usage(FILE *f) {
           "                     time_ns), e.g. energy_per_item_j, cost_per_step_usd, max:throughput\n"
           "  --pareto M1,M2,... write DIR/pareto.csv: the points no other point beats in every one of these\n"
           "                     metrics (each minimized, max:M maximized; with seeds, their means)\n"
+          "  --point-max-wall S stop a point's worker after S seconds of wall time: the point is a row with\n"
+          "                     status error and the reason (-j workers; not on MPI)\n"
           "  --report FILE      a self-contained HTML page: the objective's heatmap over two knobs, the Pareto\n"
           "                     front, the best points (inline SVG; FILE less .html + .<chart>.svg too)\n"
           "  --quiet            no summary at the end\n"
@@ -67,7 +69,7 @@ int cs_cli_sweep(int argc, char **argv) {
         int needs = strcmp(name, "--out") == 0 || strcmp(name, "-j") == 0 || strcmp(name, "--jobs") == 0 ||
                     strcmp(name, "--shard") == 0 || strcmp(name, "--progress") == 0 ||
                     strcmp(name, "--objective") == 0 || strcmp(name, "--pareto") == 0 ||
-                    strcmp(name, "--report") == 0;
+                    strcmp(name, "--report") == 0 || strcmp(name, "--point-max-wall") == 0;
         if (needs && !val) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "clustersim sweep: %s needs a value (see --help)\n", name);
@@ -119,6 +121,14 @@ int cs_cli_sweep(int argc, char **argv) {
                 o.objective = obj[0];
                 o.has_objective = 1;
             }
+        } else if (strcmp(name, "--point-max-wall") == 0) {
+            char *end;
+            double x = strtod(val, &end);
+            if (end == val || *end || !(x > 0 && x <= 1e9)) {
+                fprintf(stderr, "clustersim: error: --point-max-wall '%s': expected seconds of wall time, > 0\n", val);
+                return 1;
+            }
+            o.point_max_wall_s = x;
         } else if (strcmp(name, "--report") == 0) {
             o.report_html = val;
         } else if (strcmp(name, "--no-progress") == 0) {

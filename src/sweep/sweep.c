@@ -835,6 +835,9 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
         s.mpi_rank = mpi_rank;
     }
     int rc = prepare(&s, spec, err);
+    if (rc == CS_OK && mpi_size > 1 && o->point_max_wall_s > 0)
+        rc = CS_ERR(err, CS_EINVAL, "--point-max-wall: points run in the MPI ranks' own processes, which cannot be "
+                                    "stopped one point at a time; expected it with -j workers, not under mpiexec");
     if (rc == CS_OK && mpi_size > 1 && mpi_rank > 0) { /* a worker rank: serve rank 0 and stop */
         rc = sw_mpi_worker(&s, err);
         sweep_free(&s);

@@ -49,6 +49,8 @@ typedef struct cs_sweep_options {
     cs_objective pareto[CS_MAX_OBJECTIVES]; /* --pareto: DIR/pareto.csv, the non-dominated points */
     size_t npareto;
     const char *report_html;     /* --report: the HTML page (sweep_report.c), or NULL */
+    double point_max_wall_s;     /* --point-max-wall: a point's worker is stopped past this (0 = none;
+                                    local workers only) */
 } cs_sweep_options;
 
 /* Run the sweep of spec.  CS_EINTR when stopped (the results of the points

@@ -19,12 +19,15 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/time.h"
 #include "sweep/sweep_int.h"
 
 typedef struct worker {
     pid_t pid;
     int to, from;     /* pipe ends: indices to the worker, lines from it */
     int64_t busy;     /* the point it holds, -1 = idle */
+    double since;     /* wall clock when it got the point (s) */
+    int over;         /* stopped for --point-max-wall */
 } worker;
 
 static int write_full(int fd, const void *buf, size_t n) {
@@ -103,13 +106,17 @@ static int spawn(const sweep *s, worker *w, worker *all, size_t nall) {
     return 0;
 }
 
-static void reap(worker *w, char *why, size_t n) {
+static void reap(const sweep *s, worker *w, char *why, size_t n) {
     int st = 0;
     close(w->to);
     close(w->from);
     waitpid(w->pid, &st, 0);
     w->pid = 0;
-    if (WIFSIGNALED(st))
+    if (w->over)
+        snprintf(why, n, "the point ran past --point-max-wall %g s of wall time; its worker was stopped (a result "
+                         "that depends on the machine's speed: a longer limit may give it one)",
+                 s->o->point_max_wall_s);
+    else if (WIFSIGNALED(st))
         snprintf(why, n, "the worker process running this point was killed by signal %d (%s)", WTERMSIG(st),
                  strsignal(WTERMSIG(st)));
     else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
@@ -144,6 +151,8 @@ int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
             uint64_t i = todo[next];
             if (write_full(w[k].to, &i, sizeof i) == 0) {
                 w[k].busy = (int64_t)i;
+                w[k].since = cs_host_wall_s();
+                w[k].over = 0;
                 next++;
                 inflight++;
             }
@@ -158,6 +167,13 @@ int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
             rc = CS_ERR(err, CS_EIO, "sweep: poll: %s", strerror(errno));
             break;
         }
+        if (s->o->point_max_wall_s > 0) /* a point past its limit: stop its worker (reaped below as gone) */
+            for (size_t k = 0; k < nw; k++)
+                if (w[k].pid > 0 && w[k].busy >= 0 && !w[k].over &&
+                    cs_host_wall_s() - w[k].since > s->o->point_max_wall_s) {
+                    w[k].over = 1;
+                    kill(w[k].pid, SIGKILL);
+                }
         for (size_t k = 0; pr > 0 && k < nw; k++) {
             if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             uint32_t len;
@@ -178,7 +194,7 @@ int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
             /* the worker is gone: record its point, start another */
             char why[200];
             int64_t held = w[k].busy;
-            reap(&w[k], why, sizeof why);
+            reap(s, &w[k], why, sizeof why);
             if (sw_stopping(s)) continue; /* killed by the same Ctrl-C: not the point's fault */
             if (held >= 0) {
                 inflight--;
