@@ -22,12 +22,13 @@
  *     path the command line names is a file of the scratch directory; the
  *     scenario part, whose paths the scenario layer follows, is refused when
  *     it holds "/" or "\" (no absolute path, no escaped one);
- *   - run, train, generate and the option-only form get "--out blocked/x"
- *     appended, where blocked is a regular file: the last --out wins, so
- *     run/train stop at creating the output directory, after parsing every
- *     flag and loading every file but before simulating or writing
- *     anything, and generate stops at its first output file, after the
- *     plan (closed forms) was computed.  A word left without its value
+ *   - every command but inspect gets "--out blocked/x" appended, where
+ *     blocked is a regular file: the last --out wins, so run/train stop at
+ *     creating the output directory, after parsing every flag and loading
+ *     every file but before simulating or writing anything; generate stops
+ *     at its first output file, after the plan (closed forms) was
+ *     computed; search, bandwidth and collective stop at their output
+ *     before estimating or simulating anything.  A word left without its value
  *     takes "--out" and the command fails as a usage error.  inspect only
  *     reads its trace (bounded by the input size) and prints.  sweep is
  *     skipped (its spec reader is fuzz_sweep_spec's).

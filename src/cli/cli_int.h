@@ -18,6 +18,7 @@ int cs_cli_inspect(int argc, char **argv);
 int cs_cli_sweep(int argc, char **argv);
 int cs_cli_search(int argc, char **argv);
 int cs_cli_bandwidth(int argc, char **argv);
+int cs_cli_collective(int argc, char **argv);
 /* An integer in [lo, hi] (0), else -1 (the caller names the flag). */
 int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
 /* SIGINT and SIGTERM to on_stop (sa_flags flags), the old actions kept;

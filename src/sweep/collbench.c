@@ -1,0 +1,146 @@
+/*
+ * collbench.c -- `clustersim collective` (see collbench.h).
+ */
+#include "sweep/collbench.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/afile.h"
+#include "core/alloc.h"
+#include "scenario/result.h"
+#include "system/coll_type.h"
+#include "workload/et.h"
+
+/* The NPUs of the base scenario's network (0: not known). */
+static uint64_t base_npus(const cs_scenario *sc) {
+    char buf[512];
+    uint64_t n = 0;
+    if (cs_scenario_get(sc, "network.npus_count", buf, sizeof buf) == 0) {
+        json_t *a = json_loads(buf, JSON_DECODE_ANY, NULL);
+        size_t i;
+        json_t *v;
+        n = json_array_size(a) ? 1 : 0;
+        json_array_foreach(a, i, v) n *= (uint64_t)json_integer_value(v);
+        json_decref(a);
+    }
+    return n;
+}
+
+/* A trace of one collective (every rank runs it) at path. */
+static int write_trace(const char *path, int op, uint64_t comm_size, cs_error *err) {
+    cs_et_writer *w = NULL;
+    int rc = cs_et_writer_open(path, 0, NULL, &w, err);
+    if (rc) return rc;
+    cs_et_nb *nb = cs_et_nb_new(1, "collective", CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
+    cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
+    cs_et_nb_attr_int64(nb, "comm_type", op);
+    cs_et_nb_attr_uint64(nb, "comm_size", comm_size);
+    rc = cs_et_writer_write(w, cs_et_nb_node(nb), err);
+    cs_et_nb_free(nb);
+    int rc2 = cs_et_writer_close(w, rc ? NULL : err);
+    return rc ? rc : rc2;
+}
+
+typedef struct row {
+    uint64_t size, count;
+    double time_us, algbw, busbw;
+} row;
+
+int cs_collbench(const cs_scenario *base, const cs_collbench_options *o, cs_error *err) {
+    uint64_t n = base_npus(base);
+    if (!n) return CS_ERR(err, CS_EINVAL, "network: expected a network (--network-configuration FILE)");
+    if (o->min_bytes < 1 || o->min_bytes > o->max_bytes || o->factor < 2)
+        return CS_ERR(err, CS_EINVAL, "--min %" PRIu64 " --max %" PRIu64 " --factor %u: expected 1 <= min <= max and "
+                                      "a factor of 2 or more",
+                      o->min_bytes, o->max_bytes, o->factor);
+    /* the table's file first: a run that cannot write its result does not start */
+    cs_afile a;
+    if (o->csv) {
+        int rc0 = cs_afile_open(&a, o->csv, err);
+        if (rc0) {
+            cs_error_prefix(err, "--out: ");
+            return rc0;
+        }
+    }
+    const char *tmp = getenv("TMPDIR");
+    char dbuf[4096];
+    snprintf(dbuf, sizeof dbuf, "%s/clustersim-collective-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dbuf)) {
+        if (o->csv) cs_afile_abort(&a);
+        return CS_ERR(err, CS_EIO, "%s: cannot make a temporary directory: %s", dbuf, strerror(errno));
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/collective.et", dbuf);
+    size_t nrows = 0, cap = 64;
+    row *rows = cs_malloc(cap * sizeof *rows);
+    int rc = CS_OK;
+    FILE *f = o->report;
+    if (f)
+        fprintf(f, "# clustersim collective: %s on %" PRIu64 " ranks\n#\n"
+                   "# %12s %14s %8s %6s %12s %10s %10s\n# %12s %14s %8s %6s %12s %10s %10s\n",
+                cs_coll_type_label(o->op), n, "size", "count", "type", "redop", "time", "algbw", "busbw", "(B)",
+                "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)");
+    for (uint64_t size = o->min_bytes; rc == CS_OK && size <= o->max_bytes;) {
+        /* comm_size: all-gather's is each rank's share of the gathered buffer */
+        uint64_t comm = o->op == CS_COLL_ALL_GATHER ? size / n : size;
+        if (comm == 0) goto next;
+        rc = write_trace(path, o->op, comm, err);
+        if (rc == CS_OK) {
+            cs_scenario *sc = cs_scenario_copy(base);
+            rc = cs_sc_set_text(sc, "run.workload", path, "collective", err);
+            cs_result *r = NULL;
+            if (rc == CS_OK) {
+                cs_run_hooks h;
+                memset(&h, 0, sizeof h);
+                h.stop = o->stop;
+                rc = cs_scenario_run_hooked(sc, &h, &r, err);
+            }
+            if (rc == CS_OK && !r->nrows)
+                rc = CS_ERR(err, CS_EINTERNAL, "collective: the run recorded no collective");
+            if (rc == CS_OK) {
+                const cs_collective_row *c = &r->rows[0];
+                if (nrows == cap) rows = cs_realloc(rows, (cap *= 2) * sizeof *rows);
+                row *x = &rows[nrows++];
+                x->size = c->data_bytes;
+                x->count = c->data_bytes / 4;
+                x->time_us = (double)(c->end_ps - c->start_ps) / 1e6;
+                x->algbw = c->algbw_gbps;
+                x->busbw = c->busbw_gbps;
+                if (f)
+                    fprintf(f, "  %12" PRIu64 " %14" PRIu64 " %8s %6s %12.2f %10.2f %10.2f\n", x->size, x->count,
+                            "float", o->op == CS_COLL_ALL_GATHER || o->op == CS_COLL_ALL_TO_ALL ? "none" : "sum",
+                            x->time_us, x->algbw, x->busbw);
+            } else if (rc != CS_EINTR) {
+                cs_error_prefix(err, "size %" PRIu64 ": ", size);
+            }
+            cs_result_free(r);
+            cs_scenario_free(sc);
+        }
+    next:
+        if (size > o->max_bytes / o->factor) break;
+        size *= o->factor;
+    }
+    unlink(path);
+    rmdir(dbuf);
+    if (rc == CS_OK && f && nrows) {
+        double sum = 0;
+        for (size_t i = 0; i < nrows; i++) sum += rows[i].busbw;
+        fprintf(f, "# Avg bus bandwidth    : %g GB/s (over %zu sizes)\n", sum / (double)nrows, nrows);
+    }
+    if (o->csv && rc == CS_OK) {
+        fputs("op,ranks,size_bytes,count,type,time_us,algbw_gbps,busbw_gbps\n", a.f);
+        for (size_t i = 0; i < nrows; i++)
+            fprintf(a.f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",float,%.6f,%.6f,%.6f\n", cs_coll_type_label(o->op), n,
+                    rows[i].size, rows[i].count, rows[i].time_us, rows[i].algbw, rows[i].busbw);
+        rc = cs_afile_commit(&a, err);
+    } else if (o->csv) {
+        cs_afile_abort(&a); /* a failed or stopped run leaves no table */
+    }
+    cs_free(rows);
+    return rc;
+}
