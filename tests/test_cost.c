@@ -123,6 +123,27 @@ static void test_hand_worked(void **state) {
     NEAR(r.capex_npu_usd, 32);
 }
 
+/* Every NPU computing the same time: the uniform entry point = the per-rank one. */
+static void test_uniform_equals_per_rank(void **state) {
+    (void)state;
+    cs_cost_params p;
+    params(&p);
+    cs_device d = device(400, 100, 10000);
+    cs_network_config n = net2(CS_TOPO_SWITCH, 4, 100, CS_TOPO_SWITCH, 8, 10);
+    cs_time comp[32];
+    for (int i = 0; i < 32; i++) comp[i] = 700000000000ull; /* 0.7 s of a 1 s step */
+    cs_cost_report a, b;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_cost_eval(&p, &d, &n, NULL, comp, 32, 1000000000000ull, 10, "token", 0, &a, &err), CS_OK);
+    assert_int_equal(cs_cost_eval_uniform(&p, &d, &n, NULL, comp[0], 32, 1000000000000ull, 10, "token", 0, &b, &err),
+                     CS_OK);
+    NEAR(b.power_w, a.power_w);
+    NEAR(b.energy_step_j, a.energy_step_j);
+    NEAR(b.cost_step_usd, a.cost_step_usd);
+    NEAR(b.npu_utilization, 0.7);
+}
+
 static void test_clos_tiers(void **state) {
     (void)state;
     assert_int_equal(cs_cost_clos_tiers(64, 64), 1);
@@ -205,6 +226,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_worked),
         cmocka_unit_test(test_clos_tiers),
+        cmocka_unit_test(test_uniform_equals_per_rank),
         cmocka_unit_test(test_graph_equals_dims),
         cmocka_unit_test(test_missing_and_contradictory),
     };

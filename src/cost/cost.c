@@ -167,9 +167,29 @@ static void net_graph(const cs_cost_params *p, const cs_topo *t, cs_cost_report 
     cs_free(host);
 }
 
+/* The model with busy_s, the NPUs' GPU compute seconds (each capped at the step), summed. */
+static int eval(const cs_cost_params *p, const cs_device *dev, const cs_network_config *net, const cs_topo *topo,
+                double busy_s, uint32_t nnpus, cs_time step_ps, double items, const char *item, double remote_bytes,
+                cs_cost_report *o, cs_error *err);
+
 int cs_cost_eval(const cs_cost_params *p, const cs_device *dev, const cs_network_config *net, const cs_topo *topo,
                  const cs_time *compute_ps, uint32_t nnpus, cs_time step_ps, double items, const char *item,
                  double remote_bytes, cs_cost_report *o, cs_error *err) {
+    double busy_s = 0;
+    for (uint32_t i = 0; i < nnpus; i++) busy_s += cs_time_as_s_f(compute_ps[i] < step_ps ? compute_ps[i] : step_ps);
+    return eval(p, dev, net, topo, busy_s, nnpus, step_ps, items, item, remote_bytes, o, err);
+}
+
+int cs_cost_eval_uniform(const cs_cost_params *p, const cs_device *dev, const cs_network_config *net,
+                         const cs_topo *topo, cs_time compute_ps, uint32_t nnpus, cs_time step_ps, double items,
+                         const char *item, double remote_bytes, cs_cost_report *o, cs_error *err) {
+    double busy_s = (double)nnpus * cs_time_as_s_f(compute_ps < step_ps ? compute_ps : step_ps);
+    return eval(p, dev, net, topo, busy_s, nnpus, step_ps, items, item, remote_bytes, o, err);
+}
+
+static int eval(const cs_cost_params *p, const cs_device *dev, const cs_network_config *net, const cs_topo *topo,
+                double busy_s, uint32_t nnpus, cs_time step_ps, double items, const char *item, double remote_bytes,
+                cs_cost_report *o, cs_error *err) {
     memset(o, 0, sizeof *o);
     snprintf(o->device, sizeof o->device, "%s", dev->name);
     double price = p->npu_price_usd > 0 ? p->npu_price_usd : dev->price_usd;
@@ -197,11 +217,6 @@ int cs_cost_eval(const cs_cost_params *p, const cs_device *dev, const cs_network
                            : 0;
     o->step_s = cs_time_as_s_f(step_ps);
     /* accelerators: idle + (tdp - idle) * utilization, integrated over the step */
-    double busy_s = 0;
-    for (uint32_t i = 0; i < nnpus; i++) {
-        cs_time c = compute_ps[i] < step_ps ? compute_ps[i] : step_ps;
-        busy_s += cs_time_as_s_f(c);
-    }
     o->npu_utilization = o->step_s > 0 && nnpus ? busy_s / (o->step_s * nnpus) : 0;
     double e_npu = idle * o->step_s * nnpus + (tdp - idle) * busy_s;
     o->power_npu_w = o->step_s > 0 ? e_npu / o->step_s : idle * nnpus;

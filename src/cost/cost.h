@@ -100,6 +100,11 @@ int cs_cost_eval(const cs_cost_params *p, const cs_device *dev, const cs_network
                  const cs_time *compute_ps, uint32_t nnpus, cs_time step_ps, double items, const char *item,
                  double remote_bytes, cs_cost_report *out, cs_error *err);
 
+/* The same with every NPU computing compute_ps (the search's estimates). */
+int cs_cost_eval_uniform(const cs_cost_params *p, const cs_device *dev, const cs_network_config *net,
+                         const cs_topo *topo, cs_time compute_ps, uint32_t nnpus, cs_time step_ps, double items,
+                         const char *item, double remote_bytes, cs_cost_report *out, cs_error *err);
+
 /* Tiers of a folded Clos of radix R holding k endpoints (1 if k <= R). */
 uint32_t cs_cost_clos_tiers(uint64_t k, uint32_t radix);
 

@@ -49,7 +49,6 @@ typedef struct search {
     cs_network_config net;
     cs_system_config sys;
     cs_cost_params cost;
-    cs_time *comp; /* N ranks' compute, for the cost model */
     uint32_t N;
     cs_search_space sp;
     splan *plans;
@@ -142,10 +141,10 @@ static void evaluate(search *S, splan *x) {
     x->est_rate = t > 0 ? S->m.family->items(&S->m, &x->p) / t : 0;
     /* the cost model at the estimate: every rank computing as the slowest stage does */
     cs_time step = cs_time_from_ns_f(t * 1e9), c = cs_time_from_ns_f(x->est.compute_s * 1e9);
-    for (uint32_t i = 0; i < S->N; i++) S->comp[i] = c;
     cs_cost_report cr;
     x->est_cost = x->est_energy = NAN;
-    if (cs_cost_eval(&S->cost, &S->d, &S->net, NULL, S->comp, S->N, step, 0, NULL, 0, &cr, &e) == CS_OK && cr.valid) {
+    if (cs_cost_eval_uniform(&S->cost, &S->d, &S->net, NULL, c, S->N, step, 0, NULL, 0, &cr, &e) == CS_OK &&
+        cr.valid) {
         x->est_cost = cr.cost_step_usd;
         x->est_energy = cr.energy_step_j;
     }
@@ -480,7 +479,6 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
         rc = CS_ERR(err, CS_EINVAL, "--objective: device %s has no price; expected cost.npu-price-usd (or price_usd "
                                     "in its file)",
                     S.d.name);
-    S.comp = cs_calloc(S.N ? S.N : 1, sizeof *S.comp);
     g_search = &S;
     char gb[32] = "0";
     cs_scenario_get(base, "plan.global-batch", gb, sizeof gb);
@@ -529,7 +527,6 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
         cs_free(simd);
     }
     cs_free(S.plans);
-    cs_free(S.comp);
     g_search = NULL;
     cs_network_config_free(&S.net);
     cs_system_config_free(&S.sys);
