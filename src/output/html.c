@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/afile.h"
 #include "core/alloc.h"
 #include "gen/gen.h"
 #include "output/links.h"
@@ -219,11 +218,7 @@ static size_t chart_ranks(const cs_result *r, uint32_t *out) {
 }
 
 /* A chart into a memory buffer (the page and its .svg file get the same bytes). */
-typedef struct chart {
-    char name[16];
-    char *buf;
-    size_t len;
-} chart;
+typedef cs_svg_chart chart;
 
 static void chart_ranks_svg(const cs_result *r, chart *c) {
     uint32_t ids[64];
@@ -249,7 +244,7 @@ static void chart_ranks_svg(const cs_result *r, chart *c) {
     FILE *f = open_memstream(&c->buf, &c->len);
     cs_svg_stacked_bars(f, title, (const char *const *)labels, n, RANK_SERIES, RANK_COLORS, 2, v, u, div / 1e3);
     fclose(f);
-    snprintf(c->name, sizeof c->name, "ranks");
+    c->name = "ranks";
     for (size_t i = 0; i < n; i++) cs_free(labels[i]);
     cs_free(labels);
     cs_free(v);
@@ -301,7 +296,7 @@ static void chart_timeline_svg(const cs_result *r, const cs_activity *a, chart *
     cs_svg_lanes(f, title, (const char *const *)labels, a->nsel, (const cs_svg_seg *const *)segs, nseg, (double)end,
                  LANE_STATES, LANE_COLORS, NSTATES, unit, div);
     fclose(f);
-    snprintf(c->name, sizeof c->name, "timeline");
+    c->name = "timeline";
     for (uint32_t l = 0; l < a->nsel; l++) {
         cs_free(segs[l]);
         cs_free(labels[l]);
@@ -330,18 +325,13 @@ static int chart_links_svg(const cs_result *r, chart *c) {
     FILE *f = open_memstream(&c->buf, &c->len);
     cs_svg_stacked_bars(f, "Hottest links (by bytes carried)", labels, nb, S, C, 1, v, "%", 1);
     fclose(f);
-    snprintf(c->name, sizeof c->name, "links");
+    c->name = "links";
     return 1;
 }
 
 static void page(FILE *f, const cs_result *r, const chart *ch, size_t nch) {
     char t[64], b[96];
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>clustersim report</title>\n"
-          "<style>body{font-family:'DejaVu Sans',Arial,sans-serif;margin:24px;color:#222;max-width:1000px}"
-          "table{border-collapse:collapse;margin:8px 0 20px}th,td{border:1px solid #ccc;padding:3px 8px;"
-          "text-align:left;font-size:13px}th{background:#f3f3f3}h2{margin-top:28px;font-size:17px}"
-          "svg{display:block;margin:6px 0}</style></head><body>\n",
-          f);
+    cs_svg_page_head(f, "clustersim report");
     fprintf(f, "<h1>clustersim %s: simulation report</h1>\n<table id=\"summary\">\n", CS_VERSION);
     char work[200];
     snprintf(work, sizeof work, "%s%s", r->workload_prefix, r->single_file ? "" : ".<rank>.et");
@@ -412,12 +402,17 @@ static void page(FILE *f, const cs_result *r, const chart *ch, size_t nch) {
 static const char *const CHARTS[] = {"ranks", "timeline", "links"};
 
 void cs_report_html_remove(const char *path) {
-    char svg[4200];
-    for (size_t i = 0; i < sizeof CHARTS / sizeof CHARTS[0]; i++) {
-        cs_svg_path(path, CHARTS[i], svg, sizeof svg);
-        remove(svg);
-    }
-    remove(path);
+    cs_svg_remove_page(path, CHARTS, sizeof CHARTS / sizeof CHARTS[0]);
+}
+
+typedef struct page_args {
+    const cs_result *r;
+    const chart *ch;
+    size_t nch;
+} page_args;
+static void write_page(FILE *f, void *ud) {
+    const page_args *a = ud;
+    page(f, a->r, a->ch, a->nch);
 }
 
 int cs_report_html(const char *path, const cs_result *r, const cs_activity *a, cs_error *err) {
@@ -427,28 +422,8 @@ int cs_report_html(const char *path, const cs_result *r, const cs_activity *a, c
     chart_ranks_svg(r, &ch[nch++]);
     if (a && a->nsel) chart_timeline_svg(r, a, &ch[nch++]);
     if (chart_links_svg(r, &ch[nch])) nch++;
-    /* the .svg files next to the page: PATH less .html, then .NAME.svg */
-    char svg[4200];
-    int rc = CS_OK;
-    size_t written = 0;
-    for (size_t i = 0; i < nch && rc == CS_OK; i++) {
-        cs_svg_path(path, ch[i].name, svg, sizeof svg);
-        rc = cs_write_file_atomic(svg, ch[i].buf, ch[i].len, err);
-        if (rc == CS_OK) written++;
-    }
-    if (rc == CS_OK) {
-        cs_afile af;
-        rc = cs_afile_open(&af, path, err);
-        if (rc == CS_OK) {
-            page(af.f, r, ch, nch);
-            rc = cs_afile_commit(&af, err);
-        }
-    }
-    if (rc) /* nothing half written */
-        for (size_t i = 0; i < written; i++) {
-            cs_svg_path(path, ch[i].name, svg, sizeof svg);
-            remove(svg);
-        }
+    page_args pa = {r, ch, nch};
+    int rc = cs_svg_write_page(path, ch, nch, write_page, &pa, err);
     for (size_t i = 0; i < nch; i++) free(ch[i].buf);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/afile.h"
 #include "core/alloc.h"
 
 #define W 960        /* chart width, px */
@@ -16,6 +17,51 @@
 void cs_svg_path(const char *page, const char *chart, char *buf, size_t n) {
     size_t len = strlen(page), stem = len > 5 && strcmp(page + len - 5, ".html") == 0 ? len - 5 : len;
     snprintf(buf, n, "%.*s.%s.svg", (int)stem, page, chart);
+}
+
+int cs_svg_write_page(const char *page, const cs_svg_chart *c, size_t n, void (*write)(FILE *f, void *ud),
+                      void *ud, cs_error *err) {
+    char svg[4200];
+    int rc = CS_OK;
+    size_t written = 0;
+    for (size_t i = 0; i < n && rc == CS_OK; i++) {
+        cs_svg_path(page, c[i].name, svg, sizeof svg);
+        rc = cs_write_file_atomic(svg, c[i].buf, c[i].len, err);
+        if (rc == CS_OK) written++;
+    }
+    if (rc == CS_OK) {
+        cs_afile af;
+        rc = cs_afile_open(&af, page, err);
+        if (rc == CS_OK) {
+            write(af.f, ud);
+            rc = cs_afile_commit(&af, err);
+        }
+    }
+    if (rc) /* nothing half written */
+        for (size_t i = 0; i < written; i++) {
+            cs_svg_path(page, c[i].name, svg, sizeof svg);
+            remove(svg);
+        }
+    return rc;
+}
+
+void cs_svg_remove_page(const char *page, const char *const *names, size_t n) {
+    char svg[4200];
+    for (size_t i = 0; i < n; i++) {
+        cs_svg_path(page, names[i], svg, sizeof svg);
+        remove(svg);
+    }
+    remove(page);
+}
+
+void cs_svg_page_head(FILE *f, const char *title) {
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", f);
+    cs_svg_text(f, title);
+    fputs("</title>\n<style>body{font-family:'DejaVu Sans',Arial,sans-serif;margin:24px;color:#222;max-width:1000px}"
+          "table{border-collapse:collapse;margin:8px 0 20px}th,td{border:1px solid #ccc;padding:3px 8px;"
+          "text-align:left;font-size:13px}th{background:#f3f3f3}h2{margin-top:28px;font-size:17px}"
+          "svg{display:block;margin:6px 0}</style></head><body>\n",
+          f);
 }
 
 void cs_svg_text(FILE *f, const char *s) {

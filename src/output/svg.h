@@ -16,6 +16,26 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/error.h"
+
+/* A chart drawn into memory: its name (a literal: "ranks") and its bytes
+ * (open_memstream's, freed with free). */
+typedef struct cs_svg_chart {
+    const char *name;
+    char *buf;
+    size_t len;
+} cs_svg_chart;
+
+/* The HTML page of charts: each chart written as its .svg file next to
+ * `page` (cs_svg_path), then the page by write(f, ud), atomically; on a
+ * failure nothing of it is left (the .svg files written are removed). */
+int cs_svg_write_page(const char *page, const cs_svg_chart *charts, size_t n, void (*write)(FILE *f, void *ud),
+                      void *ud, cs_error *err);
+/* Remove a page and the .svg files of these chart names (an earlier run's). */
+void cs_svg_remove_page(const char *page, const char *const *names, size_t n);
+/* <!DOCTYPE html> ... <body>: the reports' shared head and style. */
+void cs_svg_page_head(FILE *f, const char *title);
+
 /* The file of chart `chart` next to the page `page`: the page's path less
  * ".html", then ".CHART.svg" (report.html -> report.ranks.svg). */
 void cs_svg_path(const char *page, const char *chart, char *buf, size_t n);

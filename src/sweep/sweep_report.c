@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "clustersim/clustersim.h"
-#include "core/afile.h"
 #include "core/alloc.h"
 #include "output/svg.h"
 #include "sweep/metrics.h"
@@ -44,11 +43,7 @@ static char *knob_text(json_t *v) {
     return sw_json_text(v);
 }
 
-typedef struct chart {
-    const char *name;
-    char *buf;
-    size_t len;
-} chart;
+typedef cs_svg_chart chart;
 
 /* The design point's knob texts (non-seed knobs), texts[k] owned. */
 static void point_texts(const sweep *s, uint64_t g, char **texts) {
@@ -219,13 +214,37 @@ static void best_table(FILE *f, const sweep *s, json_t *const *rows, const cs_ob
 
 static const char *const CHARTS[] = {"heatmap", "pareto"};
 
-void sw_report_remove(const char *path) {
-    char svg[4200];
-    for (size_t i = 0; i < sizeof CHARTS / sizeof CHARTS[0]; i++) {
-        cs_svg_path(path, CHARTS[i], svg, sizeof svg);
-        remove(svg);
+void sw_report_remove(const char *path) { cs_svg_remove_page(path, CHARTS, sizeof CHARTS / sizeof CHARTS[0]); }
+
+typedef struct page_args {
+    const sweep *s;
+    json_t *const *rows;
+    uint64_t done, ok;
+    const cs_objective *obj;
+    const chart *ch;
+    size_t nch;
+} page_args;
+
+static void write_page(FILE *f, void *ud) {
+    const page_args *a = ud;
+    const sweep *s = a->s;
+    cs_svg_page_head(f, "clustersim sweep");
+    fprintf(f, "<h1>clustersim %s: sweep ", CS_VERSION);
+    cs_svg_text(f, cs_design_path(s->d));
+    fprintf(f, "</h1>\n<table id=\"summary\"><tr><th>points</th><td data-key=\"points\" data-value=\"%" PRIu64
+               "\">%" PRIu64 "</td></tr>\n<tr><th>done</th><td data-key=\"done\" data-value=\"%" PRIu64 "\">%" PRIu64
+               "</td></tr>\n<tr><th>ok</th><td data-key=\"ok\" data-value=\"%" PRIu64 "\">%" PRIu64
+               "</td></tr>\n<tr><th>seeds per design point</th><td>%u</td></tr></table>\n",
+            s->n, s->n, a->done, a->done, a->ok, a->ok, cs_design_seeds(s->d));
+    for (size_t i = 0; i < a->nch; i++) {
+        fprintf(f, "<h2 id=\"%s\">%s</h2>\n", a->ch[i].name,
+                strcmp(a->ch[i].name, "heatmap") == 0 ? "The objective over two knobs" : "Trade-offs");
+        fwrite(a->ch[i].buf, 1, a->ch[i].len, f);
     }
-    remove(path);
+    best_table(f, s, a->rows, a->obj);
+    fputs("<p style=\"font-size:12px;color:#666\">Every value: results.csv (per point), summary.csv (per design "
+          "point over its seeds), pareto.csv.  Metrics: docs/sweep.md.</p>\n</body></html>\n",
+          f);
 }
 
 int sw_write_report(const sweep *s, json_t *const *rows, uint64_t done, uint64_t ok, cs_error *err) {
@@ -236,41 +255,8 @@ int sw_write_report(const sweep *s, json_t *const *rows, uint64_t done, uint64_t
     memset(ch, 0, sizeof ch);
     if (heatmap(s, rows, &obj, &ch[nch])) nch++;
     if (pareto_chart(s, rows, &ch[nch])) nch++;
-    char svg[4200];
-    int rc = CS_OK;
-    for (size_t i = 0; i < nch && rc == CS_OK; i++) {
-        cs_svg_path(path, ch[i].name, svg, sizeof svg);
-        rc = cs_write_file_atomic(svg, ch[i].buf, ch[i].len, err);
-    }
-    cs_afile af;
-    if (rc == CS_OK) rc = cs_afile_open(&af, path, err);
-    if (rc == CS_OK) {
-        FILE *f = af.f;
-        fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>clustersim sweep</title>\n"
-              "<style>body{font-family:'DejaVu Sans',Arial,sans-serif;margin:24px;color:#222;max-width:1000px}"
-              "table{border-collapse:collapse;margin:8px 0 20px}th,td{border:1px solid #ccc;padding:3px 8px;"
-              "text-align:left;font-size:13px}th{background:#f3f3f3}h2{margin-top:28px;font-size:17px}"
-              "svg{display:block;margin:6px 0}</style></head><body>\n",
-              f);
-        fprintf(f, "<h1>clustersim %s: sweep ", CS_VERSION);
-        cs_svg_text(f, cs_design_path(s->d));
-        fprintf(f, "</h1>\n<table id=\"summary\"><tr><th>points</th><td data-key=\"points\" data-value=\"%" PRIu64
-                   "\">%" PRIu64 "</td></tr>\n<tr><th>done</th><td data-key=\"done\" data-value=\"%" PRIu64 "\">%" PRIu64
-                   "</td></tr>\n<tr><th>ok</th><td data-key=\"ok\" data-value=\"%" PRIu64 "\">%" PRIu64
-                   "</td></tr>\n<tr><th>seeds per design point</th><td>%u</td></tr></table>\n",
-                s->n, s->n, done, done, ok, ok, cs_design_seeds(s->d));
-        for (size_t i = 0; i < nch; i++) {
-            fprintf(f, "<h2 id=\"%s\">%s</h2>\n", ch[i].name,
-                    strcmp(ch[i].name, "heatmap") == 0 ? "The objective over two knobs" : "Trade-offs");
-            fwrite(ch[i].buf, 1, ch[i].len, f);
-        }
-        best_table(f, s, rows, &obj);
-        fputs("<p style=\"font-size:12px;color:#666\">Every value: results.csv (per point), summary.csv (per design "
-              "point over its seeds), pareto.csv.  Metrics: docs/sweep.md.</p>\n</body></html>\n",
-              f);
-        rc = cs_afile_commit(&af, err);
-    }
-    if (rc) sw_report_remove(path);
+    page_args pa = {s, rows, done, ok, &obj, ch, nch};
+    int rc = cs_svg_write_page(path, ch, nch, write_page, &pa, err);
     for (size_t i = 0; i < nch; i++) free(ch[i].buf);
     return rc;
 }
