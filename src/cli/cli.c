@@ -579,22 +579,10 @@ static void tee_done(void *ud, const cs_node_span *s) {
     t->b.node_done(t->b.ud, s);
 }
 
-/* The scenario's rank count from network.npus_count (0 when not known yet). */
+/* The scenario's rank count (0 when not known yet; the run says why). */
 static uint32_t scenario_ranks(const cs_scenario *sc) {
-    char buf[256];
-    uint64_t n = 0;
-    if (cs_scenario_get(sc, "network.npus_count", buf, sizeof buf) == 0) {
-        json_t *a = json_loads(buf, JSON_DECODE_ANY, NULL);
-        size_t i;
-        json_t *v;
-        n = json_array_size(a) ? 1 : 0;
-        json_array_foreach(a, i, v) {
-            n *= (uint64_t)json_integer_value(v);
-            if (n > UINT32_MAX) n = 0;
-        }
-        json_decref(a);
-    }
-    return (uint32_t)n;
+    uint64_t n = cs_scenario_npus(sc);
+    return n <= UINT32_MAX ? (uint32_t)n : 0;
 }
 
 /* A generated plan's class-mode axes (1), or 0: not a plan, symmetry off, no axes. */
@@ -703,17 +691,7 @@ static int command(const char *cmd, int argc, char **argv) {
     }
     cs_result *res = NULL;
     if (rc == CS_OK && co.trace) {
-        /* ranks: known once the network is read; the scenario checks it again */
-        char buf[64];
-        uint32_t n = 0;
-        if (cs_scenario_get(sc, "network.npus_count", buf, sizeof buf) == 0) {
-            json_t *a = json_loads(buf, JSON_DECODE_ANY, NULL);
-            n = 1;
-            size_t i;
-            json_t *v;
-            json_array_foreach(a, i, v) n *= (uint32_t)json_integer_value(v);
-            json_decref(a);
-        }
+        uint32_t n = scenario_ranks(sc); /* the scenario checks the network again */
         rc = cs_timeline_open(co.trace, n ? n : 1, &tl, &err);
         g_guard.trace = rc == CS_OK;
         if (rc == CS_OK && co.trace_ranks) rc = cs_timeline_select_ranks(tl, co.trace_ranks, "--trace-ranks", &err);

@@ -78,6 +78,9 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err);
 int cs_scenario_dump_file(const cs_scenario *sc, const char *path, cs_error *err);
 /* 1 = the workload is a generated plan (model.name is set). */
 int cs_scenario_is_plan(const cs_scenario *sc);
+/* The NPUs of the scenario's network (the product of npus_count), 0 when
+ * it has none or one its reader refuses (the run says why). */
+uint64_t cs_scenario_npus(const cs_scenario *sc);
 /* Every key of the namespace with type, unit, default and help. */
 void cs_scenario_print_help(FILE *f);
 

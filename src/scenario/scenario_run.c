@@ -222,6 +222,15 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
     return rc;
 }
 
+uint64_t cs_scenario_npus(const cs_scenario *sc) {
+    cs_network_config c;
+    cs_error e;
+    cs_error_clear(&e);
+    uint64_t n = cs_sc_network(sc, &c, &e) == CS_OK ? c.total_npus : 0;
+    cs_network_config_free(&c);
+    return n;
+}
+
 int cs_scenario_cost_params(const cs_scenario *sc, cs_cost_params *out, cs_error *err) {
     return cs_sc_parse_typed(sc, SC_COST, out, err); /* (no owned strings: nothing to free) */
 }

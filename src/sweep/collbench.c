@@ -16,20 +16,6 @@
 #include "system/coll_type.h"
 #include "workload/et.h"
 
-/* The NPUs of the base scenario's network (0: not known). */
-static uint64_t base_npus(const cs_scenario *sc) {
-    char buf[512];
-    uint64_t n = 0;
-    if (cs_scenario_get(sc, "network.npus_count", buf, sizeof buf) == 0) {
-        json_t *a = json_loads(buf, JSON_DECODE_ANY, NULL);
-        size_t i;
-        json_t *v;
-        n = json_array_size(a) ? 1 : 0;
-        json_array_foreach(a, i, v) n *= (uint64_t)json_integer_value(v);
-        json_decref(a);
-    }
-    return n;
-}
 
 /* A trace of one collective (every rank runs it) at path. */
 static int write_trace(const char *path, int op, uint64_t comm_size, cs_error *err) {
@@ -52,7 +38,7 @@ typedef struct row {
 } row;
 
 int cs_collbench(const cs_scenario *base, const cs_collbench_options *o, cs_error *err) {
-    uint64_t n = base_npus(base);
+    uint64_t n = cs_scenario_npus(base);
     if (!n) return CS_ERR(err, CS_EINVAL, "network: expected a network (--network-configuration FILE)");
     if (o->min_bytes < 1 || o->min_bytes > o->max_bytes || o->factor < 2)
         return CS_ERR(err, CS_EINVAL, "--min %" PRIu64 " --max %" PRIu64 " --factor %u: expected 1 <= min <= max and "
