@@ -401,6 +401,40 @@ int cs_cli_progress_ms(const char *text, uint32_t *ms) {
     return 0;
 }
 
+int cs_cli_preload_scenarios(cs_scenario *sc, int argc, char **argv) {
+    cs_error err;
+    cs_error_clear(&err);
+    for (int i = 0; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--scenario") == 0 && cs_scenario_load_file(sc, argv[i + 1], &err)) {
+            fprintf(stderr, "clustersim: error: --scenario: %s\n", err.msg);
+            return 1;
+        }
+    return 0;
+}
+
+int cs_cli_platform_flag(cs_scenario *sc, const char *cmd, const char *name, const char *val) {
+    static const struct { const char *flag, *kind; } LOAD[] = {
+        {"--network-configuration", "network"}, {"--system-configuration", "system"}, {"--topology", "topology"}};
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = -1;
+    for (size_t k = 0; k < sizeof LOAD / sizeof LOAD[0]; k++)
+        if (strcmp(name, LOAD[k].flag) == 0) rc = cs_scenario_load_kind(sc, LOAD[k].kind, val, &err) ? 1 : 0;
+    if (strcmp(name, "--backend") == 0) rc = cs_sc_set_text(sc, "run.backend", val, name, &err) ? 1 : 0;
+    if (strcmp(name, "--set") == 0) {
+        const char *eq = strchr(val, '=');
+        if (!eq) {
+            fprintf(stderr, "clustersim %s: --set %s: expected KEY=VALUE\n", cmd, val);
+            return 2;
+        }
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - val), val);
+        rc = cs_sc_set_text(sc, key, eq + 1, "--set", &err) ? 1 : 0;
+    }
+    if (rc == 1) fprintf(stderr, "clustersim: error: %s\n", err.msg);
+    return rc;
+}
+
 int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
     long long v;
     if (cs_parse_ll(s, &v) != 0 || v < lo || v > hi) return -1;

@@ -62,12 +62,10 @@ int cs_cli_collective(int argc, char **argv) {
     cs_error err;
     cs_error_clear(&err);
     int rc = 0;
-    for (int i = 0; i + 1 < argc; i++) /* scenario files first: the flags override them */
-        if (strcmp(argv[i], "--scenario") == 0 && cs_scenario_load_file(sc, argv[i + 1], &err)) {
-            fprintf(stderr, "clustersim: error: --scenario: %s\n", err.msg);
-            cs_scenario_free(sc);
-            return 1;
-        }
+    if (cs_cli_preload_scenarios(sc, argc, argv)) { /* scenario files first: the flags override them */
+        cs_scenario_free(sc);
+        return 1;
+    }
     for (int i = 0; i < argc && rc == 0; i++) {
         char name[64];
         const char *a = argv[i], *val = NULL;
@@ -94,7 +92,10 @@ int cs_cli_collective(int argc, char **argv) {
             }
             val = argv[++i];
         }
-        if (flagonly && strcmp(name, "--quiet") != 0) {
+        int pf = cs_cli_platform_flag(sc, "collective", name, val);
+        if (pf >= 0) {
+            rc = pf;
+        } else if (flagonly && strcmp(name, "--quiet") != 0) {
             collective_usage(stdout);
             cs_scenario_free(sc);
             return 0;
@@ -125,27 +126,6 @@ int cs_cli_collective(int argc, char **argv) {
             o.csv = val;
         } else if (strcmp(name, "--scenario") == 0) {
             /* loaded above */
-        } else if (strcmp(name, "--network-configuration") == 0 || strcmp(name, "--system-configuration") == 0 ||
-                   strcmp(name, "--topology") == 0) {
-            const char *kind = name[2] == 'n' ? "network" : name[2] == 's' ? "system" : "topology";
-            if (cs_scenario_load_kind(sc, kind, val, &err)) {
-                fprintf(stderr, "clustersim: error: %s\n", err.msg);
-                rc = 1;
-            }
-        } else if (strcmp(name, "--backend") == 0 || strcmp(name, "--set") == 0) {
-            const char *e2 = strcmp(name, "--set") == 0 ? strchr(val, '=') : NULL;
-            char key[256];
-            if (strcmp(name, "--set") == 0 && !e2) {
-                fprintf(stderr, "clustersim collective: --set %s: expected KEY=VALUE\n", val);
-                rc = 2;
-                break;
-            }
-            snprintf(key, sizeof key, "%.*s", e2 ? (int)(e2 - val) : (int)strlen("run.backend"),
-                     e2 ? val : "run.backend");
-            if (cs_sc_set_text(sc, key, e2 ? e2 + 1 : val, name, &err)) {
-                fprintf(stderr, "clustersim: error: %s\n", err.msg);
-                rc = 1;
-            }
         } else {
             fprintf(stderr, "clustersim collective: unknown option %s (see clustersim collective --help)\n", a);
             rc = 2;

@@ -20,6 +20,14 @@ int cs_cli_search(int argc, char **argv);
 int cs_cli_bandwidth(int argc, char **argv);
 int cs_cli_collective(int argc, char **argv);
 /* An integer in [lo, hi] (0), else -1 (the caller names the flag). */
+/* Commands with their own option parsers (search, collective): every
+ * --scenario FILE loaded in order before the other flags (0, or 1 with the
+ * message printed); and the platform flags --set KEY=VALUE,
+ * --network-configuration, --system-configuration, --topology FILE and
+ * --backend NAME applied to sc: -1 when name is none of them, else 0, 1
+ * (refused, message printed) or 2 (usage, message printed). */
+int cs_cli_preload_scenarios(cs_scenario *sc, int argc, char **argv);
+int cs_cli_platform_flag(cs_scenario *sc, const char *cmd, const char *name, const char *val);
 int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
 /* SIGINT and SIGTERM to on_stop (sa_flags flags), the old actions kept;
  * and back. */

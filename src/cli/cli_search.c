@@ -78,21 +78,17 @@ static int parse_list(const char *flag, const char *val, uint32_t lo, uint32_t h
 }
 
 
-/* Base-scenario flags: the scenario key each sets, or the section a file loads. */
+/* Base-scenario flags: the scenario key each sets (the platform's: cs_cli_platform_flag). */
 static const struct {
     const char *flag, *key;
-    int load, boolean;
+    int boolean;
 } BASE[] = {
-    {"--model", "model.name", 0, 0},
-    {"--device", "device.name", 0, 0},
-    {"--global-batch", "plan.global-batch", 0, 0},
-    {"--backend", "run.backend", 0, 0},
-    {"--schedule", "plan.schedule", 0, 0},
-    {"--comm-streams", "run.comm-streams", 0, 0},
-    {"--flash-attention", "plan.flash-attention", 0, 1},
-    {"--network-configuration", "network", 1, 0},
-    {"--system-configuration", "system", 1, 0},
-    {"--topology", "topology", 1, 0},
+    {"--model", "model.name", 0},
+    {"--device", "device.name", 0},
+    {"--global-batch", "plan.global-batch", 0},
+    {"--schedule", "plan.schedule", 0},
+    {"--comm-streams", "run.comm-streams", 0},
+    {"--flash-attention", "plan.flash-attention", 1},
 };
 
 int cs_cli_search(int argc, char **argv) {
@@ -108,13 +104,10 @@ int cs_cli_search(int argc, char **argv) {
     cs_error err;
     cs_error_clear(&err);
     int rc = 0;
-    /* --scenario first, whatever its position */
-    for (int i = 0; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--scenario") == 0 && cs_scenario_load_file(sc, argv[i + 1], &err)) {
-            fprintf(stderr, "clustersim: error: --scenario: %s\n", err.msg);
-            cs_scenario_free(sc);
-            return 1;
-        }
+    if (cs_cli_preload_scenarios(sc, argc, argv)) { /* --scenario first, whatever its position */
+        cs_scenario_free(sc);
+        return 1;
+    }
     for (int i = 0; i < argc && rc == 0; i++) {
         char name[64];
         const char *a = argv[i], *val = NULL;
@@ -142,30 +135,21 @@ int cs_cli_search(int argc, char **argv) {
         }
         size_t b = 0, nb = sizeof BASE / sizeof BASE[0];
         while (b < nb && strcmp(BASE[b].flag, name) != 0) b++;
-        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        int pf = cs_cli_platform_flag(sc, "search", name, val);
+        if (pf >= 0) {
+            rc = pf;
+        } else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
             search_usage(stdout);
             cs_scenario_free(sc);
             return 0;
         } else if (b < nb) {
-            int r2 = BASE[b].load ? cs_scenario_load_kind(sc, BASE[b].key, val, &err)
-                                  : cs_sc_set_text(sc, BASE[b].key, BASE[b].boolean ? "true" : val, name, &err);
+            int r2 = cs_sc_set_text(sc, BASE[b].key, BASE[b].boolean ? "true" : val, name, &err);
             if (r2) {
                 fprintf(stderr, "clustersim: error: %s\n", err.msg);
                 rc = 1;
             }
         } else if (strcmp(name, "--scenario") == 0) {
             /* loaded above */
-        } else if (strcmp(name, "--set") == 0) {
-            const char *e2 = strchr(val, '=');
-            char key[256];
-            snprintf(key, sizeof key, "%.*s", e2 ? (int)(e2 - val) : 0, val);
-            if (!e2) {
-                fprintf(stderr, "clustersim search: --set %s: expected KEY=VALUE\n", val);
-                rc = 2;
-            } else if (cs_sc_set_text(sc, key, e2 + 1, "--set", &err)) {
-                fprintf(stderr, "clustersim: error: %s\n", err.msg);
-                rc = 1;
-            }
         } else if (strcmp(name, "--tp") == 0) {
             rc = parse_list(name, val, 1, 1u << 20, NULL, &o.space.tp) ? 1 : 0;
         } else if (strcmp(name, "--pp") == 0) {
