@@ -401,6 +401,18 @@ int cs_cli_progress_ms(const char *text, uint32_t *ms) {
     return 0;
 }
 
+int cs_cli_exit(int rc, const cs_error *err, int sig, const char *stopped) {
+    if (rc == CS_EINTR) {
+        fprintf(stderr, "clustersim: %s%s\n", err->msg, stopped);
+        return 128 + (sig ? sig : SIGINT);
+    }
+    if (rc) {
+        fprintf(stderr, "clustersim: error: %s\n", err->msg);
+        return 1;
+    }
+    return 0;
+}
+
 int cs_cli_preload_scenarios(cs_scenario *sc, int argc, char **argv) {
     cs_error err;
     cs_error_clear(&err);

@@ -81,13 +81,5 @@ int cs_cli_bandwidth(int argc, char **argv) {
     cs_error_clear(&err);
     int rc = cs_bwopt(spec, &o, &err);
     cs_cli_untrap_stop(&old_int, &old_term);
-    if (rc == CS_EINTR) {
-        fprintf(stderr, "clustersim: %s; no result written\n", err.msg);
-        return 128 + (g_bw_stop ? (int)g_bw_stop : SIGINT);
-    }
-    if (rc) {
-        fprintf(stderr, "clustersim: error: %s\n", err.msg);
-        return 1;
-    }
-    return 0;
+    return cs_cli_exit(rc, &err, (int)g_bw_stop, "; no result written");
 }

@@ -142,13 +142,5 @@ int cs_cli_collective(int argc, char **argv) {
     rc = cs_collbench(sc, &o, &err);
     cs_cli_untrap_stop(&old_int, &old_term);
     cs_scenario_free(sc);
-    if (rc == CS_EINTR) {
-        fprintf(stderr, "clustersim: %s; no table written\n", err.msg);
-        return 128 + (g_coll_stop ? (int)g_coll_stop : SIGINT);
-    }
-    if (rc) {
-        fprintf(stderr, "clustersim: error: %s\n", err.msg);
-        return 1;
-    }
-    return 0;
+    return cs_cli_exit(rc, &err, (int)g_coll_stop, "; no table written");
 }

@@ -28,6 +28,11 @@ int cs_cli_collective(int argc, char **argv);
  * (refused, message printed) or 2 (usage, message printed). */
 int cs_cli_preload_scenarios(cs_scenario *sc, int argc, char **argv);
 int cs_cli_platform_flag(cs_scenario *sc, const char *cmd, const char *name, const char *val);
+/* The exit status of a command that ran under cs_cli_trap_stop: 0 for
+ * CS_OK; for CS_EINTR err's message and `stopped` ("" or "; no table
+ * written") on stderr and 128 + sig (SIGINT when 0), as a shell reports a
+ * signal; else "clustersim: error: " and err's message, and 1. */
+int cs_cli_exit(int rc, const cs_error *err, int sig, const char *stopped);
 int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
 /* SIGINT and SIGTERM to on_stop (sa_flags flags), the old actions kept;
  * and back. */
