@@ -146,9 +146,10 @@ static int run_cost(const cs_scenario *sc, const cs_device *plan_dev, const cs_g
 
 /* ---- generated plans -------------------------------------------------------------- */
 
-/* The generator's inputs from plan.*, model.*, device.* (CS_EINVAL naming the key). */
-/* The plan's inputs; check = 1: the plan and memory checks too. */
-static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, int check, cs_error *err) {
+/* The generator's inputs from plan.*, model.*, device.* (CS_EINVAL naming the key); *no_mem_check (may be
+ * NULL) gets plan.no-memory-check for plan_check. */
+static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, int *no_mem_check,
+                      cs_error *err) {
     cs_plan_params o;
     cs_model_params mp;
     cs_device_params dp;
@@ -205,17 +206,8 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         static const int recomp[] = {CS_RECOMP_NONE, CS_RECOMP_SELECTIVE, CS_RECOMP_FULL};
         p->recompute = recomp[o.recompute];
         p->schedule = o.schedule == 0 ? CS_SCHED_GPIPE : CS_SCHED_1F1B;
-        if (check) rc = cs_gen_plan_check(m, p, err);
     }
-    if (rc == CS_OK && check) {
-        cs_gen_memory worst;
-        rc = cs_gen_memory_check(m, p, d, &worst, err);
-        if (rc && o.no_memory_check) {
-            cs_warn("%s (simulating anyway: plan.no-memory-check)", err->msg);
-            cs_error_clear(err);
-            rc = CS_OK;
-        }
-    }
+    if (no_mem_check) *no_mem_check = o.no_memory_check;
     cs_sc_free_typed(SC_PLAN, &o);
     cs_sc_free_typed(SC_MODEL, &mp);
     cs_sc_free_typed(SC_DEVICE, &dp);
@@ -235,8 +227,26 @@ int cs_scenario_cost_params(const cs_scenario *sc, cs_cost_params *out, cs_error
     return cs_sc_parse_typed(sc, SC_COST, out, err); /* (no owned strings: nothing to free) */
 }
 
+/* The plan's checks, then its memory against the HBM (a warning with plan.no-memory-check). */
+static int plan_check(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, int no_mem_check,
+                      cs_error *err) {
+    int rc = cs_gen_plan_check(m, p, err);
+    if (rc == CS_OK) {
+        cs_gen_memory worst;
+        rc = cs_gen_memory_check(m, p, d, &worst, err);
+        if (rc && no_mem_check) {
+            cs_warn("%s (simulating anyway: plan.no-memory-check)", err->msg);
+            cs_error_clear(err);
+            rc = CS_OK;
+        }
+    }
+    return rc;
+}
+
 int cs_scenario_plan(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, cs_error *err) {
-    return plan_parse(sc, m, d, p, 1, err);
+    int no_mem = 0;
+    int rc = plan_parse(sc, m, d, p, &no_mem, err);
+    return rc ? rc : plan_check(m, p, d, no_mem, err);
 }
 
 int cs_scenario_plan_inputs(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p,
@@ -245,7 +255,7 @@ int cs_scenario_plan_inputs(const cs_scenario *sc, cs_gen_model *m, cs_device *d
     memset(sys, 0, sizeof *sys);
     if (!cs_scenario_is_plan(sc))
         return CS_ERR(err, CS_EINVAL, "model.name: expected a model (--model) for a generated plan");
-    int rc = plan_parse(sc, m, d, p, 0, err);
+    int rc = plan_parse(sc, m, d, p, NULL, err);
     if (rc == CS_OK) rc = cs_sc_network(sc, net, err);
     if (rc == CS_OK) rc = cs_sc_effective_system(sc, sys, err);
     if (rc) {
@@ -418,11 +428,12 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
                     ro.backend);
     if (rc == CS_OK) rc = cs_sc_network(sc, &res->net, err);
     /* the plan's shape against the network first (the error a user fixes first), then its checks and memory */
-    if (rc == CS_OK && plan) rc = plan_parse(sc, &m, &d, &p, 0, err);
+    int no_mem_check = 0;
+    if (rc == CS_OK && plan) rc = plan_parse(sc, &m, &d, &p, &no_mem_check, err);
     if (rc == CS_OK && plan && res->net.total_npus != cs_gen_ranks(&p))
         rc = CS_ERR(err, CS_EINVAL, "%s: npus_count: expected %u NPUs in all (tp x cp x pp x dp), got %" PRIu64,
                     res->net.path, cs_gen_ranks(&p), res->net.total_npus);
-    if (rc == CS_OK && plan) rc = cs_scenario_plan(sc, &m, &d, &p, err);
+    if (rc == CS_OK && plan) rc = plan_check(&m, &p, &d, no_mem_check, err);
     /* physical topology: for the backends that move bytes over a graph */
     int graph_backend = be && (be->caps & CS_NET_NEEDS_TOPOLOGY);
     if (rc == CS_OK) rc = cs_sc_topology(sc, &res->net, &res->topo, err);
