@@ -631,36 +631,42 @@ static uint32_t scenario_ranks(const cs_scenario *sc) {
     return n <= UINT32_MAX ? (uint32_t)n : 0;
 }
 
-/* A generated plan's class-mode axes (1), or 0: not a plan, symmetry off, no axes. */
-static int plan_axes(const cs_scenario *sc, uint32_t n, cs_sym_axes *ax) {
-    char sym[32] = "";
-    cs_scenario_get(sc, "run.symmetry", sym, sizeof sym);
-    if (strstr(sym, "off") || !cs_scenario_is_plan(sc)) return 0;
+/* The report's timeline ranks, chosen before the run (the activity keeps
+ * only theirs): --trace-ranks, else one per pipeline stage of a generated
+ * plan (its first rank), else the first eight; in class mode (a plan,
+ * symmetry not off) a rank that is not simulated gets its class
+ * representative's spans.  NULL with err set when --trace-ranks is refused. */
+static cs_activity *report_activity(const cs_scenario *sc, const char *trace_ranks, uint32_t n, cs_error *err) {
+    uint8_t *sel = cs_calloc(n ? n : 1, 1);
     cs_gen_model m;
     cs_device d;
     cs_gen_plan p;
     cs_error e;
     cs_error_clear(&e);
-    return cs_scenario_plan(sc, &m, &d, &p, &e) == CS_OK && cs_gen_ranks(&p) == n && cs_gen_sym_axes(&p, ax) > 0;
-}
-
-/* The report's timeline ranks by default: one per pipeline stage of a
- * generated plan (the first rank of each), else the first eight. */
-static void report_default_ranks(const cs_scenario *sc, uint32_t n, uint8_t *sel) {
-    cs_gen_model m;
-    cs_device d;
-    cs_gen_plan p;
-    cs_error e;
-    cs_error_clear(&e);
-    if (cs_scenario_is_plan(sc) && cs_scenario_plan(sc, &m, &d, &p, &e) == CS_OK && cs_gen_ranks(&p) == n) {
+    int plan = cs_scenario_is_plan(sc) && cs_scenario_plan(sc, &m, &d, &p, &e) == CS_OK && cs_gen_ranks(&p) == n;
+    if (trace_ranks) {
+        if (cs_rank_list_parse(trace_ranks, n, "--trace-ranks", sel, err)) {
+            cs_free(sel);
+            return NULL;
+        }
+    } else if (plan) {
         for (uint32_t s = 0; s < p.pp && s < CS_ACTIVITY_MAX_RANKS; s++) {
             uint32_t c[CS_GEN_NDIMS] = {0};
             c[CS_DIM_PP] = s;
             sel[cs_gen_rank_of(&p, c)] = 1;
         }
-        return;
+    } else {
+        for (uint32_t r = 0; r < n && r < 8; r++) sel[r] = 1;
     }
-    for (uint32_t r = 0; r < n && r < 8; r++) sel[r] = 1;
+    cs_activity *act = cs_activity_new(sel, n, (size_t)2 << 20); /* 2 M spans, 32 MB at most */
+    char sym[32] = "";
+    cs_scenario_get(sc, "run.symmetry", sym, sizeof sym);
+    cs_sym_axes ax;
+    if (plan && !strstr(sym, "off") && cs_gen_sym_axes(&p, &ax) > 0)
+        for (uint32_t r = 0; r < n; r++)
+            if (sel[r]) cs_activity_set_rep(act, r, cs_sym_axes_rep(&ax, r));
+    cs_free(sel);
+    return act;
 }
 
 static int command(const char *cmd, int argc, char **argv) {
@@ -749,19 +755,9 @@ static int command(const char *cmd, int argc, char **argv) {
         hooks.link_ud = ltrack;
     }
     if (rc == CS_OK && co.report) { /* the timeline's ranks, kept during the run */
-        uint32_t n = scenario_ranks(sc);
-        uint8_t *sel = cs_calloc(n ? n : 1, 1);
-        if (co.trace_ranks) {
-            rc = cs_rank_list_parse(co.trace_ranks, n, "--trace-ranks", sel, &err);
-        } else {
-            report_default_ranks(sc, n, sel);
-        }
-        if (rc == CS_OK) {
-            act = cs_activity_new(sel, n, (size_t)2 << 20); /* 2 M spans, 32 MB at most */
-            cs_sym_axes ax;
-            if (plan_axes(sc, n, &ax)) /* class mode simulates representatives: theirs stand in */
-                for (uint32_t r = 0; r < n; r++)
-                    if (sel[r]) cs_activity_set_rep(act, r, cs_sym_axes_rep(&ax, r));
+        act = report_activity(sc, co.trace_ranks, scenario_ranks(sc), &err);
+        if (!act) rc = err.code;
+        if (act) {
             cs_exec_observer ao = {cs_activity_node_done, act};
             if (hooks.observer) { /* the timeline too */
                 tee.a = *hooks.observer;
@@ -772,7 +768,6 @@ static int command(const char *cmd, int argc, char **argv) {
             }
             hooks.observer = &tee_o;
         }
-        cs_free(sel);
     }
     struct sigaction old_int, old_term;
     g_stop = 0;
@@ -800,7 +795,7 @@ static int command(const char *cmd, int argc, char **argv) {
     }
     int stopped = rc == CS_EINTR;
     if (rc == CS_OK && colls) rc = cs_coll_out_finish(colls, &err);
-    if (rc == CS_OK && tl && res->sim.symmetric == 2) { /* class mode: only representatives have events */
+    if (rc == CS_OK && tl && res->sim.symmetric == 2 && res->plan.valid) { /* class mode: only representatives */
         uint32_t n = res->sim.nranks, shown = 0, missing = 0;
         cs_sym_axes ax;
         uint8_t *sel = cs_calloc(n ? n : 1, 1);
@@ -809,7 +804,7 @@ static int command(const char *cmd, int argc, char **argv) {
         if (!co.trace_ranks) memset(sel, 1, n);
         else if (cs_rank_list_parse(co.trace_ranks, n, "--trace-ranks", sel, &e3)) memset(sel, 0, n);
         char list[200] = "";
-        if (plan_axes(sc, n, &ax))
+        if (cs_gen_sym_axes(&res->plan_cfg, &ax) > 0) /* the plan that ran */
             for (uint32_t r = 0; r < n; r++)
                 if (sel[r] && cs_sym_axes_rep(&ax, r) != r) {
                     missing++;
