@@ -76,4 +76,7 @@ grep -q 'data-lane="rank 3 (stage 0; as rank 0, class mode)" data-state="compute
 "$CS_BIN" train "${C[@]}" --trace t.json --trace-ranks 0,3 2> tr.err
 grep -q "1 chosen rank is not in the timeline (3 (as 0))" tr.err \
     && pass "--trace: ranks class mode did not simulate are named" || fail "trace warning: $(cat tr.err)"
+expect_fail "--report into a missing directory" "--report: nodir/r.ranks.svg|cannot write" \
+    "$CS_BIN" train "${C[@]}" --report nodir/r.html --out rout
+[ ! -e rout/summary.json ] && pass "a refused report leaves no results" || fail "results after a refused report"
 finish
