@@ -713,7 +713,7 @@ static int flow_report(void *state, cs_net_link_report *out, cs_error *err) {
     out->links = cs_calloc(s->topo->nlinks ? s->topo->nlinks : 1, sizeof *out->links);
     for (uint32_t l = 0; l < s->topo->nlinks; l++) {
         const lstat *st = &s->stats[l];
-        out->links[l] = (cs_net_link_stat){st->bytes, st->busy, st->peak_util};
+        out->links[l] = (cs_net_link_stat){.bytes = st->bytes, .busy = st->busy, .peak_util = st->peak_util};
         if (st->active) out->links[l].busy += now - st->busy_since;
     }
     return CS_OK;

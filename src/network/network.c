@@ -21,8 +21,10 @@
 extern const cs_net_backend cs_net_analytical; /* analytical.c */
 extern const cs_net_backend cs_net_congestion; /* congestion.c */
 extern const cs_net_backend cs_net_flow;       /* flow.c */
+extern const cs_net_backend cs_net_packet;     /* packet.c */
 
-static const cs_net_backend *const g_backends[] = {&cs_net_analytical, &cs_net_congestion, &cs_net_flow, NULL};
+static const cs_net_backend *const g_backends[] = {&cs_net_analytical, &cs_net_congestion, &cs_net_flow,
+                                                   &cs_net_packet, NULL};
 
 const cs_net_backend *const *cs_net_backends(void) { return g_backends; }
 
@@ -215,6 +217,8 @@ void cs_net_link_report_free(cs_net_link_report *r) {
     cs_free(r->links);
     r->links = NULL;
     r->nlinks = 0;
+    r->packet = 0;
+    r->summary[0] = '\0';
 }
 
 void cs_net_describe_pending(const cs_net *net, char *buf, size_t n) {

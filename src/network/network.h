@@ -83,11 +83,18 @@ typedef struct cs_net_link_stat {
     uint64_t bytes;   /* payload bytes that crossed the link (counted when a flow leaves it) */
     cs_time busy;     /* time with at least one transfer on the link */
     double peak_util; /* max over time of (sum of rates) / bandwidth, 0..1 */
+    /* packet-level backends only (cs_net_link_report.packet): */
+    uint64_t drops;           /* data packets dropped entering the link's queue */
+    uint64_t ecn_marks;       /* data packets ECN-marked entering it */
+    cs_time paused;           /* time the link's sender was paused by PFC */
+    uint64_t max_queue_bytes; /* largest data queue of the link */
 } cs_net_link_stat;
 
 typedef struct cs_net_link_report {
     uint32_t nlinks;         /* 0: the backend keeps no per-link statistics */
     cs_net_link_stat *links; /* nlinks entries (owned: cs_net_link_report_free) */
+    int packet;              /* 1: the packet-level fields are kept */
+    char summary[320];       /* the backend's one-line summary for reports ("" = none) */
 } cs_net_link_report;
 
 void cs_net_link_report_free(cs_net_link_report *r);

@@ -16,7 +16,7 @@
 /* Statistics of link i (zero when the report does not cover it). */
 static cs_net_link_stat stat_of(const cs_net_link_report *r, uint32_t i) {
     if (r && i < r->nlinks) return r->links[i];
-    return (cs_net_link_stat){0, 0, 0};
+    return (cs_net_link_stat){.bytes = 0};
 }
 
 static double avg_util(const cs_link *l, const cs_net_link_stat *st, cs_time sim_time) {

@@ -1,0 +1,1079 @@
+/*
+ * packet.c -- the `packet` backend: RoCEv2-style packets over the links of a
+ * physical topology (the same topologies, placements and routes as `flow`),
+ * with output-queued switches on a shared buffer, PFC, ECN marking, DCQCN and
+ * an RC transport with go-back-N.  docs/network.md ("packet") has the model,
+ * its parameters with their sources, and the closed forms the tests check.
+ *
+ * Packets.  A message becomes ceil(bytes / mtu) data packets (one for 0
+ * bytes) of payload + overhead wire bytes.  Every directed link has one
+ * egress port at its source node: a strict-priority pair of FIFOs (control:
+ * ACK, NAK, CNP; data) and one packet in transmission.  A packet occupies the
+ * link for ser = ceil(wire x 1000 / bw) ps (bw in bytes per ns) and reaches
+ * the far node lat ps after its last bit (store-and-forward), or, with
+ * cut_through, lat ps after its first `overhead` bytes when the next link is
+ * not faster than this one (else store-and-forward at that node).  A data
+ * packet is delivered when its last bit reaches the destination NPU; a
+ * message is done when its last packet has been delivered in order.
+ *
+ * Senders.  Each message is one queue pair (flow) on its route (ECMP per
+ * (src, dst) pair, or per message when the topology sprays; a fixed route of
+ * the routing table when there is one); ACKs, NAKs and CNPs take the route
+ * back.  The egress port of a source NPU takes its data packets from the
+ * flows that start there, round-robin, each paced at its rate (line rate
+ * without congestion control; DCQCN's Rc with it: packet_cc.h), alternating
+ * with the packets it forwards when the NPU is also a hop (rings).  The
+ * receiver ACKs every ack_every packets and the last one; with DCQCN it
+ * answers an ECN-marked packet with a CNP, at most one per cnp_interval per
+ * flow.
+ *
+ * Switches (every node that forwards: switches, NICs, and NPUs in the middle
+ * of a route) have a buffer of buffer_bytes.  Data packets are accounted at
+ * arrival and released when their transmission ends; control packets are not
+ * accounted (they are 64 bytes and never paused).
+ *   - pfc = 1 (lossless, the default): each ingress link has a headroom of
+ *     2 x lat x bw + 2 x MTU wire bytes + 64 (a pause frame), reserved out of
+ *     the buffer; the rest is shared.  A data packet goes to the shared pool
+ *     while its ingress link holds less than alpha x (shared free bytes), else
+ *     to the headroom; the moment the ingress link reaches that threshold the
+ *     switch sends XOFF upstream (a 64-byte frame: ser + lat later the
+ *     upstream port stops starting data packets), and XON once the link's
+ *     headroom is empty and its shared bytes are below the threshold less two
+ *     MTUs.  With that headroom nothing is dropped (a headroom overflow is
+ *     counted as a drop and reported).
+ *   - pfc = 0 (lossy): a data packet is dropped when its egress queue would
+ *     pass alpha x (free bytes) (dynamic threshold), and the RC transport
+ *     recovers: the receiver NAKs the first gap once, the sender goes back to
+ *     it; a retransmit timeout (rto) goes back to the oldest unacknowledged
+ *     packet; retry_limit timeouts in a row without progress stop the flow and
+ *     the run says so (describe_pending) instead of retrying for ever.
+ *   - ECN (cc = dcqcn): RED on the egress data queue at enqueue: no mark up to
+ *     kmin bytes, probability pmax x (q - kmin) / (kmax - kmin) up to kmax,
+ *     always above.
+ *   - loss_rate: every data packet is lost with that probability on every
+ *     link it crosses (bit errors; for transport studies).
+ * Random choices (ECN marks, losses) come from one generator seeded by
+ * `seed` and are drawn in event order: the same inputs give the same bytes.
+ *
+ * Events: per packet and hop one transmission end (key: link) and one
+ * arrival; per paused or resumed link one PFC event; a pacing wake-up per
+ * source port (at most one pending); a retransmit timer per flow with
+ * packets outstanding (at most one pending).  A flow, paused or not, keeps
+ * no timer running when it has nothing outstanding, so a run always drains.
+ *
+ * Ownership: flows (ids recycled), packets (a pool), per-link ports and
+ * statistics, per-node buffers, the router, and the product of the
+ * dimensions when no topology was given.  The topology is borrowed.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/invariant.h"
+#include "core/pool.h"
+#include "network/network.h"
+#include "network/packet.h"
+#include "network/packet_cc.h"
+#include "topology/route.h"
+#include "topology/topology.h"
+
+/* ---- options ------------------------------------------------------------------ */
+
+enum { PKT_CC_NONE, PKT_CC_DCQCN };
+static const char *const PKT_CCS[] = {"none", "dcqcn", NULL};
+enum { PKT_ROUTING_TOPOLOGY, PKT_ROUTING_ECMP, PKT_ROUTING_SPRAY };
+static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", NULL};
+
+typedef struct pkt_opts {
+    int mtu, overhead, ack_every, retry_limit, ecmp_seed, routing, cc, seed;
+    bool pfc, cut_through;
+    double buffer_bytes, alpha, rto_us, loss_rate, window_bytes;
+    double kmin_bytes, kmax_bytes, pmax;
+    double dcqcn_g, dcqcn_alpha_us, dcqcn_timer_us, dcqcn_bytes, dcqcn_f, dcqcn_rai_gbps, dcqcn_rhai_gbps,
+        dcqcn_min_gbps, cnp_interval_us;
+} pkt_opts;
+
+#define O(f) offsetof(pkt_opts, f)
+static const cs_opt PKT_OPTS[] = {
+    {.key = "mtu", .type = CS_OPT_INT, .def = 4096, .min = 64, .max = 65536, .unit = "bytes", .off = O(mtu),
+     .help = "payload bytes per packet (RoCE path MTU)"},
+    {.key = "overhead", .type = CS_OPT_INT, .def = 82, .min = 1, .max = 1024, .unit = "bytes", .off = O(overhead),
+     .help = "wire bytes per packet besides the payload: preamble+IFG 20, Ethernet 14+4, IPv4 20, UDP 8, BTH 12, ICRC 4"},
+    {.key = "pfc", .type = CS_OPT_BOOL, .def = 1, .off = O(pfc),
+     .help = "1: lossless (PFC pauses the upstream port, headroom per ingress link); 0: lossy (drops, go-back-N)"},
+    {.key = "cut_through", .type = CS_OPT_BOOL, .def = 0, .off = O(cut_through),
+     .help = "forward a packet once its headers arrived (when the next link is not faster); 0: store-and-forward"},
+    {.key = "buffer", .type = CS_OPT_NUM, .def = 33554432, .min = 0, .min_open = 1, .max = 1e12, .unit = "bytes",
+     .off = O(buffer_bytes), .help = "packet buffer of every switch (and NIC or NPU that forwards), shared by its ports"},
+    {.key = "alpha", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e6, .off = O(alpha),
+     .help = "dynamic threshold: a queue (lossy) or an ingress link (PFC) may hold alpha x the free shared bytes"},
+    {.key = "cc", .type = CS_OPT_ENUM, .def = PKT_CC_NONE, .values = PKT_CCS, .off = O(cc),
+     .help = "congestion control: none (line rate; PFC only) or dcqcn (ECN marks, CNPs, rate control)"},
+    {.key = "kmin", .type = CS_OPT_NUM, .def = 5120, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmin_bytes),
+     .help = "ECN: no mark at or below this egress queue (DCQCN paper: 5 KB)"},
+    {.key = "kmax", .type = CS_OPT_NUM, .def = 204800, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmax_bytes),
+     .help = "ECN: every packet marked above this egress queue (DCQCN paper: 200 KB)"},
+    {.key = "pmax", .type = CS_OPT_NUM, .def = 0.01, .min = 0, .max = 1, .off = O(pmax),
+     .help = "ECN: marking probability at kmax (DCQCN paper: 1%)"},
+    {.key = "dcqcn_g", .type = CS_OPT_NUM, .def = 1.0 / 256, .min = 0, .min_open = 1, .max = 1, .off = O(dcqcn_g),
+     .help = "DCQCN alpha gain g (1/256)"},
+    {.key = "dcqcn_alpha_period", .type = CS_OPT_NUM, .def = 55, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
+     .off = O(dcqcn_alpha_us), .help = "DCQCN alpha decay period K"},
+    {.key = "dcqcn_timer", .type = CS_OPT_NUM, .def = 55, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
+     .off = O(dcqcn_timer_us), .help = "DCQCN rate increase timer T"},
+    {.key = "dcqcn_byte_counter", .type = CS_OPT_NUM, .def = 10485760, .min = 0, .min_open = 1, .max = 1e15,
+     .unit = "bytes", .off = O(dcqcn_bytes), .help = "DCQCN rate increase byte counter B (10 MB)"},
+    {.key = "dcqcn_f", .type = CS_OPT_INT, .def = 5, .min = 0, .max = 1000, .off = O(dcqcn_f),
+     .help = "DCQCN fast recovery stages F"},
+    {.key = "dcqcn_rai", .type = CS_OPT_NUM, .def = 0.04, .min = 0, .max = 1e6, .unit = "Gb/s", .off = O(dcqcn_rai_gbps),
+     .help = "DCQCN additive increase R_AI (40 Mb/s)"},
+    {.key = "dcqcn_rhai", .type = CS_OPT_NUM, .def = 0.4, .min = 0, .max = 1e6, .unit = "Gb/s",
+     .off = O(dcqcn_rhai_gbps), .help = "DCQCN hyper increase R_HAI (400 Mb/s: 10 x R_AI, our choice)"},
+    {.key = "dcqcn_min_rate", .type = CS_OPT_NUM, .def = 0.1, .min = 0, .min_open = 1, .max = 1e6, .unit = "Gb/s",
+     .off = O(dcqcn_min_gbps), .help = "DCQCN floor of the current rate"},
+    {.key = "cnp_interval", .type = CS_OPT_NUM, .def = 50, .min = 0, .max = 1e9, .unit = "us", .off = O(cnp_interval_us),
+     .help = "DCQCN notification point: at most one CNP per flow per interval (50 us)"},
+    {.key = "ack_every", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 1 << 20, .unit = "packets", .off = O(ack_every),
+     .help = "the receiver ACKs every this many in-order packets, and the last"},
+    {.key = "window", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e15, .unit = "bytes", .off = O(window_bytes),
+     .help = "largest unacknowledged payload per flow (0: no limit, as RoCE RC)"},
+    {.key = "rto", .type = CS_OPT_NUM, .def = 1000, .min = 0, .min_open = 1, .max = 1e9, .unit = "us", .off = O(rto_us),
+     .help = "retransmit timeout: no ACK progress for this long goes back to the oldest unacknowledged packet"},
+    {.key = "retry_limit", .type = CS_OPT_INT, .def = 7, .min = 0, .max = 1 << 20, .off = O(retry_limit),
+     .help = "timeouts in a row without progress after which a flow stops and the run reports it (RC retry_cnt)"},
+    {.key = "loss_rate", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 0.5, .off = O(loss_rate),
+     .help = "probability that a data packet is lost on each link it crosses (bit errors)"},
+    {.key = "seed", .type = CS_OPT_INT, .def = 1, .min = 0, .max = (double)INT32_MAX, .off = O(seed),
+     .help = "seed of the random choices (ECN marks, losses)"},
+    {.key = "ecmp_seed", .type = CS_OPT_INT, .def = -1, .min = -1, .max = (double)INT32_MAX, .off = O(ecmp_seed),
+     .help = "seed of ECMP hashing (-1 = the topology's ecmp_seed)"},
+    {.key = "routing", .type = CS_OPT_ENUM, .def = PKT_ROUTING_TOPOLOGY, .values = PKT_ROUTINGS, .off = O(routing),
+     .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message"},
+};
+#undef O
+
+/* ---- state -------------------------------------------------------------------- */
+
+enum { PRIO_CTRL = 0, PRIO_DATA = 1, NPRIO = 2 };
+enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
+#define CTRL_WIRE 64u     /* bytes of an ACK, NAK, CNP or PFC frame on the wire */
+#define NONE UINT32_MAX
+
+typedef struct pkt {
+    struct pkt *next;
+    uint32_t flow, psn; /* psn: data: its sequence number; ACK/NAK: the receiver's next expected */
+    uint32_t wire, payload;
+    uint32_t hop;       /* index in its path of the link it is on or queued for */
+    uint32_t in_link;   /* the link it arrived on at the node that holds it; NONE at its source */
+    uint8_t type, ecn;
+    uint8_t headroom;   /* accounted in its ingress link's headroom (else the shared pool) */
+    uint8_t held;       /* accounted in the buffer of the node that holds it */
+} pkt;
+
+typedef struct pflow {
+    uint32_t src, dst;
+    uint32_t *path, npath, *rpath, nrpath; /* rpath: the route back (ACK, NAK, CNP); one allocation */
+    uint64_t bytes, key, cookie;
+    cs_net_done_fn done;
+    void *ctx;
+    uint32_t npkts, last_payload;
+    /* sender */
+    uint32_t snd_nxt, snd_una, retries;
+    cs_time next_tx, last_progress, start;
+    uint64_t rto_ev; /* pending timer id + 1, 0 = none */
+    cs_dcqcn cc;
+    uint32_t ring_next, ring_prev;
+    uint8_t in_ring;
+    /* receiver */
+    uint32_t rcv_nxt, since_ack, nak_for; /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
+    cs_time last_cnp;
+    uint8_t cnp_sent;
+    /* life */
+    uint32_t inflight; /* its packets anywhere in the network */
+    uint8_t live, delivered, failed;
+} pflow;
+
+typedef struct port {
+    pkt *qh[NPRIO], *qt[NPRIO];
+    uint64_t qbytes; /* data bytes queued */
+    uint8_t busy, paused, turn;
+    /* the packet in transmission, as this node accounted it (with
+     * cut-through it may already be held by the next node) */
+    uint8_t cur_held, cur_headroom, cur_data;
+    uint32_t cur_in_link, cur_wire, cur_payload;
+    uint32_t ring, nring; /* flows starting here (source port of an NPU): a ring, NONE = empty */
+    uint64_t wake_ev;
+    cs_time wake_at;
+    /* ingress accounting at this link's far node (the link as that node's ingress) */
+    uint64_t in_shared, in_head, headroom;
+    uint8_t xoff; /* the far node has paused this link (decided; takes effect upstream later) */
+    /* statistics */
+    uint64_t bytes, packets, drops, marks, max_q;
+    cs_time busy_time, busy_since, pause_time, pause_since;
+} port;
+
+typedef struct pnode {
+    uint64_t shared, used; /* shared pool size, bytes in it */
+} pnode;
+
+typedef struct pkt_state {
+    const cs_network_config *cfg;
+    cs_eventq *q;
+    const cs_topo *topo;
+    cs_topo *own_topo;
+    cs_router *router;
+    pkt_opts o;
+    cs_dcqcn_params dp;
+    cs_time rto, cnp_interval;
+    uint64_t wire_mtu;
+    port *ports;
+    pnode *nodes;
+    pflow *flows;
+    size_t nflows_alloc, cap_flows;
+    uint32_t *free_ids;
+    size_t nfree, cap_free;
+    cs_pool *pkts;
+    uint64_t rng;
+    cs_packet_stats st;
+    uint32_t failed_src, failed_dst;
+    uint64_t failed_bytes;
+} pkt_state;
+
+/* ---- small helpers --------------------------------------------------------------- */
+
+/* splitmix64: a uniform double in [0, 1). */
+static double rnd(pkt_state *s) {
+    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53;
+}
+
+/* ps a link of bw bytes per ns takes for `bytes` (at least 1 ps). */
+static cs_time ser_ps(uint64_t bytes, double bw) {
+    double ps = ceil((double)bytes * 1000.0 / bw);
+    if (ps < 1) ps = 1;
+    if (ps >= 1.8e19) return CS_TIME_MAX;
+    return (cs_time)ps;
+}
+
+/* The same in double, unbounded (closed forms and messages). */
+static double ser_d(uint64_t bytes, double bw) {
+    double ps = ceil((double)bytes * 1000.0 / bw);
+    return ps < 1 ? 1 : ps;
+}
+
+static inline cs_time now_of(const pkt_state *s) { return cs_eventq_now(s->q); }
+static inline const cs_link *lk(const pkt_state *s, uint32_t l) { return &s->topo->links[l]; }
+
+static void pkt_destroy(void *state);
+
+/* ---- create ------------------------------------------------------------------------ */
+
+static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
+    const cs_network_config *cfg = env->cfg;
+    pkt_state *s = cs_calloc(1, sizeof *s);
+    *state = s;
+    s->cfg = cfg;
+    s->q = env->q;
+    s->o = *(const pkt_opts *)env->opts;
+    if (env->topo) {
+        s->topo = env->topo;
+    } else {
+        int rc = cs_topo_check_astra(cfg, err);
+        if (rc) {
+            pkt_destroy(s);
+            *state = NULL;
+            return rc;
+        }
+        s->own_topo = cs_topo_build_astra(cfg);
+        s->topo = s->own_topo;
+    }
+    const cs_topo *t = s->topo;
+    if (t->nnpus != cfg->total_npus) {
+        int rc = CS_ERR(err, CS_EINVAL, "topology (%s) has %u NPUs but the network configuration %s has %llu",
+                        t->desc ? t->desc : "?", t->nnpus, cfg->path ? cfg->path : "",
+                        (unsigned long long)cfg->total_npus);
+        pkt_destroy(s);
+        *state = NULL;
+        return rc;
+    }
+    if (t->nchanges && !env->healthy) {
+        int rc = CS_ERR(err, CS_EUNSUPPORTED,
+                        "backend packet: the topology (%s) has %u timed changes (links or switches going down or "
+                        "degraded during the run); the packet backend applies failures from the start only -- use "
+                        "--backend flow for timed changes", t->desc ? t->desc : "?", t->nchanges);
+        pkt_destroy(s);
+        *state = NULL;
+        return rc;
+    }
+    if (s->o.kmax_bytes < s->o.kmin_bytes) {
+        int rc = CS_ERR(err, CS_EINVAL, "backend.packet.kmax: %.17g bytes is below backend.packet.kmin (%.17g bytes); "
+                        "expected kmin <= kmax", s->o.kmax_bytes, s->o.kmin_bytes);
+        pkt_destroy(s);
+        *state = NULL;
+        return rc;
+    }
+    s->wire_mtu = (uint64_t)s->o.mtu + (uint64_t)s->o.overhead;
+    s->rto = (cs_time)llround(s->o.rto_us * 1e6);
+    s->cnp_interval = (cs_time)llround(s->o.cnp_interval_us * 1e6);
+    s->dp = (cs_dcqcn_params){.g = s->o.dcqcn_g,
+                              .alpha_period = (cs_time)llround(s->o.dcqcn_alpha_us * 1e6),
+                              .timer_period = (cs_time)llround(s->o.dcqcn_timer_us * 1e6),
+                              .byte_counter = (uint64_t)s->o.dcqcn_bytes,
+                              .f = (uint32_t)s->o.dcqcn_f,
+                              .rai = s->o.dcqcn_rai_gbps / 8,
+                              .rhai = s->o.dcqcn_rhai_gbps / 8,
+                              .min_rate = s->o.dcqcn_min_gbps / 8};
+    s->rng = 0x5EED0000ULL ^ (uint64_t)s->o.seed;
+    size_t nl = t->nlinks ? t->nlinks : 1;
+    s->ports = cs_calloc(nl, sizeof *s->ports);
+    s->nodes = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *s->nodes);
+    for (uint32_t l = 0; l < t->nlinks; l++) s->ports[l].ring = NONE;
+    /* buffers: headroom per ingress link (PFC), the rest shared */
+    for (uint32_t v = 0; v < t->nnodes; v++) {
+        uint64_t head = 0;
+        if (s->o.pfc)
+            for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
+                uint32_t l = t->in_idx[i];
+                double bw = env->healthy ? lk(s, l)->nominal_bw : lk(s, l)->bw;
+                uint64_t h = (uint64_t)ceil(2.0 * cs_time_as_ns_f(lk(s, l)->lat) * bw) + 2 * s->wire_mtu + CTRL_WIRE;
+                s->ports[l].headroom = h;
+                head += h;
+            }
+        if ((double)head >= s->o.buffer_bytes && t->kind[v] != CS_NODE_NPU) {
+            int rc = CS_ERR(err, CS_EINVAL,
+                            "backend.packet.buffer: %.17g bytes per switch leaves nothing shared at %s %u, whose %u "
+                            "ingress links reserve %llu bytes of PFC headroom (2 x latency x bandwidth + 2 MTU + 64 "
+                            "bytes each); expected a larger buffer", s->o.buffer_bytes,
+                            cs_node_kind_name((cs_node_kind)t->kind[v]), v, t->in_off[v + 1] - t->in_off[v],
+                            (unsigned long long)head);
+            pkt_destroy(s);
+            *state = NULL;
+            return rc;
+        }
+        s->nodes[v].shared = (double)head < s->o.buffer_bytes ? (uint64_t)s->o.buffer_bytes - head : 0;
+    }
+    uint64_t seed = s->o.ecmp_seed >= 0 ? (uint64_t)s->o.ecmp_seed : t->ecmp_seed;
+    int spray = s->o.routing == PKT_ROUTING_TOPOLOGY ? -1 : s->o.routing == PKT_ROUTING_SPRAY;
+    s->router = cs_router_new_ex(t, seed, spray, NULL);
+    s->pkts = cs_pool_new(sizeof(pkt));
+    return CS_OK;
+}
+
+static void pkt_destroy(void *state) {
+    pkt_state *s = state;
+    if (!s) return;
+    for (size_t i = 0; i < s->nflows_alloc; i++)
+        if (s->flows[i].live) cs_free(s->flows[i].path);
+    cs_free(s->flows);
+    cs_free(s->free_ids);
+    cs_free(s->ports);
+    cs_free(s->nodes);
+    if (s->pkts) cs_pool_free(s->pkts);
+    cs_router_free(s->router);
+    cs_topo_free(s->own_topo);
+    cs_free(s);
+}
+
+/* ---- flows ---------------------------------------------------------------------------- */
+
+static void free_flow(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    if (f->rto_ev) cs_eventq_cancel(s->q, f->rto_ev - 1);
+    cs_free(f->path);
+    f->path = f->rpath = NULL;
+    f->live = 0;
+    CS_GROW(s->free_ids, s->cap_free, s->nfree + 1);
+    s->free_ids[s->nfree++] = id;
+}
+
+/* A flow whose receiver is done, whose sender has everything acknowledged
+ * (or stopped) and of which no packet is left anywhere is freed. */
+static void maybe_free(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    if (f->inflight || f->in_ring) return;
+    if (f->failed || (f->delivered && f->snd_una == f->npkts)) free_flow(s, id);
+}
+
+static void ring_add(pkt_state *s, uint32_t id);
+static void port_kick(pkt_state *s, uint32_t l);
+static void arm_rto(pkt_state *s, uint32_t id);
+
+/* ---- transmission ------------------------------------------------------------------------- */
+
+static void on_tx_end(void *ctx, const cs_event *ev);
+static void on_arrive(void *ctx, const cs_event *ev);
+static void on_wake(void *ctx, const cs_event *ev);
+
+static const uint32_t *path_of(const pkt_state *s, const pkt *p, uint32_t *n) {
+    const pflow *f = &s->flows[p->flow];
+    if (p->type == PK_DATA) {
+        *n = f->npath;
+        return f->path;
+    }
+    *n = f->nrpath;
+    return f->rpath;
+}
+
+static void queue_push(port *P, pkt *p, int prio) {
+    p->next = NULL;
+    if (P->qt[prio]) P->qt[prio]->next = p;
+    else P->qh[prio] = p;
+    P->qt[prio] = p;
+}
+
+static pkt *queue_pop(port *P, int prio) {
+    pkt *p = P->qh[prio];
+    if (!p) return NULL;
+    P->qh[prio] = p->next;
+    if (!P->qh[prio]) P->qt[prio] = NULL;
+    return p;
+}
+
+/* A data packet from a flow starting at this port's NPU, or NULL (then, when
+ * a flow waits for its pacing, a wake-up is armed). */
+static void ring_unlink(pkt_state *s, port *P, uint32_t id) {
+    pflow *f = &s->flows[id];
+    if (P->nring == 1) {
+        P->ring = NONE;
+    } else {
+        s->flows[f->ring_prev].ring_next = f->ring_next;
+        s->flows[f->ring_next].ring_prev = f->ring_prev;
+        if (P->ring == id) P->ring = f->ring_next;
+    }
+    P->nring--;
+    f->in_ring = 0;
+}
+
+static pkt *from_ring(pkt_state *s, uint32_t l) {
+    port *P = &s->ports[l];
+    cs_time now = now_of(s), wake = CS_TIME_MAX;
+    uint32_t steps = P->nring, id = P->ring;
+    while (steps-- && id != NONE) {
+        pflow *f = &s->flows[id];
+        uint32_t next = f->ring_next;
+        int can = f->snd_nxt < f->npkts && !f->failed;
+        if (can && s->o.window_bytes > 0 && (double)(f->snd_nxt - f->snd_una) * s->o.mtu >= s->o.window_bytes)
+            can = 0;
+        if (!can) { /* nothing to send until an ACK, NAK or timeout: leave the ring */
+            ring_unlink(s, P, id);
+            maybe_free(s, id);
+            id = P->ring == NONE ? NONE : next;
+            continue;
+        }
+        if (s->o.cc == PKT_CC_DCQCN) cs_dcqcn_advance(&f->cc, &s->dp, now);
+        if (f->next_tx <= now) {
+            P->ring = next; /* round robin: the next flow goes first next time */
+            pkt *p = cs_pool_get(s->pkts);
+            memset(p, 0, sizeof *p);
+            p->flow = id;
+            p->psn = f->snd_nxt++;
+            p->payload = p->psn + 1 == f->npkts ? f->last_payload : (uint32_t)s->o.mtu;
+            p->wire = p->payload + (uint32_t)s->o.overhead;
+            p->type = PK_DATA;
+            p->in_link = NONE;
+            if (f->snd_una + 1 == f->snd_nxt) f->last_progress = now; /* the first packet outstanding */
+            double rate = s->o.cc == PKT_CC_DCQCN ? f->cc.rc : 0;
+            f->next_tx = rate > 0 ? now + ser_ps(p->wire, rate) : now;
+            if (s->o.cc == PKT_CC_DCQCN) cs_dcqcn_sent(&f->cc, &s->dp, p->wire);
+            f->inflight++;
+            arm_rto(s, id);
+            return p;
+        }
+        if (f->next_tx < wake) wake = f->next_tx;
+        id = next;
+    }
+    if (wake != CS_TIME_MAX && (!P->wake_ev || wake < P->wake_at)) {
+        if (P->wake_ev) cs_eventq_cancel(s->q, P->wake_ev - 1);
+        P->wake_at = wake;
+        P->wake_ev = cs_eventq_push(s->q, wake, ((uint64_t)l << 3) | 3, on_wake, s, l) + 1;
+    }
+    return NULL;
+}
+
+static void on_wake(void *ctx, const cs_event *ev) {
+    pkt_state *s = ctx;
+    s->ports[ev->arg].wake_ev = 0;
+    port_kick(s, (uint32_t)ev->arg);
+}
+
+/* Start the next packet on link l if it is idle: control first, then data
+ * (unless paused), forwarded packets and the NPU's own flows in turn. */
+static void port_kick(pkt_state *s, uint32_t l) {
+    port *P = &s->ports[l];
+    if (P->busy || !(lk(s, l)->bw > 0)) return;
+    pkt *p = queue_pop(P, PRIO_CTRL);
+    if (!p && !P->paused) {
+        int have_q = P->qh[PRIO_DATA] != NULL, have_r = P->ring != NONE;
+        if (have_r && (!have_q || P->turn)) {
+            p = from_ring(s, l);
+            if (p) P->turn = 0;
+        }
+        if (!p && have_q) {
+            p = queue_pop(P, PRIO_DATA);
+            P->qbytes -= p->wire;
+            P->turn = 1;
+        }
+    }
+    if (!p) return;
+    cs_time now = now_of(s);
+    double bw = lk(s, l)->bw;
+    cs_time ser = ser_ps(p->wire, bw);
+    P->busy = 1;
+    P->busy_since = now;
+    P->cur_held = p->held;
+    P->cur_headroom = p->headroom;
+    P->cur_in_link = p->in_link;
+    P->cur_wire = p->wire;
+    P->cur_payload = p->payload;
+    P->cur_data = p->type == PK_DATA;
+    p->held = 0; /* released from this node's buffer when the transmission ends */
+    cs_eventq_push(s->q, now + ser, ((uint64_t)l << 3) | 0, on_tx_end, s, l);
+    /* the far node: its last bit (store-and-forward, and always at the
+     * destination) or its headers (cut-through onto a link not faster) */
+    uint32_t n;
+    const uint32_t *path = path_of(s, p, &n);
+    cs_time at = now + ser;
+    if (s->o.cut_through && p->hop + 1 < n && lk(s, path[p->hop + 1])->bw <= bw)
+        at = now + ser_ps((uint64_t)s->o.overhead, bw);
+    cs_eventq_push(s->q, at + lk(s, l)->lat, ((uint64_t)l << 3) | 1, on_arrive, s, (uint64_t)(uintptr_t)p);
+}
+
+/* ---- PFC --------------------------------------------------------------------------------------- */
+
+static void on_pfc(void *ctx, const cs_event *ev) {
+    pkt_state *s = ctx;
+    uint32_t l = (uint32_t)(ev->arg >> 1);
+    int pause = (int)(ev->arg & 1);
+    port *P = &s->ports[l];
+    cs_time now = now_of(s);
+    if (pause && !P->paused) {
+        P->paused = 1;
+        P->pause_since = now;
+        s->st.pauses++;
+    } else if (!pause && P->paused) {
+        P->paused = 0;
+        P->pause_time += now - P->pause_since;
+        port_kick(s, l);
+    }
+}
+
+/* The far node of link l pauses (1) or resumes (0) it: a frame on the link
+ * back, ser + lat later at the upstream port. */
+static void send_pfc(pkt_state *s, uint32_t l, int pause) {
+    port *P = &s->ports[l];
+    P->xoff = (uint8_t)pause;
+    uint32_t back = cs_topo_find_link(s->topo, lk(s, l)->dst, lk(s, l)->src);
+    double bw = back != UINT32_MAX && lk(s, back)->bw > 0 ? lk(s, back)->bw : lk(s, l)->bw;
+    cs_time lat = back != UINT32_MAX ? lk(s, back)->lat : lk(s, l)->lat;
+    cs_eventq_push(s->q, now_of(s) + ser_ps(CTRL_WIRE, bw) + lat, ((uint64_t)l << 3) | 2, on_pfc, s,
+                   ((uint64_t)l << 1) | (uint64_t)pause);
+}
+
+static uint64_t threshold(const pkt_state *s, uint32_t v) {
+    const pnode *N = &s->nodes[v];
+    uint64_t free = N->shared > N->used ? N->shared - N->used : 0;
+    return (uint64_t)(s->o.alpha * (double)free);
+}
+
+/* The packet that link l was sending leaves the buffer of node v (the
+ * link's source) as the port accounted it. */
+static void release(pkt_state *s, uint32_t v, port *P) {
+    if (!P->cur_held) return;
+    P->cur_held = 0;
+    port *I = &s->ports[P->cur_in_link];
+    if (P->cur_headroom) {
+        I->in_head -= P->cur_wire;
+    } else {
+        I->in_shared -= P->cur_wire;
+        s->nodes[v].used -= P->cur_wire;
+    }
+    if (s->o.pfc && I->xoff && I->in_head == 0) {
+        uint64_t thr = threshold(s, v), off = 2 * s->wire_mtu;
+        if (I->in_shared + off <= thr || I->in_shared == 0) send_pfc(s, P->cur_in_link, 0);
+    }
+}
+
+/* Admit data packet p, arrived at node v over link in, into v's buffer for
+ * egress link out.  0: dropped (counted). */
+static int admit(pkt_state *s, uint32_t v, uint32_t in, uint32_t out, pkt *p) {
+    pnode *N = &s->nodes[v];
+    port *I = &s->ports[in], *E = &s->ports[out];
+    uint64_t thr = threshold(s, v);
+    if (s->o.pfc) {
+        if (I->in_shared < thr && N->used + p->wire <= N->shared) {
+            I->in_shared += p->wire;
+            N->used += p->wire;
+            p->headroom = 0;
+        } else if (I->in_head + p->wire <= I->headroom) {
+            I->in_head += p->wire;
+            p->headroom = 1;
+        } else {
+            E->drops++;
+            s->st.headroom_drops++;
+            return 0;
+        }
+        if (!I->xoff && (p->headroom || I->in_shared >= threshold(s, v))) send_pfc(s, in, 1);
+    } else {
+        if ((double)(E->qbytes + p->wire) > s->o.alpha * (double)(N->shared > N->used ? N->shared - N->used : 0) ||
+            N->used + p->wire > N->shared) {
+            E->drops++;
+            s->st.drops++;
+            return 0;
+        }
+        I->in_shared += p->wire;
+        N->used += p->wire;
+        p->headroom = 0;
+    }
+    p->held = 1;
+    return 1;
+}
+
+/* ---- endpoints ----------------------------------------------------------------------------------- */
+
+/* A control packet of flow id (ACK, NAK: psn = the receiver's next expected;
+ * CNP) onto the route back. */
+static void send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn) {
+    pflow *f = &s->flows[id];
+    pkt *p = cs_pool_get(s->pkts);
+    memset(p, 0, sizeof *p);
+    p->flow = id;
+    p->psn = psn;
+    p->wire = CTRL_WIRE;
+    p->type = (uint8_t)type;
+    p->in_link = NONE;
+    f->inflight++;
+    s->st.ctrl_packets++;
+    if (f->nrpath == 0) { /* no route back (self): handled at once */
+        f->inflight--;
+        cs_pool_put(s->pkts, p);
+        return;
+    }
+    queue_push(&s->ports[f->rpath[0]], p, PRIO_CTRL);
+    port_kick(s, f->rpath[0]);
+}
+
+static void receiver(pkt_state *s, pkt *p) {
+    uint32_t id = p->flow;
+    pflow *f = &s->flows[id];
+    cs_time now = now_of(s);
+    if (f->failed) return;
+    if (p->psn == f->rcv_nxt) {
+        f->rcv_nxt++;
+        f->since_ack++;
+        s->st.delivered_bytes += p->payload;
+        if (p->ecn && s->o.cc == PKT_CC_DCQCN && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
+            f->cnp_sent = 1;
+            f->last_cnp = now;
+            send_ctrl(s, id, PK_CNP, 0);
+            s->st.cnps++;
+        }
+        if (f->rcv_nxt == f->npkts) {
+            send_ctrl(s, id, PK_ACK, f->rcv_nxt);
+            f->delivered = 1;
+            s->st.fct_sum_ns += cs_time_as_ns_f(now - f->start);
+            s->st.flows_done++;
+            f->done(f->ctx, f->cookie);
+        } else if (f->since_ack >= (uint32_t)s->o.ack_every) {
+            f->since_ack = 0;
+            send_ctrl(s, id, PK_ACK, f->rcv_nxt);
+        }
+    } else if (p->psn > f->rcv_nxt) { /* a gap: go-back-N drops it and NAKs the gap once */
+        s->st.out_of_order++;
+        if (f->nak_for != f->rcv_nxt + 1) {
+            f->nak_for = f->rcv_nxt + 1;
+            send_ctrl(s, id, PK_NAK, f->rcv_nxt);
+            s->st.naks++;
+        }
+    } else { /* a duplicate: say again where we are */
+        s->st.duplicates++;
+        send_ctrl(s, id, PK_ACK, f->rcv_nxt);
+    }
+}
+
+static void sender(pkt_state *s, pkt *p) {
+    uint32_t id = p->flow;
+    pflow *f = &s->flows[id];
+    cs_time now = now_of(s);
+    if (f->failed) return;
+    switch (p->type) {
+    case PK_ACK:
+        if (p->psn > f->snd_una) {
+            f->snd_una = p->psn;
+            if (f->snd_nxt < f->snd_una) f->snd_nxt = f->snd_una;
+            f->retries = 0;
+            f->last_progress = now;
+            if (f->snd_nxt < f->npkts) ring_add(s, id);
+        }
+        break;
+    case PK_NAK:
+        if (p->psn >= f->snd_una) {
+            if (p->psn > f->snd_una) f->retries = 0;
+            f->snd_una = p->psn;
+            if (f->snd_nxt > p->psn) s->st.retransmitted += f->snd_nxt - p->psn;
+            f->snd_nxt = p->psn;
+            f->last_progress = now;
+            ring_add(s, id);
+        }
+        break;
+    case PK_CNP:
+        cs_dcqcn_advance(&f->cc, &s->dp, now);
+        cs_dcqcn_cnp(&f->cc, &s->dp, now);
+        break;
+    }
+}
+
+/* ---- retransmit timer ------------------------------------------------------------------------------ */
+
+static void on_rto(void *ctx, const cs_event *ev) {
+    pkt_state *s = ctx;
+    uint32_t id = (uint32_t)ev->arg;
+    pflow *f = &s->flows[id];
+    f->rto_ev = 0;
+    cs_time now = now_of(s);
+    if (!f->live || f->failed || f->snd_una >= f->snd_nxt) return; /* nothing outstanding */
+    if (now - f->last_progress < s->rto) {
+        arm_rto(s, id);
+        return;
+    }
+    s->st.timeouts++;
+    if (++f->retries > (uint32_t)s->o.retry_limit) {
+        f->failed = 1;
+        s->st.failed_flows++;
+        if (s->st.failed_flows == 1) {
+            s->failed_src = f->src;
+            s->failed_dst = f->dst;
+            s->failed_bytes = f->bytes;
+        }
+        maybe_free(s, id);
+        return;
+    }
+    s->st.retransmitted += f->snd_nxt - f->snd_una;
+    f->snd_nxt = f->snd_una;
+    f->last_progress = now;
+    ring_add(s, id);
+    arm_rto(s, id);
+}
+
+static void arm_rto(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    if (f->rto_ev || f->snd_una >= f->snd_nxt) return;
+    cs_time at = cs_time_add(f->last_progress, s->rto);
+    if (at < now_of(s)) at = now_of(s);
+    f->rto_ev = cs_eventq_push(s->q, at, f->key, on_rto, s, id) + 1;
+}
+
+/* ---- events ------------------------------------------------------------------------------------------ */
+
+static void on_tx_end(void *ctx, const cs_event *ev) {
+    pkt_state *s = ctx;
+    uint32_t l = (uint32_t)ev->arg;
+    port *P = &s->ports[l];
+    cs_time now = now_of(s);
+    P->busy = 0;
+    P->busy_time += now - P->busy_since;
+    P->packets++;
+    if (P->cur_data) P->bytes += P->cur_payload;
+    release(s, lk(s, l)->src, P);
+    port_kick(s, l);
+}
+
+static void drop(pkt_state *s, pkt *p) {
+    pflow *f = &s->flows[p->flow];
+    f->inflight--;
+    uint32_t id = p->flow;
+    cs_pool_put(s->pkts, p);
+    maybe_free(s, id);
+}
+
+static void on_arrive(void *ctx, const cs_event *ev) {
+    pkt_state *s = ctx;
+    pkt *p = (pkt *)(uintptr_t)ev->arg;
+    uint32_t n;
+    const uint32_t *path = path_of(s, p, &n);
+    uint32_t in = path[p->hop];
+    uint32_t v = lk(s, in)->dst;
+    if (p->type == PK_DATA && s->o.loss_rate > 0 && rnd(s) < s->o.loss_rate) {
+        s->st.lost++;
+        drop(s, p);
+        return;
+    }
+    if (p->hop + 1 == n) { /* at its destination */
+        if (p->type == PK_DATA) receiver(s, p);
+        else sender(s, p);
+        drop(s, p);
+        return;
+    }
+    p->hop++;
+    uint32_t out = path[p->hop];
+    port *E = &s->ports[out];
+    if (p->type == PK_DATA) {
+        p->in_link = in;
+        if (!admit(s, v, in, out, p)) {
+            drop(s, p);
+            return;
+        }
+        if (s->o.cc == PKT_CC_DCQCN) {
+            uint64_t q = E->qbytes;
+            double pm = q <= s->o.kmin_bytes ? 0
+                        : q > s->o.kmax_bytes ? 1
+                        : s->o.pmax * ((double)q - s->o.kmin_bytes) / (s->o.kmax_bytes - s->o.kmin_bytes);
+            if (pm > 0 && (pm >= 1 || rnd(s) < pm)) {
+                p->ecn = 1;
+                E->marks++;
+                s->st.ecn_marks++;
+            }
+        }
+        E->qbytes += p->wire;
+        if (E->qbytes > E->max_q) E->max_q = E->qbytes;
+        queue_push(E, p, PRIO_DATA);
+    } else {
+        p->in_link = NONE;
+        queue_push(E, p, PRIO_CTRL);
+    }
+    port_kick(s, out);
+}
+
+static void ring_add(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    if (f->in_ring || f->npath == 0) return;
+    uint32_t l = f->path[0];
+    port *P = &s->ports[l];
+    P->nring++;
+    if (P->ring == NONE) {
+        f->ring_next = f->ring_prev = id;
+        P->ring = id;
+    } else { /* before the ring's head: last in the round */
+        pflow *h = &s->flows[P->ring];
+        f->ring_next = P->ring;
+        f->ring_prev = h->ring_prev;
+        s->flows[h->ring_prev].ring_next = id;
+        h->ring_prev = id;
+    }
+    f->in_ring = 1;
+    port_kick(s, l);
+}
+
+static void on_self(void *ctx, const cs_event *ev) {
+    pkt_state *s = ctx;
+    uint32_t id = (uint32_t)ev->arg;
+    pflow *f = &s->flows[id];
+    f->inflight = 0;
+    f->delivered = 1;
+    s->st.flows_done++;
+    f->done(f->ctx, f->cookie);
+    maybe_free(s, id);
+}
+
+/* ---- the interface ---------------------------------------------------------------------------------------- */
+
+/* Time of one uncontended transfer over links path[0..n) (hops 0..n-1):
+ * the packets pipeline through the hops (docs/network.md, "packet").  With
+ * P the wire size of a full packet, L that of the last one, s_h(x) =
+ * ser(x, bw_h), and a_h(x) = lat_h + s_h(x) -- or lat_h + s_h(overhead)
+ * where the node after hop h cuts through -- the time from a packet's start
+ * on hop h to its start on hop h+1, the last packet of N >= 2 arrives at
+ *   max over m of [ sum_{h<m} a_h(P) + s_m(P) + (N-2) max_{h<=m} s_h(P)
+ *                   + sum_{m<=h<n-1} a_h(L) ] + s_{n-1}(L) + lat_{n-1}
+ * (the longest path through the grid of packets x hops: the N-2 middle
+ * packets queue at the slowest hop up to m, where the last packet catches
+ * up), and a single packet at sum_{h<n-1} a_h(L) + s_{n-1}(L) + lat_{n-1}. */
+static double path_time(const pkt_state *s, const uint32_t *path, uint32_t n, uint64_t bytes) {
+    if (n == 0) return 0;
+    uint64_t mtu = (uint64_t)s->o.mtu, hdr = (uint64_t)s->o.overhead;
+    uint64_t npk = bytes ? (bytes + mtu - 1) / mtu : 1;
+    uint64_t wp = mtu + hdr, wl = bytes - (npk - 1) * mtu + hdr;
+    /* sums of ps in double: exact below 2^53 ps (2.5 hours) */
+#define SERV(h, x) ser_d((x), lk(s, path[h])->bw)
+#define ADV(h, x)                                                                                      \
+    ((double)lk(s, path[h])->lat +                                                                     \
+     ((s->o.cut_through && (h) + 1 < n && lk(s, path[(h) + 1])->bw <= lk(s, path[h])->bw) ? SERV(h, hdr) \
+                                                                                          : SERV(h, x)))
+    double *suffix = cs_calloc((size_t)n + 1, sizeof *suffix); /* suffix[m] = sum_{m<=h<n-1} a_h(L) */
+    for (uint32_t h = n - 1; h-- > 0;) suffix[h] = suffix[h + 1] + ADV(h, wl);
+    double best = suffix[0];
+    if (npk >= 2) {
+        double prefix = 0, mx = 0; /* sum_{h<m} a_h(P), max_{h<=m} s_h(P) */
+        best = 0;
+        for (uint32_t m = 0; m < n; m++) {
+            double sp = SERV(m, wp);
+            if (sp > mx) mx = sp;
+            double t = prefix + sp + (double)(npk - 2) * mx + suffix[m];
+            if (t > best) best = t;
+            prefix += ADV(m, wp);
+        }
+    }
+    cs_free(suffix);
+    best += SERV(n - 1, wl) + (double)lk(s, path[n - 1])->lat;
+#undef SERV
+#undef ADV
+    return best;
+}
+
+/* ps -> cs_time, CS_TIME_MAX beyond the range. */
+static cs_time to_time(double ps) { return ps >= 18446744073709551615.0 ? CS_TIME_MAX : (cs_time)ps; }
+
+static cs_time pkt_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
+    pkt_state *s = state;
+    if (src == dst) return 0;
+    const uint32_t *path;
+    uint32_t n;
+    cs_error err;
+    cs_error_clear(&err);
+    if (cs_router_route(s->router, src, dst, &path, &n, &err)) return CS_TIME_MAX;
+    return to_time(path_time(s, path, n, bytes));
+}
+
+static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
+    pkt_state *s = state;
+    cs_time now = now_of(s);
+    const uint32_t *path = NULL;
+    uint32_t n = 0;
+    int rc = cs_router_route_msg(s->router, m->src, m->dst, m->key, &path, &n, err);
+    if (rc) return rc;
+    double ps = path_time(s, path, n, m->bytes);
+    cs_time t = to_time(ps);
+    if (cs_time_beyond(t) || cs_time_beyond(cs_time_add(now, t)))
+        return cs_net_beyond_error(err, now, ps / 1e3, "its packets alone on its route");
+    uint64_t npk = m->bytes ? (m->bytes + (uint64_t)s->o.mtu - 1) / (uint64_t)s->o.mtu : 1;
+    if (npk > UINT32_MAX - 1)
+        return CS_ERR(err, CS_EINVAL, "%llu packets of backend.packet.mtu %d bytes; expected at most %u per transfer",
+                      (unsigned long long)npk, s->o.mtu, UINT32_MAX - 1);
+    /* the route back, for ACKs */
+    const uint32_t *rpath = NULL;
+    uint32_t nr = 0;
+    uint32_t *copy = cs_malloc((size_t)(n ? n : 1) * sizeof *copy);
+    if (n) memcpy(copy, path, n * sizeof *copy);
+    rc = cs_router_route(s->router, m->dst, m->src, &rpath, &nr, err);
+    if (rc) {
+        cs_free(copy);
+        return rc;
+    }
+    uint32_t *both = cs_malloc((size_t)(n + nr ? n + nr : 1) * sizeof *both);
+    if (n) memcpy(both, copy, n * sizeof *both);
+    if (nr) memcpy(both + n, rpath, nr * sizeof *both);
+    cs_free(copy);
+    uint32_t id;
+    if (s->nfree) {
+        id = s->free_ids[--s->nfree];
+    } else {
+        CS_GROW(s->flows, s->cap_flows, s->nflows_alloc + 1);
+        id = (uint32_t)s->nflows_alloc++;
+    }
+    pflow *f = &s->flows[id];
+    memset(f, 0, sizeof *f);
+    f->src = m->src;
+    f->dst = m->dst;
+    f->path = both;
+    f->npath = n;
+    f->rpath = both + n;
+    f->nrpath = nr;
+    f->bytes = m->bytes;
+    f->key = m->key;
+    f->cookie = m->cookie;
+    f->done = m->done;
+    f->ctx = m->ctx;
+    f->npkts = (uint32_t)npk;
+    f->last_payload = (uint32_t)(m->bytes - (npk - 1) * (uint64_t)s->o.mtu);
+    f->start = now;
+    f->next_tx = now;
+    f->live = 1;
+    cs_dcqcn_init(&f->cc, n ? lk(s, path[0])->bw : 1, now);
+    s->st.flows++;
+    s->st.data_packets += npk;
+    if (n == 0) { /* to itself: delivered now, by an event as every delivery */
+        f->snd_una = f->snd_nxt = f->npkts;
+        f->inflight = 1;
+        cs_eventq_push(s->q, now, f->key, on_self, s, id);
+        return CS_OK;
+    }
+    ring_add(s, id);
+    return CS_OK;
+}
+
+static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
+    (void)err;
+    const pkt_state *s = state;
+    cs_time now = now_of(s);
+    out->nlinks = s->topo->nlinks;
+    out->links = cs_calloc(s->topo->nlinks ? s->topo->nlinks : 1, sizeof *out->links);
+    out->packet = 1;
+    uint64_t maxq = 0;
+    cs_time pause = 0;
+    uint32_t npaused = 0;
+    for (uint32_t l = 0; l < s->topo->nlinks; l++) {
+        const port *P = &s->ports[l];
+        cs_net_link_stat *o = &out->links[l];
+        o->bytes = P->bytes;
+        o->busy = P->busy_time + (P->busy ? now - P->busy_since : 0);
+        o->peak_util = P->packets ? 1 : 0;
+        o->drops = P->drops;
+        o->ecn_marks = P->marks;
+        o->paused = P->pause_time + (P->paused ? now - P->pause_since : 0);
+        o->max_queue_bytes = P->max_q;
+        if (P->max_q > maxq) maxq = P->max_q;
+        pause += o->paused;
+        if (o->paused) npaused++;
+    }
+    const cs_packet_stats *t = &s->st;
+    snprintf(out->summary, sizeof out->summary,
+             "packet (%s, cc %s): %llu data packets, %llu retransmitted, %llu dropped, %llu lost, %llu headroom "
+             "overflows, %llu ECN marks, %llu CNPs, PFC pause %.3f us over %u links, largest queue %llu bytes",
+             s->o.pfc ? "lossless, PFC" : "lossy", PKT_CCS[s->o.cc], (unsigned long long)t->data_packets,
+             (unsigned long long)t->retransmitted, (unsigned long long)t->drops, (unsigned long long)t->lost,
+             (unsigned long long)t->headroom_drops, (unsigned long long)t->ecn_marks, (unsigned long long)t->cnps,
+             cs_time_as_us_f(pause), npaused, (unsigned long long)maxq);
+    return CS_OK;
+}
+
+static void pkt_describe_pending(void *state, char *buf, size_t n) {
+    const pkt_state *s = state;
+    size_t live = 0, len = 0;
+    for (size_t i = 0; i < s->nflows_alloc; i++)
+        if (s->flows[i].live && !s->flows[i].delivered) live++;
+    buf[0] = '\0';
+    if (live) len += (size_t)snprintf(buf, n, "network: %zu flows in flight", live);
+    if (s->st.failed_flows && len < n)
+        len += (size_t)snprintf(buf + len, n - len, "%s%llu flows stopped after backend.packet.retry_limit (%d) "
+                                "retransmit timeouts without progress (first: NPU %u -> NPU %u, %llu bytes)",
+                                len ? ", " : "network: ", (unsigned long long)s->st.failed_flows, s->o.retry_limit,
+                                s->failed_src, s->failed_dst, (unsigned long long)s->failed_bytes);
+    uint32_t paused = 0, first = NONE;
+    for (uint32_t l = 0; l < s->topo->nlinks; l++)
+        if (s->ports[l].paused && (s->ports[l].qh[PRIO_DATA] || s->ports[l].ring != NONE)) {
+            paused++;
+            if (first == NONE) first = l;
+        }
+    if (paused && len < n)
+        snprintf(buf + len, n - len, "%s%u links paused by PFC with packets waiting (first: %s %u -> %s %u)",
+                 len ? ", " : "network: ", paused, cs_node_kind_name((cs_node_kind)s->topo->kind[lk(s, first)->src]),
+                 lk(s, first)->src, cs_node_kind_name((cs_node_kind)s->topo->kind[lk(s, first)->dst]),
+                 lk(s, first)->dst);
+}
+
+const cs_net_backend cs_net_packet = {
+    .name = "packet",
+    .help = "RoCEv2 packets over an explicit topology: shared-buffer switches, PFC, ECN, DCQCN, go-back-N",
+    .caps = CS_NET_NEEDS_TOPOLOGY | CS_NET_CONGESTION_AWARE,
+    .opts = PKT_OPTS,
+    .nopts = sizeof PKT_OPTS / sizeof PKT_OPTS[0],
+    .opts_size = sizeof(pkt_opts),
+    .create = pkt_create,
+    .send = pkt_send,
+    .uncontended_time = pkt_time,
+    .send_switch = NULL,
+    .report = pkt_report,
+    .describe_pending = pkt_describe_pending,
+    .destroy = pkt_destroy,
+};
+
+int cs_packet_stats_get(const cs_net *net, cs_packet_stats *out) {
+    if (net->backend != &cs_net_packet) return 0;
+    *out = ((const pkt_state *)net->state)->st;
+    return 1;
+}

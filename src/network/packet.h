@@ -1,0 +1,33 @@
+/*
+ * packet.h -- introspection of the `packet` backend (packet.c) for tests and
+ * reports: its counters over a run.  The backend itself is used through
+ * network.h like any other.
+ */
+#ifndef CS_NETWORK_PACKET_H
+#define CS_NETWORK_PACKET_H
+
+#include <stdint.h>
+
+#include "network/network.h"
+
+typedef struct cs_packet_stats {
+    uint64_t flows, flows_done;          /* transfers started, delivered */
+    uint64_t data_packets;               /* data packets of the transfers (first transmissions) */
+    uint64_t ctrl_packets;               /* ACKs, NAKs, CNPs sent */
+    uint64_t delivered_bytes;            /* payload delivered in order */
+    uint64_t drops;                      /* data packets refused by a full queue (lossy) */
+    uint64_t headroom_drops;             /* data packets beyond a PFC headroom (lossless: should be 0) */
+    uint64_t lost;                       /* data packets lost on a link (loss_rate) */
+    uint64_t pauses;                     /* PFC pauses that took effect */
+    uint64_t ecn_marks;                  /* data packets ECN-marked */
+    uint64_t cnps, naks, timeouts;       /* CNPs, NAKs sent; retransmit timeouts */
+    uint64_t retransmitted;              /* data packets sent again (go-back-N) */
+    uint64_t out_of_order, duplicates;   /* data packets the receiver refused / had already */
+    uint64_t failed_flows;               /* flows stopped after retry_limit timeouts */
+    double fct_sum_ns;                   /* sum of the delivered transfers' completion times */
+} cs_packet_stats;
+
+/* The counters of a cs_net running the packet backend: 1, else 0. */
+int cs_packet_stats_get(const cs_net *net, cs_packet_stats *out);
+
+#endif
