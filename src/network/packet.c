@@ -108,7 +108,7 @@ static const cs_opt PKT_OPTS[] = {
      .help = "forward a packet once its headers arrived (when the next link is not faster); 0: store-and-forward"},
     {.key = "buffer", .type = CS_OPT_NUM, .def = 33554432, .min = 0, .min_open = 1, .max = 1e12, .unit = "bytes",
      .off = O(buffer_bytes), .help = "packet buffer of every switch (and NIC or NPU that forwards), shared by its ports"},
-    {.key = "alpha", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e6, .off = O(alpha),
+    {.key = "alpha", .type = CS_OPT_NUM, .def = 0.125, .min = 0, .min_open = 1, .max = 1e6, .off = O(alpha),
      .help = "dynamic threshold: a queue (lossy) or an ingress link (PFC) may hold alpha x the free shared bytes"},
     {.key = "cc", .type = CS_OPT_ENUM, .def = PKT_CC_NONE, .values = PKT_CCS, .off = O(cc),
      .help = "congestion control: none (line rate; PFC only) or dcqcn (ECN marks, CNPs, rate control)"},
@@ -202,7 +202,7 @@ typedef struct port {
     uint8_t busy, paused, turn;
     /* the packet in transmission, as this node accounted it (with
      * cut-through it may already be held by the next node) */
-    uint8_t cur_held, cur_headroom, cur_data;
+    uint8_t cur_held, cur_data;
     uint32_t cur_in_link, cur_wire, cur_payload;
     uint32_t ring, nring; /* flows starting here (source port of an NPU): a ring, NONE = empty */
     uint64_t wake_ev;
@@ -527,7 +527,6 @@ static void port_kick(pkt_state *s, uint32_t l) {
     P->busy = 1;
     P->busy_since = now;
     P->cur_held = p->held;
-    P->cur_headroom = p->headroom;
     P->cur_in_link = p->in_link;
     P->cur_wire = p->wire;
     P->cur_payload = p->payload;
@@ -587,12 +586,13 @@ static void release(pkt_state *s, uint32_t v, port *P) {
     if (!P->cur_held) return;
     P->cur_held = 0;
     port *I = &s->ports[P->cur_in_link];
-    if (P->cur_headroom) {
-        I->in_head -= P->cur_wire;
-    } else {
-        I->in_shared -= P->cur_wire;
-        s->nodes[v].used -= P->cur_wire;
-    }
+    /* the ingress counter gives back headroom first, then shared bytes (as a
+     * switch MMU does): XON does not wait for the packets that went to the
+     * headroom, which sit at the tail of the queues */
+    uint64_t w = P->cur_wire, h = I->in_head < w ? I->in_head : w;
+    I->in_head -= h;
+    I->in_shared -= w - h;
+    s->nodes[v].used -= w - h;
     if (s->o.pfc && I->xoff && I->in_head == 0) {
         uint64_t thr = threshold(s, v), off = 2 * s->wire_mtu;
         if (I->in_shared + off <= thr || I->in_shared == 0) send_pfc(s, P->cur_in_link, 0);
