@@ -67,7 +67,7 @@ printf 'topology: [ FullyConnected ]\nnpus_count: [ 8192 ]\nbandwidth: [ 50 ]\nl
 "$CS_MKTRACE" one.et "1 COMP dur=1" || fail "mktrace one"
 expect_fail "flow on a network too big for a graph" "fc8k.yml: the graph of the network's dimensions (8192 NPUs): 8192 nodes and 33550336 cables" \
     "$CS_BIN" run --workload-configuration=one.et --network-configuration=fc8k.yml --backend flow --quiet
-expect_fail "topology without flow" "ft.json: only a graph backend (flow) uses a topology" run --topology=ft.json --quiet
+expect_fail "topology without flow" "ft.json: only a graph backend (flow, packet) uses a topology" run --topology=ft.json --quiet
 # A link fails mid-transfer (docs/topology.md, tests/test_net_flow.c): 1 MiB
 # 0 -> 1 on 0-2-1 (50 GB/s, 500 ns); cable 0-2 down at 10000 ns; the rest,
 # 511705.088 B, takes the 25 GB/s detour 0-3-4-1: 19062.5 ns, ending at

@@ -183,7 +183,7 @@ static cs_topo *star(uint32_t n) {
  * may be dropped; the receiver's link stays busy, so the last byte arrives
  * when 8 MiB of packets have crossed it: 8 x 256 x 41780 ps after the first
  * packet reached the switch (41780 + 500000 ps), + 500000 ps; and the shares
-  * are equal: every flow finishes within the last 5 % of the run (with the
+ * are equal: every flow finishes within the last 5 % of the run (with the
  * default alpha of 1/8; docs/network.md). */
 static void test_incast_pfc(void **st) {
     (void)st;

@@ -57,9 +57,10 @@
  *
  * Events: per packet and hop one transmission end (key: link) and one
  * arrival; per paused or resumed link one PFC event; a pacing wake-up per
- * source port (at most one pending); a retransmit timer per flow with
- * packets outstanding (at most one pending).  A flow, paused or not, keeps
- * no timer running when it has nothing outstanding, so a run always drains.
+ * source port (at most one pending); one event for every retransmit timer
+ * (a heap of deadlines of the flows with packets outstanding).  A flow,
+ * paused or not, keeps no timer when it has nothing outstanding, and a
+ * finished flow none at all, so a run always drains.
  *
  * Ownership: flows (ids recycled), packets (a pool), per-link ports and
  * statistics, per-node buffers, the router, and the product of the
@@ -140,8 +141,10 @@ static const cs_opt PKT_OPTS[] = {
      .help = "the receiver ACKs every this many in-order packets, and the last"},
     {.key = "window", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e15, .unit = "bytes", .off = O(window_bytes),
      .help = "largest unacknowledged payload per flow (0: no limit, as RoCE RC)"},
-    {.key = "rto", .type = CS_OPT_NUM, .def = 1000, .min = 0, .min_open = 1, .max = 1e9, .unit = "us", .off = O(rto_us),
-     .help = "retransmit timeout: no ACK progress for this long goes back to the oldest unacknowledged packet"},
+    {.key = "rto", .type = CS_OPT_NUM, .def = 268435.456, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
+     .off = O(rto_us),
+     .help = "retransmit timeout: no ACK progress for this long goes back to the oldest unacknowledged packet "
+             "(4.096 us x 2^16; lossy studies use far less, IRN 320 us)"},
     {.key = "retry_limit", .type = CS_OPT_INT, .def = 7, .min = 0, .max = 1 << 20, .off = O(retry_limit),
      .help = "timeouts in a row without progress after which a flow stops and the run reports it (RC retry_cnt)"},
     {.key = "loss_rate", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 0.5, .off = O(loss_rate),
@@ -183,7 +186,8 @@ typedef struct pflow {
     /* sender */
     uint32_t snd_nxt, snd_una, retries;
     cs_time next_tx, last_progress, start;
-    uint64_t rto_ev; /* pending timer id + 1, 0 = none */
+    uint32_t gen;    /* incarnation of this flow id (stale timer entries are told apart) */
+    uint8_t timed;   /* has an entry in the timer heap */
     cs_dcqcn cc;
     uint32_t ring_next, ring_prev;
     uint8_t in_ring;
@@ -236,6 +240,15 @@ typedef struct pkt_state {
     uint32_t *free_ids;
     size_t nfree, cap_free;
     cs_pool *pkts;
+    /* retransmit timers: one min-heap of (deadline, flow, gen) and one event
+     * at its top; an entry whose flow made progress is re-armed when it comes
+     * up, one whose flow is gone is dropped (and the heap compacted when
+     * such entries outnumber the live ones), so finished flows leave no
+     * events behind */
+    struct tentry { cs_time at; uint32_t id, gen; } *heap;
+    size_t nheap, cap_heap, nlive_timers;
+    uint64_t timer_ev; /* pending event id + 1 */
+    cs_time timer_at;
     uint64_t rng;
     cs_packet_stats st;
     uint32_t failed_src, failed_dst;
@@ -371,6 +384,7 @@ static void pkt_destroy(void *state) {
     for (size_t i = 0; i < s->nflows_alloc; i++)
         if (s->flows[i].live) cs_free(s->flows[i].path);
     cs_free(s->flows);
+    cs_free(s->heap);
     cs_free(s->free_ids);
     cs_free(s->ports);
     cs_free(s->nodes);
@@ -384,7 +398,9 @@ static void pkt_destroy(void *state) {
 
 static void free_flow(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
-    if (f->rto_ev) cs_eventq_cancel(s->q, f->rto_ev - 1);
+    if (f->timed) s->nlive_timers--;
+    f->timed = 0;
+    f->gen++;
     cs_free(f->path);
     f->path = f->rpath = NULL;
     f->live = 0;
@@ -468,7 +484,6 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
         }
         if (s->o.cc == PKT_CC_DCQCN) cs_dcqcn_advance(&f->cc, &s->dp, now);
         if (f->next_tx <= now) {
-            P->ring = next; /* round robin: the next flow goes first next time */
             pkt *p = cs_pool_get(s->pkts);
             memset(p, 0, sizeof *p);
             p->flow = id;
@@ -483,6 +498,11 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             if (s->o.cc == PKT_CC_DCQCN) cs_dcqcn_sent(&f->cc, &s->dp, p->wire);
             f->inflight++;
             arm_rto(s, id);
+            /* round robin: the next flow goes first next time; a flow that has
+             * sent its last packet leaves the ring (a NAK or timeout brings it
+             * back), so that it can be freed once acknowledged */
+            if (f->snd_nxt >= f->npkts) ring_unlink(s, P, id);
+            else P->ring = next;
             return p;
         }
         if (f->next_tx < wake) wake = f->next_tx;
@@ -730,17 +750,65 @@ static void sender(pkt_state *s, pkt *p) {
 
 /* ---- retransmit timer ------------------------------------------------------------------------------ */
 
-static void on_rto(void *ctx, const cs_event *ev) {
-    pkt_state *s = ctx;
-    uint32_t id = (uint32_t)ev->arg;
-    pflow *f = &s->flows[id];
-    f->rto_ev = 0;
-    cs_time now = now_of(s);
-    if (!f->live || f->failed || f->snd_una >= f->snd_nxt) return; /* nothing outstanding */
-    if (now - f->last_progress < s->rto) {
-        arm_rto(s, id);
-        return;
+static int tless(const struct tentry *a, const struct tentry *b) {
+    return a->at < b->at || (a->at == b->at && (a->id < b->id || (a->id == b->id && a->gen < b->gen)));
+}
+
+static void heap_up(pkt_state *s, size_t i) {
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (!tless(&s->heap[i], &s->heap[p])) break;
+        struct tentry t = s->heap[i];
+        s->heap[i] = s->heap[p];
+        s->heap[p] = t;
+        i = p;
     }
+}
+
+static void heap_down(pkt_state *s, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < s->nheap && tless(&s->heap[l], &s->heap[m])) m = l;
+        if (r < s->nheap && tless(&s->heap[r], &s->heap[m])) m = r;
+        if (m == i) break;
+        struct tentry t = s->heap[i];
+        s->heap[i] = s->heap[m];
+        s->heap[m] = t;
+        i = m;
+    }
+}
+
+static void on_timers(void *ctx, const cs_event *ev);
+
+/* The one timer event at the heap's top. */
+static void timer_event(pkt_state *s) {
+    if (!s->nheap) return;
+    cs_time at = s->heap[0].at;
+    if (s->timer_ev && s->timer_at <= at) return;
+    if (s->timer_ev) cs_eventq_cancel(s->q, s->timer_ev - 1);
+    s->timer_at = at;
+    s->timer_ev = cs_eventq_push(s->q, at, UINT64_MAX - 1, on_timers, s, 0) + 1;
+}
+
+static void heap_push(pkt_state *s, cs_time at, uint32_t id) {
+    if (s->nheap > 2 * s->nlive_timers + 1024) { /* drop the entries of finished flows */
+        size_t k = 0;
+        for (size_t i = 0; i < s->nheap; i++) {
+            const struct tentry *e = &s->heap[i];
+            if (s->flows[e->id].live && s->flows[e->id].gen == e->gen && s->flows[e->id].timed) s->heap[k++] = *e;
+        }
+        s->nheap = k;
+        for (size_t i = k / 2; i-- > 0;) heap_down(s, i);
+    }
+    CS_GROW(s->heap, s->cap_heap, s->nheap + 1);
+    s->heap[s->nheap] = (struct tentry){at, id, s->flows[id].gen};
+    heap_up(s, s->nheap++);
+    timer_event(s);
+}
+
+static void timeout(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    cs_time now = now_of(s);
     s->st.timeouts++;
     if (++f->retries > (uint32_t)s->o.retry_limit) {
         f->failed = 1;
@@ -760,12 +828,37 @@ static void on_rto(void *ctx, const cs_event *ev) {
     arm_rto(s, id);
 }
 
+static void on_timers(void *ctx, const cs_event *ev) {
+    (void)ev;
+    pkt_state *s = ctx;
+    s->timer_ev = 0;
+    cs_time now = now_of(s);
+    while (s->nheap && s->heap[0].at <= now) {
+        struct tentry e = s->heap[0];
+        s->heap[0] = s->heap[--s->nheap];
+        heap_down(s, 0);
+        pflow *f = &s->flows[e.id];
+        if (!f->live || f->gen != e.gen || !f->timed) continue; /* a finished flow's */
+        f->timed = 0;
+        s->nlive_timers--;
+        if (f->failed || f->snd_una >= f->snd_nxt) continue; /* nothing outstanding */
+        if (now - f->last_progress < s->rto) {
+            arm_rto(s, e.id); /* progress since: the timer runs from it */
+            continue;
+        }
+        timeout(s, e.id);
+    }
+    timer_event(s);
+}
+
 static void arm_rto(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
-    if (f->rto_ev || f->snd_una >= f->snd_nxt) return;
+    if (f->timed || f->snd_una >= f->snd_nxt) return;
     cs_time at = cs_time_add(f->last_progress, s->rto);
     if (at < now_of(s)) at = now_of(s);
-    f->rto_ev = cs_eventq_push(s->q, at, f->key, on_rto, s, id) + 1;
+    f->timed = 1;
+    s->nlive_timers++;
+    heap_push(s, at, id);
 }
 
 /* ---- events ------------------------------------------------------------------------------------------ */
@@ -958,15 +1051,17 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     if (n) memcpy(both, copy, n * sizeof *both);
     if (nr) memcpy(both + n, rpath, nr * sizeof *both);
     cs_free(copy);
-    uint32_t id;
+    uint32_t id, gen = 0;
     if (s->nfree) {
         id = s->free_ids[--s->nfree];
+        gen = s->flows[id].gen; /* bumped when it was freed */
     } else {
         CS_GROW(s->flows, s->cap_flows, s->nflows_alloc + 1);
         id = (uint32_t)s->nflows_alloc++;
     }
     pflow *f = &s->flows[id];
     memset(f, 0, sizeof *f);
+    f->gen = gen;
     f->src = m->src;
     f->dst = m->dst;
     f->path = both;

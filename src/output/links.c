@@ -34,15 +34,21 @@ int cs_links_csv(const char *path, const cs_result *res, cs_error *err) {
     if (rc) return rc;
     FILE *f = af.f;
     fputs("link,src,dst,src_kind,dst_kind,bandwidth_GBps,latency_ns,up,bytes,busy_ns,avg_utilization,"
-          "peak_utilization\n", f);
+          "peak_utilization", f);
+    /* packet-level backends: drops, marks, pause time and queue per link */
+    fputs(r->packet ? ",drops,ecn_marks,pfc_paused_ns,max_queue_bytes\n" : "\n", f);
     for (uint32_t i = 0; i < t->nlinks; i++) {
         const cs_link *l = &t->links[i];
         cs_net_link_stat sv = stat_of(r, i);
         const cs_net_link_stat *st = &sv;
-        fprintf(f, "%u,%u,%u,%s,%s,%.6g,%.3f,%d,%llu,%.3f,%.6f,%.6f\n", i, l->src, l->dst,
+        fprintf(f, "%u,%u,%u,%s,%s,%.6g,%.3f,%d,%llu,%.3f,%.6f,%.6f", i, l->src, l->dst,
                 cs_node_kind_name((cs_node_kind)t->kind[l->src]), cs_node_kind_name((cs_node_kind)t->kind[l->dst]),
                 l->bw, cs_time_as_ns_f(l->lat), cs_link_up(l), (unsigned long long)st->bytes,
                 cs_time_as_ns_f(st->busy), avg_util(l, st, sim_time), st->peak_util);
+        if (r->packet)
+            fprintf(f, ",%llu,%llu,%.3f,%llu", (unsigned long long)st->drops, (unsigned long long)st->ecn_marks,
+                    cs_time_as_ns_f(st->paused), (unsigned long long)st->max_queue_bytes);
+        fputc('\n', f);
     }
     return cs_afile_commit(&af, err);
 }

@@ -119,6 +119,11 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
             ", \"roofline_fallbacks\": %" PRIu64 ", \"warnings\": %" PRIu64 ", \"symmetry\": \"%s\"},\n",
             res->events, res->net_messages, res->net_bytes, res->roofline_fallbacks, res->warnings,
             res->symmetric ? "representative" : "full");
+    if (r->links.summary[0]) {
+        fputs("  \"network_summary\": ", f);
+        write_indented(f, json_string(r->links.summary), JSON_ENCODE_ANY);
+        fputs(",\n", f);
+    }
     fputs("  \"ranks\": [\n", f);
     for (uint32_t k = 0; k < res->nranks; k++) {
         const cs_rank_result *rr = &res->ranks[k];
@@ -300,6 +305,7 @@ void cs_report_terminal(FILE *f, const cs_result *r, const char *const *outputs)
     fprintf(f, "\n  %" PRIu64 " events, %" PRIu64 " network messages (%s)", res->events, res->net_messages, b);
     if (r->wall_s > 0) fprintf(f, ", %.3f s wall", r->wall_s);
     fputs("\n", f);
+    if (r->links.summary[0]) fprintf(f, "  network: %s\n", r->links.summary);
     if (res->roofline_fallbacks)
         fprintf(f, "  note: %" PRIu64 " COMP nodes had no num_ops and were replayed from duration_micros\n",
                 res->roofline_fallbacks);

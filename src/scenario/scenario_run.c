@@ -439,7 +439,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     if (rc == CS_OK) rc = cs_sc_topology(sc, &res->net, &res->topo, err);
     int explicit_topo = res->topo != NULL; /* a fabric of its own, not the dimensions' product */
     if (rc == CS_OK && res->topo && !graph_backend)
-        rc = CS_ERR(err, CS_EINVAL, "%s: only a graph backend (flow) uses a topology; run.backend is %s",
+        rc = CS_ERR(err, CS_EINVAL, "%s: only a graph backend (flow, packet) uses a topology; run.backend is %s",
                     cs_sc_topology_label(sc), ro.backend);
     if (rc == CS_OK && !res->topo && graph_backend) {
         rc = cs_topo_check_astra(&res->net, err); /* too big a graph: say so before building */

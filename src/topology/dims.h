@@ -29,7 +29,7 @@ struct cs_topo; /* topology/topology.h */
 
 typedef struct cs_network_config {
     char *path;                          /* file it was read from (owned) */
-    /* Physical graph for graph-based backends (flow): borrowed, never freed
+    /* Physical graph for graph-based backends (flow, packet): borrowed, never freed
      * here; NULL = the backend builds the product of the dimensions. */
     struct cs_topo *topology;
     int ndims;                           /* 1..CS_MAX_DIMS */
