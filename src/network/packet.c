@@ -1078,7 +1078,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     f->start = now;
     f->next_tx = now;
     f->live = 1;
-    cs_dcqcn_init(&f->cc, n ? lk(s, path[0])->bw : 1, now);
+    cs_dcqcn_init(&f->cc, n ? lk(s, both[0])->bw : 1, now); /* (path may be stale after the second route) */
     s->st.flows++;
     s->st.data_packets += npk;
     if (n == 0) { /* to itself: delivered now, by an event as every delivery */
