@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include "core/rand.h"
+
 cs_time cs_compute_replay_time(uint64_t duration_us) {
     if (duration_us == 0) return cs_time_from_ns(1);
     return cs_time_from_us_sat(duration_us);
@@ -35,18 +37,11 @@ int cs_compute_work_time(const cs_compute_model *m, const cs_compute_work *w, cs
 
 int cs_compute_has_stragglers(const cs_compute_model *m) { return m->rank_factor || m->jitter_cv > 0; }
 
-static uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 cs_time cs_compute_straggle(const cs_compute_model *m, uint32_t rank, uint64_t node_id, cs_time t) {
     double f = m->rank_factor ? m->rank_factor[rank] : 1.0;
     if (m->jitter_cv > 0) { /* lognormal, mean 1: exp(sigma z - sigma^2 / 2), sigma^2 = ln(1 + cv^2) */
-        uint64_t a = splitmix64(m->jitter_seed ^ splitmix64(((uint64_t)rank << 32) ^ 0x5bd1e995u) ^ node_id);
-        uint64_t b = splitmix64(a);
+        uint64_t a = cs_mix64(m->jitter_seed ^ cs_mix64(((uint64_t)rank << 32) ^ 0x5bd1e995u) ^ node_id);
+        uint64_t b = cs_mix64(a);
         double u1 = ((double)(a >> 11) + 0.5) / 9007199254740992.0, u2 = (double)(b >> 11) / 9007199254740992.0;
         double z = sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2);
         double s2 = log1p(m->jitter_cv * m->jitter_cv);

@@ -75,6 +75,7 @@
 #include "core/alloc.h"
 #include "core/invariant.h"
 #include "core/pool.h"
+#include "core/rand.h"
 #include "network/network.h"
 #include "network/packet.h"
 #include "network/packet_cc.h"
@@ -257,14 +258,8 @@ typedef struct pkt_state {
 
 /* ---- small helpers --------------------------------------------------------------- */
 
-/* splitmix64: a uniform double in [0, 1). */
-static double rnd(pkt_state *s) {
-    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return (double)(z >> 11) * 0x1.0p-53;
-}
+/* A uniform double in [0, 1) from the backend's stream. */
+static double rnd(pkt_state *s) { return cs_rand_unit(cs_rand_next(&s->rng)); }
 
 /* ps a link of bw bytes per ns takes for `bytes` (at least 1 ps). */
 static cs_time ser_ps(uint64_t bytes, double bw) {

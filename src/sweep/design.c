@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "core/opts.h"
+#include "core/rand.h"
 
 enum { D_CONST, D_CHOICE, D_INT, D_UNIFORM, D_LOGU, D_LIST };
 
@@ -363,25 +364,17 @@ const char *cs_design_base(const cs_design *d) { return d->base; }
 json_t *cs_design_fixed(const cs_design *d) { return d->fixed; }
 const char *cs_design_path(const cs_design *d) { return d->path; }
 
-/* splitmix64: the generator of random samples. */
-static uint64_t splitmix(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static json_t *draw(const dist *ds, uint64_t *s) {
     switch (ds->kind) {
     case D_CONST: return json_incref(ds->v);
-    case D_CHOICE: return json_incref(json_array_get(ds->v, (size_t)(splitmix(s) % json_array_size(ds->v))));
+    case D_CHOICE: return json_incref(json_array_get(ds->v, (size_t)(cs_rand_next(s) % json_array_size(ds->v))));
     case D_INT: {
         uint64_t range = (uint64_t)(ds->ihi - ds->ilo) + 1; /* <= 2^54 */
-        return json_integer((json_int_t)(ds->ilo + (long long)(splitmix(s) % range)));
+        return json_integer((json_int_t)(ds->ilo + (long long)(cs_rand_next(s) % range)));
     }
     case D_UNIFORM:
     case D_LOGU: {
-        double u = (double)(splitmix(s) >> 11) * 0x1.0p-53;
+        double u = cs_rand_unit(cs_rand_next(s));
         if (ds->kind == D_UNIFORM) return json_real(ds->lo + u * (ds->hi - ds->lo));
         return json_real(exp(log(ds->lo) + u * (log(ds->hi) - log(ds->lo))));
     }

@@ -14,14 +14,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/rand.h"
 #include "topology/topology.h"
-
-static uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 /* The switch an NPU hangs off: the smallest-numbered switch
  * directly attached (leaf, NVSwitch), else through its NIC (rail switch);
@@ -82,7 +76,7 @@ int cs_topo_place(cs_topo *t, const char *spec, const cs_placement_group *groups
     } else if (strcmp(name, "random") == 0) {
         uint64_t seed = has_arg ? arg : 1;
         for (uint32_t i = n; i > 1; i--) { /* Fisher-Yates, splitmix64 stream */
-            uint32_t j = (uint32_t)(mix(seed ^ mix(i)) % i);
+            uint32_t j = (uint32_t)(cs_mix64(seed ^ cs_mix64(i)) % i);
             uint32_t tmp = p[i - 1];
             p[i - 1] = p[j];
             p[j] = tmp;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/rand.h"
 
 #define DIST_BUDGET_BYTES ((size_t)256 << 20)
 
@@ -40,13 +41,6 @@ struct cs_router {
 
 static void load_fixed(cs_router *r);
 static void grow_table(cs_router *r);
-
-static uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 /* Whether link id is up for the router. */
 static inline int link_up(const cs_router *r, uint32_t id) {
@@ -117,7 +111,7 @@ static void bfs(const cs_topo *t, const double *bw, uint32_t dst, uint32_t *dist
 static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
     size_t bytes = (size_t)r->t->nnodes * sizeof(uint32_t);
     if (r->dcap) {
-        for (size_t i = mix(dst) & (r->dcap - 1);; i = (i + 1) & (r->dcap - 1)) {
+        for (size_t i = cs_mix64(dst) & (r->dcap - 1);; i = (i + 1) & (r->dcap - 1)) {
             if (!r->dists[i].dist) break;
             if (r->dists[i].dst == dst) return r->dists[i].dist;
         }
@@ -128,7 +122,7 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
         dent *nd = cs_calloc(ncap, sizeof *nd);
         for (size_t i = 0; i < r->dcap; i++) {
             if (!r->dists[i].dist) continue;
-            size_t j = mix(r->dists[i].dst) & (ncap - 1);
+            size_t j = cs_mix64(r->dists[i].dst) & (ncap - 1);
             while (nd[j].dist) j = (j + 1) & (ncap - 1);
             nd[j] = r->dists[i];
         }
@@ -138,7 +132,7 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
     }
     uint32_t *dist = cs_malloc(bytes ? bytes : 1);
     bfs(r->t, r->bw, dst, dist, r->queue);
-    size_t j = mix(dst) & (r->dcap - 1);
+    size_t j = cs_mix64(dst) & (r->dcap - 1);
     while (r->dists[j].dist) j = (j + 1) & (r->dcap - 1);
     r->dists[j].dst = dst;
     r->dists[j].dist = dist;
@@ -157,9 +151,9 @@ static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst,
             const cs_link *l = &t->links[t->out_idx[i]];
             if (link_up(r, t->out_idx[i]) && dist[l->dst] + 1 == dist[cur]) cand++;
         }
-        uint64_t hkey = ((uint64_t)src << 32 | dst) ^ mix(cur);
-        if (salt) hkey ^= mix(salt);
-        uint32_t pick = (uint32_t)(mix(r->seed ^ mix(hkey)) % cand);
+        uint64_t hkey = ((uint64_t)src << 32 | dst) ^ cs_mix64(cur);
+        if (salt) hkey ^= cs_mix64(salt);
+        uint32_t pick = (uint32_t)(cs_mix64(r->seed ^ cs_mix64(hkey)) % cand);
         for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
             const cs_link *l = &t->links[t->out_idx[i]];
             if (!(link_up(r, t->out_idx[i]) && dist[l->dst] + 1 == dist[cur])) continue;
@@ -173,7 +167,7 @@ static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst,
 }
 
 static rent *lookup(cs_router *r, uint64_t key) {
-    for (size_t i = mix(key) & (r->tcap - 1);; i = (i + 1) & (r->tcap - 1))
+    for (size_t i = cs_mix64(key) & (r->tcap - 1);; i = (i + 1) & (r->tcap - 1))
         if (r->tab[i].key == key || r->tab[i].key == 0) return &r->tab[i];
 }
 
