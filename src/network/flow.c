@@ -187,23 +187,9 @@ static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
     *state = s;
     s->cfg = cfg;
     s->q = env->q;
-    if (env->topo) {
-        s->topo = env->topo;
-    } else {
-        int rc = cs_topo_check_astra(cfg, err); /* before allocating it */
-        if (rc) {
-            flow_destroy(s);
-            *state = NULL;
-            return rc;
-        }
-        s->own_topo = cs_topo_build_astra(cfg);
-        s->topo = s->own_topo;
-    }
     if (env->observer) s->obs = *env->observer;
-    if (s->topo->nnpus != cfg->total_npus) {
-        int rc = CS_ERR(err, CS_EINVAL, "topology (%s) has %u NPUs but the network configuration %s has %llu",
-                        s->topo->desc ? s->topo->desc : "?", s->topo->nnpus, cfg->path ? cfg->path : "",
-                        (unsigned long long)cfg->total_npus);
+    int rc = cs_net_graph(env, &s->topo, &s->own_topo, err);
+    if (rc) {
         flow_destroy(s);
         *state = NULL;
         return rc;

@@ -255,6 +255,23 @@ uint32_t cs_net_dim_hops(cs_topo_kind kind, uint32_t n, uint32_t ca, uint32_t cb
     return 1;
 }
 
+int cs_net_graph(const cs_net_env *env, const cs_topo **topo, cs_topo **own, cs_error *err) {
+    const cs_network_config *cfg = env->cfg;
+    *own = NULL;
+    *topo = env->topo;
+    if (!*topo) {
+        int rc = cs_topo_check_astra(cfg, err); /* before allocating it */
+        if (rc) return rc;
+        *own = cs_topo_build_astra(cfg);
+        *topo = *own;
+    }
+    if ((*topo)->nnpus != cfg->total_npus)
+        return CS_ERR(err, CS_EINVAL, "topology (%s) has %u NPUs but the network configuration %s has %llu",
+                      (*topo)->desc ? (*topo)->desc : "?", (*topo)->nnpus, cfg->path ? cfg->path : "",
+                      (unsigned long long)cfg->total_npus);
+    return CS_OK;
+}
+
 int cs_net_beyond_error(cs_error *err, cs_time now, double ns, const char *how) {
     char at[48] = "";
     if (now) {

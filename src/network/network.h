@@ -203,6 +203,12 @@ void cs_net_check_drained(const cs_net *net);
 /* --- helpers shared by backends ------------------------------------------ */
 
 /* cs_gbps_to_bytes_per_ns: core/units.h (included above). */
+/* The graph a CS_NET_NEEDS_TOPOLOGY backend runs on: env->topo, or else the
+ * ASTRA-sim product of the dimensions, built into *own (the backend frees it
+ * with cs_topo_free; NULL when env->topo is used).  CS_EINVAL when the
+ * product is too big to build (cs_topo_check_astra) or when the graph's NPU
+ * count differs from the dimensions'. */
+int cs_net_graph(const cs_net_env *env, const struct cs_topo **topo, struct cs_topo **own, cs_error *err);
 /* Address of npu in dimension d (dimension 0 varies fastest). */
 uint32_t cs_net_coord(const cs_network_config *cfg, uint32_t npu, int d);
 /* First dimension in which a and b differ, or -1 if a == b. */

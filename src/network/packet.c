@@ -225,7 +225,6 @@ typedef struct pnode {
 } pnode;
 
 typedef struct pkt_state {
-    const cs_network_config *cfg;
     cs_eventq *q;
     const cs_topo *topo;
     cs_topo *own_topo;
@@ -283,48 +282,24 @@ static void pkt_destroy(void *state);
 /* ---- create ------------------------------------------------------------------------ */
 
 static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
-    const cs_network_config *cfg = env->cfg;
     pkt_state *s = cs_calloc(1, sizeof *s);
     *state = s;
-    s->cfg = cfg;
     s->q = env->q;
     s->o = *(const pkt_opts *)env->opts;
-    if (env->topo) {
-        s->topo = env->topo;
-    } else {
-        int rc = cs_topo_check_astra(cfg, err);
-        if (rc) {
-            pkt_destroy(s);
-            *state = NULL;
-            return rc;
-        }
-        s->own_topo = cs_topo_build_astra(cfg);
-        s->topo = s->own_topo;
-    }
+    int rc = cs_net_graph(env, &s->topo, &s->own_topo, err);
+    if (rc) goto fail;
     const cs_topo *t = s->topo;
-    if (t->nnpus != cfg->total_npus) {
-        int rc = CS_ERR(err, CS_EINVAL, "topology (%s) has %u NPUs but the network configuration %s has %llu",
-                        t->desc ? t->desc : "?", t->nnpus, cfg->path ? cfg->path : "",
-                        (unsigned long long)cfg->total_npus);
-        pkt_destroy(s);
-        *state = NULL;
-        return rc;
-    }
     if (t->nchanges && !env->healthy) {
-        int rc = CS_ERR(err, CS_EUNSUPPORTED,
-                        "backend packet: the topology (%s) has %u timed changes (links or switches going down or "
-                        "degraded during the run); the packet backend applies failures from the start only -- use "
-                        "--backend flow for timed changes", t->desc ? t->desc : "?", t->nchanges);
-        pkt_destroy(s);
-        *state = NULL;
-        return rc;
+        rc = CS_ERR(err, CS_EUNSUPPORTED,
+                    "backend packet: the topology (%s) has %u timed changes (links or switches going down or "
+                    "degraded during the run); the packet backend applies failures from the start only -- use "
+                    "--backend flow for timed changes", t->desc ? t->desc : "?", t->nchanges);
+        goto fail;
     }
     if (s->o.kmax_bytes < s->o.kmin_bytes) {
-        int rc = CS_ERR(err, CS_EINVAL, "backend.packet.kmax: %.17g bytes is below backend.packet.kmin (%.17g bytes); "
-                        "expected kmin <= kmax", s->o.kmax_bytes, s->o.kmin_bytes);
-        pkt_destroy(s);
-        *state = NULL;
-        return rc;
+        rc = CS_ERR(err, CS_EINVAL, "backend.packet.kmax: %.17g bytes is below backend.packet.kmin (%.17g bytes); "
+                    "expected kmin <= kmax", s->o.kmax_bytes, s->o.kmin_bytes);
+        goto fail;
     }
     s->wire_mtu = (uint64_t)s->o.mtu + (uint64_t)s->o.overhead;
     s->rto = (cs_time)llround(s->o.rto_us * 1e6);
@@ -354,15 +329,13 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                 head += h;
             }
         if ((double)head >= s->o.buffer_bytes && t->kind[v] != CS_NODE_NPU) {
-            int rc = CS_ERR(err, CS_EINVAL,
-                            "backend.packet.buffer: %.17g bytes per switch leaves nothing shared at %s %u, whose %u "
-                            "ingress links reserve %llu bytes of PFC headroom (2 x latency x bandwidth + 2 MTU + 64 "
-                            "bytes each); expected a larger buffer", s->o.buffer_bytes,
-                            cs_node_kind_name((cs_node_kind)t->kind[v]), v, t->in_off[v + 1] - t->in_off[v],
-                            (unsigned long long)head);
-            pkt_destroy(s);
-            *state = NULL;
-            return rc;
+            rc = CS_ERR(err, CS_EINVAL,
+                        "backend.packet.buffer: %.17g bytes per switch leaves nothing shared at %s %u, whose %u "
+                        "ingress links reserve %llu bytes of PFC headroom (2 x latency x bandwidth + 2 MTU + 64 "
+                        "bytes each); expected a larger buffer", s->o.buffer_bytes,
+                        cs_node_kind_name((cs_node_kind)t->kind[v]), v, t->in_off[v + 1] - t->in_off[v],
+                        (unsigned long long)head);
+            goto fail;
         }
         s->nodes[v].shared = (double)head < s->o.buffer_bytes ? (uint64_t)s->o.buffer_bytes - head : 0;
     }
@@ -371,6 +344,10 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->router = cs_router_new_ex(t, seed, spray, NULL);
     s->pkts = cs_pool_new(sizeof(pkt));
     return CS_OK;
+fail:
+    pkt_destroy(s);
+    *state = NULL;
+    return rc;
 }
 
 static void pkt_destroy(void *state) {
