@@ -39,6 +39,20 @@ f = json.load(open(sys.argv[1]))["sim_time_ns"]; p = json.load(open(sys.argv[2])
 assert f <= p <= 1.10 * f, (f, p)
 PY
 
+# a degraded cable from the start: --compare-healthy runs the packet backend on the
+# network as built, so the degraded run is slower: a 64 MiB ring all-reduce is
+# bandwidth-bound and every ring step waits for NPU 0's cable at half speed
+"$CS_MKTRACE" ar64.et "1 COLL ctype=0 size=67108864" || exit 1
+printf '{"builder": "fat-tree", "npus_per_leaf": 8, "spines": 2, "link_bandwidth": 50, "link_latency": 1000,\n "degraded_links": [[0, 16, 0.5]]}\n' > ftd.json
+"$CS_BIN" run --workload-configuration=ar64.et --network-configuration=net.yml --system-configuration="$EX/system.json" \
+    --topology=ftd.json --backend packet --compare-healthy --out deg --quiet 2> err.txt \
+    && pass "compare-healthy" || fail "compare-healthy: $(cat err.txt)"
+python3 - deg/summary.json <<'PY' && pass "healthy run is faster" || fail "healthy vs degraded: $(grep -o '"slowdown_vs_healthy": [0-9.]*' deg/summary.json)"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["slowdown_vs_healthy"] > 1.2, s["slowdown_vs_healthy"]
+PY
+
 expect_fail "kmax below kmin" "backend.packet.kmax: 1000 bytes is below backend.packet.kmin" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.kmax=1000 --quiet
 expect_fail "unknown cc" "backend.packet.cc" "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=bbr --quiet

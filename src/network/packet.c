@@ -228,6 +228,7 @@ typedef struct pkt_state {
     cs_eventq *q;
     const cs_topo *topo;
     cs_topo *own_topo;
+    double *bw; /* per link, bytes per ns: the topology's, or as built for the healthy network */
     cs_router *router;
     pkt_opts o;
     cs_dcqcn_params dp;
@@ -314,6 +315,12 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                               .min_rate = s->o.dcqcn_min_gbps / 8};
     s->rng = 0x5EED0000ULL ^ (uint64_t)s->o.seed;
     size_t nl = t->nlinks ? t->nlinks : 1;
+    s->bw = cs_malloc(nl * sizeof *s->bw);
+    int same = 1; /* the topology's own bandwidths: the router reads those */
+    for (uint32_t l = 0; l < t->nlinks; l++) {
+        s->bw[l] = env->healthy ? t->links[l].nominal_bw : t->links[l].bw;
+        same &= s->bw[l] == t->links[l].bw;
+    }
     s->ports = cs_calloc(nl, sizeof *s->ports);
     s->nodes = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *s->nodes);
     for (uint32_t l = 0; l < t->nlinks; l++) s->ports[l].ring = NONE;
@@ -323,7 +330,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
         if (s->o.pfc)
             for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
                 uint32_t l = t->in_idx[i];
-                double bw = env->healthy ? lk(s, l)->nominal_bw : lk(s, l)->bw;
+                double bw = s->bw[l];
                 uint64_t h = (uint64_t)ceil(2.0 * cs_time_as_ns_f(lk(s, l)->lat) * bw) + 2 * s->wire_mtu + CTRL_WIRE;
                 s->ports[l].headroom = h;
                 head += h;
@@ -341,7 +348,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     }
     uint64_t seed = s->o.ecmp_seed >= 0 ? (uint64_t)s->o.ecmp_seed : t->ecmp_seed;
     int spray = s->o.routing == PKT_ROUTING_TOPOLOGY ? -1 : s->o.routing == PKT_ROUTING_SPRAY;
-    s->router = cs_router_new_ex(t, seed, spray, NULL);
+    s->router = cs_router_new_ex(t, seed, spray, same ? NULL : s->bw);
     s->pkts = cs_pool_new(sizeof(pkt));
     return CS_OK;
 fail:
@@ -359,6 +366,7 @@ static void pkt_destroy(void *state) {
     cs_free(s->heap);
     cs_free(s->free_ids);
     cs_free(s->ports);
+    cs_free(s->bw);
     cs_free(s->nodes);
     if (s->pkts) cs_pool_free(s->pkts);
     cs_router_free(s->router);
@@ -498,7 +506,7 @@ static void on_wake(void *ctx, const cs_event *ev) {
  * (unless paused), forwarded packets and the NPU's own flows in turn. */
 static void port_kick(pkt_state *s, uint32_t l) {
     port *P = &s->ports[l];
-    if (P->busy || !(lk(s, l)->bw > 0)) return;
+    if (P->busy || !(s->bw[l] > 0)) return;
     pkt *p = queue_pop(P, PRIO_CTRL);
     if (!p && !P->paused) {
         int have_q = P->qh[PRIO_DATA] != NULL, have_r = P->ring != NONE;
@@ -514,7 +522,7 @@ static void port_kick(pkt_state *s, uint32_t l) {
     }
     if (!p) return;
     cs_time now = now_of(s);
-    double bw = lk(s, l)->bw;
+    double bw = s->bw[l];
     cs_time ser = ser_ps(p->wire, bw);
     P->busy = 1;
     P->busy_since = now;
@@ -530,7 +538,7 @@ static void port_kick(pkt_state *s, uint32_t l) {
     uint32_t n;
     const uint32_t *path = path_of(s, p, &n);
     cs_time at = now + ser;
-    if (s->o.cut_through && p->hop + 1 < n && lk(s, path[p->hop + 1])->bw <= bw)
+    if (s->o.cut_through && p->hop + 1 < n && s->bw[path[p->hop + 1]] <= bw)
         at = now + ser_ps((uint64_t)s->o.overhead, bw);
     cs_eventq_push(s->q, at + lk(s, l)->lat, ((uint64_t)l << 3) | 1, on_arrive, s, (uint64_t)(uintptr_t)p);
 }
@@ -560,7 +568,7 @@ static void send_pfc(pkt_state *s, uint32_t l, int pause) {
     port *P = &s->ports[l];
     P->xoff = (uint8_t)pause;
     uint32_t back = cs_topo_find_link(s->topo, lk(s, l)->dst, lk(s, l)->src);
-    double bw = back != UINT32_MAX && lk(s, back)->bw > 0 ? lk(s, back)->bw : lk(s, l)->bw;
+    double bw = back != UINT32_MAX && s->bw[back] > 0 ? s->bw[back] : s->bw[l];
     cs_time lat = back != UINT32_MAX ? lk(s, back)->lat : lk(s, l)->lat;
     cs_eventq_push(s->q, now_of(s) + ser_ps(CTRL_WIRE, bw) + lat, ((uint64_t)l << 3) | 2, on_pfc, s,
                    ((uint64_t)l << 1) | (uint64_t)pause);
@@ -954,10 +962,10 @@ static double path_time(const pkt_state *s, const uint32_t *path, uint32_t n, ui
     uint64_t npk = bytes ? (bytes + mtu - 1) / mtu : 1;
     uint64_t wp = mtu + hdr, wl = bytes - (npk - 1) * mtu + hdr;
     /* sums of ps in double: exact below 2^53 ps (2.5 hours) */
-#define SERV(h, x) ser_d((x), lk(s, path[h])->bw)
+#define SERV(h, x) ser_d((x), s->bw[path[h]])
 #define ADV(h, x)                                                                                      \
     ((double)lk(s, path[h])->lat +                                                                     \
-     ((s->o.cut_through && (h) + 1 < n && lk(s, path[(h) + 1])->bw <= lk(s, path[h])->bw) ? SERV(h, hdr) \
+     ((s->o.cut_through && (h) + 1 < n && s->bw[path[(h) + 1]] <= s->bw[path[h]]) ? SERV(h, hdr) \
                                                                                           : SERV(h, x)))
     double *suffix = cs_calloc((size_t)n + 1, sizeof *suffix); /* suffix[m] = sum_{m<=h<n-1} a_h(L) */
     for (uint32_t h = n - 1; h-- > 0;) suffix[h] = suffix[h + 1] + ADV(h, wl);
@@ -1050,7 +1058,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     f->start = now;
     f->next_tx = now;
     f->live = 1;
-    cs_dcqcn_init(&f->cc, n ? lk(s, both[0])->bw : 1, now); /* (path may be stale after the second route) */
+    cs_dcqcn_init(&f->cc, n ? s->bw[both[0]] : 1, now); /* (path may be stale after the second route) */
     s->st.flows++;
     s->st.data_packets += npk;
     if (n == 0) { /* to itself: delivered now, by an event as every delivery */
