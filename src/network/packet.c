@@ -171,10 +171,9 @@ typedef struct pkt {
     uint32_t flow, psn; /* psn: data: its sequence number; ACK/NAK: the receiver's next expected */
     uint32_t wire, payload;
     uint32_t hop;       /* index in its path of the link it is on or queued for */
-    uint32_t in_link;   /* the link it arrived on at the node that holds it; NONE at its source */
+    uint32_t in_link;   /* data: the link it arrived on at the node whose buffer holds it; NONE at its
+                           source and for control packets (not in any buffer) */
     uint8_t type, ecn;
-    uint8_t headroom;   /* accounted in its ingress link's headroom (else the shared pool) */
-    uint8_t held;       /* accounted in the buffer of the node that holds it */
 } pkt;
 
 typedef struct pflow {
@@ -526,12 +525,11 @@ static void port_kick(pkt_state *s, uint32_t l) {
     cs_time ser = ser_ps(p->wire, bw);
     P->busy = 1;
     P->busy_since = now;
-    P->cur_held = p->held;
+    P->cur_held = p->in_link != NONE;
     P->cur_in_link = p->in_link;
     P->cur_wire = p->wire;
     P->cur_payload = p->payload;
     P->cur_data = p->type == PK_DATA;
-    p->held = 0; /* released from this node's buffer when the transmission ends */
     cs_eventq_push(s->q, now + ser, ((uint64_t)l << 3) | 0, on_tx_end, s, l);
     /* the far node: its last bit (store-and-forward, and always at the
      * destination) or its headers (cut-through onto a link not faster) */
@@ -609,16 +607,14 @@ static int admit(pkt_state *s, uint32_t v, uint32_t in, uint32_t out, pkt *p) {
         if (I->in_shared < thr && N->used + p->wire <= N->shared) {
             I->in_shared += p->wire;
             N->used += p->wire;
-            p->headroom = 0;
         } else if (I->in_head + p->wire <= I->headroom) {
             I->in_head += p->wire;
-            p->headroom = 1;
         } else {
             E->drops++;
             s->st.headroom_drops++;
             return 0;
         }
-        if (!I->xoff && (p->headroom || I->in_shared >= threshold(s, v))) send_pfc(s, in, 1);
+        if (!I->xoff && (I->in_head || I->in_shared >= threshold(s, v))) send_pfc(s, in, 1);
     } else {
         if ((double)(E->qbytes + p->wire) > s->o.alpha * (double)(N->shared > N->used ? N->shared - N->used : 0) ||
             N->used + p->wire > N->shared) {
@@ -628,9 +624,7 @@ static int admit(pkt_state *s, uint32_t v, uint32_t in, uint32_t out, pkt *p) {
         }
         I->in_shared += p->wire;
         N->used += p->wire;
-        p->headroom = 0;
     }
-    p->held = 1;
     return 1;
 }
 
