@@ -961,21 +961,21 @@ static double path_time(const pkt_state *s, const uint32_t *path, uint32_t n, ui
     ((double)lk(s, path[h])->lat +                                                                     \
      ((s->o.cut_through && (h) + 1 < n && s->bw[path[(h) + 1]] <= s->bw[path[h]]) ? SERV(h, hdr) \
                                                                                           : SERV(h, x)))
-    double *suffix = cs_calloc((size_t)n + 1, sizeof *suffix); /* suffix[m] = sum_{m<=h<n-1} a_h(L) */
-    for (uint32_t h = n - 1; h-- > 0;) suffix[h] = suffix[h + 1] + ADV(h, wl);
-    double best = suffix[0];
+    double suffix = 0; /* sum_{m<=h<n-1} a_h(L), from m = 0 on */
+    for (uint32_t h = 0; h + 1 < n; h++) suffix += ADV(h, wl);
+    double best = suffix;
     if (npk >= 2) {
         double prefix = 0, mx = 0; /* sum_{h<m} a_h(P), max_{h<=m} s_h(P) */
         best = 0;
         for (uint32_t m = 0; m < n; m++) {
             double sp = SERV(m, wp);
             if (sp > mx) mx = sp;
-            double t = prefix + sp + (double)(npk - 2) * mx + suffix[m];
+            double t = prefix + sp + (double)(npk - 2) * mx + suffix;
             if (t > best) best = t;
             prefix += ADV(m, wp);
+            if (m + 1 < n) suffix -= ADV(m, wl);
         }
     }
-    cs_free(suffix);
     best += SERV(n - 1, wl) + (double)lk(s, path[n - 1])->lat;
 #undef SERV
 #undef ADV
@@ -1011,20 +1011,21 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     if (npk > UINT32_MAX - 1)
         return CS_ERR(err, CS_EINVAL, "%llu packets of backend.packet.mtu %d bytes; expected at most %u per transfer",
                       (unsigned long long)npk, s->o.mtu, UINT32_MAX - 1);
-    /* the route back, for ACKs */
+    /* the route there, copied before asking for the route back (for ACKs):
+     * the router's pointer does not survive another route */
+    uint32_t *both = cs_malloc((size_t)(n ? n : 1) * sizeof *both);
+    if (n) memcpy(both, path, n * sizeof *both);
     const uint32_t *rpath = NULL;
     uint32_t nr = 0;
-    uint32_t *copy = cs_malloc((size_t)(n ? n : 1) * sizeof *copy);
-    if (n) memcpy(copy, path, n * sizeof *copy);
     rc = cs_router_route(s->router, m->dst, m->src, &rpath, &nr, err);
     if (rc) {
-        cs_free(copy);
+        cs_free(both);
         return rc;
     }
-    uint32_t *both = cs_malloc((size_t)(n + nr ? n + nr : 1) * sizeof *both);
-    if (n) memcpy(both, copy, n * sizeof *both);
-    if (nr) memcpy(both + n, rpath, nr * sizeof *both);
-    cs_free(copy);
+    if (nr) {
+        both = cs_realloc(both, (size_t)(n + nr) * sizeof *both);
+        memcpy(both + n, rpath, nr * sizeof *both);
+    }
     uint32_t id, gen = 0;
     if (s->nfree) {
         id = s->free_ids[--s->nfree];
@@ -1052,7 +1053,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     f->start = now;
     f->next_tx = now;
     f->live = 1;
-    cs_dcqcn_init(&f->cc, n ? s->bw[both[0]] : 1, now); /* (path may be stale after the second route) */
+    cs_dcqcn_init(&f->cc, n ? s->bw[both[0]] : 1, now);
     s->st.flows++;
     s->st.data_packets += npk;
     if (n == 0) { /* to itself: delivered now, by an event as every delivery */
