@@ -60,6 +60,19 @@ static void on_done(void *ctx, uint64_t cookie) {
     tn->n++;
 }
 
+/* The backend's option struct from JSON text (owned: cs_opts_free, cs_free). */
+static void *opts_of(const cs_net_backend *be, const char *json) {
+    void *opts = cs_calloc(1, be->opts_size);
+    cs_opts_defaults(be->opts, be->nopts, opts);
+    cs_error err;
+    cs_error_clear(&err);
+    cs_jdoc doc;
+    assert_int_equal(cs_jdoc_load_text("test", json, strlen(json), "options", &doc, &err), CS_OK);
+    if (cs_opts_parse(&doc, be->opts, be->nopts, opts, NULL, &err)) fail_msg("%s", err.msg);
+    cs_jdoc_free(&doc);
+    return opts;
+}
+
 /* The packet backend on topology t (owned by tn from here), options given as
  * JSON text ("{}" = defaults). */
 static void tn_open(tnet *tn, cs_topo *t, const char *opts_json) {
@@ -74,14 +87,9 @@ static void tn_open(tnet *tn, cs_topo *t, const char *opts_json) {
     tn->cfg.total_npus = t->nnpus;
     tn->cfg.topology = t;
     tn->q = cs_eventq_new();
-    tn->opts = cs_calloc(1, be->opts_size);
-    cs_opts_defaults(be->opts, be->nopts, tn->opts);
+    tn->opts = opts_of(be, opts_json);
     cs_error err;
     cs_error_clear(&err);
-    cs_jdoc doc;
-    assert_int_equal(cs_jdoc_load_text("test", opts_json, strlen(opts_json), "options", &doc, &err), CS_OK);
-    if (cs_opts_parse(&doc, be->opts, be->nopts, tn->opts, NULL, &err)) fail_msg("%s", err.msg);
-    cs_jdoc_free(&doc);
     cs_net_env env = {.cfg = &tn->cfg, .topo = t, .q = tn->q, .opts = tn->opts};
     if (cs_net_init(&tn->net, be, &env, &err)) fail_msg("create: %s", err.msg);
 }
@@ -428,15 +436,9 @@ static void test_bad_buffer(void **st) {
     (void)st;
     const cs_net_backend *be = cs_net_backend_find("packet");
     cs_topo *t = star(4);
-    void *opts = cs_calloc(1, be->opts_size);
-    cs_opts_defaults(be->opts, be->nopts, opts);
+    void *opts = opts_of(be, "{\"buffer\": 10000}");
     cs_error err;
     cs_error_clear(&err);
-    cs_jdoc doc;
-    const char *j = "{\"buffer\": 10000}";
-    assert_int_equal(cs_jdoc_load_text("test", j, strlen(j), "options", &doc, &err), CS_OK);
-    assert_int_equal(cs_opts_parse(&doc, be->opts, be->nopts, opts, NULL, &err), CS_OK);
-    cs_jdoc_free(&doc);
     cs_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.ndims = 1;

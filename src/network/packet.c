@@ -643,11 +643,7 @@ static void send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn) {
     p->in_link = NONE;
     f->inflight++;
     s->st.ctrl_packets++;
-    if (f->nrpath == 0) { /* no route back (self): handled at once */
-        f->inflight--;
-        cs_pool_put(s->pkts, p);
-        return;
-    }
+    /* a flow with packets has src != dst, so a route back of at least one link */
     queue_push(&s->ports[f->rpath[0]], p, PRIO_CTRL);
     port_kick(s, f->rpath[0]);
 }
@@ -900,8 +896,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
         if (E->qbytes > E->max_q) E->max_q = E->qbytes;
         queue_push(E, p, PRIO_DATA);
     } else {
-        p->in_link = NONE;
-        queue_push(E, p, PRIO_CTRL);
+        queue_push(E, p, PRIO_CTRL); /* in no buffer: in_link stays NONE */
     }
     port_kick(s, out);
 }
