@@ -469,6 +469,37 @@ void cs_cli_untrap_stop(const struct sigaction *old_int, const struct sigaction 
     sigaction(SIGTERM, old_term, NULL);
 }
 
+static volatile sig_atomic_t g_cmd_stop; /* cs_cli_stop_begin's flag */
+static void on_cmd_stop(int sig) { g_cmd_stop = sig; }
+
+volatile sig_atomic_t *cs_cli_stop_begin(cs_cli_stop *st) {
+    g_cmd_stop = 0;
+    cs_cli_trap_stop(on_cmd_stop, 0, &st->old_int, &st->old_term);
+    return &g_cmd_stop;
+}
+
+void cs_cli_stop_end(cs_cli_stop *st) { cs_cli_untrap_stop(&st->old_int, &st->old_term); }
+
+void cs_cli_split_flag(const char *a, char *name, size_t n, const char **val) {
+    snprintf(name, n, "%s", a);
+    *val = NULL;
+    char *eq = strchr(name, '=');
+    if (strncmp(a, "--", 2) == 0 && eq) {
+        *eq = '\0';
+        *val = a + (eq - name) + 1;
+    }
+}
+
+int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, const char *name, const char **val) {
+    if (*val) return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "clustersim %s: %s needs a value (see --help)\n", cmd, name);
+        return 2;
+    }
+    *val = argv[++*i];
+    return 0;
+}
+
 /* The output options that take values, checked before anything runs. */
 static double g_max_wall_s;              /* --max-wall (0 = none) */
 static uint64_t g_max_rss_bytes;         /* --max-memory (0 = none) */

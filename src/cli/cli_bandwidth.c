@@ -30,8 +30,6 @@ static void bandwidth_usage(FILE *f) {
           f);
 }
 
-static volatile sig_atomic_t g_bw_stop;
-static void on_bw_stop(int sig) { g_bw_stop = sig; }
 
 int cs_cli_bandwidth(int argc, char **argv) {
     cs_bwopt_options o;
@@ -73,13 +71,11 @@ int cs_cli_bandwidth(int argc, char **argv) {
         fprintf(stderr, "clustersim bandwidth: --out DIR is required (where splits.csv and best.json go)\n");
         return 2;
     }
-    struct sigaction old_int, old_term;
-    g_bw_stop = 0;
-    cs_cli_trap_stop(on_bw_stop, 0, &old_int, &old_term);
-    o.stop = &g_bw_stop;
+    cs_cli_stop st;
+    o.stop = cs_cli_stop_begin(&st);
     cs_error err;
     cs_error_clear(&err);
     int rc = cs_bwopt(spec, &o, &err);
-    cs_cli_untrap_stop(&old_int, &old_term);
-    return cs_cli_exit(rc, &err, (int)g_bw_stop, "; no result written");
+    cs_cli_stop_end(&st);
+    return cs_cli_exit(rc, &err, (int)*o.stop, "; no result written");
 }

@@ -28,8 +28,6 @@ static void collective_usage(FILE *f) {
           f);
 }
 
-static volatile sig_atomic_t g_coll_stop;
-static void on_coll_stop(int sig) { g_coll_stop = sig; }
 
 /* "8", "64K", "1MiB", "8G": bytes; -1 when not a size. */
 static int size_arg(const char *s, uint64_t *out) {
@@ -68,13 +66,8 @@ int cs_cli_collective(int argc, char **argv) {
     }
     for (int i = 0; i < argc && rc == 0; i++) {
         char name[64];
-        const char *a = argv[i], *val = NULL;
-        snprintf(name, sizeof name, "%s", a);
-        char *eq = strchr(name, '=');
-        if (strncmp(a, "--", 2) == 0 && eq) {
-            *eq = '\0';
-            val = a + (eq - name) + 1;
-        }
+        const char *a = argv[i], *val;
+        cs_cli_split_flag(a, name, sizeof name, &val);
         if (strcmp(name, "-b") == 0) snprintf(name, sizeof name, "--min");
         if (strcmp(name, "-e") == 0) snprintf(name, sizeof name, "--max");
         if (strcmp(name, "-f") == 0) snprintf(name, sizeof name, "--factor");
@@ -84,14 +77,7 @@ int cs_cli_collective(int argc, char **argv) {
             rc = 2;
             break;
         }
-        if (!flagonly && !val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "clustersim collective: %s needs a value (see --help)\n", name);
-                rc = 2;
-                break;
-            }
-            val = argv[++i];
-        }
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "collective", name, &val)) != 0) break;
         int pf = cs_cli_platform_flag(sc, "collective", name, val);
         if (pf >= 0) {
             rc = pf;
@@ -135,12 +121,10 @@ int cs_cli_collective(int argc, char **argv) {
         cs_scenario_free(sc);
         return rc;
     }
-    struct sigaction old_int, old_term;
-    g_coll_stop = 0;
-    cs_cli_trap_stop(on_coll_stop, 0, &old_int, &old_term);
-    o.stop = &g_coll_stop;
+    cs_cli_stop st;
+    o.stop = cs_cli_stop_begin(&st);
     rc = cs_collbench(sc, &o, &err);
-    cs_cli_untrap_stop(&old_int, &old_term);
+    cs_cli_stop_end(&st);
     cs_scenario_free(sc);
-    return cs_cli_exit(rc, &err, (int)g_coll_stop, "; no table written");
+    return cs_cli_exit(rc, &err, (int)*o.stop, "; no table written");
 }

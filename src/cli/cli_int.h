@@ -4,6 +4,8 @@
 #ifndef CS_CLI_CLI_INT_H
 #define CS_CLI_CLI_INT_H
 
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,7 +21,6 @@ int cs_cli_sweep(int argc, char **argv);
 int cs_cli_search(int argc, char **argv);
 int cs_cli_bandwidth(int argc, char **argv);
 int cs_cli_collective(int argc, char **argv);
-/* An integer in [lo, hi] (0), else -1 (the caller names the flag). */
 /* Commands with their own option parsers (search, collective): every
  * --scenario FILE loaded in order before the other flags (0, or 1 with the
  * message printed); and the platform flags --set KEY=VALUE,
@@ -33,10 +34,27 @@ int cs_cli_platform_flag(cs_scenario *sc, const char *cmd, const char *name, con
  * written") on stderr and 128 + sig (SIGINT when 0), as a shell reports a
  * signal; else "clustersim: error: " and err's message, and 1. */
 int cs_cli_exit(int rc, const cs_error *err, int sig, const char *stopped);
+/* An integer in [lo, hi] (0), else -1 (the caller names the flag). */
 int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
+/* Commands with their own option parsers (sweep, search, collective): the
+ * argument a as a flag name (into name, n bytes) and the value given after
+ * '=' in "--name=value" (*val; NULL without one) ... */
+void cs_cli_split_flag(const char *a, char *name, size_t n, const char **val);
+/* ... and, for a flag that takes a value and got none after '=', the next
+ * argument (*i advanced): 0, or 2 after "clustersim CMD: NAME needs a value
+ * (see --help)" when there is none. */
+int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, const char *name, const char **val);
+/* The stop flag of a long command (sweep, search, bandwidth, collective):
+ * cs_cli_stop_begin clears it and has SIGINT and SIGTERM set it to the
+ * signal (for the options' `stop`); cs_cli_stop_end puts the old actions
+ * back.  The flag keeps the signal for cs_cli_exit. */
+typedef struct cs_cli_stop {
+    struct sigaction old_int, old_term;
+} cs_cli_stop;
+volatile sig_atomic_t *cs_cli_stop_begin(cs_cli_stop *st);
+void cs_cli_stop_end(cs_cli_stop *st);
 /* SIGINT and SIGTERM to on_stop (sa_flags flags), the old actions kept;
- * and back. */
-struct sigaction;
+ * and back (run and train, with their own flag and alarm). */
 void cs_cli_trap_stop(void (*on_stop)(int), int flags, struct sigaction *old_int, struct sigaction *old_term);
 void cs_cli_untrap_stop(const struct sigaction *old_int, const struct sigaction *old_term);
 /* --progress SECONDS as milliseconds; -1 after printing the error. */

@@ -43,8 +43,6 @@ static void search_usage(FILE *f) {
           f);
 }
 
-static volatile sig_atomic_t g_search_stop;
-static void on_search_stop(int sig) { g_search_stop = sig; }
 
 /* A comma-separated list of integers in [lo, hi] (or names of `names`). */
 static int parse_list(const char *flag, const char *val, uint32_t lo, uint32_t hi, const char *const *names,
@@ -110,13 +108,8 @@ int cs_cli_search(int argc, char **argv) {
     }
     for (int i = 0; i < argc && rc == 0; i++) {
         char name[64];
-        const char *a = argv[i], *val = NULL;
-        snprintf(name, sizeof name, "%s", a);
-        char *eq = strchr(name, '=');
-        if (strncmp(a, "--", 2) == 0 && eq) {
-            *eq = '\0';
-            val = a + (eq - name) + 1;
-        }
+        const char *a = argv[i], *val;
+        cs_cli_split_flag(a, name, sizeof name, &val);
         int flagonly = strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "--quiet") == 0 ||
                        strcmp(name, "--no-progress") == 0 || strcmp(name, "--refine-full") == 0 ||
                        strcmp(name, "--flash-attention") == 0;
@@ -125,14 +118,7 @@ int cs_cli_search(int argc, char **argv) {
             rc = 2;
             break;
         }
-        if (!flagonly && !val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "clustersim search: %s needs a value (see --help)\n", name);
-                rc = 2;
-                break;
-            }
-            val = argv[++i];
-        }
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "search", name, &val)) != 0) break;
         size_t b = 0, nb = sizeof BASE / sizeof BASE[0];
         while (b < nb && strcmp(BASE[b].flag, name) != 0) b++;
         int pf = cs_cli_platform_flag(sc, "search", name, val);
@@ -209,12 +195,10 @@ int cs_cli_search(int argc, char **argv) {
         cs_scenario_free(sc);
         return rc;
     }
-    struct sigaction old_int, old_term;
-    g_search_stop = 0;
-    cs_cli_trap_stop(on_search_stop, 0, &old_int, &old_term);
-    o.stop = &g_search_stop;
+    cs_cli_stop st;
+    o.stop = cs_cli_stop_begin(&st);
     rc = cs_search(sc, &o, &err);
-    cs_cli_untrap_stop(&old_int, &old_term);
+    cs_cli_stop_end(&st);
     cs_scenario_free(sc);
-    return cs_cli_exit(rc, &err, (int)g_search_stop, "");
+    return cs_cli_exit(rc, &err, (int)*o.stop, "");
 }

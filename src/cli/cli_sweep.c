@@ -42,8 +42,6 @@ static void sweep_usage(FILE *f) {
           f);
 }
 
-static volatile sig_atomic_t g_sweep_stop;
-static void on_sweep_stop(int sig) { g_sweep_stop = sig; }
 
 
 int cs_cli_sweep(int argc, char **argv) {
@@ -57,26 +55,14 @@ int cs_cli_sweep(int argc, char **argv) {
     o.report = stdout;
     const char *spec = NULL;
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = NULL;
+        const char *a = argv[i], *val;
         char name[64];
-        snprintf(name, sizeof name, "%s", a);
-        char *eq = strchr(name, '=');
-        if (strncmp(a, "--", 2) == 0 && eq) {
-            *eq = '\0';
-            val = a + (eq - name) + 1;
-        }
+        cs_cli_split_flag(a, name, sizeof name, &val);
         int needs = strcmp(name, "--out") == 0 || strcmp(name, "-j") == 0 || strcmp(name, "--jobs") == 0 ||
                     strcmp(name, "--shard") == 0 || strcmp(name, "--progress") == 0 ||
                     strcmp(name, "--objective") == 0 || strcmp(name, "--pareto") == 0 ||
                     strcmp(name, "--report") == 0 || strcmp(name, "--point-max-wall") == 0;
-        if (needs && !val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "clustersim sweep: %s needs a value (see --help)\n", name);
-                return 2;
-            }
-            val = argv[++i];
-        }
+        if (needs && cs_cli_flag_value(argc, argv, &i, "sweep", name, &val)) return 2;
         if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
             sweep_usage(stdout);
             return 0;
@@ -160,14 +146,12 @@ int cs_cli_sweep(int argc, char **argv) {
         return 2;
     }
     if (o.list) o.report = stdout;
-    struct sigaction old_int, old_term;
-    g_sweep_stop = 0;
-    cs_cli_trap_stop(on_sweep_stop, 0, &old_int, &old_term);
-    o.stop = &g_sweep_stop;
+    cs_cli_stop st;
+    o.stop = cs_cli_stop_begin(&st);
     cs_error err;
     cs_error_clear(&err);
     int rc = cs_sweep(spec, &o, &err);
-    cs_cli_untrap_stop(&old_int, &old_term);
+    cs_cli_stop_end(&st);
     if (rc == CS_EINTR) {
         if (strstr(err.msg, "checking the points"))
             fprintf(stderr, "clustersim: %s; nothing ran\n", err.msg);
@@ -175,7 +159,7 @@ int cs_cli_sweep(int argc, char **argv) {
             fprintf(stderr,
                     "clustersim: %s; the results of the points done are in %s; run the same command to go on\n",
                     err.msg, o.out_dir);
-        return 128 + (g_sweep_stop ? (int)g_sweep_stop : SIGINT);
+        return 128 + (*o.stop ? (int)*o.stop : SIGINT);
     }
     if (rc) {
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
