@@ -205,8 +205,9 @@ typedef struct port {
     uint64_t qbytes; /* data bytes queued */
     uint8_t busy, paused, turn;
     /* the packet in transmission, as this node accounted it (with
-     * cut-through it may already be held by the next node) */
-    uint8_t cur_held, cur_data;
+     * cut-through it may already be held by the next node): the link it came
+     * in on (NONE: in no buffer here), its wire and payload bytes */
+    uint8_t cur_data;
     uint32_t cur_in_link, cur_wire, cur_payload;
     uint32_t ring, nring; /* flows starting here (source port of an NPU): a ring, NONE = empty */
     uint64_t wake_ev;
@@ -430,8 +431,7 @@ static pkt *queue_pop(port *P, int prio) {
     return p;
 }
 
-/* A data packet from a flow starting at this port's NPU, or NULL (then, when
- * a flow waits for its pacing, a wake-up is armed). */
+/* Flow id leaves the send ring of port P. */
 static void ring_unlink(pkt_state *s, port *P, uint32_t id) {
     pflow *f = &s->flows[id];
     if (P->nring == 1) {
@@ -445,6 +445,8 @@ static void ring_unlink(pkt_state *s, port *P, uint32_t id) {
     f->in_ring = 0;
 }
 
+/* A data packet from a flow starting at this port's NPU, or NULL (then, when
+ * a flow waits for its pacing, a wake-up is armed). */
 static pkt *from_ring(pkt_state *s, uint32_t l) {
     port *P = &s->ports[l];
     cs_time now = now_of(s), wake = CS_TIME_MAX;
@@ -525,7 +527,6 @@ static void port_kick(pkt_state *s, uint32_t l) {
     cs_time ser = ser_ps(p->wire, bw);
     P->busy = 1;
     P->busy_since = now;
-    P->cur_held = p->in_link != NONE;
     P->cur_in_link = p->in_link;
     P->cur_wire = p->wire;
     P->cur_payload = p->payload;
@@ -581,8 +582,7 @@ static uint64_t threshold(const pkt_state *s, uint32_t v) {
 /* The packet that link l was sending leaves the buffer of node v (the
  * link's source) as the port accounted it. */
 static void release(pkt_state *s, uint32_t v, port *P) {
-    if (!P->cur_held) return;
-    P->cur_held = 0;
+    if (P->cur_in_link == NONE) return; /* from its source, or a control packet: in no buffer */
     port *I = &s->ports[P->cur_in_link];
     /* the ingress counter gives back headroom first, then shared bytes (as a
      * switch MMU does): XON does not wait for the packets that went to the
