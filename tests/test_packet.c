@@ -459,13 +459,29 @@ static void test_bad_buffer(void **st) {
     cs_topo_free(t);
 }
 
+/* More packets than a transfer may have (2^32 - 1 of 4096 bytes; 2^32
+ * x 4096 bytes = 16 TiB, whose time alone fits the range) is refused at send,
+ * naming the option; nothing is scheduled. */
+static void test_too_many_packets(void **st) {
+    (void)st;
+    tnet tn;
+    tn_open(&tn, chain(1, NULL), "{}");
+    cs_error err;
+    cs_error_clear(&err);
+    cs_net_msg m = {.src = 0, .dst = 1, .bytes = 4096ULL << 32, .key = 1, .done = on_done, .ctx = &tn};
+    assert_int_equal(cs_net_send(&tn.net, &m, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "4294967296 packets of backend.packet.mtu 4096 bytes; expected at most 4294967294 per transfer");
+    assert_int_equal(cs_eventq_size(tn.q), 0);
+    tn_close(&tn);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_flow),      cmocka_unit_test(test_incast_pfc),
         cmocka_unit_test(test_incast_lossy),  cmocka_unit_test(test_victim_hol),
         cmocka_unit_test(test_dcqcn_sequence), cmocka_unit_test(test_dcqcn_incast),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_gives_up),
-        cmocka_unit_test(test_bad_buffer),
+        cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
