@@ -987,7 +987,8 @@ static void main_help(FILE *f) {
           "  sweep     run every point of a design (grid, zip, random, seeds) on workers or MPI ranks\n"
           "  search    the best parallelization plans of a model on a cluster (estimate all, simulate the best)\n"
           "  bandwidth the per-dimension bandwidth split that serves a workload mix best under a budget\n"
-          "  collective nccl-tests for the simulator: one collective over a range of sizes, busbw table\n\n"
+          "  collective nccl-tests for the simulator: one collective over a range of sizes, busbw table\n"
+          "  cluster   several jobs on one cluster: each alone and all together, slowdowns, shared links\n\n"
           "  clustersim <command> --help   options of a command\n"
           "  clustersim run --help-config  every scenario key\n"
           "  clustersim --version          version\n",
@@ -1016,10 +1017,11 @@ static int cli_main(int argc, char **argv) {
     if (strcmp(cmd, "search") == 0) return cs_cli_search(argc - 2, argv + 2);
     if (strcmp(cmd, "bandwidth") == 0) return cs_cli_bandwidth(argc - 2, argv + 2);
     if (strcmp(cmd, "collective") == 0) return cs_cli_collective(argc - 2, argv + 2);
+    if (strcmp(cmd, "cluster") == 0) return cs_cli_cluster(argc - 2, argv + 2);
     /* ASTRA-sim style: options without a sub-command mean "run". */
     if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
-    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect, sweep, search, bandwidth or "
-                    "collective; see "
+    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect, sweep, search, bandwidth, "
+                    "collective or cluster; see "
                     "clustersim "
                     "--help)\n",
             cmd);

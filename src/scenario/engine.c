@@ -237,6 +237,7 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
                          .observer = rep && opt->observer ? &span_obs : opt->observer,
                          .mode = mode,
                          .ranks = res->ranks,
+                         .rank_start = opt->rank_start,
                          .err = err};
     e->x = cs_exec_new(&xp);
     cs_net_env env = {.cfg = netcfg, .topo = netcfg->topology, .q = e->q, .observer = opt->net_observer,

@@ -89,6 +89,10 @@ typedef struct cs_engine_options {
      * stops within about a thousand events with CS_EINTR, and the symmetric
      * modes do not fall back to the full run. */
     const volatile sig_atomic_t *stop;
+    /* Per rank (nranks entries; NULL = every rank at 0): the time its
+     * roots become ready -- jobs that start later on a shared cluster
+     * (scenario/cluster.h).  A nonzero start rules out the symmetric modes. */
+    const cs_time *rank_start;
 } cs_engine_options;
 
 enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1, CS_SYMMETRY_REQUIRE = 2 };

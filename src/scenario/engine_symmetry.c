@@ -127,7 +127,15 @@ static const char *graph_difference(const cs_graph *a, const cs_graph *b) {
  * exactly the uncontended time (CS_NET_EXACT_UNCONTENDED: the congestion-
  * unaware analytical one) and one NPU per rank.  0 with the reason in why. */
 static int run_allows_symmetry(const cs_workload *w, const cs_network_config *net, const char *backend,
-                               const cs_compute_model *cm, char *why, size_t whylen) {
+                               const cs_engine_options *opt, char *why, size_t whylen) {
+    const cs_compute_model *cm = &opt->compute;
+    if (opt->rank_start)
+        for (uint32_t r = 0; r < w->nranks; r++)
+            if (opt->rank_start[r]) {
+                snprintf(why, whylen, "rank %u starts at %" PRIu64 " ps, not with the others (several jobs on one "
+                         "cluster)", r, opt->rank_start[r]);
+                return 0;
+            }
     if (cs_compute_has_stragglers(cm)) {
         snprintf(why, whylen, "run.slow-ranks / run.compute-jitter: the ranks compute at different rates");
         return 0;
@@ -165,7 +173,7 @@ int cs_engine_symmetry_check(const cs_workload *w, const cs_network_config *net,
             return 0;
         }
     }
-    if (!run_allows_symmetry(w, net, backend, &opt->compute, why, whylen)) return 0;
+    if (!run_allows_symmetry(w, net, backend, opt, why, whylen)) return 0;
     const cs_graph *g = w->rank_graph[0];
     cs_system_config defaults;
     const cs_system_config *cfg = opt->system;
@@ -211,7 +219,7 @@ int cs_engine_class_check(const cs_workload *w, const cs_network_config *net, co
                        char *why, size_t whylen) {
     const char *backend = opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND;
     const cs_sym_axes *ax = opt->sym_axes;
-    if (!run_allows_symmetry(w, net, backend, &opt->compute, why, whylen)) return 0;
+    if (!run_allows_symmetry(w, net, backend, opt, why, whylen)) return 0;
     if (mem_shared(opt->memory)) {
         snprintf(why, whylen, "the remote memory is shared between ranks");
         return 0;

@@ -46,6 +46,22 @@ typedef struct cs_run_hooks {
 
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err);
 
+/* A workload composed by the caller (several jobs on one cluster,
+ * scenario/cluster.h) instead of run.workload or a plan: the ranks' graphs
+ * and communicator groups in the network's numbering, and when each rank
+ * starts.  All borrowed.  The scenario then has neither run.workload nor
+ * model.name nor comm-groups keys, and run.placement stays contiguous. */
+typedef struct cs_run_inputs {
+    const cs_workload *workload;
+    const cs_comm_groups *groups;   /* NULL = none */
+    const cs_time *rank_start;      /* per rank (NULL = every rank at 0) */
+    int plan_defaults;              /* 1 = the generator's system (without system.* keys) and 4 comm streams
+                                       (without run.comm-streams), as for a generated plan */
+    const char *label;              /* the workload, as reports name it */
+} cs_run_inputs;
+int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_hooks *hooks, cs_result **out,
+                         cs_error *err);
+
 /* A copy with every key and label of sc (for many runs from one base). */
 cs_scenario *cs_scenario_copy(const cs_scenario *sc);
 /* Set a key from a JSON value (the scenario file and the CLI go through

@@ -387,6 +387,11 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
 }
 
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err) {
+    return cs_scenario_run_with(sc, NULL, hooks, out, err);
+}
+
+int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_hooks *hooks, cs_result **out,
+                         cs_error *err) {
     static const cs_run_hooks no_hooks;
     if (!hooks) hooks = &no_hooks;
     *out = NULL;
@@ -394,7 +399,8 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     cs_run_params ro;
     int rc = cs_sc_parse_typed(sc, SC_RUN, &ro, err);
     if (rc) return rc;
-    int plan = cs_scenario_is_plan(sc);
+    int plan = !in && cs_scenario_is_plan(sc);
+    int plan_defaults = plan || (in && in->plan_defaults); /* the generator's system and comm-streams defaults */
     cs_result *res = cs_result_new();
     cs_system_config sysc;
     memset(&sysc, 0, sizeof sysc);
@@ -404,6 +410,8 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     cs_memory_config_defaults(&mem);
     cs_workload w;
     memset(&w, 0, sizeof w);
+    const cs_workload *W = in ? in->workload : &w;   /* the ranks' graphs */
+    const cs_comm_groups *G = in ? in->groups : &groups; /* and their communicator groups */
     cs_gen_model m;
     cs_device d;
     cs_gen_plan p;
@@ -415,7 +423,11 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     json_t *config = json_object();
     const cs_net_backend *be = cs_net_backend_find(ro.backend);
 
-    if (plan && ro.workload)
+    if (in && (ro.workload || cs_scenario_is_plan(sc)))
+        rc = CS_ERR(err, CS_EINVAL, "run.workload, model.name: the jobs give the workload; expected neither key");
+    else if (in)
+        rc = CS_OK;
+    else if (plan && ro.workload)
         rc = CS_ERR(err, CS_EINVAL, "run.workload %s and model.name: expected one workload, traces or a generated "
                                     "plan, got both",
                     ro.workload);
@@ -447,9 +459,18 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     }
     res->net.topology = res->topo;
     if (rc == CS_OK) rc = cs_sc_effective_system(sc, &sysc, err);
-    if (rc == CS_OK && !(plan && !json_object_size(sc->sect[SC_SYSTEM])))
+    if (rc == CS_OK && in && in->plan_defaults && !json_object_size(sc->sect[SC_SYSTEM])) {
+        cs_system_config_free(&sysc);
+        rc = cs_gen_system_defaults(res->net.ndims, &sysc);
+    }
+    if (rc == CS_OK && !(plan_defaults && !json_object_size(sc->sect[SC_SYSTEM])))
         rc = cs_system_config_check_network(&sysc, res->net.ndims, err);
-    if (rc == CS_OK) {
+    if (rc == CS_OK && in) {
+        if (cs_sc_groups_given(sc))
+            rc = CS_ERR(err, CS_EINVAL, "comm-groups: the jobs make the cluster's communicator groups; expected no "
+                                        "comm-groups keys in the cluster's scenario");
+        else if (G && G->ngroups) rc = cs_comm_groups_validate(G, res->net.total_npus, err);
+    } else if (rc == CS_OK) {
         if (plan) {
             if (cs_sc_groups_given(sc))
                 rc = CS_ERR(err, CS_EINVAL, "comm-groups: a generated plan makes its own communicator groups; "
@@ -467,10 +488,11 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         so.compute.jitter_cv = ro.compute_jitter;
         so.compute.jitter_seed = (uint64_t)ro.jitter_seed;
         res->stragglers = cs_compute_has_stragglers(&so.compute);
-        so.comm_groups = groups.ngroups ? &groups : NULL;
+        so.comm_groups = G && G->ngroups ? G : NULL;
+        so.rank_start = in ? in->rank_start : NULL;
         so.injection_scale = ro.injection_scale;
         so.backend = ro.backend;
-        so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : plan ? 4 : 1);
+        so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : plan_defaults ? 4 : 1);
         so.progress = hooks->progress;
         so.progress_ms = hooks->progress_ms;
         so.stop = hooks->stop;
@@ -478,7 +500,10 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         warn_astra_only(&ro, &sysc);
     }
     if (rc == CS_OK && ro.placement && strcmp(ro.placement, "contiguous") != 0) {
-        if (!res->topo) {
+        if (in) {
+            rc = CS_ERR(err, CS_EINVAL, "run.placement %s: each job places its ranks (its \"placement\"); expected "
+                                        "run.placement contiguous in a cluster", ro.placement);
+        } else if (!res->topo) {
             rc = CS_ERR(err, CS_EINVAL, "run.placement %s needs a graph backend (run.backend flow)", ro.placement);
         } else {
             cs_placement_group *pg = cs_calloc(groups.ngroups ? groups.ngroups : 1, sizeof *pg);
@@ -510,7 +535,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     cs_coll_observer cobs;
     row_keep keep = {res, hooks};
     if (rc == CS_OK && !hooks->no_collectives) {
-        res->colls = cs_coll_agg_new(&groups);
+        res->colls = cs_coll_agg_new(G);
         cs_coll_agg_set_row_hook(res->colls, keep_row, &keep);
         cobs = cs_coll_agg_observer(res->colls);
         so.coll_observer = &cobs;
@@ -519,7 +544,9 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
     /* the workload, and for plans the symmetry policy */
     cs_sym_axes ax;
     int use_cls = 0;
-    if (rc == CS_OK && !plan) {
+    if (rc == CS_OK && in) {
+        /* the caller's workload */
+    } else if (rc == CS_OK && !plan) {
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps, hooks->stop};
         rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
     } else if (rc == CS_OK) {
@@ -535,7 +562,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
                                         "run.compute-jitter)");
         } else {
             if (plan) rc = cs_gen_workload(&m, &p, &d, NULL, hooks->stop, &w, err);
-            if (rc == CS_OK) rc = run_healthy(&w, &res->net, &so, &res->healthy_time, err);
+            if (rc == CS_OK) rc = run_healthy(W, &res->net, &so, &res->healthy_time, err);
             if (plan) cs_workload_free(&w);
             res->has_healthy = 1;
         }
@@ -580,22 +607,22 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         rc = cs_gen_workload(&m, &p, &d, NULL, hooks->stop, &w, err);
         if (rc == CS_OK) rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     } else if (rc == CS_OK && !plan) {
-        rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
+        rc = cs_engine_run(W, &res->net, &so, &res->sim, err);
     }
     if (rc == CS_EUNSUPPORTED && ro.symmetry == 2) cs_error_prefix(err, "run.symmetry require: ");
     if (rc == CS_OK && res->colls) cs_coll_agg_finish(res->colls);
     if (rc == CS_OK) {
         res->sym_off = ro.symmetry == 1;
         res->backend = cs_strdup(ro.backend);
-        res->single_file = plan ? 1 : w.single_file;
-        res->ngraphs = w.ngraphs;
-        for (uint32_t g = 0; g < w.ngraphs; g++) res->graph_nodes += w.graphs[g]->nnodes;
+        res->single_file = plan ? 1 : W->single_file;
+        res->ngraphs = W->ngraphs;
+        for (uint32_t g = 0; g < W->ngraphs; g++) res->graph_nodes += W->graphs[g]->nnodes;
         if (plan) {
             char name[128];
             snprintf(name, sizeof name, "generated: %s", m.name);
             res->workload_prefix = cs_strdup(name);
         } else {
-            res->workload_prefix = cs_strdup(w.prefix);
+            res->workload_prefix = cs_strdup(in ? in->label : w.prefix);
         }
         /* the effective configuration, as summary.json records it */
         res->scenario = cs_scenario_to_json(sc, err);
@@ -609,7 +636,7 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
         json_object_set_new(config, "system_units", cs_system_config_units_json());
         json_object_set_new(config, "memory", cs_memory_config_to_json(&mem));
         json_object_set_new(config, "memory_units", cs_memory_config_units_json());
-        if (groups.ngroups) json_object_set_new(config, "comm_groups", cs_comm_groups_to_json(&groups));
+        if (G && G->ngroups) json_object_set_new(config, "comm_groups", cs_comm_groups_to_json(G));
         if (res->topo) {
             cs_topo *topo = res->topo;
             json_t *tj = json_object();
@@ -621,12 +648,12 @@ int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result
             json_object_set_new(tj, "links_degraded_at_start", json_integer(degraded));
             json_object_set_new(tj, "timed_changes", json_integer(topo->nchanges));
             json_object_set_new(tj, "placement", json_string(topo->placement[0] ? topo->placement : "contiguous"));
-            if (groups.ngroups) {
+            if (G && G->ngroups) {
                 json_t *gs = json_object();
-                for (size_t i = 0; i < groups.ngroups; i++)
-                    json_object_set_new(gs, groups.groups[i].name,
-                                        json_integer(cs_topo_group_switches(topo, groups.groups[i].ranks,
-                                                                            groups.groups[i].nranks)));
+                for (size_t i = 0; i < G->ngroups; i++)
+                    json_object_set_new(gs, G->groups[i].name,
+                                        json_integer(cs_topo_group_switches(topo, G->groups[i].ranks,
+                                                                            G->groups[i].nranks)));
                 json_object_set_new(tj, "group_switches", gs);
             }
             json_object_set_new(config, "topology", tj);

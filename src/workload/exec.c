@@ -94,6 +94,7 @@ struct cs_exec {
     cs_memory *mem;
     rank_state *rs;
     cs_rank_result *ranks; /* w->nranks rows (borrowed) */
+    const cs_time *rank_start; /* per rank: when its roots become ready (NULL = 0; borrowed) */
     uint64_t roofline_fallbacks;
     cs_pool *op_pool;
     /* instant completions waiting to be processed (node indices of one rank) */
@@ -758,6 +759,7 @@ cs_exec *cs_exec_new(const cs_exec_params *p) {
     s->comm_streams = p->comm_streams ? p->comm_streams : 1;
     s->observer = p->observer;
     s->ranks = p->ranks;
+    s->rank_start = p->mode == CS_EXEC_FULL ? p->rank_start : NULL;
     s->err = p->err;
     s->rep = p->mode != CS_EXEC_FULL;
     s->cls = p->mode == CS_EXEC_CLASS;
@@ -808,6 +810,19 @@ void cs_exec_progress(const cs_exec *s, uint64_t *done, uint64_t *total) {
     *total = s->nodes_total;
 }
 
+/* Rank rk's roots become ready (pending counters set). */
+static void start_rank(sim *s, uint32_t rk) {
+    rank_state *r = &s->rs[rk];
+    for (uint32_t i = 0; i < r->g->nnodes; i++)
+        if (!r->pending[i]) make_ready(s, rk, i);
+    settle(s, rk);
+}
+
+static void start_rank_ev(void *ctx, const cs_event *ev) {
+    sim *s = ctx;
+    if (!s->failed) start_rank(s, (uint32_t)ev->arg);
+}
+
 void cs_exec_start(cs_exec *s, cs_net *net, cs_system *sys, cs_memory *mem) {
     const cs_workload *w = s->w;
     s->net = net;
@@ -837,11 +852,10 @@ void cs_exec_start(cs_exec *s, cs_net *net, cs_system *sys, cs_memory *mem) {
     for (uint32_t j = 0; j < s->nreps && !s->failed; j++) {
         uint32_t rk = s->reps[j];
         rank_state *r = &s->rs[rk];
-        for (uint32_t i = 0; i < r->g->nnodes; i++) {
-            r->pending[i] = r->g->nodes[i].nparents;
-            if (!r->pending[i]) make_ready(s, rk, i);
-        }
-        settle(s, rk);
+        for (uint32_t i = 0; i < r->g->nnodes; i++) r->pending[i] = r->g->nodes[i].nparents;
+        if (s->rank_start && s->rank_start[rk]) /* a job that starts later: its roots then */
+            cs_eventq_push(s->q, s->rank_start[rk], next_key(s, rk), start_rank_ev, s, rk);
+        else start_rank(s, rk);
     }
 }
 

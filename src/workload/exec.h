@@ -98,6 +98,8 @@ typedef struct cs_exec_params {
     const cs_exec_observer *observer; /* one call per completed node (NULL = none; borrowed) */
     cs_exec_mode mode;
     cs_rank_result *ranks;           /* w->nranks zeroed rows the executor fills (borrowed) */
+    const cs_time *rank_start;       /* per rank: when its roots become ready (NULL = all at 0;
+                                        CS_EXEC_FULL only; borrowed) */
     cs_error *err;                   /* where failures are described (borrowed) */
 } cs_exec_params;
 

@@ -1,0 +1,126 @@
+/*
+ * cli_cluster.c -- `clustersim cluster FILE`: several jobs on one cluster
+ * (src/scenario/cluster.h; docs/cluster.md).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli_int.h"
+#include "core/afile.h"
+#include "output/cluster_out.h"
+#include "scenario/cluster.h"
+
+static void cluster_usage(FILE *f) {
+    fputs("usage: clustersim cluster FILE.json [options]\n\n"
+          "Several jobs on one cluster (docs/cluster.md): the file names the platform (scenario, set) and the jobs\n"
+          "(Chakra traces or generated plans, each with its NPUs or a placement policy, a start time and\n"
+          "iterations).  Each job runs alone on the cluster at its place, then all run together on the shared\n"
+          "fabric; the report gives each job's time alone and shared, the slowdown, and the links they share.\n\n"
+          "options:\n"
+          "  --out DIR          jobs.csv, iterations.csv, interference.csv, cluster.json, links.csv, ranks.csv\n"
+          "  --json FILE        cluster.json alone\n"
+          "  --set KEY=VALUE    a platform key (run.*, network.*, topology.*, system.*, backend.*), after the file\n"
+          "  --network-configuration=FILE, --system-configuration=FILE, --topology=FILE, --backend NAME\n"
+          "  --progress         say which run is going (each job alone, then together)\n"
+          "  --quiet, --help\n",
+          f);
+}
+
+int cs_cli_cluster(int argc, char **argv) {
+    const char *file = NULL, *out = NULL, *json = NULL;
+    int quiet = 0, progress = 0, rc = 0;
+    /* the file first: the flags edit its platform */
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cluster_usage(stdout);
+            return 0;
+        }
+        if (argv[i][0] != '-' && !file && (i == 0 || argv[i - 1][0] != '-' || strchr(argv[i - 1], '=') ||
+                                           strcmp(argv[i - 1], "--quiet") == 0 ||
+                                           strcmp(argv[i - 1], "--progress") == 0))
+            file = argv[i];
+    }
+    if (!file) {
+        fprintf(stderr, "clustersim cluster: expected a cluster file (clustersim cluster FILE.json; see --help)\n");
+        return 2;
+    }
+    cs_error err;
+    cs_error_clear(&err);
+    cs_cluster *c = NULL;
+    if (cs_cluster_load(file, &c, &err)) {
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        return 1;
+    }
+    for (int i = 0; i < argc && rc == 0; i++) {
+        char name[64];
+        const char *a = argv[i], *val;
+        if (a == file) continue;
+        cs_cli_split_flag(a, name, sizeof name, &val);
+        int flagonly = strcmp(name, "--quiet") == 0 || strcmp(name, "--progress") == 0;
+        if (a[0] != '-' || !a[1]) {
+            fprintf(stderr, "clustersim cluster: unexpected argument \"%s\" (see --help)\n", a);
+            rc = 2;
+            break;
+        }
+        if (flagonly && val) {
+            fprintf(stderr, "clustersim cluster: %s takes no value\n", name);
+            rc = 2;
+            break;
+        }
+        static const char *const known[] = {"--quiet", "--progress", "--out", "--json", "--set",
+                                            "--network-configuration", "--system-configuration", "--topology",
+                                            "--backend"};
+        size_t q;
+        for (q = 0; q < sizeof known / sizeof *known; q++)
+            if (strcmp(name, known[q]) == 0) break;
+        if (q == sizeof known / sizeof *known) {
+            fprintf(stderr, "clustersim cluster: unknown option %s (see clustersim cluster --help)\n", a);
+            rc = 2;
+            break;
+        }
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "cluster", name, &val)) != 0) break;
+        int pf = cs_cli_platform_flag(c->sc, "cluster", name, val);
+        if (pf >= 0) rc = pf;
+        else if (strcmp(name, "--quiet") == 0) quiet = 1;
+        else if (strcmp(name, "--progress") == 0) progress = 1;
+        else if (strcmp(name, "--out") == 0) out = val;
+        else if (strcmp(name, "--json") == 0) json = val;
+        else {
+            fprintf(stderr, "clustersim cluster: unknown option %s (see clustersim cluster --help)\n", a);
+            rc = 2;
+        }
+    }
+    if (rc == 0 && out && json) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/cluster.json", out);
+        if (strcmp(p, json) == 0) {
+            fprintf(stderr, "clustersim: error: --json %s: the file --out writes too; expected another file\n", json);
+            rc = 1;
+        }
+    }
+    if (rc) {
+        cs_cluster_free(c);
+        return rc;
+    }
+    if (out) cs_cluster_out_remove(out); /* a failed run leaves no earlier results behind */
+    if (json) remove(json);
+    cs_cli_stop st;
+    cs_run_hooks hooks;
+    memset(&hooks, 0, sizeof hooks);
+    hooks.progress = progress;
+    hooks.stop = cs_cli_stop_begin(&st);
+    int r = cs_cluster_run(c, &hooks, &err);
+    int sig = (int)*hooks.stop;
+    cs_cli_stop_end(&st);
+    if (r == CS_OK && out) r = cs_cluster_out_write(c, out, &err);
+    if (r == CS_OK && json) {
+        json_t *j = cs_cluster_json(c);
+        r = cs_write_json_atomic(json, j, &err);
+        json_decref(j);
+        if (r && out) cs_cluster_out_remove(out);
+    }
+    if (r == CS_OK && !quiet) cs_cluster_print(c, stdout);
+    cs_cluster_free(c);
+    return cs_cli_exit(r, &err, sig, "; no results written");
+}

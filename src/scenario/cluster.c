@@ -1,0 +1,817 @@
+/*
+ * cluster.c -- several jobs on one cluster (see cluster.h): the cluster
+ * file, the placement policies, the composition of the jobs' graphs into
+ * one workload, and the runs (each job alone, then all together).
+ */
+#include "scenario/cluster.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/comm_group.h"
+#include "config/network_config.h"
+#include "config/system_config.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/rand.h"
+#include "gen/gen.h"
+#include "network/network.h"
+#include "scenario/scenario_int.h"
+#include "scenario/scenario_run.h"
+#include "topology/topology.h"
+#include "workload/graph_job.h"
+#include "workload/workload.h"
+
+/* ---- the cluster file ------------------------------------------------------------- */
+
+static char *path_near(const char *file, const char *p) { /* p relative to file's directory */
+    if (p[0] == '/') return cs_strdup(p);
+    const char *slash = strrchr(file, '/');
+    size_t dl = slash ? (size_t)(slash - file) + 1 : 0;
+    char *out = cs_malloc(dl + strlen(p) + 1);
+    memcpy(out, file, dl);
+    strcpy(out + dl, p);
+    return out;
+}
+
+static int name_ok(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n > 32) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+              ch == '-' || ch == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+/* A placement given as a string: a policy, or an NPU list "0-7,16,18". */
+static int placement_policy_ok(const char *s) {
+    if (strcmp(s, "contiguous") == 0 || strcmp(s, "pack") == 0 || strcmp(s, "spread") == 0 ||
+        strcmp(s, "random") == 0)
+        return 1;
+    if (strncmp(s, "random:", 7) == 0) {
+        const char *q = s + 7;
+        if (!*q) return 0;
+        for (; *q; q++)
+            if (*q < '0' || *q > '9') return 0;
+        return strlen(s + 7) <= 18;
+    }
+    return 0;
+}
+
+/* An explicit NPU list from "0-7,16" or [0, 1, 2] into a JSON array of integers; NULL when malformed. */
+static json_t *npu_list(const json_t *v, uint64_t cap) {
+    json_t *out = json_array();
+    if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) {
+            if (!json_is_integer(x) || json_integer_value(x) < 0 || (uint64_t)json_integer_value(x) >= cap) goto bad;
+            json_array_append_new(out, json_integer(json_integer_value(x)));
+        }
+        return out;
+    }
+    const char *p = json_string_value(v);
+    while (p && *p) {
+        const char *end;
+        unsigned long long a, b;
+        if (cs_parse_rank_range(p, &end, &a, &b) || (*end && *end != ',') || b < a || b >= cap ||
+            json_array_size(out) + (b - a + 1) > cap)
+            goto bad;
+        for (unsigned long long r = a; r <= b; r++) json_array_append_new(out, json_integer((json_int_t)r));
+        p = *end ? end + 1 : end;
+        if (*end && !*p) goto bad;
+    }
+    if (p) return out;
+bad:
+    json_decref(out);
+    return NULL;
+}
+
+static int job_parse(cs_cluster *c, const cs_jdoc *doc, size_t i, json_t *o, cs_error *err) {
+    const char *path = doc->path;
+    int line = cs_jdoc_elem_line(doc, "jobs", i);
+    cs_cluster_job *j = &c->jobs[i];
+    snprintf(j->name, sizeof j->name, "job%zu", i);
+    j->iterations = 1;
+    snprintf(j->placement, sizeof j->placement, "contiguous");
+    if (!json_is_object(o))
+        return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu]: expected an object (name, workload or set, npus, placement, "
+                                      "start_ns, iterations)",
+                      path, line, i);
+    static const char *const known[] = {"name", "npus", "workload", "comm-groups", "set", "placement", "start_ns",
+                                        "iterations"};
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v) {
+        size_t q;
+        for (q = 0; q < sizeof known / sizeof *known; q++)
+            if (strcmp(k, known[q]) == 0) break;
+        if (q == sizeof known / sizeof *known)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].%s: unknown key; expected name, npus, workload, "
+                                          "comm-groups, set, placement, start_ns or iterations",
+                          path, line, i, k);
+    }
+    if ((v = json_object_get(o, "name"))) {
+        if (!json_is_string(v) || !name_ok(json_string_value(v)))
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].name: expected 1 to 32 of A-Z a-z 0-9 _ - .", path, line,
+                          i);
+        snprintf(j->name, sizeof j->name, "%s", json_string_value(v));
+    }
+    for (size_t q = 0; q < i; q++)
+        if (strcmp(c->jobs[q].name, j->name) == 0)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].name %s: already the name of jobs[%zu]; expected "
+                                          "distinct names",
+                          path, line, i, j->name, q);
+    if ((v = json_object_get(o, "npus"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > (1 << 24))
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].npus: expected an integer from 1 to 16777216", path, line,
+                          i);
+        j->npus = (uint32_t)json_integer_value(v);
+    }
+    if ((v = json_object_get(o, "iterations"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > CS_CLUSTER_MAX_ITERATIONS)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].iterations: expected an integer from 1 to %u", path, line,
+                          i, CS_CLUSTER_MAX_ITERATIONS);
+        j->iterations = (uint32_t)json_integer_value(v);
+    }
+    if ((v = json_object_get(o, "start_ns"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) >= CS_TIME_MAX_NS / 2)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].start_ns: expected an integer number of nanoseconds from 0 "
+                                          "to %llu (half the simulated-time range)",
+                          path, line, i, (unsigned long long)(CS_TIME_MAX_NS / 2 - 1));
+        j->start = cs_time_from_ns((uint64_t)json_integer_value(v));
+    }
+    if ((v = json_object_get(o, "placement"))) {
+        if (json_is_string(v) && placement_policy_ok(json_string_value(v))) {
+            snprintf(j->placement, sizeof j->placement, "%s", json_string_value(v));
+        } else if ((json_is_string(v) || json_is_array(v)) && (j->explicit_npus = npu_list(v, 1ull << 32))) {
+            snprintf(j->placement, sizeof j->placement, "explicit");
+        } else {
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].placement: expected contiguous, pack, spread, "
+                                          "random[:SEED], or the job's NPUs as a list ([0, 1, 8, 9]) or ranges "
+                                          "(\"0-7,16-23\")",
+                          path, line, i);
+        }
+    }
+    json_t *wl = json_object_get(o, "workload"), *set = json_object_get(o, "set"), *cg = json_object_get(o, "comm-groups");
+    if (wl && (!json_is_string(wl) || !json_string_value(wl)[0]))
+        return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].workload: expected a Chakra trace PREFIX (PREFIX.<rank>.et) or "
+                                      "one trace FILE every rank runs",
+                      path, line, i);
+    if (cg && (!json_is_string(cg) || !json_string_value(cg)[0] || !wl))
+        return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].comm-groups: expected the path of the traces' "
+                                      "communicator-group file (with workload)",
+                      path, line, i);
+    if (set && !json_is_object(set))
+        return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].set: expected an object of plan.*, model.* and device.* keys",
+                      path, line, i);
+    int has_model = set && json_object_get(set, "model.name");
+    if (!!wl == has_model)
+        return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu]: expected one workload: traces (workload) or a generated plan "
+                                      "(set: {\"model.name\": ...}), got %s",
+                      path, line, i, wl ? "both" : "neither");
+    if (wl) {
+        if (!j->npus)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].npus: expected the number of ranks of the traces", path,
+                          line, i);
+        j->workload = path_near(path, json_string_value(wl));
+        if (cg) j->comm_groups = path_near(path, json_string_value(cg));
+        if (set)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].set: a trace job takes no plan keys", path, line, i);
+        snprintf(j->what, sizeof j->what, "traces %.150s", json_string_value(wl));
+    } else {
+        /* the keys of a plan, checked on a scenario of their own */
+        cs_scenario *t = cs_scenario_new();
+        int rc = CS_OK;
+        json_object_foreach(set, k, v) {
+            if (strncmp(k, "plan.", 5) != 0 && strncmp(k, "model.", 6) != 0 && strncmp(k, "device.", 7) != 0) {
+                rc = CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].set.%s: a job sets plan.*, model.* and device.* keys; "
+                                            "the platform's keys go in the cluster's scenario or set",
+                            path, line, i, k);
+                break;
+            }
+            char where[96];
+            snprintf(where, sizeof where, "jobs[%zu].set", i);
+            rc = cs_scenario_set_json(t, k, v, where, err);
+            if (rc) {
+                cs_error_prefix(err, "%s:%d: ", path, line);
+                break;
+            }
+        }
+        cs_scenario_free(t);
+        if (rc) return rc;
+        j->set = json_incref(set);
+        const char *model = json_string_value(json_object_get(set, "model.name"));
+        snprintf(j->what, sizeof j->what, "%.60s", model ? model : "?");
+    }
+    return CS_OK;
+}
+
+int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
+    *out = NULL;
+    cs_jdoc doc;
+    int rc = cs_jdoc_load(path, "cluster file", &doc, err);
+    if (rc) return rc;
+    cs_cluster *c = cs_calloc(1, sizeof *c);
+    c->path = cs_strdup(path);
+    c->sc = cs_scenario_new();
+    json_t *root = doc.root, *v;
+    static const char *const known[] = {"clustersim-cluster", "scenario", "network", "system", "topology", "memory",
+                                        "set", "jobs"};
+    const char *k;
+    if (!json_is_object(root)) rc = CS_ERR(err, CS_EINVAL, "%s: expected a JSON object (clustersim-cluster, "
+                                                           "scenario, set, jobs)", path);
+    if (rc == CS_OK) json_object_foreach(root, k, v) {
+        size_t q;
+        for (q = 0; q < sizeof known / sizeof *known; q++)
+            if (strcmp(k, known[q]) == 0) break;
+        if (q == sizeof known / sizeof *known) {
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: unknown key; expected clustersim-cluster, scenario, network, system, "
+                                        "topology, memory, set or jobs",
+                        path, cs_jdoc_key_line(&doc, k), k);
+            break;
+        }
+    }
+    if (rc == CS_OK) {
+        v = json_object_get(root, "clustersim-cluster");
+        if (!json_is_integer(v) || json_integer_value(v) != 1)
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: clustersim-cluster: expected 1 (the file format's version)%s", path,
+                        cs_jdoc_key_line(&doc, "clustersim-cluster"), v ? "" : ", got no such key");
+    }
+    if (rc == CS_OK && (v = json_object_get(root, "scenario"))) {
+        if (!json_is_string(v) || !json_string_value(v)[0]) {
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: scenario: expected the path of a scenario file", path,
+                        cs_jdoc_key_line(&doc, "scenario"));
+        } else {
+            char *p = path_near(path, json_string_value(v));
+            rc = cs_scenario_load_file(c->sc, p, err);
+            cs_free(p);
+        }
+    }
+    /* the platform's files, as run's flags give them (--network-configuration, ...) */
+    static const char *const kinds[] = {"network", "system", "topology", "memory"};
+    for (size_t q = 0; q < sizeof kinds / sizeof *kinds && rc == CS_OK; q++) {
+        if (!(v = json_object_get(root, kinds[q]))) continue;
+        if (!json_is_string(v) || !json_string_value(v)[0]) {
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected the path of a %s file", path,
+                        cs_jdoc_key_line(&doc, kinds[q]), kinds[q], kinds[q]);
+        } else {
+            char *p = path_near(path, json_string_value(v));
+            rc = cs_scenario_load_kind(c->sc, kinds[q], p, err);
+            cs_free(p);
+        }
+    }
+    if (rc == CS_OK && (v = json_object_get(root, "set"))) {
+        if (!json_is_object(v)) {
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: set: expected an object of scenario keys and values", path,
+                        cs_jdoc_key_line(&doc, "set"));
+        } else {
+            json_t *x;
+            char where[512];
+            snprintf(where, sizeof where, "%s: set", path);
+            json_object_foreach(v, k, x) {
+                if ((rc = cs_scenario_set_json(c->sc, k, x, where, err)) != CS_OK) break;
+            }
+        }
+    }
+    if (rc == CS_OK) {
+        v = json_object_get(root, "jobs");
+        if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > CS_CLUSTER_MAX_JOBS) {
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: jobs: expected a list of 1 to %u jobs", path,
+                        cs_jdoc_key_line(&doc, "jobs"), CS_CLUSTER_MAX_JOBS);
+        } else {
+            c->njobs = json_array_size(v);
+            c->jobs = cs_calloc(c->njobs, sizeof *c->jobs);
+            for (size_t i = 0; i < c->njobs && rc == CS_OK; i++) rc = job_parse(c, &doc, i, json_array_get(v, i), err);
+        }
+    }
+    cs_jdoc_free(&doc);
+    if (rc) {
+        cs_cluster_free(c);
+        return rc;
+    }
+    *out = c;
+    return CS_OK;
+}
+
+void cs_cluster_free(cs_cluster *c) {
+    if (!c) return;
+    for (size_t i = 0; i < c->njobs; i++) {
+        cs_cluster_job *j = &c->jobs[i];
+        cs_free(j->npu);
+        json_decref(j->explicit_npus);
+        cs_free(j->workload);
+        cs_free(j->comm_groups);
+        json_decref(j->set);
+        cs_free(j->alone_end);
+        cs_free(j->shared_end);
+    }
+    cs_free(c->jobs);
+    for (size_t i = 0; i < c->nlinks; i++) cs_free(c->links[i].job_bytes);
+    cs_free(c->links);
+    if (c->shared) cs_result_free(c->shared);
+    cs_scenario_free(c->sc);
+    cs_free(c->path);
+    cs_free(c);
+}
+
+cs_time cs_cluster_step(const cs_cluster_job *j, uint32_t i, int shared) {
+    const cs_time *e = shared ? j->shared_end : j->alone_end;
+    if (!e || i >= j->iterations) return 0;
+    cs_time prev = i ? e[i - 1] : j->start;
+    return e[i] > prev ? e[i] - prev : 0;
+}
+
+/* ---- each job's own workload -------------------------------------------------------- */
+
+typedef struct job_src {
+    cs_workload w;       /* the job's graphs, in its own rank numbering */
+    cs_comm_groups g;    /* its communicator groups, in that numbering */
+    uint64_t span;       /* node ids per iteration, over its graphs */
+    uint32_t all_group;  /* index in the cluster's groups of its default group; its named groups follow */
+} job_src;
+
+static int job_load(cs_cluster *c, cs_cluster_job *j, const cs_run_params *ro, const volatile sig_atomic_t *stop,
+                    job_src *js, int *plan, cs_error *err) {
+    int rc;
+    if (j->workload) {
+        cs_graph_options go = {ro->ignore_ctrl_deps, ro->allow_missing_data_deps, stop};
+        rc = cs_workload_load(j->workload, j->npus, &go, &js->w, err);
+        if (rc == CS_OK && j->comm_groups) {
+            rc = cs_comm_groups_load(j->comm_groups, &js->g, err);
+            if (rc == CS_OK) rc = cs_comm_groups_validate(&js->g, j->npus, err);
+        }
+    } else {
+        *plan = 1;
+        cs_scenario *t = cs_scenario_copy(c->sc);
+        const char *k;
+        json_t *v;
+        rc = CS_OK;
+        json_object_foreach(j->set, k, v) {
+            if ((rc = cs_scenario_set_json(t, k, v, "set", err)) != CS_OK) break;
+        }
+        cs_gen_model m;
+        cs_device d;
+        cs_gen_plan p;
+        if (rc == CS_OK && j->npus) { /* the rank count first: the error a user fixes first */
+            cs_network_config n;
+            cs_system_config sy;
+            rc = cs_scenario_plan_inputs(t, &m, &d, &p, &n, &sy, err);
+            if (rc == CS_OK && j->npus != cs_gen_ranks(&p))
+                rc = CS_ERR(err, CS_EINVAL, "npus: expected the plan's %u ranks (tp x cp x pp x dp), got %u",
+                            cs_gen_ranks(&p), j->npus);
+            if (rc == CS_OK) {
+                cs_network_config_free(&n);
+                cs_system_config_free(&sy);
+            }
+        }
+        if (rc == CS_OK) rc = cs_scenario_plan(t, &m, &d, &p, err);
+        if (rc == CS_OK) {
+            j->npus = cs_gen_ranks(&p);
+            snprintf(j->what, sizeof j->what, "%.60s tp %u cp %u pp %u dp %u", m.name, p.tp, p.cp, p.pp, p.dp);
+            rc = cs_gen_workload(&m, &p, &d, NULL, stop, &js->w, err);
+        }
+        if (rc == CS_OK) cs_gen_comm_groups(&p, &js->g);
+        cs_scenario_free(t);
+    }
+    uint64_t span = 0;
+    for (uint32_t g = 0; rc == CS_OK && g < js->w.ngraphs; g++) {
+        uint64_t s = cs_graph_iteration_span(js->w.graphs[g], j->iterations);
+        if (!s) rc = CS_ERR(err, CS_EINVAL, "%s: %u iterations pass 2^64 node ids; expected fewer iterations",
+                            js->w.graphs[g]->source, j->iterations);
+        if (s > span) span = s;
+    }
+    if (rc == CS_OK && j->iterations > 1 && span > UINT64_MAX / j->iterations)
+        rc = CS_ERR(err, CS_EINVAL, "iterations %u: the job's node ids would pass 2^64; expected fewer iterations",
+                    j->iterations);
+    js->span = span;
+    if (rc) cs_error_prefix(err, "%s: job %s: ", c->path, j->name);
+    return rc;
+}
+
+/* ---- placement ----------------------------------------------------------------------- */
+
+typedef struct npu_dom { uint32_t dom, npu; } npu_dom;
+static int cmp_nd(const void *a, const void *b) {
+    const npu_dom *x = a, *y = b;
+    if (x->dom != y->dom) return x->dom < y->dom ? -1 : 1;
+    return (x->npu > y->npu) - (x->npu < y->npu);
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct dom_run { uint32_t dom, first, n; } dom_run; /* a domain's free NPUs: fr[first .. first+n) */
+static int cmp_run_desc(const void *a, const void *b) {
+    const dom_run *x = a, *y = b;
+    if (x->n != y->n) return x->n > y->n ? -1 : 1;
+    return (x->dom > y->dom) - (x->dom < y->dom);
+}
+
+/* Job j's NPUs on the free ones (free_[v] = 1), by its policy; dom[v] is v's switch (or dimension-0 group). */
+static int place_job(const cs_cluster *c, cs_cluster_job *j, uint8_t *free_, const uint32_t *dom, uint32_t N,
+                     cs_error *err) {
+    uint32_t n = j->npus, nfree = 0;
+    for (uint32_t v = 0; v < N; v++) nfree += free_[v];
+    const char *pol = j->placement;
+    if (n > nfree)
+        return CS_ERR(err, CS_EINVAL, "%s: job %s: needs %u NPUs, %u of the cluster's %u are free (the jobs before it "
+                                      "hold the rest); expected a larger network or fewer ranks",
+                      c->path, j->name, n, nfree, N);
+    j->npu = cs_malloc((size_t)n * sizeof *j->npu);
+    if (j->explicit_npus) {
+        if (json_array_size(j->explicit_npus) != n)
+            return CS_ERR(err, CS_EINVAL, "%s: job %s: placement lists %zu NPUs; expected one per rank (%u)", c->path,
+                          j->name, json_array_size(j->explicit_npus), n);
+        for (uint32_t r = 0; r < n; r++) {
+            json_int_t v = json_integer_value(json_array_get(j->explicit_npus, r));
+            if (v >= (json_int_t)N)
+                return CS_ERR(err, CS_EINVAL, "%s: job %s: placement: NPU %lld is not in the cluster; expected 0 to "
+                                              "%u",
+                              c->path, j->name, (long long)v, N - 1);
+            if (!free_[v])
+                return CS_ERR(err, CS_EINVAL, "%s: job %s: placement: NPU %lld is %s; expected NPUs no other job or "
+                                              "rank holds",
+                              c->path, j->name, (long long)v, "taken (listed twice, or by a job before it)");
+            free_[v] = 0;
+            j->npu[r] = (uint32_t)v;
+        }
+        return CS_OK;
+    }
+    if (strcmp(pol, "contiguous") == 0) { /* the first run of n free NPUs */
+        uint32_t run = 0;
+        for (uint32_t v = 0; v < N; v++) {
+            run = free_[v] ? run + 1 : 0;
+            if (run == n) {
+                for (uint32_t r = 0; r < n; r++) {
+                    j->npu[r] = v + 1 - n + r;
+                    free_[v + 1 - n + r] = 0;
+                }
+                return CS_OK;
+            }
+        }
+        return CS_ERR(err, CS_EINVAL, "%s: job %s: placement contiguous: no %u consecutive free NPUs (%u are free); "
+                                      "expected placement pack, spread or random",
+                      c->path, j->name, n, nfree);
+    }
+    npu_dom *fr = cs_malloc((size_t)(nfree ? nfree : 1) * sizeof *fr);
+    uint32_t k = 0;
+    for (uint32_t v = 0; v < N; v++)
+        if (free_[v]) fr[k++] = (npu_dom){dom[v], v};
+    if (strncmp(pol, "random", 6) == 0) { /* a seeded shuffle of the free NPUs */
+        uint64_t seed = pol[6] == ':' ? strtoull(pol + 7, NULL, 10) : 1;
+        for (uint32_t i = nfree; i > 1; i--) {
+            uint32_t q = (uint32_t)(cs_mix64(seed ^ cs_mix64(i)) % i);
+            npu_dom t = fr[i - 1];
+            fr[i - 1] = fr[q];
+            fr[q] = t;
+        }
+        for (uint32_t r = 0; r < n; r++) j->npu[r] = fr[r].npu;
+    } else {
+        qsort(fr, nfree, sizeof *fr, cmp_nd);
+        dom_run *runs = cs_malloc((size_t)(nfree ? nfree : 1) * sizeof *runs);
+        uint32_t nr = 0;
+        for (uint32_t i = 0; i < nfree; i++) {
+            if (!nr || runs[nr - 1].dom != fr[i].dom) runs[nr++] = (dom_run){fr[i].dom, i, 0};
+            runs[nr - 1].n++;
+        }
+        uint32_t got = 0;
+        if (strcmp(pol, "spread") == 0) { /* one NPU per switch in turn */
+            for (uint32_t round = 0; got < n; round++)
+                for (uint32_t d = 0; d < nr && got < n; d++)
+                    if (round < runs[d].n) j->npu[got++] = fr[runs[d].first + round].npu;
+        } else { /* pack: the fullest fit -- one switch if one holds it (the least free such), else the fullest first */
+            uint32_t best = UINT32_MAX;
+            for (uint32_t d = 0; d < nr; d++)
+                if (runs[d].n >= n && (best == UINT32_MAX || runs[d].n < runs[best].n)) best = d;
+            if (best != UINT32_MAX) {
+                for (uint32_t r = 0; r < n; r++) j->npu[got++] = fr[runs[best].first + r].npu;
+            } else {
+                qsort(runs, nr, sizeof *runs, cmp_run_desc);
+                for (uint32_t d = 0; d < nr && got < n; d++)
+                    for (uint32_t r = 0; r < runs[d].n && got < n; r++) j->npu[got++] = fr[runs[d].first + r].npu;
+            }
+        }
+        cs_free(runs);
+    }
+    for (uint32_t r = 0; r < n; r++) free_[j->npu[r]] = 0;
+    cs_free(fr);
+    return CS_OK;
+}
+
+/* ---- composition ---------------------------------------------------------------------- */
+
+static cs_graph *idle_graph(void) {
+    cs_graph *g = cs_calloc(1, sizeof *g);
+    g->source = cs_strdup("(idle NPU)");
+    g->npg = 1;
+    g->pg_names = cs_calloc(1, sizeof *g->pg_names);
+    g->pg_names[0] = cs_strdup("");
+    return g;
+}
+
+typedef struct gptr { const cs_graph *g; uint32_t idx; } gptr;
+static int cmp_gptr(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const gptr *)a)->g, y = (uintptr_t)((const gptr *)b)->g;
+    return (x > y) - (x < y);
+}
+
+/* The cluster's workload with the jobs in `only` (-1 = every job): their
+ * graphs renamed and repeated, idle NPUs empty; start[v] = its job's start. */
+static int compose(const cs_cluster *c, const job_src *js, const cs_comm_groups *cg, long only, uint32_t N,
+                   cs_workload *w, cs_time *start, cs_error *err) {
+    size_t ng = 1, capg = 8;
+    cs_graph **graphs = cs_malloc(capg * sizeof *graphs);
+    graphs[0] = idle_graph();
+    uint32_t *idx = cs_calloc(N ? N : 1, sizeof *idx);
+    memset(start, 0, (size_t)N * sizeof *start);
+    int rc = CS_OK;
+    for (size_t jj = 0; jj < c->njobs && rc == CS_OK; jj++) {
+        if (only >= 0 && (size_t)only != jj) continue;
+        const cs_cluster_job *j = &c->jobs[jj];
+        const job_src *s = &js[jj];
+        gptr *map = cs_malloc((s->w.ngraphs ? s->w.ngraphs : 1) * sizeof *map);
+        for (uint32_t g = 0; g < s->w.ngraphs && rc == CS_OK; g++) {
+            const cs_graph *src = s->w.graphs[g];
+            const char **pg = cs_malloc((src->npg ? src->npg : 1) * sizeof *pg);
+            for (uint32_t q = 0; q < src->npg && rc == CS_OK; q++) {
+                const cs_comm_group *grp = NULL;
+                rc = cs_comm_groups_resolve(&s->g, src->pg_names[q], &grp, err);
+                if (rc) cs_error_prefix(err, "%s: job %s: %s: ", c->path, j->name, src->source);
+                else pg[q] = cg->groups[s->all_group + (grp ? 1 + (uint32_t)(grp - s->g.groups) : 0)].name;
+            }
+            char label[640];
+            snprintf(label, sizeof label, "job %s: %.600s", j->name, src->source);
+            cs_graph_job gj = {.rank_map = j->npu, .nranks = j->npus, .pg_map = pg, .iterations = j->iterations,
+                               .span = s->span, .label = label};
+            cs_graph *out = NULL;
+            if (rc == CS_OK) rc = cs_graph_for_job(src, &gj, &out, err);
+            cs_free(pg);
+            if (rc) break;
+            CS_GROW(graphs, capg, ng + 1);
+            map[g] = (gptr){src, (uint32_t)ng};
+            graphs[ng++] = out;
+        }
+        if (rc == CS_OK) {
+            qsort(map, s->w.ngraphs, sizeof *map, cmp_gptr);
+            for (uint32_t r = 0; r < j->npus; r++) {
+                gptr key = {s->w.rank_graph[r], 0};
+                const gptr *f = bsearch(&key, map, s->w.ngraphs, sizeof *map, cmp_gptr);
+                idx[j->npu[r]] = f->idx;
+                start[j->npu[r]] = j->start;
+            }
+        }
+        cs_free(map);
+    }
+    if (rc == CS_OK) {
+        rc = cs_workload_from_graphs(graphs, (uint32_t)ng, idx, N, w, err);
+        if (rc == CS_OK) {
+            cs_free(w->prefix);
+            w->prefix = cs_strdup(c->path);
+        }
+    } else {
+        for (size_t g = 0; g < ng; g++) cs_graph_free(graphs[g]);
+    }
+    cs_free(graphs);
+    cs_free(idx);
+    return rc;
+}
+
+/* The cluster's communicator groups: per job its own ranks, then its named groups, numbered from 1. */
+static void cluster_groups(const cs_cluster *c, job_src *js, cs_comm_groups *out) {
+    memset(out, 0, sizeof *out);
+    size_t n = 0;
+    for (size_t j = 0; j < c->njobs; j++) n += 1 + js[j].g.ngroups;
+    out->groups = cs_calloc(n, sizeof *out->groups);
+    out->path = cs_strdup(c->path);
+    for (size_t jj = 0; jj < c->njobs; jj++) {
+        const cs_cluster_job *j = &c->jobs[jj];
+        js[jj].all_group = (uint32_t)out->ngroups;
+        for (size_t q = 0; q <= js[jj].g.ngroups; q++) {
+            cs_comm_group *g = &out->groups[out->ngroups];
+            const cs_comm_group *src = q ? &js[jj].g.groups[q - 1] : NULL;
+            g->id = (uint32_t)++out->ngroups;
+            char nm[16];
+            snprintf(nm, sizeof nm, "%u", g->id);
+            g->name = cs_strdup(nm);
+            g->nranks = src ? src->nranks : j->npus;
+            g->ranks = cs_malloc((size_t)g->nranks * sizeof *g->ranks);
+            g->rank_lines = cs_calloc(g->nranks, sizeof *g->rank_lines);
+            for (uint32_t r = 0; r < g->nranks; r++) g->ranks[r] = j->npu[src ? src->ranks[r] : r];
+        }
+    }
+}
+
+/* ---- the runs ---------------------------------------------------------------------------- */
+
+typedef struct bound_obs {
+    const cs_cluster *c;
+    const int32_t *rank_job;  /* cluster rank -> job (-1 idle) */
+    const job_src *js;
+    int shared;
+} bound_obs;
+
+static void boundary_done(void *ud, const cs_node_span *s) {
+    const bound_obs *o = ud;
+    if (s->node->type != CS_NODE_METADATA || strcmp(cs_graph_node_name(s->graph, s->node), CS_ITERATION_BOUNDARY))
+        return;
+    int32_t jj = o->rank_job[s->rank];
+    if (jj < 0) return;
+    const cs_cluster_job *j = &o->c->jobs[jj];
+    uint64_t it = s->node->id / o->js[jj].span;
+    cs_time *e = o->shared ? j->shared_end : j->alone_end;
+    if (it + 1 < j->iterations && s->end > e[it]) e[it] = s->end;
+}
+
+/* Job jj's time, compute and last iteration's end from a run's rank rows. */
+static void job_times(cs_cluster_job *j, const cs_result *r, int shared) {
+    cs_time fin = 0, comp = 0;
+    for (uint32_t k = 0; k < j->npus; k++) {
+        const cs_rank_result *rr = &r->sim.ranks[j->npu[k]];
+        if (rr->finish > fin) fin = rr->finish;
+        comp += rr->compute;
+    }
+    cs_time *e = shared ? j->shared_end : j->alone_end;
+    e[j->iterations - 1] = fin > j->start ? fin : j->start;
+    for (uint32_t i = j->iterations - 1; i-- > 0;) /* an iteration with nothing in it ends with the one before */
+        if (e[i] < j->start) e[i] = j->start;
+    *(shared ? &j->shared : &j->alone) = fin > j->start ? fin - j->start : 0;
+    *(shared ? &j->compute_shared : &j->compute_alone) = comp;
+}
+
+int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
+    static const cs_run_hooks no_hooks;
+    if (!hooks) hooks = &no_hooks;
+    cs_network_config net;
+    memset(&net, 0, sizeof net);
+    cs_run_params ro;
+    memset(&ro, 0, sizeof ro);
+    cs_topo *topo = NULL;
+    job_src *js = cs_calloc(c->njobs, sizeof *js);
+    cs_comm_groups cg;
+    memset(&cg, 0, sizeof cg);
+    uint8_t *free_ = NULL;
+    uint32_t *dom = NULL;
+    int32_t *rank_job = NULL;
+    cs_time *start = NULL;
+    uint64_t **bytes = cs_calloc(c->njobs, sizeof *bytes); /* per job, per link, alone */
+    uint32_t nlinks = 0;
+    size_t caplinks = 0;
+    int any_plan = 0;
+    int rc = cs_sc_network(c->sc, &net, err);
+    if (rc == CS_OK) rc = cs_sc_parse_typed(c->sc, SC_RUN, &ro, err);
+    if (rc == CS_OK && net.total_npus > (1u << 24))
+        rc = CS_ERR(err, CS_EINVAL, "%s: %" PRIu64 " NPUs: a cluster holds at most 2^24", net.path, net.total_npus);
+    uint32_t N = (uint32_t)net.total_npus;
+    const cs_net_backend *be = rc == CS_OK ? cs_net_backend_find(ro.backend) : NULL;
+    if (rc == CS_OK && !be)
+        rc = CS_ERR(err, CS_EINVAL, "run.backend %s: unknown network backend; expected one of the list in clustersim "
+                                    "run --help",
+                    ro.backend);
+    /* where NPUs hang: switches of the topology (graph backends), else groups of dimension 0 */
+    if (rc == CS_OK && (be->caps & CS_NET_NEEDS_TOPOLOGY)) {
+        rc = cs_sc_topology(c->sc, &net, &topo, err);
+        if (rc == CS_OK && !topo) {
+            rc = cs_topo_check_astra(&net, err);
+            if (rc == CS_OK) topo = cs_topo_build_astra(&net);
+        }
+    }
+    if (rc == CS_OK) {
+        dom = cs_malloc((size_t)(N ? N : 1) * sizeof *dom);
+        for (uint32_t v = 0; v < N; v++) {
+            uint32_t s = topo ? cs_topo_npu_switch(topo, cs_topo_rank_npu(topo, v)) : v / net.npus[0];
+            dom[v] = s != UINT32_MAX ? s : UINT32_MAX - 1 - v; /* no switch: a domain of its own */
+        }
+    }
+    for (size_t j = 0; j < c->njobs && rc == CS_OK; j++) {
+        c->jobs[j].alone_end = cs_calloc(c->jobs[j].iterations, sizeof *c->jobs[j].alone_end);
+        c->jobs[j].shared_end = cs_calloc(c->jobs[j].iterations, sizeof *c->jobs[j].shared_end);
+        rc = job_load(c, &c->jobs[j], &ro, hooks->stop, &js[j], &any_plan, err);
+    }
+    if (rc == CS_OK) {
+        free_ = cs_malloc(N ? N : 1);
+        memset(free_, 1, N);
+        rank_job = cs_malloc((size_t)(N ? N : 1) * sizeof *rank_job);
+        for (uint32_t v = 0; v < N; v++) rank_job[v] = -1;
+        for (size_t j = 0; j < c->njobs && rc == CS_OK; j++) {
+            cs_cluster_job *jb = &c->jobs[j];
+            cs_free(jb->npu);
+            jb->npu = NULL;
+            rc = place_job(c, jb, free_, dom, N, err);
+            if (rc) break;
+            c->allocated += jb->npus;
+            for (uint32_t r = 0; r < jb->npus; r++) rank_job[jb->npu[r]] = (int32_t)j;
+            /* the switches (or dimension-0 groups) it spans */
+            uint32_t *d = cs_malloc((size_t)jb->npus * sizeof *d);
+            for (uint32_t r = 0; r < jb->npus; r++) d[r] = dom[jb->npu[r]];
+            qsort(d, jb->npus, sizeof *d, cmp_u32);
+            jb->domains = 0;
+            for (uint32_t r = 0; r < jb->npus; r++) jb->domains += !r || d[r] != d[r - 1];
+            cs_free(d);
+        }
+    }
+    if (rc == CS_OK) cluster_groups(c, js, &cg);
+    c->npus = N;
+    start = cs_malloc((size_t)(N ? N : 1) * sizeof *start);
+    cs_run_hooks h = *hooks;
+    h.observer = NULL;
+    h.coll_row = NULL;
+    h.link_util = NULL;
+    h.no_collectives = 1;
+    bound_obs bo = {c, rank_job, js, 0};
+    cs_exec_observer obs = {boundary_done, &bo};
+    double t0 = cs_host_wall_s();
+    /* each job alone, then all together */
+    for (long j = 0; rc == CS_OK && j <= (long)c->njobs; j++) {
+        int shared = j == (long)c->njobs;
+        cs_workload w;
+        memset(&w, 0, sizeof w);
+        rc = compose(c, js, &cg, shared ? -1 : j, N, &w, start, err);
+        if (rc) break;
+        char label[160];
+        if (shared) snprintf(label, sizeof label, "cluster: %zu jobs together", c->njobs);
+        else snprintf(label, sizeof label, "cluster: job %s alone", c->jobs[j].name);
+        if (hooks->progress) cs_info("%s", label);
+        cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .plan_defaults = any_plan,
+                            .label = label};
+        bo.shared = shared;
+        h.observer = &obs;
+        h.no_collectives = !shared;
+        cs_result *r = NULL;
+        rc = cs_scenario_run_with(c->sc, &in, &h, &r, err);
+        cs_workload_free(&w);
+        if (rc) {
+            cs_error_prefix(err, "%s: %s: ", c->path, label + 9);
+            break;
+        }
+        if (shared) {
+            for (size_t q = 0; q < c->njobs; q++) job_times(&c->jobs[q], r, 1);
+            c->shared = r;
+            c->makespan = r->sim.sim_time;
+        } else {
+            job_times(&c->jobs[j], r, 0);
+            nlinks = r->links.nlinks;
+            bytes[j] = cs_calloc(nlinks ? nlinks : 1, sizeof **bytes);
+            for (uint32_t l = 0; l < nlinks; l++) bytes[j][l] = r->links.links[l].bytes;
+            cs_result_free(r);
+            if (j + 1 == (long)c->njobs) c->alone_wall_s = cs_host_wall_s() - t0;
+        }
+    }
+    if (rc == CS_OK) {
+        /* compute utilization over every NPU and the makespan */
+        double comp = 0;
+        for (uint32_t v = 0; v < N; v++) comp += (double)c->shared->sim.ranks[v].compute;
+        c->compute_util = c->makespan && N ? comp / ((double)N * (double)c->makespan) : 0;
+        /* the links two jobs or more cross when alone */
+        const cs_net_link_report *lr = &c->shared->links;
+        for (uint32_t l = 0; l < nlinks; l++) {
+            uint32_t on = 0;
+            for (size_t j = 0; j < c->njobs; j++) on += bytes[j][l] > 0;
+            for (size_t j = 0; j < c->njobs; j++)
+                if (bytes[j][l]) {
+                    c->jobs[j].links_used++;
+                    if (on >= 2) {
+                        c->jobs[j].links_shared++;
+                        c->jobs[j].bytes_on_shared += bytes[j][l];
+                    }
+                }
+            if (on < 2) continue;
+            CS_GROW(c->links, caplinks, c->nlinks + 1);
+            cs_cluster_link *x = &c->links[c->nlinks++];
+            memset(x, 0, sizeof *x);
+            x->link = l;
+            x->jobs = on;
+            x->job_bytes = cs_malloc(c->njobs * sizeof *x->job_bytes);
+            for (size_t j = 0; j < c->njobs; j++) x->job_bytes[j] = bytes[j][l];
+            if (l < lr->nlinks) {
+                x->shared_bytes = lr->links[l].bytes;
+                x->shared_busy = lr->links[l].busy;
+                x->shared_peak_util = lr->links[l].peak_util;
+            }
+        }
+    }
+    for (size_t j = 0; j < c->njobs; j++) {
+        cs_workload_free(&js[j].w);
+        cs_comm_groups_free(&js[j].g);
+        cs_free(bytes[j]);
+    }
+    cs_free(bytes);
+    cs_free(js);
+    cs_comm_groups_free(&cg);
+    cs_free(free_);
+    cs_free(dom);
+    cs_free(rank_job);
+    cs_free(start);
+    if (topo) cs_topo_free(topo);
+    cs_network_config_free(&net);
+    cs_sc_free_typed(SC_RUN, &ro);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * cluster.h -- several jobs on one cluster (docs/cluster.md): a cluster
+ * file names the platform (a scenario: network, topology, backend, system)
+ * and the jobs -- each a Chakra trace set or a generated plan, with where
+ * its ranks go (a placement policy or an explicit NPU list), when it starts
+ * and how many iterations it runs.  The jobs share the fabric.
+ *
+ * A cluster run is N + 1 scenario runs (cs_scenario_run_with) on the same
+ * platform: each job alone on the cluster at its place, then all jobs
+ * together.  Each job's graphs are renamed into the cluster's numbering
+ * (workload/graph_job.h: peers, communicator groups, iterations) and every
+ * idle NPU runs an empty graph.  Per job: its time alone and shared (from
+ * its start to its last rank's last node), the slowdown, each iteration's
+ * end; per link (graph backends): the bytes each job sends over it when
+ * alone, so the links two jobs cross are named; for the cluster: the
+ * makespan, the NPUs allocated and the compute utilization.
+ *
+ * Communicator groups: a job's default group (pg "") becomes the group of
+ * its own ranks, its named groups are renumbered; on the cluster every
+ * group is smaller than the network, so each collective runs over its
+ * members as the system layer runs any communicator group (planner.c).
+ *
+ * Ownership: a cs_cluster owns its scenario, jobs and results.
+ */
+#ifndef CS_SCENARIO_CLUSTER_H
+#define CS_SCENARIO_CLUSTER_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/time.h"
+#include "scenario/result.h"
+#include "scenario/scenario.h"
+
+#define CS_CLUSTER_MAX_JOBS 256u
+#define CS_CLUSTER_MAX_ITERATIONS 1000000u
+
+typedef struct cs_cluster_job {
+    char name[33];              /* [A-Za-z0-9_.-], 1..32 characters */
+    uint32_t npus;              /* ranks (0 in the file = the plan's, or required for traces) */
+    uint32_t *npu;              /* job rank -> cluster NPU (owned; after the run's placement) */
+    char placement[96];         /* the policy as given, or "explicit" */
+    json_t *explicit_npus;      /* the list of an explicit placement (owned) */
+    cs_time start;              /* start_ns */
+    uint32_t iterations;
+    char *workload;             /* traces: PREFIX or FILE (path as resolved; owned) */
+    char *comm_groups;          /* traces: their communicator-group file (owned) or NULL */
+    json_t *set;                /* plans: plan.*, model.*, device.* keys (owned) */
+    char what[160];             /* one line: "traces PREFIX" or "gpt3-13b tp 2 pp 1 dp 4" */
+    uint32_t domains;           /* switches (graph backends) or dimension-0 groups its NPUs span */
+    /* results (cs_cluster_run) */
+    cs_time alone, shared;      /* from start to its last rank's last node */
+    cs_time *alone_end, *shared_end; /* per iteration: its end (absolute simulated time; owned) */
+    cs_time compute_alone, compute_shared; /* GPU compute summed over its ranks */
+    uint32_t links_used;        /* links its bytes crossed alone (graph backends) */
+    uint32_t links_shared;      /* ... of them, crossed by another job alone too */
+    uint64_t bytes_on_shared;   /* its bytes over those shared links, alone */
+} cs_cluster_job;
+
+typedef struct cs_cluster_link {
+    uint32_t link;
+    uint32_t jobs;              /* jobs whose bytes cross it alone (>= 2) */
+    uint64_t *job_bytes;        /* per job, alone (njobs entries; owned) */
+    uint64_t shared_bytes;
+    cs_time shared_busy;
+    double shared_peak_util;
+} cs_cluster_link;
+
+typedef struct cs_cluster {
+    char *path;                 /* the cluster file */
+    cs_scenario *sc;            /* the platform; --set edits it before the run (owned) */
+    size_t njobs;
+    cs_cluster_job *jobs;
+    /* results */
+    cs_result *shared;          /* the run of every job together (owned) */
+    cs_cluster_link *links;     /* links crossed by two jobs or more, by link id (owned) */
+    size_t nlinks;
+    uint64_t npus;              /* the cluster's NPUs */
+    uint64_t allocated;         /* NPUs the jobs hold */
+    cs_time makespan;           /* the shared run's end */
+    double compute_util;        /* GPU compute over every NPU x makespan (shared run) */
+    double alone_wall_s;        /* host time of the alone runs */
+} cs_cluster;
+
+/* Read a cluster file (JSON; docs/cluster.md); CS_EINVAL naming the file,
+ * the line and the key. */
+int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err);
+/* Place, compose and run (the jobs alone, then together); hooks: stop and
+ * progress apply to every run, observers to none. */
+int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err);
+void cs_cluster_free(cs_cluster *c);
+
+/* Job j's iteration i step time in the shared (or alone) run. */
+cs_time cs_cluster_step(const cs_cluster_job *j, uint32_t i, int shared);
+
+#endif

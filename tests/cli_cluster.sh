@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# cli_cluster.sh -- several jobs on one cluster (clustersim cluster; issue 16
+# part 1), against hand-computed answers:
+#  - two jobs crossing one link (flow, an edge list of two switches joined by
+#    one 50 GB/s cable): each sends S = 1e8 bytes across it; alone T = S / B
+#    (B = 50 x 2^30 B/s: 1,862,645.149 ns), together max-min fair shares B/2
+#    each: 2 T, slowdown 2; the link is named with both jobs' bytes and
+#    carries their sum; jobs on their own switches share nothing (slowdown 1);
+#  - a job that starts at T/2: the first runs alone at B for T/2 (S/2 sent),
+#    then both at B/2: the first ends at T/2 + T = 1.5 T, the second runs at
+#    B/2 for T (S/2 sent) and at B for T/2: its time 1.5 T too;
+#  - a generated plan alone on its server of a 2-server cluster takes, per
+#    iteration, exactly what `clustersim train` gives on that server alone,
+#    and 3 iterations end at 1, 2 and 3 times it (analytical backend);
+#  - a trace of 3 iterations (compute 1000 us, then an all-reduce) ends its
+#    iterations at exactly 1, 2, 3 times one iteration run by `run`;
+#  - placement policies on a 4-leaf fat-tree, worked by hand: contiguous
+#    first fit, pack (the least-free switch that holds the job), spread (one
+#    NPU per switch in turn), random (free NPUs only);
+#  - bad files and flags refused by name; a failed run leaves no results;
+#    the same inputs give the same bytes.
+. "$(dirname "$0")/lib_cli.sh"
+: "${CS_MKTRACE:?}"
+cd "$CS_TMP" || exit 1
+
+cat > n4.yml <<'NET'
+topology: [ Switch ]
+npus_count: [ 4 ]
+bandwidth: [ 100 ]
+latency: [ 500 ]
+NET
+cat > sys.json <<'SYS'
+{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1,
+ "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],
+ "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["ring"],
+ "collective-optimization": "baseline", "local-mem-bw": 1600}
+SYS
+printf '{"builder": "edges", "switches": 2,\n "edges": [[0, 4, 100, 0], [1, 4, 100, 0], [2, 5, 100, 0], [3, 5, 100, 0], [4, 5, 50, 0]]}\n' > two.json
+"$CS_MKTRACE" --ranks pp "1 SEND dst=1 size=100000000 tag=1" "1 RECV src=0 size=100000000 tag=1" || fail "mktrace"
+
+# csv FILE JOB COLUMN: the value of COLUMN in JOB's row
+csv() { awk -F, -v job="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+        $1 == job { print $c }' "$1"; }
+# npus JOB DIR: the job's NPUs in rank order, from DIR/cluster.json
+npus() { python3 -c "import json, sys
+for j in json.load(open('$2/cluster.json'))['jobs']:
+    if j['name'] == '$1': print(','.join(str(v) for v in j['npu_of_rank']))"; }
+# near A B TOL: |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+T=1862645.149 # S / B in ns: 1e8 B / (50 x 2^30 B/s)
+cat > c1.json <<'EOF'
+{"clustersim-cluster": 1,
+ "network": "n4.yml", "system": "sys.json", "topology": "two.json",
+ "set": {"run.backend": "flow"},
+ "jobs": [
+  {"name": "x", "workload": "pp", "npus": 2, "placement": [0, 2]},
+  {"name": "y", "workload": "pp", "npus": 2, "placement": "1,3"}
+ ]}
+EOF
+"$CS_BIN" cluster c1.json --out o1 > r1 2> e1 || fail "two jobs: $(cat e1)"
+for j in x y; do
+    near "$(csv o1/jobs.csv $j alone_ns)" "$T" 1 || fail "job $j alone: $(csv o1/jobs.csv $j alone_ns) ns, expected S/B = $T"
+    near "$(csv o1/jobs.csv $j shared_ns)" "$(awk -v t=$T 'BEGIN { print 2 * t }')" 2 ||
+        fail "job $j shared: $(csv o1/jobs.csv $j shared_ns) ns, expected 2 S/B"
+    near "$(csv o1/jobs.csv $j slowdown)" 2 0.000002 || fail "job $j slowdown $(csv o1/jobs.csv $j slowdown), expected 2"
+    [ "$(csv o1/jobs.csv $j links_shared)" = 1 ] || fail "job $j: links_shared $(csv o1/jobs.csv $j links_shared), expected 1"
+done
+pass "two jobs across one link: alone S/B, shared 2 S/B, slowdown 2"
+# the one shared link: switch 4 -> switch 5, each job's 1e8 bytes, the sum in the shared run
+[ "$(awk -F, 'NR > 1' o1/interference.csv | wc -l)" = 1 ] || fail "interference.csv: $(cat o1/interference.csv)"
+awk -F, 'NR == 2 { exit !($2 == 4 && $3 == 5 && $7 == 2 && $8 == 100000000 && $9 == 100000000 && $10 == 200000000) }' \
+    o1/interference.csv || fail "interference row: $(cat o1/interference.csv)"
+grep -q "links crossed by more than one job (alone): 1" r1 || fail "report: $(cat r1)"
+grep -q "x 100.000 MB y 100.000 MB" r1 || fail "report names the jobs' bytes: $(cat r1)"
+# links.csv of the shared run: bytes out of the senders = bytes into the receivers
+awk -F, 'NR > 1 && $4 == "npu" { o += $9 } NR > 1 && $5 == "npu" { i += $9 } END { exit !(o == 2e8 && i == 2e8) }' \
+    o1/links.csv || fail "links.csv bytes: $(cat o1/links.csv)"
+pass "the shared link named with each job's bytes; bytes conserved"
+
+# jobs on their own switches: nothing shared, no slowdown
+sed 's/"placement": \[0, 2\]/"placement": [0, 1]/; s/"placement": "1,3"/"placement": "2-3"/' c1.json > c1b.json
+"$CS_BIN" cluster c1b.json --out o1b --quiet 2> e1b || fail "disjoint jobs: $(cat e1b)"
+for j in x y; do
+    [ "$(csv o1b/jobs.csv $j slowdown)" = 1.000000 ] || fail "disjoint job $j slowdown $(csv o1b/jobs.csv $j slowdown)"
+done
+[ "$(wc -l < o1b/interference.csv)" = 1 ] || fail "disjoint jobs share links: $(cat o1b/interference.csv)"
+pass "jobs on their own switches: slowdown 1, no shared link"
+
+# a job that starts at T/2
+sed 's/"placement": "1,3"}/"placement": "1,3", "start_ns": 931322}/' c1.json > c1s.json
+"$CS_BIN" cluster c1s.json --out o1s --quiet 2> e1s || fail "staggered: $(cat e1s)"
+T15=$(awk -v t=$T 'BEGIN { print 1.5 * t }')
+near "$(csv o1s/jobs.csv x shared_ns)" "$T15" 2 || fail "first job: $(csv o1s/jobs.csv x shared_ns), expected 1.5 T = $T15"
+near "$(csv o1s/jobs.csv y shared_ns)" "$T15" 2 || fail "second job: $(csv o1s/jobs.csv y shared_ns), expected 1.5 T"
+[ "$(csv o1s/jobs.csv y start_ns)" = 931322.000 ] || fail "start_ns: $(cat o1s/jobs.csv)"
+pass "a job starting at T/2: both take 1.5 T"
+
+# a generated plan on one server of two = train on that server alone, per iteration
+cat > n16.yml <<'NET'
+topology: [ Switch, Switch ]
+npus_count: [ 8, 2 ]
+bandwidth: [ 300, 50 ]
+latency: [ 500, 2000 ]
+NET
+cat > n8.yml <<'NET'
+topology: [ Switch ]
+npus_count: [ 8 ]
+bandwidth: [ 300 ]
+latency: [ 500 ]
+NET
+cat > c2.json <<'EOF'
+{"clustersim-cluster": 1, "network": "n16.yml",
+ "jobs": [
+  {"name": "tp8", "set": {"model.name": "llama3-8b", "plan.tp": 8, "plan.global-batch": 2, "device.name": "H100-SXM"},
+   "iterations": 3},
+  {"name": "dp2", "set": {"model.name": "llama3-8b", "plan.tp": 4, "plan.dp": 2, "plan.recompute": "full",
+   "device.name": "H100-SXM"}, "placement": "pack"}
+ ]}
+EOF
+"$CS_BIN" cluster c2.json --out o2 --quiet 2> e2 || fail "plans: $(cat e2)"
+"$CS_BIN" train --model llama3-8b --tp 8 --global-batch 2 --device H100-SXM --network-configuration=n8.yml \
+    --json t8.json --quiet 2> et || fail "train: $(cat et)"
+IT=$(python3 -c "import json; print('%.3f' % (json.load(open('t8.json'))['iteration_time_ns']))" 2> /dev/null) ||
+    IT=$(grep -o '"iteration_time_ns": *[0-9.e+]*' t8.json | head -1 | sed 's/.*: *//')
+[ -n "$IT" ] || fail "train --json has no iteration_time_ns: $(head -c 400 t8.json)"
+for k in 0 1 2; do
+    step=$(awk -F, -v k=$k '$1 == "tp8" && $2 == k { print $6 }' o2/iterations.csv)
+    near "$step" "$IT" 0.001 || fail "tp8 iteration $k: shared step $step ns, train gives $IT"
+    end=$(awk -F, -v k=$k '$1 == "tp8" && $2 == k { print $4 }' o2/iterations.csv)
+    near "$end" "$(awk -v t=$IT -v k=$k 'BEGIN { printf "%.3f", (k + 1) * t }')" 0.001 ||
+        fail "tp8 iteration $k ends at $end ns, expected $((k + 1)) x $IT"
+done
+[ "$(csv o2/jobs.csv tp8 slowdown)" = 1.000000 ] || fail "analytical: no sharing, but $(csv o2/jobs.csv tp8 slowdown)"
+[ "$(npus dp2 o2)" = 8,9,10,11,12,13,14,15 ] || fail "dp2 packed on the free server: $(npus dp2 o2)"
+pass "a generated plan alone on its server = train on that server, 3 iterations = 3 x"
+
+# a trace of 3 iterations = 3 x one iteration as run gives it
+"$CS_MKTRACE" step.et "1 COMP dur=1000; 2 COLL ctype=0 size=1048576 data=1" || fail "mktrace"
+"$CS_BIN" run --workload-configuration=step.et --network-configuration=n4.yml --system-configuration=sys.json \
+    --json one.json --quiet 2> eo || fail "run: $(cat eo)"
+ONE=$(grep -o '"sim_time_ns": *[0-9.e+]*' one.json | head -1 | sed 's/.*: *//')
+[ -n "$ONE" ] || fail "run --json has no sim_time_ns: $(head -c 300 one.json)"
+printf '{"clustersim-cluster": 1, "network": "n4.yml", "system": "sys.json",\n "jobs": [{"name": "s", "workload": "step.et", "npus": 4, "iterations": 3}]}\n' > c4.json
+"$CS_BIN" cluster c4.json --out o4 --quiet 2> e4 || fail "iterations: $(cat e4)"
+for k in 0 1 2; do
+    end=$(awk -F, -v k=$k '$1 == "s" && $2 == k { print $4 }' o4/iterations.csv)
+    near "$end" "$(awk -v t=$ONE -v k=$k 'BEGIN { print (k + 1) * t }')" 0.001 ||
+        fail "iteration $k ends at $end ns, expected $((k + 1)) x $ONE"
+done
+pass "a trace of 3 iterations: ends at 1, 2, 3 x one step"
+
+# placement policies on 4 leaves of 4 NPUs (leaf k holds NPUs 4k..4k+3)
+cat > n16f.yml <<'NET'
+topology: [ Switch ]
+npus_count: [ 16 ]
+bandwidth: [ 100 ]
+latency: [ 500 ]
+NET
+printf '{"builder": "fat-tree", "npus_per_leaf": 4, "spines": 2, "link_bandwidth": 50, "link_latency": 500}\n' > ft.json
+"$CS_MKTRACE" one.et "1 COMP dur=10" || fail "mktrace"
+cat > c3.json <<'EOF'
+{"clustersim-cluster": 1, "network": "n16f.yml", "topology": "ft.json", "set": {"run.backend": "flow"},
+ "jobs": [
+  {"name": "a", "workload": "one.et", "npus": 6},
+  {"name": "b", "workload": "one.et", "npus": 3, "placement": "pack"},
+  {"name": "c", "workload": "one.et", "npus": 4, "placement": "spread"},
+  {"name": "d", "workload": "one.et", "npus": 2, "placement": "random:5"}
+ ]}
+EOF
+"$CS_BIN" cluster c3.json --out o3 --quiet 2> e3 || fail "placements: $(cat e3)"
+# a: first fit 0-5; b: leaves 1, 2, 3 have 2, 4, 4 free: the least free that holds 3 is leaf 2 -> 8-10;
+# c: free 6,7 | 11 | 12-15: one per leaf in turn -> 6, 11, 12, 7; d: two of 13, 14, 15
+[ "$(npus a o3)" = 0,1,2,3,4,5 ] || fail "contiguous: $(npus a o3)"
+[ "$(npus b o3)" = 8,9,10 ] || fail "pack: $(npus b o3)"
+[ "$(npus c o3)" = 6,11,12,7 ] || fail "spread: $(npus c o3)"
+grep -q '^c,.*,"6,11-12,7"$' o3/jobs.csv || fail "jobs.csv npu_list: $(cat o3/jobs.csv)"
+[ "$(csv o3/jobs.csv c switches)" = 3 ] || fail "spread spans 3 leaves: $(csv o3/jobs.csv c switches)"
+d=$(npus d o3)
+case "$d" in 13,14|14,13|13,15|15,13|14,15|15,14) ;; *) fail "random: $d, expected two of 13-15" ;; esac
+pass "placement: contiguous, pack, spread, random as worked by hand"
+
+# the same inputs, the same bytes
+"$CS_BIN" cluster c1s.json --out o1s2 --quiet 2> /dev/null || fail "rerun"
+for f in jobs.csv iterations.csv interference.csv cluster.json links.csv ranks.csv; do
+    cmp -s o1s/$f o1s2/$f || fail "rerun differs in $f"
+done
+pass "deterministic: identical files on a rerun"
+
+# bad input, refused by name
+bad() { printf '%s\n' "$2" > bad.json; expect_fail "$1" "$3" "$CS_BIN" cluster bad.json; }
+H='"clustersim-cluster": 1, "network": "n4.yml", "system": "sys.json"'
+bad "unknown key" "{$H, \"jobz\": []}" "bad.json:1: jobz: unknown key"
+bad "no version" '{"jobs": []}' "clustersim-cluster: expected 1"
+bad "no jobs" "{$H, \"jobs\": []}" "jobs: expected a list of 1 to 256 jobs"
+bad "job key" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"ranks\": 2}]}" "jobs[0].ranks: unknown key"
+bad "both workloads" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"set\": {\"model.name\": \"llama3-8b\"}}]}" \
+    "jobs[0]: expected one workload: traces (workload) or a generated plan"
+bad "neither" "{$H, \"jobs\": [{\"npus\": 2}]}" "got neither"
+bad "trace npus" "{$H, \"jobs\": [{\"workload\": \"pp\"}]}" "jobs[0].npus: expected the number of ranks"
+bad "platform key in a job" "{$H, \"jobs\": [{\"set\": {\"model.name\": \"llama3-8b\", \"network.npus_count\": [4]}}]}" \
+    "jobs[0].set.network.npus_count: a job sets plan.*, model.* and device.* keys"
+bad "bad plan key" "{$H, \"jobs\": [{\"set\": {\"model.name\": \"llama3-8b\", \"plan.tq\": 2}}]}" "plan.tq"
+bad "names" "{$H, \"jobs\": [{\"name\": \"a\", \"workload\": \"pp\", \"npus\": 2}, {\"name\": \"a\", \"workload\": \"pp\", \"npus\": 2}]}" \
+    "jobs[1].name a: already the name of jobs[0]"
+bad "name chars" "{$H, \"jobs\": [{\"name\": \"a,b\", \"workload\": \"pp\", \"npus\": 2}]}" "jobs[0].name: expected 1 to 32"
+bad "placement" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"placement\": \"clumped\"}]}" \
+    "jobs[0].placement: expected contiguous, pack, spread, random[:SEED]"
+bad "start" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"start_ns\": -1}]}" "jobs[0].start_ns: expected an integer"
+bad "iterations" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"iterations\": 0}]}" "jobs[0].iterations: expected an integer from 1"
+bad "too many NPUs" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}, {\"workload\": \"pp\", \"npus\": 2}, {\"name\": \"z\", \"workload\": \"pp\", \"npus\": 2}]}" \
+    "job z: needs 2 NPUs, 0 of the cluster's 4 are free"
+bad "NPU twice" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"placement\": [1, 1]}]}" "job job0: placement: NPU 1 is taken"
+bad "NPU outside" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"placement\": [1, 7]}]}" "placement: NPU 7 is not in the cluster"
+bad "list length" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"placement\": [1]}]}" "placement lists 1 NPUs; expected one per rank (2)"
+bad "no consecutive" "{$H, \"jobs\": [{\"workload\": \"one.et\", \"npus\": 1, \"placement\": [1]}, {\"name\": \"w\", \"workload\": \"one.et\", \"npus\": 3, \"placement\": \"contiguous\"}]}" \
+    "job w: placement contiguous: no 3 consecutive free NPUs (3 are free)"
+bad "plan npus" "{$H, \"jobs\": [{\"npus\": 3, \"set\": {\"model.name\": \"llama3-8b\", \"plan.dp\": 2, \"plan.recompute\": \"full\"}}]}" \
+    "job job0: npus: expected the plan's 2 ranks"
+"$CS_MKTRACE" --ranks far "1 SEND dst=2 size=8 tag=1" "1 RECV src=0 size=8 tag=1" || fail "mktrace"
+bad "peer outside the job" "{$H, \"jobs\": [{\"workload\": \"far\", \"npus\": 2}]}" "comm_dst 2 is not a rank of the job; expected 0 to 1"
+bad "run.placement" "{$H, \"set\": {\"run.placement\": \"random\"}, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "run.placement random: each job places its ranks"
+bad "workload in the platform" "{$H, \"set\": {\"run.workload\": \"pp\"}, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "run.workload, model.name: the jobs give the workload; expected neither key"
+expect_fail "missing file" "nofile.json" "$CS_BIN" cluster nofile.json
+expect_fail "--json into --out" "the file --out writes too" "$CS_BIN" cluster c1.json --out o9 --json o9/cluster.json
+"$CS_BIN" cluster c1.json --fast > /dev/null 2> eu; [ $? = 2 ] && grep -q "unknown option --fast" eu || fail "unknown flag: $(cat eu)"
+# a failed run leaves none of the earlier run's results
+"$CS_BIN" cluster c1.json --out o5 --quiet 2> /dev/null || fail "o5"
+expect_fail "failed run" "run.backend nope" "$CS_BIN" cluster c1.json --out o5 --set run.backend=nope
+[ -z "$(ls o5)" ] || fail "a failed run left $(ls o5)"
+pass "bad input refused by name; a failed run leaves no results"
+finish
