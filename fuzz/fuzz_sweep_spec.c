@@ -2,7 +2,8 @@
  * fuzz_sweep_spec.c -- libFuzzer target for the sweep spec reader
  * (src/sweep/design.c: cs_design_load) and the point numbering, and for
  * the bandwidth optimizer's spec reader (src/sweep/bwopt.c:
- * cs_bwopt_check_spec), which gets the same bytes.
+ * cs_bwopt_check_spec) and the cluster file's reader (src/scenario/cluster.c:
+ * cs_cluster_load, reading only: no run), which get the same bytes.
  *
  * Each input is a whole spec file (as `clustersim sweep SPEC` reads it).
  * Contracts checked besides the sanitizers: a refusal carries its code and
@@ -14,6 +15,7 @@
 #include <jansson.h>
 
 #include "fuzz_common.h"
+#include "scenario/cluster.h"
 #include "sweep/bwopt.h"
 #include "sweep/design.h"
 
@@ -25,6 +27,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cs_error_clear(&err);
     int rc = cs_bwopt_check_spec(path, &err);
     if (rc != CS_OK) fz_check_error(rc, &err, path);
+    cs_error_clear(&err);
+    cs_cluster *cl = NULL;
+    rc = cs_cluster_load(path, &cl, &err);
+    if (rc != CS_OK) fz_check_error(rc, &err, path);
+    else fz_check(cl->njobs >= 1 && cl->njobs <= CS_CLUSTER_MAX_JOBS, "an accepted cluster has 1 to 256 jobs");
+    cs_cluster_free(cl);
     cs_error_clear(&err);
     rc = cs_design_load(path, &d, &err);
     if (rc != CS_OK) {

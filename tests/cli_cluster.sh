@@ -37,6 +37,9 @@ cat > sys.json <<'SYS'
 SYS
 printf '{"builder": "edges", "switches": 2,\n "edges": [[0, 4, 100, 0], [1, 4, 100, 0], [2, 5, 100, 0], [3, 5, 100, 0], [4, 5, 50, 0]]}\n' > two.json
 "$CS_MKTRACE" --ranks pp "1 SEND dst=1 size=100000000 tag=1" "1 RECV src=0 size=100000000 tag=1" || fail "mktrace"
+# the same with the rank itself named too (a send's comm_src, a receive's comm_dst): renamed with the peers
+"$CS_MKTRACE" --ranks pq "1 SEND src=0 dst=1 size=100000000 tag=1" "1 RECV src=0 dst=1 size=100000000 tag=1" ||
+    fail "mktrace"
 
 # csv FILE JOB COLUMN: the value of COLUMN in JOB's row
 csv() { awk -F, -v job="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
@@ -55,7 +58,7 @@ cat > c1.json <<'EOF'
  "set": {"run.backend": "flow"},
  "jobs": [
   {"name": "x", "workload": "pp", "npus": 2, "placement": [0, 2]},
-  {"name": "y", "workload": "pp", "npus": 2, "placement": "1,3"}
+  {"name": "y", "workload": "pq", "npus": 2, "placement": "1,3"}
  ]}
 EOF
 "$CS_BIN" cluster c1.json --out o1 > r1 2> e1 || fail "two jobs: $(cat e1)"

@@ -31,18 +31,19 @@ int cs_graph_for_job(const cs_graph *g, const cs_graph_job *j, cs_graph **out, c
         return CS_ERR(err, CS_EINVAL, "%s: %" PRIu32 " iterations of %" PRIu32 " nodes pass 2^32 nodes per rank; "
                       "expected fewer iterations",
                       j->label, k, n);
-    /* peers first: a bad one is refused before anything is built */
+    /* peers first (and the rank itself, which a send's comm_src and a receive's comm_dst name): a bad one is
+     * refused before anything is built */
     for (uint32_t i = 0; i < n; i++) {
         const cs_node *x = &g->nodes[i];
         if (x->type != CS_NODE_COMM_SEND && x->type != CS_NODE_COMM_RECV) continue;
-        int32_t peer = x->type == CS_NODE_COMM_SEND ? x->comm_dst : x->comm_src;
-        uint32_t flag = x->type == CS_NODE_COMM_SEND ? CS_NF_HAS_DST : CS_NF_HAS_SRC;
-        if ((x->flags & flag) && (peer < 0 || (uint32_t)peer >= j->nranks))
-            return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 " (%s): %s %" PRId32 " is not a rank of the job; "
-                          "expected 0 to %" PRIu32,
-                          j->label, x->id, cs_node_type_label(x->type),
-                          x->type == CS_NODE_COMM_SEND ? "comm_dst" : "comm_src", peer,
-                          j->nranks ? j->nranks - 1 : 0);
+        for (int f = 0; f < 2; f++) {
+            int32_t v = f ? x->comm_dst : x->comm_src;
+            if ((x->flags & (f ? CS_NF_HAS_DST : CS_NF_HAS_SRC)) && (v < 0 || (uint32_t)v >= j->nranks))
+                return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 " (%s): %s %" PRId32 " is not a rank of the job; "
+                              "expected 0 to %" PRIu32,
+                              j->label, x->id, cs_node_type_label(x->type), f ? "comm_dst" : "comm_src", v,
+                              j->nranks ? j->nranks - 1 : 0);
+        }
     }
     uint32_t nleaves = 0, nroots = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -73,10 +74,10 @@ int cs_graph_for_job(const cs_graph *g, const cs_graph_job *j, cs_graph **out, c
         for (uint32_t i = 0; i < n; i++) {
             cs_node x = g->nodes[i];
             x.id = it * span + x.id;
-            if (x.type == CS_NODE_COMM_SEND && (x.flags & CS_NF_HAS_DST))
-                x.comm_dst = (int32_t)j->rank_map[x.comm_dst];
-            if (x.type == CS_NODE_COMM_RECV && (x.flags & CS_NF_HAS_SRC))
-                x.comm_src = (int32_t)j->rank_map[x.comm_src];
+            if (x.type == CS_NODE_COMM_SEND || x.type == CS_NODE_COMM_RECV) {
+                if (x.flags & CS_NF_HAS_DST) x.comm_dst = (int32_t)j->rank_map[x.comm_dst];
+                if (x.flags & CS_NF_HAS_SRC) x.comm_src = (int32_t)j->rank_map[x.comm_src];
+            }
             if (it > 0 && x.nparents == 0) x.nparents = 1; /* the boundary before */
             x.child_begin = c;
             uint32_t e = cs_graph_child_end(g, i);
