@@ -2,8 +2,9 @@
  * packet.c -- the `packet` backend: RoCEv2-style packets over the links of a
  * physical topology (the same topologies, placements and routes as `flow`),
  * with output-queued switches on a shared buffer, PFC, ECN marking, DCQCN and
- * an RC transport with go-back-N.  docs/network.md ("packet") has the model,
- * its parameters with their sources, and the closed forms the tests check.
+ * an RC transport with go-back-N or selective repeat.  docs/network.md
+ * ("packet") has the model, its parameters with their sources, and the
+ * closed forms the tests check.
  *
  * Packets.  A message becomes ceil(bytes / mtu) data packets (one for 0
  * bytes) of payload + overhead wire bytes.  Every directed link has one
@@ -47,6 +48,15 @@
  *     it; a retransmit timeout (rto) goes back to the oldest unacknowledged
  *     packet; retry_limit timeouts in a row without progress stop the flow and
  *     the run says so (describe_pending) instead of retrying for ever.
+ *   - retransmit = selective-repeat: the receiver keeps packets past the gap
+ *     (up to sr_window past it; the sender never has more outstanding) and
+ *     NAKs each one, naming the missing psn and the one that came; every
+ *     data packet carries a per-flow stamp that its ACK or NAK echoes, and,
+ *     a flow's packets keeping their order on its one route, every
+ *     outstanding packet not yet reported and last sent before that stamp
+ *     is lost: the sender sends those again (first) and nothing else.  A
+ *     timeout sends again the highest such packet, a probe whose answer
+ *     marks the rest.
  *   - ECN (cc = dcqcn): RED on the egress data queue at enqueue: no mark up to
  *     kmin bytes, probability pmax x (q - kmin) / (kmax - kmin) up to kmax,
  *     always above.
@@ -62,9 +72,14 @@
  * paused or not, keeps no timer when it has nothing outstanding, and a
  * finished flow none at all, so a run always drains.
  *
- * Ownership: flows (ids recycled), packets (a pool), per-link ports and
- * statistics, per-node buffers, the router, and the product of the
- * dimensions when no topology was given.  The topology is borrowed.
+ * Flows.csv: a flow's row (start, delivery, packets sent, its uncontended
+ * time) is kept when the flow is freed, up to flow_rows rows (then a
+ * warning), and handed up by the report.
+ *
+ * Ownership: flows (ids recycled) with their selective-repeat state,
+ * packets (a pool), per-link ports and statistics, per-node buffers, the
+ * flows.csv rows, the router, and the product of the dimensions when no
+ * topology was given.  The topology is borrowed.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -108,7 +123,7 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "overhead", .type = CS_OPT_INT, .def = 82, .min = 1, .max = 1024, .unit = "bytes", .off = O(overhead),
      .help = "wire bytes per packet besides the payload: preamble+IFG 20, Ethernet 14+4, IPv4 20, UDP 8, BTH 12, ICRC 4"},
     {.key = "pfc", .type = CS_OPT_BOOL, .def = 1, .off = O(pfc),
-     .help = "1: lossless (PFC pauses the upstream port, headroom per ingress link); 0: lossy (drops, go-back-N)"},
+     .help = "1: lossless (PFC pauses the upstream port, headroom per ingress link); 0: lossy (drops; recovery: retransmit)"},
     {.key = "cut_through", .type = CS_OPT_BOOL, .def = 0, .off = O(cut_through),
      .help = "forward a packet once its headers arrived (when the next link is not faster); 0: store-and-forward"},
     {.key = "buffer", .type = CS_OPT_NUM, .def = 33554432, .min = 0, .min_open = 1, .max = 1e12, .unit = "bytes",
@@ -416,6 +431,11 @@ static void pkt_destroy(void *state) {
 
 /* ---- flows ---------------------------------------------------------------------------- */
 
+static cs_net_flow_row row_of(const pflow *f) {
+    return (cs_net_flow_row){.src = f->src, .dst = f->dst, .bytes = f->bytes, .start = f->start, .finish = f->finish,
+                             .ideal = f->ideal, .packets = f->npkts, .sent = f->sent};
+}
+
 /* The flows.csv row of delivered flow f (its transmissions are final once
  * it is freed), or a count of the rows left out beyond flow_rows. */
 static void keep_row(pkt_state *s, const pflow *f) {
@@ -426,9 +446,7 @@ static void keep_row(pkt_state *s, const pflow *f) {
         return;
     }
     CS_GROW(s->rows, s->caprows, s->nrows + 1);
-    s->rows[s->nrows++] = (cs_net_flow_row){.src = f->src, .dst = f->dst, .bytes = f->bytes, .start = f->start,
-                                            .finish = f->finish, .ideal = f->ideal, .packets = f->npkts,
-                                            .sent = f->sent};
+    s->rows[s->nrows++] = row_of(f);
 }
 
 static void free_flow(pkt_state *s, uint32_t id) {
@@ -1308,16 +1326,14 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
             out->flows_omitted++;
             continue;
         }
-        out->flows[out->nflows++] = (cs_net_flow_row){.src = f->src, .dst = f->dst, .bytes = f->bytes,
-                                                      .start = f->start, .finish = f->finish, .ideal = f->ideal,
-                                                      .packets = f->npkts, .sent = f->sent};
+        out->flows[out->nflows++] = row_of(f);
     }
     const cs_packet_stats *t = &s->st;
     snprintf(out->summary, sizeof out->summary,
              "packet (%s%s, cc %s): %llu data packets, %llu retransmitted, %llu dropped, %llu lost, %llu headroom "
              "overflows, %llu ECN marks, %llu CNPs, PFC pause %.3f us over %u links, largest queue %llu bytes",
-             s->o.pfc ? "lossless, PFC" : "lossy", s->sr_win ? ", selective repeat" : "", PKT_CCS[s->o.cc], (unsigned long long)t->data_packets,
-             (unsigned long long)t->retransmitted, (unsigned long long)t->drops, (unsigned long long)t->lost,
+             s->o.pfc ? "lossless, PFC" : "lossy", s->sr_win ? ", selective repeat" : "", PKT_CCS[s->o.cc],
+             (unsigned long long)t->data_packets, (unsigned long long)t->retransmitted, (unsigned long long)t->drops, (unsigned long long)t->lost,
              (unsigned long long)t->headroom_drops, (unsigned long long)t->ecn_marks, (unsigned long long)t->cnps,
              cs_time_as_us_f(pause), npaused, (unsigned long long)maxq);
     return CS_OK;
@@ -1350,7 +1366,8 @@ static void pkt_describe_pending(void *state, char *buf, size_t n) {
 
 const cs_net_backend cs_net_packet = {
     .name = "packet",
-    .help = "RoCEv2 packets over an explicit topology: shared-buffer switches, PFC, ECN, DCQCN, go-back-N",
+    .help = "RoCEv2 packets over an explicit topology: shared-buffer switches, PFC, ECN, DCQCN, go-back-N or "
+            "selective repeat",
     .caps = CS_NET_NEEDS_TOPOLOGY | CS_NET_CONGESTION_AWARE,
     .opts = PKT_OPTS,
     .nopts = sizeof PKT_OPTS / sizeof PKT_OPTS[0],
