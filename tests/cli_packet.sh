@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # cli_packet.sh -- the packet backend through the CLI: a run on the RoCE Clos
 # example reports its network summary, links.csv gains the packet columns
-# (drops, ECN marks, PFC pause, largest queue), backend.packet.* keys are
-# read and checked by name, and timed topology changes are refused.
+# (drops, ECN marks, PFC pause, largest queue), flows.csv has a row per
+# message (against the closed form for one message alone), selective repeat
+# sends fewer packets again than go-back-N, backend.packet.* keys are read
+# and checked by name, and timed topology changes are refused.
 . "$(dirname "$0")/lib_cli.sh"
 EX="$CS_SOURCE_DIR/examples/roce_clos"
 cd "$CS_TMP" || exit 1
@@ -52,6 +54,70 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["slowdown_vs_healthy"] > 1.2, s["slowdown_vs_healthy"]
 PY
+
+# flows.csv: a row per message of the packet run; the rows' bytes are the run's
+# bytes, fct = finish - start, nobody beats the uncontended closed form, and
+# retransmissions = packets sent - packets (none: lossless)
+python3 - out/flows.csv out/summary.json <<'PY' && pass "flows.csv" || fail "flows.csv"
+import csv, json, sys
+from decimal import Decimal as D
+rows = list(csv.DictReader(open(sys.argv[1])))
+s = json.load(open(sys.argv[2]))
+assert list(rows[0].keys()) == ["src_npu", "dst_npu", "bytes", "start_ns", "finish_ns", "fct_ns", "packets",
+                                "packets_sent", "retransmissions", "ideal_ns", "slowdown"], list(rows[0].keys())
+assert len(rows) == s["totals"]["network_messages"], (len(rows), s["totals"]["network_messages"])
+assert sum(int(r["bytes"]) for r in rows) == s["totals"]["network_bytes"]
+for r in rows:
+    assert D(r["fct_ns"]) == D(r["finish_ns"]) - D(r["start_ns"]), r
+    assert D(r["fct_ns"]) >= D(r["ideal_ns"]), r
+    assert int(r["retransmissions"]) == int(r["packets_sent"]) - int(r["packets"]) == 0, r
+    assert int(r["packets"]) == max(1, -(-int(r["bytes"]) // 4096)), r
+# contention: some flow of the all-reduce is slower than alone
+assert any(D(r["fct_ns"]) > D(r["ideal_ns"]) for r in rows)
+PY
+"$CS_BIN" run "${base[@]}" --backend flow --out flowout --quiet 2> err.txt && [ -f flowout/links.csv ] \
+    && [ ! -e flowout/flows.csv ] && pass "no flows.csv from the flow backend" || fail "flow backend: $(ls flowout) $(cat err.txt)"
+
+# one message alone over 2 hops of 100 bytes/ns (93.13... GiB/s as configured) and
+# 500 ns: the closed form of tests/test_packet.c, (N + h - 1) s + h lat =
+# 257 x 41780 + 2 x 500000 ps = 11737.460 ns, and its ideal the same
+"$CS_MKTRACE" --ranks p2p "1 SEND size=1048576 src=0 dst=1 tag=1" "1 RECV size=1048576 src=0 dst=1 tag=1" || exit 1
+printf 'topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 100 ]\nlatency: [ 500 ]\n' > net2.yml
+printf '{"builder": "edges", "switches": 1, "edges": [[0, 2, 93.1322574615478515625, 500], [1, 2, 93.1322574615478515625, 500]]}\n' > chain.json
+p2p=(--workload-configuration=p2p --network-configuration=net2.yml --system-configuration="$EX/system.json"
+     --topology=chain.json --backend packet --quiet)
+"$CS_BIN" run "${p2p[@]}" --out one 2> err.txt || fail "one flow: $(cat err.txt)"
+[ "$(tail -n +2 one/flows.csv)" = "0,1,1048576,0.000,11737.460,11737.460,256,256,0,11737.460,1.000000" ] \
+    && pass "one flow: the closed form" || fail "one flow: $(cat one/flows.csv)"
+
+# lossy, both recoveries on the same losses: every byte once, selective repeat
+# sends fewer packets again; the rows count the retransmissions
+for r in go-back-n selective-repeat; do
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.pfc=false --set backend.packet.loss_rate=0.02 \
+        --set backend.packet.rto=50 --set backend.packet.retransmit=$r --out "$r" > "$r.txt" 2> err.txt \
+        || fail "lossy $r: $(cat err.txt)"
+done
+grep -q 'network: packet (lossy, selective repeat, cc none)' selective-repeat.txt && pass "selective repeat summary" \
+    || fail "selective repeat summary: $(grep network: selective-repeat.txt)"
+python3 - go-back-n selective-repeat <<'PY' && pass "selective repeat: fewer packets sent again" || fail "gbn vs sr"
+import csv, json, sys
+tot = {}
+for d in sys.argv[1:]:
+    rows = list(csv.DictReader(open(d + "/flows.csv")))
+    s = json.load(open(d + "/summary.json"))
+    assert sum(int(r["bytes"]) for r in rows) == s["totals"]["network_bytes"]
+    assert all(float(r["fct_ns"]) >= float(r["ideal_ns"]) for r in rows)
+    tot[d] = sum(int(r["retransmissions"]) for r in rows)
+assert 0 < tot["selective-repeat"] < tot["go-back-n"], tot
+PY
+expect_fail "unknown retransmit" "backend.packet.retransmit" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.retransmit=sack --quiet
+
+# a cap on the rows: a warning, and only that many rows
+"$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.flow_rows=5 --out capped --quiet 2> err.txt \
+    || fail "capped: $(cat err.txt)"
+grep -q 'backend.packet.flow_rows: more than 5 flows; flows.csv keeps the first 5' err.txt \
+    && [ "$(wc -l < capped/flows.csv)" = 6 ] && pass "flow_rows cap" || fail "flow_rows cap: $(cat err.txt)"
 
 expect_fail "kmax below kmin" "backend.packet.kmax: 1000 bytes is below backend.packet.kmin" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.kmax=1000 --quiet

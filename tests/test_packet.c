@@ -254,6 +254,161 @@ static void test_incast_lossy(void **st) {
     tn_close(&tn);
 }
 
+/* The same incast with selective repeat (and DCQCN): the receivers keep the
+ * packets past a gap, every byte arrives exactly once, and every packet
+ * dropped is sent again once (a timeout's probe may be one more: at most one
+ * per timeout).  (Whether it sends fewer packets again than go-back-N
+ * depends on the buffer here -- a full buffer drops whatever comes -- and is
+ * tested on random losses below.) */
+static void test_incast_lossy_sr(void **st) {
+    (void)st;
+    const uint32_t N = 8;
+    tnet r;
+    tn_open(&r, star(N), "{\"pfc\": false, \"buffer\": 262144, \"rto\": 50, \"cc\": \"dcqcn\", "
+                         "\"retransmit\": \"selective-repeat\"}");
+    for (uint32_t i = 0; i < N; i++) tn_send(&r, i + 1, 0, MIB, i);
+    cs_eventq_run(r.q, CS_TIME_MAX);
+    assert_int_equal(r.n, (int)N);
+    for (uint32_t i = 0; i < N; i++) assert_int_equal(r.got[i], 1);
+    cs_packet_stats sr = stats(&r);
+    assert_true(sr.drops > 0);
+    assert_true(sr.held > 0 && sr.naks > 0);
+    assert_int_equal(sr.delivered_bytes, N * MIB);
+    assert_int_equal(sr.lost, 0);
+    assert_true(sr.retransmitted >= sr.drops && sr.retransmitted <= sr.drops + sr.timeouts);
+    assert_int_equal(cs_eventq_size(r.q), 0);
+    tn_close(&r);
+}
+
+/* ---- random loss: go-back-N and selective repeat against their closed forms ------------------
+
+   One flow of N = 10^6 full packets over h = 2 hops (the chain above:
+   s = 41780 ps per packet, lat = 500000 ps, an ACK or NAK takes c = 640 ps
+   per hop), loss_rate p = 0.01 on each hop, window W = 128 packets,
+   ack_every 16, rto 50 us.  A packet gets through both hops with 1 - P,
+   P = 1 - (1 - p)^2 = 0.0199, independently of every other transmission.
+   Measured: transmissions per delivered packet, T = (payload bytes sent on
+   the first link) / (N x 4096).
+
+   Selective repeat.  The receiver keeps every packet past a gap and the
+   sender sends again exactly the transmissions that were lost (a later
+   stamp answered first: the packets of a flow keep their order on its
+   route), so each packet takes a geometric number of transmissions:
+     T_sr = 1 / (1 - P) = 1.020304,  variance per packet P / (1 - P)^2.
+   Also exact: packets sent again = packets lost (no needless one), and no
+   duplicate at the receiver.
+
+   Go-back-N as built.  The sender sends back to back (s apart).  When a
+   packet j is lost the first time it is due, the receiver sees the gap when
+   j + 1 arrives -- s after j started, then h (s + lat) to the receiver --
+   and NAKs it once; the NAK is back h (c + lat) later:
+     t_nak - t_j = s + 2 (s + lat) + 2 (c + lat) = 2126620 ps,
+   by which the sender has started K = ceil(2126620 / 41780) = 51
+   transmissions from j on (j + 50 at 2089000 ps; the 51st would start at
+   2130780, 4160 ps later than the NAK even if it waits behind an ACK at each
+   hop), all wasted: the receiver drops everything past the gap.  When the
+   packets after j are lost too, the gap shows m - 1 packets later: on
+   average P / (1 - P) more.  The receiver NAKs a gap only once, so when j
+   is lost again after the go-back the sender runs on to its window (W
+   packets from j, nothing acknowledged meanwhile) and waits for the
+   retransmit timeout: W wasted per further loss of j.  With F the times j
+   is lost, P(F >= f) = P^f, a packet costs 1 + B (K + M) + W G with
+   B = [F >= 1], G = (F - 1)^+, M geometric (P(M >= k) = P^k):
+     T_gbn = 1 + P (K + P / (1 - P)) + W P^2 / (1 - P) = 2.066703.
+   The textbook go-back-N, (1 + (W' - 1) P) / (1 - P) with W' = K = 51
+   packets (every loss wastes one round trip of packets), gives 2.0355: the
+   model wastes the same round trip on a first loss, but a whole window and
+   a timeout on a repeated one (1.5 % more here).  Variance per packet:
+     E[C^2] = P E[(K + M)^2] + 2 W (K + E[M]) E[G] + W^2 E[G^2] - E[C]^2
+   with E[M] = P / (1 - P), E[M^2] = P (1 + P) / (1 - P)^2, E[G] = P E[M],
+   E[G^2] = P E[M^2].
+   Both are asserted within 4 standard errors of the mean over N packets
+   (sigma / sqrt(N): 0.00014 for selective repeat, 0.0072 for go-back-N).
+   The waste per NAK is checked on its own: (packets sent again - W x
+   timeouts) / NAKs = K + E[M] = 51.02, within 0.1 (M's standard error over
+   ~20000 NAKs is 0.001; a timeout at the flow's end may waste less than W). */
+
+typedef struct loss_run {
+    double tx_per_pkt;  /* transmissions per delivered packet */
+    double goodput;     /* payload bytes per ns over the flow's time */
+    cs_packet_stats st;
+    cs_time t;
+} loss_run;
+
+static loss_run run_lossy(const char *retransmit, uint32_t npk) {
+    char o[256];
+    snprintf(o, sizeof o, "{\"pfc\": false, \"loss_rate\": 0.01, \"rto\": 50, \"retry_limit\": 1000, "
+                          "\"window\": 524288, \"seed\": 7, \"retransmit\": \"%s\"}", retransmit);
+    tnet tn;
+    tn_open(&tn, chain(2, NULL), o);
+    tn_send(&tn, 0, 1, (uint64_t)npk * 4096, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, 1);
+    assert_int_equal(tn.got[0], 1);
+    loss_run r = {.st = stats(&tn), .t = tn.t[0]};
+    assert_int_equal(r.st.delivered_bytes, (uint64_t)npk * 4096);
+    cs_net_link_report rep;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_net_report(&tn.net, &rep, &err), CS_OK);
+    uint64_t first = 0;
+    for (uint32_t l = 0; l < rep.nlinks; l++)
+        if (tn.topo->links[l].src == 0) first += rep.links[l].bytes;
+    assert_int_equal(first % 4096, 0);
+    r.tx_per_pkt = (double)(first / 4096) / npk;
+    r.goodput = (double)npk * 4096 / cs_time_as_ns_f(r.t);
+    /* the flow's row: its transmissions as the link counted them */
+    assert_int_equal(rep.nflows, 1);
+    assert_int_equal(rep.flows[0].sent, first / 4096);
+    assert_int_equal(rep.flows[0].packets, npk);
+    assert_int_equal(rep.flows[0].finish, r.t);
+    cs_net_link_report_free(&rep);
+    assert_int_equal(cs_eventq_size(tn.q), 0);
+    tn_close(&tn);
+    return r;
+}
+
+static void test_loss_closed_forms(void **st) {
+    (void)st;
+    const uint32_t N = 1000000;
+    const double p = 0.01, P = 1 - (1 - p) * (1 - p), K = 51, W = 128;
+    loss_run sr = run_lossy("selective-repeat", N), gbn = run_lossy("go-back-n", N);
+    /* selective repeat */
+    double want_sr = 1 / (1 - P), se_sr = sqrt(P / N) / (1 - P);
+    printf("selective repeat: %.6f transmissions per packet, closed form %.6f (4 SE %.6f); goodput %.4f bytes/ns; "
+           "%llu lost, %llu sent again\n", sr.tx_per_pkt, want_sr, 4 * se_sr, sr.goodput,
+           (unsigned long long)sr.st.lost, (unsigned long long)sr.st.retransmitted);
+    if (fabs(sr.tx_per_pkt - want_sr) > 4 * se_sr)
+        fail_msg("selective repeat: %.6f transmissions per packet, closed form %.6f +- %.6f", sr.tx_per_pkt, want_sr,
+                 4 * se_sr);
+    assert_int_equal(sr.st.retransmitted, sr.st.lost);
+    assert_int_equal(sr.st.duplicates, 0);
+    assert_true(sr.st.held > 0);
+    /* go-back-N */
+    double em = P / (1 - P), em2 = P * (1 + P) / ((1 - P) * (1 - P)), eg = P * em, eg2 = P * em2;
+    double want_gbn = 1 + P * (K + em) + W * eg;
+    double ec2 = P * (K * K + 2 * K * em + em2) + 2 * W * (K + em) * eg + W * W * eg2;
+    double se_gbn = sqrt((ec2 - (want_gbn - 1) * (want_gbn - 1)) / N);
+    printf("go-back-N: %.6f transmissions per packet, closed form %.6f (4 SE %.6f), textbook %.6f; goodput %.4f "
+           "bytes/ns; %llu timeouts\n", gbn.tx_per_pkt, want_gbn, 4 * se_gbn, (1 + (K - 1) * P) / (1 - P), gbn.goodput,
+           (unsigned long long)gbn.st.timeouts);
+    double per_nak = ((double)gbn.st.retransmitted - W * (double)gbn.st.timeouts) / (double)gbn.st.naks;
+    printf("go-back-N: %llu NAKs, %llu timeouts, %llu sent again: %.4f wasted per NAK, closed form %.4f\n",
+           (unsigned long long)gbn.st.naks, (unsigned long long)gbn.st.timeouts,
+           (unsigned long long)gbn.st.retransmitted, per_nak, K + em);
+    if (fabs(per_nak - (K + em)) > 0.1) fail_msg("go-back-N: %.4f wasted per NAK, closed form %.4f", per_nak, K + em);
+    if (fabs(gbn.tx_per_pkt - want_gbn) > 4 * se_gbn)
+        fail_msg("go-back-N: %.6f transmissions per packet, closed form %.6f +- %.6f", gbn.tx_per_pkt, want_gbn,
+                 4 * se_gbn);
+    /* the same losses cost selective repeat fewer transmissions and less time */
+    assert_true(sr.tx_per_pkt < gbn.tx_per_pkt);
+    assert_true(sr.t < gbn.t);
+    /* deterministic: the same run again, the same counters and time */
+    loss_run again = run_lossy("selective-repeat", N);
+    assert_memory_equal(&again.st, &sr.st, sizeof sr.st);
+    assert_int_equal(again.t, sr.t);
+}
+
 /* ---- head-of-line blocking on a 2-leaf Clos ------------------------------------------------ */
 
 /* Leaves L0, L1 under one spine.  On L0: A (NPU 0) and the victim V (NPU 1);
@@ -414,21 +569,25 @@ static void test_deterministic(void **st) {
 }
 
 /* Every packet lost (loss_rate 0.5 on each of 2 links, and a retry limit of
- * 2): the flow stops after 3 timeouts without progress and the network says
- * so, instead of retrying for ever. */
+ * 2), with either recovery: the flow stops after 3 timeouts without progress
+ * and the network says so, instead of retrying for ever. */
 static void test_gives_up(void **st) {
     (void)st;
-    tnet tn;
-    tn_open(&tn, chain(2, NULL), "{\"pfc\": false, \"loss_rate\": 0.5, \"rto\": 10, \"retry_limit\": 2}");
-    tn_send(&tn, 0, 1, 64 * MIB, 0);
-    cs_eventq_run(tn.q, CS_TIME_MAX);
-    assert_int_equal(tn.n, 0);
-    char pend[512];
-    cs_net_describe_pending(&tn.net, pend, sizeof pend);
-    tu_assert_has(pend, "1 flows stopped after backend.packet.retry_limit (2) retransmit timeouts without progress");
-    tu_assert_has(pend, "NPU 0 -> NPU 1, 67108864 bytes");
-    assert_int_equal(cs_eventq_size(tn.q), 0);
-    tn_close(&tn);
+    for (int sr = 0; sr < 2; sr++) { /* go-back-N, selective repeat */
+        tnet tn;
+        tn_open(&tn, chain(2, NULL), sr ? "{\"pfc\": false, \"loss_rate\": 0.5, \"rto\": 10, \"retry_limit\": 2, "
+                                          "\"retransmit\": \"selective-repeat\"}"
+                                        : "{\"pfc\": false, \"loss_rate\": 0.5, \"rto\": 10, \"retry_limit\": 2}");
+        tn_send(&tn, 0, 1, 64 * MIB, 0);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 0);
+        char pend[512];
+        cs_net_describe_pending(&tn.net, pend, sizeof pend);
+        tu_assert_has(pend, "1 flows stopped after backend.packet.retry_limit (2) retransmit timeouts without progress");
+        tu_assert_has(pend, "NPU 0 -> NPU 1, 67108864 bytes");
+        assert_int_equal(cs_eventq_size(tn.q), 0);
+        tn_close(&tn);
+    }
 }
 
 /* A buffer that cannot hold the PFC headroom is refused by name. */
@@ -478,7 +637,8 @@ static void test_too_many_packets(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_flow),      cmocka_unit_test(test_incast_pfc),
-        cmocka_unit_test(test_incast_lossy),  cmocka_unit_test(test_victim_hol),
+        cmocka_unit_test(test_incast_lossy),  cmocka_unit_test(test_incast_lossy_sr),
+        cmocka_unit_test(test_loss_closed_forms), cmocka_unit_test(test_victim_hol),
         cmocka_unit_test(test_dcqcn_sequence), cmocka_unit_test(test_dcqcn_incast),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),

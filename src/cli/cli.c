@@ -39,6 +39,7 @@
 #include "compute/device.h"
 #include "gen/gen.h"
 #include "output/collectives.h"
+#include "output/flows.h"
 #include "output/html.h"
 #include "output/links.h"
 #include "output/report.h"
@@ -118,7 +119,7 @@ static const flag FLAGS[] = {
     {"no-memory-check", F_KEYFLAG, "plan.no-memory-check", 0, NULL, "simulate even if the plan does not fit in HBM", 2},
     {"offload-optimizer", F_KEYFLAG, "plan.offload-optimizer", 0, NULL,
      "the optimizer state in remote memory (--remote-memory-configuration), not HBM", 2},
-    {"out", F_OUT, NULL, A_OUT, "DIR", "write summary.json, ranks.csv, collectives.csv (and links.csv) into DIR", 3},
+    {"out", F_OUT, NULL, A_OUT, "DIR", "write summary.json, ranks.csv, collectives.csv (and links.csv; flows.csv with --backend packet) into DIR", 3},
     {"json", F_OUT, NULL, A_JSON, "FILE", "run: the summary JSON; train: the training report JSON", 3},
     {"trace", F_OUT, NULL, A_TRACE, "FILE", "write a Chrome/Perfetto timeline (ui.perfetto.dev)", 3},
     {"report", F_OUT, NULL, A_REPORT, "FILE",
@@ -347,13 +348,13 @@ static void abs_file(const char *path, char *out, size_t n) {
 /* Two output options naming one file would overwrite each other: refused.
  * results: the nresults files --out writes (when co->out is set). */
 static int outputs_clash(const cli_out *co, const char *const *results, size_t nresults) {
-    const char *names[8], *flags[8];
+    const char *names[12], *flags[12];
     size_t k = 0;
     if (co->json) { names[k] = co->json; flags[k++] = "--json"; }
     if (co->trace) { names[k] = co->trace; flags[k++] = "--trace"; }
     if (co->report) { names[k] = co->report; flags[k++] = "--report"; }
     if (co->dump) { names[k] = co->dump; flags[k++] = "--dump-scenario"; }
-    for (size_t i = 0; co->out && i < nresults && k < 8; i++) {
+    for (size_t i = 0; co->out && i < nresults && k < 12; i++) {
         names[k] = results[i];
         flags[k++] = "--out";
     }
@@ -616,13 +617,13 @@ static void limit_timer(int on) {
 static struct {
     int armed, trace, json, report;
     const char *out, *trace_path, *json_path, *report_path; /* argv's */
-    char results[4][4096];
+    char results[5][4096];
 } g_guard;
 
 static void on_exit_remove_results(void) {
     if (!g_guard.armed) return;
     g_guard.armed = 0;
-    for (int i = 0; g_guard.out && i < 4; i++) remove(g_guard.results[i]);
+    for (int i = 0; g_guard.out && i < 5; i++) remove(g_guard.results[i]);
     if (g_guard.trace) remove(g_guard.trace_path);
     if (g_guard.json) remove(g_guard.json_path);
     if (g_guard.report) cs_report_html_remove(g_guard.report_path);
@@ -641,7 +642,7 @@ static void guard_arm(const cli_out *co, const char *const *results) {
     g_guard.trace_path = co->trace;
     g_guard.json_path = co->json;
     g_guard.report_path = co->report;
-    for (int i = 0; i < 4; i++) snprintf(g_guard.results[i], sizeof g_guard.results[i], "%s", results[i]);
+    for (int i = 0; i < 5; i++) snprintf(g_guard.results[i], sizeof g_guard.results[i], "%s", results[i]);
     g_guard.armed = 1;
 }
 
@@ -736,13 +737,14 @@ static int command(const char *cmd, int argc, char **argv) {
         cs_scenario_free(sc);
         return 2;
     }
-    char summary_path[4096], csv_path[4096], links_path[4096], colls_path[4096];
-    const char *const results[] = {summary_path, csv_path, colls_path, links_path};
+    char summary_path[4096], csv_path[4096], links_path[4096], colls_path[4096], flows_path[4096];
+    const char *const results[] = {summary_path, csv_path, colls_path, links_path, flows_path};
     const char *dir = co.out ? co.out : ".";
     snprintf(summary_path, sizeof summary_path, "%s/summary.json", dir);
     snprintf(csv_path, sizeof csv_path, "%s/ranks.csv", dir);
     snprintf(links_path, sizeof links_path, "%s/links.csv", dir);
     snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", dir);
+    snprintf(flows_path, sizeof flows_path, "%s/flows.csv", dir);
     if (rc == CS_OK && co.out) rc = cs_mkdir_p(co.out, "--out", &err);
     if (rc == CS_OK && outputs_clash(&co, results, sizeof results / sizeof *results)) {
         cs_scenario_free(sc);
@@ -874,7 +876,7 @@ static int command(const char *cmd, int argc, char **argv) {
         if (rc && !(stopped && rc2 == CS_OK)) remove(co.trace); /* a failed run leaves no stale timeline */
     }
     if (rc == CS_OK) {
-        const char *outputs[8];
+        const char *outputs[9];
         int no = 0;
         if (co.out) {
             rc = cs_report_summary_json(summary_path, res, colls, &err);
@@ -885,6 +887,10 @@ static int command(const char *cmd, int argc, char **argv) {
             if (rc == CS_OK && res->topo) {
                 rc = cs_links_csv(links_path, res, &err);
                 outputs[no++] = links_path;
+            }
+            if (rc == CS_OK && cs_flows_available(res)) { /* packet-level backends */
+                rc = cs_flows_csv(flows_path, res, &err);
+                outputs[no++] = flows_path;
             }
         }
         if (rc == CS_OK && co.json) {

@@ -217,6 +217,10 @@ void cs_net_link_report_free(cs_net_link_report *r) {
     cs_free(r->links);
     r->links = NULL;
     r->nlinks = 0;
+    cs_free(r->flows);
+    r->flows = NULL;
+    r->nflows = 0;
+    r->flows_omitted = 0;
     r->packet = 0;
     r->summary[0] = '\0';
 }

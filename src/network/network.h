@@ -90,11 +90,27 @@ typedef struct cs_net_link_stat {
     uint64_t max_queue_bytes; /* largest data queue of the link */
 } cs_net_link_stat;
 
+/* One delivered transfer (packet-level backends: cs_net_link_report.flows),
+ * for flows.csv.  Times ps; src, dst NPUs. */
+typedef struct cs_net_flow_row {
+    uint32_t src, dst;
+    uint64_t bytes;
+    cs_time start, finish; /* its send; the arrival of its last byte */
+    cs_time ideal;         /* uncontended_time on its route (CS_TIME_MAX: beyond the range) */
+    uint64_t packets;      /* data packets of the transfer */
+    uint64_t sent;         /* data packets transmitted by its sender: first times and again */
+} cs_net_flow_row;
+
 typedef struct cs_net_link_report {
     uint32_t nlinks;         /* 0: the backend keeps no per-link statistics */
     cs_net_link_stat *links; /* nlinks entries (owned: cs_net_link_report_free) */
-    int packet;              /* 1: the packet-level fields are kept */
+    int packet;              /* 1: the packet-level fields are kept, and flows */
     char summary[320];       /* the backend's one-line summary for reports ("" = none) */
+    /* packet-level backends: the delivered transfers, up to the backend's
+     * cap, and how many more were left out (owned) */
+    cs_net_flow_row *flows;
+    size_t nflows;
+    uint64_t flows_omitted;
 } cs_net_link_report;
 
 void cs_net_link_report_free(cs_net_link_report *r);

@@ -2,8 +2,9 @@
  * packet.c -- the `packet` backend: RoCEv2-style packets over the links of a
  * physical topology (the same topologies, placements and routes as `flow`),
  * with output-queued switches on a shared buffer, PFC, ECN marking, DCQCN and
- * an RC transport with go-back-N.  docs/network.md ("packet") has the model,
- * its parameters with their sources, and the closed forms the tests check.
+ * an RC transport with go-back-N or selective repeat.  docs/network.md
+ * ("packet") has the model, its parameters with their sources, and the
+ * closed forms the tests check.
  *
  * Packets.  A message becomes ceil(bytes / mtu) data packets (one for 0
  * bytes) of payload + overhead wire bytes.  Every directed link has one
@@ -47,6 +48,15 @@
  *     it; a retransmit timeout (rto) goes back to the oldest unacknowledged
  *     packet; retry_limit timeouts in a row without progress stop the flow and
  *     the run says so (describe_pending) instead of retrying for ever.
+ *   - retransmit = selective-repeat: the receiver keeps packets past the gap
+ *     (up to sr_window past it; the sender never has more outstanding) and
+ *     NAKs each one, naming the missing psn and the one that came; every
+ *     data packet carries a per-flow stamp that its ACK or NAK echoes, and,
+ *     a flow's packets keeping their order on its one route, every
+ *     outstanding packet not yet reported and last sent before that stamp
+ *     is lost: the sender sends those again (first) and nothing else.  A
+ *     timeout sends again the highest such packet, a probe whose answer
+ *     marks the rest.
  *   - ECN (cc = dcqcn): RED on the egress data queue at enqueue: no mark up to
  *     kmin bytes, probability pmax x (q - kmin) / (kmax - kmin) up to kmax,
  *     always above.
@@ -62,9 +72,14 @@
  * paused or not, keeps no timer when it has nothing outstanding, and a
  * finished flow none at all, so a run always drains.
  *
- * Ownership: flows (ids recycled), packets (a pool), per-link ports and
- * statistics, per-node buffers, the router, and the product of the
- * dimensions when no topology was given.  The topology is borrowed.
+ * Flows.csv: a flow's row (start, delivery, packets sent, its uncontended
+ * time) is kept when the flow is freed, up to flow_rows rows (then a
+ * warning), and handed up by the report.
+ *
+ * Ownership: flows (ids recycled) with their selective-repeat state,
+ * packets (a pool), per-link ports and statistics, per-node buffers, the
+ * flows.csv rows, the router, and the product of the dimensions when no
+ * topology was given.  The topology is borrowed.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -74,6 +89,7 @@
 
 #include "core/alloc.h"
 #include "core/invariant.h"
+#include "core/log.h"
 #include "core/pool.h"
 #include "core/rand.h"
 #include "network/network.h"
@@ -88,9 +104,11 @@ enum { PKT_CC_NONE, PKT_CC_DCQCN };
 static const char *const PKT_CCS[] = {"none", "dcqcn", NULL};
 enum { PKT_ROUTING_TOPOLOGY, PKT_ROUTING_ECMP, PKT_ROUTING_SPRAY };
 static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", NULL};
+enum { PKT_RTX_GBN, PKT_RTX_SR };
+static const char *const PKT_RTXS[] = {"go-back-n", "selective-repeat", NULL};
 
 typedef struct pkt_opts {
-    int mtu, overhead, ack_every, retry_limit, ecmp_seed, routing, cc, seed;
+    int mtu, overhead, ack_every, retry_limit, ecmp_seed, routing, cc, seed, retransmit, sr_window, flow_rows;
     bool pfc, cut_through;
     double buffer_bytes, alpha, rto_us, loss_rate, window_bytes;
     double kmin_bytes, kmax_bytes, pmax;
@@ -105,7 +123,7 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "overhead", .type = CS_OPT_INT, .def = 82, .min = 1, .max = 1024, .unit = "bytes", .off = O(overhead),
      .help = "wire bytes per packet besides the payload: preamble+IFG 20, Ethernet 14+4, IPv4 20, UDP 8, BTH 12, ICRC 4"},
     {.key = "pfc", .type = CS_OPT_BOOL, .def = 1, .off = O(pfc),
-     .help = "1: lossless (PFC pauses the upstream port, headroom per ingress link); 0: lossy (drops, go-back-N)"},
+     .help = "1: lossless (PFC pauses the upstream port, headroom per ingress link); 0: lossy (drops; recovery: retransmit)"},
     {.key = "cut_through", .type = CS_OPT_BOOL, .def = 0, .off = O(cut_through),
      .help = "forward a packet once its headers arrived (when the next link is not faster); 0: store-and-forward"},
     {.key = "buffer", .type = CS_OPT_NUM, .def = 33554432, .min = 0, .min_open = 1, .max = 1e12, .unit = "bytes",
@@ -148,6 +166,14 @@ static const cs_opt PKT_OPTS[] = {
              "(4.096 us x 2^16; lossy studies use far less, IRN 320 us)"},
     {.key = "retry_limit", .type = CS_OPT_INT, .def = 7, .min = 0, .max = 1 << 20, .off = O(retry_limit),
      .help = "timeouts in a row without progress after which a flow stops and the run reports it (RC retry_cnt)"},
+    {.key = "retransmit", .type = CS_OPT_ENUM, .def = PKT_RTX_GBN, .values = PKT_RTXS, .off = O(retransmit),
+     .help = "loss recovery: go-back-n (the receiver drops packets past a gap, the sender resends from it) or "
+             "selective-repeat (the receiver keeps them and names each one it got past the gap; the sender resends "
+             "only the lost packets)"},
+    {.key = "sr_window", .type = CS_OPT_INT, .def = 1024, .min = 1, .max = 1 << 20, .unit = "packets",
+     .off = O(sr_window),
+     .help = "selective-repeat: packets the receiver keeps past a gap per flow, and so the most a sender has "
+             "outstanding (with window, the smaller)"},
     {.key = "loss_rate", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 0.5, .off = O(loss_rate),
      .help = "probability that a data packet is lost on each link it crosses (bit errors)"},
     {.key = "seed", .type = CS_OPT_INT, .def = 1, .min = 0, .max = (double)INT32_MAX, .off = O(seed),
@@ -156,6 +182,9 @@ static const cs_opt PKT_OPTS[] = {
      .help = "seed of ECMP hashing (-1 = the topology's ecmp_seed)"},
     {.key = "routing", .type = CS_OPT_ENUM, .def = PKT_ROUTING_TOPOLOGY, .values = PKT_ROUTINGS, .off = O(routing),
      .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message"},
+    {.key = "flow_rows", .type = CS_OPT_INT, .def = 1 << 20, .min = 0, .max = 1 << 26, .unit = "rows",
+     .off = O(flow_rows),
+     .help = "flows.csv keeps the first this many flows (56 bytes each); a warning says when later ones are left out"},
 };
 #undef O
 
@@ -165,6 +194,7 @@ enum { PRIO_CTRL = 0, PRIO_DATA = 1, NPRIO = 2 };
 enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
 #define CTRL_WIRE 64u     /* bytes of an ACK, NAK, CNP or PFC frame on the wire */
 #define NONE UINT32_MAX
+enum { SR_SACKED = 1, SR_LOST = 2 }; /* pflow.sr_flag */
 
 typedef struct pkt {
     struct pkt *next;
@@ -173,7 +203,12 @@ typedef struct pkt {
     uint32_t hop;       /* index in its path of the link it is on or queued for */
     uint32_t in_link;   /* data: the link it arrived on at the node whose buffer holds it; NONE at its
                            source and for control packets (not in any buffer) */
+    /* selective repeat: data: the flow's stamp of this transmission; ACK, NAK: the stamp of the data packet
+     * that made the receiver send it (every transmission stamped before it has arrived or is lost) */
+    uint32_t tx;
+    uint32_t sack;      /* selective repeat's NAK: the psn that arrived past the gap at psn; else NONE */
     uint8_t type, ecn;
+    uint8_t rtx;        /* selective repeat: data sent again */
 } pkt;
 
 typedef struct pflow {
@@ -183,14 +218,24 @@ typedef struct pflow {
     cs_net_done_fn done;
     void *ctx;
     uint32_t npkts, last_payload;
+    cs_time ideal;  /* uncontended time on its route (flows.csv) */
+    uint64_t sent;  /* data packets transmitted, first times and again */
     /* sender */
     uint32_t snd_nxt, snd_una, retries;
-    cs_time next_tx, last_progress, start;
+    cs_time next_tx, last_progress, start, finish;
     uint32_t gen;    /* incarnation of this flow id (stale timer entries are told apart) */
     uint8_t timed;   /* has an entry in the timer heap */
     cs_dcqcn cc;
     uint32_t ring_next, ring_prev;
     uint8_t in_ring;
+    /* selective repeat (NULL with go-back-N): per psn in [snd_una, snd_una + sr_window), at psn mod
+     * sr_window: sr_flag (the sender's: SR_SACKED, SR_LOST = to be sent again), sr_txn (the stamp of its
+     * last transmission), sr_got (the receiver's, over [rcv_nxt, rcv_nxt + sr_window): kept past a gap);
+     * one allocation */
+    uint32_t *sr_txn; /* (the allocation) */
+    uint8_t *sr_flag, *sr_got;
+    uint32_t tx_stamp, nlost, rtx_lo; /* next stamp; psns marked lost; none below rtx_lo is */
+    uint32_t rcv_held;                /* packets the receiver keeps past the gap */
     /* receiver */
     uint32_t rcv_nxt, since_ack, nak_for; /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
     cs_time last_cnp;
@@ -254,6 +299,11 @@ typedef struct pkt_state {
     cs_packet_stats st;
     uint32_t failed_src, failed_dst;
     uint64_t failed_bytes;
+    uint32_t sr_win; /* selective repeat: sr_window packets; 0 = go-back-N */
+    /* flows.csv: a row per delivered flow, in the order they are freed, up to flow_rows */
+    cs_net_flow_row *rows;
+    size_t nrows, caprows;
+    uint64_t rows_omitted;
 } pkt_state;
 
 /* ---- small helpers --------------------------------------------------------------- */
@@ -314,6 +364,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                               .rhai = s->o.dcqcn_rhai_gbps / 8,
                               .min_rate = s->o.dcqcn_min_gbps / 8};
     s->rng = 0x5EED0000ULL ^ (uint64_t)s->o.seed;
+    s->sr_win = s->o.retransmit == PKT_RTX_SR ? (uint32_t)s->o.sr_window : 0;
     size_t nl = t->nlinks ? t->nlinks : 1;
     s->bw = cs_malloc(nl * sizeof *s->bw);
     int same = 1; /* the topology's own bandwidths: the router reads those */
@@ -361,8 +412,12 @@ static void pkt_destroy(void *state) {
     pkt_state *s = state;
     if (!s) return;
     for (size_t i = 0; i < s->nflows_alloc; i++)
-        if (s->flows[i].live) cs_free(s->flows[i].path);
+        if (s->flows[i].live) {
+            cs_free(s->flows[i].path);
+            cs_free(s->flows[i].sr_txn);
+        }
     cs_free(s->flows);
+    cs_free(s->rows);
     cs_free(s->heap);
     cs_free(s->free_ids);
     cs_free(s->ports);
@@ -376,13 +431,35 @@ static void pkt_destroy(void *state) {
 
 /* ---- flows ---------------------------------------------------------------------------- */
 
+static cs_net_flow_row row_of(const pflow *f) {
+    return (cs_net_flow_row){.src = f->src, .dst = f->dst, .bytes = f->bytes, .start = f->start, .finish = f->finish,
+                             .ideal = f->ideal, .packets = f->npkts, .sent = f->sent};
+}
+
+/* The flows.csv row of delivered flow f (its transmissions are final once
+ * it is freed), or a count of the rows left out beyond flow_rows. */
+static void keep_row(pkt_state *s, const pflow *f) {
+    if (s->nrows >= (size_t)s->o.flow_rows) {
+        if (!s->rows_omitted++)
+            cs_warn("backend.packet.flow_rows: more than %d flows; flows.csv keeps the first %d (raise "
+                    "backend.packet.flow_rows for all of them)", s->o.flow_rows, s->o.flow_rows);
+        return;
+    }
+    CS_GROW(s->rows, s->caprows, s->nrows + 1);
+    s->rows[s->nrows++] = row_of(f);
+}
+
 static void free_flow(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
+    if (f->delivered) keep_row(s, f);
     if (f->timed) s->nlive_timers--;
     f->timed = 0;
     f->gen++;
     cs_free(f->path);
     f->path = f->rpath = NULL;
+    cs_free(f->sr_txn);
+    f->sr_flag = f->sr_got = NULL;
+    f->sr_txn = NULL;
     f->live = 0;
     CS_GROW(s->free_ids, s->cap_free, s->nfree + 1);
     s->free_ids[s->nfree++] = id;
@@ -457,6 +534,10 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
         int can = f->snd_nxt < f->npkts && !f->failed;
         if (can && s->o.window_bytes > 0 && (double)(f->snd_nxt - f->snd_una) * s->o.mtu >= s->o.window_bytes)
             can = 0;
+        if (s->sr_win) { /* selective repeat: the lost packets first, new ones within the receiver's buffer */
+            if (can && f->snd_nxt - f->snd_una >= s->sr_win) can = 0;
+            if (f->nlost && !f->failed) can = 1;
+        }
         if (!can) { /* nothing to send until an ACK, NAK or timeout: leave the ring */
             ring_unlink(s, P, id);
             maybe_free(s, id);
@@ -468,12 +549,24 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             pkt *p = cs_pool_get(s->pkts);
             memset(p, 0, sizeof *p);
             p->flow = id;
-            p->psn = f->snd_nxt++;
+            if (s->sr_win && f->nlost) { /* the lowest psn marked lost */
+                while (!(f->sr_flag[f->rtx_lo % s->sr_win] & SR_LOST)) f->rtx_lo++;
+                p->psn = f->rtx_lo++;
+                f->sr_flag[p->psn % s->sr_win] &= (uint8_t)~SR_LOST;
+                f->nlost--;
+                p->rtx = 1;
+                s->st.retransmitted++;
+            } else {
+                p->psn = f->snd_nxt++;
+            }
             p->payload = p->psn + 1 == f->npkts ? f->last_payload : (uint32_t)s->o.mtu;
             p->wire = p->payload + (uint32_t)s->o.overhead;
             p->type = PK_DATA;
             p->in_link = NONE;
-            if (f->snd_una + 1 == f->snd_nxt) f->last_progress = now; /* the first packet outstanding */
+            p->sack = NONE;
+            if (s->sr_win) f->sr_txn[p->psn % s->sr_win] = p->tx = f->tx_stamp++;
+            f->sent++;
+            if (!p->rtx && f->snd_una + 1 == f->snd_nxt) f->last_progress = now; /* the first packet outstanding */
             double rate = s->o.cc == PKT_CC_DCQCN ? f->cc.rc : 0;
             f->next_tx = rate > 0 ? now + ser_ps(p->wire, rate) : now;
             if (s->o.cc == PKT_CC_DCQCN) cs_dcqcn_sent(&f->cc, &s->dp, p->wire);
@@ -482,7 +575,7 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             /* round robin: the next flow goes first next time; a flow that has
              * sent its last packet leaves the ring (a NAK or timeout brings it
              * back), so that it can be freed once acknowledged */
-            if (f->snd_nxt >= f->npkts) ring_unlink(s, P, id);
+            if (f->snd_nxt >= f->npkts && !f->nlost) ring_unlink(s, P, id);
             else P->ring = next;
             return p;
         }
@@ -632,12 +725,14 @@ static int admit(pkt_state *s, uint32_t v, uint32_t in, uint32_t out, pkt *p) {
 
 /* A control packet of flow id (ACK, NAK: psn = the receiver's next expected;
  * CNP) onto the route back. */
-static void send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn) {
+static void send_ctrl_sr(pkt_state *s, uint32_t id, int type, uint32_t psn, uint32_t sack, uint32_t tx) {
     pflow *f = &s->flows[id];
     pkt *p = cs_pool_get(s->pkts);
     memset(p, 0, sizeof *p);
     p->flow = id;
     p->psn = psn;
+    p->sack = sack;
+    p->tx = tx;
     p->wire = CTRL_WIRE;
     p->type = (uint8_t)type;
     p->in_link = NONE;
@@ -646,6 +741,113 @@ static void send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn) {
     /* a flow with packets has src != dst, so a route back of at least one link */
     queue_push(&s->ports[f->rpath[0]], p, PRIO_CTRL);
     port_kick(s, f->rpath[0]);
+}
+
+static void send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn) { send_ctrl_sr(s, id, type, psn, NONE, 0); }
+
+static uint32_t payload_of(const pkt_state *s, const pflow *f, uint32_t psn) {
+    return psn + 1 == f->npkts ? f->last_payload : (uint32_t)s->o.mtu;
+}
+
+/* The last in-order packet of flow id has arrived. */
+static void delivered(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    cs_time now = now_of(s);
+    f->delivered = 1;
+    f->finish = now;
+    s->st.fct_sum_ns += cs_time_as_ns_f(now - f->start);
+    s->st.flows_done++;
+    f->done(f->ctx, f->cookie);
+}
+
+/* The receiver with selective repeat: it keeps a packet past the gap (up to
+ * sr_window past rcv_nxt; the sender never sends beyond) and answers it with
+ * a NAK naming the missing psn (rcv_nxt) and the one that arrived (sack); an
+ * in-order packet delivers it and every kept one after it, and is ACKed every
+ * ack_every packets, at the last, and at once when it is a retransmission or
+ * filled a gap (the sender waits for those); a duplicate is ACKed.  Every
+ * answer carries the stamp of the packet it answers. */
+static void receiver_sr(pkt_state *s, pkt *p) {
+    uint32_t id = p->flow, W = s->sr_win;
+    pflow *f = &s->flows[id];
+    cs_time now = now_of(s);
+    if (f->failed) return;
+    if (p->psn < f->rcv_nxt || (p->psn > f->rcv_nxt && p->psn - f->rcv_nxt < W && f->sr_got[p->psn % W])) {
+        s->st.duplicates++;
+        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx);
+        return;
+    }
+    if (p->psn > f->rcv_nxt && p->psn - f->rcv_nxt >= W) { /* beyond the buffer (the sender never sends it) */
+        s->st.out_of_order++;
+        return;
+    }
+    if (p->ecn && s->o.cc == PKT_CC_DCQCN && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
+        f->cnp_sent = 1;
+        f->last_cnp = now;
+        send_ctrl(s, id, PK_CNP, 0);
+        s->st.cnps++;
+    }
+    if (p->psn > f->rcv_nxt) { /* past the gap: kept */
+        f->sr_got[p->psn % W] = 1;
+        f->rcv_held++;
+        s->st.held++;
+        s->st.naks++;
+        send_ctrl_sr(s, id, PK_NAK, f->rcv_nxt, p->psn, p->tx);
+        return;
+    }
+    int filled = f->rcv_held > 0;
+    f->rcv_nxt++;
+    f->since_ack++;
+    s->st.delivered_bytes += p->payload;
+    while (f->rcv_held && f->sr_got[f->rcv_nxt % W]) {
+        f->sr_got[f->rcv_nxt % W] = 0;
+        f->rcv_held--;
+        s->st.delivered_bytes += payload_of(s, f, f->rcv_nxt);
+        f->rcv_nxt++;
+        f->since_ack++;
+    }
+    if (f->rcv_nxt == f->npkts) {
+        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx);
+        delivered(s, id);
+    } else if (f->since_ack >= (uint32_t)s->o.ack_every || filled || p->rtx) {
+        f->since_ack = 0;
+        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx);
+    }
+}
+
+/* The sender with selective repeat, at an ACK or NAK: psn acknowledges
+ * everything below it, sack (a NAK's) one packet past the gap, and tx says
+ * that every transmission stamped before it has arrived or is lost -- the
+ * packets of a flow keep their order on its one route -- so every
+ * outstanding packet neither acknowledged nor already marked whose last
+ * transmission is stamped before tx is marked lost, to be sent again. */
+static void sender_sr(pkt_state *s, uint32_t id, const pkt *p) {
+    pflow *f = &s->flows[id];
+    uint32_t W = s->sr_win;
+    if (p->psn > f->snd_una) {
+        for (uint32_t q = f->snd_una; q < p->psn; q++) {
+            if (f->sr_flag[q % W] & SR_LOST) f->nlost--;
+            f->sr_flag[q % W] = 0;
+        }
+        f->snd_una = p->psn;
+        f->retries = 0;
+        f->last_progress = now_of(s);
+    }
+    if (p->sack != NONE && p->sack >= f->snd_una && p->sack < f->snd_nxt) {
+        uint8_t *fl = &f->sr_flag[p->sack % W];
+        if (*fl & SR_LOST) f->nlost--;
+        *fl = SR_SACKED;
+    }
+    for (uint32_t q = f->snd_una; q < f->snd_nxt; q++) {
+        uint8_t *fl = &f->sr_flag[q % W];
+        if (!*fl && (int32_t)(f->sr_txn[q % W] - p->tx) < 0) {
+            *fl = SR_LOST;
+            f->nlost++;
+            if (q < f->rtx_lo) f->rtx_lo = q;
+        }
+    }
+    if (f->rtx_lo < f->snd_una) f->rtx_lo = f->snd_una;
+    if (f->nlost || f->snd_nxt < f->npkts) ring_add(s, id);
 }
 
 static void receiver(pkt_state *s, pkt *p) {
@@ -665,10 +867,7 @@ static void receiver(pkt_state *s, pkt *p) {
         }
         if (f->rcv_nxt == f->npkts) {
             send_ctrl(s, id, PK_ACK, f->rcv_nxt);
-            f->delivered = 1;
-            s->st.fct_sum_ns += cs_time_as_ns_f(now - f->start);
-            s->st.flows_done++;
-            f->done(f->ctx, f->cookie);
+            delivered(s, id);
         } else if (f->since_ack >= (uint32_t)s->o.ack_every) {
             f->since_ack = 0;
             send_ctrl(s, id, PK_ACK, f->rcv_nxt);
@@ -691,6 +890,10 @@ static void sender(pkt_state *s, pkt *p) {
     pflow *f = &s->flows[id];
     cs_time now = now_of(s);
     if (f->failed) return;
+    if (s->sr_win && p->type != PK_CNP) {
+        sender_sr(s, id, p);
+        return;
+    }
     switch (p->type) {
     case PK_ACK:
         if (p->psn > f->snd_una) {
@@ -791,8 +994,24 @@ static void timeout(pkt_state *s, uint32_t id) {
         maybe_free(s, id);
         return;
     }
-    s->st.retransmitted += f->snd_nxt - f->snd_una;
-    f->snd_nxt = f->snd_una;
+    if (s->sr_win) {
+        /* the highest outstanding packet neither acknowledged nor marked goes
+         * again (a probe): the answer's stamp marks every other lost one.  It
+         * is the packet most likely lost: when it arrived in order, so did
+         * everything below it, and an ACK is due.  (The oldest one would go
+         * again needlessly whenever it arrived and waits for its ACK.) */
+        for (uint32_t q = f->snd_nxt; q-- > f->snd_una;) {
+            uint8_t *fl = &f->sr_flag[q % s->sr_win];
+            if (*fl) continue;
+            *fl = SR_LOST;
+            f->nlost++;
+            if (q < f->rtx_lo) f->rtx_lo = q;
+            break;
+        }
+    } else {
+        s->st.retransmitted += f->snd_nxt - f->snd_una;
+        f->snd_nxt = f->snd_una;
+    }
     f->last_progress = now;
     ring_add(s, id);
     arm_rto(s, id);
@@ -867,7 +1086,8 @@ static void on_arrive(void *ctx, const cs_event *ev) {
         return;
     }
     if (p->hop + 1 == n) { /* at its destination */
-        if (p->type == PK_DATA) receiver(s, p);
+        if (p->type == PK_DATA && s->sr_win) receiver_sr(s, p);
+        else if (p->type == PK_DATA) receiver(s, p);
         else sender(s, p);
         drop(s, p);
         return;
@@ -927,6 +1147,7 @@ static void on_self(void *ctx, const cs_event *ev) {
     pflow *f = &s->flows[id];
     f->inflight = 0;
     f->delivered = 1;
+    f->finish = now_of(s);
     s->st.flows_done++;
     f->done(f->ctx, f->cookie);
     maybe_free(s, id);
@@ -1047,7 +1268,13 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     f->last_payload = (uint32_t)(m->bytes - (npk - 1) * (uint64_t)s->o.mtu);
     f->start = now;
     f->next_tx = now;
+    f->ideal = t;
     f->live = 1;
+    if (s->sr_win && n) {
+        f->sr_txn = cs_calloc(s->sr_win, sizeof *f->sr_txn + 2);
+        f->sr_flag = (uint8_t *)(f->sr_txn + s->sr_win);
+        f->sr_got = f->sr_flag + s->sr_win;
+    }
     cs_dcqcn_init(&f->cc, n ? s->bw[both[0]] : 1, now);
     s->st.flows++;
     s->st.data_packets += npk;
@@ -1085,12 +1312,28 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
         pause += o->paused;
         if (o->paused) npaused++;
     }
+    /* the flows: those freed (their rows), then those delivered and not yet freed */
+    size_t more = 0;
+    for (size_t i = 0; i < s->nflows_alloc; i++) more += s->flows[i].live && s->flows[i].delivered;
+    out->flows = cs_malloc((s->nrows + more ? s->nrows + more : 1) * sizeof *out->flows);
+    if (s->nrows) memcpy(out->flows, s->rows, s->nrows * sizeof *out->flows);
+    out->nflows = s->nrows;
+    out->flows_omitted = s->rows_omitted;
+    for (size_t i = 0; i < s->nflows_alloc; i++) {
+        const pflow *f = &s->flows[i];
+        if (!f->live || !f->delivered) continue;
+        if (out->nflows >= (size_t)s->o.flow_rows) {
+            out->flows_omitted++;
+            continue;
+        }
+        out->flows[out->nflows++] = row_of(f);
+    }
     const cs_packet_stats *t = &s->st;
     snprintf(out->summary, sizeof out->summary,
-             "packet (%s, cc %s): %llu data packets, %llu retransmitted, %llu dropped, %llu lost, %llu headroom "
+             "packet (%s%s, cc %s): %llu data packets, %llu retransmitted, %llu dropped, %llu lost, %llu headroom "
              "overflows, %llu ECN marks, %llu CNPs, PFC pause %.3f us over %u links, largest queue %llu bytes",
-             s->o.pfc ? "lossless, PFC" : "lossy", PKT_CCS[s->o.cc], (unsigned long long)t->data_packets,
-             (unsigned long long)t->retransmitted, (unsigned long long)t->drops, (unsigned long long)t->lost,
+             s->o.pfc ? "lossless, PFC" : "lossy", s->sr_win ? ", selective repeat" : "", PKT_CCS[s->o.cc],
+             (unsigned long long)t->data_packets, (unsigned long long)t->retransmitted, (unsigned long long)t->drops, (unsigned long long)t->lost,
              (unsigned long long)t->headroom_drops, (unsigned long long)t->ecn_marks, (unsigned long long)t->cnps,
              cs_time_as_us_f(pause), npaused, (unsigned long long)maxq);
     return CS_OK;
@@ -1123,7 +1366,8 @@ static void pkt_describe_pending(void *state, char *buf, size_t n) {
 
 const cs_net_backend cs_net_packet = {
     .name = "packet",
-    .help = "RoCEv2 packets over an explicit topology: shared-buffer switches, PFC, ECN, DCQCN, go-back-N",
+    .help = "RoCEv2 packets over an explicit topology: shared-buffer switches, PFC, ECN, DCQCN, go-back-N or "
+            "selective repeat",
     .caps = CS_NET_NEEDS_TOPOLOGY | CS_NET_CONGESTION_AWARE,
     .opts = PKT_OPTS,
     .nopts = sizeof PKT_OPTS / sizeof PKT_OPTS[0],

@@ -21,7 +21,9 @@ typedef struct cs_packet_stats {
     uint64_t pauses;                     /* PFC pauses that took effect */
     uint64_t ecn_marks;                  /* data packets ECN-marked */
     uint64_t cnps, naks, timeouts;       /* CNPs, NAKs sent; retransmit timeouts */
-    uint64_t retransmitted;              /* data packets sent again (go-back-N) */
+    uint64_t retransmitted;              /* data packets sent again (go-back-N: counted when it goes back;
+                                            selective repeat: when sent) */
+    uint64_t held;                       /* selective repeat: packets the receiver kept past a gap */
     uint64_t out_of_order, duplicates;   /* data packets the receiver refused / had already */
     uint64_t failed_flows;               /* flows stopped after retry_limit timeouts */
     double fct_sum_ns;                   /* sum of the delivered transfers' completion times */
