@@ -65,6 +65,8 @@ int cs_parse_ll(const char *s, long long *out);
 /* "A" or "A-B" (decimal, no sign) at s: *a, *b (= *a for "A") and *end just
  * after; 0 on success, -1 when s does not start with one. */
 int cs_parse_rank_range(const char *s, const char **end, unsigned long long *a, unsigned long long *b);
+/* Path p as a file names it: absolute as is, else relative to file's directory (new, owned). */
+char *cs_path_near(const char *file, const char *p);
 
 /* A JSON number that is an integer or an integral real -> *out; 0 or -1. */
 int cs_json_ll(const json_t *v, long long *out);

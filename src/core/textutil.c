@@ -279,3 +279,13 @@ int cs_parse_rank_range(const char *s, const char **end, unsigned long long *a, 
     *end = e;
     return 0;
 }
+
+char *cs_path_near(const char *file, const char *p) {
+    if (p[0] == '/') return cs_strdup(p);
+    const char *slash = strrchr(file, '/');
+    size_t dl = slash ? (size_t)(slash - file) + 1 : 0;
+    char *out = cs_malloc(dl + strlen(p) + 1);
+    memcpy(out, file, dl);
+    strcpy(out + dl, p);
+    return out;
+}

@@ -27,16 +27,6 @@
 
 /* ---- the cluster file ------------------------------------------------------------- */
 
-static char *path_near(const char *file, const char *p) { /* p relative to file's directory */
-    if (p[0] == '/') return cs_strdup(p);
-    const char *slash = strrchr(file, '/');
-    size_t dl = slash ? (size_t)(slash - file) + 1 : 0;
-    char *out = cs_malloc(dl + strlen(p) + 1);
-    memcpy(out, file, dl);
-    strcpy(out + dl, p);
-    return out;
-}
-
 static int name_ok(const char *s) {
     size_t n = strlen(s);
     if (n == 0 || n > 32) return 0;
@@ -180,8 +170,8 @@ static int job_parse(cs_cluster *c, const cs_jdoc *doc, size_t i, json_t *o, cs_
         if (!j->npus)
             return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].npus: expected the number of ranks of the traces", path,
                           line, i);
-        j->workload = path_near(path, json_string_value(wl));
-        if (cg) j->comm_groups = path_near(path, json_string_value(cg));
+        j->workload = cs_path_near(path, json_string_value(wl));
+        if (cg) j->comm_groups = cs_path_near(path, json_string_value(cg));
         if (set)
             return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].set: a trace job takes no plan keys", path, line, i);
         snprintf(j->what, sizeof j->what, "traces %.150s", json_string_value(wl));
@@ -249,7 +239,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: scenario: expected the path of a scenario file", path,
                         cs_jdoc_key_line(&doc, "scenario"));
         } else {
-            char *p = path_near(path, json_string_value(v));
+            char *p = cs_path_near(path, json_string_value(v));
             rc = cs_scenario_load_file(c->sc, p, err);
             cs_free(p);
         }
@@ -262,7 +252,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected the path of a %s file", path,
                         cs_jdoc_key_line(&doc, kinds[q]), kinds[q], kinds[q]);
         } else {
-            char *p = path_near(path, json_string_value(v));
+            char *p = cs_path_near(path, json_string_value(v));
             rc = cs_scenario_load_kind(c->sc, kinds[q], p, err);
             cs_free(p);
         }

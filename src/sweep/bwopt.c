@@ -67,12 +67,6 @@ static int bad(const cs_jdoc *d, const char *key, cs_error *err, const char *fmt
                   got ? ", got " : "", got ? got : "");
 }
 
-static int path_near(const char *spec, const char *p, char *out, size_t n) {
-    if (p[0] == '/') return snprintf(out, n, "%s", p) >= (int)n;
-    const char *slash = strrchr(spec, '/');
-    return snprintf(out, n, "%.*s%s", slash ? (int)(slash - spec + 1) : 0, spec, p) >= (int)n;
-}
-
 static int parse_spec(bwopt *B, cs_error *err) {
     cs_jdoc d;
     int rc = cs_jdoc_load(B->spec, "bandwidth spec", &d, err);
@@ -126,16 +120,13 @@ static int parse_spec(bwopt *B, cs_error *err) {
                         d.path, cs_jdoc_elem_line(&d, "workloads", i), i, got);
             goto out;
         }
-        char path[4096];
-        if (path_near(B->spec, p, path, sizeof path)) {
-            rc = CS_ERR(err, CS_EINVAL, "%s: workloads[%zu]: path too long", d.path, i);
-            goto out;
-        }
+        char *path = cs_path_near(B->spec, p);
         B->weight[i] = wt ? json_number_value(wt) : 1.0;
         B->wname[i] = cs_strdup(p);
         B->w[i] = cs_scenario_new();
         B->nw = i + 1;
         rc = cs_scenario_load_file(B->w[i], path, err);
+        cs_free(path);
         char where[300];
         snprintf(where, sizeof where, "%s (set)", d.path);
         json_object_foreach(set, k, v) {

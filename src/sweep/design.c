@@ -206,16 +206,7 @@ static int parse_spec(cs_design *d, const cs_jdoc *doc, cs_error *err) {
         if (!json_is_string(v) || !json_string_value(v)[0])
             return CS_ERR(err, CS_EINVAL, "%s:%d: scenario: expected the path of a scenario file", path,
                           cs_jdoc_key_line(doc, "scenario"));
-        const char *s = json_string_value(v);
-        if (s[0] == '/') {
-            d->base = cs_strdup(s);
-        } else { /* relative to the spec's directory */
-            const char *slash = strrchr(path, '/');
-            size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-            d->base = cs_malloc(dl + strlen(s) + 1);
-            memcpy(d->base, path, dl);
-            strcpy(d->base + dl, s);
-        }
+        d->base = cs_path_near(path, json_string_value(v)); /* relative to the spec's directory */
     }
     d->fixed = json_object_get(root, "set");
     if (d->fixed && !json_is_object(d->fixed))
