@@ -17,6 +17,11 @@
 #  - placement policies on a 4-leaf fat-tree, worked by hand: contiguous
 #    first fit, pack (the least-free switch that holds the job), spread (one
 #    NPU per switch in turn), random (free NPUs only);
+#  - maintenance windows ranked by the job time each adds, each worked by
+#    hand (half bandwidth early 1.25 T, after the job T, down 1.5 T, a
+#    switch drained for T/4 1.25 T); operations in every run; flaps: the job
+#    stalls D through each down period, up times of mean U (4 standard
+#    errors), the same seed the same changes;
 #  - bad files and flags refused by name; a failed run leaves no results;
 #    the same inputs give the same bytes.
 . "$(dirname "$0")/lib_cli.sh"
@@ -64,7 +69,7 @@ EOF
 "$CS_BIN" cluster c1.json --out o1 > r1 2> e1 || fail "two jobs: $(cat e1)"
 for j in x y; do
     near "$(csv o1/jobs.csv $j alone_ns)" "$T" 1 || fail "job $j alone: $(csv o1/jobs.csv $j alone_ns) ns, expected S/B = $T"
-    near "$(csv o1/jobs.csv $j shared_ns)" "$(awk -v t=$T 'BEGIN { print 2 * t }')" 2 ||
+    near "$(csv o1/jobs.csv $j shared_ns)" "$(awk -v t=$T 'BEGIN { printf "%.3f", 2 * t }')" 2 ||
         fail "job $j shared: $(csv o1/jobs.csv $j shared_ns) ns, expected 2 S/B"
     near "$(csv o1/jobs.csv $j slowdown)" 2 0.000002 || fail "job $j slowdown $(csv o1/jobs.csv $j slowdown), expected 2"
     [ "$(csv o1/jobs.csv $j links_shared)" = 1 ] || fail "job $j: links_shared $(csv o1/jobs.csv $j links_shared), expected 1"
@@ -93,7 +98,7 @@ pass "jobs on their own switches: slowdown 1, no shared link"
 # a job that starts at T/2
 sed 's/"placement": "1,3"}/"placement": "1,3", "start_ns": 931322}/' c1.json > c1s.json
 "$CS_BIN" cluster c1s.json --out o1s --quiet 2> e1s || fail "staggered: $(cat e1s)"
-T15=$(awk -v t=$T 'BEGIN { print 1.5 * t }')
+T15=$(awk -v t=$T 'BEGIN { printf "%.3f", 1.5 * t }')
 near "$(csv o1s/jobs.csv x shared_ns)" "$T15" 2 || fail "first job: $(csv o1s/jobs.csv x shared_ns), expected 1.5 T = $T15"
 near "$(csv o1s/jobs.csv y shared_ns)" "$T15" 2 || fail "second job: $(csv o1s/jobs.csv y shared_ns), expected 1.5 T"
 [ "$(csv o1s/jobs.csv y start_ns)" = 931322.000 ] || fail "start_ns: $(cat o1s/jobs.csv)"
@@ -148,7 +153,7 @@ printf '{"clustersim-cluster": 1, "network": "n4.yml", "system": "sys.json",\n "
 "$CS_BIN" cluster c4.json --out o4 --quiet 2> e4 || fail "iterations: $(cat e4)"
 for k in 0 1 2; do
     end=$(awk -F, -v k=$k '$1 == "s" && $2 == k { print $4 }' o4/iterations.csv)
-    near "$end" "$(awk -v t=$ONE -v k=$k 'BEGIN { print (k + 1) * t }')" 0.001 ||
+    near "$end" "$(awk -v t=$ONE -v k=$k 'BEGIN { printf "%.3f", (k + 1) * t }')" 0.001 ||
         fail "iteration $k ends at $end ns, expected $((k + 1)) x $ONE"
 done
 pass "a trace of 3 iterations: ends at 1, 2, 3 x one step"
@@ -190,6 +195,75 @@ for f in jobs.csv iterations.csv interference.csv cluster.json links.csv ranks.c
 done
 pass "deterministic: identical files on a rerun"
 
+# maintenance windows on one job across the cable (T = S/B alone), worked by hand: the cable at half
+# bandwidth for [0, T/2] sends S/4, then 3S/4 at B: 1.25 T; half bandwidth after the job: T; the cable
+# down for [0, T/2]: 1.5 T; its switch drained for [T/4, T/2]: stalled T/4, 1.25 T (ranked after the
+# first window of equal cost, by file order)
+cat > c5.json <<'EOF'
+{"clustersim-cluster": 1,
+ "network": "n4.yml", "system": "sys.json", "topology": "two.json",
+ "set": {"run.backend": "flow"},
+ "jobs": [ {"name": "x", "workload": "pp", "npus": 2, "placement": [0, 2]} ],
+ "windows": [
+  {"name": "halfearly", "operations": [{"degrade": [4, 5], "factor": 0.5, "from_ns": 0, "until_ns": 931322}]},
+  {"name": "after", "operations": [{"degrade": [4, 5], "factor": 0.5, "from_ns": 1862646, "until_ns": 3725290}]},
+  {"name": "down", "operations": [{"fail": [4, 5], "from_ns": 0, "until_ns": 931322}]},
+  {"name": "drain", "operations": [{"drain": 4, "from_ns": 465661, "until_ns": 931322}]}
+ ]}
+EOF
+"$CS_BIN" cluster c5.json --out o5 > r5 2> e5 || fail "windows: $(cat e5)"
+wcol() { awk -F, -v w="$1" -v c="$2" '$1 == w { print $c }' o5/windows.csv; }
+for w in "halfearly 1.25 2" "after 1 1" "down 1.5 4" "drain 1.25 3"; do
+    set -- $w
+    near "$(wcol $1 5)" "$(awk -v t=$T -v k=$2 'BEGIN { printf "%.3f", k * t }')" 2 ||
+        fail "window $1: job time $(wcol $1 5) ns, expected $2 T"
+    [ "$(wcol $1 2)" = "$3" ] || fail "window $1 ranked $(wcol $1 2), expected $3"
+done
+grep -q "1. after  *+0.000 ms of job time, worst slowdown 1.000x" r5 || fail "report ranks: $(cat r5)"
+pass "maintenance windows: job times worked by hand, ranked least harmful first"
+
+# operations in every run: the cable at half bandwidth from the start: alone 2 T, together 4 T
+sed 's/"jobs": \[/"operations": [{"degrade": [4, 5], "factor": 0.5, "from_ns": 0}],\n "jobs": [/' c1.json > c1o.json
+"$CS_BIN" cluster c1o.json --out o1o --quiet 2> e1o || fail "operations: $(cat e1o)"
+near "$(csv o1o/jobs.csv x alone_ns)" "$(awk -v t=$T 'BEGIN { printf "%.3f", 2 * t }')" 2 || fail "degraded alone: $(cat o1o/jobs.csv)"
+near "$(csv o1o/jobs.csv x shared_ns)" "$(awk -v t=$T 'BEGIN { printf "%.3f", 4 * t }')" 4 || fail "degraded shared: $(cat o1o/jobs.csv)"
+pass "operations apply to every run: alone 2 T, shared 4 T on a cable at half bandwidth"
+
+# flaps: the cable goes down for D = 50 us after exponential up times of mean U = 200 us (seed 3); the job
+# is stalled through every down period that starts before it ends: its end f = T + D per such period;
+# the up times' mean is U within 4 standard errors (U / sqrt(n))
+cat > c6.json <<'EOF'
+{"clustersim-cluster": 1,
+ "network": "n4.yml", "system": "sys.json", "topology": "two.json",
+ "set": {"run.backend": "flow"},
+ "jobs": [ {"name": "x", "workload": "pp", "npus": 2, "placement": [0, 2]} ],
+ "operations": [{"flap": [4, 5], "mean_up_ns": 200000, "down_ns": 50000, "until_ns": 1000000000, "seed": 3}]
+}
+EOF
+"$CS_BIN" cluster c6.json --out o6 --quiet 2> e6 || fail "flaps: $(cat e6)"
+if python3 - o6/cluster.json "$T" <<'PY'; then pass "flaps: the job stalls through each down period; up times of mean U"; else fail "flaps (above)"; fi
+import json, math, sys
+d = json.load(open(sys.argv[1])); T = float(sys.argv[2]); U, D = 200000.0, 50000.0
+lc = d["timed_changes"]["link_changes"]
+downs = [c[0] for c in lc if c[3] == 0]
+ups = [c[0] for c in lc if c[3] == 1]
+assert len(downs) == len(ups) and len(downs) > 1000, "flaps drawn"
+assert all(u == t + D for t, u in zip(downs, ups)), "each down lasts D"
+f = T
+for t in downs:
+    if t < f: f += D
+got = d["jobs"][0]["alone_ns"]
+if abs(got - f) > 2: print("flap: job %.3f ns, expected T + D k = %.3f" % (got, f)); sys.exit(1)
+gaps = [downs[0]] + [downs[i] - ups[i - 1] for i in range(1, len(downs))]
+m = sum(gaps) / len(gaps); se = U / math.sqrt(len(gaps))
+if abs(m - U) > 4 * se: print("flap: mean up %.0f ns over %d, expected %.0f +- %.0f" % (m, len(gaps), U, 4 * se)); sys.exit(1)
+PY
+"$CS_BIN" cluster c6.json --out o6b --quiet 2> /dev/null && cmp -s o6/cluster.json o6b/cluster.json || fail "flaps not deterministic"
+sed 's/"seed": 3/"seed": 4/' c6.json > c6s.json
+"$CS_BIN" cluster c6s.json --out o6s --quiet 2> /dev/null || fail "seed 4"
+cmp -s o6/cluster.json o6s/cluster.json && fail "another seed drew the same flaps"
+pass "flaps: the same seed the same bytes, another seed other flaps"
+
 # bad input, refused by name
 bad() { printf '%s\n' "$2" > bad.json; expect_fail "$1" "$3" "$CS_BIN" cluster bad.json; }
 H='"clustersim-cluster": 1, "network": "n4.yml", "system": "sys.json"'
@@ -226,6 +300,28 @@ bad "run.placement" "{$H, \"set\": {\"run.placement\": \"random\"}, \"jobs\": [{
     "run.placement random: each job places its ranks"
 bad "workload in the platform" "{$H, \"set\": {\"run.workload\": \"pp\"}, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
     "run.workload, model.name: the jobs give the workload; expected neither key"
+bad "ops on analytical" "{$H, \"operations\": [{\"fail\": [4, 5], \"from_ns\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "operations and windows change links and switches; expected a graph backend"
+bad "ops without a topology" "{$H, \"set\": {\"run.backend\": \"flow\"}, \"operations\": [{\"fail\": [4, 5], \"from_ns\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "expected an explicit topology"
+bad "op key" "{$H, \"operations\": [{\"fail\": [4, 5], \"from\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "operations[0].from: unknown key"
+bad "two ops in one" "{$H, \"operations\": [{\"fail\": [4, 5], \"drain\": 4, \"from_ns\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "expected one operation per object"
+bad "until before from" "{$H, \"operations\": [{\"fail\": [4, 5], \"from_ns\": 9, \"until_ns\": 9}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "operations[0].until_ns: expected a time after from_ns (9)"
+bad "cable" "{$H, \"operations\": [{\"fail\": [4], \"from_ns\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "operations[0].fail: expected a cable as [a, b]"
+bad "factor" "{$H, \"operations\": [{\"degrade\": [4, 5], \"factor\": 2, \"from_ns\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "operations[0].factor: expected a number from 0 (down) to 1"
+bad "too many flaps" "{$H, \"operations\": [{\"flap\": [4, 5], \"mean_up_ns\": 1, \"down_ns\": 1, \"until_ns\": 100000000}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "more than 100000 timed changes"
+bad "window name" "{$H, \"windows\": [{\"name\": \"w\", \"operations\": []}, {\"name\": \"w\", \"operations\": []}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "windows[1].name w: already the name of windows[0]"
+bad "window keys" "{$H, \"windows\": [{\"name\": \"w\"}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "windows[0]: expected {\"name\": NAME, \"operations\": [...]}"
+sed 's/"drain": 4,/"drain": 77,/' c5.json > c5bad.json
+expect_fail "a switch the topology lacks" "window drain" "$CS_BIN" cluster c5bad.json
 expect_fail "missing file" "nofile.json" "$CS_BIN" cluster nofile.json
 expect_fail "--json into --out" "the file --out writes too" "$CS_BIN" cluster c1.json --out o9 --json o9/cluster.json
 "$CS_BIN" cluster c1.json --fast > /dev/null 2> eu; [ $? = 2 ] && grep -q "unknown option --fast" eu || fail "unknown flag: $(cat eu)"

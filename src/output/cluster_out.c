@@ -15,8 +15,8 @@
 #include "output/links.h"
 #include "output/report.h"
 
-static const char *const FILES[] = {"jobs.csv", "iterations.csv", "interference.csv", "cluster.json", "links.csv",
-                                    "ranks.csv"};
+static const char *const FILES[] = {"jobs.csv", "iterations.csv", "interference.csv", "windows.csv", "cluster.json",
+                                    "links.csv", "ranks.csv"};
 
 static double slowdown(const cs_cluster_job *j) {
     return j->alone ? (double)j->shared / (double)j->alone : 1.0;
@@ -99,6 +99,22 @@ static int interference_csv(const cs_cluster *c, const char *path, cs_error *err
     return cs_afile_commit(&af, err);
 }
 
+static int windows_csv(const cs_cluster *c, const char *path, cs_error *err) {
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, err);
+    if (rc) return rc;
+    fputs("window,rank,extra_job_time_ns,max_slowdown", af.f);
+    for (size_t j = 0; j < c->njobs; j++) fprintf(af.f, ",%s_ns", c->jobs[j].name);
+    fputc('\n', af.f);
+    for (size_t i = 0; i < c->nwindows; i++) {
+        const cs_cluster_window *w = &c->windows[i];
+        fprintf(af.f, "%s,%u,%.3f,%.6f", w->name, w->rank, w->extra_ns, w->max_slowdown);
+        for (size_t j = 0; j < c->njobs; j++) fprintf(af.f, ",%.3f", cs_time_as_ns_f(w->job_time[j]));
+        fputc('\n', af.f);
+    }
+    return cs_afile_commit(&af, err);
+}
+
 json_t *cs_cluster_json(const cs_cluster *c) {
     json_t *o = json_object(), *jobs = json_array();
     json_object_set_new(o, "cluster", json_string(c->path));
@@ -136,10 +152,30 @@ json_t *cs_cluster_json(const cs_cluster *c) {
         json_array_append_new(jobs, x);
     }
     json_object_set_new(o, "jobs", jobs);
+    if (c->changes) json_object_set(o, "timed_changes", c->changes);
+    if (c->nwindows) {
+        json_t *ws = json_array();
+        for (size_t i = 0; i < c->nwindows; i++) {
+            const cs_cluster_window *w = &c->windows[i];
+            json_t *x = json_object(), *t = json_object();
+            json_object_set_new(x, "name", json_string(w->name));
+            json_object_set_new(x, "rank", json_integer(w->rank));
+            json_object_set_new(x, "extra_job_time_ns", json_real(w->extra_ns));
+            json_object_set_new(x, "max_slowdown", json_real(w->max_slowdown));
+            for (size_t j = 0; j < c->njobs; j++)
+                json_object_set_new(t, c->jobs[j].name, json_real(cs_time_as_ns_f(w->job_time[j])));
+            json_object_set_new(x, "job_time_ns", t);
+            json_object_set_new(x, "operations", json_incref(w->ops));
+            json_array_append_new(ws, x);
+        }
+        json_object_set_new(o, "windows", ws);
+    }
     json_t *u = json_object();
     json_object_set_new(u, "makespan_ns", json_string("ns of simulated time, the shared run's end"));
     json_object_set_new(u, "alone_ns", json_string("ns from the job's start to its last node, alone on the cluster"));
     json_object_set_new(u, "shared_ns", json_string("the same with every job on the cluster"));
+    json_object_set_new(u, "extra_job_time_ns", json_string("ns of job time a window adds, summed over the jobs, "
+                                                            "against the shared run without it"));
     json_object_set_new(u, "bytes_on_shared_links", json_string("bytes the job sends alone over links another job "
                                                                 "crosses too"));
     json_object_set_new(o, "units", u);
@@ -162,6 +198,7 @@ int cs_cluster_out_write(const cs_cluster *c, const char *dir, cs_error *err) {
     if (rc == CS_OK) rc = jobs_csv(c, PATH("jobs.csv"), err);
     if (rc == CS_OK) rc = iterations_csv(c, PATH("iterations.csv"), err);
     if (rc == CS_OK && c->shared->topo) rc = interference_csv(c, PATH("interference.csv"), err);
+    if (rc == CS_OK && c->nwindows) rc = windows_csv(c, PATH("windows.csv"), err);
     if (rc == CS_OK && c->shared->topo) rc = cs_links_csv(PATH("links.csv"), c->shared, err);
     if (rc == CS_OK) rc = cs_report_ranks_csv(PATH("ranks.csv"), c->shared, err);
     if (rc == CS_OK) {
@@ -196,6 +233,16 @@ void cs_cluster_print(const cs_cluster *c, FILE *f) {
                "NPU time\n",
             cs_time_as_ns_f(c->makespan) / 1e6, c->allocated, c->npus,
             c->npus ? 100.0 * (double)c->allocated / (double)c->npus : 0, 100.0 * c->compute_util);
+    if (c->nwindows) {
+        fprintf(f, "maintenance windows, least harmful first (job time added against the shared run without one):\n");
+        for (uint32_t rank = 1; rank <= c->nwindows; rank++)
+            for (size_t i = 0; i < c->nwindows; i++) {
+                const cs_cluster_window *w = &c->windows[i];
+                if (w->rank != rank) continue;
+                fprintf(f, "  %2u. %-16s +%.3f ms of job time, worst slowdown %.3fx\n", w->rank, w->name,
+                        w->extra_ns / 1e6, w->max_slowdown);
+            }
+    }
     if (!r->topo) {
         fprintf(f, "links: the %s backend has no links to share (run.backend flow or packet names them)\n",
                 r->backend ? r->backend : "?");

@@ -6,6 +6,7 @@
 #include "scenario/cluster.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@
 #include "workload/workload.h"
 
 /* ---- the cluster file ------------------------------------------------------------- */
+
+static int ops_changes(const json_t *ops, const char *where, json_t *links, json_t *sw, cs_error *err);
 
 static int name_ok(const char *s) {
     size_t n = strlen(s);
@@ -213,7 +216,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
     c->sc = cs_scenario_new();
     json_t *root = doc.root, *v;
     static const char *const known[] = {"clustersim-cluster", "scenario", "network", "system", "topology", "memory",
-                                        "set", "jobs"};
+                                        "set", "jobs", "operations", "windows"};
     const char *k;
     if (!json_is_object(root)) rc = CS_ERR(err, CS_EINVAL, "%s: expected a JSON object (clustersim-cluster, "
                                                            "scenario, set, jobs)", path);
@@ -223,7 +226,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             if (strcmp(k, known[q]) == 0) break;
         if (q == sizeof known / sizeof *known) {
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: unknown key; expected clustersim-cluster, scenario, network, system, "
-                                        "topology, memory, set or jobs",
+                                        "topology, memory, set, jobs, operations or windows",
                         path, cs_jdoc_key_line(&doc, k), k);
             break;
         }
@@ -281,6 +284,48 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             for (size_t i = 0; i < c->njobs && rc == CS_OK; i++) rc = job_parse(c, &doc, i, json_array_get(v, i), err);
         }
     }
+    char where[600];
+    if (rc == CS_OK && (v = json_object_get(root, "operations"))) {
+        snprintf(where, sizeof where, "%s:%d: operations", path, cs_jdoc_key_line(&doc, "operations"));
+        rc = ops_changes(v, where, NULL, NULL, err);
+        if (rc == CS_OK) c->ops = json_incref(v);
+    }
+    if (rc == CS_OK && (v = json_object_get(root, "windows"))) {
+        int line = cs_jdoc_key_line(&doc, "windows");
+        if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > CS_CLUSTER_MAX_WINDOWS) {
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: windows: expected a list of 1 to %u candidate maintenance windows",
+                        path, line, CS_CLUSTER_MAX_WINDOWS);
+        } else {
+            c->windows = cs_calloc(json_array_size(v), sizeof *c->windows);
+            for (size_t i = 0; i < json_array_size(v) && rc == CS_OK; i++) {
+                json_t *w = json_array_get(v, i), *nm = json_object_get(w, "name"), *ops = json_object_get(w, "operations");
+                line = cs_jdoc_elem_line(&doc, "windows", i);
+                if (!json_is_object(w) || json_object_size(w) != (size_t)(!!nm + !!ops) || !ops) {
+                    rc = CS_ERR(err, CS_EINVAL, "%s:%d: windows[%zu]: expected {\"name\": NAME, \"operations\": [...]}",
+                                path, line, i);
+                    break;
+                }
+                cs_cluster_window *cw = &c->windows[i];
+                snprintf(cw->name, sizeof cw->name, "window%zu", i);
+                if (nm && (!json_is_string(nm) || !name_ok(json_string_value(nm)))) {
+                    rc = CS_ERR(err, CS_EINVAL, "%s:%d: windows[%zu].name: expected 1 to 32 of A-Z a-z 0-9 _ - .",
+                                path, line, i);
+                    break;
+                }
+                if (nm) snprintf(cw->name, sizeof cw->name, "%s", json_string_value(nm));
+                for (size_t q = 0; q < i; q++)
+                    if (strcmp(c->windows[q].name, cw->name) == 0)
+                        rc = CS_ERR(err, CS_EINVAL, "%s:%d: windows[%zu].name %s: already the name of windows[%zu]", path,
+                                    line, i, cw->name, q);
+                snprintf(where, sizeof where, "%s:%d: windows[%zu].operations", path, line, i);
+                if (rc == CS_OK) rc = ops_changes(ops, where, NULL, NULL, err);
+                if (rc == CS_OK) {
+                    cw->ops = json_incref(ops);
+                    c->nwindows = i + 1;
+                }
+            }
+        }
+    }
     cs_jdoc_free(&doc);
     if (rc) {
         cs_cluster_free(c);
@@ -303,6 +348,13 @@ void cs_cluster_free(cs_cluster *c) {
         cs_free(j->shared_end);
     }
     cs_free(c->jobs);
+    json_decref(c->ops);
+    json_decref(c->changes);
+    for (size_t i = 0; i < c->nwindows; i++) {
+        json_decref(c->windows[i].ops);
+        cs_free(c->windows[i].job_time);
+    }
+    cs_free(c->windows);
     for (size_t i = 0; i < c->nlinks; i++) cs_free(c->links[i].job_bytes);
     cs_free(c->links);
     if (c->shared) cs_result_free(c->shared);
@@ -316,6 +368,207 @@ cs_time cs_cluster_step(const cs_cluster_job *j, uint32_t i, int shared) {
     if (!e || i >= j->iterations) return 0;
     cs_time prev = i ? e[i - 1] : j->start;
     return e[i] > prev ? e[i] - prev : 0;
+}
+
+/* ---- operations: timed changes of the fabric ------------------------------------------ */
+
+static int op_time(const json_t *o, const char *key, int need, uint64_t *out, const char *where, size_t i,
+                   cs_error *err) {
+    const json_t *v = json_object_get(o, key);
+    if (!v && !need) return 1; /* absent */
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) >= CS_TIME_MAX_NS / 2)
+        return -CS_ERR(err, CS_EINVAL, "%s[%zu].%s: expected an integer number of nanoseconds from 0 to %llu%s", where,
+                       i, key, (unsigned long long)(CS_TIME_MAX_NS / 2 - 1), v ? "" : " (required)");
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int op_node(const json_t *v, json_int_t *out) {
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX) return -1;
+    *out = json_integer_value(v);
+    return 0;
+}
+
+static int op_cable(const json_t *o, const char *key, json_int_t ab[2], const char *where, size_t i, cs_error *err) {
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_array(v) || json_array_size(v) != 2 || op_node(json_array_get(v, 0), &ab[0]) ||
+        op_node(json_array_get(v, 1), &ab[1]))
+        return CS_ERR(err, CS_EINVAL, "%s[%zu].%s: expected a cable as [a, b] (node ids)", where, i, key);
+    return CS_OK;
+}
+
+static int op_factor(const json_t *o, const char *where, size_t i, double *f, cs_error *err) {
+    const json_t *v = json_object_get(o, "factor");
+    if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
+        return CS_ERR(err, CS_EINVAL, "%s[%zu].factor: expected a number from 0 (down) to 1 (full bandwidth)", where,
+                      i);
+    *f = json_number_value(v);
+    return CS_OK;
+}
+
+static void add_link(json_t *links, uint64_t t, const json_int_t ab[2], double f) {
+    if (!links) return;
+    json_t *e = json_array();
+    json_array_append_new(e, json_integer((json_int_t)t));
+    json_array_append_new(e, json_integer(ab[0]));
+    json_array_append_new(e, json_integer(ab[1]));
+    json_array_append_new(e, json_real(f));
+    json_array_append_new(links, e);
+}
+
+static void add_switch(json_t *sw, uint64_t t, json_int_t s, double f) {
+    if (!sw) return;
+    json_t *e = json_array();
+    json_array_append_new(e, json_integer((json_int_t)t));
+    json_array_append_new(e, json_integer(s));
+    json_array_append_new(e, json_real(f));
+    json_array_append_new(sw, e);
+}
+
+/* Operations (a list of objects, docs/cluster.md) checked and, with links
+ * and sw, turned into topology link_changes [t, a, b, factor] and
+ * switch_changes [t, node, factor]; where names the list in messages. */
+static int ops_changes(const json_t *ops, const char *where, json_t *links, json_t *sw, cs_error *err) {
+    static const char *const kinds[] = {"link", "switch", "drain", "fail", "degrade", "flap"};
+    static const char *const keys[] = {"link", "switch", "drain", "fail", "degrade", "flap", "at_ns", "from_ns",
+                                       "until_ns", "factor", "mean_up_ns", "down_ns", "seed"};
+    if (!json_is_array(ops))
+        return CS_ERR(err, CS_EINVAL, "%s: expected a list of operations (docs/cluster.md)", where);
+    size_t i, nchanges = 0;
+    json_t *o;
+    json_array_foreach(ops, i, o) {
+        if (!json_is_object(o))
+            return CS_ERR(err, CS_EINVAL, "%s[%zu]: expected an object with one of link, switch, drain, fail, "
+                                          "degrade, flap",
+                          where, i);
+        const char *k, *kind = NULL;
+        json_t *v;
+        json_object_foreach(o, k, v) {
+            size_t q;
+            for (q = 0; q < sizeof keys / sizeof *keys; q++)
+                if (strcmp(k, keys[q]) == 0) break;
+            if (q == sizeof keys / sizeof *keys)
+                return CS_ERR(err, CS_EINVAL, "%s[%zu].%s: unknown key; expected link, switch, drain, fail, degrade "
+                                              "or flap with at_ns, from_ns, until_ns, factor, mean_up_ns, down_ns, seed",
+                              where, i, k);
+            for (q = 0; q < sizeof kinds / sizeof *kinds; q++)
+                if (strcmp(k, kinds[q]) == 0) {
+                    if (kind)
+                        return CS_ERR(err, CS_EINVAL, "%s[%zu]: %s and %s: expected one operation per object", where,
+                                      i, kind, k);
+                    kind = kinds[q];
+                }
+        }
+        if (!kind)
+            return CS_ERR(err, CS_EINVAL, "%s[%zu]: expected one of link, switch, drain, fail, degrade, flap", where, i);
+        uint64_t at = 0, from = 0, until = 0;
+        int r, has_until;
+        json_int_t ab[2];
+        double f = 0;
+        if (strcmp(kind, "link") == 0 || strcmp(kind, "switch") == 0) {
+            if ((r = op_time(o, "at_ns", 1, &at, where, i, err)) < 0) return -r;
+            if (op_factor(o, where, i, &f, err)) return CS_EINVAL;
+            if (kind[0] == 'l') {
+                if (op_cable(o, "link", ab, where, i, err)) return CS_EINVAL;
+                add_link(links, at, ab, f);
+            } else {
+                json_int_t sn;
+                if (op_node(json_object_get(o, "switch"), &sn))
+                    return CS_ERR(err, CS_EINVAL, "%s[%zu].switch: expected a node id", where, i);
+                add_switch(sw, at, sn, f);
+            }
+            nchanges++;
+            continue;
+        }
+        if ((r = op_time(o, "from_ns", strcmp(kind, "flap") != 0, &from, where, i, err)) < 0) return -r;
+        if ((r = op_time(o, "until_ns", strcmp(kind, "flap") == 0, &until, where, i, err)) < 0) return -r;
+        has_until = r == 0;
+        if (has_until && until <= from)
+            return CS_ERR(err, CS_EINVAL, "%s[%zu].until_ns: expected a time after from_ns (%llu)", where, i,
+                          (unsigned long long)from);
+        if (strcmp(kind, "drain") == 0) { /* one switch or a list: every link of each down, then back */
+            const json_t *d = json_object_get(o, "drain");
+            size_t n = json_is_array(d) ? json_array_size(d) : 1;
+            for (size_t q = 0; q < n; q++) {
+                json_int_t sn;
+                if ((json_is_array(d) && !n) || op_node(json_is_array(d) ? json_array_get(d, q) : d, &sn))
+                    return CS_ERR(err, CS_EINVAL, "%s[%zu].drain: expected a switch or a list of switches (node ids)",
+                                  where, i);
+                add_switch(sw, from, sn, 0);
+                if (has_until) add_switch(sw, until, sn, 1);
+                nchanges += 1u + (has_until != 0);
+            }
+        } else if (strcmp(kind, "fail") == 0 || strcmp(kind, "degrade") == 0) {
+            if (op_cable(o, kind, ab, where, i, err)) return CS_EINVAL;
+            if (kind[0] == 'd' && op_factor(o, where, i, &f, err)) return CS_EINVAL;
+            add_link(links, from, ab, f);
+            if (has_until) add_link(links, until, ab, 1);
+            nchanges += 1u + (has_until != 0);
+        } else { /* flap: up for an exponential time of mean mean_up_ns, down for down_ns, until until_ns */
+            uint64_t up, down, seed = 1;
+            if (op_cable(o, "flap", ab, where, i, err)) return CS_EINVAL;
+            if ((r = op_time(o, "mean_up_ns", 1, &up, where, i, err)) < 0) return -r;
+            if ((r = op_time(o, "down_ns", 1, &down, where, i, err)) < 0) return -r;
+            if (!up || !down)
+                return CS_ERR(err, CS_EINVAL, "%s[%zu]: mean_up_ns and down_ns: expected more than 0 ns", where, i);
+            const json_t *sv = json_object_get(o, "seed");
+            if (sv && (!json_is_integer(sv) || json_integer_value(sv) < 0))
+                return CS_ERR(err, CS_EINVAL, "%s[%zu].seed: expected an integer of 0 or more", where, i);
+            if (sv) seed = (uint64_t)json_integer_value(sv);
+            uint64_t st = cs_mix64(seed ^ 0x666c6170ull), t = from; /* "flap" */
+            for (;;) {
+                double u = cs_rand_unit(cs_rand_next(&st));
+                double gap = -(double)up * log1p(-u); /* exponential, mean up */
+                if (!(gap < (double)(until - t))) break;
+                uint64_t g = (uint64_t)gap;
+                t += g ? g : 1;
+                if (t >= until) break;
+                if ((nchanges += 2) > CS_CLUSTER_MAX_CHANGES)
+                    return CS_ERR(err, CS_EINVAL, "%s[%zu]: more than %u timed changes; expected a longer mean_up_ns "
+                                                  "or an earlier until_ns",
+                                  where, i, CS_CLUSTER_MAX_CHANGES);
+                add_link(links, t, ab, 0);
+                t += down;
+                add_link(links, t, ab, 1);
+            }
+            continue;
+        }
+        if (nchanges > CS_CLUSTER_MAX_CHANGES)
+            return CS_ERR(err, CS_EINVAL, "%s: more than %u timed changes", where, CS_CLUSTER_MAX_CHANGES);
+    }
+    return CS_OK;
+}
+
+/* A copy of the platform with the operations (and a window's) added to its topology's timed changes. */
+static int with_changes(cs_cluster *c, const cs_cluster_window *w, cs_scenario **out, cs_error *err) {
+    *out = NULL;
+    json_t *tsect = c->sc->sect[SC_TOPOLOGY];
+    json_t *links = json_deep_copy(json_object_get(tsect, "link_changes"));
+    json_t *sw = json_deep_copy(json_object_get(tsect, "switch_changes"));
+    if (!links) links = json_array();
+    if (!sw) sw = json_array();
+    char where[160];
+    snprintf(where, sizeof where, "%s: operations", c->path);
+    int rc = c->ops ? ops_changes(c->ops, where, links, sw, err) : CS_OK;
+    if (rc == CS_OK && w) {
+        snprintf(where, sizeof where, "%s: window %s: operations", c->path, w->name);
+        rc = ops_changes(w->ops, where, links, sw, err);
+    }
+    cs_scenario *t = rc == CS_OK ? cs_scenario_copy(c->sc) : NULL;
+    if (rc == CS_OK && json_array_size(links)) rc = cs_scenario_set_json(t, "topology.link_changes", links, where, err);
+    if (rc == CS_OK && json_array_size(sw)) rc = cs_scenario_set_json(t, "topology.switch_changes", sw, where, err);
+    if (rc == CS_OK && !w && (json_array_size(links) || json_array_size(sw))) { /* the runs' changes, for the outputs */
+        json_decref(c->changes);
+        c->changes = json_pack("{sOsO}", "link_changes", links, "switch_changes", sw);
+    }
+    json_decref(links);
+    json_decref(sw);
+    if (rc) {
+        cs_scenario_free(t);
+        return rc;
+    }
+    *out = t;
+    return CS_OK;
 }
 
 /* ---- each job's own workload -------------------------------------------------------- */
@@ -719,30 +972,64 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     bound_obs bo = {c, rank_job, js, 0};
     cs_exec_observer obs = {boundary_done, &bo};
     double t0 = cs_host_wall_s();
-    /* each job alone, then all together */
-    for (long j = 0; rc == CS_OK && j <= (long)c->njobs; j++) {
+    /* the fabric's timed changes need a graph */
+    if (rc == CS_OK && (c->ops || c->nwindows) && !(be->caps & CS_NET_NEEDS_TOPOLOGY))
+        rc = CS_ERR(err, CS_EINVAL, "%s: operations and windows change links and switches; expected a graph backend "
+                                    "(run.backend flow), got %s",
+                    c->path, ro.backend);
+    if (rc == CS_OK && (c->ops || c->nwindows) && !json_object_size(c->sc->sect[SC_TOPOLOGY]))
+        rc = CS_ERR(err, CS_EINVAL, "%s: operations and windows name links and switches; expected an explicit "
+                                    "topology (\"topology\": FILE, or topology.* keys)",
+                    c->path);
+    cs_scenario *run_sc = NULL;
+    if (rc == CS_OK) rc = with_changes(c, NULL, &run_sc, err);
+    /* each job alone, then all together, then all together with each candidate window */
+    for (long j = 0; rc == CS_OK && j <= (long)(c->njobs + c->nwindows); j++) {
         int shared = j == (long)c->njobs;
+        cs_cluster_window *win = j > (long)c->njobs ? &c->windows[j - (long)c->njobs - 1] : NULL;
         cs_workload w;
         memset(&w, 0, sizeof w);
-        rc = compose(c, js, &cg, shared ? -1 : j, N, &w, start, err);
+        rc = compose(c, js, &cg, shared || win ? -1 : j, N, &w, start, err);
         if (rc) break;
+        cs_scenario *wsc = NULL;
+        if (win && (rc = with_changes(c, win, &wsc, err)) != CS_OK) {
+            cs_workload_free(&w);
+            break;
+        }
         char label[160];
         if (shared) snprintf(label, sizeof label, "cluster: %zu jobs together", c->njobs);
+        else if (win) snprintf(label, sizeof label, "cluster: %zu jobs with window %s", c->njobs, win->name);
         else snprintf(label, sizeof label, "cluster: job %s alone", c->jobs[j].name);
         if (hooks->progress) cs_info("%s", label);
         cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .plan_defaults = any_plan,
                             .label = label};
         bo.shared = shared;
-        h.observer = &obs;
+        h.observer = win ? NULL : &obs;
         h.no_collectives = !shared;
         cs_result *r = NULL;
-        rc = cs_scenario_run_with(c->sc, &in, &h, &r, err);
+        rc = cs_scenario_run_with(win ? wsc : run_sc, &in, &h, &r, err);
         cs_workload_free(&w);
+        cs_scenario_free(wsc);
         if (rc) {
             cs_error_prefix(err, "%s: %s: ", c->path, label + 9);
             break;
         }
-        if (shared) {
+        if (win) {
+            win->job_time = cs_calloc(c->njobs, sizeof *win->job_time);
+            win->extra_ns = 0;
+            win->max_slowdown = 0;
+            for (size_t q = 0; q < c->njobs; q++) {
+                cs_cluster_job *jb = &c->jobs[q];
+                cs_time fin = 0;
+                for (uint32_t k = 0; k < jb->npus; k++)
+                    if (r->sim.ranks[jb->npu[k]].finish > fin) fin = r->sim.ranks[jb->npu[k]].finish;
+                win->job_time[q] = fin > jb->start ? fin - jb->start : 0;
+                win->extra_ns += cs_time_as_ns_f(win->job_time[q]) - cs_time_as_ns_f(jb->shared);
+                double sd = jb->shared ? (double)win->job_time[q] / (double)jb->shared : 1.0;
+                if (sd > win->max_slowdown) win->max_slowdown = sd;
+            }
+            cs_result_free(r);
+        } else if (shared) {
             for (size_t q = 0; q < c->njobs; q++) job_times(&c->jobs[q], r, 1);
             c->shared = r;
             c->makespan = r->sim.sim_time;
@@ -755,6 +1042,19 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
             if (j + 1 == (long)c->njobs) c->alone_wall_s = cs_host_wall_s() - t0;
         }
     }
+    /* the windows ranked: least job time added first, then the smallest worst slowdown, then file order */
+    for (size_t a = 0; rc == CS_OK && a < c->nwindows; a++) {
+        uint32_t rank = 1;
+        for (size_t b = 0; b < c->nwindows; b++) {
+            const cs_cluster_window *x = &c->windows[a], *y = &c->windows[b];
+            if (y->extra_ns < x->extra_ns ||
+                (y->extra_ns == x->extra_ns && (y->max_slowdown < x->max_slowdown ||
+                                                (y->max_slowdown == x->max_slowdown && b < a))))
+                rank++;
+        }
+        c->windows[a].rank = rank;
+    }
+    cs_scenario_free(run_sc);
     if (rc == CS_OK) {
         /* compute utilization over every NPU and the makespan */
         double comp = 0;

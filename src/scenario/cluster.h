@@ -20,6 +20,12 @@
  * group is smaller than the network, so each collective runs over its
  * members as the system layer runs any communicator group (planner.c).
  *
+ * Operations: timed changes of the fabric (drain and undrain switches,
+ * fail, degrade and repair cables, flaps drawn from a seed) that happen in
+ * every run; candidate maintenance windows each run once more with all jobs
+ * and are ranked by the job time they add (graph backends; the changes
+ * become topology.link_changes / switch_changes of that run).
+ *
  * Ownership: a cs_cluster owns its scenario, jobs and results.
  */
 #ifndef CS_SCENARIO_CLUSTER_H
@@ -67,12 +73,31 @@ typedef struct cs_cluster_link {
     double shared_peak_util;
 } cs_cluster_link;
 
+/* A candidate maintenance window (cluster file "windows"): timed changes of
+ * the fabric added to the shared run; ranked by the job time they add. */
+typedef struct cs_cluster_window {
+    char name[33];
+    json_t *ops;                /* its operations (owned) */
+    cs_time *job_time;          /* per job: its time with the window (owned) */
+    double extra_ns;            /* sum over jobs of (time with - time without the window), ns */
+    double max_slowdown;        /* max over jobs of time with / time without */
+    uint32_t rank;              /* 1 = hurts the jobs least */
+} cs_cluster_window;
+
+#define CS_CLUSTER_MAX_WINDOWS 64u
+#define CS_CLUSTER_MAX_CHANGES 100000u /* timed changes of one run (flaps included) */
+
 typedef struct cs_cluster {
     char *path;                 /* the cluster file */
     cs_scenario *sc;            /* the platform; --set edits it before the run (owned) */
     size_t njobs;
     cs_cluster_job *jobs;
+    json_t *ops;                /* "operations": timed changes in every run (owned; NULL = none) */
+    size_t nwindows;
+    cs_cluster_window *windows; /* "windows", in file order (owned) */
     /* results */
+    json_t *changes;            /* every run's timed changes (platform's + operations): {link_changes,
+                                   switch_changes} as the topology takes them, flaps drawn (owned; NULL = none) */
     cs_result *shared;          /* the run of every job together (owned) */
     cs_cluster_link *links;     /* links crossed by two jobs or more, by link id (owned) */
     size_t nlinks;
