@@ -22,6 +22,9 @@
 #    switch drained for T/4 1.25 T); operations in every run; flaps: the job
 #    stalls D through each down period, up times of mean U (4 standard
 #    errors), the same seed the same changes;
+#  - seeds: with two spines the jobs' flows collide on a share p of the
+#    seeds: slowdown 1 + p, its 95 % interval from p alone, p = 1/2 within
+#    4 standard errors; a window's cost paired per seed: 2 T (1 - p);
 #  - bad files and flags refused by name; a failed run leaves no results;
 #    the same inputs give the same bytes.
 . "$(dirname "$0")/lib_cli.sh"
@@ -212,12 +215,11 @@ cat > c5.json <<'EOF'
  ]}
 EOF
 "$CS_BIN" cluster c5.json --out o5 > r5 2> e5 || fail "windows: $(cat e5)"
-wcol() { awk -F, -v w="$1" -v c="$2" '$1 == w { print $c }' o5/windows.csv; }
 for w in "halfearly 1.25 2" "after 1 1" "down 1.5 4" "drain 1.25 3"; do
     set -- $w
-    near "$(wcol $1 5)" "$(awk -v t=$T -v k=$2 'BEGIN { printf "%.3f", k * t }')" 2 ||
-        fail "window $1: job time $(wcol $1 5) ns, expected $2 T"
-    [ "$(wcol $1 2)" = "$3" ] || fail "window $1 ranked $(wcol $1 2), expected $3"
+    near "$(csv o5/windows.csv $1 x_ns)" "$(awk -v t=$T -v k=$2 'BEGIN { printf "%.3f", k * t }')" 2 ||
+        fail "window $1: job time $(csv o5/windows.csv $1 x_ns) ns, expected $2 T"
+    [ "$(csv o5/windows.csv $1 rank)" = "$3" ] || fail "window $1 ranked $(csv o5/windows.csv $1 rank), expected $3"
 done
 grep -q "1. after  *+0.000 ms of job time, worst slowdown 1.000x" r5 || fail "report ranks: $(cat r5)"
 pass "maintenance windows: job times worked by hand, ranked least harmful first"
@@ -263,6 +265,33 @@ sed 's/"seed": 3/"seed": 4/' c6.json > c6s.json
 "$CS_BIN" cluster c6s.json --out o6s --quiet 2> /dev/null || fail "seed 4"
 cmp -s o6/cluster.json o6s/cluster.json && fail "another seed drew the same flaps"
 pass "flaps: the same seed the same bytes, another seed other flaps"
+
+# seeds: two leaves joined by two spines; each job's one flow hashes onto a spine; on the same spine
+# they take 2 T, apart T: over n seeds the slowdown is 1 or 2, so its mean is 1 + p (p: the share of
+# seeds where they collide) and its 95 % interval t(n-1) sqrt(p (1 - p) n / (n - 1) / n), both from the
+# mean alone; p = 1/2 within 4 standard errors; a window draining one spine from the start puts both on
+# the other (2 T each): per seed it adds 0 or 2 T, on average 2 T (1 - p)
+printf '{"builder": "edges", "switches": 4,\n "edges": [[0, 4, 100, 0], [1, 4, 100, 0], [2, 5, 100, 0], [3, 5, 100, 0], [4, 6, 50, 0], [4, 7, 50, 0], [5, 6, 50, 0], [5, 7, 50, 0]]}\n' > spines.json
+sed 's/"two.json"/"spines.json"/; s/"pq"/"pp"/; s/"jobs": \[/"seeds": 40,\n "windows": [{"name": "spine6", "operations": [{"drain": 6, "from_ns": 0}]}],\n "jobs": [/' c1.json > c7.json
+"$CS_BIN" cluster c7.json --out o7 > r7 2> e7 || fail "seeds: $(cat e7)"
+if python3 - o7/cluster.json "$T" <<'PY'; then pass "seeds: slowdown 1 + p with its interval, p = 1/2, a window's paired cost 2 T (1 - p)"; else fail "seeds (above)"; fi
+import json, math, sys
+d = json.load(open(sys.argv[1])); T = float(sys.argv[2]); n = d["seeds"]
+t975 = {39: 2.0227}[n - 1]
+for j in d["jobs"]:
+    s = j["over_seeds"]; p = s["slowdown_mean"] - 1
+    ci = t975 * math.sqrt(p * (1 - p) * n / (n - 1)) / math.sqrt(n)
+    assert 0 < p < 1, "both outcomes drawn: p = %g" % p
+    assert abs(s["slowdown_ci95"] - ci) < 1e-5, "slowdown interval %g, expected %g" % (s["slowdown_ci95"], ci)
+    assert abs(p - 0.5) <= 4 * 0.5 / math.sqrt(n), "p = %g, expected 1/2 within 4 standard errors" % p
+    assert abs(s["alone_mean_ns"] - T) < 1 and s["alone_ci95_ns"] == 0, "alone: one route, T every seed"
+    assert abs(s["shared_mean_ns"] - T * (1 + p)) < 2, "shared mean %g, expected T (1 + p)" % s["shared_mean_ns"]
+w = d["windows"][0]
+p = d["jobs"][0]["over_seeds"]["slowdown_mean"] - 1
+assert abs(w["extra_job_time_ns"] - 2 * T * (1 - p)) < 4, "window: %g ns, expected 2 T (1 - p) = %g" % (w["extra_job_time_ns"], 2 * T * (1 - p))
+PY
+grep -q "over 40 seeds" r7 && grep -q "slowdown 1.[0-9]*x +- 0.1" r7 || fail "seeds report: $(cat r7)"
+expect_fail "--seeds 0" "--seeds '0': expected an integer from 1 to 1000" "$CS_BIN" cluster c7.json --seeds 0
 
 # bad input, refused by name
 bad() { printf '%s\n' "$2" > bad.json; expect_fail "$1" "$3" "$CS_BIN" cluster bad.json; }

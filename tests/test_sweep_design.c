@@ -1,6 +1,6 @@
 /*
  * test_sweep_design.c -- the sweep's design numbering and statistics
- * (src/sweep/design.h, stats.h), against values worked by hand: the index
+ * (src/sweep/design.h, src/core/stats.h), against values worked by hand: the index
  * digits of a grid x zip x seeds design, random samples that do not depend
  * on the sample count, the t quantiles of the standard table, and the
  * mean, sample standard deviation and 95 % interval of a known sample.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "sweep/design.h"
-#include "sweep/stats.h"
+#include "core/stats.h"
 
 static cs_design *load(const char *name, const char *text) {
     cs_error err;

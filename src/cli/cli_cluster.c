@@ -22,6 +22,7 @@ static void cluster_usage(FILE *f) {
           "  --json FILE        cluster.json alone\n"
           "  --set KEY=VALUE    a platform key (run.*, network.*, topology.*, system.*, backend.*), after the file\n"
           "  --network-configuration=FILE, --system-configuration=FILE, --topology=FILE, --backend NAME\n"
+          "  --seeds N          every run with N ECMP-hash and jitter seeds: means with 95 % intervals (1..1000)\n"
           "  --progress         say which run is going (each job alone, then together)\n"
           "  --quiet, --help\n",
           f);
@@ -68,7 +69,7 @@ int cs_cli_cluster(int argc, char **argv) {
             rc = 2;
             break;
         }
-        static const char *const known[] = {"--quiet", "--progress", "--out", "--json", "--set",
+        static const char *const known[] = {"--quiet", "--progress", "--out", "--json", "--set", "--seeds",
                                             "--network-configuration", "--system-configuration", "--topology",
                                             "--backend"};
         size_t q;
@@ -86,6 +87,13 @@ int cs_cli_cluster(int argc, char **argv) {
         else if (strcmp(name, "--progress") == 0) progress = 1;
         else if (strcmp(name, "--out") == 0) out = val;
         else if (strcmp(name, "--json") == 0) json = val;
+        else if (strcmp(name, "--seeds") == 0) {
+            if (cs_cli_parse_u32(val, 1, CS_CLUSTER_MAX_SEEDS, &c->seeds)) {
+                fprintf(stderr, "clustersim: error: --seeds '%s': expected an integer from 1 to %u\n", val,
+                        CS_CLUSTER_MAX_SEEDS);
+                rc = 1;
+            }
+        }
         else {
             fprintf(stderr, "clustersim cluster: unknown option %s (see clustersim cluster --help)\n", a);
             rc = 2;

@@ -5,6 +5,7 @@
 #include "output/cluster_out.h"
 
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,7 +43,8 @@ static int jobs_csv(const cs_cluster *c, const char *path, cs_error *err) {
     if (rc) return rc;
     fputs("job,workload,npus,placement,switches,start_ns,iterations,alone_ns,shared_ns,slowdown,alone_step_ns,"
           "shared_step_ns,shared_step_max_ns,compute_alone_ns,compute_shared_ns,links_used,links_shared,"
-          "bytes_on_shared_links,npu_list\n",
+          "bytes_on_shared_links,seeds,alone_mean_ns,alone_ci95_ns,shared_mean_ns,shared_ci95_ns,slowdown_mean,"
+          "slowdown_ci95,npu_list\n",
           af.f);
     for (size_t i = 0; i < c->njobs; i++) {
         const cs_cluster_job *j = &c->jobs[i];
@@ -51,12 +53,15 @@ static int jobs_csv(const cs_cluster *c, const char *path, cs_error *err) {
             if (cs_cluster_step(j, k, 1) > maxstep) maxstep = cs_cluster_step(j, k, 1);
         char npus[4096];
         npu_ranges(j, npus, sizeof npus);
-        fprintf(af.f, "%s,\"%s\",%u,%s,%u,%.3f,%u,%.3f,%.3f,%.6f,%.3f,%.3f,%.3f,%.3f,%.3f,%u,%u,%" PRIu64 ",\"%s\"\n",
+        fprintf(af.f, "%s,\"%s\",%u,%s,%u,%.3f,%u,%.3f,%.3f,%.6f,%.3f,%.3f,%.3f,%.3f,%.3f,%u,%u,%" PRIu64
+                      ",%u,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,\"%s\"\n",
                 j->name, j->what, j->npus, j->placement, j->domains, cs_time_as_ns_f(j->start), j->iterations,
                 cs_time_as_ns_f(j->alone), cs_time_as_ns_f(j->shared), slowdown(j),
                 cs_time_as_ns_f(j->alone) / j->iterations, cs_time_as_ns_f(j->shared) / j->iterations,
                 cs_time_as_ns_f(maxstep), cs_time_as_ns_f(j->compute_alone), cs_time_as_ns_f(j->compute_shared),
-                j->links_used, j->links_shared, j->bytes_on_shared, npus);
+                j->links_used, j->links_shared, j->bytes_on_shared, c->seeds, j->alone_st.mean,
+                cs_stats_ci95(&j->alone_st), j->shared_st.mean, cs_stats_ci95(&j->shared_st), j->slowdown_st.mean,
+                cs_stats_ci95(&j->slowdown_st), npus);
     }
     return cs_afile_commit(&af, err);
 }
@@ -103,12 +108,13 @@ static int windows_csv(const cs_cluster *c, const char *path, cs_error *err) {
     cs_afile af;
     int rc = cs_afile_open(&af, path, err);
     if (rc) return rc;
-    fputs("window,rank,extra_job_time_ns,max_slowdown", af.f);
+    fputs("window,rank,extra_job_time_ns,extra_job_time_ci95_ns,max_slowdown,max_slowdown_ci95,seeds", af.f);
     for (size_t j = 0; j < c->njobs; j++) fprintf(af.f, ",%s_ns", c->jobs[j].name);
     fputc('\n', af.f);
     for (size_t i = 0; i < c->nwindows; i++) {
         const cs_cluster_window *w = &c->windows[i];
-        fprintf(af.f, "%s,%u,%.3f,%.6f", w->name, w->rank, w->extra_ns, w->max_slowdown);
+        fprintf(af.f, "%s,%u,%.3f,%.3f,%.6f,%.6f,%u", w->name, w->rank, w->extra_ns, cs_stats_ci95(&w->extra_st),
+                w->max_slowdown, cs_stats_ci95(&w->slowdown_st), c->seeds);
         for (size_t j = 0; j < c->njobs; j++) fprintf(af.f, ",%.3f", cs_time_as_ns_f(w->job_time[j]));
         fputc('\n', af.f);
     }
@@ -120,6 +126,7 @@ json_t *cs_cluster_json(const cs_cluster *c) {
     json_object_set_new(o, "cluster", json_string(c->path));
     json_object_set_new(o, "backend", json_string(c->shared->backend ? c->shared->backend : ""));
     json_object_set_new(o, "npus", json_integer((json_int_t)c->npus));
+    json_object_set_new(o, "seeds", json_integer(c->seeds));
     json_object_set_new(o, "npus_allocated", json_integer((json_int_t)c->allocated));
     json_object_set_new(o, "makespan_ns", json_real(cs_time_as_ns_f(c->makespan)));
     json_object_set_new(o, "compute_utilization", json_real(c->compute_util));
@@ -139,6 +146,14 @@ json_t *cs_cluster_json(const cs_cluster *c) {
         json_object_set_new(x, "alone_ns", json_real(cs_time_as_ns_f(j->alone)));
         json_object_set_new(x, "shared_ns", json_real(cs_time_as_ns_f(j->shared)));
         json_object_set_new(x, "slowdown", json_real(slowdown(j)));
+        json_t *st = json_object();
+        json_object_set_new(st, "alone_mean_ns", json_real(j->alone_st.mean));
+        json_object_set_new(st, "alone_ci95_ns", json_real(cs_stats_ci95(&j->alone_st)));
+        json_object_set_new(st, "shared_mean_ns", json_real(j->shared_st.mean));
+        json_object_set_new(st, "shared_ci95_ns", json_real(cs_stats_ci95(&j->shared_st)));
+        json_object_set_new(st, "slowdown_mean", json_real(j->slowdown_st.mean));
+        json_object_set_new(st, "slowdown_ci95", json_real(cs_stats_ci95(&j->slowdown_st)));
+        json_object_set_new(x, "over_seeds", st);
         for (uint32_t k = 0; k < j->iterations; k++) {
             json_t *s = json_object();
             json_object_set_new(s, "alone_step_ns", json_real(cs_time_as_ns_f(cs_cluster_step(j, k, 0))));
@@ -162,6 +177,8 @@ json_t *cs_cluster_json(const cs_cluster *c) {
             json_object_set_new(x, "rank", json_integer(w->rank));
             json_object_set_new(x, "extra_job_time_ns", json_real(w->extra_ns));
             json_object_set_new(x, "max_slowdown", json_real(w->max_slowdown));
+            json_object_set_new(x, "extra_job_time_ci95_ns", json_real(cs_stats_ci95(&w->extra_st)));
+            json_object_set_new(x, "max_slowdown_ci95", json_real(cs_stats_ci95(&w->slowdown_st)));
             for (size_t j = 0; j < c->njobs; j++)
                 json_object_set_new(t, c->jobs[j].name, json_real(cs_time_as_ns_f(w->job_time[j])));
             json_object_set_new(x, "job_time_ns", t);
@@ -229,6 +246,16 @@ void cs_cluster_print(const cs_cluster *c, FILE *f) {
     }
     for (size_t i = 0; i < c->njobs; i++)
         fprintf(f, "  %-12s %s\n", c->jobs[i].name, c->jobs[i].what);
+    if (c->seeds > 1) {
+        fprintf(f, "over %u seeds (ECMP hash, jitter; mean and 95 %% interval; the table above: the first seed):\n",
+                c->seeds);
+        for (size_t i = 0; i < c->njobs; i++) {
+            const cs_cluster_job *j = &c->jobs[i];
+            fprintf(f, "  %-12s alone %.3f +- %.3f ms, shared %.3f +- %.3f ms, slowdown %.3fx +- %.3f\n", j->name,
+                    j->alone_st.mean / 1e6, cs_stats_ci95(&j->alone_st) / 1e6, j->shared_st.mean / 1e6,
+                    cs_stats_ci95(&j->shared_st) / 1e6, j->slowdown_st.mean, cs_stats_ci95(&j->slowdown_st));
+        }
+    }
     fprintf(f, "cluster: makespan %.3f ms; %" PRIu64 " of %" PRIu64 " NPUs allocated (%.1f %%); GPU compute %.1f %% of "
                "NPU time\n",
             cs_time_as_ns_f(c->makespan) / 1e6, c->allocated, c->npus,
@@ -239,8 +266,15 @@ void cs_cluster_print(const cs_cluster *c, FILE *f) {
             for (size_t i = 0; i < c->nwindows; i++) {
                 const cs_cluster_window *w = &c->windows[i];
                 if (w->rank != rank) continue;
-                fprintf(f, "  %2u. %-16s +%.3f ms of job time, worst slowdown %.3fx\n", w->rank, w->name,
-                        w->extra_ns / 1e6, w->max_slowdown);
+                if (c->seeds > 1) {
+                    double ci = cs_stats_ci95(&w->extra_st);
+                    fprintf(f, "  %2u. %-18s %+.3f +- %.3f ms of job time (95 %%, %u seeds), worst slowdown %.3fx%s\n",
+                            w->rank, w->name, w->extra_ns / 1e6, ci / 1e6, c->seeds, w->max_slowdown,
+                            fabs(w->extra_ns) <= ci ? "  (not told apart from no window)" : "");
+                } else {
+                    fprintf(f, "  %2u. %-18s %+.3f ms of job time, worst slowdown %.3fx\n", w->rank, w->name,
+                            w->extra_ns / 1e6, w->max_slowdown);
+                }
             }
     }
     if (!r->topo) {

@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/rand.h"
+#include "core/stats.h"
 #include "gen/gen.h"
 #include "network/network.h"
 #include "scenario/scenario_int.h"
@@ -214,9 +215,10 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
     cs_cluster *c = cs_calloc(1, sizeof *c);
     c->path = cs_strdup(path);
     c->sc = cs_scenario_new();
+    c->seeds = 1;
     json_t *root = doc.root, *v;
     static const char *const known[] = {"clustersim-cluster", "scenario", "network", "system", "topology", "memory",
-                                        "set", "jobs", "operations", "windows"};
+                                        "set", "jobs", "operations", "windows", "seeds"};
     const char *k;
     if (!json_is_object(root)) rc = CS_ERR(err, CS_EINVAL, "%s: expected a JSON object (clustersim-cluster, "
                                                            "scenario, set, jobs)", path);
@@ -226,7 +228,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             if (strcmp(k, known[q]) == 0) break;
         if (q == sizeof known / sizeof *known) {
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: unknown key; expected clustersim-cluster, scenario, network, system, "
-                                        "topology, memory, set, jobs, operations or windows",
+                                        "topology, memory, set, jobs, operations, windows or seeds",
                         path, cs_jdoc_key_line(&doc, k), k);
             break;
         }
@@ -285,6 +287,12 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
         }
     }
     char where[600];
+    if (rc == CS_OK && (v = json_object_get(root, "seeds"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > CS_CLUSTER_MAX_SEEDS)
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: seeds: expected an integer from 1 to %u", path,
+                        cs_jdoc_key_line(&doc, "seeds"), CS_CLUSTER_MAX_SEEDS);
+        else c->seeds = (uint32_t)json_integer_value(v);
+    }
     if (rc == CS_OK && (v = json_object_get(root, "operations"))) {
         snprintf(where, sizeof where, "%s:%d: operations", path, cs_jdoc_key_line(&doc, "operations"));
         rc = ops_changes(v, where, NULL, NULL, err);
@@ -605,13 +613,13 @@ static int job_load(cs_cluster *c, cs_cluster_job *j, const cs_run_params *ro, c
         if (rc == CS_OK && j->npus) { /* the rank count first: the error a user fixes first */
             cs_network_config n;
             cs_system_config sy;
-            rc = cs_scenario_plan_inputs(t, &m, &d, &p, &n, &sy, err);
-            if (rc == CS_OK && j->npus != cs_gen_ranks(&p))
-                rc = CS_ERR(err, CS_EINVAL, "npus: expected the plan's %u ranks (tp x cp x pp x dp), got %u",
-                            cs_gen_ranks(&p), j->npus);
+            rc = cs_scenario_plan_inputs(t, &m, &d, &p, &n, &sy, err); /* (frees n and sy when it fails) */
             if (rc == CS_OK) {
                 cs_network_config_free(&n);
                 cs_system_config_free(&sy);
+                if (j->npus != cs_gen_ranks(&p))
+                    rc = CS_ERR(err, CS_EINVAL, "npus: expected the plan's %u ranks (tp x cp x pp x dp), got %u",
+                                cs_gen_ranks(&p), j->npus);
             }
         }
         if (rc == CS_OK) rc = cs_scenario_plan(t, &m, &d, &p, err);
@@ -890,6 +898,30 @@ static void job_times(cs_cluster_job *j, const cs_result *r, int shared) {
     *(shared ? &j->compute_shared : &j->compute_alone) = comp;
 }
 
+/* Job j's time in a run: from its start to its last rank's last node. */
+static cs_time job_time_of(const cs_cluster_job *j, const cs_result *r) {
+    cs_time fin = 0;
+    for (uint32_t k = 0; k < j->npus; k++)
+        if (r->sim.ranks[j->npu[k]].finish > fin) fin = r->sim.ranks[j->npu[k]].finish;
+    return fin > j->start ? fin - j->start : 0;
+}
+
+/* Another seed of a run: topology.ecmp_seed (with an explicit topology) and run.jitter-seed. */
+static int seeded(cs_scenario *sc, int64_t ecmp, int64_t jitter, cs_error *err) {
+    int rc = CS_OK;
+    if (json_object_size(sc->sect[SC_TOPOLOGY])) {
+        json_t *v = json_integer((json_int_t)(ecmp % 2147483648LL));
+        rc = cs_scenario_set_json(sc, "topology.ecmp_seed", v, "cluster seeds", err);
+        json_decref(v);
+    }
+    if (rc == CS_OK) {
+        json_t *v = json_integer((json_int_t)(jitter % 2147483648LL));
+        rc = cs_scenario_set_json(sc, "run.jitter-seed", v, "cluster seeds", err);
+        json_decref(v);
+    }
+    return rc;
+}
+
 int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     static const cs_run_hooks no_hooks;
     if (!hooks) hooks = &no_hooks;
@@ -983,7 +1015,20 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
                     c->path);
     cs_scenario *run_sc = NULL;
     if (rc == CS_OK) rc = with_changes(c, NULL, &run_sc, err);
-    /* each job alone, then all together, then all together with each candidate window */
+    cs_time *alone_k = cs_calloc(c->njobs, sizeof *alone_k), *shared_k = cs_calloc(c->njobs, sizeof *shared_k);
+    int64_t ecmp0 = json_integer_value(json_object_get(c->sc->sect[SC_TOPOLOGY], "ecmp_seed"));
+    for (size_t q = 0; q < c->njobs; q++) {
+        cs_stats_init(&c->jobs[q].alone_st);
+        cs_stats_init(&c->jobs[q].shared_st);
+        cs_stats_init(&c->jobs[q].slowdown_st);
+    }
+    for (size_t q = 0; q < c->nwindows; q++) {
+        cs_stats_init(&c->windows[q].extra_st);
+        cs_stats_init(&c->windows[q].slowdown_st);
+        c->windows[q].job_time = cs_calloc(c->njobs, sizeof *c->windows[q].job_time);
+    }
+    /* per seed: each job alone, then all together, then all together with each candidate window */
+    for (uint32_t k = 0; rc == CS_OK && k < c->seeds; k++)
     for (long j = 0; rc == CS_OK && j <= (long)(c->njobs + c->nwindows); j++) {
         int shared = j == (long)c->njobs;
         cs_cluster_window *win = j > (long)c->njobs ? &c->windows[j - (long)c->njobs - 1] : NULL;
@@ -992,57 +1037,80 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         rc = compose(c, js, &cg, shared || win ? -1 : j, N, &w, start, err);
         if (rc) break;
         cs_scenario *wsc = NULL;
-        if (win && (rc = with_changes(c, win, &wsc, err)) != CS_OK) {
+        if (win) rc = with_changes(c, win, &wsc, err);
+        else wsc = cs_scenario_copy(run_sc);
+        if (rc == CS_OK && k > 0) /* another seed: the ECMP hash and the compute jitter drawn anew */
+            rc = seeded(wsc, ecmp0 + k, (int64_t)ro.jitter_seed + k, err);
+        if (rc) {
+            cs_scenario_free(wsc);
             cs_workload_free(&w);
             break;
         }
-        char label[160];
+        char label[200];
         if (shared) snprintf(label, sizeof label, "cluster: %zu jobs together", c->njobs);
         else if (win) snprintf(label, sizeof label, "cluster: %zu jobs with window %s", c->njobs, win->name);
         else snprintf(label, sizeof label, "cluster: job %s alone", c->jobs[j].name);
+        if (c->seeds > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " (seed %u of %u)", k + 1,
+                                   c->seeds);
         if (hooks->progress) cs_info("%s", label);
         cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .plan_defaults = any_plan,
                             .label = label};
         bo.shared = shared;
-        h.observer = win ? NULL : &obs;
-        h.no_collectives = !shared;
+        h.observer = win || k ? NULL : &obs;
+        h.no_collectives = !shared || k;
         cs_result *r = NULL;
-        rc = cs_scenario_run_with(win ? wsc : run_sc, &in, &h, &r, err);
+        rc = cs_scenario_run_with(wsc, &in, &h, &r, err);
         cs_workload_free(&w);
         cs_scenario_free(wsc);
         if (rc) {
             cs_error_prefix(err, "%s: %s: ", c->path, label + 9);
             break;
         }
-        if (win) {
-            win->job_time = cs_calloc(c->njobs, sizeof *win->job_time);
-            win->extra_ns = 0;
-            win->max_slowdown = 0;
+        if (win) { /* paired with the shared run of the same seed */
+            double extra = 0, worst = 0;
             for (size_t q = 0; q < c->njobs; q++) {
-                cs_cluster_job *jb = &c->jobs[q];
-                cs_time fin = 0;
-                for (uint32_t k = 0; k < jb->npus; k++)
-                    if (r->sim.ranks[jb->npu[k]].finish > fin) fin = r->sim.ranks[jb->npu[k]].finish;
-                win->job_time[q] = fin > jb->start ? fin - jb->start : 0;
-                win->extra_ns += cs_time_as_ns_f(win->job_time[q]) - cs_time_as_ns_f(jb->shared);
-                double sd = jb->shared ? (double)win->job_time[q] / (double)jb->shared : 1.0;
-                if (sd > win->max_slowdown) win->max_slowdown = sd;
+                cs_time t = job_time_of(&c->jobs[q], r);
+                if (k == 0) win->job_time[q] = t;
+                extra += cs_time_as_ns_f(t) - cs_time_as_ns_f(shared_k[q]);
+                double sd = shared_k[q] ? (double)t / (double)shared_k[q] : 1.0;
+                if (sd > worst) worst = sd;
             }
+            cs_stats_add(&win->extra_st, extra);
+            cs_stats_add(&win->slowdown_st, worst);
+            win->extra_ns = win->extra_st.mean;
+            win->max_slowdown = win->slowdown_st.mean;
             cs_result_free(r);
         } else if (shared) {
-            for (size_t q = 0; q < c->njobs; q++) job_times(&c->jobs[q], r, 1);
-            c->shared = r;
-            c->makespan = r->sim.sim_time;
+            for (size_t q = 0; q < c->njobs; q++) {
+                shared_k[q] = job_time_of(&c->jobs[q], r);
+                cs_stats_add(&c->jobs[q].shared_st, cs_time_as_ns_f(shared_k[q]));
+                cs_stats_add(&c->jobs[q].slowdown_st,
+                             alone_k[q] ? (double)shared_k[q] / (double)alone_k[q] : 1.0);
+                if (k == 0) job_times(&c->jobs[q], r, 1);
+            }
+            if (k == 0) {
+                c->shared = r;
+                c->makespan = r->sim.sim_time;
+            } else {
+                cs_result_free(r);
+            }
         } else {
-            job_times(&c->jobs[j], r, 0);
-            nlinks = r->links.nlinks;
-            bytes[j] = cs_calloc(nlinks ? nlinks : 1, sizeof **bytes);
-            for (uint32_t l = 0; l < nlinks; l++) bytes[j][l] = r->links.links[l].bytes;
+            alone_k[j] = job_time_of(&c->jobs[j], r);
+            cs_stats_add(&c->jobs[j].alone_st, cs_time_as_ns_f(alone_k[j]));
+            if (k == 0) {
+                job_times(&c->jobs[j], r, 0);
+                nlinks = r->links.nlinks;
+                bytes[j] = cs_calloc(nlinks ? nlinks : 1, sizeof **bytes);
+                for (uint32_t l = 0; l < nlinks; l++) bytes[j][l] = r->links.links[l].bytes;
+            }
             cs_result_free(r);
-            if (j + 1 == (long)c->njobs) c->alone_wall_s = cs_host_wall_s() - t0;
+            if (k == 0 && j + 1 == (long)c->njobs) c->alone_wall_s = cs_host_wall_s() - t0;
         }
     }
-    /* the windows ranked: least job time added first, then the smallest worst slowdown, then file order */
+    cs_free(alone_k);
+    cs_free(shared_k);
+    /* the windows ranked: least job time added first (the mean over the seeds), then the smallest worst
+     * slowdown, then file order */
     for (size_t a = 0; rc == CS_OK && a < c->nwindows; a++) {
         uint32_t rank = 1;
         for (size_t b = 0; b < c->nwindows; b++) {

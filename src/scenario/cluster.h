@@ -26,6 +26,13 @@
  * and are ranked by the job time they add (graph backends; the changes
  * become topology.link_changes / switch_changes of that run).
  *
+ * Seeds: with seeds > 1 every run is repeated with the ECMP hash and the
+ * compute jitter drawn from seed + 0, 1, ...; slowdowns and a window's cost
+ * are paired per seed (the same seed with and without), and reported as a
+ * mean with its 95 % interval, so that an effect is not mistaken inside the
+ * hash's noise.  The detailed outputs (iterations, links) are the first
+ * seed's.
+ *
  * Ownership: a cs_cluster owns its scenario, jobs and results.
  */
 #ifndef CS_SCENARIO_CLUSTER_H
@@ -35,6 +42,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/stats.h"
 #include "core/time.h"
 #include "scenario/result.h"
 #include "scenario/scenario.h"
@@ -62,6 +70,8 @@ typedef struct cs_cluster_job {
     uint32_t links_used;        /* links its bytes crossed alone (graph backends) */
     uint32_t links_shared;      /* ... of them, crossed by another job alone too */
     uint64_t bytes_on_shared;   /* its bytes over those shared links, alone */
+    cs_stats alone_st, shared_st; /* its time (ns) over the seeds (the fields above: the first seed's) */
+    cs_stats slowdown_st;       /* shared / alone, paired by seed */
 } cs_cluster_job;
 
 typedef struct cs_cluster_link {
@@ -79,12 +89,15 @@ typedef struct cs_cluster_window {
     char name[33];
     json_t *ops;                /* its operations (owned) */
     cs_time *job_time;          /* per job: its time with the window (owned) */
-    double extra_ns;            /* sum over jobs of (time with - time without the window), ns */
-    double max_slowdown;        /* max over jobs of time with / time without */
+    double extra_ns;            /* sum over jobs of (time with - time without the window), ns; the mean
+                                   over the seeds, each paired with the shared run of its seed */
+    double max_slowdown;        /* max over jobs of time with / time without (mean over the seeds) */
+    cs_stats extra_st, slowdown_st; /* the same per seed */
     uint32_t rank;              /* 1 = hurts the jobs least */
 } cs_cluster_window;
 
 #define CS_CLUSTER_MAX_WINDOWS 64u
+#define CS_CLUSTER_MAX_SEEDS 1000u
 #define CS_CLUSTER_MAX_CHANGES 100000u /* timed changes of one run (flaps included) */
 
 typedef struct cs_cluster {
@@ -93,6 +106,8 @@ typedef struct cs_cluster {
     size_t njobs;
     cs_cluster_job *jobs;
     json_t *ops;                /* "operations": timed changes in every run (owned; NULL = none) */
+    uint32_t seeds;             /* "seeds" / --seeds: every run repeated with topology.ecmp_seed and
+                                   run.jitter-seed + 0 .. seeds - 1 (default 1) */
     size_t nwindows;
     cs_cluster_window *windows; /* "windows", in file order (owned) */
     /* results */

@@ -24,7 +24,7 @@
 #include "output/jsonw.h"
 #include "scenario/result.h"
 #include "sweep/metrics.h"
-#include "sweep/stats.h"
+#include "core/stats.h"
 #include "sweep/sweep_int.h"
 
 /* ---- JSON text with the shortest exact reals --------------------------------- */

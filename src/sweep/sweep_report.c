@@ -19,7 +19,7 @@
 #include "output/svg.h"
 #include "sweep/metrics.h"
 #include "sweep/pareto.h"
-#include "sweep/stats.h"
+#include "core/stats.h"
 #include "sweep/sweep_int.h"
 
 #define MAXV 40 /* values per heatmap axis */

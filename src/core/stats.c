@@ -3,7 +3,7 @@
  * stats.h).  The t quantiles are the standard table (0.975, df 1..30, then
  * 40, 60, 120, infinity), interpolated linearly in 1/df beyond 30.
  */
-#include "sweep/stats.h"
+#include "core/stats.h"
 
 #include <math.h>
 

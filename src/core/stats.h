@@ -4,8 +4,8 @@
  * the two-sided 95 % confidence interval of the mean (Student's t with
  * n - 1 degrees of freedom; 0 with one sample).
  */
-#ifndef CS_SWEEP_STATS_H
-#define CS_SWEEP_STATS_H
+#ifndef CS_CORE_STATS_H
+#define CS_CORE_STATS_H
 
 #include <stdint.h>
 
