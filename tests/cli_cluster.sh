@@ -25,6 +25,10 @@
 #  - seeds: with two spines the jobs' flows collide on a share p of the
 #    seeds: slowdown 1 + p, its 95 % interval from p alone, p = 1/2 within
 #    4 standard errors; a window's cost paired per seed: 2 T (1 - p);
+#  - routings: traffic engineering puts the two jobs on their own spines
+#    (T each, as planned); with demands 3, 1, 1 (x 1e8 bytes) on two spines
+#    it places the largest first and the others together: 3 T, 2 T, 2 T;
+#    ECMP under the same seeds equals the seeds' shared run;
 #  - bad files and flags refused by name; a failed run leaves no results;
 #    the same inputs give the same bytes.
 . "$(dirname "$0")/lib_cli.sh"
@@ -293,6 +297,59 @@ PY
 grep -q "over 40 seeds" r7 && grep -q "slowdown 1.[0-9]*x +- 0.1" r7 || fail "seeds report: $(cat r7)"
 expect_fail "--seeds 0" "--seeds '0': expected an integer from 1 to 1000" "$CS_BIN" cluster c7.json --seeds 0
 
+# routing policies on the two spines: traffic engineering puts the two jobs' flows on different spines
+# (T each, its busiest link T, as planned); ECMP under the same seeds is the seeds' shared run above
+sed 's/"seeds": 40,/"seeds": 10, "routings": ["ecmp", "spray", "qp:2", "te"],/' c7.json > c8.json
+"$CS_BIN" cluster c8.json --out o8 > r8 2> e8 || fail "routings: $(cat e8)"
+rcol() { csv o8/routing.csv "$1" "$2"; }
+for j in x y; do near "$(rcol te ${j}_mean_ns)" "$T" 1 || fail "te: job $j $(rcol te ${j}_mean_ns) ns, expected T"; done
+near "$(rcol te busiest_link_load_mean_ns)" "$T" 1 || fail "te busiest link: $(rcol te busiest_link_load_mean_ns)"
+near "$(rcol te planned_busiest_link_load_ns)" "$T" 1 || fail "te planned: $(rcol te planned_busiest_link_load_ns)"
+[ "$(rcol ecmp x_mean_ns)" = "$(csv o8/jobs.csv x shared_mean_ns)" ] ||
+    fail "ecmp under the same seeds differs from the shared run: $(rcol ecmp x_mean_ns) vs $(csv o8/jobs.csv x shared_mean_ns)"
+awk -F, 'NR > 1 && $4 == "switch" && $5 == "switch" && $10 != 100000000 { bad = 1 } END { exit bad }' o8/routing_links.csv ||
+    fail "te: every spine link carries one job's 1e8 bytes: $(cat o8/routing_links.csv)"
+grep -q "te placed 2 (src, dst) demands" r8 || fail "report: $(cat r8)"
+pass "routings: te puts the jobs on their own spines (T each, as planned); ecmp = the seeds' shared run"
+# unequal demands, largest first: x 3e8 takes spine 8 (the lowest link among equals), y 1e8 spine 9,
+# z 1e8 spine 9 (2e8 there against 4e8 on spine 8): x 3 T, y and z 2 T each (sharing spine 9), busiest 3 T
+cat > n6.yml <<'NET'
+topology: [ Switch ]
+npus_count: [ 6 ]
+bandwidth: [ 100 ]
+latency: [ 500 ]
+NET
+printf '{"builder": "edges", "switches": 4,\n "edges": [[0, 6, 100, 0], [1, 6, 100, 0], [2, 6, 100, 0], [3, 7, 100, 0], [4, 7, 100, 0], [5, 7, 100, 0], [6, 8, 50, 0], [6, 9, 50, 0], [7, 8, 50, 0], [7, 9, 50, 0]]}\n' > sp3.json
+"$CS_MKTRACE" --ranks p3 "1 SEND dst=1 size=300000000 tag=1" "1 RECV src=0 size=300000000 tag=1" || fail "mktrace"
+cat > c9.json <<'EOF'
+{"clustersim-cluster": 1, "network": "n6.yml", "system": "sys.json", "topology": "sp3.json",
+ "set": {"run.backend": "flow"}, "routings": ["te"],
+ "jobs": [ {"name": "x", "workload": "p3", "npus": 2, "placement": [0, 3]},
+           {"name": "y", "workload": "pp", "npus": 2, "placement": [1, 4]},
+           {"name": "z", "workload": "pp", "npus": 2, "placement": [2, 5]} ]}
+EOF
+"$CS_BIN" cluster c9.json --out o9 --quiet 2> e9 || fail "te unequal: $(cat e9)"
+T3=$(awk -v t=$T 'BEGIN { printf "%.3f", 3 * t }'); T2=$(awk -v t=$T 'BEGIN { printf "%.3f", 2 * t }')
+near "$(csv o9/routing.csv te x_mean_ns)" "$T3" 1 || fail "te x: $(csv o9/routing.csv te x_mean_ns), expected 3 T"
+for j in y z; do near "$(csv o9/routing.csv te ${j}_mean_ns)" "$T2" 2 || fail "te $j: $(csv o9/routing.csv te ${j}_mean_ns), expected 2 T"; done
+near "$(csv o9/routing.csv te planned_busiest_link_load_ns)" "$T3" 1 || fail "te planned: $(cat o9/routing.csv)"
+awk -F, '$2 == 6 && $3 == 8 { a = $7 } $2 == 6 && $3 == 9 { b = $7 } END { exit !(a == 3e8 && b == 2e8) }' o9/routing_links.csv ||
+    fail "te: spine 8 carries 3e8, spine 9 2e8: $(cat o9/routing_links.csv)"
+pass "te places the largest demand first and balances the rest (3 T, 2 T, 2 T)"
+
+# QP-aware ECMP: 16 messages of one (src, dst) pair over two spines: qp:1 hashes every message with the same
+# queue pair (one spine, as ECMP), spray spreads them (all 16 on one spine: probability 2^-15 per seed)
+S16=""; R16=""
+for i in $(seq 1 16); do S16="$S16${S16:+; }$i SEND dst=1 size=1000000 tag=$i"; R16="$R16${R16:+; }$i RECV src=0 size=1000000 tag=$i"; done
+"$CS_MKTRACE" --ranks m16 "$S16" "$R16" || fail "mktrace"
+printf '{"clustersim-cluster": 1, "network": "n4.yml", "system": "sys.json", "topology": "spines.json",\n "set": {"run.backend": "flow"}, "routings": ["qp:1", "spray", "ecmp"],\n "jobs": [{"name": "m", "workload": "m16", "npus": 2, "placement": [0, 2]}]}\n' > c10.json
+"$CS_BIN" cluster c10.json --out o10 --quiet 2> e10 || fail "qp: $(cat e10)"
+# columns 7, 8, 9: bytes_qp:1, bytes_spray, bytes_ecmp on the leaf-4 uplinks 4 -> 6 and 4 -> 7
+awk -F, '$2 == 4 && ($3 == 6 || $3 == 7) { q[$7 > 0]++; s[$8 > 0]++; e[$9 > 0]++ }
+         END { exit !(q[1] == 1 && s[1] == 2 && e[1] == 1) }' o10/routing_links.csv ||
+    fail "qp:1 one spine, spray both, ecmp one: $(cat o10/routing_links.csv)"
+pass "QP-aware ECMP with one queue pair keeps a pair on one path; spraying spreads it"
+
 # bad input, refused by name
 bad() { printf '%s\n' "$2" > bad.json; expect_fail "$1" "$3" "$CS_BIN" cluster bad.json; }
 H='"clustersim-cluster": 1, "network": "n4.yml", "system": "sys.json"'
@@ -330,7 +387,7 @@ bad "run.placement" "{$H, \"set\": {\"run.placement\": \"random\"}, \"jobs\": [{
 bad "workload in the platform" "{$H, \"set\": {\"run.workload\": \"pp\"}, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
     "run.workload, model.name: the jobs give the workload; expected neither key"
 bad "ops on analytical" "{$H, \"operations\": [{\"fail\": [4, 5], \"from_ns\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
-    "operations and windows change links and switches; expected a graph backend"
+    "operations, windows and routings change links, switches and paths; expected a graph backend"
 bad "ops without a topology" "{$H, \"set\": {\"run.backend\": \"flow\"}, \"operations\": [{\"fail\": [4, 5], \"from_ns\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
     "expected an explicit topology"
 bad "op key" "{$H, \"operations\": [{\"fail\": [4, 5], \"from\": 0}], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
@@ -351,6 +408,12 @@ bad "window keys" "{$H, \"windows\": [{\"name\": \"w\"}], \"jobs\": [{\"workload
     "windows[0]: expected {\"name\": NAME, \"operations\": [...]}"
 sed 's/"drain": 4,/"drain": 77,/' c5.json > c5bad.json
 expect_fail "a switch the topology lacks" "window drain" "$CS_BIN" cluster c5bad.json
+bad "routings on analytical" "{$H, \"routings\": [\"te\"], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "operations, windows and routings change links, switches and paths; expected a graph backend"
+bad "routing name" "{$H, \"routings\": [\"ospf\"], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "routings[0]: expected ecmp, spray, qp, qp:N"
+bad "qp:0" "{$H, \"routings\": [\"qp:0\"], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" "routings[0]: expected ecmp"
+bad "routing twice" "{$H, \"routings\": [\"te\", \"te\"], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" "routings[1]: te twice"
 expect_fail "missing file" "nofile.json" "$CS_BIN" cluster nofile.json
 expect_fail "--json into --out" "the file --out writes too" "$CS_BIN" cluster c1.json --out o9 --json o9/cluster.json
 "$CS_BIN" cluster c1.json --fast > /dev/null 2> eu; [ $? = 2 ] && grep -q "unknown option --fast" eu || fail "unknown flag: $(cat eu)"

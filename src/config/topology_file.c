@@ -30,10 +30,10 @@
 
 typedef struct common {
     char *builder;
-    int routing, ecmp_seed;
+    int routing, ecmp_seed, qps;
 } common;
 
-static const char *const ROUTINGS[] = {"ecmp", "spray", NULL};
+static const char *const ROUTINGS[] = {"ecmp", "spray", "qp", NULL};
 
 /* The lists are checked and applied after the build (they name nodes). */
 static int parse_list(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err) {
@@ -49,7 +49,10 @@ static const cs_opt COMMON[] = {
     {.key = "builder", .type = CS_OPT_STR, .required = 1, .nodef = 1, .off = offsetof(common, builder),
      .help = "the builder (one of those below) whose keys the file sets"},
     {.key = "routing", .type = CS_OPT_ENUM, .values = ROUTINGS, .def = 0, .off = offsetof(common, routing),
-     .help = "ecmp: one path per (src, dst) pair, hashed; spray: a path per message among the equal-cost ones"},
+     .help = "ecmp: one path per (src, dst) pair, hashed; spray: a path per message among the equal-cost ones; "
+             "qp: QP-aware ECMP, a message's path hashed with its queue pair (its key mod qps)"},
+    {.key = "qps", .type = CS_OPT_INT, .def = 4, .min = 1, .max = 65536, .off = offsetof(common, qps),
+     .help = "routing qp: queue pairs per (src, dst) connection, each hashed onto its own path"},
     {.key = "ecmp_seed", .type = CS_OPT_INT, .min = 0, .max = (double)INT_MAX, .off = offsetof(common, ecmp_seed),
      .help = "seed of ECMP hashing"},
     LIST_KEY("routes", "a list of node paths [src, n1, ..., dst]",
@@ -271,7 +274,8 @@ int cs_topology_load_text(const char *path, const char *text, size_t len, const 
     }
     if (rc == CS_OK && out) {
         t->ecmp_seed = (uint64_t)c.ecmp_seed;
-        t->spray = c.routing == 1;
+        t->spray = c.routing != 0;
+        t->qps = c.routing == 2 ? (uint32_t)c.qps : 0;
         rc = read_routes(&doc, t, err);
         if (rc == CS_OK) rc = apply_failures(&doc, t, err);
         if (rc == CS_OK) rc = apply_changes(&doc, t, err);

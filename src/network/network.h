@@ -116,10 +116,15 @@ typedef struct cs_net_link_report {
 void cs_net_link_report_free(cs_net_link_report *r);
 
 /* Observer of link utilization: the backend calls link_util whenever a
- * link's (sum of rates) / bandwidth changes.  For Perfetto counter tracks. */
+ * link's (sum of rates) / bandwidth changes.  For Perfetto counter tracks.
+ * message (optional, any backend): the network layer calls it for every
+ * NPU-to-NPU transfer as it starts, with the NPUs after placement (the
+ * traffic matrix of a run: traffic engineering, scenario/cluster.c). */
 typedef struct cs_net_observer {
     void (*link_util)(void *ud, uint32_t link, cs_time t, double util);
     void *ud;
+    void (*message)(void *ud, uint32_t src_npu, uint32_t dst_npu, uint64_t bytes);
+    void *message_ud;
 } cs_net_observer;
 
 struct cs_topo; /* topology/topology.h */
@@ -173,6 +178,7 @@ typedef struct cs_net {
     void *state;
     const cs_network_config *cfg;
     const uint32_t *place; /* rank -> NPU (the topology's placement); NULL = identity */
+    const cs_net_observer *observer; /* message: every transfer (NULL = none; borrowed) */
     cs_eventq *q;
     cs_net_stats stats;
 #ifdef CS_INVARIANTS

@@ -16,8 +16,8 @@
 #include "output/links.h"
 #include "output/report.h"
 
-static const char *const FILES[] = {"jobs.csv", "iterations.csv", "interference.csv", "windows.csv", "cluster.json",
-                                    "links.csv", "ranks.csv"};
+static const char *const FILES[] = {"jobs.csv", "iterations.csv", "interference.csv", "windows.csv", "routing.csv",
+                                    "routing_links.csv", "cluster.json", "links.csv", "ranks.csv"};
 
 static double slowdown(const cs_cluster_job *j) {
     return j->alone ? (double)j->shared / (double)j->alone : 1.0;
@@ -121,6 +121,48 @@ static int windows_csv(const cs_cluster *c, const char *path, cs_error *err) {
     return cs_afile_commit(&af, err);
 }
 
+static int routing_csv(const cs_cluster *c, const char *path, cs_error *err) {
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, err);
+    if (rc) return rc;
+    fputs("routing,seeds,makespan_mean_ns,makespan_ci95_ns,busiest_link_load_mean_ns,busiest_link_load_ci95_ns,"
+          "planned_busiest_link_load_ns", af.f);
+    for (size_t j = 0; j < c->njobs; j++) fprintf(af.f, ",%s_mean_ns,%s_ci95_ns", c->jobs[j].name, c->jobs[j].name);
+    fputc('\n', af.f);
+    for (size_t i = 0; i < c->nroutings; i++) {
+        const cs_cluster_routing *p = &c->routings[i];
+        fprintf(af.f, "%s,%u,%.3f,%.3f,%.3f,%.3f,%.3f", p->name, c->seeds, p->makespan_st.mean,
+                cs_stats_ci95(&p->makespan_st), p->busiest_st.mean, cs_stats_ci95(&p->busiest_st), p->planned_ns);
+        for (size_t j = 0; j < c->njobs; j++)
+            fprintf(af.f, ",%.3f,%.3f", p->job_st[j].mean, cs_stats_ci95(&p->job_st[j]));
+        fputc('\n', af.f);
+    }
+    return cs_afile_commit(&af, err);
+}
+
+/* Per link, each policy's bytes (first seed): the load before and after; links no policy used are left out. */
+static int routing_links_csv(const cs_cluster *c, const char *path, cs_error *err) {
+    const cs_topo *t = c->shared->topo;
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, err);
+    if (rc) return rc;
+    fputs("link,src,dst,src_kind,dst_kind,bandwidth_GBps", af.f);
+    for (size_t i = 0; i < c->nroutings; i++) fprintf(af.f, ",bytes_%s", c->routings[i].name);
+    fputc('\n', af.f);
+    for (uint32_t l = 0; l < t->nlinks; l++) {
+        int any = 0;
+        for (size_t i = 0; i < c->nroutings; i++) any |= l < c->routings[i].nlinks && c->routings[i].link_bytes[l];
+        if (!any) continue;
+        const cs_link *k = &t->links[l];
+        fprintf(af.f, "%u,%u,%u,%s,%s,%.6g", l, k->src, k->dst, cs_node_kind_name((cs_node_kind)t->kind[k->src]),
+                cs_node_kind_name((cs_node_kind)t->kind[k->dst]), k->bw);
+        for (size_t i = 0; i < c->nroutings; i++)
+            fprintf(af.f, ",%" PRIu64, l < c->routings[i].nlinks ? c->routings[i].link_bytes[l] : 0);
+        fputc('\n', af.f);
+    }
+    return cs_afile_commit(&af, err);
+}
+
 json_t *cs_cluster_json(const cs_cluster *c) {
     json_t *o = json_object(), *jobs = json_array();
     json_object_set_new(o, "cluster", json_string(c->path));
@@ -168,6 +210,31 @@ json_t *cs_cluster_json(const cs_cluster *c) {
     }
     json_object_set_new(o, "jobs", jobs);
     if (c->changes) json_object_set(o, "timed_changes", c->changes);
+    if (c->nroutings) {
+        json_t *rs = json_array();
+        for (size_t i = 0; i < c->nroutings; i++) {
+            const cs_cluster_routing *p = &c->routings[i];
+            json_t *x = json_object(), *jt = json_object();
+            json_object_set_new(x, "routing", json_string(p->name));
+            json_object_set_new(x, "makespan_mean_ns", json_real(p->makespan_st.mean));
+            json_object_set_new(x, "makespan_ci95_ns", json_real(cs_stats_ci95(&p->makespan_st)));
+            json_object_set_new(x, "busiest_link_load_mean_ns", json_real(p->busiest_st.mean));
+            json_object_set_new(x, "busiest_link_load_ci95_ns", json_real(cs_stats_ci95(&p->busiest_st)));
+            if (strcmp(p->name, "te") == 0) {
+                json_object_set_new(x, "planned_busiest_link_load_ns", json_real(p->planned_ns));
+                json_object_set_new(x, "demands", json_integer((json_int_t)c->te_demands));
+            }
+            for (size_t j = 0; j < c->njobs; j++) {
+                json_t *s = json_object();
+                json_object_set_new(s, "mean_ns", json_real(p->job_st[j].mean));
+                json_object_set_new(s, "ci95_ns", json_real(cs_stats_ci95(&p->job_st[j])));
+                json_object_set_new(jt, c->jobs[j].name, s);
+            }
+            json_object_set_new(x, "jobs", jt);
+            json_array_append_new(rs, x);
+        }
+        json_object_set_new(o, "routings", rs);
+    }
     if (c->nwindows) {
         json_t *ws = json_array();
         for (size_t i = 0; i < c->nwindows; i++) {
@@ -216,6 +283,8 @@ int cs_cluster_out_write(const cs_cluster *c, const char *dir, cs_error *err) {
     if (rc == CS_OK) rc = iterations_csv(c, PATH("iterations.csv"), err);
     if (rc == CS_OK && c->shared->topo) rc = interference_csv(c, PATH("interference.csv"), err);
     if (rc == CS_OK && c->nwindows) rc = windows_csv(c, PATH("windows.csv"), err);
+    if (rc == CS_OK && c->nroutings) rc = routing_csv(c, PATH("routing.csv"), err);
+    if (rc == CS_OK && c->nroutings && c->shared->topo) rc = routing_links_csv(c, PATH("routing_links.csv"), err);
     if (rc == CS_OK && c->shared->topo) rc = cs_links_csv(PATH("links.csv"), c->shared, err);
     if (rc == CS_OK) rc = cs_report_ranks_csv(PATH("ranks.csv"), c->shared, err);
     if (rc == CS_OK) {
@@ -276,6 +345,24 @@ void cs_cluster_print(const cs_cluster *c, FILE *f) {
                             w->extra_ns / 1e6, w->max_slowdown);
                 }
             }
+    }
+    if (c->nroutings) {
+        fprintf(f, "routing policies (the shared run; mean over %u seed%s; busiest link: its bytes / bandwidth):\n",
+                c->seeds, c->seeds > 1 ? "s" : "");
+        fprintf(f, "  %-10s %14s %16s", "routing", "makespan_ms", "busiest_link_ms");
+        for (size_t j = 0; j < c->njobs; j++) fprintf(f, " %14.14s", c->jobs[j].name);
+        fputc('\n', f);
+        for (size_t i = 0; i < c->nroutings; i++) {
+            const cs_cluster_routing *p = &c->routings[i];
+            fprintf(f, "  %-10s %14.3f %16.3f", p->name, p->makespan_st.mean / 1e6, p->busiest_st.mean / 1e6);
+            for (size_t j = 0; j < c->njobs; j++) fprintf(f, " %14.3f", p->job_st[j].mean / 1e6);
+            fputc('\n', f);
+        }
+        for (size_t i = 0; i < c->nroutings; i++)
+            if (strcmp(c->routings[i].name, "te") == 0)
+                fprintf(f, "  te placed %" PRIu64 " (src, dst) demands of the shared run's traffic; planned busiest "
+                           "link %.3f ms\n",
+                        c->te_demands, c->routings[i].planned_ns / 1e6);
     }
     if (!r->topo) {
         fprintf(f, "links: the %s backend has no links to share (run.backend flow or packet names them)\n",

@@ -23,6 +23,7 @@
 #include "network/network.h"
 #include "scenario/scenario_int.h"
 #include "scenario/scenario_run.h"
+#include "topology/te.h"
 #include "topology/topology.h"
 #include "workload/graph_job.h"
 #include "workload/workload.h"
@@ -218,7 +219,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
     c->seeds = 1;
     json_t *root = doc.root, *v;
     static const char *const known[] = {"clustersim-cluster", "scenario", "network", "system", "topology", "memory",
-                                        "set", "jobs", "operations", "windows", "seeds"};
+                                        "set", "jobs", "operations", "windows", "seeds", "routings"};
     const char *k;
     if (!json_is_object(root)) rc = CS_ERR(err, CS_EINVAL, "%s: expected a JSON object (clustersim-cluster, "
                                                            "scenario, set, jobs)", path);
@@ -228,7 +229,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             if (strcmp(k, known[q]) == 0) break;
         if (q == sizeof known / sizeof *known) {
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: unknown key; expected clustersim-cluster, scenario, network, system, "
-                                        "topology, memory, set, jobs, operations, windows or seeds",
+                                        "topology, memory, set, jobs, operations, windows, seeds or routings",
                         path, cs_jdoc_key_line(&doc, k), k);
             break;
         }
@@ -292,6 +293,34 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: seeds: expected an integer from 1 to %u", path,
                         cs_jdoc_key_line(&doc, "seeds"), CS_CLUSTER_MAX_SEEDS);
         else c->seeds = (uint32_t)json_integer_value(v);
+    }
+    if (rc == CS_OK && (v = json_object_get(root, "routings"))) {
+        int line = cs_jdoc_key_line(&doc, "routings");
+        if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > CS_CLUSTER_MAX_ROUTINGS) {
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: routings: expected a list of 1 to %u routing policies (ecmp, spray, "
+                                        "qp[:N], te)",
+                        path, line, CS_CLUSTER_MAX_ROUTINGS);
+        } else {
+            c->routings = cs_calloc(json_array_size(v), sizeof *c->routings);
+            for (size_t i = 0; i < json_array_size(v) && rc == CS_OK; i++) {
+                const char *r = json_string_value(json_array_get(v, i));
+                unsigned long long qn = 0;
+                char *end = NULL;
+                if (r && strncmp(r, "qp:", 3) == 0) qn = strtoull(r + 3, &end, 10);
+                if (!r || !(strcmp(r, "ecmp") == 0 || strcmp(r, "spray") == 0 || strcmp(r, "qp") == 0 ||
+                            strcmp(r, "te") == 0 || (end && end != r + 3 && !*end && qn >= 1 && qn <= 65536))) {
+                    rc = CS_ERR(err, CS_EINVAL, "%s:%d: routings[%zu]: expected ecmp, spray, qp, qp:N (N queue pairs, "
+                                                "1 to 65536) or te",
+                                path, line, i);
+                    break;
+                }
+                for (size_t q = 0; q < i; q++)
+                    if (strcmp(c->routings[q].name, r) == 0)
+                        rc = CS_ERR(err, CS_EINVAL, "%s:%d: routings[%zu]: %s twice", path, line, i, r);
+                snprintf(c->routings[i].name, sizeof c->routings[i].name, "%s", r);
+                c->nroutings = i + 1;
+            }
+        }
     }
     if (rc == CS_OK && (v = json_object_get(root, "operations"))) {
         snprintf(where, sizeof where, "%s:%d: operations", path, cs_jdoc_key_line(&doc, "operations"));
@@ -363,6 +392,11 @@ void cs_cluster_free(cs_cluster *c) {
         cs_free(c->windows[i].job_time);
     }
     cs_free(c->windows);
+    for (size_t i = 0; i < c->nroutings; i++) {
+        cs_free(c->routings[i].job_st);
+        cs_free(c->routings[i].link_bytes);
+    }
+    cs_free(c->routings);
     for (size_t i = 0; i < c->nlinks; i++) cs_free(c->links[i].job_bytes);
     cs_free(c->links);
     if (c->shared) cs_result_free(c->shared);
@@ -861,6 +895,90 @@ static void cluster_groups(const cs_cluster *c, job_src *js, cs_comm_groups *out
     }
 }
 
+/* ---- the traffic matrix and the routing policies ----------------------------------------- */
+
+typedef struct tm_ent { uint64_t key, bytes; } tm_ent; /* key = (src << 32 | dst) + 1; 0 = empty */
+typedef struct tmatrix { tm_ent *tab; size_t cap, n; } tmatrix;
+
+static tm_ent *tm_slot(tmatrix *m, uint64_t key) {
+    for (size_t i = cs_mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+        if (m->tab[i].key == key || m->tab[i].key == 0) return &m->tab[i];
+}
+
+/* The network layer's message hook: bytes per (src, dst) NPU pair. */
+static void tm_add(void *ud, uint32_t src, uint32_t dst, uint64_t bytes) {
+    tmatrix *m = ud;
+    if ((m->n + 1) * 2 > m->cap) {
+        tmatrix g = {cs_calloc(m->cap ? m->cap * 2 : 1024, sizeof *g.tab), m->cap ? m->cap * 2 : 1024, m->n};
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->tab[i].key) *tm_slot(&g, m->tab[i].key) = m->tab[i];
+        cs_free(m->tab);
+        *m = g;
+    }
+    tm_ent *e = tm_slot(m, ((uint64_t)src << 32 | dst) + 1);
+    if (!e->key) {
+        e->key = ((uint64_t)src << 32 | dst) + 1;
+        m->n++;
+    }
+    e->bytes += bytes;
+}
+
+/* The routing table of traffic engineering for the traffic matrix: JSON node paths. */
+static int te_routes(cs_cluster *c, const cs_topo *t, const tmatrix *m, json_t **out, cs_error *err) {
+    cs_te_demand *d = cs_malloc((m->n ? m->n : 1) * sizeof *d);
+    size_t n = 0;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->tab[i].key) {
+            uint64_t k = m->tab[i].key - 1;
+            d[n++] = (cs_te_demand){(uint32_t)(k >> 32), (uint32_t)k, m->tab[i].bytes};
+        }
+    cs_te_paths p;
+    int rc = cs_te_route(t, d, n, &p, err);
+    cs_free(d);
+    if (rc) return rc;
+    json_t *routes = json_array();
+    for (size_t i = 0; i < p.n; i++) {
+        json_t *r = json_array();
+        for (size_t k = p.off[i]; k < p.off[i + 1]; k++) json_array_append_new(r, json_integer(p.nodes[k]));
+        json_array_append_new(routes, r);
+    }
+    c->te_demands = p.n;
+    for (size_t i = 0; i < c->nroutings; i++)
+        if (strcmp(c->routings[i].name, "te") == 0) c->routings[i].planned_ns = p.max_load_ns;
+    cs_te_paths_free(&p);
+    *out = routes;
+    return CS_OK;
+}
+
+/* The platform (with its operations) under routing policy p: topology.routing (and qps), or for te the
+ * platform's routing table followed by the engineered routes (the later entry of a pair wins). */
+static int routing_scenario(cs_cluster *c, const cs_cluster_routing *p, json_t *te, cs_scenario **out,
+                            cs_error *err) {
+    int rc = with_changes(c, NULL, out, err);
+    if (rc) return rc;
+    const char *mode = strcmp(p->name, "te") == 0 ? "ecmp" : strncmp(p->name, "qp", 2) == 0 ? "qp" : p->name;
+    json_t *v = json_string(mode);
+    rc = cs_scenario_set_json(*out, "topology.routing", v, "routings", err);
+    json_decref(v);
+    if (rc == CS_OK && strncmp(p->name, "qp:", 3) == 0) {
+        v = json_integer(strtoll(p->name + 3, NULL, 10));
+        rc = cs_scenario_set_json(*out, "topology.qps", v, "routings", err);
+        json_decref(v);
+    }
+    if (rc == CS_OK && te && strcmp(p->name, "te") == 0) {
+        json_t *all = json_deep_copy(json_object_get((*out)->sect[SC_TOPOLOGY], "routes"));
+        if (!all) all = json_array();
+        json_array_extend(all, te);
+        rc = cs_scenario_set_json(*out, "topology.routes", all, "routings te", err);
+        json_decref(all);
+    }
+    if (rc) {
+        cs_scenario_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 /* ---- the runs ---------------------------------------------------------------------------- */
 
 typedef struct bound_obs {
@@ -1005,14 +1123,18 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     cs_exec_observer obs = {boundary_done, &bo};
     double t0 = cs_host_wall_s();
     /* the fabric's timed changes need a graph */
-    if (rc == CS_OK && (c->ops || c->nwindows) && !(be->caps & CS_NET_NEEDS_TOPOLOGY))
-        rc = CS_ERR(err, CS_EINVAL, "%s: operations and windows change links and switches; expected a graph backend "
-                                    "(run.backend flow), got %s",
+    if (rc == CS_OK && (c->ops || c->nwindows || c->nroutings) && !(be->caps & CS_NET_NEEDS_TOPOLOGY))
+        rc = CS_ERR(err, CS_EINVAL, "%s: operations, windows and routings change links, switches and paths; "
+                                    "expected a graph backend (run.backend flow), got %s",
                     c->path, ro.backend);
-    if (rc == CS_OK && (c->ops || c->nwindows) && !json_object_size(c->sc->sect[SC_TOPOLOGY]))
-        rc = CS_ERR(err, CS_EINVAL, "%s: operations and windows name links and switches; expected an explicit "
-                                    "topology (\"topology\": FILE, or topology.* keys)",
+    if (rc == CS_OK && (c->ops || c->nwindows || c->nroutings) && !json_object_size(c->sc->sect[SC_TOPOLOGY]))
+        rc = CS_ERR(err, CS_EINVAL, "%s: operations, windows and routings name links, switches and paths; expected "
+                                    "an explicit topology (\"topology\": FILE, or topology.* keys)",
                     c->path);
+    tmatrix tm;
+    memset(&tm, 0, sizeof tm);
+    int want_te = 0;
+    for (size_t q = 0; q < c->nroutings; q++) want_te |= strcmp(c->routings[q].name, "te") == 0;
     cs_scenario *run_sc = NULL;
     if (rc == CS_OK) rc = with_changes(c, NULL, &run_sc, err);
     cs_time *alone_k = cs_calloc(c->njobs, sizeof *alone_k), *shared_k = cs_calloc(c->njobs, sizeof *shared_k);
@@ -1058,6 +1180,8 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         bo.shared = shared;
         h.observer = win || k ? NULL : &obs;
         h.no_collectives = !shared || k;
+        h.net_message = want_te && shared && k == 0 ? tm_add : NULL; /* the traffic matrix, for te */
+        h.net_message_ud = &tm;
         cs_result *r = NULL;
         rc = cs_scenario_run_with(wsc, &in, &h, &r, err);
         cs_workload_free(&w);
@@ -1122,6 +1246,61 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         }
         c->windows[a].rank = rank;
     }
+    /* the shared run under each routing policy (te: the traffic matrix of the first shared run, placed) */
+    json_t *te = NULL;
+    if (rc == CS_OK && want_te) {
+        rc = te_routes(c, topo, &tm, &te, err);
+        if (rc) cs_error_prefix(err, "%s: routings te: ", c->path);
+    }
+    h.observer = NULL;
+    h.no_collectives = 1;
+    h.net_message = NULL;
+    for (size_t q = 0; rc == CS_OK && q < c->nroutings; q++) {
+        cs_cluster_routing *p = &c->routings[q];
+        p->job_st = cs_calloc(c->njobs, sizeof *p->job_st);
+        for (size_t jj = 0; jj < c->njobs; jj++) cs_stats_init(&p->job_st[jj]);
+        cs_stats_init(&p->makespan_st);
+        cs_stats_init(&p->busiest_st);
+        for (uint32_t k = 0; rc == CS_OK && k < c->seeds; k++) {
+            cs_scenario *psc = NULL;
+            cs_workload w;
+            memset(&w, 0, sizeof w);
+            rc = routing_scenario(c, p, te, &psc, err);
+            if (rc == CS_OK && k > 0) rc = seeded(psc, ecmp0 + k, (int64_t)ro.jitter_seed + k, err);
+            if (rc == CS_OK) rc = compose(c, js, &cg, -1, N, &w, start, err);
+            char label[160];
+            snprintf(label, sizeof label, "cluster: %zu jobs, routing %s", c->njobs, p->name);
+            if (c->seeds > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " (seed %u of %u)", k + 1,
+                                       c->seeds);
+            if (rc == CS_OK && hooks->progress) cs_info("%s", label);
+            cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .plan_defaults = any_plan,
+                                .label = label};
+            cs_result *r = NULL;
+            if (rc == CS_OK) {
+                rc = cs_scenario_run_with(psc, &in, &h, &r, err);
+                if (rc) cs_error_prefix(err, "%s: %s: ", c->path, label + 9);
+            }
+            cs_workload_free(&w);
+            cs_scenario_free(psc);
+            if (rc) break;
+            for (size_t jj = 0; jj < c->njobs; jj++)
+                cs_stats_add(&p->job_st[jj], cs_time_as_ns_f(job_time_of(&c->jobs[jj], r)));
+            cs_stats_add(&p->makespan_st, cs_time_as_ns_f(r->sim.sim_time));
+            double busiest = 0;
+            for (uint32_t l = 0; r->topo && l < r->links.nlinks && l < r->topo->nlinks; l++)
+                if (r->topo->links[l].bw > 0 && (double)r->links.links[l].bytes / r->topo->links[l].bw > busiest)
+                    busiest = (double)r->links.links[l].bytes / r->topo->links[l].bw;
+            cs_stats_add(&p->busiest_st, busiest);
+            if (k == 0) {
+                p->nlinks = r->links.nlinks;
+                p->link_bytes = cs_calloc(p->nlinks ? p->nlinks : 1, sizeof *p->link_bytes);
+                for (uint32_t l = 0; l < p->nlinks; l++) p->link_bytes[l] = r->links.links[l].bytes;
+            }
+            cs_result_free(r);
+        }
+    }
+    json_decref(te);
+    cs_free(tm.tab);
     cs_scenario_free(run_sc);
     if (rc == CS_OK) {
         /* compute utilization over every NPU and the makespan */

@@ -26,6 +26,13 @@
  * and are ranked by the job time they add (graph backends; the changes
  * become topology.link_changes / switch_changes of that run).
  *
+ * Routings: the shared run again under each routing policy -- ECMP per
+ * (src, dst), spraying per message, QP-aware ECMP, and centralized traffic
+ * engineering (topology/te.h: every (src, dst) demand of the shared run's
+ * traffic matrix on the shortest path that balances link load, given to
+ * the topology as its routing table) -- with each job's time, the makespan
+ * and the busiest link's load.
+ *
  * Seeds: with seeds > 1 every run is repeated with the ECMP hash and the
  * compute jitter drawn from seed + 0, 1, ...; slowdowns and a window's cost
  * are paired per seed (the same seed with and without), and reported as a
@@ -96,6 +103,18 @@ typedef struct cs_cluster_window {
     uint32_t rank;              /* 1 = hurts the jobs least */
 } cs_cluster_window;
 
+/* A routing policy compared on the shared run (cluster file "routings"). */
+typedef struct cs_cluster_routing {
+    char name[24];              /* ecmp, spray, qp[:N], te */
+    cs_stats *job_st;           /* per job: its time (ns) over the seeds (owned) */
+    cs_stats makespan_st;       /* the shared run's end (ns) */
+    cs_stats busiest_st;        /* the most loaded link's bytes / bandwidth (ns) */
+    uint64_t *link_bytes;       /* per link, the first seed (owned) */
+    uint32_t nlinks;
+    double planned_ns;          /* te: the busiest link's load as the controller planned it */
+} cs_cluster_routing;
+
+#define CS_CLUSTER_MAX_ROUTINGS 8u
 #define CS_CLUSTER_MAX_WINDOWS 64u
 #define CS_CLUSTER_MAX_SEEDS 1000u
 #define CS_CLUSTER_MAX_CHANGES 100000u /* timed changes of one run (flaps included) */
@@ -110,6 +129,9 @@ typedef struct cs_cluster {
                                    run.jitter-seed + 0 .. seeds - 1 (default 1) */
     size_t nwindows;
     cs_cluster_window *windows; /* "windows", in file order (owned) */
+    size_t nroutings;
+    cs_cluster_routing *routings; /* "routings", in file order (owned) */
+    uint64_t te_demands;        /* te: the (src, dst) pairs of the traffic matrix it placed */
     /* results */
     json_t *changes;            /* every run's timed changes (platform's + operations): {link_changes,
                                    switch_changes} as the topology takes them, flaps drawn (owned; NULL = none) */

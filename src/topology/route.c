@@ -6,7 +6,8 @@
  * one hop closer by splitmix64(seed, src, dst, node) mod count.  Routes are
  * stored in one growing arena of link ids, indexed by an open-addressing hash
  * table keyed by (src, dst), which also holds the topology's fixed routes
- * (routing table); spraying walks per message into a scratch buffer.
+ * (routing table); spraying walks per message into a scratch buffer, and
+ * QP-aware ECMP (t->qps) hashes a message with its queue pair, key mod qps.
  * Owns: the caches.  Borrows: the topology and, when given, the bandwidth
  * array that says which links are up (a backend's own, for timed changes).
  */
@@ -257,7 +258,8 @@ int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, 
     if (dist[src] == UINT32_MAX)
         return CS_ERR(err, CS_EINVAL, "no route from node %u to node %u over the links that are up", src, dst);
     CS_GROW(r->scratch, r->cap_scratch, (size_t)dist[src] + 1);
-    walk(r, dist, src, dst, msg + 1, r->scratch);
+    uint32_t qps = r->spray < 0 ? t->qps : 0; /* QP-aware ECMP (as the topology says): the message's queue pair */
+    walk(r, dist, src, dst, (qps ? msg % qps : msg) + 1, r->scratch);
     r->computed++;
     *links = r->scratch;
     *n = dist[src];

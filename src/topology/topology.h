@@ -67,6 +67,8 @@ typedef struct cs_topo {
     uint32_t *place;        /* rank -> NPU node (placement.c); NULL = contiguous (rank i on NPU i) */
     char placement[48];     /* the strategy as given, "" = contiguous */
     int spray;              /* routing: 0 = ECMP per (src, dst); 1 = per-message path choice (spraying) */
+    uint32_t qps;           /* with spray: 0 = every message its own hash; N = QP-aware ECMP, a message
+                               hashed with its queue pair (key mod N) */
     /* routing table (traffic engineering): fixed[i] routes fixed[i].src ->
      * fixed[i].dst over fixed_links[off .. off+n) (cs_topo_add_fixed_route) */
     struct cs_fixed_route { uint32_t src, dst, off, n; } *fixed;
