@@ -9,7 +9,9 @@
 # 2,000 nodes within 3 standard errors of 1, its spread the coefficient of
 # variation asked), is the same bytes for the same seed and differs for
 # another; symmetric modes step aside with the reason; bad specs are
-# refused by key.
+# refused by key; run.attribute-stragglers leaves each item out in turn
+# (hand values: 300 us and 0 of 500 us); run.slow-nics at 0.25 doubles a
+# NIC-bound transfer and is attributed to that NIC only.
 . "$(dirname "$0")/lib_cli.sh"
 : "${CS_MKTRACE:?}"
 cd "$CS_TMP" || exit 1
@@ -70,4 +72,40 @@ expect_fail "compare-healthy with nothing to compare" "--compare-healthy needs s
     "$CS_BIN" "${R[@]}" --compare-healthy
 expect_fail "symmetry require names the stragglers" "ranks compute at different rates" \
     "$CS_BIN" "${R[@]}" --set run.slow-ranks=0:2 --set run.symmetry=require
+# attribution (run.attribute-stragglers): each item left out in turn.  Rank 5 at 1.5 and rank 2 at 1.2:
+# without 5:1.5 the step waits for rank 2 only (1.2 D): 300 us less; without 2:1.2 nothing changes (rank 5
+# still waits 1.5 D): 0; the items' 300 us of the 500 us over the healthy run (they overlap)
+"$CS_BIN" "${R[@]}" --set run.slow-ranks=5:1.5,2:1.2 --set run.attribute-stragglers=true --compare-healthy \
+    --json at.json > at.txt 2> eat || fail "attribution: $(cat eat)"
+grep -q '"straggler": "run.slow-ranks 5:1.5", "resource": "GPU compute", "sim_time_without_ns": 1232931, "loss_ns": 300000}' at.json &&
+    grep -q '"straggler": "run.slow-ranks 2:1.2", "resource": "GPU compute", "sim_time_without_ns": 1532931, "loss_ns": 0}' at.json ||
+    fail "attribution: $(grep -A4 straggler_attribution at.json)"
+grep -q "the items' losses add up to 300.000 us of the 500.000 us" at.txt || fail "attribution report: $(cat at.txt)"
+pass "attribution: 5:1.5 adds 300 us, 2:1.2 nothing (leave-one-out), 300 of 500 us"
+# a slower NIC (run.slow-nics, flow): rank 0 sends 1e8 bytes to rank 2 across the 50 GB/s cable between two
+# switches; its NIC at 0.25 of 100 GB/s (25 GB/s) becomes the bottleneck: 2 x S / (50 x 2^30 B/s);
+# rank 3's slower NIC is not on the path: no loss
+printf '{"builder": "edges", "switches": 2,\n "edges": [[0, 4, 100, 0], [1, 4, 100, 0], [2, 5, 100, 0], [3, 5, 100, 0], [4, 5, 50, 0]]}\n' > two.json
+cat > n4.yml <<'NET'
+topology: [ Switch ]
+npus_count: [ 4 ]
+bandwidth: [ 100 ]
+latency: [ 500 ]
+NET
+"$CS_MKTRACE" --ranks p4 "1 SEND dst=2 size=100000000 tag=1" "1 COMP dur=1" "1 RECV src=0 size=100000000 tag=1" "1 COMP dur=1" ||
+    fail "mktrace"
+F=(run --workload-configuration=p4 --network-configuration=n4.yml --system-configuration=sys.json --topology two.json
+   --backend flow)
+"$CS_BIN" "${F[@]}" --set run.slow-nics=0:0.25,3:0.5 --set run.attribute-stragglers=true --compare-healthy --json nic.json \
+    > nic.txt 2> enic || fail "slow NIC: $(cat enic)"
+grep -q '"sim_time_ns": 3725290' nic.json || fail "slow NIC: $(grep sim_time nic.json)"
+grep -q '"straggler": "run.slow-nics 0:0.25", "resource": "NIC", "sim_time_without_ns": 1862645, "loss_ns": 1862645}' nic.json &&
+    grep -q '"straggler": "run.slow-nics 3:0.5", "resource": "NIC", "sim_time_without_ns": 3725290, "loss_ns": 0}' nic.json ||
+    fail "NIC attribution: $(grep -A4 straggler_attribution nic.json)"
+pass "a NIC at a quarter of its bandwidth doubles the transfer; attributed to it, not to the NIC off the path"
+expect_fail "slow-nics on analytical" "run.slow-nics 0:0.5 needs a graph backend" "$CS_BIN" "${R[@]}" --set run.slow-nics=0:0.5
+expect_fail "slow-nics factor" "run.slow-nics 0:2: expected RANK[-RANK]:FACTOR,... with FACTOR in (0, 1]" \
+    "$CS_BIN" "${F[@]}" --set run.slow-nics=0:2
+expect_fail "attribution without stragglers" "run.attribute-stragglers: no stragglers to attribute" \
+    "$CS_BIN" "${R[@]}" --set run.attribute-stragglers=true
 finish

@@ -146,7 +146,19 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
         cs_afile_abort(&af);
         return rc;
     }
-    if (r->stragglers) {
+    if (r->nattrib) { /* each straggler's share of the loss (leave-one-out) */
+        fputs("  \"straggler_attribution\": [", f);
+        for (size_t i = 0; i < r->nattrib; i++) {
+            fprintf(f, "%s\n    {\"straggler\": \"%s\", \"resource\": \"%s\", \"sim_time_without_ns\": ", i ? "," : "",
+                    r->attrib[i].what, r->attrib[i].resource);
+            cs_jsonw_ns(f, r->attrib[i].without);
+            fputs(", \"loss_ns\": ", f);
+            cs_jsonw_ns(f, r->sim.sim_time > r->attrib[i].without ? r->sim.sim_time - r->attrib[i].without : 0);
+            fputc('}', f);
+        }
+        fputs("\n  ],\n", f);
+    }
+    if (r->slow_compute) {
         fprintf(f, "  \"stragglers\": {\"rank\": %u, \"compute_ns\": ", r->straggle_rank);
         cs_jsonw_ns(f, r->sim.ranks[r->straggle_rank].compute);
         fputs(", \"median_compute_ns\": ", f);
@@ -233,9 +245,25 @@ static void coll_lines(FILE *f, const cs_coll_agg *a) {
 
 /* Stragglers: the slowest rank against the median, and the slowdown when measured. */
 static void straggle_line(FILE *f, const cs_result *r) {
-    if (!r->stragglers) return;
-    const cs_rank_result *s = &r->sim.ranks[r->straggle_rank];
     char a[32], b[32];
+    for (size_t i = 0; i < r->nattrib; i++) { /* leave-one-out: what each straggler adds */
+        const struct cs_straggler_share *x = &r->attrib[i];
+        cs_time loss = r->sim.sim_time > x->without ? r->sim.sim_time - x->without : 0;
+        fprintf(f, "  %-16s %s (%s): +%s (%.2f %% of the step; the step without it: %s)\n",
+                i ? "" : "loss by straggler", x->what, x->resource, cs_time_fmt(loss, a, sizeof a),
+                r->sim.sim_time ? 100.0 * (double)loss / (double)r->sim.sim_time : 0.0,
+                cs_time_fmt(x->without, b, sizeof b));
+    }
+    if (r->nattrib && r->has_healthy) {
+        cs_time sum = 0, all = r->sim.sim_time > r->healthy_time ? r->sim.sim_time - r->healthy_time : 0;
+        for (size_t i = 0; i < r->nattrib; i++)
+            sum += r->sim.sim_time > r->attrib[i].without ? r->sim.sim_time - r->attrib[i].without : 0;
+        fprintf(f, "  %-16s the items' losses add up to %s of the %s over the run without them%s\n", "",
+                cs_time_fmt(sum, a, sizeof a), cs_time_fmt(all, b, sizeof b),
+                sum == all ? "" : " (the rest: stragglers that overlap or compound)");
+    }
+    if (!r->slow_compute) return;
+    const cs_rank_result *s = &r->sim.ranks[r->straggle_rank];
     fprintf(f, "  stragglers       rank %u computes longest: GPU compute %s, %.3fx the median rank's %s", r->straggle_rank,
             cs_time_fmt(s->compute, a, sizeof a),
             r->median_compute ? (double)s->compute / (double)r->median_compute : 0.0,

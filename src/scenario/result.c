@@ -23,6 +23,7 @@ void cs_result_free(cs_result *r) {
     cs_net_link_report_free(&r->links);
     cs_coll_agg_free(r->colls);
     cs_free(r->rows);
+    cs_free(r->attrib);
     cs_free(r);
 }
 

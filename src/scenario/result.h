@@ -47,10 +47,18 @@ struct cs_result {
     cs_gen_model model;            /* generated plans: the resolved inputs (value copies) */
     cs_device device;
     cs_gen_plan plan_cfg;
-    int stragglers;               /* run.slow-ranks or run.compute-jitter were set */
+    int stragglers;               /* run.slow-ranks, run.slow-nics or run.compute-jitter were set */
+    int slow_compute;             /* run.slow-ranks or run.compute-jitter (the fields below) */
     uint32_t straggle_rank;       /* ... then: the rank with the most GPU compute (the first of equals), */
     double straggle_factor;       /* its run.slow-ranks factor (1 = none), */
     cs_time median_compute;       /* and the median rank's GPU compute time */
+    /* run.attribute-stragglers: per straggler item, the step without it (leave-one-out) */
+    struct cs_straggler_share {
+        char what[96];            /* "run.slow-ranks 5:1.5", "run.slow-nics 0:0.5", "run.compute-jitter 0.1" */
+        char resource[16];        /* "GPU compute" or "NIC" */
+        cs_time without;          /* the step without this item */
+    } *attrib;
+    size_t nattrib;
     cs_cost_report cost;          /* the cost and power model (cost.*; valid = 0: a figure is missing) */
     char sym_why[600];            /* why every rank was simulated ("" = symmetric or off) */
     int sym_off;                  /* symmetry was switched off */

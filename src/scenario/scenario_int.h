@@ -20,6 +20,8 @@ typedef struct cs_run_params {
     double injection_scale, compute_scale, comm_scale;
     int num_queues_per_dim;
     char *slow_ranks;       /* "RANK[-RANK]:FACTOR,..." or NULL */
+    char *slow_nics;        /* the same for the ranks' NICs (graph backends) */
+    bool attribute_stragglers;
     double compute_jitter;  /* coefficient of variation of GPU compute times (0 = none) */
     int jitter_seed;
     bool ignore_ctrl_deps, allow_missing_data_deps, compare_healthy, rendezvous;

@@ -27,6 +27,12 @@ static const cs_opt RUN_OPTS[] = {
     {.key = "slow-ranks", .type = CS_OPT_STR, .nodef = 1, .off = R(slow_ranks),
      .help = "stragglers: RANK[-RANK]:FACTOR,... -- those ranks' GPU compute takes FACTOR times as long (a slower "
              "or throttled GPU; < 1 is faster), e.g. 3:1.25,16-23:1.1"},
+    {.key = "slow-nics", .type = CS_OPT_STR, .nodef = 1, .off = R(slow_nics),
+     .help = "stragglers: RANK[-RANK]:FACTOR,... -- those ranks' NICs (graph backends: every link of the rank's NPU "
+             "and of a NIC node attached to it) run at FACTOR x their bandwidth, FACTOR in (0, 1], e.g. 7:0.5"},
+    {.key = "attribute-stragglers", .type = CS_OPT_BOOL, .off = R(attribute_stragglers),
+     .help = "attribute the step's loss to each straggler: the run again without each item of run.slow-ranks and "
+             "run.slow-nics (and without run.compute-jitter); each item's loss is the time it adds (leave-one-out)"},
     {.key = "compute-jitter", .type = CS_OPT_NUM, .min = 0, .max = 2, .off = R(compute_jitter),
      .help = "every GPU compute node's time times a lognormal draw of mean 1 with this coefficient of variation "
              "(0 = none), seeded by run.jitter-seed, the rank and the node id"},

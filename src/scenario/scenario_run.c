@@ -37,8 +37,9 @@ static int time_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* run.slow-ranks "R[-R]:F,..." into a factor per rank (*out NULL when spec is NULL). */
-static int slow_ranks(const char *spec, uint32_t n, double **out, cs_error *err) {
+/* run.slow-ranks (or run.slow-nics: key) "R[-R]:F,..." into a factor per rank, F in (0, fmax] (*out NULL
+ * when spec is NULL). */
+static int slow_ranks_of(const char *key, const char *spec, double fmax, uint32_t n, double **out, cs_error *err) {
     *out = NULL;
     if (!spec) return CS_OK;
     double *f = cs_malloc((n ? n : 1) * sizeof *f);
@@ -52,10 +53,10 @@ static int slow_ranks(const char *spec, uint32_t n, double **out, cs_error *err)
         char *fe;
         double x = strtod(fs, &fe);
         end = fe;
-        if (fe == fs || !(x > 0 && x <= 1000) || (*end && *end != ',')) goto bad;
+        if (fe == fs || !(x > 0 && x <= fmax) || (*end && *end != ',')) goto bad;
         if (b < a || b >= n) {
             cs_free(f);
-            return CS_ERR(err, CS_EINVAL, "run.slow-ranks %s: ranks %llu-%llu: expected ranks 0 to %u, FIRST <= LAST",
+            return CS_ERR(err, CS_EINVAL, "%s %s: ranks %llu-%llu: expected ranks 0 to %u, FIRST <= LAST", key,
                           spec, a, b, n ? n - 1 : 0);
         }
         for (unsigned long long r = a; r <= b; r++) f[r] = x;
@@ -66,9 +67,112 @@ static int slow_ranks(const char *spec, uint32_t n, double **out, cs_error *err)
     return CS_OK;
 bad:
     cs_free(f);
-    return CS_ERR(err, CS_EINVAL, "run.slow-ranks %s: expected RANK[-RANK]:FACTOR,... with FACTOR in (0, 1000], "
-                                  "e.g. 3:1.25,16-23:1.1",
-                  spec);
+    return CS_ERR(err, CS_EINVAL, "%s %s: expected RANK[-RANK]:FACTOR,... with FACTOR in (0, %g], e.g. %s", key,
+                  spec, fmax, fmax > 1 ? "3:1.25,16-23:1.1" : "7:0.5,16-23:0.8");
+}
+
+static int slow_ranks(const char *spec, uint32_t n, double **out, cs_error *err) {
+    return slow_ranks_of("run.slow-ranks", spec, 1000, n, out, err);
+}
+
+/* run.slow-nics: every link of each slowed rank's NPU and of a NIC node attached to it at the factor (a
+ * link shared by two slowed endpoints takes the smaller factor). */
+static void slow_nics_apply(cs_topo *t, const double *f, uint32_t n) {
+    double *lf = cs_malloc((size_t)(t->nlinks ? t->nlinks : 1) * sizeof *lf);
+    for (uint32_t i = 0; i < t->nlinks; i++) lf[i] = 1.0;
+#define SLOW(id) (lf[id] = f[r] < lf[id] ? f[r] : lf[id])
+    for (uint32_t r = 0; r < n; r++) {
+        if (f[r] == 1.0) continue;
+        uint32_t v = cs_topo_rank_npu(t, r);
+        for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) SLOW(t->in_idx[i]);
+        for (uint32_t i = t->out_off[v]; i < t->out_off[v + 1]; i++) {
+            uint32_t id = t->out_idx[i], w = t->links[id].dst;
+            SLOW(id);
+            if (t->kind[w] != CS_NODE_NIC) continue; /* the NIC's own links too */
+            for (uint32_t k = t->out_off[w]; k < t->out_off[w + 1]; k++) SLOW(t->out_idx[k]);
+            for (uint32_t k = t->in_off[w]; k < t->in_off[w + 1]; k++) SLOW(t->in_idx[k]);
+        }
+    }
+#undef SLOW
+    for (uint32_t i = 0; i < t->nlinks; i++) t->links[i].bw *= lf[i];
+    cs_free(lf);
+}
+
+/* ---- attribution of the stragglers' loss (run.attribute-stragglers) ----------------------- */
+
+/* spec without its item k ("0:1" -- nobody slowed -- when it was the only one). */
+static void spec_without(const char *spec, size_t k, char *out, size_t n) {
+    size_t len = 0, i = 0;
+    out[0] = 0;
+    for (const char *p = spec; *p; i++) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (i != k && len + l + 2 < n) len += (size_t)snprintf(out + len, n - len, "%s%.*s", len ? "," : "", (int)l, p);
+        p = e ? e + 1 : p + l;
+    }
+    if (!len) snprintf(out, n, "0:1");
+}
+
+static size_t spec_items(const char *spec) {
+    size_t k = spec && *spec ? 1 : 0;
+    for (const char *p = spec; p && *p; p++) k += *p == ',';
+    return k;
+}
+
+/* Each item of run.slow-ranks and run.slow-nics, and run.compute-jitter, left out in turn: the step without it. */
+static int attribute_stragglers(cs_scenario *sc, const cs_run_inputs *in, const cs_run_params *ro,
+                                const cs_run_hooks *hooks, cs_result *res, cs_error *err) {
+    size_t nr = spec_items(ro->slow_ranks), nn = spec_items(ro->slow_nics), n = nr + nn + (ro->compute_jitter > 0);
+    if (n == 0)
+        return CS_ERR(err, CS_EINVAL, "run.attribute-stragglers: no stragglers to attribute; expected run.slow-ranks, "
+                                      "run.slow-nics or run.compute-jitter");
+    if (n > 32)
+        return CS_ERR(err, CS_EINVAL, "run.attribute-stragglers: %zu straggler items; expected at most 32 (one run "
+                                      "each)",
+                      n);
+    res->attrib = cs_calloc(n, sizeof *res->attrib);
+    cs_run_hooks ah;
+    memset(&ah, 0, sizeof ah);
+    ah.stop = hooks->stop;
+    ah.no_collectives = 1;
+    int rc = CS_OK;
+    for (size_t k = 0; k < n && rc == CS_OK; k++) {
+        struct cs_straggler_share *a = &res->attrib[k];
+        cs_scenario *t = cs_scenario_copy(sc);
+        char spec[1024];
+        const char *key;
+        json_t *v;
+        if (k < nr + nn) {
+            const char *full = k < nr ? ro->slow_ranks : ro->slow_nics;
+            size_t item = k < nr ? k : k - nr;
+            key = k < nr ? "run.slow-ranks" : "run.slow-nics";
+            spec_without(full, item, spec, sizeof spec);
+            const char *p = full;
+            for (size_t i = 0; i < item; i++) p = strchr(p, ',') + 1;
+            snprintf(a->what, sizeof a->what, "%s %.*s", key, (int)strcspn(p, ","), p);
+            snprintf(a->resource, sizeof a->resource, "%s", k < nr ? "GPU compute" : "NIC");
+            v = json_string(spec);
+        } else {
+            key = "run.compute-jitter";
+            snprintf(a->what, sizeof a->what, "run.compute-jitter %g", ro->compute_jitter);
+            snprintf(a->resource, sizeof a->resource, "GPU compute");
+            v = json_real(0);
+        }
+        rc = cs_scenario_set_json(t, key, v, "run.attribute-stragglers", err);
+        json_decref(v);
+        v = json_false();
+        if (rc == CS_OK) rc = cs_scenario_set_json(t, "run.attribute-stragglers", v, "run.attribute-stragglers", err);
+        if (rc == CS_OK) rc = cs_scenario_set_json(t, "run.compare-healthy", v, "run.attribute-stragglers", err);
+        json_decref(v);
+        cs_result *r = NULL;
+        if (rc == CS_OK) rc = cs_scenario_run_with(t, in, &ah, &r, err);
+        if (rc == CS_OK) a->without = r->sim.sim_time;
+        else cs_error_prefix(err, "run.attribute-stragglers (without %s): ", a->what);
+        cs_result_free(r);
+        cs_scenario_free(t);
+        res->nattrib = k + 1;
+    }
+    return rc;
 }
 
 /* ---- hardware FLOPs --------------------------------------------------------------- */
@@ -487,7 +591,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         so.compute.rank_factor = factors;
         so.compute.jitter_cv = ro.compute_jitter;
         so.compute.jitter_seed = (uint64_t)ro.jitter_seed;
-        res->stragglers = cs_compute_has_stragglers(&so.compute);
+        res->slow_compute = cs_compute_has_stragglers(&so.compute);
+        res->stragglers = res->slow_compute || ro.slow_nics;
         so.comm_groups = G && G->ngroups ? G : NULL;
         so.rank_start = in ? in->rank_start : NULL;
         so.injection_scale = ro.injection_scale;
@@ -512,6 +617,15 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             rc = cs_topo_place(res->topo, ro.placement, pg, groups.ngroups, err);
             cs_free(pg);
         }
+    }
+    if (rc == CS_OK && ro.slow_nics) { /* slower NICs: their links, after placement */
+        double *nf = NULL;
+        if (!res->topo)
+            rc = CS_ERR(err, CS_EINVAL, "run.slow-nics %s needs a graph backend (run.backend flow or packet)",
+                        ro.slow_nics);
+        else rc = slow_ranks_of("run.slow-nics", ro.slow_nics, 1, (uint32_t)res->net.total_npus, &nf, err);
+        if (rc == CS_OK) slow_nics_apply(res->topo, nf, (uint32_t)res->net.total_npus);
+        cs_free(nf);
     }
     void *net_opts = NULL;
     if (rc == CS_OK) {
@@ -683,7 +797,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         res->device = d;
         res->plan_cfg = p;
     }
-    if (rc == CS_OK && res->stragglers && res->sim.nranks) { /* the attribution the reports print */
+    if (rc == CS_OK && res->slow_compute && res->sim.nranks) { /* the attribution the reports print */
         uint32_t n = res->sim.nranks, slow = 0;
         cs_time *c = cs_malloc(n * sizeof *c);
         for (uint32_t i = 0; i < n; i++) {
@@ -696,6 +810,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         res->straggle_factor = factors ? factors[slow] : 1.0;
         cs_free(c);
     }
+    if (rc == CS_OK && ro.attribute_stragglers) rc = attribute_stragglers(sc, in, &ro, hooks, res, err);
     if (rc == CS_OK) rc = run_cost(sc, plan ? &d : NULL, plan ? &m : NULL, plan ? &p : NULL, explicit_topo, res, err);
     res->wall_s = cs_host_wall_s() - t0;
     json_decref(config);
