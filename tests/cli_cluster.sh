@@ -29,6 +29,8 @@
 #    (T each, as planned); with demands 3, 1, 1 (x 1e8 bytes) on two spines
 #    it places the largest first and the others together: 3 T, 2 T, 2 T;
 #    ECMP under the same seeds equals the seeds' shared run;
+#  - a bare random placement drawn anew per seed: a pair on one switch T/2,
+#    across T; q = 1/3 of the seeds within 4 standard errors;
 #  - bad files and flags refused by name; a failed run leaves no results;
 #    the same inputs give the same bytes.
 . "$(dirname "$0")/lib_cli.sh"
@@ -414,6 +416,27 @@ bad "routing name" "{$H, \"routings\": [\"ospf\"], \"jobs\": [{\"workload\": \"p
     "routings[0]: expected ecmp, spray, qp, qp:N"
 bad "qp:0" "{$H, \"routings\": [\"qp:0\"], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" "routings[0]: expected ecmp"
 bad "routing twice" "{$H, \"routings\": [\"te\", \"te\"], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" "routings[1]: te twice"
+# a bare random placement is drawn anew per seed: one job of 2 ranks sending 1e8 bytes on the two-switch
+# fabric takes T/2 when both land on one switch (100 GB/s links) and T across the 50 GB/s cable; of the 6
+# pairs of 4 NPUs, 2 share a switch: q = 1/3; over 40 seeds the mean is T (1 - q/2) and its interval
+# follows from q alone; the outputs keep the first seed's placement (as with one seed)
+printf '{"clustersim-cluster": 1, "network": "n4.yml", "system": "sys.json", "topology": "two.json",\n "set": {"run.backend": "flow"}, "seeds": 40,\n "jobs": [{"name": "r", "workload": "pp", "npus": 2, "placement": "random"}]}\n' > c11.json
+"$CS_BIN" cluster c11.json --out o11 --quiet 2> e11 || fail "random per seed: $(cat e11)"
+"$CS_BIN" cluster c11.json --seeds 1 --out o11b --quiet 2> /dev/null || fail "random, one seed"
+if python3 - o11/cluster.json o11b/cluster.json "$T" <<'PY'; then pass "a bare random placement per seed: q = 1/3 within 4 standard errors, its interval from q"; else fail "random per seed (above)"; fi
+import json, math, sys
+d = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2])); T = float(sys.argv[3]); n = d["seeds"]
+s = d["jobs"][0]["over_seeds"]
+q = 2 * (1 - s["alone_mean_ns"] / T)  # mean = q T/2 + (1 - q) T
+sd = (T / 2) * math.sqrt(q * (1 - q) * n / (n - 1))
+assert 0 < q < 1, "both outcomes drawn: q = %g" % q
+ci = 2.0227 * sd / math.sqrt(n)  # (the times are whole ns, T and T/2 not: a relative 1e-3)
+assert abs(s["alone_ci95_ns"] - ci) < 1e-3 * ci, "interval %g, expected %g" % (s["alone_ci95_ns"], ci)
+assert abs(q - 1 / 3) <= 4 * math.sqrt(2 / 9 / n), "q = %g, expected 1/3" % q
+assert d["jobs"][0]["npu_of_rank"] == e["jobs"][0]["npu_of_rank"], "the outputs keep the first seed's placement"
+PY
+bad "te with random per seed" "{$H, \"set\": {\"run.backend\": \"flow\"}, \"topology\": \"two.json\", \"seeds\": 2, \"routings\": [\"te\"], \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"placement\": \"random\"}]}" \
+    "routings te with a bare random placement over 2 seeds"
 expect_fail "missing file" "nofile.json" "$CS_BIN" cluster nofile.json
 expect_fail "--json into --out" "the file --out writes too" "$CS_BIN" cluster c1.json --out o9 --json o9/cluster.json
 "$CS_BIN" cluster c1.json --fast > /dev/null 2> eu; [ $? = 2 ] && grep -q "unknown option --fast" eu || fail "unknown flag: $(cat eu)"

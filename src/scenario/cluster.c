@@ -703,7 +703,7 @@ static int cmp_run_desc(const void *a, const void *b) {
 
 /* Job j's NPUs on the free ones (free_[v] = 1), by its policy; dom[v] is v's switch (or dimension-0 group). */
 static int place_job(const cs_cluster *c, cs_cluster_job *j, uint8_t *free_, const uint32_t *dom, uint32_t N,
-                     cs_error *err) {
+                     uint32_t seed_k, cs_error *err) {
     uint32_t n = j->npus, nfree = 0;
     for (uint32_t v = 0; v < N; v++) nfree += free_[v];
     const char *pol = j->placement;
@@ -752,7 +752,7 @@ static int place_job(const cs_cluster *c, cs_cluster_job *j, uint8_t *free_, con
     for (uint32_t v = 0; v < N; v++)
         if (free_[v]) fr[k++] = (npu_dom){dom[v], v};
     if (strncmp(pol, "random", 6) == 0) { /* a seeded shuffle of the free NPUs */
-        uint64_t seed = pol[6] == ':' ? strtoull(pol + 7, NULL, 10) : 1;
+        uint64_t seed = pol[6] == ':' ? strtoull(pol + 7, NULL, 10) : 1 + (uint64_t)seed_k; /* bare: per seed */
         for (uint32_t i = nfree; i > 1; i--) {
             uint32_t q = (uint32_t)(cs_mix64(seed ^ cs_mix64(i)) % i);
             npu_dom t = fr[i - 1];
@@ -893,6 +893,39 @@ static void cluster_groups(const cs_cluster *c, job_src *js, cs_comm_groups *out
             for (uint32_t r = 0; r < g->nranks; r++) g->ranks[r] = j->npu[src ? src->ranks[r] : r];
         }
     }
+}
+
+/* Every job's NPUs (seed k draws bare random placements anew), the map NPU -> job and the cluster's
+ * communicator groups (rebuilt). */
+static int place_all(cs_cluster *c, job_src *js, uint32_t k, const uint32_t *dom, uint32_t N, int32_t *rank_job,
+                     cs_comm_groups *cg, cs_error *err) {
+    uint8_t *free_ = cs_malloc(N ? N : 1);
+    memset(free_, 1, N);
+    for (uint32_t v = 0; v < N; v++) rank_job[v] = -1;
+    c->allocated = 0;
+    int rc = CS_OK;
+    for (size_t j = 0; j < c->njobs && rc == CS_OK; j++) {
+        cs_cluster_job *jb = &c->jobs[j];
+        cs_free(jb->npu);
+        jb->npu = NULL;
+        rc = place_job(c, jb, free_, dom, N, k, err);
+        if (rc) break;
+        c->allocated += jb->npus;
+        for (uint32_t r = 0; r < jb->npus; r++) rank_job[jb->npu[r]] = (int32_t)j;
+        /* the switches (or dimension-0 groups) it spans */
+        uint32_t *d = cs_malloc((size_t)jb->npus * sizeof *d);
+        for (uint32_t r = 0; r < jb->npus; r++) d[r] = dom[jb->npu[r]];
+        qsort(d, jb->npus, sizeof *d, cmp_u32);
+        jb->domains = 0;
+        for (uint32_t r = 0; r < jb->npus; r++) jb->domains += !r || d[r] != d[r - 1];
+        cs_free(d);
+    }
+    cs_free(free_);
+    if (rc == CS_OK) {
+        cs_comm_groups_free(cg);
+        cluster_groups(c, js, cg);
+    }
+    return rc;
 }
 
 /* ---- the traffic matrix and the routing policies ----------------------------------------- */
@@ -1051,7 +1084,6 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     job_src *js = cs_calloc(c->njobs, sizeof *js);
     cs_comm_groups cg;
     memset(&cg, 0, sizeof cg);
-    uint8_t *free_ = NULL;
     uint32_t *dom = NULL;
     int32_t *rank_job = NULL;
     cs_time *start = NULL;
@@ -1089,29 +1121,16 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         c->jobs[j].shared_end = cs_calloc(c->jobs[j].iterations, sizeof *c->jobs[j].shared_end);
         rc = job_load(c, &c->jobs[j], &ro, hooks->stop, &js[j], &any_plan, err);
     }
-    if (rc == CS_OK) {
-        free_ = cs_malloc(N ? N : 1);
-        memset(free_, 1, N);
-        rank_job = cs_malloc((size_t)(N ? N : 1) * sizeof *rank_job);
-        for (uint32_t v = 0; v < N; v++) rank_job[v] = -1;
-        for (size_t j = 0; j < c->njobs && rc == CS_OK; j++) {
-            cs_cluster_job *jb = &c->jobs[j];
-            cs_free(jb->npu);
-            jb->npu = NULL;
-            rc = place_job(c, jb, free_, dom, N, err);
-            if (rc) break;
-            c->allocated += jb->npus;
-            for (uint32_t r = 0; r < jb->npus; r++) rank_job[jb->npu[r]] = (int32_t)j;
-            /* the switches (or dimension-0 groups) it spans */
-            uint32_t *d = cs_malloc((size_t)jb->npus * sizeof *d);
-            for (uint32_t r = 0; r < jb->npus; r++) d[r] = dom[jb->npu[r]];
-            qsort(d, jb->npus, sizeof *d, cmp_u32);
-            jb->domains = 0;
-            for (uint32_t r = 0; r < jb->npus; r++) jb->domains += !r || d[r] != d[r - 1];
-            cs_free(d);
-        }
-    }
-    if (rc == CS_OK) cluster_groups(c, js, &cg);
+    rank_job = cs_malloc((size_t)(N ? N : 1) * sizeof *rank_job);
+    int replace = 0; /* a bare random placement: drawn anew per seed */
+    for (size_t j = 0; j < c->njobs; j++) replace |= strcmp(c->jobs[j].placement, "random") == 0;
+    replace = replace && c->seeds > 1;
+    for (size_t q = 0; replace && q < c->nroutings; q++)
+        if (strcmp(c->routings[q].name, "te") == 0 && rc == CS_OK)
+            rc = CS_ERR(err, CS_EINVAL, "%s: routings te with a bare random placement over %u seeds: te plans its "
+                                        "paths for one placement; expected random:SEED or seeds 1",
+                        c->path, c->seeds);
+    if (rc == CS_OK) rc = place_all(c, js, 0, dom, N, rank_job, &cg, err);
     c->npus = N;
     start = cs_malloc((size_t)(N ? N : 1) * sizeof *start);
     cs_run_hooks h = *hooks;
@@ -1152,6 +1171,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     /* per seed: each job alone, then all together, then all together with each candidate window */
     for (uint32_t k = 0; rc == CS_OK && k < c->seeds; k++)
     for (long j = 0; rc == CS_OK && j <= (long)(c->njobs + c->nwindows); j++) {
+        if (j == 0 && k > 0 && replace && (rc = place_all(c, js, k, dom, N, rank_job, &cg, err)) != CS_OK) break;
         int shared = j == (long)c->njobs;
         cs_cluster_window *win = j > (long)c->njobs ? &c->windows[j - (long)c->njobs - 1] : NULL;
         cs_workload w;
@@ -1262,6 +1282,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         cs_stats_init(&p->makespan_st);
         cs_stats_init(&p->busiest_st);
         for (uint32_t k = 0; rc == CS_OK && k < c->seeds; k++) {
+            if (replace) rc = place_all(c, js, k, dom, N, rank_job, &cg, err);
             cs_scenario *psc = NULL;
             cs_workload w;
             memset(&w, 0, sizeof w);
@@ -1299,6 +1320,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
             cs_result_free(r);
         }
     }
+    if (rc == CS_OK && replace) rc = place_all(c, js, 0, dom, N, rank_job, &cg, err); /* the outputs: seed 0's */
     json_decref(te);
     cs_free(tm.tab);
     cs_scenario_free(run_sc);
@@ -1343,7 +1365,6 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     cs_free(bytes);
     cs_free(js);
     cs_comm_groups_free(&cg);
-    cs_free(free_);
     cs_free(dom);
     cs_free(rank_job);
     cs_free(start);
