@@ -195,9 +195,6 @@ uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank);
  * work at one instant walks v = 0 .. nranks-1 and reports for this rank. */
 uint32_t cs_system_sym_rank(const cs_system *s, uint32_t v, uint32_t root);
 
-/* Describe collectives still waiting for members (for deadlock reports). */
-void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize);
-
 /* Deadlock report (core/waitfor.h): add the system layer's waits at a stop
  * to g.  Every rank's collective in flight is a CS_WV_NODE vertex (rank,
  * node id) waiting for its unfinished chunks (CS_WV_STREAM); a queued chunk
