@@ -17,6 +17,7 @@ typedef struct wv {
     uint32_t rank;
     uint64_t b, c;
     char *label;
+    uint32_t outdeg;
 } wv;
 
 typedef struct we {
@@ -100,6 +101,7 @@ uint32_t cs_wfg_add(cs_wfg *g, int *added, int kind, uint32_t rank, uint64_t b, 
     x->rank = rank;
     x->b = b;
     x->c = c;
+    x->outdeg = 0;
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
@@ -139,6 +141,7 @@ void cs_wfg_edge(cs_wfg *g, uint32_t u, uint32_t v, int why) {
         if (g->e[i].u == u && g->e[i].v == v) return;
     CS_GROW(g->e, g->cape, g->ne + 1);
     g->e[g->ne++] = (we){u, v, why};
+    g->v[u].outdeg++;
 }
 
 uint32_t cs_wfg_count(const cs_wfg *g) { return (uint32_t)g->nv; }
@@ -148,11 +151,7 @@ uint64_t cs_wfg_b(const cs_wfg *g, uint32_t v) { return g->v[v].b; }
 uint64_t cs_wfg_c(const cs_wfg *g, uint32_t v) { return g->v[v].c; }
 const char *cs_wfg_label(const cs_wfg *g, uint32_t v) { return g->v[v].label; }
 
-uint32_t cs_wfg_out_degree(const cs_wfg *g, uint32_t v) {
-    uint32_t n = 0;
-    for (size_t i = 0; i < g->ne; i++) n += g->e[i].u == v;
-    return n;
-}
+uint32_t cs_wfg_out_degree(const cs_wfg *g, uint32_t v) { return g->v[v].outdeg; }
 
 /* CSR of the edges by their source, each vertex's in insertion order. */
 static void build_csr(cs_wfg *g) {

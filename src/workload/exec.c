@@ -1070,17 +1070,17 @@ static void describe_stuck(sim *s) {
             cs_wfg_write_cycle(d.g, f, "  ");
             for (uint32_t i = 0; i < ncyc; i++) on[cs_wfg_rank(d.g, cyc[i])] = 1;
             uint32_t shown = 0, more = 0;
+            uint32_t *nearest = cs_malloc((size_t)s->w->nranks * sizeof *nearest); /* per rank: its vertex nearest the cycle */
+            for (uint32_t rk = 0; rk < s->w->nranks; rk++) nearest[rk] = UINT32_MAX;
+            for (uint32_t v = 0; v < cs_wfg_count(d.g); v++) {
+                uint32_t rk = cs_wfg_rank(d.g, v), dd = cs_wfg_dist(d.g, v, NULL, NULL);
+                if (rk < s->w->nranks && dd != UINT32_MAX &&
+                    (nearest[rk] == UINT32_MAX || dd < cs_wfg_dist(d.g, nearest[rk], NULL, NULL)))
+                    nearest[rk] = v;
+            }
             for (uint32_t rk = 0; rk < s->w->nranks; rk++) {
                 if (on[rk] || s->ranks[rk].nodes >= s->rs[rk].g->nnodes) continue;
-                uint32_t best = UINT32_MAX, bd = UINT32_MAX;
-                for (uint32_t v = 0; v < cs_wfg_count(d.g); v++)
-                    if (cs_wfg_rank(d.g, v) == rk) {
-                        uint32_t dd = cs_wfg_dist(d.g, v, NULL, NULL);
-                        if (dd < bd) {
-                            bd = dd;
-                            best = v;
-                        }
-                    }
+                uint32_t best = nearest[rk], bd = best == UINT32_MAX ? UINT32_MAX : cs_wfg_dist(d.g, best, NULL, NULL);
                 if (shown == 0) fprintf(f, "ranks waiting on the cycle (victims):\n");
                 if (shown >= DL_VICTIMS) {
                     more++;
@@ -1099,6 +1099,7 @@ static void describe_stuck(sim *s) {
                         cs_wfg_why_text(w), cs_wfg_label(d.g, nx), bd, bd == 1 ? "" : "s");
             }
             if (more) fprintf(f, "  and %u more ranks\n", more);
+            cs_free(nearest);
         } else {
             fprintf(f, "no cycle of waits; what the stuck operations wait for in the end:\n");
             uint32_t shown = 0, more = 0;
