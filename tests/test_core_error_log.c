@@ -4,7 +4,9 @@
  *
  * Errors: the first error wins, prefixes stack outermost-first, code names,
  * and messages longer than CS_ERROR_MSG_MAX are cut without writing past the
- * buffer (checked with a guard area after the struct).
+ * buffer (checked with a guard area after the struct); a detail text of any
+ * length is attached whole, found through copies of the error, replaced by
+ * the next one attached (the older error then has none), never on no error.
  * Log: messages are captured through a sink; warnings of one "shape" (text
  * with digits removed) are shown 3 times, the rest counted and reported by
  * cs_log_flush_summary(); levels filter what reaches the sink; the default
@@ -423,6 +425,31 @@ static void test_log_default_sink_stderr(void **state) {
     assert_int_equal(cap.n, 0);
 }
 
+static void test_error_detail(void **state) {
+    (void)state;
+    cs_error a, b;
+    cs_error_clear(&a);
+    cs_error_set_detail(&a, "ignored"); /* no error: nothing attached */
+    assert_null(cs_error_detail(&a));
+    CS_ERR(&a, CS_EDEADLOCK, "stuck");
+    assert_null(cs_error_detail(&a));
+    char big[5000]; /* longer than the message buffer: kept whole */
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    cs_error_set_detail(&a, big);
+    assert_non_null(cs_error_detail(&a));
+    assert_int_equal(strlen(cs_error_detail(&a)), sizeof big - 1);
+    cs_error copy = a;
+    assert_ptr_equal(cs_error_detail(&copy), cs_error_detail(&a));
+    cs_error_clear(&b);
+    CS_ERR(&b, CS_EINVAL, "other");
+    cs_error_set_detail(&b, "second");
+    assert_string_equal(cs_error_detail(&b), "second");
+    assert_null(cs_error_detail(&a)); /* replaced */
+    cs_error_clear(&b);
+    assert_null(cs_error_detail(&b));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_clear),
@@ -434,6 +461,7 @@ int main(void) {
         cmocka_unit_test(test_error_message_truncation),
         cmocka_unit_test(test_error_prefix_truncation),
         cmocka_unit_test(test_error_code_names),
+        cmocka_unit_test(test_error_detail),
         cmocka_unit_test_setup_teardown(test_log_sink_captures, log_setup, log_teardown),
         cmocka_unit_test_setup_teardown(test_log_level_filtering, log_setup, log_teardown),
         cmocka_unit_test_setup_teardown(test_log_warning_repeats_suppressed, log_setup,

@@ -409,6 +409,8 @@ int cs_cli_exit(int rc, const cs_error *err, int sig, const char *stopped) {
     }
     if (rc) {
         fprintf(stderr, "clustersim: error: %s\n", err->msg);
+        const char *detail = cs_error_detail(err);
+        if (detail) fputs(detail, stderr);
         return 1;
     }
     return 0;
@@ -922,6 +924,7 @@ static int command(const char *cmd, int argc, char **argv) {
     if (rc) {
         flagify(err.msg, sizeof err.msg, used, nused);
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        if (cs_error_detail(&err)) fputs(cs_error_detail(&err), stderr); /* a deadlock's full report */
         if (co.verbose && err.src_file) fprintf(stderr, "clustersim: (raised at %s:%d)\n", err.src_file, err.src_line);
         if (co.out) fprintf(stderr, "clustersim: no results written to %s\n", co.out);
         if (stopped && co.trace) fprintf(stderr, "clustersim: the timeline up to the stop is in %s (marked partial)\n", co.trace);

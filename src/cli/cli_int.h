@@ -33,7 +33,8 @@ int cs_cli_platform_flag(cs_scenario *sc, const char *cmd, const char *name, con
 /* The exit status of a command that ran under cs_cli_trap_stop: 0 for
  * CS_OK; for CS_EINTR err's message and `stopped` ("" or "; no table
  * written") on stderr and 128 + sig (SIGINT when 0), as a shell reports a
- * signal; else "clustersim: error: " and err's message, and 1. */
+ * signal; else "clustersim: error: " and err's message, then its detail
+ * text if any (core/error.h), and 1. */
 int cs_cli_exit(int rc, const cs_error *err, int sig, const char *stopped);
 /* An integer in [lo, hi] (0), else -1 (the caller names the flag). */
 int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out);

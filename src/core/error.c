@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/alloc.h"
+
 #ifndef CS_SOURCE_ROOT
 #define CS_SOURCE_ROOT "" /* the build gives the source tree's path, ending in '/' */
 #endif
@@ -23,6 +25,23 @@ void cs_error_clear(cs_error *err) {
     err->msg[0] = '\0';
     err->src_file = NULL;
     err->src_line = 0;
+    err->detail = 0;
+}
+
+/* The one detail text the process keeps (error.h). */
+static char *g_detail;
+static unsigned g_detail_serial;
+
+void cs_error_set_detail(cs_error *err, const char *text) {
+    if (!err || err->code == CS_OK || !text) return;
+    cs_free(g_detail);
+    g_detail = cs_strdup(text);
+    if (++g_detail_serial == 0) g_detail_serial = 1;
+    err->detail = g_detail_serial;
+}
+
+const char *cs_error_detail(const cs_error *err) {
+    return err && err->detail && err->detail == g_detail_serial ? g_detail : NULL;
 }
 
 int cs_error_vset(cs_error *err, int code, const char *src_file, int src_line,
@@ -32,6 +51,7 @@ int cs_error_vset(cs_error *err, int code, const char *src_file, int src_line,
     err->code = code;
     err->src_file = src_file;
     err->src_line = src_line;
+    err->detail = 0;
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     return code;
 }

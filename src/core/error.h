@@ -7,6 +7,13 @@
  * (file:line: field: what was expected); the C source location that raised
  * the error is kept separately (src_file/src_line) for --verbose output and
  * bug reports.  cs_error is a plain value: no allocation, no cleanup.
+ *
+ * A report longer than the message (the deadlock report: the cycle of
+ * waits, its victims, the remedy) is attached as a detail text: msg stays
+ * one short, complete line and the CLI prints the detail under it.  The
+ * process keeps one detail, the latest attached (an error names it by a
+ * serial number, so a copy of the error still finds it and an older error
+ * never shows a newer one's); cs_error stays a plain value.
  */
 #ifndef CS_CORE_ERROR_H
 #define CS_CORE_ERROR_H
@@ -32,6 +39,7 @@ typedef struct cs_error {
     char msg[CS_ERROR_MSG_MAX]; /* user-facing, already includes user location */
     const char *src_file;       /* C source that raised it */
     int src_line;
+    unsigned detail;            /* serial number of the attached detail text (0 = none) */
 } cs_error;
 
 /* Reset to "no error". */
@@ -55,6 +63,13 @@ void cs_error_prefix(cs_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* Attach a detail text (several lines, no length limit) to an error set
+ * before; it replaces the detail any earlier error had (which then has
+ * none).  No effect when err is NULL or holds no error. */
+void cs_error_set_detail(cs_error *err, const char *text);
+/* The detail attached to err, or NULL. */
+const char *cs_error_detail(const cs_error *err);
 
 /* Name of a code, e.g. "invalid input". */
 const char *cs_error_code_name(int code);

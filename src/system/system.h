@@ -51,6 +51,7 @@
 #ifndef CS_SYSTEM_SYSTEM_H
 #define CS_SYSTEM_SYSTEM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -194,7 +195,22 @@ uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank);
  * work at one instant walks v = 0 .. nranks-1 and reports for this rank. */
 uint32_t cs_system_sym_rank(const cs_system *s, uint32_t v, uint32_t root);
 
-/* Describe collectives still waiting for members (for deadlock reports). */
-void cs_system_describe_pending(const cs_system *s, char *buf, unsigned bufsize);
+/* Deadlock report (core/waitfor.h): add the system layer's waits at a stop
+ * to g.  Every rank's collective in flight is a CS_WV_NODE vertex (rank,
+ * node id) waiting for its unfinished chunks (CS_WV_STREAM); a queued chunk
+ * waits for the chunks its dimension queue admitted; a running chunk waits
+ * for the members of its phase's ring that have not reached the phase, or
+ * for a CS_WV_ISSUE vertex (rank, communicator id, number) of a member that
+ * has not issued the collective: the caller adds that vertex's waits.  A
+ * full run only. */
+struct cs_wfg;
+void cs_system_add_waits(const cs_system *s, struct cs_wfg *g);
+/* The id of the communicator a node's pg_name names (0 = every rank), or
+ * UINT32_MAX when it names none. */
+uint32_t cs_system_group_id(const cs_system *s, const char *pg_name);
+/* "ALL_REDUCE#3 of communicator 1": collective seq of communicator `group` (live). */
+void cs_system_coll_name(const cs_system *s, uint32_t group, uint64_t seq, char *buf, size_t n);
+/* active-chunks-per-dimension as the queues apply it. */
+uint32_t cs_system_queue_limit(const cs_system *s);
 
 #endif

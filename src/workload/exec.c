@@ -14,12 +14,14 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/invariant.h"
 #include "core/log.h"
 #include "core/pool.h"
+#include "core/waitfor.h"
 #include "memory/remote.h"
 
 /* ---- small index min-heap --------------------------------------------- */
@@ -706,6 +708,233 @@ static void try_issue(sim *s, uint32_t rank) {
 
 /* ---- deadlock report ------------------------------------------------------------ */
 
+/* The wait-for graph at a stop (core/waitfor.h): the system layer adds its
+ * collectives, chunks and queues; here the point-to-point messages in
+ * flight, the nodes not yet issued and what holds them back (their parents,
+ * or a full set of communication streams).  The report names the first
+ * cycle of waits (the root cause), then the ranks waiting on it, then the
+ * remedy; without a cycle, what the waits end in. */
+
+#define DL_VICTIMS 8 /* lines of victims before "and K more" */
+#define DL_ROOTS 2   /* causes named on the first line when there is no cycle */
+
+typedef struct dl {
+    sim *s;
+    cs_wfg *g;
+    uint32_t ninflight;  /* vertices [0, ninflight) are what was in flight */
+    uint32_t **parents;  /* per rank, lazily: parents CSR (offsets then node indices) */
+    uint8_t *mark;       /* scratch per node of one rank */
+    uint32_t *work;      /* unissued node vertices to expand */
+    size_t nwork, capwork;
+} dl;
+
+/* Node idx of rank: 0 waits for parents, 1 ready, 2 in flight, 3 done. */
+static int dl_state(const dl *d, uint32_t rank, uint32_t idx) {
+    const rank_state *r = &d->s->rs[rank];
+    if (r->pending[idx]) return 0;
+    const idxheap *hs[4] = {&r->ready_comp, &r->ready_cpu, &r->ready_comm, &r->ready_recv};
+    for (int h = 0; h < 4; h++)
+        for (uint32_t i = 0; i < hs[h]->n; i++)
+            if (hs[h]->a[i] == idx) return 1;
+    uint32_t v = cs_wfg_find(d->g, CS_WV_NODE, rank, r->g->nodes[idx].id, 0);
+    if (v != UINT32_MAX && v < d->ninflight) return 2;
+    return 3;
+}
+
+/* Parents of node idx of rank: *n of them, from the rank's reversed CSR. */
+static const uint32_t *dl_parents(dl *d, uint32_t rank, uint32_t idx, uint32_t *n) {
+    const cs_graph *g = d->s->rs[rank].g;
+    if (!d->parents[rank]) {
+        uint32_t *p = cs_calloc((size_t)g->nnodes + 1 + g->nchildren, sizeof *p);
+        for (uint32_t i = 0; i < g->nnodes; i++)
+            for (uint32_t c = g->nodes[i].child_begin; c < cs_graph_child_end(g, i); c++) p[g->children[c] + 1]++;
+        for (uint32_t i = 0; i < g->nnodes; i++) p[i + 1] += p[i];
+        uint32_t *fill = cs_malloc(((size_t)g->nnodes + 1) * sizeof *fill);
+        memcpy(fill, p, ((size_t)g->nnodes + 1) * sizeof *fill);
+        for (uint32_t i = 0; i < g->nnodes; i++)
+            for (uint32_t c = g->nodes[i].child_begin; c < cs_graph_child_end(g, i); c++)
+                p[g->nnodes + 1 + fill[g->children[c]]++] = i;
+        cs_free(fill);
+        d->parents[rank] = p;
+    }
+    const uint32_t *p = d->parents[rank];
+    *n = p[idx + 1] - p[idx];
+    return p + g->nnodes + 1 + p[idx];
+}
+
+static const char *dl_file(const cs_graph *g) { return g->source ? g->source : "trace"; }
+
+/* The vertex of a node not yet issued (or not yet run), queued for expansion. */
+static uint32_t dl_unissued(dl *d, uint32_t rank, uint32_t idx) {
+    const cs_graph *g = d->s->rs[rank].g;
+    const cs_node *n = &g->nodes[idx];
+    char what[200];
+    if (n->type == CS_NODE_COMM_SEND)
+        snprintf(what, sizeof what, "COMM_SEND of %" PRIu64 " bytes to rank %d, tag %d", n->comm_size, n->comm_dst,
+                 n->comm_tag);
+    else if (n->type == CS_NODE_COMM_RECV)
+        snprintf(what, sizeof what, "COMM_RECV of %" PRIu64 " bytes from rank %d, tag %d", n->comm_size, n->comm_src,
+                 n->comm_tag);
+    else if (n->type == CS_NODE_COMM_COLL)
+        snprintf(what, sizeof what, "%s of %" PRIu64 " bytes on communicator %s", cs_coll_type_label(n->comm_type),
+                 n->comm_size, g->pg_names[n->pg][0] ? g->pg_names[n->pg] : "0");
+    else
+        snprintf(what, sizeof what, "%s", cs_node_type_label(n->type));
+    int added = 0;
+    uint32_t v = cs_wfg_add(d->g, &added, CS_WV_NODE, rank, n->id, 0, "rank %u's node %" PRIu64 " (%s, %s), not issued",
+                            rank, n->id, what, dl_file(g));
+    if (added) {
+        CS_GROW(d->work, d->capwork, d->nwork + 1);
+        d->work[d->nwork++] = v;
+    }
+    return v;
+}
+
+/* What keeps node vertex v (rank, idx; not issued) from being issued. */
+static void dl_expand(dl *d, uint32_t v) {
+    uint32_t rank = cs_wfg_rank(d->g, v);
+    const rank_state *r = &d->s->rs[rank];
+    uint32_t idx = cs_graph_find(r->g, cs_wfg_b(d->g, v));
+    if (idx == UINT32_MAX) return;
+    int st = dl_state(d, rank, idx);
+    if (st == 1) { /* ready: a communication op waits for a stream */
+        int32_t t = r->g->nodes[idx].type;
+        if (t == CS_NODE_COMP || t == CS_NODE_COMM_RECV || r->comm_inflight < d->s->comm_streams) return;
+        for (uint32_t u = 0; u < d->ninflight; u++)
+            if (cs_wfg_kind(d->g, u) == CS_WV_NODE && cs_wfg_rank(d->g, u) == rank) {
+                uint32_t ui = cs_graph_find(r->g, cs_wfg_b(d->g, u));
+                if (ui != UINT32_MAX && r->g->nodes[ui].type != CS_NODE_COMM_RECV) cs_wfg_edge(d->g, v, u, CS_WE_ENGINE);
+            }
+        return;
+    }
+    if (st != 0) return;
+    /* waits for parents: walk up through the ones not issued either, to
+     * those in flight or ready (the nearest holding it back) */
+    memset(d->mark, 0, r->g->nnodes);
+    uint32_t *stack = cs_malloc(((size_t)r->g->nnodes + 1) * sizeof *stack);
+    size_t sp = 0;
+    stack[sp++] = idx;
+    d->mark[idx] = 1;
+    while (sp) {
+        uint32_t x = stack[--sp], np;
+        const uint32_t *ps = dl_parents(d, rank, x, &np);
+        for (uint32_t k = 0; k < np; k++) {
+            uint32_t p = ps[k];
+            if (d->mark[p]) continue;
+            d->mark[p] = 1;
+            int ps_st = dl_state(d, rank, p);
+            if (ps_st == 0) stack[sp++] = p;
+            else if (ps_st == 1) cs_wfg_edge(d->g, v, dl_unissued(d, rank, p), CS_WE_PARENT);
+            else if (ps_st == 2) cs_wfg_edge(d->g, v, cs_wfg_find(d->g, CS_WV_NODE, rank, r->g->nodes[p].id, 0), CS_WE_PARENT);
+        }
+    }
+    cs_free(stack);
+}
+
+/* The k-th (from 0) send of rank src to dst with tag not issued yet, or UINT32_MAX. */
+static uint32_t dl_send_node(dl *d, uint32_t src, uint32_t dst, int32_t tag, uint32_t k) {
+    const cs_graph *g = d->s->rs[src].g;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const cs_node *n = &g->nodes[i];
+        if (n->type != CS_NODE_COMM_SEND || n->comm_dst != (int32_t)dst || n->comm_tag != tag) continue;
+        if (dl_state(d, src, i) > 1) continue;
+        if (k-- == 0) return i;
+    }
+    return UINT32_MAX;
+}
+
+/* The first collective on communicator gid that rank has not issued, or UINT32_MAX. */
+static uint32_t dl_coll_node(dl *d, uint32_t rank, uint32_t gid) {
+    const cs_graph *g = d->s->rs[rank].g;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const cs_node *n = &g->nodes[i];
+        if (n->type != CS_NODE_COMM_COLL || dl_state(d, rank, i) > 1) continue;
+        if (cs_system_group_id(d->s->sys, g->pg_names[n->pg]) == gid) return i;
+    }
+    return UINT32_MAX;
+}
+
+/* Point-to-point messages in flight: receives waiting for their sends,
+ * sends in the network.  Channels in (src, dst, tag) order. */
+static int chan_cmp(const void *a, const void *b) {
+    const chan *x = *(const chan *const *)a, *y = *(const chan *const *)b;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+    return x->tag < y->tag ? -1 : x->tag > y->tag;
+}
+
+static void dl_p2p(dl *d) {
+    sim *s = d->s;
+    chan **cs = cs_malloc((s->nchans ? s->nchans : 1) * sizeof *cs);
+    size_t n = 0;
+    for (size_t b = 0; b < s->nchan_buckets; b++)
+        for (chan *c = s->chans[b]; c; c = c->next) cs[n++] = c;
+    qsort(cs, n, sizeof *cs, chan_cmp);
+    for (size_t i = 0; i < n; i++) { /* first every op in flight (dl_state needs them) */
+        const chan *c = cs[i];
+        for (const op *o = c->recvs; o; o = o->next) {
+            const cs_graph *g = s->rs[c->dst].g;
+            cs_wfg_add(d->g, NULL, CS_WV_NODE, c->dst, g->nodes[o->node].id, 0,
+                       "rank %u's node %" PRIu64 " (COMM_RECV of %" PRIu64 " bytes from rank %u, tag %d, %s)", c->dst,
+                       g->nodes[o->node].id, o->bytes, c->src, c->tag, dl_file(g));
+        }
+        for (const op *o = c->sends; o; o = o->next) {
+            if (o->arrived) continue; /* done: waits in the channel for a receive */
+            const cs_graph *g = s->rs[c->src].g;
+            cs_wfg_add(d->g, NULL, CS_WV_NODE, c->src, g->nodes[o->node].id, 0,
+                       "rank %u's node %" PRIu64 " (COMM_SEND of %" PRIu64 " bytes to rank %u, tag %d, %s), in the network",
+                       c->src, g->nodes[o->node].id, o->bytes, c->dst, c->tag, dl_file(g));
+        }
+    }
+    d->ninflight = cs_wfg_count(d->g);
+    for (size_t i = 0; i < n; i++) {
+        const chan *c = cs[i];
+        uint32_t k = 0;
+        for (const op *o = c->recvs; o; o = o->next, k++) {
+            uint32_t v = cs_wfg_find(d->g, CS_WV_NODE, c->dst, s->rs[c->dst].g->nodes[o->node].id, 0);
+            uint32_t sn = dl_send_node(d, c->src, c->dst, c->tag, k);
+            if (sn == UINT32_MAX)
+                cs_wfg_note(d->g, v, ": it waits to receive them, but rank %u never sent them", c->src);
+            else
+                cs_wfg_edge(d->g, v, dl_unissued(d, c->src, sn), CS_WE_SEND);
+        }
+    }
+    cs_free(cs);
+}
+
+/* The remedy for the kinds of waits on the cycle. */
+static void dl_remedy(const dl *d, FILE *f, const int *why, uint32_t n) {
+    int has[CS_WE_KINDS] = {0};
+    for (uint32_t i = 0; i < n; i++) has[why[i]] = 1;
+    fputs("remedy:\n", f);
+    if (has[CS_WE_QUEUE]) {
+        fprintf(f, "  - raise active-chunks-per-dimension in the system file (now %u): each dimension queue then runs "
+                   "that many chunks at once, so a chunk no longer waits behind another communicator's chunk for a "
+                   "slot; the cycle goes once it covers every chunk that waits in one queue (preferred-dataset-splits "
+                   "x the collectives a rank has in flight).  Admitted chunks share the dimension's bandwidth, which "
+                   "changes the timing (issue 11 measured 15 %% on a training step).\n",
+                cs_system_queue_limit(d->s->sys));
+        fprintf(f, "  - or --comm-streams 1 (now %u): a rank then has one collective in flight, so its queues never "
+                   "hold two communicators' chunks; its communication no longer overlaps, which costs time.  This "
+                   "does not help when ranks issue the collectives in different orders (then the traces wait in a "
+                   "circle: reorder them).\n",
+                d->s->comm_streams);
+        fputs("  - (one queue per communicator, as NCCL's streams give, would remove this cycle without changing "
+              "the bandwidth sharing; clustersim's ASTRA-sim system model has one queue per dimension)\n", f);
+    }
+    if (has[CS_WE_ENGINE])
+        fprintf(f, "  - raise --comm-streams (now %u): a ready collective or send then gets a communication stream "
+                   "while the others wait, so issue order no longer blocks it; more operations overlap.  When ranks "
+                   "issue the collectives in different orders their dimension queues can then close the same cycle: "
+                   "raise active-chunks-per-dimension (now %u) with it, or issue them in one order.\n",
+                d->s->comm_streams, cs_system_queue_limit(d->s->sys));
+    if (!has[CS_WE_QUEUE] && !has[CS_WE_ENGINE])
+        fputs("  - the traces themselves order these waits in a circle (every rank waits, through its own "
+              "dependencies, for one that waits for it): no setting removes it; reorder the nodes (e.g. one rank "
+              "sends before it receives, or every rank issues the collectives in the same order) or check that "
+              "the traces were made for this rank count.\n", f);
+}
+
 static void describe_stuck(sim *s) {
     uint32_t stuck = 0, first = 0;
     for (uint32_t rk = 0; rk < s->w->nranks; rk++)
@@ -714,39 +943,185 @@ static void describe_stuck(sim *s) {
             stuck++;
         }
     if (!stuck) return;
-    char detail[700];
-    size_t len = 0;
-    detail[0] = '\0';
-    for (size_t b = 0; b < s->nchan_buckets && len + 200 < sizeof detail; b++)
-        for (chan *c = s->chans[b]; c && len + 200 < sizeof detail; c = c->next) {
-            if (c->recvs) {
-                const cs_graph *g = s->rs[c->recvs->rank].g;
-                len += (size_t)snprintf(detail + len, sizeof detail - len,
-                                        "%s node %" PRIu64 " (rank %u) waits to receive %" PRIu64
-                                        " bytes from rank %u with tag %d, but rank %u never sent them; ",
-                                        g->source, g->nodes[c->recvs->node].id, c->dst,
-                                        c->recvs->bytes, c->src, c->tag, c->src);
-            }
-            if (c->sends && !c->sends->arrived) continue;
-            if (c->sends) {
-                const cs_graph *g = s->rs[c->src].g;
-                len += (size_t)snprintf(detail + len, sizeof detail - len,
-                                        "%s node %" PRIu64 " (rank %u) sent %" PRIu64
-                                        " bytes to rank %u with tag %d that no receive took; ",
-                                        g->source, g->nodes[c->sends->node].id, c->src,
-                                        c->sends->bytes, c->dst, c->tag);
+    dl d = {.s = s, .g = cs_wfg_new()};
+    d.parents = cs_calloc(s->w->nranks, sizeof *d.parents);
+    uint32_t maxn = 1;
+    for (uint32_t rk = 0; rk < s->w->nranks; rk++)
+        if (s->rs[rk].g->nnodes > maxn) maxn = s->rs[rk].g->nnodes;
+    d.mark = cs_malloc(maxn);
+    cs_system_add_waits(s->sys, d.g);
+    dl_p2p(&d); /* also ends the vertices in flight (ninflight) */
+    for (uint32_t rk = 0; rk < s->w->nranks; rk++) /* every stuck rank's first node not issued */
+        if (s->ranks[rk].nodes < s->rs[rk].g->nnodes)
+            for (uint32_t i = 0; i < s->rs[rk].g->nnodes; i++)
+                if (dl_state(&d, rk, i) <= 1) {
+                    dl_unissued(&d, rk, i);
+                    break;
+                }
+    for (;;) { /* expand: collectives not issued, then nodes not issued, until nothing new */
+        int more = 0;
+        for (uint32_t v = 0; v < cs_wfg_count(d.g); v++) {
+            if (cs_wfg_kind(d.g, v) != CS_WV_ISSUE || cs_wfg_out_degree(d.g, v)) continue;
+            uint32_t rank = cs_wfg_rank(d.g, v);
+            uint32_t idx = dl_coll_node(&d, rank, (uint32_t)cs_wfg_b(d.g, v));
+            if (idx != UINT32_MAX) {
+                cs_wfg_edge(d.g, v, dl_unissued(&d, rank, idx), CS_WE_NODE);
+                more = 1;
+            } else if (!strstr(cs_wfg_label(d.g, v), "never issued")) {
+                cs_wfg_note(d.g, v, ": rank %u never issued it (%s has no further collective on it)", rank,
+                            dl_file(s->rs[rank].g));
             }
         }
-    char coll[400], netp[240];
-    cs_system_describe_pending(s->sys, coll, sizeof coll);
+        while (d.nwork) {
+            dl_expand(&d, d.work[--d.nwork]);
+            more = 1;
+        }
+        if (!more) break;
+    }
+    const uint32_t *cyc;
+    const int *why;
+    uint32_t ncyc = cs_wfg_cycle(d.g, &cyc, &why);
+    char netp[240];
     cs_net_describe_pending(s->net, netp, sizeof netp);
-    CS_ERR(s->err, CS_EDEADLOCK,
-           "simulation stopped at %.3f us with work left on %u of %u ranks (first: rank %u, %" PRIu64
-           " of %u nodes done): %s%s%s%s",
-           cs_time_as_us_f(cs_eventq_now(s->q)), stuck, s->w->nranks, first,
-           s->ranks[first].nodes, s->rs[first].g->nnodes, detail,
-           coll[0] ? coll : (detail[0] || netp[0] ? "" : "nodes wait for parents that never complete"),
-           netp[0] && (detail[0] || coll[0]) ? "; " : "", netp);
+
+    /* the first line: short and complete */
+    char head[900];
+    size_t hl = 0;
+    if (ncyc) {
+        uint32_t ranks[8], nr = 0, more_r = 0;
+        char colls[4][96];
+        uint32_t nc = 0, more_c = 0;
+        int queue = 0, engine = 0;
+        for (uint32_t i = 0; i < ncyc; i++) {
+            uint32_t v = cyc[i], rk = cs_wfg_rank(d.g, v);
+            queue |= why[i] == CS_WE_QUEUE;
+            engine |= why[i] == CS_WE_ENGINE;
+            int seen = 0;
+            for (uint32_t k = 0; k < nr; k++) seen |= ranks[k] == rk;
+            if (!seen && nr < 8) ranks[nr++] = rk;
+            else if (!seen) more_r++;
+            int kind = cs_wfg_kind(d.g, v);
+            if (kind == CS_WV_STREAM || kind == CS_WV_ISSUE) {
+                uint32_t gid = (uint32_t)(kind == CS_WV_STREAM ? cs_wfg_b(d.g, v) >> 32 : cs_wfg_b(d.g, v));
+                char name[96];
+                cs_system_coll_name(s->sys, gid, cs_wfg_c(d.g, v), name, sizeof name);
+                seen = 0;
+                for (uint32_t k = 0; k < nc; k++) seen |= strcmp(colls[k], name) == 0;
+                if (!seen && nc < 4) snprintf(colls[nc++], sizeof colls[0], "%s", name);
+                else if (!seen) more_c++;
+            }
+        }
+        for (uint32_t i = 1; i < nr; i++) /* ascending */
+            for (uint32_t k = i; k > 0 && ranks[k - 1] > ranks[k]; k--) {
+                uint32_t t = ranks[k];
+                ranks[k] = ranks[k - 1];
+                ranks[k - 1] = t;
+            }
+        char rl[160] = "", cl[480] = "";
+        for (uint32_t k = 0; k < nr; k++)
+            snprintf(rl + strlen(rl), sizeof rl - strlen(rl), "%s%u", k ? (k + 1 == nr && !more_r ? " and " : ", ") : "", ranks[k]);
+        if (more_r) snprintf(rl + strlen(rl), sizeof rl - strlen(rl), " and %u more", more_r);
+        for (uint32_t k = 0; k < nc; k++)
+            snprintf(cl + strlen(cl), sizeof cl - strlen(cl), "%s%s", k ? (k + 1 == nc && !more_c ? " and " : ", ") : "", colls[k]);
+        if (more_c) snprintf(cl + strlen(cl), sizeof cl - strlen(cl), " and %u more", more_c);
+        if (queue)
+            hl = (size_t)snprintf(head, sizeof head, "a cycle of waits between the dimension queues of ranks %s, which "
+                                  "admitted the chunks of %s in different orders", rl, cl[0] ? cl : "their collectives");
+        else if (engine)
+            hl = (size_t)snprintf(head, sizeof head, "a cycle of waits through the communication streams of ranks %s "
+                                  "(--comm-streams %u)%s%s", rl, s->comm_streams, cl[0] ? ", over " : "", cl);
+        else if (nc)
+            hl = (size_t)snprintf(head, sizeof head, "a cycle of waits between ranks %s: their traces issue %s in "
+                                  "orders that wait for each other", rl, cl);
+        else
+            hl = (size_t)snprintf(head, sizeof head, "a cycle of waits between the point-to-point messages of ranks %s: "
+                                  "each waits to receive before it sends what the other waits for", rl);
+    } else {
+        uint32_t shown = 0, more = 0;
+        for (uint32_t v = 0; v < cs_wfg_count(d.g); v++) {
+            if (cs_wfg_out_degree(d.g, v)) continue;
+            const char *l = cs_wfg_label(d.g, v);
+            if (!strstr(l, "never sent") && !strstr(l, "never issued")) continue;
+            if (shown < DL_ROOTS && hl + 20 < sizeof head)
+                hl += (size_t)snprintf(head + hl, sizeof head - hl, "%s%.*s", shown ? "; " : "",
+                                       (int)(sizeof head - hl - 40), l);
+            else
+                more++;
+            shown++;
+        }
+        if (more && hl < sizeof head) hl += (size_t)snprintf(head + hl, sizeof head - hl, "; and %u more", more);
+        if (!shown && hl < sizeof head)
+            hl += (size_t)snprintf(head + hl, sizeof head - hl, "%s",
+                                   netp[0] ? netp : "nodes wait for parents that never complete");
+    }
+    (void)hl;
+    CS_ERR(s->err, CS_EDEADLOCK, "simulation stopped at %.3f us with work left on %u of %u ranks (first: rank %u, %" PRIu64
+           " of %u nodes done): %s", cs_time_as_us_f(cs_eventq_now(s->q)), stuck, s->w->nranks, first,
+           s->ranks[first].nodes, s->rs[first].g->nnodes, head);
+
+    /* the details: the cycle, its victims, the remedy */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    if (f) {
+        uint8_t *on = cs_calloc(s->w->nranks, 1);
+        if (ncyc) {
+            fprintf(f, "the cycle of waits (each line waits for the next):\n");
+            cs_wfg_write_cycle(d.g, f, "  ");
+            for (uint32_t i = 0; i < ncyc; i++) on[cs_wfg_rank(d.g, cyc[i])] = 1;
+            uint32_t shown = 0, more = 0;
+            uint32_t *nearest = cs_malloc((size_t)s->w->nranks * sizeof *nearest); /* per rank: its vertex nearest the cycle */
+            for (uint32_t rk = 0; rk < s->w->nranks; rk++) nearest[rk] = UINT32_MAX;
+            for (uint32_t v = 0; v < cs_wfg_count(d.g); v++) {
+                uint32_t rk = cs_wfg_rank(d.g, v), dd = cs_wfg_dist(d.g, v, NULL, NULL);
+                if (rk < s->w->nranks && dd != UINT32_MAX &&
+                    (nearest[rk] == UINT32_MAX || dd < cs_wfg_dist(d.g, nearest[rk], NULL, NULL)))
+                    nearest[rk] = v;
+            }
+            for (uint32_t rk = 0; rk < s->w->nranks; rk++) {
+                if (on[rk] || s->ranks[rk].nodes >= s->rs[rk].g->nnodes) continue;
+                uint32_t best = nearest[rk], bd = best == UINT32_MAX ? UINT32_MAX : cs_wfg_dist(d.g, best, NULL, NULL);
+                if (shown == 0) fprintf(f, "ranks waiting on the cycle (victims):\n");
+                if (shown >= DL_VICTIMS) {
+                    more++;
+                    continue;
+                }
+                shown++;
+                if (best == UINT32_MAX) {
+                    fprintf(f, "  rank %u (%" PRIu64 " of %u nodes done): no wait recorded that leads to the cycle\n", rk,
+                            s->ranks[rk].nodes, s->rs[rk].g->nnodes);
+                    continue;
+                }
+                uint32_t nx;
+                int w;
+                cs_wfg_dist(d.g, best, &nx, &w);
+                fprintf(f, "  %s: %s %s (%u wait%s from the cycle)\n", cs_wfg_label(d.g, best),
+                        cs_wfg_why_text(w), cs_wfg_label(d.g, nx), bd, bd == 1 ? "" : "s");
+            }
+            if (more) fprintf(f, "  and %u more ranks\n", more);
+            cs_free(nearest);
+        } else {
+            fprintf(f, "no cycle of waits; what the stuck operations wait for in the end:\n");
+            uint32_t shown = 0, more = 0;
+            for (uint32_t v = 0; v < cs_wfg_count(d.g); v++) {
+                if (cs_wfg_out_degree(d.g, v)) continue;
+                if (shown++ < 2 * DL_VICTIMS) fprintf(f, "  %s\n", cs_wfg_label(d.g, v));
+                else more++;
+            }
+            if (more) fprintf(f, "  and %u more\n", more);
+        }
+        if (netp[0]) fprintf(f, "the network: %s\n", netp);
+        if (ncyc) dl_remedy(&d, f, why, ncyc);
+        cs_free(on);
+        fclose(f);
+        if (text) cs_error_set_detail(s->err, text);
+        free(text);
+    }
+    for (uint32_t rk = 0; rk < s->w->nranks; rk++) cs_free(d.parents[rk]);
+    cs_free(d.parents);
+    cs_free(d.mark);
+    cs_free(d.work);
+    cs_wfg_free(d.g);
     fail(s, CS_EDEADLOCK);
 }
 /* ---- API --------------------------------------------------------------------- */
