@@ -1,8 +1,9 @@
 /*
  * packet.c -- the `packet` backend: RoCEv2-style packets over the links of a
  * physical topology (the same topologies, placements and routes as `flow`),
- * with output-queued switches on a shared buffer, PFC, ECN marking, DCQCN and
- * an RC transport with go-back-N or selective repeat.  docs/network.md
+ * with output-queued switches on a shared buffer, PFC, ECN marking, congestion
+ * control (none, DCQCN, DCTCP, TIMELY, HPCC: packet_cc.h) and an RC transport
+ * with go-back-N or selective repeat.  docs/network.md
  * ("packet") has the model, its parameters with their sources, and the
  * closed forms the tests check.
  *
@@ -21,10 +22,13 @@
  * (src, dst) pair, or per message when the topology sprays; a fixed route of
  * the routing table when there is one); ACKs, NAKs and CNPs take the route
  * back.  The egress port of a source NPU takes its data packets from the
- * flows that start there, round-robin, each paced at its rate (line rate
- * without congestion control; DCQCN's Rc with it: packet_cc.h), alternating
- * with the packets it forwards when the NPU is also a hop (rings).  The
- * receiver ACKs every ack_every packets and the last one; with DCQCN it
+ * flows that start there, round-robin, each paced at its rate and within its
+ * window (line rate and no window without congestion control; else the
+ * control's: packet_cc.h), alternating with the packets it forwards when the
+ * NPU is also a hop (rings).  The receiver ACKs every ack_every packets (every
+ * packet with DCTCP and HPCC) and the last one; every ACK or NAK echoes the
+ * send time and the telemetry of the data packet it answers and the
+ * ECN-marked payload taken since the previous one; with DCQCN the receiver
  * answers an ECN-marked packet with a CNP, at most one per cnp_interval per
  * flow.
  *
@@ -59,7 +63,11 @@
  *     marks the rest.
  *   - ECN (cc = dcqcn): RED on the egress data queue at enqueue: no mark up to
  *     kmin bytes, probability pmax x (q - kmin) / (kmax - kmin) up to kmax,
- *     always above.
+ *     always above; (cc = dctcp) a mark whenever the queue holds more than
+ *     dctcp_k bytes.
+ *   - in-band telemetry (cc = hpcc): every egress a data packet starts on
+ *     stamps its queue, bytes sent, time and bandwidth into it (up to
+ *     CS_CC_INT_HOPS records; the bytes are not added to the wire).
  *   - loss_rate: every data packet is lost with that probability on every
  *     link it crosses (bit errors; for transport studies).
  * Random choices (ECN marks, losses) come from one generator seeded by
