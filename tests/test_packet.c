@@ -514,6 +514,147 @@ static void test_dcqcn_sequence(void **st) {
     assert_true(s.rt == rt + 0.05 && s.rc == (s.rt + rc) / 2);
 }
 
+/* ---- DCTCP, TIMELY, HPCC: their control laws on scripted feedback ------------------------------- */
+
+/* DCTCP, g = 1/16, MTU 4096, W0 = 40960 bytes (10 packets); alpha starts at
+ * 1, the first observation window ends at the first ACK (Window_End = 0).
+ *   ACK una 1, nxt 10, 4096 acked, none marked: window ends, F = 0:
+ *     alpha = 15/16 = 0.9375, W = 40960 + 4096 = 45056, Window_End = 10
+ *   ACK una 5 (16384 acked, 12288 marked), ACK una 11, nxt 14 (24576 acked,
+ *     8192 marked): the window ends at the second (11 > 10), F = 20480 /
+ *     40960 = 1/2: alpha = 0.9375 x 15/16 + 1/32 = 0.91015625,
+ *     W = 45056 (1 - 0.455078125) = 45056 x 139.5 / 256 = 24552, Window_End = 14
+ *   ACK una 15, nxt 20, 4096 acked, none marked: F = 0:
+ *     alpha = 0.91015625 x 15/16 = 0.853271484375, W = 24552 + 4096 = 28648
+ * (every value exact in binary); then windows fully marked halve W towards
+ * the floor of one MTU, which it never passes. */
+static void test_dctcp_law(void **st) {
+    (void)st;
+    cs_dctcp_params p = {.g = 1.0 / 16};
+    cs_dctcp s;
+    cs_dctcp_init(&s, 40960, 4096);
+    assert_true(s.w == 40960 && s.alpha == 1);
+    cs_dctcp_ack(&s, &p, 1, 10, 4096, 0);
+    assert_true(s.alpha == 0.9375 && s.w == 45056 && s.win_end == 10);
+    cs_dctcp_ack(&s, &p, 5, 11, 16384, 12288);
+    assert_true(s.alpha == 0.9375 && s.w == 45056); /* the window goes on */
+    cs_dctcp_ack(&s, &p, 11, 14, 24576, 8192);
+    if (s.alpha != 0.91015625 || s.w != 24552)
+        fail_msg("dctcp: alpha %.17g W %.17g, expected 0.91015625 and 24552", s.alpha, s.w);
+    assert_int_equal(s.win_end, 14);
+    cs_dctcp_ack(&s, &p, 15, 20, 4096, 0);
+    assert_true(s.alpha == 0.853271484375 && s.w == 28648);
+    uint32_t una = 20;
+    for (int k = 0; k < 200; k++, una += 2) cs_dctcp_ack(&s, &p, una + 1, una + 2, 4096, 4096);
+    assert_true(s.w == 4096);
+    assert_true(s.alpha > 0.99); /* (1 - 15/16^200) of the way to 1 */
+}
+
+/* TIMELY with the paper's parameters: Tlow 50 us, Thigh 500 us, delta 10
+ * Mb/s = 0.00125 bytes/ns, beta 0.8, alpha 0.875, HAI after 5, minRTT 20 us;
+ * line 12.5 bytes/ns; the rate set to 10 to start below it.
+ *   rtt 30 us:  diff 0 (first), rtt_diff 0, gradient 0; below Tlow: R = 10.00125
+ *   rtt 600 us: diff 570 us, rtt_diff = 0.875 x 570 = 498.75 us; above Thigh:
+ *               R = 10.00125 (1 - 0.8 (1 - 500/600)) = 10.00125 x 13/15 = 8.66775
+ *   rtt 400 us: diff -200, rtt_diff = 0.125 x 498.75 - 0.875 x 200 = -112.65625 us,
+ *               gradient < 0 (first in a row): R = 8.66775 + 0.00125 = 8.669
+ *   rtt 420 us: diff 20, rtt_diff = -14.08203125 + 17.5 = 3.41796875 us,
+ *               gradient 3.41796875 / 20 = 0.1708984375:
+ *               R = 8.669 (1 - 0.8 x 0.1708984375) = 8.669 x 0.86328125 = 7.48378515625
+ *   rtt 410, 400, ..., 360 us (diff -10 each): rtt_diff < 0 every time, the 1st
+ *               to 4th in a row add delta, the 5th and 6th 5 delta (HAI):
+ *               R = 7.48378515625 + 14 x 0.00125 = 7.50128515625
+ *   rtt 1 s, 20 times: each R (1 - 0.8 (1 - 0.0005)) ~ R / 5: the floor, 0.0125;
+ *   rtt 10 us, 10^4 times: + delta each up to the line rate, 12.5. */
+static void test_timely_law(void **st) {
+    (void)st;
+    cs_timely_params p = {.tlow = 50000000, .thigh = 500000000, .delta = 0.00125, .beta = 0.8, .alpha = 0.875,
+                          .hai = 5, .min_rtt = 20000000, .min_rate = 0.0125};
+    cs_timely s;
+    cs_timely_init(&s, 12.5, p.min_rtt);
+    assert_true(s.rate == 12.5);
+    s.rate = 10;
+    const struct { cs_time rtt_us; double want; } seq[] = {
+        {30, 10.00125}, {600, 8.66775}, {400, 8.669}, {420, 7.48378515625},
+        {410, 0}, {400, 0}, {390, 0}, {380, 0}, {370, 0}, {360, 7.50128515625},
+    };
+    for (size_t k = 0; k < sizeof seq / sizeof seq[0]; k++) {
+        cs_timely_rtt(&s, &p, seq[k].rtt_us * 1000000);
+        if (seq[k].want > 0 && fabs(s.rate - seq[k].want) > 1e-12 * seq[k].want)
+            fail_msg("timely: after rtt %llu us rate %.17g, expected %.17g", (unsigned long long)seq[k].rtt_us, s.rate,
+                     seq[k].want);
+    }
+    assert_true(s.neg == 6 && s.rtt_diff < 0); /* still falling: six in a row */
+    for (int k = 0; k < 20; k++) cs_timely_rtt(&s, &p, 1000000000000ULL);
+    assert_true(s.rate == 0.0125);
+    for (int k = 0; k < 10000; k++) cs_timely_rtt(&s, &p, 10000000);
+    assert_true(s.rate == 12.5);
+}
+
+/* HPCC, eta 0.95, maxStage 5, W_AI 80 bytes, T = 10 us, line 12.5 bytes/ns
+ * (W_init = 125000 bytes); one hop of 12.5 bytes/ns; W = Wc = 50000 to start.
+ *   ACK una 1, nxt 30: records only.  (q 0, tx 1000000, ts 1 us)
+ *   ACK una 2, nxt 31: (q 25000, tx +12500, ts 2 us): txRate = 12500 bytes / 1 us
+ *     = 12.5 bytes/ns, u = min(25000, 0) / (12.5 x 10000) + 12.5 / 12.5 = 1,
+ *     tau = 1 us: U = 0.9 x 0 + 0.1 x 1 = 0.1 < eta, stage 0 < 5, a new round
+ *     trip (2 > 0): W = Wc + 80 = 50080 = Wc, stage 1, lastUpdateSeq 31
+ *   ACK una 3, nxt 32: (q 50000, tx +25000, ts 4 us): txRate 12.5, u = 25000 /
+ *     125000 + 1 = 1.2, tau 2 us: U = 0.8 x 0.1 + 0.2 x 1.2 = 0.32; same round
+ *     trip (3 <= 31): W = Wc + 80 = 50160, Wc stays 50080
+ *   ACK una 32, nxt 60: (q 250000, tx +125000, ts 14 us): u = 50000 / 125000 + 1
+ *     = 1.4, tau = 10 us = T: U = 1.4 >= eta: W = 50080 / (1.4 / 0.95) + 80
+ *     = 34062.857142857..., Wc = W, stage 0; rate W / T = 3.4062857... bytes/ns
+ * Two hops: the most loaded one decides, with its own tau.  Hop 0 (12.5
+ * bytes/ns) sends 6250 bytes in 1 us (u = 0.5), hop 1 (25 bytes/ns, q 125000
+ * both times) 25000 bytes in 2 us: u = 125000 / (25 x 10000) + 12.5 / 25 = 1,
+ * tau 2 us: U = 0.2 (hop 0's tau would give 0.05).
+ * maxStage: at stage 5 the update is multiplicative even below eta: with
+ * u = 0.5 over tau = T, U = 0.5: W = 50000 / (0.5 / 0.95) + 80 = 95080. */
+static void test_hpcc_law(void **st) {
+    (void)st;
+    cs_hpcc_params p = {.eta = 0.95, .max_stage = 5, .w_ai = 80, .base_rtt = 10000000};
+    cs_hpcc s;
+    cs_hpcc_init(&s, 12.5, 10000000);
+    assert_true(s.w_init == 125000 && s.w == 125000);
+    s.w = s.wc = 50000;
+    cs_int_hop h = {.qlen_bytes = 0, .tx_bytes = 1000000, .ts = 1000000, .bw = 12.5};
+    cs_hpcc_ack(&s, &p, 1, 30, &h, 1);
+    assert_true(s.w == 50000 && s.nprev == 1 && s.u == 0);
+    h = (cs_int_hop){.qlen_bytes = 25000, .tx_bytes = 1012500, .ts = 2000000, .bw = 12.5};
+    cs_hpcc_ack(&s, &p, 2, 31, &h, 1);
+    assert_true(fabs(s.u - 0.1) < 1e-15);
+    assert_true(s.w == 50080 && s.wc == 50080 && s.stage == 1 && s.last_update == 31);
+    h = (cs_int_hop){.qlen_bytes = 50000, .tx_bytes = 1037500, .ts = 4000000, .bw = 12.5};
+    cs_hpcc_ack(&s, &p, 3, 32, &h, 1);
+    assert_true(fabs(s.u - 0.32) < 1e-15);
+    assert_true(s.w == 50160 && s.wc == 50080 && s.stage == 1);
+    h = (cs_int_hop){.qlen_bytes = 250000, .tx_bytes = 1162500, .ts = 14000000, .bw = 12.5};
+    cs_hpcc_ack(&s, &p, 32, 60, &h, 1);
+    double w = 50080 / (1.4 / 0.95) + 80;
+    if (fabs(s.u - 1.4) > 1e-15 || fabs(s.w - w) > 1e-9 || s.wc != s.w || s.stage != 0 || s.last_update != 60)
+        fail_msg("hpcc: U %.17g W %.17g, expected 1.4 and %.17g", s.u, s.w, w);
+    assert_true(fabs(cs_hpcc_rate(&s) - w / 10000) < 1e-12);
+    /* two hops */
+    cs_hpcc_init(&s, 12.5, 10000000);
+    cs_int_hop two[2] = {{.qlen_bytes = 0, .tx_bytes = 0, .ts = 1000000, .bw = 12.5},
+                         {.qlen_bytes = 125000, .tx_bytes = 0, .ts = 1000000, .bw = 25}};
+    cs_hpcc_ack(&s, &p, 1, 10, two, 2);
+    two[0] = (cs_int_hop){.qlen_bytes = 0, .tx_bytes = 6250, .ts = 2000000, .bw = 12.5};
+    two[1] = (cs_int_hop){.qlen_bytes = 125000, .tx_bytes = 25000, .ts = 3000000, .bw = 25};
+    cs_hpcc_ack(&s, &p, 2, 11, two, 2);
+    assert_true(fabs(s.u - 0.2) < 1e-15);
+    /* maxStage */
+    cs_hpcc_init(&s, 12.5, 10000000);
+    s.w = s.wc = 50000;
+    s.stage = 5;
+    h = (cs_int_hop){.qlen_bytes = 0, .tx_bytes = 0, .ts = 1000000, .bw = 12.5};
+    cs_hpcc_ack(&s, &p, 1, 10, &h, 1);
+    h = (cs_int_hop){.qlen_bytes = 0, .tx_bytes = 62500, .ts = 11000000, .bw = 12.5};
+    cs_hpcc_ack(&s, &p, 2, 11, &h, 1);
+    assert_true(fabs(s.u - 0.5) < 1e-15);
+    if (fabs(s.w - 95080) > 1e-9 || s.stage != 0) fail_msg("hpcc maxStage: W %.17g stage %u", s.w, s.stage);
+}
+
 /* ---- DCQCN in the network: marks, CNPs, and the queue it keeps ------------------------------- */
 
 /* The 8-to-1 incast with DCQCN and PFC: ECN marks and CNPs happen, the
@@ -543,6 +684,165 @@ static void test_dcqcn_incast(void **st) {
     assert_int_equal(cs_eventq_size(b.q), 0);
     tn_close(&a);
     tn_close(&b);
+}
+
+/* ---- the other congestion controls: incasts ------------------------------------------------------ */
+
+/* n senders x `bytes` into NPU 0 through one switch (star), lossless, with
+ * options `opts`; the bottleneck (switch -> NPU 0) queue is sampled every
+ * microsecond; its mean and largest value over the middle half of the run
+ * (after the first flows' start, before the first flow ends) are returned
+ * with the counters. */
+typedef struct incast_res {
+    cs_packet_stats st;
+    cs_time first, last;    /* first and last flow done, ps */
+    double mean_q, max_q;   /* bytes, middle half */
+    uint64_t into0;         /* payload bytes into NPU 0 (links.csv's bytes) */
+    int done;
+} incast_res;
+
+#define MAXS 200000
+static uint64_t g_q[MAXS];
+
+static void incast(const char *opts, uint32_t n, uint64_t bytes, incast_res *r) {
+    memset(r, 0, sizeof *r);
+    tnet tn;
+    tn_open(&tn, star(n), opts);
+    uint32_t sw = n + 1, bott = UINT32_MAX;
+    for (uint32_t l = 0; l < tn.topo->nlinks; l++)
+        if (tn.topo->links[l].src == sw && tn.topo->links[l].dst == 0) bott = l;
+    assert_true(bott != UINT32_MAX);
+    for (uint32_t i = 0; i < n; i++) tn_send(&tn, i + 1, 0, bytes, i);
+    size_t ns = 0;
+    cs_time t = 0;
+    while (tn.n < (int)n && cs_eventq_size(tn.q) && ns < MAXS) {
+        t += 1000000;
+        cs_eventq_run(tn.q, t);
+        assert_int_equal(cs_packet_queue_bytes(&tn.net, bott, &g_q[ns]), 1);
+        ns++;
+    }
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    r->done = tn.n;
+    r->first = CS_TIME_MAX;
+    for (int i = 0; i < (int)n; i++) {
+        if (tn.t[i] > r->last) r->last = tn.t[i];
+        if (tn.t[i] < r->first) r->first = tn.t[i];
+    }
+    /* the middle half of [0, first flow done] */
+    size_t lo = (size_t)(r->first / 1000000) / 4, hi = 3 * (size_t)(r->first / 1000000) / 4;
+    if (hi > ns) hi = ns;
+    double sum = 0;
+    for (size_t k = lo; k < hi; k++) {
+        sum += (double)g_q[k];
+        if ((double)g_q[k] > r->max_q) r->max_q = (double)g_q[k];
+    }
+    r->mean_q = hi > lo ? sum / (double)(hi - lo) : 0;
+    r->st = stats(&tn);
+    cs_net_link_report rep;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_net_report(&tn.net, &rep, &err), CS_OK);
+    for (uint32_t l = 0; l < rep.nlinks; l++)
+        if (tn.topo->links[l].dst == 0) r->into0 += rep.links[l].bytes;
+    cs_net_link_report_free(&rep);
+    assert_int_equal(cs_eventq_size(tn.q), 0); /* the run ends: no control keeps a timer */
+    tn_close(&tn);
+}
+
+/* Closed form of the lossless 8-to-1 incast of 16 MiB each on star(): the
+ * receiver's link busy from the first packet's arrival at the switch to the
+ * last: 41780 + 500000 + 8 x 4096 x 41780 + 500000 ps = 1370088820 ps
+ * (test_incast_pfc's form). */
+#define INCAST_IDEAL (41780.0 + LAT + 8.0 * 4096 * 41780 + LAT)
+#define WIRE_MTU 4178.0
+
+/* Every control on the 8-to-1 incast (lossless, 32 MiB buffer): every flow
+ * finishes, every byte arrives once, nothing is dropped, the run drains;
+ * and what each control promises about the bottleneck queue:
+ *   - none: PFC alone; the queue holds most of the incast (a reference).
+ *   - dctcp: the queue stays near K = 97500 bytes.  The paper's analysis
+ *     (section 3.3) has it oscillate below K + N packets; our cut comes at
+ *     the end of a window of data, up to a round trip after the first mark,
+ *     so we allow K + 2N packets at most and a mean within [K/2, K + N
+ *     packets].  The link never idles: the last byte within 2 % of the
+ *     closed form (measured 0.3 %).
+ *   - hpcc: aims at eta = 95 % of the bottleneck with no standing queue:
+ *     the mean queue is below 4 packets (measured ~1: pacing at W / T lets
+ *     a packet or two meet), far below DCTCP's K, and the link is busy at
+ *     least eta of the time less the start and the end: the last byte within
+ *     10 % of the closed form (measured 7 %), no PFC pause needed with the
+ *     default buffer.
+ *   - timely (delta scaled to the 800 Gb/s links as the paper's 10 Mb/s is
+ *     to its 10 Gb/s, 0.8 Gb/s): the RTT stays below Tlow =
+ *     50 us in the middle of the run: the queue below B x Tlow = 5 MB
+ *     (measured ~12 KB on average, 0.4 MB at most over the run). */
+static void test_cc_incasts(void **st) {
+    (void)st;
+    const uint32_t N = 8;
+    incast_res r[4];
+    const char *opts[4] = {"{}", "{\"cc\": \"dctcp\"}", "{\"cc\": \"hpcc\"}",
+                           "{\"cc\": \"timely\", \"timely_delta\": 0.8}"};
+    for (int i = 0; i < 4; i++) {
+        incast(opts[i], N, 16 * MIB, &r[i]);
+        printf("incast %s: last %.3f us (closed form %.3f), middle-half queue mean %.0f max %.0f bytes, %llu marks, "
+               "%llu pauses\n", opts[i], (double)r[i].last / 1e6, INCAST_IDEAL / 1e6, r[i].mean_q, r[i].max_q,
+               (unsigned long long)r[i].st.ecn_marks, (unsigned long long)r[i].st.pauses);
+        assert_int_equal(r[i].done, (int)N);
+        assert_int_equal(r[i].st.delivered_bytes, N * 16 * MIB);
+        assert_int_equal(r[i].into0, N * 16 * MIB);
+        assert_int_equal(r[i].st.drops + r[i].st.headroom_drops + r[i].st.retransmitted, 0);
+        assert_true((double)r[i].last >= INCAST_IDEAL); /* nobody beats the receiver's link */
+    }
+    const double K = 97500;
+    /* none: the queue holds megabytes (the reference the controls improve on) */
+    assert_true(r[0].mean_q > 1e6);
+    /* dctcp */
+    assert_true(r[1].st.ecn_marks > 0);
+    if (r[1].mean_q < K / 2 || r[1].mean_q > K + N * WIRE_MTU || r[1].max_q > K + 2 * N * WIRE_MTU)
+        fail_msg("dctcp: queue mean %.0f max %.0f bytes; expected mean in [%.0f, %.0f], max <= %.0f", r[1].mean_q,
+                 r[1].max_q, K / 2, K + N * WIRE_MTU, K + 2 * N * WIRE_MTU);
+    assert_true((double)r[1].last <= 1.02 * INCAST_IDEAL);
+    assert_int_equal(r[1].st.cnps, 0); /* the marks come back in ACKs */
+    /* hpcc */
+    if (r[2].mean_q > 4 * WIRE_MTU || r[2].mean_q > r[1].mean_q / 10)
+        fail_msg("hpcc: mean queue %.0f bytes; expected below 4 packets (%.0f) and a tenth of dctcp's (%.0f)",
+                 r[2].mean_q, 4 * WIRE_MTU, r[1].mean_q);
+    assert_true((double)r[2].last <= 1.10 * INCAST_IDEAL);
+    assert_int_equal(r[2].st.ecn_marks, 0);
+    assert_int_equal(r[2].st.pauses, 0);
+    /* timely */
+    if (r[3].max_q > 100.0 * 50000)
+        fail_msg("timely: queue up to %.0f bytes in the middle of the run: an RTT above Tlow", r[3].max_q);
+    assert_int_equal(r[3].st.ecn_marks, 0);
+}
+
+/* The same inputs give the same bytes with every control: a lossy incast
+ * (drops, random losses, retransmissions) run twice. */
+static void test_cc_deterministic(void **st) {
+    (void)st;
+    const char *cc[] = {"dctcp", "timely", "hpcc"};
+    for (int c = 0; c < 3; c++) {
+        char o[256];
+        snprintf(o, sizeof o, "{\"pfc\": false, \"buffer\": 262144, \"cc\": \"%s\", \"loss_rate\": 0.001, \"rto\": 50}",
+                 cc[c]);
+        tnet a, b;
+        tn_open(&a, star(6), o);
+        tn_open(&b, star(6), o);
+        for (uint32_t i = 0; i < 6; i++) {
+            tn_send(&a, i + 1, 0, MIB + 777ULL * i, i);
+            tn_send(&b, i + 1, 0, MIB + 777ULL * i, i);
+        }
+        cs_eventq_run(a.q, CS_TIME_MAX);
+        cs_eventq_run(b.q, CS_TIME_MAX);
+        assert_int_equal(a.n, 6);
+        assert_memory_equal(a.t, b.t, sizeof a.t);
+        cs_packet_stats sa = stats(&a), sb = stats(&b);
+        assert_memory_equal(&sa, &sb, sizeof sa);
+        assert_true(sa.lost > 0);
+        assert_int_equal(sa.delivered_bytes, 6 * MIB + 777ULL * 15);
+        tn_close(&a);
+        tn_close(&b);
+    }
 }
 
 /* ---- determinism and a stuck flow ------------------------------------------------------------- */
@@ -642,6 +942,8 @@ int main(void) {
         cmocka_unit_test(test_dcqcn_sequence), cmocka_unit_test(test_dcqcn_incast),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),
+        cmocka_unit_test(test_dctcp_law),     cmocka_unit_test(test_timely_law),
+        cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_cc_incasts),    cmocka_unit_test(test_cc_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /*
  * packet.c -- the `packet` backend: RoCEv2-style packets over the links of a
  * physical topology (the same topologies, placements and routes as `flow`),
- * with output-queued switches on a shared buffer, PFC, ECN marking, DCQCN and
- * an RC transport with go-back-N or selective repeat.  docs/network.md
+ * with output-queued switches on a shared buffer, PFC, ECN marking, congestion
+ * control (none, DCQCN, DCTCP, TIMELY, HPCC: packet_cc.h) and an RC transport
+ * with go-back-N or selective repeat.  docs/network.md
  * ("packet") has the model, its parameters with their sources, and the
  * closed forms the tests check.
  *
@@ -21,10 +22,13 @@
  * (src, dst) pair, or per message when the topology sprays; a fixed route of
  * the routing table when there is one); ACKs, NAKs and CNPs take the route
  * back.  The egress port of a source NPU takes its data packets from the
- * flows that start there, round-robin, each paced at its rate (line rate
- * without congestion control; DCQCN's Rc with it: packet_cc.h), alternating
- * with the packets it forwards when the NPU is also a hop (rings).  The
- * receiver ACKs every ack_every packets and the last one; with DCQCN it
+ * flows that start there, round-robin, each paced at its rate and within its
+ * window (line rate and no window without congestion control; else the
+ * control's: packet_cc.h), alternating with the packets it forwards when the
+ * NPU is also a hop (rings).  The receiver ACKs every ack_every packets (every
+ * packet with DCTCP and HPCC) and the last one; every ACK or NAK echoes the
+ * send time and the telemetry of the data packet it answers and the
+ * ECN-marked payload taken since the previous one; with DCQCN the receiver
  * answers an ECN-marked packet with a CNP, at most one per cnp_interval per
  * flow.
  *
@@ -59,7 +63,11 @@
  *     marks the rest.
  *   - ECN (cc = dcqcn): RED on the egress data queue at enqueue: no mark up to
  *     kmin bytes, probability pmax x (q - kmin) / (kmax - kmin) up to kmax,
- *     always above.
+ *     always above; (cc = dctcp) a mark whenever the queue holds more than
+ *     dctcp_k bytes.
+ *   - in-band telemetry (cc = hpcc): every egress a data packet starts on
+ *     stamps its queue, bytes sent, time and bandwidth into it (up to
+ *     CS_CC_INT_HOPS records; the bytes are not added to the wire).
  *   - loss_rate: every data packet is lost with that probability on every
  *     link it crosses (bit errors; for transport studies).
  * Random choices (ECN marks, losses) come from one generator seeded by
@@ -100,8 +108,6 @@
 
 /* ---- options ------------------------------------------------------------------ */
 
-enum { PKT_CC_NONE, PKT_CC_DCQCN };
-static const char *const PKT_CCS[] = {"none", "dcqcn", NULL};
 enum { PKT_ROUTING_TOPOLOGY, PKT_ROUTING_ECMP, PKT_ROUTING_SPRAY };
 static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", NULL};
 enum { PKT_RTX_GBN, PKT_RTX_SR };
@@ -114,6 +120,11 @@ typedef struct pkt_opts {
     double kmin_bytes, kmax_bytes, pmax;
     double dcqcn_g, dcqcn_alpha_us, dcqcn_timer_us, dcqcn_bytes, dcqcn_f, dcqcn_rai_gbps, dcqcn_rhai_gbps,
         dcqcn_min_gbps, cnp_interval_us;
+    double dctcp_g, dctcp_k_bytes;
+    double timely_tlow_us, timely_thigh_us, timely_delta_gbps, timely_beta, timely_alpha, timely_min_rtt_us,
+        timely_min_gbps;
+    int timely_hai, hpcc_max_stage;
+    double hpcc_eta, hpcc_wai_bytes, hpcc_base_rtt_us;
 } pkt_opts;
 
 #define O(f) offsetof(pkt_opts, f)
@@ -130,8 +141,10 @@ static const cs_opt PKT_OPTS[] = {
      .off = O(buffer_bytes), .help = "packet buffer of every switch (and NIC or NPU that forwards), shared by its ports"},
     {.key = "alpha", .type = CS_OPT_NUM, .def = 0.125, .min = 0, .min_open = 1, .max = 1e6, .off = O(alpha),
      .help = "dynamic threshold: a queue (lossy) or an ingress link (PFC) may hold alpha x the free shared bytes"},
-    {.key = "cc", .type = CS_OPT_ENUM, .def = PKT_CC_NONE, .values = PKT_CCS, .off = O(cc),
-     .help = "congestion control: none (line rate; PFC only) or dcqcn (ECN marks, CNPs, rate control)"},
+    {.key = "cc", .type = CS_OPT_ENUM, .def = CS_CC_none, .values = cs_cc_names, .off = O(cc),
+     .help = "congestion control: none (line rate; PFC only), dcqcn (ECN marks, CNPs, rate control), dctcp "
+             "(ECN marks echoed per ACK, a window), timely (RTT gradient, a rate) or hpcc (in-band telemetry, "
+             "a window)"},
     {.key = "kmin", .type = CS_OPT_NUM, .def = 5120, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmin_bytes),
      .help = "ECN: no mark at or below this egress queue (DCQCN paper: 5 KB)"},
     {.key = "kmax", .type = CS_OPT_NUM, .def = 204800, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmax_bytes),
@@ -156,6 +169,38 @@ static const cs_opt PKT_OPTS[] = {
      .off = O(dcqcn_min_gbps), .help = "DCQCN floor of the current rate"},
     {.key = "cnp_interval", .type = CS_OPT_NUM, .def = 50, .min = 0, .max = 1e9, .unit = "us", .off = O(cnp_interval_us),
      .help = "DCQCN notification point: at most one CNP per flow per interval (50 us)"},
+    {.key = "dctcp_g", .type = CS_OPT_NUM, .def = 1.0 / 16, .min = 0, .min_open = 1, .max = 1, .off = O(dctcp_g),
+     .help = "DCTCP alpha gain g (1/16, Alizadeh et al. 2010)"},
+    {.key = "dctcp_k", .type = CS_OPT_NUM, .def = 97500, .min = 0, .max = 1e12, .unit = "bytes",
+     .off = O(dctcp_k_bytes),
+     .help = "DCTCP: a data packet is ECN-marked when its egress queue holds more than this (65 packets of "
+             "1500 bytes, the paper's K at 10 Gb/s; it asks K > C x RTT / 7)"},
+    {.key = "timely_tlow", .type = CS_OPT_NUM, .def = 50, .min = 0, .max = 1e9, .unit = "us",
+     .off = O(timely_tlow_us), .help = "TIMELY: below this RTT, additive increase (50 us)"},
+    {.key = "timely_thigh", .type = CS_OPT_NUM, .def = 500, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
+     .off = O(timely_thigh_us), .help = "TIMELY: above this RTT, multiplicative decrease (500 us)"},
+    {.key = "timely_delta", .type = CS_OPT_NUM, .def = 0.01, .min = 0, .max = 1e6, .unit = "Gb/s",
+     .off = O(timely_delta_gbps), .help = "TIMELY additive step delta (10 Mb/s)"},
+    {.key = "timely_beta", .type = CS_OPT_NUM, .def = 0.8, .min = 0, .max = 1, .off = O(timely_beta),
+     .help = "TIMELY multiplicative decrease beta (0.8)"},
+    {.key = "timely_alpha", .type = CS_OPT_NUM, .def = 0.875, .min = 0, .max = 1, .off = O(timely_alpha),
+     .help = "TIMELY EWMA gain alpha of the RTT difference (0.875)"},
+    {.key = "timely_hai", .type = CS_OPT_INT, .def = 5, .min = 1, .max = 1 << 20, .off = O(timely_hai),
+     .help = "TIMELY: from this many RTT samples in a row with a gradient <= 0, increase by 5 delta (5)"},
+    {.key = "timely_min_rtt", .type = CS_OPT_NUM, .def = 20, .min = 0, .max = 1e9, .unit = "us",
+     .off = O(timely_min_rtt_us),
+     .help = "TIMELY minRTT, normalizes the gradient (20 us; 0: each flow's own round trip alone on its route)"},
+    {.key = "timely_min_rate", .type = CS_OPT_NUM, .def = 0.1, .min = 0, .min_open = 1, .max = 1e6, .unit = "Gb/s",
+     .off = O(timely_min_gbps), .help = "TIMELY floor of the rate"},
+    {.key = "hpcc_eta", .type = CS_OPT_NUM, .def = 0.95, .min = 0, .min_open = 1, .max = 1, .off = O(hpcc_eta),
+     .help = "HPCC target utilization eta (0.95)"},
+    {.key = "hpcc_max_stage", .type = CS_OPT_INT, .def = 5, .min = 0, .max = 1 << 20, .off = O(hpcc_max_stage),
+     .help = "HPCC additive increases before a multiplicative update, maxStage (5)"},
+    {.key = "hpcc_wai", .type = CS_OPT_NUM, .def = 80, .min = 0, .max = 1e12, .unit = "bytes",
+     .off = O(hpcc_wai_bytes), .help = "HPCC additive increase W_AI (80 bytes)"},
+    {.key = "hpcc_base_rtt", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e9, .unit = "us",
+     .off = O(hpcc_base_rtt_us),
+     .help = "HPCC base round trip T (0: each flow's own round trip alone on its route)"},
     {.key = "ack_every", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 1 << 20, .unit = "packets", .off = O(ack_every),
      .help = "the receiver ACKs every this many in-order packets, and the last"},
     {.key = "window", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e15, .unit = "bytes", .off = O(window_bytes),
@@ -207,6 +252,11 @@ typedef struct pkt {
      * that made the receiver send it (every transmission stamped before it has arrived or is lost) */
     uint32_t tx;
     uint32_t sack;      /* selective repeat's NAK: the psn that arrived past the gap at psn; else NONE */
+    /* congestion feedback: data: when it was sent; ACK, NAK: echoed from the data packet it answers */
+    cs_time ts;
+    cs_int_hop *intr;   /* in-band telemetry (cc hpcc; from s->ints): data: stamped per egress; ACK, NAK: echoed */
+    uint32_t ce_bytes;  /* ACK, NAK: ECN-marked payload the receiver took since its previous answer (saturates) */
+    uint8_t nint;
     uint8_t type, ecn;
     uint8_t rtx;        /* selective repeat: data sent again */
 } pkt;
@@ -225,7 +275,7 @@ typedef struct pflow {
     cs_time next_tx, last_progress, start, finish;
     uint32_t gen;    /* incarnation of this flow id (stale timer entries are told apart) */
     uint8_t timed;   /* has an entry in the timer heap */
-    cs_dcqcn cc;
+    void *ccs;       /* congestion control state (s->cc->state_size bytes; NULL with none) */
     uint32_t ring_next, ring_prev;
     uint8_t in_ring;
     /* selective repeat (NULL with go-back-N): per psn in [snd_una, snd_una + sr_window), at psn mod
@@ -238,6 +288,7 @@ typedef struct pflow {
     uint32_t rcv_held;                /* packets the receiver keeps past the gap */
     /* receiver */
     uint32_t rcv_nxt, since_ack, nak_for; /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
+    uint64_t rcv_ce;                      /* ECN-marked payload taken since the last ACK or NAK */
     cs_time last_cnp;
     uint8_t cnp_sent;
     /* life */
@@ -262,6 +313,7 @@ typedef struct port {
     uint8_t xoff; /* the far node has paused this link (decided; takes effect upstream later) */
     /* statistics */
     uint64_t bytes, packets, drops, marks, max_q;
+    uint64_t tx_wire; /* wire bytes started, every packet (in-band telemetry) */
     cs_time busy_time, busy_since, pause_time, pause_since;
 } port;
 
@@ -276,7 +328,10 @@ typedef struct pkt_state {
     double *bw; /* per link, bytes per ns: the topology's, or as built for the healthy network */
     cs_router *router;
     pkt_opts o;
-    cs_dcqcn_params dp;
+    const cs_cc_ops *cc; /* congestion control (backend.packet.cc) */
+    cs_cc_params ccp;
+    uint32_t ack_every;  /* ack_every, or 1 when the control needs an ACK per packet */
+    cs_pool *ints;       /* telemetry records of packets in flight (cc hpcc) */
     cs_time rto, cnp_interval;
     uint64_t wire_mtu;
     port *ports;
@@ -355,14 +410,30 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->wire_mtu = (uint64_t)s->o.mtu + (uint64_t)s->o.overhead;
     s->rto = (cs_time)llround(s->o.rto_us * 1e6);
     s->cnp_interval = (cs_time)llround(s->o.cnp_interval_us * 1e6);
-    s->dp = (cs_dcqcn_params){.g = s->o.dcqcn_g,
-                              .alpha_period = (cs_time)llround(s->o.dcqcn_alpha_us * 1e6),
-                              .timer_period = (cs_time)llround(s->o.dcqcn_timer_us * 1e6),
-                              .byte_counter = (uint64_t)s->o.dcqcn_bytes,
-                              .f = (uint32_t)s->o.dcqcn_f,
-                              .rai = s->o.dcqcn_rai_gbps / 8,
-                              .rhai = s->o.dcqcn_rhai_gbps / 8,
-                              .min_rate = s->o.dcqcn_min_gbps / 8};
+    s->cc = cs_cc_table[s->o.cc];
+    s->ccp.dcqcn = (cs_dcqcn_params){.g = s->o.dcqcn_g,
+                                     .alpha_period = (cs_time)llround(s->o.dcqcn_alpha_us * 1e6),
+                                     .timer_period = (cs_time)llround(s->o.dcqcn_timer_us * 1e6),
+                                     .byte_counter = (uint64_t)s->o.dcqcn_bytes,
+                                     .f = (uint32_t)s->o.dcqcn_f,
+                                     .rai = s->o.dcqcn_rai_gbps / 8,
+                                     .rhai = s->o.dcqcn_rhai_gbps / 8,
+                                     .min_rate = s->o.dcqcn_min_gbps / 8};
+    s->ccp.dctcp = (cs_dctcp_params){.g = s->o.dctcp_g};
+    s->ccp.timely = (cs_timely_params){.tlow = (cs_time)llround(s->o.timely_tlow_us * 1e6),
+                                       .thigh = (cs_time)llround(s->o.timely_thigh_us * 1e6),
+                                       .delta = s->o.timely_delta_gbps / 8,
+                                       .beta = s->o.timely_beta,
+                                       .alpha = s->o.timely_alpha,
+                                       .hai = (uint32_t)s->o.timely_hai,
+                                       .min_rtt = (cs_time)llround(s->o.timely_min_rtt_us * 1e6),
+                                       .min_rate = s->o.timely_min_gbps / 8};
+    s->ccp.hpcc = (cs_hpcc_params){.eta = s->o.hpcc_eta,
+                                   .max_stage = (uint32_t)s->o.hpcc_max_stage,
+                                   .w_ai = s->o.hpcc_wai_bytes,
+                                   .base_rtt = (cs_time)llround(s->o.hpcc_base_rtt_us * 1e6)};
+    s->ack_every = s->cc->feedback & CS_CC_ACK_EACH ? 1 : (uint32_t)s->o.ack_every;
+    if (s->cc->feedback & CS_CC_INT) s->ints = cs_pool_new(CS_CC_INT_HOPS * sizeof(cs_int_hop));
     s->rng = 0x5EED0000ULL ^ (uint64_t)s->o.seed;
     s->sr_win = s->o.retransmit == PKT_RTX_SR ? (uint32_t)s->o.sr_window : 0;
     size_t nl = t->nlinks ? t->nlinks : 1;
@@ -415,6 +486,7 @@ static void pkt_destroy(void *state) {
         if (s->flows[i].live) {
             cs_free(s->flows[i].path);
             cs_free(s->flows[i].sr_txn);
+            cs_free(s->flows[i].ccs);
         }
     cs_free(s->flows);
     cs_free(s->rows);
@@ -424,6 +496,7 @@ static void pkt_destroy(void *state) {
     cs_free(s->bw);
     cs_free(s->nodes);
     if (s->pkts) cs_pool_free(s->pkts);
+    if (s->ints) cs_pool_free(s->ints);
     cs_router_free(s->router);
     cs_topo_free(s->own_topo);
     cs_free(s);
@@ -458,6 +531,8 @@ static void free_flow(pkt_state *s, uint32_t id) {
     cs_free(f->path);
     f->path = f->rpath = NULL;
     cs_free(f->sr_txn);
+    cs_free(f->ccs);
+    f->ccs = NULL;
     f->sr_flag = f->sr_got = NULL;
     f->sr_txn = NULL;
     f->live = 0;
@@ -534,6 +609,10 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
         int can = f->snd_nxt < f->npkts && !f->failed;
         if (can && s->o.window_bytes > 0 && (double)(f->snd_nxt - f->snd_una) * s->o.mtu >= s->o.window_bytes)
             can = 0;
+        if (can && s->cc->window) { /* the control's window (an ACK brings the flow back) */
+            double w = s->cc->window(f->ccs);
+            if (w > 0 && (double)(f->snd_nxt - f->snd_una) * s->o.mtu >= w) can = 0;
+        }
         if (s->sr_win) { /* selective repeat: the lost packets first, new ones within the receiver's buffer */
             if (can && f->snd_nxt - f->snd_una >= s->sr_win) can = 0;
             if (f->nlost && !f->failed) can = 1;
@@ -544,7 +623,7 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             id = P->ring == NONE ? NONE : next;
             continue;
         }
-        if (s->o.cc == PKT_CC_DCQCN) cs_dcqcn_advance(&f->cc, &s->dp, now);
+        if (s->cc->advance) s->cc->advance(f->ccs, &s->ccp, now);
         if (f->next_tx <= now) {
             pkt *p = cs_pool_get(s->pkts);
             memset(p, 0, sizeof *p);
@@ -564,12 +643,14 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             p->type = PK_DATA;
             p->in_link = NONE;
             p->sack = NONE;
+            p->ts = now;
+            if (s->ints) p->intr = cs_pool_get(s->ints);
             if (s->sr_win) f->sr_txn[p->psn % s->sr_win] = p->tx = f->tx_stamp++;
             f->sent++;
             if (!p->rtx && f->snd_una + 1 == f->snd_nxt) f->last_progress = now; /* the first packet outstanding */
-            double rate = s->o.cc == PKT_CC_DCQCN ? f->cc.rc : 0;
+            double rate = s->cc->rate ? s->cc->rate(f->ccs) : 0;
             f->next_tx = rate > 0 ? now + ser_ps(p->wire, rate) : now;
-            if (s->o.cc == PKT_CC_DCQCN) cs_dcqcn_sent(&f->cc, &s->dp, p->wire);
+            if (s->cc->sent) s->cc->sent(f->ccs, &s->ccp, now, p->wire);
             f->inflight++;
             arm_rto(s, id);
             /* round robin: the next flow goes first next time; a flow that has
@@ -618,6 +699,9 @@ static void port_kick(pkt_state *s, uint32_t l) {
     cs_time now = now_of(s);
     double bw = s->bw[l];
     cs_time ser = ser_ps(p->wire, bw);
+    P->tx_wire += p->wire;
+    if (p->intr && p->nint < CS_CC_INT_HOPS) /* in-band telemetry: this egress as the packet leaves */
+        p->intr[p->nint++] = (cs_int_hop){.qlen_bytes = P->qbytes, .tx_bytes = P->tx_wire, .ts = now, .bw = bw};
     P->busy = 1;
     P->busy_since = now;
     P->cur_in_link = p->in_link;
@@ -724,8 +808,10 @@ static int admit(pkt_state *s, uint32_t v, uint32_t in, uint32_t out, pkt *p) {
 /* ---- endpoints ----------------------------------------------------------------------------------- */
 
 /* A control packet of flow id (ACK, NAK: psn = the receiver's next expected;
- * CNP) onto the route back. */
-static void send_ctrl_sr(pkt_state *s, uint32_t id, int type, uint32_t psn, uint32_t sack, uint32_t tx) {
+ * CNP) onto the route back.  An ACK or NAK answers data packet `from`: it
+ * echoes its send time and telemetry (taken over) and carries the marked
+ * payload the receiver took since its previous answer. */
+static void send_ctrl_sr(pkt_state *s, uint32_t id, int type, uint32_t psn, uint32_t sack, uint32_t tx, pkt *from) {
     pflow *f = &s->flows[id];
     pkt *p = cs_pool_get(s->pkts);
     memset(p, 0, sizeof *p);
@@ -736,6 +822,15 @@ static void send_ctrl_sr(pkt_state *s, uint32_t id, int type, uint32_t psn, uint
     p->wire = CTRL_WIRE;
     p->type = (uint8_t)type;
     p->in_link = NONE;
+    if (from) {
+        p->ts = from->ts;
+        p->ce_bytes = f->rcv_ce < UINT32_MAX ? (uint32_t)f->rcv_ce : UINT32_MAX;
+        f->rcv_ce = 0;
+        p->intr = from->intr;
+        p->nint = from->nint;
+        from->intr = NULL;
+        from->nint = 0;
+    }
     f->inflight++;
     s->st.ctrl_packets++;
     /* a flow with packets has src != dst, so a route back of at least one link */
@@ -743,7 +838,9 @@ static void send_ctrl_sr(pkt_state *s, uint32_t id, int type, uint32_t psn, uint
     port_kick(s, f->rpath[0]);
 }
 
-static void send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn) { send_ctrl_sr(s, id, type, psn, NONE, 0); }
+static void send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn, pkt *from) {
+    send_ctrl_sr(s, id, type, psn, NONE, 0, from);
+}
 
 static uint32_t payload_of(const pkt_state *s, const pflow *f, uint32_t psn) {
     return psn + 1 == f->npkts ? f->last_payload : (uint32_t)s->o.mtu;
@@ -774,25 +871,26 @@ static void receiver_sr(pkt_state *s, pkt *p) {
     if (f->failed) return;
     if (p->psn < f->rcv_nxt || (p->psn > f->rcv_nxt && p->psn - f->rcv_nxt < W && f->sr_got[p->psn % W])) {
         s->st.duplicates++;
-        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx);
+        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx, p);
         return;
     }
     if (p->psn > f->rcv_nxt && p->psn - f->rcv_nxt >= W) { /* beyond the buffer (the sender never sends it) */
         s->st.out_of_order++;
         return;
     }
-    if (p->ecn && s->o.cc == PKT_CC_DCQCN && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
+    if (p->ecn && (s->cc->feedback & CS_CC_CNP) && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
         f->cnp_sent = 1;
         f->last_cnp = now;
-        send_ctrl(s, id, PK_CNP, 0);
+        send_ctrl(s, id, PK_CNP, 0, NULL);
         s->st.cnps++;
     }
+    if (p->ecn) f->rcv_ce += p->payload;
     if (p->psn > f->rcv_nxt) { /* past the gap: kept */
         f->sr_got[p->psn % W] = 1;
         f->rcv_held++;
         s->st.held++;
         s->st.naks++;
-        send_ctrl_sr(s, id, PK_NAK, f->rcv_nxt, p->psn, p->tx);
+        send_ctrl_sr(s, id, PK_NAK, f->rcv_nxt, p->psn, p->tx, p);
         return;
     }
     int filled = f->rcv_held > 0;
@@ -807,11 +905,11 @@ static void receiver_sr(pkt_state *s, pkt *p) {
         f->since_ack++;
     }
     if (f->rcv_nxt == f->npkts) {
-        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx);
+        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx, p);
         delivered(s, id);
-    } else if (f->since_ack >= (uint32_t)s->o.ack_every || filled || p->rtx) {
+    } else if (f->since_ack >= s->ack_every || filled || p->rtx) {
         f->since_ack = 0;
-        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx);
+        send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx, p);
     }
 }
 
@@ -859,30 +957,50 @@ static void receiver(pkt_state *s, pkt *p) {
         f->rcv_nxt++;
         f->since_ack++;
         s->st.delivered_bytes += p->payload;
-        if (p->ecn && s->o.cc == PKT_CC_DCQCN && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
+        if (p->ecn && (s->cc->feedback & CS_CC_CNP) && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
             f->cnp_sent = 1;
             f->last_cnp = now;
-            send_ctrl(s, id, PK_CNP, 0);
+            send_ctrl(s, id, PK_CNP, 0, NULL);
             s->st.cnps++;
         }
+        if (p->ecn) f->rcv_ce += p->payload;
         if (f->rcv_nxt == f->npkts) {
-            send_ctrl(s, id, PK_ACK, f->rcv_nxt);
+            send_ctrl(s, id, PK_ACK, f->rcv_nxt, p);
             delivered(s, id);
-        } else if (f->since_ack >= (uint32_t)s->o.ack_every) {
+        } else if (f->since_ack >= s->ack_every) {
             f->since_ack = 0;
-            send_ctrl(s, id, PK_ACK, f->rcv_nxt);
+            send_ctrl(s, id, PK_ACK, f->rcv_nxt, p);
         }
     } else if (p->psn > f->rcv_nxt) { /* a gap: go-back-N drops it and NAKs the gap once */
         s->st.out_of_order++;
         if (f->nak_for != f->rcv_nxt + 1) {
             f->nak_for = f->rcv_nxt + 1;
-            send_ctrl(s, id, PK_NAK, f->rcv_nxt);
+            send_ctrl(s, id, PK_NAK, f->rcv_nxt, p);
             s->st.naks++;
         }
     } else { /* a duplicate: say again where we are */
         s->st.duplicates++;
-        send_ctrl(s, id, PK_ACK, f->rcv_nxt);
+        send_ctrl(s, id, PK_ACK, f->rcv_nxt, p);
     }
+}
+
+/* The congestion control's feedback from an ACK or NAK p (before the sender
+ * takes its acknowledgment). */
+static void cc_ack(pkt_state *s, uint32_t id, const pkt *p) {
+    pflow *f = &s->flows[id];
+    uint32_t una = p->psn > f->snd_una ? p->psn : f->snd_una;
+    uint64_t acked = (uint64_t)(una - f->snd_una) * (uint64_t)s->o.mtu;
+    if (una > f->snd_una && una == f->npkts) acked -= (uint64_t)s->o.mtu - f->last_payload;
+    cs_time now = now_of(s);
+    cs_cc_ack a = {.now = now,
+                   .rtt = now - p->ts,
+                   .una = una,
+                   .nxt = f->snd_nxt > una ? f->snd_nxt : una,
+                   .acked_bytes = acked,
+                   .marked_bytes = p->ce_bytes,
+                   .hops = p->intr,
+                   .nhops = p->nint};
+    s->cc->ack(f->ccs, &s->ccp, &a);
 }
 
 static void sender(pkt_state *s, pkt *p) {
@@ -890,6 +1008,7 @@ static void sender(pkt_state *s, pkt *p) {
     pflow *f = &s->flows[id];
     cs_time now = now_of(s);
     if (f->failed) return;
+    if (p->type != PK_CNP && s->cc->ack) cc_ack(s, id, p);
     if (s->sr_win && p->type != PK_CNP) {
         sender_sr(s, id, p);
         return;
@@ -915,8 +1034,7 @@ static void sender(pkt_state *s, pkt *p) {
         }
         break;
     case PK_CNP:
-        cs_dcqcn_advance(&f->cc, &s->dp, now);
-        cs_dcqcn_cnp(&f->cc, &s->dp, now);
+        if (s->cc->cnp) s->cc->cnp(f->ccs, &s->ccp, now);
         break;
     }
 }
@@ -1067,6 +1185,7 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
 
 static void drop(pkt_state *s, pkt *p) {
     pflow *f = &s->flows[p->flow];
+    if (p->intr) cs_pool_put(s->ints, p->intr);
     f->inflight--;
     uint32_t id = p->flow;
     cs_pool_put(s->pkts, p);
@@ -1101,7 +1220,13 @@ static void on_arrive(void *ctx, const cs_event *ev) {
             drop(s, p);
             return;
         }
-        if (s->o.cc == PKT_CC_DCQCN) {
+        if (s->cc->feedback & CS_CC_MARK_STEP) { /* DCTCP: above K */
+            if ((double)E->qbytes > s->o.dctcp_k_bytes) {
+                p->ecn = 1;
+                E->marks++;
+                s->st.ecn_marks++;
+            }
+        } else if (s->cc->feedback & CS_CC_MARK_RED) {
             uint64_t q = E->qbytes;
             double pm = q <= s->o.kmin_bytes ? 0
                         : q > s->o.kmax_bytes ? 1
@@ -1275,7 +1400,14 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         f->sr_flag = (uint8_t *)(f->sr_txn + s->sr_win);
         f->sr_got = f->sr_flag + s->sr_win;
     }
-    cs_dcqcn_init(&f->cc, n ? s->bw[both[0]] : 1, now);
+    if (s->cc->state_size && n) {
+        /* its round trip alone: a full packet there, a control packet back */
+        double rtt = path_time(s, both, n, (uint64_t)s->o.mtu);
+        for (uint32_t h = 0; h < nr; h++) rtt += ser_d(CTRL_WIRE, s->bw[both[n + h]]) + (double)lk(s, both[n + h])->lat;
+        cs_cc_flow cf = {.line_rate = s->bw[both[0]], .base_rtt = to_time(rtt), .mtu = (uint32_t)s->o.mtu};
+        f->ccs = cs_calloc(1, s->cc->state_size);
+        s->cc->init(f->ccs, &s->ccp, &cf, now);
+    }
     s->st.flows++;
     s->st.data_packets += npk;
     if (n == 0) { /* to itself: delivered now, by an event as every delivery */
@@ -1332,7 +1464,7 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
     snprintf(out->summary, sizeof out->summary,
              "packet (%s%s, cc %s): %llu data packets, %llu retransmitted, %llu dropped, %llu lost, %llu headroom "
              "overflows, %llu ECN marks, %llu CNPs, PFC pause %.3f us over %u links, largest queue %llu bytes",
-             s->o.pfc ? "lossless, PFC" : "lossy", s->sr_win ? ", selective repeat" : "", PKT_CCS[s->o.cc],
+             s->o.pfc ? "lossless, PFC" : "lossy", s->sr_win ? ", selective repeat" : "", cs_cc_names[s->o.cc],
              (unsigned long long)t->data_packets, (unsigned long long)t->retransmitted, (unsigned long long)t->drops, (unsigned long long)t->lost,
              (unsigned long long)t->headroom_drops, (unsigned long long)t->ecn_marks, (unsigned long long)t->cnps,
              cs_time_as_us_f(pause), npaused, (unsigned long long)maxq);
@@ -1384,5 +1516,13 @@ const cs_net_backend cs_net_packet = {
 int cs_packet_stats_get(const cs_net *net, cs_packet_stats *out) {
     if (net->backend != &cs_net_packet) return 0;
     *out = ((const pkt_state *)net->state)->st;
+    return 1;
+}
+
+int cs_packet_queue_bytes(const cs_net *net, uint32_t link, uint64_t *out) {
+    if (net->backend != &cs_net_packet) return 0;
+    const pkt_state *s = net->state;
+    if (link >= s->topo->nlinks) return 0;
+    *out = s->ports[link].qbytes;
     return 1;
 }

@@ -31,5 +31,9 @@ typedef struct cs_packet_stats {
 
 /* The counters of a cs_net running the packet backend: 1, else 0. */
 int cs_packet_stats_get(const cs_net *net, cs_packet_stats *out);
+/* The data bytes queued now at the egress of link `link` (packets waiting,
+ * not the one on the wire): 1, else 0 (not the packet backend, no such link).
+ * Tests sample it between events to see the queue a congestion control keeps. */
+int cs_packet_queue_bytes(const cs_net *net, uint32_t link, uint64_t *out);
 
 #endif

@@ -1,66 +1,20 @@
 /*
- * packet_cc.c -- DCQCN's reaction point (packet_cc.h).
+ * packet_cc.c -- the registry of the `packet` backend's congestion controls
+ * (packet_cc.h: CS_CC_LIST) and `none`, which sends at line rate and leaves
+ * congestion to PFC (or to drops, lossy).
  */
 #include "network/packet_cc.h"
 
-void cs_dcqcn_init(cs_dcqcn *s, double line_rate, cs_time now) {
-    *s = (cs_dcqcn){.rc = line_rate, .rt = line_rate, .alpha = 1.0, .line = line_rate, .t_ref = now, .a_ref = now};
-}
+const cs_cc_ops cs_cc_none = {.name = "none"};
 
-static void increase(cs_dcqcn *s, const cs_dcqcn_params *p) {
-    uint32_t hi = s->t_stage > s->b_stage ? s->t_stage : s->b_stage;
-    uint32_t lo = s->t_stage < s->b_stage ? s->t_stage : s->b_stage;
-    if (hi < p->f) {
-        /* fast recovery: Rt unchanged */
-    } else if (lo > p->f) {
-        s->rt += (double)(lo - p->f) * p->rhai;
-    } else {
-        s->rt += p->rai;
-    }
-    if (s->rt > s->line) s->rt = s->line;
-    s->rc = (s->rt + s->rc) / 2;
-    if (s->rc > s->line) s->rc = s->line;
-    s->increases++;
-    if (s->rc >= s->line && s->rt >= s->line) s->active = 0; /* recovered */
-}
+#define CS_CC_DECL_(n) extern const cs_cc_ops cs_cc_##n;
+CS_CC_LIST(CS_CC_DECL_)
+#undef CS_CC_DECL_
 
-void cs_dcqcn_advance(cs_dcqcn *s, const cs_dcqcn_params *p, cs_time now) {
-    /* alpha decays once per whole period without a CNP (a CNP restarts the period) */
-    while (p->alpha_period && now - s->a_ref >= p->alpha_period) {
-        s->a_ref += p->alpha_period;
-        s->alpha *= 1 - p->g;
-        if (s->alpha == 0) { /* underflowed: every later period is a no-op */
-            s->a_ref = now;
-            break;
-        }
-    }
-    while (s->active && p->timer_period && now - s->t_ref >= p->timer_period) {
-        s->t_ref += p->timer_period;
-        s->t_stage++;
-        increase(s, p);
-    }
-    if (!s->active) s->t_ref = now; /* the timer restarts at the next CNP anyway */
-}
+#define CS_CC_ENTRY_(n) &cs_cc_##n,
+const cs_cc_ops *const cs_cc_table[CS_CC_COUNT] = {CS_CC_LIST(CS_CC_ENTRY_)};
+#undef CS_CC_ENTRY_
 
-void cs_dcqcn_cnp(cs_dcqcn *s, const cs_dcqcn_params *p, cs_time now) {
-    s->rt = s->rc;
-    s->rc = s->rc * (1 - s->alpha / 2);
-    if (s->rc < p->min_rate) s->rc = p->min_rate;
-    s->alpha = (1 - p->g) * s->alpha + p->g;
-    s->t_ref = now;
-    s->a_ref = now;
-    s->bytes = 0;
-    s->t_stage = s->b_stage = 0;
-    s->active = 1;
-    s->cnps++;
-}
-
-void cs_dcqcn_sent(cs_dcqcn *s, const cs_dcqcn_params *p, uint64_t bytes) {
-    if (!s->active || !p->byte_counter) return;
-    s->bytes += bytes;
-    while (s->active && s->bytes >= p->byte_counter) {
-        s->bytes -= p->byte_counter;
-        s->b_stage++;
-        increase(s, p);
-    }
-}
+#define CS_CC_NAME_(n) #n,
+const char *const cs_cc_names[CS_CC_COUNT + 1] = {CS_CC_LIST(CS_CC_NAME_) NULL};
+#undef CS_CC_NAME_
