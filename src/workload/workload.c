@@ -13,9 +13,11 @@
 #include "workload/workload.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 
@@ -35,40 +37,49 @@ static uint64_t fnv1a(const unsigned char *p, size_t n) {
     return h;
 }
 
-static int read_file(const char *path, unsigned char **out, size_t *len, cs_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot open workload trace: %s", path, strerror(errno));
+/* The bytes of an open trace (fd is closed): a regular file is read to its size with one read (a file
+ * that changes meanwhile is read as far as it goes), a pipe to its end; anything else is refused (/dev/zero
+ * would fill memory). */
+static int read_fd(int fd, const char *path, unsigned char **out, size_t *len, cs_error *err) {
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        close(fd);
         return CS_ERR(err, CS_EIO, "%s: expected a Chakra trace file, found a directory", path);
     }
-    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) { /* /dev/zero would fill memory */
-        fclose(f);
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        close(fd);
         return CS_ERR(err, CS_EIO, "%s: expected a Chakra trace file (a regular file or a pipe), found %s", path,
                       S_ISCHR(st.st_mode) ? "a character device" : "a device or socket");
     }
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size : 4096, n = 0;
+    int regular = S_ISREG(st.st_mode);
+    size_t cap = regular && st.st_size > 0 ? (size_t)st.st_size : 4096, n = 0;
     unsigned char *buf = cs_malloc(cap + 1);
     for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) {
-            if (ferror(f)) {
-                int e = errno;
-                fclose(f);
-                cs_free(buf);
-                return CS_ERR(err, CS_EIO, "%s: read error: %s", path, strerror(e));
-            }
-            break;
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            close(fd);
+            cs_free(buf);
+            return CS_ERR(err, CS_EIO, "%s: read error: %s", path, strerror(e));
         }
-        cap *= 2;
-        buf = cs_realloc(buf, cap + 1);
+        n += (size_t)got;
+        if (got == 0 || (regular && n == (size_t)st.st_size)) break; /* the end, or the whole regular file */
+        if (n == cap) {
+            cap *= 2;
+            buf = cs_realloc(buf, cap + 1);
+        }
     }
-    fclose(f);
+    close(fd);
     *out = buf;
     *len = n;
     return CS_OK;
+}
+
+static int read_file(const char *path, unsigned char **out, size_t *len, cs_error *err) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return CS_ERR(err, CS_EIO, "%s: cannot open workload trace: %s", path, strerror(errno));
+    return read_fd(fd, path, out, len, err);
 }
 
 static int file_exists(const char *path) {
@@ -85,6 +96,18 @@ static void rank_path(char *path, size_t plen, const char *prefix, uint32_t r) {
         return;
     }
     snprintf(path, plen, "%s.%u.et", prefix, r);
+}
+
+/* Rank r's file opened: PREFIX.<r>.et, else PREFIX.<r>.et.gz (path: the name opened, or the .et name when
+ * neither opens); -1 with errno as open left it. */
+static int open_rank(char *path, size_t plen, const char *prefix, uint32_t r) {
+    snprintf(path, plen, "%s.%u.et", prefix, r);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT) return fd;
+    snprintf(path, plen, "%s.%u.et.gz", prefix, r);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) snprintf(path, plen, "%s.%u.et", prefix, r);
+    return fd;
 }
 
 int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options *opt,
@@ -118,10 +141,7 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
     size_t nd = 0, capd = 0;
     int rc = CS_OK;
     for (uint32_t r = 0; r < nranks && rc == CS_OK; r++) {
-        if (out->single_file)
-            snprintf(path, plen, "%s", prefix);
-        else
-            rank_path(path, plen, prefix, r);
+        if (out->single_file) snprintf(path, plen, "%s", prefix);
         if (opt && opt->stop && *opt->stop) {
             rc = CS_ERR(err, CS_EINTR, "interrupted while reading the traces (%u of %u ranks read)", r, nranks);
             break;
@@ -131,18 +151,24 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
             out->graphs[0]->refcount++;
             continue;
         }
-        if (!out->single_file && !file_exists(path)) {
-            /* Count how many consecutive rank files exist to say what we found. */
-            uint32_t have = r;
-            rc = CS_ERR(err, CS_EIO,
-                        "%s: workload trace for rank %u does not exist; the network has %u NPUs, so "
-                        "expected %s.0.et .. %s.%u.et (found %u rank file%s before this one)",
-                        path, r, nranks, prefix, prefix, nranks - 1, have, have == 1 ? "" : "s");
-            break;
-        }
         unsigned char *bytes = NULL;
         size_t len = 0;
-        rc = read_file(path, &bytes, &len, err);
+        if (out->single_file) {
+            rc = read_file(path, &bytes, &len, err);
+        } else { /* open, fstat, read, close: the fewest system calls per rank */
+            int fd = open_rank(path, plen, prefix, r);
+            if (fd < 0 && errno == ENOENT) {
+                /* the ranks before it all exist: say what we found */
+                uint32_t have = r;
+                rc = CS_ERR(err, CS_EIO,
+                            "%s: workload trace for rank %u does not exist; the network has %u NPUs, so "
+                            "expected %s.0.et .. %s.%u.et (found %u rank file%s before this one)",
+                            path, r, nranks, prefix, prefix, nranks - 1, have, have == 1 ? "" : "s");
+                break;
+            }
+            if (fd < 0) rc = CS_ERR(err, CS_EIO, "%s: cannot open workload trace: %s", path, strerror(errno));
+            else rc = read_fd(fd, path, &bytes, &len, err);
+        }
         if (rc) break;
         uint64_t h = fnv1a(bytes, len);
         size_t k;
