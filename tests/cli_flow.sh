@@ -136,4 +136,29 @@ run --quiet --backend flow --topology=ft.json --trace tr.json 2>/dev/null \
     && tr -d ' \n' < tr.json | grep -q '{"name":"utilization","ph":"C","pid":8,"ts":0.000000,"args":{"utilization":1.000000}}' \
     && tr -d ' \n' < tr.json | grep -q '{"name":"utilization","ph":"C","pid":8,"ts":78.125000,"args":{"utilization":0.000000}}' \
     && pass "link utilization counter tracks" || fail "counter tracks: $(grep -o '"ph":"C"[^}]*}' tr.json | head -3)"
+# the physical topology against the logical dimensions: dimension 0 says NVLink (8 NPUs at 450 GB/s); a fat-tree
+# gives rank 0 -> rank 1 only its 50 GB/s leaf links: warned, naming the dimension and both bandwidths; the
+# "servers" builder (HGX: NVSwitch per 8 GPUs, a NIC each, rail-wired leaves) keeps the domain: no warning
+cat > hgx16.yml <<'NET'
+topology: [ Switch, Switch ]
+npus_count: [ 8, 16 ]
+bandwidth: [ 450, 50 ]
+latency: [ 500, 1000 ]
+NET
+cat > sys2d.json <<'SYS'
+{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1,
+ "all-reduce-implementation": ["ring", "ring"], "all-gather-implementation": ["ring", "ring"],
+ "reduce-scatter-implementation": ["ring", "ring"], "all-to-all-implementation": ["ring", "ring"],
+ "collective-optimization": "baseline", "local-mem-bw": 1600}
+SYS
+"$CS_MKTRACE" ar.et "1 COLL ctype=0 size=1048576" || fail "mktrace ar"
+printf '{"builder": "fat-tree", "npus_per_leaf": 8, "spines": 4, "link_bandwidth": 50, "link_latency": 1000}\n' > ft128.json
+printf '{"builder": "servers", "servers": 16, "nics_per_leaf": 16}\n' > srv.json
+HG=(run --workload-configuration=ar.et --network-configuration=hgx16.yml --system-configuration=sys2d.json --backend flow --quiet)
+"$CS_BIN" "${HG[@]}" --topology ft128.json 2> w1 || fail "fat-tree run: $(cat w1)"
+grep -q "hgx16.yml: dimension 0 (Switch of 8 NPUs, 450 GB/s) but the topology's route from rank 0 to rank 1 (its neighbour in that dimension) has a bottleneck of 50 GB/s" w1 &&
+    ! grep -q "dimension 1" w1 && pass "a fat-tree under an NVLink dimension is warned about (dimension 0 only)" ||
+    fail "dimension warning: $(cat w1)"
+"$CS_BIN" "${HG[@]}" --topology srv.json 2> w2 || fail "servers run: $(cat w2)"
+grep -q "contradicts" w2 && fail "servers topology warned: $(cat w2)" || pass "the servers builder keeps the scale-up domain: no warning"
 finish

@@ -6,12 +6,14 @@
  * derived by hand below, and keys of another builder are rejected with the
  * file, the line, the key and the builder.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/topology_file.h"
 #include "topology/builder.h"
+#include "topology/route.h"
 #include "topology/topology.h"
 #include "testutil.h"
 
@@ -84,6 +86,11 @@ static const example EXAMPLES[] = {
     {"mesh", "{\"dims\": [4, 3, 2]}", 24, 24, 46, 0, 0, 0},
     {"dragonfly", "{\"groups\": 5, \"routers_per_group\": 2, \"npus_per_router\": 2, \"global_links_per_router\": 2}",
      20, 30, 35, 8, 12, 14},
+    /* 4 servers x 8 GPUs, rail, 4 NICs per leaf: 32 GPUs + 32 NICs + 4 NVSwitches + 8 leaves (one group, a leaf per
+     * rail) + 4 spines (ceil(4 / 1)) = 80 nodes; 32 GPU-NVSwitch + 32 GPU-NIC + 32 NIC-leaf + 8 x 4 leaf-spine = 128
+     * cables.  Defaults on 16 NPUs: 2 servers, 32 NICs per leaf: 16 + 16 + 2 + 8 leaves + 32 spines = 74 nodes;
+     * 48 + 8 x 32 = 304 cables. */
+    {"servers", "{\"servers\": 4, \"gpus_per_server\": 8, \"nics_per_leaf\": 4}", 32, 80, 128, 16, 74, 304},
 };
 
 static const example *example_of(const char *name) {
@@ -113,6 +120,25 @@ static int connected(const cs_topo *t) {
     free(stack);
     free(seen);
     return reached == t->nnodes;
+}
+
+/* Parse json as b's keys and build (the caller frees the topology). */
+static cs_topo *build_topo(const char *name, const char *json, const cs_network_config *net) {
+    const cs_topo_builder *b = cs_topo_builder_find(name);
+    assert_non_null(b);
+    json_error_t je;
+    json_t *obj = json_loads(json, 0, &je);
+    assert_non_null(obj);
+    void *params = calloc(1, b->params_size ? b->params_size : 1);
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = NULL;
+    if (cs_topo_builder_parse(b, obj, "t", params, &err) || cs_topo_builder_build(b, params, net, "t", &t, &err))
+        fail_msg("%s: %s", name, err.msg);
+    cs_topo_builder_params_free(b, params);
+    free(params);
+    json_decref(obj);
+    return t;
 }
 
 /* Parse json as b's keys (the scenario path: an object, not a file), build. */
@@ -208,7 +234,7 @@ static void test_key_of_other_builder(void **st) {
     json_t *obj = json_pack("{s:[i,i], s:i}", "dims", 4, 4, "servers", 2);
     void *params = calloc(1, b->params_size);
     assert_int_equal(cs_topo_builder_parse(b, obj, "topology.mesh", params, &err), CS_EINVAL);
-    tu_assert_has(err.msg, "topology.mesh:0: servers: not a key of builder mesh (a key of rail;");
+    tu_assert_has(err.msg, "topology.mesh:0: servers: not a key of builder mesh (a key of rail, servers;");
     cs_topo_builder_params_free(b, params);
     free(params);
     json_decref(obj);
@@ -330,6 +356,49 @@ static void test_duplicate_cables(void **st) {
     assert_null(t);
 }
 
+
+/* The "servers" builder against hand-counted paths and bandwidths.  Rail wiring, 4 servers x 8 GPUs, 4 NICs per
+ * leaf, oversubscription 1: GPU 0 -> GPU 1 (same server) only over the NVSwitch (2 hops, 1 path); GPU 0 -> GPU 8
+ * (server 1, rail 0) under one leaf: GPU-NIC-leaf-NIC-GPU, 4 hops, 1 path; GPU 0 -> GPU 9 (server 1, rail 1): 6
+ * hops over one of the 4 spines, or PXN-like through GPU 1 (NVSwitch, GPU 1's NIC, rail 1's leaf, GPU 9's NIC) or
+ * through GPU 8 (rail 0's leaf, GPU 8, server 1's NVSwitch): 6 paths.
+ * Plain wiring, 16 NICs per leaf: GPUs 0-15 under leaf 0; GPU 0 -> GPU 16: 6 hops over each of the 16 spines (a
+ * detour through a server peer is longer): 16 paths.  Oversubscription 3 with 4 NICs per leaf: ceil(4/3) = 2
+ * spines, each leaf uplink 4 x 50 / (2 x 3) = 33.33 GB/s.  3 tiers: 4 servers x 8, rail, 4 NICs per leaf, 2
+ * leaves per pod, 2 aggs, 2 cores per agg: 8 leaves in 4 pods, 8 aggregation switches, 4 cores; GPU 0 -> GPU 8
+ * stays under its leaf (4 hops, 1 path). */
+static void test_servers_paths(void **st) {
+    (void)st;
+    cs_network_config net = switch_net(32);
+    cs_topo *t = build_topo("servers", "{\"servers\": 4, \"gpus_per_server\": 8, \"nics_per_leaf\": 4}", &net);
+    assert_int_equal(cs_topo_count_paths(t, 0, 1), 1);
+    assert_int_equal(cs_topo_count_paths(t, 0, 8), 1);
+    assert_int_equal(cs_topo_count_paths(t, 0, 9), 6);
+    cs_topo_free(t);
+    t = build_topo("servers", "{\"servers\": 4, \"wiring\": \"plain\", \"nics_per_leaf\": 16}", &net);
+    assert_int_equal(cs_topo_count_paths(t, 0, 16), 16);
+    assert_int_equal(cs_topo_count_paths(t, 0, 15), 1); /* same server: the NVSwitch, 2 hops */
+    cs_topo_free(t);
+    t = build_topo("servers", "{\"servers\": 4, \"nics_per_leaf\": 4, \"oversubscription\": 3}", &net);
+    uint32_t spines = 0;
+    double upbw = 0;
+    for (uint32_t i = 0; i < t->nlinks; i++) { /* leaf -> spine links: from a switch to a switch, not an NVSwitch */
+        const cs_link *l = &t->links[i];
+        if (t->kind[l->src] == CS_NODE_SWITCH && t->kind[l->dst] == CS_NODE_SWITCH) {
+            upbw = l->bw;
+            if (l->src == t->nnodes - 3) spines++; /* the last leaf's uplinks */
+        }
+    }
+    assert_int_equal(spines, 2);
+    assert_true(fabs(upbw - cs_gbps_to_bytes_per_ns(4 * 50.0 / (2 * 3))) < 1e-9);
+    cs_topo_free(t);
+    t = build_topo("servers", "{\"servers\": 4, \"nics_per_leaf\": 4, \"tiers\": 3, \"leaves_per_pod\": 2, "
+                              "\"aggs_per_pod\": 2, \"cores_per_agg\": 2}", &net);
+    assert_int_equal(t->nnodes, 32 + 32 + 4 + 8 + 4 * 2 + 2 * 2);
+    assert_int_equal(cs_topo_count_paths(t, 0, 8), 1);
+    cs_topo_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
@@ -338,6 +407,7 @@ int main(void) {
         cmocka_unit_test(test_error_locations),
         cmocka_unit_test(test_sizes_checked_first),
         cmocka_unit_test(test_duplicate_cables),
+        cmocka_unit_test(test_servers_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include "scenario/scenario_run.h"
 #include "gen/family.h"
 #include "gen/gen.h"
+#include "topology/route.h"
 #include "workload/workload.h"
 
 /* ---- stragglers --------------------------------------------------------------------- */
@@ -96,6 +97,42 @@ static void slow_nics_apply(cs_topo *t, const double *f, uint32_t n) {
 #undef SLOW
     for (uint32_t i = 0; i < t->nlinks; i++) t->links[i].bw *= lf[i];
     cs_free(lf);
+}
+
+/* ---- the physical topology against the logical dimensions -------------------------------- */
+
+/* A warning per network dimension whose bandwidth the explicit topology does not give: for rank 0 and its
+ * neighbour in dimension d (rank stride, after placement), the bottleneck of their route against the
+ * dimension's bandwidth, off by more than 2x either way (e.g. a fat-tree without the NVLink of dimension 0). */
+static void warn_dims_vs_topology(const cs_network_config *net, const cs_topo *t) {
+    cs_router *r = cs_router_new(t, t->ecmp_seed);
+    uint64_t stride = 1;
+    for (int d = 0; d < net->ndims; d++) {
+        uint32_t k = net->npus[d];
+        if (k > 1 && stride < net->total_npus) {
+            uint32_t a = cs_topo_rank_npu(t, 0), b = cs_topo_rank_npu(t, (uint32_t)stride);
+            const uint32_t *links;
+            uint32_t n;
+            cs_error e;
+            cs_error_clear(&e);
+            if (cs_router_route(r, a, b, &links, &n, &e) == CS_OK && n) {
+                double bott = t->links[links[0]].bw;
+                for (uint32_t i = 1; i < n; i++)
+                    if (t->links[links[i]].bw < bott) bott = t->links[links[i]].bw;
+                double want = cs_gbps_to_bytes_per_ns(net->bandwidth_gbps[d]), unit = cs_gbps_to_bytes_per_ns(1);
+                if (bott > 0 && (bott < want / 2 || bott > want * 2))
+                    cs_warn("%s: dimension %d (%s of %u NPUs, %g GB/s) but the topology's route from rank 0 to rank "
+                            "%llu (its neighbour in that dimension) has a bottleneck of %.4g GB/s (%s): the physical "
+                            "topology contradicts the logical dimensions; bytes move over the topology, while the "
+                            "collectives' algorithms follow the dimensions",
+                            net->path ? net->path : "network", d, cs_topo_kind_name(net->topo[d]), k,
+                            net->bandwidth_gbps[d], (unsigned long long)stride, bott / unit,
+                            t->desc ? t->desc : "topology");
+            }
+        }
+        stride *= k;
+    }
+    cs_router_free(r);
 }
 
 /* ---- attribution of the stragglers' loss (run.attribute-stragglers) ----------------------- */
@@ -618,6 +655,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             cs_free(pg);
         }
     }
+    if (rc == CS_OK && explicit_topo && !(in && hooks->no_collectives)) warn_dims_vs_topology(&res->net, res->topo);
     if (rc == CS_OK && ro.slow_nics) { /* slower NICs: their links, after placement */
         double *nf = NULL;
         if (!res->topo)

@@ -25,6 +25,7 @@
     X(torus)        \
     X(mesh)         \
     X(dragonfly)    \
+    X(servers)      \
     /* one line per builder, each ending in a backslash, above this one */
 
 #define DECLARE(id) extern const cs_topo_builder cs_topo_builder_##id;
