@@ -164,7 +164,7 @@ ok = "" if done == nf * reps else " (INCOMPLETE)"
 gb = byt / 1e9
 print(f"| {c} | clustersim | {reps} | {done // reps}/{nf}{ok} | {fct[0]:.1f} / {fct[len(fct) // 2]:.1f} / {fct[-1]:.1f} | {gb:.3f} | {ev} | "
       f"{float(wall):.2f} | {cpu:.2f} | {int(rss) / 1024:.0f} | {gb / cpu:.3f} | {ev / cpu / 1e6:.2f} |")
-print(f"{gb / cpu} {ev / cpu}", file=open("ratio_cs.txt", "w"))
+print(f"{gb / cpu} {ev / cpu} {int(done == nf * reps)}", file=open("ratio_cs.txt", "w"))
 PY
 }
 run_ht() { # $1 case, $2 flows, $3 reps, $4 connection matrix
@@ -201,8 +201,10 @@ print(f"| {c} | htsim roce | {reps} | {done // reps}/{nf}{ok} | {fct[0]:.1f} / {
       f"{float(wall):.2f} | {cpu:.2f} | {int(rss) / 1024:.0f} | {gb / cpu:.3f} | {eps} |")
 if warn: print(f"  (htsim warned {warn} times that a lossless queue passed its size)", file=sys.stderr)
 try:
-    gcs, ecs = map(float, open("ratio_cs.txt").read().split())
+    gcs, ecs, csok = map(float, open("ratio_cs.txt").read().split())
     r = f"| {c} | ratio clustersim / htsim | | | | | | | | | {gcs / (gb / cpu):.1f}x | " + (f"{ecs / (ev / cpu):.1f}x |" if evok else "n/a |")
+    if not csok or ok:
+        r += " not comparable: a run did not complete every flow"
     print(r)
 except (OSError, ValueError, ZeroDivisionError):
     pass
