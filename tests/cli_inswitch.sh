@@ -40,6 +40,20 @@ expect_num "ring all-reduce sends 2(n-1)/n S per NPU" "$(sed -n 2p ring/collecti
 run --workload-configuration=c0.et --system-configuration=insw.json --backend analytical-congestion --out arc
 expect_num "all-reduce inSwitch, analytical-congestion" "$(row arc)" "ALL_REDUCE,20551,inSwitch,8388608,8388608"
 
+# Four chunks at once (preferred-dataset-splits 4, active-chunks 4), each 262144 bytes: every NPU's link to the
+# switch carries them one after another on analytical-congestion (booked FIFO links, cut-through kept): chunk k's
+# contributions start when the up link is free, 10 + 4882 k ns (floor(262144 / 53.6870912) = 4882); the last, at
+# 14656, arrives back at 14656 + floor(1000 + 4882.8125) = 20538, + 10 = 20548 ns; 1 MiB up per NPU in 20548 ns is
+# 51.0 B/ns, under the link's 53.69.  The congestion-unaware backend lets the four share nothing: 5902 ns, 177.7
+# B/ns on a 53.69 B/ns link -- which is why it is congestion-unaware (ASTRA-sim's analytical semantics).
+sed 's/"active-chunks-per-dimension": 1/"active-chunks-per-dimension": 4/; s/"preferred-dataset-splits": 1/"preferred-dataset-splits": 4/' insw.json > insw4.json
+run --workload-configuration=c0.et --system-configuration=insw4.json --backend analytical-congestion --out arc4
+expect_num "4 chunks inSwitch, analytical-congestion: the NPU links in turn" "$(row arc4)" "ALL_REDUCE,20548,inSwitch,8388608,8388608"
+awk -F, 'NR == 2 { exit !(1048576 / $11 <= 53.6870912) }' arc4/collectives.csv && pass "no NPU link above its bandwidth" ||
+    fail "a link above its bandwidth: $(sed -n 2p arc4/collectives.csv)"
+run --workload-configuration=c0.et --system-configuration=insw4.json --out ar4
+expect_num "4 chunks inSwitch, congestion-unaware: no sharing" "$(row ar4)" "ALL_REDUCE,5902,inSwitch,8388608,8388608"
+
 # Two Switch dimensions, 4 x 2, 100 GB/s 500 ns and 50 GB/s 1000 ns:
 # dimension 0: 10 + floor(1000 + 1048576 / 107.3741824 = 9765.625) + 10 = 10785;
 # dimension 1: 10 + floor(2000 + 19531.25) + 10 = 21551; in all 32336 ns.
@@ -55,11 +69,24 @@ expect_fail "inSwitch needs a Switch dimension" "inSwitch all-reduce on Ring; ex
 "$CS_MKTRACE" c6.et "1 COLL ctype=6 size=1048576" || fail "mktrace 6"
 expect_fail "inSwitch all-to-all refused" "inSwitch all-to-all on all-to-all" \
     "$CS_BIN" run --network-configuration=n8.yml --workload-configuration=c6.et --system-configuration=insw.json --quiet
-# flow backend: real flows NPU -> switch, then (all in) switch -> NPU, store
-# and forward at the switch: 10 + floor(500 + 19531.25) + floor(500 +
-# 19531.25) + 10 = 40082 ns; each NPU-switch link carries S each way.
+# flow backend: real flows NPU -> switch and switch -> NPU, cut-through at
+# the switch: the result flows start a latency after the line's last
+# contribution started (its first bytes are in) and a result counts a
+# latency after the line's last contribution has arrived at the earliest.
+# Uncontended: contributions leave at 10, arrive at 10 + floor(500 +
+# 19531.25) = 20041; results leave at 510 and arrive at 510 + 20031 = 20541
+# = 20041 + 500; + 10 = 20551 ns, the closed form of the analytical
+# backends (before, store-and-forward: 40082); reduce-scatter and
+# all-gather likewise; each NPU-switch link carries S each way.
 run --workload-configuration=c0.et --system-configuration=insw.json --backend flow --out arf
-expect_num "all-reduce inSwitch, flow" "$(row arf)" "ALL_REDUCE,40082,inSwitch,8388608,8388608"
+expect_num "all-reduce inSwitch, flow" "$(row arf)" "ALL_REDUCE,20551,inSwitch,8388608,8388608"
+run --workload-configuration=c7.et --system-configuration=insw.json --backend flow --out rsf
+expect_num "reduce-scatter inSwitch, flow" "$(row rsf)" "REDUCE_SCATTER,20551,inSwitch,8388608,1048576"
+run --workload-configuration=c2.et --system-configuration=insw.json --backend flow --out agf
+expect_num "all-gather inSwitch, flow" "$(row agf)" "ALL_GATHER,137738,inSwitch,8388608,58720256"
+run --workload-configuration=c0.et --system-configuration=insw4.json --backend flow --out arf4
+awk -F, 'NR == 2 { exit !(1048576 / $11 <= 53.6870912) }' arf4/collectives.csv && pass "flow, 4 chunks: no NPU link above its bandwidth" ||
+    fail "flow, 4 chunks: a link above its bandwidth: $(sed -n 2p arf4/collectives.csv)"
 grep -q '^0,0,8,npu,switch,[0-9.]*,500.000,1,1048576,' arf/links.csv && grep -q '^1,8,0,switch,npu,[0-9.]*,500.000,1,1048576,' arf/links.csv \
     && pass "inSwitch on flow: S up and S down on each NPU link" || fail "inSwitch links: $(head -3 arf/links.csv)"
 finish

@@ -339,6 +339,52 @@ static void cong_describe_pending(void *state, char *buf, size_t n) {
              s->beyond_src, s->beyond_dst);
 }
 
+/* ---- in-switch collectives: the NPU's links to and from its switch, booked ------------------ */
+
+/* The dimension npu and peer first differ in, when it is a Switch (else -1). */
+static int switch_dim(const cong_state *s, uint32_t npu, uint32_t peer) {
+    for (int d = 0; d < s->ndims; d++)
+        if (coord(s, npu, d) != coord(s, peer, d)) return s->topo[d] == CS_TOPO_SWITCH ? d : -1;
+    return -1;
+}
+
+static cs_time cong_book_up(void *state, uint32_t npu, uint32_t peer, uint64_t bytes) {
+    cong_state *s = state;
+    cs_time now = cs_eventq_now(s->q);
+    int d = switch_dim(s, npu, peer);
+    CS_ALWAYS(d >= 0, "in-switch booking from NPU %u toward NPU %u: not a Switch dimension", npu, peer);
+    if (d < 0) return now;
+    uint64_t link = s->base[d] + (uint64_t)npu * s->stride[d]; /* up */
+    cs_time ser, arrive;
+    hop_times(s, d, bytes, &ser, &arrive);
+    cs_time start = s->free_at[link] > now ? s->free_at[link] : now;
+    if (start > now) {
+        s->queued_hops++;
+        s->wait_total = cs_time_add(s->wait_total, start - now);
+        if (start - now > s->wait_max) s->wait_max = start - now;
+    }
+    s->free_at[link] = cs_time_add(start, ser);
+    s->hops++;
+    return start;
+}
+
+static cs_time cong_book_down(void *state, uint32_t npu, uint32_t peer, uint64_t bytes, cs_time earliest) {
+    cong_state *s = state;
+    int d = switch_dim(s, npu, peer);
+    CS_ALWAYS(d >= 0, "in-switch booking to NPU %u from NPU %u's line: not a Switch dimension", npu, peer);
+    if (d < 0) return earliest;
+    uint64_t link = s->base[d] + (uint64_t)npu * s->stride[d] + 1; /* down */
+    cs_time ser, arrive;
+    hop_times(s, d, bytes, &ser, &arrive);
+    cs_time at = cs_time_add(s->free_at[link], arrive); /* the link's next free transmission */
+    if (earliest > at) at = earliest;
+    CS_ALWAYS(at >= arrive && at - arrive >= s->free_at[link], "in-switch down link of NPU %u booked before it is free",
+              npu);
+    s->free_at[link] = cs_time_add(at - arrive, ser);
+    s->hops++;
+    return at;
+}
+
 static void cong_destroy(void *state) {
     cong_state *s = state;
     if (!s) return;
@@ -351,10 +397,12 @@ const cs_net_backend cs_net_congestion = {
     .name = "analytical-congestion",
     .help = "congestion-aware: every link a FIFO, store-and-forward per message, "
             "multi-dimensional (ASTRA-sim's congestion-aware backend)",
-    .caps = CS_NET_CONGESTION_AWARE,
+    .caps = CS_NET_CONGESTION_AWARE | CS_NET_SWITCH_BOOK,
     .create = cong_create,
     .send = cong_send,
     .uncontended_time = cong_time,
+    .switch_book_up = cong_book_up,
+    .switch_book_down = cong_book_down,
     .describe_pending = cong_describe_pending,
     .destroy = cong_destroy,
 };

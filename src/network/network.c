@@ -204,6 +204,18 @@ int cs_net_send_switch(cs_net *net, const cs_net_msg *m, int up, cs_error *err) 
     return rc;
 }
 
+cs_time cs_net_switch_book_up(cs_net *net, uint32_t rank, uint32_t peer, uint64_t bytes) {
+    net->stats.messages++;
+    net->stats.bytes += bytes;
+    return net->backend->switch_book_up(net->state, rank_npu(net, rank), rank_npu(net, peer), bytes);
+}
+
+cs_time cs_net_switch_book_down(cs_net *net, uint32_t rank, uint32_t peer, uint64_t bytes, cs_time earliest) {
+    net->stats.messages++;
+    net->stats.bytes += bytes;
+    return net->backend->switch_book_down(net->state, rank_npu(net, rank), rank_npu(net, peer), bytes, earliest);
+}
+
 cs_time cs_net_uncontended_time(const cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes) {
     return net->backend->uncontended_time(net->state, rank_npu(net, src), rank_npu(net, dst), bytes);
 }

@@ -75,6 +75,11 @@ enum {
     /* Concurrent messages share link capacity: n messages into one link
      * take at least n times as long as one. */
     CS_NET_CONGESTION_AWARE = 1u << 3,
+    /* switch_book_up / switch_book_down are available: in-switch
+     * collectives book the NPU's links to and from its switch (FIFO links;
+     * analytical-congestion) and keep the cut-through closed form when
+     * nothing else is on them. */
+    CS_NET_SWITCH_BOOK = 1u << 4,
 };
 
 /* Per-link statistics (report): link ids are those of the topology the
@@ -160,6 +165,14 @@ typedef struct cs_net_backend {
      * and the switch where the route from m->src to NPU m->dst meets its
      * first switch; up = 1: NPU -> switch, 0: switch -> NPU. */
     int (*send_switch)(void *state, const cs_net_msg *m, int up, cs_error *err);
+    /* CS_NET_SWITCH_BOOK only (else NULL): in NPU npu's Switch dimension
+     * shared with NPU peer (the first dimension they differ in), book the
+     * up link npu -> switch for bytes from now: returns the transmission's
+     * start; book the down link switch -> npu for bytes arriving no earlier
+     * than `earliest`: returns the arrival (the link is busy for the bytes'
+     * serialization ending a latency before it). */
+    cs_time (*switch_book_up)(void *state, uint32_t npu, uint32_t peer, uint64_t bytes);
+    cs_time (*switch_book_down)(void *state, uint32_t npu, uint32_t peer, uint64_t bytes, cs_time earliest);
     /* Optional: per-link statistics so far (out is zeroed by the caller). */
     int (*report)(void *state, cs_net_link_report *out, cs_error *err);
     /* Optional: one line on what is in flight or stuck, for no-progress
@@ -210,6 +223,10 @@ int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err);
  * peer rank whose route names the switch); CS_EUNSUPPORTED without
  * CS_NET_SWITCH_ENDPOINTS. */
 int cs_net_send_switch(cs_net *net, const cs_net_msg *m, int up, cs_error *err);
+/* The backend's switch_book_up / switch_book_down (ranks; CS_NET_SWITCH_BOOK
+ * only); each counts as one message of `bytes`. */
+cs_time cs_net_switch_book_up(cs_net *net, uint32_t rank, uint32_t peer, uint64_t bytes);
+cs_time cs_net_switch_book_down(cs_net *net, uint32_t rank, uint32_t peer, uint64_t bytes, cs_time earliest);
 /* Time one transfer of `bytes` from rank src to rank dst takes alone.  Exact
  * for every transfer when the backend has CS_NET_EXACT_UNCONTENDED. */
 cs_time cs_net_uncontended_time(const cs_net *net, uint32_t src, uint32_t dst, uint64_t bytes);

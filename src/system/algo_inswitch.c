@@ -18,17 +18,23 @@
  *      result at T + floor(2 L + max(up, down) / B) ns, L and B the
  *      dimension's latency and bandwidth (GB/s read as GiB/s);
  *   3. a bundle (endpoint delay), and the phase is done.
- * On the analytical backends no network messages are sent: the time is this
- * closed form, so in-switch traffic does not contend with other traffic.
+ * On `analytical` no network messages are sent: the time is this closed
+ * form, so in-switch traffic does not contend with other traffic.
+ * On a backend with CS_NET_SWITCH_BOOK (analytical-congestion) the NPU's
+ * links to and from the switch are booked: a contribution takes its up link
+ * when free (start u), T above is the line's latest u, and each result
+ * takes its member's down link, no earlier than T + the closed form.
  * On a backend with send_switch (flow), step 2 is real traffic instead: the
  * contribution is a flow NPU -> switch (the first switch on the route to the
- * next member of the line); when all n have arrived, n flows switch -> NPU
- * carry the results (store-and-forward per chunk at the switch: uncontended
- * 2 floor(L + S/B) for an all-reduce on one-hop links), sharing links
- * max-min with everything else.  Bytes: each member sends `up` and
- * receives `down` (rank bytes_sent / bytes_recv).
+ * next member of the line), and, cut-through, a latency after the line's
+ * last contribution started, n flows switch -> NPU carry the results; a
+ * member's result counts when its flow has arrived and a latency after the
+ * line's contributions have all arrived (uncontended: the closed form),
+ * sharing links max-min with everything else.  Bytes: each member sends
+ * `up` and receives `down` (rank bytes_sent / bytes_recv).
  * Per-stream step (insw_state.step): 0 start, 1 contribution leaving,
- * 2 waiting for the switch, 3 result arrived; invariants
+ * 2 waiting for the switch, 4 (flow) result flow in, contributions not yet,
+ * 3 result arrived; invariants
  * (core/invariant.h): a result reaches a stream only at step 2, a line's
  * switch never counts more than n contributions.  Registered as
  * css_algo_inswitch: all-reduce, reduce-scatter or all-gather on a Switch
@@ -62,6 +68,46 @@ typedef struct insw_xfer {
     uint32_t member, chunk;
 } insw_xfer;
 
+/* The dimension's latency L and bandwidth B of a phase (the closed form's). */
+static void dim_lb(const cs_system *s, const cs_phase *ph, double *L, double *B) {
+    int d = ph->space == SP_DIM ? ph->dim : 0;
+    *B = cs_gbps_to_bytes_per_ns(s->netcfg->bandwidth_gbps[d]);
+    *L = s->netcfg->latency_ns[d];
+}
+
+/* The result reaches member st: its bytes, then the closing bundle. */
+static void deliver(cs_system *s, cs_inst *in, cs_stream *st) {
+    const cs_phase *ph = stream_phase(st);
+    uint64_t up, down;
+    phase_bytes(ph, &up, &down);
+    in->members[stream_member(st)].bytes_recv += down;
+    s->stats.bytes_recv += down;
+    *step_of(st) = 3;
+    css_stream_bundle(s, st, down, 0, ph->fast);
+}
+
+static void deliver_ev(void *ctx, const cs_event *ev) {
+    cs_inst *in = ctx;
+    cs_system *s = in->sys;
+    uint32_t member = (uint32_t)(ev->arg >> 32), chunk = (uint32_t)ev->arg;
+    cs_stream *st = inst_stream(in, member, chunk);
+    CS_ALWAYS(s->failed || (st->state == ST_RUNNING && (*step_of(st) == 2 || *step_of(st) == 4)),
+              "in-switch result for member %u's chunk %u of collective #%" PRIu64 " at step %u (state %d)", member,
+              chunk, in->seq, *step_of(st), st->state);
+    if (!s->failed && st->state == ST_RUNNING && (*step_of(st) == 2 || *step_of(st) == 4)) deliver(s, in, st);
+    css_inst_release(in);
+}
+
+/* Deliver to member m (chunk c) at time t (now, or an event then). */
+static void deliver_at(cs_system *s, cs_inst *in, uint32_t m, uint32_t c, cs_time t) {
+    css_inst_hold(in);
+    cs_eventq_push(s->q, t, css_key(s, css_inst_rank(in, m)), deliver_ev, in, (uint64_t)m << 32 | c);
+}
+
+/* On flow (cut-through at the switch): a member's result flow has arrived.
+ * It is delivered once the line's contributions have all arrived and a
+ * latency more has passed (the last of them has to cross the switch and
+ * come down), else when they have. */
 static void down_arrived(void *ctx, uint64_t cookie) {
     (void)cookie;
     insw_xfer *x = ctx;
@@ -74,12 +120,15 @@ static void down_arrived(void *ctx, uint64_t cookie) {
               *step_of(st), st->state);
     if (!s->failed && st->state == ST_RUNNING && *step_of(st) == 2) {
         const cs_phase *ph = stream_phase(st);
-        uint64_t up, down;
-        phase_bytes(ph, &up, &down);
-        in->members[stream_member(st)].bytes_recv += down;
-        s->stats.bytes_recv += down;
-        *step_of(st) = 3;
-        css_stream_bundle(s, st, down, 0, ph->fast);
+        size_t k = (size_t)st->ph_index * in->grp->n + css_topo_member(st, ph, 0);
+        if (css_inst_phase_counts2(in)[k] < ph->n) { /* contributions still on their way: wait for them */
+            *step_of(st) = 4;
+        } else {
+            double L, B;
+            dim_lb(s, ph, &L, &B);
+            cs_time t = cs_time_add(css_inst_phase_times(in)[k], cs_time_from_whole_ns_f(L)), now = cs_eventq_now(s->q);
+            deliver_at(s, in, stream_member(st), stream_chunk(st), t > now ? t : now);
+        }
     }
     css_inst_release(in);
 }
@@ -106,6 +155,9 @@ static void switch_xfer(cs_system *s, cs_stream *st, int up, uint64_t bytes, cs_
     }
 }
 
+/* On flow: a contribution has arrived at the switch; with the line's last,
+ * the members whose result flows came first get their results a latency
+ * later. */
 static void up_arrived(void *ctx, uint64_t cookie) {
     (void)cookie;
     insw_xfer *x = ctx;
@@ -115,35 +167,38 @@ static void up_arrived(void *ctx, uint64_t cookie) {
     cs_free(x);
     if (!s->failed) {
         const cs_phase *ph = stream_phase(st);
-        uint32_t nmem = in->grp->n;
-        uint32_t *cnt = &css_inst_phase_counts(in)[(size_t)st->ph_index * nmem + css_topo_member(st, ph, 0)];
-        CS_ALWAYS(*cnt < ph->n, "collective #%" PRIu64 ": a switch gets contribution %u of %u", in->seq, *cnt + 1,
-                  ph->n);
-        if (++*cnt == ph->n) { /* all contributions are in the switch: the results go down */
-            uint64_t up, down;
-            phase_bytes(ph, &up, &down);
-            for (uint32_t j = 0; j < ph->n; j++)
-                switch_xfer(s, inst_stream(in, css_topo_member(st, ph, j), stream_chunk(st)), 0, down, down_arrived);
+        size_t k = (size_t)st->ph_index * in->grp->n + css_topo_member(st, ph, 0);
+        uint32_t *arrived = &css_inst_phase_counts2(in)[k];
+        CS_ALWAYS(*arrived < ph->n, "collective #%" PRIu64 ": a switch gets contribution %u of %u", in->seq,
+                  *arrived + 1, ph->n);
+        if (++*arrived == ph->n) {
+            double L, B;
+            dim_lb(s, ph, &L, &B);
+            css_inst_phase_times(in)[k] = cs_eventq_now(s->q);
+            cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_whole_ns_f(L));
+            for (uint32_t j = 0; j < ph->n; j++) {
+                cs_stream *sj = inst_stream(in, css_topo_member(st, ph, j), stream_chunk(st));
+                if (sj->state == ST_RUNNING && *step_of(sj) == 4)
+                    deliver_at(s, in, css_topo_member(st, ph, j), stream_chunk(st), t);
+            }
         }
     }
     css_inst_release(in);
 }
 
-static void deliver_ev(void *ctx, const cs_event *ev) {
+/* On flow: a latency after the line's last contribution started, its first
+ * bytes are at the switch, which streams the results down (cut-through). */
+static void results_down_ev(void *ctx, const cs_event *ev) {
     cs_inst *in = ctx;
     cs_system *s = in->sys;
     uint32_t member = (uint32_t)(ev->arg >> 32), chunk = (uint32_t)ev->arg;
-    cs_stream *st = inst_stream(in, member, chunk);
-    CS_ALWAYS(s->failed || (st->state == ST_RUNNING && *step_of(st) == 2), "in-switch result for member %u's chunk %u "
-              "of collective #%" PRIu64 " at step %u (state %d)", member, chunk, in->seq, *step_of(st), st->state);
-    if (!s->failed && st->state == ST_RUNNING && *step_of(st) == 2) {
+    if (!s->failed) {
+        cs_stream *st = inst_stream(in, member, chunk);
         const cs_phase *ph = stream_phase(st);
         uint64_t up, down;
         phase_bytes(ph, &up, &down);
-        in->members[member].bytes_recv += down;
-        s->stats.bytes_recv += down;
-        *step_of(st) = 3;
-        css_stream_bundle(s, st, down, 0, ph->fast);
+        for (uint32_t j = 0; j < ph->n && !s->failed; j++)
+            switch_xfer(s, inst_stream(in, css_topo_member(st, ph, j), chunk), 0, down, down_arrived);
     }
     css_inst_release(in);
 }
@@ -177,13 +232,31 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     s->stats.messages++;
     uint32_t nmem = in->grp->n;
     uint32_t *counts = css_inst_phase_counts(in);
-    if (cs_net_has(s->net, CS_NET_SWITCH_ENDPOINTS)) { /* real traffic (flow backend) */
+    if (cs_net_has(s->net, CS_NET_SWITCH_ENDPOINTS)) { /* real traffic (flow backend), cut-through at the switch */
         switch_xfer(s, st, 1, up, up_arrived);
+        uint32_t *started = &counts[(size_t)st->ph_index * nmem + css_topo_member(st, ph, 0)];
+        CS_ALWAYS(*started < ph->n, "collective #%" PRIu64 ": a switch starts contribution %u of %u", in->seq,
+                  *started + 1, ph->n);
+        if (++*started == ph->n) { /* every contribution is streaming in: the results start down a latency on */
+            double L, B;
+            dim_lb(s, ph, &L, &B);
+            css_inst_hold(in);
+            cs_eventq_push(s->q, cs_time_add(cs_eventq_now(s->q), cs_time_from_whole_ns_f(L)),
+                           css_key(s, css_inst_rank(in, stream_member(st))), results_down_ev, in,
+                           (uint64_t)stream_member(st) << 32 | stream_chunk(st));
+        }
         return;
     }
     uint32_t line = css_topo_member(st, ph, 0); /* the line's first member names its switch */
     uint32_t *cnt = &counts[(size_t)st->ph_index * nmem + line];
     CS_ALWAYS(*cnt < ph->n, "collective #%" PRIu64 ": a switch gets contribution %u of %u", in->seq, *cnt + 1, ph->n);
+    int book = ph->n > 1 && cs_net_has(s->net, CS_NET_SWITCH_BOOK); /* FIFO links to the switch (analytical-congestion) */
+    cs_time *tup = book ? &css_inst_phase_times(in)[(size_t)st->ph_index * nmem + line] : NULL;
+    if (book) { /* the contribution takes the NPU's up link when it is free: the line's latest start counts */
+        uint32_t me = css_inst_rank(in, stream_member(st)), other = css_inst_rank(in, css_topo_member(st, ph, st->idx ? 0 : 1));
+        cs_time u = cs_net_switch_book_up(s->net, me, other, up);
+        if (u > *tup) *tup = u;
+    }
     if (++*cnt < ph->n) return;
     /* the last contribution: every member of the line gets the result */
     int d = ph->space == SP_DIM ? ph->dim : 0;
@@ -191,7 +264,8 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     double L = s->netcfg->latency_ns[d];
     uint64_t big = up > down ? up : down;
     double ns = 2 * L + (double)big / B;
-    cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_whole_ns_f(ns));
+    /* from the last contribution's departure -- on booked links, the latest start of an up link */
+    cs_time t = cs_time_add(book && *tup > cs_eventq_now(s->q) ? *tup : cs_eventq_now(s->q), cs_time_from_whole_ns_f(ns));
     if (cs_time_beyond(t)) {
         cs_error e;
         cs_error_clear(&e);
@@ -202,8 +276,12 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     }
     for (uint32_t j = 0; j < ph->n; j++) {
         uint32_t m = css_topo_member(st, ph, j);
+        cs_time tj = t;
+        if (book) /* the result takes the member's down link, cut-through: no earlier than t, nor than the link */
+            tj = cs_net_switch_book_down(s->net, css_inst_rank(in, m), css_inst_rank(in, css_topo_member(st, ph, j ? 0 : 1)),
+                                         down, t);
         css_inst_hold(in);
-        cs_eventq_push(s->q, t, css_key(s, css_inst_rank(in, m)), deliver_ev, in, (uint64_t)m << 32 | stream_chunk(st));
+        cs_eventq_push(s->q, tj, css_key(s, css_inst_rank(in, m)), deliver_ev, in, (uint64_t)m << 32 | stream_chunk(st));
     }
 }
 

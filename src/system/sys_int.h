@@ -141,6 +141,11 @@ struct cs_inst {
     char algos[64];          /* for records, e.g. "ring,direct" */
     uint32_t *phase_counts;  /* per (phase index, member) counters an algorithm may use
                                 (inSwitch: contributions at the switch); css_inst_phase_counts */
+    cs_time *phase_times;    /* the same shape, times (inSwitch: the latest up-link start of a line on a
+                                CS_NET_SWITCH_BOOK backend, or when its last contribution arrived on
+                                flow); css_inst_phase_times */
+    uint32_t *phase_counts2; /* a second counter of that shape (inSwitch on flow: contributions arrived);
+                                css_inst_phase_counts2 */
 #ifdef CS_INVARIANTS
     uint64_t inv_msg_sent, inv_msg_recv; /* bytes of css_send messages put on the network / delivered */
 #endif
@@ -388,6 +393,8 @@ static inline void *css_stream_state(cs_stream *st) { return st->algo_state.byte
 static inline const void *css_stream_cstate(const cs_stream *st) { return st->algo_state.bytes; }
 /* The instance's per (phase index, member) counters, zeroed, allocated on first use. */
 uint32_t *css_inst_phase_counts(cs_inst *in);
+cs_time *css_inst_phase_times(cs_inst *in);
+uint32_t *css_inst_phase_counts2(cs_inst *in);
 
 /* What an algorithm's check hook judges: one logical dimension of a
  * collective being planned.  Messages start with `where` ("trace: node N:

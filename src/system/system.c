@@ -212,6 +212,8 @@ static void free_inst(cs_inst *in) {
     }
     cs_free(in->phase_begin);
     cs_free(in->phase_counts);
+    cs_free(in->phase_times);
+    cs_free(in->phase_counts2);
     cs_free(in->phases);
     cs_free(in->members);
     cs_free(in->streams);
@@ -296,6 +298,16 @@ uint32_t *css_inst_phase_counts(cs_inst *in) {
     if (!in->phase_counts)
         in->phase_counts = cs_calloc((size_t)in->phase_begin[in->nchunks] * in->grp->n, sizeof *in->phase_counts);
     return in->phase_counts;
+}
+cs_time *css_inst_phase_times(cs_inst *in) {
+    if (!in->phase_times)
+        in->phase_times = cs_calloc((size_t)in->phase_begin[in->nchunks] * in->grp->n, sizeof *in->phase_times);
+    return in->phase_times;
+}
+uint32_t *css_inst_phase_counts2(cs_inst *in) {
+    if (!in->phase_counts2)
+        in->phase_counts2 = cs_calloc((size_t)in->phase_begin[in->nchunks] * in->grp->n, sizeof *in->phase_counts2);
+    return in->phase_counts2;
 }
 void css_inst_release(cs_inst *in) { inst_release(in); }
 
