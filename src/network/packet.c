@@ -21,7 +21,9 @@
  * Senders.  Each message is one queue pair (flow) on its route (ECMP per
  * (src, dst) pair, or per message when the topology sprays; a fixed route of
  * the routing table when there is one); ACKs, NAKs and CNPs take the route
- * back.  The egress port of a source NPU takes its data packets from the
+ * back.  With routing packet-spray, flowlet or adaptive, each node after the
+ * source picks a data packet's next link among the equal-cost ones
+ * (packet_route.c); its packets may then arrive out of order.  The egress port of a source NPU takes its data packets from the
  * flows that start there, round-robin, each paced at its rate and within its
  * window (line rate and no window without congestion control; else the
  * control's: packet_cc.h), alternating with the packets it forwards when the
@@ -60,7 +62,9 @@
  *     outstanding packet not yet reported and last sent before that stamp
  *     is lost: the sender sends those again (first) and nothing else.  A
  *     timeout sends again the highest such packet, a probe whose answer
- *     marks the rest.
+ *     marks the rest.  Over routes that reorder (per-packet routing) no
+ *     stamp says what was lost: a timeout sends again every outstanding
+ *     packet not yet reported.
  *   - ECN (cc = dcqcn): RED on the egress data queue at enqueue: no mark up to
  *     kmin bytes, probability pmax x (q - kmin) / (kmax - kmin) up to kmax,
  *     always above; (cc = dctcp) a mark whenever the queue holds more than
@@ -70,6 +74,10 @@
  *     CS_CC_INT_HOPS records; the bytes are not added to the wire).
  *   - loss_rate: every data packet is lost with that probability on every
  *     link it crosses (bit errors; for transport studies).
+ * PFC deadlock (packet_pfc.c): in lossless mode a retransmit timeout first
+ * checks whether a set of paused links can never resume (each held off by
+ * packets that wait on another such link); if so the run stops (the
+ * network halts the engine) and describe_pending names the cycle.
  * Random choices (ECN marks, losses) come from one generator seeded by
  * `seed` and are drawn in event order: the same inputs give the same bytes.
  *
