@@ -222,7 +222,7 @@ static const cs_opt PKT_OPTS[] = {
      .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message; "
              "packet-spray: the packets of a message cycle over its equal-cost paths; flowlet: a message moves to "
              "another equal-cost path after a gap of flowlet_gap between its packets; adaptive: every switch sends "
-             "a packet to the equal-cost next link with the shortest queue (packet_route.c)"},
+             "a packet to the equal-cost next link with the shortest queue"},
     {.key = "flowlet_gap", .type = CS_OPT_NUM, .def = 50, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
      .off = O(flowlet_gap_us),
      .help = "routing flowlet: a gap longer than this between two packets of a message starts a new flowlet on a "
