@@ -4,7 +4,8 @@
 # (drops, ECN marks, PFC pause, largest queue), flows.csv has a row per
 # message (against the closed form for one message alone), selective repeat
 # sends fewer packets again than go-back-N, backend.packet.* keys are read
-# and checked by name, and timed topology changes are refused.
+# and checked by name, and timed topology changes are refused; a PFC deadlock
+# stops the run with its cycle named; per-packet routing modes by name.
 . "$(dirname "$0")/lib_cli.sh"
 EX="$CS_SOURCE_DIR/examples/roce_clos"
 cd "$CS_TMP" || exit 1
@@ -139,4 +140,51 @@ printf '{"builder": "fat-tree", "npus_per_leaf": 8, "spines": 2, "link_bandwidth
 expect_fail "timed changes" "the packet backend applies failures from the start only" \
     "$CS_BIN" run --workload-configuration=ar.et --network-configuration=net.yml --system-configuration="$EX/system.json" \
     --topology=ftc.json --backend packet --quiet
+
+# a PFC deadlock: 4 switches in a ring (one NPU each), the routing table sends
+# every NPU's message two hops clockwise, a small buffer: the run stops and the
+# first line of the error names the cycle of paused links in order
+"$CS_MKTRACE" --ranks ring \
+    "1 SEND size=1048576 src=0 dst=2 tag=1; 2 RECV size=1048576 src=2 dst=0 tag=1" \
+    "1 SEND size=1048576 src=1 dst=3 tag=1; 2 RECV size=1048576 src=3 dst=1 tag=1" \
+    "1 SEND size=1048576 src=2 dst=0 tag=1; 2 RECV size=1048576 src=0 dst=2 tag=1" \
+    "1 SEND size=1048576 src=3 dst=1 tag=1; 2 RECV size=1048576 src=1 dst=3 tag=1" || exit 1
+printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 800 ]\nlatency: [ 10 ]\n' > net4.yml
+cat > ring.json <<'EOF'
+{"builder": "edges", "switches": 4,
+ "edges": [[0, 4, 800, 10], [1, 5, 800, 10], [2, 6, 800, 10], [3, 7, 800, 10],
+           [4, 5, 800, 10], [5, 6, 800, 10], [6, 7, 800, 10], [7, 4, 800, 10]],
+ "routes": [[0, 4, 5, 6, 2], [1, 5, 6, 7, 3], [2, 6, 7, 4, 0], [3, 7, 4, 5, 1]]}
+EOF
+ring=(--workload-configuration=ring --network-configuration=net4.yml --system-configuration="$EX/system.json"
+      --topology=ring.json --backend packet --quiet)
+"$CS_BIN" run "${ring[@]}" --set backend.packet.buffer=131072 > /dev/null 2> err.txt; rc=$?
+first=$(head -1 err.txt)
+case "$first" in
+*"with work left on 4 of 4 ranks"*"PFC deadlock: a cycle of 4 paused links, each held off by packets waiting to leave on the next: switch 4 -> switch 5 (queue "*"), switch 5 -> switch 6 (queue "*"), switch 6 -> switch 7 (queue "*"), switch 7 -> switch 4 (queue "*"; 4 more links paused behind it for good"*)
+    [ $rc -ne 0 ] && pass "PFC deadlock: the first line names the cycle" || fail "PFC deadlock: exit 0" ;;
+*) fail "PFC deadlock: first line: $first" ;;
+esac
+# the same traffic with the default buffer (32 MiB), and lossy: it finishes
+"$CS_BIN" run "${ring[@]}" 2> err.txt && pass "ring: enough buffer finishes" || fail "ring, 32 MiB: $(cat err.txt)"
+"$CS_BIN" run "${ring[@]}" --set backend.packet.pfc=false --set backend.packet.buffer=1048576 \
+    --set backend.packet.rto=20 2> err.txt && pass "ring: lossy finishes" || fail "ring, lossy: $(cat err.txt)"
+
+# per-packet routing by name, on the Clos: every byte once; flowlets with a gap
+# longer than the run are ECMP to the byte
+for r in packet-spray flowlet adaptive; do
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.routing=$r --out "rt-$r" > "rt-$r.txt" 2> err.txt \
+        && grep -q 'network: packet (lossless, PFC, cc none): .* 0 dropped, 0 lost, 0 headroom overflows' "rt-$r.txt" \
+        && pass "routing $r" || fail "routing $r: $(cat err.txt)"
+done
+"$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.routing=ecmp --out rt-ecmp --quiet 2> err.txt \
+    || fail "routing ecmp: $(cat err.txt)"
+"$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.routing=flowlet --set backend.packet.flowlet_gap=1e9 \
+    --out rt-fl --quiet 2> err.txt || fail "flowlet 1e9: $(cat err.txt)"
+cmp -s rt-ecmp/flows.csv rt-fl/flows.csv && cmp -s rt-ecmp/links.csv rt-fl/links.csv \
+    && pass "flowlets with a huge gap = ECMP" || fail "flowlet vs ecmp differ"
+expect_fail "unknown routing" "backend.packet.routing" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.routing=ugal --quiet
+expect_fail "bad flowlet_gap" "backend.packet.flowlet_gap" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.flowlet_gap=0 --quiet
 finish

@@ -934,6 +934,280 @@ static void test_too_many_packets(void **st) {
     tn_close(&tn);
 }
 
+
+/* ---- PFC deadlock ------------------------------------------------------------------------------
+
+   Four switches in a ring (nodes 4..7, cables 4-5, 5-6, 6-7, 7-4), NPU i
+   on switch 4 + i, links of 100 bytes/ns and 10 ns.  Routing table: NPU i
+   -> switch 4+i -> switch 4+(i+1)%4 -> switch 4+(i+2)%4 -> NPU (i+2)%4,
+   clockwise (both ways round are 2 hops: ECMP would split them).  Every ring
+   link then carries two flows (the one starting at its switch and the one
+   passing through), so it is oversubscribed 2:1 and PFC pauses upstream.
+   At switch 4+j the ingress from the ring holds packets of the flow that
+   passes through (they wait for the next ring link) and of the flow that
+   ends there (they leave to the NPU and drain).  With a buffer of little
+   more than the headroom, the ring links' ingress counters stay over XOFF
+   with packets that wait for the next ring link, itself paused: the cycle
+   switch 4 -> 5 -> 6 -> 7 -> 4, by hand, whatever the timing.  The NPU
+   links are paused behind it (their packets wait on the ring links too):
+   frozen, but not on the cycle.  With enough buffer (the 4 x 1 MiB the flows
+   carry fit under every threshold) or lossy, the same traffic finishes. */
+
+static cs_topo *ring4(void) {
+    cs_topo *t = cs_topo_new(4);
+    for (uint32_t i = 0; i < 4; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    for (uint32_t i = 0; i < 4; i++) cs_topo_add_cable(t, i, 4 + i, 100, 10000);
+    for (uint32_t i = 0; i < 4; i++) cs_topo_add_cable(t, 4 + i, 4 + (i + 1) % 4, 100, 10000);
+    cs_topo_finalize(t);
+    cs_error err;
+    cs_error_clear(&err);
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t nodes[5] = {i, 4 + i, 4 + (i + 1) % 4, 4 + (i + 2) % 4, (i + 2) % 4};
+        if (cs_topo_add_fixed_route(t, nodes, 5, &err)) fail_msg("%s", err.msg);
+    }
+    cs_topo_set_desc(t, "ring of 4 switches");
+    return t;
+}
+
+static void test_pfc_deadlock(void **st) {
+    (void)st;
+    /* headroom per ingress link: 2 x 10 ns x 100 + 2 x 4178 + 64 = 10420 bytes, 3 per switch = 31260 */
+    tnet tn;
+    tn_open(&tn, ring4(), "{\"buffer\": 65536}");
+    for (uint32_t i = 0; i < 4; i++) tn_send(&tn, i, (i + 2) % 4, MIB, i);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    cs_packet_stats s = stats(&tn);
+    assert_int_equal(s.deadlocks, 1);
+    assert_true(tn.net.halted);
+    assert_true(tn.n < 4);
+    assert_int_equal(s.drops + s.headroom_drops, 0);
+    char pend[1024];
+    cs_net_describe_pending(&tn.net, pend, sizeof pend);
+    printf("  %s\n", pend);
+    tu_assert_has(pend, "PFC deadlock: a cycle of 4 paused links, each held off by packets waiting to leave on the "
+                        "next: switch 4 -> switch 5 (queue ");
+    /* the cycle in order, each link once */
+    const char *at = pend;
+    for (uint32_t i = 0; i < 4; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "switch %u -> switch %u (queue ", 4 + i, 4 + (i + 1) % 4);
+        const char *x = strstr(at, want);
+        if (!x) fail_msg("expected %s after %s", want, at);
+        at = x + 1;
+    }
+    tu_assert_has(pend, "; 4 more links paused behind it for good");
+    /* the retransmit timer found it: no timer left, the queue drained */
+    assert_true(s.deadlock_checks >= 1);
+    assert_int_equal(s.timeouts, 0);
+    assert_int_equal(cs_eventq_size(tn.q), 0);
+    tn_close(&tn);
+
+    /* the same traffic with enough buffer, and lossy: every byte, no deadlock */
+    const char *fine[] = {"{\"buffer\": 33554432, \"rto\": 5}", "{\"pfc\": false, \"buffer\": 1048576, \"rto\": 20}"};
+    for (int k = 0; k < 2; k++) {
+        tn_open(&tn, ring4(), fine[k]);
+        for (uint32_t i = 0; i < 4; i++) tn_send(&tn, i, (i + 2) % 4, MIB, i);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        s = stats(&tn);
+        assert_int_equal(tn.n, 4);
+        assert_int_equal(s.delivered_bytes, 4 * MIB);
+        assert_int_equal(s.deadlocks, 0);
+        assert_false(tn.net.halted);
+        tn_close(&tn);
+    }
+}
+
+/* A heavily congested incast that progresses is never flagged: 8 x 4 MiB
+ * into one NPU through a 64 KiB-shared switch, PFC pausing every sender
+ * over and over, and a retransmit timeout of 2 us (far below the run's
+ * queueing delay), so that timeouts fire -- and the check runs -- all the
+ * time while links are paused.  Every byte arrives exactly once. */
+static void test_pfc_congested_not_deadlock(void **st) {
+    (void)st;
+    const uint32_t N = 8;
+    tnet tn;
+    tn_open(&tn, star(N), "{\"buffer\": 1048576, \"rto\": 2}");
+    for (uint32_t i = 0; i < N; i++) tn_send(&tn, i + 1, 0, 4 * MIB, i);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    cs_packet_stats s = stats(&tn);
+    printf("  congested incast: %llu pauses, %llu deadlock checks, %llu timeouts\n", (unsigned long long)s.pauses,
+           (unsigned long long)s.deadlock_checks, (unsigned long long)s.timeouts);
+    assert_int_equal(tn.n, (int)N);
+    for (uint32_t i = 0; i < N; i++) assert_int_equal(tn.got[i], 1);
+    assert_true(s.pauses > 0);
+    assert_true(s.deadlock_checks > 0);
+    assert_int_equal(s.deadlocks, 0);
+    assert_int_equal(s.delivered_bytes, N * 4 * MIB);
+    assert_false(tn.net.halted);
+    tn_close(&tn);
+}
+
+/* ---- per-packet routing -------------------------------------------------------------------------
+
+   Two leaves and two spines: NPUs 0, 2, 3 on leaf 6, NPUs 1, 4, 5 on leaf 7,
+   spines 8 and 9 (each leaf cabled to both); NPU links 100 bytes/ns, spine
+   links `sbw`, all 500 ns.  With `pin`, the routing table sends NPU 2 -> 4
+   and NPU 3 -> 5 over spine 8 (the hogs).
+
+   One flow NPU 0 -> 1 of N = 256 full packets with spine links at 50
+   bytes/ns (s = 41780 ps per packet at 100, s2 = 83560 at 50):
+     ECMP (one spine): the spine hops are the bottleneck, packets leave the
+       leaf s2 apart:      T = 2 s + (N + 1) s2 + 4 lat = 23558480 ps
+     packet-spray: packet k takes spine (h + k) mod 2, so each spine link
+       gets a packet every 2 s = s2, exactly its service time: no queue
+       anywhere, and the packets reach the far leaf s apart in order:
+                           T = (N + 1) s + 2 s2 + 4 lat = 12904580 ps
+       (0.548 of ECMP: half, plus the pipeline's fill). */
+static cs_topo *clos2(double sbw, int pin) {
+    cs_topo *t = cs_topo_new(6);
+    for (int i = 0; i < 4; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    const uint32_t left[3] = {0, 2, 3}, right[3] = {1, 4, 5};
+    for (int i = 0; i < 3; i++) {
+        cs_topo_add_cable(t, left[i], 6, 100, LAT);
+        cs_topo_add_cable(t, right[i], 7, 100, LAT);
+    }
+    for (uint32_t sp = 8; sp <= 9; sp++) {
+        cs_topo_add_cable(t, 6, sp, sbw, LAT);
+        cs_topo_add_cable(t, sp, 7, sbw, LAT);
+    }
+    cs_topo_finalize(t);
+    if (pin) {
+        cs_error err;
+        cs_error_clear(&err);
+        const uint32_t a[5] = {2, 6, 8, 7, 4}, b[5] = {3, 6, 8, 7, 5};
+        if (cs_topo_add_fixed_route(t, a, 5, &err) || cs_topo_add_fixed_route(t, b, 5, &err)) fail_msg("%s", err.msg);
+    }
+    return t;
+}
+
+static void test_spray_halves(void **st) {
+    (void)st;
+    const cs_time want[2] = {23558480, 12904580};
+    const char *opt[2] = {"{\"routing\": \"ecmp\"}", "{\"routing\": \"packet-spray\"}"};
+    for (int k = 0; k < 2; k++) {
+        tnet tn;
+        tn_open(&tn, clos2(50, 0), opt[k]);
+        tn_send(&tn, 0, 1, MIB, 0);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 1);
+        if (tn.t[0] != want[k])
+            fail_msg("%s: done at %llu ps, closed form %llu ps", opt[k], (unsigned long long)tn.t[0],
+                     (unsigned long long)want[k]);
+        if (k == 0) assert_int_equal(cs_net_uncontended_time(&tn.net, 0, 1, MIB), want[0]);
+        cs_packet_stats s = stats(&tn);
+        assert_int_equal(s.delivered_bytes, MIB);
+        assert_int_equal(s.retransmitted + s.out_of_order + s.naks + s.pauses, 0);
+        /* spraying: each spine carries half the packets (the leaf's two uplinks: links 6 -> 8 and 6 -> 9) */
+        if (k == 1) {
+            cs_net_link_report r;
+            cs_error err;
+            cs_error_clear(&err);
+            assert_int_equal(cs_net_report(&tn.net, &r, &err), CS_OK);
+            for (uint32_t sp = 8; sp <= 9; sp++)
+                assert_int_equal(r.links[cs_topo_find_link(tn.topo, 6, sp)].bytes, MIB / 2);
+            cs_net_link_report_free(&r);
+        }
+        tn_close(&tn);
+    }
+}
+
+/* Adaptive routing avoids a congested path.  Spine links at 100 bytes/ns;
+ * the hogs (NPU 2 -> 4, 3 -> 5, 8 MiB each, pinned to spine 8) load the
+ * leaf's uplink to spine 8 two to one, so its queue grows from their start.
+ * 20 us later NPU 0 sends 1 MiB to NPU 1: at leaf 6 the uplink to spine 9
+ * holds at most the flow's own packet on the wire (4178 bytes) while the
+ * one to spine 8 holds the hogs' queue, so every packet takes spine 9 --
+ * a path nobody else uses: the flow takes exactly its time alone, and the
+ * uplink to spine 8 carries the hogs' bytes and not one more. */
+static void test_adaptive_avoids(void **st) {
+    (void)st;
+    tnet tn;
+    tn_open(&tn, clos2(100, 1), "{\"routing\": \"adaptive\"}");
+    tn_send(&tn, 2, 4, 8 * MIB, 1);
+    tn_send(&tn, 3, 5, 8 * MIB, 2);
+    cs_eventq_run(tn.q, 20000000);
+    uint64_t q8 = 0;
+    assert_int_equal(cs_packet_queue_bytes(&tn.net, cs_topo_find_link(tn.topo, 6, 8), &q8), 1);
+    assert_true(q8 > 4178);
+    cs_time t0 = cs_eventq_now(tn.q);
+    tn_send(&tn, 0, 1, MIB, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, 3);
+    assert_int_equal(tn.t[0] - t0, cs_net_uncontended_time(&tn.net, 0, 1, MIB));
+    cs_net_link_report r;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_net_report(&tn.net, &r, &err), CS_OK);
+    assert_int_equal(r.links[cs_topo_find_link(tn.topo, 6, 8)].bytes, 16 * MIB);
+    assert_int_equal(r.links[cs_topo_find_link(tn.topo, 6, 9)].bytes, MIB);
+    cs_net_link_report_free(&r);
+    tn_close(&tn);
+}
+
+/* Several flows over the two spines (spine links at 50: contention), run
+ * under `routing` with options `extra`; the outcome for comparisons. */
+typedef struct route_res {
+    cs_time t[MAXF];
+    cs_packet_stats st;
+    uint64_t bytes[64];
+} route_res;
+
+static void route_run(const char *opts, route_res *out) {
+    tnet tn;
+    tn_open(&tn, clos2(50, 0), opts);
+    const uint32_t src[6] = {0, 2, 3, 1, 4, 5}, dst[6] = {1, 4, 5, 2, 3, 0};
+    for (uint32_t i = 0; i < 6; i++) tn_send(&tn, src[i], dst[i], 2 * MIB + 1000 * i, i);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, 6);
+    memset(out, 0, sizeof *out);
+    memcpy(out->t, tn.t, sizeof out->t);
+    out->st = stats(&tn);
+    assert_int_equal(out->st.delivered_bytes, 12 * MIB + 15000);
+    cs_net_link_report r;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_net_report(&tn.net, &r, &err), CS_OK);
+    assert_true(r.nlinks <= 64);
+    for (uint32_t l = 0; l < r.nlinks; l++) out->bytes[l] = r.links[l].bytes;
+    cs_net_link_report_free(&r);
+    tn_close(&tn);
+}
+
+/* Flowlets with a gap longer than any in the run are ECMP: the same
+ * outputs to the byte.  Every mode, run twice, gives the same outputs; every
+ * byte arrives once whatever the order the packets came in: go-back-N
+ * refuses the packets past a gap and goes back (packets sent again),
+ * selective repeat keeps them and, lossless, sends nothing again. */
+static void test_routing_modes(void **st) {
+    (void)st;
+    route_res a, b;
+    route_run("{\"routing\": \"ecmp\"}", &a);
+    route_run("{\"routing\": \"flowlet\", \"flowlet_gap\": 1e9}", &b);
+    assert_memory_equal(a.t, b.t, sizeof a.t);
+    assert_memory_equal(&a.st, &b.st, sizeof a.st);
+    assert_memory_equal(a.bytes, b.bytes, sizeof a.bytes);
+    const char *modes[] = {"{\"routing\": \"packet-spray\"}", "{\"routing\": \"adaptive\"}",
+                           "{\"routing\": \"flowlet\", \"flowlet_gap\": 0.01}",
+                           "{\"routing\": \"packet-spray\", \"retransmit\": \"selective-repeat\"}",
+                           "{\"routing\": \"adaptive\", \"retransmit\": \"selective-repeat\"}",
+                           "{\"routing\": \"packet-spray\", \"pfc\": false, \"buffer\": 262144, \"rto\": 20, "
+                           "\"retransmit\": \"selective-repeat\"}"};
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+        route_run(modes[k], &a);
+        route_run(modes[k], &b);
+        assert_memory_equal(a.t, b.t, sizeof a.t);
+        assert_memory_equal(&a.st, &b.st, sizeof a.st);
+        assert_memory_equal(a.bytes, b.bytes, sizeof a.bytes);
+        printf("  %s: %llu out of order, %llu held, %llu NAKs, %llu sent again, %llu dropped\n", modes[k],
+               (unsigned long long)a.st.out_of_order, (unsigned long long)a.st.held, (unsigned long long)a.st.naks,
+               (unsigned long long)a.st.retransmitted, (unsigned long long)a.st.drops);
+        if (strstr(modes[k], "selective") && !strstr(modes[k], "pfc")) {
+            assert_int_equal(a.st.retransmitted, 0);
+            assert_int_equal(a.st.duplicates, 0);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_flow),      cmocka_unit_test(test_incast_pfc),
@@ -944,6 +1218,8 @@ int main(void) {
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),
         cmocka_unit_test(test_dctcp_law),     cmocka_unit_test(test_timely_law),
         cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_cc_incasts),    cmocka_unit_test(test_cc_deterministic),
+        cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
+        cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

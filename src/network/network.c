@@ -47,11 +47,12 @@ int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_net_env *env, cs
     net->q = env->q;
     net->observer = env->observer && env->observer->message ? env->observer : NULL;
     if ((be->caps & CS_NET_NEEDS_TOPOLOGY) && env->topo) net->place = env->topo->place;
-    if (env->opts || !be->nopts) return be->create(env, &net->state, err);
+    cs_net_env e = *env;
+    e.halt = &net->halted;
+    if (env->opts || !be->nopts) return be->create(&e, &net->state, err);
     /* the backend's defaults, from its option table */
     void *opts = cs_calloc(1, be->opts_size ? be->opts_size : 1);
     cs_opts_defaults(be->opts, be->nopts, opts);
-    cs_net_env e = *env;
     e.opts = opts;
     int rc = be->create(&e, &net->state, err);
     cs_opts_free(be->opts, be->nopts, opts);

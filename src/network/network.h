@@ -144,6 +144,10 @@ typedef struct cs_net_env {
                                         (--compare-healthy) */
     const void *opts;                /* the backend's option struct (opts_size bytes, filled
                                         through its option table); NULL = defaults */
+    int *halt;                       /* set by cs_net_init (the caller's value is ignored): a
+                                        backend that finds the network can never progress again
+                                        (a PFC deadlock) sets *halt = 1; the engine then stops the
+                                        run and describe_pending says why (its first words) */
 } cs_net_env;
 
 typedef struct cs_net_backend {
@@ -194,6 +198,7 @@ typedef struct cs_net {
     const cs_net_observer *observer; /* message: every transfer (NULL = none; borrowed) */
     cs_eventq *q;
     cs_net_stats stats;
+    int halted; /* the backend found that the network can never progress (cs_net_env.halt) */
 #ifdef CS_INVARIANTS
     /* every transfer's delivery, checked (network.c): in-flight records,
      * what the backend accepted and what it delivered (messages, bytes) */

@@ -21,7 +21,9 @@
  * Senders.  Each message is one queue pair (flow) on its route (ECMP per
  * (src, dst) pair, or per message when the topology sprays; a fixed route of
  * the routing table when there is one); ACKs, NAKs and CNPs take the route
- * back.  The egress port of a source NPU takes its data packets from the
+ * back.  With routing packet-spray, flowlet or adaptive, each node after the
+ * source picks a data packet's next link among the equal-cost ones
+ * (packet_route.c); its packets may then arrive out of order.  The egress port of a source NPU takes its data packets from the
  * flows that start there, round-robin, each paced at its rate and within its
  * window (line rate and no window without congestion control; else the
  * control's: packet_cc.h), alternating with the packets it forwards when the
@@ -60,7 +62,9 @@
  *     outstanding packet not yet reported and last sent before that stamp
  *     is lost: the sender sends those again (first) and nothing else.  A
  *     timeout sends again the highest such packet, a probe whose answer
- *     marks the rest.
+ *     marks the rest.  Over routes that reorder (per-packet routing) no
+ *     stamp says what was lost: a timeout sends again every outstanding
+ *     packet not yet reported.
  *   - ECN (cc = dcqcn): RED on the egress data queue at enqueue: no mark up to
  *     kmin bytes, probability pmax x (q - kmin) / (kmax - kmin) up to kmax,
  *     always above; (cc = dctcp) a mark whenever the queue holds more than
@@ -70,6 +74,10 @@
  *     CS_CC_INT_HOPS records; the bytes are not added to the wire).
  *   - loss_rate: every data packet is lost with that probability on every
  *     link it crosses (bit errors; for transport studies).
+ * PFC deadlock (packet_pfc.c): in lossless mode a retransmit timeout first
+ * checks whether a set of paused links can never resume (each held off by
+ * packets that wait on another such link); if so the run stops (the
+ * network halts the engine) and describe_pending names the cycle.
  * Random choices (ECN marks, losses) come from one generator seeded by
  * `seed` and are drawn in event order: the same inputs give the same bytes.
  *
@@ -103,29 +111,14 @@
 #include "network/network.h"
 #include "network/packet.h"
 #include "network/packet_cc.h"
+#include "network/packet_int.h"
 #include "topology/route.h"
 #include "topology/topology.h"
 
 /* ---- options ------------------------------------------------------------------ */
 
-enum { PKT_ROUTING_TOPOLOGY, PKT_ROUTING_ECMP, PKT_ROUTING_SPRAY };
-static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", NULL};
-enum { PKT_RTX_GBN, PKT_RTX_SR };
+static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", "packet-spray", "flowlet", "adaptive", NULL};
 static const char *const PKT_RTXS[] = {"go-back-n", "selective-repeat", NULL};
-
-typedef struct pkt_opts {
-    int mtu, overhead, ack_every, retry_limit, ecmp_seed, routing, cc, seed, retransmit, sr_window, flow_rows;
-    bool pfc, cut_through;
-    double buffer_bytes, alpha, rto_us, loss_rate, window_bytes;
-    double kmin_bytes, kmax_bytes, pmax;
-    double dcqcn_g, dcqcn_alpha_us, dcqcn_timer_us, dcqcn_bytes, dcqcn_f, dcqcn_rai_gbps, dcqcn_rhai_gbps,
-        dcqcn_min_gbps, cnp_interval_us;
-    double dctcp_g, dctcp_k_bytes;
-    double timely_tlow_us, timely_thigh_us, timely_delta_gbps, timely_beta, timely_alpha, timely_min_rtt_us,
-        timely_min_gbps;
-    int timely_hai, hpcc_max_stage;
-    double hpcc_eta, hpcc_wai_bytes, hpcc_base_rtt_us;
-} pkt_opts;
 
 #define O(f) offsetof(pkt_opts, f)
 static const cs_opt PKT_OPTS[] = {
@@ -226,7 +219,14 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "ecmp_seed", .type = CS_OPT_INT, .def = -1, .min = -1, .max = (double)INT32_MAX, .off = O(ecmp_seed),
      .help = "seed of ECMP hashing (-1 = the topology's ecmp_seed)"},
     {.key = "routing", .type = CS_OPT_ENUM, .def = PKT_ROUTING_TOPOLOGY, .values = PKT_ROUTINGS, .off = O(routing),
-     .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message"},
+     .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message; "
+             "packet-spray: the packets of a message cycle over its equal-cost paths; flowlet: a message moves to "
+             "another equal-cost path after a gap of flowlet_gap between its packets; adaptive: every switch sends "
+             "a packet to the equal-cost next link with the shortest queue"},
+    {.key = "flowlet_gap", .type = CS_OPT_NUM, .def = 50, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
+     .off = O(flowlet_gap_us),
+     .help = "routing flowlet: a gap longer than this between two packets of a message starts a new flowlet on a "
+             "newly hashed path (our choice: well above a round trip, so that flowlets rarely reorder)"},
     {.key = "flow_rows", .type = CS_OPT_INT, .def = 1 << 20, .min = 0, .max = 1 << 26, .unit = "rows",
      .off = O(flow_rows),
      .help = "flows.csv keeps the first this many flows (56 bytes each); a warning says when later ones are left out"},
@@ -235,131 +235,6 @@ static const cs_opt PKT_OPTS[] = {
 
 /* ---- state -------------------------------------------------------------------- */
 
-enum { PRIO_CTRL = 0, PRIO_DATA = 1, NPRIO = 2 };
-enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
-#define CTRL_WIRE 64u     /* bytes of an ACK, NAK, CNP or PFC frame on the wire */
-#define NONE UINT32_MAX
-enum { SR_SACKED = 1, SR_LOST = 2 }; /* pflow.sr_flag */
-
-typedef struct pkt {
-    struct pkt *next;
-    uint32_t flow, psn; /* psn: data: its sequence number; ACK/NAK: the receiver's next expected */
-    uint32_t wire, payload;
-    uint32_t hop;       /* index in its path of the link it is on or queued for */
-    uint32_t in_link;   /* data: the link it arrived on at the node whose buffer holds it; NONE at its
-                           source and for control packets (not in any buffer) */
-    /* selective repeat: data: the flow's stamp of this transmission; ACK, NAK: the stamp of the data packet
-     * that made the receiver send it (every transmission stamped before it has arrived or is lost) */
-    uint32_t tx;
-    uint32_t sack;      /* selective repeat's NAK: the psn that arrived past the gap at psn; else NONE */
-    /* congestion feedback: data: when it was sent; ACK, NAK: echoed from the data packet it answers */
-    cs_time ts;
-    cs_int_hop *intr;   /* in-band telemetry (cc hpcc; from s->ints): data: stamped per egress; ACK, NAK: echoed */
-    uint32_t ce_bytes;  /* ACK, NAK: ECN-marked payload the receiver took since its previous answer (saturates) */
-    uint8_t nint;
-    uint8_t type, ecn;
-    uint8_t rtx;        /* selective repeat: data sent again */
-} pkt;
-
-typedef struct pflow {
-    uint32_t src, dst;
-    uint32_t *path, npath, *rpath, nrpath; /* rpath: the route back (ACK, NAK, CNP); one allocation */
-    uint64_t bytes, key, cookie;
-    cs_net_done_fn done;
-    void *ctx;
-    uint32_t npkts, last_payload;
-    cs_time ideal;  /* uncontended time on its route (flows.csv) */
-    uint64_t sent;  /* data packets transmitted, first times and again */
-    /* sender */
-    uint32_t snd_nxt, snd_una, retries;
-    cs_time next_tx, last_progress, start, finish;
-    uint32_t gen;    /* incarnation of this flow id (stale timer entries are told apart) */
-    uint8_t timed;   /* has an entry in the timer heap */
-    void *ccs;       /* congestion control state (s->cc->state_size bytes; NULL with none) */
-    uint32_t ring_next, ring_prev;
-    uint8_t in_ring;
-    /* selective repeat (NULL with go-back-N): per psn in [snd_una, snd_una + sr_window), at psn mod
-     * sr_window: sr_flag (the sender's: SR_SACKED, SR_LOST = to be sent again), sr_txn (the stamp of its
-     * last transmission), sr_got (the receiver's, over [rcv_nxt, rcv_nxt + sr_window): kept past a gap);
-     * one allocation */
-    uint32_t *sr_txn; /* (the allocation) */
-    uint8_t *sr_flag, *sr_got;
-    uint32_t tx_stamp, nlost, rtx_lo; /* next stamp; psns marked lost; none below rtx_lo is */
-    uint32_t rcv_held;                /* packets the receiver keeps past the gap */
-    /* receiver */
-    uint32_t rcv_nxt, since_ack, nak_for; /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
-    uint64_t rcv_ce;                      /* ECN-marked payload taken since the last ACK or NAK */
-    cs_time last_cnp;
-    uint8_t cnp_sent;
-    /* life */
-    uint32_t inflight; /* its packets anywhere in the network */
-    uint8_t live, delivered, failed;
-} pflow;
-
-typedef struct port {
-    pkt *qh[NPRIO], *qt[NPRIO];
-    uint64_t qbytes; /* data bytes queued */
-    uint8_t busy, paused, turn;
-    /* the packet in transmission, as this node accounted it (with
-     * cut-through it may already be held by the next node): the link it came
-     * in on (NONE: in no buffer here), its wire and payload bytes */
-    uint8_t cur_data;
-    uint32_t cur_in_link, cur_wire, cur_payload;
-    uint32_t ring, nring; /* flows starting here (source port of an NPU): a ring, NONE = empty */
-    uint64_t wake_ev;
-    cs_time wake_at;
-    /* ingress accounting at this link's far node (the link as that node's ingress) */
-    uint64_t in_shared, in_head, headroom;
-    uint8_t xoff; /* the far node has paused this link (decided; takes effect upstream later) */
-    /* statistics */
-    uint64_t bytes, packets, drops, marks, max_q;
-    uint64_t tx_wire; /* wire bytes started, every packet (in-band telemetry) */
-    cs_time busy_time, busy_since, pause_time, pause_since;
-} port;
-
-typedef struct pnode {
-    uint64_t shared, used; /* shared pool size, bytes in it */
-} pnode;
-
-typedef struct pkt_state {
-    cs_eventq *q;
-    const cs_topo *topo;
-    cs_topo *own_topo;
-    double *bw; /* per link, bytes per ns: the topology's, or as built for the healthy network */
-    cs_router *router;
-    pkt_opts o;
-    const cs_cc_ops *cc; /* congestion control (backend.packet.cc) */
-    cs_cc_params ccp;
-    uint32_t ack_every;  /* ack_every, or 1 when the control needs an ACK per packet */
-    cs_pool *ints;       /* telemetry records of packets in flight (cc hpcc) */
-    cs_time rto, cnp_interval;
-    uint64_t wire_mtu;
-    port *ports;
-    pnode *nodes;
-    pflow *flows;
-    size_t nflows_alloc, cap_flows;
-    uint32_t *free_ids;
-    size_t nfree, cap_free;
-    cs_pool *pkts;
-    /* retransmit timers: one min-heap of (deadline, flow, gen) and one event
-     * at its top; an entry whose flow made progress is re-armed when it comes
-     * up, one whose flow is gone is dropped (and the heap compacted when
-     * such entries outnumber the live ones), so finished flows leave no
-     * events behind */
-    struct tentry { cs_time at; uint32_t id, gen; } *heap;
-    size_t nheap, cap_heap, nlive_timers;
-    uint64_t timer_ev; /* pending event id + 1 */
-    cs_time timer_at;
-    uint64_t rng;
-    cs_packet_stats st;
-    uint32_t failed_src, failed_dst;
-    uint64_t failed_bytes;
-    uint32_t sr_win; /* selective repeat: sr_window packets; 0 = go-back-N */
-    /* flows.csv: a row per delivered flow, in the order they are freed, up to flow_rows */
-    cs_net_flow_row *rows;
-    size_t nrows, caprows;
-    uint64_t rows_omitted;
-} pkt_state;
 
 /* ---- small helpers --------------------------------------------------------------- */
 
@@ -469,7 +344,12 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
         s->nodes[v].shared = (double)head < s->o.buffer_bytes ? (uint64_t)s->o.buffer_bytes - head : 0;
     }
     uint64_t seed = s->o.ecmp_seed >= 0 ? (uint64_t)s->o.ecmp_seed : t->ecmp_seed;
-    int spray = s->o.routing == PKT_ROUTING_TOPOLOGY ? -1 : s->o.routing == PKT_ROUTING_SPRAY;
+    int spray = s->o.routing == PKT_ROUTING_ECMP ? 0 : s->o.routing == PKT_ROUTING_SPRAY ? 1 : -1;
+    s->hbh = s->o.routing == PKT_ROUTING_PSPRAY || s->o.routing == PKT_ROUTING_FLOWLET ||
+             s->o.routing == PKT_ROUTING_ADAPTIVE;
+    s->reorders = s->hbh;
+    s->flowlet_gap = (cs_time)llround(s->o.flowlet_gap_us * 1e6);
+    s->halt = env->halt;
     s->router = cs_router_new_ex(t, seed, spray, same ? NULL : s->bw);
     s->pkts = cs_pool_new(sizeof(pkt));
     return CS_OK;
@@ -495,6 +375,7 @@ static void pkt_destroy(void *state) {
     cs_free(s->ports);
     cs_free(s->bw);
     cs_free(s->nodes);
+    cs_free(s->cand);
     if (s->pkts) cs_pool_free(s->pkts);
     if (s->ints) cs_pool_free(s->ints);
     cs_router_free(s->router);
@@ -644,6 +525,7 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             p->in_link = NONE;
             p->sack = NONE;
             p->ts = now;
+            pkt_route_start(s, f, p);
             if (s->ints) p->intr = cs_pool_get(s->ints);
             if (s->sr_win) f->sr_txn[p->psn % s->sr_win] = p->tx = f->tx_stamp++;
             f->sent++;
@@ -708,13 +590,15 @@ static void port_kick(pkt_state *s, uint32_t l) {
     P->cur_wire = p->wire;
     P->cur_payload = p->payload;
     P->cur_data = p->type == PK_DATA;
+    P->wire_data += P->cur_data;
     cs_eventq_push(s->q, now + ser, ((uint64_t)l << 3) | 0, on_tx_end, s, l);
     /* the far node: its last bit (store-and-forward, and always at the
      * destination) or its headers (cut-through onto a link not faster) */
     uint32_t n;
     const uint32_t *path = path_of(s, p, &n);
     cs_time at = now + ser;
-    if (s->o.cut_through && p->hop + 1 < n && s->bw[path[p->hop + 1]] <= bw)
+    if (s->o.cut_through && (p->hbh ? pkt_route_cut_through(s, p, l)
+                                    : p->hop + 1 < n && s->bw[path[p->hop + 1]] <= bw))
         at = now + ser_ps((uint64_t)s->o.overhead, bw);
     cs_eventq_push(s->q, at + lk(s, l)->lat, ((uint64_t)l << 3) | 1, on_arrive, s, (uint64_t)(uintptr_t)p);
 }
@@ -727,6 +611,7 @@ static void on_pfc(void *ctx, const cs_event *ev) {
     int pause = (int)(ev->arg & 1);
     port *P = &s->ports[l];
     cs_time now = now_of(s);
+    P->pfc_pending--;
     if (pause && !P->paused) {
         P->paused = 1;
         P->pause_since = now;
@@ -743,6 +628,7 @@ static void on_pfc(void *ctx, const cs_event *ev) {
 static void send_pfc(pkt_state *s, uint32_t l, int pause) {
     port *P = &s->ports[l];
     P->xoff = (uint8_t)pause;
+    P->pfc_pending++;
     uint32_t back = cs_topo_find_link(s->topo, lk(s, l)->dst, lk(s, l)->src);
     double bw = back != UINT32_MAX && s->bw[back] > 0 ? s->bw[back] : s->bw[l];
     cs_time lat = back != UINT32_MAX ? lk(s, back)->lat : lk(s, l)->lat;
@@ -936,7 +822,7 @@ static void sender_sr(pkt_state *s, uint32_t id, const pkt *p) {
         if (*fl & SR_LOST) f->nlost--;
         *fl = SR_SACKED;
     }
-    for (uint32_t q = f->snd_una; q < f->snd_nxt; q++) {
+    for (uint32_t q = f->snd_una; q < f->snd_nxt && !s->reorders; q++) { /* (one FIFO route only) */
         uint8_t *fl = &f->sr_flag[q % W];
         if (!*fl && (int32_t)(f->sr_txn[q % W] - p->tx) < 0) {
             *fl = SR_LOST;
@@ -1073,7 +959,7 @@ static void on_timers(void *ctx, const cs_event *ev);
 
 /* The one timer event at the heap's top. */
 static void timer_event(pkt_state *s) {
-    if (!s->nheap) return;
+    if (!s->nheap || s->deadlocked) return;
     cs_time at = s->heap[0].at;
     if (s->timer_ev && s->timer_at <= at) return;
     if (s->timer_ev) cs_eventq_cancel(s->q, s->timer_ev - 1);
@@ -1124,7 +1010,7 @@ static void timeout(pkt_state *s, uint32_t id) {
             *fl = SR_LOST;
             f->nlost++;
             if (q < f->rtx_lo) f->rtx_lo = q;
-            break;
+            if (!s->reorders) break; /* reordering routes: no stamp tells what was lost; every one goes */
         }
     } else {
         s->st.retransmitted += f->snd_nxt - f->snd_una;
@@ -1152,6 +1038,13 @@ static void on_timers(void *ctx, const cs_event *ev) {
         if (now - f->last_progress < s->rto) {
             arm_rto(s, e.id); /* progress since: the timer runs from it */
             continue;
+        }
+        if (s->o.pfc) { /* lossless: no progress for rto may be a PFC deadlock (packet_pfc.c) */
+            s->st.deadlock_checks++;
+            if (pkt_pfc_deadlock(s)) { /* the run stops: no timer any more */
+                s->nheap = 0;
+                return;
+            }
         }
         timeout(s, e.id);
     }
@@ -1197,8 +1090,9 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     pkt *p = (pkt *)(uintptr_t)ev->arg;
     uint32_t n;
     const uint32_t *path = path_of(s, p, &n);
-    uint32_t in = path[p->hop];
+    uint32_t in = p->hbh ? p->link : path[p->hop];
     uint32_t v = lk(s, in)->dst;
+    if (p->type == PK_DATA) s->ports[in].wire_data--;
     if (p->type == PK_DATA && s->o.loss_rate > 0 && rnd(s) < s->o.loss_rate) {
         s->st.lost++;
         drop(s, p);
@@ -1212,7 +1106,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
         return;
     }
     p->hop++;
-    uint32_t out = path[p->hop];
+    uint32_t out = p->hbh ? (p->link = pkt_route_next(s, p, v)) : path[p->hop];
     port *E = &s->ports[out];
     if (p->type == PK_DATA) {
         p->in_link = in;
@@ -1395,6 +1289,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     f->next_tx = now;
     f->ideal = t;
     f->live = 1;
+    f->fixed = s->hbh && (uint8_t)cs_router_is_fixed(s->router, m->src, m->dst);
     if (s->sr_win && n) {
         f->sr_txn = cs_calloc(s->sr_win, sizeof *f->sr_txn + 2);
         f->sr_flag = (uint8_t *)(f->sr_txn + s->sr_win);
@@ -1477,6 +1372,11 @@ static void pkt_describe_pending(void *state, char *buf, size_t n) {
     for (size_t i = 0; i < s->nflows_alloc; i++)
         if (s->flows[i].live && !s->flows[i].delivered) live++;
     buf[0] = '\0';
+    if (s->deadlocked) { /* first: what stopped the run */
+        len += (size_t)snprintf(buf, n, "%s", s->deadlock);
+        if (len < n) len += (size_t)snprintf(buf + len, n - len, "; network: %zu flows in flight", live);
+        return;
+    }
     if (live) len += (size_t)snprintf(buf, n, "network: %zu flows in flight", live);
     if (s->st.failed_flows && len < n)
         len += (size_t)snprintf(buf + len, n - len, "%s%llu flows stopped after backend.packet.retry_limit (%d) "

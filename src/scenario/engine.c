@@ -270,7 +270,7 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
     cs_exec_start(e->x, &e->net, e->sys, &e->mem);
     uint64_t n = 0;
     int stopped = 0;
-    while (!cs_exec_failed(e->x) && cs_eventq_step(e->q)) {
+    while (!cs_exec_failed(e->x) && !e->net.halted && cs_eventq_step(e->q)) {
         if ((++n & 0x3ff) == 0) {
             if (opt->stop && *opt->stop) {
                 stopped = 1;

@@ -266,6 +266,28 @@ int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, 
     return CS_OK;
 }
 
+uint32_t cs_router_next_links(cs_router *r, uint32_t node, uint32_t dst, uint32_t *out, uint32_t cap) {
+    const cs_topo *t = r->t;
+    if (node >= t->nnodes || dst >= t->nnodes || node == dst) return 0;
+    const uint32_t *dist = dist_to(r, dst);
+    if (dist[node] == UINT32_MAX) return 0;
+    uint32_t n = 0;
+    for (uint32_t i = t->out_off[node]; i < t->out_off[node + 1]; i++) {
+        uint32_t l = t->out_idx[i];
+        if (link_up(r, l) && dist[t->links[l].dst] + 1 == dist[node]) {
+            if (n < cap) out[n] = l;
+            n++;
+        }
+    }
+    return n;
+}
+
+int cs_router_is_fixed(cs_router *r, uint32_t src, uint32_t dst) {
+    if (!r->tcap) return 0;
+    rent *e = lookup(r, (((uint64_t)src << 32) | dst) + 1);
+    return e->key && e->fixed;
+}
+
 uint64_t cs_topo_count_paths(const cs_topo *t, uint32_t src, uint32_t dst) {
     uint32_t *dist = cs_malloc((size_t)t->nnodes * sizeof *dist);
     uint32_t *queue = cs_malloc((size_t)t->nnodes * sizeof *queue);

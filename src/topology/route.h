@@ -48,6 +48,13 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
 int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, const uint32_t **links, uint32_t *n,
                         cs_error *err);
 void cs_router_invalidate(cs_router *r);
+/* The links out of `node` that lie on a shortest path to dst over the links
+ * that are up, in the topology's order (for per-hop choices: spraying,
+ * adaptive routing): their count, of which the first min(count, cap) are
+ * written to out; 0 when node == dst or dst cannot be reached. */
+uint32_t cs_router_next_links(cs_router *r, uint32_t node, uint32_t dst, uint32_t *out, uint32_t cap);
+/* Whether src -> dst follows a fixed route of the routing table. */
+int cs_router_is_fixed(cs_router *r, uint32_t src, uint32_t dst);
 /* Routes computed (cache misses) so far. */
 uint64_t cs_router_computed(const cs_router *r);
 

@@ -942,6 +942,19 @@ static void describe_stuck(sim *s) {
             if (!stuck) first = rk;
             stuck++;
         }
+    if (s->net && s->net->halted) { /* the network stopped the run (a PFC deadlock): its reason first */
+        char why[1024];
+        cs_net_describe_pending(s->net, why, sizeof why);
+        if (stuck)
+            CS_ERR(s->err, CS_EDEADLOCK, "simulation stopped at %.3f us with work left on %u of %u ranks (first: rank "
+                   "%u, %" PRIu64 " of %u nodes done): %s", cs_time_as_us_f(cs_eventq_now(s->q)), stuck, s->w->nranks,
+                   first, s->ranks[first].nodes, s->rs[first].g->nnodes, why);
+        else
+            CS_ERR(s->err, CS_EDEADLOCK, "simulation stopped at %.3f us: %s", cs_time_as_us_f(cs_eventq_now(s->q)),
+                   why);
+        fail(s, CS_EDEADLOCK);
+        return;
+    }
     if (!stuck) return;
     dl d = {.s = s, .g = cs_wfg_new()};
     d.parents = cs_calloc(s->w->nranks, sizeof *d.parents);

@@ -1,0 +1,201 @@
+/*
+ * packet_int.h -- the `packet` backend's state, shared by its files:
+ * packet.c (packets, switches, transport, the interface), packet_route.c
+ * (per-packet routing: spraying, flowlets, adaptive) and packet_pfc.c (the
+ * PFC deadlock check).  Not an interface: nothing outside the backend
+ * includes it.
+ */
+#ifndef CS_NETWORK_PACKET_INT_H
+#define CS_NETWORK_PACKET_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/eventq.h"
+#include "core/pool.h"
+#include "network/network.h"
+#include "network/packet.h"
+#include "network/packet_cc.h"
+#include "topology/route.h"
+#include "topology/topology.h"
+
+enum { PKT_ROUTING_TOPOLOGY, PKT_ROUTING_ECMP, PKT_ROUTING_SPRAY, PKT_ROUTING_PSPRAY, PKT_ROUTING_FLOWLET,
+       PKT_ROUTING_ADAPTIVE };
+enum { PKT_RTX_GBN, PKT_RTX_SR };
+
+typedef struct pkt_opts {
+    int mtu, overhead, ack_every, retry_limit, ecmp_seed, routing, cc, seed, retransmit, sr_window, flow_rows;
+    bool pfc, cut_through;
+    double buffer_bytes, alpha, rto_us, loss_rate, window_bytes, flowlet_gap_us;
+    double kmin_bytes, kmax_bytes, pmax;
+    double dcqcn_g, dcqcn_alpha_us, dcqcn_timer_us, dcqcn_bytes, dcqcn_f, dcqcn_rai_gbps, dcqcn_rhai_gbps,
+        dcqcn_min_gbps, cnp_interval_us;
+    double dctcp_g, dctcp_k_bytes;
+    double timely_tlow_us, timely_thigh_us, timely_delta_gbps, timely_beta, timely_alpha, timely_min_rtt_us,
+        timely_min_gbps;
+    int timely_hai, hpcc_max_stage;
+    double hpcc_eta, hpcc_wai_bytes, hpcc_base_rtt_us;
+} pkt_opts;
+
+enum { PRIO_CTRL = 0, PRIO_DATA = 1, NPRIO = 2 };
+enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
+#define CTRL_WIRE 64u     /* bytes of an ACK, NAK, CNP or PFC frame on the wire */
+#define NONE UINT32_MAX
+enum { SR_SACKED = 1, SR_LOST = 2 }; /* pflow.sr_flag */
+
+typedef struct pkt {
+    struct pkt *next;
+    uint32_t flow, psn; /* psn: data: its sequence number; ACK/NAK: the receiver's next expected */
+    uint32_t wire, payload;
+    uint32_t hop;       /* index in its path of the link it is on or queued for */
+    uint32_t in_link;   /* data: the link it arrived on at the node whose buffer holds it; NONE at its
+                           source and for control packets (not in any buffer) */
+    /* selective repeat: data: the flow's stamp of this transmission; ACK, NAK: the stamp of the data packet
+     * that made the receiver send it (every transmission stamped before it has arrived or is lost) */
+    uint32_t tx;
+    uint32_t sack;      /* selective repeat's NAK: the psn that arrived past the gap at psn; else NONE */
+    /* congestion feedback: data: when it was sent; ACK, NAK: echoed from the data packet it answers */
+    cs_time ts;
+    cs_int_hop *intr;   /* in-band telemetry (cc hpcc; from s->ints): data: stamped per egress; ACK, NAK: echoed */
+    uint32_t ce_bytes;  /* ACK, NAK: ECN-marked payload the receiver took since its previous answer (saturates) */
+    uint8_t nint;
+    uint8_t type, ecn;
+    uint8_t rtx;        /* selective repeat: data sent again */
+    /* per-packet routing (packet_route.c): hbh = 1: a data packet whose next link each node chooses (link:
+     * the link it is on or queued for; ent: packet-spray's path number, left to decode, or a flowlet's
+     * number); 0: it follows its flow's path (path[hop]) */
+    uint8_t hbh;
+    uint32_t link;
+    uint64_t ent;
+} pkt;
+
+typedef struct pflow {
+    uint32_t src, dst;
+    uint32_t *path, npath, *rpath, nrpath; /* rpath: the route back (ACK, NAK, CNP); one allocation */
+    uint64_t bytes, key, cookie;
+    cs_net_done_fn done;
+    void *ctx;
+    uint32_t npkts, last_payload;
+    cs_time ideal;  /* uncontended time on its route (flows.csv) */
+    uint64_t sent;  /* data packets transmitted, first times and again */
+    /* sender */
+    uint32_t snd_nxt, snd_una, retries;
+    cs_time next_tx, last_progress, start, finish;
+    uint32_t gen;    /* incarnation of this flow id (stale timer entries are told apart) */
+    uint8_t timed;   /* has an entry in the timer heap */
+    void *ccs;       /* congestion control state (s->cc->state_size bytes; NULL with none) */
+    uint32_t ring_next, ring_prev;
+    uint8_t in_ring;
+    /* selective repeat (NULL with go-back-N): per psn in [snd_una, snd_una + sr_window), at psn mod
+     * sr_window: sr_flag (the sender's: SR_SACKED, SR_LOST = to be sent again), sr_txn (the stamp of its
+     * last transmission), sr_got (the receiver's, over [rcv_nxt, rcv_nxt + sr_window): kept past a gap);
+     * one allocation */
+    uint32_t *sr_txn; /* (the allocation) */
+    uint8_t *sr_flag, *sr_got;
+    uint32_t tx_stamp, nlost, rtx_lo; /* next stamp; psns marked lost; none below rtx_lo is */
+    uint32_t rcv_held;                /* packets the receiver keeps past the gap */
+    /* receiver */
+    uint32_t rcv_nxt, since_ack, nak_for; /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
+    uint64_t rcv_ce;                      /* ECN-marked payload taken since the last ACK or NAK */
+    cs_time last_cnp;
+    uint8_t cnp_sent;
+    /* life */
+    uint32_t inflight; /* its packets anywhere in the network */
+    uint8_t live, delivered, failed;
+    /* per-packet routing (packet_route.c) */
+    uint8_t fixed;      /* its route is the routing table's: no per-packet choice */
+    uint32_t flowlet;   /* flowlet routing: the current flowlet's number (0: the flow's ECMP path) */
+    cs_time last_tx;    /* flowlet routing: when its last data packet left */
+} pflow;
+
+typedef struct port {
+    pkt *qh[NPRIO], *qt[NPRIO];
+    uint64_t qbytes; /* data bytes queued */
+    uint8_t busy, paused, turn;
+    /* the packet in transmission, as this node accounted it (with
+     * cut-through it may already be held by the next node): the link it came
+     * in on (NONE: in no buffer here), its wire and payload bytes */
+    uint8_t cur_data;
+    uint32_t cur_in_link, cur_wire, cur_payload;
+    uint32_t ring, nring; /* flows starting here (source port of an NPU): a ring, NONE = empty */
+    uint64_t wake_ev;
+    cs_time wake_at;
+    /* ingress accounting at this link's far node (the link as that node's ingress) */
+    uint64_t in_shared, in_head, headroom;
+    uint8_t xoff; /* the far node has paused this link (decided; takes effect upstream later) */
+    uint32_t pfc_pending; /* PFC frames for this link on their way upstream (events) */
+    uint32_t wire_data;   /* data packets started on this link that have not reached the far node */
+    /* statistics */
+    uint64_t bytes, packets, drops, marks, max_q;
+    uint64_t tx_wire; /* wire bytes started, every packet (in-band telemetry) */
+    cs_time busy_time, busy_since, pause_time, pause_since;
+} port;
+
+typedef struct pnode {
+    uint64_t shared, used; /* shared pool size, bytes in it */
+} pnode;
+
+typedef struct pkt_state {
+    cs_eventq *q;
+    const cs_topo *topo;
+    cs_topo *own_topo;
+    double *bw; /* per link, bytes per ns: the topology's, or as built for the healthy network */
+    cs_router *router;
+    pkt_opts o;
+    const cs_cc_ops *cc; /* congestion control (backend.packet.cc) */
+    cs_cc_params ccp;
+    uint32_t ack_every;  /* ack_every, or 1 when the control needs an ACK per packet */
+    cs_pool *ints;       /* telemetry records of packets in flight (cc hpcc) */
+    cs_time rto, cnp_interval;
+    uint64_t wire_mtu;
+    port *ports;
+    pnode *nodes;
+    pflow *flows;
+    size_t nflows_alloc, cap_flows;
+    uint32_t *free_ids;
+    size_t nfree, cap_free;
+    cs_pool *pkts;
+    /* retransmit timers: one min-heap of (deadline, flow, gen) and one event
+     * at its top; an entry whose flow made progress is re-armed when it comes
+     * up, one whose flow is gone is dropped (and the heap compacted when
+     * such entries outnumber the live ones), so finished flows leave no
+     * events behind */
+    struct tentry { cs_time at; uint32_t id, gen; } *heap;
+    size_t nheap, cap_heap, nlive_timers;
+    uint64_t timer_ev; /* pending event id + 1 */
+    cs_time timer_at;
+    uint64_t rng;
+    cs_packet_stats st;
+    uint32_t failed_src, failed_dst;
+    uint64_t failed_bytes;
+    uint32_t sr_win; /* selective repeat: sr_window packets; 0 = go-back-N */
+    /* flows.csv: a row per delivered flow, in the order they are freed, up to flow_rows */
+    cs_net_flow_row *rows;
+    size_t nrows, caprows;
+    uint64_t rows_omitted;
+    /* per-packet routing (packet_route.c): hbh = routing is packet-spray, flowlet or adaptive */
+    uint8_t hbh, reorders; /* reorders: a flow's packets may take different paths */
+    cs_time flowlet_gap;
+    uint32_t *cand;
+    uint32_t cap_cand;
+    /* PFC deadlock (packet_pfc.c) */
+    int *halt;             /* the network layer's (cs_net_env.halt) */
+    uint8_t deadlocked;
+    char deadlock[768];    /* what was found: the cycle */
+} pkt_state;
+
+static inline const cs_link *pkt_link(const pkt_state *s, uint32_t l) { return &s->topo->links[l]; }
+
+/* packet_route.c: a data packet of flow f leaves its source now (its psn set): its routing. */
+void pkt_route_start(pkt_state *s, pflow *f, pkt *p);
+/* packet_route.c: the link a hop-by-hop packet p, at node v (not its destination), goes out on. */
+uint32_t pkt_route_next(pkt_state *s, pkt *p, uint32_t v);
+/* packet_route.c: whether a hop-by-hop packet leaving on link l may cut through at its far node: every
+ * link it may take there is not faster than l. */
+int pkt_route_cut_through(pkt_state *s, const pkt *p, uint32_t l);
+/* packet_pfc.c: whether a set of paused links can never resume; then the cycle is written to
+ * s->deadlock, s->deadlocked and *s->halt set: 1; else 0. */
+int pkt_pfc_deadlock(pkt_state *s);
+
+#endif
