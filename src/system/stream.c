@@ -3,7 +3,12 @@
  * see sys_int.h).  Owned by the system layer.
  *
  * Every rank has one queue per network dimension (ASTRA-sim's
- * active_Streams with one queue per dimension).  A stream waits in the queue
+ * active_Streams with one queue per dimension) -- or, with the system's
+ * communicator-queues per-communicator, one per communicator and dimension
+ * (css_rq: created on first use), so that communicators never block each
+ * other (NCCL: a stream per communicator); such a queue orders its waiting
+ * streams by (collective number, chunk), its collectives' issue order on
+ * every member, whatever the scheduling policy.  A stream waits in the queue
  * of its current phase; the first `active-chunks-per-dimension` streams of a
  * queue run (ASTRA-sim: queue_threshold = ceil(active / queues-per-dim)),
  * the others wait in the queue's order:
@@ -33,11 +38,45 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/invariant.h"
+#include "core/rand.h"
 #include "system/sys_int.h"
 
-static cs_rankq *rq(cs_system *s, uint32_t rank, int q) {
-    return &s->queues[(size_t)rank * (size_t)s->nqueues + (size_t)q];
+static size_t pcq_slot(const cs_system *s, uint32_t rank, uint32_t grp, int q) {
+    uint64_t h = cs_mix64(((uint64_t)rank << 32 | grp) ^ cs_mix64((uint64_t)q + 1));
+    for (size_t i = (size_t)h & (s->pcq_cap - 1);; i = (i + 1) & (s->pcq_cap - 1))
+        if (!s->pcq[i].Q || (s->pcq[i].rank == rank && s->pcq[i].grp == grp && s->pcq[i].q == q)) return i;
+}
+
+cs_rankq *css_rq(cs_system *s, uint32_t rank, uint32_t grp, int q) {
+    if (!s->per_comm) return &s->queues[(size_t)rank * (size_t)s->nqueues + (size_t)q];
+    if ((s->pcq_n + 1) * 2 > s->pcq_cap) { /* grow: rehash the entries (the queues themselves stay put) */
+        struct css_pcq *old = s->pcq;
+        size_t ocap = s->pcq_cap;
+        s->pcq_cap = ocap ? ocap * 2 : 256;
+        s->pcq = cs_calloc(s->pcq_cap, sizeof *s->pcq);
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].Q) s->pcq[pcq_slot(s, old[i].rank, old[i].grp, old[i].q)] = old[i];
+        cs_free(old);
+    }
+    size_t i = pcq_slot(s, rank, grp, q);
+    if (!s->pcq[i].Q) {
+        s->pcq[i] = (struct css_pcq){rank, grp, q, cs_calloc(1, sizeof(cs_rankq))};
+        s->pcq_n++;
+    }
+    return s->pcq[i].Q;
+}
+
+const cs_rankq *css_rq_find(const cs_system *s, uint32_t rank, uint32_t grp, int q) {
+    if (!s->per_comm) return &s->queues[(size_t)rank * (size_t)s->nqueues + (size_t)q];
+    static const cs_rankq empty;
+    return s->pcq_cap && s->pcq[pcq_slot(s, rank, grp, q)].Q ? s->pcq[pcq_slot(s, rank, grp, q)].Q : &empty;
+}
+
+/* The queue st waits in at rank for queue q. */
+static cs_rankq *rq(cs_system *s, uint32_t rank, const cs_stream *st, int q) {
+    return css_rq(s, rank, st->inst->grp->id, q);
 }
 
 static int32_t stream_priority(const cs_stream *st) {
@@ -59,6 +98,16 @@ static int initialized(const cs_stream *st) { return st->state == ST_RUNNING; }
 /* Position (pointer to the link) before which st goes, by the policies. */
 static cs_stream **insert_point(cs_system *s, cs_rankq *Q, cs_stream *st) {
     cs_stream **pp = &Q->head;
+    if (s->per_comm) { /* a communicator's queue runs its collectives in issue order (NCCL: one stream, FIFO):
+                          after the running streams, by (collective number, chunk) -- the same order on every
+                          member, so no two members admit its chunks in different orders */
+        uint64_t seq = st->inst->seq;
+        uint32_t ch = stream_chunk(st);
+        while (*pp && (initialized(*pp) || (*pp)->inst->seq < seq ||
+                       ((*pp)->inst->seq == seq && stream_chunk(*pp) <= ch)))
+            pp = &(*pp)->qnext;
+        return pp;
+    }
     int ct = stream_phase(st)->ctype;
     cs_intra_dim_scheduling pol = s->cfg.intra_dim_scheduling;
     if (pol == CS_INTRA_FIFO || ct == CT_A2A || ct == CT_AR) {
@@ -110,14 +159,14 @@ static cs_stream **insert_point(cs_system *s, cs_rankq *Q, cs_stream *st) {
 }
 
 static void queue_insert(cs_system *s, uint32_t rank, int q, cs_stream *st) {
-    cs_rankq *Q = rq(s, rank, q);
+    cs_rankq *Q = rq(s, rank, st, q);
     cs_stream **pp = insert_point(s, Q, st);
     st->qnext = *pp;
     *pp = st;
 }
 
 static void queue_unlink(cs_system *s, uint32_t rank, int q, cs_stream *st) {
-    cs_rankq *Q = rq(s, rank, q);
+    cs_rankq *Q = rq(s, rank, st, q);
     for (cs_stream **pp = &Q->head; *pp; pp = &(*pp)->qnext)
         if (*pp == st) {
             *pp = st->qnext;
@@ -129,8 +178,8 @@ static void queue_unlink(cs_system *s, uint32_t rank, int q, cs_stream *st) {
 }
 
 /* One running stream of queue (rank, q) ends there. */
-static void queue_release(cs_system *s, uint32_t rank, int q) {
-    cs_rankq *Q = rq(s, rank, q);
+static void queue_release(cs_system *s, uint32_t rank, const cs_stream *st, int q) {
+    cs_rankq *Q = rq(s, rank, st, q);
     CS_ALWAYS(Q->running > 0, "rank %u: queue %d releases a running slot with none taken", rank, q);
     Q->running--;
 }
@@ -142,8 +191,8 @@ static void stream_init(cs_system *s, cs_stream *st) {
 
 /* Start waiting streams while the queue has room (the running streams are
  * always the first `running` of the list). */
-static void queue_start(cs_system *s, uint32_t rank, int q) {
-    cs_rankq *Q = rq(s, rank, q);
+static void queue_start(cs_system *s, uint32_t rank, const cs_stream *st, int q) {
+    cs_rankq *Q = rq(s, rank, st, q);
     cs_stream *p = Q->head;
     for (uint32_t i = 0; p && i < Q->running; i++) {
         CS_ALWAYS(p->state == ST_RUNNING, "rank %u: queue %d: entry %u of %u running is in state %d", rank, q, i,
@@ -173,22 +222,22 @@ void css_stream_proceed(cs_system *s, cs_stream *st) {
     if (st->state == ST_QUEUED || st->state == ST_RUNNING) {
         was_running = st->state == ST_RUNNING;
         prev_q = stream_phase(st)->queue;
-        if (s->rep) css_sym_touch(s, rq(s, rank, prev_q), "one dimension queue");
+        if (s->rep) css_sym_touch(s, rq(s, rank, st, prev_q), "one dimension queue");
         queue_unlink(s, rank, prev_q, st);
         st->phase++;
     }
     if (st->phase >= chunk_nphases(in, c)) {
         st->state = ST_DONE;
         if (prev_q >= 0) {
-            if (was_running) queue_release(s, rank, prev_q);
-            queue_start(s, rank, prev_q);
+            if (was_running) queue_release(s, rank, st, prev_q);
+            queue_start(s, rank, st, prev_q);
         }
         css_member_chunk_done(in, m);
         return;
     }
     st->ph_index = in->phase_begin[c] + st->phase;
     const cs_phase *ph = stream_phase(st);
-    if (s->rep) css_sym_touch(s, rq(s, rank, ph->queue), "one dimension queue");
+    if (s->rep) css_sym_touch(s, rq(s, rank, st, ph->queue), "one dimension queue");
     st->idx = css_topo_index_of(s, m, ph);
     st->state = ST_QUEUED;
     const cs_coll_algo *a = css_phase_algo(ph);
@@ -196,8 +245,8 @@ void css_stream_proceed(cs_system *s, cs_stream *st) {
     if (a->setup) a->setup(st, ph);
     queue_insert(s, rank, ph->queue, st);
     if (prev_q >= 0) {
-        if (was_running) queue_release(s, rank, prev_q);
-        queue_start(s, rank, prev_q);
+        if (was_running) queue_release(s, rank, st, prev_q);
+        queue_start(s, rank, st, prev_q);
     }
-    queue_start(s, rank, ph->queue);
+    queue_start(s, rank, st, ph->queue);
 }

@@ -259,7 +259,10 @@ struct cs_system {
     double local_mem_bw;         /* bytes/s, as ASTRA-sim computes it */
     uint32_t queue_threshold;    /* active-chunks-per-dimension */
     int nqueues;                 /* queues per rank (one per dimension) */
-    cs_rankq *queues;            /* nranks * nqueues */
+    cs_rankq *queues;            /* nranks * nqueues (communicator-queues shared) */
+    int per_comm;                /* communicator-queues per-communicator: a queue per (rank, group, dimension) */
+    struct css_pcq { uint32_t rank, grp; int q; cs_rankq *Q; } *pcq; /* their hash (open addressing; Q owned) */
+    size_t pcq_cap, pcq_n;
     cs_rank_sys *ranks;
     cs_group all;                /* id 0 */
     cs_group *groups;            /* of the comm-group file */
@@ -393,6 +396,12 @@ static inline void *css_stream_state(cs_stream *st) { return st->algo_state.byte
 static inline const void *css_stream_cstate(const cs_stream *st) { return st->algo_state.bytes; }
 /* The instance's per (phase index, member) counters, zeroed, allocated on first use. */
 uint32_t *css_inst_phase_counts(cs_inst *in);
+/* The queue a stream of group grp waits in at rank for queue q (dimension):
+ * the rank's own (communicator-queues shared), or the communicator's
+ * (per-communicator, created on first use). */
+cs_rankq *css_rq(cs_system *s, uint32_t rank, uint32_t grp, int q);
+/* The same without creating it (an empty queue when there is none yet). */
+const cs_rankq *css_rq_find(const cs_system *s, uint32_t rank, uint32_t grp, int q);
 cs_time *css_inst_phase_times(cs_inst *in);
 uint32_t *css_inst_phase_counts2(cs_inst *in);
 

@@ -19,8 +19,8 @@
 #include "core/waitfor.h"
 #include "system/sys_int.h"
 
-static const cs_rankq *rq(const cs_system *s, uint32_t rank, int q) {
-    return &s->queues[(size_t)rank * (size_t)s->nqueues + (size_t)q];
+static const cs_rankq *rq(const cs_system *s, uint32_t rank, const cs_stream *st, int q) {
+    return css_rq_find(s, rank, st->inst->grp->id, q);
 }
 
 /* The vertex of stream st, labelled with where it is. */
@@ -35,7 +35,7 @@ static uint32_t stream_vertex(const cs_system *s, cs_wfg *g, const cs_stream *st
     if (st->state == ST_QUEUED || st->state == ST_RUNNING) {
         const cs_phase *ph = stream_phase(st);
         uint32_t pos = 1;
-        for (const cs_stream *x = rq(s, rank, ph->queue)->head; x && x != st; x = x->qnext) pos++;
+        for (const cs_stream *x = rq(s, rank, st, ph->queue)->head; x && x != st; x = x->qnext) pos++;
         return cs_wfg_add(g, NULL, CS_WV_STREAM, rank, b, in->seq,
                           "rank %u's chunk %u of %s#%" PRIu64 " of communicator %s (phase %u of %u, %s entry %u of "
                           "its dimension-%u queue)",
@@ -56,7 +56,7 @@ static uint32_t issue_vertex(cs_wfg *g, const cs_inst *in, uint32_t member) {
 static void stream_waits(const cs_system *s, cs_wfg *g, cs_inst *in, cs_stream *st, uint32_t sv) {
     uint32_t rank = css_inst_rank(in, stream_member(st));
     if (st->state == ST_QUEUED) {
-        const cs_rankq *Q = rq(s, rank, stream_phase(st)->queue);
+        const cs_rankq *Q = rq(s, rank, st, stream_phase(st)->queue);
         const cs_stream *x = Q->head;
         for (uint32_t i = 0; x && i < Q->running; i++, x = x->qnext)
             if (x != st) cs_wfg_edge(g, sv, stream_vertex(s, g, x), CS_WE_QUEUE);

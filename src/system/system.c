@@ -166,6 +166,7 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     s->queue_threshold = s->cfg.active_chunks_per_dimension > 0 ? (uint32_t)s->cfg.active_chunks_per_dimension : 1;
     s->nqueues = s->ndims > 0 ? s->ndims : 1;
     s->queues = cs_calloc((size_t)(s->nlocal ? s->nlocal : 1) * (size_t)s->nqueues, sizeof *s->queues);
+    s->per_comm = s->cfg.per_comm_queues;
     s->ranks = cs_calloc(s->nlocal ? s->nlocal : 1, sizeof *s->ranks);
     s->all.id = 0;
     s->all.n = nranks;
@@ -238,6 +239,8 @@ void cs_system_free(cs_system *s) {
     cs_free(s->all.next_seq);
     cs_free(s->inst);
     cs_free(s->queues);
+    for (size_t i = 0; i < s->pcq_cap; i++) cs_free(s->pcq[i].Q);
+    cs_free(s->pcq);
     cs_free(s->ranks);
     cs_pool_free(s->msg_pool);
     cs_pool_free(s->bundle_pool);

@@ -135,6 +135,7 @@ static void free_path1(void *field) {
      .help = "custom " k " given as one Chakra ET covering all dimensions (ASTRA-sim "         \
              "custom collectives); overrides " k "-implementation"}
 
+static const char *const COMM_QUEUES[] = {"shared", "per-communicator", NULL};
 static const cs_opt OPTS[] = {
     {.key = "scheduling-policy", .type = CS_OPT_ENUM, .required = 1, .def = CS_SCHED_LIFO,
      .values = SCHED_NAMES, .off = OFF(scheduling_policy),
@@ -206,6 +207,12 @@ static const cs_opt OPTS[] = {
     {.key = "intra-dimension-scheduling", .type = CS_OPT_ENUM, .def = CS_INTRA_FIFO,
      .values = INTRA_NAMES, .off = OFF(intra_dim_scheduling),
      .help = "(ASTRA-sim 1.0 key) order of chunks within one dimension's queue"},
+    {.key = "communicator-queues", .type = CS_OPT_ENUM, .def = 0, .values = COMM_QUEUES,
+     .off = OFF(per_comm_queues),
+     .help = "(clustersim) shared: one queue per dimension per rank, every communicator's chunks in it "
+             "(ASTRA-sim; communicators can block each other and deadlock); per-communicator: a queue per "
+             "communicator and dimension per rank (as NCCL's stream per communicator): communicators never "
+             "block each other"},
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 

@@ -86,6 +86,7 @@ typedef struct cs_system_config {
     char *local_mem_trace_filename;
     cs_inter_dim_scheduling inter_dim_scheduling;
     cs_intra_dim_scheduling intra_dim_scheduling;
+    int per_comm_queues;       /* communicator-queues: 0 shared (ASTRA-sim), 1 per-communicator */
 } cs_system_config;
 
 /* Every key at its default; required keys get the value ASTRA-sim's

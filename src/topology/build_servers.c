@@ -66,8 +66,8 @@ static uint32_t nservers(const keys *c, const cs_network_config *net) {
     return c->servers ? (uint32_t)c->servers : (uint32_t)(net->total_npus / (uint64_t)c->gpus_per_server);
 }
 
-static int check(const void *params, const cs_network_config *net, cs_error *err) {
-    const keys *c = params;
+/* Checks across keys (from build: its messages get the file's location). */
+static int check_keys(const keys *c, const cs_network_config *net, cs_error *err) {
     if (!c->servers && net->total_npus % (uint64_t)c->gpus_per_server)
         return CS_ERR(err, CS_EINVAL, "servers: the network's %llu NPUs are not a whole number of servers of %d GPUs; "
                                       "expected servers or a gpus_per_server that divides them",
@@ -84,6 +84,8 @@ static int check(const void *params, const cs_network_config *net, cs_error *err
 static int build(const void *params, const cs_network_config *net, cs_topo **out, cs_error *err) {
     const keys *c = params;
     *out = NULL;
+    int rc0 = check_keys(c, net, err);
+    if (rc0) return rc0;
     uint32_t S = nservers(c, net), G = (uint32_t)c->gpus_per_server, D = (uint32_t)c->nics_per_leaf;
     if (S == 0) return CS_ERR(err, CS_EINVAL, "servers: no server (the network has %llu NPUs)",
                               (unsigned long long)net->total_npus);
@@ -176,6 +178,5 @@ const cs_topo_builder cs_topo_builder_servers = {
     .nkeys = sizeof KEYS / sizeof KEYS[0],
     .params_size = sizeof(keys),
     .npus = npus,
-    .check = check,
     .build = build,
 };
