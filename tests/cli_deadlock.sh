@@ -52,6 +52,22 @@ case "$out" in *"raise active-chunks-per-dimension in the system file (now 1)"*"
 "$CS_BIN" "${Q[@]}" --system-configuration=sys2.json --comm-streams 2 --quiet >/dev/null 2>&1 \
     && pass "queue cycle: active-chunks-per-dimension 2 finishes" || fail "queue cycle: the remedy does not finish"
 
+# The system's communicator-queues per-communicator (a queue per communicator
+# and dimension, as NCCL's stream per communicator): the two all-reduces no
+# longer share a queue, both run at once and the traces finish -- on the
+# congestion-unaware backend in the time one of them takes alone.
+sed 's/"local-mem-bw": 1600}/"local-mem-bw": 1600, "communicator-queues": "per-communicator"}/' sys.json > syspc.json
+"$CS_MKTRACE" one.et "1 COLL ctype=0 size=1048576 pg=1" || fail "mktrace one"
+"$CS_BIN" "${Q[@]}" --system-configuration=syspc.json --comm-streams 2 --json pc.json --quiet 2> epc \
+    && "$CS_BIN" run --workload-configuration=one.et --network-configuration=net4.yml \
+        --comm-group-configuration=groups.json --system-configuration=sys.json --json one.json --quiet 2>> epc \
+    && [ -n "$(grep -o '"sim_time_ns": [0-9]*' pc.json)" ] \
+    && [ "$(grep -o '"sim_time_ns": [0-9]*' pc.json)" = "$(grep -o '"sim_time_ns": [0-9]*' one.json)" ] \
+    && pass "per-communicator queues: no cycle; both at once take one's time" \
+    || fail "per-communicator queues: $(cat epc) $(grep -o '"sim_time_ns": [0-9]*' pc.json one.json)"
+expect_fail "communicator-queues refused by value" "communicator-queues" \
+    "$CS_BIN" "${Q[@]}" --system-configuration=sys.json --set system.communicator-queues=private
+
 # The same traces with one comm stream: each rank's second collective waits
 # for the stream its first holds; the cycle runs through the streams.
 expect_fail "stream cycle" "a cycle of waits through the communication streams of ranks 0 and 2 (--comm-streams 1)|is ready, but every communication stream of its rank|raise --comm-streams (now 1)" \
