@@ -141,30 +141,15 @@ static cs_topo *build_topo(const char *name, const char *json, const cs_network_
     return t;
 }
 
-/* Parse json as b's keys (the scenario path: an object, not a file), build. */
+/* Parse json as b's keys (the scenario path: an object, not a file), build, and check the counts. */
 static void build_one(const cs_topo_builder *b, const char *json, const cs_network_config *net, uint32_t npus,
                       uint32_t nodes, uint32_t cables) {
-    json_error_t je;
-    json_t *obj = json_loads(json, 0, &je);
-    assert_non_null(obj);
-    void *params = calloc(1, b->params_size ? b->params_size : 1);
-    cs_error err;
-    cs_error_clear(&err);
-    char where[64];
-    snprintf(where, sizeof where, "topology.%s", b->name);
-    int rc = cs_topo_builder_parse(b, obj, where, params, &err);
-    if (rc) fail_msg("%s: %s", b->name, err.msg);
-    cs_topo *t = NULL;
-    rc = cs_topo_builder_build(b, params, net, where, &t, &err);
-    if (rc) fail_msg("%s: %s", b->name, err.msg);
+    cs_topo *t = build_topo(b->name, json, net);
     assert_int_equal(t->nnpus, npus);
     assert_int_equal(t->nnodes, nodes);
     assert_int_equal(t->nlinks, 2 * cables);
     assert_true(connected(t));
     cs_topo_free(t);
-    cs_topo_builder_params_free(b, params);
-    free(params);
-    json_decref(obj);
 }
 
 static void test_registry(void **st) {

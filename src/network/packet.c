@@ -743,6 +743,19 @@ static void delivered(pkt_state *s, uint32_t id) {
     f->done(f->ctx, f->cookie);
 }
 
+/* A data packet reached its receiver marked or not: a CNP for the congestion
+ * controls that take them (at most one per cnp_interval and flow), and the
+ * marked payload the next ACK echoes. */
+static void note_ecn(pkt_state *s, uint32_t id, pflow *f, const pkt *p, cs_time now) {
+    if (p->ecn && (s->cc->feedback & CS_CC_CNP) && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
+        f->cnp_sent = 1;
+        f->last_cnp = now;
+        send_ctrl(s, id, PK_CNP, 0, NULL);
+        s->st.cnps++;
+    }
+    if (p->ecn) f->rcv_ce += p->payload;
+}
+
 /* The receiver with selective repeat: it keeps a packet past the gap (up to
  * sr_window past rcv_nxt; the sender never sends beyond) and answers it with
  * a NAK naming the missing psn (rcv_nxt) and the one that arrived (sack); an
@@ -764,13 +777,7 @@ static void receiver_sr(pkt_state *s, pkt *p) {
         s->st.out_of_order++;
         return;
     }
-    if (p->ecn && (s->cc->feedback & CS_CC_CNP) && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
-        f->cnp_sent = 1;
-        f->last_cnp = now;
-        send_ctrl(s, id, PK_CNP, 0, NULL);
-        s->st.cnps++;
-    }
-    if (p->ecn) f->rcv_ce += p->payload;
+    note_ecn(s, id, f, p, now);
     if (p->psn > f->rcv_nxt) { /* past the gap: kept */
         f->sr_got[p->psn % W] = 1;
         f->rcv_held++;
@@ -843,13 +850,7 @@ static void receiver(pkt_state *s, pkt *p) {
         f->rcv_nxt++;
         f->since_ack++;
         s->st.delivered_bytes += p->payload;
-        if (p->ecn && (s->cc->feedback & CS_CC_CNP) && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
-            f->cnp_sent = 1;
-            f->last_cnp = now;
-            send_ctrl(s, id, PK_CNP, 0, NULL);
-            s->st.cnps++;
-        }
-        if (p->ecn) f->rcv_ce += p->payload;
+        note_ecn(s, id, f, p, now);
         if (f->rcv_nxt == f->npkts) {
             send_ctrl(s, id, PK_ACK, f->rcv_nxt, p);
             delivered(s, id);
