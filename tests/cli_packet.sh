@@ -187,4 +187,39 @@ expect_fail "unknown routing" "backend.packet.routing" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.routing=ugal --quiet
 expect_fail "bad flowlet_gap" "backend.packet.flowlet_gap" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.flowlet_gap=0 --quiet
+# counter tracks in the timeline (--trace): an incast of 7 x 1 MiB into rank 0 through a 2 MiB switch buffer;
+# the links' queue bytes and PFC states are counter tracks beside the utilization: every queue sample within the
+# buffer, each link's largest sample its links.csv max_queue_bytes exactly, and a link that links.csv says was
+# paused has a pfc_paused sample of 1 (the samples are the backend's own changes, so these agree by construction
+# of the two paths -- the counters come from events, links.csv from the port's running maximum and pause clock)
+specs=("1 RECV src=1 size=1048576 tag=1; 2 RECV src=2 size=1048576 tag=1; 3 RECV src=3 size=1048576 tag=1; 4 RECV src=4 size=1048576 tag=1; 5 RECV src=5 size=1048576 tag=1; 6 RECV src=6 size=1048576 tag=1; 7 RECV src=7 size=1048576 tag=1")
+for r in 1 2 3 4 5 6 7; do specs+=("1 SEND dst=0 size=1048576 tag=1"); done
+for r in $(seq 8 15); do specs+=("1 COMP dur=1"); done
+"$CS_MKTRACE" --ranks inc "${specs[@]}" || fail "mktrace inc"
+"$CS_BIN" run --workload-configuration=inc --network-configuration=net.yml --system-configuration="$EX/system.json" \
+    --topology=ft.json --backend packet --set backend.packet.buffer=2097152 --out inco --trace inco/tr.json --quiet \
+    2> err.txt || fail "incast trace: $(cat err.txt)"
+python3 - inco/tr.json inco/links.csv <<'PY' && pass "queue and PFC counter tracks" || fail "counter tracks (above)"
+import csv, json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+names = {}
+for e in ev:
+    if e.get("ph") == "M" and e.get("name") == "process_name" and str(e["args"]["name"]).startswith("link "):
+        names[e["pid"]] = int(str(e["args"]["name"]).split()[1])
+q, paused = {}, {}
+for e in ev:
+    if e.get("ph") != "C" or e.get("pid") not in names: continue
+    l = names[e["pid"]]
+    if e["name"] == "queue_bytes": q.setdefault(l, []).append(e["args"]["queue_bytes"])
+    if e["name"] == "pfc_paused": paused.setdefault(l, []).append(e["args"]["pfc_paused"])
+rows = {int(r["link"]): r for r in csv.DictReader(open(sys.argv[2]))}
+assert q, "no queue_bytes counters"
+assert all(0 <= v <= 2097152 for vs in q.values() for v in vs), "a queue above the buffer"
+for l, vs in q.items():
+    assert max(vs) == float(rows[l]["max_queue_bytes"]), (l, max(vs), rows[l]["max_queue_bytes"])
+was_paused = [l for l in names.values() if float(rows[l]["pfc_paused_ns"]) > 0]
+assert was_paused, "the incast paused no traced link"
+for l in was_paused: assert 1 in paused.get(l, []), ("paused link without a pfc_paused sample", l)
+PY
 finish

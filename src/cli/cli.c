@@ -787,6 +787,7 @@ static int command(const char *cmd, int argc, char **argv) {
         hooks.observer = &obs;
         ltrack = cs_link_track_new((size_t)4 << 20);
         hooks.link_util = cs_link_track_sample;
+        hooks.link_queue = cs_link_track_queue;
         hooks.link_ud = ltrack;
     }
     if (rc == CS_OK && co.report) { /* the timeline's ranks, kept during the run */

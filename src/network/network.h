@@ -130,6 +130,10 @@ typedef struct cs_net_observer {
     void *ud;
     void (*message)(void *ud, uint32_t src_npu, uint32_t dst_npu, uint64_t bytes);
     void *message_ud;
+    /* link_queue (optional, packet-level backends): a link's data queue
+     * (bytes waiting at its sender) or its PFC state changed; ud as
+     * link_util's.  For Perfetto counter tracks. */
+    void (*link_queue)(void *ud, uint32_t link, cs_time t, uint64_t queue_bytes, int paused);
 } cs_net_observer;
 
 struct cs_topo; /* topology/topology.h */

@@ -266,6 +266,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     pkt_state *s = cs_calloc(1, sizeof *s);
     *state = s;
     s->q = env->q;
+    if (env->observer) s->obs = *env->observer;
     s->o = *(const pkt_opts *)env->opts;
     int rc = cs_net_graph(env, &s->topo, &s->own_topo, err);
     if (rc) goto fail;
@@ -575,6 +576,7 @@ static void port_kick(pkt_state *s, uint32_t l) {
             p = queue_pop(P, PRIO_DATA);
             P->qbytes -= p->wire;
             P->turn = 1;
+            if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now_of(s), P->qbytes, P->paused);
         }
     }
     if (!p) return;
@@ -616,9 +618,11 @@ static void on_pfc(void *ctx, const cs_event *ev) {
         P->paused = 1;
         P->pause_since = now;
         s->st.pauses++;
+        if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now, P->qbytes, 1);
     } else if (!pause && P->paused) {
         P->paused = 0;
         P->pause_time += now - P->pause_since;
+        if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now, P->qbytes, 0);
         port_kick(s, l);
     }
 }
@@ -1134,6 +1138,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
         }
         E->qbytes += p->wire;
         if (E->qbytes > E->max_q) E->max_q = E->qbytes;
+        if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, out, now_of(s), E->qbytes, E->paused);
         queue_push(E, p, PRIO_DATA);
     } else {
         queue_push(E, p, PRIO_CTRL); /* in no buffer: in_link stays NONE */

@@ -138,6 +138,7 @@ typedef struct pnode {
 
 typedef struct pkt_state {
     cs_eventq *q;
+    cs_net_observer obs; /* link_queue: queue and pause samples (NULL = none) */
     const cs_topo *topo;
     cs_topo *own_topo;
     double *bw; /* per link, bytes per ns: the topology's, or as built for the healthy network */

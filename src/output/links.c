@@ -108,9 +108,12 @@ void cs_links_print_hottest(FILE *f, const cs_result *res, unsigned n) {
 
 typedef struct lsample {
     uint32_t link;
-    float util;
+    float util;      /* the value: utilization, queue bytes or paused (0/1) */
     cs_time t;
+    uint8_t kind;    /* 0 utilization, 1 queue bytes, 2 PFC paused */
 } lsample;
+
+static const char *const KIND_NAMES[] = {"utilization", "queue_bytes", "pfc_paused"};
 
 struct cs_link_track {
     lsample *s;
@@ -131,7 +134,18 @@ void cs_link_track_sample(void *ud, uint32_t link, cs_time t, double util) {
         return;
     }
     CS_GROW(k->s, k->cap, k->n + 1);
-    k->s[k->n++] = (lsample){link, (float)util, t};
+    k->s[k->n++] = (lsample){link, (float)util, t, 0};
+}
+
+void cs_link_track_queue(void *ud, uint32_t link, cs_time t, uint64_t queue_bytes, int paused) {
+    cs_link_track *k = ud;
+    if (k->n + 2 > k->max) {
+        k->dropped = 1;
+        return;
+    }
+    CS_GROW(k->s, k->cap, k->n + 2);
+    k->s[k->n++] = (lsample){link, (float)queue_bytes, t, 1};
+    k->s[k->n++] = (lsample){link, (float)(paused != 0), t, 2};
 }
 
 void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_result *res, unsigned n) {
@@ -158,11 +172,12 @@ void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_resu
                  t->links[l].src, cs_node_kind_name((cs_node_kind)t->kind[t->links[l].dst]), t->links[l].dst,
                  k->dropped ? " (samples truncated)" : "");
         int first = 1;
-        for (size_t j = 0; j < k->n; j++) {
-            if (k->s[j].link != l) continue;
-            cs_timeline_counter(tl, first_pid + i, first ? name : NULL, "utilization", k->s[j].t, k->s[j].util);
-            first = 0;
-        }
+        for (int kind = 0; kind < 3; kind++) /* utilization, then (packet) queue bytes and PFC pauses */
+            for (size_t j = 0; j < k->n; j++) {
+                if (k->s[j].link != l || k->s[j].kind != kind) continue;
+                cs_timeline_counter(tl, first_pid + i, first ? name : NULL, KIND_NAMES[kind], k->s[j].t, k->s[j].util);
+                first = 0;
+            }
     }
     cs_free(top);
 }

@@ -38,6 +38,8 @@ typedef struct cs_link_track cs_link_track;
 struct cs_timeline;
 cs_link_track *cs_link_track_new(size_t max_samples);
 void cs_link_track_sample(void *ud, uint32_t link, cs_time t, double util);
+/* Packet-level backends: a link's queue bytes and PFC state (counter tracks queue_bytes, pfc_paused). */
+void cs_link_track_queue(void *ud, uint32_t link, cs_time t, uint64_t queue_bytes, int paused);
 void cs_link_track_write(cs_link_track *k, struct cs_timeline *tl, const cs_result *res, unsigned n);
 void cs_link_track_free(cs_link_track *k);
 

@@ -235,7 +235,7 @@ void cs_timeline_counter(cs_timeline *t, uint32_t pid, const char *process, cons
     }
     fprintf(t->f, "{\"name\":\"%s\",\"ph\":\"C\",\"pid\":%u,\"ts\":", name, pid);
     cs_jsonw_us(t->f, ts);
-    fprintf(t->f, ",\"args\":{\"utilization\":%.6f}}", value);
+    fprintf(t->f, ",\"args\":{\"%s\":%.6f}}", name, value); /* the series is the counter's own name */
     t->events++;
 }
 

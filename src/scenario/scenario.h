@@ -37,6 +37,7 @@ typedef struct cs_run_hooks {
     void *coll_ud;                      /* (output/collectives.h streams them to files) */
     void (*link_util)(void *ud, uint32_t link, cs_time t, double util); /* graph backends */
     void *link_ud;
+    void (*link_queue)(void *ud, uint32_t link, cs_time t, uint64_t queue_bytes, int paused); /* packet; link_ud */
     void (*net_message)(void *ud, uint32_t src_npu, uint32_t dst_npu, uint64_t bytes); /* every transfer */
     void *net_message_ud;
     int progress;                       /* progress lines on stderr for long runs */

@@ -720,8 +720,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         }
     }
     cs_net_observer lobs = {res->topo ? hooks->link_util : NULL, hooks->link_ud, hooks->net_message,
-                            hooks->net_message_ud};
-    if (rc == CS_OK && (lobs.link_util || lobs.message)) so.net_observer = &lobs;
+                            hooks->net_message_ud, res->topo ? hooks->link_queue : NULL};
+    if (rc == CS_OK && (lobs.link_util || lobs.message || lobs.link_queue)) so.net_observer = &lobs;
     if (res->topo) so.link_report = &res->links; /* the backend's per-link statistics */
     if (rc == CS_OK && plan && use_cls) {
         /* class mode: the representatives' graphs only; if the run stops, every rank */
