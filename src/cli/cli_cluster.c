@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli_int.h"
+#include "core/opts.h"
 #include "core/afile.h"
 #include "output/cluster_out.h"
 #include "scenario/cluster.h"
@@ -72,10 +73,7 @@ int cs_cli_cluster(int argc, char **argv) {
         static const char *const known[] = {"--quiet", "--progress", "--out", "--json", "--set", "--seeds",
                                             "--network-configuration", "--system-configuration", "--topology",
                                             "--backend"};
-        size_t q;
-        for (q = 0; q < sizeof known / sizeof *known; q++)
-            if (strcmp(name, known[q]) == 0) break;
-        if (q == sizeof known / sizeof *known) {
+        if (cs_str_index(name, known, sizeof known / sizeof *known) < 0) {
             fprintf(stderr, "clustersim cluster: unknown option %s (see clustersim cluster --help)\n", a);
             rc = 2;
             break;

@@ -65,6 +65,8 @@ int cs_parse_ll(const char *s, long long *out);
 /* "A" or "A-B" (decimal, no sign) at s: *a, *b (= *a for "A") and *end just
  * after; 0 on success, -1 when s does not start with one. */
 int cs_parse_rank_range(const char *s, const char **end, unsigned long long *a, unsigned long long *b);
+/* The index of s among list[0..n), or -1 when it is none of them. */
+int cs_str_index(const char *s, const char *const *list, size_t n);
 /* Path p as a file names it: absolute as is, else relative to file's directory (new, owned). */
 char *cs_path_near(const char *file, const char *p);
 

@@ -289,3 +289,9 @@ char *cs_path_near(const char *file, const char *p) {
     strcpy(out + dl, p);
     return out;
 }
+
+int cs_str_index(const char *s, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, list[i]) == 0) return (int)i;
+    return -1;
+}

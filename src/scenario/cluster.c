@@ -104,10 +104,7 @@ static int job_parse(cs_cluster *c, const cs_jdoc *doc, size_t i, json_t *o, cs_
     const char *k;
     json_t *v;
     json_object_foreach(o, k, v) {
-        size_t q;
-        for (q = 0; q < sizeof known / sizeof *known; q++)
-            if (strcmp(k, known[q]) == 0) break;
-        if (q == sizeof known / sizeof *known)
+        if (cs_str_index(k, known, sizeof known / sizeof *known) < 0)
             return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].%s: unknown key; expected name, npus, workload, "
                                           "comm-groups, set, placement, start_ns or iterations",
                           path, line, i, k);
@@ -224,10 +221,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
     if (!json_is_object(root)) rc = CS_ERR(err, CS_EINVAL, "%s: expected a JSON object (clustersim-cluster, "
                                                            "scenario, set, jobs)", path);
     if (rc == CS_OK) json_object_foreach(root, k, v) {
-        size_t q;
-        for (q = 0; q < sizeof known / sizeof *known; q++)
-            if (strcmp(k, known[q]) == 0) break;
-        if (q == sizeof known / sizeof *known) {
+        if (cs_str_index(k, known, sizeof known / sizeof *known) < 0) {
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s: unknown key; expected clustersim-cluster, scenario, network, system, "
                                         "topology, memory, set, jobs, operations, windows, seeds or routings",
                         path, cs_jdoc_key_line(&doc, k), k);
@@ -486,20 +480,16 @@ static int ops_changes(const json_t *ops, const char *where, json_t *links, json
         const char *k, *kind = NULL;
         json_t *v;
         json_object_foreach(o, k, v) {
-            size_t q;
-            for (q = 0; q < sizeof keys / sizeof *keys; q++)
-                if (strcmp(k, keys[q]) == 0) break;
-            if (q == sizeof keys / sizeof *keys)
+            if (cs_str_index(k, keys, sizeof keys / sizeof *keys) < 0)
                 return CS_ERR(err, CS_EINVAL, "%s[%zu].%s: unknown key; expected link, switch, drain, fail, degrade "
                                               "or flap with at_ns, from_ns, until_ns, factor, mean_up_ns, down_ns, seed",
                               where, i, k);
-            for (q = 0; q < sizeof kinds / sizeof *kinds; q++)
-                if (strcmp(k, kinds[q]) == 0) {
-                    if (kind)
-                        return CS_ERR(err, CS_EINVAL, "%s[%zu]: %s and %s: expected one operation per object", where,
-                                      i, kind, k);
-                    kind = kinds[q];
-                }
+            int q = cs_str_index(k, kinds, sizeof kinds / sizeof *kinds);
+            if (q < 0) continue;
+            if (kind)
+                return CS_ERR(err, CS_EINVAL, "%s[%zu]: %s and %s: expected one operation per object", where, i, kind,
+                              k);
+            kind = kinds[q];
         }
         if (!kind)
             return CS_ERR(err, CS_EINVAL, "%s[%zu]: expected one of link, switch, drain, fail, degrade, flap", where, i);
@@ -1033,28 +1023,24 @@ static void boundary_done(void *ud, const cs_node_span *s) {
     if (it + 1 < j->iterations && s->end > e[it]) e[it] = s->end;
 }
 
-/* Job jj's time, compute and last iteration's end from a run's rank rows. */
-static void job_times(cs_cluster_job *j, const cs_result *r, int shared) {
-    cs_time fin = 0, comp = 0;
-    for (uint32_t k = 0; k < j->npus; k++) {
-        const cs_rank_result *rr = &r->sim.ranks[j->npu[k]];
-        if (rr->finish > fin) fin = rr->finish;
-        comp += rr->compute;
-    }
-    cs_time *e = shared ? j->shared_end : j->alone_end;
-    e[j->iterations - 1] = fin > j->start ? fin : j->start;
-    for (uint32_t i = j->iterations - 1; i-- > 0;) /* an iteration with nothing in it ends with the one before */
-        if (e[i] < j->start) e[i] = j->start;
-    *(shared ? &j->shared : &j->alone) = fin > j->start ? fin - j->start : 0;
-    *(shared ? &j->compute_shared : &j->compute_alone) = comp;
-}
-
 /* Job j's time in a run: from its start to its last rank's last node. */
 static cs_time job_time_of(const cs_cluster_job *j, const cs_result *r) {
     cs_time fin = 0;
     for (uint32_t k = 0; k < j->npus; k++)
         if (r->sim.ranks[j->npu[k]].finish > fin) fin = r->sim.ranks[j->npu[k]].finish;
     return fin > j->start ? fin - j->start : 0;
+}
+
+/* Job j's time, compute and last iteration's end from a run's rank rows. */
+static void job_times(cs_cluster_job *j, const cs_result *r, int shared) {
+    cs_time t = job_time_of(j, r), comp = 0;
+    for (uint32_t k = 0; k < j->npus; k++) comp += r->sim.ranks[j->npu[k]].compute;
+    cs_time *e = shared ? j->shared_end : j->alone_end;
+    e[j->iterations - 1] = j->start + t;
+    for (uint32_t i = j->iterations - 1; i-- > 0;) /* an iteration with nothing in it ends with the one before */
+        if (e[i] < j->start) e[i] = j->start;
+    *(shared ? &j->shared : &j->alone) = t;
+    *(shared ? &j->compute_shared : &j->compute_alone) = comp;
 }
 
 /* Another seed of a run: topology.ecmp_seed (with an explicit topology) and run.jitter-seed. */

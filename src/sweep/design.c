@@ -188,10 +188,7 @@ static int parse_spec(cs_design *d, const cs_jdoc *doc, cs_error *err) {
     const char *k;
     json_t *v;
     json_object_foreach(root, k, v) {
-        size_t i;
-        for (i = 0; i < sizeof known / sizeof *known; i++)
-            if (strcmp(k, known[i]) == 0) break;
-        if (i == sizeof known / sizeof *known)
+        if (cs_str_index(k, known, sizeof known / sizeof *known) < 0)
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: %s: unknown key; expected clustersim-sweep, scenario, set, grid, zip, random or "
                           "seeds",
