@@ -153,6 +153,21 @@ static void hop_times(const cong_state *s, int d, uint64_t bytes, cs_time *ser, 
 static void hop_event(void *ctx, const cs_event *ev);
 static cs_time cong_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes);
 
+/* Book link for a transmission of ser from now (FIFO: when its last booked one ends); its start. */
+static cs_time book_link(cong_state *s, uint64_t link, cs_time ser) {
+    cs_time now = cs_eventq_now(s->q);
+    cs_time start = s->free_at[link] > now ? s->free_at[link] : now;
+    if (start > now) {
+        cs_time w = start - now;
+        s->queued_hops++;
+        s->wait_total = cs_time_add(s->wait_total, w);
+        if (w > s->wait_max) s->wait_max = w;
+    }
+    s->free_at[link] = cs_time_add(start, ser);
+    s->hops++;
+    return start;
+}
+
 /* Move chunk c on from where it is, now: book its next link, or deliver it. */
 static void forward(cong_state *s, chunk *c) {
     uint64_t link;
@@ -172,18 +187,9 @@ static void forward(cong_state *s, chunk *c) {
         done(ctx, cookie);
         return;
     }
-    cs_time now = cs_eventq_now(s->q), ser, arrive;
+    cs_time ser, arrive;
     hop_times(s, d, c->bytes, &ser, &arrive);
-    cs_time start = s->free_at[link] > now ? s->free_at[link] : now;
-    if (start > now) {
-        cs_time w = start - now;
-        s->queued_hops++;
-        s->wait_total = cs_time_add(s->wait_total, w);
-        if (w > s->wait_max) s->wait_max = w;
-    }
-    s->free_at[link] = cs_time_add(start, ser);
-    s->hops++;
-    cs_time at = cs_time_add(start, arrive);
+    cs_time at = cs_time_add(book_link(s, link, ser), arrive);
     if (cs_time_beyond(at)) { /* (cong_send refused what overflows uncontended) */
         if (!s->beyond++) {
             s->beyond_bytes = c->bytes;
@@ -354,18 +360,9 @@ static cs_time cong_book_up(void *state, uint32_t npu, uint32_t peer, uint64_t b
     int d = switch_dim(s, npu, peer);
     CS_ALWAYS(d >= 0, "in-switch booking from NPU %u toward NPU %u: not a Switch dimension", npu, peer);
     if (d < 0) return now;
-    uint64_t link = s->base[d] + (uint64_t)npu * s->stride[d]; /* up */
     cs_time ser, arrive;
     hop_times(s, d, bytes, &ser, &arrive);
-    cs_time start = s->free_at[link] > now ? s->free_at[link] : now;
-    if (start > now) {
-        s->queued_hops++;
-        s->wait_total = cs_time_add(s->wait_total, start - now);
-        if (start - now > s->wait_max) s->wait_max = start - now;
-    }
-    s->free_at[link] = cs_time_add(start, ser);
-    s->hops++;
-    return start;
+    return book_link(s, s->base[d] + (uint64_t)npu * s->stride[d] /* up */, ser);
 }
 
 static cs_time cong_book_down(void *state, uint32_t npu, uint32_t peer, uint64_t bytes, cs_time earliest) {

@@ -68,11 +68,17 @@ typedef struct insw_xfer {
     uint32_t member, chunk;
 } insw_xfer;
 
-/* The dimension's latency L and bandwidth B of a phase (the closed form's). */
-static void dim_lb(const cs_system *s, const cs_phase *ph, double *L, double *B) {
+/* The dimension of a phase, with its latency L (ns) and bandwidth B (bytes per ns): the closed form's. */
+static int dim_lb(const cs_system *s, const cs_phase *ph, double *L, double *B) {
     int d = ph->space == SP_DIM ? ph->dim : 0;
     *B = cs_gbps_to_bytes_per_ns(s->netcfg->bandwidth_gbps[d]);
     *L = s->netcfg->latency_ns[d];
+    return d;
+}
+
+/* Another member of st's line than member j (the booked links' peer: it names the switch). */
+static uint32_t line_peer_rank(const cs_inst *in, const cs_stream *st, const cs_phase *ph, uint32_t j) {
+    return css_inst_rank(in, css_topo_member(st, ph, j ? 0 : 1));
 }
 
 /* The result reaches member st: its bytes, then the closing bundle. */
@@ -250,18 +256,18 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     uint32_t line = css_topo_member(st, ph, 0); /* the line's first member names its switch */
     uint32_t *cnt = &counts[(size_t)st->ph_index * nmem + line];
     CS_ALWAYS(*cnt < ph->n, "collective #%" PRIu64 ": a switch gets contribution %u of %u", in->seq, *cnt + 1, ph->n);
-    int book = ph->n > 1 && cs_net_has(s->net, CS_NET_SWITCH_BOOK); /* FIFO links to the switch (analytical-congestion) */
+    /* FIFO links to the switch (analytical-congestion): booked */
+    int book = ph->n > 1 && cs_net_has(s->net, CS_NET_SWITCH_BOOK);
     cs_time *tup = book ? &css_inst_phase_times(in)[(size_t)st->ph_index * nmem + line] : NULL;
     if (book) { /* the contribution takes the NPU's up link when it is free: the line's latest start counts */
-        uint32_t me = css_inst_rank(in, stream_member(st)), other = css_inst_rank(in, css_topo_member(st, ph, st->idx ? 0 : 1));
-        cs_time u = cs_net_switch_book_up(s->net, me, other, up);
+        cs_time u = cs_net_switch_book_up(s->net, css_inst_rank(in, stream_member(st)),
+                                          line_peer_rank(in, st, ph, st->idx), up);
         if (u > *tup) *tup = u;
     }
     if (++*cnt < ph->n) return;
     /* the last contribution: every member of the line gets the result */
-    int d = ph->space == SP_DIM ? ph->dim : 0;
-    double B = cs_gbps_to_bytes_per_ns(s->netcfg->bandwidth_gbps[d]);
-    double L = s->netcfg->latency_ns[d];
+    double L, B;
+    int d = dim_lb(s, ph, &L, &B);
     uint64_t big = up > down ? up : down;
     double ns = 2 * L + (double)big / B;
     /* from the last contribution's departure -- on booked links, the latest start of an up link */
@@ -276,12 +282,11 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     }
     for (uint32_t j = 0; j < ph->n; j++) {
         uint32_t m = css_topo_member(st, ph, j);
-        cs_time tj = t;
-        if (book) /* the result takes the member's down link, cut-through: no earlier than t, nor than the link */
-            tj = cs_net_switch_book_down(s->net, css_inst_rank(in, m), css_inst_rank(in, css_topo_member(st, ph, j ? 0 : 1)),
-                                         down, t);
-        css_inst_hold(in);
-        cs_eventq_push(s->q, tj, css_key(s, css_inst_rank(in, m)), deliver_ev, in, (uint64_t)m << 32 | stream_chunk(st));
+        /* with booked links the result takes the member's down link, cut-through: no earlier than t, nor than
+         * the link is free */
+        deliver_at(s, in, m, stream_chunk(st),
+                   book ? cs_net_switch_book_down(s->net, css_inst_rank(in, m), line_peer_rank(in, st, ph, j), down, t)
+                        : t);
     }
 }
 
