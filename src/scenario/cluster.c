@@ -1090,6 +1090,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     /* where NPUs hang: switches of the topology (graph backends), else groups of dimension 0 */
     if (rc == CS_OK && (be->caps & CS_NET_NEEDS_TOPOLOGY)) {
         rc = cs_sc_topology(c->sc, &net, &topo, err);
+        if (rc == CS_OK && topo) cs_sc_warn_dims_vs_topology(&net, topo); /* once, not per run */
         if (rc == CS_OK && !topo) {
             rc = cs_topo_check_astra(&net, err);
             if (rc == CS_OK) topo = cs_topo_build_astra(&net);

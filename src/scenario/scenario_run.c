@@ -104,7 +104,7 @@ static void slow_nics_apply(cs_topo *t, const double *f, uint32_t n) {
 /* A warning per network dimension whose bandwidth the explicit topology does not give: for rank 0 and its
  * neighbour in dimension d (rank stride, after placement), the bottleneck of their route against the
  * dimension's bandwidth, off by more than 2x either way (e.g. a fat-tree without the NVLink of dimension 0). */
-static void warn_dims_vs_topology(const cs_network_config *net, const cs_topo *t) {
+void cs_sc_warn_dims_vs_topology(const cs_network_config *net, const cs_topo *t) {
     cs_router *r = cs_router_new(t, t->ecmp_seed);
     uint64_t stride = 1;
     for (int d = 0; d < net->ndims; d++) {
@@ -655,7 +655,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             cs_free(pg);
         }
     }
-    if (rc == CS_OK && explicit_topo && !(in && hooks->no_collectives)) warn_dims_vs_topology(&res->net, res->topo);
+    /* (a caller that composes the workload, as a cluster, warns once for its runs) */
+    if (rc == CS_OK && explicit_topo && !in) cs_sc_warn_dims_vs_topology(&res->net, res->topo);
     if (rc == CS_OK && ro.slow_nics) { /* slower NICs: their links, after placement */
         double *nf = NULL;
         if (!res->topo)

@@ -33,6 +33,10 @@ struct cs_topo;
 int cs_sc_topology(const cs_scenario *sc, const cs_network_config *net, struct cs_topo **out, cs_error *err);
 /* Where topology.* came from, for messages: the file, or "topology.*". */
 const char *cs_sc_topology_label(const cs_scenario *sc);
+/* Warn for each network dimension whose bandwidth the explicit topology t
+ * does not give (rank 0 and its neighbour in the dimension, their route's
+ * bottleneck off by more than 2x). */
+void cs_sc_warn_dims_vs_topology(const struct cs_network_config *net, const struct cs_topo *t);
 /* The options of backend be from backend.<name>.* (defaults for the keys not
  * set); *out is a cs_malloc'd struct of be->opts_size bytes (NULL when the
  * backend has no options).  Free with cs_sc_backend_opts_free. */

@@ -71,7 +71,8 @@ cs_rankq *css_rq(cs_system *s, uint32_t rank, uint32_t grp, int q) {
 const cs_rankq *css_rq_find(const cs_system *s, uint32_t rank, uint32_t grp, int q) {
     if (!s->per_comm) return &s->queues[(size_t)rank * (size_t)s->nqueues + (size_t)q];
     static const cs_rankq empty;
-    return s->pcq_cap && s->pcq[pcq_slot(s, rank, grp, q)].Q ? s->pcq[pcq_slot(s, rank, grp, q)].Q : &empty;
+    const cs_rankq *Q = s->pcq_cap ? s->pcq[pcq_slot(s, rank, grp, q)].Q : NULL;
+    return Q ? Q : &empty;
 }
 
 /* The queue st waits in at rank for queue q. */
