@@ -11,6 +11,7 @@
 # with the backend's defaults (lossless, PFC, no congestion control) and,
 # for perm1k, DCQCN.  usage: bench/packet.sh [CLUSTERSIM] [MKTRACE] [case ...]
 set -u
+HERE=$(dirname "$(realpath "$0")")
 BIN=$(realpath "${1:-build/clustersim}")
 MK=$(realpath "${2:-build/tests/cs_mktrace}")
 shift 2 2>/dev/null
@@ -18,32 +19,8 @@ CASES=${*:-perm1k incast16 step1k}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1
-N=1024
-BYTES=2000000
-printf 'topology: [ Switch ]\nnpus_count: [ %d ]\nbandwidth: [ 50 ]\nlatency: [ 1000 ]\n' $N > net.yml
-printf '{"builder": "fat-tree", "npus_per_leaf": 32, "spines": 32, "link_bandwidth": 50, "link_latency": 1000}\n' > ft.json
-printf '{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,\n "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],\n "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["direct"], "collective-optimization": "baseline", "local-mem-bw": 1600}\n' > sys.json
-# permutation: r -> (389 r + 17) mod 1024 (389 is odd: a bijection)
-specs=()
-for ((r = 0; r < N; r++)); do
-    d=$(( (389 * r + 17) % N ))
-    s=$(( ((r - 17 + N) * 845) % N )) # the sender to r: 845 = 389^-1 mod 1024
-    specs+=("1 SEND dst=$d size=$BYTES tag=1; 2 RECV src=$s size=$BYTES tag=1")
-done
-"$MK" --ranks perm "${specs[@]}" || exit 1
-inc=()
-for ((r = 0; r < N; r++)); do
-    if ((r == 0)); then
-        sp=""
-        for ((k = 1; k <= 16; k++)); do sp+="$k RECV src=$((k * 60)) size=$BYTES tag=1; "; done
-        inc+=("${sp%; }")
-    elif ((r % 60 == 0 && r / 60 <= 16)); then
-        inc+=("1 SEND dst=0 size=$BYTES tag=1")
-    else
-        inc+=("")
-    fi
-done
-"$MK" --ranks inc "${inc[@]}" || exit 1
+. "$HERE/packet_scenario.sh"
+packet_scenario 50 || exit 1
 "$MK" ar.et "1 COLL ctype=0 size=67108864" || exit 1
 printf '| case | cc | simulated | events | delivered GB | wall (s) | CPU (s) | peak RSS (MB) | GB / CPU-s | Mevents / CPU-s |\n'
 printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'

@@ -31,6 +31,7 @@ if [ -z "${HTSIM_DIR:-}" ] || [ ! -f "$HTSIM_DIR/sim/Makefile" ] || [ ! -f "$HTS
     exit 77
 fi
 HTSIM_DIR=$(realpath "$HTSIM_DIR")
+HERE=$(dirname "$(realpath "$0")")
 BIN=$(realpath "${1:-build/clustersim}")
 MK=$(realpath "${2:-build/tests/cs_mktrace}")
 shift 2 2>/dev/null
@@ -74,37 +75,14 @@ else
     echo "note: could not relink htsim with an event counter; htsim events are n/a" >&2
 fi
 
-N=1024
-BYTES=2000000
 # ---- clustersim inputs (as bench/packet.sh) ----
 # Link speed: exactly 400 Gb/s = 50e9 B/s in both.  clustersim reads GB/s as
 # GiB/s (ASTRA-sim's unit, docs/config.md): 50e9 / 2^30 = 46.566128730773926.
 # (bench/packet.sh gives 50 "GB/s" = 53.69e9 B/s; htsim's topology file takes
 # whole Gb/s only, so this scenario uses 400 Gb/s on both sides instead.)
 BW=46.566128730773926
-printf 'topology: [ Switch ]\nnpus_count: [ %d ]\nbandwidth: [ %s ]\nlatency: [ 1000 ]\n' $N $BW > net.yml
-printf '{"builder": "fat-tree", "npus_per_leaf": 32, "spines": 32, "link_bandwidth": %s, "link_latency": 1000}\n' $BW > ft.json
-printf '{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,\n "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],\n "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["direct"], "collective-optimization": "baseline", "local-mem-bw": 1600}\n' > sys.json
-specs=()
-for ((r = 0; r < N; r++)); do
-    d=$(( (389 * r + 17) % N ))
-    s=$(( ((r - 17 + N) * 845) % N )) # the sender to r: 845 = 389^-1 mod 1024
-    specs+=("1 SEND dst=$d size=$BYTES tag=1; 2 RECV src=$s size=$BYTES tag=1")
-done
-"$MK" --ranks perm "${specs[@]}" || exit 1
-inc=()
-for ((r = 0; r < N; r++)); do
-    if ((r == 0)); then
-        sp=""
-        for ((k = 1; k <= 16; k++)); do sp+="$k RECV src=$((k * 60)) size=$BYTES tag=1; "; done
-        inc+=("${sp%; }")
-    elif ((r % 60 == 0 && r / 60 <= 16)); then
-        inc+=("1 SEND dst=0 size=$BYTES tag=1")
-    else
-        inc+=("")
-    fi
-done
-"$MK" --ranks inc "${inc[@]}" || exit 1
+. "$HERE/packet_scenario.sh" # net.yml, ft.json, sys.json, perm.*, inc.* (as bench/packet.sh, at BW)
+packet_scenario "$BW" || exit 1
 
 # ---- htsim inputs: the same fat-tree and flows ----
 # 2 tiers, one pod of 1,024 hosts: 32 ToRs (32 down, 32 up), 32 spines of
