@@ -1127,7 +1127,6 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     h.no_collectives = 1;
     bound_obs bo = {c, rank_job, js, 0};
     cs_exec_observer obs = {boundary_done, &bo};
-    double t0 = cs_host_wall_s();
     /* the fabric's timed changes need a graph */
     if (rc == CS_OK && (c->ops || c->nwindows || c->nroutings) && !(be->caps & CS_NET_NEEDS_TOPOLOGY))
         rc = CS_ERR(err, CS_EINVAL, "%s: operations, windows and routings change links, switches and paths; "
@@ -1235,7 +1234,6 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
                 for (uint32_t l = 0; l < nlinks; l++) bytes[j][l] = r->links.links[l].bytes;
             }
             cs_result_free(r);
-            if (k == 0 && j + 1 == (long)c->njobs) c->alone_wall_s = cs_host_wall_s() - t0;
         }
     }
     cs_free(alone_k);

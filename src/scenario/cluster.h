@@ -142,7 +142,6 @@ typedef struct cs_cluster {
     uint64_t allocated;         /* NPUs the jobs hold */
     cs_time makespan;           /* the shared run's end */
     double compute_util;        /* GPU compute over every NPU x makespan (shared run) */
-    double alone_wall_s;        /* host time of the alone runs */
 } cs_cluster;
 
 /* Read a cluster file (JSON; docs/cluster.md); CS_EINVAL naming the file,
