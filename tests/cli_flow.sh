@@ -161,4 +161,13 @@ grep -q "hgx16.yml: dimension 0 (Switch of 8 NPUs, 450 GB/s) but the topology's 
     fail "dimension warning: $(cat w1)"
 "$CS_BIN" "${HG[@]}" --topology srv.json 2> w2 || fail "servers run: $(cat w2)"
 grep -q "contradicts" w2 && fail "servers topology warned: $(cat w2)" || pass "the servers builder keeps the scale-up domain: no warning"
+# the servers builder's cross-key errors name the file and the key
+printf '{"builder": "servers", "servers": 16, "tiers": 4}\n' > srv_t4.json
+expect_fail "servers: tiers" "srv_t4.json:1: servers: tiers 4: expected 2 or 3" "$CS_BIN" "${HG[@]}" --topology srv_t4.json
+printf '{"builder": "servers", "gpus_per_server": 6}\n' > srv_g6.json
+expect_fail "servers: whole servers" "srv_g6.json:1: servers: the network's 128 NPUs are not a whole number of servers of 6 GPUs" \
+    "$CS_BIN" "${HG[@]}" --topology srv_g6.json
+printf '{"builder": "servers", "servers": 16, "oversubscription": 0.5}\n' > srv_o.json
+expect_fail "servers: oversubscription" "srv_o.json:1: servers: oversubscription and core_oversubscription: expected 1 or more" \
+    "$CS_BIN" "${HG[@]}" --topology srv_o.json
 finish
