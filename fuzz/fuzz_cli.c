@@ -30,7 +30,8 @@
  *     computed; search, bandwidth and collective stop at their output
  *     before estimating or simulating anything.  A word left without its value
  *     takes "--out" and the command fails as a usage error.  inspect only
- *     reads its trace (bounded by the input size) and prints.  sweep is
+ *     reads its trace (bounded by the input size) and prints; synth reads
+ *     w.0.et and stops at its first output file.  sweep is
  *     skipped (its spec reader is fuzz_sweep_spec's).
  *   - configuration files are capped at 64 MiB and must be regular files
  *     (core/opts.h), so nothing the scenario names can stream forever.

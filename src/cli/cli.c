@@ -998,7 +998,8 @@ static void main_help(FILE *f) {
           "  search    the best parallelization plans of a model on a cluster (estimate all, simulate the best)\n"
           "  bandwidth the per-dimension bandwidth split that serves a workload mix best under a budget\n"
           "  collective nccl-tests for the simulator: one collective over a range of sizes, busbw table\n"
-          "  cluster   several jobs on one cluster: each alone and all together, slowdowns, shared links\n\n"
+          "  cluster   several jobs on one cluster: each alone and all together, slowdowns, shared links\n"
+          "  synth     a synthetic look-alike of a trace set: behaviour kept, names and kernels hidden\n\n"
           "  clustersim <command> --help   options of a command\n"
           "  clustersim run --help-config  every scenario key\n"
           "  clustersim --version          version\n",
@@ -1028,10 +1029,11 @@ static int cli_main(int argc, char **argv) {
     if (strcmp(cmd, "bandwidth") == 0) return cs_cli_bandwidth(argc - 2, argv + 2);
     if (strcmp(cmd, "collective") == 0) return cs_cli_collective(argc - 2, argv + 2);
     if (strcmp(cmd, "cluster") == 0) return cs_cli_cluster(argc - 2, argv + 2);
+    if (strcmp(cmd, "synth") == 0) return cs_cli_synth(argc - 2, argv + 2);
     /* ASTRA-sim style: options without a sub-command mean "run". */
     if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
     fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect, sweep, search, bandwidth, "
-                    "collective or cluster; see "
+                    "collective, cluster or synth; see "
                     "clustersim "
                     "--help)\n",
             cmd);

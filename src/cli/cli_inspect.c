@@ -154,6 +154,15 @@ int cs_cli_inspect(int argc, char **argv) {
         fprintf(o, "%s\n", path);
         fprintf(o, "  metadata      version \"%s\", %zu attribute%s\n", md && md->version ? md->version : "",
                 md ? md->n_attr : 0, md && md->n_attr == 1 ? "" : "s");
+        for (size_t a = 0; md && a < md->n_attr; a++) { /* a look-alike written by clustersim synth says so */
+            const ChakraProtoMsg__AttributeProto *at = md->attr[a];
+            if (!at->name || at->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL || !at->string_val)
+                continue;
+            if (strcmp(at->name, "clustersim_synth_kept") == 0)
+                fprintf(o, "  synthetic     written by clustersim synth; kept: %s\n", at->string_val);
+            else if (strcmp(at->name, "clustersim_synth_hidden") == 0)
+                fprintf(o, "  synthetic     hidden: %s\n", at->string_val);
+        }
         fprintf(o, "  nodes         %" PRIu64, nodes);
         if (nodes) fprintf(o, " (ids %" PRIu64 "..%" PRIu64 ")", min_id, max_id);
         fputc('\n', o);
