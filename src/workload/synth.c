@@ -266,6 +266,7 @@ int cs_synth_graph(const cs_graph *g, const cs_synth_fit *fit, const cs_synth_op
         if (non + nz + z > budget) nz = 1; /* the output stays within 4 x the source's nodes */
         if (nz > total) nz = total; /* every non-zero part at least 1 us; total 0: none */
         uint64_t kk = nz + z;
+        if (kk == 0) kk = 1; /* noise rounded the total to 0: one part of 0 us keeps the segment's place */
         uint64_t *d = cs_malloc((kk ? kk : 1) * sizeof *d), *share = cs_calloc(kk ? kk : 1, sizeof *share);
         u128 sum = 0;
         for (uint64_t j = 0; j < nz; j++) {
