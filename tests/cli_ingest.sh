@@ -50,7 +50,7 @@ R8=(--model resnet50 --dp 8 --micro-batch 8 --network-configuration=n8.yml --qui
 run u0 "${R8[@]}" --global-batch 256
 run u1 "${R8[@]}" --global-batch 64
 run fb "${R8[@]}" --global-batch 256 "${IMG[@]}" --set ingest.storage-read-gbps=1.6 \
-    --set ingest.preprocess-samples-per-s=20000
+    --set ingest.preprocess-samples-per-s=20000 --report fb.html
 # the same with 2 ingest hosts (cost.storage-npus-per-host 4: ceil(8 / 4)): read 2200, prep 1600 us
 run fh "${R8[@]}" --global-batch 256 "${IMG[@]}" --set ingest.storage-read-gbps=1.6 \
     --set ingest.preprocess-samples-per-s=20000 --set cost.storage-npus-per-host=4
@@ -101,6 +101,12 @@ check("(b) the report: input-bound, the GPU waits T - T0 beyond nothing else; 8 
       b["ingest"]["input_bound"] is True and b["ingest"]["exposed_input_ns"] == T("fb") - U0
       and b["ingest"]["loaders"] == 8 and b["ingest"]["ingest_hosts"] == 1
       and all(r["cpu_ns"] == M * lb for r in b["ranks"]), b["ingest"])
+import re
+html = open("fb.html").read()
+hx = re.search(r'data-key="exposed_input_ns" data-value="([^"]+)">([^<]*)<', html)
+check("(b) the HTML report states the wait and that input bounds the step",
+      hx is not None and float(hx.group(1)) == b["ingest"]["exposed_input_ns"] and "input-bound: yes" in hx.group(2),
+      hx and hx.groups())
 h = S("fh")
 lh = (2200 + 1600 + 38) * 1000
 check("(b) two ingest hosts: read and preprocessing halve; cost and ingest count the same 2 hosts",
@@ -170,6 +176,9 @@ import csv, json, sys
 rows = {float(r["ingest.storage-read-gbps"]): float(r["time_ns"]) for r in csv.DictReader(open("sw/results.csv"))}
 fa = json.load(open("fa/summary.json"))["sim_time_ns"]; t1 = json.load(open("t1/summary.json"))["sim_time_ns"]
 ok = rows[22.0] == fa and rows[0.2] == 4 * 4838e3 + t1
+ex = {float(r["ingest.storage-read-gbps"]): float(r["exposed_input_ns"]) for r in csv.DictReader(open("sw/results.csv"))}
+t0 = json.load(open("t0/summary.json"))["sim_time_ns"]
+ok = ok and ex[22.0] == 478e3 and ex[0.2] == 4 * 4838e3 + t1 - t0    # (a): the first batch; slow: T - T0
 sys.exit(0 if ok else (print(rows, fa, 4 * 4838e3 + t1), 1)[1])
 PY
 
