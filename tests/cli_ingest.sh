@@ -157,6 +157,24 @@ cpu = [r["cpu_ns"] for r in s["ranks"]]
 sys.exit(0 if cpu == [4 * 2001e3, 4 * 2001e3, 0, 0] and s["ingest"]["loaders"] == 2 else (print(cpu), 1)[1])
 PY
 
+# class mode (one representative per stage) gives the full simulation's picoseconds, also when the
+# plan without ingest falls back to every rank (ZeRO-3 here)
+TY=(--set model.transformer.layers=4 --set model.transformer.hidden=1024 --set model.transformer.heads=16
+    --set model.transformer.vocab=32000 --set model.transformer.seq=1024 --tp 2 --pp 2 --dp 2 --global-batch 8
+    --network-configuration=n8.yml --set ingest.bytes-per-sample=4096 --set ingest.preprocess-samples-per-s=500
+    --set ingest.storage-read-gbps=0.001 --quiet)
+for z in 0 3; do
+    "$CS_BIN" train "${TY[@]}" --zero $z --json cls$z.json 2> cls$z.err || fail "class zero $z: $(cat cls$z.err)"
+    "$CS_BIN" train "${TY[@]}" --zero $z --symmetry off --json full$z.json 2> full$z.err || fail "full zero $z: $(cat full$z.err)"
+    python3 - cls$z.json full$z.json <<'PY' && pass "class mode = every rank with ingest ($z)" || fail "class vs full ($z)"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ok = a["symmetry"] == "class" and b["symmetry"] == "full" and a["iteration_time_ps"] == b["iteration_time_ps"] \
+     and a["ingest"] == b["ingest"] and a["ingest"]["input_bound"] is True
+sys.exit(0 if ok else (print(a["iteration_time_ps"], b["iteration_time_ps"], a["ingest"], b["ingest"]), 1)[1])
+PY
+done
+
 # the keys are in the scenario namespace: --help-config lists them, a dump carries them, a sweep sets them
 "$CS_BIN" run --help-config > hc.txt
 grep -q "ingest.storage-read-gbps\|storage-read-gbps" hc.txt && grep -q "prefetch-depth" hc.txt \
