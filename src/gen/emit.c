@@ -75,6 +75,24 @@ static uint64_t duration_us(cs_gen_ctx *G, uint64_t id, const char *name, double
     return us < 1 ? 1 : (uint64_t)us;
 }
 
+uint64_t cs_gen_duration_us(double secs) {
+    double us = floor(secs * 1e6 + 0.5);
+    return us < 1 ? 1 : (uint64_t)us;
+}
+
+uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, const uint64_t *deps, size_t ndeps) {
+    uint64_t id = ++G->next_id;
+    cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+    for (size_t i = 0; i < ndeps; i++)
+        if (deps[i]) cs_et_nb_data_dep(nb, deps[i]);
+    cs_et_nb_duration_us(nb, duration_us(G, id, name, secs));
+    cs_et_nb_attr_bool(nb, "is_cpu_op", 1);
+    cs_et_nb_attr_uint64(nb, "num_ops", 0);
+    cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(G, id, name, "tensor_size", bytes));
+    emit(G, nb);
+    return id;
+}
+
 void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, double secs) {
     uint64_t id = ++G->next_id;
     if (G->cost) {
@@ -266,6 +284,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         for (int k = 0; k < PG_N; k++) snprintf(G->pg[k], sizeof G->pg[k], "%u", cs_gen_group_of(p, k, c, NULL));
     memset(G->st, 0, sizeof *G->st);
     G->b = p->micro_batch;
+    if (p->ingest.bytes_per_sample > 0 && !cost) G->ing_cons = cs_calloc(p->ingest.prefetch, sizeof *G->ing_cons);
     m->family->emit(G);
     if (G->cost) G->cost->body_end = G->cost->chain;
     grad_flush(G);
@@ -318,6 +337,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
         cs_gen_coll(G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
     cs_free(G->extra);
+    cs_free(G->ing_cons);
     return G->rc;
 }
 

@@ -90,6 +90,7 @@ static void dlrm_pass(cs_gen_ctx *G, int bwd, int last_mb) {
 static void dlrm_emit(cs_gen_ctx *G) {
     memcpy(G->pg[PG_EP], G->pg[PG_DP], sizeof G->pg[PG_EP]); /* the all-to-all runs on the DP group */
     for (uint32_t i = 0; i < G->M; i++) {
+        cs_gen_ingest_batch(G, i); /* the loader's batch: the first forward node consumes it */
         dlrm_pass(G, 0, 0);
         dlrm_pass(G, 1, i == G->M - 1);
     }

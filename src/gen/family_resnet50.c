@@ -121,6 +121,7 @@ static void rn_pass(cs_gen_ctx *G, int bwd, int last_mb) {
 
 static void rn_emit(cs_gen_ctx *G) {
     for (uint32_t i = 0; i < G->M; i++) {
+        cs_gen_ingest_batch(G, i); /* the loader's batch: the first forward node consumes it */
         rn_pass(G, 0, 0);
         rn_pass(G, 1, i == G->M - 1);
     }

@@ -498,6 +498,7 @@ static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
     z3_extras(G, "zero3.ag.extra");
     if (vs > 0) p2p(G, 0, prev_rank(G), p2p_tag(G, mb, vs - 1, 0), G->sl * G->h * 2);
     if (vs == 0) {
+        cs_gen_ingest_batch(G->c, mb); /* the loader's batch: the embedding consumes it */
         cs_gen_comp(G->c, "embed", 0, 4 * G->sl * G->h, cs_gen_stream(G->c, 4 * G->sl * G->h));
         tp_reduce(G, "embed.ar");
     }

@@ -138,6 +138,24 @@ enum { CS_SCHED_GPIPE = 0, CS_SCHED_1F1B = 1 };
  * "p2p"). */
 enum { CS_CP_ALLGATHER = 0, CS_CP_P2P = 1 };
 
+/* The input pipeline (gen/ingest.c, docs/ingest.md): every rank of the
+ * first pipeline stage runs a data loader on its host CPU that, per
+ * micro-batch, reads samples x bytes_per_sample from storage, preprocesses
+ * them and copies samples x h2d_bytes_per_sample to the device, at most
+ * `prefetch` micro-batches ahead of the GPU.  The `hosts` ingest hosts
+ * (the cost model's storage / preprocessing hosts) share their read
+ * bandwidth and preprocessing throughput equally among the loaders.
+ * bytes_per_sample = 0: no ingest (no nodes). */
+typedef struct cs_gen_ingest {
+    double bytes_per_sample;          /* raw input read from storage per sample; 0 = off */
+    double h2d_bytes_per_sample;      /* copied to the device per sample; 0 = bytes_per_sample */
+    double read_bytes_per_s;          /* storage read bandwidth of one ingest host */
+    double preprocess_samples_per_s;  /* preprocessing throughput of one ingest host */
+    double h2d_bytes_per_s;           /* host-to-device copy bandwidth of one accelerator */
+    uint32_t prefetch;                /* micro-batches the loader may run ahead (>= 1) */
+    uint32_t hosts;                   /* ingest hosts (>= 1 when on) */
+} cs_gen_ingest;
+
 typedef struct cs_gen_plan {
     uint32_t tp, pp, dp;
     uint32_t cp;             /* context parallel degree: each rank holds seq / cp tokens */
@@ -159,6 +177,7 @@ typedef struct cs_gen_plan {
     /* Interleaved 1F1B (Narayanan et al. 2021): model chunks per pipeline
      * stage (1 = plain 1F1B; 0 is read as 1). */
     uint32_t vstages;
+    cs_gen_ingest ingest;    /* the input pipeline; off by default */
 } cs_gen_plan;
 
 void cs_gen_plan_defaults(cs_gen_plan *p);
@@ -202,6 +221,18 @@ int cs_gen_comm_groups_write(const cs_comm_groups *g, const char *path, cs_error
  * group it names moved the same way; tests/test_gen_sym.c checks this rank
  * by rank.  Returns the number of axes (0 = none). */
 int cs_gen_sym_axes(const cs_gen_plan *p, cs_sym_axes *out);
+
+/* The input pipeline's per-micro-batch times of one loader, in whole
+ * microseconds as the generated CPU nodes carry them (read, preprocess,
+ * host-to-device copy; each at least 1), and the loaders (ranks of the
+ * first stage).  All zero when ingest is off. */
+typedef struct cs_gen_ingest_times {
+    uint64_t read_us, preprocess_us, h2d_us;
+    uint32_t loaders;
+} cs_gen_ingest_times;
+void cs_gen_ingest_times_of(const cs_gen_plan *p, cs_gen_ingest_times *out);
+/* The ingest values of a plan: CS_EINVAL naming the ingest.* key. */
+int cs_gen_ingest_check(const cs_gen_plan *p, cs_error *err);
 
 /* ---- memory -------------------------------------------------------------- */
 

@@ -94,6 +94,8 @@ typedef struct cs_gen_ctx {
     double b;                      /* micro-batch */
     uint32_t M;                    /* micro-batches */
     void *fam;                     /* the family emitter's own state */
+    uint64_t ing_last;             /* ingest: the loader's last node (its H2D copy; 0 = none) */
+    uint64_t *ing_cons;            /* ingest: first forward node of micro-batch mb at [mb % prefetch] */
     cs_gen_costing *cost;          /* costing mode (sink unused), else NULL */
 } cs_gen_ctx;
 
@@ -112,6 +114,22 @@ uint64_t cs_gen_p2p(cs_gen_ctx *G, int send, uint32_t peer, int32_t tag, double 
  * off the chain once it holds plan.bucket_params (or when force), or with
  * plan.no_grad_overlap and ZeRO <= 1 kept for the end of the step. */
 void cs_gen_dp_bucket(cs_gen_ctx *G, double *acc, int force, int kind);
+/* The input pipeline (ingest.c): on a rank of the first stage with ingest
+ * on, the loader's nodes for micro-batch mb -- read, preprocess, H2D copy,
+ * CPU nodes chained after the loader's previous batch and after the
+ * consumption of batch mb - prefetch -- and the next chained node (which
+ * must be the micro-batch's first forward COMP node: it consumes the batch)
+ * waits for the copy.  Call once per micro-batch, in increasing mb, right
+ * before that node.  Nothing in costing mode. */
+void cs_gen_ingest_batch(cs_gen_ctx *G, uint32_t mb);
+/* A host CPU COMP node (is_cpu_op: the rank's CPU thread, not the GPU
+ * stream) off the chain, after deps[0..ndeps) (0 entries skipped): bytes
+ * as tensor_size, secs rounded to whole microseconds.  Returns its id. */
+uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, const uint64_t *deps, size_t ndeps);
+/* Whole microseconds of a COMP duration as the generator writes it (at
+ * least 1; secs rounded half up). */
+uint64_t cs_gen_duration_us(double secs);
+
 /* Device time of a (m x k) x (k x n) 2-byte GEMM; of streaming bytes. */
 double cs_gen_gemm(cs_gen_ctx *G, double m, double n, double k);
 double cs_gen_stream(cs_gen_ctx *G, double bytes);

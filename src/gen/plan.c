@@ -212,7 +212,8 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
         return CS_ERR(err, CS_EINVAL,
                       "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
                       "--zero 0..2", p->vstages);
-    return fam->check(m, p, err);
+    int rc = cs_gen_ingest_check(p, err);
+    return rc ? rc : fam->check(m, p, err);
 }
 
 /* ---- communicator groups ------------------------------------------------ */

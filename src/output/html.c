@@ -346,6 +346,14 @@ static void page(FILE *f, const cs_result *r, const chart *ch, size_t nch) {
         snprintf(b, sizeof b, "%.6g %s", r->plan.throughput, r->plan.throughput_unit);
         row(f, "throughput", "throughput", r->plan.throughput, b);
     }
+    if (r->ingest.on) { /* the input pipeline (docs/ingest.md) */
+        cs_time w = r->sim.sim_time > r->ingest.no_input_step ? r->sim.sim_time - r->ingest.no_input_step : 0;
+        row(f, "input pipeline per step (rank 0's loader)", "input_per_step_ns", (double)r->ingest.input_per_step / 1e3,
+            cs_time_fmt(r->ingest.input_per_step, t, sizeof t));
+        snprintf(b, sizeof b, "%s (input-bound: %s)", cs_time_fmt(w, t, sizeof t),
+                 w > r->ingest.first_batch ? "yes" : "no, the first batch only");
+        row(f, "GPU waiting for input", "exposed_input_ns", (double)w / 1e3, b);
+    }
     const cs_cost_report *c = &r->cost;
     if (c->valid) {
         snprintf(b, sizeof b, "%.4g kW (accelerators %.1f %%)", c->power_w / 1e3,

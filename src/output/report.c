@@ -85,6 +85,51 @@ static json_t *plan_json(const cs_result *r) {
     return j;
 }
 
+/* ---- the input pipeline (docs/ingest.md) ------------------------------------ */
+
+/* The GPU's wait for input: the step less the step without the input pipeline. */
+static cs_time ingest_exposed(const cs_result *r) {
+    return r->sim.sim_time > r->ingest.no_input_step ? r->sim.sim_time - r->ingest.no_input_step : 0;
+}
+/* Input bounds the step when the GPU waits for it beyond the first batch's latency. */
+static int ingest_bound(const cs_result *r) { return ingest_exposed(r) > r->ingest.first_batch; }
+
+static json_t *ingest_json(const cs_result *r) {
+    const struct cs_ingest_row *g = &r->ingest;
+    const cs_gen_ingest *in = &r->plan_cfg.ingest;
+    json_t *j = json_object();
+    json_object_set_new(j, "loaders", json_integer(g->times.loaders));
+    json_object_set_new(j, "ingest_hosts", json_integer(g->hosts));
+    json_object_set_new(j, "prefetch_depth", json_integer(in->prefetch));
+    json_object_set_new(j, "read_per_micro_batch_ns", json_real((double)g->times.read_us * 1e3));
+    json_object_set_new(j, "preprocess_per_micro_batch_ns", json_real((double)g->times.preprocess_us * 1e3));
+    json_object_set_new(j, "h2d_per_micro_batch_ns", json_real((double)g->times.h2d_us * 1e3));
+    json_object_set_new(j, "first_batch_ns", json_real((double)g->first_batch / 1e3));
+    json_object_set_new(j, "input_per_step_ns", json_real((double)g->input_per_step / 1e3));
+    json_object_set_new(j, "step_without_input_ns", json_real((double)g->no_input_step / 1e3));
+    json_object_set_new(j, "exposed_input_ns", json_real((double)ingest_exposed(r) / 1e3));
+    json_object_set_new(j, "input_bound", json_boolean(ingest_bound(r)));
+    return j;
+}
+
+static void ingest_lines(FILE *f, const cs_result *r) {
+    const struct cs_ingest_row *g = &r->ingest;
+    if (!g->on) return;
+    char a[32], b[32], c[32], d[32], e[32], h[32];
+    fprintf(f, "  input pipeline   %s per step on each of %u loaders (per micro-batch: read %s + preprocess %s + "
+               "host-to-device %s; %u ingest host%s, prefetch %u)\n",
+            cs_time_fmt(g->input_per_step, a, sizeof a), g->times.loaders,
+            cs_time_fmt(cs_time_from_us(g->times.read_us), b, sizeof b),
+            cs_time_fmt(cs_time_from_us(g->times.preprocess_us), c, sizeof c),
+            cs_time_fmt(cs_time_from_us(g->times.h2d_us), d, sizeof d), g->hosts, g->hosts == 1 ? "" : "s",
+            r->plan_cfg.ingest.prefetch);
+    fprintf(f, "  input-bound      %s: the GPU waits %s for input (the step %s, without the input pipeline %s; "
+               "the first batch's %s is exposed in any case)\n",
+            ingest_bound(r) ? "yes" : "no", cs_time_fmt(ingest_exposed(r), e, sizeof e),
+            cs_time_fmt(r->sim.sim_time, a, sizeof a), cs_time_fmt(g->no_input_step, b, sizeof b),
+            cs_time_fmt(g->first_batch, h, sizeof h));
+}
+
 int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_out *colls, cs_error *err) {
     const cs_engine_result *res = &r->sim;
     cs_afile af;
@@ -168,6 +213,11 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
     if (r->plan.valid) {
         fputs("  \"plan\": ", f);
         write_indented(f, plan_json(r), JSON_REAL_PRECISION(17));
+        fputs(",\n", f);
+    }
+    if (r->ingest.on) {
+        fputs("  \"ingest\": ", f);
+        write_indented(f, ingest_json(r), JSON_REAL_PRECISION(17));
         fputs(",\n", f);
     }
     fputs("  \"cost\": ", f);
@@ -306,6 +356,7 @@ void cs_report_terminal(FILE *f, const cs_result *r, const char *const *outputs)
                 r->healthy_time ? 100.0 * ((double)res->sim_time / (double)r->healthy_time - 1.0) : 0.0,
                 r->healthy_time ? (double)res->sim_time / (double)r->healthy_time : 1.0);
     straggle_line(f, r);
+    ingest_lines(f, r);
     fprintf(f, "  on rank %u: compute %s (%.1f %%), exposed communication %s (%.1f %%)\n\n", slow,
             cs_time_fmt(sr->compute, t1, sizeof t1), pct(sr->compute, sr->finish),
             cs_time_fmt(cs_rank_exposed_comm(sr), t2, sizeof t2), pct(cs_rank_exposed_comm(sr), sr->finish));
@@ -395,6 +446,7 @@ void cs_report_train(FILE *f, const cs_result *r) {
         fprintf(f, "  healthy network  %.4f s (slowdown x%.4f)\n", cs_time_as_s_f(r->healthy_time),
                 r->healthy_time ? (double)r->sim.sim_time / (double)r->healthy_time : 1.0);
     straggle_line(f, r);
+    ingest_lines(f, r);
     cs_cost_report_print(f, &r->cost);
 }
 
@@ -421,6 +473,7 @@ int cs_report_train_json(const char *path, const cs_result *r, cs_error *err) {
     json_object_set_new(j, "events", json_integer((json_int_t)r->sim.events));
     json_object_set_new(j, "symmetry", json_string(cs_result_symmetry(r, NULL, NULL)));
     json_object_set_new(j, "cost", cs_cost_report_json(&r->cost));
+    if (r->ingest.on) json_object_set_new(j, "ingest", ingest_json(r));
     json_object_set_new(j, "plan", plan_json(r));
     json_object_set_new(j, "network", cs_network_config_to_json(&r->net));
     json_object_set_new(j, "network_units", cs_network_config_units_json());

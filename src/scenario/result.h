@@ -59,6 +59,14 @@ struct cs_result {
         cs_time without;          /* the step without this item */
     } *attrib;
     size_t nattrib;
+    struct cs_ingest_row {        /* generated plans with ingest.bytes-per-sample (docs/ingest.md) */
+        int on;
+        cs_time input_per_step;   /* rank 0's loader busy time: read + preprocess + copy of its micro-batches */
+        cs_time first_batch;      /* one micro-batch's read + preprocess + copy (exposed once at the start) */
+        cs_time no_input_step;    /* the same plan without the input pipeline (the compute-bound step) */
+        cs_gen_ingest_times times;
+        uint32_t hosts;           /* ingest hosts (= cost's storage hosts) */
+    } ingest;
     cs_cost_report cost;          /* the cost and power model (cost.*; valid = 0: a figure is missing) */
     char sym_why[600];            /* why every rank was simulated ("" = symmetric or off) */
     int sym_off;                  /* symmetry was switched off */

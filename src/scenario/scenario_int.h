@@ -34,6 +34,12 @@ typedef struct cs_plan_params {
     bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt;
 } cs_plan_params;
 
+/* ingest.*: the input pipeline of a generated plan (gen/ingest.c) */
+typedef struct cs_ingest_params {
+    double bytes_per_sample, h2d_bytes_per_sample, storage_read_gbps, preprocess_samples_per_s, h2d_gbps;
+    int prefetch_depth;
+} cs_ingest_params;
+
 typedef struct cs_model_params { char *name; } cs_model_params;
 typedef struct cs_device_params { char *name; } cs_device_params;
 
@@ -47,8 +53,9 @@ typedef struct cs_sc_section {
 extern const cs_sc_section CS_SC_SECTIONS[]; /* NULL-terminated */
 
 /* Sections of the namespace, in dump order. */
-enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_COST, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
+enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_COST, SC_INGEST, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
        SC_NSECT };
+#define SC_LAST_TYPED SC_INGEST /* the typed sections are SC_RUN .. SC_LAST_TYPED (CS_SC_SECTIONS) */
 
 struct cs_scenario {
     json_t *sect[SC_NSECT];  /* keys set so far, per section (objects; owned); backend: {NAME: {KEY: V}};

@@ -122,6 +122,28 @@ static const cs_opt DEVICE_OPTS[] = {
      .help = "device preset (A100-80GB, H100-SXM, H200, B200, MI300X, A100-40GB) or device JSON file"},
 };
 
+#define I(f) offsetof(cs_ingest_params, f)
+static const cs_opt INGEST_OPTS[] = {
+    {.key = "bytes-per-sample", .type = CS_OPT_NUM, .min = 0, .max = 1e15, .off = I(bytes_per_sample),
+     .unit = "bytes", .help = "raw input read from storage per sample (sequence, image, sample); 0 = no input "
+                              "pipeline: no ingest nodes (docs/ingest.md)"},
+    {.key = "storage-read-gbps", .type = CS_OPT_NUM, .def = 25, .min = 0, .min_open = 1, .max = 1e9,
+     .off = I(storage_read_gbps), .unit = "GB/s (1e9 bytes/s)",
+     .help = "storage read bandwidth of one ingest host (the cost model's storage / preprocessing hosts, one per "
+             "cost.storage-npus-per-host accelerators), shared equally by the loading ranks"},
+    {.key = "preprocess-samples-per-s", .type = CS_OPT_NUM, .min = 0, .max = 1e15,
+     .off = I(preprocess_samples_per_s), .unit = "samples/s",
+     .help = "preprocessing throughput of one ingest host (decode, augment, tokenize), shared equally by the "
+             "loading ranks; required (> 0) with ingest.bytes-per-sample"},
+    {.key = "prefetch-depth", .type = CS_OPT_INT, .def = 2, .min = 1, .max = 1000000, .off = I(prefetch_depth),
+     .unit = "micro-batches", .help = "how far the data loader runs ahead: batch i is read once batch i - depth "
+                                      "has been consumed (its first forward node done)"},
+    {.key = "h2d-gbps", .type = CS_OPT_NUM, .def = 31.5, .min = 0, .min_open = 1, .max = 1e9, .off = I(h2d_gbps),
+     .unit = "GB/s (1e9 bytes/s)", .help = "host-to-device copy bandwidth of one accelerator (PCIe 4.0 x16)"},
+    {.key = "h2d-bytes-per-sample", .type = CS_OPT_NUM, .min = 0, .max = 1e15, .off = I(h2d_bytes_per_sample),
+     .unit = "bytes", .help = "preprocessed bytes copied to the device per sample; 0 = bytes-per-sample"},
+};
+
 const cs_sc_section CS_SC_SECTIONS[] = {
     {"run", RUN_OPTS, sizeof RUN_OPTS / sizeof RUN_OPTS[0], sizeof(cs_run_params),
      "how the run is set up: workload source, backend, topology, symmetry"},
@@ -132,5 +154,8 @@ const cs_sc_section CS_SC_SECTIONS[] = {
      "the accelerator: a generated step's compute, and every run's power and price (cost.*)"},
     {"cost", CS_COST_OPTS, CS_COST_NKEYS, sizeof(cs_cost_params),
      "the cost and power model: prices, power figures, facility (docs/cost.md); every run reports them"},
+    {"ingest", INGEST_OPTS, sizeof INGEST_OPTS / sizeof INGEST_OPTS[0], sizeof(cs_ingest_params),
+     "the input pipeline of a generated step: storage, preprocessing, prefetch, host-to-device copy "
+     "(docs/ingest.md)"},
     {NULL, NULL, 0, 0, NULL},
 };

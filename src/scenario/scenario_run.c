@@ -287,6 +287,26 @@ static int run_cost(const cs_scenario *sc, const cs_device *plan_dev, const cs_g
 
 /* ---- generated plans -------------------------------------------------------------- */
 
+/* ingest.* into the plan; its hosts are the cost model's storage / preprocessing hosts, one per
+ * cost.storage-npus-per-host of the plan's ranks (one concept, counted once: docs/ingest.md). */
+static int ingest_parse(const cs_scenario *sc, cs_gen_plan *p, cs_error *err) {
+    cs_ingest_params ip;
+    cs_cost_params cp;
+    int rc = cs_sc_parse_typed(sc, SC_INGEST, &ip, err);
+    if (rc == CS_OK) rc = cs_sc_parse_typed(sc, SC_COST, &cp, err);
+    if (rc) return rc;
+    cs_gen_ingest *g = &p->ingest;
+    g->bytes_per_sample = ip.bytes_per_sample;
+    g->h2d_bytes_per_sample = ip.h2d_bytes_per_sample;
+    g->read_bytes_per_s = ip.storage_read_gbps * 1e9;
+    g->preprocess_samples_per_s = ip.preprocess_samples_per_s;
+    g->h2d_bytes_per_s = ip.h2d_gbps * 1e9;
+    g->prefetch = (uint32_t)ip.prefetch_depth;
+    uint64_t n = (uint64_t)p->tp * (p->cp ? p->cp : 1) * p->pp * p->dp, per = (uint64_t)cp.storage_npus_per_host;
+    g->hosts = per ? (uint32_t)((n + per - 1) / per) : 0;
+    return CS_OK;
+}
+
 /* The generator's inputs from plan.*, model.*, device.* (CS_EINVAL naming the key); *no_mem_check (may be
  * NULL) gets plan.no-memory-check for plan_check. */
 static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_gen_plan *p, int *no_mem_check,
@@ -348,6 +368,7 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         p->recompute = recomp[o.recompute];
         p->schedule = o.schedule == 0 ? CS_SCHED_GPIPE : CS_SCHED_1F1B;
     }
+    if (rc == CS_OK) rc = ingest_parse(sc, p, err);
     if (no_mem_check) *no_mem_check = o.no_memory_check;
     cs_sc_free_typed(SC_PLAN, &o);
     cs_sc_free_typed(SC_MODEL, &mp);
@@ -524,6 +545,55 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
     if (rc == CS_OK) *t = hr.sim_time;
     else cs_error_prefix(err, "run.compare-healthy (healthy run): ");
     cs_engine_result_free(&hr);
+    return rc;
+}
+
+/* A plan with ingest: the same plan without it (the compute-bound step), class mode as the run
+ * had it, no observers; res->ingest gets both sides (docs/ingest.md). */
+static int run_no_ingest(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
+                         const cs_network_config *net, const cs_engine_options *so, const cs_run_hooks *hooks,
+                         cs_result *res, cs_error *err) {
+    cs_gen_plan q = *p;
+    q.ingest.bytes_per_sample = 0;
+    cs_engine_options o = *so;
+    o.observer = NULL;
+    o.coll_observer = NULL;
+    o.net_observer = NULL;
+    o.link_report = NULL;
+    o.progress = 0;
+    o.sym_axes = ax;
+    o.sym_no_fallback = ax != NULL;
+    cs_workload w;
+    memset(&w, 0, sizeof w);
+    cs_engine_result r;
+    memset(&r, 0, sizeof r);
+    int rc = cs_gen_workload(m, &q, d, ax, hooks->stop, &w, err);
+    if (rc == CS_OK) rc = cs_engine_run(&w, net, &o, &r, err);
+    if (rc != CS_OK && rc != CS_EINTR && ax) { /* class mode does not hold for this plan: every rank, as the run */
+        cs_error_clear(err);
+        cs_engine_result_free(&r);
+        memset(&r, 0, sizeof r);
+        cs_workload_free(&w);
+        memset(&w, 0, sizeof w);
+        o.sym_axes = NULL;
+        o.sym_no_fallback = 0;
+        rc = cs_gen_workload(m, &q, d, NULL, hooks->stop, &w, err);
+        if (rc == CS_OK) rc = cs_engine_run(&w, net, &o, &r, err);
+    }
+    if (rc == CS_OK) {
+        cs_gen_ingest_times t;
+        cs_gen_ingest_times_of(p, &t);
+        res->ingest.on = 1;
+        res->ingest.no_input_step = r.sim_time;
+        res->ingest.input_per_step = res->sim.nranks ? res->sim.ranks[0].cpu : 0;
+        res->ingest.first_batch = cs_time_from_us(t.read_us + t.preprocess_us + t.h2d_us);
+        res->ingest.times = t;
+        res->ingest.hosts = p->ingest.hosts;
+    } else {
+        cs_error_prefix(err, "ingest (the run without the input pipeline): ");
+    }
+    cs_engine_result_free(&r);
+    cs_workload_free(&w);
     return rc;
 }
 
@@ -763,6 +833,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     } else if (rc == CS_OK && !plan) {
         rc = cs_engine_run(W, &res->net, &so, &res->sim, err);
     }
+    if (rc == CS_OK && plan && p.ingest.bytes_per_sample > 0)
+        rc = run_no_ingest(&m, &p, &d, use_cls ? &ax : NULL, &res->net, &so, hooks, res, err);
     if (rc == CS_EUNSUPPORTED && ro.symmetry == 2) cs_error_prefix(err, "run.symmetry require: ");
     if (rc == CS_OK && res->colls) cs_coll_agg_finish(res->colls);
     if (rc == CS_OK) {

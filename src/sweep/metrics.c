@@ -84,6 +84,11 @@ static json_t *m_net_capex(const cs_result *r) {
 }
 static json_t *m_step_cost(const cs_result *r) { return r->cost.valid ? json_real(r->cost.cost_step_usd) : NULL; }
 static json_t *m_bubble(const cs_result *r) { return r->plan.valid ? ns(r->plan.rank0_bubble_ps) : NULL; }
+static json_t *m_input(const cs_result *r) { return r->ingest.on ? ns(r->ingest.input_per_step) : NULL; }
+static json_t *m_input_exposed(const cs_result *r) {
+    if (!r->ingest.on) return NULL;
+    return ns(r->sim.sim_time > r->ingest.no_input_step ? r->sim.sim_time - r->ingest.no_input_step : 0);
+}
 
 const cs_sweep_metric CS_SWEEP_METRICS[] = {
     {"time_ns", 1, "step time: the latest finish over all ranks", m_time},
@@ -107,6 +112,9 @@ const cs_sweep_metric CS_SWEEP_METRICS[] = {
     {"hfu", 1, "plans: hardware FLOPs utilization (0..1)", m_hfu},
     {"memory_worst_bytes", 1, "plans: HBM per GPU of the worst pipeline stage", m_mem},
     {"bubble_ns", 1, "plans: rank 0's pipeline bubble", m_bubble},
+    {"input_per_step_ns", 1, "plans with ingest.*: rank 0's data-loader time per step (docs/ingest.md)", m_input},
+    {"exposed_input_ns", 1, "plans with ingest.*: the GPU's wait for input, time_ns minus the step without the "
+                            "input pipeline", m_input_exposed},
     {"power_w", 1, "cost model: average facility power over the step (docs/cost.md)", m_power},
     {"energy_per_step_j", 1, "cost model: facility energy of one step", m_energy},
     {"energy_per_item_j", 1, "cost model, plans: energy per token, image or sample (throughput_unit)", m_energy_item},
