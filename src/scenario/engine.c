@@ -238,7 +238,9 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
                          .mode = mode,
                          .ranks = res->ranks,
                          .rank_start = opt->rank_start,
-                         .err = err};
+                         .err = err,
+                         .system = opt->system,
+                         .groups = opt->comm_groups};
     e->x = cs_exec_new(&xp);
     cs_net_env env = {.cfg = netcfg, .topo = netcfg->topology, .q = e->q, .observer = opt->net_observer,
                       .healthy = opt->net_healthy, .opts = opt->net_opts};

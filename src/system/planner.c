@@ -92,10 +92,13 @@ int css_plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, ui
     const char *cfgpath = c->path ? c->path : "the system configuration";
     int k = cfg_index(ct);
     const char *cname = cs_cfg_coll_name((cs_cfg_coll)k);
+    /* Custom graphs (*-implementation-custom) are run by the workload
+     * executor (workload/custom_coll.h), which never hands such a collective
+     * to the system layer; a caller that does gets this error. */
     if (c->custom_impl[k] || c->per_node_custom_impl)
         return CS_ERR(err, CS_EUNSUPPORTED,
-                      "%s: node %" PRIu64 ": %s: custom collective implementations (%s) are not "
-                      "supported yet; expected the %s-implementation list",
+                      "%s: node %" PRIu64 ": %s: custom collective implementations (%s) run in the workload "
+                      "executor, not in the system layer; expected the %s-implementation list here",
                       src, node, cfgpath,
                       c->custom_impl[k] ? "*-implementation-custom" : "per-node-custom-implementation",
                       cname);

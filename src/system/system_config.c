@@ -132,8 +132,9 @@ static void free_path1(void *field) {
     {.key = k "-implementation-custom", .type = CS_OPT_CUSTOM, .off = OFF(custom_impl[coll]),     \
      .type_text = "a list with exactly one Chakra ET file name", .parse = parse_path1,         \
      .dump = dump_path1, .free_fn = free_path1,                                                \
-     .help = "custom " k " given as one Chakra ET covering all dimensions (ASTRA-sim "         \
-             "custom collectives); overrides " k "-implementation"}
+     .help = "custom " k ": the prefix of per-rank Chakra ETs of sends, receives and compute, "  \
+             "PREFIX.<rank>.et relative to the working directory, covering all dimensions "   \
+             "(ASTRA-sim custom collectives); overrides " k "-implementation"}
 
 static const char *const COMM_QUEUES[] = {"shared", "per-communicator", NULL};
 static const cs_opt OPTS[] = {
@@ -168,8 +169,8 @@ static const cs_opt OPTS[] = {
     CUSTOM("reduce-scatter", CS_CFG_REDUCE_SCATTER),
     CUSTOM("all-to-all", CS_CFG_ALL_TO_ALL),
     {.key = "per-node-custom-implementation", .type = CS_OPT_STR, .off = OFF(per_node_custom_impl),
-     .help = "YAML file mapping trace node ids to custom collective Chakra ETs (kept, not "
-             "read here)"},
+     .help = "YAML file mapping trace node ids to custom collective Chakra ETs (kept; a "
+             "workload issuing a collective with it set is an error: not supported yet)"},
     {.key = "local-mem-bw", .type = CS_OPT_NUM, .required = 1, .def = 1600, .min = 0,
      .min_open = 1, .max = DBL_MAX, .unit = "GB/s", .off = OFF(local_mem_bw_gbps),
      .help = "local memory bandwidth (1 GB = 1e9 bytes): reduction cost 3 x size / bw, and "
