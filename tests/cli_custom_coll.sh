@@ -163,4 +163,34 @@ sysjson ring 10 1600 ', "per-node-custom-implementation": "nodes.yml"' > pernode
 expect_fail "per-node-custom-implementation is refused, naming the key" \
     "per-node-custom-implementation (nodes.yml) is not supported yet|ar.et: node 1" \
     "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=pernode.json
+# 7. examples/custom_collective (docs/examples.md): the committed traces are
+# its generator's output, byte for byte; the step is 1000 us of compute, a
+# bidirectional ring all-reduce of 8 MiB on Ring(8), 1000 us: each ring moves
+# 512 KiB chunks in 14 steps of net = floor(500 + 524288 / 53.6870912) =
+# floor(10265.625) = 10265 ns, the two rings at once: 14 x 10265 = 143710;
+# 2,000,000 + 143,710 = 2,143,710 ns.  The built-in ring (the key removed):
+# d + 14 (net(1 MiB) + d) + 7 red(1 MiB) = 10 + 14 x 20041 + 7 x 3 x
+# floor(1048576 / 1600) = 10 + 280574 + 13755 = 294339; 2,294,339 ns.
+EXD="$CS_SOURCE_DIR/examples/custom_collective"
+mkdir -p exgen && "$CS_BUILD_DIR/examples/cs_example_custom_collective" exgen || fail "example generator"
+same=1
+for f in step.et bidir_ring.0.et bidir_ring.1.et bidir_ring.2.et bidir_ring.3.et bidir_ring.4.et bidir_ring.5.et \
+    bidir_ring.6.et bidir_ring.7.et; do
+    cmp -s "exgen/$f" "$EXD/$f" || same=0
+done
+[ "$(ls exgen | wc -l)" = 9 ] || same=0
+[ $same -eq 1 ] && pass "example traces regenerate identically" || fail "example traces regenerate identically"
+grep -v implementation-custom "$EXD/system.json" > ex_builtin.json
+# the system file names the prefix relative to the working directory (ASTRA-sim): run from the source tree
+(cd "$CS_SOURCE_DIR" && "$CS_BIN" run --quiet --workload-configuration=examples/custom_collective/step.et \
+    --network-configuration=examples/custom_collective/network.yml \
+    --system-configuration=examples/custom_collective/system.json --out "$CS_TMP/ex") 2>err.txt ||
+    fail "example: $(cat err.txt)"
+expect_num "example: bidirectional ring all-reduce, 2,143,710 ns" "$(finish_ns ex)" \
+    "2143710 2143710 2143710 2143710 2143710 2143710 2143710 2143710"
+expect_num "example: 28 messages of 512 KiB sent and received per rank" "$(sed -n 2p ex/ranks.csv | cut -d, -f8,9)" \
+    "14680064,14680064"
+run --workload-configuration="$EXD/step.et" --network-configuration="$EXD/network.yml" \
+    --system-configuration=ex_builtin.json --out ex_builtin
+expect_num "example with the built-in ring: 2,294,339 ns" "$(cut -d, -f2 ex_builtin/ranks.csv | sed -n 2p)" "2294339"
 finish
