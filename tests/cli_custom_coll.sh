@@ -50,6 +50,11 @@ expect_num "shift: S sent and received per rank" "$(sed -n 2p shift/ranks.csv | 
 "$CS_MKTRACE" ar2.et "1 COLL ctype=0 size=$S; 2 COLL ctype=0 size=$S data=1" || fail "mktrace ar2.et"
 run --workload-configuration=ar2.et --network-configuration=r4.yml --system-configuration=shift.json --out twice
 expect_num "two custom all-reduces in a row: 40062 ns" "$(finish_ns twice)" "40062 40062 40062 40062"
+# collectives.csv: one row each, numbered 0 and 1 on the default
+# communicator, 4 members each sending S (4 x S in all), the algorithm named
+expect_num "collectives.csv: one row per custom collective" \
+    "$(sed 1d twice/collectives.csv | cut -d, -f2,5,7,8,9,10,16,17,18,19 | tr '\n' ' ')" \
+    "ALL_REDUCE,all,4,0,0,20031,custom:cg/shift,4194304,4194304,4 ALL_REDUCE,all,4,1,20031,40062,custom:cg/shift,4194304,4194304,4 "
 
 # 2. Ping-pong with a compute step on Ring(4), ranks 0 and 2 (two hops):
 # net(S) = floor(2 x 500 + 19531.25) = 20531.  Rank 0 sends S, rank 2
@@ -123,6 +128,8 @@ run --workload-configuration=gw --network-configuration=r4.yml --system-configur
     --comm-group-configuration=groups.json --out grp
 expect_num "group [3, 1]: position 0 = rank 3 sends to position 1 = rank 1, 2 hops: 20531 ns" "$(finish_ns grp)" \
     "1000 20531 1000 20531"
+expect_num "group [3, 1]: collectives.csv names communicator 1 of 2 ranks" \
+    "$(sed -n 2p grp/collectives.csv | cut -d, -f5,7,11,16)" "1,2,20531,custom:cg/g2"
 expect_num "group [3, 1]: rank 3 sent, rank 1 received" \
     "$(sed -n '3p;5p' grp/ranks.csv | cut -d, -f1,8,9 | tr '\n' ' ')" "1,0,$S 3,$S,0 "
 

@@ -160,6 +160,10 @@ struct cinst {
     uint32_t *pending;    /* parents left per node */
     uint32_t left;        /* nodes not completed */
     uint64_t serial;
+    /* its record (collectives.csv): communicator, issue number, bytes moved */
+    uint32_t group_id, nmembers;
+    uint64_t seq, bytes_sent, bytes_recv;
+    char algos[96];       /* "custom:PREFIX" */
     cinst *prev, *next;   /* sim.cinsts */
 };
 
@@ -328,6 +332,8 @@ static void finish_comm_op(sim *s, op *o, int engine) {
     if (o->ci) { /* a custom graph's send or receive: the COMM_COLL op holds the engine */
         cinst *ci = o->ci;
         uint32_t idx = o->node;
+        if (ci->g->nodes[idx].type == CS_NODE_COMM_SEND) ci->bytes_sent += o->bytes;
+        else ci->bytes_recv += o->bytes;
         cs_pool_put(s->op_pool, o);
         cinst_node_done(s, ci, idx);
         return;
@@ -565,6 +571,12 @@ static void cinst_finish(sim *s, cinst *ci) {
     else s->cinsts = ci->next;
     if (ci->next) ci->next->prev = ci->prev;
     op *coll = ci->coll;
+    const cs_node *n = &s->rs[coll->rank].g->nodes[coll->node];
+    cs_coll_record r = {.rank = coll->rank, .node_id = n->id, .comm_type = n->comm_type, .bytes = n->comm_size,
+                        .group_id = ci->group_id, .nmembers = ci->nmembers, .seq = ci->seq, .chunks = 1,
+                        .phases = 1, .algorithms = ci->algos, .start = coll->start, .end = cs_eventq_now(s->q),
+                        .bytes_sent = ci->bytes_sent, .bytes_recv = ci->bytes_recv, .represents = 1};
+    cs_system_report(s->sys, &r);
     cs_free(ci->pending);
     cs_free(ci);
     finish_comm_op(s, coll, 1);
@@ -650,6 +662,13 @@ static int issue_custom(sim *s, uint32_t rank, uint32_t idx, const char *key) {
                           g->source, n->id, rank, cs_coll_type_label(n->comm_type), grp->name,
                           s->groups && s->groups->path ? s->groups->path : "the comm-group file", rank);
     }
+    uint32_t gid = 0;
+    uint64_t seq = 0;
+    rc = cs_system_take_seq(s->sys, rank, g->pg_names[n->pg], &gid, &seq, s->err);
+    if (rc) {
+        cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_COLL): ", g->source, n->id);
+        return rc;
+    }
     const cs_graph *cg = NULL;
     rc = cs_custom_coll_graph(s->custom, n->comm_type, nmembers, pos, &cg, s->err);
     if (rc) {
@@ -667,6 +686,10 @@ static int issue_custom(sim *s, uint32_t rank, uint32_t idx, const char *key) {
     ci->grp = grp;
     ci->key = key;
     ci->serial = ++s->cserial;
+    ci->group_id = gid;
+    ci->nmembers = nmembers;
+    ci->seq = seq;
+    snprintf(ci->algos, sizeof ci->algos, "custom:%s", cs_custom_coll_prefix(s->custom, n->comm_type, NULL));
     ci->left = cg->nnodes;
     ci->pending = cs_malloc(((size_t)cg->nnodes + 1) * sizeof *ci->pending);
     for (uint32_t i = 0; i < cg->nnodes; i++) ci->pending[i] = cg->nodes[i].nparents;
