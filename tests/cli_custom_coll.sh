@@ -199,5 +199,11 @@ expect_num "example: 28 messages of 512 KiB sent and received per rank" "$(sed -
     "14680064,14680064"
 run --workload-configuration="$EXD/step.et" --network-configuration="$EXD/network.yml" \
     --system-configuration=ex_builtin.json --out ex_builtin
+(cd "$CS_SOURCE_DIR" && "$CS_BIN" run --quiet --workload-configuration=examples/custom_collective/step.et \
+    --network-configuration=examples/custom_collective/network.yml --backend analytical-congestion \
+    --system-configuration=examples/custom_collective/system.json --out "$CS_TMP/exc") 2>err.txt ||
+    fail "example, analytical-congestion: $(cat err.txt)"
+expect_num "example on analytical-congestion: the two rings use opposite link directions, 2,143,710 ns" \
+    "$(cut -d, -f2 exc/ranks.csv | sed -n 2p)" "2143710"
 expect_num "example with the built-in ring: 2,294,339 ns" "$(cut -d, -f2 ex_builtin/ranks.csv | sed -n 2p)" "2294339"
 finish
