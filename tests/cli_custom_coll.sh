@@ -46,6 +46,17 @@ run --workload-configuration=ar.et --network-configuration=r4.yml --system-confi
 expect_num "shift on Ring(4): net(S) = 20031 ns" "$(finish_ns shift)" "20031 20031 20031 20031"
 expect_num "shift: S sent and received per rank" "$(sed -n 2p shift/ranks.csv | cut -d, -f8,9)" "$S,$S"
 
+# ASTRA-sim's own custom-collective system file has no collective-optimization
+# (examples/system/custom_collectives/custom_collective.json): it runs unchanged
+printf '{\n  "scheduling-policy": "FIFO",\n  "preferred-dataset-splits": 1,\n  "all-reduce-implementation-custom": ["cg/shift"],\n  "local-mem-bw": 50\n}\n' > astra_like.json
+run --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=astra_like.json --out astra_like
+expect_num "ASTRA-sim's custom-collective system file shape (no collective-optimization)" "$(finish_ns astra_like)" \
+    "20031 20031 20031 20031"
+printf '{"scheduling-policy": "FIFO", "preferred-dataset-splits": 1, "local-mem-bw": 50,\n "all-reduce-implementation": ["ring"]}\n' > no_collopt.json
+expect_fail "collective-optimization still required for a built-in all-reduce" \
+    "no_collopt.json:1: collective-optimization|a required key unless all-reduce-implementation-custom is set" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=no_collopt.json
+
 # Two all-reduces in a row run the graph twice: 2 x 20031 = 40062 ns.
 "$CS_MKTRACE" ar2.et "1 COLL ctype=0 size=$S; 2 COLL ctype=0 size=$S data=1" || fail "mktrace ar2.et"
 run --workload-configuration=ar2.et --network-configuration=r4.yml --system-configuration=shift.json --out twice

@@ -142,11 +142,13 @@ static const cs_opt OPTS[] = {
      .values = SCHED_NAMES, .off = OFF(scheduling_policy),
      .help = "order of ready collective chunks (streams): LIFO newest first, FIFO oldest "
              "first, EXPLICIT priority from the trace"},
-    {.key = "collective-optimization", .type = CS_OPT_ENUM, .required = 1,
+    /* required unless all-reduce-implementation-custom is set (config/system_config.c checks it) */
+    {.key = "collective-optimization", .type = CS_OPT_ENUM,
      .def = CS_COLLOPT_LOCAL_BW_AWARE, .values = COLLOPT_NAMES,
      .off = OFF(collective_optimization),
      .help = "all-reduce over dimensions: baseline = full all-reduce in every dimension, "
-             "localBWAware = reduce-scatter up, all-reduce in the last, all-gather down"},
+             "localBWAware = reduce-scatter up, all-reduce in the last, all-gather down; required "
+             "unless all-reduce-implementation-custom is set"},
     {.key = "endpoint-delay", .type = CS_OPT_INT, .def = 10, .min = 0, .max = IMAX, .unit = "ns",
      .off = OFF(endpoint_delay_ns),
      .help = "NPU-to-network delay paid per packet bundle (multiplied by --injection-scale)"},
