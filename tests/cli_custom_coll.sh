@@ -144,6 +144,28 @@ expect_num "group [3, 1]: collectives.csv names communicator 1 of 2 ranks" \
 expect_num "group [3, 1]: rank 3 sent, rank 1 received" \
     "$(sed -n '3p;5p' grp/ranks.csv | cut -d, -f1,8,9 | tr '\n' ' ')" "1,0,$S 3,$S,0 "
 
+# 6. per-node-custom-implementation (ASTRA-sim: the collective's own trace
+# node id looked up first, then the type's key, then the built-in list; any
+# of the four collective types).  nodes.yml: node 1 -> cg/pp, node 3 ->
+# cg/shift; the all-reduce key says cg/shift.  Node 1 (all-reduce) runs the
+# ping-pong: ranks 0, 2 at 44062, ranks 1, 3 at 1 ns.  Node 2 (all-reduce,
+# not in the map) runs the type's shift: ranks 1 and 3 send at 1 ns, ranks 0
+# and 2 at 44062, so every receive is complete at 44062 + 20031 = 64093.
+# Node 3 (ALL_GATHER, in the map) runs the shift from 64093 on every rank:
+# 64093 + 20031 = 84124 ns everywhere.  Node 4 (ALL_GATHER, not in the
+# map, no all-gather key) runs the built-in ring: + 60133 = 144257 ns.
+printf '# trace node id: custom collective prefix\n1: cg/pp\n3: cg/shift\n' > nodes.yml
+sysjson ring 10 1600 ', "all-reduce-implementation-custom": ["cg/shift"], "per-node-custom-implementation": "nodes.yml"' \
+    > pernode.json
+"$CS_MKTRACE" pn.et "1 COLL ctype=0 size=$S; 2 COLL ctype=0 size=$S data=1; 3 COLL ctype=2 size=$S data=2; 4 COLL ctype=2 size=$S data=3" ||
+    fail "mktrace pn.et"
+run --workload-configuration=pn.et --network-configuration=r4.yml --system-configuration=pernode.json --out pernode
+expect_num "per-node map first, then the type's key, then the built-in list: 144257 ns" "$(finish_ns pernode)" \
+    "144257 144257 144257 144257"
+expect_num "per-node: the algorithms of the four collectives" \
+    "$(sed 1d pernode/collectives.csv | cut -d, -f10,16 | tr '\n' ' ')" \
+    "44062,custom:cg/pp 64093,custom:cg/shift 84124,custom:cg/shift 144257,ring "
+
 # 6. Errors: exit 1, the file, the node and the key named.
 sysjson ring 10 1600 ', "all-reduce-implementation-custom": ["cg/none"]' > none.json
 expect_fail "a missing per-rank file names the path and the key" \
@@ -177,10 +199,29 @@ expect_fail "custom graphs whose receives wait for each other: the deadlock repo
 sysjson ring 10 1600 ', "all-reduce-implementation-custom": ["cg/size"]' > size.json
 expect_fail "a send and its receive of different sizes" "send/recv size mismatch|cg/size.0.et node 1|cg/size.1.et node 1" \
     "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=size.json
-sysjson ring 10 1600 ', "per-node-custom-implementation": "nodes.yml"' > pernode.json
-expect_fail "per-node-custom-implementation is refused, naming the key" \
-    "per-node-custom-implementation (nodes.yml) is not supported yet|ar.et: node 1" \
-    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=pernode.json
+# per-node-custom-implementation: missing, malformed
+sysjson ring 10 1600 ', "per-node-custom-implementation": "nodes_missing.yml"' > pernode_missing.json
+expect_fail "a missing per-node file names the system file, the key and the path" \
+    "pernode_missing.json: per-node-custom-implementation: |nodes_missing.yml" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=pernode_missing.json
+printf '1: cg/pp\nfoo: cg/shift\n' > nodes_bad.yml
+sysjson ring 10 1600 ', "per-node-custom-implementation": "nodes_bad.yml"' > pernode_bad.json
+expect_fail "a per-node key that is not a node id" \
+    "nodes_bad.yml:2: expected a trace node id (an integer from 0 to 2147483647) as the key, got foo" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=pernode_bad.json
+printf '1: cg/pp\n1: cg/shift\n' > nodes_dup.yml
+sysjson ring 10 1600 ', "per-node-custom-implementation": "nodes_dup.yml"' > pernode_dup.json
+expect_fail "a node id twice" "nodes_dup.yml:2: node 1: expected each trace node id once, got it again (first on line 1)" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=pernode_dup.json
+printf '1: [cg/pp]\n' > nodes_list.yml
+sysjson ring 10 1600 ', "per-node-custom-implementation": "nodes_list.yml"' > pernode_list.json
+expect_fail "a per-node value that is not a prefix" "nodes_list.yml:1: node 1: expected the prefix" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=pernode_list.json
+printf '1: cg/none\n' > nodes_none.yml
+sysjson ring 10 1600 ', "per-node-custom-implementation": "nodes_none.yml"' > pernode_none.json
+expect_fail "a per-node prefix without files" \
+    "cg/none.0.et: custom collective graph for position 0|per-node-custom-implementation nodes_none.yml names \"cg/none\"" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=pernode_none.json
 # 7. examples/custom_collective (docs/examples.md): the committed traces are
 # its generator's output, byte for byte; the step is 1000 us of compute, a
 # bidirectional ring all-reduce of 8 MiB on Ring(8), 1000 us: each ring moves

@@ -171,8 +171,9 @@ static const cs_opt OPTS[] = {
     CUSTOM("reduce-scatter", CS_CFG_REDUCE_SCATTER),
     CUSTOM("all-to-all", CS_CFG_ALL_TO_ALL),
     {.key = "per-node-custom-implementation", .type = CS_OPT_STR, .off = OFF(per_node_custom_impl),
-     .help = "YAML file mapping trace node ids to custom collective Chakra ETs (kept; a "
-             "workload issuing a collective with it set is an error: not supported yet)"},
+     .help = "YAML file mapping trace node ids to custom collective prefixes (ASTRA-sim), "
+             "relative to the working directory; a node listed there runs that custom graph "
+             "whatever the per-type keys say"},
     {.key = "local-mem-bw", .type = CS_OPT_NUM, .required = 1, .def = 1600, .min = 0,
      .min_open = 1, .max = DBL_MAX, .unit = "GB/s", .off = OFF(local_mem_bw_gbps),
      .help = "local memory bandwidth (1 GB = 1e9 bytes): reduction cost 3 x size / bw, and "

@@ -26,13 +26,14 @@ typedef struct cfile {
 } cfile;
 
 typedef struct centry {
-    int k;              /* CS_CFG_* */
+    const char *prefix; /* borrowed from the configuration or the node map */
     uint32_t n, pos;    /* communicator size, position */
     const cs_graph *g;  /* into files[] */
 } centry;
 
 struct cs_custom_colls {
     const cs_system_config *cfg;
+    const cs_custom_node_map *nodes;
     cfile *files;
     size_t nfiles, capfiles;
     centry *ents;
@@ -49,13 +50,34 @@ static int cfg_index(int32_t ct) {
     }
 }
 
-cs_custom_colls *cs_custom_colls_new(const cs_system_config *cfg) {
-    if (!cfg) return NULL;
-    int any = 0;
-    for (int k = 0; k < CS_CFG_NCOLL; k++) any |= cfg->custom_impl[k] != NULL;
+void cs_custom_node_map_free(cs_custom_node_map *m) {
+    if (!m) return;
+    for (size_t i = 0; i < m->n; i++) cs_free(m->prefix[i]);
+    cs_free(m->prefix);
+    cs_free(m->ids);
+    cs_free(m->line);
+    cs_free(m->path);
+    memset(m, 0, sizeof *m);
+}
+
+const char *cs_custom_node_map_find(const cs_custom_node_map *m, uint64_t id) {
+    if (!m) return NULL;
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->ids[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < m->n && m->ids[lo] == id ? m->prefix[lo] : NULL;
+}
+
+cs_custom_colls *cs_custom_colls_new(const cs_system_config *cfg, const cs_custom_node_map *nodes) {
+    int any = nodes && nodes->n;
+    for (int k = 0; cfg && k < CS_CFG_NCOLL; k++) any |= cfg->custom_impl[k] != NULL;
     if (!any) return NULL;
     cs_custom_colls *c = cs_calloc(1, sizeof *c);
     c->cfg = cfg;
+    c->nodes = nodes;
     return c;
 }
 
@@ -70,9 +92,15 @@ void cs_custom_colls_free(cs_custom_colls *c) {
     cs_free(c);
 }
 
-const char *cs_custom_coll_prefix(const cs_custom_colls *c, int32_t comm_type, const char **key) {
+const char *cs_custom_coll_prefix(const cs_custom_colls *c, int32_t comm_type, uint64_t node_id, const char **key) {
     int k = cfg_index(comm_type);
-    if (!c || k < 0 || !c->cfg->custom_impl[k]) return NULL;
+    if (!c || k < 0) return NULL;
+    const char *p = cs_custom_node_map_find(c->nodes, node_id);
+    if (p) { /* ASTRA-sim: the per-node map comes first */
+        if (key) *key = "per-node-custom-implementation";
+        return p;
+    }
+    if (!c->cfg || !c->cfg->custom_impl[k]) return NULL;
     static const char *const keys[CS_CFG_NCOLL] = {
         "all-reduce-implementation-custom", "all-gather-implementation-custom",
         "reduce-scatter-implementation-custom", "all-to-all-implementation-custom"};
@@ -144,18 +172,14 @@ static int check_graph(const cs_graph *g, uint32_t n, const char *key, const cha
     return CS_OK;
 }
 
-int cs_custom_coll_graph(cs_custom_colls *c, int32_t comm_type, uint32_t nmembers, uint32_t pos,
+int cs_custom_coll_graph(cs_custom_colls *c, const char *prefix, const char *key, uint32_t nmembers, uint32_t pos,
                          const cs_graph **out, cs_error *err) {
-    const char *key = NULL;
-    const char *prefix = cs_custom_coll_prefix(c, comm_type, &key);
-    int k = cfg_index(comm_type);
-    if (!prefix) return CS_ERR(err, CS_EINTERNAL, "no custom implementation for collective type %d", comm_type);
     for (size_t i = 0; i < c->nents; i++)
-        if (c->ents[i].k == k && c->ents[i].n == nmembers && c->ents[i].pos == pos) {
+        if (c->ents[i].n == nmembers && c->ents[i].pos == pos && strcmp(c->ents[i].prefix, prefix) == 0) {
             *out = c->ents[i].g;
             return CS_OK;
         }
-    const char *cfgpath = c->cfg->path ? c->cfg->path : "the system configuration";
+    const char *cfgpath = c->cfg && c->cfg->path ? c->cfg->path : "the system configuration";
     size_t plen = strlen(prefix) + 40;
     char *path = cs_malloc(plen);
     snprintf(path, plen, "%s.%" PRIu32 ".et", prefix, pos);
@@ -164,10 +188,16 @@ int cs_custom_coll_graph(cs_custom_colls *c, int32_t comm_type, uint32_t nmember
         snprintf(path, plen, "%s.%" PRIu32 ".et.gz", prefix, pos);
         if (stat(path, &st) != 0) {
             snprintf(path, plen, "%s.%" PRIu32 ".et", prefix, pos);
+            char from[512];
+            if (c->nodes && strcmp(key, "per-node-custom-implementation") == 0)
+                snprintf(from, sizeof from, "%s: per-node-custom-implementation %s names \"%s\"", cfgpath,
+                         c->nodes->path ? c->nodes->path : "", prefix);
+            else
+                snprintf(from, sizeof from, "%s: %s = [\"%s\"]", cfgpath, key, prefix);
             int rc = CS_ERR(err, CS_EIO, "%s: custom collective graph for position %" PRIu32 " of a %" PRIu32
-                            "-rank communicator does not exist (%s: %s = [\"%s\"]); expected %s.0.et .. %s.%" PRIu32
+                            "-rank communicator does not exist (%s); expected %s.0.et .. %s.%" PRIu32
                             ".et, relative to the working directory",
-                            path, pos, nmembers, cfgpath, key, prefix, prefix, prefix, nmembers - 1);
+                            path, pos, nmembers, from, prefix, prefix, nmembers - 1);
             cs_free(path);
             return rc;
         }
@@ -199,7 +229,7 @@ int cs_custom_coll_graph(cs_custom_colls *c, int32_t comm_type, uint32_t nmember
     rc = check_graph(g, nmembers, key, cfgpath, err);
     if (rc) return rc;
     CS_GROW(c->ents, c->capents, c->nents + 1);
-    c->ents[c->nents++] = (centry){.k = k, .n = nmembers, .pos = pos, .g = g};
+    c->ents[c->nents++] = (centry){.prefix = prefix, .n = nmembers, .pos = pos, .g = g};
     *out = g;
     return CS_OK;
 }

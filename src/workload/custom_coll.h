@@ -31,20 +31,41 @@
 #include "system/system_config.h"
 #include "workload/graph.h"
 
+/* per-node-custom-implementation: trace node ids -> prefixes (the value
+ * type; config/custom_nodes.h reads the YAML file into it).  ASTRA-sim
+ * looks a collective's own trace node id up here first, before the
+ * per-type keys; an id found runs that prefix's graphs whatever the
+ * collective's type (all-reduce, all-gather, reduce-scatter, all-to-all). */
+typedef struct cs_custom_node_map {
+    char *path;       /* the YAML file (owned) */
+    size_t n;
+    uint64_t *ids;    /* ascending, distinct (owned) */
+    char **prefix;    /* prefix[i] for ids[i] (owned) */
+    int *line;        /* line of each entry (owned) */
+} cs_custom_node_map;
+
+void cs_custom_node_map_free(cs_custom_node_map *m);
+/* The prefix of node id, or NULL (m may be NULL). */
+const char *cs_custom_node_map_find(const cs_custom_node_map *m, uint64_t id);
+
 typedef struct cs_custom_colls cs_custom_colls;
 
-/* NULL when the configuration names no custom implementation (cfg may be NULL). */
-cs_custom_colls *cs_custom_colls_new(const cs_system_config *cfg);
+/* NULL when neither names a custom implementation (both may be NULL; nodes
+ * is borrowed and must outlive the table). */
+cs_custom_colls *cs_custom_colls_new(const cs_system_config *cfg, const cs_custom_node_map *nodes);
 void cs_custom_colls_free(cs_custom_colls *c);
 
-/* The prefix collectives of type comm_type (CS_COLL_*) run, or NULL when they
- * run a built-in algorithm; *key = the system-file key that names it. */
-const char *cs_custom_coll_prefix(const cs_custom_colls *c, int32_t comm_type, const char **key);
+/* The prefix the collective of type comm_type (CS_COLL_*) issued by trace
+ * node node_id runs -- the node's entry in the per-node map, else the
+ * type's key -- or NULL when it runs a built-in algorithm; *key = what
+ * named it ("per-node-custom-implementation" or the type's key). */
+const char *cs_custom_coll_prefix(const cs_custom_colls *c, int32_t comm_type, uint64_t node_id, const char **key);
 
-/* The checked graph position pos of an nmembers communicator runs for
- * comm_type.  Errors (missing file, a node the graph may not hold, a peer
- * outside the communicator) name the file, the node and the system key. */
-int cs_custom_coll_graph(cs_custom_colls *c, int32_t comm_type, uint32_t nmembers, uint32_t pos,
+/* The checked graph that position pos of an nmembers communicator runs for
+ * prefix (as cs_custom_coll_prefix returned it, named by key).  Errors
+ * (missing file, a node the graph may not hold, a peer outside the
+ * communicator) name the file, the node and the system key. */
+int cs_custom_coll_graph(cs_custom_colls *c, const char *prefix, const char *key, uint32_t nmembers, uint32_t pos,
                          const cs_graph **out, cs_error *err);
 
 #endif

@@ -125,6 +125,7 @@ struct cs_exec {
     /* custom collectives: the graphs (NULL = none configured), the groups,
      * the instances running (for the deadlock report) */
     cs_custom_colls *custom;
+    const cs_custom_node_map *custom_nodes;
     const cs_system_config *syscfg;
     const cs_comm_groups *groups;
     cinst *cinsts;
@@ -640,7 +641,7 @@ static void cinst_node_done(sim *s, cinst *ci, uint32_t idx) {
 }
 
 /* Run rank's collective node idx as the custom graph its type names (key). */
-static int issue_custom(sim *s, uint32_t rank, uint32_t idx, const char *key) {
+static int issue_custom(sim *s, uint32_t rank, uint32_t idx, const char *prefix, const char *key) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
     if (s->rep) return rep_break(s, g, n, "a custom collective implementation sends to particular ranks");
@@ -670,7 +671,7 @@ static int issue_custom(sim *s, uint32_t rank, uint32_t idx, const char *key) {
         return rc;
     }
     const cs_graph *cg = NULL;
-    rc = cs_custom_coll_graph(s->custom, n->comm_type, nmembers, pos, &cg, s->err);
+    rc = cs_custom_coll_graph(s->custom, prefix, key, nmembers, pos, &cg, s->err);
     if (rc) {
         cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_COLL %s, rank %u): ", g->source, n->id,
                         cs_coll_type_label(n->comm_type), rank);
@@ -689,7 +690,7 @@ static int issue_custom(sim *s, uint32_t rank, uint32_t idx, const char *key) {
     ci->group_id = gid;
     ci->nmembers = nmembers;
     ci->seq = seq;
-    snprintf(ci->algos, sizeof ci->algos, "custom:%s", cs_custom_coll_prefix(s->custom, n->comm_type, NULL));
+    snprintf(ci->algos, sizeof ci->algos, "custom:%s", prefix);
     ci->left = cg->nnodes;
     ci->pending = cs_malloc(((size_t)cg->nnodes + 1) * sizeof *ci->pending);
     for (uint32_t i = 0; i < cg->nnodes; i++) ci->pending[i] = cg->nodes[i].nparents;
@@ -717,14 +718,15 @@ static int issue_coll(sim *s, uint32_t rank, uint32_t idx) {
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_COLL): comm_type %d is unknown; expected 0..9",
                       g->source, n->id, n->comm_type);
-    if (s->syscfg && s->syscfg->per_node_custom_impl) /* it would take precedence over everything else */
+    if (s->syscfg && s->syscfg->per_node_custom_impl && !s->custom_nodes) /* a caller that did not read it */
         return CS_ERR(s->err, CS_EUNSUPPORTED,
-                      "%s: node %" PRIu64 " (COMM_COLL): %s: per-node-custom-implementation (%s) is not supported "
-                      "yet; expected the key absent (a custom graph per collective type: X-implementation-custom)",
+                      "%s: node %" PRIu64 " (COMM_COLL): %s: per-node-custom-implementation (%s) was not read for "
+                      "this run; expected the engine to load it (scenario/engine.c)",
                       g->source, n->id, s->syscfg->path ? s->syscfg->path : "the system configuration",
                       s->syscfg->per_node_custom_impl);
     const char *key = NULL;
-    if (cs_custom_coll_prefix(s->custom, n->comm_type, &key)) return issue_custom(s, rank, idx, key);
+    const char *prefix = cs_custom_coll_prefix(s->custom, n->comm_type, n->id, &key);
+    if (prefix) return issue_custom(s, rank, idx, prefix, key);
     op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
     s->rs[rank].comm_inflight++;
     comm_begin(s, rank);
@@ -1401,7 +1403,8 @@ cs_exec *cs_exec_new(const cs_exec_params *p) {
     s->cls = p->mode == CS_EXEC_CLASS;
     s->nactive = p->mode == CS_EXEC_REP ? 1 : p->w->nranks;
     s->op_pool = cs_pool_new(sizeof(op));
-    s->custom = cs_custom_colls_new(p->system);
+    s->custom = cs_custom_colls_new(p->system, p->custom_nodes);
+    s->custom_nodes = p->custom_nodes;
     s->groups = p->groups;
     s->syscfg = p->system;
     return s;

@@ -111,6 +111,8 @@ typedef struct cs_exec_params {
      * configuration and the communicator groups (both borrowed; NULL = none). */
     const cs_system_config *system;
     const cs_comm_groups *groups;
+    /* per-node-custom-implementation, read (borrowed; NULL = none). */
+    const struct cs_custom_node_map *custom_nodes;
 } cs_exec_params;
 
 typedef struct cs_exec cs_exec;
