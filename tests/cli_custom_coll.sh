@@ -57,6 +57,13 @@ expect_fail "collective-optimization still required for a built-in all-reduce" \
     "no_collopt.json:1: collective-optimization|a required key unless all-reduce-implementation-custom is set" \
     "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=no_collopt.json
 
+# One trace for every rank on a symmetric network: the representative run
+# steps aside (the graph's messages go to particular ranks) and says why
+expect_fail "representative mode steps aside with a reason" \
+    "representative run stopped: ar.et: node 1 (COMM_COLL): a custom collective implementation sends to particular ranks" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=shift.json \
+    --symmetry require
+
 # Two all-reduces in a row run the graph twice: 2 x 20031 = 40062 ns.
 "$CS_MKTRACE" ar2.et "1 COLL ctype=0 size=$S; 2 COLL ctype=0 size=$S data=1" || fail "mktrace ar2.et"
 run --workload-configuration=ar2.et --network-configuration=r4.yml --system-configuration=shift.json --out twice
