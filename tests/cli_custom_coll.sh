@@ -207,6 +207,14 @@ sysjson ring 10 1600 ', "all-reduce-implementation-custom": ["cg/size"]' > size.
 expect_fail "a send and its receive of different sizes" "send/recv size mismatch|cg/size.0.et node 1|cg/size.1.et node 1" \
     "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=size.json
 # per-node-custom-implementation: missing, malformed
+# a send no receive takes: every graph completes (a send completes when its
+# bytes arrive), then the run reports the message, naming the custom graph
+"$CS_MKTRACE" --ranks cg/orphan "1 SEND dst=1 size=8 tag=9" "1 COMP dur=0" "1 COMP dur=0" "1 COMP dur=0" ||
+    fail "mktrace orphan"
+sysjson ring 10 1600 ', "all-reduce-implementation-custom": ["cg/orphan"]' > orphan.json
+expect_fail "a custom send no receive takes names its graph and node" \
+    "cg/orphan.0.et node 1 (rank 0) sent 8 bytes to rank 1 with tag 9 that no receive took" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=orphan.json
 sysjson ring 10 1600 ', "per-node-custom-implementation": "nodes_missing.yml"' > pernode_missing.json
 expect_fail "a missing per-node file names the system file, the key and the path" \
     "pernode_missing.json: per-node-custom-implementation: |nodes_missing.yml" \

@@ -146,7 +146,9 @@ struct op {
     int arrived;    /* send: bytes have arrived */
     op *matched;    /* send <-> recv */
     int32_t tag;    /* p2p: the channel's tag */
-    cinst *ci;      /* a node of a custom collective's graph (node indexes ci->g), or NULL */
+    cinst *ci;      /* a node of a custom collective's graph running now, or NULL */
+    const cs_graph *cg; /* the custom graph `node` indexes (also kept by a send's ghost, which
+                           can outlive its instance), or NULL: the rank's graph */
 };
 
 /* One rank's run of a custom collective graph (custom_coll.h) for the
@@ -181,7 +183,7 @@ static uint64_t next_key(sim *s, uint32_t rank) {
 }
 
 /* The graph node o->node indexes: a custom collective's, or the rank's. */
-static const cs_graph *op_graph(const sim *s, const op *o) { return o->ci ? o->ci->g : s->rs[o->rank].g; }
+static const cs_graph *op_graph(const sim *s, const op *o) { return o->cg ? o->cg : s->rs[o->rank].g; }
 
 static void fail(sim *s, int rc) {
     if (!s->failed) s->failed = rc ? rc : CS_EINTERNAL;
@@ -385,6 +387,7 @@ static void send_arrived(void *ctx, uint64_t cookie) {
          * receive. Keep a record so the receive can complete at once. */
         op *ghost = cs_pool_get(s->op_pool);
         *ghost = *snd;
+        ghost->ci = NULL; /* the instance may finish before a receive takes the message */
         /* replace snd in the channel queue by ghost */
         chan *c = get_chan(s, snd->rank, (uint32_t)snd->peer, snd->tag);
         for (op **pp = &c->sends; *pp; pp = &(*pp)->next)
@@ -616,6 +619,7 @@ static int cinst_issue(sim *s, cinst *ci, uint32_t idx) {
     uint32_t peer = ci->grp ? ci->grp->ranks[pos] : pos;
     op *o = new_op(s, rank, idx, CS_LANE_COMM, (int32_t)peer);
     o->ci = ci;
+    o->cg = ci->g;
     o->bytes = n->comm_size; /* the graph's sizes, not the collective's (ASTRA-sim) */
     o->tag = n->comm_tag;
     return send ? post_send(s, o, peer) : post_recv(s, o, peer);
