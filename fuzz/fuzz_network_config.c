@@ -11,10 +11,18 @@
  * configuration; networks of at most 256 NPUs are built as a graph and
  * routed from NPU 0 to every NPU.  Seeds: fuzz/corpus/network_config/ (the
  * examples' network files and small edge cases).
+ *
+ * The same input also goes to the other YAML reader of the config layer,
+ * the per-node-custom-implementation map (config/custom_nodes.c; no target
+ * of its own, to keep CI's fuzzing time): a refusal carries its code and a
+ * message starting with the path and leaves the map zeroed; an accepted map
+ * has ascending distinct ids, non-empty prefixes, and finds each of its ids.
+ * Seed: fuzz/corpus/network_config/per_node_custom.yml.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/custom_nodes.h"
 #include "config/network_config.h"
 #include "fuzz_common.h"
 #include "topology/route.h"
@@ -41,8 +49,28 @@ static void exercise_topology(const cs_network_config *c) {
     cs_topo_free(t);
 }
 
+static void exercise_custom_nodes(const uint8_t *data, size_t size) {
+    const char *path = "nodes.yml";
+    cs_custom_node_map m;
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = cs_custom_nodes_load_text(path, (const char *)data, size, &m, &err);
+    if (rc != CS_OK) {
+        fz_check_error(rc, &err, path);
+        fz_check(m.path == NULL && m.n == 0, "a failed load leaves the map zeroed");
+        return;
+    }
+    for (size_t i = 0; i < m.n; i++) {
+        fz_check(i == 0 || m.ids[i - 1] < m.ids[i], "ids ascending and distinct");
+        fz_check(m.prefix[i] && m.prefix[i][0], "every prefix non-empty");
+        fz_check(cs_custom_node_map_find(&m, m.ids[i]) == m.prefix[i], "every id found");
+    }
+    cs_custom_node_map_free(&m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_init("fuzz_network_config");
+    exercise_custom_nodes(data, size);
     const char *path = fz_input("network.yml", data, size);
     cs_network_config c;
     cs_error err;

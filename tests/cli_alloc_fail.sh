@@ -21,9 +21,10 @@
 # --trace), `inspect --json` of a trace, and two `run`s of a 4-rank trace
 # with communicator groups, remote memory and point-to-point messages:
 # analytical-congestion, and flow on a fat-tree built from topology.* keys
-# with a random placement.  Every site and every sampled call of each is
-# tried (no sampling of sites: all take 30-60 s in the sanitizer build on 2
-# cores).  Skips (77) in a build without injection.
+# with a random placement; and a `run` of custom collectives (a per-type
+# graph, a per-node one on communicator groups).  Every site and every
+# sampled call of each is tried (no sampling of sites: all take 30-60 s in
+# the sanitizer build on 2 cores).  Skips (77) in a build without injection.
 . "$(dirname "$0")/lib_cli.sh"
 : "${CS_MKTRACE:?}"
 cd "$CS_TMP" || exit 1
@@ -61,6 +62,21 @@ CMD_run_fattree=("$CS_BIN" run "${W4[@]}" --backend flow --set topology.builder=
     --set topology.fat-tree.npus_per_leaf=2 --set topology.fat-tree.spines=2 --set topology.fat-tree.link_bandwidth=50
     --set topology.fat-tree.link_latency=500 --npu-placement random:7)
 
+# custom collectives (*-implementation-custom, per-node-custom-implementation, a group's positions)
+mkdir -p cg
+"$CS_MKTRACE" --ranks cg/x "1 SEND dst=1 size=4096 tag=1; 2 RECV src=3 size=4096 tag=1; 3 COMP dur=1 data=2" \
+    "1 SEND dst=2 size=4096 tag=1; 2 RECV src=0 size=4096 tag=1" "1 SEND dst=3 size=4096 tag=1; 2 RECV src=1 size=4096 tag=1" \
+    "1 SEND dst=0 size=4096 tag=1; 2 RECV src=2 size=4096 tag=1" || fail "mktrace cg/x"
+"$CS_MKTRACE" --ranks cg/g2 "1 SEND dst=1 size=4096 tag=2" "1 RECV src=0 size=4096 tag=2" || fail "mktrace cg/g2"
+"$CS_MKTRACE" --ranks wc "1 COLL ctype=0 size=4096; 2 COLL ctype=0 size=4096 pg=1 data=1" \
+    "1 COLL ctype=0 size=4096; 2 COLL ctype=0 size=4096 pg=1 data=1" \
+    "1 COLL ctype=0 size=4096; 2 COLL ctype=0 size=4096 pg=2 data=1" \
+    "1 COLL ctype=0 size=4096; 2 COLL ctype=0 size=4096 pg=2 data=1" || fail "mktrace wc"
+printf '2: cg/g2\n' > nodes.yml
+printf '{"scheduling-policy": "FIFO", "preferred-dataset-splits": 1, "local-mem-bw": 50,\n "all-reduce-implementation-custom": ["cg/x"], "per-node-custom-implementation": "nodes.yml"}\n' > custom.json
+CMD_run_custom=("$CS_BIN" run --workload-configuration=wc --network-configuration=net4.yml --system-configuration=custom.json
+    --comm-group-configuration=groups.json --out out --quiet)
+
 TOTAL_RUNS=0
 # inject NAME VAR VALUE [SITE]: one run of command NAME with VAR=VALUE; the
 # checks above.  SITE: the site its message must name ("" = any).
@@ -84,7 +100,7 @@ inject() {
     return 0
 }
 
-for name in run_p2p run_flow train inspect run_congestion run_fattree; do
+for name in run_p2p run_flow train inspect run_congestion run_fattree run_custom; do
     declare -n cmd="CMD_$name"
     rm -rf out
     if ! CS_ALLOC_SITES="sites.$name" CS_ALLOC_COUNT="count.$name" "${cmd[@]}" >/dev/null 2>err.txt; then

@@ -5,8 +5,10 @@
  * The keys are declared once, in the system layer's table
  * (system/system_config.c, cs_system_config_opts); the option engine
  * (core/opts.c) turns it into parsing, messages, the dump and --help.  What
- * a table row cannot say lives here: the rule "roofline-enabled needs
- * peak-perf" and the cross-check of the algorithm lists against the network.
+ * a table row cannot say lives here: the rules "roofline-enabled needs
+ * peak-perf" and "collective-optimization is required unless the all-reduce
+ * is a custom graph", and the cross-check of the algorithm lists against the
+ * network.
  */
 #include "config/system_config.h"
 
@@ -44,6 +46,14 @@ int cs_system_config_load_text(const char *path, const char *text, size_t len, c
     const cs_opt *opts = table(&nopts);
     int *lines = cs_calloc(nopts + 1, sizeof *lines); /* + 1: opt_index of an absent key */
     rc = cs_opts_parse(&doc, opts, nopts, out, lines, err);
+    /* collective-optimization shapes built-in all-reduces only: a file whose
+     * all-reduce is a custom graph may leave it out (ASTRA-sim's own
+     * examples/system/custom_collectives/custom_collective.json does) */
+    if (rc == CS_OK && !lines[opt_index("collective-optimization")] && !out->custom_impl[CS_CFG_ALL_REDUCE])
+        rc = CS_ERR(err, CS_EINVAL,
+                    "%s:%d: collective-optimization: expected one of baseline, localBWAware (a required key "
+                    "unless all-reduce-implementation-custom is set), got no such key",
+                    path, doc.root_line);
     if (rc == CS_OK && lines[opt_index("local-mem-bw")])
         rc = cs_check_min_gbps(path, lines[opt_index("local-mem-bw")], "local-mem-bw", out->local_mem_bw_gbps, err);
     if (rc == CS_OK && out->roofline_enabled && !(out->peak_perf_tflops > 0)) {

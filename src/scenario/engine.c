@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config/custom_nodes.h"
 #include "core/alloc.h"
 #include "core/eventq.h"
 #include "core/log.h"
@@ -218,8 +219,8 @@ static void cls_replay(engine *e) {
 /* One simulation: every rank (mode CS_EXEC_FULL), rank 0 standing for every
  * rank, or one representative per class. */
 static int run_once(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
-                    const cs_net_backend *be, cs_exec_mode mode, cs_engine_result *res, cs_error *err, char *why,
-                    size_t whylen) {
+                    const cs_net_backend *be, cs_exec_mode mode, const cs_custom_node_map *custom_nodes,
+                    cs_engine_result *res, cs_error *err, char *why, size_t whylen) {
     engine E;
     memset(&E, 0, sizeof E);
     engine *e = &E;
@@ -238,7 +239,10 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
                          .mode = mode,
                          .ranks = res->ranks,
                          .rank_start = opt->rank_start,
-                         .err = err};
+                         .err = err,
+                         .system = opt->system,
+                         .groups = opt->comm_groups,
+                         .custom_nodes = custom_nodes};
     e->x = cs_exec_new(&xp);
     cs_net_env env = {.cfg = netcfg, .topo = netcfg->topology, .q = e->q, .observer = opt->net_observer,
                       .healthy = opt->net_healthy, .opts = opt->net_opts};
@@ -325,6 +329,10 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
     return rc;
 }
 
+static int engine_run(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
+                      const cs_net_backend *be, const cs_custom_node_map *nodes, cs_engine_result *res,
+                      cs_error *err);
+
 int cs_engine_run(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
                   cs_engine_result *res, cs_error *err) {
     memset(res, 0, sizeof *res);
@@ -335,6 +343,26 @@ int cs_engine_run(const cs_workload *w, const cs_network_config *netcfg, const c
                       w->prefix, w->nranks, netcfg->path ? netcfg->path : "", netcfg->total_npus);
     const cs_net_backend *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
     if (!be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
+    /* per-node-custom-implementation: read once for the run (relative to the
+     * working directory, as ASTRA-sim reads it) */
+    cs_custom_node_map nodes_map, *nodes = NULL;
+    if (opt->system && opt->system->per_node_custom_impl) {
+        int rc = cs_custom_nodes_load(opt->system->per_node_custom_impl, &nodes_map, err);
+        if (rc) {
+            cs_error_prefix(err, "%s: per-node-custom-implementation: ",
+                            opt->system->path ? opt->system->path : "the system configuration");
+            return rc;
+        }
+        nodes = &nodes_map;
+    }
+    int rc = engine_run(w, netcfg, opt, be, nodes, res, err);
+    cs_custom_node_map_free(nodes);
+    return rc;
+}
+
+static int engine_run(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
+                      const cs_net_backend *be, const cs_custom_node_map *nodes, cs_engine_result *res,
+                      cs_error *err) {
     char why[512];
     /* class mode when the caller gave axes, else the single representative */
     int cls = opt->sym_axes && opt->symmetry != CS_SYMMETRY_OFF;
@@ -344,7 +372,7 @@ int cs_engine_run(const cs_workload *w, const cs_network_config *netcfg, const c
         cs_info("symmetry %s", why);
         cs_error e;
         cs_error_clear(&e);
-        int rc = run_once(w, netcfg, opt, be, cls ? CS_EXEC_CLASS : CS_EXEC_REP, res, &e, why, sizeof why);
+        int rc = run_once(w, netcfg, opt, be, cls ? CS_EXEC_CLASS : CS_EXEC_REP, nodes, res, &e, why, sizeof why);
         if (rc == CS_OK) return CS_OK;
         if (rc == CS_EINTR) { /* stopped: no fallback */
             if (err) *err = e;
@@ -357,7 +385,7 @@ int cs_engine_run(const cs_workload *w, const cs_network_config *netcfg, const c
         if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "symmetry does not apply: %s", why);
         cs_info("symmetry does not apply: %s", why);
     }
-    return run_once(w, netcfg, opt, be, CS_EXEC_FULL, res, err, why, sizeof why);
+    return run_once(w, netcfg, opt, be, CS_EXEC_FULL, nodes, res, err, why, sizeof why);
 }
 
 void cs_engine_result_free(cs_engine_result *res) {

@@ -249,6 +249,29 @@ void cs_system_free(cs_system *s) {
     cs_free(s);
 }
 
+int cs_system_take_seq(cs_system *s, uint32_t rank, const char *pg_name, uint32_t *group_id, uint64_t *seq,
+                       cs_error *err) {
+    cs_group *g = &s->all;
+    const cs_comm_group *cg = NULL;
+    if (pg_name && pg_name[0]) {
+        int rc = cs_comm_groups_resolve(s->p.groups, pg_name, &cg, err);
+        if (rc) return rc;
+        if (cg) g = &s->groups[cg - s->p.groups->groups];
+    }
+    uint32_t m = group_member(g, rank);
+    if (m == UINT32_MAX)
+        return CS_ERR(err, CS_EINVAL, "rank %u is not in communicator group \"%s\" (%s); expected the group to list "
+                      "rank %u", rank, g->name, s->p.groups && s->p.groups->path ? s->p.groups->path : "comm groups",
+                      rank);
+    *group_id = g->id;
+    *seq = g->next_seq[m]++;
+    return CS_OK;
+}
+
+void cs_system_report(cs_system *s, const cs_coll_record *rec) {
+    if (s->p.observer && s->p.observer->coll_done) s->p.observer->coll_done(s->p.observer->ud, rec);
+}
+
 const cs_system_stats *cs_system_get_stats(const cs_system *s) { return &s->stats; }
 
 /* ---- instances ---------------------------------------------------------------- */

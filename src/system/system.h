@@ -171,6 +171,16 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
 
 const cs_system_stats *cs_system_get_stats(const cs_system *s);
 
+/* A collective the workload runs itself (a custom graph, workload/custom_coll.h)
+ * keeps the communicator's one numbering: cs_system_take_seq resolves
+ * pg_name as cs_system_collective does (errors: an unknown group, a rank
+ * outside it; the caller adds the trace location) and takes rank's next
+ * issue number on it -> *group_id, *seq; cs_system_report hands the
+ * collective's record to the observer.  Full runs only. */
+int cs_system_take_seq(cs_system *s, uint32_t rank, const char *pg_name, uint32_t *group_id, uint64_t *seq,
+                       cs_error *err);
+void cs_system_report(cs_system *s, const cs_coll_record *rec);
+
 /* Representative mode: NULL while the symmetry argument holds, else why it
  * stopped holding (the run has then failed with CS_EUNSUPPORTED). */
 const char *cs_system_symmetry_broken(const cs_system *s);

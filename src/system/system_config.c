@@ -132,8 +132,9 @@ static void free_path1(void *field) {
     {.key = k "-implementation-custom", .type = CS_OPT_CUSTOM, .off = OFF(custom_impl[coll]),     \
      .type_text = "a list with exactly one Chakra ET file name", .parse = parse_path1,         \
      .dump = dump_path1, .free_fn = free_path1,                                                \
-     .help = "custom " k " given as one Chakra ET covering all dimensions (ASTRA-sim "         \
-             "custom collectives); overrides " k "-implementation"}
+     .help = "custom " k ": the prefix of per-rank Chakra ETs of sends, receives and compute, "  \
+             "PREFIX.<rank>.et relative to the working directory, covering all dimensions "   \
+             "(ASTRA-sim custom collectives); overrides " k "-implementation"}
 
 static const char *const COMM_QUEUES[] = {"shared", "per-communicator", NULL};
 static const cs_opt OPTS[] = {
@@ -141,11 +142,13 @@ static const cs_opt OPTS[] = {
      .values = SCHED_NAMES, .off = OFF(scheduling_policy),
      .help = "order of ready collective chunks (streams): LIFO newest first, FIFO oldest "
              "first, EXPLICIT priority from the trace"},
-    {.key = "collective-optimization", .type = CS_OPT_ENUM, .required = 1,
+    /* required unless all-reduce-implementation-custom is set (config/system_config.c checks it) */
+    {.key = "collective-optimization", .type = CS_OPT_ENUM,
      .def = CS_COLLOPT_LOCAL_BW_AWARE, .values = COLLOPT_NAMES,
      .off = OFF(collective_optimization),
      .help = "all-reduce over dimensions: baseline = full all-reduce in every dimension, "
-             "localBWAware = reduce-scatter up, all-reduce in the last, all-gather down"},
+             "localBWAware = reduce-scatter up, all-reduce in the last, all-gather down; required "
+             "unless all-reduce-implementation-custom is set"},
     {.key = "endpoint-delay", .type = CS_OPT_INT, .def = 10, .min = 0, .max = IMAX, .unit = "ns",
      .off = OFF(endpoint_delay_ns),
      .help = "NPU-to-network delay paid per packet bundle (multiplied by --injection-scale)"},
@@ -168,8 +171,9 @@ static const cs_opt OPTS[] = {
     CUSTOM("reduce-scatter", CS_CFG_REDUCE_SCATTER),
     CUSTOM("all-to-all", CS_CFG_ALL_TO_ALL),
     {.key = "per-node-custom-implementation", .type = CS_OPT_STR, .off = OFF(per_node_custom_impl),
-     .help = "YAML file mapping trace node ids to custom collective Chakra ETs (kept, not "
-             "read here)"},
+     .help = "YAML file mapping trace node ids to custom collective prefixes (ASTRA-sim), "
+             "relative to the working directory; a node listed there runs that custom graph "
+             "whatever the per-type keys say"},
     {.key = "local-mem-bw", .type = CS_OPT_NUM, .required = 1, .def = 1600, .min = 0,
      .min_open = 1, .max = DBL_MAX, .unit = "GB/s", .off = OFF(local_mem_bw_gbps),
      .help = "local memory bandwidth (1 GB = 1e9 bytes): reduction cost 3 x size / bw, and "

@@ -23,6 +23,7 @@
 #include "core/pool.h"
 #include "core/waitfor.h"
 #include "memory/remote.h"
+#include "workload/custom_coll.h"
 
 /* ---- small index min-heap --------------------------------------------- */
 
@@ -84,6 +85,7 @@ enum { NS_WAIT = 0, NS_READY = 1, NS_ISSUED = 2, NS_DONE = 3 };
 
 typedef struct op op;
 typedef struct chan chan;
+typedef struct cinst cinst;
 
 struct cs_exec {
     const cs_workload *w;
@@ -120,6 +122,14 @@ struct cs_exec {
     uint64_t nodes_total, nodes_done; /* over the simulated ranks (progress) */
     uint32_t nreps;
     char rep_why[256];    /* why the representative run stopped ("" = it did not) */
+    /* custom collectives: the graphs (NULL = none configured), the groups,
+     * the instances running (for the deadlock report) */
+    cs_custom_colls *custom;
+    const cs_custom_node_map *custom_nodes;
+    const cs_system_config *syscfg;
+    const cs_comm_groups *groups;
+    cinst *cinsts;
+    uint64_t cserial;
 };
 
 typedef struct cs_exec sim;
@@ -135,6 +145,29 @@ struct op {
     uint64_t bytes;
     int arrived;    /* send: bytes have arrived */
     op *matched;    /* send <-> recv */
+    int32_t tag;    /* p2p: the channel's tag */
+    cinst *ci;      /* a node of a custom collective's graph running now, or NULL */
+    const cs_graph *cg; /* the custom graph `node` indexes (also kept by a send's ghost, which
+                           can outlive its instance), or NULL: the rank's graph */
+};
+
+/* One rank's run of a custom collective graph (custom_coll.h) for the
+ * COMM_COLL op `coll`: positions in the graph are members of `grp` (NULL =
+ * the default communicator: position = rank). */
+struct cinst {
+    sim *s;
+    op *coll;
+    const cs_graph *g;
+    const cs_comm_group *grp;
+    const char *key;      /* the system-file key that chose it */
+    uint32_t *pending;    /* parents left per node */
+    uint32_t left;        /* nodes not completed */
+    uint64_t serial;
+    /* its record (collectives.csv): communicator, issue number, bytes moved */
+    uint32_t group_id, nmembers;
+    uint64_t seq, bytes_sent, bytes_recv;
+    char algos[96];       /* "custom:PREFIX" */
+    cinst *prev, *next;   /* sim.cinsts */
 };
 
 struct chan {
@@ -148,6 +181,9 @@ struct chan {
 static uint64_t next_key(sim *s, uint32_t rank) {
     return ((uint64_t)rank << 32) | s->rs[rank].evseq++;
 }
+
+/* The graph node o->node indexes: a custom collective's, or the rank's. */
+static const cs_graph *op_graph(const sim *s, const op *o) { return o->cg ? o->cg : s->rs[o->rank].g; }
 
 static void fail(sim *s, int rc) {
     if (!s->failed) s->failed = rc ? rc : CS_EINTERNAL;
@@ -292,8 +328,19 @@ static op *new_op(sim *s, uint32_t rank, uint32_t idx, uint32_t lane, int32_t pe
     return o;
 }
 
+static void cinst_node_done(sim *s, cinst *ci, uint32_t idx);
+
 static void finish_comm_op(sim *s, op *o, int engine) {
     uint32_t rank = o->rank;
+    if (o->ci) { /* a custom graph's send or receive: the COMM_COLL op holds the engine */
+        cinst *ci = o->ci;
+        uint32_t idx = o->node;
+        if (ci->g->nodes[idx].type == CS_NODE_COMM_SEND) ci->bytes_sent += o->bytes;
+        else ci->bytes_recv += o->bytes;
+        cs_pool_put(s->op_pool, o);
+        cinst_node_done(s, ci, idx);
+        return;
+    }
     CS_ALWAYS(!engine || s->rs[rank].comm_inflight > 0, "rank %u: an engine op ends with none in flight", rank);
     if (engine) s->rs[rank].comm_inflight--;
     comm_end(s, rank);
@@ -340,8 +387,9 @@ static void send_arrived(void *ctx, uint64_t cookie) {
          * receive. Keep a record so the receive can complete at once. */
         op *ghost = cs_pool_get(s->op_pool);
         *ghost = *snd;
+        ghost->ci = NULL; /* the instance may finish before a receive takes the message */
         /* replace snd in the channel queue by ghost */
-        chan *c = get_chan(s, snd->rank, (uint32_t)snd->peer, s->rs[snd->rank].g->nodes[snd->node].comm_tag);
+        chan *c = get_chan(s, snd->rank, (uint32_t)snd->peer, snd->tag);
         for (op **pp = &c->sends; *pp; pp = &(*pp)->next)
             if (*pp == snd) {
                 *pp = ghost;
@@ -354,7 +402,7 @@ static void send_arrived(void *ctx, uint64_t cookie) {
 
 static int check_sizes(sim *s, const op *snd, const op *rcv) {
     if (snd->bytes == rcv->bytes) return CS_OK;
-    const cs_graph *gs = s->rs[snd->rank].g, *gr = s->rs[rcv->rank].g;
+    const cs_graph *gs = op_graph(s, snd), *gr = op_graph(s, rcv);
     return CS_ERR(s->err, CS_EINVAL,
                   "send/recv size mismatch: %s node %" PRIu64 " (rank %u) sends %" PRIu64
                   " bytes with tag %d to rank %u, but the matching receive %s node %" PRIu64
@@ -370,6 +418,9 @@ static int rep_break(sim *s, const cs_graph *g, const cs_node *n, const char *wh
              cs_node_type_label(n->type), what);
     return CS_EUNSUPPORTED;
 }
+
+static int post_send(sim *s, op *o, uint32_t dst);
+static int post_recv(sim *s, op *o, uint32_t src);
 
 static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
@@ -394,7 +445,15 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
         return rep_break(s, g, n, "a point-to-point message to a rank that is not a class representative");
     op *o = new_op(s, rank, idx, CS_LANE_COMM, (int32_t)dst);
     o->bytes = n->comm_size;
-    chan *c = get_chan(s, rank, dst, n->comm_tag);
+    o->tag = n->comm_tag;
+    return post_send(s, o, dst);
+}
+
+/* Send o (o->rank to dst, o->tag, o->bytes): matched with the first waiting
+ * receive of its channel, or queued there; its bytes go through the network. */
+static int post_send(sim *s, op *o, uint32_t dst) {
+    uint32_t rank = o->rank;
+    chan *c = get_chan(s, rank, dst, o->tag);
     if (c->recvs) {
         op *r = c->recvs;
         c->recvs = r->next;
@@ -414,8 +473,10 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
             c->sends = o;
         c->sends_tail = o;
     }
-    s->rs[rank].comm_inflight++;
-    comm_begin(s, rank);
+    if (!o->ci) { /* a custom graph's send runs inside its collective's engine slot */
+        s->rs[rank].comm_inflight++;
+        comm_begin(s, rank);
+    }
     uint64_t key = next_key(s, rank);
     if (s->cls) { /* the arrival acts on both ends (send_arrived) */
         cs_time t = cs_time_add(cs_eventq_now(s->q), cs_net_uncontended_time(s->net, rank, dst, o->bytes));
@@ -425,7 +486,8 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     cs_net_msg m = {.src = rank, .dst = dst, .bytes = o->bytes, .key = key, .done = send_arrived, .ctx = s,
                     .cookie = (uint64_t)(uintptr_t)o};
     int rc = cs_net_send(s->net, &m, s->err);
-    if (rc) cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_SEND): ", g->source, n->id);
+    if (rc) cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_SEND): ", op_graph(s, o)->source,
+                            op_graph(s, o)->nodes[o->node].id);
     return rc;
 }
 
@@ -460,8 +522,16 @@ static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
         }
     op *o = new_op(s, rank, idx, lane, (int32_t)src);
     o->bytes = n->comm_size;
+    o->tag = n->comm_tag;
     comm_begin(s, rank);
-    chan *c = get_chan(s, src, rank, n->comm_tag);
+    return post_recv(s, o, src);
+}
+
+/* Receive o (from src to o->rank, o->tag): matched with the first send of
+ * its channel (at once when its bytes are here), or queued there. */
+static int post_recv(sim *s, op *o, uint32_t src) {
+    uint32_t rank = o->rank;
+    chan *c = get_chan(s, src, rank, o->tag);
     if (c->sends) {
         op *snd = c->sends;
         c->sends = snd->next;
@@ -497,6 +567,149 @@ static void coll_done(void *ctx, uint64_t cookie) {
     finish_comm_op(o->s, o, 1);
 }
 
+/* ---- custom collectives (custom_coll.h) ------------------------------------------ */
+
+/* Every node of ci's graph is done: its collective completes now. */
+static void cinst_finish(sim *s, cinst *ci) {
+    if (ci->prev) ci->prev->next = ci->next;
+    else s->cinsts = ci->next;
+    if (ci->next) ci->next->prev = ci->prev;
+    op *coll = ci->coll;
+    const cs_node *n = &s->rs[coll->rank].g->nodes[coll->node];
+    cs_coll_record r = {.rank = coll->rank, .node_id = n->id, .comm_type = n->comm_type, .bytes = n->comm_size,
+                        .group_id = ci->group_id, .nmembers = ci->nmembers, .seq = ci->seq, .chunks = 1,
+                        .phases = 1, .algorithms = ci->algos, .start = coll->start, .end = cs_eventq_now(s->q),
+                        .bytes_sent = ci->bytes_sent, .bytes_recv = ci->bytes_recv, .represents = 1};
+    cs_system_report(s->sys, &r);
+    cs_free(ci->pending);
+    cs_free(ci);
+    finish_comm_op(s, coll, 1);
+}
+
+static void cinst_comp_ev(void *ctx, const cs_event *ev) {
+    cinst *ci = ctx;
+    if (ci->s->failed) return;
+    cinst_node_done(ci->s, ci, (uint32_t)ev->arg);
+}
+
+static void cinst_empty_ev(void *ctx, const cs_event *ev) {
+    (void)ev;
+    cinst *ci = ctx;
+    if (!ci->s->failed) cinst_finish(ci->s, ci);
+}
+
+/* Issue node idx of ci, whose parents are done: every node at once, as
+ * ASTRA-sim's CustomAlgorithm issues them (no compute stream, no engine). */
+static int cinst_issue(sim *s, cinst *ci, uint32_t idx) {
+    const cs_node *n = &ci->g->nodes[idx];
+    uint32_t rank = ci->coll->rank;
+    cs_time now = cs_eventq_now(s->q);
+    if (n->type == CS_NODE_COMP) { /* ASTRA-sim: duration_micros x 1000 ns, 1 ns when 0 */
+        if (n->duration_us > (CS_TIME_MAX - 1 - now) / CS_PS_PER_US)
+            return CS_ERR(s->err, CS_EINVAL,
+                          "%s: node %" PRIu64 " (COMP): duration_micros %" PRIu64 " ends beyond the simulated-time "
+                          "range of 2^64 ps; expected a shorter duration (custom collective of %s)",
+                          ci->g->source, n->id, n->duration_us, ci->key);
+        cs_time t = n->duration_us ? cs_time_from_us(n->duration_us) : cs_time_from_ns(1);
+        cs_eventq_push(s->q, now + t, next_key(s, rank), cinst_comp_ev, ci, idx);
+        return CS_OK;
+    }
+    int send = n->type == CS_NODE_COMM_SEND;
+    uint32_t pos = (uint32_t)(send ? n->comm_dst : n->comm_src); /* checked: inside the communicator */
+    uint32_t peer = ci->grp ? ci->grp->ranks[pos] : pos;
+    op *o = new_op(s, rank, idx, CS_LANE_COMM, (int32_t)peer);
+    o->ci = ci;
+    o->cg = ci->g;
+    o->bytes = n->comm_size; /* the graph's sizes, not the collective's (ASTRA-sim) */
+    o->tag = n->comm_tag;
+    return send ? post_send(s, o, peer) : post_recv(s, o, peer);
+}
+
+static void cinst_node_done(sim *s, cinst *ci, uint32_t idx) {
+    const cs_graph *g = ci->g;
+    CS_ALWAYS(ci->left > 0, "rank %u: custom graph %s completes more nodes than it has", ci->coll->rank, g->source);
+    ci->left--;
+    for (uint32_t c = g->nodes[idx].child_begin; c < cs_graph_child_end(g, idx) && !s->failed; c++) {
+        uint32_t ch = g->children[c];
+        CS_ALWAYS(ci->pending[ch] > 0, "%s node %" PRIu64 " released by more parents than it has", g->source,
+                  g->nodes[ch].id);
+        if (--ci->pending[ch] == 0) {
+            int rc = cinst_issue(s, ci, ch);
+            if (rc) {
+                fail(s, rc);
+                return;
+            }
+        }
+    }
+    if (ci->left == 0) cinst_finish(s, ci);
+}
+
+/* Run rank's collective node idx as the custom graph its type names (key). */
+static int issue_custom(sim *s, uint32_t rank, uint32_t idx, const char *prefix, const char *key) {
+    const cs_graph *g = s->rs[rank].g;
+    const cs_node *n = &g->nodes[idx];
+    if (s->rep) return rep_break(s, g, n, "a custom collective implementation sends to particular ranks");
+    const cs_comm_group *grp = NULL;
+    int rc = cs_comm_groups_resolve(s->groups, g->pg_names[n->pg], &grp, s->err);
+    if (rc) {
+        cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_COLL): ", g->source, n->id);
+        return rc;
+    }
+    uint32_t nmembers = grp ? grp->nranks : s->w->nranks, pos = rank;
+    if (grp) {
+        pos = UINT32_MAX;
+        for (uint32_t k = 0; k < grp->nranks; k++)
+            if (grp->ranks[k] == rank) pos = k;
+        if (pos == UINT32_MAX)
+            return CS_ERR(s->err, CS_EINVAL,
+                          "%s: node %" PRIu64 " (COMM_COLL): rank %u issues %s on communicator group \"%s\" (%s), "
+                          "which does not contain it; expected the group to list rank %u",
+                          g->source, n->id, rank, cs_coll_type_label(n->comm_type), grp->name,
+                          s->groups && s->groups->path ? s->groups->path : "the comm-group file", rank);
+    }
+    uint32_t gid = 0;
+    uint64_t seq = 0;
+    rc = cs_system_take_seq(s->sys, rank, g->pg_names[n->pg], &gid, &seq, s->err);
+    if (rc) {
+        cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_COLL): ", g->source, n->id);
+        return rc;
+    }
+    const cs_graph *cg = NULL;
+    rc = cs_custom_coll_graph(s->custom, prefix, key, nmembers, pos, &cg, s->err);
+    if (rc) {
+        cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_COLL %s, rank %u): ", g->source, n->id,
+                        cs_coll_type_label(n->comm_type), rank);
+        return rc;
+    }
+    op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
+    s->rs[rank].comm_inflight++;
+    comm_begin(s, rank);
+    cinst *ci = cs_calloc(1, sizeof *ci);
+    ci->s = s;
+    ci->coll = o;
+    ci->g = cg;
+    ci->grp = grp;
+    ci->key = key;
+    ci->serial = ++s->cserial;
+    ci->group_id = gid;
+    ci->nmembers = nmembers;
+    ci->seq = seq;
+    snprintf(ci->algos, sizeof ci->algos, "custom:%s", prefix);
+    ci->left = cg->nnodes;
+    ci->pending = cs_malloc(((size_t)cg->nnodes + 1) * sizeof *ci->pending);
+    for (uint32_t i = 0; i < cg->nnodes; i++) ci->pending[i] = cg->nodes[i].nparents;
+    ci->next = s->cinsts;
+    if (s->cinsts) s->cinsts->prev = ci;
+    s->cinsts = ci;
+    if (cg->nnodes == 0) { /* nothing to run: complete at this instant, after this issue */
+        cs_eventq_push(s->q, cs_eventq_now(s->q), next_key(s, rank), cinst_empty_ev, ci, 0);
+        return CS_OK;
+    }
+    for (uint32_t i = 0; i < cg->nnodes; i++) /* the roots, smallest id first */
+        if (cg->nodes[i].nparents == 0 && (rc = cinst_issue(s, ci, i)) != CS_OK) return rc;
+    return CS_OK;
+}
+
 static int issue_coll(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
@@ -509,6 +722,15 @@ static int issue_coll(sim *s, uint32_t rank, uint32_t idx) {
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_COLL): comm_type %d is unknown; expected 0..9",
                       g->source, n->id, n->comm_type);
+    if (s->syscfg && s->syscfg->per_node_custom_impl && !s->custom_nodes) /* a caller that did not read it */
+        return CS_ERR(s->err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 " (COMM_COLL): %s: per-node-custom-implementation (%s) was not read for "
+                      "this run; expected the engine to load it (scenario/engine.c)",
+                      g->source, n->id, s->syscfg->path ? s->syscfg->path : "the system configuration",
+                      s->syscfg->per_node_custom_impl);
+    const char *key = NULL;
+    const char *prefix = cs_custom_coll_prefix(s->custom, n->comm_type, n->id, &key);
+    if (prefix) return issue_custom(s, rank, idx, prefix, key);
     op *o = new_op(s, rank, idx, CS_LANE_COMM, -1);
     s->rs[rank].comm_inflight++;
     comm_begin(s, rank);
@@ -870,9 +1092,24 @@ static void dl_p2p(dl *d) {
     for (size_t b = 0; b < s->nchan_buckets; b++)
         for (chan *c = s->chans[b]; c; c = c->next) cs[n++] = c;
     qsort(cs, n, sizeof *cs, chan_cmp);
+    for (const cinst *ci = s->cinsts; ci; ci = ci->next) { /* custom collectives running */
+        const op *co = ci->coll;
+        const cs_graph *g = s->rs[co->rank].g;
+        const cs_node *cn = &g->nodes[co->node];
+        cs_wfg_add(d->g, NULL, CS_WV_NODE, co->rank, cn->id, 0,
+                   "rank %u's node %" PRIu64 " (%s of %" PRIu64 " bytes, %s), running custom graph %s (%s): %u of "
+                   "%u nodes done", co->rank, cn->id, cs_coll_type_label(cn->comm_type), cn->comm_size, dl_file(g),
+                   ci->g->source, ci->key, ci->g->nnodes - ci->left, ci->g->nnodes);
+    }
     for (size_t i = 0; i < n; i++) { /* first every op in flight (dl_state needs them) */
         const chan *c = cs[i];
         for (const op *o = c->recvs; o; o = o->next) {
+            if (o->ci) {
+                cs_wfg_add(d->g, NULL, CS_WV_NODE, c->dst, o->ci->g->nodes[o->node].id, o->ci->serial,
+                           "rank %u's custom graph %s node %" PRIu64 " (COMM_RECV of %" PRIu64 " bytes from rank %u, "
+                           "tag %d)", c->dst, o->ci->g->source, o->ci->g->nodes[o->node].id, o->bytes, c->src, c->tag);
+                continue;
+            }
             const cs_graph *g = s->rs[c->dst].g;
             cs_wfg_add(d->g, NULL, CS_WV_NODE, c->dst, g->nodes[o->node].id, 0,
                        "rank %u's node %" PRIu64 " (COMM_RECV of %" PRIu64 " bytes from rank %u, tag %d, %s)", c->dst,
@@ -880,6 +1117,13 @@ static void dl_p2p(dl *d) {
         }
         for (const op *o = c->sends; o; o = o->next) {
             if (o->arrived) continue; /* done: waits in the channel for a receive */
+            if (o->ci) {
+                cs_wfg_add(d->g, NULL, CS_WV_NODE, c->src, o->ci->g->nodes[o->node].id, o->ci->serial,
+                           "rank %u's custom graph %s node %" PRIu64 " (COMM_SEND of %" PRIu64 " bytes to rank %u, "
+                           "tag %d), in the network", c->src, o->ci->g->source, o->ci->g->nodes[o->node].id, o->bytes,
+                           c->dst, c->tag);
+                continue;
+            }
             const cs_graph *g = s->rs[c->src].g;
             cs_wfg_add(d->g, NULL, CS_WV_NODE, c->src, g->nodes[o->node].id, 0,
                        "rank %u's node %" PRIu64 " (COMM_SEND of %" PRIu64 " bytes to rank %u, tag %d, %s), in the network",
@@ -891,6 +1135,16 @@ static void dl_p2p(dl *d) {
         const chan *c = cs[i];
         uint32_t k = 0;
         for (const op *o = c->recvs; o; o = o->next, k++) {
+            if (o->ci) { /* its collective waits for it; its send is in another rank's custom graph */
+                uint32_t v = cs_wfg_find(d->g, CS_WV_NODE, c->dst, o->ci->g->nodes[o->node].id, o->ci->serial);
+                const cs_graph *cg = s->rs[o->rank].g;
+                cs_wfg_edge(d->g, cs_wfg_find(d->g, CS_WV_NODE, o->rank, cg->nodes[o->ci->coll->node].id, 0), v,
+                            CS_WE_MEMBER);
+                cs_wfg_note(d->g, v, ": it waits to receive them, but rank %u never sent them (custom graphs whose "
+                            "sends and receives do not match, or wait for each other)", c->src);
+                k--;
+                continue;
+            }
             uint32_t v = cs_wfg_find(d->g, CS_WV_NODE, c->dst, s->rs[c->dst].g->nodes[o->node].id, 0);
             uint32_t sn = dl_send_node(d, c->src, c->dst, c->tag, k);
             if (sn == UINT32_MAX)
@@ -1153,6 +1407,10 @@ cs_exec *cs_exec_new(const cs_exec_params *p) {
     s->cls = p->mode == CS_EXEC_CLASS;
     s->nactive = p->mode == CS_EXEC_REP ? 1 : p->w->nranks;
     s->op_pool = cs_pool_new(sizeof(op));
+    s->custom = cs_custom_colls_new(p->system, p->custom_nodes);
+    s->custom_nodes = p->custom_nodes;
+    s->groups = p->groups;
+    s->syscfg = p->system;
     return s;
 }
 
@@ -1184,6 +1442,13 @@ void cs_exec_free(cs_exec *s) {
 #endif
     cs_free(s->reps);
     cs_free(s->instant);
+    while (s->cinsts) { /* instances of a run that stopped */
+        cinst *ci = s->cinsts;
+        s->cinsts = ci->next;
+        cs_free(ci->pending);
+        cs_free(ci);
+    }
+    cs_custom_colls_free(s->custom);
     cs_pool_free(s->op_pool);
     cs_free(s);
 }
@@ -1256,7 +1521,7 @@ static void unreceived(sim *s) {
             const op *o = c->sends;
             size_t more = 0;
             for (const op *x = o->next; x; x = x->next) more++;
-            const cs_graph *g = s->w->rank_graph[c->src];
+            const cs_graph *g = op_graph(s, o);
             char also[64] = "";
             if (more) snprintf(also, sizeof also, " (and %zu more on this channel)", more);
             CS_ERR(s->err, CS_EINVAL,

@@ -14,7 +14,13 @@
  *  - COMM_SEND/RECV are matched by (src, dst, tag) in issue order and move
  *    bytes through the network backend; a send completes when its bytes have
  *    arrived, a receive when both it is posted and the bytes have arrived.
- *  - COMM_COLL goes to the system layer, MEM_* to the memory layer.
+ *  - COMM_COLL goes to the system layer, MEM_* to the memory layer, except
+ *    a collective whose type has a custom implementation (custom_coll.h):
+ *    the executor runs the rank's custom graph in its place -- every node
+ *    issued as soon as its parents are done, with no resource limit; sends
+ *    and receives matched by (src, dst, tag) with the trace's point-to-point
+ *    messages; COMP nodes take duration_micros (1 ns when 0) -- and the
+ *    collective completes when every node of that graph has.
  *
  * Event keys: every event a rank causes is keyed (rank << 32 | counter), so
  * ties at equal times resolve by rank and then by that rank's own order; the
@@ -101,6 +107,12 @@ typedef struct cs_exec_params {
     const cs_time *rank_start;       /* per rank: when its roots become ready (NULL = all at 0;
                                         CS_EXEC_FULL only; borrowed) */
     cs_error *err;                   /* where failures are described (borrowed) */
+    /* Custom collectives (*-implementation-custom, custom_coll.h): the system
+     * configuration and the communicator groups (both borrowed; NULL = none). */
+    const cs_system_config *system;
+    const cs_comm_groups *groups;
+    /* per-node-custom-implementation, read (borrowed; NULL = none). */
+    const struct cs_custom_node_map *custom_nodes;
 } cs_exec_params;
 
 typedef struct cs_exec cs_exec;
