@@ -39,7 +39,7 @@
 #include "topology/builder.h"
 #include "scenario/scenario_run.h"
 
-static const char *const SECT_NAMES[SC_NSECT] = {"run",    "plan",   "model",       "device",  "cost", "network",
+static const char *const SECT_NAMES[SC_NSECT] = {"run",    "plan",   "model",       "device",  "cost", "serve", "network",
                                                  "topology", "system", "memory", "comm-groups", "backend"};
 
 /* ---- small helpers ----------------------------------------------------------- */
@@ -71,7 +71,7 @@ static void jdoc_of(json_t *obj, const char *where, cs_jdoc *doc) {
     }
 }
 
-static const cs_sc_section *typed(int s) { return s <= SC_COST ? &CS_SC_SECTIONS[s] : NULL; }
+static const cs_sc_section *typed(int s) { return s <= SC_SERVE ? &CS_SC_SECTIONS[s] : NULL; }
 
 static const cs_opt *opt_in(const cs_opt *t, size_t n, const char *key) {
     for (size_t i = 0; i < n; i++)
@@ -396,6 +396,7 @@ static int check_section(const cs_scenario *sc, int s, cs_error *err) {
             cs_model_params m;
             cs_device_params d;
             cs_cost_params c;
+            cs_serve_params v;
         } u;
         int rc = cs_sc_parse_typed(sc, s, &u, err);
         if (rc == CS_OK) cs_sc_free_typed(s, &u);
@@ -920,14 +921,15 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
     json_object_set_new(root, "clustersim-scenario", json_integer(1));
     int plan = cs_scenario_is_plan(sc);
     int rc = CS_OK;
-    for (int s = SC_RUN; s <= SC_COST && rc == CS_OK; s++) {
-        if ((s == SC_PLAN || s == SC_MODEL) && !plan) continue;
+    for (int s = SC_RUN; s <= SC_SERVE && rc == CS_OK; s++) {
+        if ((s == SC_PLAN || s == SC_MODEL || s == SC_SERVE) && !plan) continue;
         union {
             cs_run_params r;
             cs_plan_params p;
             cs_model_params m;
             cs_device_params d;
             cs_cost_params c;
+            cs_serve_params v;
         } u;
         rc = cs_sc_parse_typed(sc, s, &u, err);
         if (rc) break;
@@ -1009,7 +1011,7 @@ void cs_scenario_print_help(FILE *f) {
     fputs("Every key of a scenario, as --set SECTION.KEY=VALUE, in a --scenario file ({\"SECTION\": {\"KEY\": "
           "VALUE}}) or through cs_scenario_set.\n",
           f);
-    for (int s = SC_RUN; s <= SC_COST; s++) {
+    for (int s = SC_RUN; s <= SC_SERVE; s++) {
         const cs_sc_section *t = typed(s);
         fprintf(f, "\n== %s.*  %s\n", t->name, t->help);
         cs_opts_print_help(f, t->opts, t->nopts);

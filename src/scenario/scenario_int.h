@@ -30,6 +30,7 @@ typedef struct cs_run_params {
 typedef struct cs_plan_params {
     int tp, pp, dp, ep, cp, cp_comm, recompute, schedule, vstages, zero;
     int micro_batch, global_batch, bucket_mparams, bucket_mb;
+    int phase, context_tokens, kv_tokens; /* serving steps (docs/inference.md) */
     char *placement;
     bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt;
 } cs_plan_params;
@@ -47,7 +48,7 @@ typedef struct cs_sc_section {
 extern const cs_sc_section CS_SC_SECTIONS[]; /* NULL-terminated */
 
 /* Sections of the namespace, in dump order. */
-enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_COST, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
+enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_COST, SC_SERVE, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
        SC_NSECT };
 
 struct cs_scenario {
