@@ -186,6 +186,8 @@ expect_fail "a decode step without context" "plan.context-tokens|at least 1" \
     "$CS_BIN" train "${S[@]}" --set plan.phase=decode
 expect_fail "a cache smaller than the context" "plan.kv-tokens 10|plan.context-tokens (100)" \
     "$CS_BIN" train "${S[@]}" --set plan.phase=decode --set plan.context-tokens=100 --set plan.kv-tokens=10
+expect_fail "arrivals beyond the simulated-time range" "simulated-time range|serve.requests" \
+    "$CS_BIN" serve "${S[@]}" --requests 10 --arrival-rate 1e-12 --arrivals uniform
 expect_fail "the wrong NPU count" "npus_count|expected 4" \
     "$CS_BIN" serve --model tiny.json --device H100-SXM --tp 4 --network-configuration=n2.yml --quiet
 finish

@@ -140,7 +140,7 @@ static const cs_opt SERVE_OPTS[] = {
      .unit = "tokens", .help = "prompt tokens per request (P)"},
     {.key = "output-tokens", .type = CS_OPT_INT, .def = 128, .min = 1, .max = 10000000, .off = SV(output_tokens),
      .unit = "tokens", .help = "tokens generated per request (O): the first by the prefill, O - 1 decode steps"},
-    {.key = "requests", .type = CS_OPT_INT, .min = 0, .max = 100000000, .off = SV(requests),
+    {.key = "requests", .type = CS_OPT_INT, .min = 0, .max = 10000000, .off = SV(requests),
      .help = "requests arriving (0 = one full batch at time 0)"},
     {.key = "arrival-rate", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e12, .off = SV(arrival_rate),
      .unit = "requests/s", .help = "mean arrival rate of the requests"},

@@ -384,10 +384,19 @@ static int serve_run(serve *S, cs_error *err) {
     if (rc == CS_OK) rc = decode_steps(S, err);
     if (rc) return rc;
     S->t_dec_sum = 0;
-    for (uint32_t j = 0; j < S->nsteps; j++) S->t_dec_sum += S->t_dec[j];
+    double sum = (double)S->t_pre;
+    for (uint32_t j = 0; j < S->nsteps; j++) {
+        S->t_dec_sum += S->t_dec[j];
+        sum += (double)S->t_dec[j];
+    }
     S->t_batch = S->t_pre + S->t_dec_sum;
     S->n = S->sv.requests ? (uint32_t)S->sv.requests : S->cap;
     arrivals(S);
+    /* every batch ends by the last arrival + n batch times: within the simulated-time range */
+    if ((double)S->arr[S->n ? S->n - 1 : 0] + sum * ((double)S->n + 1) >= 0.999 * (double)CS_TIME_MAX)
+        return CS_ERR(err, CS_EINVAL, "serve: %u requests of batch time %.6g s (arrival rate %g requests/s) pass the "
+                      "simulated-time range of 2^64 ps (213 days); expected fewer serve.requests or "
+                      "serve.output-tokens, or a higher serve.arrival-rate", S->n, sum * 1e-12, S->sv.arrival_rate);
     schedule(S);
     summary u;
     memset(&u, 0, sizeof u);
