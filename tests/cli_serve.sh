@@ -91,6 +91,27 @@ ok = ok and t == comp * 10**6 + 5 * ar_ns * 1000
 sys.exit(0 if ok else (print(mlp, attn, comp, t, ar_ns), 1)[1])
 PY
 
+# 2b. the same decode step with --pp 2 (TP 2 x PP 2 on Switch(4)), every node by hand (us, memory-bound):
+#    ln1, res1_ln2, res2 1 each (<= 0.5 us, at least 1); qkv 2 (B h + h 3072 + B 3072) = 25,280,512 B -> 9;
+#    attn 401; proj 2 (B 2048 + 2048 h + B h) = 16,875,520 B -> 6; mlp 50: a layer 469 us.  Stage 0: embed 1
+#    + layer 0 = 470 us and 3 all-reduces; stage 1: layer 1 + final_ln 1 + logits (2 (B h + h 16000 + B 16000)
+#    + 4 B 16000 = 131,905,536 B -> 49) = 519 us and 2 all-reduces; between them 2 B h = 65,536 bytes:
+#    trunc(2 x 500 + 65536 / 483.18) = 1135 ns.  The step: 989 us + 5 x 8308 ns + 1135 ns.
+"$CS_BIN" train --model tiny.json --device H100-SXM --tp 2 --pp 2 --network-configuration=n4.yml --quiet \
+    --micro-batch 8 --set plan.phase=decode --set plan.context-tokens=65536 --json ppstep.json 2> e2d || fail "pp decode: $(cat e2d)"
+python3 - ppstep.json <<'PY' && pass "decode step with PP 2: stage 0 + the activation message + stage 1" || fail "pp decode step"
+import json, math, sys
+us = lambda b: max(1, math.floor(b / 2.68e12 * 1e6 + 0.5))
+B, h = 8, 4096
+layer = 3 * 1 + us(2 * (B * h + h * 3072 + B * 3072)) + 401 + us(2 * (B * 2048 + 2048 * h + B * h)) + 50
+logits = us(2 * (B * h + h * 16000 + B * 16000) + 4 * B * 16000)
+msg = math.trunc(2 * 500 + 65536 / (450 * 2**30 / 1e9))
+ok = layer == 469 and logits == 49 and msg == 1135
+t = json.load(open(sys.argv[1]))["iteration_time_ps"]
+ok = ok and t == ((1 + layer) + (layer + 1 + logits)) * 10**6 + (5 * 8308 + msg) * 1000
+sys.exit(0 if ok else (print(t, layer, logits, msg), 1)[1])
+PY
+
 # 3. prefill FLOPs (B = 8, P = 1000): per token and layer 2 (h (h + 2 g d) + h^2 + 2 h f) = 2 x 176,160,768
 #    (2 x the layer's matrix parameters) + the P x P attention 4 P h; logits of each sequence's last
 #    token 2 h V.  serve's prefill_flops and the generated matmuls of both ranks (train's hardware_flops).
