@@ -1094,6 +1094,65 @@ static void test_cp_placement(void **state) {
  * = 4 warm-up units, so 5 chunk-micro-batches of 1 layer are in flight
  * against 2 micro-batches of 2 layers for plain 1F1B: a factor
  * 1 + (pp - 1)/(pp v) = 5/4. */
+/* Serving steps (docs/inference.md) on the small GPT-shaped model, TP 2 x PP 2,
+ * batch B = 3: matmul FLOPs over all ranks, forward only,
+ *     prefill: B P L (24 h^2 + 4 P h) + B 2 h V   (every prompt token; logits of the last token)
+ *     decode:  B L (24 h^2 + 4 c h) + B 2 h V     (one token against c keys)
+ * (24 h^2 = 2 x (QKV 3h^2 + proj h^2 + MLP 8h^2)); per rank of stage 0: the embedding's and 2 per
+ * layer TP all-reduces of 2 sb h bytes (sb = P B or B), one send of 2 sb h bytes; no optimizer.
+ * KV cache per rank: 2 x 2 layers x (8 / 2) heads x 32 x kv_tokens x B x 2 bytes. */
+/* got within half a unit of want; prints both values otherwise. */
+static void near_eq(double got, double want, const char *what) {
+    if (!(fabs(got - want) < 0.5)) fail_msg("%s: got %.17g, expected %.17g", what, got, want);
+}
+#define NEAR(got, want) near_eq((got), (want), #got)
+
+static void test_serving_steps(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.tp = 2;
+    p.pp = 2;
+    p.micro_batch = 3;
+    p.global_batch = 3;
+    p.context_tokens = 100;
+    p.kv_tokens = 160;
+    double h = 256, L = 4, V = 1000, B = 3, P = 100, c = 100;
+    for (int ph = CS_PHASE_PREFILL; ph <= CS_PHASE_DECODE; ph++) {
+        p.phase = ph;
+        double tok = ph == CS_PHASE_PREFILL ? B * P : B;
+        NEAR(total_flops(&m, &p), tok * L * (24 * h * h + 4 * c * h) + B * 2 * h * V);
+        cs_gen_stats st;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_gen_rank(&m, &p, d, 0, null_sink, NULL, &st, &err), CS_OK);
+        assert_int_equal(st.tp_colls, 1 + 2 * 2);
+        NEAR(st.tp_bytes, 5 * 2 * tok * h);
+        assert_int_equal(st.sends, 1);
+        assert_int_equal(st.recvs, 0);
+        NEAR(st.p2p_bytes, 2 * tok * h);
+        assert_int_equal(st.dp_colls, 0);
+        cs_gen_memory mm;
+        cs_gen_memory_stage(&m, &p, 1, &mm);
+        NEAR(mm.kv_cache, 2.0 * 2 * 4 * 32 * 160 * 3 * 2);
+        NEAR(mm.grads + mm.optimizer + mm.activations, 0);
+        NEAR(mm.total, mm.weights + mm.kv_cache);
+    }
+    /* a serving step takes TP, PP, DP and EP only; its batch is one micro-batch per DP rank */
+    cs_error err;
+    cs_error_clear(&err);
+    p.sp = 1;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "TP, PP, DP and EP only"));
+    p.sp = 0;
+    p.global_batch = 6;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "one batch"));
+}
+
 static void test_interleaved(void **state) {
     (void)state;
     cs_gen_model m = small_model();
@@ -1165,7 +1224,7 @@ int main(void) {
         cmocka_unit_test(test_memory_175b),       cmocka_unit_test(test_refuse_oom),
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
-        cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved),
+        cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
         cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

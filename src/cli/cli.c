@@ -995,6 +995,7 @@ static void main_help(FILE *f) {
           "  generate  model + parallelism plan -> per-rank Chakra traces, comm groups, configs, scenario\n"
           "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n"
           "  sweep     run every point of a design (grid, zip, random, seeds) on workers or MPI ranks\n"
+          "  serve     a model served on a cluster: prefill and decode steps, KV cache, batching, TTFT, tokens/s\n"
           "  search    the best parallelization plans of a model on a cluster (estimate all, simulate the best)\n"
           "  bandwidth the per-dimension bandwidth split that serves a workload mix best under a budget\n"
           "  collective nccl-tests for the simulator: one collective over a range of sizes, busbw table\n"
@@ -1026,13 +1027,14 @@ static int cli_main(int argc, char **argv) {
     if (strcmp(cmd, "train") == 0) return cs_cli_train(argc - 2, argv + 2);
     if (strcmp(cmd, "sweep") == 0) return cs_cli_sweep(argc - 2, argv + 2);
     if (strcmp(cmd, "search") == 0) return cs_cli_search(argc - 2, argv + 2);
+    if (strcmp(cmd, "serve") == 0) return cs_cli_serve(argc - 2, argv + 2);
     if (strcmp(cmd, "bandwidth") == 0) return cs_cli_bandwidth(argc - 2, argv + 2);
     if (strcmp(cmd, "collective") == 0) return cs_cli_collective(argc - 2, argv + 2);
     if (strcmp(cmd, "cluster") == 0) return cs_cli_cluster(argc - 2, argv + 2);
     if (strcmp(cmd, "synth") == 0) return cs_cli_synth(argc - 2, argv + 2);
     /* ASTRA-sim style: options without a sub-command mean "run". */
     if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
-    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect, sweep, search, bandwidth, "
+    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect, sweep, search, serve, bandwidth, "
                     "collective, cluster or synth; see "
                     "clustersim "
                     "--help)\n",

@@ -19,6 +19,7 @@ int cs_cli_generate(int argc, char **argv);
 int cs_cli_inspect(int argc, char **argv);
 int cs_cli_sweep(int argc, char **argv);
 int cs_cli_search(int argc, char **argv);
+int cs_cli_serve(int argc, char **argv);
 int cs_cli_bandwidth(int argc, char **argv);
 int cs_cli_collective(int argc, char **argv);
 int cs_cli_cluster(int argc, char **argv);

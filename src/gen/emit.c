@@ -66,17 +66,18 @@ static uint64_t attr_u64(cs_gen_ctx *G, uint64_t id, const char *name, const cha
 
 /* A COMP duration in whole microseconds (at least 1); beyond the
  * simulated-time range the generation fails. */
+uint64_t cs_gen_duration_us(double secs) {
+    double us = floor(secs * 1e6 + 0.5);
+    if (!(us <= (double)CS_TIME_MAX_US)) return UINT64_MAX;
+    return us < 1 ? 1 : (uint64_t)us;
+}
+
 static uint64_t duration_us(cs_gen_ctx *G, uint64_t id, const char *name, double secs) {
     double us = floor(secs * 1e6 + 0.5);
     if (!(us <= (double)CS_TIME_MAX_US)) {
         too_big(G, id, name, "duration_micros", us, CS_TIME_RANGE_TEXT);
         return 1;
     }
-    return us < 1 ? 1 : (uint64_t)us;
-}
-
-uint64_t cs_gen_duration_us(double secs) {
-    double us = floor(secs * 1e6 + 0.5);
     return us < 1 ? 1 : (uint64_t)us;
 }
 
@@ -287,6 +288,10 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     if (p->ingest.bytes_per_sample > 0 && !cost) G->ing_cons = cs_calloc(p->ingest.prefetch, sizeof *G->ing_cons);
     m->family->emit(G);
     if (G->cost) G->cost->body_end = G->cost->chain;
+    if (p->phase != CS_PHASE_TRAIN) { /* a serving step: no gradients, no optimizer */
+        cs_free(G->extra);
+        return G->rc;
+    }
     grad_flush(G);
     /* optimizer step: waits for the chain and every gradient bucket */
     cs_gen_memory mm;

@@ -40,6 +40,8 @@ typedef struct cs_model_family {
     int (*check)(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err);
     /* Whether plans may use context parallelism / interleaved stages. */
     int context_parallel, interleaving;
+    /* Whether plans may be serving steps (cs_gen_plan.phase; docs/inference.md). */
+    int inference;
     double (*params)(const cs_gen_model *m);
     double (*flops)(const cs_gen_model *m, const cs_gen_plan *p);
     void (*memory)(const cs_gen_model *m, const cs_gen_plan *p, uint32_t stage, cs_gen_memory *out);

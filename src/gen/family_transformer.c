@@ -86,7 +86,19 @@ static double layer_fwd_flops_per_token(const cs_gen_model *m) {
     return 2.0 * (h * qkv_out(m) + h * h + mlp) + 4.0 * m->u.tf.seq * h;
 }
 
+/* A serving step's matmul FLOPs (forward only, as emitted): every token of
+ * the step through the layers, attention against the step's context (the
+ * prefill's P x P scores, the decode token's c keys), logits for the last
+ * token of each sequence. */
+static double tx_infer_flops(const cs_gen_model *m, const cs_gen_plan *p) {
+    double seqs = (double)p->micro_batch * p->dp, c = p->context_tokens, h = m->u.tf.hidden;
+    double tok = p->phase == CS_PHASE_PREFILL ? seqs * c : seqs;
+    double per = layer_fwd_flops_per_token(m) - 4.0 * m->u.tf.seq * h + 4.0 * c * h;
+    return tok * m->u.tf.layers * per + seqs * 2.0 * h * m->u.tf.vocab;
+}
+
 static double tx_flops(const cs_gen_model *m, const cs_gen_plan *p) {
+    if (p->phase != CS_PHASE_TRAIN) return tx_infer_flops(m, p);
     double tokens = (double)p->global_batch * m->u.tf.seq;
     return 3.0 * tokens * (m->u.tf.layers * layer_fwd_flops_per_token(m) + 2.0 * m->u.tf.hidden * (double)m->u.tf.vocab);
 }
@@ -147,6 +159,17 @@ static double stage_expert_params(const cs_gen_model *m, const cs_gen_plan *p, u
  * (ZeRO shards dense state over DP x CP, expert state over expert-DP), and
  * the activations of the micro-batches in flight. */
 static void tx_memory(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, cs_gen_memory *o) {
+    if (p->phase != CS_PHASE_TRAIN) { /* serving: 2-byte weights and the KV cache (docs/inference.md) */
+        double Pe = stage_expert_params(m, p, st);
+        o->params = stage_params(m, p, st) - Pe * (p->ep - 1);
+        o->expert_params = Pe;
+        o->weights = 2 * o->params;
+        o->kv_tokens = p->kv_tokens ? p->kv_tokens : p->context_tokens;
+        o->kv_cache = 2.0 * cs_gen_tx_stage_layers(m, p, st, NULL) * ((double)m->u.tf.kv_heads / p->tp) * head_dim(m) *
+                      o->kv_tokens * p->micro_batch * 2;
+        o->inflight = 1;
+        return;
+    }
     /* dense parameters are replicated over dp, experts over dp/ep (ZeRO shards over those) */
     double Pe = stage_expert_params(m, p, st);
     double Pd = stage_params(m, p, st) - Pe * p->ep, dp = cs_gen_dp_ranks(p), edp = cs_gen_edp_ranks(p);
@@ -353,8 +376,26 @@ static void ring_bwd(gen *G, const char *name) {
     G->cpring++;
 }
 
+double cs_gen_tx_decode_attn_s(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, double ctx,
+                               double *flops, double *bytes) {
+    double b = p->micro_batch, d_h = head_dim(m), qh = (double)m->u.tf.heads / p->tp, kvh = (double)m->u.tf.kv_heads / p->tp;
+    double fl = b * qh * 4 * ctx * d_h;                 /* q k^T over ctx keys, then the weighted sum of ctx values */
+    double by = 2.0 * b * kvh * ctx * d_h * 2           /* K and V of the cache, read once per KV head */
+                + 2.0 * b * qh * d_h * 2                /* Q read, O written */
+                + 2.0 * b * kvh * d_h * 2;              /* the new token's K and V appended */
+    double tc = fl / (d->peak_bf16_flops * d->gemm_eff_max), tm = cs_device_stream_s(d, by);
+    if (flops) *flops = fl;
+    if (bytes) *bytes = by;
+    return tc > tm ? tc : tm;
+}
+
 static void attn_fwd(gen *G, const char *name) {
     char nm[80];
+    if (G->p->phase == CS_PHASE_DECODE) { /* one query per sequence against the cache (docs/inference.md) */
+        double fl, by, t = cs_gen_tx_decode_attn_s(G->m, G->p, G->c->d, G->s, &fl, &by);
+        cs_gen_comp(G->c, name, fl, by, t);
+        return;
+    }
     if (G->p->cp <= 1) {
         attn_block(G, name, G->s, 0);
     } else if (G->p->cp_comm == CS_CP_P2P) {
@@ -551,6 +592,30 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
     }
 }
 
+/* A serving step (docs/inference.md): one batch of micro_batch sequences
+ * forward through the rank's stage -- prefill over the sb = P b prompt
+ * tokens, decode over sb = b new tokens -- with the training forward's
+ * layer kernels and TP collectives, the activations received from the
+ * previous stage and sent to the next (tag 0), logits of the last token of
+ * each sequence on the last stage.  No backward, no optimizer. */
+static void infer_step(gen *G) {
+    uint32_t last = G->p->pp - 1;
+    if (G->pi > 0) p2p(G, 0, prev_rank(G), 0, G->sb * G->h * 2);
+    else {
+        cs_gen_comp(G->c, "embed", 0, 4 * G->sb * G->h, cs_gen_stream(G->c, 4 * G->sb * G->h));
+        tp_reduce(G, "embed.ar");
+    }
+    for (uint32_t l = G->clo; l < G->chi; l++) layer_fwd(G, l, "");
+    if (G->pi == last) {
+        double v = ceil(G->V / G->t);
+        cs_gen_comp(G->c, "final_ln", 0, 4 * G->b * G->h, cs_gen_stream(G->c, 4 * G->b * G->h));
+        cs_gen_comp(G->c, "logits", 2 * G->b * G->h * v, 2 * (G->b * G->h + G->h * v) + 4 * G->b * v,
+                    cs_gen_gemm(G->c, G->b, v, G->h) + cs_gen_stream(G->c, 4 * G->b * v));
+    } else {
+        p2p(G, 1, next_rank(G), 0, G->sb * G->h * 2);
+    }
+}
+
 static void tx_emit(cs_gen_ctx *c) {
     const cs_gen_model *m = c->m;
     const cs_gen_plan *p = c->p;
@@ -577,6 +642,14 @@ static void tx_emit(cs_gen_ctx *c) {
     G.sb = G.sq * G.b;
     G.sl = p->sp && p->tp > 1 ? G.sb / G.t : G.sb;
     G.V = x->vocab;
+    if (p->phase != CS_PHASE_TRAIN) {
+        G.s = p->context_tokens;                              /* the keys attention sees */
+        G.sq = p->phase == CS_PHASE_PREFILL ? G.s : 1;        /* the step's tokens per sequence */
+        G.sb = G.sl = G.sq * G.b;
+        chunk_setup(&G, 0);
+        infer_step(&G);
+        return;
+    }
 
     uint32_t M = G.M, P = p->pp;
     chunk_setup(&G, 0);
@@ -631,6 +704,20 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
             return CS_ERR(err, CS_EINVAL, "--cp %u with --ep %u: expert parallelism with context parallelism is not "
                           "modelled; expected --ep 1", p->cp, p->ep);
     }
+    if (p->phase != CS_PHASE_TRAIN) { /* a serving step: docs/inference.md */
+        const char *ph = p->phase == CS_PHASE_PREFILL ? "prefill" : "decode";
+        if (cs_gen_cp(p) > 1 || p->sp || p->recompute || p->zero || cs_gen_vst(p) > 1 || p->offload_opt)
+            return CS_ERR(err, CS_EINVAL, "plan.phase %s: a serving step takes TP, PP, DP and EP only; expected "
+                          "cp 1, no sp, recompute none, zero 0, virtual-stages 1, no offload-optimizer", ph);
+        if (!p->context_tokens)
+            return CS_ERR(err, CS_EINVAL, "plan.context-tokens: expected at least 1 token for a %s step", ph);
+        if (p->kv_tokens && p->kv_tokens < p->context_tokens)
+            return CS_ERR(err, CS_EINVAL, "plan.kv-tokens %u: expected at least plan.context-tokens (%u): the cache "
+                          "holds the step's context", p->kv_tokens, p->context_tokens);
+        if ((uint64_t)p->micro_batch * p->dp != p->global_batch)
+            return CS_ERR(err, CS_EINVAL, "plan.global-batch %u: a %s step is one batch: expected micro-batch x dp = "
+                          "%u x %u", p->global_batch, ph, p->micro_batch, p->dp);
+    }
     uint32_t mbs = cs_gen_micro_batches(p);
     if (cs_gen_vst(p) > 1) {
         uint64_t chunks = (uint64_t)p->pp * p->vstages;
@@ -676,7 +763,7 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
 static void tx_batch(const cs_gen_model *m, cs_gen_plan *p, uint32_t micro, uint32_t global) {
     (void)m;
     p->micro_batch = micro ? micro : 1;
-    uint64_t def = cs_mul_u64_sat(cs_mul_u64_sat(p->micro_batch, p->dp), p->pp);
+    uint64_t def = cs_mul_u64_sat(cs_mul_u64_sat(p->micro_batch, p->dp), p->phase != CS_PHASE_TRAIN ? 1 : p->pp);
     p->global_batch = global ? global : def <= UINT32_MAX ? (uint32_t)def : 0;
 }
 
@@ -691,6 +778,15 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
     cs_gen_placement_format(p, pl, sizeof pl);
     if (p->vstages > 1) snprintf(vi, sizeof vi, "interleaved 1F1B, %u chunks per stage", p->vstages);
     else snprintf(vi, sizeof vi, "1F1B");
+    if (p->phase != CS_PHASE_TRAIN) {
+        fprintf(f, "  placement  %s%s\n", pl, p->ep > 1 ? "; EP = consecutive DP indices" : "");
+        fprintf(f, "  plan       %s step: TP %u x PP %u x DP %u = %u ranks; batch %u sequences per DP rank, context %u "
+                   "tokens, KV cache %u tokens per sequence%s\n",
+                p->phase == CS_PHASE_PREFILL ? "prefill" : "decode", p->tp, p->pp, p->dp, cs_gen_ranks(p),
+                p->micro_batch, p->context_tokens, p->kv_tokens ? p->kv_tokens : p->context_tokens,
+                p->flash ? "; flash attention" : "");
+        return;
+    }
     fprintf(f, "  placement  %s%s\n", pl, p->ep > 1 ? "; EP = consecutive DP indices" : "");
     char cpd[96] = "";
     if (p->cp > 1)
@@ -705,7 +801,11 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
 }
 
 /* Tokens per step. */
-static double tx_items(const cs_gen_model *m, const cs_gen_plan *p) { return (double)p->global_batch * m->u.tf.seq; }
+static double tx_items(const cs_gen_model *m, const cs_gen_plan *p) {
+    if (p->phase == CS_PHASE_DECODE) return (double)p->micro_batch * p->dp;           /* one token per sequence */
+    if (p->phase == CS_PHASE_PREFILL) return (double)p->micro_batch * p->dp * p->context_tokens;
+    return (double)p->global_batch * m->u.tf.seq;
+}
 
 /* ---- model file and presets ------------------------------------------------ */
 
@@ -785,6 +885,7 @@ const cs_model_family cs_gen_family_transformer = {
     .check = tx_check,
     .context_parallel = 1,
     .interleaving = 1,
+    .inference = 1,
     .params = tx_params,
     .flops = tx_flops,
     .memory = tx_memory,

@@ -178,7 +178,17 @@ typedef struct cs_gen_plan {
      * stage (1 = plain 1F1B; 0 is read as 1). */
     uint32_t vstages;
     cs_gen_ingest ingest;    /* the input pipeline; off by default */
+    /* Inference (docs/inference.md): CS_PHASE_TRAIN (a training step), or one
+     * serving step -- CS_PHASE_PREFILL (one forward over micro_batch sequences
+     * of context_tokens prompt tokens) or CS_PHASE_DECODE (one new token per
+     * sequence, its attention reading context_tokens keys and values).
+     * kv_tokens: the KV cache held per sequence for the memory check (0 =
+     * context_tokens).  A serving step is one batch: global_batch = micro_batch
+     * x dp, no backward, no optimizer. */
+    int phase;
+    uint32_t context_tokens, kv_tokens;
 } cs_gen_plan;
+enum { CS_PHASE_TRAIN = 0, CS_PHASE_PREFILL = 1, CS_PHASE_DECODE = 2 };
 
 void cs_gen_plan_defaults(cs_gen_plan *p);
 /* The family's batch defaults for the requested micro and global batch
@@ -243,6 +253,8 @@ typedef struct cs_gen_memory {
     double params;        /* parameters held by the rank (before ZeRO-3) */
     double expert_params; /* of which MoE expert parameters (sharded over EP, ZeRO over dp/ep) */
     double weights, grads, optimizer, activations, total;
+    double kv_cache;      /* inference: K and V of the batch's sequences (in total) */
+    uint32_t kv_tokens;   /* inference: tokens cached per sequence */
     double offloaded;     /* optimizer state in remote memory (plan.offload-optimizer), not in total */
     uint32_t inflight;    /* micro-batches whose activations are held */
 } cs_gen_memory;
@@ -256,6 +268,17 @@ int cs_gen_memory_check(const cs_gen_model *m, const cs_gen_plan *p, const cs_de
 void cs_gen_memory_format(const cs_gen_memory *mm, char *buf, size_t n);
 
 /* ---- generation ---------------------------------------------------------- */
+
+/* A COMP node's duration_micros: secs rounded to whole microseconds (half
+ * away from zero), at least 1 (the Chakra field every generated node
+ * carries; beyond the simulated-time range the generator refuses the node). */
+uint64_t cs_gen_duration_us(double secs);
+/* Inference, transformer: seconds of one rank's decode attention over ctx
+ * cached tokens (docs/inference.md: max of its FLOPs at e_max x peak and its
+ * bytes -- K and V read, Q read, O and the new K/V written -- at mem_eff x
+ * HBM bandwidth); and its FLOPs and bytes. */
+double cs_gen_tx_decode_attn_s(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, double ctx,
+                               double *flops, double *bytes);
 
 /* Node sink: receives every node of a rank's graph in id order.  The node
  * (a ChakraProtoMsg__Node, workload/et.h) is valid only during the call. */

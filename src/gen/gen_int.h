@@ -126,9 +126,7 @@ void cs_gen_ingest_batch(cs_gen_ctx *G, uint32_t mb);
  * stream) off the chain, after deps[0..ndeps) (0 entries skipped): bytes
  * as tensor_size, secs rounded to whole microseconds.  Returns its id. */
 uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, const uint64_t *deps, size_t ndeps);
-/* Whole microseconds of a COMP duration as the generator writes it (at
- * least 1; secs rounded half up). */
-uint64_t cs_gen_duration_us(double secs);
+/* cs_gen_duration_us (gen.h): whole microseconds of a COMP duration as the generator writes it. */
 
 /* Device time of a (m x k) x (k x n) 2-byte GEMM; of streaming bytes. */
 double cs_gen_gemm(cs_gen_ctx *G, double m, double n, double k);

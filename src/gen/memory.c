@@ -17,10 +17,15 @@ void cs_gen_memory_stage(const cs_gen_model *m, const cs_gen_plan *p, uint32_t s
         o->offloaded = o->optimizer;
         o->optimizer = 0;
     }
-    o->total = o->weights + o->grads + o->optimizer + o->activations;
+    o->total = o->weights + o->grads + o->optimizer + o->activations + o->kv_cache;
 }
 
 void cs_gen_memory_format(const cs_gen_memory *mm, char *buf, size_t n) {
+    if (mm->kv_tokens) { /* a serving step (docs/inference.md) */
+        snprintf(buf, n, "stage %u: weights %.2f GB + KV cache %.2f GB (%u tokens per sequence) = %.2f GB",
+                 mm->stage, mm->weights / 1e9, mm->kv_cache / 1e9, mm->kv_tokens, mm->total / 1e9);
+        return;
+    }
     int k = snprintf(buf, n,
                      "stage %u: weights %.2f GB + gradients %.2f GB + optimizer %.2f GB + activations %.2f GB "
                      "(%u micro-batches in flight) = %.2f GB",

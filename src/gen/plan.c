@@ -208,6 +208,9 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
                       p->cp, m->name);
     if (p->cp_comm != CS_CP_ALLGATHER && p->cp_comm != CS_CP_P2P)
         return CS_ERR(err, CS_EINVAL, "--cp-comm: expected allgather or p2p");
+    if (p->phase != CS_PHASE_TRAIN && !fam->inference)
+        return CS_ERR(err, CS_EINVAL, "plan.phase %s: serving steps are modelled for transformers; %s is a %s",
+                      p->phase == CS_PHASE_PREFILL ? "prefill" : "decode", m->name, fam->name);
     if (cs_gen_vst(p) > 1 && !fam->interleaving)
         return CS_ERR(err, CS_EINVAL,
                       "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "

@@ -417,7 +417,9 @@ void cs_report_train(FILE *f, const cs_result *r) {
     const cs_plan_row *pr = &r->plan;
     uint32_t n = r->sim.nranks;
     double it = cs_time_as_s_f(r->sim.sim_time);
-    fprintf(f, "clustersim %s -- training step\n\n", CS_VERSION);
+    int ph = r->plan_cfg.phase;
+    fprintf(f, "clustersim %s -- %s step\n\n", CS_VERSION,
+            ph == CS_PHASE_PREFILL ? "serving (prefill)" : ph == CS_PHASE_DECODE ? "serving (decode)" : "training");
     cs_report_plan(f, &r->model, &r->device, &r->plan_cfg);
     fprintf(f, "  network    %s (%" PRIu64 " NPUs), backend %s\n\n", r->net.path, r->net.total_npus, r->backend);
     const char *unit = pr->throughput_unit;

@@ -39,7 +39,7 @@
 #include "topology/builder.h"
 #include "scenario/scenario_run.h"
 
-static const char *const SECT_NAMES[SC_NSECT] = {"run",    "plan",   "model",       "device",  "cost", "ingest", "network",
+static const char *const SECT_NAMES[SC_NSECT] = {"run",    "plan",   "model",       "device",  "cost", "ingest", "serve", "network",
                                                  "topology", "system", "memory", "comm-groups", "backend"};
 
 /* ---- small helpers ----------------------------------------------------------- */
@@ -397,6 +397,7 @@ static int check_section(const cs_scenario *sc, int s, cs_error *err) {
             cs_device_params d;
             cs_cost_params c;
             cs_ingest_params i;
+            cs_serve_params v;
         } u;
         int rc = cs_sc_parse_typed(sc, s, &u, err);
         if (rc == CS_OK) cs_sc_free_typed(s, &u);
@@ -922,7 +923,7 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
     int plan = cs_scenario_is_plan(sc);
     int rc = CS_OK;
     for (int s = SC_RUN; s <= SC_LAST_TYPED && rc == CS_OK; s++) {
-        if ((s == SC_PLAN || s == SC_MODEL || s == SC_INGEST) && !plan) continue;
+        if ((s == SC_PLAN || s == SC_MODEL || s == SC_INGEST || s == SC_SERVE) && !plan) continue;
         union {
             cs_run_params r;
             cs_plan_params p;
@@ -930,6 +931,7 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
             cs_device_params d;
             cs_cost_params c;
             cs_ingest_params i;
+            cs_serve_params v;
         } u;
         rc = cs_sc_parse_typed(sc, s, &u, err);
         if (rc) break;

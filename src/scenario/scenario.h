@@ -86,6 +86,19 @@ struct cs_system_config;
 int cs_scenario_plan_inputs(const cs_scenario *sc, struct cs_gen_model *m, struct cs_device *d, struct cs_gen_plan *p,
                             struct cs_network_config *net, struct cs_system_config *sys, cs_error *err);
 /* Set a key from text as --set gives it (see cs_scenario_set). */
+/* The serve.* keys (clustersim serve; docs/inference.md): the workload of a
+ * serving run over the plan's prefill and decode steps. */
+enum { CS_ARRIVALS_POISSON = 0, CS_ARRIVALS_UNIFORM = 1 };
+typedef struct cs_serve_params {
+    int batch;            /* sequences per batch and DP rank */
+    int prompt_tokens;    /* P: prompt tokens per request */
+    int output_tokens;    /* O: tokens generated per request (the first by the prefill) */
+    int requests;         /* requests of the arrival process (0 = one full batch at time 0) */
+    double arrival_rate;  /* requests/s */
+    int arrivals;         /* CS_ARRIVALS_* */
+    int seed;             /* of the Poisson arrivals */
+} cs_serve_params;
+int cs_scenario_serve_params(const cs_scenario *sc, cs_serve_params *out, cs_error *err);
 /* The cost.* keys of sc (their defaults where not set). */
 int cs_scenario_cost_params(const cs_scenario *sc, struct cs_cost_params *out, cs_error *err);
 int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err);

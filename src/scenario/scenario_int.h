@@ -30,6 +30,7 @@ typedef struct cs_run_params {
 typedef struct cs_plan_params {
     int tp, pp, dp, ep, cp, cp_comm, recompute, schedule, vstages, zero;
     int micro_batch, global_batch, bucket_mparams, bucket_mb;
+    int phase, context_tokens, kv_tokens; /* serving steps (docs/inference.md) */
     char *placement;
     bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt;
 } cs_plan_params;
@@ -53,9 +54,9 @@ typedef struct cs_sc_section {
 extern const cs_sc_section CS_SC_SECTIONS[]; /* NULL-terminated */
 
 /* Sections of the namespace, in dump order. */
-enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_COST, SC_INGEST, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
+enum { SC_RUN, SC_PLAN, SC_MODEL, SC_DEVICE, SC_COST, SC_INGEST, SC_SERVE, SC_NETWORK, SC_TOPOLOGY, SC_SYSTEM, SC_MEMORY, SC_GROUPS, SC_BACKEND,
        SC_NSECT };
-#define SC_LAST_TYPED SC_INGEST /* the typed sections are SC_RUN .. SC_LAST_TYPED (CS_SC_SECTIONS) */
+#define SC_LAST_TYPED SC_SERVE /* the typed sections are SC_RUN .. SC_LAST_TYPED (CS_SC_SECTIONS) */
 
 struct cs_scenario {
     json_t *sect[SC_NSECT];  /* keys set so far, per section (objects; owned); backend: {NAME: {KEY: V}};

@@ -65,6 +65,7 @@ static const cs_opt RUN_OPTS[] = {
 static const char *const CP_COMM[] = {"allgather", "p2p", "ring", NULL};
 static const char *const RECOMPUTE[] = {"none", "selective", "full", NULL};
 static const char *const SCHEDULE[] = {"gpipe", "1f1b", NULL};
+static const char *const PHASE[] = {"train", "prefill", "decode", NULL};
 static const cs_opt PLAN_OPTS[] = {
     {.key = "tp", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(tp),
      .help = "tensor-parallel degree"},
@@ -108,6 +109,14 @@ static const cs_opt PLAN_OPTS[] = {
     {.key = "offload-optimizer", .type = CS_OPT_BOOL, .off = P(offload_opt),
      .help = "ZeRO-Offload style: the optimizer state (12 bytes per parameter of the rank's shard) lives in remote "
              "memory (memory.*, not HBM); the optimizer step loads it and stores it back (MEM_LOAD / MEM_STORE)"},
+    {.key = "phase", .type = CS_OPT_ENUM, .values = PHASE, .off = P(phase),
+     .help = "train: a training step; prefill or decode: one serving step of a transformer -- one batch of "
+             "micro-batch sequences per DP rank forward, no backward (docs/inference.md)"},
+    {.key = "context-tokens", .type = CS_OPT_INT, .min = 0, .max = 100000000, .off = P(context_tokens),
+     .unit = "tokens", .help = "serving steps: the tokens attention sees per sequence -- the prompt (prefill), "
+                                "the cache including the new token (decode)"},
+    {.key = "kv-tokens", .type = CS_OPT_INT, .min = 0, .max = 100000000, .off = P(kv_tokens), .unit = "tokens",
+     .help = "serving steps: KV-cache tokens held per sequence for the memory check; 0 = context-tokens"},
     {.key = "no-memory-check", .type = CS_OPT_BOOL, .off = P(no_memory_check),
      .help = "simulate even if the plan does not fit in HBM"},
 };
@@ -144,6 +153,25 @@ static const cs_opt INGEST_OPTS[] = {
      .unit = "bytes", .help = "preprocessed bytes copied to the device per sample; 0 = bytes-per-sample"},
 };
 
+#define SV(f) offsetof(cs_serve_params, f)
+static const char *const ARRIVALS[] = {"poisson", "uniform", NULL};
+static const cs_opt SERVE_OPTS[] = {
+    {.key = "batch", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = SV(batch), .unit = "sequences",
+     .help = "static batch: requests per batch and DP rank (partial batches run padded to it)"},
+    {.key = "prompt-tokens", .type = CS_OPT_INT, .def = 512, .min = 1, .max = 10000000, .off = SV(prompt_tokens),
+     .unit = "tokens", .help = "prompt tokens per request (P)"},
+    {.key = "output-tokens", .type = CS_OPT_INT, .def = 128, .min = 1, .max = 10000000, .off = SV(output_tokens),
+     .unit = "tokens", .help = "tokens generated per request (O): the first by the prefill, O - 1 decode steps"},
+    {.key = "requests", .type = CS_OPT_INT, .min = 0, .max = 10000000, .off = SV(requests),
+     .help = "requests arriving (0 = one full batch at time 0)"},
+    {.key = "arrival-rate", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e12, .off = SV(arrival_rate),
+     .unit = "requests/s", .help = "mean arrival rate of the requests"},
+    {.key = "arrivals", .type = CS_OPT_ENUM, .values = ARRIVALS, .off = SV(arrivals),
+     .help = "poisson: exponential gaps (serve.seed); uniform: request i arrives at i / arrival-rate"},
+    {.key = "seed", .type = CS_OPT_INT, .def = 1, .min = 0, .max = 2147483647, .off = SV(seed),
+     .help = "seed of the Poisson arrivals"},
+};
+
 const cs_sc_section CS_SC_SECTIONS[] = {
     {"run", RUN_OPTS, sizeof RUN_OPTS / sizeof RUN_OPTS[0], sizeof(cs_run_params),
      "how the run is set up: workload source, backend, topology, symmetry"},
@@ -157,5 +185,7 @@ const cs_sc_section CS_SC_SECTIONS[] = {
     {"ingest", INGEST_OPTS, sizeof INGEST_OPTS / sizeof INGEST_OPTS[0], sizeof(cs_ingest_params),
      "the input pipeline of a generated step: storage, preprocessing, prefetch, host-to-device copy "
      "(docs/ingest.md)"},
+    {"serve", SERVE_OPTS, sizeof SERVE_OPTS / sizeof SERVE_OPTS[0], sizeof(cs_serve_params),
+     "clustersim serve: batching, prompt and output tokens, request arrivals (docs/inference.md)"},
     {NULL, NULL, 0, 0, NULL},
 };

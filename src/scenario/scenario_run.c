@@ -342,6 +342,10 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         p->sp = o.sp;
         p->flash = o.flash;
         p->cp_comm = o.cp_comm == 0 ? CS_CP_ALLGATHER : CS_CP_P2P;
+        static const int phase[] = {CS_PHASE_TRAIN, CS_PHASE_PREFILL, CS_PHASE_DECODE};
+        p->phase = phase[o.phase];
+        p->context_tokens = (uint32_t)o.context_tokens;
+        p->kv_tokens = (uint32_t)o.kv_tokens;
         /* the family's batch defaults (0 = not given); guard the product against 32 bits */
         uint64_t mb = (uint64_t)o.micro_batch, gb = (uint64_t)o.global_batch;
         if (!gb && (mb ? mb : 1) * (uint64_t)o.dp * (uint64_t)o.pp * 512u > UINT32_MAX)
@@ -383,6 +387,10 @@ uint64_t cs_scenario_npus(const cs_scenario *sc) {
     uint64_t n = cs_sc_network(sc, &c, &e) == CS_OK ? c.total_npus : 0;
     cs_network_config_free(&c);
     return n;
+}
+
+int cs_scenario_serve_params(const cs_scenario *sc, cs_serve_params *out, cs_error *err) {
+    return cs_sc_parse_typed(sc, SC_SERVE, out, err); /* (no owned strings) */
 }
 
 int cs_scenario_cost_params(const cs_scenario *sc, cs_cost_params *out, cs_error *err) {
