@@ -44,7 +44,7 @@ static const cs_opt RUN_OPTS[] = {
              "fail with the reason instead of simulating every rank"},
     {.key = "comm-streams", .type = CS_OPT_INT, .min = 0, .max = 1000000, .off = R(comm_streams),
      .help = "communication operations a rank runs at once; 0 = the workload's default: 1 for "
-             "traces (ASTRA-sim), 4 for generated plans"},
+             "traces (ASTRA-sim), 4 for generated plans, 1000000 (all) for text workloads (ASTRA-sim 1.0, SimAI)"},
     {.key = "injection-scale", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e9,
      .off = R(injection_scale), .help = "ASTRA-sim --injection-scale: endpoint-delay scale"},
     {.key = "ignore-ctrl-deps", .type = CS_OPT_BOOL, .off = R(ignore_ctrl_deps),
