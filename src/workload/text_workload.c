@@ -152,13 +152,15 @@ static int policy_index(tok t) {
 /* A header key's value: the token after it, a non-negative integer. */
 static int header_num(parser *P, const tok *t, size_t nt, size_t i, uint64_t min, uint64_t max, uint64_t *v) {
     char b[128];
+    tok key = t[i];
+    if (key.n > 1 && key.s[key.n - 1] == ':') key.n--; /* "ep:" -> "ep" in messages */
     if (i + 1 >= nt)
         return CS_ERR(P->err, CS_EFORMAT, "%s:1: %s: the line ends; expected an integer after it", P->name,
-                      tok_text(t[i], b, sizeof b));
+                      tok_text(key, b, sizeof b));
     if (tok_u64(t[i + 1], max, v) || *v < min) {
         char c[128];
         return CS_ERR(P->err, CS_EFORMAT, "%s:1: %s: expected an integer from %" PRIu64 " to %" PRIu64 ", got '%s'",
-                      P->name, tok_text(t[i], b, sizeof b), min, max, tok_text(t[i + 1], c, sizeof c));
+                      P->name, tok_text(key, b, sizeof b), min, max, tok_text(t[i + 1], c, sizeof c));
     }
     return CS_OK;
 }
