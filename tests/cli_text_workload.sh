@@ -18,6 +18,7 @@
 #   (a group smaller than the network is a ring of its members whose
 #   bundles take 10 ns: docs/collectives.md, "Communicators")
 . "$(dirname "$0")/lib_cli.sh"
+: "${CS_SOURCE_DIR:?}"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > net4.yml
 printf 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > net8.yml
@@ -86,6 +87,17 @@ run --workload-configuration=b.txt --network-configuration=net4.yml --system-con
     --dump-scenario dump.json 2> err.txt || fail "dump: $(cat err.txt)"
 grep -q '"comm-streams": 1000000' dump.json && pass "comm-streams defaults to every collective at once" \
     || fail "comm-streams in the dump: $(grep comm-streams dump.json)"
+
+# --- examples/text_workload: the worked example of docs/examples.md ----------
+# 110000 ns of compute + 4 TP all-reduces (21541) + the last DP one (22541)
+# = 218705; the first DP all-reduce (124623-147164) hides behind the
+# attention input-grad compute (124623-154623).
+EX="$CS_SOURCE_DIR/examples/text_workload"
+run --workload-configuration="$EX/tp2_dp2.txt" --network-configuration="$EX/network.yml" \
+    --system-configuration="$EX/system.json" --out ex.out 2> err.txt || fail "example: $(cat err.txt)"
+expect_num "examples/text_workload: the step of docs/examples.md" "$(json_num ex.out/summary.json sim_time_ns)" 218705
+expect_num "examples/text_workload: the twelve collectives' groups and times" "$(rows ex.out/collectives.csv 5,9,10)" \
+    "1,10000,31541 2,10000,31541 1,41541,63082 2,41541,63082 1,83082,104623 2,83082,104623 3,124623,147164 4,124623,147164 1,154623,176164 2,154623,176164 3,196164,218705 4,196164,218705"
 
 # --- (c) malformed files --------------------------------------------------------
 P=(--network-configuration=net4.yml --system-configuration=sys.json)

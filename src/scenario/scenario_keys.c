@@ -16,7 +16,9 @@ static const char *const SYMMETRY[] = {"auto", "off", "require", NULL};
 static const cs_opt RUN_OPTS[] = {
     {.key = "workload", .type = CS_OPT_STR, .nodef = 1, .off = R(workload),
      .help = "Chakra traces PREFIX.<rank>.et, one per NPU, or one file every rank runs "
-             "(ASTRA-sim --workload-configuration); leave unset for a generated plan (model.name)"},
+             "(ASTRA-sim --workload-configuration), or an ASTRA-sim 1.0 / SimAI text workload (FILE.txt, "
+             "or a file whose first word is its parallelism policy); leave unset for a generated plan "
+             "(model.name)"},
     {.key = "backend", .type = CS_OPT_STR, .def_str = "analytical", .off = R(backend),
      .help = "network backend: analytical, analytical-congestion, flow (docs/network.md)"},
     {.key = "placement", .type = CS_OPT_STR, .def_str = "contiguous", .off = R(placement),
