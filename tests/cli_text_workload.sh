@@ -121,6 +121,12 @@ expect_fail "all_gpus against the network" "b.txt:1: all_gpus: 4 NPUs, but the n
 echo '{"1": [0, 1]}' > g.json
 expect_fail "a comm-group file with a text workload" "comm-groups: the text workload b.txt makes its own communicator groups" \
     "$CS_BIN" run --workload-configuration=b.txt "${P[@]}" --comm-group-configuration=g.json
+cat > cluster.json <<'J'
+{"clustersim-cluster": 1, "network": "net4.yml", "system": "sys.json",
+ "jobs": [ {"name": "a", "workload": "b.txt", "npus": 4} ]}
+J
+expect_fail "a text workload as a cluster job is refused by name" "job a: b.txt: an ASTRA-sim 1.0 / SimAI text workload|expected Chakra traces" \
+    "$CS_BIN" cluster cluster.json --out cl.out
 
 # --- (d) SimAI's files ------------------------------------------------------------
 SIMAI="${CS_SHARED_DIR:-}/testdata/simai"
