@@ -127,6 +127,8 @@ cat > cluster.json <<'J'
 J
 expect_fail "a text workload as a cluster job is refused by name" "job a: b.txt: an ASTRA-sim 1.0 / SimAI text workload|expected Chakra traces" \
     "$CS_BIN" cluster cluster.json --out cl.out
+expect_fail "inspect names a text workload" "b.txt: an ASTRA-sim 1.0 / SimAI text workload; inspect reads Chakra traces" \
+    "$CS_BIN" inspect b.txt
 
 # --- (d) SimAI's files ------------------------------------------------------------
 SIMAI="${CS_SHARED_DIR:-}/testdata/simai"

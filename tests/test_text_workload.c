@@ -273,6 +273,30 @@ static void test_errors(void **state) {
     tu_assert_has(L.err.msg, "t.txt:3: a NUL byte");
 }
 
+/* Words of the header clustersim does not know are ignored (as SimAI
+ * ignores them) with one warning naming the first; a header of more than
+ * 4096 words is refused before any of them is stored. */
+static void test_header_words(void **state) {
+    (void)state;
+    tu_capture_warnings();
+    loaded L;
+    load(&L, "DATA sp: 2 zz\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 1\n", 4);
+    assert_int_equal(L.rc, 0);
+    tu_assert_has(tu_warnings(), "t.txt:1: 3 words such as 'sp:' are not a setting clustersim knows");
+    tu_capture_end();
+    unload(&L);
+    size_t n = 5 + 2 * 4097 + 64;
+    char *big = malloc(n);
+    strcpy(big, "DATA");
+    for (int i = 0; i < 4097; i++) strcat(big, " x");
+    strcat(big, "\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 1\n");
+    load(&L, big, 4);
+    assert_int_equal(L.rc, CS_EFORMAT);
+    tu_assert_has(L.err.msg, "t.txt:1: the header has 4098 words; expected at most 4096");
+    unload(&L);
+    free(big);
+}
+
 /* Detection: by the .txt suffix, or by a first word that is a policy. */
 static void test_detect(void **state) {
     (void)state;
@@ -293,7 +317,7 @@ int main(void) {
         cmocka_unit_test(test_data_order),      cmocka_unit_test(test_transformer_groups),
         cmocka_unit_test(test_expert_groups),   cmocka_unit_test(test_all_tp_and_quirks),
         cmocka_unit_test(test_micro),           cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_detect),
+        cmocka_unit_test(test_detect),          cmocka_unit_test(test_header_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

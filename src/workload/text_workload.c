@@ -26,6 +26,7 @@
 #define NFIELDS 12
 #define NONE_PARENT UINT32_MAX
 #define MAX_AUTO_RANKS 4096u /* nranks 0: the header's all_gpus, at most this many */
+#define MAX_HEADER_WORDS 4096 /* the header's words are held at once: bounded */
 
 /* Group kinds: the pg index of a node in every rank's graph. */
 enum { K_ALL = 0, K_TP = 1, K_DP = 2, K_EP = 3, K_DPEP = 4, K_N = 5 };
@@ -171,9 +172,14 @@ static int parse_header(parser *P, const char *s, size_t n) {
     if (nt == 0)
         return CS_ERR(P->err, CS_EFORMAT, "%s:1: parallelism policy: the line is empty; expected one of " SUPPORTED
                       " followed by its settings", P->name);
+    if (nt > MAX_HEADER_WORDS)
+        return CS_ERR(P->err, CS_EFORMAT, "%s:1: the header has %zu words; expected at most %d (a policy and its "
+                      "settings)", P->name, nt, MAX_HEADER_WORDS);
     tok *t = cs_malloc(nt * sizeof *t);
     tokens(s, n, t, nt);
     int rc = CS_OK;
+    size_t unknown = 0;
+    tok first_unknown = {0};
     int pi = policy_index(t[0]);
     if (pi < 0) {
         rc = CS_ERR(P->err, CS_EFORMAT, "%s:1: parallelism policy '%s': unknown; expected one of " SUPPORTED
@@ -216,13 +222,16 @@ static int parse_header(parser *P, const char *s, size_t n) {
                 rc = CS_ERR(P->err, CS_EUNSUPPORTED, "%s:1: %s %" PRIu64 ": recomputation in the backward pass "
                             "(fwd_in_bckwd) is not modelled; expected 0", P->name, tok_text(t[i], b, sizeof b), v);
             i++;
-        } else {
-            cs_warn("%s:1: '%s' is not a setting clustersim knows (model_parallel_NPU_group:, ep:, pp:, vpp:, ga:, "
-                    "all_gpus:, checkpoints:, checkpoint_initiates:, pp_comm); ignored, as SimAI ignores it",
-                    P->name, tok_text(t[i], b, sizeof b));
+        } else if (unknown++ == 0) {
+            first_unknown = t[i];
         }
     }
     if (rc) goto out;
+    if (unknown)
+        cs_warn("%s:1: %zu word%s such as '%s' %s not a setting clustersim knows (model_parallel_NPU_group:, ep:, "
+                "pp:, vpp:, ga:, all_gpus:, checkpoints:, checkpoint_initiates:, pp_comm); ignored, as SimAI "
+                "ignores them", P->name, unknown, unknown == 1 ? "" : "s", tok_text(first_unknown, b, sizeof b),
+                unknown == 1 ? "is" : "are");
     if (P->pp != 1) {
         rc = CS_ERR(P->err, CS_EUNSUPPORTED, "%s:1: %s pp: %" PRIu64 ": pipeline parallelism is not modelled (SimAI's "
                     "event loop has no pipeline stages: Sys.cc builds its groups with PP 1 and pp enters only its "
