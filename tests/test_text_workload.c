@@ -226,7 +226,7 @@ static void test_errors(void **state) {
     expect_error("", 4, CS_EFORMAT, "t.txt:1: parallelism policy: the file is empty", NULL);
     expect_error("DATAX\n1\n" LAYER, 4, CS_EFORMAT, "t.txt:1: parallelism policy 'DATAX': unknown; expected one of DATA",
                  NULL);
-    expect_error("HYBRID_DLRM\n1\n" LAYER, 4, CS_EUNSUPPORTED, "t.txt:1: parallelism policy HYBRID_DLRM: not modelled",
+    expect_error("HYBRID_CUSTOMIZED\n1\n" LAYER, 4, CS_EUNSUPPORTED, "t.txt:1: parallelism policy HYBRID_CUSTOMIZED: not modelled",
                  "supported: DATA, HYBRID_TRANSFORMER");
     expect_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 pp: 2 all_gpus: 4\n1\n" LAYER, 4, CS_EUNSUPPORTED,
                  "t.txt:1: HYBRID_TRANSFORMER pp: 2: pipeline parallelism is not modelled", NULL);

@@ -31,7 +31,8 @@
 /* Group kinds: the pg index of a node in every rank's graph. */
 enum { K_ALL = 0, K_TP = 1, K_DP = 2, K_EP = 3, K_DPEP = 4, K_N = 5 };
 
-enum { P_DATA, P_TRANSFORMER, P_TRANSFORMER_FIB, P_MICRO };
+enum { P_DATA, P_TRANSFORMER, P_TRANSFORMER_FIB, P_MICRO, P_MODEL, P_DLRM, P_DLRM_ENHANCED };
+#define MAXPAR 3 /* the chain, and at most two collectives the loop waits for */
 
 static const char *const FIELD[NFIELDS] = {
     "name", "dependency", "forward compute time (ns)", "forward comm type", "forward comm size (bytes)",
@@ -60,13 +61,17 @@ typedef struct parser {
     /* graph under construction (one rank) */
     cs_node *nodes;
     size_t nnodes, capn;
-    uint32_t *parent; /* per node, NONE_PARENT = a root */
+    uint32_t (*par)[MAXPAR]; /* per node its parents (NONE_PARENT: none), the chain's first */
     size_t capp;
+    uint32_t join[MAXPAR - 1]; /* collectives the next chain node waits for (NONE_PARENT: none) */
+    uint64_t dlrm_last_bottom;
+    int has_dlrm;
     char *strings;
     size_t slen, caps;
     uint32_t chain;   /* last node of the chain, NONE_PARENT before the first */
     int used[K_N];    /* kinds some collective runs over */
-    uint64_t ignored_data_colls, broadcasts, small_fwd;
+    uint64_t ignored_colls, broadcasts, small_fwd;
+    uint32_t l0_fwd;  /* DLRM: layer 0's forward all-to-all, NONE_PARENT before / without it */
 } parser;
 
 /* ---- lines and tokens ---------------------------------------------------------- */
@@ -133,16 +138,17 @@ static const struct {
     {"HYBRID_TRANSFORMER", P_TRANSFORMER},
     {"HYBRID_TRANSFORMER_FWD_IN_BCKWD", P_TRANSFORMER_FIB},
     {"MICRO", P_MICRO},
-    {"MODEL", -1},
+    {"MODEL", P_MODEL},
     {"HYBRID_DATA_MODEL", -1},
     {"HYBRID_MODEL_DATA", -1},
-    {"HYBRID_DLRM", -1},
-    {"HYBRID_DLRM_ENHANCED", -1},
+    {"HYBRID_DLRM", P_DLRM},
+    {"HYBRID_DLRM_ENHANCED", P_DLRM_ENHANCED},
     {"HYBRID_CUSTOMIZED", -1},
     {"DISTRIBUTED_INFERENCE", -1},
 };
 #define NPOLICIES (sizeof POLICIES / sizeof POLICIES[0])
-#define SUPPORTED "DATA, HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD (pp 1, no checkpoints) and MICRO"
+#define SUPPORTED "DATA, HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD (pp 1, no checkpoints), MODEL, " \
+                  "HYBRID_DLRM, HYBRID_DLRM_ENHANCED and MICRO"
 
 static int policy_index(tok t) {
     for (size_t i = 0; i < NPOLICIES; i++)
@@ -213,6 +219,14 @@ static int parse_header(parser *P, const char *s, size_t n) {
         } else if (tok_is(t[i], "vpp:") || tok_is(t[i], "ga:")) {
             rc = header_num(P, t, nt, i, 1, UINT32_MAX, &v); /* read, not used with pp 1 (docs) */
             i++;
+        } else if (tok_is(t[i], "DLRM_LAST_BOTTOM_LAYER:")) { /* SimAI's spelling */
+            rc = header_num(P, t, nt, i, 0, UINT32_MAX, &P->dlrm_last_bottom);
+            P->has_dlrm = 1;
+            i++;
+        } else if (i == 1 && (P->policy == P_DLRM || P->policy == P_DLRM_ENHANCED) &&
+                   tok_u64(t[i], UINT32_MAX, &v) == 0) { /* ASTRA-sim 1.0's: the number after the policy */
+            P->dlrm_last_bottom = v;
+            P->has_dlrm = 1;
         } else if (tok_is(t[i], "pp_comm") || tok_is(t[i], "pp_comm:")) {
             rc = header_num(P, t, nt, i, 0, UINT64_MAX, &v);
             i++;
@@ -263,8 +277,12 @@ static int parse_header(parser *P, const char *s, size_t n) {
                         " (%u NPUs / model_parallel_NPU_group %" PRIu64 "); expected a divisor of it",
                         P->name, P->ep, P->nranks / P->tp, P->nranks, P->tp);
     } else {
-        P->tp = 1; /* DATA, MICRO: one group of all ranks (SimAI reads no sizes for them) */
+        P->tp = 1; /* DATA, MICRO, MODEL, DLRM: one group of all ranks (SimAI reads no sizes for them) */
         P->ep = 1;
+        if ((P->policy == P_DLRM || P->policy == P_DLRM_ENHANCED) && !P->has_dlrm)
+            rc = CS_ERR(P->err, CS_EFORMAT, "%s:1: %s: the last bottom-MLP layer is missing; expected "
+                        "'%s N' (ASTRA-sim 1.0) or 'DLRM_LAST_BOTTOM_LAYER: N' (SimAI)", P->name, P->policy_name,
+                        P->policy_name);
     }
 out:
     cs_free(t);
@@ -285,10 +303,12 @@ static uint32_t add_string(parser *P, const char *layer, uint32_t idx, const cha
     return off;
 }
 
-/* A node after `parent` (NONE_PARENT: a root); returns its index. */
-static uint32_t add_node(parser *P, uint32_t parent, int32_t type, const char *layer, uint32_t li, const char *what) {
+/* A node after `parent` (NONE_PARENT: a root) and, for a chain node
+ * (joins = 1), after the collectives the chain waits for; returns its index. */
+static uint32_t add_node(parser *P, uint32_t parent, int joins, int32_t type, const char *layer, uint32_t li,
+                         const char *what) {
     CS_GROW(P->nodes, P->capn, P->nnodes + 1);
-    CS_GROW(P->parent, P->capp, P->nnodes + 1);
+    CS_GROW(P->par, P->capp, P->nnodes + 1);
     uint32_t i = (uint32_t)P->nnodes++;
     cs_node *n = &P->nodes[i];
     memset(n, 0, sizeof *n);
@@ -296,13 +316,17 @@ static uint32_t add_node(parser *P, uint32_t parent, int32_t type, const char *l
     n->type = type;
     n->involved_dim = UINT32_MAX;
     n->name = add_string(P, layer, li, what);
-    P->parent[i] = parent;
+    P->par[i][0] = parent;
+    for (int k = 1; k < MAXPAR; k++) {
+        P->par[i][k] = joins ? P->join[k - 1] : NONE_PARENT;
+        if (joins) P->join[k - 1] = NONE_PARENT;
+    }
     return i;
 }
 
 static void comp(parser *P, uint64_t ns, const char *layer, uint32_t li, const char *what) {
     if (ns == 0) return; /* SimAI waits for nothing (Workload.cc: counter 0) */
-    uint32_t i = add_node(P, P->chain, CS_NODE_COMP, layer, li, what);
+    uint32_t i = add_node(P, P->chain, 1, CS_NODE_COMP, layer, li, what);
     P->nodes[i].duration_us = ns; /* in ns: CS_NF_DURATION_NS */
     P->nodes[i].flags = CS_NF_DURATION_NS;
     P->chain = i;
@@ -325,13 +349,14 @@ static uint64_t kind_size(const parser *P, int kind) {
     }
 }
 
-/* A collective; blocking ones extend the chain, the others hang off it. */
-static void coll(parser *P, comm c, int blocking, const char *layer, uint32_t li, const char *what) {
-    if (c.type < 0) return;
+/* A collective; blocking ones extend the chain, the others hang off it.
+ * Returns its index, NONE_PARENT when it issues nothing. */
+static uint32_t coll(parser *P, comm c, int blocking, const char *layer, uint32_t li, const char *what) {
+    if (c.type < 0) return NONE_PARENT;
     uint64_t size = kind_size(P, c.kind);
-    if (size <= 1) return; /* a group of one rank: SimAI makes no communicator, ASTRA-sim 1.0 no dataset */
+    if (size <= 1) return NONE_PARENT; /* a group of one rank: SimAI makes no communicator, ASTRA-sim 1.0 no dataset */
     int kind = size == P->nranks ? K_ALL : c.kind;
-    uint32_t i = add_node(P, P->chain, CS_NODE_COMM_COLL, layer, li, what);
+    uint32_t i = add_node(P, P->chain, blocking, CS_NODE_COMM_COLL, layer, li, what);
     cs_node *n = &P->nodes[i];
     n->comm_type = c.type;
     n->comm_size = c.bytes;
@@ -339,7 +364,23 @@ static void coll(parser *P, comm c, int blocking, const char *layer, uint32_t li
     n->pg = (uint32_t)kind;
     P->used[kind] = 1;
     if (blocking) P->chain = i;
+    return i;
 }
+
+/* The next chain node waits for collective x too (SimAI's *_finished_blocking). */
+static void wait_for(parser *P, uint32_t x) {
+    if (x == NONE_PARENT) return;
+    for (int k = 0; k < MAXPAR - 1; k++)
+        if (P->join[k] == NONE_PARENT) {
+            P->join[k] = x;
+            return;
+        }
+    /* the slots are full (layers without compute in between): a METADATA node on the chain takes them */
+    P->chain = add_node(P, P->chain, 1, CS_NODE_METADATA, "wait", 0, "for collectives");
+    P->join[0] = x;
+}
+
+static int single_group(const parser *P) { return P->policy != P_TRANSFORMER && P->policy != P_TRANSFORMER_FIB; }
 
 /* A comm-type field -> c (kind as the phase's plain name gives it). */
 static int parse_comm(parser *P, tok t, int plain_kind, int field, uint32_t li, comm *c) {
@@ -366,7 +407,7 @@ static int parse_comm(parser *P, tok t, int plain_kind, int field, uint32_t li, 
         else if (tok_is(rest, "_DP_EP")) c->kind = K_DPEP;
         else break;
         c->type = T[k].type;
-        if (c->kind != plain_kind && (P->policy == P_DATA || P->policy == P_MICRO)) {
+        if (c->kind != plain_kind && single_group(P)) {
             char b[128];
             return CS_ERR(P->err, CS_EUNSUPPORTED, "%s:%d: layer %u: %s '%s': %s has one group, all ranks; expected "
                           "a name without _EP or _DP_EP", P->name, P->line, li, FIELD[field],
@@ -415,7 +456,7 @@ static int parse_layer(parser *P, const char *s, size_t n, uint32_t li, uint32_t
     }
     static const int plain[3] = {K_TP, K_TP, K_DP};
     for (int k = 0; k < 3; k++) {
-        int rc = parse_comm(P, t[SIZES[k] - 1], P->policy == P_DATA || P->policy == P_MICRO ? K_ALL : plain[k],
+        int rc = parse_comm(P, t[SIZES[k] - 1], single_group(P) ? K_ALL : plain[k],
                             SIZES[k] - 1, li, &L->c[k]);
         if (rc) return rc;
         if (tok_u64(t[SIZES[k]], UINT64_MAX, &L->c[k].bytes))
@@ -429,32 +470,65 @@ static int parse_layer(parser *P, const char *s, size_t n, uint32_t li, uint32_t
     return CS_OK;
 }
 
+static int is_dlrm(const parser *P) { return P->policy == P_DLRM || P->policy == P_DLRM_ENHANCED; }
+
 /* The forward pass of layer i (backward passes are emitted once all are read). */
 static void emit_forward(parser *P, const layer *L, uint32_t i) {
     comp(P, L->t[0], L->name, i, "fwd");
-    if (P->policy == P_DATA || P->policy == P_MICRO) return; /* DATA issues no forward collective */
+    if (P->policy == P_DATA || P->policy == P_MICRO) { /* DATA issues no forward collective */
+        if (L->c[0].type >= 0) P->ignored_colls++;
+        return;
+    }
+    if (is_dlrm(P)) { /* iterate_hybrid_parallel_DLRM: all-to-alls, not waited for; only layer 0 has a group */
+        if (L->c[0].type == CS_COLL_ALL_TO_ALL && i == 0)
+            P->l0_fwd = coll(P, L->c[0], 0, L->name, i, "fwd comm");
+        else if (L->c[0].type >= 0)
+            P->ignored_colls++;
+        /* the last bottom layer waits for layer 0's all-to-all (unless it issued one itself) */
+        if (i == P->dlrm_last_bottom && L->c[0].type != CS_COLL_ALL_TO_ALL) wait_for(P, P->l0_fwd);
+        return;
+    }
     comm c = L->c[0];
     /* SimAI's FWD_IN_BCKWD loop raises forward collectives below 4096 bytes to 4096 (Workload.cc) */
     if (P->policy == P_TRANSFORMER_FIB && c.type >= 0 && c.bytes > 0 && c.bytes < 4096) {
         c.bytes = 4096;
         P->small_fwd++;
     }
-    coll(P, c, 1, L->name, i, "fwd comm");
+    coll(P, c, 1, L->name, i, "fwd comm"); /* blocking: MODEL and the transformers */
 }
 
-static void emit_backward(parser *P, const layer *L, uint32_t i) {
-    if (P->policy == P_DATA) { /* iterate_data_parallel: wg compute, wg comm, then ig (not layer 0) */
+static void emit_backward(parser *P, const layer *L, const layer *L0, uint32_t i) {
+    switch (P->policy) {
+    case P_DATA: /* iterate_data_parallel: wg compute, wg comm, then ig (not layer 0) */
         comp(P, L->t[2], L->name, i, "wg");
         coll(P, L->c[2], 0, L->name, i, "wg comm");
         if (i > 0) comp(P, L->t[1], L->name, i, "ig");
-        if (L->c[0].type >= 0) P->ignored_data_colls++;
-        if (L->c[1].type >= 0) P->ignored_data_colls++;
+        if (L->c[1].type >= 0) P->ignored_colls++;
         return;
+    case P_MODEL: /* iterate_model_parallel: ig compute, ig comm (not layer 0) during the wg compute, no wg comm */
+        comp(P, L->t[1], L->name, i, "ig");
+        uint32_t igc = i > 0 ? coll(P, L->c[1], 0, L->name, i, "ig comm") : NONE_PARENT;
+        if (i == 0 && L->c[1].type >= 0) P->ignored_colls++;
+        comp(P, L->t[2], L->name, i, "wg");
+        wait_for(P, igc);
+        if (L->c[2].type >= 0) P->ignored_colls++;
+        return;
+    case P_DLRM:
+    case P_DLRM_ENHANCED: /* iterate_hybrid_parallel_DLRM: wg compute, wg comm; ig compute (not layer 0) */
+        comp(P, L->t[2], L->name, i, "wg");
+        coll(P, L->c[2], 0, L->name, i, "wg comm");
+        if (i == 0) return; /* (HYBRID_DLRM then waits for layer 0's ig comm: so does the end of the pass) */
+        comp(P, L->t[1], L->name, i, "ig");
+        if (i == P->dlrm_last_bottom + 1) /* the top MLP's input gradient is done: layer 0's all-to-all */
+            coll(P, L0->c[1], 0, L0->name, 0, "ig comm");
+        if (L->c[1].type >= 0) P->ignored_colls++;
+        return;
+    default: /* the transformers */
+        comp(P, L->t[1], L->name, i, "ig");
+        coll(P, L->c[1], 1, L->name, i, "ig comm");
+        comp(P, L->t[2], L->name, i, "wg");
+        coll(P, L->c[2], 0, L->name, i, "wg comm");
     }
-    comp(P, L->t[1], L->name, i, "ig");
-    coll(P, L->c[1], 1, L->name, i, "ig comm");
-    comp(P, L->t[2], L->name, i, "wg");
-    coll(P, L->c[2], 0, L->name, i, "wg comm");
 }
 
 /* ---- groups and views ------------------------------------------------------------ */
@@ -543,7 +617,8 @@ static int build_workload(parser *P, cs_workload *w, cs_comm_groups *G, cs_error
     size_t n = P->nnodes;
     uint32_t *cnt = cs_calloc(n + 1, sizeof *cnt), nch = 0;
     for (size_t i = 0; i < n; i++)
-        if (P->parent[i] != NONE_PARENT) cnt[P->parent[i]]++, nch++;
+        for (int k = 0; k < MAXPAR; k++)
+            if (P->par[i][k] != NONE_PARENT) cnt[P->par[i][k]]++, nch++;
     cs_graph *g0 = cs_calloc(1, sizeof *g0);
     g0->source = cs_strdup(P->name);
     g0->nodes = P->nodes;
@@ -554,12 +629,15 @@ static int build_workload(parser *P, cs_workload *w, cs_comm_groups *G, cs_error
     uint32_t at = 0;
     for (size_t i = 0; i < n; i++) {
         g0->nodes[i].child_begin = at;
-        g0->nodes[i].nparents = P->parent[i] != NONE_PARENT;
+        uint32_t np = 0;
+        for (int k = 0; k < MAXPAR; k++) np += P->par[i][k] != NONE_PARENT;
+        g0->nodes[i].nparents = np;
         at += cnt[i];
         cnt[i] = g0->nodes[i].child_begin; /* fill position */
     }
     for (size_t i = 0; i < n; i++)
-        if (P->parent[i] != NONE_PARENT) g0->children[cnt[P->parent[i]]++] = (uint32_t)i;
+        for (int k = 0; k < MAXPAR; k++)
+            if (P->par[i][k] != NONE_PARENT) g0->children[cnt[P->par[i][k]]++] = (uint32_t)i;
     cs_free(cnt);
     g0->strings = P->strings ? P->strings : cs_calloc(1, 1);
     g0->strings_len = P->slen;
@@ -645,6 +723,8 @@ int cs_text_workload_load_mem(const char *text, size_t len, const char *name, ui
     P.err = err;
     P.nranks = nranks;
     P.chain = NONE_PARENT;
+    P.l0_fwd = NONE_PARENT;
+    for (int k = 0; k < MAXPAR - 1; k++) P.join[k] = NONE_PARENT;
     const char *s;
     size_t n;
     int rc = CS_OK;
@@ -700,10 +780,10 @@ int cs_text_workload_load_mem(const char *text, size_t len, const char *name, ui
         if (P.policy == P_MICRO) /* iterate_micro_benchmark: layer 0's weight-gradient collective */
             coll(&P, layers[0].c[2], 0, layers[0].name, 0, "wg comm");
         else
-            for (size_t i = nl; i-- > 0;) emit_backward(&P, &layers[i], (uint32_t)i);
-        if (P.ignored_data_colls)
-            cs_warn("%s: %" PRIu64 " forward / input-gradient collectives ignored: the DATA policy issues "
-                    "weight-gradient collectives only (SimAI's iterate_data_parallel)", name, P.ignored_data_colls);
+            for (size_t i = nl; i-- > 0;) emit_backward(&P, &layers[i], &layers[0], (uint32_t)i);
+        if (P.ignored_colls)
+            cs_warn("%s: %" PRIu64 " collectives ignored: SimAI's %s loop never issues them (docs/astra-compat.md)",
+                    name, P.ignored_colls, P.policy_name);
         if (P.broadcasts)
             cs_warn("%s: %" PRIu64 " BROADCAST fields run no collective (SimAI decodes none from the name)", name,
                     P.broadcasts);
@@ -729,7 +809,7 @@ int cs_text_workload_load_mem(const char *text, size_t len, const char *name, ui
     for (size_t i = 0; i < nl; i++) cs_free(layers[i].name);
     cs_free(layers);
     cs_free(P.nodes);
-    cs_free(P.parent);
+    cs_free(P.par);
     cs_free(P.strings);
     return rc;
 }
