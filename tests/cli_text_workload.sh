@@ -3,8 +3,9 @@
 # `clustersim run --workload-configuration=FILE.txt`: step times worked out
 # by hand from the format's semantics (docs/astra-compat.md, "Text
 # workloads"), the TP / DP groups seen in collectives.csv and summary.json,
-# refusals of malformed files naming file:line and field, and SimAI's own
-# files from ../shared (skipped when absent).
+# refusals of malformed files naming file:line and field, ASTRA-sim's own
+# text examples against ASTRA-sim 2.0's reference runs, and SimAI's files
+# from ../shared (each skipped when absent).
 #
 # Notation as in cli_astra_breaks.sh: 50 GB/s read as 53.6870912 bytes/ns,
 # latency 500 ns, endpoint-delay d = 10, local-mem-bw 1600;
@@ -130,12 +131,40 @@ expect_fail "a text workload as a cluster job is refused by name" "job a: b.txt:
 expect_fail "inspect names a text workload" "b.txt: an ASTRA-sim 1.0 / SimAI text workload; inspect reads Chakra traces" \
     "$CS_BIN" inspect b.txt
 
-# --- (d) SimAI's files ------------------------------------------------------------
+# --- (d) ASTRA-sim's own text examples against ASTRA-sim 2.0 --------------------
+# ../shared/testdata/astra-sim/cases/e_* are ASTRA-sim 2.0 runs of these
+# files after Chakra's text converter, which reads the compute columns as
+# microseconds (duration_micros); here they are ns, so the columns are
+# multiplied by 1000 first.  Every rank's finish and exposed communication
+# must equal ASTRA-sim's expected.tsv: DATA (ResNet-50, analytical-
+# congestion), MODEL (MLP) and HYBRID_DLRM (DLRM, last bottom layer 4).
+AS="${CS_SHARED_DIR:-}/testdata/astra-sim"
 SIMAI="${CS_SHARED_DIR:-}/testdata/simai"
+if [ ! -d "$AS/text_workloads" ]; then
+    echo "skip: $AS absent (ASTRA-sim's text examples and reference runs)"
+else
+    for c in "Resnet50_DataParallel e_Resnet50_DataParallel_ring8_ca analytical-congestion" \
+             "MLP_ModelParallel e_MLP_ModelParallel_ring8_cu analytical" \
+             "DLRM_HybridParallel e_DLRM_HybridParallel_ring8_cu analytical"; do
+        set -- $c
+        awk 'NR <= 2 { print; next } NF >= 12 { $3 *= 1000; $6 *= 1000; $9 *= 1000; print }' OFS='\t' \
+            "$AS/text_workloads/$1.txt" > "$1.txt"
+        run --workload-configuration="$1.txt" --network-configuration="$AS/cases/$2/network.yml" \
+            --system-configuration="$AS/cases/$2/system.json" --backend "$3" --out "$1.out" 2> err.txt \
+            || { fail "$1: $(cat err.txt)"; continue; }
+        got=$(tail -n +2 "$1.out/ranks.csv" | cut -d, -f1,2,4 | tr ',' ' ')
+        want=$(tail -n +2 "$AS/cases/$2/expected.tsv" | tr '\t' ' ')
+        if [ "$got" = "$want" ]; then pass "ASTRA-sim's $1.txt = ASTRA-sim 2.0 on its Chakra conversion ($(echo "$want" | head -1 | cut -d' ' -f2) ns)"
+        else fail "$1: ranks differ from $2/expected.tsv: got $(echo $got | head -c 200), want $(echo $want | head -c 200)"; fi
+    done
+fi
+
+# --- (e) SimAI's files ------------------------------------------------------------
 if [ ! -f "$SIMAI/microAllReduce.txt" ]; then
     echo "skip: $SIMAI absent (SimAI workload files); the cases above ran"
     finish
-    exit 77
+    [ -d "$AS/text_workloads" ] || exit 77
+    exit 0
 fi
 # microAllReduce.txt: HYBRID_TRANSFORMER_FWD_IN_BCKWD, TP 8 of 8 (the TP
 # group is every rank), two layers: forward 556000 ns + all-reduce of 16 MiB,

@@ -39,30 +39,34 @@ static void unload(loaded *L) {
     cs_comm_groups_free(&L->g);
 }
 
-/* "TYPE:size:pg" or "COMP:ns" per node of a graph, in id order, ';'-joined,
- * with each node's parent id ("<-N") when it has one. */
+static void expect_error(const char *text, uint32_t nranks, int code, const char *want1, const char *want2);
+#define LAYER "l -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 1\n"
+
+/* "TYPE:size:pg" or "Cns" per node of a graph, in id order, ';'-joined,
+ * with each node's parent ids ("<-a,b") when it has some. */
 static void shape(const cs_graph *g, char *out, size_t n) {
     out[0] = 0;
-    uint32_t *par = calloc(g->nnodes ? g->nnodes : 1, sizeof *par);
-    for (uint32_t i = 0; i < g->nnodes; i++) par[i] = UINT32_MAX;
-    for (uint32_t i = 0; i < g->nnodes; i++)
-        for (uint32_t c = g->nodes[i].child_begin; c < cs_graph_child_end(g, i); c++) par[g->children[c]] = i;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const cs_node *x = &g->nodes[i];
-        char one[96];
+        char one[160];
         if (x->type == CS_NODE_COMP)
             snprintf(one, sizeof one, "C%" PRIu64, x->duration_us);
+        else if (x->type == CS_NODE_METADATA)
+            snprintf(one, sizeof one, "WAIT");
         else
             snprintf(one, sizeof one, "%s:%" PRIu64 ":%s", cs_coll_type_label(x->comm_type), x->comm_size,
                      g->pg_names[x->pg][0] ? g->pg_names[x->pg] : "all");
+        int np = 0;
+        for (uint32_t p = 0; p < i; p++) /* parents have smaller ids; ascending */
+            for (uint32_t c = g->nodes[p].child_begin; c < cs_graph_child_end(g, p); c++)
+                if (g->children[c] == i) {
+                    size_t l = strlen(one);
+                    snprintf(one + l, sizeof one - l, "%s%u", np++ ? "," : "<-", p);
+                }
+        assert_int_equal(np, (int)x->nparents);
         size_t l = strlen(out);
         snprintf(out + l, n - l, "%s%s", l ? ";" : "", one);
-        if (par[i] != UINT32_MAX) {
-            l = strlen(out);
-            snprintf(out + l, n - l, "<-%u", par[i]);
-        }
     }
-    free(par);
 }
 
 /* The group's ranks as "a,b,c". */
@@ -193,6 +197,67 @@ static void test_all_tp_and_quirks(void **state) {
     unload(&L);
 }
 
+/* MODEL, iterate_model_parallel: forward compute + blocking all-ranks
+ * collective per layer; backward from the last layer: ig compute, its
+ * collective (not for layer 0) running during the wg compute, then the loop
+ * waits for it (a WAIT node, no time); weight-gradient collectives are
+ * never issued.  F = 10, 20; IG = 30, 40; WG = 50, 60; all-gathers of 100,
+ * 200 forward, all-reduces of 300, 400 backward:
+ *   0 C10; 1 AG100<-0; 2 C20<-1; 3 AG200<-2; 4 C40<-3; 5 AR400<-4;
+ *   6 C60<-4; 7 WAIT<-5,6; 8 C30<-7; 9 C50<-8   (AR300 of layer 0: not issued) */
+static void test_model(void **state) {
+    (void)state;
+    loaded L;
+    load(&L, "MODEL\n2\nl0 -1 10 ALLGATHER 100 30 ALLREDUCE 300 50 NONE 0 1\n"
+             "l1 -1 20 ALLGATHER 200 40 ALLREDUCE 400 60 ALLREDUCE 9 1\n", 4);
+    assert_int_equal(L.rc, 0);
+    char s[512];
+    shape(L.w.rank_graph[2], s, sizeof s);
+    assert_string_equal(s, "C10;ALL_GATHER:100:all<-0;C20<-1;ALL_GATHER:200:all<-2;C40<-3;ALL_REDUCE:400:all<-4;"
+                           "C60<-4;WAIT<-5,6;C30<-7;C50<-8");
+    unload(&L);
+    /* layers without compute: each ig all-reduce is issued after the one before it has finished */
+    load(&L, "MODEL\n4\na -1 1 NONE 0 0 ALLREDUCE 1 0 NONE 0 1\nb -1 0 NONE 0 0 ALLREDUCE 2 0 NONE 0 1\n"
+             "c -1 0 NONE 0 0 ALLREDUCE 3 0 NONE 0 1\nd -1 0 NONE 0 0 ALLREDUCE 4 0 NONE 0 1\n", 4);
+    assert_int_equal(L.rc, 0);
+    shape(L.w.rank_graph[0], s, sizeof s);
+    /* 0 C1; backward d: 1 AR4<-0, 2 WAIT<-0,1; c: 3 AR3<-2, 4 WAIT<-2,3; b: 5 AR2<-4, 6 WAIT<-4,5; a: none */
+    assert_string_equal(s, "C1;ALL_REDUCE:4:all<-0;WAIT<-0,1;ALL_REDUCE:3:all<-2;WAIT<-2,3;ALL_REDUCE:2:all<-4;"
+                           "WAIT<-4,5");
+    unload(&L);
+}
+
+/* HYBRID_DLRM (ASTRA-sim 1.0's header: the last bottom-MLP layer after the
+ * policy), iterate_hybrid_parallel_DLRM: forward computes; layer 0's
+ * all-to-all is not waited for until the last bottom layer (1) is done;
+ * backward from the last layer: wg compute, wg all-reduce (not waited
+ * for), ig compute (not layer 0); after the ig compute of layer
+ * last-bottom + 1, layer 0's input-gradient all-to-all.
+ *   0 C10; 1 A2A100<-0; 2 C20<-0; 3 WAIT<-1,2; 4 C25<-3; 5 C65<-4; 6 AR650<-5;
+ *   7 C45<-5; 8 A2A300<-7; 9 C60<-7; 10 AR600<-9; 11 C40<-9; 12 C50<-11 */
+static void test_dlrm(void **state) {
+    (void)state;
+    const char *body = "3\nemb -1 10 ALLTOALL 100 30 ALLTOALL 300 50 NONE 0 1\n"
+                       "bot -1 20 NONE 0 40 NONE 0 60 ALLREDUCE 600 1\ntop -1 25 NONE 0 45 NONE 0 65 ALLREDUCE 650 1\n";
+    const char *want = "C10;ALL_TO_ALL:100:all<-0;C20<-0;WAIT<-1,2;C25<-3;C65<-4;ALL_REDUCE:650:all<-5;C45<-5;"
+                       "ALL_TO_ALL:300:all<-7;C60<-7;ALL_REDUCE:600:all<-9;C40<-9;C50<-11";
+    static const char *const heads[] = {"HYBRID_DLRM\t1\n", "HYBRID_DLRM DLRM_LAST_BOTTOM_LAYER: 1\n",
+                                        "HYBRID_DLRM_ENHANCED 1\n"};
+    for (int h = 0; h < 3; h++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", heads[h], body);
+        loaded L;
+        load(&L, text, 8);
+        assert_int_equal(L.rc, 0);
+        char s[512];
+        shape(L.w.rank_graph[5], s, sizeof s);
+        assert_string_equal(s, want);
+        unload(&L);
+    }
+    expect_error("HYBRID_DLRM\n1\n" LAYER, 4, CS_EFORMAT, "t.txt:1: HYBRID_DLRM: the last bottom-MLP layer is missing",
+                 "'DLRM_LAST_BOTTOM_LAYER: N' (SimAI)");
+}
+
 /* MICRO: layer 0's weight-gradient collective, once, over all ranks. */
 static void test_micro(void **state) {
     (void)state;
@@ -217,7 +282,6 @@ static void expect_error(const char *text, uint32_t nranks, int code, const char
 }
 
 #define HT "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n"
-#define LAYER "l -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 1\n"
 
 /* Bad input: each refused with the file, the line, the field and what was
  * expected. */
@@ -317,6 +381,7 @@ int main(void) {
         cmocka_unit_test(test_data_order),      cmocka_unit_test(test_transformer_groups),
         cmocka_unit_test(test_expert_groups),   cmocka_unit_test(test_all_tp_and_quirks),
         cmocka_unit_test(test_micro),           cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_model),           cmocka_unit_test(test_dlrm),
         cmocka_unit_test(test_detect),          cmocka_unit_test(test_header_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,7 @@
 enum { K_ALL = 0, K_TP = 1, K_DP = 2, K_EP = 3, K_DPEP = 4, K_N = 5 };
 
 enum { P_DATA, P_TRANSFORMER, P_TRANSFORMER_FIB, P_MICRO, P_MODEL, P_DLRM, P_DLRM_ENHANCED };
-#define MAXPAR 3 /* the chain, and at most two collectives the loop waits for */
+#define MAXPAR 2 /* the chain, and a collective the loop waits for (a WAIT node's) */
 
 static const char *const FIELD[NFIELDS] = {
     "name", "dependency", "forward compute time (ns)", "forward comm type", "forward comm size (bytes)",
@@ -63,7 +63,6 @@ typedef struct parser {
     size_t nnodes, capn;
     uint32_t (*par)[MAXPAR]; /* per node its parents (NONE_PARENT: none), the chain's first */
     size_t capp;
-    uint32_t join[MAXPAR - 1]; /* collectives the next chain node waits for (NONE_PARENT: none) */
     uint64_t dlrm_last_bottom;
     int has_dlrm;
     char *strings;
@@ -303,9 +302,8 @@ static uint32_t add_string(parser *P, const char *layer, uint32_t idx, const cha
     return off;
 }
 
-/* A node after `parent` (NONE_PARENT: a root) and, for a chain node
- * (joins = 1), after the collectives the chain waits for; returns its index. */
-static uint32_t add_node(parser *P, uint32_t parent, int joins, int32_t type, const char *layer, uint32_t li,
+/* A node after `parent` and `parent2` (NONE_PARENT: none); returns its index. */
+static uint32_t add_node(parser *P, uint32_t parent, uint32_t parent2, int32_t type, const char *layer, uint32_t li,
                          const char *what) {
     CS_GROW(P->nodes, P->capn, P->nnodes + 1);
     CS_GROW(P->par, P->capp, P->nnodes + 1);
@@ -317,16 +315,13 @@ static uint32_t add_node(parser *P, uint32_t parent, int joins, int32_t type, co
     n->involved_dim = UINT32_MAX;
     n->name = add_string(P, layer, li, what);
     P->par[i][0] = parent;
-    for (int k = 1; k < MAXPAR; k++) {
-        P->par[i][k] = joins ? P->join[k - 1] : NONE_PARENT;
-        if (joins) P->join[k - 1] = NONE_PARENT;
-    }
+    P->par[i][1] = parent2;
     return i;
 }
 
 static void comp(parser *P, uint64_t ns, const char *layer, uint32_t li, const char *what) {
     if (ns == 0) return; /* SimAI waits for nothing (Workload.cc: counter 0) */
-    uint32_t i = add_node(P, P->chain, 1, CS_NODE_COMP, layer, li, what);
+    uint32_t i = add_node(P, P->chain, NONE_PARENT, CS_NODE_COMP, layer, li, what);
     P->nodes[i].duration_us = ns; /* in ns: CS_NF_DURATION_NS */
     P->nodes[i].flags = CS_NF_DURATION_NS;
     P->chain = i;
@@ -356,7 +351,7 @@ static uint32_t coll(parser *P, comm c, int blocking, const char *layer, uint32_
     uint64_t size = kind_size(P, c.kind);
     if (size <= 1) return NONE_PARENT; /* a group of one rank: SimAI makes no communicator, ASTRA-sim 1.0 no dataset */
     int kind = size == P->nranks ? K_ALL : c.kind;
-    uint32_t i = add_node(P, P->chain, blocking, CS_NODE_COMM_COLL, layer, li, what);
+    uint32_t i = add_node(P, P->chain, NONE_PARENT, CS_NODE_COMM_COLL, layer, li, what);
     cs_node *n = &P->nodes[i];
     n->comm_type = c.type;
     n->comm_size = c.bytes;
@@ -367,17 +362,11 @@ static uint32_t coll(parser *P, comm c, int blocking, const char *layer, uint32_
     return i;
 }
 
-/* The next chain node waits for collective x too (SimAI's *_finished_blocking). */
-static void wait_for(parser *P, uint32_t x) {
+/* The loop waits here for collective x (SimAI's *_finished_blocking): a
+ * METADATA node on the chain after it and x; it takes no time. */
+static void wait_for(parser *P, uint32_t x, const char *layer, uint32_t li) {
     if (x == NONE_PARENT) return;
-    for (int k = 0; k < MAXPAR - 1; k++)
-        if (P->join[k] == NONE_PARENT) {
-            P->join[k] = x;
-            return;
-        }
-    /* the slots are full (layers without compute in between): a METADATA node on the chain takes them */
-    P->chain = add_node(P, P->chain, 1, CS_NODE_METADATA, "wait", 0, "for collectives");
-    P->join[0] = x;
+    P->chain = add_node(P, P->chain, x, CS_NODE_METADATA, layer, li, "wait");
 }
 
 static int single_group(const parser *P) { return P->policy != P_TRANSFORMER && P->policy != P_TRANSFORMER_FIB; }
@@ -485,7 +474,7 @@ static void emit_forward(parser *P, const layer *L, uint32_t i) {
         else if (L->c[0].type >= 0)
             P->ignored_colls++;
         /* the last bottom layer waits for layer 0's all-to-all (unless it issued one itself) */
-        if (i == P->dlrm_last_bottom && L->c[0].type != CS_COLL_ALL_TO_ALL) wait_for(P, P->l0_fwd);
+        if (i == P->dlrm_last_bottom && L->c[0].type != CS_COLL_ALL_TO_ALL) wait_for(P, P->l0_fwd, L->name, i);
         return;
     }
     comm c = L->c[0];
@@ -510,7 +499,7 @@ static void emit_backward(parser *P, const layer *L, const layer *L0, uint32_t i
         uint32_t igc = i > 0 ? coll(P, L->c[1], 0, L->name, i, "ig comm") : NONE_PARENT;
         if (i == 0 && L->c[1].type >= 0) P->ignored_colls++;
         comp(P, L->t[2], L->name, i, "wg");
-        wait_for(P, igc);
+        wait_for(P, igc, L->name, i);
         if (L->c[2].type >= 0) P->ignored_colls++;
         return;
     case P_DLRM:
@@ -724,7 +713,6 @@ int cs_text_workload_load_mem(const char *text, size_t len, const char *name, ui
     P.nranks = nranks;
     P.chain = NONE_PARENT;
     P.l0_fwd = NONE_PARENT;
-    for (int k = 0; k < MAXPAR - 1; k++) P.join[k] = NONE_PARENT;
     const char *s;
     size_t n;
     int rc = CS_OK;
