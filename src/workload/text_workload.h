@@ -27,7 +27,18 @@
  *                       weight-grad ones over the DP group (same position in
  *                       every TP group); *_EP and *_DP_EP names pick the
  *                       expert groups.
+ *   MODEL               forward compute + blocking all-ranks collective per
+ *                       layer; backward: input-grad compute, its collective
+ *                       (not layer 0) during the weight-grad compute, then
+ *                       waited for; no weight-grad collectives.
+ *   HYBRID_DLRM         forward computes, layer 0's all-to-all waited for
+ *   (_ENHANCED)         after the last bottom layer; backward as DATA, and
+ *                       layer 0's input-grad all-to-all after the input-grad
+ *                       compute of the first top layer.
  *   MICRO               layer 0's weight-gradient collective, all ranks.
+ *
+ * A wait for a collective issued earlier is a METADATA node on the chain
+ * with that collective as its second parent.
  *
  * Graph sharing: every rank runs the same node structure; only the names
  * of its communicator groups differ.  One graph holds the nodes; the other
