@@ -11,6 +11,14 @@
  * a node re-packs to bytes that unpack to the same packing.
  * Seeds: fuzz/corpus/ (small traces made with our writer).  Run with
  * fuzz/run.sh.
+ *
+ * The same input also goes to the text workload reader (ASTRA-sim 1.0 /
+ * SimAI, src/workload/text_workload.c), for 8 ranks and for the header's
+ * all_gpus (no new target: CI time).  Its contract: an error starts with
+ * the name and leaves nothing allocated; a workload has every rank's graph
+ * over one node array, and every group a rank's node names holds that
+ * rank, with ranks below the rank count.  Text seeds: corpus/et_reader/
+ * text_*.txt, words in dict/et_reader.dict.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +27,7 @@
 
 #include "core/log.h"
 #include "workload/et.h"
+#include "workload/text_workload.h"
 
 #define NAME "fuzz.et"
 #define MAX_NODES 4096
@@ -94,8 +103,45 @@ static void exercise_repack(const ChakraProtoMsg__Node *n) {
     chakra_proto_msg__node__free_unpacked(m, NULL); /* unpacked here, not by the reader */
 }
 
+#define TEXT_NAME "fuzz.txt"
+
+static void exercise_text(const uint8_t *data, size_t size, uint32_t nranks) {
+    cs_workload w;
+    cs_comm_groups g;
+    cs_text_workload_info info;
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = cs_text_workload_load_mem((const char *)data, size, TEXT_NAME, nranks, &w, &g, &info, &err);
+    if (rc != CS_OK) {
+        check(rc < 0 && err.code == rc, "text: failure code");
+        check(strncmp(err.msg, TEXT_NAME, strlen(TEXT_NAME)) == 0, "text: message starts with the name");
+        check(w.ngraphs == 0 && g.ngroups == 0, "text: nothing left on failure");
+        return;
+    }
+    check(w.nranks >= 1 && w.ngraphs >= 1 && (nranks == 0 || w.nranks == nranks), "text: ranks");
+    check(info.nodes == w.graphs[0]->nnodes && info.nodes > 0, "text: node count");
+    for (size_t i = 0; i < g.ngroups; i++)
+        for (uint32_t j = 0; j < g.groups[i].nranks; j++) check(g.groups[i].ranks[j] < w.nranks, "text: group ranks");
+    for (uint32_t r = 0; r < w.nranks; r++) {
+        const cs_graph *x = w.rank_graph[r];
+        check(x->nodes == w.graphs[0]->nodes, "text: one node array");
+        for (uint32_t q = 1; q < x->npg; q++) {
+            if (!x->pg_names[q][0]) continue;
+            const cs_comm_group *cg = cs_comm_groups_find(&g, x->pg_names[q]);
+            check(cg != NULL, "text: a rank's group exists");
+            int in = 0;
+            for (uint32_t j = 0; j < cg->nranks; j++) in |= cg->ranks[j] == r;
+            check(in, "text: a rank is in its groups");
+        }
+    }
+    cs_workload_free(&w);
+    cs_comm_groups_free(&g);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cs_log_set_level(CS_LOG_ERROR); /* the zero-length-record warning is expected */
+    exercise_text(data, size, 8);
+    exercise_text(data, size, 0);
     char why[256];
     (void)cs_et_wire_explain(data, size, &chakra_proto_msg__node__descriptor, why, sizeof why);
     check(strlen(why) < sizeof why, "explanation is terminated");

@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "workload/et.h"
 #include "workload/graph.h"
+#include "workload/text_workload.h"
 
 static void inspect_help(FILE *f) {
     fputs("usage: clustersim inspect FILE.et [--json] [--ignore-ctrl-deps]\n\n"
@@ -67,6 +68,11 @@ int cs_cli_inspect(int argc, char **argv) {
     if (!path) {
         inspect_help(stderr);
         return 2;
+    }
+    if (cs_text_workload_detect(path)) {
+        fprintf(stderr, "clustersim: error: %s: an ASTRA-sim 1.0 / SimAI text workload; inspect reads Chakra traces "
+                        "(clustersim run --workload-configuration=%s runs it)\n", path, path);
+        return 1;
     }
     cs_error err;
     cs_error_clear(&err);

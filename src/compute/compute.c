@@ -13,6 +13,10 @@ cs_time cs_compute_replay_time(uint64_t duration_us) {
 }
 
 int cs_compute_work_time(const cs_compute_model *m, const cs_compute_work *w, cs_time *t) {
+    if (w->duration_in_ns) { /* a time given in ns: nothing for a roofline to derive it from */
+        *t = w->duration_us ? cs_time_from_ns_sat(w->duration_us) : cs_time_from_ns(1);
+        return CS_COMP_TIMED;
+    }
     if (!m->roofline || w->is_cpu) {
         *t = cs_compute_replay_time(w->duration_us);
         return CS_COMP_TIMED;

@@ -51,6 +51,8 @@ typedef struct cs_compute_work {
     uint64_t tensor_size; /* bytes (roofline intensity) */
     int is_cpu;           /* CPU node: always replayed */
     int has_num_ops;      /* num_ops was recorded */
+    int duration_in_ns;   /* duration_us is in nanoseconds: replayed under either model, 0 = 1 ns (a
+                             text workload's compute column, workload/text_workload.h) */
 } cs_compute_work;
 
 /* Time of the work w in *t; returns one of the CS_COMP_* outcomes.  A time

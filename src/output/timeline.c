@@ -212,7 +212,10 @@ void cs_timeline_node_done(void *ud, const cs_node_span *sp) {
     case CS_NODE_MEM_LOAD:
     case CS_NODE_MEM_STORE: fprintf(t->f, ",\"bytes\":%" PRIu64, n->tensor_size); break;
     case CS_NODE_COMP:
-        fprintf(t->f, ",\"duration_micros\":%" PRIu64, n->duration_us);
+        if (n->flags & CS_NF_DURATION_NS) /* a text workload's column: ns */
+            fprintf(t->f, ",\"compute_ns\":%" PRIu64, n->duration_us);
+        else
+            fprintf(t->f, ",\"duration_micros\":%" PRIu64, n->duration_us);
         if (n->flags & CS_NF_HAS_NUM_OPS) fprintf(t->f, ",\"num_ops\":%" PRIu64, n->num_ops);
         break;
     default: break;

@@ -27,6 +27,7 @@
 
 #include "compute/device.h"
 #include "config/comm_group.h"
+#include "workload/text_workload.h"
 #include "config/memory_config.h"
 #include "config/network_config.h"
 #include "config/system_config.h"
@@ -942,7 +943,9 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
             if (rc == CS_OK) json_object_set_new(o, m.family->name, cs_gen_model_keys_json(&m));
         }
         if (s == SC_RUN && u.r.comm_streams == 0) /* resolve the workload's default */
-            json_object_set_new(o, "comm-streams", json_integer(plan ? 4 : 1));
+            json_object_set_new(o, "comm-streams",
+                                json_integer(plan ? 4 : u.r.workload && cs_text_workload_detect(u.r.workload)
+                                                        ? CS_TEXT_COMM_STREAMS : 1));
         const char *k;
         json_t *v;
         void *tmp;

@@ -16,7 +16,9 @@ static const char *const SYMMETRY[] = {"auto", "off", "require", NULL};
 static const cs_opt RUN_OPTS[] = {
     {.key = "workload", .type = CS_OPT_STR, .nodef = 1, .off = R(workload),
      .help = "Chakra traces PREFIX.<rank>.et, one per NPU, or one file every rank runs "
-             "(ASTRA-sim --workload-configuration); leave unset for a generated plan (model.name)"},
+             "(ASTRA-sim --workload-configuration), or an ASTRA-sim 1.0 / SimAI text workload (FILE.txt, "
+             "or a file whose first word is its parallelism policy); leave unset for a generated plan "
+             "(model.name)"},
     {.key = "backend", .type = CS_OPT_STR, .def_str = "analytical", .off = R(backend),
      .help = "network backend: analytical, analytical-congestion, flow (docs/network.md)"},
     {.key = "placement", .type = CS_OPT_STR, .def_str = "contiguous", .off = R(placement),
@@ -44,7 +46,7 @@ static const cs_opt RUN_OPTS[] = {
              "fail with the reason instead of simulating every rank"},
     {.key = "comm-streams", .type = CS_OPT_INT, .min = 0, .max = 1000000, .off = R(comm_streams),
      .help = "communication operations a rank runs at once; 0 = the workload's default: 1 for "
-             "traces (ASTRA-sim), 4 for generated plans"},
+             "traces (ASTRA-sim), 4 for generated plans, 1000000 (all) for text workloads (ASTRA-sim 1.0, SimAI)"},
     {.key = "injection-scale", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1e9,
      .off = R(injection_scale), .help = "ASTRA-sim --injection-scale: endpoint-delay scale"},
     {.key = "ignore-ctrl-deps", .type = CS_OPT_BOOL, .off = R(ignore_ctrl_deps),

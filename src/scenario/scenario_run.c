@@ -29,6 +29,7 @@
 #include "gen/family.h"
 #include "gen/gen.h"
 #include "topology/route.h"
+#include "workload/text_workload.h"
 #include "workload/workload.h"
 
 /* ---- stragglers --------------------------------------------------------------------- */
@@ -620,6 +621,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     if (rc) return rc;
     int plan = !in && cs_scenario_is_plan(sc);
     int plan_defaults = plan || (in && in->plan_defaults); /* the generator's system and comm-streams defaults */
+    int text = !in && !plan && ro.workload && cs_text_workload_detect(ro.workload); /* ASTRA-sim 1.0 / SimAI */
     cs_result *res = cs_result_new();
     cs_system_config sysc;
     memset(&sysc, 0, sizeof sysc);
@@ -695,6 +697,15 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
                 rc = CS_ERR(err, CS_EINVAL, "comm-groups: a generated plan makes its own communicator groups; "
                                             "expected no comm-groups keys with model.name");
             else cs_gen_comm_groups(&p, &groups);
+        } else if (text) { /* the file gives its graphs and their groups together */
+            if (cs_sc_groups_given(sc))
+                rc = CS_ERR(err, CS_EINVAL, "comm-groups: the text workload %s makes its own communicator groups "
+                                            "(TP, DP, EP); expected no --comm-group-configuration with it",
+                            ro.workload);
+            else if (res->net.total_npus > UINT32_MAX)
+                rc = CS_ERR(err, CS_EUNSUPPORTED, "%s: more than 2^32 NPUs", res->net.path);
+            else
+                rc = cs_text_workload_load(ro.workload, (uint32_t)res->net.total_npus, &w, &groups, NULL, err);
         } else {
             rc = cs_sc_groups(sc, &groups, err);
             if (rc == CS_OK && groups.ngroups) rc = cs_comm_groups_validate(&groups, res->net.total_npus, err);
@@ -712,7 +723,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         so.rank_start = in ? in->rank_start : NULL;
         so.injection_scale = ro.injection_scale;
         so.backend = ro.backend;
-        so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : plan_defaults ? 4 : 1);
+        so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : text ? CS_TEXT_COMM_STREAMS
+                                                          : plan_defaults ? 4 : 1);
         so.progress = hooks->progress;
         so.progress_ms = hooks->progress_ms;
         so.stop = hooks->stop;
@@ -777,6 +789,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     int use_cls = 0;
     if (rc == CS_OK && in) {
         /* the caller's workload */
+    } else if (rc == CS_OK && text) {
+        /* read with the groups above */
     } else if (rc == CS_OK && !plan) {
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps, hooks->stop};
         rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);

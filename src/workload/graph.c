@@ -589,9 +589,11 @@ int cs_graph_load_mem(const void *data, size_t len, const char *name, const cs_g
 void cs_graph_free(cs_graph *g) {
     if (!g) return;
     cs_free(g->source);
-    cs_free(g->nodes);
-    cs_free(g->children);
-    cs_free(g->strings);
+    if (!g->base) { /* a view borrows these */
+        cs_free(g->nodes);
+        cs_free(g->children);
+        cs_free(g->strings);
+    }
     for (uint32_t i = 0; i < g->npg; i++) cs_free(g->pg_names[i]);
     cs_free(g->pg_names);
     cs_free(g);
@@ -620,6 +622,7 @@ int cs_compute_time(const cs_compute_model *m, const cs_node *n, cs_time *t) {
                          .num_ops = n->num_ops,
                          .tensor_size = n->tensor_size,
                          .is_cpu = (n->flags & CS_NF_CPU) != 0,
-                         .has_num_ops = (n->flags & CS_NF_HAS_NUM_OPS) != 0};
+                         .has_num_ops = (n->flags & CS_NF_HAS_NUM_OPS) != 0,
+                         .duration_in_ns = (n->flags & CS_NF_DURATION_NS) != 0};
     return cs_compute_work_time(m, &w, t);
 }

@@ -50,7 +50,9 @@ enum {
     CS_NF_HAS_COMM_SIZE = 1u << 5,
     CS_NF_HAS_INVOLVED = 1u << 6, /* involved_dim present */
     CS_NF_HAS_TENSOR = 1u << 7,   /* tensor_size present */
-    CS_NF_HOST_COMM = 1u << 8     /* was a COMM_* node with is_cpu_op: now a CPU COMP node (graph.c) */
+    CS_NF_HOST_COMM = 1u << 8,    /* was a COMM_* node with is_cpu_op: now a CPU COMP node (graph.c) */
+    CS_NF_DURATION_NS = 1u << 9   /* duration_us holds nanoseconds, replayed whatever the compute model
+                                     (text workloads, workload/text_workload.h: their columns are ns) */
 };
 
 typedef struct cs_node {
@@ -82,6 +84,8 @@ typedef struct cs_graph {
     uint32_t npg;
     uint64_t missing_ctrl_deps; /* control parents absent from the file (ignored) */
     uint32_t refcount;   /* ranks sharing it */
+    const struct cs_graph *base; /* non-NULL: nodes, children and strings are base's, borrowed (a view
+                                    that differs from base in pg_names only; base outlives it) */
 } cs_graph;
 
 typedef struct cs_graph_options {

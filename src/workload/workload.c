@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "workload/text_workload.h"
 
 typedef struct distinct {
     uint64_t hash;
@@ -114,6 +115,10 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
                      cs_workload *out, cs_error *err) {
     memset(out, 0, sizeof *out);
     if (nranks == 0) return CS_ERR(err, CS_EINVAL, "workload %s: expected at least one rank", prefix);
+    if (cs_text_workload_detect(prefix)) /* it names its own groups: only `run` composes those */
+        return CS_ERR(err, CS_EUNSUPPORTED, "%s: an ASTRA-sim 1.0 / SimAI text workload; clustersim run reads it "
+                      "(--workload-configuration), here expected Chakra traces (PREFIX.<rank>.et or one .et file)",
+                      prefix);
     out->nranks = nranks;
     out->prefix = cs_strdup(prefix);
     out->rank_graph = cs_calloc(nranks, sizeof *out->rank_graph);
