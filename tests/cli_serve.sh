@@ -211,4 +211,8 @@ expect_fail "arrivals beyond the simulated-time range" "simulated-time range|ser
     "$CS_BIN" serve "${S[@]}" --requests 10 --arrival-rate 1e-12 --arrivals uniform
 expect_fail "the wrong NPU count" "npus_count|expected 4" \
     "$CS_BIN" serve --model tiny.json --device H100-SXM --tp 4 --network-configuration=n2.yml --quiet
+# a sweep point simulates one step: varying serve.* there would change nothing, so it is refused by key
+printf '{"clustersim-sweep": 1, "set": {"run.workload": "x"}, "grid": {"serve.batch": [1, 2]}}\n' > sweep_serve.json
+expect_fail "serve.* in a sweep" "sweep_serve.json: serve.batch: serve.|keys are read by clustersim serve only" \
+    "$CS_BIN" sweep sweep_serve.json --out sweep_serve_out
 finish

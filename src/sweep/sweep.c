@@ -755,6 +755,17 @@ static void sweep_free(sweep *s) {
     cs_design_free(s->d);
 }
 
+/* serve.* keys are read by `clustersim serve` alone: a sweep point runs one
+ * step, so a design that varies them would give every point the same
+ * result.  Refused, naming the key. */
+static int inert_key(const char *spec, const char *key, cs_error *err) {
+    if (strncmp(key, "serve.", 6) != 0) return CS_OK;
+    return CS_ERR(err, CS_EINVAL,
+                  "%s: %s: serve.* keys are read by clustersim serve only, and a sweep point simulates one step; "
+                  "expected another key (a serving step: plan.phase=prefill|decode with plan.context-tokens)",
+                  spec, key);
+}
+
 /* Design, base scenario, and every point's scenario checked and hashed. */
 static int prepare(sweep *s, const char *spec, cs_error *err) {
     int rc = cs_design_load(spec, &s->d, err);
@@ -769,8 +780,10 @@ static int prepare(sweep *s, const char *spec, cs_error *err) {
     snprintf(where, sizeof where, "%s (set)", spec);
     json_object_foreach(cs_design_fixed(s->d), k, v) {
         if (rc) break;
-        rc = cs_scenario_set_json(s->base, k, v, where, err);
+        rc = inert_key(spec, k, err);
+        if (rc == CS_OK) rc = cs_scenario_set_json(s->base, k, v, where, err);
     }
+    for (size_t x = 0; x < cs_design_nknobs(s->d) && rc == CS_OK; x++) rc = inert_key(spec, cs_design_knob(s->d, x), err);
     if (rc) return rc;
     s->ids = cs_malloc((s->n ? s->n : 1) * sizeof *s->ids);
     for (uint64_t i = 0; i < s->n && rc == CS_OK; i++) {
