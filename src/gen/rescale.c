@@ -1,0 +1,676 @@
+/*
+ * rescale.c -- a trace set rewritten for another data-parallel degree (see
+ * rescale.h, docs/rescale.md).
+ *
+ * Three steps.  (1) The source's plan is laid over its N ranks (tp, pp and
+ * the placement given, dp = N / (tp pp)) and each rank's nodes are
+ * analysed: every pg_name classified as the rank's TP or DP group (checked
+ * against the comm-group file's member lists), every comm_src/comm_dst
+ * turned into a (tp_i, pp_i) position of the rank's own replica.  The
+ * analysis of a node is a short list of fixes (attribute, what it becomes).
+ * (2) The ranks of replica 0 are kept as templates; every other rank is
+ * compared with its template node by node, both renamed into the source
+ * plan's canonical names at the rank's coordinates.  (3) Each target rank
+ * streams its template through the fixes, renamed at its own coordinates,
+ * into OUT.<r>.et.tmp.<pid>; all are renamed when all are written.
+ *
+ * Renaming is done in place on the template's nodes: the fixed attributes
+ * are saved, overwritten, the node is written or compared, and the saved
+ * attributes are put back (the strings written point into a scratch buffer
+ * of this file, never freed by protobuf-c).
+ */
+#include "gen/rescale.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/comm_group.h"
+#include "core/alloc.h"
+#include "gen/gen_int.h"
+#include "system/coll_type.h"
+#include "workload/et.h"
+
+/* What a fixed attribute becomes. */
+enum { FIX_TP = 0, FIX_DP = 1, FIX_PEER = 2 };
+
+typedef struct fix {
+    uint32_t attr;    /* index into node->attr */
+    uint8_t what;     /* FIX_* */
+    uint32_t ti, pi;  /* FIX_PEER: the peer's position in the replica */
+} fix;
+
+/* The fixes of one node (a slice of tmpl.fixes). */
+typedef struct nfix {
+    uint32_t first, n;
+} nfix;
+
+/* A template: replica 0's graph at one (tp_i, pp_i) position. */
+typedef struct tmpl {
+    ChakraProtoMsg__Node **nodes;
+    nfix *nf;
+    size_t n, cap;
+    fix *fixes;
+    size_t nfixes, capfixes;
+    ChakraProtoMsg__GlobalMetadata *md; /* unpacked with protobuf-c's default allocator */
+    uint32_t rank;                      /* its source rank */
+} tmpl;
+
+typedef struct ctx {
+    const cs_rescale_opts *o;
+    cs_gen_plan src, dst;
+    uint32_t nsrc;
+    cs_comm_groups g;
+    tmpl *t; /* tp x pp, index pi * tp + ti */
+    /* scratch of one renaming */
+    ChakraProtoMsg__AttributeProto *saved;
+    char (*names)[24];
+    size_t capsaved;
+    fix *scratch;
+    size_t capscratch, nscratch;
+    char desc[160]; /* the plan as messages print it */
+    cs_error *err;
+} ctx;
+
+/* ---- files ----------------------------------------------------------------- */
+
+static int exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Rank r's source file: PREFIX.<r>.et, else PREFIX.<r>.et.gz (as the workload loader). */
+static void src_path(char *buf, size_t n, const char *prefix, uint32_t r) {
+    snprintf(buf, n, "%s.%u.et", prefix, r);
+    if (exists(buf)) return;
+    snprintf(buf, n, "%s.%u.et.gz", prefix, r);
+    if (!exists(buf)) snprintf(buf, n, "%s.%u.et", prefix, r);
+}
+
+static void tmp_path(char *buf, size_t n, const char *out, uint32_t r) {
+    snprintf(buf, n, "%s.%u.et.tmp.%ld", out, r, (long)getpid());
+}
+
+static void groups_tmp_path(char *buf, size_t n, const char *out) {
+    snprintf(buf, n, "%s.comm_groups.json.tmp.%ld", out, (long)getpid());
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+static int attr_int(const ChakraProtoMsg__AttributeProto *a, int64_t *v) {
+    switch (a->value_case) {
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL: *v = a->int32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL: *v = a->int64_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: *v = a->uint32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL: *v = a->uint64_val > INT64_MAX ? -1 : (int64_t)a->uint64_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT32_VAL: *v = a->sint32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT64_VAL: *v = a->sint64_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED32_VAL: *v = a->fixed32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED64_VAL: *v = a->fixed64_val > INT64_MAX ? -1 : (int64_t)a->fixed64_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED32_VAL: *v = a->sfixed32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED64_VAL: *v = a->sfixed64_val; return 1;
+    default: return 0;
+    }
+}
+
+/* v (a rank, < 2^30) into the integer member the attribute already has. */
+static void attr_set_int(ChakraProtoMsg__AttributeProto *a, uint32_t v) {
+    switch (a->value_case) {
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL: a->int32_val = (int32_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL: a->int64_val = v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: a->uint32_val = v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL: a->uint64_val = v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT32_VAL: a->sint32_val = (int32_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT64_VAL: a->sint64_val = v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED32_VAL: a->fixed32_val = v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED64_VAL: a->fixed64_val = v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED32_VAL: a->sfixed32_val = (int32_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED64_VAL: a->sfixed64_val = v; break;
+    default: break;
+    }
+}
+
+/* ---- the source's structure -------------------------------------------------- */
+
+static void coords(const cs_gen_plan *p, uint32_t r, uint32_t c[CS_GEN_NDIMS]) { cs_gen_rank_coords(p, r, c); }
+
+/* Is g the TP (kind PG_TP) or DP group of the rank at c, members in coordinate order? */
+static int is_group(const ctx *X, const cs_comm_group *g, int kind, const uint32_t c[CS_GEN_NDIMS]) {
+    uint32_t n = kind == PG_TP ? X->src.tp : X->src.dp, k[CS_GEN_NDIMS];
+    if (g->nranks != n) return 0;
+    memcpy(k, c, sizeof k);
+    for (uint32_t i = 0; i < n; i++) {
+        k[kind == PG_TP ? CS_DIM_TP : CS_DIM_DP] = i;
+        if (g->ranks[i] != cs_gen_rank_of(&X->src, k)) return 0;
+    }
+    return 1;
+}
+
+/* "[0, 2, 4]" (at most a few members, then "..."). */
+static void fmt_members(char *buf, size_t n, const uint32_t *r, uint32_t nr) {
+    size_t len = (size_t)snprintf(buf, n, "[");
+    for (uint32_t i = 0; i < nr && len < n; i++) {
+        if (i == 6 && nr > 8) {
+            len += (size_t)snprintf(buf + len, n - len, ", ..., %u", r[nr - 1]);
+            break;
+        }
+        len += (size_t)snprintf(buf + len, n - len, "%s%u", i ? ", " : "", r[i]);
+    }
+    if (len < n) snprintf(buf + len, n - len, "]");
+}
+
+/* The ranks of the TP or DP group of c in the source plan. */
+static void group_members(const ctx *X, int kind, const uint32_t c[CS_GEN_NDIMS], char *buf, size_t n) {
+    uint32_t m[8], k[CS_GEN_NDIMS], nr = kind == PG_TP ? X->src.tp : X->src.dp, shown = nr < 8 ? nr : 8;
+    memcpy(k, c, sizeof k);
+    for (uint32_t i = 0; i < shown; i++) {
+        k[kind == PG_TP ? CS_DIM_TP : CS_DIM_DP] = i + (i == 7 && nr > 8 ? nr - 8 : 0);
+        m[i] = cs_gen_rank_of(&X->src, k);
+    }
+    if (nr > 8) { /* first six, "...", the last */
+        m[6] = m[7];
+        fmt_members(buf, n, m, 7);
+        return;
+    }
+    fmt_members(buf, n, m, shown);
+}
+
+static void push_fix(ctx *X, fix f) {
+    if (X->nscratch == X->capscratch) {
+        X->capscratch = X->capscratch ? 2 * X->capscratch : 8;
+        X->scratch = cs_realloc(X->scratch, X->capscratch * sizeof *X->scratch);
+    }
+    X->scratch[X->nscratch++] = f;
+}
+
+/* The fixes of node nd of source rank r (at c) into X->scratch; errors name
+ * path and node. */
+static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN_NDIMS], const ChakraProtoMsg__Node *nd) {
+    X->nscratch = 0;
+    int is_coll = nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, host = 0;
+    int64_t ct = -1;
+    int own = 0, has_peer = 0;
+    for (size_t i = 0; i < nd->n_attr; i++) {
+        const ChakraProtoMsg__AttributeProto *a = nd->attr[i];
+        if (!a->name) continue;
+        if (strcmp(a->name, "is_cpu_op") == 0) {
+            int64_t v = 0;
+            if (a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL) v = a->bool_val;
+            else attr_int(a, &v);
+            host = v != 0;
+        }
+        if (strcmp(a->name, "comm_type") == 0) attr_int(a, &ct);
+    }
+    for (size_t i = 0; i < nd->n_attr; i++) {
+        const ChakraProtoMsg__AttributeProto *a = nd->attr[i];
+        if (!a->name) continue;
+        int pg = strcmp(a->name, "pg_name") == 0;
+        int peer = strcmp(a->name, "comm_src") == 0 || strcmp(a->name, "comm_dst") == 0;
+        if (pg) {
+            if (a->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
+                return CS_ERR(X->err, CS_EINVAL, "%s: node %" PRIu64 " (%s): attribute pg_name: expected a string_val",
+                              path, nd->id, nd->name ? nd->name : "");
+            const cs_comm_group *g = NULL;
+            cs_error e2;
+            cs_error_clear(&e2);
+            if (cs_comm_groups_resolve(&X->g, a->string_val, &g, &e2) != CS_OK)
+                return CS_ERR(X->err, CS_EINVAL, "%s: node %" PRIu64 " (%s): pg_name \"%s\": %s", path, nd->id,
+                              nd->name ? nd->name : "", a->string_val, e2.msg);
+            int kind = -1;
+            if (!g) { /* all ranks: the DP group only when it is all ranks */
+                if (X->src.tp * X->src.pp != 1)
+                    return CS_ERR(X->err, CS_EINVAL,
+                                  "%s: node %" PRIu64 " (%s): pg_name \"%s\" means all %u ranks, which is neither "
+                                  "rank %u's tensor-parallel nor its data-parallel group under %s; expected a "
+                                  "--comm-group-configuration naming the groups",
+                                  path, nd->id, nd->name ? nd->name : "", a->string_val, X->nsrc, r, X->desc);
+            } else if (is_group(X, g, PG_TP, c)) {
+                kind = FIX_TP;
+            } else if (is_group(X, g, PG_DP, c)) {
+                kind = FIX_DP;
+            } else {
+                char m[96], tpm[96], dpm[96];
+                fmt_members(m, sizeof m, g->ranks, g->nranks);
+                group_members(X, PG_TP, c, tpm, sizeof tpm);
+                group_members(X, PG_DP, c, dpm, sizeof dpm);
+                return CS_ERR(X->err, CS_EINVAL,
+                              "%s: node %" PRIu64 " (%s): pg_name \"%s\" is group %s %s of %s, which is neither rank "
+                              "%u's tensor-parallel group %s nor its data-parallel group %s under %s; expected the "
+                              "captured plan's --tp, --pp and --placement",
+                              path, nd->id, nd->name ? nd->name : "", a->string_val, g->name, m, X->g.path, r, tpm,
+                              dpm, X->desc);
+            }
+            if (kind == FIX_DP || (!g && kind < 0)) {
+                /* the data-parallel group: only sizes that do not depend on dp */
+                if (is_coll && !host && ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_BARRIER) {
+                    const char *tn = ct >= 0 ? cs_et_comm_type_name((int)ct) : NULL;
+                    return CS_ERR(X->err, CS_EUNSUPPORTED,
+                                  "%s: node %" PRIu64 " (%s): %s on the data-parallel group: its per-rank size and "
+                                  "the work around it depend on dp (a ZeRO/FSDP shard, or tables sharded over dp); "
+                                  "only all-reduces (and barriers) are rescaled exactly -- see docs/rescale.md",
+                                  path, nd->id, nd->name ? nd->name : "", tn ? tn : "a collective of unknown type");
+                }
+            }
+            if (kind >= 0) push_fix(X, (fix){(uint32_t)i, (uint8_t)kind, 0, 0});
+        } else if (peer) {
+            int64_t v;
+            if (!attr_int(a, &v))
+                return CS_ERR(X->err, CS_EINVAL, "%s: node %" PRIu64 " (%s): attribute %s: expected an integer rank",
+                              path, nd->id, nd->name ? nd->name : "", a->name);
+            if (v < 0 || v >= (int64_t)X->nsrc)
+                return CS_ERR(X->err, CS_EINVAL,
+                              "%s: node %" PRIu64 " (%s): attribute %s: rank %" PRId64 ", expected 0 to %u (the trace "
+                              "set has %u ranks)",
+                              path, nd->id, nd->name ? nd->name : "", a->name, v, X->nsrc - 1, X->nsrc);
+            uint32_t pc[CS_GEN_NDIMS];
+            coords(&X->src, (uint32_t)v, pc);
+            if ((uint32_t)v == r) own = 1;
+            else has_peer = 1;
+            if (pc[CS_DIM_DP] != c[CS_DIM_DP])
+                return CS_ERR(X->err, CS_EINVAL,
+                              "%s: node %" PRIu64 " (%s): %s is rank %" PRId64 " (dp_i %u), in another data-parallel "
+                              "replica than rank %u (dp_i %u) under %s: replicas must not exchange messages; "
+                              "expected the captured plan's --tp, --pp and --placement",
+                              path, nd->id, nd->name ? nd->name : "", a->name, v, pc[CS_DIM_DP], r, c[CS_DIM_DP],
+                              X->desc);
+            push_fix(X, (fix){(uint32_t)i, FIX_PEER, pc[CS_DIM_TP], pc[CS_DIM_PP]});
+        }
+    }
+    if ((nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE || nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE) &&
+        has_peer && !own)
+        return CS_ERR(X->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (%s): neither comm_src nor comm_dst is rank %u, whose trace this is",
+                      path, nd->id, nd->name ? nd->name : "", r);
+    return CS_OK;
+}
+
+/* ---- renaming ------------------------------------------------------------------ */
+
+/* The fixes f[0..n) applied to nd for rank c of plan P (generator numbering);
+ * the old attributes saved in X->saved (put back by unapply). */
+static void apply(ctx *X, ChakraProtoMsg__Node *nd, const fix *f, uint32_t n, const cs_gen_plan *P,
+                  const uint32_t c[CS_GEN_NDIMS]) {
+    if (n > X->capsaved) {
+        X->capsaved = n;
+        X->saved = cs_realloc(X->saved, n * sizeof *X->saved);
+        X->names = cs_realloc(X->names, n * sizeof *X->names);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        ChakraProtoMsg__AttributeProto *a = nd->attr[f[i].attr];
+        X->saved[i] = *a;
+        if (f[i].what == FIX_PEER) {
+            uint32_t k[CS_GEN_NDIMS];
+            memcpy(k, c, sizeof k);
+            k[CS_DIM_TP] = f[i].ti;
+            k[CS_DIM_PP] = f[i].pi;
+            attr_set_int(a, cs_gen_rank_of(P, k));
+        } else {
+            snprintf(X->names[i], sizeof X->names[i], "%u", cs_gen_group_of(P, f[i].what == FIX_TP ? PG_TP : PG_DP, c, NULL));
+            a->string_val = X->names[i];
+        }
+    }
+}
+
+static void unapply(ctx *X, ChakraProtoMsg__Node *nd, const fix *f, uint32_t n) {
+    for (uint32_t i = n; i-- > 0;) *nd->attr[f[i].attr] = X->saved[i];
+}
+
+/* ---- templates and the replica check ----------------------------------------------- */
+
+static void tmpl_add(ctx *X, tmpl *t, ChakraProtoMsg__Node *nd) {
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->nodes = cs_realloc(t->nodes, t->cap * sizeof *t->nodes);
+        t->nf = cs_realloc(t->nf, t->cap * sizeof *t->nf);
+    }
+    if (t->nfixes + X->nscratch > t->capfixes) {
+        t->capfixes = (t->nfixes + X->nscratch) * 2 + 16;
+        t->fixes = cs_realloc(t->fixes, t->capfixes * sizeof *t->fixes);
+    }
+    memcpy(t->fixes + t->nfixes, X->scratch, X->nscratch * sizeof *X->scratch);
+    t->nf[t->n] = (nfix){(uint32_t)t->nfixes, (uint32_t)X->nscratch};
+    t->nfixes += X->nscratch;
+    t->nodes[t->n++] = nd;
+}
+
+static void tmpl_free(tmpl *t) {
+    for (size_t i = 0; i < t->n; i++) cs_et_node_free(t->nodes[i]);
+    cs_free(t->nodes);
+    cs_free(t->nf);
+    cs_free(t->fixes);
+    if (t->md) chakra_proto_msg__global_metadata__free_unpacked(t->md, NULL);
+}
+
+/* A copy of md (packed and unpacked again). */
+static ChakraProtoMsg__GlobalMetadata *md_copy(const ChakraProtoMsg__GlobalMetadata *md) {
+    size_t len = chakra_proto_msg__global_metadata__get_packed_size(md);
+    uint8_t *buf = cs_malloc(len + 1);
+    chakra_proto_msg__global_metadata__pack(md, buf);
+    ChakraProtoMsg__GlobalMetadata *c = chakra_proto_msg__global_metadata__unpack(NULL, len, buf);
+    cs_free(buf);
+    return c; /* NULL: protobuf-c could not allocate */
+}
+
+/* "key: A, expected B" for the first difference between two JSON nodes. */
+static void json_diff(json_t *got, json_t *want, char *buf, size_t n) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(want, key, v) {
+        json_t *g = json_object_get(got, key);
+        if (g && json_equal(g, v)) continue;
+        if (g && strcmp(key, "attr") == 0 && json_is_array(g) && json_array_size(g) == json_array_size(v)) {
+            for (size_t i = 0; i < json_array_size(v); i++) {
+                json_t *ga = json_array_get(g, i), *wa = json_array_get(v, i);
+                if (json_equal(ga, wa)) continue;
+                char *gs = json_dumps(ga, JSON_COMPACT), *ws = json_dumps(wa, JSON_COMPACT);
+                snprintf(buf, n, "attribute %zu: %.160s, expected %.160s", i, gs ? gs : "?", ws ? ws : "?");
+                free(gs);
+                free(ws);
+                return;
+            }
+        }
+        char *gs = g ? json_dumps(g, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        char *ws = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        snprintf(buf, n, "%s: %.160s, expected %.160s", key, gs ? gs : "(absent)", ws ? ws : "?");
+        free(gs);
+        free(ws);
+        return;
+    }
+    json_object_foreach(got, key, v) {
+        if (json_object_get(want, key)) continue;
+        char *gs = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        snprintf(buf, n, "%s: %.160s, expected it absent", key, gs ? gs : "?");
+        free(gs);
+        return;
+    }
+    snprintf(buf, n, "(no difference found)");
+}
+
+/* Read source rank r: a template (dp_i 0) is kept; any other rank is
+ * compared node by node with its template. */
+static int read_rank(ctx *X, uint32_t r) {
+    char path[4096];
+    src_path(path, sizeof path, X->o->prefix, r);
+    uint32_t c[CS_GEN_NDIMS];
+    coords(&X->src, r, c);
+    tmpl *t = &X->t[c[CS_DIM_PP] * X->src.tp + c[CS_DIM_TP]];
+    int is_t = c[CS_DIM_DP] == 0;
+    cs_et_reader *rd = NULL;
+    int rc = cs_et_reader_open(path, &rd, X->err);
+    if (rc) return rc;
+    if (is_t) {
+        t->md = md_copy(cs_et_reader_metadata(rd));
+        t->rank = r;
+        if (!t->md) rc = CS_ERR(X->err, CS_ENOMEM, "%s: out of memory copying the trace's metadata", path);
+    } else {
+        json_t *a = cs_et_metadata_to_json(cs_et_reader_metadata(rd)), *b = cs_et_metadata_to_json(t->md);
+        if (!json_equal(a, b)) {
+            char how[400];
+            json_diff(a, b, how, sizeof how);
+            rc = CS_ERR(X->err, CS_EINVAL,
+                        "%s: rank %u is not a data-parallel replica of rank %u under %s: its metadata differs: %s",
+                        path, r, t->rank, X->desc, how);
+        }
+        json_decref(a);
+        json_decref(b);
+    }
+    size_t k = 0;
+    char tpath[4096];
+    src_path(tpath, sizeof tpath, X->o->prefix, t->rank);
+    while (rc == CS_OK) {
+        ChakraProtoMsg__Node *nd = NULL;
+        int got = cs_et_reader_next(rd, &nd, X->err);
+        if (got < 0) {
+            rc = got;
+            break;
+        }
+        if (got == 0) break;
+        rc = analyse(X, path, r, c, nd);
+        if (rc == CS_OK && is_t) {
+            tmpl_add(X, t, nd);
+            nd = NULL;
+        } else if (rc == CS_OK) {
+            if (k >= t->n) {
+                rc = CS_ERR(X->err, CS_EINVAL,
+                            "%s: rank %u is not a data-parallel replica of rank %u (%s) under %s: it has more than "
+                            "the %zu nodes of rank %u (node %" PRIu64 " is extra)",
+                            path, r, t->rank, tpath, X->desc, t->n, t->rank, nd->id);
+            } else { /* both in the source's canonical names at this rank's coordinates */
+                ChakraProtoMsg__Node *tn = t->nodes[k];
+                uint32_t nmine = (uint32_t)X->nscratch;
+                fix *mine = cs_malloc((nmine + 1) * sizeof *mine);
+                memcpy(mine, X->scratch, nmine * sizeof *mine);
+                apply(X, nd, mine, nmine, &X->src, c);
+                json_t *a = cs_et_node_to_json(nd);
+                unapply(X, nd, mine, nmine);
+                apply(X, tn, t->fixes + t->nf[k].first, t->nf[k].n, &X->src, c);
+                json_t *b = cs_et_node_to_json(tn);
+                unapply(X, tn, t->fixes + t->nf[k].first, t->nf[k].n);
+                int fixes_differ = nmine != t->nf[k].n;
+                for (uint32_t i = 0; !fixes_differ && i < nmine; i++)
+                    fixes_differ = mine[i].attr != t->fixes[t->nf[k].first + i].attr ||
+                                   mine[i].what != t->fixes[t->nf[k].first + i].what;
+                if (!json_equal(a, b) || fixes_differ) {
+                    char how[400];
+                    if (!json_equal(a, b)) json_diff(a, b, how, sizeof how);
+                    else snprintf(how, sizeof how, "its pg_name names the other kind of group (TP vs DP)");
+                    rc = CS_ERR(X->err, CS_EINVAL,
+                                "%s: rank %u (tp_i %u, dp_i %u, pp_i %u) is not a data-parallel replica of rank %u "
+                                "(%s) under %s: node %" PRIu64 " (%s), the %zu-th: %s (groups and peers renamed to "
+                                "the rank's own)",
+                                path, r, c[CS_DIM_TP], c[CS_DIM_DP], c[CS_DIM_PP], t->rank, tpath, X->desc, nd->id,
+                                nd->name ? nd->name : "", k + 1, how);
+                }
+                json_decref(a);
+                json_decref(b);
+                cs_free(mine);
+            }
+            k++;
+        }
+        if (nd) cs_et_node_free(nd);
+    }
+    if (rc == CS_OK && !is_t && k < t->n)
+        rc = CS_ERR(X->err, CS_EINVAL,
+                    "%s: rank %u is not a data-parallel replica of rank %u (%s) under %s: it has %zu nodes, rank %u "
+                    "has %zu",
+                    path, r, t->rank, tpath, X->desc, k, t->rank, t->n);
+    cs_et_reader_close(rd);
+    return rc;
+}
+
+/* ---- writing --------------------------------------------------------------------- */
+
+static void remove_tmps(const ctx *X, uint32_t upto, int groups) {
+    char path[4096];
+    for (uint32_t r = 0; r < upto; r++) {
+        tmp_path(path, sizeof path, X->o->out, r);
+        remove(path);
+    }
+    if (groups) {
+        groups_tmp_path(path, sizeof path, X->o->out);
+        remove(path);
+    }
+}
+
+static int write_rank(ctx *X, uint32_t r, uint64_t *nodes) {
+    uint32_t c[CS_GEN_NDIMS];
+    coords(&X->dst, r, c);
+    tmpl *t = &X->t[c[CS_DIM_PP] * X->src.tp + c[CS_DIM_TP]];
+    char path[4096];
+    tmp_path(path, sizeof path, X->o->out, r);
+    cs_et_writer *w = NULL;
+    int rc = cs_et_writer_open(path, 0, t->md, &w, X->err);
+    for (size_t k = 0; rc == CS_OK && k < t->n; k++) {
+        const fix *f = t->fixes + t->nf[k].first;
+        apply(X, t->nodes[k], f, t->nf[k].n, &X->dst, c);
+        rc = cs_et_writer_write(w, t->nodes[k], X->err);
+        unapply(X, t->nodes[k], f, t->nf[k].n);
+    }
+    int rc2 = cs_et_writer_close(w, rc ? NULL : X->err);
+    if (rc == CS_OK) *nodes += t->n;
+    return rc ? rc : rc2;
+}
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+static int setup(ctx *X, cs_rescale_info *info) {
+    const cs_rescale_opts *o = X->o;
+    cs_error *err = X->err;
+    cs_gen_plan_defaults(&X->src);
+    X->src.tp = o->tp ? o->tp : 1;
+    X->src.pp = o->pp ? o->pp : 1;
+    X->src.order[0] = CS_DIM_TP; /* the generator's default order without CP: tp, (cp,) dp, pp */
+    int rc = cs_gen_placement_parse(o->placement ? o->placement : "tp,dp,pp", &X->src, err);
+    if (rc) return rc;
+    if (!o->to_dp)
+        return CS_ERR(err, CS_EINVAL, "--to-dp: expected the target's data-parallel degree, an integer >= 2");
+    if (o->to_dp < 2)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "--to-dp %u: expected at least 2 (at dp 1 there is no data-parallel group: a rescaled trace "
+                      "would keep its gradient all-reduces on a group of one rank)", o->to_dp);
+    if (o->to_tp && o->to_tp != X->src.tp)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "--to-tp %u: the tensor-parallel dimension (tp %u in the trace) cannot be rescaled exactly: "
+                      "a trace holds each rank's compute as whole microseconds and byte counts of the rank's share, "
+                      "not the operator shapes that 1/tp would divide; only the data-parallel degree is rescaled "
+                      "(--to-dp)", o->to_tp, X->src.tp);
+    if (o->to_pp && o->to_pp != X->src.pp)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "--to-pp %u: the pipeline dimension (pp %u in the trace) cannot be rescaled exactly: "
+                      "re-forming stages moves layers between ranks, and a trace does not mark which nodes "
+                      "belong to which layer; only the data-parallel degree is rescaled (--to-dp)",
+                      o->to_pp, X->src.pp);
+    /* the source's ranks: files 0, 1, ... up to the first missing */
+    char path[4096];
+    if (exists(o->prefix)) {
+        struct stat st;
+        if (stat(o->prefix, &st) == 0 && S_ISREG(st.st_mode))
+            return CS_ERR(err, CS_EINVAL,
+                          "--workload-configuration=%s: one trace file for every rank has no per-rank structure "
+                          "to rescale; it runs unchanged on any number of ranks (expected a prefix of "
+                          "PREFIX.<rank>.et files)", o->prefix);
+    }
+    uint32_t n = 0;
+    for (;; n++) {
+        src_path(path, sizeof path, o->prefix, n);
+        if (!exists(path)) break;
+        if (n >= CS_GEN_MAX_RANKS) break;
+    }
+    if (n == 0)
+        return CS_ERR(err, CS_EIO, "--workload-configuration=%s: %s.0.et (or .et.gz) not found", o->prefix, o->prefix);
+    uint32_t tpp = X->src.tp * X->src.pp;
+    if ((uint64_t)X->src.tp * X->src.pp > n || n % tpp)
+        return CS_ERR(err, CS_EINVAL,
+                      "--tp %u --pp %u: the trace set %s has %u ranks (%s.0.et .. %s.%u.et), not a multiple of "
+                      "tp x pp = %u", X->src.tp, X->src.pp, o->prefix, n, o->prefix, o->prefix, n - 1, tpp);
+    X->src.dp = n / tpp;
+    X->nsrc = n;
+    if (X->src.dp < 2)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "the trace set %s has %u ranks = tp %u x pp %u: dp 1 has no data-parallel collectives to "
+                      "rescale (a larger dp adds gradient reductions the trace does not hold)",
+                      o->prefix, n, X->src.tp, X->src.pp);
+    X->dst = X->src;
+    X->dst.dp = o->to_dp;
+    uint64_t m = (uint64_t)tpp * o->to_dp;
+    if (m > CS_GEN_MAX_RANKS)
+        return CS_ERR(err, CS_EINVAL, "--to-dp %u: tp x pp x dp = %u x %u x %u = %" PRIu64 " ranks; expected at most %u",
+                      o->to_dp, X->src.tp, X->src.pp, o->to_dp, m, CS_GEN_MAX_RANKS);
+    char pl[128];
+    cs_gen_placement_format(&X->src, pl, sizeof pl);
+    char *paren = strstr(pl, ":"); /* "rank = tp_i + 2 dp_i + 4 pp_i" */
+    if (paren) *paren = 0;
+    snprintf(X->desc, sizeof X->desc, "--tp %u --pp %u (dp %u; %s)", X->src.tp, X->src.pp, X->src.dp, pl);
+    /* a stale larger trace set would be read by run as more ranks */
+    snprintf(path, sizeof path, "%s.%" PRIu64 ".et", o->out, m);
+    char gz[4096];
+    snprintf(gz, sizeof gz, "%s.%" PRIu64 ".et.gz", o->out, m);
+    if (exists(path) || exists(gz))
+        return CS_ERR(err, CS_EINVAL,
+                      "--out %s: %s exists: clustersim run would read it as rank %" PRIu64 " of the %" PRIu64
+                      " written; remove the old trace set first", o->out, exists(path) ? path : gz, m, m);
+    rc = cs_comm_groups_load(o->groups ? o->groups : "empty", &X->g, err);
+    if (rc) return rc;
+    rc = cs_comm_groups_validate(&X->g, n, err);
+    if (rc) return rc;
+    info->src_ranks = n;
+    info->src_dp = X->src.dp;
+    info->ranks = (uint32_t)m;
+    return CS_OK;
+}
+
+int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
+    ctx X;
+    memset(&X, 0, sizeof X);
+    memset(info, 0, sizeof *info);
+    X.o = o;
+    X.err = err;
+    int rc = setup(&X, info);
+    uint32_t written = 0;
+    int groups_written = 0;
+    if (rc == CS_OK) {
+        X.t = cs_calloc((size_t)X.src.tp * X.src.pp, sizeof *X.t);
+        for (uint32_t r = 0; rc == CS_OK && r < X.nsrc; r++) { /* templates first: rank order may put dp_i 0 last */
+            uint32_t c[CS_GEN_NDIMS];
+            coords(&X.src, r, c);
+            if (c[CS_DIM_DP] == 0) rc = read_rank(&X, r);
+        }
+        for (size_t i = 0; rc == CS_OK && i < (size_t)X.src.tp * X.src.pp; i++) info->template_nodes += X.t[i].n;
+        for (uint32_t r = 0; rc == CS_OK && r < X.nsrc; r++) {
+            uint32_t c[CS_GEN_NDIMS];
+            coords(&X.src, r, c);
+            if (c[CS_DIM_DP] != 0) rc = read_rank(&X, r);
+            if (rc == CS_OK && o->stop && *o->stop) rc = CS_ERR(err, CS_EINTR, "rescale stopped while checking the source");
+        }
+    }
+    if (rc == CS_OK && o->log) {
+        fprintf(o->log, "  source   %s.<rank>.et: %u ranks = %s\n", o->prefix, X.nsrc, X.desc);
+        fprintf(o->log, "  checked  every pg_name is its rank's TP or DP group%s%s; peers stay in their replica; "
+                        "the %u replicas of each of the %u (tp_i, pp_i) positions are equal node by node (%" PRIu64
+                        " nodes per replica)\n",
+                X.g.path ? " of " : "", X.g.path ? X.g.path : " (no comm groups: all ranks)", X.src.dp,
+                X.src.tp * X.src.pp, info->template_nodes);
+    }
+    for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
+        if (o->stop && *o->stop) {
+            rc = CS_ERR(err, CS_EINTR, "rescale stopped after %u of %u ranks; no trace written", r, info->ranks);
+            break;
+        }
+        written = r + 1;
+        rc = write_rank(&X, r, &info->nodes_written);
+    }
+    char path[4096], fin[4096];
+    if (rc == CS_OK && X.g.path) {
+        cs_comm_groups g;
+        cs_gen_comm_groups(&X.dst, &g);
+        groups_tmp_path(path, sizeof path, o->out);
+        groups_written = 1;
+        rc = cs_gen_comm_groups_write(&g, path, err);
+        cs_comm_groups_free(&g);
+    }
+    if (rc == CS_OK) { /* every file complete: the renames */
+        for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
+            tmp_path(path, sizeof path, o->out, r);
+            snprintf(fin, sizeof fin, "%s.%u.et", o->out, r);
+            if (rename(path, fin) != 0) rc = CS_ERR(err, CS_EIO, "%s: cannot rename to %s: %s", path, fin, strerror(errno));
+        }
+        if (rc == CS_OK && groups_written) {
+            groups_tmp_path(path, sizeof path, o->out);
+            snprintf(fin, sizeof fin, "%s.comm_groups.json", o->out);
+            if (rename(path, fin) != 0) rc = CS_ERR(err, CS_EIO, "%s: cannot rename to %s: %s", path, fin, strerror(errno));
+            info->wrote_groups = rc == CS_OK;
+        }
+    }
+    if (rc) remove_tmps(&X, written, groups_written);
+    if (X.t)
+        for (size_t i = 0; i < (size_t)X.src.tp * X.src.pp; i++) tmpl_free(&X.t[i]);
+    cs_free(X.t);
+    cs_free(X.saved);
+    cs_free(X.names);
+    cs_free(X.scratch);
+    cs_comm_groups_free(&X.g);
+    return rc;
+}
