@@ -72,6 +72,7 @@ typedef struct ctx {
     fix *scratch;
     size_t capscratch, nscratch;
     char desc[160]; /* the plan as messages print it */
+    cs_rescale_info *info;
     cs_error *err;
 } ctx;
 
@@ -192,7 +193,7 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
     X->nscratch = 0;
     int is_coll = nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, host = 0;
     int64_t ct = -1;
-    int own = 0, has_peer = 0;
+    int own = 0, has_peer = 0, has_pg = 0, dp_coll = 0;
     for (size_t i = 0; i < nd->n_attr; i++) {
         const ChakraProtoMsg__AttributeProto *a = nd->attr[i];
         if (!a->name) continue;
@@ -217,8 +218,8 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
             cs_error e2;
             cs_error_clear(&e2);
             if (cs_comm_groups_resolve(&X->g, a->string_val, &g, &e2) != CS_OK)
-                return CS_ERR(X->err, CS_EINVAL, "%s: node %" PRIu64 " (%s): pg_name \"%s\": %s", path, nd->id,
-                              nd->name ? nd->name : "", a->string_val, e2.msg);
+                return CS_ERR(X->err, CS_EINVAL, "%s: node %" PRIu64 " (%s): %s", path, nd->id,
+                              nd->name ? nd->name : "", e2.msg);
             int kind = -1;
             if (!g) { /* all ranks: the DP group only when it is all ranks */
                 if (X->src.tp * X->src.pp != 1)
@@ -243,17 +244,8 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
                               path, nd->id, nd->name ? nd->name : "", a->string_val, g->name, m, X->g.path, r, tpm,
                               dpm, X->desc);
             }
-            if (kind == FIX_DP || (!g && kind < 0)) {
-                /* the data-parallel group: only sizes that do not depend on dp */
-                if (is_coll && !host && ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_BARRIER) {
-                    const char *tn = ct >= 0 ? cs_et_comm_type_name((int)ct) : NULL;
-                    return CS_ERR(X->err, CS_EUNSUPPORTED,
-                                  "%s: node %" PRIu64 " (%s): %s on the data-parallel group: its per-rank size and "
-                                  "the work around it depend on dp (a ZeRO/FSDP shard, or tables sharded over dp); "
-                                  "only all-reduces (and barriers) are rescaled exactly -- see docs/rescale.md",
-                                  path, nd->id, nd->name ? nd->name : "", tn ? tn : "a collective of unknown type");
-                }
-            }
+            if (kind == FIX_DP || (!g && kind < 0)) dp_coll = 1;
+            has_pg = 1;
             if (kind >= 0) push_fix(X, (fix){(uint32_t)i, (uint8_t)kind, 0, 0});
         } else if (peer) {
             int64_t v;
@@ -278,6 +270,24 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
                               X->desc);
             push_fix(X, (fix){(uint32_t)i, FIX_PEER, pc[CS_DIM_TP], pc[CS_DIM_PP]});
         }
+    }
+    if (is_coll && !host && !has_pg) { /* no pg_name: all ranks */
+        if (X->src.tp * X->src.pp != 1)
+            return CS_ERR(X->err, CS_EINVAL,
+                          "%s: node %" PRIu64 " (%s): a collective without pg_name runs on all %u ranks, which is "
+                          "neither rank %u's tensor-parallel nor its data-parallel group under %s; expected a pg_name "
+                          "and a --comm-group-configuration naming the groups",
+                          path, nd->id, nd->name ? nd->name : "", X->nsrc, r, X->desc);
+        dp_coll = 1;
+    }
+    /* the data-parallel group: only sizes that do not depend on dp */
+    if (dp_coll && is_coll && !host && ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_BARRIER) {
+        const char *tn = ct >= 0 ? cs_et_comm_type_name((int)ct) : NULL;
+        return CS_ERR(X->err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 " (%s): %s on the data-parallel group: its per-rank size and the work "
+                      "around it depend on dp (a ZeRO/FSDP shard, or tables sharded over dp); only all-reduces (and "
+                      "barriers) are rescaled exactly -- see docs/rescale.md",
+                      path, nd->id, nd->name ? nd->name : "", tn ? tn : "a collective of unknown type");
     }
     if ((nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE || nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE) &&
         has_peer && !own)
@@ -367,26 +377,41 @@ static void json_diff(json_t *got, json_t *want, char *buf, size_t n) {
                 if (json_equal(ga, wa)) continue;
                 char *gs = json_dumps(ga, JSON_COMPACT), *ws = json_dumps(wa, JSON_COMPACT);
                 snprintf(buf, n, "attribute %zu: %.160s, expected %.160s", i, gs ? gs : "?", ws ? ws : "?");
-                free(gs);
-                free(ws);
+                cs_json_free(gs);
+                cs_json_free(ws);
                 return;
             }
         }
         char *gs = g ? json_dumps(g, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
         char *ws = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
         snprintf(buf, n, "%s: %.160s, expected %.160s", key, gs ? gs : "(absent)", ws ? ws : "?");
-        free(gs);
-        free(ws);
+        cs_json_free(gs);
+        cs_json_free(ws);
         return;
     }
     json_object_foreach(got, key, v) {
         if (json_object_get(want, key)) continue;
         char *gs = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
         snprintf(buf, n, "%s: %.160s, expected it absent", key, gs ? gs : "?");
-        free(gs);
+        cs_json_free(gs);
         return;
     }
     snprintf(buf, n, "(no difference found)");
+}
+
+/* Replica 0's collectives per kind of group (what the log prints, so that
+ * a placement that swaps TP and DP -- structurally alike -- shows). */
+static void count_colls(ctx *X, const ChakraProtoMsg__Node *nd) {
+    if (nd->type != CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) return;
+    int host = 0;
+    uint64_t size = 0;
+    if (cs_et_attr_get_bool(nd, "is_cpu_op", &host, NULL) < 0 || host) return;
+    if (cs_et_attr_get_uint(nd, "comm_size", &size, NULL) < 0) size = 0;
+    int kind = FIX_DP; /* all ranks (tp = pp = 1) is the DP group */
+    for (size_t i = 0; i < X->nscratch; i++)
+        if (X->scratch[i].what != FIX_PEER) kind = X->scratch[i].what;
+    X->info->colls[kind]++;
+    X->info->coll_bytes[kind] += (double)size;
 }
 
 /* Read source rank r: a template (dp_i 0) is kept; any other rank is
@@ -418,6 +443,7 @@ static int read_rank(ctx *X, uint32_t r) {
         json_decref(b);
     }
     size_t k = 0;
+    uint64_t delta = 0; /* this rank's node ids minus its template's (mod 2^64) */
     char tpath[4096];
     src_path(tpath, sizeof tpath, X->o->prefix, t->rank);
     while (rc == CS_OK) {
@@ -430,6 +456,7 @@ static int read_rank(ctx *X, uint32_t r) {
         if (got == 0) break;
         rc = analyse(X, path, r, c, nd);
         if (rc == CS_OK && is_t) {
+            count_colls(X, nd);
             tmpl_add(X, t, nd);
             nd = NULL;
         } else if (rc == CS_OK) {
@@ -440,6 +467,12 @@ static int read_rank(ctx *X, uint32_t r) {
                             path, r, t->rank, tpath, X->desc, t->n, t->rank, nd->id);
             } else { /* both in the source's canonical names at this rank's coordinates */
                 ChakraProtoMsg__Node *tn = t->nodes[k];
+                /* node ids may be offset per rank (Chakra's converter numbers the nodes of all ranks
+                 * from one counter): the first node's offset is taken off every id and dependency */
+                if (k == 0) delta = nd->id - tn->id;
+                nd->id -= delta;
+                for (size_t i = 0; i < nd->n_data_deps; i++) nd->data_deps[i] -= delta;
+                for (size_t i = 0; i < nd->n_ctrl_deps; i++) nd->ctrl_deps[i] -= delta;
                 uint32_t nmine = (uint32_t)X->nscratch;
                 fix *mine = cs_malloc((nmine + 1) * sizeof *mine);
                 memcpy(mine, X->scratch, nmine * sizeof *mine);
@@ -460,9 +493,10 @@ static int read_rank(ctx *X, uint32_t r) {
                     rc = CS_ERR(X->err, CS_EINVAL,
                                 "%s: rank %u (tp_i %u, dp_i %u, pp_i %u) is not a data-parallel replica of rank %u "
                                 "(%s) under %s: node %" PRIu64 " (%s), the %zu-th: %s (groups and peers renamed to "
-                                "the rank's own)",
-                                path, r, c[CS_DIM_TP], c[CS_DIM_DP], c[CS_DIM_PP], t->rank, tpath, X->desc, nd->id,
-                                nd->name ? nd->name : "", k + 1, how);
+                                "the rank's own%s)",
+                                path, r, c[CS_DIM_TP], c[CS_DIM_DP], c[CS_DIM_PP], t->rank, tpath, X->desc,
+                                nd->id + delta, nd->name ? nd->name : "", k + 1, how,
+                                delta ? ", ids shifted to the template's" : "");
                 }
                 json_decref(a);
                 json_decref(b);
@@ -608,6 +642,7 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
     memset(info, 0, sizeof *info);
     X.o = o;
     X.err = err;
+    X.info = info;
     int rc = setup(&X, info);
     uint32_t written = 0;
     int groups_written = 0;
@@ -633,6 +668,9 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
                         " nodes per replica)\n",
                 X.g.path ? " of " : "", X.g.path ? X.g.path : " (no comm groups: all ranks)", X.src.dp,
                 X.src.tp * X.src.pp, info->template_nodes);
+        fprintf(o->log, "  replica  %" PRIu64 " collectives on TP groups (%.6g bytes), %" PRIu64 " on DP groups (%.6g "
+                        "bytes): if the gradient reductions are not on the DP side, --placement swaps TP and DP\n",
+                info->colls[0], info->coll_bytes[0], info->colls[1], info->coll_bytes[1]);
     }
     for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
         if (o->stop && *o->stop) {

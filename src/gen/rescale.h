@@ -57,6 +57,8 @@ typedef struct cs_rescale_info {
     uint64_t template_nodes;      /* nodes of the tp x pp template graphs */
     uint64_t nodes_written;       /* over all target files */
     int wrote_groups;             /* 1: OUT.comm_groups.json written */
+    uint64_t colls[2];            /* replica 0's collectives on TP [0] and DP [1] groups */
+    double coll_bytes[2];         /* their comm_size sums */
 } cs_rescale_info;
 
 /* Rescale o->prefix to o->out.  CS_EINVAL naming the file, node, flag and
