@@ -492,7 +492,7 @@ static int read_rank(ctx *X, uint32_t r) {
                     else snprintf(how, sizeof how, "its pg_name names the other kind of group (TP vs DP)");
                     rc = CS_ERR(X->err, CS_EINVAL,
                                 "%s: rank %u (tp_i %u, dp_i %u, pp_i %u) is not a data-parallel replica of rank %u "
-                                "(%s) under %s: node %" PRIu64 " (%s), the %zu-th: %s (groups and peers renamed to "
+                                "(%s) under %s: node %" PRIu64 " (%s; number %zu in file order): %s (groups and peers renamed to "
                                 "the rank's own%s)",
                                 path, r, c[CS_DIM_TP], c[CS_DIM_DP], c[CS_DIM_PP], t->rank, tpath, X->desc,
                                 nd->id + delta, nd->name ? nd->name : "", k + 1, how,

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# cli_rescale.sh -- clustersim rescale (docs/rescale.md): a generated plan at
+# small dp, rescaled to a larger (or smaller) dp, equals the plan the
+# generator writes at that dp -- every rank file byte for byte, the comm
+# groups, and the simulated step time to the picosecond.  The generator's
+# output at the target scale is the independent reference.  Then the
+# refusals (each names the file or flag, exits 1, writes nothing) and
+# determinism.
+. "$(dirname "$0")/lib_cli.sh"
+: "${CS_MKTRACE:?}"
+cd "$CS_TMP" || exit 1
+
+"$CS_BIN" rescale --help | grep -q -- '--to-dp N' && pass "rescale help" || fail "rescale help"
+
+# step time in ps of a trace set on the reference's network and system
+step_ps() { # PREFIX REF
+    "$CS_BIN" run --workload-configuration="$1" --comm-group-configuration="$1.comm_groups.json" \
+        --network-configuration="$2.network.yml" --system-configuration="$2.system.json" --comm-streams=4 \
+        --json "$1.sum.json" --quiet || return 1
+    grep -o '"sim_time_ps": *[0-9]*' "$1.sum.json" | grep -o '[0-9]*$'
+}
+
+# check NAME "PLAN FLAGS" SRC_DP SRC_GLOBAL DST_DP DST_GLOBAL "RESCALE FLAGS": the micro-batch count per
+# rank (global / (micro x dp)) is the same at both scales, so the per-rank work is the generator's at both
+check() {
+    local n=$1 plan=$2 sdp=$3 sgb=$4 ddp=$5 dgb=$6 rf=$7
+    # shellcheck disable=SC2086
+    "$CS_BIN" generate $plan --dp "$sdp" --global-batch "$sgb" --out "$n.s" >/dev/null || { fail "$n: generate dp $sdp"; return; }
+    # shellcheck disable=SC2086
+    "$CS_BIN" generate $plan --dp "$ddp" --global-batch "$dgb" --out "$n.g" >/dev/null || { fail "$n: generate dp $ddp"; return; }
+    # shellcheck disable=SC2086
+    out=$("$CS_BIN" rescale --workload-configuration="$n.s" --comm-group-configuration="$n.s.comm_groups.json" $rf \
+        --to-dp "$ddp" --out "$n.r" 2>&1) || { fail "$n: rescale: $out"; return; }
+    local m d=0 r
+    m=$(ls "$n".g.*.et | wc -l)
+    [ "$(ls "$n".r.*.et | wc -l)" -eq "$m" ] && pass "$n: $m rank files written" || fail "$n: rank files: $(ls "$n".r.*.et | wc -l), expected $m"
+    for ((r = 0; r < m; r++)); do cmp -s "$n.g.$r.et" "$n.r.$r.et" || d=$((d + 1)); done
+    [ "$d" -eq 0 ] && pass "$n: dp $sdp -> $ddp: all $m rank files equal the generated dp $ddp plan, byte for byte" \
+        || fail "$n: $d of $m rank files differ from the generated dp $ddp plan"
+    cmp -s "$n.g.comm_groups.json" "$n.r.comm_groups.json" && pass "$n: comm groups equal the generated ones" \
+        || fail "$n: comm groups differ"
+    # the same after reading: the reader's JSON of one rank per pipeline stage
+    "$CS_BIN" inspect --json "$n.g.$((m - 1)).et" > "$n.g.json" 2>/dev/null && "$CS_BIN" inspect --json "$n.r.$((m - 1)).et" > "$n.r.json" 2>/dev/null \
+        && cmp -s "$n.g.json" "$n.r.json" && pass "$n: last rank equal after reading" || fail "$n: last rank differs after reading"
+    local a b
+    a=$(step_ps "$n.g" "$n.g") && b=$(step_ps "$n.r" "$n.g") && [ -n "$a" ] && [ "$a" = "$b" ] \
+        && pass "$n: simulated step time equal ($a ps)" || fail "$n: step time generated $a ps, rescaled $b ps"
+}
+
+# tensor + pipeline parallel GPT (1F1B, overlapped gradient buckets), the generator's default placement
+check tp2pp2 "--model gpt3-6.7b --tp 2 --pp 2 --micro-batch 1" 2 8 8 32 "--tp 2 --pp 2"
+# the other way: dp 8 down to dp 2
+check down "--model gpt3-6.7b --tp 2 --pp 2 --micro-batch 1" 8 32 2 8 "--tp 2 --pp 2"
+# data parallel only (ResNet-50: 25 MB DDP buckets; micro-batch = global / dp)
+check rn50 "--model resnet50" 2 64 8 256 ""
+# another placement (DP innermost), GPipe, gradients reduced after the last backward
+check place "--model gpt3-6.7b --tp 2 --pp 2 --micro-batch 1 --placement dp,pp,tp --schedule gpipe --no-overlap-grad-reduce" \
+    2 8 4 16 "--tp 2 --pp 2 --placement dp,pp,tp"
+
+# determinism: a second rescale writes the same bytes
+"$CS_BIN" rescale --workload-configuration=tp2pp2.s --comm-group-configuration=tp2pp2.s.comm_groups.json --tp 2 --pp 2 \
+    --to-dp 8 --out again --quiet && d=0 && for r in $(seq 0 31); do cmp -s "again.$r.et" "tp2pp2.r.$r.et" || d=1; done \
+    && cmp -s again.comm_groups.json tp2pp2.r.comm_groups.json && [ "$d" -eq 0 ] \
+    && pass "two rescales write identical files" || fail "two rescales differ"
+
+# ---- refusals: exit 1, the file/flag and the reason named, nothing written ------------------------
+S=(--workload-configuration=tp2pp2.s --comm-group-configuration=tp2pp2.s.comm_groups.json)
+nothing() { # NAME PREFIX: no file of the target (final or temporary) was left
+    if ls "$2".* >/dev/null 2>&1; then fail "$1: files left: $(ls "$2".* | head -3)"; else pass "$1: nothing written"; fi
+}
+expect_fail "--to-tp refused" "--to-tp 4|tensor-parallel dimension (tp 2 in the trace) cannot be rescaled exactly" \
+    "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-tp 4 --out e1
+nothing "--to-tp" e1
+expect_fail "--to-pp refused" "--to-pp 4|pipeline dimension (pp 2 in the trace)|which nodes belong to which layer" \
+    "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-pp 4 --out e2
+"$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-tp 2 --to-pp 2 --out same --quiet \
+    && cmp -s same.31.et tp2pp2.r.31.et && pass "--to-tp/--to-pp equal to the source accepted" || fail "--to-tp 2 --to-pp 2"
+expect_fail "--to-dp 1 refused" "--to-dp 1|at least 2" "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 1 --out e3
+expect_fail "wrong --pp: a send leaves the replica" "tp2pp2.s.0.et: node|comm_dst is rank 4 (dp_i 2)|another data-parallel replica|--tp, --pp and --placement" \
+    "$CS_BIN" rescale "${S[@]}" --tp 2 --to-dp 8 --out e4
+nothing "wrong --pp" e4
+expect_fail "--tp 3: ranks not a multiple" "--tp 3 --pp 1|8 ranks|not a multiple of tp x pp = 3" \
+    "$CS_BIN" rescale "${S[@]}" --tp 3 --to-dp 8 --out e5
+expect_fail "pg_name without a group file" "tp2pp2.s.0.et: node 2 (embed.ar)|no communicator group file" \
+    "$CS_BIN" rescale --workload-configuration=tp2pp2.s --tp 2 --pp 2 --to-dp 8 --out e6
+# a group whose members are not in coordinate order: neither the rank's TP nor its DP group
+sed 's/"5": \[0, 2\]/"5": [2, 0]/' tp2pp2.s.comm_groups.json > swapped.json
+grep -q '"5": \[2, 0\]' swapped.json || fail "swapped.json not made"
+expect_fail "group out of order" "pg_name \"5\" is group 5 [2, 0] of swapped.json|neither rank 0's tensor-parallel group [0, 1] nor its data-parallel group [0, 2]" \
+    "$CS_BIN" rescale --workload-configuration=tp2pp2.s --comm-group-configuration=swapped.json --tp 2 --pp 2 --to-dp 8 --out e7
+# ZeRO: the all-gather of the 1/dp shard and the optimizer on it depend on dp
+"$CS_BIN" generate --model gpt3-6.7b --tp 2 --pp 2 --dp 2 --micro-batch 1 --global-batch 8 --zero 1 --out z >/dev/null
+expect_fail "ZeRO refused" "z.0.et: node|(dp.grads): REDUCE_SCATTER on the data-parallel group|ZeRO/FSDP shard" \
+    "$CS_BIN" rescale --workload-configuration=z --comm-group-configuration=z.comm_groups.json --tp 2 --pp 2 --to-dp 8 --out e8
+nothing "ZeRO" e8
+# ranks that are not replicas: rank 2 (tp_i 0, dp_i 1, pp_i 0) taken from a plan with micro-batch 2
+mkdir -p nr && cp tp2pp2.s.* nr/ && "$CS_BIN" generate --model gpt3-6.7b --tp 2 --pp 2 --dp 2 --micro-batch 2 \
+    --global-batch 16 --out mb2 >/dev/null && cp mb2.2.et nr/tp2pp2.s.2.et
+expect_fail "not a replica" "nr/tp2pp2.s.2.et: rank 2 (tp_i 0, dp_i 1, pp_i 0) is not a data-parallel replica of rank 0|node 1 (embed; number 1 in file order): durationMicros" \
+    "$CS_BIN" rescale --workload-configuration=nr/tp2pp2.s --comm-group-configuration=nr/tp2pp2.s.comm_groups.json \
+    --tp 2 --pp 2 --to-dp 8 --out e9
+nothing "not a replica" e9
+# ... and without comm groups: two ranks whose second compute node differs
+"$CS_MKTRACE" --ranks nrw "1 COMP dur=5; 2 COLL ctype=0 size=1024 data=1" "1 COMP dur=5; 2 COLL ctype=0 size=2048 data=1" \
+    || fail "mktrace nrw"
+expect_fail "not a replica, no comm groups" "nrw.1.et: rank 1 (tp_i 0, dp_i 1, pp_i 0) is not a data-parallel replica of rank 0|node 2 (COLL_2; number 2 in file order): attribute 2|"int64Val":"2048"}, expected|"int64Val":"1024"" \
+    "$CS_BIN" rescale --workload-configuration=nrw --to-dp 4 --out e10
+"$CS_MKTRACE" --ranks okw "1 COMP dur=5; 2 COLL ctype=0 size=1024 data=1" "1 COMP dur=5; 2 COLL ctype=0 size=1024 data=1" \
+    && "$CS_BIN" rescale --workload-configuration=okw --to-dp 4 --out okw4 --quiet && [ -f okw4.3.et ] && [ ! -f okw4.comm_groups.json ] \
+    && cmp -s okw.0.et okw4.3.et && pass "no comm groups: all-rank all-reduces copied, no group file" || fail "okw -> 4 ranks"
+"$CS_MKTRACE" okone.et "1 COMP dur=5" || fail "mktrace okone"
+expect_fail "one file for every rank" "--workload-configuration=okone.et|one trace file for every rank" \
+    "$CS_BIN" rescale --workload-configuration=okone.et --to-dp 4 --out e11
+expect_fail "no trace set" "--workload-configuration=absent|absent.0.et (or .et.gz) not found" \
+    "$CS_BIN" rescale --workload-configuration=absent --to-dp 4 --out e12
+# a stale larger set would be read by run as more ranks
+touch stale.32.et
+expect_fail "stale rank file" "--out stale|stale.32.et exists|remove the old trace set" \
+    "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --out stale
+[ ! -f stale.0.et ] && pass "stale: nothing written" || fail "stale: files written"
+expect_fail "bad --placement" "--placement tp,xx|expected tp, dp and pp" \
+    "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --placement tp,xx --to-dp 8 --out e13
+expect_fail "bad --to-dp" "--to-dp 'x'|expected an integer" "$CS_BIN" rescale "${S[@]}" --to-dp x --out e14
+"$CS_BIN" rescale "${S[@]}" --out e15 >/dev/null 2>&1; [ $? -eq 2 ] && pass "missing --to-dp: usage, exit 2" || fail "missing --to-dp"
+"$CS_BIN" rescale "${S[@]}" --to-dp 8 --out e16 --bogus >/dev/null 2>&1; [ $? -eq 2 ] && pass "unknown option: exit 2" || fail "unknown option"
+finish
