@@ -71,7 +71,8 @@ typedef struct ctx {
     size_t capsaved;
     fix *scratch;
     size_t capscratch, nscratch;
-    char desc[160]; /* the plan as messages print it */
+    char desc[320]; /* the plan as messages print it */
+    char why[320];  /* how an inferred plan was chosen ("" or "; ...") */
     cs_rescale_info *info;
     cs_error *err;
 } ctx;
@@ -267,6 +268,13 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
                               "replica than rank %u (dp_i %u) under %s: replicas must not exchange messages; "
                               "expected the captured plan's --tp, --pp and --placement",
                               path, nd->id, nd->name ? nd->name : "", a->name, v, pc[CS_DIM_DP], r, c[CS_DIM_DP],
+                              X->desc);
+            if (pc[CS_DIM_TP] != c[CS_DIM_TP])
+                return CS_ERR(X->err, CS_EINVAL,
+                              "%s: node %" PRIu64 " (%s): %s is rank %" PRId64 " (tp_i %u), outside rank %u's pipeline "
+                              "(tp_i %u) under %s: pipeline messages go between the same tp_i of other stages; "
+                              "expected the captured plan's --tp, --pp and --placement",
+                              path, nd->id, nd->name ? nd->name : "", a->name, v, pc[CS_DIM_TP], r, c[CS_DIM_TP],
                               X->desc);
             push_fix(X, (fix){(uint32_t)i, FIX_PEER, pc[CS_DIM_TP], pc[CS_DIM_PP]});
         }
@@ -550,89 +558,233 @@ static int write_rank(ctx *X, uint32_t r, uint64_t *nodes) {
 
 /* ---- the plan ------------------------------------------------------------------ */
 
-static int setup(ctx *X, cs_rescale_info *info) {
+/* What does not depend on the source's plan: the target's dp, the source's
+ * rank count, the comm groups. */
+static int setup_common(ctx *X) {
     const cs_rescale_opts *o = X->o;
     cs_error *err = X->err;
-    cs_gen_plan_defaults(&X->src);
-    X->src.tp = o->tp ? o->tp : 1;
-    X->src.pp = o->pp ? o->pp : 1;
-    X->src.order[0] = CS_DIM_TP; /* the generator's default order without CP: tp, (cp,) dp, pp */
-    int rc = cs_gen_placement_parse(o->placement ? o->placement : "tp,dp,pp", &X->src, err);
-    if (rc) return rc;
     if (!o->to_dp)
         return CS_ERR(err, CS_EINVAL, "--to-dp: expected the target's data-parallel degree, an integer >= 2");
     if (o->to_dp < 2)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "--to-dp %u: expected at least 2 (at dp 1 there is no data-parallel group: a rescaled trace "
                       "would keep its gradient all-reduces on a group of one rank)", o->to_dp);
-    if (o->to_tp && o->to_tp != X->src.tp)
-        return CS_ERR(err, CS_EUNSUPPORTED,
-                      "--to-tp %u: the tensor-parallel dimension (tp %u in the trace) cannot be rescaled exactly: "
-                      "a trace holds each rank's compute as whole microseconds and byte counts of the rank's share, "
-                      "not the operator shapes that 1/tp would divide; only the data-parallel degree is rescaled "
-                      "(--to-dp)", o->to_tp, X->src.tp);
-    if (o->to_pp && o->to_pp != X->src.pp)
-        return CS_ERR(err, CS_EUNSUPPORTED,
-                      "--to-pp %u: the pipeline dimension (pp %u in the trace) cannot be rescaled exactly: "
-                      "re-forming stages moves layers between ranks, and a trace does not mark which nodes "
-                      "belong to which layer; only the data-parallel degree is rescaled (--to-dp)",
-                      o->to_pp, X->src.pp);
-    /* the source's ranks: files 0, 1, ... up to the first missing */
     char path[4096];
-    if (exists(o->prefix)) {
-        struct stat st;
-        if (stat(o->prefix, &st) == 0 && S_ISREG(st.st_mode))
-            return CS_ERR(err, CS_EINVAL,
-                          "--workload-configuration=%s: one trace file for every rank has no per-rank structure "
-                          "to rescale; it runs unchanged on any number of ranks (expected a prefix of "
-                          "PREFIX.<rank>.et files)", o->prefix);
-    }
+    struct stat st;
+    if (stat(o->prefix, &st) == 0 && S_ISREG(st.st_mode))
+        return CS_ERR(err, CS_EINVAL,
+                      "--workload-configuration=%s: one trace file for every rank has no per-rank structure "
+                      "to rescale; it runs unchanged on any number of ranks (expected a prefix of "
+                      "PREFIX.<rank>.et files)", o->prefix);
     uint32_t n = 0;
-    for (;; n++) {
+    for (; n < CS_GEN_MAX_RANKS; n++) { /* files 0, 1, ... up to the first missing */
         src_path(path, sizeof path, o->prefix, n);
         if (!exists(path)) break;
-        if (n >= CS_GEN_MAX_RANKS) break;
     }
     if (n == 0)
         return CS_ERR(err, CS_EIO, "--workload-configuration=%s: %s.0.et (or .et.gz) not found", o->prefix, o->prefix);
-    uint32_t tpp = X->src.tp * X->src.pp;
-    if ((uint64_t)X->src.tp * X->src.pp > n || n % tpp)
+    X->nsrc = n;
+    int rc = cs_comm_groups_load(o->groups ? o->groups : "empty", &X->g, err);
+    if (rc == CS_OK) rc = cs_comm_groups_validate(&X->g, n, err);
+    return rc;
+}
+
+/* The source's plan (tp, pp, placement; dp from the rank count) and the target's. */
+static int setup_plan(ctx *X, uint32_t tp, uint32_t pp, const char *placement, cs_rescale_info *info) {
+    const cs_rescale_opts *o = X->o;
+    cs_error *err = X->err;
+    uint32_t n = X->nsrc;
+    cs_gen_plan_defaults(&X->src);
+    X->src.tp = tp;
+    X->src.pp = pp;
+    int rc = cs_gen_placement_parse(placement, &X->src, err);
+    if (rc) return rc;
+    uint64_t tpp = (uint64_t)tp * pp;
+    if (tpp > n || n % tpp)
         return CS_ERR(err, CS_EINVAL,
                       "--tp %u --pp %u: the trace set %s has %u ranks (%s.0.et .. %s.%u.et), not a multiple of "
-                      "tp x pp = %u", X->src.tp, X->src.pp, o->prefix, n, o->prefix, o->prefix, n - 1, tpp);
-    X->src.dp = n / tpp;
-    X->nsrc = n;
+                      "tp x pp = %" PRIu64, tp, pp, o->prefix, n, o->prefix, o->prefix, n - 1, tpp);
+    X->src.dp = n / (uint32_t)tpp;
     if (X->src.dp < 2)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "the trace set %s has %u ranks = tp %u x pp %u: dp 1 has no data-parallel collectives to "
                       "rescale (a larger dp adds gradient reductions the trace does not hold)",
-                      o->prefix, n, X->src.tp, X->src.pp);
+                      o->prefix, n, tp, pp);
+    if (o->to_tp && o->to_tp != tp)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "--to-tp %u: the tensor-parallel dimension (tp %u in the trace) cannot be rescaled exactly: "
+                      "a trace holds each rank's compute as whole microseconds and byte counts of the rank's share, "
+                      "not the operator shapes that 1/tp would divide; only the data-parallel degree is rescaled "
+                      "(--to-dp)", o->to_tp, tp);
+    if (o->to_pp && o->to_pp != pp)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "--to-pp %u: the pipeline dimension (pp %u in the trace) cannot be rescaled exactly: "
+                      "re-forming stages moves layers between ranks, and a trace does not mark which nodes "
+                      "belong to which layer; only the data-parallel degree is rescaled (--to-dp)",
+                      o->to_pp, pp);
     X->dst = X->src;
     X->dst.dp = o->to_dp;
-    uint64_t m = (uint64_t)tpp * o->to_dp;
+    uint64_t m = tpp * o->to_dp;
     if (m > CS_GEN_MAX_RANKS)
         return CS_ERR(err, CS_EINVAL, "--to-dp %u: tp x pp x dp = %u x %u x %u = %" PRIu64 " ranks; expected at most %u",
-                      o->to_dp, X->src.tp, X->src.pp, o->to_dp, m, CS_GEN_MAX_RANKS);
+                      o->to_dp, tp, pp, o->to_dp, m, CS_GEN_MAX_RANKS);
     char pl[128];
     cs_gen_placement_format(&X->src, pl, sizeof pl);
-    char *paren = strstr(pl, ":"); /* "rank = tp_i + 2 dp_i + 4 pp_i" */
-    if (paren) *paren = 0;
-    snprintf(X->desc, sizeof X->desc, "--tp %u --pp %u (dp %u; %s)", X->src.tp, X->src.pp, X->src.dp, pl);
-    /* a stale larger trace set would be read by run as more ranks */
-    snprintf(path, sizeof path, "%s.%" PRIu64 ".et", o->out, m);
-    char gz[4096];
-    snprintf(gz, sizeof gz, "%s.%" PRIu64 ".et.gz", o->out, m);
-    if (exists(path) || exists(gz))
-        return CS_ERR(err, CS_EINVAL,
-                      "--out %s: %s exists: clustersim run would read it as rank %" PRIu64 " of the %" PRIu64
-                      " written; remove the old trace set first", o->out, exists(path) ? path : gz, m, m);
-    rc = cs_comm_groups_load(o->groups ? o->groups : "empty", &X->g, err);
-    if (rc) return rc;
-    rc = cs_comm_groups_validate(&X->g, n, err);
-    if (rc) return rc;
+    char *colon = strstr(pl, ":"); /* keep "rank = tp_i + 2 dp_i + 4 pp_i" */
+    if (colon) *colon = 0;
+    snprintf(X->desc, sizeof X->desc, "--tp %u --pp %u --placement %s (dp %u; %s)", tp, pp, placement, X->src.dp, pl);
     info->src_ranks = n;
     info->src_dp = X->src.dp;
     info->ranks = (uint32_t)m;
+    return CS_OK;
+}
+
+/* Templates (replica 0) read, every other rank compared with its own. */
+static int check_source(ctx *X, cs_rescale_info *info) {
+    int rc = CS_OK;
+    X->t = cs_calloc((size_t)X->src.tp * X->src.pp, sizeof *X->t);
+    for (uint32_t r = 0; rc == CS_OK && r < X->nsrc; r++) { /* templates first: rank order may put dp_i 0 last */
+        uint32_t c[CS_GEN_NDIMS];
+        coords(&X->src, r, c);
+        if (c[CS_DIM_DP] == 0) rc = read_rank(X, r);
+    }
+    for (size_t i = 0; rc == CS_OK && i < (size_t)X->src.tp * X->src.pp; i++) info->template_nodes += X->t[i].n;
+    for (uint32_t r = 0; rc == CS_OK && r < X->nsrc; r++) {
+        uint32_t c[CS_GEN_NDIMS];
+        coords(&X->src, r, c);
+        if (c[CS_DIM_DP] != 0) rc = read_rank(X, r);
+        if (rc == CS_OK && X->o->stop && *X->o->stop)
+            rc = CS_ERR(X->err, CS_EINTR, "rescale stopped while checking the source");
+    }
+    return rc;
+}
+
+static void free_templates(ctx *X) {
+    if (X->t)
+        for (size_t i = 0; i < (size_t)X->src.tp * X->src.pp; i++) tmpl_free(&X->t[i]);
+    cs_free(X->t);
+    X->t = NULL;
+}
+
+/* ---- inference ----------------------------------------------------------------- */
+
+static const char *const g_orders[] = {"tp,dp,pp", "tp,pp,dp", "dp,tp,pp", "dp,pp,tp", "pp,tp,dp", "pp,dp,tp"};
+#define N_ORDERS 6
+#define MAX_FITS 4
+
+/* Rank r's coordinates under the plan equal those under q for every rank:
+ * the same structure (placements differing only in dimensions of size 1). */
+static int same_layout(const cs_gen_plan *p, const cs_gen_plan *q) {
+    static const int dims[3] = {CS_DIM_TP, CS_DIM_DP, CS_DIM_PP};
+    if (p->tp != q->tp || p->pp != q->pp || p->dp != q->dp) return 0;
+    for (int i = 0; i < 3; i++) {
+        uint32_t c[CS_GEN_NDIMS] = {0, 0, 0, 0};
+        c[dims[i]] = 1;
+        uint32_t size = dims[i] == CS_DIM_TP ? p->tp : dims[i] == CS_DIM_DP ? p->dp : p->pp;
+        if (size > 1 && cs_gen_rank_of(p, c) != cs_gen_rank_of(q, c)) return 0;
+    }
+    return 1;
+}
+
+/* p and q are one layout with the TP and DP dimensions exchanged. */
+static int swapped(const cs_gen_plan *p, const cs_gen_plan *q) {
+    uint32_t t[CS_GEN_NDIMS] = {1, 0, 0, 0}, d[CS_GEN_NDIMS] = {0, 1, 0, 0}, pp[CS_GEN_NDIMS] = {0, 0, 1, 0};
+    return p->tp == q->dp && p->dp == q->tp && p->pp == q->pp && cs_gen_rank_of(p, t) == cs_gen_rank_of(q, d) &&
+           cs_gen_rank_of(p, d) == cs_gen_rank_of(q, t) && (p->pp == 1 || cs_gen_rank_of(p, pp) == cs_gen_rank_of(q, pp));
+}
+
+/* Every (tp, pp, placement) of the source's ranks under which the traces
+ * are a replica structure; exactly one is taken (and said), none or
+ * several are an error naming them. */
+static int infer_plan(ctx *X, uint32_t *tp_out, uint32_t *pp_out, const char **pl_out) {
+    cs_gen_plan fit[MAX_FITS];
+    const char *fit_pl[MAX_FITS];
+    uint64_t fit_colls[MAX_FITS][2];
+    uint32_t nfit = 0, n = X->nsrc;
+    int more = 0;
+    cs_error first;
+    cs_error_clear(&first);
+    int first_rc = CS_OK;
+    for (uint32_t tp = 1; tp <= n && !more; tp++) {
+        if (n % tp) continue;
+        for (uint32_t pp = 1; pp <= n / tp && !more; pp++) {
+            if ((n / tp) % pp || n / tp / pp < 2) continue;
+            for (int k = 0; k < N_ORDERS && !more; k++) {
+                ctx Y = *X; /* same options and groups, own templates and scratch */
+                Y.t = NULL;
+                Y.saved = NULL;
+                Y.names = NULL;
+                Y.scratch = NULL;
+                Y.capsaved = Y.capscratch = Y.nscratch = 0;
+                cs_rescale_info scratch_info;
+                memset(&scratch_info, 0, sizeof scratch_info);
+                Y.info = &scratch_info;
+                cs_error e;
+                cs_error_clear(&e);
+                Y.err = &e;
+                cs_gen_plan probe;
+                cs_gen_plan_defaults(&probe);
+                probe.tp = tp;
+                probe.pp = pp;
+                probe.dp = n / tp / pp;
+                cs_gen_placement_parse(g_orders[k], &probe, NULL);
+                int dup = 0;
+                for (uint32_t i = 0; i < nfit && !dup; i++) dup = same_layout(&fit[i], &probe);
+                if (dup) continue;
+                int rc = setup_plan(&Y, tp, pp, g_orders[k], &scratch_info);
+                if (rc == CS_OK) rc = check_source(&Y, &scratch_info);
+                free_templates(&Y);
+                cs_free(Y.saved);
+                cs_free(Y.names);
+                cs_free(Y.scratch);
+                if (rc == CS_EINTR) return CS_ERR(X->err, CS_EINTR, "%s", e.msg);
+                if (rc == CS_OK) {
+                    if (nfit == MAX_FITS) {
+                        more = 1;
+                        break;
+                    }
+                    fit[nfit] = Y.src;
+                    fit_colls[nfit][0] = scratch_info.colls[0];
+                    fit_colls[nfit][1] = scratch_info.colls[1];
+                    fit_pl[nfit++] = g_orders[k];
+                } else if (tp == 1 && pp == 1 && k == 0) {
+                    first = e;
+                    first_rc = rc;
+                }
+            }
+        }
+    }
+    if (nfit == 0)
+        return CS_ERR(X->err, first_rc ? first_rc : CS_EINVAL,
+                      "no plan (--tp, --pp, --placement) of the %u ranks of %s fits the traces%s; under --tp 1 --pp 1: "
+                      "%s", n, X->o->prefix, X->g.path ? " and their comm groups" : "",
+                      first_rc ? first.msg : "dp would be 1");
+    /* two plans that swap TP and DP: the data-parallel groups are those with fewer collectives (gradient
+     * buckets against every layer's tensor-parallel collectives); equal counts stay ambiguous */
+    if (nfit == 2 && swapped(&fit[0], &fit[1]) && fit_colls[0][1] != fit_colls[1][1]) {
+        uint32_t w = fit_colls[0][1] < fit_colls[1][1] ? 0 : 1;
+        snprintf(X->why, sizeof X->why,
+                 "; of the two plans that swap TP and DP (also --tp %u --pp %u --placement %s), the one whose DP "
+                 "groups carry fewer collectives (%" PRIu64 " against %" PRIu64 " per replica)",
+                 fit[1 - w].tp, fit[1 - w].pp, fit_pl[1 - w], fit_colls[w][1], fit_colls[w][0]);
+        fit[0] = fit[w];
+        fit_pl[0] = fit_pl[w];
+        nfit = 1;
+    }
+    if (nfit > 1) {
+        char list[512];
+        size_t len = 0;
+        for (uint32_t i = 0; i < nfit && len < sizeof list; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s--tp %u --pp %u --placement %s", i ? "; " : "",
+                                    fit[i].tp, fit[i].pp, fit_pl[i]);
+        return CS_ERR(X->err, CS_EINVAL,
+                      "the captured plan of %s is ambiguous: %s%s fit the traces%s (tensor- and data-parallel groups "
+                      "look alike to a trace: both hold replicas); give the captured plan's --tp, --pp and "
+                      "--placement", X->o->prefix, list, more ? "; and more" : "", X->g.path ? " and their comm groups" : "");
+    }
+    *tp_out = fit[0].tp;
+    *pp_out = fit[0].pp;
+    *pl_out = fit_pl[0];
     return CS_OK;
 }
 
@@ -643,26 +795,30 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
     X.o = o;
     X.err = err;
     X.info = info;
-    int rc = setup(&X, info);
+    int rc = setup_common(&X);
     uint32_t written = 0;
-    int groups_written = 0;
-    if (rc == CS_OK) {
-        X.t = cs_calloc((size_t)X.src.tp * X.src.pp, sizeof *X.t);
-        for (uint32_t r = 0; rc == CS_OK && r < X.nsrc; r++) { /* templates first: rank order may put dp_i 0 last */
-            uint32_t c[CS_GEN_NDIMS];
-            coords(&X.src, r, c);
-            if (c[CS_DIM_DP] == 0) rc = read_rank(&X, r);
-        }
-        for (size_t i = 0; rc == CS_OK && i < (size_t)X.src.tp * X.src.pp; i++) info->template_nodes += X.t[i].n;
-        for (uint32_t r = 0; rc == CS_OK && r < X.nsrc; r++) {
-            uint32_t c[CS_GEN_NDIMS];
-            coords(&X.src, r, c);
-            if (c[CS_DIM_DP] != 0) rc = read_rank(&X, r);
-            if (rc == CS_OK && o->stop && *o->stop) rc = CS_ERR(err, CS_EINTR, "rescale stopped while checking the source");
-        }
+    int groups_written = 0, inferred = 0;
+    uint32_t tp = o->tp, pp = o->pp;
+    const char *pl = o->placement;
+    if (rc == CS_OK && !tp && !pp && !pl) { /* nothing said about the captured plan: infer it */
+        rc = infer_plan(&X, &tp, &pp, &pl);
+        inferred = 1;
     }
+    if (rc == CS_OK) rc = setup_plan(&X, tp ? tp : 1, pp ? pp : 1, pl ? pl : "tp,dp,pp", info);
+    if (rc == CS_OK) { /* a stale larger trace set would be read by run as more ranks */
+        char sp[4096], gz[4096];
+        snprintf(sp, sizeof sp, "%s.%u.et", o->out, info->ranks);
+        snprintf(gz, sizeof gz, "%s.%u.et.gz", o->out, info->ranks);
+        if (exists(sp) || exists(gz))
+            rc = CS_ERR(err, CS_EINVAL,
+                        "--out %s: %s exists: clustersim run would read it as rank %u of the %u written; remove the "
+                        "old trace set first", o->out, exists(sp) ? sp : gz, info->ranks, info->ranks);
+    }
+    if (rc == CS_OK) rc = check_source(&X, info);
     if (rc == CS_OK && o->log) {
-        fprintf(o->log, "  source   %s.<rank>.et: %u ranks = %s\n", o->prefix, X.nsrc, X.desc);
+        fprintf(o->log, "  source   %s.<rank>.et: %u ranks = %s%s%s\n", o->prefix, X.nsrc, X.desc,
+                !inferred ? "" : X.why[0] ? ", inferred from the traces" : ", inferred: the only plan under which the traces "
+                "are replicas", X.why);
         fprintf(o->log, "  checked  every pg_name is its rank's TP or DP group%s%s; peers stay in their replica; "
                         "the %u replicas of each of the %u (tp_i, pp_i) positions are equal node by node (%" PRIu64
                         " nodes per replica)\n",
@@ -703,9 +859,7 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
         }
     }
     if (rc) remove_tmps(&X, written, groups_written);
-    if (X.t)
-        for (size_t i = 0; i < (size_t)X.src.tp * X.src.pp; i++) tmpl_free(&X.t[i]);
-    cs_free(X.t);
+    free_templates(&X);
     cs_free(X.saved);
     cs_free(X.names);
     cs_free(X.scratch);
