@@ -63,6 +63,35 @@ check place "--model gpt3-6.7b --tp 2 --pp 2 --micro-batch 1 --placement dp,pp,t
     && cmp -s again.comm_groups.json tp2pp2.r.comm_groups.json && [ "$d" -eq 0 ] \
     && pass "two rescales write identical files" || fail "two rescales differ"
 
+# ---- the captured plan inferred (no --tp, --pp, --placement) -----------------------------------------
+out=$("$CS_BIN" rescale --workload-configuration=tp2pp2.s --comm-group-configuration=tp2pp2.s.comm_groups.json \
+    --to-dp 8 --out inf1 2>&1) && echo "$out" | grep -q -- "8 ranks = --tp 2 --pp 2 --placement tp,dp,pp (dp 2;.*inferred from the traces; of the two plans that swap TP and DP (also --tp 2 --pp 2 --placement dp,tp,pp)" \
+    && pass "tp 2 pp 2 inferred (TP/DP swap decided by the collective counts)" || fail "tp 2 pp 2 inferred: $out"
+d=0; for r in $(seq 0 31); do cmp -s "inf1.$r.et" "tp2pp2.g.$r.et" || d=1; done
+[ "$d" -eq 0 ] && pass "inferred: files equal the generated dp 8 plan" || fail "inferred: files differ"
+out=$("$CS_BIN" rescale --workload-configuration=place.s --comm-group-configuration=place.s.comm_groups.json \
+    --to-dp 4 --out inf2 2>&1) && echo "$out" | grep -q -- "--tp 2 --pp 2 --placement dp,pp,tp (dp 2;" \
+    && cmp -s inf2.15.et place.g.15.et && pass "placement dp,pp,tp inferred" || fail "placement dp,pp,tp inferred: $out"
+"$CS_BIN" generate --model gpt3-6.7b --pp 4 --dp 2 --micro-batch 1 --global-batch 8 --out pp4 >/dev/null
+out=$("$CS_BIN" rescale --workload-configuration=pp4 --comm-group-configuration=pp4.comm_groups.json --to-dp 4 --out inf3 2>&1) \
+    && echo "$out" | grep -q -- "--tp 1 --pp 4 --placement tp,dp,pp (dp 2;.*inferred: the only plan under which the traces are replicas" \
+    && pass "pipeline of 4 inferred" || fail "pipeline of 4 inferred: $out"
+# TP and DP groups with one all-reduce each: nothing tells them apart
+printf '{"1": [0, 1], "2": [2, 3], "3": [0, 2], "4": [1, 3]}\n' > amb.json
+"$CS_MKTRACE" --ranks amb "1 COLL ctype=0 size=64 pg=1; 2 COLL ctype=0 size=64 pg=3 data=1" \
+    "1 COLL ctype=0 size=64 pg=1; 2 COLL ctype=0 size=64 pg=4 data=1" "1 COLL ctype=0 size=64 pg=2; 2 COLL ctype=0 size=64 pg=3 data=1" \
+    "1 COLL ctype=0 size=64 pg=2; 2 COLL ctype=0 size=64 pg=4 data=1" || fail "mktrace amb"
+expect_fail "ambiguous plan" "the captured plan of amb is ambiguous: --tp 2 --pp 1 --placement tp,dp,pp; --tp 2 --pp 1 --placement dp,tp,pp fit|give the captured plan's --tp, --pp and --placement" \
+    "$CS_BIN" rescale --workload-configuration=amb --comm-group-configuration=amb.json --to-dp 4 --out e20
+"$CS_BIN" rescale --workload-configuration=amb --comm-group-configuration=amb.json --tp 2 --to-dp 4 --out amb4 --quiet \
+    && pass "ambiguous plan taken with --tp 2" || fail "amb with --tp 2"
+# the groups are numbered as generate numbers them (TP groups 1..4, then DP groups 5, 6) ...
+"$CS_BIN" generate --model gpt3-6.7b --tp 2 --dp 4 --global-batch 4 --out g24 >/dev/null
+cmp -s amb4.comm_groups.json g24.comm_groups.json && pass "groups numbered as generate's" || fail "groups numbering"
+# ... so rank 5 (tp_i 1, dp_i 2) names TP group 1 + dp_i = 3 and DP group 1 + 4 + tp_i = 6
+pg=$("$CS_BIN" inspect --json amb4.5.et 2>/dev/null | grep -A1 '"pg_name"' | grep -o '"stringVal": "[0-9]*"' | tr -d '\n')
+[ "$pg" = '"stringVal": "3""stringVal": "6"' ] && pass "rank 5 names groups 3 and 6" || fail "rank 5 groups: $pg"
+
 # ---- refusals: exit 1, the file/flag and the reason named, nothing written ------------------------
 S=(--workload-configuration=tp2pp2.s --comm-group-configuration=tp2pp2.s.comm_groups.json)
 nothing() { # NAME PREFIX: no file of the target (final or temporary) was left
@@ -90,7 +119,7 @@ expect_fail "group out of order" "pg_name \"5\" is group 5 [2, 0] of swapped.jso
     "$CS_BIN" rescale --workload-configuration=tp2pp2.s --comm-group-configuration=swapped.json --tp 2 --pp 2 --to-dp 8 --out e7
 # ZeRO: the all-gather of the 1/dp shard and the optimizer on it depend on dp
 "$CS_BIN" generate --model gpt3-6.7b --tp 2 --pp 2 --dp 2 --micro-batch 1 --global-batch 8 --zero 1 --out z >/dev/null
-expect_fail "ZeRO refused" "z.0.et: node|(dp.grads): REDUCE_SCATTER on the data-parallel group|ZeRO/FSDP shard" \
+expect_fail "ZeRO refused" "z.0.et: node|(dp.grads): REDUCE_SCATTER on the data-parallel group|sharded data parallelism (ZeRO/FSDP)|only all-reduces and barriers" \
     "$CS_BIN" rescale --workload-configuration=z --comm-group-configuration=z.comm_groups.json --tp 2 --pp 2 --to-dp 8 --out e8
 nothing "ZeRO" e8
 # ranks that are not replicas: rank 2 (tp_i 0, dp_i 1, pp_i 0) taken from a plan with micro-batch 2
