@@ -838,7 +838,7 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
     }
     for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
         if (o->stop && *o->stop) {
-            rc = CS_ERR(err, CS_EINTR, "rescale stopped after %u of %u ranks; no trace written", r, info->ranks);
+            rc = CS_ERR(err, CS_EINTR, "rescale stopped after %u of %u ranks", r, info->ranks);
             break;
         }
         written = r + 1;
