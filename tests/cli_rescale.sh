@@ -154,7 +154,9 @@ expect_fail "bad --to-dp" "--to-dp 'x'|expected an integer" "$CS_BIN" rescale "$
 "$CS_BIN" rescale "${S[@]}" --to-dp 8 --out e16 --bogus >/dev/null 2>&1; [ $? -eq 2 ] && pass "unknown option: exit 2" || fail "unknown option"
 # stopped while writing (SIGTERM): exit 143, the temporary files removed, no trace set left
 "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 512 --out stop --quiet 2>stopmsg.txt & pid=$!
-sleep 0.3; kill -TERM "$pid"; wait "$pid"; rc=$?
+# signalled once it writes (its first temporary file exists; the handler is in place by then)
+for _ in $(seq 600); do compgen -G "stop.0.et.tmp.*" >/dev/null && break; sleep 0.1; done
+kill -TERM "$pid"; wait "$pid"; rc=$?
 [ "$rc" -eq 143 ] && grep -q "rescale stopped after" stopmsg.txt && pass "stopped by SIGTERM: exit 143, says so" \
     || fail "stopped: exit $rc, $(cat stopmsg.txt)"
 nothing "stopped" stop

@@ -356,7 +356,7 @@ static void tmpl_add(ctx *X, tmpl *t, ChakraProtoMsg__Node *nd) {
         t->capfixes = (t->nfixes + X->nscratch) * 2 + 16;
         t->fixes = cs_realloc(t->fixes, t->capfixes * sizeof *t->fixes);
     }
-    memcpy(t->fixes + t->nfixes, X->scratch, X->nscratch * sizeof *X->scratch);
+    if (X->nscratch) memcpy(t->fixes + t->nfixes, X->scratch, X->nscratch * sizeof *X->scratch);
     t->nf[t->n] = (nfix){(uint32_t)t->nfixes, (uint32_t)X->nscratch};
     t->nfixes += X->nscratch;
     t->nodes[t->n++] = nd;
@@ -491,7 +491,7 @@ static int read_rank(ctx *X, uint32_t r) {
                 for (size_t i = 0; i < nd->n_ctrl_deps; i++) nd->ctrl_deps[i] -= delta;
                 uint32_t nmine = (uint32_t)X->nscratch;
                 fix *mine = cs_malloc((nmine + 1) * sizeof *mine);
-                memcpy(mine, X->scratch, nmine * sizeof *mine);
+                if (nmine) memcpy(mine, X->scratch, nmine * sizeof *mine);
                 apply(X, nd, mine, nmine, &X->src, c);
                 json_t *a = cs_et_node_to_json(nd);
                 unapply(X, nd, mine, nmine);
