@@ -3,7 +3,8 @@
  * rescale.h, docs/rescale.md).
  *
  * Three steps.  (1) The source's plan is laid over its N ranks (tp, pp and
- * the placement given, dp = N / (tp pp)) and each rank's nodes are
+ * the placement given, dp = N / (tp pp); or inferred: steps 1 and 2 run
+ * for every candidate plan, infer_plan) and each rank's nodes are
  * analysed: every pg_name classified as the rank's TP or DP group (checked
  * against the comm-group file's member lists), every comm_src/comm_dst
  * turned into a (tp_i, pp_i) position of the rank's own replica.  The

@@ -5,7 +5,10 @@
  *
  * The source is described by its plan: tp x dp x pp ranks laid out as the
  * generator lays them out (rank = the placement formula of gen.h; the
- * caller gives tp, pp and the placement, dp = N / (tp pp)).  Every rank's
+ * caller gives tp, pp and the placement, dp = N / (tp pp), or none of them
+ * and every plan of the N ranks is tried: the one that fits is taken, two
+ * that swap TP and DP are decided by their collective counts, anything
+ * else is an error naming the candidates).  Every rank's
  * graph is checked against that structure: each pg_name must name the
  * rank's own tensor-parallel or data-parallel group (members in coordinate
  * order), each send/recv peer must be in the rank's own data-parallel
@@ -43,7 +46,8 @@ typedef struct cs_rescale_opts {
     const char *prefix;      /* source trace set PREFIX (PREFIX.<r>.et or .et.gz) */
     const char *groups;      /* its comm-group file, NULL or "empty" for none */
     uint32_t tp, pp;         /* the captured plan (0 = 1) */
-    const char *placement;   /* its placement, innermost first (NULL = tp,dp,pp, the generator's default) */
+    const char *placement;   /* its placement, innermost first (NULL = tp,dp,pp, the generator's default);
+                                tp, pp and placement all 0/NULL: inferred */
     uint32_t to_dp;          /* target data-parallel degree (>= 2) */
     uint32_t to_tp, to_pp;   /* target tp, pp (0 = the source's; anything else is refused) */
     const char *out;         /* target prefix: OUT.<r>.et, OUT.comm_groups.json */
