@@ -119,7 +119,7 @@ expect_fail "group out of order" "pg_name \"5\" is group 5 [2, 0] of swapped.jso
     "$CS_BIN" rescale --workload-configuration=tp2pp2.s --comm-group-configuration=swapped.json --tp 2 --pp 2 --to-dp 8 --out e7
 # ZeRO: the all-gather of the 1/dp shard and the optimizer on it depend on dp
 "$CS_BIN" generate --model gpt3-6.7b --tp 2 --pp 2 --dp 2 --micro-batch 1 --global-batch 8 --zero 1 --out z >/dev/null
-expect_fail "ZeRO refused" "z.0.et: node|(dp.grads): REDUCE_SCATTER on the data-parallel group|sharded data parallelism (ZeRO/FSDP)|only all-reduces and barriers" \
+expect_fail "ZeRO refused" "z.0.et: node|(dp.grads): REDUCE_SCATTER on the data-parallel group|sharded data parallelism (ZeRO/FSDP)|only all-reduces, broadcasts and barriers" \
     "$CS_BIN" rescale --workload-configuration=z --comm-group-configuration=z.comm_groups.json --tp 2 --pp 2 --to-dp 8 --out e8
 nothing "ZeRO" e8
 # ranks that are not replicas: rank 2 (tp_i 0, dp_i 1, pp_i 0) taken from a plan with micro-batch 2
@@ -137,6 +137,12 @@ expect_fail "not a replica, no comm groups" "nrw.1.et: rank 1 (tp_i 0, dp_i 1, p
 "$CS_MKTRACE" --ranks okw "1 COMP dur=5; 2 COLL ctype=0 size=1024 data=1" "1 COMP dur=5; 2 COLL ctype=0 size=1024 data=1" \
     && "$CS_BIN" rescale --workload-configuration=okw --to-dp 4 --out okw4 --quiet && [ -f okw4.3.et ] && [ ! -f okw4.comm_groups.json ] \
     && cmp -s okw.0.et okw4.3.et && pass "no comm groups: all-rank all-reduces copied, no group file" || fail "okw -> 4 ranks"
+"$CS_MKTRACE" --ranks bc "1 COLL ctype=5 size=4096; 2 COLL ctype=9 size=0 data=1" "1 COLL ctype=5 size=4096; 2 COLL ctype=9 size=0 data=1" \
+    && "$CS_BIN" rescale --workload-configuration=bc --to-dp 4 --out bc4 --quiet && cmp -s bc.1.et bc4.3.et \
+    && pass "broadcast and barrier over all ranks rescaled" || fail "broadcast and barrier"
+"$CS_MKTRACE" --ranks a2a "1 COLL ctype=6 size=4096" "1 COLL ctype=6 size=4096" || fail "mktrace a2a"
+expect_fail "all-to-all refused" "a2a.0.et: node 1|ALL_TO_ALL on the data-parallel group is not rescaled|exchanges pieces that depend on dp" \
+    "$CS_BIN" rescale --workload-configuration=a2a --to-dp 4 --out e21
 "$CS_MKTRACE" okone.et "1 COMP dur=5" || fail "mktrace okone"
 expect_fail "one file for every rank" "--workload-configuration=okone.et|one trace file for every rank" \
     "$CS_BIN" rescale --workload-configuration=okone.et --to-dp 4 --out e11

@@ -290,7 +290,7 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
         dp_coll = 1;
     }
     /* the data-parallel group: only collectives whose per-rank size and surrounding work do not depend on dp */
-    if (dp_coll && is_coll && !host && ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_BARRIER) {
+    if (dp_coll && is_coll && !host && ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_BROADCAST && ct != CS_COLL_BARRIER) {
         const char *tn = ct >= 0 ? cs_et_comm_type_name((int)ct) : NULL, *why;
         if (ct == CS_COLL_REDUCE_SCATTER || ct == CS_COLL_ALL_GATHER)
             why = "sharded data parallelism (ZeRO/FSDP): the all-gathered parameters are a 1/dp shard, and the "
@@ -303,7 +303,7 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
             why = "no exact rule gives its size at another dp";
         return CS_ERR(X->err, CS_EUNSUPPORTED,
                       "%s: node %" PRIu64 " (%s): %s on the data-parallel group is not rescaled: %s; only "
-                      "all-reduces and barriers are (docs/rescale.md)",
+                      "all-reduces, broadcasts and barriers are (docs/rescale.md)",
                       path, nd->id, nd->name ? nd->name : "", tn ? tn : "a collective of unknown type", why);
     }
     if ((nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE || nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE) &&

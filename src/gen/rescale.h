@@ -12,8 +12,9 @@
  * graph is checked against that structure: each pg_name must name the
  * rank's own tensor-parallel or data-parallel group (members in coordinate
  * order), each send/recv peer must be in the rank's own data-parallel
- * replica, collectives on the data-parallel group must be all-reduces (or
- * barriers) -- their per-rank size does not depend on dp --, and the ranks
+ * replica and pipeline (same dp_i and tp_i), collectives on the
+ * data-parallel group must be all-reduces, broadcasts or barriers (their
+ * per-rank size does not depend on dp), and the ranks
  * of one (tp, pp) position must be replicas: equal node by node once group
  * names and peers are renamed.  Anything else is refused, naming the file,
  * the node and what was expected.
