@@ -31,17 +31,21 @@
 
 #include "config/comm_group.h"
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "gen/gen_int.h"
 #include "system/coll_type.h"
 #include "workload/et.h"
 
-/* What a fixed attribute becomes. */
-enum { FIX_TP = 0, FIX_DP = 1, FIX_PEER = 2 };
+/* What a fixed attribute becomes: the rank's TP or DP group name, a peer
+ * rank, or a value of a 1/dp shard (an all-gather's comm_size, the
+ * optimizer's tensor_size and duration_micros) scaled by dp / dp'. */
+enum { FIX_TP = 0, FIX_DP = 1, FIX_PEER = 2, FIX_SHARD = 3, FIX_SHARD_DUR = 4 };
 
 typedef struct fix {
-    uint32_t attr;    /* index into node->attr */
+    uint32_t attr;    /* index into node->attr (FIX_SHARD_DUR: unused, the node's duration_micros) */
     uint8_t what;     /* FIX_* */
     uint32_t ti, pi;  /* FIX_PEER: the peer's position in the replica */
+    uint64_t nv;      /* FIX_SHARD*: the value at the target's dp (scale_templates) */
 } fix;
 
 /* The fixes of one node (a slice of tmpl.fixes). */
@@ -72,6 +76,11 @@ typedef struct ctx {
     size_t capsaved;
     fix *scratch;
     size_t capscratch, nscratch;
+    uint64_t *rs_ids;  /* this rank's reduce-scatters on the DP group (ids), so far */
+    size_t nrs, caprs;
+    uint64_t *post_ids; /* the optimizer step on the shard and what waits for it (ids), so far */
+    size_t npost, cappost;
+    uint64_t saved_dur;
     char desc[320]; /* the plan as messages print it */
     char why[320];  /* how an inferred plan was chosen ("" or "; ...") */
     cs_rescale_info *info;
@@ -134,6 +143,34 @@ static void attr_set_int(ChakraProtoMsg__AttributeProto *a, uint32_t v) {
     case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED64_VAL: a->sfixed64_val = v; break;
     default: break;
     }
+}
+
+/* v into the unsigned or signed 64-bit member the attribute already has
+ * (a shard's size is never larger than the value it came from). */
+static void attr_set_u64(ChakraProtoMsg__AttributeProto *a, uint64_t v) {
+    switch (a->value_case) {
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL: a->int32_val = (int32_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL: a->int64_val = (int64_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: a->uint32_val = (uint32_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL: a->uint64_val = v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT32_VAL: a->sint32_val = (int32_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT64_VAL: a->sint64_val = (int64_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED32_VAL: a->fixed32_val = (uint32_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED64_VAL: a->fixed64_val = v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED32_VAL: a->sfixed32_val = (int32_t)v; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED64_VAL: a->sfixed64_val = (int64_t)v; break;
+    default: break;
+    }
+}
+
+/* An unsigned value of the attribute (uint64 up to 2^64 - 1); 0 when it has none. */
+static int attr_u64(const ChakraProtoMsg__AttributeProto *a, uint64_t *v) {
+    if (a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL) { *v = a->uint64_val; return 1; }
+    if (a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED64_VAL) { *v = a->fixed64_val; return 1; }
+    int64_t s;
+    if (!attr_int(a, &s) || s < 0) return 0;
+    *v = (uint64_t)s;
+    return 1;
 }
 
 /* ---- the source's structure -------------------------------------------------- */
@@ -248,7 +285,7 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
             }
             if (kind == FIX_DP || (!g && kind < 0)) dp_coll = 1;
             has_pg = 1;
-            if (kind >= 0) push_fix(X, (fix){(uint32_t)i, (uint8_t)kind, 0, 0});
+            if (kind >= 0) push_fix(X, (fix){(uint32_t)i, (uint8_t)kind, 0, 0, 0});
         } else if (peer) {
             int64_t v;
             if (!attr_int(a, &v))
@@ -277,7 +314,7 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
                               "expected the captured plan's --tp, --pp and --placement",
                               path, nd->id, nd->name ? nd->name : "", a->name, v, pc[CS_DIM_TP], r, c[CS_DIM_TP],
                               X->desc);
-            push_fix(X, (fix){(uint32_t)i, FIX_PEER, pc[CS_DIM_TP], pc[CS_DIM_PP]});
+            push_fix(X, (fix){(uint32_t)i, FIX_PEER, pc[CS_DIM_TP], pc[CS_DIM_PP], 0});
         }
     }
     if (is_coll && !host && !has_pg) { /* no pg_name: all ranks */
@@ -289,22 +326,69 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
                           path, nd->id, nd->name ? nd->name : "", X->nsrc, r, X->desc);
         dp_coll = 1;
     }
-    /* the data-parallel group: only collectives whose per-rank size and surrounding work do not depend on dp */
-    if (dp_coll && is_coll && !host && ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_BROADCAST && ct != CS_COLL_BARRIER) {
+    /* the data-parallel group: all-reduces, broadcasts and barriers move the whole buffer at every dp;
+     * ZeRO/FSDP's all-gathers move a 1/dp shard (scaled), its reduce-scatters the whole bucket (as is) */
+    int shard_ag = 0;
+    if (dp_coll && is_coll && !host && ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_BROADCAST && ct != CS_COLL_BARRIER &&
+        ct != CS_COLL_ALL_GATHER && ct != CS_COLL_REDUCE_SCATTER) {
         const char *tn = ct >= 0 ? cs_et_comm_type_name((int)ct) : NULL, *why;
-        if (ct == CS_COLL_REDUCE_SCATTER || ct == CS_COLL_ALL_GATHER)
-            why = "sharded data parallelism (ZeRO/FSDP): the all-gathered parameters are a 1/dp shard, and the "
-                  "optimizer step works on a 1/dp shard, a COMP node whose duration the trace holds in whole "
-                  "microseconds, so neither follows exactly at another dp";
-        else if (ct == CS_COLL_ALL_TO_ALL)
+        if (ct == CS_COLL_ALL_TO_ALL)
             why = "an all-to-all over the data-parallel ranks exchanges pieces that depend on dp (e.g. DLRM's "
                   "embedding tables sharded over dp: the sizes and the lookups' compute both change)";
         else
             why = "no exact rule gives its size at another dp";
         return CS_ERR(X->err, CS_EUNSUPPORTED,
                       "%s: node %" PRIu64 " (%s): %s on the data-parallel group is not rescaled: %s; only "
-                      "all-reduces, broadcasts and barriers are (docs/rescale.md)",
+                      "all-reduces, broadcasts, barriers and ZeRO/FSDP's all-gathers and reduce-scatters are "
+                      "(docs/rescale.md)",
                       path, nd->id, nd->name ? nd->name : "", tn ? tn : "a collective of unknown type", why);
+    }
+    if (dp_coll && is_coll && !host && ct == CS_COLL_ALL_GATHER) shard_ag = 1;
+    /* what works on the 1/dp shard: the node that waits for the gradients' reduce-scatters (the optimizer) */
+    int after_rs = 0;
+    for (size_t i = 0; i < nd->n_data_deps && !after_rs; i++)
+        for (size_t k = 0; k < X->nrs && !after_rs; k++) after_rs = nd->data_deps[i] == X->rs_ids[k];
+    if (after_rs && (nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__MEM_LOAD_NODE ||
+                     nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__MEM_STORE_NODE))
+        return CS_ERR(X->err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 " (%s): a memory access after the data-parallel reduce-scatters: an "
+                      "offloaded optimizer state of a 1/dp shard, not rescaled (docs/rescale.md)",
+                      path, nd->id, nd->name ? nd->name : "");
+    int shard_comp = after_rs && nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE;
+    /* ZeRO's optimizer step ends the step: after it only the updated shard's all-gather */
+    uint64_t after_opt = 0;
+    for (size_t i = 0; i < nd->n_data_deps && !after_opt; i++)
+        for (size_t k = 0; k < X->npost && !after_opt; k++)
+            if (nd->data_deps[i] == X->post_ids[k]) after_opt = nd->data_deps[i];
+    if (after_opt && (nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE || shard_comp))
+        return CS_ERR(X->err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 " (%s) computes after node %" PRIu64 ", which waits for a reduce-scatter "
+                      "on the data-parallel group: that is no optimizer step on a 1/dp shard (ZeRO's ends the step), "
+                      "so its work at another dp is unknown; not rescaled (docs/rescale.md)",
+                      path, nd->id, nd->name ? nd->name : "", after_opt);
+    for (size_t i = 0; (shard_ag || shard_comp) && i < nd->n_attr; i++) {
+        const ChakraProtoMsg__AttributeProto *a = nd->attr[i];
+        if (!a->name || strcmp(a->name, shard_ag ? "comm_size" : "tensor_size") != 0) continue;
+        uint64_t v;
+        if (!attr_u64(a, &v))
+            return CS_ERR(X->err, CS_EINVAL, "%s: node %" PRIu64 " (%s): attribute %s: expected an integer >= 0",
+                          path, nd->id, nd->name ? nd->name : "", a->name);
+        push_fix(X, (fix){(uint32_t)i, FIX_SHARD, 0, 0, v});
+    }
+    if (shard_comp && nd->duration_micros) push_fix(X, (fix){0, FIX_SHARD_DUR, 0, 0, nd->duration_micros});
+    if (shard_comp || after_opt) {
+        if (X->npost == X->cappost) {
+            X->cappost = X->cappost ? 2 * X->cappost : 16;
+            X->post_ids = cs_realloc(X->post_ids, X->cappost * sizeof *X->post_ids);
+        }
+        X->post_ids[X->npost++] = nd->id;
+    }
+    if (dp_coll && is_coll && !host && ct == CS_COLL_REDUCE_SCATTER) {
+        if (X->nrs == X->caprs) {
+            X->caprs = X->caprs ? 2 * X->caprs : 16;
+            X->rs_ids = cs_realloc(X->rs_ids, X->caprs * sizeof *X->rs_ids);
+        }
+        X->rs_ids[X->nrs++] = nd->id;
     }
     if ((nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE || nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE) &&
         has_peer && !own)
@@ -320,15 +404,23 @@ static int analyse(ctx *X, const char *path, uint32_t r, const uint32_t c[CS_GEN
  * the old attributes saved in X->saved (put back by unapply). */
 static void apply(ctx *X, ChakraProtoMsg__Node *nd, const fix *f, uint32_t n, const cs_gen_plan *P,
                   const uint32_t c[CS_GEN_NDIMS]) {
+    int scale = P == &X->dst; /* shards change with dp only in the target */
+    X->saved_dur = nd->duration_micros;
     if (n > X->capsaved) {
         X->capsaved = n;
         X->saved = cs_realloc(X->saved, n * sizeof *X->saved);
         X->names = cs_realloc(X->names, n * sizeof *X->names);
     }
     for (uint32_t i = 0; i < n; i++) {
+        if (f[i].what == FIX_SHARD_DUR) {
+            if (scale) nd->duration_micros = f[i].nv;
+            continue;
+        }
         ChakraProtoMsg__AttributeProto *a = nd->attr[f[i].attr];
         X->saved[i] = *a;
-        if (f[i].what == FIX_PEER) {
+        if (f[i].what == FIX_SHARD) {
+            if (scale) attr_set_u64(a, f[i].nv);
+        } else if (f[i].what == FIX_PEER) {
             uint32_t k[CS_GEN_NDIMS];
             memcpy(k, c, sizeof k);
             k[CS_DIM_TP] = f[i].ti;
@@ -342,7 +434,35 @@ static void apply(ctx *X, ChakraProtoMsg__Node *nd, const fix *f, uint32_t n, co
 }
 
 static void unapply(ctx *X, ChakraProtoMsg__Node *nd, const fix *f, uint32_t n) {
-    for (uint32_t i = n; i-- > 0;) *nd->attr[f[i].attr] = X->saved[i];
+    for (uint32_t i = n; i-- > 0;)
+        if (f[i].what != FIX_SHARD_DUR) *nd->attr[f[i].attr] = X->saved[i];
+    nd->duration_micros = X->saved_dur;
+}
+
+/* v = round(x), x a value of a 1/dp shard; its value at dp' is round(x dp / dp').  x lies in
+ * [v - 1/2, v + 1/2), so the new value is known when that whole interval, scaled, rounds to one
+ * integer (round half up, as llround and floor(x + 1/2) for x >= 0); else 0 with *lo, *hi the two
+ * candidates.  Durations are at least 1 us (the generator's floor). */
+static int shard_scale(uint64_t v, uint32_t dp, uint32_t dpn, int dur, uint64_t *out, uint64_t *lo, uint64_t *hi) {
+    *lo = *hi = 0;
+    if (v == 0) {
+        *out = 0;
+        return 1;
+    }
+    if (v > (UINT64_C(1) << 62)) return 0; /* beyond any size a trace holds; not scaled */
+    uint64_t a, b, D = 2 * (uint64_t)dpn;
+    /* floor(((2v -/+ 1) dp + dpn (- 1)) / (2 dpn)), as q dp + floor((r dp + c) / D) */
+    uint64_t A1 = 2 * v - 1, A2 = 2 * v + 1, qa, qb;
+    if (cs_mul_u64(A1 / D, dp, &qa) || cs_mul_u64(A2 / D, dp, &qb)) return 0;
+    a = qa + (A1 % D * dp + dpn) / D;
+    b = qb + (A2 % D * dp + dpn - 1) / D; /* the rounding of values just below (v + 1/2) dp / dp' */
+    if (dur && a < 1) a = 1;
+    if (dur && b < 1) b = 1;
+    *lo = a;
+    *hi = b;
+    if (a != b) return 0;
+    *out = a;
+    return 1;
 }
 
 /* ---- templates and the replica check ----------------------------------------------- */
@@ -426,7 +546,7 @@ static void count_colls(ctx *X, const ChakraProtoMsg__Node *nd) {
     if (cs_et_attr_get_uint(nd, "comm_size", &size, NULL) < 0) size = 0;
     int kind = FIX_DP; /* all ranks (tp = pp = 1) is the DP group */
     for (size_t i = 0; i < X->nscratch; i++)
-        if (X->scratch[i].what != FIX_PEER) kind = X->scratch[i].what;
+        if (X->scratch[i].what == FIX_TP || X->scratch[i].what == FIX_DP) kind = X->scratch[i].what;
     X->info->colls[kind]++;
     X->info->coll_bytes[kind] += (double)size;
 }
@@ -441,6 +561,7 @@ static int read_rank(ctx *X, uint32_t r) {
     tmpl *t = &X->t[c[CS_DIM_PP] * X->src.tp + c[CS_DIM_TP]];
     int is_t = c[CS_DIM_DP] == 0;
     cs_et_reader *rd = NULL;
+    X->nrs = X->npost = 0;
     int rc = cs_et_reader_open(path, &rd, X->err);
     if (rc) return rc;
     if (is_t) {
@@ -668,6 +789,41 @@ static int check_source(ctx *X, cs_rescale_info *info) {
     return rc;
 }
 
+/* The templates' shard values at the target's dp (FIX_SHARD*: nv), or the
+ * first that the trace's rounding leaves undetermined. */
+static int scale_templates(ctx *X, cs_rescale_info *info) {
+    for (size_t t = 0; t < (size_t)X->src.tp * X->src.pp; t++) {
+        tmpl *T = &X->t[t];
+        char path[4096];
+        src_path(path, sizeof path, X->o->prefix, T->rank);
+        for (size_t k = 0; k < T->n; k++) {
+            int comp = 0;
+            for (uint32_t i = 0; i < T->nf[k].n; i++) {
+                fix *f = &T->fixes[T->nf[k].first + i];
+                if (f->what != FIX_SHARD && f->what != FIX_SHARD_DUR) continue;
+                uint64_t v = f->nv, lo, hi;
+                int dur = f->what == FIX_SHARD_DUR;
+                if (!shard_scale(v, X->src.dp, X->dst.dp, dur, &f->nv, &lo, &hi)) {
+                    const ChakraProtoMsg__Node *nd = T->nodes[k];
+                    return CS_ERR(X->err, CS_EUNSUPPORTED,
+                                  "%s: node %" PRIu64 " (%s): %s %" PRIu64 " is a 1/dp shard's at dp %u; at dp %u it "
+                                  "is %" PRIu64 " or %" PRIu64 " (the trace holds it rounded to a whole %s, which "
+                                  "does not say which): not rescaled exactly",
+                                  path, nd->id, nd->name ? nd->name : "",
+                                  dur ? "duration_micros" : nd->attr[f->attr]->name, v, X->src.dp, X->dst.dp, lo, hi,
+                                  dur ? "microsecond" : "byte");
+                }
+                if (T->nodes[k]->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE) comp = 1;
+                else info->shard_colls++;
+            }
+            if (comp && info->shard_comps++ == 0)
+                snprintf(info->shard_comp_name, sizeof info->shard_comp_name, "%s",
+                         T->nodes[k]->name ? T->nodes[k]->name : "");
+        }
+    }
+    return CS_OK;
+}
+
 static void free_templates(ctx *X) {
     if (X->t)
         for (size_t i = 0; i < (size_t)X->src.tp * X->src.pp; i++) tmpl_free(&X->t[i]);
@@ -724,6 +880,10 @@ static int infer_plan(ctx *X, uint32_t *tp_out, uint32_t *pp_out, const char **p
                 Y.saved = NULL;
                 Y.names = NULL;
                 Y.scratch = NULL;
+                Y.rs_ids = NULL;
+                Y.nrs = Y.caprs = 0;
+                Y.post_ids = NULL;
+                Y.npost = Y.cappost = 0;
                 Y.capsaved = Y.capscratch = Y.nscratch = 0;
                 cs_rescale_info scratch_info;
                 memset(&scratch_info, 0, sizeof scratch_info);
@@ -746,6 +906,8 @@ static int infer_plan(ctx *X, uint32_t *tp_out, uint32_t *pp_out, const char **p
                 cs_free(Y.saved);
                 cs_free(Y.names);
                 cs_free(Y.scratch);
+                cs_free(Y.rs_ids);
+                cs_free(Y.post_ids);
                 if (rc == CS_EINTR) return CS_ERR(X->err, CS_EINTR, "%s", e.msg);
                 if (rc == CS_OK) {
                     if (nfit == MAX_FITS) {
@@ -824,6 +986,7 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
                         "old trace set first", o->out, exists(sp) ? sp : gz, info->ranks, info->ranks);
     }
     if (rc == CS_OK) rc = check_source(&X, info);
+    if (rc == CS_OK) rc = scale_templates(&X, info);
     if (rc == CS_OK && o->log) {
         fprintf(o->log, "  source   %s.<rank>.et: %u ranks = %s%s%s\n", o->prefix, X.nsrc, X.desc,
                 !inferred ? "" : X.why[0] ? ", inferred from the traces" : ", inferred: the only plan under which the traces "
@@ -836,6 +999,11 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
         fprintf(o->log, "  replica  %" PRIu64 " collectives on TP groups (%.6g bytes), %" PRIu64 " on DP groups (%.6g "
                         "bytes): if the gradient reductions are not on the DP side, --placement swaps TP and DP\n",
                 info->colls[0], info->coll_bytes[0], info->colls[1], info->coll_bytes[1]);
+        if (info->shard_colls || info->shard_comps)
+            fprintf(o->log, "  shards   1/dp shards rescaled by dp %u / dp %u: %" PRIu64 " all-gathers' comm_size on DP "
+                            "groups; tensor_size and duration_micros of %" PRIu64 " compute nodes that wait for the DP "
+                            "reduce-scatters, read as the optimizer step on the shard (the first: \"%s\")\n",
+                    X.src.dp, X.dst.dp, info->shard_colls, info->shard_comps, info->shard_comp_name);
     }
     for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
         if (o->stop && *o->stop) {
@@ -872,6 +1040,8 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
     cs_free(X.saved);
     cs_free(X.names);
     cs_free(X.scratch);
+    cs_free(X.rs_ids);
+    cs_free(X.post_ids);
     cs_comm_groups_free(&X.g);
     return rc;
 }

@@ -63,6 +63,9 @@ typedef struct cs_rescale_info {
     uint64_t nodes_written;       /* over all target files */
     int wrote_groups;             /* 1: OUT.comm_groups.json written */
     uint64_t colls[2];            /* replica 0's collectives on TP [0] and DP [1] groups */
+    uint64_t shard_colls;         /* the templates' all-gathers on DP groups (1/dp shards) rescaled */
+    uint64_t shard_comps;         /* their compute nodes on a 1/dp shard (the optimizer) rescaled */
+    char shard_comp_name[64];     /* the first of them */
     double coll_bytes[2];         /* their comm_size sums */
 } cs_rescale_info;
 
