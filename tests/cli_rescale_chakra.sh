@@ -3,9 +3,9 @@
 # (shared/testdata/chakra; skipped when absent, nothing copied into the repo):
 # the converter's data-parallel trace (node ids numbered per rank from one
 # counter) is accepted, rescaled to its own size it simulates to the
-# source's picosecond, to 64 ranks every file is rank 0's; traces whose
-# collectives depend on dp, or whose ranks exchange messages across
-# replicas, are refused by name.  docs/rescale.md lists every set.
+# source's picosecond, to 64 ranks every file is rank 0's; an all-gather
+# over all ranks shrinks as a 1/dp shard; traces whose structure is not a
+# data-parallel replica one are refused by name.  docs/rescale.md lists every set.
 . "$(dirname "$0")/lib_cli.sh"
 D="${CS_SHARED_DIR:-}/testdata/chakra"
 if [ ! -d "$D/text_data_parallel_8npu" ]; then
@@ -34,8 +34,12 @@ a=$(step_ps "$SRC" 8); b=$(step_ps dp8 8)
 d=0; for r in $(seq 0 63); do cmp -s "dp64.$r.et" "dp64.0.et" || d=$((d + 1)); done
 [ "$d" -eq 0 ] && [ ! -f dp64.comm_groups.json ] && pass "64 ranks: every file is rank 0's (no groups, no peers)" || fail "64 ranks: $d files differ"
 c=$(step_ps dp64 64); [ -n "$c" ] && pass "64 ranks simulate ($c ps)" || fail "64 ranks do not simulate"
-expect_fail "all-gather over all ranks refused" "ALL_GATHER.0.et: node 80 (ALL_GATHER): ALL_GATHER on the data-parallel group" \
-    "$CS_BIN" rescale --workload-configuration="$D/generator_8npu_comm1MiB/ALL_GATHER" --to-dp 64 --out e1
+# an all-gather over all ranks is read as ZeRO's: a 1/dp shard, 1 MiB at dp 8 = 131072 B at dp 64
+"$CS_BIN" rescale --workload-configuration="$D/generator_8npu_comm1MiB/ALL_GATHER" --to-dp 64 --out ag64 --quiet \
+    && "$CS_BIN" inspect --json ag64.63.et 2>/dev/null | tr -d ' \n' | grep -q '"name":"comm_size","int64Val":"131072"' \
+    && pass "all-gather: 1048576 B at dp 8 is 131072 B at dp 64" || fail "all-gather shard"
+expect_fail "model-parallel compute after a reduce-scatter refused" "hybrid_data_model.0.et: node 6 (COMP_NODE_ffn_BWD_WG) computes after node 4|no optimizer step on a 1/dp shard" \
+    "$CS_BIN" rescale --workload-configuration="$D/text_hybrid_data_model_4npu/hybrid_data_model" --to-dp 8 --out e1
 expect_fail "dlrm all-to-all refused" "hybrid_dlrm.0.et: node 1 (COMM_COLL_NODE_emb_ALLTOALL): ALL_TO_ALL on the data-parallel group" \
     "$CS_BIN" rescale --workload-configuration="$D/text_hybrid_dlrm_8npu/hybrid_dlrm" --to-dp 64 --out e2
 expect_fail "messages between replicas refused" "p2p_mixed.0.et: node 1 (send_to_1): comm_dst is rank 1 (dp_i 1)|another data-parallel replica" \
