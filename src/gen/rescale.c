@@ -7,11 +7,15 @@
  * for every candidate plan, infer_plan) and each rank's nodes are
  * analysed: every pg_name classified as the rank's TP or DP group (checked
  * against the comm-group file's member lists), every comm_src/comm_dst
- * turned into a (tp_i, pp_i) position of the rank's own replica.  The
+ * turned into a (tp_i, pp_i) position of the rank's own replica, every
+ * value of a 1/dp shard (an all-gather on the DP group; the compute node
+ * that waits for the DP reduce-scatters, ZeRO's optimizer step) marked.  The
  * analysis of a node is a short list of fixes (attribute, what it becomes).
  * (2) The ranks of replica 0 are kept as templates; every other rank is
  * compared with its template node by node, both renamed into the source
- * plan's canonical names at the rank's coordinates.  (3) Each target rank
+ * plan's canonical names at the rank's coordinates; the templates' shard
+ * values are computed at the target's dp (shard_scale: exact, or refused).
+ * (3) Each target rank
  * streams its template through the fixes, renamed at its own coordinates,
  * into OUT.<r>.et.tmp.<pid>; all are renamed when all are written.
  *

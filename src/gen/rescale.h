@@ -13,8 +13,11 @@
  * rank's own tensor-parallel or data-parallel group (members in coordinate
  * order), each send/recv peer must be in the rank's own data-parallel
  * replica and pipeline (same dp_i and tp_i), collectives on the
- * data-parallel group must be all-reduces, broadcasts or barriers (their
- * per-rank size does not depend on dp), and the ranks
+ * data-parallel group must be all-reduces, broadcasts, barriers or
+ * reduce-scatters (their per-rank size does not depend on dp) or
+ * all-gathers (ZeRO/FSDP's 1/dp shards, rescaled as the compute node that
+ * waits for the reduce-scatters -- the optimizer step -- when the trace's
+ * rounding determines the new value), and the ranks
  * of one (tp, pp) position must be replicas: equal node by node once group
  * names and peers are renamed.  Anything else is refused, naming the file,
  * the node and what was expected.
@@ -23,8 +26,9 @@
  * (ti, di, pi) gets the nodes of source rank (ti, 0, pi) with pg_name
  * renamed to the target's group id (the generator's numbering,
  * cs_gen_group_of: TP groups first, then DP groups) and comm_src/comm_dst
- * moved to the same (ti, pi) position in replica di.  Node ids,
- * dependencies, sizes and durations are unchanged.
+ * moved to the same (ti, pi) position in replica di, and the 1/dp shards
+ * scaled by dp / dp'.  Node ids, dependencies and every other size and
+ * duration are unchanged.
  *
  * Memory: the tp x pp template graphs of the source and one rank's check at
  * a time; target files are streamed (one node in flight), so 16,384 ranks
