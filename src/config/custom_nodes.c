@@ -3,6 +3,7 @@
  * custom_nodes.h): libyaml's document API, one mapping of scalars.
  */
 #include "config/custom_nodes.h"
+#include "config/yaml_depth.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -96,37 +97,13 @@ static int check(yaml_document_t *doc, const char *path, cs_custom_node_map *out
     return rc;
 }
 
-/* A valid file nests one mapping of scalars; refuse deeper nesting from the
- * event stream, before libyaml's recursive loader sees it.  Syntax errors
- * are left to yaml_parser_load, which reports them. */
+/* A valid file nests one mapping of scalars: deeper nesting is refused before libyaml's loader sees it. */
 #define MAX_DEPTH 4
-static int check_depth(const char *path, const char *buf, size_t len, cs_error *err) {
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) return CS_ERR(err, CS_ENOMEM, "%s: cannot initialise the YAML parser", path);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-    int rc = CS_OK, depth = 0, done = 0;
-    while (!done && rc == CS_OK) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&parser, &ev)) break;
-        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-            if (++depth > MAX_DEPTH)
-                rc = CS_ERR(err, CS_EINVAL, "%s:%d: expected a mapping of node ids to prefixes, got lists or "
-                            "mappings nested %d deep", path, (int)ev.start_mark.line + 1, depth);
-        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
-            depth--;
-        } else if (ev.type == YAML_STREAM_END_EVENT) {
-            done = 1;
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&parser);
-    return rc;
-}
 
 int cs_custom_nodes_load_text(const char *path, const char *buf, size_t len, cs_custom_node_map *out,
                               cs_error *err) {
     memset(out, 0, sizeof *out);
-    int rc = check_depth(path, buf, len, err);
+    int rc = cs_yaml_check_depth(path, buf, len, MAX_DEPTH, "a mapping of node ids to prefixes", err);
     if (rc) return rc;
     yaml_parser_t parser;
     yaml_document_t doc;

@@ -12,6 +12,7 @@
  * spends time quadratic in the depth, and a valid file needs two levels).
  */
 #include "config/network_config.h"
+#include "config/yaml_depth.h"
 
 #include <string.h>
 #include <yaml.h>
@@ -248,38 +249,6 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
     return CS_OK;
 }
 
-/* Nesting check on the event stream; stops at the first level too deep.  A
- * syntax error is left to yaml_parser_load, which reports it. */
-static int check_depth(const char *path, const char *buf, size_t len, cs_error *err) {
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser))
-        return CS_ERR(err, CS_ENOMEM, "%s: cannot initialise the YAML parser", path);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-    int rc = CS_OK, depth = 0, done = 0;
-    while (!done && rc == CS_OK) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&parser, &ev)) break;
-        switch (ev.type) {
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-            if (++depth > CS_NETWORK_MAX_DEPTH)
-                rc = CS_ERR(err, CS_EINVAL,
-                            "%s:%d: expected at most %d levels of nested lists and mappings (the "
-                            "nesting limit of a network file), got level %d at column %d",
-                            path, (int)ev.start_mark.line + 1, CS_NETWORK_MAX_DEPTH, depth,
-                            (int)ev.start_mark.column + 1);
-            break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT: depth--; break;
-        case YAML_STREAM_END_EVENT: done = 1; break;
-        default: break;
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&parser);
-    return rc;
-}
-
 int cs_network_config_load(const char *path, cs_network_config *out, cs_error *err) {
     memset(out, 0, sizeof *out);
     char *buf;
@@ -294,7 +263,7 @@ int cs_network_config_load(const char *path, cs_network_config *out, cs_error *e
 int cs_network_config_load_text(const char *path, const char *buf, size_t len, cs_network_config *out,
                                 cs_error *err) {
     memset(out, 0, sizeof *out);
-    int rc = check_depth(path, buf, len, err);
+    int rc = cs_yaml_check_depth(path, buf, len, CS_NETWORK_MAX_DEPTH, "the nesting limit of a network file", err);
     if (rc) return rc;
 
     yaml_parser_t parser;
