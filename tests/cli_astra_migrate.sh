@@ -221,4 +221,21 @@ expect_fail "1.0: a list of the wrong length" "len.json:6: units-count|expected 
     run --workload-configuration=fc --network-configuration=len.json
 printf '{ "topology-name": "Hierarchical", "dimensions-count": 1, "units-count": [4,, }\n' > bad.json
 expect_fail "1.0: a JSON syntax error" "bad.json:1" run --workload-configuration=fc --network-configuration=bad.json
+
+# docs/examples.md: examples/astra1_network, the 1.0 file and its YAML
+EX="$(cd "$(dirname "$0")/../examples/astra1_network" && pwd)"
+"$CS_MKTRACE" regen.et "1 COLL ctype=0 size=67108864" && cmp -s regen.et "$EX/allreduce_64m.et" \
+    && pass "examples/astra1_network/allreduce_64m.et regenerates identically" || fail "allreduce_64m.et regenerates"
+for n in network_v1.json network.yml; do
+    run --workload-configuration="$EX/allreduce_64m.et" --network-configuration="$EX/$n" \
+        --system-configuration="$EX/system.json" --out ex_$n 2>/dev/null || fail "example $n"
+done
+cmp -s ex_network_v1.json/ranks.csv ex_network.yml/ranks.csv && cmp -s ex_network_v1.json/collectives.csv ex_network.yml/collectives.csv \
+    && grep -q '"sim_time_ns": 2319148,' ex_network_v1.json/summary.json \
+    && pass "examples/astra1_network: JSON and YAML identical, 2.319 ms" || fail "examples/astra1_network: $(grep sim_time_ns ex_*/summary.json)"
+sed 's/bandwidth:  \[ 500,/bandwidth:  [ 250,/' "$EX/network.yml" > naive.yml
+run --workload-configuration="$EX/allreduce_64m.et" --network-configuration=naive.yml \
+    --system-configuration="$EX/system.json" --json naive.json 2>/dev/null
+grep -q '"sim_time_ns": 2350398,' naive.json && pass "without 1.0's links factor: 2,350,398 ns (docs/examples.md)" \
+    || fail "naive: $(grep sim_time_ns naive.json)"
 finish

@@ -1,6 +1,6 @@
 /*
  * cli_astra.c -- migration from ASTRA-sim's command lines (docs/astra-compat.md,
- * "Migrating a command line").
+ * "Migrating from ASTRA-sim").
  *
  * ASTRA-sim selects its network backend by the binary a user runs
  * (AstraSim_Analytical_Congestion_Unaware, AstraSim_Analytical_Congestion_Aware,

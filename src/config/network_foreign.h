@@ -11,7 +11,7 @@
  * network by mistake.  None of these is YAML the network reader could
  * explain: each is recognised by content and refused with a message naming
  * the file, the line and key that identify it, and what to use instead
- * (docs/astra-compat.md, "Migrating a command line").  Nothing is owned.
+ * (docs/astra-compat.md, "Migrating from ASTRA-sim").  Nothing is owned.
  */
 #ifndef CS_CONFIG_NETWORK_FOREIGN_H
 #define CS_CONFIG_NETWORK_FOREIGN_H
