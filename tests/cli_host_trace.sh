@@ -68,4 +68,17 @@ awk -F, 'NR > 1 { if ($3 + $10 + $11 + $12 != 35031) bad = 1 } END { exit bad }'
 grep -q '"symmetry": "representative"' d/summary.json && cmp -s d/ranks.csv d_full/ranks.csv \
     && check "D: symmetric rows equal the full run's (20 us CPU, 4 us GPU: CPU only 16)" "$(row d/ranks.csv 1)" \
         "20000 4000 16000 20000 0 16000 0 0" || fail "D: symmetric vs full: $(cat d/ranks.csv d_full/ranks.csv)"
+
+# E. sweeps record the slowest rank's split (results.csv, by column name): case A on
+#    two latencies (no communication: the same 5 / 25 / 0 / 0 us, adding up to 30 us)
+"$CS_BIN" run --workload-configuration=a.0.et --network-configuration=n1.yml --dump-scenario a.scen.json --quiet 2>/dev/null
+printf '{"clustersim-sweep": 1, "scenario": "a.scen.json", "grid": {"network.latency": [[500], [900]]}}\n' > sw.json
+if "$CS_BIN" sweep sw.json --out sw >/dev/null 2>sw.err; then
+    col() { head -1 sw/results.csv | tr ',' '\n' | grep -n "^$1\$" | cut -d: -f1; }
+    got=$(awk -F, -v a="$(col time_ns)" -v b="$(col compute_ns)" -v c="$(col cpu_only_ns)" -v d="$(col comm_only_ns)" \
+        -v e="$(col idle_ns)" 'NR > 1 { printf "%s %s %s %s %s;", $a, $b, $c, $d, $e }' sw/results.csv)
+    check "E: sweep results.csv time, compute, cpu_only, comm_only, idle" "$got" "30000 5000 25000 0 0;30000 5000 25000 0 0;"
+else
+    fail "E: sweep: $(cat sw.err)"
+fi
 finish
