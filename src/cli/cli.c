@@ -182,8 +182,9 @@ static void usage(FILE *f, const char *cmd) {
             if (o->group != g) continue;
             char left[64];
             snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? (g == 0 ? "=" : " ") : "", o->arg ? o->arg : "");
-            fprintf(f, "  %-36s %s%s%s\n", left, o->help, o->key && o->kind != F_LOAD ? "  [" : "",
-                    o->key && o->kind != F_LOAD ? o->key : "");
+            int bracket = o->key && o->kind != F_LOAD;
+            fprintf(f, "  %-36s %s%s%s%s\n", left, o->help, bracket ? "  [" : "", bracket ? o->key : "",
+                    bracket ? "]" : "");
         }
     }
     fputs("\n  Bracketed: the scenario key a flag sets (defaults: --help-config).\n\nnetwork backends:\n", f);
@@ -315,7 +316,10 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
             } else if (fl->kind == F_ASTRA_BIN) { /* checked by cs_cli_astra_prescan */
                 char msg[1024];
                 const char *be = cs_cli_astra_backend(val, msg, sizeof msg);
-                if (!be) return CS_ERR(err, CS_EINVAL, "%s", msg), 3;
+                if (!be) {
+                    CS_ERR(err, CS_EINVAL, "%s", msg);
+                    return 3;
+                }
                 if (cs_sc_set_text(sc, fl->key, be, where, err)) return 3;
             } else if (fl->kind == F_OUT && fl->out == A_SET) {
                 const char *e2 = strchr(val, '=');
