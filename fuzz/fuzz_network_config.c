@@ -1,6 +1,7 @@
 /*
  * fuzz_network_config.c -- libFuzzer target for the network YAML reader
- * (src/config/network_config.c) and the topology built from it
+ * (src/config/network_config.c; through it ASTRA-sim 1.0's JSON reader,
+ * network_astra1.c, and the ns-3 / HTSim file check, network_foreign.c) and the topology built from it
  * (cs_topo_build_astra, src/topology/build_astra.c, and its routes).
  *
  * Each input is a whole network.yml, read from a file as --network-
@@ -10,7 +11,7 @@
  * its effective configuration (JSON, which is YAML) reads back to the same
  * configuration; networks of at most 256 NPUs are built as a graph and
  * routed from NPU 0 to every NPU.  Seeds: fuzz/corpus/network_config/ (the
- * examples' network files and small edge cases).
+ * examples' network files, small edge cases, 1.0 JSON, ns-3 and HTSim files).
  *
  * The same input also goes to the other YAML reader of the config layer,
  * the per-node-custom-implementation map (config/custom_nodes.c; no target

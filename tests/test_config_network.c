@@ -3,7 +3,9 @@
  * (src/config/network_config.c): every reference case loads, hand-checked
  * values for three of them, YAML styles, one test per user error (code,
  * file name, line, key and "expected" in the message), the unknown-key
- * warning, the dump and --help.
+ * warning, the dump and --help; ASTRA-sim 1.0's JSON networks (mapping with
+ * factors and latencies worked out by hand, warnings, errors) and the ns-3 /
+ * HTSim files refused by content.
  */
 #include "testutil.h"
 
@@ -332,6 +334,119 @@ static void test_dump_and_help(void **state) {
     free(buf);
 }
 
+
+/* ---- ASTRA-sim 1.0 JSON (config/network_astra1.c) ------------------------------- */
+
+static void test_astra1_mapping(void **state) {
+    (void)state;
+    /* FullyConnected(4), 7 links: factor floor(7 / 3) = 2 (a warning: not a multiple) -> 20 x 2 = 40 GB/s;
+     *   latency 100 + 2 x nic 5 = 110 (1 hop).
+     * Ring(3), 3 links: odd, factor 2 (a warning) -> 10 x 2 = 20 GB/s; at most 1 hop on a Ring of 3:
+     *   latency 200 + 2 x 5 = 210.
+     * Switch(2), 4 links: factor 4 -> 2.5 x 4 = 10 GB/s; 2 hops: latency 300 + (2 x nic 1 + router 2) / 2
+     *   = 302.  Dimension 0 is spelled "AllToAll", the earliest 1.0 inputs' FullyConnected. */
+    const char *p = tu_write_tmp("v1.json",
+                                 "{\"topology-name\": \"Hierarchical\", \"dimensions-count\": 3,\n"
+                                 " \"topologies-per-dim\": [\"AllToAll\", \"Ring\", \"Switch\"],\n"
+                                 " \"units-count\": [4, 3, 2], \"links-count\": [7, 3, 4],\n"
+                                 " \"link-latency\": [100, 200, 300], \"link-bandwidth\": [20, 10, 2.5],\n"
+                                 " \"nic-latency\": [5, 5, 1], \"router-latency\": [0, 0, 2], \"hbm-scale\": [0, 0, 0]}\n");
+    tu_capture_warnings();
+    cs_network_config c = load_ok(p);
+    tu_capture_end();
+    assert_int_equal(c.ndims, 3);
+    assert_int_equal(c.total_npus, 24);
+    assert_int_equal(c.topo[0], CS_TOPO_FULLY_CONNECTED);
+    assert_int_equal(c.topo[1], CS_TOPO_RING);
+    assert_int_equal(c.topo[2], CS_TOPO_SWITCH);
+    assert_true(c.bandwidth_gbps[0] == 40.0 && c.bandwidth_gbps[1] == 20.0 && c.bandwidth_gbps[2] == 10.0);
+    assert_true(c.latency_ns[0] == 110.0 && c.latency_ns[1] == 210.0 && c.latency_ns[2] == 302.0);
+    assert_string_equal(c.path, p);
+    /* two warnings (the links counts), no list of ignored keys: none given */
+    assert_int_equal(tu_warning_count(), 2);
+    tu_assert_has(tu_warnings(), "not a multiple of 3");
+    tu_assert_has(tu_warnings(), "is odd");
+    /* the effective configuration reads back as YAML to the same network */
+    json_t *j = cs_network_config_to_json(&c);
+    char *text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    cs_network_config y;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_network_config_load_text("dump", text, strlen(text), &y, &err), CS_OK);
+    for (int d = 0; d < 3; d++) {
+        assert_int_equal(y.topo[d], c.topo[d]);
+        assert_int_equal(y.npus[d], c.npus[d]);
+        assert_true(y.bandwidth_gbps[d] == c.bandwidth_gbps[d] && y.latency_ns[d] == c.latency_ns[d]);
+    }
+    free(text);
+    json_decref(j);
+    cs_network_config_free(&y);
+    cs_network_config_free(&c);
+}
+
+static void test_astra1_ignored_keys_warn(void **state) {
+    (void)state;
+    const char *p = tu_write_tmp("v1ign.json",
+                                 "{\"topology-name\": \"Hierarchical\", \"dimensions-count\": 1,\n"
+                                 " \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": [\"N\"],\n"
+                                 " \"units-count\": [8], \"links-count\": [2], \"link-latency\": [1],\n"
+                                 " \"link-bandwidth\": [1], \"router-latency\": [3], \"hbm-latency\": [500],\n"
+                                 " \"hbm-bandwidth\": [370], \"hbm-scale\": [0], \"colour\": 1}\n");
+    tu_capture_warnings();
+    cs_network_config c = load_ok(p);
+    tu_capture_end();
+    assert_true(c.bandwidth_gbps[0] == 2.0 && c.latency_ns[0] == 1.0); /* router-latency: no effect on a Ring */
+    tu_assert_has(tu_warnings(), "dimension-type (1.0's cost model only");
+    tu_assert_has(tu_warnings(), "router-latency on Ring and FullyConnected");
+    tu_assert_has(tu_warnings(), "hbm-latency, hbm-bandwidth");
+    tu_assert_has(tu_warnings(), "\"colour\""); /* an unknown key, with its line */
+    tu_assert_has(tu_warnings(), ":5: ");
+    cs_network_config_free(&c);
+}
+
+static void test_astra1_errors(void **state) {
+    (void)state;
+    static const char head[] = "{\"topology-name\": \"Hierarchical\", \"dimensions-count\": 1,\n";
+    char t[1024];
+    snprintf(t, sizeof t, "%s \"topologies-per-dim\": [\"Torus\"], \"units-count\": [4], \"links-count\": [2],\n"
+             " \"link-latency\": [1], \"link-bandwidth\": [1]}\n", head);
+    expect_error("e1.json", t, 2, "topologies-per-dim", "Ring, FullyConnected (or AllToAll) or Switch");
+    snprintf(t, sizeof t, "%s \"topologies-per-dim\": [\"Ring\"], \"units-count\": [0], \"links-count\": [2],\n"
+             " \"link-latency\": [1], \"link-bandwidth\": [1]}\n", head);
+    expect_error("e2.json", t, 2, "units-count", "between 1 and 4294967295");
+    snprintf(t, sizeof t, "%s \"topologies-per-dim\": [\"Ring\"], \"units-count\": [4], \"links-count\": [2],\n"
+             " \"link-bandwidth\": [1]}\n", head);
+    expect_error("e3.json", t, 1, "link-latency", "a required key");
+    snprintf(t, sizeof t, "%s \"topologies-per-dim\": [\"FullyConnected\"], \"units-count\": [8], \"links-count\": [6],\n"
+             " \"link-latency\": [1], \"link-bandwidth\": [1]}\n", head);
+    expect_error("e4.json", t, 2, "links-count", "units-count - 1"); /* 6 / 7 = 0 */
+    snprintf(t, sizeof t, "%s \"topologies-per-dim\": [\"Ring\"], \"units-count\": [4], \"links-count\": [2],\n"
+             " \"link-latency\": [1], \"link-bandwidth\": [0]}\n", head);
+    expect_error("e5.json", t, 3, "link-bandwidth", "> 0");
+    snprintf(t, sizeof t, "%s \"topologies-per-dim\": [\"Ring\"], \"units-count\": [4], \"links-count\": [2],\n"
+             " \"link-latency\": [1], \"link-bandwidth\": [1], \"nic-latency\": [1]}\n", head);
+    expect_error("e6.json", t, 3, "nic-latency", "Ring of 4");
+    expect_error("e7.json", "{\"topology-name\": \"Hierarchical\", \"dimensions-count\": 9}\n", 1, "dimensions-count",
+                 "from 1 to 8");
+}
+
+/* ---- ns-3 / HTSim files (config/network_foreign.c) ------------------------------ */
+
+static void test_foreign_files(void **state) {
+    (void)state;
+    expect_error("config.txt", "ENABLE_QCN 1\nUSE_DYNAMIC_PFC_THRESHOLD 1\n\nCC_MODE 12\n", 1, "ENABLE_QCN",
+                 "ns-3 network configuration");
+    expect_error("cfg2.txt", "# comment\n\nTOPOLOGY_FILE mix/topology.txt\n", 3, "TOPOLOGY_FILE", "--backend packet");
+    expect_error("topo.txt", "3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n", 1, NULL, "ns-3 topology file");
+    expect_error("h.topo", "Nodes 8\nTiers 3\nPodsize 4\n", 1, "Nodes, Tiers", "HTSim topology");
+    expect_error("logical.json", "{\n  \"logical-dims\": [\"8\", \"2\"]\n}\n", 2, "logical-dims",
+                 "--logical-topology-configuration");
+    expect_error("sys.json", "{\n  \"scheduling-policy\": \"LIFO\",\n  \"endpoint-delay\": 10\n}\n", 2,
+                 "scheduling-policy", "--system-configuration");
+    /* a YAML file whose keys look like ns-3's is still YAML (a colon after the key) */
+    expect_error("yamlish.yml", "TOPOLOGY_FILE: x\n", 1, "topology", "required key");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_cases_load),
@@ -358,6 +473,10 @@ int main(void) {
         cmocka_unit_test(test_err_unreadable),
         cmocka_unit_test(test_unknown_key_warns),
         cmocka_unit_test(test_dump_and_help),
+        cmocka_unit_test(test_astra1_mapping),
+        cmocka_unit_test(test_astra1_ignored_keys_warn),
+        cmocka_unit_test(test_astra1_errors),
+        cmocka_unit_test(test_foreign_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,6 +97,12 @@ uint64_t cs_result_events(const cs_result *r);
 typedef struct cs_rank_row {
     uint64_t finish_ps, compute_ps, cpu_ps, comm_busy_ps, exposed_comm_ps;
     uint64_t nodes, bytes_sent, bytes_recv;
+    /* The step split by what the rank runs, the first that applies: GPU
+     * compute (compute_ps), a CPU op (cpu_only_ps), communication in flight
+     * (comm_only_ps), nothing (idle_ps, up to the step's end, its wait for
+     * the slowest rank included): the four add up to cs_result_time_ps.
+     * exposed_comm_ps is ASTRA-sim's finish - compute. */
+    uint64_t cpu_only_ps, comm_only_ps, idle_ps;
 } cs_rank_row;
 /* Rank i's row; 0, or -1 when i is out of range. */
 int cs_result_rank(const cs_result *r, uint32_t i, cs_rank_row *out);

@@ -49,7 +49,7 @@
 
 /* ---- the flag table -------------------------------------------------------------- */
 
-enum { F_KEY, F_KEYFLAG, F_LOAD, F_OUT, F_OUTFLAG, F_IGNORED };
+enum { F_KEY, F_KEYFLAG, F_LOAD, F_OUT, F_OUTFLAG, F_IGNORED, F_ASTRA_BIN };
 enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP, A_REPORT, A_MAXWALL, A_MAXMEM };
 
 typedef struct flag {
@@ -74,6 +74,9 @@ static const flag FLAGS[] = {
     {"comm-scale", F_KEY, "run.comm-scale", 0, "X", "ASTRA-sim: communication size scale", 0},
     {"injection-scale", F_KEY, "run.injection-scale", 0, "X", "ASTRA-sim: endpoint-delay scale", 0},
     {"rendezvous-protocol", F_KEY, "run.rendezvous-protocol", 0, "BOOL", "ASTRA-sim: rendezvous send/recv", 0},
+    {"astra-binary", F_ASTRA_BIN, "run.backend", 0, "NAME",
+     "the ASTRA-sim binary the command line was written for: AstraSim_Analytical_Congestion_Unaware = --backend "
+     "analytical, AstraSim_Analytical_Congestion_Aware = --backend analytical-congestion (docs/astra-compat.md)", 0},
     {"backend", F_KEY, "run.backend", 0, "NAME", "network backend (list below)", 1},
     {"topology", F_LOAD, "topology", 0, "FILE", "physical topology JSON for a graph backend (docs/topology.md) -> topology.*", 1},
     {"npu-placement", F_KEY, "run.placement", 0, "STRATEGY",
@@ -179,8 +182,9 @@ static void usage(FILE *f, const char *cmd) {
             if (o->group != g) continue;
             char left[64];
             snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? (g == 0 ? "=" : " ") : "", o->arg ? o->arg : "");
-            fprintf(f, "  %-36s %s%s%s\n", left, o->help, o->key && o->kind != F_LOAD ? "  [" : "",
-                    o->key && o->kind != F_LOAD ? o->key : "");
+            int bracket = o->key && o->kind != F_LOAD;
+            fprintf(f, "  %-36s %s%s%s%s\n", left, o->help, bracket ? "  [" : "", bracket ? o->key : "",
+                    bracket ? "]" : "");
         }
     }
     fputs("\n  Bracketed: the scenario key a flag sets (defaults: --help-config).\n\nnetwork backends:\n", f);
@@ -228,6 +232,9 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
                  used_flag *used, size_t *nused) {
     memset(co, 0, sizeof *co);
     *nused = 0;
+    int help = 0;
+    for (int i = 0; i < argc; i++) help |= strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+    if (!help && cs_cli_astra_prescan(argc, argv, err)) return 3;
     const char *scen[8];
     int nscen = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -246,13 +253,15 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
             const flag *typed_fl = fl;
             if (fl && strcmp(cmd, "run") == 0 && strcmp(fl->name, "placement") == 0)
                 fl = find_flag("npu-placement", 13); /* run: --placement is the NPU placement (ASTRA-sim users) */
+            if (!fl && cs_cli_astra_foreign_flag(name, nlen, err)) return 3; /* ns-3 / HTSim frontend flags */
             if (!fl) {
                 fprintf(stderr, "clustersim %s: unknown option --%.*s (see clustersim %s --help)\n", cmd, (int)nlen,
                         name, cmd);
                 return 2;
             }
             const char *val = NULL;
-            int takes = fl->kind == F_KEY || fl->kind == F_LOAD || fl->kind == F_OUT || fl->kind == F_IGNORED;
+            int takes = fl->kind == F_KEY || fl->kind == F_LOAD || fl->kind == F_OUT || fl->kind == F_IGNORED ||
+                        fl->kind == F_ASTRA_BIN;
             if (!takes && eq) {
                 fprintf(stderr, "clustersim %s: --%s takes no value\n", cmd, fl->name);
                 return 2;
@@ -304,6 +313,14 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
                 if (cs_sc_set_text(sc, fl->key, val ? val : "true", where, err)) return 3;
             } else if (fl->kind == F_LOAD) {
                 rc = cs_scenario_load_kind(sc, fl->key, val, err);
+            } else if (fl->kind == F_ASTRA_BIN) { /* checked by cs_cli_astra_prescan */
+                char msg[1024];
+                const char *be = cs_cli_astra_backend(val, msg, sizeof msg);
+                if (!be) {
+                    CS_ERR(err, CS_EINVAL, "%s", msg);
+                    return 3;
+                }
+                if (cs_sc_set_text(sc, fl->key, be, where, err)) return 3;
             } else if (fl->kind == F_OUT && fl->out == A_SET) {
                 const char *e2 = strchr(val, '=');
                 if (!e2) {
@@ -419,6 +436,10 @@ int cs_cli_exit(int rc, const cs_error *err, int sig, const char *stopped) {
 int cs_cli_preload_scenarios(cs_scenario *sc, int argc, char **argv) {
     cs_error err;
     cs_error_clear(&err);
+    if (cs_cli_astra_prescan(argc, argv, &err)) {
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        return 1;
+    }
     for (int i = 0; i + 1 < argc; i++)
         if (strcmp(argv[i], "--scenario") == 0 && cs_scenario_load_file(sc, argv[i + 1], &err)) {
             fprintf(stderr, "clustersim: error: --scenario: %s\n", err.msg);
@@ -436,6 +457,12 @@ int cs_cli_platform_flag(cs_scenario *sc, const char *cmd, const char *name, con
     for (size_t k = 0; k < sizeof LOAD / sizeof LOAD[0]; k++)
         if (strcmp(name, LOAD[k].flag) == 0) rc = cs_scenario_load_kind(sc, LOAD[k].kind, val, &err) ? 1 : 0;
     if (strcmp(name, "--backend") == 0) rc = cs_sc_set_text(sc, "run.backend", val, name, &err) ? 1 : 0;
+    if (strcmp(name, "--astra-binary") == 0) { /* compared with --backend by cs_cli_astra_prescan */
+        char msg[1024];
+        const char *be = cs_cli_astra_backend(val, msg, sizeof msg);
+        if (!be) CS_ERR(&err, CS_EINVAL, "%s", msg);
+        rc = !be || cs_sc_set_text(sc, "run.backend", be, name, &err) ? 1 : 0;
+    }
     if (strcmp(name, "--set") == 0) {
         const char *eq = strchr(val, '=');
         if (!eq) {
@@ -726,6 +753,7 @@ static int command(const char *cmd, int argc, char **argv) {
         return 0;
     }
     if (co.verbose) cs_log_set_level(CS_LOG_INFO);
+    if (prc == 0) cs_cli_astra_hints(sc, argc, argv);
     int train = strcmp(cmd, "train") == 0;
     uint32_t progress_ms;
     uint64_t trace_limit;

@@ -26,7 +26,8 @@ static void cluster_usage(FILE *f) {
           "                     and with windows or routings windows.csv, routing.csv, routing_links.csv\n"
           "  --json FILE        cluster.json alone\n"
           "  --set KEY=VALUE    a platform key (run.*, network.*, topology.*, system.*, backend.*), after the file\n"
-          "  --network-configuration=FILE, --system-configuration=FILE, --topology=FILE, --backend NAME\n"
+          "  --network-configuration=FILE, --system-configuration=FILE, --topology=FILE, --backend NAME,\n"
+          "  --astra-binary NAME (ASTRA-sim's binary name for the backend; docs/astra-compat.md)\n"
           "  --seeds N          every run with N ECMP-hash and jitter seeds: means with 95 % intervals (1..1000)\n"
           "  --progress         say which run is going (each job alone, then together)\n"
           "  --quiet, --help\n",
@@ -54,7 +55,7 @@ int cs_cli_cluster(int argc, char **argv) {
     cs_error err;
     cs_error_clear(&err);
     cs_cluster *c = NULL;
-    if (cs_cluster_load(file, &c, &err)) {
+    if (cs_cli_astra_prescan(argc, argv, &err) || cs_cluster_load(file, &c, &err)) {
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
         return 1;
     }
@@ -76,7 +77,7 @@ int cs_cli_cluster(int argc, char **argv) {
         }
         static const char *const known[] = {"--quiet", "--progress", "--out", "--json", "--set", "--seeds",
                                             "--network-configuration", "--system-configuration", "--topology",
-                                            "--backend"};
+                                            "--backend", "--astra-binary"};
         if (cs_str_index(name, known, sizeof known / sizeof *known) < 0) {
             fprintf(stderr, "clustersim cluster: unknown option %s (see clustersim cluster --help)\n", a);
             rc = 2;

@@ -22,7 +22,7 @@ static void collective_usage(FILE *f) {
           "  --max SIZE, -e SIZE          largest size (default 128MiB)\n"
           "  --factor F, -f F             size multiplier between steps (default 2)\n"
           "  --network-configuration=FILE, --system-configuration=FILE, --topology=FILE, --backend NAME,\n"
-          "  --scenario FILE, --set KEY=VALUE   the platform, as for run\n"
+          "  --astra-binary NAME, --scenario FILE, --set KEY=VALUE   the platform, as for run\n"
           "  --out FILE.csv               the table as CSV\n"
           "  --quiet, --help\n",
           f);

@@ -28,11 +28,27 @@ int cs_cli_rescale(int argc, char **argv);
 /* Commands with their own option parsers (search, collective): every
  * --scenario FILE loaded in order before the other flags (0, or 1 with the
  * message printed); and the platform flags --set KEY=VALUE,
- * --network-configuration, --system-configuration, --topology FILE and
- * --backend NAME applied to sc: -1 when name is none of them, else 0, 1
+ * --network-configuration, --system-configuration, --topology FILE,
+ * --backend NAME and --astra-binary NAME applied to sc (the preload also
+ * runs cs_cli_astra_prescan): -1 when name is none of them, else 0, 1
  * (refused, message printed) or 2 (usage, message printed). */
 int cs_cli_preload_scenarios(cs_scenario *sc, int argc, char **argv);
 int cs_cli_platform_flag(cs_scenario *sc, const char *cmd, const char *name, const char *val);
+/* Migration from ASTRA-sim's command lines (cli_astra.c).  The backend an
+ * ASTRA-sim binary name (or path) stands for, or NULL with the message (what
+ * to use instead for ns-3, HTSim, Garnet; the accepted names otherwise) in
+ * msg. */
+const char *cs_cli_astra_backend(const char *binary, char *msg, size_t n);
+/* Before any flag is applied: --astra-binary NAME checked and compared with
+ * --backend / --set run.backend=: CS_OK, or CS_EINVAL with the message in
+ * err (naming both flags). */
+int cs_cli_astra_prescan(int argc, char **argv, cs_error *err);
+/* A flag of ASTRA-sim's ns-3 or HTSim frontends (name: len bytes, without
+ * the dashes): CS_EINVAL with what to use instead in err; else CS_OK. */
+int cs_cli_astra_foreign_flag(const char *name, size_t len, cs_error *err);
+/* Warn when an input file's path suggests the other analytical backend
+ * (.../congestion_aware/... on the congestion-unaware backend, and back). */
+void cs_cli_astra_hints(const cs_scenario *sc, int argc, char **argv);
 /* The exit status of a command that ran under cs_cli_trap_stop: 0 for
  * CS_OK; for CS_EINTR err's message and `stopped` ("" or "; no table
  * written") on stderr and 128 + sig (SIGINT when 0), as a shell reports a

@@ -19,7 +19,7 @@ static void search_usage(FILE *f) {
           "forms; docs/search.md); the best --top plans are then simulated (class mode).\n\n"
           "the cluster and the model (as train; any scenario key with --set):\n"
           "  --model PRESET|FILE, --device NAME|FILE, --network-configuration=FILE, --system-configuration=FILE,\n"
-          "  --global-batch N (required), --backend NAME, --topology FILE, --flash-attention, --schedule S,\n"
+          "  --global-batch N (required), --backend NAME, --astra-binary NAME, --topology FILE, --flash-attention, --schedule S,\n"
           "  --comm-streams N, --scenario FILE, --set KEY=VALUE\n\n"
           "the space (comma-separated lists; defaults in docs/search.md):\n"
           "  --tp LIST            tensor-parallel degrees (default: powers of two up to the first dimension)\n"

@@ -10,13 +10,20 @@
  * total NPU count.  Before the document is built, a pass over libyaml's
  * event stream refuses nesting deeper than CS_NETWORK_MAX_DEPTH (libyaml
  * spends time quadratic in the depth, and a valid file needs two levels).
+ * Before any of this, other_format() hands the text to the readers of
+ * what is not this YAML: ASTRA-sim 1.0's JSON (network_astra1.c, mapped)
+ * and the ns-3 / HTSim files (network_foreign.c, refused with a message).
  */
+#define _GNU_SOURCE /* memmem */
 #include "config/network_config.h"
 #include "config/yaml_depth.h"
 
+#include <ctype.h>
 #include <string.h>
 #include <yaml.h>
 
+#include "config/network_astra1.h"
+#include "config/network_foreign.h"
 #include "core/opts.h"
 #include "core/alloc.h"
 #include "core/time.h"
@@ -260,10 +267,43 @@ int cs_network_config_load(const char *path, cs_network_config *out, cs_error *e
     return rc;
 }
 
+/* Files that are not this YAML: other backends' network files (refused,
+ * network_foreign.h) and ASTRA-sim 1.0's JSON (read, network_astra1.h).
+ * 1 = handled (rc set), 0 = read it as YAML. */
+static int other_format(const char *path, const char *buf, size_t len, cs_network_config *out, cs_error *err,
+                        int *rc) {
+    *rc = cs_network_foreign_text(path, buf, len, err);
+    if (*rc) return 1;
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)buf[i])) i++;
+    if (i == len || buf[i] != '{') return 0;
+    cs_jdoc doc;
+    if (cs_jdoc_load_text(path, buf, len, "network configuration", &doc, err) != CS_OK) {
+        /* a JSON object with 1.0's keys: its JSON error; anything else: the YAML reader's */
+        if (!memmem(buf, len, "\"units-count\"", 13) && !memmem(buf, len, "\"dimensions-count\"", 18)) {
+            cs_error_clear(err);
+            return 0;
+        }
+        *rc = err->code ? err->code : CS_EINVAL;
+        return 1;
+    }
+    int handled = 1;
+    *rc = cs_network_foreign_json(path, buf, len, doc.root, err);
+    if (*rc == CS_OK && cs_network_astra1_is(doc.root)) *rc = cs_network_astra1_load(&doc, out, err);
+    else if (*rc == CS_OK) handled = 0;
+    cs_jdoc_free(&doc);
+    return handled;
+}
+
 int cs_network_config_load_text(const char *path, const char *buf, size_t len, cs_network_config *out,
                                 cs_error *err) {
     memset(out, 0, sizeof *out);
-    int rc = cs_yaml_check_depth(path, buf, len, CS_NETWORK_MAX_DEPTH, "the nesting limit of a network file", err);
+    int rc;
+    if (other_format(path, buf, len, out, err, &rc)) {
+        if (rc) cs_network_config_free(out);
+        return rc;
+    }
+    rc = cs_yaml_check_depth(path, buf, len, CS_NETWORK_MAX_DEPTH, "the nesting limit of a network file", err);
     if (rc) return rc;
 
     yaml_parser_t parser;

@@ -14,6 +14,10 @@
  * expected ..., got ..."; an unreadable file (or not a regular file, or one
  * above 64 MiB) is CS_EIO; unknown keys warn.
  * Unlike ASTRA-sim, a dimension of 1 NPU (and so a 1-NPU network) is allowed.
+ * The same entry points also read ASTRA-sim 1.0's analytical JSON
+ * (config/network_astra1.h: mapped onto the same dimensions) and refuse the
+ * ns-3 and HTSim backends' files with what to use instead
+ * (config/network_foreign.h); both are recognised by content.
  * Units are kept as written (GB/s, ns); note that ASTRA-sim converts the
  * bandwidth with 2^30 bytes per GB (see docs/config.md).
  *

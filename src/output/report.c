@@ -136,11 +136,15 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
     int rc = cs_afile_open(&af, path, err);
     if (rc) return rc;
     FILE *f = af.f;
-    cs_time max_compute = 0, max_exposed = 0;
+    cs_time max_compute = 0, max_exposed = 0, max_cpu_only = 0, max_comm_only = 0, max_idle = 0;
     for (uint32_t k = 0; k < res->nranks; k++) {
-        if (res->ranks[k].compute > max_compute) max_compute = res->ranks[k].compute;
-        cs_time e = cs_rank_exposed_comm(&res->ranks[k]);
+        const cs_rank_result *rr = &res->ranks[k];
+        if (rr->compute > max_compute) max_compute = rr->compute;
+        cs_time e = cs_rank_exposed_comm(rr), idle = cs_rank_idle(rr, res->sim_time);
         if (e > max_exposed) max_exposed = e;
+        if (rr->cpu_only > max_cpu_only) max_cpu_only = rr->cpu_only;
+        if (rr->comm_only > max_comm_only) max_comm_only = rr->comm_only;
+        if (idle > max_idle) max_idle = idle;
     }
     fprintf(f, "{\n  \"schema_version\": %d,\n  \"generator\": \"clustersim %s\",\n",
             CS_SUMMARY_SCHEMA_VERSION, CS_VERSION);
@@ -159,6 +163,12 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
     cs_jsonw_ns(f, max_compute);
     fputs(", \"max_exposed_comm_ns\": ", f);
     cs_jsonw_ns(f, max_exposed);
+    fputs(", \"max_cpu_only_ns\": ", f);
+    cs_jsonw_ns(f, max_cpu_only);
+    fputs(", \"max_comm_only_ns\": ", f);
+    cs_jsonw_ns(f, max_comm_only);
+    fputs(", \"max_idle_ns\": ", f);
+    cs_jsonw_ns(f, max_idle);
     fprintf(f,
             ", \"events\": %" PRIu64 ", \"network_messages\": %" PRIu64 ", \"network_bytes\": %" PRIu64
             ", \"roofline_fallbacks\": %" PRIu64 ", \"warnings\": %" PRIu64 ", \"symmetry\": \"%s\"},\n",
@@ -182,6 +192,12 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
         cs_jsonw_ns(f, rr->cpu);
         fputs(", \"comm_busy_ns\": ", f);
         cs_jsonw_ns(f, rr->comm_busy);
+        fputs(", \"cpu_only_ns\": ", f);
+        cs_jsonw_ns(f, rr->cpu_only);
+        fputs(", \"comm_only_ns\": ", f);
+        cs_jsonw_ns(f, rr->comm_only);
+        fputs(", \"idle_ns\": ", f);
+        cs_jsonw_ns(f, cs_rank_idle(rr, res->sim_time));
         fprintf(f, ", \"nodes\": %" PRIu64 ", \"p2p_bytes_sent\": %" PRIu64 ", \"p2p_bytes_received\": %" PRIu64 "}%s\n",
                 rr->nodes, rr->bytes_sent, rr->bytes_recv, k + 1 < res->nranks ? "," : "");
     }
@@ -235,7 +251,7 @@ int cs_report_ranks_csv(const char *path, const cs_result *r, cs_error *err) {
     if (rc) return rc;
     FILE *f = af.f;
     fputs("rank,finish_ns,compute_ns,exposed_comm_ns,cpu_ns,comm_busy_ns,nodes,p2p_bytes_sent,"
-          "p2p_bytes_received\n",
+          "p2p_bytes_received,cpu_only_ns,comm_only_ns,idle_ns\n",
           f);
     for (uint32_t k = 0; k < res->nranks; k++) {
         const cs_rank_result *rr = &res->ranks[k];
@@ -249,7 +265,13 @@ int cs_report_ranks_csv(const char *path, const cs_result *r, cs_error *err) {
         cs_jsonw_ns(f, rr->cpu);
         fputc(',', f);
         cs_jsonw_ns(f, rr->comm_busy);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", rr->nodes, rr->bytes_sent, rr->bytes_recv);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", rr->nodes, rr->bytes_sent, rr->bytes_recv);
+        cs_jsonw_ns(f, rr->cpu_only);
+        fputc(',', f);
+        cs_jsonw_ns(f, rr->comm_only);
+        fputc(',', f);
+        cs_jsonw_ns(f, cs_rank_idle(rr, res->sim_time));
+        fputc('\n', f);
     }
     return cs_afile_commit(&af, err);
 }
@@ -267,11 +289,12 @@ static void fmt_bytes(uint64_t b, char *buf, size_t n) {
 
 static double pct(cs_time part, cs_time whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
 
-static void rank_row(FILE *f, const char *label, const cs_rank_result *rr) {
-    char a[32], b[32], c[32], d[32];
-    fprintf(f, "  %-10s %14s %14s %14s %14s\n", label, cs_time_fmt(rr->finish, a, sizeof a),
+static void rank_row(FILE *f, const char *label, const cs_rank_result *rr, cs_time step) {
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+    fprintf(f, "  %-10s %14s %14s %14s %14s %14s %14s %14s\n", label, cs_time_fmt(rr->finish, a, sizeof a),
             cs_time_fmt(rr->compute, b, sizeof b), cs_time_fmt(cs_rank_exposed_comm(rr), c, sizeof c),
-            cs_time_fmt(rr->comm_busy, d, sizeof d));
+            cs_time_fmt(rr->comm_busy, d, sizeof d), cs_time_fmt(rr->cpu_only, e, sizeof e),
+            cs_time_fmt(rr->comm_only, g, sizeof g), cs_time_fmt(cs_rank_idle(rr, step), h, sizeof h));
 }
 
 /* One line per collective type: count, total comm_size, mean busbw. */
@@ -357,16 +380,27 @@ void cs_report_terminal(FILE *f, const cs_result *r, const char *const *outputs)
                 r->healthy_time ? (double)res->sim_time / (double)r->healthy_time : 1.0);
     straggle_line(f, r);
     ingest_lines(f, r);
-    fprintf(f, "  on rank %u: compute %s (%.1f %%), exposed communication %s (%.1f %%)\n\n", slow,
+    fprintf(f, "  on rank %u: compute %s (%.1f %%), exposed communication %s (%.1f %%)\n", slow,
             cs_time_fmt(sr->compute, t1, sizeof t1), pct(sr->compute, sr->finish),
             cs_time_fmt(cs_rank_exposed_comm(sr), t2, sizeof t2), pct(cs_rank_exposed_comm(sr), sr->finish));
+    if (cs_rank_exposed_comm(sr)) { /* ASTRA-sim's number counts CPU work and idle time as communication */
+        char t3[32];
+        cs_time idle = cs_rank_idle(sr, res->sim_time);
+        fprintf(f, "    of which: CPU ops %s (%.1f %%), communication %s (%.1f %%), idle %s (%.1f %%)%s\n",
+                cs_time_fmt(sr->cpu_only, t1, sizeof t1), pct(sr->cpu_only, sr->finish),
+                cs_time_fmt(sr->comm_only, t2, sizeof t2), pct(sr->comm_only, sr->finish),
+                cs_time_fmt(idle, t3, sizeof t3), pct(idle, sr->finish),
+                sr->cpu_only > sr->comm_only && sr->cpu_only > idle ? ": CPU-bound" : "");
+    }
+    fputc('\n', f);
 
-    fprintf(f, "  %-10s %14s %14s %14s %14s\n", "rank", "finish", "GPU compute", "exposed comm", "comm busy");
+    fprintf(f, "  %-10s %14s %14s %14s %14s %14s %14s %14s\n", "rank", "finish", "GPU compute", "exposed comm",
+            "comm busy", "CPU only", "comm only", "idle");
     if (res->nranks <= 16) {
         for (uint32_t k = 0; k < res->nranks; k++) {
             char label[16];
             snprintf(label, sizeof label, "%u", k);
-            rank_row(f, label, &res->ranks[k]);
+            rank_row(f, label, &res->ranks[k], res->sim_time);
         }
     } else {
         cs_rank_result mn = res->ranks[0], mx = res->ranks[0];
@@ -375,10 +409,14 @@ void cs_report_terminal(FILE *f, const cs_result *r, const char *const *outputs)
             if (rr->finish < mn.finish) mn = *rr;
             if (rr->finish > mx.finish) mx = *rr;
         }
-        rank_row(f, "fastest", &mn);
-        rank_row(f, "slowest", &mx);
+        rank_row(f, "fastest", &mn, res->sim_time);
+        rank_row(f, "slowest", &mx, res->sim_time);
         fprintf(f, "  (%u ranks: see ranks.csv / summary.json for every rank)\n", res->nranks);
     }
+    fputs("  (exposed comm: ASTRA-sim's finish - GPU compute; it splits into CPU only: CPU ops while the GPU is "
+          "idle,\n   comm only: communication in flight while neither computes, and idle: nothing running, "
+          "counted to the end of the step)\n",
+          f);
     char b[32];
     fmt_bytes(res->net_bytes, b, sizeof b);
     fprintf(f, "\n  %" PRIu64 " events, %" PRIu64 " network messages (%s)", res->events, res->net_messages, b);

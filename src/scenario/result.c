@@ -35,7 +35,8 @@ int cs_result_rank(const cs_result *r, uint32_t i, cs_rank_row *out) {
     if (i >= r->sim.nranks) return -1;
     const cs_rank_result *x = &r->sim.ranks[i];
     *out = (cs_rank_row){x->finish, x->compute, x->cpu, x->comm_busy, cs_rank_exposed_comm(x),
-                         x->nodes, x->bytes_sent, x->bytes_recv};
+                         x->nodes, x->bytes_sent, x->bytes_recv,
+                         x->cpu_only, x->comm_only, cs_rank_idle(x, r->sim.sim_time)};
     return 0;
 }
 

@@ -35,6 +35,18 @@ static json_t *m_comm_busy(const cs_result *r) {
     const cs_rank_result *s = slowest(r);
     return s ? ns(s->comm_busy) : NULL;
 }
+static json_t *m_cpu_only(const cs_result *r) {
+    const cs_rank_result *s = slowest(r);
+    return s ? ns(s->cpu_only) : NULL;
+}
+static json_t *m_comm_only(const cs_result *r) {
+    const cs_rank_result *s = slowest(r);
+    return s ? ns(s->comm_only) : NULL;
+}
+static json_t *m_idle(const cs_result *r) {
+    const cs_rank_result *s = slowest(r);
+    return s ? ns(cs_rank_idle(s, r->sim.sim_time)) : NULL;
+}
 static json_t *m_events(const cs_result *r) { return json_integer((json_int_t)r->sim.events); }
 static json_t *m_simulated(const cs_result *r) { return json_integer(r->sim.simulated_ranks); }
 static json_t *m_symmetry(const cs_result *r) { return json_string(cs_result_symmetry(r, NULL, NULL)); }
@@ -97,6 +109,10 @@ const cs_sweep_metric CS_SWEEP_METRICS[] = {
     {"compute_ns", 1, "the slowest rank's GPU compute time", m_compute},
     {"exposed_comm_ns", 1, "the slowest rank's finish minus its compute time", m_exposed},
     {"comm_busy_ns", 1, "the slowest rank's time with communication in flight", m_comm_busy},
+    {"cpu_only_ns", 1, "the slowest rank's time running a CPU op while its GPU is idle", m_cpu_only},
+    {"comm_only_ns", 1, "the slowest rank's time with communication in flight and neither GPU nor CPU computing",
+     m_comm_only},
+    {"idle_ns", 1, "the slowest rank's time running nothing (compute + cpu_only + comm_only + idle = time)", m_idle},
     {"collectives", 0, "collective instances completed", m_colls},
     {"collective_bytes", 1, "bytes the collectives sent, all ranks", m_coll_bytes},
     {"p2p_bytes", 1, "point-to-point payload bytes sent, all ranks", m_p2p_bytes},

@@ -73,6 +73,7 @@ typedef struct rank_state {
     uint32_t comm_inflight; /* comm-engine ops in flight */
     uint32_t comm_active;   /* all comm ops in flight incl. receives */
     cs_time comm_since;
+    cs_time acct_since;     /* last change of what the rank runs (account()) */
     uint64_t recv_lanes;    /* bit k = lane CS_LANE_RECV0 + k in use */
     uint32_t evseq;
 #ifdef CS_INVARIANTS
@@ -206,13 +207,29 @@ static void node_moves(sim *s, uint32_t rank, uint32_t idx, int from, int from2,
 
 /* ---- completion ------------------------------------------------------------ */
 
+/* Before what the rank runs changes: the time since the last change goes
+ * to the first of GPU compute (counted as compute, at the op's end), a CPU
+ * op, communication in flight, nothing (cs_rank_result). */
+static void account(sim *s, uint32_t rank) {
+    rank_state *r = &s->rs[rank];
+    cs_time now = cs_eventq_now(s->q), dt = now - r->acct_since;
+    r->acct_since = now;
+    if (!dt || r->comp_busy) return;
+    cs_rank_result *rr = &s->ranks[rank];
+    if (r->cpu_busy) rr->cpu_only += dt;
+    else if (r->comm_active) rr->comm_only += dt;
+    else rr->idle += dt;
+}
+
 static void comm_begin(sim *s, uint32_t rank) {
     rank_state *r = &s->rs[rank];
+    account(s, rank);
     if (r->comm_active++ == 0) r->comm_since = cs_eventq_now(s->q);
 }
 
 static void comm_end(sim *s, uint32_t rank) {
     rank_state *r = &s->rs[rank];
+    account(s, rank);
     CS_ALWAYS(r->comm_active > 0, "rank %u: a communication op ends with none in flight", rank);
     if (--r->comm_active == 0) s->ranks[rank].comm_busy += cs_eventq_now(s->q) - r->comm_since;
 }
@@ -778,6 +795,7 @@ static void comp_done(void *ctx, const cs_event *ev) {
     if (s->rep) cs_system_sym_dispatch(s->sys, rank);
     if (s->failed) return;
     rank_state *r = &s->rs[rank];
+    account(s, rank);
     r->comp_busy = 0;
     s->ranks[rank].compute += cs_eventq_now(s->q) - r->comp_start;
     complete(s, rank, r->comp_node, r->comp_start, CS_LANE_COMPUTE, -1);
@@ -790,6 +808,7 @@ static void cpu_done(void *ctx, const cs_event *ev) {
     if (s->rep) cs_system_sym_dispatch(s->sys, rank);
     if (s->failed) return;
     rank_state *r = &s->rs[rank];
+    account(s, rank);
     r->cpu_busy = 0;
     s->ranks[rank].cpu += cs_eventq_now(s->q) - r->cpu_start;
     complete(s, rank, r->cpu_node, r->cpu_start, CS_LANE_CPU, -1);
@@ -850,6 +869,7 @@ static void start_comp(sim *s, uint32_t rank, uint32_t idx, int cpu) {
     }
     uint64_t key = next_key(s, rank);
     if (s->rep) cs_system_sym_event(s->sys, rank, cs_time_add(now, t), key, rank);
+    account(s, rank);
     if (cpu) {
         r->cpu_busy = 1;
         r->cpu_node = idx;
@@ -1557,6 +1577,15 @@ int cs_exec_finish(cs_exec *s, char *why, size_t whylen) {
         describe_stuck(s);
     }
     if (!s->failed) unreceived(s);
+    for (uint32_t i = 0; i < s->nreps && !s->failed; i++) { /* close the split at each rank's finish */
+        uint32_t rk = s->reps[i];
+        cs_rank_result *rr = &s->ranks[rk];
+        if (rr->finish > s->rs[rk].acct_since) rr->idle += rr->finish - s->rs[rk].acct_since;
+        CS_ALWAYS(rr->compute + rr->cpu_only + rr->comm_only + rr->idle == rr->finish,
+                  "rank %u: compute %" PRIu64 " + CPU only %" PRIu64 " + communication only %" PRIu64 " + idle %" PRIu64
+                  " ps is not its finish at %" PRIu64 " ps", rk, rr->compute, rr->cpu_only, rr->comm_only, rr->idle,
+                  rr->finish);
+    }
 #ifdef CS_INVARIANTS
     if (!s->failed) { /* every node done once; every point-to-point byte sent was received */
         uint64_t sent = 0, recv = 0;

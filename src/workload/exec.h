@@ -74,20 +74,34 @@ typedef struct cs_exec_observer {
     void *ud;
 } cs_exec_observer;
 
-/* One rank's totals. */
+/* One rank's totals.  [0, finish] splits into four disjoint parts, by what
+ * the rank runs (the first that applies): GPU compute (compute), a CPU op
+ * (cpu_only), communication in flight (comm_only), nothing (idle): so
+ * compute + cpu_only + comm_only + idle = finish. */
 typedef struct cs_rank_result {
     cs_time finish;        /* completion of the rank's last node */
     cs_time compute;       /* GPU compute busy time */
-    cs_time cpu;           /* CPU-op busy time */
+    cs_time cpu;           /* CPU-op busy time (overlaps compute and communication) */
     cs_time comm_busy;     /* time with at least one communication op in flight */
+    cs_time cpu_only;      /* a CPU op running, the GPU compute stream idle */
+    cs_time comm_only;     /* communication in flight, neither GPU compute nor a CPU op */
+    cs_time idle;          /* before finish, nothing running nor in flight (a delayed start) */
     uint64_t nodes;        /* nodes completed */
     uint64_t bytes_sent;   /* p2p payload bytes sent */
     uint64_t bytes_recv;   /* p2p payload bytes received */
 } cs_rank_result;
 
-/* ASTRA-sim's "exposed communication": finish minus GPU compute time. */
+/* ASTRA-sim's "exposed communication": finish minus GPU compute time (its
+ * CPU ops and idle time included: = cpu_only + comm_only + idle). */
 static inline cs_time cs_rank_exposed_comm(const cs_rank_result *r) {
     return r->finish > r->compute ? r->finish - r->compute : 0;
+}
+
+/* Idle over a step that ends at step_end (>= finish): idle before the
+ * finish plus the wait for the slowest rank.  With it, compute + cpu_only +
+ * comm_only + cs_rank_idle = step_end. */
+static inline cs_time cs_rank_idle(const cs_rank_result *r, cs_time step_end) {
+    return r->idle + (step_end > r->finish ? step_end - r->finish : 0);
 }
 
 typedef enum cs_exec_mode {
