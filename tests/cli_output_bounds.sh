@@ -66,8 +66,10 @@ awk '/% of/ { p = $2 + 0; if (p < last || p > 100) bad = 1; last = p } END { exi
 mono=$?
 [ "$lines" -ge 3 ] && [ $mono -eq 0 ] && pass "progress lines: percentage rising within 0-100, time left ($lines lines)" \
     || fail "progress: $(head -3 prog.err)"
-"$CS_BIN" train --model gpt3-175b --tp 8 --pp 8 --dp 8 --sp --recompute selective --network-configuration=n512.yml --quiet 2>prog2.err
-[ ! -s prog2.err ] && pass "no progress lines on a short run at the default interval" || fail "default: $(cat prog2.err)"
+# (no wall-clock assertion: a run shorter than the interval prints none, so an interval no test run reaches)
+"$CS_BIN" train --model gpt3-175b --tp 8 --pp 8 --dp 8 --sp --recompute selective --network-configuration=n512.yml --quiet \
+    --progress 86400 2>prog2.err
+[ ! -s prog2.err ] && pass "no progress lines before the first interval has passed" || fail "interval: $(cat prog2.err)"
 expect_fail "--progress -1" "--progress '-1': expected seconds between 0 and 86400" \
     "$CS_BIN" train --model gpt3-175b --network-configuration=n512.yml --progress -1
 finish
