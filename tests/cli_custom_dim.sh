@@ -150,6 +150,13 @@ sysjson '"custom:cg/unmatched", "ring"' 1 > unmatched.json
 expect_fail "a send no receive matches" \
     "cg/unmatched.2.et: node 1 (COMM_SEND of 1 bytes to position 3, tag 8): cg/unmatched.3.et has no matching COMM_RECV" \
     "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4x2.yml --system-configuration=unmatched.json
+# every position receives before it sends: the deadlock report, naming the stuck chunks
+dl() { echo "GLOBAL phase_bytes=1; 1 RECV src=$(prv "$1") size=1 tag=9; 2 SEND dst=$(nxt "$1") size=1 tag=9 data=1"; }
+"$CS_MKTRACE" --ranks cg/dl "$(dl 0)" "$(dl 1)" "$(dl 2)" "$(dl 3)" || fail "mktrace dl"
+sysjson '"custom:cg/dl", "ring"' 1 > dl.json
+expect_fail "graphs waiting on each other: the deadlock report" \
+    "simulation stopped at 0.000 us with work left on 8 of 8 ranks|rank 0's chunk 0 of ALL_REDUCE#0 of communicator 0 (phase 1 of 3, running" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4x2.yml --system-configuration=dl.json
 printf '{"all-reduce-implementation": ["custom:"]}\n' > empty.json
 expect_fail "an entry custom: without a prefix" \
     "empty.json:1: all-reduce-implementation: expected one of|custom:PREFIX" \
