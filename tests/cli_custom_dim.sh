@@ -107,9 +107,36 @@ shft() { echo "GLOBAL phase_bytes=1; 1 SEND dst=$(nxt "$1") size=1 tag=9; 2 RECV
 sysjson '"custom:cg/shift", "ring"' 1 > shift.json
 run --workload-configuration=ar.et --network-configuration=r4x2.yml --system-configuration=shift.json --out shift
 expect_num "[custom shift, ring] all-reduce: 20031 + 10382 + 20031 = 50444 ns" "$(finish_ns shift)" "50444"
+# The same in two chunks (S/2 each), one slot per dimension queue:
+# RS 0 = AG 0 = net(S/2) = floor(500 + 9765.625) = 10265; AR 1 (S/8,
+# packets 65536: net = floor(500 + 1220.703125) = 1720, red = 3 x 250 = 750)
+# = 3000 + 2 x 1720 + 750 = 7190.  Chunk 1: RS 0 [0, 10265], AR 1 [10265,
+# 17455], AG 0 waits for chunk 2's RS 0 [10265, 20530]: [20530, 30795];
+# chunk 2: AR 1 [20530, 27720], AG 0 after chunk 1's: [30795, 41060].
+sysjson '"custom:cg/shift", "ring"' 2 > shift2.json
+run --workload-configuration=ar.et --network-configuration=r4x2.yml --system-configuration=shift2.json --out shift2
+expect_num "[custom shift, ring] all-reduce in 2 chunks through the queues: 41060 ns" "$(finish_ns shift2)" "41060"
 # bytes: each of the 8 ranks sends S (RS 0) + 131072 x 2 (AR 1) + S (AG 0)
 expect_num "... 8 ranks each send 2 S + 2 x 131072 bytes" "$(sed 1d shift/collectives.csv | cut -d, -f17,18)" \
     "$(( 8 * (2 * S + 2 * 131072) )),$(( 8 * (2 * S + 2 * 131072) ))"
+
+# A communicator group [3, 1] on a one-dimensional Ring(4) with the list
+# ["custom:cg/pair"] (a group runs a one-entry list's algorithm; with several
+# entries, a ring): the graph's positions are the group's (file order):
+# position 0 = rank 3 sends the whole all-reduce phase (S) to position 1 =
+# rank 1, two hops: floor(2 x 500 + 19531.25) = 20531 ns on both; the other
+# ranks compute 1 us.
+printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > r4.yml
+printf '{"1": [3, 1]}\n' > groups.json
+"$CS_MKTRACE" --ranks cg/pair "GLOBAL phase_bytes=1; 1 SEND dst=1 size=1 tag=0" "GLOBAL phase_bytes=1; 1 RECV src=0 size=1 tag=0" \
+    || fail "mktrace pair"
+c="1 COMP dur=1"; g="1 COLL ctype=0 size=$S pg=1"
+"$CS_MKTRACE" --ranks gw "$c" "$g" "$c" "$g" || fail "mktrace gw"
+sysjson '"custom:cg/pair"' 1 > pair.json
+run --workload-configuration=gw --network-configuration=r4.yml --system-configuration=pair.json \
+    --comm-group-configuration=groups.json --out pair
+expect_num "group [3, 1]: position 0 (rank 3) -> position 1 (rank 1), two hops: 20531 ns" \
+    "$(cut -d, -f2 pair/ranks.csv | sed 1d | tr '\n' ' ')" "1000 20531 1000 20531 "
 
 # One trace for every rank: the representative run steps aside with a reason
 expect_fail "representative mode steps aside with a reason" \
