@@ -7,6 +7,9 @@
  * name (and its one<Name> form); is listed in the reader's error message;
  * and runs an all-reduce on a 4-NPU Ring or Switch -- whichever its check
  * accepts -- to the end with bytes sent == bytes received on every rank.
+ * An algorithm written <name>:TEXT (CS_ALGO_TEXT; custom:PREFIX is the one
+ * such) reads back with a text, and runs with a set of shift graphs
+ * (position i sends 1/4 of the phase to i+1) as its text.
  * Owned by the system layer.
  */
 #include "sys_testlib.h"
@@ -43,7 +46,7 @@ static void test_entries_well_formed(void **state) {
         if (!a->run) fail_msg("algorithm %s: no run hook", a->name);
         if (a->sym_op == CS_ALGO_SYM_NONE && (!a->sym_why || !a->sym_why[0]))
             fail_msg("algorithm %s refuses representative mode without saying why", a->name);
-        if (a->param && !a->parse_param) fail_msg("algorithm %s: a parameter form without parse_param", a->name);
+        if (a->param && !a->parse_param && !(a->flags & CS_ALGO_TEXT)) fail_msg("algorithm %s: a parameter form without parse_param", a->name);
         assert_int_equal(cs_coll_algo_index(a), (int)i);
         assert_ptr_equal(cs_coll_algo_find(a->name), a);
         for (size_t j = 0; j < i; j++)
@@ -61,7 +64,8 @@ static void test_names_parse_from_json(void **state) {
         const cs_coll_algo *a = cs_coll_algo_at(i);
         for (int one = 0; one <= ((a->flags & CS_ALGO_ONE) != 0); one++) {
             cs_coll_impl want = {.algo = a, .one = one != 0, .param = 0};
-            char entry[64], back[64];
+            if (a->flags & CS_ALGO_TEXT) snprintf(want.text, sizeof want.text, "graphs/x");
+            char entry[300], back[300];
             cs_coll_impl_format(&want, entry, sizeof entry);
             cs_system_config c;
             cs_error err;
@@ -71,10 +75,21 @@ static void test_names_parse_from_json(void **state) {
             assert_ptr_equal(got->algo, a);
             assert_int_equal(got->one, one);
             assert_int_equal(got->param, 0);
+            assert_string_equal(got->text, want.text);
             assert_string_equal(cs_coll_impl_format(got, back, sizeof back), entry);
             cs_system_config_free(&c);
             /* the reader's message lists the form */
-            tu_assert_has(forms, entry);
+            if (a->flags & CS_ALGO_TEXT) {
+                char form[80];
+                snprintf(form, sizeof form, "%s%s", a->name, a->param ? a->param : ":TEXT");
+                tu_assert_has(forms, form);
+                /* the text is required */
+                snprintf(form, sizeof form, "%s:", a->name);
+                assert_int_equal(load_entry(form, &c, &err), CS_EINVAL);
+                tu_assert_has(err.msg, ":6: all-reduce-implementation: expected one of ");
+            } else {
+                tu_assert_has(forms, entry);
+            }
         }
     }
     /* an unknown name is refused, at its line, listing every registered form */
@@ -114,7 +129,17 @@ static void test_every_algorithm_runs_allreduce(void **state) {
         const cs_coll_algo *a = cs_coll_algo_at(i);
         for (int one = 0; one <= ((a->flags & CS_ALGO_ONE) != 0); one++) {
             cs_coll_impl e = {.algo = a, .one = one != 0, .param = 0};
-            char entry[64];
+            char entry[300];
+            if (a->flags & CS_ALGO_TEXT) { /* a set of shift graphs: position i sends to i+1 */
+                const char *prefix = tu_path(tu_tmp_dir(), "shift");
+                const char *specs[4] = {
+                    "GLOBAL phase_bytes=4; 1 SEND dst=1 size=1 tag=0; 2 RECV src=3 size=1 tag=0",
+                    "GLOBAL phase_bytes=4; 1 SEND dst=2 size=1 tag=0; 2 RECV src=0 size=1 tag=0",
+                    "GLOBAL phase_bytes=4; 1 SEND dst=3 size=1 tag=0; 2 RECV src=1 size=1 tag=0",
+                    "GLOBAL phase_bytes=4; 1 SEND dst=0 size=1 tag=0; 2 RECV src=2 size=1 tag=0"};
+                assert_int_equal(tu_write_traces(prefix, specs, 4), 0);
+                snprintf(e.text, sizeof e.text, "%s", prefix);
+            }
             cs_coll_impl_format(&e, entry, sizeof entry);
             if (run_allreduce(entry, CS_TOPO_RING) == 0) continue;
             if (run_allreduce(entry, CS_TOPO_SWITCH) == 0) continue;

@@ -8,6 +8,7 @@
  */
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,88 @@ static void test_sharing_and_checks(void **state) {
     cs_custom_colls_free(c);
     cs_system_config_free(&cfg);
     cs_free(pfx);
+}
+
+/* custom:PREFIX sets: two positions exchanging two messages each with tags
+ * 1 and 2 (written in opposite orders on the two sides), a COMP between. */
+static void test_dim_set(void **state) {
+    (void)state;
+    const char *prefix = tu_path(tu_tmp_dir(), "dset");
+    const char *specs[2] = {
+        /* position 0: send tag 1, send tag 2, receive tag 2 after a 0 us COMP, receive tag 1 */
+        "GLOBAL phase_bytes=64; 1 SEND dst=1 size=8 tag=1; 2 SEND dst=1 size=16 tag=2; 3 COMP dur=0;"
+        " 4 RECV src=1 size=16 tag=2 data=3; 5 RECV src=1 size=8 tag=1 data=3,4",
+        /* position 1: receive tag 2 first, then tag 1, then send both back after a 2 us COMP */
+        "GLOBAL phase_bytes=64; 1 RECV src=0 size=16 tag=2; 2 RECV src=0 size=8 tag=1; 3 COMP dur=2 data=1,2;"
+        " 4 SEND dst=0 size=8 tag=1 data=3; 5 SEND dst=0 size=16 tag=2 data=3"};
+    assert_int_equal(tu_write_traces(prefix, specs, 2), 0);
+    cs_system_config cfg;
+    cs_system_config_defaults(&cfg);
+    assert_int_equal(cs_coll_impl_parse("ring", &cfg.impl[CS_CFG_ALL_REDUCE].algo[0]), 0);
+    char entry[300];
+    snprintf(entry, sizeof entry, "custom:%s", prefix);
+    assert_int_equal(cs_coll_impl_parse(entry, &cfg.impl[CS_CFG_ALL_REDUCE].algo[1]), 0);
+    assert_string_equal(cfg.impl[CS_CFG_ALL_REDUCE].algo[1].text, prefix);
+    cfg.impl[CS_CFG_ALL_REDUCE].n = 2;
+    cs_custom_colls *c = cs_custom_colls_new(&cfg, NULL); /* a custom: entry alone makes a table */
+    assert_non_null(c);
+    const cs_cdim_set *set = NULL, *again = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_custom_colls_dim_set(c, prefix, "sys.json: all-reduce-implementation[1]", 2, &set, &err),
+                     CS_OK);
+    assert_int_equal(set->n, 2);
+    assert_int_equal(set->ref_bytes, 64);
+    const cs_cdim_graph *g0 = &set->g[0], *g1 = &set->g[1];
+    assert_int_equal(g0->nnodes, 5);
+    /* nodes are in id order: index = id - 1 */
+    assert_int_equal(g0->nodes[0].kind, CS_CDIM_SEND);
+    assert_int_equal(g0->nodes[0].peer, 1);
+    assert_int_equal(g0->nodes[0].bytes, 8);
+    assert_int_equal(g0->nodes[0].match, 1); /* tag 1 -> position 1's node 2 (index 1) */
+    assert_int_equal(g0->nodes[1].match, 0); /* tag 2 -> position 1's node 1 (index 0) */
+    assert_int_equal(g1->nodes[3].match, 4); /* tag 1 -> position 0's node 5 */
+    assert_int_equal(g1->nodes[4].match, 3); /* tag 2 -> position 0's node 4 */
+    assert_int_equal(g0->nodes[2].kind, CS_CDIM_COMP);
+    assert_int_equal(g0->nodes[2].dur_ns, 1);    /* 0 us: 1 ns, as the executor times it */
+    assert_int_equal(g1->nodes[2].dur_ns, 2000); /* 2 us */
+    assert_int_equal(g0->nodes[4].nparents, 2);
+    assert_int_equal(g0->nodes[2].nchildren, 2);
+    assert_int_equal(g1->nodes[2].nparents, 2);
+    assert_int_equal(g1->nodes[0].kind, CS_CDIM_RECV);
+    assert_int_equal(g1->nodes[0].peer, 0);
+    assert_int_equal(cs_custom_colls_dim_set(c, prefix, "x", 2, &again, &err), CS_OK);
+    assert_ptr_equal(again, set); /* converted once */
+    /* 3 positions: the set has 2 files */
+    cs_error_clear(&err);
+    assert_int_equal(cs_custom_colls_dim_set(c, prefix, "sys.json: all-reduce-implementation[1]", 3, &again, &err),
+                     CS_EIO);
+    tu_assert_has(err.msg, "dset.2.et: custom collective graph for position 2 of a 3-rank dimension does not exist");
+    /* 1 position: a second file exists, and position 0 names peer 1 */
+    cs_error_clear(&err);
+    assert_int_equal(cs_custom_colls_dim_set(c, prefix, "sys.json: all-reduce-implementation[1]", 1, &again, &err),
+                     CS_EINVAL);
+    tu_assert_has(err.msg, "comm_dst 1 is outside the dimension of 1 ranks; expected 0..0");
+    tu_assert_has(err.msg, "sys.json: all-reduce-implementation[1]");
+    /* sizes of a send and its receive differ */
+    const char *bad = tu_path(tu_tmp_dir(), "dbad");
+    const char *bspecs[2] = {"GLOBAL phase_bytes=64; 1 SEND dst=1 size=8 tag=1; 2 RECV src=1 size=8 tag=1",
+                             "GLOBAL phase_bytes=64; 1 SEND dst=0 size=8 tag=1; 2 RECV src=0 size=9 tag=1"};
+    assert_int_equal(tu_write_traces(bad, bspecs, 2), 0);
+    cs_error_clear(&err);
+    assert_int_equal(cs_custom_colls_dim_set(c, bad, "sys.json: k[0]", 2, &again, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "dbad.0.et: node 1 sends 8 bytes but ");
+    tu_assert_has(err.msg, "dbad.1.et: node 2 receives 9; expected the same size (sys.json: k[0])");
+    /* phase_bytes differing between positions */
+    const char *mixed = tu_path(tu_tmp_dir(), "dmix");
+    const char *mspecs[2] = {"GLOBAL phase_bytes=64; 1 SEND dst=1 size=8 tag=1; 2 RECV src=1 size=8 tag=1",
+                             "GLOBAL phase_bytes=32; 1 SEND dst=0 size=8 tag=1; 2 RECV src=0 size=8 tag=1"};
+    assert_int_equal(tu_write_traces(mixed, mspecs, 2), 0);
+    cs_error_clear(&err);
+    assert_int_equal(cs_custom_colls_dim_set(c, mixed, "sys.json: k[0]", 2, &again, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "dmix.1.et: metadata phase_bytes 32 differs from ");
+    cs_custom_colls_free(c);
+    cs_system_config_free(&cfg);
 }
 
 static void test_nothing_configured(void **state) {
@@ -148,6 +231,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sharing_and_checks),
         cmocka_unit_test(test_nothing_configured),
+        cmocka_unit_test(test_dim_set),
         cmocka_unit_test(test_per_node_first),
         cmocka_unit_test(test_nodes_errors),
     };

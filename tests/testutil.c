@@ -86,7 +86,35 @@ int tu_write_trace(const char *path, const char *spec) {
     cs_error err;
     cs_error_clear(&err);
     cs_et_writer *w = NULL;
-    if (cs_et_writer_open(path, 0, NULL, &w, &err)) {
+    /* "GLOBAL key=N ...;" first: integer attributes of the GlobalMetadata */
+    ChakraProtoMsg__GlobalMetadata md = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+    ChakraProtoMsg__AttributeProto mattr[8], *mptr[8];
+    char mnames[8][64];
+    int global = strncmp(spec, "GLOBAL ", 7) == 0;
+    if (global) {
+        md.version = (char *)"0.0.4";
+        const char *p = spec + 7;
+        while (*p && *p != ';' && md.n_attr < 8) {
+            while (*p == ' ') p++;
+            const char *eq = strchr(p, '=');
+            if (!eq) break;
+            size_t n = (size_t)(eq - p) < 63 ? (size_t)(eq - p) : 63;
+            ChakraProtoMsg__AttributeProto *a = &mattr[md.n_attr];
+            chakra_proto_msg__attribute_proto__init(a);
+            memcpy(mnames[md.n_attr], p, n);
+            mnames[md.n_attr][n] = '\0';
+            a->name = mnames[md.n_attr];
+            a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+            a->int64_val = strtoll(eq + 1, NULL, 10);
+            mptr[md.n_attr] = a;
+            md.n_attr++;
+            p = eq + 1;
+            while (*p && *p != ' ' && *p != ';') p++;
+        }
+        md.attr = mptr;
+        spec = strchr(spec, ';') ? strchr(spec, ';') + 1 : "";
+    }
+    if (cs_et_writer_open(path, 0, global ? &md : NULL, &w, &err)) {
         fprintf(stderr, "tu_write_trace: %s\n", err.msg);
         return -1;
     }

@@ -34,6 +34,8 @@ void tu_require_shared(void);
  * keys: dur (us), data=a,b  ctrl=a,b  size (comm_size)  src dst tag (int32)
  *       ops (num_ops)  tensor (tensor_size)  ctype (comm_type)  pg (pg_name)
  *       inv=1,0 (involved_dim)  name=<text without spaces>
+ * A first segment "GLOBAL key=N key=N;" sets integer (int64) attributes of
+ * the file's GlobalMetadata (e.g. phase_bytes of a custom:PREFIX graph).
  * Returns 0, or -1 with a message on stderr. */
 int tu_write_trace(const char *path, const char *spec);
 /* Same, for rank files PREFIX.<rank>.et: specs[r] for r < nranks. */

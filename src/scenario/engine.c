@@ -258,7 +258,8 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
                            .fail_ud = e->x,
                            .observer = rep && opt->coll_observer ? &rep_obs : opt->coll_observer,
                            .representative = rep,
-                           .axes = mode == CS_EXEC_CLASS ? opt->sym_axes : NULL};
+                           .axes = mode == CS_EXEC_CLASS ? opt->sym_axes : NULL,
+                           .custom_dim = cs_exec_cdim_loader(e->x)};
     if (rc == CS_OK) rc = cs_system_new(e->q, &e->net, w->nranks, &sp, &e->sys, err);
     /* (a representative run has no memory accesses; the model is set up as usual) */
     if (rc == CS_OK) rc = cs_memory_init(&e->mem, opt->memory, e->q, w->nranks, err);

@@ -18,7 +18,8 @@
     X(css_algo_direct)   /* algo_direct.c: direct, direct<N>, oneDirect, oneDirect<N> */ \
     X(css_algo_hd)       /* algo_hd.c: halvingDoubling, oneHalvingDoubling */          \
     X(css_algo_dbt)      /* algo_dbt.c: doubleBinaryTree */                            \
-    X(css_algo_inswitch) /* algo_inswitch.c: inSwitch */
+    X(css_algo_inswitch) /* algo_inswitch.c: inSwitch */                          \
+    X(css_algo_custom)   /* algo_custom.c: custom:PREFIX */
 
 #define DECLARE(t) extern const cs_coll_algo t;
 #define ENTRY(t) &t,
@@ -79,6 +80,15 @@ int cs_coll_impl_parse(const char *s, cs_coll_impl *out) {
         const cs_coll_algo *a = ALGOS[i];
         const char *rest;
         bool one;
+        if (a->flags & CS_ALGO_TEXT) { /* <name>:TEXT, TEXT non-empty */
+            size_t len = strlen(a->name);
+            if (strncmp(s, a->name, len) != 0 || s[len] != ':' || !s[len + 1] ||
+                strlen(s + len + 1) > CS_COLL_IMPL_TEXT_MAX)
+                continue;
+            out->algo = a;
+            snprintf(out->text, sizeof out->text, "%s", s + len + 1);
+            return 0;
+        }
         if (match(a, s, &rest, &one) != 0) continue;
         uint32_t param = 0;
         if (*rest && (!a->parse_param || a->parse_param(rest, &param) != 0)) continue;
@@ -103,7 +113,9 @@ const char *cs_coll_impl_name(const cs_coll_impl *e, char *buf, size_t n) {
 const char *cs_coll_impl_format(const cs_coll_impl *e, char *buf, size_t n) {
     char name[64];
     cs_coll_impl_name(e, name, sizeof name);
-    if (e->param > 0)
+    if (e->algo && (e->algo->flags & CS_ALGO_TEXT))
+        snprintf(buf, n, "%s:%s", name, e->text);
+    else if (e->param > 0)
         snprintf(buf, n, "%s%u", name, e->param);
     else
         snprintf(buf, n, "%s", name);
@@ -127,6 +139,10 @@ const char *cs_coll_algo_forms(char *buf, size_t n) {
         one_name(a, one, sizeof one);
         if (i) cat(buf, n, &len, ", ");
         cat(buf, n, &len, a->name);
+        if (a->flags & CS_ALGO_TEXT) { /* only as <name>:TEXT */
+            cat(buf, n, &len, a->param ? a->param : ":TEXT");
+            continue;
+        }
         if (a->param) {
             snprintf(form, sizeof form, ", %s%s", a->name, a->param);
             cat(buf, n, &len, form);

@@ -33,11 +33,16 @@ struct cs_system;
 struct cs_stream;
 struct cs_phase;
 struct css_check;
+struct cs_coll_impl;
 
 /* Capabilities. */
 enum {
-    CS_ALGO_ONE = 1u << 0 /* "one<Name>" is accepted: the algorithm over every NPU as one ring */
+    CS_ALGO_ONE = 1u << 0, /* "one<Name>" is accepted: the algorithm over every NPU as one ring */
+    CS_ALGO_TEXT = 1u << 1 /* written "<name>:TEXT" only (custom:PREFIX): TEXT kept in cs_coll_impl.text */
 };
+
+/* Longest TEXT of a "<name>:TEXT" entry (bytes, without the NUL). */
+#define CS_COLL_IMPL_TEXT_MAX 255
 
 /* How representative mode relabels ranks along a dimension that runs the
  * algorithm (src/system/symmetry.c): the group operation that maps every
@@ -69,6 +74,11 @@ typedef struct cs_coll_algo {
     /* Legality of one logical dimension (struct css_check in sys_int.h): CS_OK,
      * or an error naming the node, the file and what was expected.  May be NULL. */
     int (*check)(const struct css_check *c, cs_error *err);
+    /* Once per logical dimension and collective being planned, with the list
+     * entry: resolve what the entry names (custom: the graph set of its
+     * prefix) into *data, which every phase on that dimension keeps
+     * (cs_phase.data).  CS_OK, or an error naming the file and key.  May be NULL. */
+    int (*bind)(const struct css_check *c, const struct cs_coll_impl *e, const void **data, cs_error *err);
     /* A stream enters a phase of this algorithm: set up its state
      * (css_stream_state, zeroed before the call).  May be NULL. */
     void (*setup)(struct cs_stream *st, const struct cs_phase *ph);
@@ -78,6 +88,12 @@ typedef struct cs_coll_algo {
     /* Whether the stream has posted its receive k (a message matching it is
      * delivered, else it waits).  NULL = the algorithm receives no messages. */
     int (*recv_posted)(const struct cs_stream *st, uint32_t k);
+    /* Message k was delivered to the stream (its receive k posted).  NULL =
+     * run(EV_RECV) is called instead. */
+    void (*received)(struct cs_system *s, struct cs_stream *st, uint32_t k);
+    /* A message the stream sent with css_send_notify(.., src_k) arrived at
+     * its receiver.  Needed only by algorithms that use css_send_notify. */
+    void (*arrived)(struct cs_system *s, struct cs_stream *st, uint32_t src_k);
     const void *impl;        /* the algorithm's own constant data (packet engine parameters) */
 } cs_coll_algo;
 
@@ -86,6 +102,7 @@ typedef struct cs_coll_impl {
     const cs_coll_algo *algo; /* registry entry; NULL only in a zeroed, unused entry */
     bool one;                 /* written as one<Name>: spans every NPU, ends the list */
     uint32_t param;           /* N of name<N> (>= 1); 0 = not given (direct: all peers) */
+    char text[CS_COLL_IMPL_TEXT_MAX + 1]; /* TEXT of <name>:TEXT (CS_ALGO_TEXT), else "" */
 } cs_coll_impl;
 
 /* The registry, in table order. */
@@ -96,7 +113,7 @@ int cs_coll_algo_index(const cs_coll_algo *a);
 /* The algorithm registered under exactly `name`, or NULL. */
 const cs_coll_algo *cs_coll_algo_find(const char *name);
 
-/* Parse an entry as written ("ring", "oneDirect4", ...): 0, or -1 (*out
+/* Parse an entry as written ("ring", "oneDirect4", "custom:graphs/nvl", ...): 0, or -1 (*out
  * zeroed) when no registered algorithm accepts it. */
 int cs_coll_impl_parse(const char *s, cs_coll_impl *out);
 /* Name without the parameter ("oneDirect") into buf; returns buf. */

@@ -43,6 +43,9 @@
 
 typedef struct ldim {
     const cs_coll_algo *algo;
+    const cs_coll_impl *impl; /* the list entry (NULL: a group's ring chosen for a longer list) */
+    const void *data;         /* its bind hook's */
+    int entry;
     uint8_t space, dim;
     uint32_t n, param;
 } ldim;
@@ -78,6 +81,7 @@ static void add_phase(cs_system *s, builder *b, const ldim *ld, int li, int ct, 
     p->fast = (uint8_t)fast;
     p->n = l->n;
     p->in_bytes = in;
+    p->data = l->data;
     switch (ct) {
     case CT_AG: p->out_bytes = in * l->n; break;
     case CT_RS: p->out_bytes = in / l->n; break;
@@ -120,6 +124,8 @@ int css_plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, ui
         ld[0].dim = 0;
         ld[0].n = g->n;
         ld[0].param = L->n > 1 ? 0 : L->algo[0].param;
+        ld[0].impl = L->n > 1 ? NULL : &L->algo[0];
+        ld[0].entry = 0;
         nd = 1;
         involved = 1;
         fast = 1;
@@ -135,6 +141,8 @@ int css_plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, ui
                               "expected one of the registered algorithms", cfgpath, L->line, cname, d);
             ld[nd].algo = L->algo[d].algo;
             ld[nd].param = L->algo[d].param;
+            ld[nd].impl = &L->algo[d];
+            ld[nd].entry = d;
             if (L->algo[d].one) {
                 ld[nd].space = SP_ALL;
                 ld[nd].dim = 0;
@@ -150,16 +158,26 @@ int css_plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, ui
     }
     size_t alen = 0;
     in->algos[0] = '\0';
+    char key[64];
+    snprintf(key, sizeof key, "%s-implementation", cname);
     for (int d = 0; d < nd; d++) {
-        const ldim *l = &ld[d];
+        ldim *l = &ld[d];
+        char ename[CS_COLL_IMPL_TEXT_MAX + 64];
+        const char *aname = l->algo->name;
+        if (l->impl && (l->algo->flags & CS_ALGO_TEXT)) aname = cs_coll_impl_format(l->impl, ename, sizeof ename);
         alen += (size_t)snprintf(in->algos + alen, sizeof in->algos - (alen < sizeof in->algos ? alen : sizeof in->algos),
-                                 "%s%s", d ? "," : "", l->algo->name);
+                                 "%s%s", d ? "," : "", aname);
         if (alen >= sizeof in->algos) alen = sizeof in->algos - 1;
+        l->data = NULL;
         if (l->n <= 1) continue;
+        css_check chk = {.sys = s, .ctype = ct, .space = l->space, .dim = l->dim, .n = l->n,
+                         .group = g->name, .where = where, .coll = cname, .key = key, .entry = l->entry};
         if (l->algo->check) {
-            css_check chk = {.sys = s, .ctype = ct, .space = l->space, .dim = l->dim, .n = l->n,
-                             .group = g->name, .where = where, .coll = cname};
             int rc = l->algo->check(&chk, err);
+            if (rc) return rc;
+        }
+        if (l->algo->bind && l->impl) {
+            int rc = l->algo->bind(&chk, l->impl, &l->data, err);
             if (rc) return rc;
         }
     }

@@ -17,6 +17,8 @@
  *   algo_dbt.c    double binary tree all-reduce
  *   algo_inswitch.c  in-switch (NVLS/SHARP-style) all-reduce, reduce-scatter,
  *                 all-gather on Switch dimensions
+ *   algo_custom.c a custom graph of sends, receives and compute steps for one
+ *                 dimension (custom:PREFIX; graphs handed down, custom_dim.h)
  *   symmetry.c    representative mode: the checks that keep it exact, the
  *                 relabelling of event keys, the simultaneous-event guard
  * All of src/system is owned by the system layer's maintainer.
@@ -63,6 +65,8 @@ typedef struct cs_phase {
                           flight, ASTRA-sim's parallel_reduce), doubleBinaryTree's tree
                           (1 = rooted at the lowest id) */
     uint64_t in_bytes, out_bytes;
+    const void *data;  /* what the algorithm's bind hook resolved for the list entry (custom:
+                          the graph set, custom_dim.h); NULL otherwise */
 } cs_phase;
 
 typedef struct cs_group cs_group;
@@ -138,7 +142,7 @@ struct cs_inst {
     cs_phase *phases;
     cs_member *members;
     cs_stream *streams;      /* member * nchunks + chunk */
-    char algos[64];          /* for records, e.g. "ring,direct" */
+    char algos[160];         /* for records, e.g. "ring,direct" or "custom:nvl,ring" */
     uint32_t *phase_counts;  /* per (phase index, member) counters an algorithm may use
                                 (inSwitch: contributions at the switch); css_inst_phase_counts */
     cs_time *phase_times;    /* the same shape, times (inSwitch: the latest up-link start of a line on a
@@ -146,6 +150,8 @@ struct cs_inst {
                                 flow); css_inst_phase_times */
     uint32_t *phase_counts2; /* a second counter of that shape (inSwitch on flow: contributions arrived);
                                 css_inst_phase_counts2 */
+    void **scratch;          /* blocks of css_inst_alloc, freed with the instance */
+    size_t nscratch, capscratch;
 #ifdef CS_INVARIANTS
     uint64_t inv_msg_sent, inv_msg_recv; /* bytes of css_send messages put on the network / delivered */
 #endif
@@ -159,6 +165,8 @@ struct cs_msg {
     uint32_t k;              /* identity: the sender's packet index (ring/direct/HD) or slot (DBT) */
     uint16_t phase;
     uint64_t bytes;
+    uint32_t src_member;     /* css_send_notify: the sender, told on arrival ... */
+    uint32_t src_k;          /* ... with this number; UINT32_MAX = not told (css_send) */
 };
 
 /* A packet bundle on its way through the endpoint (pool object). */
@@ -307,6 +315,11 @@ static inline uint32_t chunk_nphases(const cs_inst *in, uint32_t chunk) {
  * sends st its receive k (representative mode delivers the message to st as
  * coming from there; UINT32_MAX = not known). */
 void css_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k);
+/* The same (full runs), and when the message arrives at its receiver the
+ * sender's phase algorithm is told through its `arrived` hook with src_k. */
+void css_send_notify(cs_stream *st, uint32_t dst_member, uint64_t bytes, uint32_t k, uint32_t src_k);
+/* Zeroed memory owned by the instance (freed with it). */
+void *css_inst_alloc(cs_inst *in, size_t bytes);
 /* Post st's receive number k of its current phase: if that message already
  * arrived, schedule its delivery now. */
 void css_post_recv(cs_stream *st, uint32_t k);
@@ -409,7 +422,7 @@ uint32_t *css_inst_phase_counts2(cs_inst *in);
  * collective being planned.  Messages start with `where` ("trace: node N:
  * system.json") and name the collective `coll` ("all-reduce"). */
 typedef struct css_check {
-    const cs_system *sys;
+    cs_system *sys;
     int ctype;          /* CT_* */
     int space;          /* SP_* */
     int dim;            /* network dimension for SP_DIM */
@@ -417,6 +430,8 @@ typedef struct css_check {
     const char *group;  /* the communicator's name (SP_GROUP) */
     const char *where;
     const char *coll;
+    const char *key;    /* the list's key, "all-reduce-implementation" */
+    int entry;          /* the entry's index in the list */
 } css_check;
 
 /* Topology helpers: this stream's index in its phase's ring and the member

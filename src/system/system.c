@@ -215,6 +215,8 @@ static void free_inst(cs_inst *in) {
     cs_free(in->phase_counts);
     cs_free(in->phase_times);
     cs_free(in->phase_counts2);
+    for (size_t i = 0; i < in->nscratch; i++) cs_free(in->scratch[i]);
+    cs_free(in->scratch);
     cs_free(in->phases);
     cs_free(in->members);
     cs_free(in->streams);
@@ -337,6 +339,13 @@ uint32_t *css_inst_phase_counts2(cs_inst *in) {
 }
 void css_inst_release(cs_inst *in) { inst_release(in); }
 
+void *css_inst_alloc(cs_inst *in, size_t bytes) {
+    CS_GROW(in->scratch, in->capscratch, in->nscratch + 1);
+    void *p = cs_calloc(1, bytes ? bytes : 1);
+    in->scratch[in->nscratch++] = p;
+    return p;
+}
+
 /* ---- member completion ------------------------------------------------------ */
 
 /* Whether the phases of in's plan connect every member of its communicator
@@ -438,8 +447,13 @@ static void deliver(cs_system *s, cs_msg *m) {
 #endif
     in->members[m->dst_member].bytes_recv += m->bytes;
     s->stats.bytes_recv += m->bytes;
+    uint32_t k = m->k;
     cs_pool_put(s->msg_pool, m);
-    css_phase_algo(stream_phase(st))->run(s, st, EV_RECV);
+    const cs_coll_algo *a = css_phase_algo(stream_phase(st));
+    if (a->received)
+        a->received(s, st, k);
+    else
+        a->run(s, st, EV_RECV);
 }
 
 static void msg_arrived(void *ctx, uint64_t cookie) {
@@ -451,6 +465,20 @@ static void msg_arrived(void *ctx, uint64_t cookie) {
         cs_pool_put(s->msg_pool, m);
         inst_release(in);
         return;
+    }
+    if (m->src_k != UINT32_MAX) { /* css_send_notify: the send is complete on arrival */
+        cs_stream *from = inst_stream(in, m->src_member, m->chunk);
+        CS_ALWAYS(from->state == ST_RUNNING && from->phase == m->phase, "member %u's chunk %u of collective #%"
+                  PRIu64 ": its message %u of phase %u arrives after the sender left the phase", m->src_member,
+                  m->chunk, in->seq, m->k, m->phase);
+        uint32_t src_k = m->src_k;
+        m->src_k = UINT32_MAX;
+        css_phase_algo(stream_phase(from))->arrived(s, from, src_k);
+        if (s->failed) {
+            cs_pool_put(s->msg_pool, m);
+            inst_release(in);
+            return;
+        }
     }
     cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
     if (s->rep) css_sym_touch(s, st, "one stream");
@@ -499,7 +527,7 @@ void css_post_recv(cs_stream *st, uint32_t k) {
 /* Put message k of stream st for dst_member on the network, src -> dst,
  * with event key `key`. */
 static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t dst, uint64_t bytes,
-                    uint32_t k, uint64_t key) {
+                    uint32_t k, uint64_t key, uint32_t src_k) {
     cs_inst *in = st->inst;
     cs_system *s = in->sys;
     cs_msg *m = cs_pool_get(s->msg_pool);
@@ -510,6 +538,8 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     m->k = k;
     m->phase = st->phase;
     m->bytes = bytes;
+    m->src_member = stream_member(st);
+    m->src_k = src_k;
     inst_hold(in);
     in->members[stream_member(st)].bytes_sent += bytes;
     s->stats.messages++;
@@ -551,7 +581,7 @@ static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k
     }
     uint64_t key = css_sym_key(s, ph, src, css_key(s, dst));
     css_sym_tie_add(s, dst, t, key, src);
-    net_msg(st, me, src, dst, bytes, k, key);
+    net_msg(st, me, src, dst, bytes, k, key, UINT32_MAX);
 }
 
 void css_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k) {
@@ -568,11 +598,18 @@ void css_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t byt
         uint64_t key = css_key(s, src);
         cs_time t = cs_time_add(cs_eventq_now(s->q), cs_net_uncontended_time(s->net, src, dst, bytes));
         css_sym_tie_add(s, dst, t, key, src);
-        net_msg(st, dst_member, src, dst, bytes, k, key);
+        net_msg(st, dst_member, src, dst, bytes, k, key, UINT32_MAX);
         return;
     }
     uint32_t dst = css_inst_rank(in, dst_member);
-    net_msg(st, dst_member, src, dst, bytes, k, css_key(s, src));
+    net_msg(st, dst_member, src, dst, bytes, k, css_key(s, src), UINT32_MAX);
+}
+
+void css_send_notify(cs_stream *st, uint32_t dst_member, uint64_t bytes, uint32_t k, uint32_t src_k) {
+    cs_inst *in = st->inst;
+    cs_system *s = in->sys;
+    uint32_t src = css_inst_rank(in, stream_member(st)), dst = css_inst_rank(in, dst_member);
+    net_msg(st, dst_member, src, dst, bytes, k, css_key(s, src), src_k);
 }
 
 /* ---- bundles ------------------------------------------------------------------------ */

@@ -59,6 +59,7 @@
 #include "network/network.h"
 #include "system/coll_type.h"
 #include "system/comm_groups.h"
+#include "system/custom_dim.h"
 #include "system/system_config.h"
 #include "topology/dims.h"
 
@@ -142,6 +143,10 @@ typedef struct cs_system_params {
      * cs_sym_axes); NULL = rank 0 for every rank, the network's dimensions
      * as axes. */
     const struct cs_sym_axes *axes;
+    /* The graphs of custom:PREFIX entries of the *-implementation lists
+     * (custom_dim.h), loaded by the layer that reads Chakra files; NULL = such
+     * an entry is an error when a collective reaches it. */
+    const cs_cdim_loader *custom_dim;
 } cs_system_params;
 
 /* Totals over the run (conservation: bytes_sent == bytes_recv at the end). */

@@ -84,7 +84,7 @@ static json_t *dump_algo_list(const cs_opt *o, const void *field) {
     const cs_coll_algo_list *l = field;
     if (l->n == 0) return NULL;
     json_t *a = json_array();
-    char buf[32];
+    char buf[CS_COLL_IMPL_TEXT_MAX + 64];
     for (int i = 0; i < l->n; i++)
         json_array_append_new(a, json_string(cs_coll_impl_format(&l->algo[i], buf, sizeof buf)));
     return a;

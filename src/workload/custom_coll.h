@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "system/custom_dim.h"
 #include "system/system_config.h"
 #include "workload/graph.h"
 
@@ -67,5 +68,15 @@ const char *cs_custom_coll_prefix(const cs_custom_colls *c, int32_t comm_type, u
  * communicator) name the file, the node and the system key. */
 int cs_custom_coll_graph(cs_custom_colls *c, const char *prefix, const char *key, uint32_t nmembers, uint32_t pos,
                          const cs_graph **out, cs_error *err);
+
+/* custom:PREFIX entries of the *-implementation lists (system/custom_dim.h):
+ * the set of PREFIX.0.et .. PREFIX.<n-1>.et for a dimension of n NPUs (each
+ * graph checked as above, positions being the dimension's; PREFIX.<n>.et
+ * must not exist; every file's GlobalMetadata declares the same
+ * phase_bytes > 0; every send matched with its receive, of the same size),
+ * converted once and kept by the table.  `what` names the system file, the
+ * key and the entry in every message. */
+int cs_custom_colls_dim_set(cs_custom_colls *c, const char *prefix, const char *what, uint32_t n,
+                            const cs_cdim_set **out, cs_error *err);
 
 #endif

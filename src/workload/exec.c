@@ -127,6 +127,7 @@ struct cs_exec {
      * the instances running (for the deadlock report) */
     cs_custom_colls *custom;
     const cs_custom_node_map *custom_nodes;
+    cs_cdim_loader cdim; /* custom:PREFIX entries: the graphs handed to the system layer */
     const cs_system_config *syscfg;
     const cs_comm_groups *groups;
     cinst *cinsts;
@@ -1413,6 +1414,17 @@ static void describe_stuck(sim *s) {
 }
 /* ---- API --------------------------------------------------------------------- */
 
+/* cs_cdim_loader.load: the graph sets of custom:PREFIX entries (custom_coll.h). */
+static int cdim_load(void *ud, const char *prefix, const char *what, uint32_t n, const cs_cdim_set **out,
+                     cs_error *err) {
+    sim *s = ud;
+    if (!s->custom)
+        return CS_ERR(err, CS_EINTERNAL, "%s: custom graphs asked for, but the configuration names none", what);
+    return cs_custom_colls_dim_set(s->custom, prefix, what, n, out, err);
+}
+
+const cs_cdim_loader *cs_exec_cdim_loader(cs_exec *x) { return &x->cdim; }
+
 cs_exec *cs_exec_new(const cs_exec_params *p) {
     sim *s = cs_calloc(1, sizeof *s);
     s->w = p->w;
@@ -1429,6 +1441,7 @@ cs_exec *cs_exec_new(const cs_exec_params *p) {
     s->op_pool = cs_pool_new(sizeof(op));
     s->custom = cs_custom_colls_new(p->system, p->custom_nodes);
     s->custom_nodes = p->custom_nodes;
+    s->cdim = (cs_cdim_loader){.load = cdim_load, .ud = s};
     s->groups = p->groups;
     s->syscfg = p->system;
     return s;

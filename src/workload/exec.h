@@ -133,6 +133,9 @@ typedef struct cs_exec cs_exec;
 
 cs_exec *cs_exec_new(const cs_exec_params *p);
 void cs_exec_free(cs_exec *x);
+/* The loader of custom:PREFIX graph sets (system/custom_dim.h) for
+ * cs_system_params.custom_dim: valid while x lives. */
+const cs_cdim_loader *cs_exec_cdim_loader(cs_exec *x);
 
 /* The system layer's key source and failure callback (ud = the executor). */
 uint64_t cs_exec_next_key(void *x, uint32_t rank);
