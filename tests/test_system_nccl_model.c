@@ -1,0 +1,135 @@
+/*
+ * test_system_nccl_model.c -- NCCL's tuning model (src/system/nccl_model.c)
+ * against its formula worked by hand from NCCL's constants (tuning.cc,
+ * commit 5067397c; docs/collectives.md "The nccl model").  The simulated
+ * times are tests/cli_nccl_model.sh.
+ *
+ * One node of n = 8 GPUs, Hopper, C = 16 channels, B = 400 GB/s (NCCL's
+ * nChannels x bwIntra), all-reduce nsteps = 14:
+ *   Ring LL:     15.0 us + S / (1000 x 141 x 8/14)
+ *   Ring LL128:  40.6 us + S / (1000 x 368 x 8/14)
+ *   Ring Simple: 56.0 us + S / (1000 x 400 x 8/14)
+ *   NVLS:        25.0 us + S / (1000 x 637.5 x 8/14)   (400 x 0.85 x 15/16 x 2 = 637.5)
+ *   Tree LL:     6.8 + 14 x 0.6 = 15.2 us, busbw min(368 / 3.8, 141) = 96.842, algbw / 2
+ *   Tree LL128:  14 + 14 x 1.25 = 31.5 us, busbw min(368 x 7/9, 16 x 36.7) = 286.22, algbw / 2,
+ *                x treeCorrectionFactor[LL128][log2(S / 64)]
+ * Ampere (llMaxBw 87.7, LL128 cap 20 per channel), B = 200: Ring LL128
+ * busbw min(184, 320) = 184; LL min(87.7, 100) = 87.7.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "system/nccl_model.h"
+
+static cs_nccl_in h100(int coll, uint64_t S, int nvls) {
+    cs_nccl_in q = {.coll = coll, .nranks = 8, .nbytes = S, .bw_gbps = 400.0, .channels = 16,
+                    .arch = CS_NCCL_HOPPER, .nvls = nvls};
+    return q;
+}
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6 * (fabs(b) + 1))
+
+static void test_predicted_times(void **state) {
+    (void)state;
+    cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, 1 << 20, 1);
+    double bus, alg;
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, &alg), 15.0 + 1048576.0 / (1000 * 141 * 8 / 14.0));
+    NEAR(bus, 141.0);
+    NEAR(alg, 141.0 * 8 / 14);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL), 40.6 + 1048576.0 / (1000 * 368 * 8 / 14.0));
+    NEAR(bus, 368.0);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL), 56.0 + 1048576.0 / (1000 * 400 * 8 / 14.0));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, NULL), 25.0 + 1048576.0 / (1000 * 637.5 * 8 / 14.0));
+    NEAR(bus, 637.5);
+    /* 1 MiB / 64 = 2^14: treeCorrectionFactor[LL128][14] = 0.6 */
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL),
+         31.5 + 1048576.0 / (1000 * 368 * 7 / 9.0 / 2 * 0.6));
+    /* treeCorrectionFactor[LL][14] = 0.5 */
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL, &bus, NULL), 15.2 + 1048576.0 / (1000 * 368 / 3.8 / 2 * 0.5));
+    /* NVLS has only Simple; without nvls it is no candidate */
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_LL, NULL, NULL) < 0);
+    q.nvls = 0;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL) < 0);
+    /* all-gather: no tree; ring nsteps 7, lat 8.4 + 7 x 3.4 = 32.2; NVLS busbw 400 x 0.85 x 15/16 x 7/8 = 318.75 x 7/8,
+     * not converted (tuning.cc:377) */
+    cs_nccl_in g = h100(CS_NCCL_ALL_GATHER, 1 << 20, 1);
+    assert_true(cs_nccl_time_us(&g, CS_NCCL_TREE, CS_NCCL_SIMPLE, NULL, NULL) < 0);
+    NEAR(cs_nccl_time_us(&g, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL), 32.2 + 1048576.0 / (1000 * 400 * 8 / 7.0));
+    NEAR(cs_nccl_time_us(&g, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, &alg), 25.0 + 1048576.0 / (1000 * 318.75 * 7 / 8.0));
+    NEAR(alg, 400 * 0.85 * 15 / 16.0 * 7 / 8.0);
+}
+
+static void expect_choice(cs_nccl_in q, int a, int p) {
+    cs_nccl_choice ch;
+    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+    if (ch.algo != a || ch.proto != p)
+        fail_msg("%llu bytes: got %s/%s, expected %s/%s", (unsigned long long)q.nbytes, cs_nccl_algo_name(ch.algo),
+                 cs_nccl_proto_name(ch.proto), cs_nccl_algo_name(a), cs_nccl_proto_name(p));
+}
+
+/* Switch points, equal predicted times (header): LL -> LL128 at 3,343,820 B, LL128 -> Simple at 40,480,000 B,
+ * LL -> NVLS at 1,034,530 B. */
+static void test_switch_points(void **state) {
+    (void)state;
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 8, 0), CS_NCCL_RING, CS_NCCL_LL);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 3343000, 0), CS_NCCL_RING, CS_NCCL_LL);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 3344700, 0), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 40470000, 0), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 40490000, 0), CS_NCCL_RING, CS_NCCL_SIMPLE);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1034000, 1), CS_NCCL_RING, CS_NCCL_LL);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1035000, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1u << 30, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    cs_nccl_choice ch;
+    cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, 1024, 0);
+    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+    assert_int_equal(ch.launch_ns, 6600); /* baseLat Ring LL */
+    assert_int_equal(ch.step_ns, 600);    /* hwLat NVLink Ring LL */
+    q = h100(CS_NCCL_ALL_REDUCE, 1u << 30, 1);
+    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+    assert_int_equal(ch.launch_ns, 0);
+    assert_int_equal(ch.step_ns, 12500);  /* 25 us over inSwitch's two bundles */
+    /* one rank: nothing to choose */
+    q.nranks = 1;
+    assert_int_equal(cs_nccl_choose(&q, &ch), -1);
+}
+
+/* Ampere, B = 200, C = 16, all-reduce on 8: LL 15.0 us at 87.7 x 8/14; LL128 40.6 us at 184 x 8/14 (the
+ * 20 GB/s-per-channel cap, 320, does not bind); switch at 25.6 = S (14/701.6 - 14/1472) / 1000 ->
+ * S = 25.6e3 / (0.0199544 - 0.0095109) = 2,451,281 B.  With C = 8 the cap (160) binds: 40.6 us at
+ * 160 x 8/14, switch at 25.6e3 / (0.0199544 - 0.0109375) = 2,839,116 B.  (Tree LL128 there: 31.5 us
+ * + S / (1000 x 143.1 / 2 x 0.6): 88 us at 2.45 MB, not least.) */
+static void test_ampere_caps(void **state) {
+    (void)state;
+    cs_nccl_in q = {.coll = CS_NCCL_ALL_REDUCE, .nranks = 8, .nbytes = 2440000, .bw_gbps = 200.0, .channels = 16,
+                    .arch = CS_NCCL_AMPERE, .nvls = 1};
+    double bus;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL) < 0); /* nvlsEfficiency 0 */
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, NULL);
+    NEAR(bus, 87.7);
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL);
+    NEAR(bus, 184.0);
+    expect_choice(q, CS_NCCL_RING, CS_NCCL_LL);
+    q.nbytes = 2460000;
+    expect_choice(q, CS_NCCL_RING, CS_NCCL_LL128);
+    q.channels = 8;
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL);
+    NEAR(bus, 160.0);
+    q.nbytes = 2830000;
+    expect_choice(q, CS_NCCL_RING, CS_NCCL_LL);
+    q.nbytes = 2850000;
+    expect_choice(q, CS_NCCL_RING, CS_NCCL_LL128);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_predicted_times),
+        cmocka_unit_test(test_switch_points),
+        cmocka_unit_test(test_ampere_caps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
