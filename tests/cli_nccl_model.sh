@@ -73,6 +73,20 @@ expect_eq "ampere: no NVLS" "$(one 0 268435456 --set system.nccl-nvls=1 --set sy
     >/dev/null 2>err.txt || fail "collective: $(cat err.txt)"
 expect_eq "collective table" "$(sed -n 2p c.csv | cut -d, -f3,6)" "67108864,366.994000"
 
+# examples/hgx_h100_nccl, worked in docs/examples.md: 8 B and 1 MiB Ring/LL 15600 and 28606 ns, 1 GiB NVLS
+# 3204640 ns
+ex() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$1" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/network.yml" \
+        --system-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/system.json" --quiet --out o 2>err.txt ||
+        { fail "example $1: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "example: 8 B" "$(ex 8)" "15600,nccl:Ring/LL"
+expect_eq "example: 1 MiB" "$(ex 1048576)" "28606,nccl:Ring/LL"
+expect_eq "example: 1 GiB" "$(ex 1073741824)" "3204640,nccl:NVLS/Simple"
+
 # the astra model (the default) is unchanged: the same run without the key is the ring of the list
 sed 's/, "collective-model": "nccl", "nccl-nvls": 0//' nccl.json > astra.json
 "$CS_MKTRACE" t.et "1 COLL ctype=0 size=1048576" || fail "mktrace"

@@ -125,11 +125,34 @@ static void test_ampere_caps(void **state) {
     expect_choice(q, CS_NCCL_RING, CS_NCCL_LL128);
 }
 
+/* Tree is predicted but not simulated (planner.c refuses it): on 8 GPUs it is never the least at any
+ * power-of-two size from 8 B to 16 GiB, for Hopper at B = 370.8 (examples/hgx_h100_nccl) and 400 and for
+ * Ampere at 200 and 279.4 (DGX A100), with and without NVLS.  Why, by hand: Tree LL has a higher latency
+ * (15.2 > 15.0 us) and a lower bandwidth (busbw / 3.8 / 2 < min(llMaxBw, B/2) x 8/14) than Ring LL; Tree
+ * LL128 (31.5 us) beats Ring LL128 (40.6 us) in latency but reaches at most 0.92 B x 7/9 / 2 = 0.358 B
+ * against Ring LL's min(llMaxBw, B/2) x 8/14 (80.6 GB/s on Hopper) and Ring LL128's 0.526 B; Tree
+ * Simple (64.4 us, <= 0.46 B x 0.9) loses to Ring Simple (56 us, 0.571 B). */
+static void test_tree_never_least(void **state) {
+    (void)state;
+    static const double BW[] = {370.8, 400.0, 200.0, 279.4};
+    for (int b = 0; b < 4; b++)
+        for (int nvls = 0; nvls < 2; nvls++)
+            for (int k = 3; k <= 34; k++) {
+                cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, (uint64_t)1 << k, nvls);
+                q.bw_gbps = BW[b];
+                if (b >= 2) q.arch = CS_NCCL_AMPERE;
+                cs_nccl_choice ch;
+                assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+                if (ch.algo == CS_NCCL_TREE) fail_msg("B %g, 2^%d bytes: Tree/%s", BW[b], k, cs_nccl_proto_name(ch.proto));
+            }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predicted_times),
         cmocka_unit_test(test_switch_points),
         cmocka_unit_test(test_ampere_caps),
+        cmocka_unit_test(test_tree_never_least),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
