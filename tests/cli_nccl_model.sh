@@ -73,6 +73,20 @@ expect_eq "ampere: no NVLS" "$(one 0 268435456 --set system.nccl-nvls=1 --set sy
     >/dev/null 2>err.txt || fail "collective: $(cat err.txt)"
 expect_eq "collective table" "$(sed -n 2p c.csv | cut -d, -f3,6)" "67108864,366.994000"
 
+# a communicator group of 4 (ranks 0 2 4 6) on the same Switch(8), 64 MiB, no NVLS: n = 4, nsteps 6;
+# Ring LL128 25.4 us at 368 x 4/6, Ring Simple 28.8 us at 400 x 4/6: Simple from 3.4 us = S (6/1472 - 6/1600)
+# / 1000, S = 10,426,667 B; T = 8400 + 3400 + 6 (floor(1000 + 16777216 / 400) + 3400) = 11800 + 6 x 46343
+# = 289858 ns
+echo '{"1": [0, 2, 4, 6]}' > g.json
+"$CS_MKTRACE" gg.0.et "1 COLL ctype=0 size=67108864 pg=1" || fail "mktrace"
+for r in 1 2 3 4 5 6 7; do
+    if [ $((r % 2)) = 0 ]; then cp gg.0.et gg.$r.et; else "$CS_MKTRACE" gg.$r.et "1 COMP dur=1" || fail "mktrace"; fi
+done
+rm -rf o
+"$CS_BIN" run --workload-configuration=gg --network-configuration=n8.yml --system-configuration=nccl.json \
+    --comm-group-configuration=g.json --quiet --out o 2>err.txt || fail "group: $(cat err.txt)"
+expect_eq "group of 4: Ring/Simple, 289858 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" "4,289858,nccl:Ring/Simple"
+
 # examples/hgx_h100_nccl, worked in docs/examples.md: 8 B and 1 MiB Ring/LL 15600 and 28606 ns, 1 GiB NVLS
 # 3204640 ns
 ex() {

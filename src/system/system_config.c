@@ -225,7 +225,7 @@ static const cs_opt OPTS[] = {
              "all-reduce, all-gather and reduce-scatter pick the algorithm and protocol NCCL's tuning model "
              "picks (ring LL/LL128/Simple, NVLS) and pay its latencies and bandwidth efficiencies "
              "(docs/collectives.md, \"The nccl model\"); one network dimension"},
-    {.key = "nccl-channels", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 64,
+    {.key = "nccl-channels", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 64, .unit = "channels",
      .off = OFF(nccl_channels),
      .help = "(collective-model nccl) NCCL channels: the LL128 bandwidth cap is 36.7 GB/s (Hopper) per channel "
              "and NVLS loses one channel in C"},
