@@ -144,6 +144,14 @@ static void test_tree_never_least(void **state) {
                 cs_nccl_choice ch;
                 assert_int_equal(cs_nccl_choose(&q, &ch), 0);
                 if (ch.algo == CS_NCCL_TREE) fail_msg("B %g, 2^%d bytes: Tree/%s", BW[b], k, cs_nccl_proto_name(ch.proto));
+                /* all-gather and reduce-scatter: NVLS (busbw B x 0.85 x (C-1)/C x (n-1)/n = 0.697 B, 25 us) is
+                 * never the least either: Ring Simple has 32.2 us and busbw B (algbw x 8/7) */
+                for (int c = CS_NCCL_ALL_GATHER; c <= CS_NCCL_REDUCE_SCATTER; c++) {
+                    q.coll = c;
+                    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+                    if (ch.algo != CS_NCCL_RING) fail_msg("coll %d, B %g, 2^%d bytes: %s", c, BW[b], k,
+                                                          cs_nccl_algo_name(ch.algo));
+                }
             }
 }
 
