@@ -73,6 +73,23 @@ expect_eq "ampere: no NVLS" "$(one 0 268435456 --set system.nccl-nvls=1 --set sy
     >/dev/null 2>err.txt || fail "collective: $(cat err.txt)"
 expect_eq "collective table" "$(sed -n 2p c.csv | cut -d, -f3,6)" "67108864,366.994000"
 
+# Tree on 64 GPUs of one Switch (same B, L; no NVLS), 16 MiB all-reduce, nsteps 126.  NCCL predicts (us):
+#   Ring LL     82.2 + S / (1000 x 141 x 64/126 = 71.62)   = 316.5
+#   Ring LL128  253.4 + S / (1000 x 368 x 64/126 = 186.9)  = 343.2
+#   Ring Simple 436.8 + ...                                 > 436.8
+#   Tree LL     82.4 + S / (1000 x 368/3.8/2 x 0.8)         = 515.6   (treeCorrectionFactor[LL][18] = 0.8)
+#   Tree LL128  14 + 126 x 1.25 = 171.5 + S / (1000 x 368 x 7/9 / 2 x 0.9 = 128.8) = 301.76   <- least
+#   Tree Simple 8.4 + 126 x 4 = 512.4 + ...                 > 512.4
+# Simulated on the ring engine (NCCL's one-node tree is a chain: 2(n-1) steps): efficiency 128.8 x 126 /
+# (64 x 400) = 0.6339375, wire ceil(16777216 / 0.6339375) = 26465095, m = 413517, net = floor(1000 +
+# 1033.79) = 2033; T = 14000 + 1250 + 126 x (2033 + 1250) = 428908 ns
+printf 'topology: [ Switch ]\nnpus_count: [ 64 ]\nbandwidth: [ 372.52902984619140625 ]\nlatency: [ 500 ]\n' > n64.yml
+"$CS_MKTRACE" t.et "1 COLL ctype=0 size=16777216" || fail "mktrace"
+rm -rf o
+"$CS_BIN" run --workload-configuration=t.et --network-configuration=n64.yml --system-configuration=nccl.json \
+    --quiet --out o 2>err.txt || fail "tree: $(cat err.txt)"
+expect_eq "64 GPUs, 16 MiB: Tree/LL128, 428908 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f11,16)" "428908,nccl:Tree/LL128"
+
 # a communicator group of 4 (ranks 0 2 4 6) on the same Switch(8), 64 MiB, no NVLS: n = 4, nsteps 6;
 # Ring LL128 25.4 us at 368 x 4/6, Ring Simple 28.8 us at 400 x 4/6: Simple from 3.4 us = S (6/1472 - 6/1600)
 # / 1000, S = 10,426,667 B; T = 8400 + 3400 + 6 (floor(1000 + 16777216 / 400) + 3400) = 11800 + 6 x 46343

@@ -38,29 +38,29 @@ static void test_predicted_times(void **state) {
     (void)state;
     cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, 1 << 20, 1);
     double bus, alg;
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, &alg), 15.0 + 1048576.0 / (1000 * 141 * 8 / 14.0));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, &alg, NULL), 15.0 + 1048576.0 / (1000 * 141 * 8 / 14.0));
     NEAR(bus, 141.0);
     NEAR(alg, 141.0 * 8 / 14);
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL), 40.6 + 1048576.0 / (1000 * 368 * 8 / 14.0));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL), 40.6 + 1048576.0 / (1000 * 368 * 8 / 14.0));
     NEAR(bus, 368.0);
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL), 56.0 + 1048576.0 / (1000 * 400 * 8 / 14.0));
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, NULL), 25.0 + 1048576.0 / (1000 * 637.5 * 8 / 14.0));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 56.0 + 1048576.0 / (1000 * 400 * 8 / 14.0));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, NULL, NULL), 25.0 + 1048576.0 / (1000 * 637.5 * 8 / 14.0));
     NEAR(bus, 637.5);
     /* 1 MiB / 64 = 2^14: treeCorrectionFactor[LL128][14] = 0.6 */
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL),
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL, NULL),
          31.5 + 1048576.0 / (1000 * 368 * 7 / 9.0 / 2 * 0.6));
     /* treeCorrectionFactor[LL][14] = 0.5 */
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL, &bus, NULL), 15.2 + 1048576.0 / (1000 * 368 / 3.8 / 2 * 0.5));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL, &bus, NULL, NULL), 15.2 + 1048576.0 / (1000 * 368 / 3.8 / 2 * 0.5));
     /* NVLS has only Simple; without nvls it is no candidate */
-    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_LL, NULL, NULL) < 0);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_LL, NULL, NULL, NULL) < 0);
     q.nvls = 0;
-    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL) < 0);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
     /* all-gather: no tree; ring nsteps 7, lat 8.4 + 7 x 3.4 = 32.2; NVLS busbw 400 x 0.85 x 15/16 x 7/8 = 318.75 x 7/8,
      * not converted (tuning.cc:377) */
     cs_nccl_in g = h100(CS_NCCL_ALL_GATHER, 1 << 20, 1);
-    assert_true(cs_nccl_time_us(&g, CS_NCCL_TREE, CS_NCCL_SIMPLE, NULL, NULL) < 0);
-    NEAR(cs_nccl_time_us(&g, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL), 32.2 + 1048576.0 / (1000 * 400 * 8 / 7.0));
-    NEAR(cs_nccl_time_us(&g, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, &alg), 25.0 + 1048576.0 / (1000 * 318.75 * 7 / 8.0));
+    assert_true(cs_nccl_time_us(&g, CS_NCCL_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    NEAR(cs_nccl_time_us(&g, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 32.2 + 1048576.0 / (1000 * 400 * 8 / 7.0));
+    NEAR(cs_nccl_time_us(&g, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, &alg, NULL), 25.0 + 1048576.0 / (1000 * 318.75 * 7 / 8.0));
     NEAR(alg, 400 * 0.85 * 15 / 16.0 * 7 / 8.0);
 }
 
@@ -108,16 +108,16 @@ static void test_ampere_caps(void **state) {
     cs_nccl_in q = {.coll = CS_NCCL_ALL_REDUCE, .nranks = 8, .nbytes = 2440000, .bw_gbps = 200.0, .channels = 16,
                     .arch = CS_NCCL_AMPERE, .nvls = 1};
     double bus;
-    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL) < 0); /* nvlsEfficiency 0 */
-    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, NULL);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0); /* nvlsEfficiency 0 */
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, NULL, NULL);
     NEAR(bus, 87.7);
-    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL);
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL);
     NEAR(bus, 184.0);
     expect_choice(q, CS_NCCL_RING, CS_NCCL_LL);
     q.nbytes = 2460000;
     expect_choice(q, CS_NCCL_RING, CS_NCCL_LL128);
     q.channels = 8;
-    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL);
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL);
     NEAR(bus, 160.0);
     q.nbytes = 2830000;
     expect_choice(q, CS_NCCL_RING, CS_NCCL_LL);
@@ -125,13 +125,13 @@ static void test_ampere_caps(void **state) {
     expect_choice(q, CS_NCCL_RING, CS_NCCL_LL128);
 }
 
-/* Tree is predicted but not simulated (planner.c refuses it): on 8 GPUs it is never the least at any
- * power-of-two size from 8 B to 16 GiB, for Hopper at B = 370.8 (examples/hgx_h100_nccl) and 400 and for
- * Ampere at 200 and 279.4 (DGX A100), with and without NVLS.  Why, by hand: Tree LL has a higher latency
- * (15.2 > 15.0 us) and a lower bandwidth (busbw / 3.8 / 2 < min(llMaxBw, B/2) x 8/14) than Ring LL; Tree
- * LL128 (31.5 us) beats Ring LL128 (40.6 us) in latency but reaches at most 0.92 B x 7/9 / 2 = 0.358 B
- * against Ring LL's min(llMaxBw, B/2) x 8/14 (80.6 GB/s on Hopper) and Ring LL128's 0.526 B; Tree
- * Simple (64.4 us, <= 0.46 B x 0.9) loses to Ring Simple (56 us, 0.571 B). */
+/* On 8 GPUs the tree is never the least at any power-of-two size from 8 B to 16 GiB, for Hopper at B =
+ * 370.8 (examples/hgx_h100_nccl) and 400 and for Ampere at 200 and 279.4 (DGX A100), with and without NVLS
+ * (on 64 GPUs it is: tests/cli_nccl_model.sh).  Why, by hand: Tree LL has a higher latency (15.2 > 15.0 us)
+ * and a lower bandwidth (busbw / 3.8 / 2 < min(llMaxBw, B/2) x 8/14) than Ring LL; Tree LL128 (31.5 us)
+ * beats Ring LL128 (40.6 us) in latency but has 0.358 B x treeCorrectionFactor (<= 0.6 between 64 KiB and
+ * 4 MiB, where it would have to win) against Ring LL128's 0.526 B; Tree Simple (64.4 us, <= 0.46 B x 0.9)
+ * loses to Ring Simple (56 us, 0.571 B). */
 static void test_tree_never_least(void **state) {
     (void)state;
     static const double BW[] = {370.8, 400.0, 200.0, 279.4};

@@ -45,9 +45,10 @@ static int log2i(uint64_t v) {
     return l;
 }
 
-double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, double *algbw_out) {
+double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, double *algbw_out, double *effbw_out) {
     if (busbw_out) *busbw_out = 0;
     if (algbw_out) *algbw_out = 0;
+    if (effbw_out) *effbw_out = 0;
     if (in->nranks < 2 || p < 0 || p >= CS_NCCL_NPROTO || (unsigned)in->arch > CS_NCCL_BLACKWELL) return -1;
     double n = (double)in->nranks, C = (double)in->channels, B = in->bw_gbps;
     int ar = in->coll == CS_NCCL_ALL_REDUCE;
@@ -87,6 +88,7 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
     int ls = log2i(in->nbytes >> 6); /* tuning.cc:639-642 */
     if (a == CS_NCCL_TREE && ls >= 0 && ls < 23) bw *= TREE_CORR[p][ls];
     if (!(bw > 0)) return -1;
+    if (effbw_out) *effbw_out = bw;
     return lat_us + (double)in->nbytes / (1000.0 * bw); /* tuning.cc:653, one operation */
 }
 
@@ -96,7 +98,7 @@ int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out) {
     static const int ORDER[] = {CS_NCCL_TREE, CS_NCCL_RING, CS_NCCL_NVLS}; /* NCCL's algorithm order */
     for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++)
         for (int p = 0; p < CS_NCCL_NPROTO; p++) {
-            double t = cs_nccl_time_us(in, ORDER[i], p, NULL, NULL);
+            double t = cs_nccl_time_us(in, ORDER[i], p, NULL, NULL, NULL);
             if (t >= 0 && (ba < 0 || t < best)) { /* enqueue.cc:2035-2044 */
                 best = t;
                 ba = ORDER[i];
@@ -106,7 +108,7 @@ int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out) {
     if (ba < 0) return -1;
     out->algo = ba;
     out->proto = bp;
-    out->time_us = cs_nccl_time_us(in, ba, bp, &out->busbw_gbps, &out->algbw_gbps);
+    out->time_us = cs_nccl_time_us(in, ba, bp, &out->busbw_gbps, &out->algbw_gbps, &out->effbw_gbps);
     if (ba == CS_NCCL_NVLS) {
         out->launch_ns = 0;                    /* NCCL's NVLS latency is hwLat alone (tuning.cc:425) */
         out->step_ns = HW_NVL_NS[2][2] / 2;    /* split over inSwitch's two bundles */

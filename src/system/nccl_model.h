@@ -5,7 +5,8 @@
  * then simulates: the launch cost, the latency of each step and the
  * bandwidth efficiency.  Pure functions over NCCL's published constants (no
  * state); the planner (planner.c) calls it and runs the choice through the
- * registered algorithms (ring = NCCL's ring, inSwitch = NVLS).  Owned by the
+ * registered algorithms (ring = NCCL's ring and its one-node tree,
+ * a chain; inSwitch = NVLS).  Owned by the
  * system layer.  The model, its constants and their file:line in NCCL are
  * docs/collectives.md, "The nccl model"; written from reading NCCL's
  * src/graph/tuning.cc and src/enqueue.cc, no code taken from it.
@@ -34,11 +35,16 @@ typedef struct cs_nccl_in {
     int nvls;          /* NVLS available: a Switch dimension, nccl-nvls, arch >= Hopper */
 } cs_nccl_in;
 
+/* What the system layer runs: Ring and Tree (NCCL's one-node tree is a chain
+ * up and down: 2(n-1) steps, as its latency counts them) on the ring
+ * algorithm, NVLS on inSwitch (planner.c). */
 typedef struct cs_nccl_choice {
     int algo, proto;     /* CS_NCCL_* */
     double time_us;      /* NCCL's predicted time of the choice */
     double busbw_gbps;   /* its bandwidth after the protocol refinements, before bus -> algorithm */
-    double algbw_gbps;   /* nBytes / algbw is the bandwidth term of time_us */
+    double algbw_gbps;   /* its algorithm bandwidth (bus -> algorithm) */
+    double effbw_gbps;   /* nBytes / effbw is the bandwidth term of time_us: algbw, x the tree's
+                            treeCorrectionFactor */
     uint64_t launch_ns;  /* paid once before the first step: baseLat[algo][proto] */
     uint64_t step_ns;    /* paid per step (packet bundle) of the simulated algorithm */
 } cs_nccl_choice;
@@ -48,8 +54,9 @@ typedef struct cs_nccl_choice {
  * then protocol).  Returns 0, or -1 when no candidate exists (nranks < 2). */
 int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out);
 /* NCCL's predicted time (us) of one (algorithm, protocol), or -1 when it is
- * not a candidate; *busbw / *algbw (GB/s) as in cs_nccl_choice. */
-double cs_nccl_time_us(const cs_nccl_in *in, int algo, int proto, double *busbw, double *algbw);
+ * not a candidate; *busbw / *algbw / *effbw (GB/s, each may be NULL) as in
+ * cs_nccl_choice. */
+double cs_nccl_time_us(const cs_nccl_in *in, int algo, int proto, double *busbw, double *algbw, double *effbw);
 /* "Tree", "Ring", "NVLS"; "LL", "LL128", "Simple". */
 const char *cs_nccl_algo_name(int algo);
 const char *cs_nccl_proto_name(int proto);

@@ -36,8 +36,8 @@
  *
  * collective-model nccl (plan_nccl): an all-reduce, all-gather or
  * reduce-scatter on a one-dimension network is one chunk and one phase of
- * the algorithm NCCL's tuning model picks (nccl_model.h: Ring -> ring,
- * NVLS -> inSwitch), with the bytes divided by the protocol's bandwidth
+ * the algorithm NCCL's tuning model picks (nccl_model.h: Ring and Tree ->
+ * ring, NVLS -> inSwitch), with the bytes divided by the protocol's bandwidth
  * efficiency; the lists, splits and schedulers above are not used.
  */
 #include <inttypes.h>
@@ -95,15 +95,20 @@ static void add_phase(cs_system *s, builder *b, const ldim *ld, int li, int ct, 
 }
 
 /* The efficiency that makes the simulated algorithm take NCCL's bandwidth
- * time: NCCL's algorithm bandwidth over the one the algorithm reaches on the
- * raw link (B).  Ring: B n / nsteps, so busbw / B.  inSwitch: all-reduce and
+ * time: NCCL's bandwidth (effbw: algbw, with the tree's correction factor)
+ * over the one the algorithm reaches on the raw link (B).  The ring engine
+ * (Ring, Tree): B n / nsteps, nsteps = 2(n - 1) for all-reduce, n - 1
+ * otherwise (for Ring that is busbw / B).  inSwitch: all-reduce and
  * reduce-scatter move the buffer once (B), all-gather (n - 1) shards of
  * nBytes / n (B n / (n - 1)). */
 static double nccl_efficiency(const cs_nccl_in *q, const cs_nccl_choice *ch) {
     double n = (double)q->nranks, B = q->bw_gbps;
-    if (ch->algo == CS_NCCL_RING) return ch->busbw_gbps / B;
-    if (q->coll == CS_NCCL_ALL_GATHER) return ch->algbw_gbps * (n - 1) / (n * B);
-    return ch->algbw_gbps / B;
+    if (ch->algo != CS_NCCL_NVLS) {
+        double nsteps = q->coll == CS_NCCL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+        return ch->effbw_gbps * nsteps / (n * B);
+    }
+    if (q->coll == CS_NCCL_ALL_GATHER) return ch->effbw_gbps * (n - 1) / (n * B);
+    return ch->effbw_gbps / B;
 }
 
 static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const char *src, uint64_t node,
@@ -137,13 +142,6 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     if (cs_nccl_choose(&q, &ch) != 0)
         return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes on %u ranks: collective-model "
                       "nccl finds no algorithm", src, node, cname, in->bytes, n);
-    if (ch.algo != CS_NCCL_RING && ch.algo != CS_NCCL_NVLS)
-        return CS_ERR(err, CS_EUNSUPPORTED,
-                      "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes on %u ranks: NCCL's tuning model picks %s/%s "
-                      "(%.2f us), which collective-model nccl does not simulate yet (ring and NVLS only); "
-                      "expected another nccl-arch or nccl-channels in %s",
-                      src, node, cname, in->bytes, n, cs_nccl_algo_name(ch.algo), cs_nccl_proto_name(ch.proto),
-                      ch.time_us, cfgpath);
     ldim ld = {.algo = ch.algo == CS_NCCL_NVLS ? &css_algo_inswitch : &css_algo_ring,
                .space = g->whole ? SP_DIM : SP_GROUP, .dim = 0, .n = n, .param = 0};
     char where[1024];

@@ -223,7 +223,7 @@ static const cs_opt OPTS[] = {
      .off = OFF(collective_model),
      .help = "(clustersim) astra: the *-implementation lists, chunks and delays as ASTRA-sim runs them; nccl: "
              "all-reduce, all-gather and reduce-scatter pick the algorithm and protocol NCCL's tuning model "
-             "picks (ring LL/LL128/Simple, NVLS) and pay its latencies and bandwidth efficiencies "
+             "picks (ring, tree with LL/LL128/Simple; NVLS) and pay its latencies and bandwidth efficiencies "
              "(docs/collectives.md, \"The nccl model\"); one network dimension"},
     {.key = "nccl-channels", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 64, .unit = "channels",
      .off = OFF(nccl_channels),
