@@ -119,9 +119,9 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     const cs_network_config *nc = s->netcfg;
     if (nc->ndims != 1)
         return CS_ERR(err, CS_EUNSUPPORTED,
-                      "%s: node %" PRIu64 ": %s: collective-model nccl: the network %s has %d dimensions; expected "
-                      "one (the GPUs of one NVLink node: multi-node NCCL is not modelled yet)",
-                      src, node, cfgpath, nc->path ? nc->path : "", nc->ndims);
+                      "%s: node %" PRIu64 ": %s: collective-model nccl: the network (%s) has %d dimensions; "
+                      "expected one (the GPUs of one NVLink node: multi-node NCCL is not modelled yet)",
+                      src, node, cfgpath, nc->path ? nc->path : "no file", nc->ndims);
     cs_group *g = in->grp;
     uint32_t n = g->whole ? nc->npus[0] : g->n;
     uint32_t *begin = cs_malloc(2 * sizeof *begin);
