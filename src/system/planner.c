@@ -33,12 +33,20 @@
  * the dimension size, all-gather multiplies).  Ascending phases run
  * clockwise, the descending all-gather phases of an all-reduce anticlockwise.
  * A phase waits in its rank's queue of that logical dimension.
+ *
+ * collective-model nccl (plan_nccl): an all-reduce, all-gather or
+ * reduce-scatter on a one-dimension network is one chunk and one phase of
+ * the algorithm NCCL's tuning model picks (nccl_model.h: Ring and Tree ->
+ * ring, NVLS -> inSwitch), with the bytes divided by the protocol's bandwidth
+ * efficiency; the lists, splits and schedulers above are not used.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "system/nccl_model.h"
 #include "system/sys_int.h"
 
 typedef struct ldim {
@@ -90,6 +98,81 @@ static void add_phase(cs_system *s, builder *b, const ldim *ld, int li, int ct, 
     if (l->algo->plan) l->algo->plan(p, l->param, &s->algo_counter[cfgk][li]);
 }
 
+/* The efficiency that makes the simulated algorithm take NCCL's bandwidth
+ * time: NCCL's bandwidth (effbw: algbw, with the tree's correction factor)
+ * over the one the algorithm reaches on the raw link (B).  The ring engine
+ * (Ring, Tree): B n / nsteps, nsteps = 2(n - 1) for all-reduce, n - 1
+ * otherwise (for Ring that is busbw / B).  inSwitch: all-reduce and
+ * reduce-scatter move the buffer once (B), all-gather (n - 1) shards of
+ * nBytes / n (B n / (n - 1)). */
+static double nccl_efficiency(const cs_nccl_in *q, const cs_nccl_choice *ch) {
+    double n = (double)q->nranks, B = q->bw_gbps;
+    if (ch->algo != CS_NCCL_NVLS) {
+        double nsteps = q->coll == CS_NCCL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+        return ch->effbw_gbps * nsteps / (n * B);
+    }
+    if (q->coll == CS_NCCL_ALL_GATHER) return ch->effbw_gbps * (n - 1) / (n * B);
+    return ch->effbw_gbps / B;
+}
+
+static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const char *src, uint64_t node,
+                     cs_error *err) {
+    const cs_system_config *c = &s->cfg;
+    const char *cfgpath = c->path ? c->path : "the system configuration";
+    const char *cname = cs_cfg_coll_name((cs_cfg_coll)cfg_index(ct));
+    const cs_network_config *nc = s->netcfg;
+    if (nc->ndims != 1)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 ": %s: collective-model nccl: the network (%s) has %d dimensions; "
+                      "expected one (the GPUs of one NVLink node: multi-node NCCL is not modelled yet)",
+                      src, node, cfgpath, nc->path ? nc->path : "no file", nc->ndims);
+    cs_group *g = in->grp;
+    uint32_t n = g->whole ? nc->npus[0] : g->n;
+    uint32_t *begin = cs_malloc(2 * sizeof *begin);
+    begin[0] = 0;
+    in->phase_begin = begin;
+    in->phases = NULL;
+    in->nchunks = 0;
+    snprintf(in->algos, sizeof in->algos, "nccl");
+    if (n <= 1 || in->bytes == 0 || (g->whole && !(involved & 1u))) return CS_OK; /* nothing to move */
+    cs_nccl_in q = {.coll = ct == CT_AR ? CS_NCCL_ALL_REDUCE : ct == CT_AG ? CS_NCCL_ALL_GATHER : CS_NCCL_REDUCE_SCATTER,
+                    .nranks = n,
+                    .nbytes = ct == CT_AG ? in->bytes * n : in->bytes,
+                    .bw_gbps = nc->bandwidth_gbps[0] * 1073741824.0 / 1e9, /* as the backends read it */
+                    .channels = c->nccl_channels,
+                    .arch = (cs_nccl_arch)c->nccl_arch,
+                    .nvls = nc->topo[0] == CS_TOPO_SWITCH && c->nccl_nvls && c->nccl_arch >= CS_NCCL_HOPPER};
+    cs_nccl_choice ch;
+    if (cs_nccl_choose(&q, &ch) != 0)
+        return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes on %u ranks: collective-model "
+                      "nccl finds no algorithm", src, node, cname, in->bytes, n);
+    ldim ld = {.algo = ch.algo == CS_NCCL_NVLS ? &css_algo_inswitch : &css_algo_ring,
+               .space = g->whole ? SP_DIM : SP_GROUP, .dim = 0, .n = n, .param = 0};
+    char where[1024];
+    snprintf(where, sizeof where, "%s: node %" PRIu64 ": %s", src, node, cfgpath);
+    if (ld.algo->check) {
+        css_check chk = {.sys = s, .ctype = ct, .space = ld.space, .dim = 0, .n = n,
+                         .group = g->name, .where = where, .coll = cname};
+        int rc = ld.algo->check(&chk, err);
+        if (rc) return rc;
+    }
+    double wire = ceil((double)in->bytes / nccl_efficiency(&q, &ch));
+    if (!(wire < 1.8e19))
+        return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes: the bytes on the wire at "
+                      "%s's efficiency pass 64 bits", src, node, cname, in->bytes, cs_nccl_proto_name(ch.proto));
+    builder b;
+    memset(&b, 0, sizeof b);
+    add_phase(s, &b, &ld, 0, ct, (uint64_t)wire, 0, 0, cfg_index(ct));
+    begin[1] = 1;
+    in->phases = b.ph;
+    in->nchunks = 1;
+    in->nccl = 1;
+    in->nccl_launch_ns = ch.launch_ns;
+    in->nccl_step_ns = ch.step_ns;
+    snprintf(in->algos, sizeof in->algos, "nccl:%s/%s", cs_nccl_algo_name(ch.algo), cs_nccl_proto_name(ch.proto));
+    return CS_OK;
+}
+
 int css_plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, uint32_t rr,
                     const char *src, uint64_t node, cs_error *err) {
     const cs_system_config *c = &s->cfg;
@@ -106,6 +189,7 @@ int css_plan_collective(cs_system *s, cs_inst *in, int ct, uint32_t involved, ui
                       "in the workload executor, not in the system layer; expected the %s-implementation list "
                       "here",
                       src, node, cfgpath, cname, cname);
+    if (c->collective_model == 1 && ct != CT_A2A) return plan_nccl(s, in, ct, involved, src, node, err);
     const cs_coll_algo_list *L = &c->impl[k];
     if (L->n == 0)
         return CS_ERR(err, CS_EINVAL,

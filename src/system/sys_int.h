@@ -143,6 +143,9 @@ struct cs_inst {
     cs_member *members;
     cs_stream *streams;      /* member * nchunks + chunk */
     char algos[160];         /* for records, e.g. "ring,direct" or "custom:nvl,ring" */
+    uint8_t nccl;            /* planned by collective-model nccl (planner.c): bundles pay step_ns and
+                                no local reduction; the streams start launch_ns after the issue */
+    uint64_t nccl_launch_ns, nccl_step_ns;
     uint32_t *phase_counts;  /* per (phase index, member) counters an algorithm may use
                                 (inSwitch: contributions at the switch); css_inst_phase_counts */
     cs_time *phase_times;    /* the same shape, times (inSwitch: the latest up-link start of a line on a
@@ -402,6 +405,8 @@ enum { EV_INIT = 0, EV_GENERAL = 1, EV_RECV = 2 };
 
 /* Ring (algo_ring.c): what a communicator group runs when its list has several entries. */
 extern const cs_coll_algo css_algo_ring;
+/* In-switch (algo_inswitch.c): collective-model nccl's NVLS. */
+extern const cs_coll_algo css_algo_inswitch;
 /* The algorithm a phase runs. */
 static inline const cs_coll_algo *css_phase_algo(const cs_phase *ph) { return cs_coll_algo_at(ph->algo); }
 /* The stream's per-algorithm state (CSS_ALGO_STATE_BYTES, zeroed when a phase starts). */

@@ -661,10 +661,10 @@ void css_stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processe
     b->member = stream_member(st);
     b->chunk = stream_chunk(st);
     b->phase = st->phase;
-    b->processed = (uint8_t)(processed != 0);
+    b->processed = (uint8_t)(processed != 0 && !in->nccl); /* nccl: reduced in the kernel, at line rate */
     b->bytes = bytes;
     inst_hold(in);
-    uint64_t d = fast ? 10 : s->endpoint_delay_ns;
+    uint64_t d = fast ? 10 : in->nccl ? in->nccl_step_ns : s->endpoint_delay_ns;
     cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(d));
     uint32_t rank = css_inst_rank(in, b->member);
     if (cs_time_beyond(t)) {
@@ -688,6 +688,19 @@ uint64_t css_stream_reduction_ns(const cs_system *s, uint64_t bytes) {
 }
 
 /* ---- issuing ------------------------------------------------------------------------ */
+
+/* collective-model nccl: the launch cost of member b->member is over; its chunks start. */
+static void launch_ev(void *ctx, const cs_event *ev) {
+    (void)ev;
+    cs_bundle *b = ctx;
+    cs_inst *in = b->inst;
+    cs_system *s = in->sys;
+    uint32_t m = b->member;
+    cs_pool_put(s->bundle_pool, b);
+    if (!s->failed)
+        for (uint32_t c = 0; c < in->nchunks; c++) css_stream_proceed(s, inst_stream(in, m, c));
+    inst_release(in);
+}
 
 static int coll_kind(int32_t comm_type) {
     switch (comm_type) {
@@ -800,6 +813,10 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     if (!in) {
         in = create_inst(s, g, seq, req, ct, err);
         if (!in) return err ? err->code : CS_EINVAL;
+        if (s->rep && in->nccl) {
+            css_sym_break(s, "collective-model nccl is simulated in full");
+            return CS_EUNSUPPORTED;
+        }
         if (s->rep && css_sym_check_inst(s, in, req->rank)) return CS_EUNSUPPORTED;
     } else if (in->comm_type != req->comm_type || in->bytes != req->bytes) {
         return CS_ERR(err, CS_EINVAL,
@@ -844,6 +861,16 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     }
     cs_rank_sys *rs = &s->ranks[req->rank];
     rs->round_robin += in->nchunks;
+    if (in->nccl && in->nccl_launch_ns > 0) { /* the streams start after the launch cost */
+        cs_bundle *b = cs_pool_get(s->bundle_pool);
+        memset(b, 0, sizeof *b);
+        b->inst = in;
+        b->member = m;
+        inst_hold(in);
+        cs_eventq_push(s->q, cs_time_add(now, cs_time_from_ns(in->nccl_launch_ns)), css_key(s, req->rank), launch_ev,
+                       b, 0);
+        return CS_OK;
+    }
     inst_hold(in); /* the streams may start sending below */
     for (uint32_t c = 0; c < in->nchunks; c++) css_stream_proceed(s, inst_stream(in, m, c));
     inst_release(in);

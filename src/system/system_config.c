@@ -137,6 +137,8 @@ static void free_path1(void *field) {
              "(ASTRA-sim custom collectives); overrides " k "-implementation"}
 
 static const char *const COMM_QUEUES[] = {"shared", "per-communicator", NULL};
+static const char *const COLL_MODELS[] = {"astra", "nccl", NULL};
+static const char *const NCCL_ARCHS[] = {"volta", "ampere", "hopper", "blackwell", NULL};
 static const cs_opt OPTS[] = {
     {.key = "scheduling-policy", .type = CS_OPT_ENUM, .required = 1, .def = CS_SCHED_LIFO,
      .values = SCHED_NAMES, .off = OFF(scheduling_policy),
@@ -217,6 +219,22 @@ static const cs_opt OPTS[] = {
              "(ASTRA-sim; communicators can block each other and deadlock); per-communicator: a queue per "
              "communicator and dimension per rank (as NCCL's stream per communicator): communicators never "
              "block each other"},
+    {.key = "collective-model", .type = CS_OPT_ENUM, .def = 0, .values = COLL_MODELS,
+     .off = OFF(collective_model),
+     .help = "(clustersim) astra: the *-implementation lists, chunks and delays as ASTRA-sim runs them; nccl: "
+             "all-reduce, all-gather and reduce-scatter pick the algorithm and protocol NCCL's tuning model "
+             "picks (ring, tree with LL/LL128/Simple; NVLS) and pay its latencies and bandwidth efficiencies "
+             "(docs/collectives.md, \"The nccl model\"); one network dimension"},
+    {.key = "nccl-channels", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 64, .unit = "channels",
+     .off = OFF(nccl_channels),
+     .help = "(collective-model nccl) NCCL channels: the LL128 bandwidth cap is 36.7 GB/s (Hopper) per channel "
+             "and NVLS loses one channel in C"},
+    {.key = "nccl-arch", .type = CS_OPT_ENUM, .def = 2, .values = NCCL_ARCHS, .off = OFF(nccl_arch),
+     .help = "(collective-model nccl) GPU generation whose NCCL constants apply (LL bandwidth cap, LL128 and "
+             "tree caps, NVLS efficiency; NVLS needs hopper or blackwell)"},
+    {.key = "nccl-nvls", .type = CS_OPT_BOOL, .def = 1, .off = OFF(nccl_nvls),
+     .help = "(collective-model nccl) NVLS (in-switch reduction) is a candidate on a Switch dimension "
+             "(hopper, blackwell); 0 as NCCL_NVLS_ENABLE=0"},
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 

@@ -87,6 +87,10 @@ typedef struct cs_system_config {
     cs_inter_dim_scheduling inter_dim_scheduling;
     cs_intra_dim_scheduling intra_dim_scheduling;
     int per_comm_queues;       /* communicator-queues: 0 shared (ASTRA-sim), 1 per-communicator */
+    int collective_model;      /* collective-model: 0 astra (ASTRA-sim), 1 nccl (system/nccl_model.h) */
+    int nccl_channels;         /* nccl-channels: NCCL's channels (parallel rings) */
+    int nccl_arch;             /* nccl-arch: cs_nccl_arch (system/nccl_model.h) */
+    bool nccl_nvls;            /* nccl-nvls: NVLS is a candidate on Switch dimensions */
 } cs_system_config;
 
 /* Every key at its default; required keys get the value ASTRA-sim's

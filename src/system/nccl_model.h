@@ -1,0 +1,64 @@
+/*
+ * nccl_model.h -- NCCL's tuning model (collective-model nccl): for one
+ * all-reduce, all-gather or reduce-scatter on one node, the algorithm and
+ * protocol NCCL would pick, the time it predicts, and what the system layer
+ * then simulates: the launch cost, the latency of each step and the
+ * bandwidth efficiency.  Pure functions over NCCL's published constants (no
+ * state); the planner (planner.c) calls it and runs the choice through the
+ * registered algorithms (ring = NCCL's ring and its one-node tree,
+ * a chain; inSwitch = NVLS).  Owned by the
+ * system layer.  The model, its constants and their file:line in NCCL are
+ * docs/collectives.md, "The nccl model"; written from reading NCCL's
+ * src/graph/tuning.cc and src/enqueue.cc, no code taken from it.
+ */
+#ifndef CS_SYSTEM_NCCL_MODEL_H
+#define CS_SYSTEM_NCCL_MODEL_H
+
+#include <stdint.h>
+
+/* GPU generations (NCCL's compCapIndex), the values of nccl-arch. */
+typedef enum { CS_NCCL_VOLTA = 0, CS_NCCL_AMPERE = 1, CS_NCCL_HOPPER = 2, CS_NCCL_BLACKWELL = 3 } cs_nccl_arch;
+/* NCCL's algorithm and protocol numbers (those this model knows). */
+enum { CS_NCCL_TREE = 0, CS_NCCL_RING = 1, CS_NCCL_NVLS = 4, CS_NCCL_NALGO = 7 };
+enum { CS_NCCL_LL = 0, CS_NCCL_LL128 = 1, CS_NCCL_SIMPLE = 2, CS_NCCL_NPROTO = 3 };
+/* Collectives (NCCL's ncclFunc order is not needed: our own). */
+enum { CS_NCCL_ALL_REDUCE = 0, CS_NCCL_ALL_GATHER = 1, CS_NCCL_REDUCE_SCATTER = 2 };
+
+typedef struct cs_nccl_in {
+    int coll;          /* CS_NCCL_ALL_REDUCE, ... */
+    uint32_t nranks;   /* ranks of the communicator, all on one node (NVLink) */
+    uint64_t nbytes;   /* NCCL's nBytes: all-reduce its buffer, all-gather the gathered buffer,
+                          reduce-scatter the input buffer */
+    double bw_gbps;    /* the dimension's bandwidth, GB/s = bytes/ns (NCCL's nChannels x bwIntra) */
+    int channels;      /* nChannels (nccl-channels) */
+    cs_nccl_arch arch;
+    int nvls;          /* NVLS available: a Switch dimension, nccl-nvls, arch >= Hopper */
+} cs_nccl_in;
+
+/* What the system layer runs: Ring and Tree (NCCL's one-node tree is a chain
+ * up and down: 2(n-1) steps, as its latency counts them) on the ring
+ * algorithm, NVLS on inSwitch (planner.c). */
+typedef struct cs_nccl_choice {
+    int algo, proto;     /* CS_NCCL_* */
+    double time_us;      /* NCCL's predicted time of the choice */
+    double busbw_gbps;   /* its bandwidth after the protocol refinements, before bus -> algorithm */
+    double algbw_gbps;   /* its algorithm bandwidth (bus -> algorithm) */
+    double effbw_gbps;   /* nBytes / effbw is the bandwidth term of time_us: algbw, x the tree's
+                            treeCorrectionFactor */
+    uint64_t launch_ns;  /* paid once before the first step: baseLat[algo][proto] */
+    uint64_t step_ns;    /* paid per step (packet bundle) of the simulated algorithm */
+} cs_nccl_choice;
+
+/* The (algorithm, protocol) with the least predicted time, as NCCL's
+ * topoGetAlgoInfo picks it; ties keep the first in NCCL's order (algorithm,
+ * then protocol).  Returns 0, or -1 when no candidate exists (nranks < 2). */
+int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out);
+/* NCCL's predicted time (us) of one (algorithm, protocol), or -1 when it is
+ * not a candidate; *busbw / *algbw / *effbw (GB/s, each may be NULL) as in
+ * cs_nccl_choice. */
+double cs_nccl_time_us(const cs_nccl_in *in, int algo, int proto, double *busbw, double *algbw, double *effbw);
+/* "Tree", "Ring", "NVLS"; "LL", "LL128", "Simple". */
+const char *cs_nccl_algo_name(int algo);
+const char *cs_nccl_proto_name(int proto);
+
+#endif

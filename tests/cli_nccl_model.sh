@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# cli_nccl_model.sh -- collective-model nccl (src/system/nccl_model.c,
+# planner.c; docs/collectives.md "The nccl model"): NCCL's (algorithm,
+# protocol) choice and the simulated time, both worked out by hand below
+# from NCCL's constants (tuning.cc, commit 5067397c), never read back from
+# the program.
+#
+# Network: Switch(8), bandwidth 372.52902984619140625 (GiB/s as written) =
+# B = 400 bytes/ns exactly, L = 500 ns per hop (a ring message on a Switch
+# crosses 2 hops: net(m) = floor(1000 + m / 400)).  Hopper, C = 16 channels.
+# All-reduce, n = 8, nsteps = 2(n-1) = 14; NCCL's predicted time is
+# lat + S / (1000 algbw) us:
+#   Ring LL     lat 6.6 + 14 x 0.6 = 15.0 us;  busbw min(141, 400/2) = 141,
+#               algbw 141 x 8/14 = 80.571 GB/s, efficiency 141/400 = 0.3525
+#   Ring LL128  lat 14 + 14 x 1.9 = 40.6 us;   busbw min(0.92 x 400, 16 x 36.7) = 368,
+#               algbw 210.286, efficiency 0.92
+#   Ring Simple lat 8.4 + 14 x 3.4 = 56.0 us;  busbw 400, algbw 228.571, efficiency 1
+#   NVLS        lat 25 us; busbw 400 x 0.85 x 15/16 x 2 = 637.5, algbw x 8/14 = 364.286,
+#               efficiency (inSwitch moves S once at B) 364.286 / 400 = 12.75/14
+#   Tree        never least here (LL: lat 15.2 > 15.0 at 96.8/2 GB/s; LL128 lat 31.5 at
+#               <= 143.1 GB/s x treeCorrectionFactor; Simple lat 64.4)
+# Switch points (equal predicted times):
+#   LL -> LL128:    25.6 us = S (14/1128 - 14/2944) / 1000   -> S = 3,343,820 B
+#   LL128 -> Simple: 15.4 us = S (14/2944 - 14/3200) / 1000  -> S = 40,480,000 B
+#   LL -> NVLS (nccl-nvls 1): 10 us = S (14/1128 - 14/5100) / 1000 -> S = 1,034,530 B
+# Simulated (ring, one chunk): launch + d + 14 (net(m) + d), d = the protocol's
+# hwLat, launch = its baseLat, m = ceil(S / efficiency) / 8 bytes, no local reduction:
+#   S = 1024, LL:     wire ceil(1024 / 0.3525) = 2905, m = 363, net = 1000:
+#                     6600 + 600 + 14 x 1600 = 29600 ns
+#   S = 16 MiB, LL128: wire ceil(16777216 / 0.92) = 18236105, m = 2279513,
+#                     net = floor(1000 + 5698.78) = 6698: 14000 + 1900 + 14 x 8598 = 136272 ns
+#   S = 64 MiB, Simple: m = 8388608, net = floor(1000 + 20971.52) = 21971:
+#                     8400 + 3400 + 14 x 25371 = 366994 ns
+# NVLS (inSwitch: 2 bundles of hwLat / 2 = 12500 ns, no launch), S = 256 MiB:
+#   wire ceil(268435456 x 14 / 12.75) = 294752658; 25000 + floor(1000 + 736881.645) = 762881 ns
+# All-gather 64 MiB gathered (8 MiB per rank), nsteps 7: LL128 -> Simple at
+#   4.9 us = S (7/2944 - 7/3200) / 1000 -> S = 25,760,000, so Simple:
+#   8400 + 3400 + 7 x (floor(1000 + 8388608 / 400) + 3400) = 11800 + 7 x 25371 = 189397 ns
+. "$(dirname "$0")/lib_cli.sh"
+: "${CS_MKTRACE:?}"
+cd "$CS_TMP" || exit 1
+
+printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 372.52902984619140625 ]\nlatency: [ 500 ]\n' > n8.yml
+printf '{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,\n "preferred-dataset-splits": 4, "local-mem-bw": 1600, "collective-optimization": "localBWAware",\n "all-reduce-implementation": ["ring"], "collective-model": "nccl", "nccl-nvls": 0}\n' > nccl.json
+expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got \"$2\", expected \"$3\""; fi; }
+# $1 = ctype, $2 = size, rest = options; prints duration_ns,algorithms
+one() {
+    local c=$1 s=$2
+    shift 2
+    "$CS_MKTRACE" t.et "1 COLL ctype=$c size=$s" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=nccl.json \
+        --quiet --out o "$@" 2>err.txt || { fail "run $c $s $*: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+
+expect_eq "1 KiB all-reduce: Ring/LL, 29600 ns" "$(one 0 1024)" "29600,nccl:Ring/LL"
+expect_eq "16 MiB all-reduce: Ring/LL128, 136272 ns" "$(one 0 16777216)" "136272,nccl:Ring/LL128"
+expect_eq "64 MiB all-reduce: Ring/Simple, 366994 ns" "$(one 0 67108864)" "366994,nccl:Ring/Simple"
+expect_eq "LL below 3,343,820 B" "$(one 0 3300000 | cut -d, -f2)" "nccl:Ring/LL"
+expect_eq "LL128 above 3,343,820 B" "$(one 0 3400000 | cut -d, -f2)" "nccl:Ring/LL128"
+expect_eq "LL128 below 40,480,000 B" "$(one 0 40000000 | cut -d, -f2)" "nccl:Ring/LL128"
+expect_eq "Simple above 40,480,000 B" "$(one 0 41000000 | cut -d, -f2)" "nccl:Ring/Simple"
+expect_eq "nvls: Ring/LL below 1,034,530 B" "$(one 0 1000000 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:Ring/LL"
+expect_eq "nvls: NVLS above 1,034,530 B" "$(one 0 1100000 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:NVLS/Simple"
+expect_eq "256 MiB all-reduce: NVLS, 762881 ns" "$(one 0 268435456 --set system.nccl-nvls=1)" "762881,nccl:NVLS/Simple"
+expect_eq "64 MiB all-gather: Ring/Simple, 189397 ns" "$(one 2 8388608)" "189397,nccl:Ring/Simple"
+# NVLS needs Hopper or later (nvlsEfficiency 0 before): Ampere falls back to the ring
+expect_eq "ampere: no NVLS" "$(one 0 268435456 --set system.nccl-nvls=1 --set system.nccl-arch=ampere | cut -d, -f2)" \
+    "nccl:Ring/Simple"
+# the same collective through `clustersim collective`: 64 MiB at 366.994 us
+"$CS_BIN" collective --network-configuration=n8.yml --system-configuration=nccl.json -b 64M -e 64M --out c.csv \
+    >/dev/null 2>err.txt || fail "collective: $(cat err.txt)"
+expect_eq "collective table" "$(sed -n 2p c.csv | cut -d, -f3,6)" "67108864,366.994000"
+
+# Tree on 64 GPUs of one Switch (same B, L; no NVLS), 16 MiB all-reduce, nsteps 126.  NCCL predicts (us):
+#   Ring LL     82.2 + S / (1000 x 141 x 64/126 = 71.62)   = 316.5
+#   Ring LL128  253.4 + S / (1000 x 368 x 64/126 = 186.9)  = 343.2
+#   Ring Simple 436.8 + ...                                 > 436.8
+#   Tree LL     82.4 + S / (1000 x 368/3.8/2 x 0.8)         = 515.6   (treeCorrectionFactor[LL][18] = 0.8)
+#   Tree LL128  14 + 126 x 1.25 = 171.5 + S / (1000 x 368 x 7/9 / 2 x 0.9 = 128.8) = 301.76   <- least
+#   Tree Simple 8.4 + 126 x 4 = 512.4 + ...                 > 512.4
+# Simulated on the ring engine (NCCL's one-node tree is a chain: 2(n-1) steps): efficiency 128.8 x 126 /
+# (64 x 400) = 0.6339375, wire ceil(16777216 / 0.6339375) = 26465095, m = 413517, net = floor(1000 +
+# 1033.79) = 2033; T = 14000 + 1250 + 126 x (2033 + 1250) = 428908 ns
+printf 'topology: [ Switch ]\nnpus_count: [ 64 ]\nbandwidth: [ 372.52902984619140625 ]\nlatency: [ 500 ]\n' > n64.yml
+"$CS_MKTRACE" t.et "1 COLL ctype=0 size=16777216" || fail "mktrace"
+rm -rf o
+"$CS_BIN" run --workload-configuration=t.et --network-configuration=n64.yml --system-configuration=nccl.json \
+    --quiet --out o 2>err.txt || fail "tree: $(cat err.txt)"
+expect_eq "64 GPUs, 16 MiB: Tree/LL128, 428908 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f11,16)" "428908,nccl:Tree/LL128"
+
+# a communicator group of 4 (ranks 0 2 4 6) on the same Switch(8), 64 MiB, no NVLS: n = 4, nsteps 6;
+# Ring LL128 25.4 us at 368 x 4/6, Ring Simple 28.8 us at 400 x 4/6: Simple from 3.4 us = S (6/1472 - 6/1600)
+# / 1000, S = 10,426,667 B; T = 8400 + 3400 + 6 (floor(1000 + 16777216 / 400) + 3400) = 11800 + 6 x 46343
+# = 289858 ns
+echo '{"1": [0, 2, 4, 6]}' > g.json
+"$CS_MKTRACE" gg.0.et "1 COLL ctype=0 size=67108864 pg=1" || fail "mktrace"
+for r in 1 2 3 4 5 6 7; do
+    if [ $((r % 2)) = 0 ]; then cp gg.0.et gg.$r.et; else "$CS_MKTRACE" gg.$r.et "1 COMP dur=1" || fail "mktrace"; fi
+done
+rm -rf o
+"$CS_BIN" run --workload-configuration=gg --network-configuration=n8.yml --system-configuration=nccl.json \
+    --comm-group-configuration=g.json --quiet --out o 2>err.txt || fail "group: $(cat err.txt)"
+expect_eq "group of 4: Ring/Simple, 289858 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" "4,289858,nccl:Ring/Simple"
+
+# examples/hgx_h100_nccl, worked in docs/examples.md: 8 B and 1 MiB Ring/LL 15600 and 28606 ns, 1 GiB NVLS
+# 3204640 ns
+ex() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$1" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/network.yml" \
+        --system-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/system.json" --quiet --out o 2>err.txt ||
+        { fail "example $1: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "example: 8 B" "$(ex 8)" "15600,nccl:Ring/LL"
+expect_eq "example: 1 MiB" "$(ex 1048576)" "28606,nccl:Ring/LL"
+expect_eq "example: 1 GiB" "$(ex 1073741824)" "3204640,nccl:NVLS/Simple"
+
+# the astra model (the default) is unchanged: the same run without the key is the ring of the list
+sed 's/, "collective-model": "nccl", "nccl-nvls": 0//' nccl.json > astra.json
+"$CS_MKTRACE" t.et "1 COLL ctype=0 size=1048576" || fail "mktrace"
+"$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=astra.json \
+    --quiet --out a1 2>err.txt || fail "astra: $(cat err.txt)"
+"$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=nccl.json \
+    --set system.collective-model=astra --quiet --out a2 2>err.txt || fail "astra set: $(cat err.txt)"
+expect_eq "astra model: key default = astra" "$(sed -n 2p a2/collectives.csv | cut -d, -f11,16)" \
+    "$(sed -n 2p a1/collectives.csv | cut -d, -f11,16)"
+expect_eq "astra model: the list's ring" "$(sed -n 2p a1/collectives.csv | cut -d, -f16)" "ring"
+
+# errors
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ 100, 50 ]\nlatency: [ 500, 1000 ]\n' > n16.yml
+sed 's/\["ring"\]/["ring", "ring"]/' nccl.json > nccl2.json
+expect_fail "two dimensions refused" "collective-model nccl|2 dimensions|expected one" \
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n16.yml --system-configuration=nccl2.json --quiet
+expect_fail "unknown model" "collective-model|astra|nccl|fast" \
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=nccl.json \
+    --set system.collective-model=fast --quiet
+expect_fail "channels out of range" "nccl-channels|64" \
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=nccl.json \
+    --set system.nccl-channels=65 --quiet
+finish

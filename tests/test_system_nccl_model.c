@@ -1,0 +1,166 @@
+/*
+ * test_system_nccl_model.c -- NCCL's tuning model (src/system/nccl_model.c)
+ * against its formula worked by hand from NCCL's constants (tuning.cc,
+ * commit 5067397c; docs/collectives.md "The nccl model").  The simulated
+ * times are tests/cli_nccl_model.sh.
+ *
+ * One node of n = 8 GPUs, Hopper, C = 16 channels, B = 400 GB/s (NCCL's
+ * nChannels x bwIntra), all-reduce nsteps = 14:
+ *   Ring LL:     15.0 us + S / (1000 x 141 x 8/14)
+ *   Ring LL128:  40.6 us + S / (1000 x 368 x 8/14)
+ *   Ring Simple: 56.0 us + S / (1000 x 400 x 8/14)
+ *   NVLS:        25.0 us + S / (1000 x 637.5 x 8/14)   (400 x 0.85 x 15/16 x 2 = 637.5)
+ *   Tree LL:     6.8 + 14 x 0.6 = 15.2 us, busbw min(368 / 3.8, 141) = 96.842, algbw / 2
+ *   Tree LL128:  14 + 14 x 1.25 = 31.5 us, busbw min(368 x 7/9, 16 x 36.7) = 286.22, algbw / 2,
+ *                x treeCorrectionFactor[LL128][log2(S / 64)]
+ * Ampere (llMaxBw 87.7, LL128 cap 20 per channel), B = 200: Ring LL128
+ * busbw min(184, 320) = 184; LL min(87.7, 100) = 87.7.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "system/nccl_model.h"
+
+static cs_nccl_in h100(int coll, uint64_t S, int nvls) {
+    cs_nccl_in q = {.coll = coll, .nranks = 8, .nbytes = S, .bw_gbps = 400.0, .channels = 16,
+                    .arch = CS_NCCL_HOPPER, .nvls = nvls};
+    return q;
+}
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6 * (fabs(b) + 1))
+
+static void test_predicted_times(void **state) {
+    (void)state;
+    cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, 1 << 20, 1);
+    double bus, alg;
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, &alg, NULL), 15.0 + 1048576.0 / (1000 * 141 * 8 / 14.0));
+    NEAR(bus, 141.0);
+    NEAR(alg, 141.0 * 8 / 14);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL), 40.6 + 1048576.0 / (1000 * 368 * 8 / 14.0));
+    NEAR(bus, 368.0);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 56.0 + 1048576.0 / (1000 * 400 * 8 / 14.0));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, NULL, NULL), 25.0 + 1048576.0 / (1000 * 637.5 * 8 / 14.0));
+    NEAR(bus, 637.5);
+    /* 1 MiB / 64 = 2^14: treeCorrectionFactor[LL128][14] = 0.6 */
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL, NULL),
+         31.5 + 1048576.0 / (1000 * 368 * 7 / 9.0 / 2 * 0.6));
+    /* treeCorrectionFactor[LL][14] = 0.5 */
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL, &bus, NULL, NULL), 15.2 + 1048576.0 / (1000 * 368 / 3.8 / 2 * 0.5));
+    /* NVLS has only Simple; without nvls it is no candidate */
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_LL, NULL, NULL, NULL) < 0);
+    q.nvls = 0;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    /* all-gather: no tree; ring nsteps 7, lat 8.4 + 7 x 3.4 = 32.2; NVLS busbw 400 x 0.85 x 15/16 x 7/8 = 318.75 x 7/8,
+     * not converted (tuning.cc:377) */
+    cs_nccl_in g = h100(CS_NCCL_ALL_GATHER, 1 << 20, 1);
+    assert_true(cs_nccl_time_us(&g, CS_NCCL_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    NEAR(cs_nccl_time_us(&g, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 32.2 + 1048576.0 / (1000 * 400 * 8 / 7.0));
+    NEAR(cs_nccl_time_us(&g, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, &alg, NULL), 25.0 + 1048576.0 / (1000 * 318.75 * 7 / 8.0));
+    NEAR(alg, 400 * 0.85 * 15 / 16.0 * 7 / 8.0);
+}
+
+static void expect_choice(cs_nccl_in q, int a, int p) {
+    cs_nccl_choice ch;
+    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+    if (ch.algo != a || ch.proto != p)
+        fail_msg("%llu bytes: got %s/%s, expected %s/%s", (unsigned long long)q.nbytes, cs_nccl_algo_name(ch.algo),
+                 cs_nccl_proto_name(ch.proto), cs_nccl_algo_name(a), cs_nccl_proto_name(p));
+}
+
+/* Switch points, equal predicted times (header): LL -> LL128 at 3,343,820 B, LL128 -> Simple at 40,480,000 B,
+ * LL -> NVLS at 1,034,530 B. */
+static void test_switch_points(void **state) {
+    (void)state;
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 8, 0), CS_NCCL_RING, CS_NCCL_LL);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 3343000, 0), CS_NCCL_RING, CS_NCCL_LL);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 3344700, 0), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 40470000, 0), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 40490000, 0), CS_NCCL_RING, CS_NCCL_SIMPLE);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1034000, 1), CS_NCCL_RING, CS_NCCL_LL);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1035000, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1u << 30, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    cs_nccl_choice ch;
+    cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, 1024, 0);
+    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+    assert_int_equal(ch.launch_ns, 6600); /* baseLat Ring LL */
+    assert_int_equal(ch.step_ns, 600);    /* hwLat NVLink Ring LL */
+    q = h100(CS_NCCL_ALL_REDUCE, 1u << 30, 1);
+    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+    assert_int_equal(ch.launch_ns, 0);
+    assert_int_equal(ch.step_ns, 12500);  /* 25 us over inSwitch's two bundles */
+    /* one rank: nothing to choose */
+    q.nranks = 1;
+    assert_int_equal(cs_nccl_choose(&q, &ch), -1);
+}
+
+/* Ampere, B = 200, C = 16, all-reduce on 8: LL 15.0 us at 87.7 x 8/14; LL128 40.6 us at 184 x 8/14 (the
+ * 20 GB/s-per-channel cap, 320, does not bind); switch at 25.6 = S (14/701.6 - 14/1472) / 1000 ->
+ * S = 25.6e3 / (0.0199544 - 0.0095109) = 2,451,281 B.  With C = 8 the cap (160) binds: 40.6 us at
+ * 160 x 8/14, switch at 25.6e3 / (0.0199544 - 0.0109375) = 2,839,116 B.  (Tree LL128 there: 31.5 us
+ * + S / (1000 x 143.1 / 2 x 0.6): 88 us at 2.45 MB, not least.) */
+static void test_ampere_caps(void **state) {
+    (void)state;
+    cs_nccl_in q = {.coll = CS_NCCL_ALL_REDUCE, .nranks = 8, .nbytes = 2440000, .bw_gbps = 200.0, .channels = 16,
+                    .arch = CS_NCCL_AMPERE, .nvls = 1};
+    double bus;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0); /* nvlsEfficiency 0 */
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, NULL, NULL);
+    NEAR(bus, 87.7);
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL);
+    NEAR(bus, 184.0);
+    expect_choice(q, CS_NCCL_RING, CS_NCCL_LL);
+    q.nbytes = 2460000;
+    expect_choice(q, CS_NCCL_RING, CS_NCCL_LL128);
+    q.channels = 8;
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL);
+    NEAR(bus, 160.0);
+    q.nbytes = 2830000;
+    expect_choice(q, CS_NCCL_RING, CS_NCCL_LL);
+    q.nbytes = 2850000;
+    expect_choice(q, CS_NCCL_RING, CS_NCCL_LL128);
+}
+
+/* On 8 GPUs the tree is never the least at any power-of-two size from 8 B to 16 GiB, for Hopper at B =
+ * 370.8 (examples/hgx_h100_nccl) and 400 and for Ampere at 200 and 279.4 (DGX A100), with and without NVLS
+ * (on 64 GPUs it is: tests/cli_nccl_model.sh).  Why, by hand: Tree LL has a higher latency (15.2 > 15.0 us)
+ * and a lower bandwidth (busbw / 3.8 / 2 < min(llMaxBw, B/2) x 8/14) than Ring LL; Tree LL128 (31.5 us)
+ * beats Ring LL128 (40.6 us) in latency but has 0.358 B x treeCorrectionFactor (<= 0.6 between 64 KiB and
+ * 4 MiB, where it would have to win) against Ring LL128's 0.526 B; Tree Simple (64.4 us, <= 0.46 B x 0.9)
+ * loses to Ring Simple (56 us, 0.571 B). */
+static void test_tree_never_least(void **state) {
+    (void)state;
+    static const double BW[] = {370.8, 400.0, 200.0, 279.4};
+    for (int b = 0; b < 4; b++)
+        for (int nvls = 0; nvls < 2; nvls++)
+            for (int k = 3; k <= 34; k++) {
+                cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, (uint64_t)1 << k, nvls);
+                q.bw_gbps = BW[b];
+                if (b >= 2) q.arch = CS_NCCL_AMPERE;
+                cs_nccl_choice ch;
+                assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+                if (ch.algo == CS_NCCL_TREE) fail_msg("B %g, 2^%d bytes: Tree/%s", BW[b], k, cs_nccl_proto_name(ch.proto));
+                /* all-gather and reduce-scatter: NVLS (busbw B x 0.85 x (C-1)/C x (n-1)/n = 0.697 B, 25 us) is
+                 * never the least either: Ring Simple has 32.2 us and busbw B (algbw x 8/7) */
+                for (int c = CS_NCCL_ALL_GATHER; c <= CS_NCCL_REDUCE_SCATTER; c++) {
+                    q.coll = c;
+                    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+                    if (ch.algo != CS_NCCL_RING) fail_msg("coll %d, B %g, 2^%d bytes: %s", c, BW[b], k,
+                                                          cs_nccl_algo_name(ch.algo));
+                }
+            }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_predicted_times),
+        cmocka_unit_test(test_switch_points),
+        cmocka_unit_test(test_ampere_caps),
+        cmocka_unit_test(test_tree_never_least),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
