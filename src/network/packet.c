@@ -1293,6 +1293,13 @@ static cs_time pkt_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes)
     return to_time(path_time(s, path, n, bytes));
 }
 
+cs_time pkt_base_rtt(const pkt_state *s, const pflow *f) {
+    /* its round trip alone: a full packet there, a control packet back */
+    double rtt = path_time(s, f->path, f->npath, (uint64_t)s->o.mtu);
+    for (uint32_t h = 0; h < f->nrpath; h++) rtt += ser_d(CTRL_WIRE, s->bw[f->rpath[h]]) + (double)lk(s, f->rpath[h])->lat;
+    return to_time(rtt);
+}
+
 static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     pkt_state *s = state;
     cs_time now = now_of(s);
@@ -1358,10 +1365,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         f->sr_got = f->sr_flag + s->sr_win;
     }
     if (s->cc->state_size && n) {
-        /* its round trip alone: a full packet there, a control packet back */
-        double rtt = path_time(s, both, n, (uint64_t)s->o.mtu);
-        for (uint32_t h = 0; h < nr; h++) rtt += ser_d(CTRL_WIRE, s->bw[both[n + h]]) + (double)lk(s, both[n + h])->lat;
-        cs_cc_flow cf = {.line_rate = s->bw[both[0]], .base_rtt = to_time(rtt), .mtu = (uint32_t)s->o.mtu};
+        cs_cc_flow cf = {.line_rate = s->bw[both[0]], .base_rtt = pkt_base_rtt(s, f), .mtu = (uint32_t)s->o.mtu};
         f->ccs = cs_calloc(1, s->cc->state_size);
         s->cc->init(f->ccs, &s->ccp, &cf, now);
     }

@@ -215,6 +215,8 @@ void pkt_ring_add(pkt_state *s, uint32_t id);
 void pkt_arm_rto(pkt_state *s, uint32_t id);
 /* Count a retransmit timeout of flow id; 1 when it passed retry_limit and the flow stopped. */
 int pkt_timeout_gives_up(pkt_state *s, uint32_t id);
+/* Flow f's round trip alone on its route: a full packet there, a control packet back (ps). */
+cs_time pkt_base_rtt(const pkt_state *s, const pflow *f);
 /* Payload bytes of packet psn of flow f. */
 uint32_t pkt_payload_of(const pkt_state *s, const pflow *f, uint32_t psn);
 

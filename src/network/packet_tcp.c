@@ -23,8 +23,9 @@
  *   - the retransmit timer, RFC 6298: SRTT, RTTVAR from each sample (first:
  *     SRTT = R, RTTVAR = R / 2; then RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R|,
  *     SRTT = 7/8 SRTT + 1/8 R), RTO = SRTT + max(1 ps, 4 RTTVAR), at least
- *     tcp_min_rto, at most 60 s, 1 s (or tcp_min_rto if larger) before the
- *     first sample; a timeout doubles it (back-off, up to 60 s) until the
+ *     tcp_min_rto, at most 60 s; the first sample is the SYN's (RFC 6298
+ *     2.2), which is not simulated: the flow's round trip alone on its
+ *     route (so RTO starts at max(tcp_min_rto, 3 x that)); a timeout doubles it (back-off, up to 60 s) until the
  *     next sample, sets cwnd to one MSS, remembers `recover` and goes back
  *     to the first unacknowledged segment (segments the receiver kept are
  *     skipped when its cumulative ACK passes them); retry_limit timeouts in a
@@ -32,15 +33,11 @@
  * Not modelled: the handshake, delayed ACKs, SACK, limited transmit, ECN,
  * CUBIC's HyStart.
  */
-#include <math.h>
-#include <stdio.h>
 
-#include "core/log.h"
 #include "network/packet_int.h"
 #include "network/packet_tcp.h"
 
 #define MAX_RTO ((cs_time)60 * 1000000000000ULL) /* 60 s (RFC 6298 2.5) */
-#define INIT_RTO ((cs_time)1000000000000ULL)     /* 1 s (RFC 6298 2.1) */
 
 typedef struct tcp_flow {
     cs_tcp_win w;
@@ -70,10 +67,13 @@ static cs_time clamp_rto(const pkt_state *s, cs_time rto) {
     return rto > MAX_RTO ? MAX_RTO : rto;
 }
 
+static void rtt_sample(pkt_state *s, pflow *f, tcp_flow *t, cs_time r);
+
+/* The handshake is not simulated; its RTT sample is: the flow's round trip alone on its route. */
 static void tcp_init(pkt_state *s, pflow *f) {
     tcp_flow *t = f->trs;
     cs_tcp_win_init(&t->w, &s->tcp);
-    f->rto = clamp_rto(s, INIT_RTO);
+    rtt_sample(s, f, t, pkt_base_rtt(s, f));
 }
 
 static int tcp_may_send(pkt_state *s, pflow *f) {
