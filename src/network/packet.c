@@ -1440,6 +1440,11 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
     if (s->o.transport == CS_TR_udp) {
         uint64_t offered = t->delivered_bytes + t->undelivered_bytes;
         out->lossy_rows = 1;
+        if (t->undelivered_bytes)
+            cs_warn("backend.packet.transport udp: %llu of %llu payload bytes were not delivered (dropped or lost, "
+                    "never sent again); a message completed when each of its packets was delivered or lost, so the "
+                    "collectives completed with data missing (flows.csv: delivered_bytes, lost_bytes)",
+                    (unsigned long long)t->undelivered_bytes, (unsigned long long)offered);
         snprintf(out->summary, sizeof out->summary,
                  "packet (%s, udp): %llu data packets, %llu dropped, %llu lost, %llu of %llu payload bytes NOT "
                  "delivered (never sent again), PFC pause %.3f us over %u links, largest queue %llu bytes",
