@@ -261,4 +261,15 @@ expect_fail "unknown transport" "backend.packet.transport: expected one of rc, t
     "$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=quic --quiet
 expect_fail "unknown tcp_cc" "backend.packet.tcp_cc" \
     "$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=tcp --set backend.packet.tcp_cc=bbr --quiet
+# examples/transports/send_1m (docs/examples.md, by hand): 1 MiB over 2 hops of 53.6870912 bytes/ns and
+# 1 us: rc and udp (N + 1) s + 2 lat = 22.000 us; tcp three idle slow-start round trips, 29.027 us
+TX="$CS_SOURCE_DIR/examples/transports"
+for t in "rc 22000254" "udp 22000254" "tcp 29026804"; do
+    set -- $t
+    "$CS_BIN" run --workload-configuration="$TX/send_1m" --network-configuration="$TX/network.yml" \
+        --system-configuration="$TX/system.json" --topology="$TX/fattree.json" --backend packet \
+        --set backend.packet.transport=$1 --set backend.packet.pfc=false --out send_$1 --quiet 2> err.txt \
+        && [ "$(tail -1 send_$1/flows.csv | cut -d, -f5)" = "$(python3 -c "print('%.3f' % ($2 / 1000))")" ] \
+        && pass "send_1m over $1: $2 ps" || fail "send_1m over $1: $(tail -1 send_$1/flows.csv) $(cat err.txt)"
+done
 finish

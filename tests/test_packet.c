@@ -35,7 +35,7 @@
 #include "network/network.h"
 #include "network/packet.h"
 #include "network/packet_cc.h"
-#include "network/packet_tcp.h"
+#include "network/packet_tcp_win.h"
 #include "topology/topology.h"
 #include "testutil.h"
 
@@ -1289,10 +1289,9 @@ static void test_tcp_newreno_law(void **st) {
    W_max = 100, fast recovery ends at cwnd = 70.  The epoch starts at the
    first ACK after it (t = 0): K = cbrt((100 - 70) / 0.4) = cbrt(75) =
    4.2171633265 s, and W_cubic(0) = 70, W_cubic(K) = 100 (the plateau),
-   W_cubic(2K) = 100 + 0.4 x 75 = 130.  Reno-friendly region: with a round
-   trip of 10 us W_cubic stays at 70.0002 for the first ACK while W_est =
-   70 + alpha / 70, alpha = 3 x 0.3 / 1.7 = 0.52941: cwnd = 70.0075630
-   segments.  Cubic region: with a round trip of 100 ms (W_est grows
+   W_cubic(2K) = 100 + 0.4 x 75 = 130.  Reno-friendly region: the epoch's
+   first ACK (t = 0) finds W_cubic(0) = 70 below W_est = 70 + alpha / 70,
+   alpha = 3 x 0.3 / 1.7 = 0.52941: cwnd = 70.0075630 segments.  Cubic region: with a round trip of 100 ms (W_est grows
    0.53 segments a round trip, W_cubic far more) and one round trip's worth
    of ACKs (cwnd of them, evenly spread) per round trip, cwnd moves towards
    W_cubic(t + RTT) and never passes it: at every round's end t,

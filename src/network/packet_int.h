@@ -17,7 +17,7 @@
 #include "network/network.h"
 #include "network/packet.h"
 #include "network/packet_cc.h"
-#include "network/packet_tcp.h"
+#include "network/packet_tcp_win.h"
 #include "network/packet_transport.h"
 #include "topology/route.h"
 #include "topology/topology.h"

@@ -2,7 +2,7 @@
  * packet_tcp.c -- the `packet` backend's tcp transport (packet_transport.h):
  * a message is a byte stream cut into segments of mtu payload bytes (the
  * MSS; packet psn = segment number), sent within the congestion window of
- * NewReno or CUBIC (packet_tcp.h) and the receive window (sr_window
+ * NewReno or CUBIC (packet_tcp_win.h) and the receive window (sr_window
  * segments, the receiver's out-of-order buffer).
  *
  * Receiver: every data segment is answered by a cumulative ACK (the next
@@ -35,7 +35,7 @@
  */
 
 #include "network/packet_int.h"
-#include "network/packet_tcp.h"
+#include "network/packet_tcp_win.h"
 
 #define MAX_RTO ((cs_time)60 * 1000000000000ULL) /* 60 s (RFC 6298 2.5) */
 

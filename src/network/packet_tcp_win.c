@@ -1,9 +1,9 @@
 /*
  * packet_tcp_win.c -- TCP's congestion window laws, NewReno and CUBIC
- * (packet_tcp.h has the rules and their RFC sections).  Pure: no events, no
+ * (packet_tcp_win.h has the rules and their RFC sections).  Pure: no events, no
  * randomness; the TCP transport (packet_tcp.c) calls them.
  */
-#include "network/packet_tcp.h"
+#include "network/packet_tcp_win.h"
 
 #include <math.h>
 

@@ -7,7 +7,7 @@
  *        controls of packet_cc.h (packet.c: the backend's own transport);
  *   tcp  a byte stream of MSS segments with cumulative ACKs, NewReno or
  *        CUBIC windows, fast retransmit / fast recovery and RFC 6298's
- *        retransmit timer (packet_tcp.c; the window laws: packet_tcp.h);
+ *        retransmit timer (packet_tcp.c; the window laws: packet_tcp_win.h);
  *   udp  datagrams paced at a rate, never sent again: a message completes
  *        when each of its packets was delivered or lost (packet_udp.c).
  * The backend (packet.c) owns packets, ports, switches, the send ring of

@@ -1,5 +1,5 @@
 /*
- * packet_tcp.h -- TCP's congestion window laws for the `packet` backend's TCP
+ * packet_tcp_win.h -- TCP's congestion window laws for the `packet` backend's TCP
  * transport (packet_tcp.c): NewReno (RFC 5681, RFC 6582) and CUBIC (RFC 9438,
  * C = 0.4, beta = 0.7 as RFC 8312), each a pure state machine over simulated
  * time, so that tests can drive them with scripted ACKs.  The transport
@@ -32,8 +32,8 @@
  * Before the first loss W_max is the window at the epoch's start (K = 0).
  * Windows are bytes (double); times ps.
  */
-#ifndef CS_NETWORK_PACKET_TCP_H
-#define CS_NETWORK_PACKET_TCP_H
+#ifndef CS_NETWORK_PACKET_TCP_WIN_H
+#define CS_NETWORK_PACKET_TCP_WIN_H
 
 #include <stdint.h>
 
