@@ -1423,6 +1423,52 @@ static void test_tcp_two_flows_share(void **st) {
     }
 }
 
+/* TCP with ECN (tcp_ecn; RFC 3168).  The law: an echo cuts like a loss
+   without the inflation: NewReno at cwnd 20000 (MSS 1000, FlightSize 20000)
+   -> ssthresh = cwnd = 10000; CUBIC -> 0.7 x 20000 = 14000, W_max 20.  On
+   the two-flow bottleneck of test_tcp_two_flows_share with an 8 MiB buffer
+   (the drop threshold alpha x free = 8 MiB / 9 = 932 KB; RED marks every
+   packet above kmax = 200 KB, and within the round trip before the cut
+   takes effect slow start can at most double what is in flight, BDP +
+   queue = 50 + 49 packets = 413 KB, so the queue stays below 200 + 413 KB
+   < 932 KB): the marks cut the windows before the queue reaches the drop
+   threshold, so nothing is dropped and nothing is sent again, and the flows still share the link (the same bounds:
+   first done after 85 % of the last, the last within 10 % of 684.5 us). */
+static void test_tcp_ecn(void **st) {
+    (void)st;
+    for (int law = 0; law < 2; law++) {
+        cs_tcp_params p = {.law = law ? CS_TCP_CUBIC : CS_TCP_NEWRENO, .mss = 1000, .iw = 10, .c = 0.4, .beta = 0.7};
+        cs_tcp_win w;
+        cs_tcp_win_init(&w, &p);
+        for (int i = 0; i < 10; i++) cs_tcp_win_ack(&w, &p, 1000, 0, 0);
+        cs_tcp_win_ecn(&w, &p, 20000);
+        if (law) assert_true(fabs(w.cwnd - 14000) < 1e-9 && fabs(w.ssthresh - 14000) < 1e-9 && w.w_max == 20);
+        else assert_true(w.cwnd == 10000 && w.ssthresh == 10000);
+    }
+    const double S = 41780;
+    for (int law = 0; law < 2; law++) {
+        tnet tn;
+        tn_open(&tn, star_fast_senders(), law ? "{\"transport\": \"tcp\", \"tcp_cc\": \"cubic\", \"tcp_ecn\": true, \"pfc\": false, \"buffer\": 8388608}"
+                                              : "{\"transport\": \"tcp\", \"tcp_ecn\": true, \"pfc\": false, \"buffer\": 8388608}");
+        tn_send(&tn, 1, 0, 32 * MIB, 0);
+        tn_send(&tn, 2, 0, 32 * MIB, 1);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 2);
+        double a = (double)(tn.t[0] < tn.t[1] ? tn.t[0] : tn.t[1]), b = (double)(tn.t[0] < tn.t[1] ? tn.t[1] : tn.t[0]);
+        double want = 2 * 8192 * S;
+        cs_packet_stats s = stats(&tn);
+        printf("tcp %s + ECN, two flows: done at %.1f and %.1f us (equal shares, link full: %.1f us); %llu marks, "
+               "%llu window cuts, %llu drops\n", law ? "cubic" : "newreno", a / 1e6, b / 1e6, want / 1e6,
+               (unsigned long long)s.ecn_marks, (unsigned long long)s.ecn_cuts, (unsigned long long)s.drops);
+        assert_true(s.ecn_marks > 0 && s.ecn_cuts > 0);
+        assert_int_equal(s.drops + s.retransmitted + s.fast_retransmits + s.timeouts, 0);
+        assert_int_equal(s.delivered_bytes, 64 * MIB);
+        if (a < 0.85 * b) fail_msg("shares: first done at %.1f us, last at %.1f us", a / 1e6, b / 1e6);
+        if (b < want || b > 1.10 * want) fail_msg("last done at %.1f us, link full %.1f us", b / 1e6, want / 1e6);
+        tn_close(&tn);
+    }
+}
+
 /* UDP alone on the idle path: datagrams back to back at line rate, so the
    RC closed form (N + 1) s + 2 lat = 11737460 ps for 1 MiB; at udp_rate
    400 Gb/s = 50 bytes/ns a datagram leaves every 83560 ps and the last one
@@ -1561,7 +1607,7 @@ int main(void) {
         cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
         cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_newreno_law),
         cmocka_unit_test(test_tcp_cubic_law), cmocka_unit_test(test_tcp_one_loss),
-        cmocka_unit_test(test_tcp_two_flows_share), cmocka_unit_test(test_udp_alone),
+        cmocka_unit_test(test_tcp_two_flows_share), cmocka_unit_test(test_tcp_ecn), cmocka_unit_test(test_udp_alone),
         cmocka_unit_test(test_udp_incast), cmocka_unit_test(test_transport_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

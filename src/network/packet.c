@@ -236,6 +236,9 @@ static const cs_opt PKT_OPTS[] = {
      .help = "transport tcp: the congestion window law, newreno (RFC 5681, RFC 6582) or cubic (RFC 9438)"},
     {.key = "tcp_iw", .type = CS_OPT_INT, .def = 10, .min = 1, .max = 1 << 20, .unit = "segments", .off = O(tcp_iw),
      .help = "transport tcp: initial window (10 segments: RFC 6928, Linux)"},
+    {.key = "tcp_ecn", .type = CS_OPT_BOOL, .def = 0, .off = O(tcp_ecn),
+     .help = "transport tcp: ECN (RFC 3168): switches mark data packets by RED (kmin, kmax, pmax), the receiver "
+             "echoes the marks, the sender cuts its window as for a loss, at most once per window of data"},
     {.key = "tcp_min_rto", .type = CS_OPT_NUM, .def = 200000, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
      .off = O(tcp_min_rto_us),
      .help = "transport tcp: floor of the retransmit timeout (200 ms: Linux's TCP_RTO_MIN; RFC 6298 says 1 s; "
@@ -1181,7 +1184,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
                 E->marks++;
                 s->st.ecn_marks++;
             }
-        } else if (s->cc->feedback & CS_CC_MARK_RED) {
+        } else if ((s->cc->feedback & CS_CC_MARK_RED) || (s->o.tcp_ecn && s->o.transport == CS_TR_tcp)) {
             uint64_t q = E->qbytes;
             double pm = q <= s->o.kmin_bytes ? 0
                         : q > s->o.kmax_bytes ? 1
@@ -1429,11 +1432,14 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
     const cs_packet_stats *t = &s->st;
     if (s->o.transport == CS_TR_tcp) {
         snprintf(out->summary, sizeof out->summary,
-                 "packet (%s, tcp %s): %llu data packets, %llu retransmitted, %llu fast retransmits, %llu timeouts, "
-                 "%llu dropped, %llu lost, PFC pause %.3f us over %u links, largest queue %llu bytes",
-                 s->o.pfc ? "lossless, PFC" : "lossy", PKT_TCP_CCS[s->o.tcp_cc], (unsigned long long)t->data_packets,
-                 (unsigned long long)t->retransmitted, (unsigned long long)t->fast_retransmits,
-                 (unsigned long long)t->timeouts, (unsigned long long)t->drops, (unsigned long long)t->lost,
+                 "packet (%s, tcp %s%s): %llu data packets, %llu retransmitted, %llu fast retransmits, %llu timeouts, "
+                 "%llu dropped, %llu lost, %llu ECN marks, %llu ECN window cuts, PFC pause %.3f us over %u links, "
+                 "largest queue %llu bytes",
+                 s->o.pfc ? "lossless, PFC" : "lossy", PKT_TCP_CCS[s->o.tcp_cc], s->o.tcp_ecn ? ", ECN" : "",
+                 (unsigned long long)t->data_packets, (unsigned long long)t->retransmitted,
+                 (unsigned long long)t->fast_retransmits, (unsigned long long)t->timeouts,
+                 (unsigned long long)t->drops, (unsigned long long)t->lost, (unsigned long long)t->ecn_marks,
+                 (unsigned long long)t->ecn_cuts,
                  cs_time_as_us_f(pause), npaused, (unsigned long long)maxq);
         return CS_OK;
     }

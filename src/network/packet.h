@@ -30,6 +30,7 @@ typedef struct cs_packet_stats {
     uint64_t deadlocks;                  /* 1 when a PFC deadlock stopped the run */
     double fct_sum_ns;                   /* sum of the delivered transfers' completion times */
     uint64_t fast_retransmits;           /* tcp: fast retransmits (third duplicate ACK) */
+    uint64_t ecn_cuts;                   /* tcp with tcp_ecn: window cuts for ECN echoes */
     uint64_t partial_acks;               /* tcp: partial ACKs in fast recovery (each resends one segment) */
     uint64_t undelivered_bytes;          /* udp: payload dropped or lost, never sent again */
 } cs_packet_stats;

@@ -39,6 +39,7 @@ typedef struct pkt_opts {
     int timely_hai, hpcc_max_stage;
     double hpcc_eta, hpcc_wai_bytes, hpcc_base_rtt_us;
     int transport, tcp_cc, tcp_iw, drop_psn;
+    bool tcp_ecn;
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
 } pkt_opts;
 

@@ -30,7 +30,13 @@
  *     to the first unacknowledged segment (segments the receiver kept are
  *     skipped when its cumulative ACK passes them); retry_limit timeouts in a
  *     row without progress stop the flow as for rc.
- * Not modelled: the handshake, delayed ACKs, SACK, limited transmit, ECN,
+ * ECN (tcp_ecn, RFC 3168): switches mark by RED (kmin, kmax, pmax); each
+ * ACK echoes the marked payload of the segments it answers (the ECE flag,
+ * set on those ACKs only: no CWR handshake); an ACK with marks outside fast
+ * recovery cuts the window as a loss would (cwnd = ssthresh, nothing sent
+ * again), at most once per window of data (until an ACK passes the
+ * highest segment sent at the cut).
+ * Not modelled: the handshake, delayed ACKs, SACK, limited transmit,
  * CUBIC's HyStart.
  */
 
@@ -43,6 +49,8 @@ typedef struct tcp_flow {
     cs_tcp_win w;
     uint32_t dupacks, recover, snd_max; /* snd_max: one past the highest segment ever sent */
     uint8_t in_rec, have_recover, rtx_pending, have_rtt;
+    uint8_t have_ecn_end;
+    uint32_t ecn_end; /* tcp_ecn: no further cut until an ACK passes this segment */
     cs_time srtt, rttvar;
     uint8_t got[]; /* receiver: segments kept past the gap, at psn mod sr_window */
 } tcp_flow;
@@ -127,6 +135,7 @@ static void tcp_data(pkt_state *s, pkt *p) {
             f->rcv_nxt++;
         }
     }
+    if (p->ecn) f->rcv_ce += p->payload; /* echoed by this ACK (tcp_ecn) */
     int done = !f->delivered && f->rcv_nxt == f->npkts;
     pkt_send_ctrl(s, id, PK_ACK, f->rcv_nxt, p);
     if (done) pkt_delivered(s, id);
@@ -191,6 +200,12 @@ static void tcp_ctrl(pkt_state *s, pkt *p) {
             t->have_recover = 1;
             t->rtx_pending = 1;
         }
+    }
+    if (p->ce_bytes && !t->in_rec && (!t->have_ecn_end || f->snd_una > t->ecn_end)) { /* RFC 3168 6.1.2 */
+        s->st.ecn_cuts++;
+        cs_tcp_win_ecn(&t->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
+        t->ecn_end = t->snd_max - 1;
+        t->have_ecn_end = 1;
     }
     if (tcp_may_send(s, f)) pkt_ring_add(s, id);
 }

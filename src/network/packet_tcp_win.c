@@ -82,6 +82,11 @@ void cs_tcp_win_full(cs_tcp_win *w, const cs_tcp_params *p) {
     w->epoch_on = 0;
 }
 
+void cs_tcp_win_ecn(cs_tcp_win *w, const cs_tcp_params *p, double flight_bytes) {
+    reduce(w, p, flight_bytes);
+    w->cwnd = w->ssthresh;
+}
+
 void cs_tcp_win_timeout(cs_tcp_win *w, const cs_tcp_params *p, double flight_bytes) {
     reduce(w, p, flight_bytes);
     w->cwnd = p->mss;

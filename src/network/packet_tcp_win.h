@@ -18,6 +18,9 @@
  *   full     the ACK that ends fast recovery: cwnd = ssthresh (RFC 6582
  *            3.2 step 3, its second option); CUBIC's epoch starts at the
  *            next congestion-avoidance ACK;
+ *   ecn      an ACK echoing ECN marks (RFC 3168 6.1.2; the transport calls it
+ *            at most once per window, outside fast recovery): ssthresh as
+ *            for a loss, cwnd = ssthresh, nothing sent again;
  *   timeout  ssthresh as for a loss, cwnd = 1 MSS (RFC 5681 eq. 4 and its
  *            loss window), slow start again.
  * CUBIC in congestion avoidance (RFC 9438 4.2-4.4), in segments and seconds,
@@ -65,6 +68,7 @@ void cs_tcp_win_loss(cs_tcp_win *w, const cs_tcp_params *p, double flight_bytes)
 void cs_tcp_win_dupack(cs_tcp_win *w, const cs_tcp_params *p);
 void cs_tcp_win_partial(cs_tcp_win *w, const cs_tcp_params *p, double acked_bytes);
 void cs_tcp_win_full(cs_tcp_win *w, const cs_tcp_params *p);
+void cs_tcp_win_ecn(cs_tcp_win *w, const cs_tcp_params *p, double flight_bytes);
 void cs_tcp_win_timeout(cs_tcp_win *w, const cs_tcp_params *p, double flight_bytes);
 /* CUBIC's W_cubic(t) in segments, t in seconds since the epoch began. */
 double cs_tcp_cubic_w(const cs_tcp_win *w, const cs_tcp_params *p, double t_s);
