@@ -253,6 +253,9 @@ lost = sum(int(r["lost_bytes"]) for r in u)
 m = re.search(r"(\d+) of 251658240 payload bytes NOT delivered", open(sys.argv[3]).read())
 assert lost == int(m.group(1)) > 0, (lost, m.group(0))
 PY
+"$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=tcp --set backend.packet.tcp_ecn=true > ecn.txt 2> err.txt \
+    && grep -q 'network: packet (lossy, tcp newreno, ECN): 61440 data packets, 0 retransmitted, 0 fast retransmits, 0 timeouts, 0 dropped, 0 lost, [1-9][0-9]* ECN marks, [1-9][0-9]* ECN window cuts' ecn.txt \
+    && pass "tcp with ECN: marks, no drop" || fail "tcp ecn: $(grep network: ecn.txt) $(cat err.txt)"
 expect_fail "tcp refuses rc's cc" "backend.packet.cc: dcqcn is a congestion control of transport rc|expected cc none" \
     "$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=tcp --set backend.packet.cc=dcqcn --quiet
 expect_fail "udp refuses selective repeat" "backend.packet.retransmit: selective-repeat is transport rc's" \
