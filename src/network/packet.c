@@ -3,7 +3,10 @@
  * physical topology (the same topologies, placements and routes as `flow`),
  * with output-queued switches on a shared buffer, PFC, ECN marking, congestion
  * control (none, DCQCN, DCTCP, TIMELY, HPCC: packet_cc.h) and an RC transport
- * with go-back-N or selective repeat.  docs/network.md
+ * with go-back-N or selective repeat.  Transports are registered by name
+ * (packet_transport.h): rc is this file's own code (the callbacks NULL),
+ * tcp (packet_tcp.c) and udp (packet_udp.c) replace the sender's and the
+ * receiver's decisions; everything below them is shared.  docs/network.md
  * ("packet") has the model, its parameters with their sources, and the
  * closed forms the tests check.
  *
