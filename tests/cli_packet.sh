@@ -222,4 +222,57 @@ was_paused = [l for l in names.values() if float(rows[l]["pfc_paused_ns"]) > 0]
 assert was_paused, "the incast paused no traced link"
 for l in was_paused: assert 1 in paused.get(l, []), ("paused link without a pfc_paused sample", l)
 PY
+# transports (issue 14): tcp and udp by key, on the same fat-tree, lossy.  A 16 MiB all-to-all
+# through the 4:1 spines drops packets: tcp repairs them (every byte once), udp loses them and says
+# so -- in its summary and in flows.csv's delivered_bytes and lost_bytes (delivered + lost = bytes)
+"$CS_MKTRACE" a2a.et "1 COLL ctype=6 size=16777216" || exit 1
+a2a=(--workload-configuration=a2a.et --network-configuration=net.yml --system-configuration="$EX/system.json"
+     --topology=ft.json --backend packet --set backend.packet.pfc=false)
+"$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=tcp --set backend.packet.tcp_min_rto=1000 --out tcp > tcp.txt 2> err.txt \
+    && pass "tcp run" || fail "tcp run: $(cat err.txt)"
+grep -q 'network: packet (lossy, tcp newreno): 61440 data packets, [1-9][0-9]* retransmitted, [1-9][0-9]* fast retransmits' tcp.txt \
+    && pass "tcp summary" || fail "tcp summary: $(grep network: tcp.txt)"
+"$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=tcp --set backend.packet.tcp_cc=cubic --set backend.packet.tcp_min_rto=1000 \
+    --quiet --json cubic.json 2> err.txt && grep -q '"network_summary": "packet (lossy, tcp cubic)' cubic.json \
+    && pass "tcp cubic" || fail "tcp cubic: $(cat err.txt)"
+"$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=udp --out udp > udp.txt 2> err.txt \
+    && pass "udp run" || fail "udp run: $(cat err.txt)"
+grep -q 'network: packet (lossy, udp): 61440 data packets, [1-9][0-9]* dropped, 0 lost, [1-9][0-9]* of 251658240 payload bytes NOT delivered' udp.txt \
+    && pass "udp summary" || fail "udp summary: $(grep network: udp.txt)"
+grep -q 'warning: backend.packet.transport udp: ' err.txt && pass "udp warns" || fail "udp warning: $(cat err.txt)"
+python3 - tcp/flows.csv udp/flows.csv udp.txt <<'PY' && pass "flows.csv: tcp every byte, udp delivered + lost" || fail "tcp/udp flows.csv"
+import csv, re, sys
+t = list(csv.DictReader(open(sys.argv[1])))
+assert "delivered_bytes" not in t[0]  # tcp delivers every byte: rc's columns
+assert len(t) == 960 and sum(int(r["bytes"]) for r in t) == 251658240
+u = list(csv.DictReader(open(sys.argv[2])))
+assert list(u[0].keys())[-2:] == ["delivered_bytes", "lost_bytes"], list(u[0].keys())
+assert len(u) == 960 and all(int(r["delivered_bytes"]) + int(r["lost_bytes"]) == int(r["bytes"]) for r in u)
+assert all(int(r["retransmissions"]) == 0 for r in u)
+lost = sum(int(r["lost_bytes"]) for r in u)
+m = re.search(r"(\d+) of 251658240 payload bytes NOT delivered", open(sys.argv[3]).read())
+assert lost == int(m.group(1)) > 0, (lost, m.group(0))
+PY
+"$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=tcp --set backend.packet.tcp_ecn=true > ecn.txt 2> err.txt \
+    && grep -q 'network: packet (lossy, tcp newreno, ECN): 61440 data packets, 0 retransmitted, 0 fast retransmits, 0 timeouts, 0 dropped, 0 lost, [1-9][0-9]* ECN marks, [1-9][0-9]* ECN window cuts' ecn.txt \
+    && pass "tcp with ECN: marks, no drop" || fail "tcp ecn: $(grep network: ecn.txt) $(cat err.txt)"
+expect_fail "tcp refuses rc's cc" "backend.packet.cc: dcqcn is a congestion control of transport rc|expected cc none" \
+    "$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=tcp --set backend.packet.cc=dcqcn --quiet
+expect_fail "udp refuses selective repeat" "backend.packet.retransmit: selective-repeat is transport rc's" \
+    "$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=udp --set backend.packet.retransmit=selective-repeat --quiet
+expect_fail "unknown transport" "backend.packet.transport: expected one of rc, tcp, udp" \
+    "$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=quic --quiet
+expect_fail "unknown tcp_cc" "backend.packet.tcp_cc" \
+    "$CS_BIN" run "${a2a[@]}" --set backend.packet.transport=tcp --set backend.packet.tcp_cc=bbr --quiet
+# examples/transports/send_1m (docs/examples.md, by hand): 1 MiB over 2 hops of 53.6870912 bytes/ns and
+# 1 us: rc and udp (N + 1) s + 2 lat = 22.000 us; tcp three idle slow-start round trips, 29.027 us
+TX="$CS_SOURCE_DIR/examples/transports"
+for t in "rc 22000254" "udp 22000254" "tcp 29026804"; do
+    set -- $t
+    "$CS_BIN" run --workload-configuration="$TX/send_1m" --network-configuration="$TX/network.yml" \
+        --system-configuration="$TX/system.json" --topology="$TX/fattree.json" --backend packet \
+        --set backend.packet.transport=$1 --set backend.packet.pfc=false --out send_$1 --quiet 2> err.txt \
+        && [ "$(tail -1 send_$1/flows.csv | cut -d, -f5)" = "$(python3 -c "print('%.3f' % ($2 / 1000))")" ] \
+        && pass "send_1m over $1: $2 ps" || fail "send_1m over $1: $(tail -1 send_$1/flows.csv) $(cat err.txt)"
+done
 finish

@@ -35,6 +35,7 @@
 #include "network/network.h"
 #include "network/packet.h"
 #include "network/packet_cc.h"
+#include "network/packet_tcp_win.h"
 #include "topology/topology.h"
 #include "testutil.h"
 
@@ -1196,6 +1197,402 @@ static void test_routing_modes(void **st) {
     }
 }
 
+/* ---- transports: tcp (NewReno, CUBIC) and udp ----------------------------------------------------
+
+   TCP on an idle path (chain(2): s = 41780 ps a packet, lat = 500000 ps, an
+   ACK c = 640 ps a hop; ack per segment, IW = 10 segments, ssthresh
+   unbounded, lossy switches with the default buffer: no drop).  A segment
+   started at time x is delivered at x + 2 s + 2 lat and its ACK is back at
+   x + R, R = 2 s + 2 lat + 2 (c + lat) = 2084840 ps.  Slow start adds one
+   MSS per ACK, so every ACK releases two segments: round r (r = 1, 2, ...)
+   sends IW 2^(r-1) segments back to back from (r - 1) R, and the link idles
+   between rounds while IW 2^(r-1) s < R (10 s, 20 s, 40 s = 417.8, 835.6,
+   1671.2 ns < 2084.84 ns); from round 4 (80 s = 3342.4 ns >= R) the ACKs of
+   round r arrive while round r is still being sent and the link never idles
+   again.  So
+     N = 30  (rounds 1, 2): the last segment is the 20th of round 2:
+       T = R + 19 s + 2 s + 2 lat = 2084840 + 793820 + 1083560 = 3962220 ps
+     N = 256 (1 MiB): 70 segments in rounds 1-3, the other 186 back to back
+       from 3 R:  T = 3 R + 185 s + 2 s + 2 lat
+                    = 6254520 + 7729300 + 1083560 = 15067380 ps
+   (RC at line rate: 11737460 ps; the 3.3 us more are the three idle
+   rounds).  CUBIC slow-starts the same way: the same times. */
+static void test_tcp_slow_start(void **st) {
+    (void)st;
+    static const struct { uint64_t bytes; cs_time want; } C[] = {{30 * 4096, 3962220}, {MIB, 15067380}};
+    for (int law = 0; law < 2; law++)
+        for (size_t i = 0; i < 2; i++) {
+            tnet tn;
+            tn_open(&tn, chain(2, NULL), law ? "{\"transport\": \"tcp\", \"tcp_cc\": \"cubic\", \"pfc\": false}"
+                                             : "{\"transport\": \"tcp\", \"pfc\": false}");
+            tn_send(&tn, 0, 1, C[i].bytes, 0);
+            cs_eventq_run(tn.q, CS_TIME_MAX);
+            if (tn.n != 1 || tn.t[0] != C[i].want)
+                fail_msg("tcp %s, %llu bytes: delivered at %llu ps, closed form %llu ps", law ? "cubic" : "newreno",
+                         (unsigned long long)C[i].bytes, (unsigned long long)tn.t[0], (unsigned long long)C[i].want);
+            cs_packet_stats s = stats(&tn);
+            assert_int_equal(s.delivered_bytes, C[i].bytes);
+            assert_int_equal(s.drops + s.lost + s.retransmitted + s.timeouts + s.fast_retransmits, 0);
+            assert_int_equal(s.ctrl_packets, C[i].bytes / 4096); /* an ACK per segment */
+            assert_int_equal(cs_eventq_size(tn.q), 0);
+            char pend[256];
+            cs_net_describe_pending(&tn.net, pend, sizeof pend);
+            assert_string_equal(pend, "");
+            tn_close(&tn);
+        }
+}
+
+/* NewReno's window on scripted ACKs (MSS 1000 bytes, IW 10), by hand:
+     start                               cwnd 10000, ssthresh unbounded
+     5 ACKs of 1000 (slow start)         cwnd 15000
+     3rd dup ACK, FlightSize 15000       ssthresh 15000 / 2 = 7500, cwnd 7500 + 3000 = 10500
+     3 more dup ACKs                     cwnd 13500
+     partial ACK of 3000                 cwnd 13500 - 3000 + 1000 = 11500
+     full ACK                            cwnd = ssthresh = 7500
+     ACK (congestion avoidance)          cwnd 7500 + 1000^2 / 7500 = 7633.333...
+     ACK                                 cwnd + 1000^2 / 7633.333... = 7764.3377...
+     timeout, FlightSize 7000            ssthresh 3500, cwnd 1000
+     ACK of 1000 (slow start)            cwnd 2000
+     3rd dup ACK, FlightSize 1000        ssthresh max(500, 2 MSS) = 2000, cwnd 5000 */
+static void test_tcp_newreno_law(void **st) {
+    (void)st;
+    cs_tcp_params p = {.law = CS_TCP_NEWRENO, .mss = 1000, .iw = 10, .c = 0.4, .beta = 0.7};
+    cs_tcp_win w;
+    cs_tcp_win_init(&w, &p);
+    assert_true(w.cwnd == 10000 && isinf(w.ssthresh));
+    for (int i = 0; i < 5; i++) cs_tcp_win_ack(&w, &p, 1000, 0, 0);
+    assert_true(w.cwnd == 15000);
+    cs_tcp_win_loss(&w, &p, 15000);
+    assert_true(w.ssthresh == 7500 && w.cwnd == 10500);
+    for (int i = 0; i < 3; i++) cs_tcp_win_dupack(&w, &p);
+    assert_true(w.cwnd == 13500);
+    cs_tcp_win_partial(&w, &p, 3000);
+    assert_true(w.cwnd == 11500);
+    cs_tcp_win_full(&w, &p);
+    assert_true(w.cwnd == 7500);
+    cs_tcp_win_ack(&w, &p, 1000, 0, 0);
+    assert_true(fabs(w.cwnd - (7500 + 1e6 / 7500)) < 1e-9);
+    double c2 = 7500 + 1e6 / 7500;
+    c2 += 1e6 / c2;
+    cs_tcp_win_ack(&w, &p, 1000, 0, 0);
+    assert_true(fabs(w.cwnd - c2) < 1e-9 && fabs(w.cwnd - 7764.3377) < 1e-3);
+    cs_tcp_win_timeout(&w, &p, 7000);
+    assert_true(w.ssthresh == 3500 && w.cwnd == 1000);
+    cs_tcp_win_ack(&w, &p, 1000, 0, 0);
+    assert_true(w.cwnd == 2000);
+    cs_tcp_win_loss(&w, &p, 1000);
+    assert_true(w.ssthresh == 2000 && w.cwnd == 5000);
+}
+
+/* CUBIC's window after a loss (RFC 9438; C = 0.4, beta = 0.7, MSS 1000).
+   Slow start to 100 segments, a loss: ssthresh = 0.7 x 100 = 70 segments,
+   W_max = 100, fast recovery ends at cwnd = 70.  The epoch starts at the
+   first ACK after it (t = 0): K = cbrt((100 - 70) / 0.4) = cbrt(75) =
+   4.2171633265 s, and W_cubic(0) = 70, W_cubic(K) = 100 (the plateau),
+   W_cubic(2K) = 100 + 0.4 x 75 = 130.  Reno-friendly region: the epoch's
+   first ACK (t = 0) finds W_cubic(0) = 70 below W_est = 70 + alpha / 70,
+   alpha = 3 x 0.3 / 1.7 = 0.52941: cwnd = 70.0075630 segments.  Cubic region: with a round trip of 100 ms (W_est grows
+   0.53 segments a round trip, W_cubic far more) and one round trip's worth
+   of ACKs (cwnd of them, evenly spread) per round trip, cwnd moves towards
+   W_cubic(t + RTT) and never passes it: at every round's end t,
+   W_cubic(t) - 1 <= cwnd <= W_cubic(t + RTT) (one segment: the lag of the
+   per-ACK step); at t = K it is within a segment of W_max.  A second loss
+   below W_max (at 90 segments) lowers W_max by fast convergence to
+   90 x 1.7 / 2 = 76.5. */
+static void test_tcp_cubic_law(void **st) {
+    (void)st;
+    cs_tcp_params p = {.law = CS_TCP_CUBIC, .mss = 1000, .iw = 10, .c = 0.4, .beta = 0.7};
+    cs_tcp_win w;
+    const cs_time SEC = 1000000000000ULL;
+    for (int region = 0; region < 2; region++) {
+        cs_tcp_win_init(&w, &p);
+        for (int i = 0; i < 90; i++) cs_tcp_win_ack(&w, &p, 1000, 0, 0);
+        assert_true(w.cwnd == 100000);
+        cs_tcp_win_loss(&w, &p, 100000);
+        assert_true(fabs(w.ssthresh - 70000) < 1e-9 && fabs(w.cwnd - 73000) < 1e-9 && w.w_max == 100);
+        cs_tcp_win_full(&w, &p);
+        assert_true(fabs(w.cwnd - 70000) < 1e-9);
+        if (region == 0) {
+            cs_tcp_win_ack(&w, &p, 1000, 0, 10000000);
+            assert_true(fabs(w.k - 4.2171633265) < 1e-9);
+            assert_true(fabs(cs_tcp_cubic_w(&w, &p, 0) - 70) < 1e-9);
+            assert_true(fabs(cs_tcp_cubic_w(&w, &p, w.k) - 100) < 1e-9);
+            assert_true(fabs(cs_tcp_cubic_w(&w, &p, 2 * w.k) - 130) < 1e-9);
+            assert_true(fabs(w.cwnd / 1000 - (70 + 0.9 / 1.7 / 70)) < 1e-9);
+            continue;
+        }
+        const cs_time RTT = SEC / 10;
+        cs_time t = 0;
+        int at_k = 0;
+        while (t < 2 * (cs_time)(4.2171633265 * 1e12)) {
+            uint32_t n = (uint32_t)(w.cwnd / 1000);
+            for (uint32_t i = 0; i < n; i++) cs_tcp_win_ack(&w, &p, 1000, t + RTT * i / n, RTT);
+            t += RTT;
+            double ts = (double)t / 1e12, cw = w.cwnd / 1000;
+            double lo = cs_tcp_cubic_w(&w, &p, ts) - 1, hi = cs_tcp_cubic_w(&w, &p, ts + 0.1);
+            if (cw < lo || cw > hi) fail_msg("cubic at t = %.1f s: cwnd %.4f segments, expected [%.4f, %.4f]", ts, cw, lo, hi);
+            if (!at_k && ts >= w.k) {
+                at_k = 1;
+                assert_true(fabs(cw - 100) < 1.5);
+            }
+        }
+        assert_true(at_k);
+        /* fast convergence */
+        cs_tcp_win_init(&w, &p);
+        w.w_max = 100;
+        w.ssthresh = 1;
+        w.cwnd = 90000;
+        cs_tcp_win_loss(&w, &p, 90000);
+        assert_true(fabs(w.w_max - 76.5) < 1e-12 && fabs(w.ssthresh - 63000) < 1e-9);
+    }
+}
+
+/* One segment lost (drop_psn 100, the test hook) on the idle path of
+   test_tcp_slow_start, 1 MiB: segments 101, 102, 103 arrive past the gap and
+   their duplicate ACKs make the third one resend 100 (fast retransmit, no
+   timeout); every segment sent before the resend arrives before it (one FIFO
+   route), so its ACK covers `recover` (a full ACK: no partial ACK), and
+   exactly one segment is sent twice.  Both laws. */
+static void test_tcp_one_loss(void **st) {
+    (void)st;
+    for (int law = 0; law < 2; law++) {
+        tnet tn;
+        tn_open(&tn, chain(2, NULL), law ? "{\"transport\": \"tcp\", \"tcp_cc\": \"cubic\", \"pfc\": false, \"drop_psn\": 100}"
+                                         : "{\"transport\": \"tcp\", \"pfc\": false, \"drop_psn\": 100}");
+        tn_send(&tn, 0, 1, MIB, 0);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 1);
+        cs_packet_stats s = stats(&tn);
+        assert_int_equal(s.lost, 1);
+        assert_int_equal(s.fast_retransmits, 1);
+        assert_int_equal(s.retransmitted, 1);
+        assert_int_equal(s.partial_acks, 0);
+        assert_int_equal(s.timeouts, 0);
+        assert_int_equal(s.delivered_bytes, MIB);
+        assert_true(tn.t[0] > 15067380); /* slower than without the loss */
+        assert_int_equal(cs_eventq_size(tn.q), 0);
+        tn_close(&tn);
+    }
+}
+
+
+/* Senders 1 and 2 on links of 150 bytes/ns, receiver 0 on 100 bytes/ns, one switch. */
+static cs_topo *star_fast_senders(void) {
+    cs_topo *t = cs_topo_new(3);
+    uint32_t sw = cs_topo_add_node(t, CS_NODE_SWITCH);
+    for (uint32_t i = 0; i <= 2; i++) cs_topo_add_cable(t, i, sw, i ? 150 : 100, LAT);
+    cs_topo_finalize(t);
+    return t;
+}
+
+/* Two TCP flows into one NPU, started together with 32 MiB each: senders on
+   links of 150 bytes/ns into a switch whose link to the receiver has 100
+   (the bottleneck: a segment every s = 41780 ps), lossy, 1 MiB of buffer.
+   (The senders' links are not those of the bottleneck so that their
+   segments do not reach the switch at the same picoseconds: with equal
+   links every arrival would tie with the other flow's, the tie going by
+   link order, and drop-tail would always drop the same flow's -- the
+   phase effect of Floyd and Jacobson, 1992.)  With equal shares both
+   finish when the 2 x 8192 segments have crossed the bottleneck,
+   2 x 8192 s = 684.5 us (plus slow start and the path).  Asserted: the
+   first finishes after 85 % of the last (each got within 15 % of half the
+   link over its life), and the last within 10 % of 684.5 us (the link kept
+   busy).  Both laws. */
+static void test_tcp_two_flows_share(void **st) {
+    (void)st;
+    const double S = 41780;
+    for (int law = 0; law < 2; law++) {
+        tnet tn;
+        tn_open(&tn, star_fast_senders(), law ? "{\"transport\": \"tcp\", \"tcp_cc\": \"cubic\", \"pfc\": false, \"buffer\": 1048576, \"tcp_min_rto\": 1000}"
+                                              : "{\"transport\": \"tcp\", \"pfc\": false, \"buffer\": 1048576, \"tcp_min_rto\": 1000}");
+        tn_send(&tn, 1, 0, 32 * MIB, 0);
+        tn_send(&tn, 2, 0, 32 * MIB, 1);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 2);
+        double a = (double)(tn.t[0] < tn.t[1] ? tn.t[0] : tn.t[1]), b = (double)(tn.t[0] < tn.t[1] ? tn.t[1] : tn.t[0]);
+        double want = 2 * 8192 * S;
+        cs_packet_stats s = stats(&tn);
+        printf("tcp %s, two flows: done at %.1f and %.1f us (equal shares, link full: %.1f us); %llu drops, %llu fast "
+               "retransmits, %llu timeouts\n", law ? "cubic" : "newreno", a / 1e6, b / 1e6, want / 1e6,
+               (unsigned long long)s.drops, (unsigned long long)s.fast_retransmits, (unsigned long long)s.timeouts);
+        assert_true(s.drops > 0 && s.fast_retransmits > 0);
+        assert_int_equal(s.delivered_bytes, 64 * MIB);
+        if (a < 0.85 * b) fail_msg("shares: first done at %.1f us, last at %.1f us", a / 1e6, b / 1e6);
+        if (b < want || b > 1.10 * want) fail_msg("last done at %.1f us, link full %.1f us", b / 1e6, want / 1e6);
+        tn_close(&tn);
+    }
+}
+
+/* TCP with ECN (tcp_ecn; RFC 3168).  The law: an echo cuts like a loss
+   without the inflation: NewReno at cwnd 20000 (MSS 1000, FlightSize 20000)
+   -> ssthresh = cwnd = 10000; CUBIC -> 0.7 x 20000 = 14000, W_max 20.  On
+   the two-flow bottleneck of test_tcp_two_flows_share with an 8 MiB buffer
+   (the drop threshold alpha x free = 8 MiB / 9 = 932 KB; RED marks every
+   packet above kmax = 200 KB, and within the round trip before the cut
+   takes effect slow start can at most double what is in flight, BDP +
+   queue = 50 + 49 packets = 413 KB, so the queue stays below 200 + 413 KB
+   < 932 KB): the marks cut the windows before the queue reaches the drop
+   threshold, so nothing is dropped and nothing is sent again, and the flows still share the link (the same bounds:
+   first done after 85 % of the last, the last within 10 % of 684.5 us). */
+static void test_tcp_ecn(void **st) {
+    (void)st;
+    for (int law = 0; law < 2; law++) {
+        cs_tcp_params p = {.law = law ? CS_TCP_CUBIC : CS_TCP_NEWRENO, .mss = 1000, .iw = 10, .c = 0.4, .beta = 0.7};
+        cs_tcp_win w;
+        cs_tcp_win_init(&w, &p);
+        for (int i = 0; i < 10; i++) cs_tcp_win_ack(&w, &p, 1000, 0, 0);
+        cs_tcp_win_ecn(&w, &p, 20000);
+        if (law) assert_true(fabs(w.cwnd - 14000) < 1e-9 && fabs(w.ssthresh - 14000) < 1e-9 && w.w_max == 20);
+        else assert_true(w.cwnd == 10000 && w.ssthresh == 10000);
+    }
+    const double S = 41780;
+    for (int law = 0; law < 2; law++) {
+        tnet tn;
+        tn_open(&tn, star_fast_senders(), law ? "{\"transport\": \"tcp\", \"tcp_cc\": \"cubic\", \"tcp_ecn\": true, \"pfc\": false, \"buffer\": 8388608}"
+                                              : "{\"transport\": \"tcp\", \"tcp_ecn\": true, \"pfc\": false, \"buffer\": 8388608}");
+        tn_send(&tn, 1, 0, 32 * MIB, 0);
+        tn_send(&tn, 2, 0, 32 * MIB, 1);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 2);
+        double a = (double)(tn.t[0] < tn.t[1] ? tn.t[0] : tn.t[1]), b = (double)(tn.t[0] < tn.t[1] ? tn.t[1] : tn.t[0]);
+        double want = 2 * 8192 * S;
+        cs_packet_stats s = stats(&tn);
+        printf("tcp %s + ECN, two flows: done at %.1f and %.1f us (equal shares, link full: %.1f us); %llu marks, "
+               "%llu window cuts, %llu drops\n", law ? "cubic" : "newreno", a / 1e6, b / 1e6, want / 1e6,
+               (unsigned long long)s.ecn_marks, (unsigned long long)s.ecn_cuts, (unsigned long long)s.drops);
+        assert_true(s.ecn_marks > 0 && s.ecn_cuts > 0);
+        assert_int_equal(s.drops + s.retransmitted + s.fast_retransmits + s.timeouts, 0);
+        assert_int_equal(s.delivered_bytes, 64 * MIB);
+        if (a < 0.85 * b) fail_msg("shares: first done at %.1f us, last at %.1f us", a / 1e6, b / 1e6);
+        if (b < want || b > 1.10 * want) fail_msg("last done at %.1f us, link full %.1f us", b / 1e6, want / 1e6);
+        tn_close(&tn);
+    }
+}
+
+/* UDP alone on the idle path: datagrams back to back at line rate, so the
+   RC closed form (N + 1) s + 2 lat = 11737460 ps for 1 MiB; at udp_rate
+   400 Gb/s = 50 bytes/ns a datagram leaves every 83560 ps and the last one
+   (started at 255 x 83560) arrives 2 s + 2 lat later:
+   21307800 + 83560 + 1000000 = 22391360 ps.  No ACK at all. */
+static void test_udp_alone(void **st) {
+    (void)st;
+    static const struct { const char *opts; cs_time want; } C[] = {
+        {"{\"transport\": \"udp\"}", 11737460},
+        {"{\"transport\": \"udp\", \"udp_rate\": 400}", 22391360}};
+    for (size_t i = 0; i < 2; i++) {
+        tnet tn;
+        tn_open(&tn, chain(2, NULL), C[i].opts);
+        tn_send(&tn, 0, 1, MIB, 0);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 1);
+        if (tn.t[0] != C[i].want) fail_msg("udp %s: %llu ps, closed form %llu ps", C[i].opts,
+                                           (unsigned long long)tn.t[0], (unsigned long long)C[i].want);
+        cs_packet_stats s = stats(&tn);
+        assert_int_equal(s.delivered_bytes, MIB);
+        assert_int_equal(s.ctrl_packets + s.undelivered_bytes + s.retransmitted, 0);
+        assert_int_equal(cs_eventq_size(tn.q), 0);
+        tn_close(&tn);
+    }
+}
+
+/* UDP incast, 4 x 1 MiB (256 datagrams each) into NPU 0 at line rate through
+   a lossy switch with 1 MiB of buffer.  The switch's egress to NPU 0 sends a
+   datagram every s from the first arrival (t0 = s + lat) until its queue is
+   empty, so delivered = capacity x time: D datagrams delivered = its busy
+   time / s exactly, the last one arrives at t0 + D s + lat, and lost =
+   offered - delivered (4 x 256 - D datagrams, all dropped at the switch).
+   D by hand: the egress sends one datagram per s while 4 arrive, so during
+   the 256 arrival instants it starts 256 and its queue fills to the dynamic
+   threshold: a datagram is admitted when (queued + it) x w <= alpha x
+   (buffer - bytes held), the bytes held being the queue and the datagram on
+   the wire, i.e. with Q the queue after it, Q w <= alpha (1048576 - Q w):
+   Q <= 131072 / (4178 x 1.125) = 27.9, so 27 queued.  At each arrival
+   instant the transmission ending there goes first (event order: its key
+   is lower) and one of the 4 arrivals refills the queue to 27.  After the
+   last arrivals the queue drains: D = 256 + 27 = 283, lost 1024 - 283 = 741
+   datagrams.  Every message completes (its last datagram delivered or
+   dropped), each with delivered + lost = 1 MiB. */
+static void test_udp_incast(void **st) {
+    (void)st;
+    const uint32_t N = 4;
+    const uint64_t S = 41780, W = 4178;
+    tnet tn;
+    tn_open(&tn, star(N), "{\"transport\": \"udp\", \"pfc\": false, \"buffer\": 1048576}");
+    for (uint32_t i = 0; i < N; i++) tn_send(&tn, i + 1, 0, MIB, i);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, (int)N);
+    cs_packet_stats s = stats(&tn);
+    cs_net_link_report r;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_net_report(&tn.net, &r, &err), CS_OK);
+    uint64_t into0 = 0;
+    cs_time busy0 = 0;
+    for (uint32_t l = 0; l < r.nlinks; l++)
+        if (tn.topo->links[l].dst == 0) {
+            into0 += r.links[l].bytes;
+            busy0 += r.links[l].busy;
+        }
+    uint64_t D = s.delivered_bytes / 4096;
+    printf("udp incast: %llu of %llu datagrams delivered, %llu dropped, last at %llu ps\n", (unsigned long long)D,
+           (unsigned long long)N * 256, (unsigned long long)s.drops, (unsigned long long)tn.t[N - 1]);
+    assert_int_equal(D, 283);
+    assert_int_equal(s.delivered_bytes, into0);
+    assert_int_equal(busy0, D * S);                    /* capacity x time */
+    assert_int_equal(s.undelivered_bytes, N * MIB - s.delivered_bytes); /* offered - delivered */
+    assert_int_equal(s.drops, N * 256 - D);
+    cs_time last = 0;
+    for (uint32_t i = 0; i < N; i++) last = tn.t[i] > last ? tn.t[i] : last;
+    assert_int_equal(last, S + LAT + D * S + LAT);
+    assert_int_equal(r.lossy_rows, 1);
+    uint64_t got = 0;
+    for (size_t i = 0; i < r.nflows; i++) {
+        assert_true(r.flows[i].delivered <= r.flows[i].bytes);
+        got += r.flows[i].delivered;
+    }
+    assert_int_equal(r.nflows, N);
+    assert_int_equal(got, s.delivered_bytes);
+    tu_assert_has(r.summary, "payload bytes NOT delivered");
+    (void)W;
+    cs_net_link_report_free(&r);
+    assert_int_equal(cs_eventq_size(tn.q), 0);
+    tn_close(&tn);
+}
+
+/* tcp and udp refuse rc's congestion controls and selective repeat, by key. */
+static void test_transport_bad_options(void **st) {
+    (void)st;
+    static const struct { const char *opts, *want; } C[] = {
+        {"{\"transport\": \"tcp\", \"cc\": \"dcqcn\"}", "backend.packet.cc: dcqcn is a congestion control of transport rc"},
+        {"{\"transport\": \"udp\", \"cc\": \"hpcc\"}", "backend.packet.cc: hpcc is a congestion control of transport rc"},
+        {"{\"transport\": \"tcp\", \"retransmit\": \"selective-repeat\"}", "backend.packet.retransmit: selective-repeat is transport rc's"},
+    };
+    const cs_net_backend *be = cs_net_backend_find("packet");
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        tnet tn;
+        memset(&tn, 0, sizeof tn);
+        tn.topo = chain(2, NULL);
+        tn.cfg.ndims = 1;
+        tn.cfg.topo[0] = CS_TOPO_SWITCH;
+        tn.cfg.npus[0] = 2;
+        tn.cfg.bandwidth_gbps[0] = 1;
+        tn.cfg.total_npus = 2;
+        tn.cfg.topology = tn.topo;
+        tn.q = cs_eventq_new();
+        tn.opts = opts_of(be, C[i].opts);
+        cs_error err;
+        cs_error_clear(&err);
+        cs_net_env env = {.cfg = &tn.cfg, .topo = tn.topo, .q = tn.q, .opts = tn.opts};
+        assert_int_not_equal(cs_net_init(&tn.net, be, &env, &err), CS_OK);
+        tu_assert_has(err.msg, C[i].want);
+        cs_net_destroy(&tn.net);
+        cs_eventq_free(tn.q);
+        cs_opts_free(be->opts, be->nopts, tn.opts);
+        cs_free(tn.opts);
+        cs_topo_free(tn.topo);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_flow),      cmocka_unit_test(test_incast_pfc),
@@ -1208,6 +1605,10 @@ int main(void) {
         cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_cc_incasts),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
         cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
+        cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_newreno_law),
+        cmocka_unit_test(test_tcp_cubic_law), cmocka_unit_test(test_tcp_one_loss),
+        cmocka_unit_test(test_tcp_two_flows_share), cmocka_unit_test(test_tcp_ecn), cmocka_unit_test(test_udp_alone),
+        cmocka_unit_test(test_udp_incast), cmocka_unit_test(test_transport_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

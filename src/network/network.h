@@ -104,12 +104,14 @@ typedef struct cs_net_flow_row {
     cs_time ideal;         /* uncontended_time on its route (CS_TIME_MAX: beyond the range) */
     uint64_t packets;      /* data packets of the transfer */
     uint64_t sent;         /* data packets transmitted by its sender: first times and again */
+    uint64_t delivered;    /* payload bytes that reached the receiver (= bytes unless the transport loses) */
 } cs_net_flow_row;
 
 typedef struct cs_net_link_report {
     uint32_t nlinks;         /* 0: the backend keeps no per-link statistics */
     cs_net_link_stat *links; /* nlinks entries (owned: cs_net_link_report_free) */
     int packet;              /* 1: the packet-level fields are kept, and flows */
+    int lossy_rows;          /* 1: a flow may complete without every byte (udp): flows.csv says how many */
     char summary[320];       /* the backend's one-line summary for reports ("" = none) */
     /* packet-level backends: the delivered transfers, up to the backend's
      * cap, and how many more were left out (owned) */

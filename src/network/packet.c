@@ -3,7 +3,10 @@
  * physical topology (the same topologies, placements and routes as `flow`),
  * with output-queued switches on a shared buffer, PFC, ECN marking, congestion
  * control (none, DCQCN, DCTCP, TIMELY, HPCC: packet_cc.h) and an RC transport
- * with go-back-N or selective repeat.  docs/network.md
+ * with go-back-N or selective repeat.  Transports are registered by name
+ * (packet_transport.h): rc is this file's own code (the callbacks NULL),
+ * tcp (packet_tcp.c) and udp (packet_udp.c) replace the sender's and the
+ * receiver's decisions; everything below them is shared.  docs/network.md
  * ("packet") has the model, its parameters with their sources, and the
  * closed forms the tests check.
  *
@@ -119,6 +122,7 @@
 
 static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", "packet-spray", "flowlet", "adaptive", NULL};
 static const char *const PKT_RTXS[] = {"go-back-n", "selective-repeat", NULL};
+static const char *const PKT_TCP_CCS[] = {"newreno", "cubic", NULL}; /* index = CS_TCP_NEWRENO, CS_TCP_CUBIC */
 
 #define O(f) offsetof(pkt_opts, f)
 static const cs_opt PKT_OPTS[] = {
@@ -227,6 +231,30 @@ static const cs_opt PKT_OPTS[] = {
      .off = O(flowlet_gap_us),
      .help = "routing flowlet: a gap longer than this between two packets of a message starts a new flowlet on a "
              "newly hashed path (our choice: well above a round trip, so that flowlets rarely reorder)"},
+    {.key = "transport", .type = CS_OPT_ENUM, .def = CS_TR_rc, .values = cs_tr_names, .off = O(transport),
+     .help = "rc: RoCE RC queue pairs (go-back-n or selective-repeat, cc); tcp: segments of mtu bytes, cumulative "
+             "ACKs, slow start, fast retransmit and recovery, RFC 6298 timer, tcp_cc windows; udp: paced at "
+             "udp_rate, never sent again (a message completes with its lost bytes reported)"},
+    {.key = "tcp_cc", .type = CS_OPT_ENUM, .def = CS_TCP_NEWRENO, .values = PKT_TCP_CCS, .off = O(tcp_cc),
+     .help = "transport tcp: the congestion window law, newreno (RFC 5681, RFC 6582) or cubic (RFC 9438)"},
+    {.key = "tcp_iw", .type = CS_OPT_INT, .def = 10, .min = 1, .max = 1 << 20, .unit = "segments", .off = O(tcp_iw),
+     .help = "transport tcp: initial window (10 segments: RFC 6928, Linux)"},
+    {.key = "tcp_ecn", .type = CS_OPT_BOOL, .def = 0, .off = O(tcp_ecn),
+     .help = "transport tcp: ECN (RFC 3168): switches mark data packets by RED (kmin, kmax, pmax), the receiver "
+             "echoes the marks, the sender cuts its window as for a loss, at most once per window of data"},
+    {.key = "tcp_min_rto", .type = CS_OPT_NUM, .def = 200000, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
+     .off = O(tcp_min_rto_us),
+     .help = "transport tcp: floor of the retransmit timeout (200 ms: Linux's TCP_RTO_MIN; RFC 6298 says 1 s; "
+             "datacenter studies use 1 ms or less)"},
+    {.key = "cubic_c", .type = CS_OPT_NUM, .def = 0.4, .min = 0, .min_open = 1, .max = 1e6, .off = O(cubic_c),
+     .help = "tcp_cc cubic: C, segments per second cubed (0.4: RFC 9438)"},
+    {.key = "cubic_beta", .type = CS_OPT_NUM, .def = 0.7, .min = 0, .min_open = 1, .max = 0.999,
+     .off = O(cubic_beta), .help = "tcp_cc cubic: multiplicative decrease beta (0.7: RFC 9438)"},
+    {.key = "udp_rate", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e9, .unit = "Gb/s", .off = O(udp_rate_gbps),
+     .help = "transport udp: each message's sending rate (0: the line rate of its first link)"},
+    {.key = "drop_psn", .type = CS_OPT_INT, .def = -1, .min = -1, .max = (double)INT32_MAX, .off = O(drop_psn),
+     .help = "a test hook: the first transmission of data packet number drop_psn of every message is lost on its "
+             "first link (-1: none)"},
     {.key = "flow_rows", .type = CS_OPT_INT, .def = 1 << 20, .min = 0, .max = 1 << 26, .unit = "rows",
      .off = O(flow_rows),
      .help = "flows.csv keeps the first this many flows (56 bytes each); a warning says when later ones are left out"},
@@ -241,13 +269,13 @@ static const cs_opt PKT_OPTS[] = {
 /* A uniform double in [0, 1) from the backend's stream. */
 static double rnd(pkt_state *s) { return cs_rand_unit(cs_rand_next(&s->rng)); }
 
-/* ps a link of bw bytes per ns takes for `bytes` (at least 1 ps). */
-static cs_time ser_ps(uint64_t bytes, double bw) {
+cs_time pkt_ser_ps(uint64_t bytes, double bw) {
     double ps = ceil((double)bytes * 1000.0 / bw);
     if (ps < 1) ps = 1;
     if (ps >= 1.8e19) return CS_TIME_MAX;
     return (cs_time)ps;
 }
+#define ser_ps pkt_ser_ps
 
 /* The same in double, unbounded (closed forms and messages). */
 static double ser_d(uint64_t bytes, double bw) {
@@ -287,6 +315,11 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->rto = (cs_time)llround(s->o.rto_us * 1e6);
     s->cnp_interval = (cs_time)llround(s->o.cnp_interval_us * 1e6);
     s->cc = cs_cc_table[s->o.cc];
+    s->tr = cs_tr_table[s->o.transport];
+    s->tcp = (cs_tcp_params){.law = s->o.tcp_cc, .mss = s->o.mtu, .iw = s->o.tcp_iw, .c = s->o.cubic_c,
+                             .beta = s->o.cubic_beta};
+    s->tcp_min_rto = (cs_time)llround(s->o.tcp_min_rto_us * 1e6);
+    if (s->tr->check && (rc = s->tr->check(s, err))) goto fail;
     s->ccp.dcqcn = (cs_dcqcn_params){.g = s->o.dcqcn_g,
                                      .alpha_period = (cs_time)llround(s->o.dcqcn_alpha_us * 1e6),
                                      .timer_period = (cs_time)llround(s->o.dcqcn_timer_us * 1e6),
@@ -311,7 +344,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->ack_every = s->cc->feedback & CS_CC_ACK_EACH ? 1 : (uint32_t)s->o.ack_every;
     if (s->cc->feedback & CS_CC_INT) s->ints = cs_pool_new(CS_CC_INT_HOPS * sizeof(cs_int_hop));
     s->rng = 0x5EED0000ULL ^ (uint64_t)s->o.seed;
-    s->sr_win = s->o.retransmit == PKT_RTX_SR ? (uint32_t)s->o.sr_window : 0;
+    s->sr_win = s->o.retransmit == PKT_RTX_SR && s->o.transport == CS_TR_rc ? (uint32_t)s->o.sr_window : 0;
     size_t nl = t->nlinks ? t->nlinks : 1;
     s->bw = cs_malloc(nl * sizeof *s->bw);
     int same = 1; /* the topology's own bandwidths: the router reads those */
@@ -368,6 +401,7 @@ static void pkt_destroy(void *state) {
             cs_free(s->flows[i].path);
             cs_free(s->flows[i].sr_txn);
             cs_free(s->flows[i].ccs);
+            cs_free(s->flows[i].trs);
         }
     cs_free(s->flows);
     cs_free(s->rows);
@@ -388,7 +422,8 @@ static void pkt_destroy(void *state) {
 
 static cs_net_flow_row row_of(const pflow *f) {
     return (cs_net_flow_row){.src = f->src, .dst = f->dst, .bytes = f->bytes, .start = f->start, .finish = f->finish,
-                             .ideal = f->ideal, .packets = f->npkts, .sent = f->sent};
+                             .ideal = f->ideal, .packets = f->npkts, .sent = f->sent,
+                             .delivered = f->delivered ? f->bytes - f->lost_bytes : f->got_bytes};
 }
 
 /* The flows.csv row of delivered flow f (its transmissions are final once
@@ -415,6 +450,8 @@ static void free_flow(pkt_state *s, uint32_t id) {
     cs_free(f->sr_txn);
     cs_free(f->ccs);
     f->ccs = NULL;
+    cs_free(f->trs);
+    f->trs = NULL;
     f->sr_flag = f->sr_got = NULL;
     f->sr_txn = NULL;
     f->live = 0;
@@ -430,9 +467,9 @@ static void maybe_free(pkt_state *s, uint32_t id) {
     if (f->failed || (f->delivered && f->snd_una == f->npkts)) free_flow(s, id);
 }
 
-static void ring_add(pkt_state *s, uint32_t id);
+#define ring_add pkt_ring_add
+#define arm_rto pkt_arm_rto
 static void port_kick(pkt_state *s, uint32_t l);
-static void arm_rto(pkt_state *s, uint32_t id);
 
 /* ---- transmission ------------------------------------------------------------------------- */
 
@@ -489,7 +526,8 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
         pflow *f = &s->flows[id];
         uint32_t next = f->ring_next;
         int can = f->snd_nxt < f->npkts && !f->failed;
-        if (can && s->o.window_bytes > 0 && (double)(f->snd_nxt - f->snd_una) * s->o.mtu >= s->o.window_bytes)
+        if (s->tr->may_send) can = s->tr->may_send(s, f);
+        else if (can && s->o.window_bytes > 0 && (double)(f->snd_nxt - f->snd_una) * s->o.mtu >= s->o.window_bytes)
             can = 0;
         if (can && s->cc->window) { /* the control's window (an ACK brings the flow back) */
             double w = s->cc->window(f->ccs);
@@ -510,7 +548,9 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             pkt *p = cs_pool_get(s->pkts);
             memset(p, 0, sizeof *p);
             p->flow = id;
-            if (s->sr_win && f->nlost) { /* the lowest psn marked lost */
+            if (s->tr->next_psn) {
+                p->psn = s->tr->next_psn(s, f, &p->rtx);
+            } else if (s->sr_win && f->nlost) { /* the lowest psn marked lost */
                 while (!(f->sr_flag[f->rtx_lo % s->sr_win] & SR_LOST)) f->rtx_lo++;
                 p->psn = f->rtx_lo++;
                 f->sr_flag[p->psn % s->sr_win] &= (uint8_t)~SR_LOST;
@@ -534,12 +574,14 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             double rate = s->cc->rate ? s->cc->rate(f->ccs) : 0;
             f->next_tx = rate > 0 ? now + ser_ps(p->wire, rate) : now;
             if (s->cc->sent) s->cc->sent(f->ccs, &s->ccp, now, p->wire);
+            if (s->tr->sent) s->tr->sent(s, f, p);
             f->inflight++;
             arm_rto(s, id);
             /* round robin: the next flow goes first next time; a flow that has
              * sent its last packet leaves the ring (a NAK or timeout brings it
              * back), so that it can be freed once acknowledged */
-            if (f->snd_nxt >= f->npkts && !f->nlost) ring_unlink(s, P, id);
+            if (f->snd_nxt >= f->npkts && !f->nlost && !(s->tr->may_send && s->tr->may_send(s, f)))
+                ring_unlink(s, P, id);
             else P->ring = next;
             return p;
         }
@@ -732,12 +774,15 @@ static void send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn, pkt *fr
     send_ctrl_sr(s, id, type, psn, NONE, 0, from);
 }
 
-static uint32_t payload_of(const pkt_state *s, const pflow *f, uint32_t psn) {
+void pkt_send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn, pkt *from) { send_ctrl(s, id, type, psn, from); }
+
+uint32_t pkt_payload_of(const pkt_state *s, const pflow *f, uint32_t psn) {
     return psn + 1 == f->npkts ? f->last_payload : (uint32_t)s->o.mtu;
 }
+#define payload_of pkt_payload_of
 
 /* The last in-order packet of flow id has arrived. */
-static void delivered(pkt_state *s, uint32_t id) {
+void pkt_delivered(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     cs_time now = now_of(s);
     f->delivered = 1;
@@ -803,7 +848,7 @@ static void receiver_sr(pkt_state *s, pkt *p) {
     }
     if (f->rcv_nxt == f->npkts) {
         send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx, p);
-        delivered(s, id);
+        pkt_delivered(s, id);
     } else if (f->since_ack >= s->ack_every || filled || p->rtx) {
         f->since_ack = 0;
         send_ctrl_sr(s, id, PK_ACK, f->rcv_nxt, NONE, p->tx, p);
@@ -857,7 +902,7 @@ static void receiver(pkt_state *s, pkt *p) {
         note_ecn(s, id, f, p, now);
         if (f->rcv_nxt == f->npkts) {
             send_ctrl(s, id, PK_ACK, f->rcv_nxt, p);
-            delivered(s, id);
+            pkt_delivered(s, id);
         } else if (f->since_ack >= s->ack_every) {
             f->since_ack = 0;
             send_ctrl(s, id, PK_ACK, f->rcv_nxt, p);
@@ -988,21 +1033,25 @@ static void heap_push(pkt_state *s, cs_time at, uint32_t id) {
     timer_event(s);
 }
 
+int pkt_timeout_gives_up(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    s->st.timeouts++;
+    if (++f->retries <= (uint32_t)s->o.retry_limit) return 0;
+    f->failed = 1;
+    s->st.failed_flows++;
+    if (s->st.failed_flows == 1) {
+        s->failed_src = f->src;
+        s->failed_dst = f->dst;
+        s->failed_bytes = f->bytes;
+    }
+    maybe_free(s, id);
+    return 1;
+}
+
 static void timeout(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     cs_time now = now_of(s);
-    s->st.timeouts++;
-    if (++f->retries > (uint32_t)s->o.retry_limit) {
-        f->failed = 1;
-        s->st.failed_flows++;
-        if (s->st.failed_flows == 1) {
-            s->failed_src = f->src;
-            s->failed_dst = f->dst;
-            s->failed_bytes = f->bytes;
-        }
-        maybe_free(s, id);
-        return;
-    }
+    if (pkt_timeout_gives_up(s, id)) return;
     if (s->sr_win) {
         /* the highest outstanding packet neither acknowledged nor marked goes
          * again (a probe): the answer's stamp marks every other lost one.  It
@@ -1040,7 +1089,7 @@ static void on_timers(void *ctx, const cs_event *ev) {
         f->timed = 0;
         s->nlive_timers--;
         if (f->failed || f->snd_una >= f->snd_nxt) continue; /* nothing outstanding */
-        if (now - f->last_progress < s->rto) {
+        if (now - f->last_progress < (f->rto ? f->rto : s->rto)) {
             arm_rto(s, e.id); /* progress since: the timer runs from it */
             continue;
         }
@@ -1051,15 +1100,16 @@ static void on_timers(void *ctx, const cs_event *ev) {
                 return;
             }
         }
-        timeout(s, e.id);
+        if (s->tr->timeout) s->tr->timeout(s, e.id);
+        else timeout(s, e.id);
     }
     timer_event(s);
 }
 
-static void arm_rto(pkt_state *s, uint32_t id) {
+void pkt_arm_rto(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     if (f->timed || f->snd_una >= f->snd_nxt) return;
-    cs_time at = cs_time_add(f->last_progress, s->rto);
+    cs_time at = cs_time_add(f->last_progress, f->rto ? f->rto : s->rto);
     if (at < now_of(s)) at = now_of(s);
     f->timed = 1;
     s->nlive_timers++;
@@ -1098,13 +1148,24 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     uint32_t in = p->hbh ? p->link : path[p->hop];
     uint32_t v = lk(s, in)->dst;
     if (p->type == PK_DATA) s->ports[in].wire_data--;
+    if (p->type == PK_DATA && s->o.drop_psn >= 0 && p->psn == (uint32_t)s->o.drop_psn && p->hop == 0 &&
+        !s->flows[p->flow].test_dropped) { /* the test hook */
+        s->flows[p->flow].test_dropped = 1;
+        s->st.lost++;
+        if (s->tr->lost) s->tr->lost(s, p);
+        drop(s, p);
+        return;
+    }
     if (p->type == PK_DATA && s->o.loss_rate > 0 && rnd(s) < s->o.loss_rate) {
         s->st.lost++;
+        if (s->tr->lost) s->tr->lost(s, p);
         drop(s, p);
         return;
     }
     if (p->hop + 1 == n) { /* at its destination */
-        if (p->type == PK_DATA && s->sr_win) receiver_sr(s, p);
+        if (p->type == PK_DATA && s->tr->data) s->tr->data(s, p);
+        else if (p->type != PK_DATA && s->tr->ctrl) s->tr->ctrl(s, p);
+        else if (p->type == PK_DATA && s->sr_win) receiver_sr(s, p);
         else if (p->type == PK_DATA) receiver(s, p);
         else sender(s, p);
         drop(s, p);
@@ -1116,6 +1177,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     if (p->type == PK_DATA) {
         p->in_link = in;
         if (!admit(s, v, in, out, p)) {
+            if (s->tr->lost) s->tr->lost(s, p);
             drop(s, p);
             return;
         }
@@ -1125,7 +1187,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
                 E->marks++;
                 s->st.ecn_marks++;
             }
-        } else if (s->cc->feedback & CS_CC_MARK_RED) {
+        } else if ((s->cc->feedback & CS_CC_MARK_RED) || (s->o.tcp_ecn && s->o.transport == CS_TR_tcp)) {
             uint64_t q = E->qbytes;
             double pm = q <= s->o.kmin_bytes ? 0
                         : q > s->o.kmax_bytes ? 1
@@ -1146,7 +1208,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     port_kick(s, out);
 }
 
-static void ring_add(pkt_state *s, uint32_t id) {
+void pkt_ring_add(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     if (f->in_ring || f->npath == 0) return;
     uint32_t l = f->path[0];
@@ -1237,6 +1299,13 @@ static cs_time pkt_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes)
     return to_time(path_time(s, path, n, bytes));
 }
 
+cs_time pkt_base_rtt(const pkt_state *s, const pflow *f) {
+    /* its round trip alone: a full packet there, a control packet back */
+    double rtt = path_time(s, f->path, f->npath, (uint64_t)s->o.mtu);
+    for (uint32_t h = 0; h < f->nrpath; h++) rtt += ser_d(CTRL_WIRE, s->bw[f->rpath[h]]) + (double)lk(s, f->rpath[h])->lat;
+    return to_time(rtt);
+}
+
 static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     pkt_state *s = state;
     cs_time now = now_of(s);
@@ -1302,12 +1371,14 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         f->sr_got = f->sr_flag + s->sr_win;
     }
     if (s->cc->state_size && n) {
-        /* its round trip alone: a full packet there, a control packet back */
-        double rtt = path_time(s, both, n, (uint64_t)s->o.mtu);
-        for (uint32_t h = 0; h < nr; h++) rtt += ser_d(CTRL_WIRE, s->bw[both[n + h]]) + (double)lk(s, both[n + h])->lat;
-        cs_cc_flow cf = {.line_rate = s->bw[both[0]], .base_rtt = to_time(rtt), .mtu = (uint32_t)s->o.mtu};
+        cs_cc_flow cf = {.line_rate = s->bw[both[0]], .base_rtt = pkt_base_rtt(s, f), .mtu = (uint32_t)s->o.mtu};
         f->ccs = cs_calloc(1, s->cc->state_size);
         s->cc->init(f->ccs, &s->ccp, &cf, now);
+    }
+    if (s->tr->init && n) {
+        size_t sz = s->tr->state_size ? s->tr->state_size(s) : 0;
+        if (sz) f->trs = cs_calloc(1, sz);
+        s->tr->init(s, f);
     }
     s->st.flows++;
     s->st.data_packets += npk;
@@ -1362,6 +1433,35 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
         out->flows[out->nflows++] = row_of(f);
     }
     const cs_packet_stats *t = &s->st;
+    if (s->o.transport == CS_TR_tcp) {
+        snprintf(out->summary, sizeof out->summary,
+                 "packet (%s, tcp %s%s): %llu data packets, %llu retransmitted, %llu fast retransmits, %llu timeouts, "
+                 "%llu dropped, %llu lost, %llu ECN marks, %llu ECN window cuts, PFC pause %.3f us over %u links, "
+                 "largest queue %llu bytes",
+                 s->o.pfc ? "lossless, PFC" : "lossy", PKT_TCP_CCS[s->o.tcp_cc], s->o.tcp_ecn ? ", ECN" : "",
+                 (unsigned long long)t->data_packets, (unsigned long long)t->retransmitted,
+                 (unsigned long long)t->fast_retransmits, (unsigned long long)t->timeouts,
+                 (unsigned long long)t->drops, (unsigned long long)t->lost, (unsigned long long)t->ecn_marks,
+                 (unsigned long long)t->ecn_cuts,
+                 cs_time_as_us_f(pause), npaused, (unsigned long long)maxq);
+        return CS_OK;
+    }
+    if (s->o.transport == CS_TR_udp) {
+        uint64_t offered = t->delivered_bytes + t->undelivered_bytes;
+        out->lossy_rows = 1;
+        if (t->undelivered_bytes)
+            cs_warn("backend.packet.transport udp: %llu of %llu payload bytes were not delivered (dropped or lost, "
+                    "never sent again); a message completed when each of its packets was delivered or lost, so the "
+                    "collectives completed with data missing (flows.csv: delivered_bytes, lost_bytes)",
+                    (unsigned long long)t->undelivered_bytes, (unsigned long long)offered);
+        snprintf(out->summary, sizeof out->summary,
+                 "packet (%s, udp): %llu data packets, %llu dropped, %llu lost, %llu of %llu payload bytes NOT "
+                 "delivered (never sent again), PFC pause %.3f us over %u links, largest queue %llu bytes",
+                 s->o.pfc ? "lossless, PFC" : "lossy", (unsigned long long)t->data_packets,
+                 (unsigned long long)t->drops, (unsigned long long)t->lost, (unsigned long long)t->undelivered_bytes,
+                 (unsigned long long)offered, cs_time_as_us_f(pause), npaused, (unsigned long long)maxq);
+        return CS_OK;
+    }
     snprintf(out->summary, sizeof out->summary,
              "packet (%s%s, cc %s): %llu data packets, %llu retransmitted, %llu dropped, %llu lost, %llu headroom "
              "overflows, %llu ECN marks, %llu CNPs, PFC pause %.3f us over %u links, largest queue %llu bytes",
@@ -1401,6 +1501,10 @@ static void pkt_describe_pending(void *state, char *buf, size_t n) {
                  lk(s, first)->src, cs_node_kind_name((cs_node_kind)s->topo->kind[lk(s, first)->dst]),
                  lk(s, first)->dst);
 }
+
+/* The rc transport is this file's own code paths (receiver, receiver_sr, sender, timeout, from_ring's
+ * choices): every callback NULL (packet_transport.h). */
+const cs_tr_ops cs_tr_rc = {.name = "rc"};
 
 const cs_net_backend cs_net_packet = {
     .name = "packet",

@@ -29,6 +29,10 @@ typedef struct cs_packet_stats {
     uint64_t deadlock_checks;            /* PFC deadlock checks run (packet_pfc.c: at retransmit timeouts) */
     uint64_t deadlocks;                  /* 1 when a PFC deadlock stopped the run */
     double fct_sum_ns;                   /* sum of the delivered transfers' completion times */
+    uint64_t fast_retransmits;           /* tcp: fast retransmits (third duplicate ACK) */
+    uint64_t ecn_cuts;                   /* tcp with tcp_ecn: window cuts for ECN echoes */
+    uint64_t partial_acks;               /* tcp: partial ACKs in fast recovery (each resends one segment) */
+    uint64_t undelivered_bytes;          /* udp: payload dropped or lost, never sent again */
 } cs_packet_stats;
 
 /* The counters of a cs_net running the packet backend: 1, else 0. */

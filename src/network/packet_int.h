@@ -17,6 +17,8 @@
 #include "network/network.h"
 #include "network/packet.h"
 #include "network/packet_cc.h"
+#include "network/packet_tcp_win.h"
+#include "network/packet_transport.h"
 #include "topology/route.h"
 #include "topology/topology.h"
 
@@ -36,6 +38,9 @@ typedef struct pkt_opts {
         timely_min_gbps;
     int timely_hai, hpcc_max_stage;
     double hpcc_eta, hpcc_wai_bytes, hpcc_base_rtt_us;
+    int transport, tcp_cc, tcp_iw, drop_psn;
+    bool tcp_ecn;
+    double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
 } pkt_opts;
 
 enum { PRIO_CTRL = 0, PRIO_DATA = 1, NPRIO = 2 };
@@ -107,6 +112,12 @@ typedef struct pflow {
     uint8_t fixed;      /* its route is the routing table's: no per-packet choice */
     uint32_t flowlet;   /* flowlet routing: the current flowlet's number (0: the flow's ECMP path) */
     cs_time last_tx;    /* flowlet routing: when its last data packet left */
+    /* transports other than rc (packet_transport.h) */
+    void *trs;          /* the transport's state (s->tr->state_size bytes; NULL without) */
+    cs_time rto;        /* this flow's retransmit timeout (tcp: RFC 6298); 0 = backend.packet.rto */
+    uint64_t got_bytes, lost_bytes; /* udp: payload delivered / dropped or lost */
+    uint32_t accounted; /* udp: packets delivered or lost */
+    uint8_t test_dropped; /* drop_psn: its packet was dropped once */
 } pflow;
 
 typedef struct port {
@@ -145,6 +156,9 @@ typedef struct pkt_state {
     cs_router *router;
     pkt_opts o;
     const cs_cc_ops *cc; /* congestion control (backend.packet.cc) */
+    const cs_tr_ops *tr; /* transport (backend.packet.transport) */
+    cs_tcp_params tcp;   /* tcp: its window law's parameters */
+    cs_time tcp_min_rto;
     cs_cc_params ccp;
     uint32_t ack_every;  /* ack_every, or 1 when the control needs an ACK per packet */
     cs_pool *ints;       /* telemetry records of packets in flight (cc hpcc) */
@@ -187,6 +201,25 @@ typedef struct pkt_state {
 } pkt_state;
 
 static inline const cs_link *pkt_link(const pkt_state *s, uint32_t l) { return &s->topo->links[l]; }
+
+/* packet.c, for the transports (packet_transport.h): */
+/* ps a link of bw bytes per ns takes for `bytes` (at least 1 ps). */
+cs_time pkt_ser_ps(uint64_t bytes, double bw);
+/* A control packet of flow id (type PK_ACK, PK_NAK: psn = the receiver's next expected) onto the route
+ * back, answering data packet `from` (its send time and telemetry echoed; NULL: none). */
+void pkt_send_ctrl(pkt_state *s, uint32_t id, int type, uint32_t psn, pkt *from);
+/* Flow id is complete at the receiver: its finish time, its done callback. */
+void pkt_delivered(pkt_state *s, uint32_t id);
+/* Flow id has something to send: onto its source port's send ring. */
+void pkt_ring_add(pkt_state *s, uint32_t id);
+/* Flow id's retransmit timer (from last_progress), unless armed or nothing is outstanding. */
+void pkt_arm_rto(pkt_state *s, uint32_t id);
+/* Count a retransmit timeout of flow id; 1 when it passed retry_limit and the flow stopped. */
+int pkt_timeout_gives_up(pkt_state *s, uint32_t id);
+/* Flow f's round trip alone on its route: a full packet there, a control packet back (ps). */
+cs_time pkt_base_rtt(const pkt_state *s, const pflow *f);
+/* Payload bytes of packet psn of flow f. */
+uint32_t pkt_payload_of(const pkt_state *s, const pflow *f, uint32_t psn);
 
 /* packet_route.c: a data packet of flow f leaves its source now (its psn set): its routing. */
 void pkt_route_start(pkt_state *s, pflow *f, pkt *p);
