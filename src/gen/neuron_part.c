@@ -98,9 +98,9 @@ static int load_matrix(reader *r, const char *s, const char *e, uint32_t max_neu
                       r->path, r->line, f < e ? show(f + 1, e, sh, sizeof sh) : "");
     if ((uint64_t)r->len < 2 * n * n)
         return CS_ERR(err, CS_EFORMAT,
-                      "%s:%" PRIu32 ": declares %" PRIu64 " neurons, but the file is %zu bytes; %" PRIu64
-                      " rows of %" PRIu64 " counts need at least %" PRIu64 " bytes",
-                      r->path, r->line, n, r->len, n, n, 2 * n * n);
+                      "%s:%" PRIu32 ": column 2: neurons: %" PRIu64 ", but the file is %zu bytes; expected at least %" PRIu64
+                      " bytes for %" PRIu64 " rows of %" PRIu64 " counts",
+                      r->path, r->line, n, r->len, 2 * n * n, n, n);
     d->n = (uint32_t)n;
     d->tokens = t;
     d->co = cs_calloc((size_t)(n * n), sizeof *d->co);
@@ -108,8 +108,8 @@ static int load_matrix(reader *r, const char *s, const char *e, uint32_t max_neu
     int rc = CS_OK;
     for (uint32_t i = 0; i < n && rc == CS_OK; i++) {
         if (!next_line(r, &s, &e)) {
-            rc = CS_ERR(err, CS_EFORMAT, "%s:%" PRIu32 ": the file ends after %" PRIu32 " of %" PRIu64 " rows",
-                        r->path, r->line, i, n);
+            rc = CS_ERR(err, CS_EFORMAT, "%s:%" PRIu32 ": expected %" PRIu64 " rows of counts, the file ends after %" PRIu32,
+                        r->path, r->line, n, i);
             break;
         }
         row_line[i] = r->line;
@@ -126,21 +126,22 @@ static int load_matrix(reader *r, const char *s, const char *e, uint32_t max_neu
             }
             if (j < i && v != d->co[(size_t)j * n + i]) {
                 rc = CS_ERR(err, CS_EFORMAT,
-                            "%s:%" PRIu32 ": column %" PRIu32 ": %" PRIu64 ", but line %" PRIu32 ", column %" PRIu32
-                            " has %" PRIu32 "; the matrix must be symmetric",
-                            r->path, r->line, j + 1, v, row_line[j], i + 1, d->co[(size_t)j * n + i]);
+                            "%s:%" PRIu32 ": column %" PRIu32 ": co-activation of neurons %" PRIu32 " and %" PRIu32 ": %" PRIu64
+                            ", but line %" PRIu32 ", column %" PRIu32 " has %" PRIu32
+                            "; expected the same (the matrix is symmetric)",
+                            r->path, r->line, j + 1, i, j, v, row_line[j], i + 1, d->co[(size_t)j * n + i]);
                 break;
             }
             d->co[(size_t)i * n + j] = (uint32_t)v;
             if (j + 1 < n && fe == e) {
                 rc = CS_ERR(err, CS_EFORMAT,
-                            "%s:%" PRIu32 ": the row has %" PRIu32 " columns, expected %" PRIu64, r->path, r->line,
-                            j + 1, n);
+                            "%s:%" PRIu32 ": column %" PRIu32 ": expected %" PRIu64 " columns, the row has %" PRIu32,
+                            r->path, r->line, j + 2, n, j + 1);
                 break;
             }
             if (j + 1 == n && fe != e) {
                 rc = CS_ERR(err, CS_EFORMAT,
-                            "%s:%" PRIu32 ": column %" PRIu32 ": the row has more than %" PRIu64 " columns",
+                            "%s:%" PRIu32 ": column %" PRIu32 ": expected %" PRIu64 " columns, the row has more",
                             r->path, r->line, j + 2, n);
                 break;
             }
@@ -236,8 +237,8 @@ int cs_npart_load(const char *path, uint32_t max_neurons, cs_npart_data *d, cs_e
     char sh[32];
     if (!next_line(&r, &s, &e)) {
         rc = CS_ERR(err, CS_EFORMAT,
-                    "%s: empty; expected a header \"coactivation,N,T\" (a matrix) or \"activations,N\" (a trace)",
-                    path);
+                    "%s:%" PRIu32 ": no header; expected a header \"coactivation,N,T\" (a matrix) or \"activations,N\" (a trace)",
+                    path, r.line);
     } else {
         const char *fe = field_end(s, e);
         size_t k = (size_t)(fe - s);
