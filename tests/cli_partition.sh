@@ -121,4 +121,34 @@ expect_fail "missing file" "nope.csv" "$CS_BIN" partition --coactivation nope.cs
 "$CS_BIN" partition --activations il.txt --workers 2 --bogus >/dev/null 2>&1; [ $? = 2 ] \
     && pass "unknown option: exit 2" || fail "unknown option: exit not 2"
 
+# Into clustersim serve: 16 neurons in pairs {i, i + 8}, one token each, 8 workers of 2.
+# Contiguous: every token on 2 workers, 1 partial per token: f = 1 / 7, the all-reduce's size per
+# token 16384 (1 + 1/7) / 2 = 9362.3 -> 9363; partitioned: f = 0, 16384 / 2 = 8192.
+printf 'activations,16\n0,8\n1,9\n2,10\n3,11\n4,12\n5,13\n6,14\n7,15\n' > p16.txt
+"$CS_BIN" partition --activations p16.txt --workers 8 --hidden-bytes 16384 --json p16.json --quiet || fail "p16: refused"
+eq "p16: serve bytes before" "$(num serve_mlp_reduce_bytes_per_token p16.json before)" 9363
+eq "p16: serve bytes after" "$(num serve_mlp_reduce_bytes_per_token p16.json after)" 8192
+# Llama 3 70B, TP 8 on the HGX preset, B = 32 (docs/examples.md works it out): the decode step is
+# 7,861,000 ns of compute + 81 dense all-reduces of 60,856 ns + 80 MLP all-reduces of 32 x 8192
+# bytes: m = 262144 / 4 chunks / 8 = 8192, net trunc(1000 + 8192 / 265.697) = 1030, red 3 x 5 = 15,
+# a chunk 10 + 14 x 1040 + 7 x 15 = 14,675, the all-reduce 58,700: 17,486,336 ns.  Dense (the
+# default, or 2 h = 16384 given): 17,658,816 ns.
+SV=(serve --model llama3-70b --device H100-SXM --tp 8 --flash-attention --batch 32 --prompt-tokens 2048
+    --output-tokens 128 --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100/network.yml" --quiet)
+for v in 0 16384 8192; do
+    "$CS_BIN" "${SV[@]}" --set plan.mlp-reduce-bytes-per-token=$v --json sv$v.json 2> sv$v.err || fail "serve $v: $(cat sv$v.err)"
+done
+eq "serve dense: time per output token (ns)" "$(num time_per_output_token_ns sv0.json)" 17658816
+eq "serve 2 h given: same as dense" "$(num time_per_output_token_ns sv16384.json)" 17658816
+eq "serve partitioned: time per output token (ns)" "$(num time_per_output_token_ns sv8192.json)" 17486336
+expect_fail "reduce bytes in a training step" "plan.mlp-reduce-bytes-per-token 8192|plan.phase prefill or decode" \
+    "$CS_BIN" train --model llama3-70b --tp 8 --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100/network.yml" \
+    --set plan.mlp-reduce-bytes-per-token=8192
+expect_fail "reduce bytes above 2 h" "plan.mlp-reduce-bytes-per-token 16385|at most|16384" \
+    "$CS_BIN" "${SV[@]}" --set plan.mlp-reduce-bytes-per-token=16385
+
+expect_fail "reduce bytes with experts" "plan.mlp-reduce-bytes-per-token 4096|dense MLP|8 experts" \
+    "$CS_BIN" serve --model mixtral-8x7b --device H100-SXM --tp 8 --batch 8 --prompt-tokens 128 --output-tokens 4 \
+    --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100/network.yml" --set plan.mlp-reduce-bytes-per-token=4096
+
 finish

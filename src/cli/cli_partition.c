@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,19 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
     return 0;
 }
 
-static json_t *traffic_json(const cs_npart_traffic *t, uint64_t tokens, uint64_t hidden, uint64_t batch) {
+/* The bytes per token of a dense all-reduce standing for the exchange, for clustersim serve's
+ * plan.mlp-reduce-bytes-per-token: an all-reduce is a reduction (a partial result from every worker
+ * but one: W - 1 per token) and a broadcast of the result (every worker needs it: the next layer's
+ * input is replicated).  Only the reduction shrinks, to the partials that cross: f = (partials per
+ * token) / (W - 1), at most 1; the size is hidden x (1 + f) / 2, rounded up. */
+static uint64_t serve_bytes(const cs_npart_traffic *t, uint64_t tokens, uint32_t w, uint64_t hidden) {
+    if (w < 2 || !tokens) return hidden;
+    double f = (double)t->partials / (double)tokens / (double)(w - 1);
+    if (f > 1) f = 1;
+    return (uint64_t)ceil((double)hidden * (1 + f) / 2);
+}
+
+static json_t *traffic_json(const cs_npart_traffic *t, uint64_t tokens, uint32_t w, uint64_t hidden, uint64_t batch) {
     double per_tok = tokens ? (double)t->partials / (double)tokens : 0.0;
     json_t *j = json_object();
     json_object_set_new(j, "coactivations_split", json_integer((json_int_t)t->cut));
@@ -60,6 +73,7 @@ static json_t *traffic_json(const cs_npart_traffic *t, uint64_t tokens, uint64_t
     json_object_set_new(j, "partial_results_per_token", json_real(per_tok));
     json_object_set_new(j, "bytes_per_token", json_real(per_tok * (double)hidden));
     json_object_set_new(j, "bytes_per_step", json_real(per_tok * (double)hidden * (double)batch));
+    json_object_set_new(j, "serve_mlp_reduce_bytes_per_token", json_integer((json_int_t)serve_bytes(t, tokens, w, hidden)));
     return j;
 }
 
@@ -75,9 +89,9 @@ static json_t *summary_json(const char *path, const cs_npart_data *d, const cs_n
     json_object_set_new(j, "neurons_per_worker", json_integer(d->n / r->w));
     json_object_set_new(j, "hidden_bytes", json_integer((json_int_t)hidden));
     json_object_set_new(j, "batch_tokens", json_integer((json_int_t)batch));
-    json_object_set_new(j, "before", traffic_json(&r->t_before, d->tokens, hidden, batch));
-    json_object_set_new(j, "grown", traffic_json(&r->t_grown, d->tokens, hidden, batch));
-    json_object_set_new(j, "after", traffic_json(&r->t_after, d->tokens, hidden, batch));
+    json_object_set_new(j, "before", traffic_json(&r->t_before, d->tokens, r->w, hidden, batch));
+    json_object_set_new(j, "grown", traffic_json(&r->t_grown, d->tokens, r->w, hidden, batch));
+    json_object_set_new(j, "after", traffic_json(&r->t_after, d->tokens, r->w, hidden, batch));
     json_object_set_new(j, "kept_contiguous", json_boolean(r->kept_contiguous));
     json_object_set_new(j, "neurons_moved", json_integer((json_int_t)r->moved));
     json_object_set_new(j, "weight_bytes_moved", json_integer((json_int_t)(r->moved * 2 * hidden)));
@@ -90,6 +104,9 @@ static json_t *summary_json(const char *path, const cs_npart_data *d, const cs_n
     json_object_set_new(u, "bytes_per_token", json_string("bytes"));
     json_object_set_new(u, "bytes_per_step", json_string("bytes, batch_tokens tokens"));
     json_object_set_new(u, "weight_bytes_moved", json_string("bytes: 2 x hidden_bytes per neuron moved"));
+    json_object_set_new(u, "serve_mlp_reduce_bytes_per_token",
+                        json_string("bytes per token: hidden_bytes x (1 + f) / 2, f = partial results per token / "
+                                    "(workers - 1), for clustersim serve --set plan.mlp-reduce-bytes-per-token"));
     json_object_set_new(j, "units", u);
     return j;
 }
@@ -214,6 +231,9 @@ int cs_cli_partition(int argc, char **argv) {
                   batch);
         printf("\n  neurons moved: %" PRIu64 " of %" PRIu32 " (weights moved: %" PRIu64 " bytes)\n", r.moved, d.n,
                r.moved * 2 * hidden);
+        printf("  clustersim serve --tp %" PRIu32 ": --set plan.mlp-reduce-bytes-per-token=%" PRIu64
+               " (after; contiguous: %" PRIu64 ", dense: 2 x hidden)\n",
+               r.w, serve_bytes(&r.t_after, d.tokens, r.w, hidden), serve_bytes(&r.t_before, d.tokens, r.w, hidden));
     }
     json_decref(j);
     cs_npart_result_free(&r);
