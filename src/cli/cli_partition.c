@@ -113,21 +113,61 @@ static json_t *summary_json(const char *path, const cs_npart_data *d, const cs_n
 
 /* partition.csv: one row per neuron; new_index is its position in the reordered layer (worker w holds
  * w * N / W .. (w + 1) * N / W - 1, ascending neuron ids within a worker). */
-static int write_csv(const char *path, const cs_npart_data *d, const cs_npart_result *r, cs_error *err) {
+static void write_csv(FILE *f, const cs_npart_data *d, const cs_npart_result *r, uint32_t *next) {
     uint32_t n = d->n, s = n / r->w;
-    uint32_t *next = cs_calloc(r->w, sizeof *next);
-    cs_afile a;
-    int rc = cs_afile_open(&a, path, err);
-    if (rc == CS_OK) {
-        fputs("neuron,worker_before,group,worker_after,new_index,moved\n", a.f);
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t w = r->after[i];
-            fprintf(a.f, "%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%d\n", i, r->before[i],
-                    r->group[i], w, w * s + next[w]++, r->after[i] != r->before[i]);
-        }
-        rc = cs_afile_commit(&a, err);
+    fputs("neuron,worker_before,group,worker_after,new_index,moved\n", f);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t w = r->after[i];
+        fprintf(f, "%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%d\n", i, r->before[i], r->group[i],
+                w, w * s + next[w]++, r->after[i] != r->before[i]);
     }
+}
+
+/* The result files, complete or absent together: every allocation (the JSON text, the files'
+ * temporary names) is made before the first rename, and files renamed before a failed one are
+ * removed. */
+static int write_outputs(const char *out, const char *json_path, const json_t *j, const cs_npart_data *d,
+                         const cs_npart_result *r, cs_error *err) {
+    enum { CSV, SUMMARY, JSON, NF };
+    char *paths[NF] = {NULL, NULL, NULL};
+    cs_afile af[NF];
+    memset(af, 0, sizeof af);
+    int rc = CS_OK;
+    if (out) {
+        rc = cs_mkdir_p(out, "--out", err);
+        size_t len = strlen(out) + 32;
+        paths[CSV] = cs_malloc(len);
+        paths[SUMMARY] = cs_malloc(len);
+        snprintf(paths[CSV], len, "%s/partition.csv", out);
+        snprintf(paths[SUMMARY], len, "%s/summary.json", out);
+    }
+    if (json_path) paths[JSON] = cs_strdup(json_path);
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    if (!text && rc == CS_OK) rc = CS_ERR(err, CS_ENOMEM, "summary: cannot format the JSON");
+    uint32_t *next = cs_calloc(r->w, sizeof *next);
+    for (int k = 0; k < NF && rc == CS_OK; k++)
+        if (paths[k]) rc = cs_afile_open(&af[k], paths[k], err);
+    if (rc == CS_OK) {
+        if (paths[CSV]) write_csv(af[CSV].f, d, r, next);
+        if (paths[SUMMARY]) fprintf(af[SUMMARY].f, "%s\n", text);
+        if (paths[JSON]) fprintf(af[JSON].f, "%s\n", text);
+    }
+    int committed[NF] = {0, 0, 0};
+    for (int k = 0; k < NF; k++) {
+        if (!af[k].f) continue;
+        if (rc == CS_OK) {
+            rc = cs_afile_commit(&af[k], err);
+            committed[k] = rc == CS_OK;
+        } else {
+            cs_afile_abort(&af[k]);
+        }
+    }
+    if (rc != CS_OK)
+        for (int k = 0; k < NF; k++)
+            if (committed[k]) remove(paths[k]);
+    cs_json_free(text);
     cs_free(next);
+    for (int k = 0; k < NF; k++) cs_free(paths[k]);
     return rc;
 }
 
@@ -199,22 +239,7 @@ int cs_cli_partition(int argc, char **argv) {
                     d.from_trace ? "--activations" : "--coactivation");
     if (rc == CS_OK) rc = cs_npart_partition(&d, (uint32_t)workers, &r, &err);
     if (rc == CS_OK) j = summary_json(path, &d, &r, hidden, batch);
-    if (rc == CS_OK && out) {
-        rc = cs_mkdir_p(out, "--out", &err);
-        char *p = NULL;
-        size_t len = strlen(out) + 32;
-        if (rc == CS_OK) {
-            p = cs_malloc(len);
-            snprintf(p, len, "%s/partition.csv", out);
-            rc = write_csv(p, &d, &r, &err);
-        }
-        if (rc == CS_OK) {
-            snprintf(p, len, "%s/summary.json", out);
-            rc = cs_write_json_atomic(p, j, &err);
-        }
-        cs_free(p);
-    }
-    if (rc == CS_OK && json_path) rc = cs_write_json_atomic(json_path, j, &err);
+    if (rc == CS_OK && (out || json_path)) rc = write_outputs(out, json_path, j, &d, &r, &err);
     if (rc == CS_OK && !quiet) {
         printf("clustersim partition -- %s: %" PRIu32 " neurons, %" PRIu64 " tokens, %" PRIu32
                " workers of %" PRIu32 " neurons\n",
