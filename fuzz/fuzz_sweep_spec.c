@@ -3,14 +3,18 @@
  * (src/sweep/design.c: cs_design_load) and the point numbering, and for
  * the bandwidth optimizer's spec reader (src/sweep/bwopt.c:
  * cs_bwopt_check_spec) and the cluster file's reader (src/scenario/cluster.c:
- * cs_cluster_load, reading only: no run), which get the same bytes.
+ * cs_cluster_load, reading only: no run) and the neuron partitioner's
+ * co-activation matrix and activation trace reader (src/gen/neuron_part.c:
+ * cs_npart_load, at most 64 neurons, then the partition on 1 and 2 workers),
+ * which get the same bytes.
  *
  * Each input is a whole spec file (as `clustersim sweep SPEC` reads it).
  * Contracts checked besides the sanitizers: a refusal carries its code and
  * a message starting with the file's path; an accepted design has at least
  * one knob and between 1 and CS_DESIGN_MAX_POINTS points, and its first,
  * middle and last points have a value for every knob, the same each time
- * they are drawn.  Seeds: fuzz/corpus/sweep_spec/.
+ * they are drawn; an accepted layer partitions with the partials never
+ * raised and every neuron on a worker below W.  Seeds: fuzz/corpus/sweep_spec/.
  */
 #include <jansson.h>
 
@@ -18,6 +22,7 @@
 #include "scenario/cluster.h"
 #include "sweep/bwopt.h"
 #include "sweep/design.h"
+#include "gen/neuron_part.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_init("fuzz_sweep_spec");
@@ -33,6 +38,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rc != CS_OK) fz_check_error(rc, &err, path);
     else fz_check(cl->njobs >= 1 && cl->njobs <= CS_CLUSTER_MAX_JOBS, "an accepted cluster has 1 to 256 jobs");
     cs_cluster_free(cl);
+    cs_error_clear(&err);
+    cs_npart_data nd;
+    rc = cs_npart_load(path, 64, &nd, &err);
+    if (rc != CS_OK) {
+        fz_check_error(rc, &err, path);
+    } else {
+        for (uint32_t w = 1; w <= 2; w++) {
+            cs_npart_result pr;
+            cs_error_clear(&err);
+            if (cs_npart_partition(&nd, w, &pr, &err) != CS_OK) {
+                fz_check(nd.n % w != 0 && err.msg[0] != '\0', "only a W not dividing N is refused");
+                continue;
+            }
+            fz_check(pr.t_after.partials <= pr.t_before.partials, "the partition never raises the partials");
+            for (uint32_t i = 0; i < nd.n; i++) fz_check(pr.after[i] < w, "every neuron on a worker below W");
+            cs_npart_result_free(&pr);
+        }
+        cs_npart_data_free(&nd);
+    }
     cs_error_clear(&err);
     rc = cs_design_load(path, &d, &err);
     if (rc != CS_OK) {

@@ -22,7 +22,8 @@
 # with communicator groups, remote memory and point-to-point messages:
 # analytical-congestion, and flow on a fat-tree built from topology.* keys
 # with a random placement; and a `run` of custom collectives (a per-type
-# graph, a per-node one on communicator groups).  Every site and every
+# graph, a per-node one on communicator groups); and `partition` of the
+# examples/partition trace (--out and --json: partition.csv, summary.json).  Every site and every
 # sampled call of each is tried (no sampling of sites: all take 30-60 s in
 # the sanitizer build on 2 cores).  Skips (77) in a build without injection.
 . "$(dirname "$0")/lib_cli.sh"
@@ -58,6 +59,7 @@ printf '{"memory-type": "PER_NODE_MEMORY_EXPANSION", "num-nodes": 2, "num-npus-p
 W4=(--workload-configuration=w4 --network-configuration=net4.yml --system-configuration="$EX/data_parallel/system.json"
     --comm-group-configuration=groups.json --remote-memory-configuration=mem.json --out out --quiet)
 CMD_run_congestion=("$CS_BIN" run "${W4[@]}" --backend analytical-congestion)
+CMD_partition=("$CS_BIN" partition --activations "$EX/partition/topics.txt" --workers 8 --out out --json out/p.json --quiet)
 CMD_run_fattree=("$CS_BIN" run "${W4[@]}" --backend flow --set topology.builder=fat-tree
     --set topology.fat-tree.npus_per_leaf=2 --set topology.fat-tree.spines=2 --set topology.fat-tree.link_bandwidth=50
     --set topology.fat-tree.link_latency=500 --npu-placement random:7)
@@ -100,7 +102,7 @@ inject() {
     return 0
 }
 
-for name in run_p2p run_flow train inspect run_congestion run_fattree run_custom; do
+for name in run_p2p run_flow train inspect run_congestion run_fattree run_custom partition; do
     declare -n cmd="CMD_$name"
     rm -rf out
     if ! CS_ALLOC_SITES="sites.$name" CS_ALLOC_COUNT="count.$name" "${cmd[@]}" >/dev/null 2>err.txt; then

@@ -1023,6 +1023,7 @@ static void main_help(FILE *f) {
           "  generate  model + parallelism plan -> per-rank Chakra traces, comm groups, configs, scenario\n"
           "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n"
           "  rescale   a trace set captured on N ranks rewritten for another data-parallel degree\n"
+          "  partition a layer's neurons across tensor-parallel workers by co-activation, traffic before/after\n"
           "  sweep     run every point of a design (grid, zip, random, seeds) on workers or MPI ranks\n"
           "  serve     a model served on a cluster: prefill and decode steps, KV cache, batching, TTFT, tokens/s\n"
           "  search    the best parallelization plans of a model on a cluster (estimate all, simulate the best)\n"
@@ -1062,9 +1063,10 @@ static int cli_main(int argc, char **argv) {
     if (strcmp(cmd, "cluster") == 0) return cs_cli_cluster(argc - 2, argv + 2);
     if (strcmp(cmd, "synth") == 0) return cs_cli_synth(argc - 2, argv + 2);
     if (strcmp(cmd, "rescale") == 0) return cs_cli_rescale(argc - 2, argv + 2);
+    if (strcmp(cmd, "partition") == 0) return cs_cli_partition(argc - 2, argv + 2);
     /* ASTRA-sim style: options without a sub-command mean "run". */
     if (strncmp(cmd, "--", 2) == 0) return cs_cli_run(argc - 1, argv + 1);
-    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect, rescale, synth, sweep, "
+    fprintf(stderr, "clustersim: unknown command \"%s\" (expected run, train, generate, inspect, rescale, partition, synth, sweep, "
                     "search, serve, bandwidth, collective or cluster; see "
                     "clustersim "
                     "--help)\n",

@@ -25,6 +25,7 @@ int cs_cli_collective(int argc, char **argv);
 int cs_cli_cluster(int argc, char **argv);
 int cs_cli_synth(int argc, char **argv);
 int cs_cli_rescale(int argc, char **argv);
+int cs_cli_partition(int argc, char **argv);
 /* Commands with their own option parsers (search, collective): every
  * --scenario FILE loaded in order before the other flags (0, or 1 with the
  * message printed); and the platform flags --set KEY=VALUE,

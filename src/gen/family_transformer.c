@@ -200,6 +200,15 @@ static void tp_reduce(gen *G, const char *name) {
     if (G->p->sp) cs_gen_coll(G->c, name, CS_COLL_REDUCE_SCATTER, G->sb * G->h * 2, PG_TP, 1);
     else cs_gen_coll(G->c, name, CS_COLL_ALL_REDUCE, G->sb * G->h * 2, PG_TP, 1);
 }
+/* The MLP's all-reduce: a serving step's may carry fewer bytes per token (plan.mlp-reduce-bytes-per-token). */
+static void tp_reduce_mlp(gen *G, const char *name) {
+    if (G->p->tp < 2) return;
+    if (G->p->phase == CS_PHASE_TRAIN || !G->p->mlp_reduce_bytes) {
+        tp_reduce(G, name);
+        return;
+    }
+    cs_gen_coll(G->c, name, CS_COLL_ALL_REDUCE, G->sb * G->p->mlp_reduce_bytes, PG_TP, 1);
+}
 static void tp_gather(gen *G, const char *name) {
     if (G->p->tp < 2 || !G->p->sp) return;
     cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, G->sb * G->h * 2 / G->t, PG_TP, 1); /* comm_size = each rank's shard */
@@ -453,7 +462,7 @@ static void layer_fwd(gen *G, uint32_t l, const char *tag) {
              2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h) + 4 * G->sb * f * mm, tm);
     }
     snprintf(nm, sizeof nm, "%sL%u.ar2", tag, l);
-    tp_reduce(G, nm);
+    tp_reduce_mlp(G, nm);
     snprintf(nm, sizeof nm, "%sL%u.res2", tag, l);
     cs_gen_comp(G->c, nm, 0, 7 * G->sl * G->h, cs_gen_stream(G->c, 7 * G->sl * G->h));
 }
@@ -714,6 +723,12 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
         if (p->kv_tokens && p->kv_tokens < p->context_tokens)
             return CS_ERR(err, CS_EINVAL, "plan.kv-tokens %u: expected at least plan.context-tokens (%u): the cache "
                           "holds the step's context", p->kv_tokens, p->context_tokens);
+        if (p->mlp_reduce_bytes && x->experts)
+            return CS_ERR(err, CS_EINVAL, "plan.mlp-reduce-bytes-per-token %u: expected a dense MLP (the model has %u "
+                          "experts: its MLP exchanges tokens by all-to-all)", p->mlp_reduce_bytes, x->experts);
+        if (p->mlp_reduce_bytes > 2 * x->hidden)
+            return CS_ERR(err, CS_EINVAL, "plan.mlp-reduce-bytes-per-token %u: expected at most the dense all-reduce's "
+                          "2 x hidden = %u bytes per token", p->mlp_reduce_bytes, 2 * x->hidden);
         if ((uint64_t)p->micro_batch * p->dp != p->global_batch)
             return CS_ERR(err, CS_EINVAL, "plan.global-batch %u: a %s step is one batch: expected micro-batch x dp = "
                           "%u x %u", p->global_batch, ph, p->micro_batch, p->dp);

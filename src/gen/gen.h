@@ -184,9 +184,12 @@ typedef struct cs_gen_plan {
      * sequence, its attention reading context_tokens keys and values).
      * kv_tokens: the KV cache held per sequence for the memory check (0 =
      * context_tokens).  A serving step is one batch: global_batch = micro_batch
-     * x dp, no backward, no optimizer. */
+     * x dp, no backward, no optimizer.  mlp_reduce_bytes: bytes per token of
+     * each layer's MLP all-reduce (ar2) in a serving step, for partial results
+     * exchanged sparsely after a neuron partition (clustersim partition); 0 =
+     * Megatron's dense 2 h. */
     int phase;
-    uint32_t context_tokens, kv_tokens;
+    uint32_t context_tokens, kv_tokens, mlp_reduce_bytes;
 } cs_gen_plan;
 enum { CS_PHASE_TRAIN = 0, CS_PHASE_PREFILL = 1, CS_PHASE_DECODE = 2 };
 

@@ -119,6 +119,10 @@ static const cs_opt PLAN_OPTS[] = {
                                 "the cache including the new token (decode)"},
     {.key = "kv-tokens", .type = CS_OPT_INT, .min = 0, .max = 100000000, .off = P(kv_tokens), .unit = "tokens",
      .help = "serving steps: KV-cache tokens held per sequence for the memory check; 0 = context-tokens"},
+    {.key = "mlp-reduce-bytes-per-token", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(mlp_reduce_bytes),
+     .unit = "bytes", .help = "serving steps of a dense transformer: each layer's MLP all-reduce (ar2) carries this many "
+                              "bytes per token instead of 2 x hidden -- the partial results that still cross workers "
+                              "after a neuron partition (clustersim partition, docs/inference.md); 0 = dense"},
     {.key = "no-memory-check", .type = CS_OPT_BOOL, .off = P(no_memory_check),
      .help = "simulate even if the plan does not fit in HBM"},
 };

@@ -347,6 +347,7 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         p->phase = phase[o.phase];
         p->context_tokens = (uint32_t)o.context_tokens;
         p->kv_tokens = (uint32_t)o.kv_tokens;
+        p->mlp_reduce_bytes = (uint32_t)o.mlp_reduce_bytes;
         /* the family's batch defaults (0 = not given); guard the product against 32 bits */
         uint64_t mb = (uint64_t)o.micro_batch, gb = (uint64_t)o.global_batch;
         if (!gb && (mb ? mb : 1) * (uint64_t)o.dp * (uint64_t)o.pp * 512u > UINT32_MAX)
@@ -364,6 +365,9 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         rc = cs_gen_placement_parse(o.placement, p, err);
         if (rc) cs_error_prefix(err, "plan.placement: ");
     }
+    if (rc == CS_OK && o.mlp_reduce_bytes && p->phase == CS_PHASE_TRAIN)
+        rc = CS_ERR(err, CS_EINVAL, "plan.mlp-reduce-bytes-per-token %d: expected plan.phase prefill or decode (a "
+                    "serving step; a training step's backward needs the dense all-reduce)", o.mlp_reduce_bytes);
     if (rc == CS_OK && o.bucket_mparams && o.bucket_mb)
         rc = CS_ERR(err, CS_EINVAL, "plan.bucket-mparams and plan.bucket-mb: give one of them");
     if (rc == CS_OK && o.bucket_mparams) p->bucket_params = (uint64_t)o.bucket_mparams * 1000000u;
