@@ -6,7 +6,8 @@
 # TARGET is one of the names in fuzz/CMakeLists.txt (et_reader,
 # network_config, system_config, memory_config, comm_group, topology, model,
 # device, cli, sweep_spec) or all (the default): every target in turn, each for SECONDS
-# (default 60).  The build dir is $CS_FUZZ_BUILD (default build-fuzz,
+# (default 60), CS_FUZZ_JOBS of them at a time (default: the number of
+# cores).  The build dir is $CS_FUZZ_BUILD (default build-fuzz,
 # relative to the source tree); it is configured with clang and
 # -DCS_FUZZ=ON when needed.  Each target runs with fuzz/corpus/TARGET/ as
 # seeds (never written) and fuzz/dict/TARGET.dict when there is one; new
@@ -46,14 +47,14 @@ fi
 cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" \
   $(for t in $targets; do echo --target "fuzz_$t"; done) >/dev/null || exit 1
 
-failed=""
-for t in $targets; do
-  work="$build/fuzz-work/$t"
+# One target: its lines go to $work/out, "ok" or "failed" to $work/result.
+run_one() {
+  local t=$1 work="$build/fuzz-work/$1"
   mkdir -p "$work/corpus"
   # the targets' scratch directories (fuzz_common.c) live here, not in /tmp;
   # one left by a crashed run is removed
-  rm -rf "$work"/cs-fuzz-*
-  args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/"
+  rm -rf "$work"/cs-fuzz-* "$work/out" "$work/result"
+  local args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/"
         -print_final_stats=1)
   case "$t" in
     et_reader) args+=(-max_len=65536) ;;
@@ -61,18 +62,36 @@ for t in $targets; do
     *) args+=(-max_len=16384) ;;
   esac
   [ -f "$src/fuzz/dict/$t.dict" ] && args+=(-dict="$src/fuzz/dict/$t.dict")
-  echo "run.sh: fuzzing $t for ${secs}s; new inputs in $work/corpus"
   # libFuzzer exits non-zero (and keeps the input) on a crash, leak,
   # timeout or out-of-memory.
-  if ! TMPDIR="$work" "$build/fuzz/fuzz_$t" "${args[@]}" "$@" "$work/corpus" "$src/fuzz/corpus/$t" 2>"$work/log"; then
-    tail -n 60 "$work/log" >&2
-    echo "run.sh: $t FAILED: input saved in $work/ (log: $work/log)" >&2
-    failed="$failed $t"
+  if ! TMPDIR="$work" "$build/fuzz/fuzz_$t" "${args[@]}" "${extra[@]}" "$work/corpus" "$src/fuzz/corpus/$t" \
+       2>"$work/log"; then
+    { tail -n 60 "$work/log"; echo "run.sh: $t FAILED: input saved in $work/ (log: $work/log)"; } > "$work/out"
+    echo failed > "$work/result"
   else
-    grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$work/log" | tr '\n' ' '
-    echo
-    echo "run.sh: $t: no crash in ${secs}s"
+    { grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$work/log" | tr '\n' ' '
+      echo
+      echo "run.sh: $t: no crash in ${secs}s"; } > "$work/out"
+    echo ok > "$work/result"
   fi
+}
+
+# CS_FUZZ_JOBS targets at a time (default: the machine's cores; each
+# libFuzzer process uses one), reported in the order of the list.
+extra=("$@")
+jobs_max="${CS_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+[[ "$jobs_max" =~ ^[1-9][0-9]*$ ]] || jobs_max=1
+for t in $targets; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  echo "run.sh: fuzzing $t for ${secs}s; new inputs in $build/fuzz-work/$t/corpus"
+  run_one "$t" &
+done
+wait
+failed=""
+for t in $targets; do
+  work="$build/fuzz-work/$t"
+  if [ "$(cat "$work/result" 2>/dev/null)" = ok ]; then cat "$work/out"
+  else cat "$work/out" >&2 2>/dev/null; failed="$failed $t"; fi
 done
 if [ -n "$failed" ]; then
   echo "run.sh: failed:$failed" >&2

@@ -4,7 +4,7 @@
 # then every libFuzzer target (fuzz/run.sh all: the trace reader, every
 # configuration reader, topology files, model and device files, the command
 # line, sweep and bandwidth specs), each for CS_FUZZ_SECONDS (default 45; 10
-# targets = 7.5 minutes).
+# targets, one per core at a time: 3.75 minutes on 2 cores).
 # Tests that need ../shared (reference data) skip with a message when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
