@@ -113,6 +113,8 @@ static const flag FLAGS[] = {
     {"seq", F_KEY, "model.transformer.seq", 0, "N", "sequence length in tokens (transformers; over the model's)", 2},
     {"schedule", F_KEY, "plan.schedule", 0, "gpipe|1f1b", "pipeline schedule", 2},
     {"virtual-stages", F_KEY, "plan.virtual-stages", 0, "N", "interleaved 1F1B: model chunks per stage", 2},
+    {"layout", F_KEY, "plan.layout", 0, "E|t*N|...|L",
+     "layers per virtual pipeline stage, as Megatron's --pipeline-model-parallel-layout", 2},
     {"zero", F_KEY, "plan.zero", 0, "0..3", "ZeRO stage", 2},
     {"fsdp", F_KEYFLAG, "plan.fsdp", 0, NULL, "fully sharded data parallel (zero 3)", 2},
     {"bucket-mparams", F_KEY, "plan.bucket-mparams", 0, "N", "DP gradient bucket, millions of parameters", 2},

@@ -103,25 +103,9 @@ static double tx_flops(const cs_gen_model *m, const cs_gen_plan *p) {
     return 3.0 * tokens * (m->u.tf.layers * layer_fwd_flops_per_token(m) + 2.0 * m->u.tf.hidden * (double)m->u.tf.vocab);
 }
 
-/* Layers of virtual stage k of V: ceil(layers / V) each but for the deficit,
- * taken one layer each from the last, the first, the second-last, ... */
-static uint32_t vstage_layers(uint32_t layers, uint32_t V, uint32_t k, uint32_t *first) {
-    uint32_t q = (layers + V - 1) / V, deficit = V * q - layers;
-    uint32_t lo = 0, n = 0;
-    for (uint32_t j = 0; j <= k; j++) {
-        uint32_t e = j < V - 1 - j ? j : V - 1 - j;           /* distance from the nearer end */
-        uint32_t order = 2 * e + (j < V - 1 - j ? 1u : 0u);   /* last, first, second-last, ... */
-        lo += n;
-        n = q - (order < deficit ? 1u : 0u);
-    }
-    if (first) *first = lo;
-    return n;
-}
-
 uint32_t cs_gen_tx_stage_layers(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, uint32_t *first) {
     uint32_t v = cs_gen_vst(p), n = 0;
-    if (v <= 1) return vstage_layers(m->u.tf.layers, p->pp, st, first);
-    for (uint32_t c = 0; c < v; c++) n += vstage_layers(m->u.tf.layers, p->pp * v, c * p->pp + st, c == 0 ? first : NULL);
+    for (uint32_t c = 0; c < v; c++) n += cs_gen_vstage_layers(m->u.tf.layers, p, c * p->pp + st, c == 0 ? first : NULL);
     return n;
 }
 
@@ -180,15 +164,21 @@ static void tx_memory(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, 
     o->optimizer = 12 * (Pd / (p->zero >= 1 ? dp : 1) + Pe / (p->zero >= 1 ? edp : 1));
     uint32_t mb = cs_gen_micro_batches(p);
     uint32_t inflight = p->schedule == CS_SCHED_GPIPE ? mb : (p->pp - st < mb ? p->pp - st : mb);
-    double L = cs_gen_tx_stage_layers(m, p, st, NULL);
-    if (cs_gen_vst(p) > 1) { /* interleaved: warm-up + 1 chunk-micro-batches of (on average) L / v layers each */
+    double L = cs_gen_tx_stage_layers(m, p, st, NULL), held = inflight * L; /* layer-micro-batches */
+    if (cs_gen_vst(p) > 1) {
+        /* interleaved: the warm-up + 1 first forward units, unit k of chunk
+         * (k / pp) mod v: q whole rounds of pp units and r more */
         uint32_t v = cs_gen_vst(p), u = (p->pp - st - 1) * 2 + (v - 1) * p->pp + 1;
         inflight = u < mb * v ? u : mb * v;
-        L /= v;
+        uint32_t q = inflight / p->pp, r = inflight % p->pp;
+        double part = 0;
+        for (uint32_t c = 0; c < q % v; c++) part += cs_gen_vstage_layers(m->u.tf.layers, p, c * p->pp + st, NULL);
+        held = p->pp * ((double)(q / v) * L + part) +
+               (double)r * cs_gen_vstage_layers(m->u.tf.layers, p, (q % v) * p->pp + st, NULL);
     }
     o->inflight = inflight;
-    o->activations = inflight * L * layer_act_bytes(m, p, p->recompute);
-    if (p->recompute == CS_RECOMP_FULL) o->activations += layer_act_bytes(m, p, CS_RECOMP_NONE);
+    o->activations = held * layer_act_bytes(m, p, p->recompute);
+    if (p->recompute == CS_RECOMP_FULL && L > 0) o->activations += layer_act_bytes(m, p, CS_RECOMP_NONE);
     if (st == p->pp - 1) /* final norm, output layer, loss (Korthikanti eq. 5) */
         o->activations += 4.0 * m->u.tf.seq / cs_gen_cp(p) * p->micro_batch * ((double)m->u.tf.hidden + m->u.tf.vocab) / p->tp;
 }
@@ -514,16 +504,17 @@ static void z3_extras(gen *G, const char *name) {
 }
 
 /* Model chunk c of the rank's stage (c = 0 without interleaving): virtual
- * stage vs = c pp + pi of pp v, its layers split as the stages' are
- * (vstage_layers: ceil(layers / (pp v)) each, the deficit taken from the
- * last virtual stage, the first, ...; v = 1 gives cs_gen_tx_stage_layers).
+ * stage vs = c pp + pi of pp v, its layers those of plan.layout or split as
+ * the stages' are (cs_gen_vstage_layers: ceil(layers / (pp v)) each, the
+ * deficit taken from the last virtual stage, the first, ...; v = 1 gives
+ * cs_gen_tx_stage_layers).
  * Pipeline neighbours are stages pi -+ 1, wrapping from the last stage to
  * the first between chunks.  The tag of a boundary is 2 (mb + M c_low) (+1
  * backward), c_low = the chunk of its lower virtual stage (2 mb without
  * interleaving). */
 static uint32_t chunk_setup(gen *G, uint32_t c) {
     uint32_t P = G->p->pp, vs = c * P + G->pi, first;
-    uint32_t n = vstage_layers(G->m->u.tf.layers, P * cs_gen_vst(G->p), vs, &first); /* v = 1: the stage's layers */
+    uint32_t n = cs_gen_vstage_layers(G->m->u.tf.layers, G->p, vs, &first); /* v = 1: the stage's layers */
     G->clo = first;
     G->chi = first + n;
     return vs;
@@ -725,7 +716,7 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
             return CS_ERR(err, CS_EINVAL,
                           "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
                           "--zero 0..2", p->vstages);
-        if (x->layers < chunks)
+        if (x->layers < chunks && !p->nlayout)
             return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: expected at least one layer per model chunk, got %u "
                           "layers for pp x virtual stages = %" PRIu64 " chunks", p->vstages, x->layers, chunks);
         if (!mbs || mbs % p->pp)
@@ -745,8 +736,18 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
     if (x->heads % p->tp || x->kv_heads % p->tp || x->ffn_hidden % p->tp)
         return CS_ERR(err, CS_EINVAL, "--tp %u: expected a divisor of heads (%u), kv_heads (%u) and ffn_hidden (%u)",
                       p->tp, x->heads, x->kv_heads, x->ffn_hidden);
-    if (x->layers < p->pp)
+    if (x->layers < p->pp && !p->nlayout)
         return CS_ERR(err, CS_EINVAL, "--pp %u: expected at most one stage per layer (%u layers)", p->pp, x->layers);
+    if (p->nlayout) { /* plan.layout: pp x v stages holding the model's layers */
+        uint64_t V = (uint64_t)p->pp * cs_gen_vst(p), sum = 0;
+        for (uint32_t j = 0; j < p->nlayout; j++) sum += p->layout[j];
+        if (p->nlayout != V)
+            return CS_ERR(err, CS_EINVAL, "plan.layout: %u stages; expected pp x virtual-stages = %u x %u = %" PRIu64,
+                          p->nlayout, p->pp, cs_gen_vst(p), V);
+        if (sum != x->layers)
+            return CS_ERR(err, CS_EINVAL, "plan.layout: %" PRIu64 " decoder layers (t); expected the model's %u",
+                          sum, x->layers);
+    }
     if (p->sp && x->seq % p->tp)
         return CS_ERR(err, CS_EINVAL, "--sp: the sequence (%u) must be divisible by --tp %u", x->seq, p->tp);
     int rc = cs_gen_check_batch(p, err);
@@ -797,6 +798,12 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
             p->tp, p->sp ? "+SP" : "", cpd, p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
             cs_gen_ranks(p), p->micro_batch, p->global_batch, cs_gen_micro_batches(p), rn[p->recompute], p->zero,
             p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
+    if (p->nlayout) {
+        char lay[512];
+        cs_gen_layout_format(p, lay, sizeof lay);
+        fprintf(f, "  layout     plan.layout: decoder layers of the %u virtual stages (E embedding, L output layer): %s\n",
+                p->nlayout, lay);
+    }
     if (p->offload_opt) fprintf(f, "  offload    optimizer state in remote memory (plan.offload-optimizer)\n");
 }
 

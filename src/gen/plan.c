@@ -215,6 +215,11 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
         return CS_ERR(err, CS_EINVAL,
                       "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
                       "--zero 0..2", p->vstages);
+    if (p->nlayout && !fam->interleaving)
+        return CS_ERR(err, CS_EINVAL, "plan.layout: a layout of decoder layers needs a transformer; %s is a %s",
+                      m->name, fam->name);
+    if (p->nlayout > CS_GEN_MAX_LAYOUT)
+        return CS_ERR(err, CS_EINVAL, "plan.layout: %u stages; expected at most %u", p->nlayout, CS_GEN_MAX_LAYOUT);
     int rc = cs_gen_ingest_check(p, err);
     return rc ? rc : fam->check(m, p, err);
 }

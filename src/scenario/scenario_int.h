@@ -31,7 +31,7 @@ typedef struct cs_plan_params {
     int tp, pp, dp, ep, cp, cp_comm, recompute, schedule, vstages, zero;
     int micro_batch, global_batch, bucket_mparams, bucket_mb;
     int phase, context_tokens, kv_tokens; /* serving steps (docs/inference.md) */
-    char *placement;
+    char *placement, *layout;
     bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt;
 } cs_plan_params;
 

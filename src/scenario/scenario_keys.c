@@ -99,6 +99,11 @@ static const cs_opt PLAN_OPTS[] = {
      .help = "pipeline schedule"},
     {.key = "virtual-stages", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(vstages),
      .help = "interleaved 1F1B: model chunks per pipeline stage (1 = plain 1F1B)"},
+    {.key = "layout", .type = CS_OPT_STR, .nodef = 1, .off = P(layout),
+     .help = "what each virtual pipeline stage holds, as Megatron-LM's --pipeline-model-parallel-layout: E "
+             "(embedding), t (decoder layer), L (output layer and loss), | between stages (virtual rank 0's pp "
+             "stages first), t*N and (...)*N repeats, e.g. \"E|(t|)*126L\"; sets virtual-stages to stages / pp; "
+             "unset = the default split (docs/generator.md)"},
     {.key = "zero", .type = CS_OPT_INT, .min = 0, .max = 3, .off = P(zero),
      .help = "ZeRO stage: optimizer (1), + gradients (2), + weights (3) sharded over DP"},
     {.key = "fsdp", .type = CS_OPT_BOOL, .off = P(fsdp), .help = "fully sharded data parallel (zero 3)"},

@@ -364,6 +364,17 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         rc = cs_gen_placement_parse(o.placement, p, err);
         if (rc) cs_error_prefix(err, "plan.placement: ");
     }
+    if (rc == CS_OK && o.layout) {
+        rc = cs_gen_layout_parse(o.layout, p, err);
+        if (rc == CS_OK && p->nlayout % p->pp)
+            rc = CS_ERR(err, CS_EINVAL, "plan.layout: %u stages; expected a multiple of plan.pp (%u): virtual pipeline "
+                        "rank 0's stages, then rank 1's, ...", p->nlayout, p->pp);
+        if (rc == CS_OK && o.vstages != 1 && (uint32_t)o.vstages != p->nlayout / p->pp)
+            rc = CS_ERR(err, CS_EINVAL, "plan.layout: %u stages = plan.pp %u x %u virtual stages; expected "
+                        "plan.virtual-stages %u or unset, got %d", p->nlayout, p->pp, p->nlayout / p->pp,
+                        p->nlayout / p->pp, o.vstages);
+        if (rc == CS_OK) p->vstages = p->nlayout / p->pp;
+    }
     if (rc == CS_OK && o.bucket_mparams && o.bucket_mb)
         rc = CS_ERR(err, CS_EINVAL, "plan.bucket-mparams and plan.bucket-mb: give one of them");
     if (rc == CS_OK && o.bucket_mparams) p->bucket_params = (uint64_t)o.bucket_mparams * 1000000u;
