@@ -169,6 +169,34 @@ python3 -c "import sys; sys.exit(0 if float('$b') < float('$c') else 1)" 2>/dev/
     && pass "interleaving shortens the step ($b < $c ns)" || fail "interleaving shortens the step ($b vs $c)"
 expect_fail "bad virtual stages" "--virtual-stages 9: expected at least one layer per model chunk, got 32 layers for pp x virtual stages = 36 chunks" \
     "$CS_BIN" generate --model gpt3-6.7b --pp 4 --virtual-stages 9 --global-batch 8 --out "$CS_TMP/x"
+# plan.layout (Megatron's --pipeline-model-parallel-layout): the embedding
+# alone on virtual stage 0, 8 layers, five stages of 4, then 4 and the output
+# layer: 8 virtual stages = pp 4 x 2; run on the files == train (class mode)
+LY=(--model gpt3-6.7b --tp 2 --pp 4 --sp --recompute selective --global-batch 8 --layout "E|t*8|(t*4|)*5t*4L")
+"$CS_BIN" generate "${LY[@]}" --out "$CS_TMP/ly" --quiet && pass "generate with a layout" || fail "generate with a layout"
+run=$("$CS_BIN" run --workload-configuration="$CS_TMP/ly" --comm-group-configuration="$CS_TMP/ly.comm_groups.json" \
+    --network-configuration="$CS_TMP/ly.network.yml" --system-configuration="$CS_TMP/ly.system.json" --comm-streams=4 \
+    --json "$CS_TMP/lyrun.json" --quiet 2>&1) && pass "run the layout's traces" || fail "run layout: $run"
+tr=$("$CS_BIN" train "${LY[@]}" --network-configuration="$CS_TMP/ly.network.yml" \
+    --system-configuration="$CS_TMP/ly.system.json" --json "$CS_TMP/lytrain.json" 2>&1) && pass "train with a layout" \
+    || fail "train with a layout: $tr"
+echo "$tr" | grep -q "PP 4 (interleaved 1F1B, 2 chunks per stage)" \
+    && echo "$tr" | grep -q "decoder layers of the 8 virtual stages (E embedding, L output layer): E+0, 8, 5 x 4, 4+L" \
+    && pass "layout reported" || fail "layout reported: $tr"
+a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/lyrun.json" | grep -o '[0-9.]*$')
+b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/lytrain.json" | grep -o '[0-9.e+]*$')
+python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+    && pass "layout run and train agree ($a ns)" || fail "layout run ($a) and train ($b) agree"
+expect_fail "layout vs virtual stages" "--layout: 8 stages = --pp 4 x 2 virtual stages; expected --virtual-stages 2 or unset, got 3" \
+    "$CS_BIN" generate "${LY[@]}" --virtual-stages 3 --out "$CS_TMP/x"
+expect_fail "layout vs pp" "--layout: 8 stages; expected a multiple of --pp (3)" \
+    "$CS_BIN" generate --model gpt3-6.7b --pp 3 --layout "E|t*8|(t*4|)*5t*4L" --global-batch 9 --out "$CS_TMP/x"
+expect_fail "layout character" "--layout: character 3 'x': expected E (embedding), t (decoder layer)" \
+    "$CS_BIN" generate --model gpt3-6.7b --pp 2 --layout "E,x,L" --out "$CS_TMP/x"
+expect_fail "layout layers" "--layout: 31 decoder layers (t); expected the model's 32" \
+    "$CS_BIN" generate --model gpt3-6.7b --pp 2 --layout "Et*15|t*16L" --out "$CS_TMP/x"
+expect_fail "layout family" "--layout: a layout of decoder layers needs a transformer; resnet50 is a resnet50" \
+    "$CS_BIN" generate --model resnet50 --layout "EtL" --out "$CS_TMP/x"
 # context parallelism (Llama 3 8B, 8,192 tokens: 4,096 per rank): run on the
 # files == train (class mode) == train --symmetry off, for K/V all-gather and ring
 CP=(--model llama3-8b --tp 2 --cp 2 --dp 2 --sp --recompute selective --zero 1 --global-batch 4 --flash-attention)

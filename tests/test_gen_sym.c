@@ -8,7 +8,8 @@
  *    move maps it onto (same members moved, same file order up to rotation).
  * 2. Class mode gives the full simulation's results: for plans covering
  *    TP, DP, PP, SP, recomputation, ZeRO 0-3, GPipe / 1F1B / interleaved,
- *    placements, MoE with EP, uneven pipeline stages, context parallelism
+ *    placements, MoE with EP, uneven pipeline stages (default and plan.layout, with embedding- and
+ *    output-only chunks), context parallelism
  *    (all-gather and ring attention), Ring / Switch /
  *    FullyConnected dimensions and ring / direct / halving-doubling
  *    collectives, every rank's finish, compute, communication, node and
@@ -373,6 +374,25 @@ static void test_equal_placement_moe_uneven(void **state) {
     expect_equal(&u, &p, &SW_2x4, "ring", 4);
     plan_base(&p, 2, 2, 2, 4); /* 6 layers in 4 uneven chunks: 1, 2, 2, 1 */
     p.vstages = 2;
+    expect_equal(&u, &p, &SW_2x4, "ring", 4);
+    /* plan.layout: embedding-only and output-only chunks, interleaved
+     * (TP 2 x DP 2 x PP 2 x v 2) and plain 1F1B (TP 2 x PP 4; TP 2 x DP 2 x PP 2
+     * with ZeRO-2) */
+    cs_error err;
+    cs_error_clear(&err);
+    plan_base(&p, 2, 2, 2, 4);
+    assert_int_equal(cs_gen_layout_parse("E|t*3|tt|tL", &p, &err), CS_OK);
+    p.vstages = 2;
+    assert_int_equal(cs_gen_plan_check(&u, &p, &err), CS_OK);
+    expect_equal(&u, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 2, 4, 1, 8);
+    assert_int_equal(cs_gen_layout_parse("E|tttt|tt|L", &p, &err), CS_OK);
+    assert_int_equal(cs_gen_plan_check(&u, &p, &err), CS_OK);
+    expect_equal(&u, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 2, 2, 2, 4);
+    assert_int_equal(cs_gen_layout_parse("E|t*6L", &p, &err), CS_OK);
+    p.zero = 2;
+    assert_int_equal(cs_gen_plan_check(&u, &p, &err), CS_OK);
     expect_equal(&u, &p, &SW_2x4, "ring", 4);
     cs_gen_model moe = small_model(2); /* 4 experts, top 2, EP 2 over DP 2 */
     moe.u.tf.experts = 4;

@@ -1218,6 +1218,123 @@ static void test_interleaved(void **state) {
     tu_assert_has(err.msg, "interleaving needs a transformer, --pp > 1, --schedule 1f1b");
 }
 
+
+/* plan.layout (Megatron-LM's --pipeline-model-parallel-layout): the small
+ * model (L 4, h 256, f 1024, V 1000, s 128, biases, tied) on pp 2 x v 2 as
+ * "E|t*2|t|tL": virtual stages 0..3 hold 0 (+ embedding), 2, 1, 1 (+ output
+ * layer) decoder layers; stage 0 = vs 0 and 2 (layer 2), stage 1 = vs 1 and
+ * 3 (layers 0, 1, 3).  Worked by hand: one layer holds 3h^2+3h (QKV) +
+ * h^2+h (proj) + 2hf+f+h (MLP) + 4h (norms) = 789,760 parameters; the
+ * embedding V h + s h = 288,768; the output layer 2h = 512 plus Megatron's
+ * copy of the tied embedding V h = 256,000.  One layer's forward is
+ * (2 x 12 h^2 + 4 s h) = 1,703,936 FLOPs per token, x 128 tokens x 3
+ * (forward + backward) = 654,311,424 per micro-batch; the logits 3 x 2 s h V
+ * = 196,608,000. */
+static void test_layout(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.pp = 2;
+    p.global_batch = 4; /* 4 micro-batches */
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("E|t*2|t|t,L", &p, &err), CS_OK);
+    assert_int_equal(p.nlayout, 4);
+    assert_true(p.layout[0] == 0 && p.layout[1] == 2 && p.layout[2] == 1 && p.layout[3] == 1);
+    p.vstages = 2;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
+    uint32_t first = 99;
+    assert_int_equal(cs_gen_tx_stage_layers(&m, &p, 0, &first), 1);
+    assert_int_equal(first, 0);
+    assert_int_equal(cs_gen_tx_stage_layers(&m, &p, 1, &first), 3);
+    assert_int_equal(first, 0);
+    assert_int_equal(cs_gen_vstage_layers(4, &p, 2, &first), 1);
+    assert_int_equal(first, 2);
+    cs_gen_memory s0, s1;
+    cs_gen_memory_stage(&m, &p, 0, &s0);
+    cs_gen_memory_stage(&m, &p, 1, &s1);
+    assert_true(s0.params == 789760.0 + 288768.0);
+    assert_true(s1.params == 3 * 789760.0 + 512.0 + 256000.0);
+    /* in flight: stage 0 runs 2 (pp - 1) + (v - 1) pp + 1 = 5 forward units
+     * before its first backward: units 0, 1 of chunk 0 (0 layers), 2, 3 of
+     * chunk 1 (1 layer), 4 of chunk 0: 2 layer-micro-batches; plain 1F1B
+     * holds 2 micro-batches of its 2 layers = 4 */
+    cs_gen_plan q;
+    cs_gen_plan_defaults(&q);
+    q.pp = 2;
+    q.global_batch = 4;
+    cs_gen_memory a0;
+    cs_gen_memory_stage(&m, &q, 0, &a0);
+    assert_int_equal(a0.inflight, 2);
+    assert_int_equal(s0.inflight, 5);
+    assert_true(fabs(s0.activations / a0.activations - 0.5) < 1e-12);
+    /* stage 1: 3 units, chunk 0 (2 layers) twice and chunk 1 (1 layer): 5
+     * layer-micro-batches of a0.activations / 4 each, + the output layer's
+     * 4 s b (h + V) */
+    double out = 4.0 * 128 * (256 + 1000);
+    assert_true(fabs(s1.activations - (5 * a0.activations / 4 + out)) < 1e-6);
+    /* FLOPs per rank: stage 0 4 micro-batches of 1 layer, stage 1 of 3
+     * layers and the logits; the sum is plain 1F1B's */
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_gen_stats st0, st1;
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, null_sink, NULL, &st0, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 1, null_sink, NULL, &st1, &err), CS_OK);
+    assert_true(st0.matmul_flops == 4 * 654311424.0);
+    assert_true(st1.matmul_flops == 4 * (3 * 654311424.0 + 196608000.0));
+    assert_true(total_flops(&m, &p) == total_flops(&m, &q));
+    /* each micro-batch crosses pp v - 1 = 3 boundaries each way: 4 x 3 x 2
+     * messages of 2 s h bytes over both ranks, the empty chunk too */
+    assert_true(st0.sends + st1.sends == 24 && st0.recvs + st1.recvs == 24);
+    assert_true(st0.p2p_bytes + st1.p2p_bytes == 24 * 2.0 * 128 * 256);
+    /* Llama 3's shape: the embedding and the output layer on stages of their
+     * own, more stages than layers (refused without a layout) */
+    cs_gen_plan_defaults(&p);
+    p.pp = 6;
+    p.global_batch = 6;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--pp 6: expected at most one stage per layer (4 layers)");
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("E|(t|)*4L", &p, &err), CS_OK);
+    assert_int_equal(p.nlayout, 6);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, null_sink, NULL, &st0, &err), CS_OK);
+    assert_true(st0.matmul_flops == 0 && st0.sends == 6 && st0.recvs == 6);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, null_sink, NULL, &st1, &err), CS_OK);
+    assert_true(st1.matmul_flops == 6 * 196608000.0 && st1.sends == 6 && st1.recvs == 6);
+    assert_true(total_flops(&m, &p) == 6 * (4 * 654311424.0 + 196608000.0));
+    /* checks */
+    static const struct { const char *s, *msg; } bad[] = {
+        {"E|t*2|t|t", "expected L (output layer and loss) closing the last stage"},
+        {"t|E|tt|tL", "expected one E (embedding), opening the first stage"},
+        {"E|tt|tLt|", "a decoder layer (t) after L"},
+        {"E|t|m|ttL", "m (multi-token prediction layer) is not modelled"},
+        {"E|(t|t", "the '(' at character 3: expected a closing ')'"},
+        {"E|t)|L", "character 4 ')': expected a '(' before it"},
+        {"E|t*0|L", "expected a repeat count >= 1"},
+        {"E|x|L", "character 3 'x': expected E (embedding), t (decoder layer)"},
+        {"E((((t*1000)*1000)*1000))L", "expands to more than 1048576 characters"},
+        {"E(((((((((t)))))))))L", "expected at most 8 nested parentheses"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cs_gen_plan_defaults(&p);
+        cs_error_clear(&err);
+        assert_int_equal(cs_gen_layout_parse(bad[i].s, &p, &err), CS_EINVAL);
+        tu_assert_has(err.msg, bad[i].msg);
+    }
+    cs_gen_plan_defaults(&p);
+    p.pp = 2;
+    p.global_batch = 4;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("Et|t*2L", &p, &err), CS_OK);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.layout: 3 decoder layers (t); expected the model's 4");
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("Et|t|t*2L", &p, &err), CS_OK);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.layout: 3 stages; expected pp x virtual-stages = 2 x 1 = 2");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flops_closed_form), cmocka_unit_test(test_tp_bytes),
@@ -1225,7 +1342,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
