@@ -187,6 +187,12 @@ a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/lyrun.json" | grep -o '[0-9.]*$')
 b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/lytrain.json" | grep -o '[0-9.e+]*$')
 python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
     && pass "layout run and train agree ($a ns)" || fail "layout run ($a) and train ($b) agree"
+# the default split written as a layout is the default plan, byte for byte
+# (gpt3-6.7b's 32 layers on 4 stages: 8 each, the embedding with the first)
+"$CS_BIN" generate --model gpt3-6.7b --pp 4 --global-batch 4 --out "$CS_TMP/d0" --quiet \
+    && "$CS_BIN" generate --model gpt3-6.7b --pp 4 --global-batch 4 --layout "Et*8|t*8|t*8|t*8L" --out "$CS_TMP/d1" --quiet \
+    && cmp -s "$CS_TMP/d0.0.et" "$CS_TMP/d1.0.et" && cmp -s "$CS_TMP/d0.3.et" "$CS_TMP/d1.3.et" \
+    && pass "the default split as a layout: same traces" || fail "the default split as a layout: same traces"
 expect_fail "layout vs virtual stages" "--layout: 8 stages = --pp 4 x 2 virtual stages; expected --virtual-stages 2 or unset, got 3" \
     "$CS_BIN" generate "${LY[@]}" --virtual-stages 3 --out "$CS_TMP/x"
 expect_fail "layout vs pp" "--layout: 8 stages; expected a multiple of --pp (3)" \
