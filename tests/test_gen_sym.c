@@ -339,6 +339,24 @@ static void test_equal_dp_heavy(void **state) {
     tu_assert_has(why, "simultaneous events");
     plan_base(&p, 1, 4, 4, 8); /* DP 4, PP 4, no TP */
     expect_equal(&m, &p, &fc4x4, "ring", 4);
+    /* the frameworks' sharding: Megatron's distributed optimizer and FSDP
+     * under no_sync exact; FULL_SHARD refused by the guard as ZeRO-3 */
+    plan_base(&p, 2, 2, 4, 4);
+    p.zero = 1;
+    p.dist_opt = 1;
+    expect_equal(&m, &p, &fc2x8, "ring", 4);
+    plan_base(&p, 2, 2, 4, 4); /* SHARD_GRAD_OP under no_sync (Llama 3): one gather, one reduce-scatter per unit */
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    expect_equal(&m, &p, &fc2x8, "ring", 4);
+    p.fsdp_strategy = CS_FSDP_FULL_SHARD; /* FULL_SHARD under no_sync */
+    p.zero = 3;
+    expect_equal(&m, &p, &fc2x8, "ring", 4);
+    p.fsdp_no_sync = 0; /* FULL_SHARD: ZeRO-3's simultaneous events, refused as above */
+    why[0] = 0;
+    assert_int_equal(compare_runs(&m, &p, &fc2x8, "ring", 4, why, sizeof why), 0);
+    tu_assert_has(why, "simultaneous events");
     plan_base(&p, 4, 1, 4, 2); /* one class: TP 4 x DP 4 */
     p.zero = 1;
     expect_equal(&m, &p, &fc4x4, "ring", 4);

@@ -1335,6 +1335,121 @@ static void test_layout(void **state) {
     tu_assert_has(err.msg, "plan.layout: 3 stages; expected pp x virtual-stages = 2 x 1 = 2");
 }
 
+/* Data-parallel sharding as the frameworks name it, on the small model with
+ * TP 2 x DP 2 and 3 micro-batches: P_r = 1,724,160 parameters per rank
+ * (test_zero_comm), 5 FSDP units per step (4 layers and the embedding /
+ * output-layer unit).  Counted by node name: "dp.grads" reduce-scatters,
+ * "zero3.ag" gathers (forward, "bwd." backward), "dp.params" the gather
+ * after the optimizer. */
+typedef struct shard_count {
+    int rs, ag_fwd, ag_bwd, params;
+} shard_count;
+
+static int shard_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    shard_count *c = ud;
+    if (strcmp(n->name, "dp.grads") == 0) c->rs++;
+    if (strcmp(n->name, "dp.params") == 0) c->params++;
+    if (strstr(n->name, "zero3.ag")) {
+        if (strncmp(n->name, "bwd.", 4) == 0) c->ag_bwd++;
+        else c->ag_fwd++;
+    }
+    return CS_OK;
+}
+
+static void shard_run(const cs_gen_model *m, const cs_gen_plan *p, shard_count *c, cs_gen_stats *st) {
+    cs_error err;
+    cs_error_clear(&err);
+    memset(c, 0, sizeof *c);
+    assert_int_equal(cs_gen_plan_check(m, p, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(m, p, cs_device_find("A100-80GB"), 3, shard_capture, c, st, &err), CS_OK);
+}
+
+static void test_sharding_frameworks(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.tp = 2;
+    p.dp = 2;
+    p.global_batch = 6;
+    const double Pr = 1724160.0;
+    shard_count c;
+    cs_gen_stats st;
+    cs_gen_memory mm;
+    /* Megatron's distributed optimizer: fp32 gradients reduce-scattered in
+     * the last micro-batch (4 P_r bytes, one 40 M bucket: P_r < 40 M), the
+     * bf16 shard gathered after the step (2 P_r / 2); 6 + 12/dp bytes per
+     * parameter */
+    p.zero = 1;
+    p.dist_opt = 1;
+    shard_run(&m, &p, &c, &st);
+    assert_int_equal(c.rs, 1);
+    assert_int_equal(c.params, 1);
+    assert_true(st.dp_rs_bytes == 4 * Pr && st.dp_ag_bytes == Pr);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == 2 * Pr && mm.grads == 4 * Pr && mm.optimizer == 12 * Pr / 2);
+    /* FSDP FULL_SHARD: per micro-batch each unit gathered before its forward
+     * and its backward (2 P_r / 2 bytes per pass) and reduce-scattered after
+     * its backward (2 P_r per micro-batch); nothing after the step */
+    p.dist_opt = 0;
+    p.zero = 3;
+    p.fsdp_strategy = CS_FSDP_FULL_SHARD;
+    shard_run(&m, &p, &c, &st);
+    assert_true(c.rs == 3 * 5 && c.ag_fwd == 3 * 5 && c.ag_bwd == 3 * 5 && c.params == 0);
+    assert_true(st.dp_rs_bytes == 3 * 2 * Pr && st.dp_ag_bytes == 3 * 2 * Pr);
+    /* ... under no_sync(): the same gathers, one reduce-scatter per unit in
+     * the last micro-batch; the gradients accumulate whole (2 P_r) */
+    p.fsdp_no_sync = 1;
+    shard_run(&m, &p, &c, &st);
+    assert_true(c.rs == 5 && c.ag_fwd == 15 && c.ag_bwd == 15);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == 6 * Pr);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == Pr && mm.grads == 2 * Pr && mm.optimizer == 6 * Pr);
+    /* SHARD_GRAD_OP: gathered before each forward only (kept for the
+     * backward), 3 x P_r bytes; gradients as FULL_SHARD; full weights held */
+    p.fsdp_no_sync = 0;
+    p.zero = 2;
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    shard_run(&m, &p, &c, &st);
+    assert_true(c.rs == 15 && c.ag_fwd == 15 && c.ag_bwd == 0 && c.params == 0);
+    assert_true(st.dp_rs_bytes == 6 * Pr && st.dp_ag_bytes == 3 * Pr);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == 2 * Pr && mm.grads == Pr && mm.optimizer == 6 * Pr);
+    /* ... under no_sync() (Llama 3): gathered once, reduce-scattered once */
+    p.fsdp_no_sync = 1;
+    shard_run(&m, &p, &c, &st);
+    assert_true(c.rs == 5 && c.ag_fwd == 5 && c.ag_bwd == 0 && c.params == 0);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == Pr);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == 2 * Pr && mm.grads == 2 * Pr && mm.optimizer == 6 * Pr);
+    /* with a pipeline (pp 2: stage 0 = 2 layers + the embedding, 3 units) */
+    p.pp = 2;
+    shard_run(&m, &p, &c, &st); /* rank 3 = tp 1, dp 1 of stage 0 */
+    assert_true(c.rs == 3 && c.ag_fwd == 3);
+    /* checks */
+    cs_error err;
+    cs_error_clear(&err);
+    p.fsdp_no_sync = 0;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "SHARD_GRAD_OP with plan.pp 2: which of its gathers run depends on how the pipeline");
+    cs_error_clear(&err);
+    p.pp = 1;
+    p.zero = 3;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.fsdp-sharding-strategy SHARD_GRAD_OP: is ZeRO-2; expected plan.zero 2 or unset, got 3");
+    cs_error_clear(&err);
+    p.fsdp_strategy = CS_FSDP_NONE;
+    p.fsdp_no_sync = 1;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.fsdp-no-sync: FSDP's no_sync() needs plan.fsdp-sharding-strategy");
+    cs_error_clear(&err);
+    p.fsdp_no_sync = 0;
+    p.dist_opt = 1;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.use-distributed-optimizer: Megatron-LM's distributed optimizer shards the optimizer state");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flops_closed_form), cmocka_unit_test(test_tp_bytes),
@@ -1342,7 +1457,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

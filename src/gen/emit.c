@@ -242,7 +242,7 @@ void cs_gen_dp_bucket(cs_gen_ctx *G, double *acc, int force, int kind) {
     }
     if (!force && *acc < (double)G->p->bucket_params) return;
     uint64_t id = cs_gen_coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
-                       G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * 2, kind, 0);
+                       G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * cs_gen_grad_bytes(G->p), kind, 0);
     if (G->nextra == G->capextra) {
         G->capextra = G->capextra ? 2 * G->capextra : 16;
         G->extra = cs_realloc(G->extra, G->capextra * sizeof *G->extra);
@@ -255,7 +255,7 @@ static void grad_flush(cs_gen_ctx *G) {
     for (int e = 0; e < 2; e++)
         if (G->deferred[e] > 0)
             cs_gen_coll(G, e ? "edp.grads" : "dp.grads", G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE,
-                 G->deferred[e] * 2, e ? PG_EDP : PG_DP, 1);
+                 G->deferred[e] * cs_gen_grad_bytes(G->p), e ? PG_EDP : PG_DP, 1);
 }
 
 /* One rank's step with M micro-batches, into the sink (costing NULL) or
@@ -337,9 +337,11 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         emit(G, nb);
         G->last = sid;
     }
-    /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded */
-    if (p->zero >= 1 && p->zero < 3 && dpr > 1) cs_gen_coll(G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
-    if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
+    /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded,
+     * FSDP gathers them before the next forward */
+    int gather_after = p->zero >= 1 && p->zero < 3 && !p->fsdp_strategy;
+    if (gather_after && dpr > 1) cs_gen_coll(G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
+    if (gather_after && edp > 1 && se > 0)
         cs_gen_coll(G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
     cs_free(G->extra);
     cs_free(G->ing_cons);

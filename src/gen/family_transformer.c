@@ -37,6 +37,7 @@ typedef struct gen {
     int recomputing;             /* inside a full recomputation's forward */
     uint32_t clo, chi;           /* layers [clo, chi) of the current chunk */
     uint32_t cpring;             /* ring attention passes so far (their messages' tags) */
+    uint32_t mb;                 /* the micro-batch of the current pass */
     /* shapes: s = the whole sequence, sq = the rank's seq / cp of it, sb = sq b */
     double s, sq, b, h, a, g, hd, f, t, sb, sl, V;
 } gen;
@@ -160,7 +161,10 @@ static void tx_memory(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, 
     o->params = Pd + Pe;
     o->expert_params = Pe;
     o->weights = 2 * (Pd / (p->zero >= 3 ? dp : 1) + Pe / (p->zero >= 3 ? edp : 1));
-    o->grads = 2 * (Pd / (p->zero >= 2 ? dp : 1) + Pe / (p->zero >= 2 ? edp : 1));
+    /* gradients: sharded from ZeRO-2 on, but accumulated whole under FSDP's
+     * no_sync; fp32 (4 bytes) with Megatron's distributed optimizer */
+    int gs = p->zero >= 2 && !p->fsdp_no_sync;
+    o->grads = cs_gen_grad_bytes(p) * (Pd / (gs ? dp : 1) + Pe / (gs ? edp : 1));
     o->optimizer = 12 * (Pd / (p->zero >= 1 ? dp : 1) + Pe / (p->zero >= 1 ? edp : 1));
     uint32_t mb = cs_gen_micro_batches(p);
     uint32_t inflight = p->schedule == CS_SCHED_GPIPE ? mb : (p->pp - st < mb ? p->pp - st : mb);
@@ -249,7 +253,7 @@ static void moe_bwd(gen *G, uint32_t l) {
 static size_t z3_gather(gen *G, const char *name, double dense, double expert, uint64_t ids[2], int chained) {
     size_t n = 0;
     double edp = cs_gen_edp_ranks(G->p), dp = cs_gen_dp_ranks(G->p);
-    if (G->p->zero < 3) return 0;
+    if (!cs_gen_gathers(G->p)) return 0;
     if (dp > 1 && dense > 0) ids[n++] = cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, 2 * dense / dp, PG_DP, chained);
     if (edp > 1 && expert > 0) ids[n++] = cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, 2 * expert / edp, PG_EDP, chained);
     return n;
@@ -258,11 +262,22 @@ static size_t z3_gather(gen *G, const char *name, double dense, double expert, u
 static double layer_dense_rank(gen *G) { return (cs_gen_tx_layer_params(G->m) - layer_expert_params(G->m)) / G->t; }
 static double layer_expert_rank(gen *G) { return layer_expert_params(G->m) / ((double)G->p->ep * G->t); }
 
+/* Does this pass gather the parameters of its units?  ZeRO-3 and FSDP
+ * FULL_SHARD: every forward and every backward (resharded after each);
+ * SHARD_GRAD_OP: forwards only (not resharded after the forward), and
+ * under no_sync only micro-batch 0's (kept until the step's last backward,
+ * PyTorch FSDP's _should_free_in_backward). */
+static int pass_gathers(gen *G, int bwd) {
+    if (!cs_gen_gathers(G->p)) return 0;
+    if (G->p->fsdp_strategy != CS_FSDP_SHARD_GRAD_OP) return 1;
+    return !bwd && (!G->p->fsdp_no_sync || G->mb == 0);
+}
+
 /* Before layer l's forward (bwd = 0) or backward (1): wait for its gather
  * (prefetched by the previous layer, else issued now) and prefetch the next
  * layer of the stage in the same direction. */
 static void z3_layer(gen *G, uint32_t l, int bwd) {
-    if (G->p->zero < 3 || G->recomputing) return;
+    if (!pass_gathers(G, bwd) || G->recomputing) return;
     uint32_t key = 2 * l + (uint32_t)bwd, lo = G->clo, hi = G->chi;
     char nm[64];
     if (G->npf && G->pf_layer == key) {
@@ -496,8 +511,9 @@ static void layer_bwd(gen *G, uint32_t l) {
 
 /* ZeRO-3: the stage's parameters outside its layers (embedding, final norm,
  * output layer), gathered on the chain at the start of each pass. */
-static void z3_extras(gen *G, const char *name) {
+static void z3_extras(gen *G, const char *name, int bwd) {
     uint64_t ids[2];
+    if (!pass_gathers(G, bwd)) return;
     double x = stage_params(G->m, G->p, G->pi) -
                (double)cs_gen_tx_stage_layers(G->m, G->p, G->pi, NULL) * cs_gen_tx_layer_params(G->m) / G->t;
     if (x > 0.5) z3_gather(G, name, x, 0, ids, 1);
@@ -527,7 +543,8 @@ static int32_t p2p_tag(gen *G, uint32_t mb, uint32_t vs_low, int bwd) {
 
 static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
     uint32_t vs = chunk_setup(G, c), last = G->p->pp * cs_gen_vst(G->p) - 1;
-    z3_extras(G, "zero3.ag.extra");
+    G->mb = mb;
+    z3_extras(G, "zero3.ag.extra", 0);
     if (vs > 0) p2p(G, 0, prev_rank(G), p2p_tag(G, mb, vs - 1, 0), G->sl * G->h * 2);
     if (vs == 0) {
         cs_gen_ingest_batch(G->c, mb); /* the loader's batch: the embedding consumes it */
@@ -550,9 +567,14 @@ static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
  * accumulate locally) or, with ZeRO >= 2 (sharded gradients), in every one. */
 static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
     uint32_t vs = chunk_setup(G, c), last = G->p->pp * cs_gen_vst(G->p) - 1;
-    double acc = 0, acce = 0, lp = layer_dense_rank(G), lpe = layer_expert_rank(G);
-    if (G->p->zero >= 2) last_mb = 1;
-    z3_extras(G, "bwd.zero3.ag.extra");
+    double acc = 0, acce = 0, accx = 0, lp = layer_dense_rank(G), lpe = layer_expert_rank(G);
+    /* FSDP reduce-scatters per unit: each layer's gradients after its
+     * backward, the stage's other parameters (one unit) at the end */
+    int unit = G->p->fsdp_strategy != CS_FSDP_NONE;
+    double *hacc = unit ? &accx : &acc;
+    if (G->p->zero >= 2 && !G->p->fsdp_no_sync) last_mb = 1; /* sharded gradients cannot accumulate */
+    G->mb = mb;
+    z3_extras(G, "bwd.zero3.ag.extra", 1);
     if (vs < last) p2p(G, 0, next_rank(G), p2p_tag(G, mb, vs, 1), G->sl * G->h * 2);
     if (vs == last) {
         double v = ceil(G->V / G->t);
@@ -560,15 +582,15 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
              2 * cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, 8 * G->sb * v));
         tp_reduce(G, "bwd.logits.ar");
         cs_gen_comp(G->c, "bwd.final_ln", 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
-        if (last_mb) acc += head_params(G->m) / G->t;
+        if (last_mb) *hacc += head_params(G->m) / G->t;
     }
     for (uint32_t l = G->chi; l-- > G->clo;) {
         layer_bwd(G, l);
         if (last_mb) {
             acc += lp;
             acce += lpe;
-            cs_gen_dp_bucket(G->c, &acc, 0, PG_DP);
-            cs_gen_dp_bucket(G->c, &acce, 0, PG_EDP);
+            cs_gen_dp_bucket(G->c, &acc, unit, PG_DP);
+            cs_gen_dp_bucket(G->c, &acce, unit, PG_EDP);
         }
     }
     if (vs == 0) {
@@ -578,6 +600,7 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
         p2p(G, 1, prev_rank(G), p2p_tag(G, mb, vs - 1, 1), G->sl * G->h * 2);
     }
     if (last_mb) {
+        acc += accx;
         cs_gen_dp_bucket(G->c, &acc, 1, PG_DP);
         cs_gen_dp_bucket(G->c, &acce, 1, PG_EDP);
     }
@@ -804,6 +827,13 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
         fprintf(f, "  layout     plan.layout: decoder layers of the %u virtual stages (E embedding, L output layer): %s\n",
                 p->nlayout, lay);
     }
+    if (p->dist_opt || p->fsdp_strategy)
+        fprintf(f, "  sharding   %s%s\n",
+                p->dist_opt ? "Megatron-LM distributed optimizer (optimizer state sharded, fp32 gradients "
+                              "reduce-scattered once per step)"
+                : p->fsdp_strategy == CS_FSDP_FULL_SHARD ? "PyTorch FSDP FULL_SHARD (one unit per layer)"
+                                                         : "PyTorch FSDP SHARD_GRAD_OP (one unit per layer)",
+                p->fsdp_no_sync ? "; no_sync() until the last micro-batch" : "");
     if (p->offload_opt) fprintf(f, "  offload    optimizer state in remote memory (plan.offload-optimizer)\n");
 }
 

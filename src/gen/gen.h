@@ -173,6 +173,17 @@ typedef struct cs_gen_plan {
     uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
     int no_grad_overlap;     /* 1: gradients reduced after the last backward, not during it (ZeRO <= 1) */
     int offload_opt;         /* 1: the optimizer state lives in remote memory (MEM_LOAD/STORE at the step) */
+    /* Data-parallel sharding as the frameworks name it (docs/generator.md):
+     * Megatron-LM's --use-distributed-optimizer (zero 1 with fp32 gradients:
+     * 4-byte reduce-scatters, 6 + 12/dp bytes per parameter), or a PyTorch
+     * FSDP ShardingStrategy (CS_FSDP_*; zero 3 for FULL_SHARD, 2 for
+     * SHARD_GRAD_OP) with FSDP's per-unit schedule (one unit per layer and
+     * one for the stage's other parameters); fsdp_no_sync: gradients
+     * accumulated unsharded under FSDP's no_sync() and reduce-scattered in
+     * the last micro-batch only. */
+    int dist_opt;
+    int fsdp_strategy;
+    int fsdp_no_sync;
     /* Placement: order[0] is the innermost (contiguous ranks) of the
      * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, CS_DIM_CP, order[3] the
      * outermost.  Default TP, CP, DP, PP (Megatron's). */
@@ -198,6 +209,7 @@ typedef struct cs_gen_plan {
     uint32_t context_tokens, kv_tokens;
 } cs_gen_plan;
 enum { CS_PHASE_TRAIN = 0, CS_PHASE_PREFILL = 1, CS_PHASE_DECODE = 2 };
+enum { CS_FSDP_NONE = 0, CS_FSDP_FULL_SHARD = 1, CS_FSDP_SHARD_GRAD_OP = 2 };
 
 void cs_gen_plan_defaults(cs_gen_plan *p);
 /* plan.layout: Megatron-LM's --pipeline-model-parallel-layout string (E

@@ -36,6 +36,12 @@ uint32_t cs_gen_group_of(const cs_gen_plan *p, int kind, const uint32_t c[CS_GEN
  * DP x CP group). */
 double cs_gen_dp_ranks(const cs_gen_plan *p);
 double cs_gen_edp_ranks(const cs_gen_plan *p);
+/* Bytes of one gradient element on the wire and in memory: 4 (fp32) with
+ * Megatron's distributed optimizer, else 2. */
+double cs_gen_grad_bytes(const cs_gen_plan *p);
+/* 1 when the step all-gathers parameters before the layers run (ZeRO-3,
+ * FSDP FULL_SHARD and SHARD_GRAD_OP). */
+int cs_gen_gathers(const cs_gen_plan *p);
 /* micro_batch >= 1 and global_batch a multiple of micro_batch x dp. */
 int cs_gen_check_batch(const cs_gen_plan *p, cs_error *err);
 

@@ -32,6 +32,9 @@ void cs_gen_plan_defaults(cs_gen_plan *p) {
 uint32_t cs_gen_cp(const cs_gen_plan *p) { return p->cp ? p->cp : 1; }
 uint32_t cs_gen_vst(const cs_gen_plan *p) { return p->vstages ? p->vstages : 1; }
 
+double cs_gen_grad_bytes(const cs_gen_plan *p) { return p->dist_opt ? 4 : 2; }
+int cs_gen_gathers(const cs_gen_plan *p) { return p->zero >= 3 || p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP; }
+
 uint32_t cs_gen_ranks(const cs_gen_plan *p) { return p->tp * cs_gen_cp(p) * p->dp * p->pp; }
 
 /* The plan's order, or the default if it is not a permutation. */
@@ -215,6 +218,32 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
         return CS_ERR(err, CS_EINVAL,
                       "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
                       "--zero 0..2", p->vstages);
+    if (p->dist_opt && (p->zero > 1 || p->fsdp_strategy))
+        return CS_ERR(err, CS_EINVAL, "plan.use-distributed-optimizer: Megatron-LM's distributed optimizer shards the "
+                      "optimizer state (ZeRO-1); expected plan.zero 0 or 1 and no plan.fsdp-sharding-strategy, got zero %d",
+                      p->zero);
+    if (p->fsdp_strategy) {
+        static const char *nm[] = {"", "FULL_SHARD", "SHARD_GRAD_OP"};
+        int want = p->fsdp_strategy == CS_FSDP_FULL_SHARD ? 3 : 2;
+        if (p->fsdp_strategy < 0 || p->fsdp_strategy > CS_FSDP_SHARD_GRAD_OP)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy: expected FULL_SHARD or SHARD_GRAD_OP");
+        if (p->zero != want)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: is ZeRO-%d; expected plan.zero %d or unset, "
+                          "got %d", nm[p->fsdp_strategy], want, want, p->zero);
+        if (!fam->interleaving)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: FSDP's per-layer schedule is modelled for "
+                          "transformers; %s is a %s (use plan.zero)", nm[p->fsdp_strategy], m->name, fam->name);
+        if (cs_gen_vst(p) > 1)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: expected plan.virtual-stages 1 (interleaving "
+                          "with sharded parameters is not modelled)", nm[p->fsdp_strategy]);
+        if (p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP && !p->fsdp_no_sync && p->pp > 1)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy SHARD_GRAD_OP with plan.pp %u: which of its "
+                          "gathers run depends on how the pipeline overlaps micro-batches; expected plan.pp 1, or "
+                          "plan.fsdp-no-sync (parameters kept for the whole step, Llama 3's schedule)", p->pp);
+    } else if (p->fsdp_no_sync) {
+        return CS_ERR(err, CS_EINVAL, "plan.fsdp-no-sync: FSDP's no_sync() needs plan.fsdp-sharding-strategy "
+                      "FULL_SHARD or SHARD_GRAD_OP");
+    }
     if (p->nlayout && !fam->interleaving)
         return CS_ERR(err, CS_EINVAL, "plan.layout: a layout of decoder layers needs a transformer; %s is a %s",
                       m->name, fam->name);

@@ -356,6 +356,11 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
                         mb ? mb : 1, o.dp, o.pp);
         else cs_gen_plan_batch(m, p, (uint32_t)mb, (uint32_t)gb);
         p->zero = o.fsdp ? 3 : o.zero;
+        p->dist_opt = o.dist_opt;
+        p->fsdp_strategy = o.fsdp_strategy; /* CS_FSDP_* in FSDP_STRATEGY's order */
+        p->fsdp_no_sync = o.fsdp_no_sync;
+        if (p->fsdp_strategy && !o.fsdp && !o.zero) p->zero = p->fsdp_strategy == CS_FSDP_FULL_SHARD ? 3 : 2;
+        if (p->dist_opt && !o.zero) p->zero = 1;
         p->no_grad_overlap = o.no_grad_overlap;
         p->offload_opt = o.offload_opt;
         p->vstages = (uint32_t)o.vstages;
