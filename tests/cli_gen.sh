@@ -203,6 +203,33 @@ expect_fail "layout layers" "--layout: 31 decoder layers (t); expected the model
     "$CS_BIN" generate --model gpt3-6.7b --pp 2 --layout "Et*15|t*16L" --out "$CS_TMP/x"
 expect_fail "layout family" "--layout: a layout of decoder layers needs a transformer; resnet50 is a resnet50" \
     "$CS_BIN" generate --model resnet50 --layout "EtL" --out "$CS_TMP/x"
+# DP sharding as the frameworks name it: Megatron's distributed optimizer,
+# FSDP SHARD_GRAD_OP under no_sync (Llama 3); run on the files == train
+for sh in "--use-distributed-optimizer" "--fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync"; do
+    # shellcheck disable=SC2086
+    "$CS_BIN" generate --model gpt3-6.7b --tp 2 --dp 4 --global-batch 8 $sh --out "$CS_TMP/sh" --quiet \
+        && run=$("$CS_BIN" run --workload-configuration="$CS_TMP/sh" --comm-group-configuration="$CS_TMP/sh.comm_groups.json" \
+            --network-configuration="$CS_TMP/sh.network.yml" --system-configuration="$CS_TMP/sh.system.json" \
+            --comm-streams=4 --json "$CS_TMP/shrun.json" --quiet 2>&1) \
+        && tr=$("$CS_BIN" train --model gpt3-6.7b --tp 2 --dp 4 --global-batch 8 $sh \
+            --network-configuration="$CS_TMP/sh.network.yml" --system-configuration="$CS_TMP/sh.system.json" \
+            --json "$CS_TMP/shtrain.json" 2>&1) || fail "sharding $sh: $run $tr"
+    echo "$tr" | grep -q "^  sharding   " && pass "sharding reported ($sh)" || fail "sharding reported ($sh): $tr"
+    a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/shrun.json" | grep -o '[0-9.]*$')
+    b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/shtrain.json" | grep -o '[0-9.e+]*$')
+    python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+        && pass "sharding run and train agree ($sh: $a ns)" || fail "sharding run ($a) and train ($b) agree ($sh)"
+done
+expect_fail "FSDP strategy vs zero" "--fsdp-sharding-strategy SHARD_GRAD_OP: is ZeRO-2; expected --zero 2 or unset, got 3" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-sharding-strategy SHARD_GRAD_OP --zero 3 --out "$CS_TMP/x"
+expect_fail "FSDP strategy name" "--fsdp-sharding-strategy: expected one of none, FULL_SHARD, SHARD_GRAD_OP" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-sharding-strategy NO_SHARD --out "$CS_TMP/x"
+expect_fail "distributed optimizer vs zero" "--use-distributed-optimizer: Megatron-LM's distributed optimizer shards the optimizer state (ZeRO-1); expected --zero 0 or 1" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --use-distributed-optimizer --zero 2 --out "$CS_TMP/x"
+expect_fail "no_sync alone" "--fsdp-no-sync: FSDP's no_sync() needs" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-no-sync --out "$CS_TMP/x"
+expect_fail "SHARD_GRAD_OP with a pipeline" "SHARD_GRAD_OP with --pp 2: which of its gathers run depends on how the pipeline overlaps" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --pp 2 --fsdp-sharding-strategy SHARD_GRAD_OP --out "$CS_TMP/x"
 # context parallelism (Llama 3 8B, 8,192 tokens: 4,096 per rank): run on the
 # files == train (class mode) == train --symmetry off, for K/V all-gather and ring
 CP=(--model llama3-8b --tp 2 --cp 2 --dp 2 --sp --recompute selective --zero 1 --global-batch 4 --flash-attention)
