@@ -204,8 +204,9 @@ expect_fail "layout layers" "--layout: 31 decoder layers (t); expected the model
 expect_fail "layout family" "--layout: a layout of decoder layers needs a transformer; resnet50 is a resnet50" \
     "$CS_BIN" generate --model resnet50 --layout "EtL" --out "$CS_TMP/x"
 # DP sharding as the frameworks name it: Megatron's distributed optimizer,
-# FSDP SHARD_GRAD_OP under no_sync (Llama 3); run on the files == train
-for sh in "--use-distributed-optimizer" "--fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync"; do
+# FSDP SHARD_GRAD_OP under no_sync (Llama 3), HSDP; run on the files == train
+for sh in "--use-distributed-optimizer" "--fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync" \
+    "--fsdp-sharding-strategy HYBRID_SHARD --hsdp-shard-size 2"; do
     # shellcheck disable=SC2086
     "$CS_BIN" generate --model gpt3-6.7b --tp 2 --dp 4 --global-batch 8 $sh --out "$CS_TMP/sh" --quiet \
         && run=$("$CS_BIN" run --workload-configuration="$CS_TMP/sh" --comm-group-configuration="$CS_TMP/sh.comm_groups.json" \

@@ -353,6 +353,26 @@ static void test_equal_dp_heavy(void **state) {
     p.fsdp_strategy = CS_FSDP_FULL_SHARD; /* FULL_SHARD under no_sync */
     p.zero = 3;
     expect_equal(&m, &p, &fc2x8, "ring", 4);
+    /* HSDP (TP 2 x DP 4, shard groups of 2): its groups are blocks of the DP
+     * axis, so only TP is a class axis (as with EP); moved rank by rank,
+     * and class mode exact */
+    plan_base(&p, 2, 1, 4, 2);
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD_ZERO2;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    p.hsdp_shard = 2;
+    cs_sym_axes hx;
+    assert_int_equal(cs_gen_sym_axes(&p, &hx), 1);
+    check_invariance(&m, &p);
+    expect_equal(&m, &p, &SW_2x4, "ring", 4);
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD;
+    p.zero = 3;
+    p.fsdp_no_sync = 0;
+    check_invariance(&m, &p);
+    expect_equal(&m, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 2, 2, 4, 4);
+    p.fsdp_strategy = CS_FSDP_FULL_SHARD;
+    p.zero = 3;
     p.fsdp_no_sync = 0; /* FULL_SHARD: ZeRO-3's simultaneous events, refused as above */
     why[0] = 0;
     assert_int_equal(compare_runs(&m, &p, &fc2x8, "ring", 4, why, sizeof why), 0);

@@ -1442,12 +1442,100 @@ static void test_sharding_frameworks(void **state) {
     p.fsdp_strategy = CS_FSDP_NONE;
     p.fsdp_no_sync = 1;
     assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
-    tu_assert_has(err.msg, "plan.fsdp-no-sync: FSDP's no_sync() needs plan.fsdp-sharding-strategy");
+    tu_assert_has(err.msg, "plan.fsdp-no-sync: FSDP's no_sync() needs a plan.fsdp-sharding-strategy");
     cs_error_clear(&err);
     p.fsdp_no_sync = 0;
     p.dist_opt = 1;
     assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "plan.use-distributed-optimizer: Megatron-LM's distributed optimizer shards the optimizer state");
+}
+
+/* HSDP (PyTorch FSDP HYBRID_SHARD): TP 2 x DP 4, shard groups of S = 2
+ * consecutive DP ranks, 3 micro-batches, P_r = 1,724,160, 5 units.  Groups
+ * (rank = tp_i + 2 dp_i): TP 1-4, DP 5-6, shard groups 7-10 (tp_i, dp_i / 2),
+ * replica groups 11-14 (tp_i, dp_i mod 2); rank 3 (tp 1, dp 1) is in shard
+ * group 7 + 2 = 9 = {1, 3} and replica group 11 + 2 + 1 = 14 = {3, 7}. */
+typedef struct hsdp_count {
+    int rs, ar, ag;
+    char rs_pg[16], ar_pg[16], ag_pg[16];
+} hsdp_count;
+
+static int hsdp_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    hsdp_count *c = ud;
+    const char *pg = NULL;
+    for (size_t i = 0; i < n->n_attr; i++)
+        if (strcmp(n->attr[i]->name, "pg_name") == 0) pg = n->attr[i]->string_val;
+    if (strcmp(n->name, "dp.grads") == 0) {
+        c->rs++;
+        snprintf(c->rs_pg, sizeof c->rs_pg, "%s", pg);
+    } else if (strcmp(n->name, "dp.grads.replicas") == 0) {
+        c->ar++;
+        snprintf(c->ar_pg, sizeof c->ar_pg, "%s", pg);
+    } else if (strstr(n->name, "zero3.ag")) {
+        c->ag++;
+        snprintf(c->ag_pg, sizeof c->ag_pg, "%s", pg);
+    }
+    return CS_OK;
+}
+
+static void test_hsdp(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.tp = 2;
+    p.dp = 4;
+    p.global_batch = 12;
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD;
+    p.zero = 3;
+    p.hsdp_shard = 2;
+    const double Pr = 1724160.0;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
+    hsdp_count c;
+    memset(&c, 0, sizeof c);
+    cs_gen_stats st;
+    assert_int_equal(cs_gen_rank(&m, &p, cs_device_find("A100-80GB"), 3, hsdp_capture, &c, &st, &err), CS_OK);
+    /* per micro-batch and unit: gather before forward and backward (2 U / S
+     * each), reduce-scatter in the shard group (2 U), all-reduce of the
+     * rank's 1/S across the 2 replicas (2 U / S) */
+    assert_true(c.rs == 15 && c.ar == 15 && c.ag == 30);
+    assert_string_equal(c.rs_pg, "9");
+    assert_string_equal(c.ag_pg, "9");
+    assert_string_equal(c.ar_pg, "14");
+    assert_true(st.dp_rs_bytes == 3 * 2 * Pr && st.dp_ag_bytes == 3 * 2 * 2 * Pr / 2);
+    assert_true(st.dp_bytes == 6 * Pr + 6 * Pr + 3 * 2 * Pr / 2);
+    cs_comm_groups g;
+    cs_gen_comm_groups(&p, &g);
+    assert_int_equal(g.ngroups, 14);
+    assert_true(g.groups[8].nranks == 2 && g.groups[8].ranks[0] == 1 && g.groups[8].ranks[1] == 3);
+    assert_true(g.groups[13].nranks == 2 && g.groups[13].ranks[0] == 3 && g.groups[13].ranks[1] == 7);
+    cs_comm_groups_free(&g);
+    /* memory: sharded over the 2 ranks of the shard group, not the 4 of DP */
+    cs_gen_memory mm;
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == Pr && mm.grads == Pr && mm.optimizer == 6 * Pr);
+    /* _HYBRID_SHARD_ZERO2 under no_sync: one gather, one reduce-scatter and
+     * one all-reduce per unit and step */
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD_ZERO2;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cs_gen_rank(&m, &p, cs_device_find("A100-80GB"), 3, hsdp_capture, &c, &st, &err), CS_OK);
+    assert_true(c.rs == 5 && c.ar == 5 && c.ag == 5);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == Pr && st.dp_bytes == 2 * Pr + Pr + Pr);
+    /* checks */
+    p.hsdp_shard = 3;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.hsdp-shard-size 3: _HYBRID_SHARD_ZERO2 shards within groups of consecutive DP ranks; "
+                           "expected a divisor of plan.dp (4)");
+    cs_error_clear(&err);
+    p.hsdp_shard = 2;
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.hsdp-shard-size: needs plan.fsdp-sharding-strategy HYBRID_SHARD");
 }
 
 int main(void) {
@@ -1457,7 +1545,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

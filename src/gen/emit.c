@@ -241,8 +241,24 @@ void cs_gen_dp_bucket(cs_gen_ctx *G, double *acc, int force, int kind) {
         return;
     }
     if (!force && *acc < (double)G->p->bucket_params) return;
-    uint64_t id = cs_gen_coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
-                       G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * cs_gen_grad_bytes(G->p), kind, 0);
+    uint64_t id;
+    if (cs_gen_hsdp(G->p) && kind == PG_DP) {
+        /* HSDP: reduce-scatter in the shard group, then all-reduce the
+         * rank's shard (1/S of it) across the replicas; off the chain, the
+         * all-reduce after the reduce-scatter */
+        double S = cs_gen_shard_ranks(G->p), bytes = *acc * cs_gen_grad_bytes(G->p);
+        id = S > 1 ? cs_gen_coll(G, "dp.grads", CS_COLL_REDUCE_SCATTER, bytes, PG_SH, 0) : 0;
+        if (n / S > 1) {
+            uint64_t last = G->last;
+            if (id) G->last = id;
+            id = cs_gen_coll(G, "dp.grads.replicas", CS_COLL_ALL_REDUCE, bytes / S, PG_RP, 0);
+            G->last = last;
+        }
+    } else {
+        id = cs_gen_coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
+                         G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * cs_gen_grad_bytes(G->p), kind,
+                         0);
+    }
     if (G->nextra == G->capextra) {
         G->capextra = G->capextra ? 2 * G->capextra : 16;
         G->extra = cs_realloc(G->extra, G->capextra * sizeof *G->extra);
@@ -297,7 +313,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     cs_gen_memory mm;
     cs_gen_memory_stage(m, p, G->pi, &mm);
     double edp = cs_gen_edp_ranks(p), dpr = cs_gen_dp_ranks(p), pe = mm.expert_params, pd = mm.params - pe;
-    double sd = pd / (p->zero >= 1 ? dpr : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
+    double sd = pd / (p->zero >= 1 ? cs_gen_shard_ranks(p) : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
     /* offloaded (ZeRO-Offload style): fp32 master weights, Adam m and v -- 12 bytes per parameter --
      * are loaded from remote memory and stored back; the other 8 of Adam's 32 bytes stay in HBM */
     if (p->offload_opt && !G->cost) {

@@ -157,7 +157,7 @@ static void tx_memory(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, 
     }
     /* dense parameters are replicated over dp, experts over dp/ep (ZeRO shards over those) */
     double Pe = stage_expert_params(m, p, st);
-    double Pd = stage_params(m, p, st) - Pe * p->ep, dp = cs_gen_dp_ranks(p), edp = cs_gen_edp_ranks(p);
+    double Pd = stage_params(m, p, st) - Pe * p->ep, dp = cs_gen_shard_ranks(p), edp = cs_gen_edp_ranks(p);
     o->params = Pd + Pe;
     o->expert_params = Pe;
     o->weights = 2 * (Pd / (p->zero >= 3 ? dp : 1) + Pe / (p->zero >= 3 ? edp : 1));
@@ -252,9 +252,10 @@ static void moe_bwd(gen *G, uint32_t l) {
  * returned ids are what the unit's first node must wait for. */
 static size_t z3_gather(gen *G, const char *name, double dense, double expert, uint64_t ids[2], int chained) {
     size_t n = 0;
-    double edp = cs_gen_edp_ranks(G->p), dp = cs_gen_dp_ranks(G->p);
+    double edp = cs_gen_edp_ranks(G->p), dp = cs_gen_shard_ranks(G->p);
+    int kind = cs_gen_hsdp(G->p) ? PG_SH : PG_DP; /* HSDP: within the shard group */
     if (!cs_gen_gathers(G->p)) return 0;
-    if (dp > 1 && dense > 0) ids[n++] = cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, 2 * dense / dp, PG_DP, chained);
+    if (dp > 1 && dense > 0) ids[n++] = cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, 2 * dense / dp, kind, chained);
     if (edp > 1 && expert > 0) ids[n++] = cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, 2 * expert / edp, PG_EDP, chained);
     return n;
 }
@@ -269,7 +270,7 @@ static double layer_expert_rank(gen *G) { return layer_expert_params(G->m) / ((d
  * PyTorch FSDP's _should_free_in_backward). */
 static int pass_gathers(gen *G, int bwd) {
     if (!cs_gen_gathers(G->p)) return 0;
-    if (G->p->fsdp_strategy != CS_FSDP_SHARD_GRAD_OP) return 1;
+    if (!cs_gen_zero2_like(G->p)) return 1;
     return !bwd && (!G->p->fsdp_no_sync || G->mb == 0);
 }
 
@@ -831,9 +832,14 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
         fprintf(f, "  sharding   %s%s\n",
                 p->dist_opt ? "Megatron-LM distributed optimizer (optimizer state sharded, fp32 gradients "
                               "reduce-scattered once per step)"
-                : p->fsdp_strategy == CS_FSDP_FULL_SHARD ? "PyTorch FSDP FULL_SHARD (one unit per layer)"
-                                                         : "PyTorch FSDP SHARD_GRAD_OP (one unit per layer)",
+                : p->fsdp_strategy == CS_FSDP_FULL_SHARD    ? "PyTorch FSDP FULL_SHARD (one unit per layer)"
+                : p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP ? "PyTorch FSDP SHARD_GRAD_OP (one unit per layer)"
+                : p->fsdp_strategy == CS_FSDP_HYBRID_SHARD  ? "PyTorch FSDP HYBRID_SHARD (one unit per layer)"
+                                                            : "PyTorch FSDP _HYBRID_SHARD_ZERO2 (one unit per layer)",
                 p->fsdp_no_sync ? "; no_sync() until the last micro-batch" : "");
+    if (cs_gen_hsdp(p))
+        fprintf(f, "  hsdp       sharded over %u consecutive DP ranks, replicated over %u groups\n", p->hsdp_shard,
+                p->dp / p->hsdp_shard);
     if (p->offload_opt) fprintf(f, "  offload    optimizer state in remote memory (plan.offload-optimizer)\n");
 }
 

@@ -184,6 +184,7 @@ typedef struct cs_gen_plan {
     int dist_opt;
     int fsdp_strategy;
     int fsdp_no_sync;
+    uint32_t hsdp_shard;     /* HSDP: DP ranks of a shard group (a divisor of dp) */
     /* Placement: order[0] is the innermost (contiguous ranks) of the
      * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, CS_DIM_CP, order[3] the
      * outermost.  Default TP, CP, DP, PP (Megatron's). */
@@ -209,7 +210,10 @@ typedef struct cs_gen_plan {
     uint32_t context_tokens, kv_tokens;
 } cs_gen_plan;
 enum { CS_PHASE_TRAIN = 0, CS_PHASE_PREFILL = 1, CS_PHASE_DECODE = 2 };
-enum { CS_FSDP_NONE = 0, CS_FSDP_FULL_SHARD = 1, CS_FSDP_SHARD_GRAD_OP = 2 };
+/* PyTorch FSDP's ShardingStrategy; the hybrid ones (HSDP) shard within
+ * groups of hsdp_shard consecutive DP ranks and replicate across them. */
+enum { CS_FSDP_NONE = 0, CS_FSDP_FULL_SHARD = 1, CS_FSDP_SHARD_GRAD_OP = 2, CS_FSDP_HYBRID_SHARD = 3,
+       CS_FSDP_HYBRID_SHARD_ZERO2 = 4 };
 
 void cs_gen_plan_defaults(cs_gen_plan *p);
 /* plan.layout: Megatron-LM's --pipeline-model-parallel-layout string (E

@@ -32,6 +32,7 @@ typedef struct cs_plan_params {
     int micro_batch, global_batch, bucket_mparams, bucket_mb;
     int phase, context_tokens, kv_tokens; /* serving steps (docs/inference.md) */
     int fsdp_strategy;                    /* index in FSDP_STRATEGY */
+    int hsdp_shard;
     char *placement, *layout;
     bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt, dist_opt, fsdp_no_sync;
 } cs_plan_params;

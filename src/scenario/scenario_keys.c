@@ -67,7 +67,8 @@ static const cs_opt RUN_OPTS[] = {
 static const char *const CP_COMM[] = {"allgather", "p2p", "ring", NULL};
 static const char *const RECOMPUTE[] = {"none", "selective", "full", NULL};
 static const char *const SCHEDULE[] = {"gpipe", "1f1b", NULL};
-static const char *const FSDP_STRATEGY[] = {"none", "FULL_SHARD", "SHARD_GRAD_OP", NULL};
+static const char *const FSDP_STRATEGY[] = {"none", "FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "_HYBRID_SHARD_ZERO2",
+                                            NULL};
 static const char *const PHASE[] = {"train", "prefill", "decode", NULL};
 static const cs_opt PLAN_OPTS[] = {
     {.key = "tp", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(tp),
@@ -115,7 +116,12 @@ static const cs_opt PLAN_OPTS[] = {
     {.key = "fsdp-sharding-strategy", .type = CS_OPT_ENUM, .values = FSDP_STRATEGY, .off = P(fsdp_strategy),
      .help = "PyTorch FSDP's ShardingStrategy with its per-unit schedule (a unit per layer): FULL_SHARD (zero 3: "
              "parameters gathered before every forward and backward) or SHARD_GRAD_OP (zero 2: gathered before the "
-             "forward, kept for the backward); gradients reduce-scattered per unit after its backward"},
+             "forward, kept for the backward); gradients reduce-scattered per unit after its backward; HYBRID_SHARD "
+             "and _HYBRID_SHARD_ZERO2 (HSDP) do the same within shard groups of plan.hsdp-shard-size DP ranks and "
+             "all-reduce the gradient shards across the groups"},
+    {.key = "hsdp-shard-size", .type = CS_OPT_INT, .min = 0, .max = 1000000, .off = P(hsdp_shard), .unit = "DP ranks",
+     .help = "HSDP: DP ranks of a shard group (consecutive DP indices; a divisor of dp); required with the hybrid "
+             "strategies"},
     {.key = "fsdp-no-sync", .type = CS_OPT_BOOL, .off = P(fsdp_no_sync),
      .help = "gradient accumulation under FSDP's no_sync(): gradients accumulate unsharded and are "
              "reduce-scattered in the last micro-batch only; with SHARD_GRAD_OP the parameters are gathered once "
