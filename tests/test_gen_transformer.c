@@ -1538,6 +1538,51 @@ static void test_hsdp(void **state) {
     tu_assert_has(err.msg, "plan.hsdp-shard-size: needs plan.fsdp-sharding-strategy HYBRID_SHARD");
 }
 
+/* plan.kernel-overhead-us: a fixed time on every generated GPU kernel.  A
+ * 4-layer model (h 2048, s 2048) on one rank, one micro-batch: forward embed
+ * + 4 layers x 7 (ln1, qkv, attn, proj, res1_ln2, mlp, res2) + final_ln +
+ * logits = 31 COMP nodes, backward the same 31, the optimizer 1: 63; each
+ * gains 5 us, the step 315 us.  (Durations are whole microseconds, at
+ * least 1: the baseline's shortest kernel must be >= 2 us for the 5 us to
+ * show whole, which the test checks.) */
+typedef struct comp_sum {
+    uint64_t n, us, min_us;
+} comp_sum;
+
+static int comp_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    comp_sum *c = ud;
+    if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE) {
+        c->n++;
+        c->us += n->duration_micros;
+        if (!c->min_us || n->duration_micros < c->min_us) c->min_us = n->duration_micros;
+    }
+    return CS_OK;
+}
+
+static void test_kernel_overhead(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    m.u.tf.hidden = 2048;
+    m.u.tf.ffn_hidden = 8192;
+    m.u.tf.seq = 2048;
+    m.u.tf.vocab = 8000;
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.global_batch = 1;
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    comp_sum a = {0, 0, 0}, b = {0, 0, 0};
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, comp_capture, &a, NULL, &err), CS_OK);
+    p.kernel_overhead_s = 5e-6;
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, comp_capture, &b, NULL, &err), CS_OK);
+    assert_int_equal(a.n, 63);
+    assert_int_equal(b.n, 63);
+    assert_true(a.min_us >= 2);
+    assert_int_equal(b.us - a.us, 63 * 5);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flops_closed_form), cmocka_unit_test(test_tp_bytes),
@@ -1545,7 +1590,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_kernel_overhead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

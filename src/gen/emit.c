@@ -96,6 +96,7 @@ uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, 
 
 void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, double secs) {
     uint64_t id = ++G->next_id;
+    secs += G->p->kernel_overhead_s; /* plan.kernel-overhead-us */
     if (G->cost) {
         cost_wait(G);
         double t = (double)duration_us(G, id, name, secs) * 1e-6;
@@ -327,7 +328,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         G->last = lid;
     }
     uint64_t id = ++G->next_id;
-    double secs = cs_gen_stream(G, (p->offload_opt ? 8 : 32) * shard);
+    double secs = cs_gen_stream(G, (p->offload_opt ? 8 : 32) * shard) + p->kernel_overhead_s;
     if (G->cost) {
         cs_gen_costing *C = G->cost;
         if (C->off_free > C->chain) C->chain = C->off_free;

@@ -185,6 +185,10 @@ typedef struct cs_gen_plan {
     int fsdp_strategy;
     int fsdp_no_sync;
     uint32_t hsdp_shard;     /* HSDP: DP ranks of a shard group (a divisor of dp) */
+    /* Seconds added to every generated GPU kernel (COMP node, the
+     * optimizer's included): launch and framework overhead that
+     * asynchronous launches do not hide.  0 by default. */
+    double kernel_overhead_s;
     /* Placement: order[0] is the innermost (contiguous ranks) of the
      * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, CS_DIM_CP, order[3] the
      * outermost.  Default TP, CP, DP, PP (Megatron's). */

@@ -33,6 +33,7 @@ typedef struct cs_plan_params {
     int phase, context_tokens, kv_tokens; /* serving steps (docs/inference.md) */
     int fsdp_strategy;                    /* index in FSDP_STRATEGY */
     int hsdp_shard;
+    double kernel_overhead_us;
     char *placement, *layout;
     bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt, dist_opt, fsdp_no_sync;
 } cs_plan_params;

@@ -126,6 +126,9 @@ static const cs_opt PLAN_OPTS[] = {
      .help = "gradient accumulation under FSDP's no_sync(): gradients accumulate unsharded and are "
              "reduce-scattered in the last micro-batch only; with SHARD_GRAD_OP the parameters are gathered once "
              "and kept for the step (Llama 3)"},
+    {.key = "kernel-overhead-us", .type = CS_OPT_NUM, .min = 0, .max = 1e6, .off = P(kernel_overhead_us),
+     .unit = "us", .help = "time added to every generated GPU kernel (COMP node): launch and framework overhead not "
+                           "hidden by asynchronous launches; 0 = none (docs/generator.md)"},
     {.key = "bucket-mparams", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(bucket_mparams),
      .unit = "M parameters", .help = "DP gradient bucket; 0 = the family's default (40; resnet50, dlrm: 12.5)"},
     {.key = "bucket-mb", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(bucket_mb), .unit = "MB",

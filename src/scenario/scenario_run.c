@@ -360,6 +360,7 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         p->fsdp_strategy = o.fsdp_strategy; /* CS_FSDP_* in FSDP_STRATEGY's order */
         p->fsdp_no_sync = o.fsdp_no_sync;
         p->hsdp_shard = (uint32_t)o.hsdp_shard;
+        p->kernel_overhead_s = o.kernel_overhead_us * 1e-6;
         if (p->fsdp_strategy && !o.fsdp && !o.zero)
             p->zero = p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP || p->fsdp_strategy == CS_FSDP_HYBRID_SHARD_ZERO2 ? 2 : 3;
         if (p->dist_opt && !o.zero) p->zero = 1;
