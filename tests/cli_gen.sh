@@ -169,6 +169,82 @@ python3 -c "import sys; sys.exit(0 if float('$b') < float('$c') else 1)" 2>/dev/
     && pass "interleaving shortens the step ($b < $c ns)" || fail "interleaving shortens the step ($b vs $c)"
 expect_fail "bad virtual stages" "--virtual-stages 9: expected at least one layer per model chunk, got 32 layers for pp x virtual stages = 36 chunks" \
     "$CS_BIN" generate --model gpt3-6.7b --pp 4 --virtual-stages 9 --global-batch 8 --out "$CS_TMP/x"
+# plan.layout (Megatron's --pipeline-model-parallel-layout): the embedding
+# alone on virtual stage 0, 8 layers, five stages of 4, then 4 and the output
+# layer: 8 virtual stages = pp 4 x 2; run on the files == train (class mode)
+LY=(--model gpt3-6.7b --tp 2 --pp 4 --sp --recompute selective --global-batch 8 --layout "E|t*8|(t*4|)*5t*4L")
+"$CS_BIN" generate "${LY[@]}" --out "$CS_TMP/ly" --quiet && pass "generate with a layout" || fail "generate with a layout"
+run=$("$CS_BIN" run --workload-configuration="$CS_TMP/ly" --comm-group-configuration="$CS_TMP/ly.comm_groups.json" \
+    --network-configuration="$CS_TMP/ly.network.yml" --system-configuration="$CS_TMP/ly.system.json" --comm-streams=4 \
+    --json "$CS_TMP/lyrun.json" --quiet 2>&1) && pass "run the layout's traces" || fail "run layout: $run"
+tr=$("$CS_BIN" train "${LY[@]}" --network-configuration="$CS_TMP/ly.network.yml" \
+    --system-configuration="$CS_TMP/ly.system.json" --json "$CS_TMP/lytrain.json" 2>&1) && pass "train with a layout" \
+    || fail "train with a layout: $tr"
+echo "$tr" | grep -q "PP 4 (interleaved 1F1B, 2 chunks per stage)" \
+    && echo "$tr" | grep -q "decoder layers of the 8 virtual stages (E embedding, L output layer): E+0, 8, 5 x 4, 4+L" \
+    && pass "layout reported" || fail "layout reported: $tr"
+a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/lyrun.json" | grep -o '[0-9.]*$')
+b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/lytrain.json" | grep -o '[0-9.e+]*$')
+python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+    && pass "layout run and train agree ($a ns)" || fail "layout run ($a) and train ($b) agree"
+# the default split written as a layout is the default plan, byte for byte
+# (gpt3-6.7b's 32 layers on 4 stages: 8 each, the embedding with the first)
+"$CS_BIN" generate --model gpt3-6.7b --pp 4 --global-batch 4 --out "$CS_TMP/d0" --quiet \
+    && "$CS_BIN" generate --model gpt3-6.7b --pp 4 --global-batch 4 --layout "Et*8|t*8|t*8|t*8L" --out "$CS_TMP/d1" --quiet \
+    && cmp -s "$CS_TMP/d0.0.et" "$CS_TMP/d1.0.et" && cmp -s "$CS_TMP/d0.3.et" "$CS_TMP/d1.3.et" \
+    && pass "the default split as a layout: same traces" || fail "the default split as a layout: same traces"
+expect_fail "layout vs virtual stages" "--layout: 8 stages = --pp 4 x 2 virtual stages; expected --virtual-stages 2 or unset, got 3" \
+    "$CS_BIN" generate "${LY[@]}" --virtual-stages 3 --out "$CS_TMP/x"
+expect_fail "layout vs pp" "--layout: 8 stages; expected a multiple of --pp (3)" \
+    "$CS_BIN" generate --model gpt3-6.7b --pp 3 --layout "E|t*8|(t*4|)*5t*4L" --global-batch 9 --out "$CS_TMP/x"
+expect_fail "layout character" "--layout: character 3 'x': expected E (embedding), t (decoder layer)" \
+    "$CS_BIN" generate --model gpt3-6.7b --pp 2 --layout "E,x,L" --out "$CS_TMP/x"
+expect_fail "layout layers" "--layout: 31 decoder layers (t); expected the model's 32" \
+    "$CS_BIN" generate --model gpt3-6.7b --pp 2 --layout "Et*15|t*16L" --out "$CS_TMP/x"
+expect_fail "layout family" "--layout: a layout of decoder layers needs a transformer; resnet50 is a resnet50" \
+    "$CS_BIN" generate --model resnet50 --layout "EtL" --out "$CS_TMP/x"
+# DP sharding as the frameworks name it: Megatron's distributed optimizer,
+# FSDP SHARD_GRAD_OP under no_sync (Llama 3), HSDP; run on the files == train
+for sh in "--use-distributed-optimizer" "--fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync" \
+    "--fsdp-sharding-strategy HYBRID_SHARD --hsdp-shard-size 2"; do
+    # shellcheck disable=SC2086
+    "$CS_BIN" generate --model gpt3-6.7b --tp 2 --dp 4 --global-batch 8 $sh --out "$CS_TMP/sh" --quiet \
+        && run=$("$CS_BIN" run --workload-configuration="$CS_TMP/sh" --comm-group-configuration="$CS_TMP/sh.comm_groups.json" \
+            --network-configuration="$CS_TMP/sh.network.yml" --system-configuration="$CS_TMP/sh.system.json" \
+            --comm-streams=4 --json "$CS_TMP/shrun.json" --quiet 2>&1) \
+        && tr=$("$CS_BIN" train --model gpt3-6.7b --tp 2 --dp 4 --global-batch 8 $sh \
+            --network-configuration="$CS_TMP/sh.network.yml" --system-configuration="$CS_TMP/sh.system.json" \
+            --json "$CS_TMP/shtrain.json" 2>&1) || fail "sharding $sh: $run $tr"
+    echo "$tr" | grep -q "^  sharding   " && pass "sharding reported ($sh)" || fail "sharding reported ($sh): $tr"
+    a=$(grep -o '"sim_time_ns": *[0-9.]*' "$CS_TMP/shrun.json" | grep -o '[0-9.]*$')
+    b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/shtrain.json" | grep -o '[0-9.e+]*$')
+    python3 -c "import sys; sys.exit(0 if abs(float('$a') - float('$b')) < 1 else 1)" 2>/dev/null \
+        && pass "sharding run and train agree ($sh: $a ns)" || fail "sharding run ($a) and train ($b) agree ($sh)"
+done
+expect_fail "FSDP strategy vs zero" "--fsdp-sharding-strategy SHARD_GRAD_OP: is ZeRO-2; expected --zero 2 or unset, got 3" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-sharding-strategy SHARD_GRAD_OP --zero 3 --out "$CS_TMP/x"
+expect_fail "FSDP strategy name" "--fsdp-sharding-strategy: expected one of none, FULL_SHARD, SHARD_GRAD_OP" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-sharding-strategy NO_SHARD --out "$CS_TMP/x"
+expect_fail "distributed optimizer vs zero" "--use-distributed-optimizer: Megatron-LM's distributed optimizer shards the optimizer state (ZeRO-1); expected --zero 0 or 1" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --use-distributed-optimizer --zero 2 --out "$CS_TMP/x"
+expect_fail "no_sync alone" "--fsdp-no-sync: FSDP's no_sync() needs" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-no-sync --out "$CS_TMP/x"
+expect_fail "SHARD_GRAD_OP with a pipeline" "SHARD_GRAD_OP with --pp 2: which of its gathers run depends on how the pipeline overlaps" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --pp 2 --fsdp-sharding-strategy SHARD_GRAD_OP --out "$CS_TMP/x"
+# plan.kernel-overhead-us: TP 2 alone, 2 micro-batches: every kernel is on the
+# chain -- per micro-batch forward embed + 32 x 7 + final_ln + logits = 227,
+# backward 227, then the optimizer: 909 kernels x 4 us = 3,636,000 ns more
+printf 'topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 279.40 ]\nlatency: [ 500.0 ]\n' > "$CS_TMP/n2.yml"
+for k in 0 4; do
+    "$CS_BIN" train --model gpt3-6.7b --tp 2 --global-batch 2 --kernel-overhead-us $k --network-configuration="$CS_TMP/n2.yml" \
+        --json "$CS_TMP/k$k.json" --quiet || fail "train with kernel overhead $k"
+done
+a=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/k0.json" | grep -o '[0-9.e+]*$')
+b=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/k4.json" | grep -o '[0-9.e+]*$')
+python3 -c "import sys; sys.exit(0 if abs(float('$b') - float('$a') - 909 * 4000) < 0.5 else 1)" 2>/dev/null \
+    && pass "kernel overhead: 909 kernels x 4 us" || fail "kernel overhead: $b - $a != 3636000 ns"
+expect_fail "kernel overhead range" "--kernel-overhead-us: expected a number >= 0" \
+    "$CS_BIN" generate --model gpt3-6.7b --kernel-overhead-us -1 --out "$CS_TMP/x"
 # context parallelism (Llama 3 8B, 8,192 tokens: 4,096 per rank): run on the
 # files == train (class mode) == train --symmetry off, for K/V all-gather and ring
 CP=(--model llama3-8b --tp 2 --cp 2 --dp 2 --sp --recompute selective --zero 1 --global-batch 4 --flash-attention)

@@ -8,7 +8,8 @@
  *    move maps it onto (same members moved, same file order up to rotation).
  * 2. Class mode gives the full simulation's results: for plans covering
  *    TP, DP, PP, SP, recomputation, ZeRO 0-3, GPipe / 1F1B / interleaved,
- *    placements, MoE with EP, uneven pipeline stages, context parallelism
+ *    placements, MoE with EP, uneven pipeline stages (default and plan.layout, with embedding- and
+ *    output-only chunks), context parallelism
  *    (all-gather and ring attention), Ring / Switch /
  *    FullyConnected dimensions and ring / direct / halving-doubling
  *    collectives, every rank's finish, compute, communication, node and
@@ -338,6 +339,44 @@ static void test_equal_dp_heavy(void **state) {
     tu_assert_has(why, "simultaneous events");
     plan_base(&p, 1, 4, 4, 8); /* DP 4, PP 4, no TP */
     expect_equal(&m, &p, &fc4x4, "ring", 4);
+    /* the frameworks' sharding: Megatron's distributed optimizer and FSDP
+     * under no_sync exact; FULL_SHARD refused by the guard as ZeRO-3 */
+    plan_base(&p, 2, 2, 4, 4);
+    p.zero = 1;
+    p.dist_opt = 1;
+    expect_equal(&m, &p, &fc2x8, "ring", 4);
+    plan_base(&p, 2, 2, 4, 4); /* SHARD_GRAD_OP under no_sync (Llama 3): one gather, one reduce-scatter per unit */
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    expect_equal(&m, &p, &fc2x8, "ring", 4);
+    p.fsdp_strategy = CS_FSDP_FULL_SHARD; /* FULL_SHARD under no_sync */
+    p.zero = 3;
+    expect_equal(&m, &p, &fc2x8, "ring", 4);
+    /* HSDP (TP 2 x DP 4, shard groups of 2): its groups are blocks of the DP
+     * axis, so only TP is a class axis (as with EP); moved rank by rank,
+     * and class mode exact */
+    plan_base(&p, 2, 1, 4, 2);
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD_ZERO2;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    p.hsdp_shard = 2;
+    cs_sym_axes hx;
+    assert_int_equal(cs_gen_sym_axes(&p, &hx), 1);
+    check_invariance(&m, &p);
+    expect_equal(&m, &p, &SW_2x4, "ring", 4);
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD;
+    p.zero = 3;
+    p.fsdp_no_sync = 0;
+    check_invariance(&m, &p);
+    expect_equal(&m, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 2, 2, 4, 4);
+    p.fsdp_strategy = CS_FSDP_FULL_SHARD;
+    p.zero = 3;
+    p.fsdp_no_sync = 0; /* FULL_SHARD: ZeRO-3's simultaneous events, refused as above */
+    why[0] = 0;
+    assert_int_equal(compare_runs(&m, &p, &fc2x8, "ring", 4, why, sizeof why), 0);
+    tu_assert_has(why, "simultaneous events");
     plan_base(&p, 4, 1, 4, 2); /* one class: TP 4 x DP 4 */
     p.zero = 1;
     expect_equal(&m, &p, &fc4x4, "ring", 4);
@@ -373,6 +412,25 @@ static void test_equal_placement_moe_uneven(void **state) {
     expect_equal(&u, &p, &SW_2x4, "ring", 4);
     plan_base(&p, 2, 2, 2, 4); /* 6 layers in 4 uneven chunks: 1, 2, 2, 1 */
     p.vstages = 2;
+    expect_equal(&u, &p, &SW_2x4, "ring", 4);
+    /* plan.layout: embedding-only and output-only chunks, interleaved
+     * (TP 2 x DP 2 x PP 2 x v 2) and plain 1F1B (TP 2 x PP 4; TP 2 x DP 2 x PP 2
+     * with ZeRO-2) */
+    cs_error err;
+    cs_error_clear(&err);
+    plan_base(&p, 2, 2, 2, 4);
+    assert_int_equal(cs_gen_layout_parse("E|t*3|tt|tL", &p, &err), CS_OK);
+    p.vstages = 2;
+    assert_int_equal(cs_gen_plan_check(&u, &p, &err), CS_OK);
+    expect_equal(&u, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 2, 4, 1, 8);
+    assert_int_equal(cs_gen_layout_parse("E|tttt|tt|L", &p, &err), CS_OK);
+    assert_int_equal(cs_gen_plan_check(&u, &p, &err), CS_OK);
+    expect_equal(&u, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 2, 2, 2, 4);
+    assert_int_equal(cs_gen_layout_parse("E|t*6L", &p, &err), CS_OK);
+    p.zero = 2;
+    assert_int_equal(cs_gen_plan_check(&u, &p, &err), CS_OK);
     expect_equal(&u, &p, &SW_2x4, "ring", 4);
     cs_gen_model moe = small_model(2); /* 4 experts, top 2, EP 2 over DP 2 */
     moe.u.tf.experts = 4;

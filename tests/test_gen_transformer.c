@@ -1218,6 +1218,371 @@ static void test_interleaved(void **state) {
     tu_assert_has(err.msg, "interleaving needs a transformer, --pp > 1, --schedule 1f1b");
 }
 
+
+/* plan.layout (Megatron-LM's --pipeline-model-parallel-layout): the small
+ * model (L 4, h 256, f 1024, V 1000, s 128, biases, tied) on pp 2 x v 2 as
+ * "E|t*2|t|tL": virtual stages 0..3 hold 0 (+ embedding), 2, 1, 1 (+ output
+ * layer) decoder layers; stage 0 = vs 0 and 2 (layer 2), stage 1 = vs 1 and
+ * 3 (layers 0, 1, 3).  Worked by hand: one layer holds 3h^2+3h (QKV) +
+ * h^2+h (proj) + 2hf+f+h (MLP) + 4h (norms) = 789,760 parameters; the
+ * embedding V h + s h = 288,768; the output layer 2h = 512 plus Megatron's
+ * copy of the tied embedding V h = 256,000.  One layer's forward is
+ * (2 x 12 h^2 + 4 s h) = 1,703,936 FLOPs per token, x 128 tokens x 3
+ * (forward + backward) = 654,311,424 per micro-batch; the logits 3 x 2 s h V
+ * = 196,608,000. */
+static void test_layout(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.pp = 2;
+    p.global_batch = 4; /* 4 micro-batches */
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("E|t*2|t|t,L", &p, &err), CS_OK);
+    assert_int_equal(p.nlayout, 4);
+    assert_true(p.layout[0] == 0 && p.layout[1] == 2 && p.layout[2] == 1 && p.layout[3] == 1);
+    p.vstages = 2;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
+    uint32_t first = 99;
+    assert_int_equal(cs_gen_tx_stage_layers(&m, &p, 0, &first), 1);
+    assert_int_equal(first, 0);
+    assert_int_equal(cs_gen_tx_stage_layers(&m, &p, 1, &first), 3);
+    assert_int_equal(first, 0);
+    assert_int_equal(cs_gen_vstage_layers(4, &p, 2, &first), 1);
+    assert_int_equal(first, 2);
+    cs_gen_memory s0, s1;
+    cs_gen_memory_stage(&m, &p, 0, &s0);
+    cs_gen_memory_stage(&m, &p, 1, &s1);
+    assert_true(s0.params == 789760.0 + 288768.0);
+    assert_true(s1.params == 3 * 789760.0 + 512.0 + 256000.0);
+    /* in flight: stage 0 runs 2 (pp - 1) + (v - 1) pp + 1 = 5 forward units
+     * before its first backward: units 0, 1 of chunk 0 (0 layers), 2, 3 of
+     * chunk 1 (1 layer), 4 of chunk 0: 2 layer-micro-batches; plain 1F1B
+     * holds 2 micro-batches of its 2 layers = 4 */
+    cs_gen_plan q;
+    cs_gen_plan_defaults(&q);
+    q.pp = 2;
+    q.global_batch = 4;
+    cs_gen_memory a0;
+    cs_gen_memory_stage(&m, &q, 0, &a0);
+    assert_int_equal(a0.inflight, 2);
+    assert_int_equal(s0.inflight, 5);
+    assert_true(fabs(s0.activations / a0.activations - 0.5) < 1e-12);
+    /* stage 1: 3 units, chunk 0 (2 layers) twice and chunk 1 (1 layer): 5
+     * layer-micro-batches of a0.activations / 4 each, + the output layer's
+     * 4 s b (h + V) */
+    double out = 4.0 * 128 * (256 + 1000);
+    assert_true(fabs(s1.activations - (5 * a0.activations / 4 + out)) < 1e-6);
+    /* FLOPs per rank: stage 0 4 micro-batches of 1 layer, stage 1 of 3
+     * layers and the logits; the sum is plain 1F1B's */
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_gen_stats st0, st1;
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, null_sink, NULL, &st0, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 1, null_sink, NULL, &st1, &err), CS_OK);
+    assert_true(st0.matmul_flops == 4 * 654311424.0);
+    assert_true(st1.matmul_flops == 4 * (3 * 654311424.0 + 196608000.0));
+    assert_true(total_flops(&m, &p) == total_flops(&m, &q));
+    /* each micro-batch crosses pp v - 1 = 3 boundaries each way: 4 x 3 x 2
+     * messages of 2 s h bytes over both ranks, the empty chunk too */
+    assert_true(st0.sends + st1.sends == 24 && st0.recvs + st1.recvs == 24);
+    assert_true(st0.p2p_bytes + st1.p2p_bytes == 24 * 2.0 * 128 * 256);
+    /* Llama 3's shape: the embedding and the output layer on stages of their
+     * own, more stages than layers (refused without a layout) */
+    cs_gen_plan_defaults(&p);
+    p.pp = 6;
+    p.global_batch = 6;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--pp 6: expected at most one stage per layer (4 layers)");
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("E|(t|)*4L", &p, &err), CS_OK);
+    assert_int_equal(p.nlayout, 6);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, null_sink, NULL, &st0, &err), CS_OK);
+    assert_true(st0.matmul_flops == 0 && st0.sends == 6 && st0.recvs == 6);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 5, null_sink, NULL, &st1, &err), CS_OK);
+    assert_true(st1.matmul_flops == 6 * 196608000.0 && st1.sends == 6 && st1.recvs == 6);
+    assert_true(total_flops(&m, &p) == 6 * (4 * 654311424.0 + 196608000.0));
+    /* checks */
+    static const struct { const char *s, *msg; } bad[] = {
+        {"E|t*2|t|t", "expected L (output layer and loss) closing the last stage"},
+        {"t|E|tt|tL", "expected one E (embedding), opening the first stage"},
+        {"E|tt|tLt|", "a decoder layer (t) after L"},
+        {"E|t|m|ttL", "m (multi-token prediction layer) is not modelled"},
+        {"E|(t|t", "the '(' at character 3: expected a closing ')'"},
+        {"E|t)|L", "character 4 ')': expected a '(' before it"},
+        {"E|t*0|L", "expected a repeat count >= 1"},
+        {"E|x|L", "character 3 'x': expected E (embedding), t (decoder layer)"},
+        {"E((((t*1000)*1000)*1000))L", "expands to more than 1048576 characters"},
+        {"E(((((((((t)))))))))L", "expected at most 8 nested parentheses"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cs_gen_plan_defaults(&p);
+        cs_error_clear(&err);
+        assert_int_equal(cs_gen_layout_parse(bad[i].s, &p, &err), CS_EINVAL);
+        tu_assert_has(err.msg, bad[i].msg);
+    }
+    cs_gen_plan_defaults(&p);
+    p.pp = 2;
+    p.global_batch = 4;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("Et|t*2L", &p, &err), CS_OK);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.layout: 3 decoder layers (t); expected the model's 4");
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("Et|t|t*2L", &p, &err), CS_OK);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.layout: 3 stages; expected pp x virtual-stages = 2 x 1 = 2");
+}
+
+/* Data-parallel sharding as the frameworks name it, on the small model with
+ * TP 2 x DP 2 and 3 micro-batches: P_r = 1,724,160 parameters per rank
+ * (test_zero_comm), 5 FSDP units per step (4 layers and the embedding /
+ * output-layer unit).  Counted by node name: "dp.grads" reduce-scatters,
+ * "zero3.ag" gathers (forward, "bwd." backward), "dp.params" the gather
+ * after the optimizer. */
+typedef struct shard_count {
+    int rs, ag_fwd, ag_bwd, params;
+} shard_count;
+
+static int shard_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    shard_count *c = ud;
+    if (strcmp(n->name, "dp.grads") == 0) c->rs++;
+    if (strcmp(n->name, "dp.params") == 0) c->params++;
+    if (strstr(n->name, "zero3.ag")) {
+        if (strncmp(n->name, "bwd.", 4) == 0) c->ag_bwd++;
+        else c->ag_fwd++;
+    }
+    return CS_OK;
+}
+
+static void shard_run(const cs_gen_model *m, const cs_gen_plan *p, shard_count *c, cs_gen_stats *st) {
+    cs_error err;
+    cs_error_clear(&err);
+    memset(c, 0, sizeof *c);
+    assert_int_equal(cs_gen_plan_check(m, p, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(m, p, cs_device_find("A100-80GB"), 3, shard_capture, c, st, &err), CS_OK);
+}
+
+static void test_sharding_frameworks(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.tp = 2;
+    p.dp = 2;
+    p.global_batch = 6;
+    const double Pr = 1724160.0;
+    shard_count c;
+    cs_gen_stats st;
+    cs_gen_memory mm;
+    /* Megatron's distributed optimizer: fp32 gradients reduce-scattered in
+     * the last micro-batch (4 P_r bytes, one 40 M bucket: P_r < 40 M), the
+     * bf16 shard gathered after the step (2 P_r / 2); 6 + 12/dp bytes per
+     * parameter */
+    p.zero = 1;
+    p.dist_opt = 1;
+    shard_run(&m, &p, &c, &st);
+    assert_int_equal(c.rs, 1);
+    assert_int_equal(c.params, 1);
+    assert_true(st.dp_rs_bytes == 4 * Pr && st.dp_ag_bytes == Pr);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == 2 * Pr && mm.grads == 4 * Pr && mm.optimizer == 12 * Pr / 2);
+    /* FSDP FULL_SHARD: per micro-batch each unit gathered before its forward
+     * and its backward (2 P_r / 2 bytes per pass) and reduce-scattered after
+     * its backward (2 P_r per micro-batch); nothing after the step */
+    p.dist_opt = 0;
+    p.zero = 3;
+    p.fsdp_strategy = CS_FSDP_FULL_SHARD;
+    shard_run(&m, &p, &c, &st);
+    assert_true(c.rs == 3 * 5 && c.ag_fwd == 3 * 5 && c.ag_bwd == 3 * 5 && c.params == 0);
+    assert_true(st.dp_rs_bytes == 3 * 2 * Pr && st.dp_ag_bytes == 3 * 2 * Pr);
+    /* ... under no_sync(): the same gathers, one reduce-scatter per unit in
+     * the last micro-batch; the gradients accumulate whole (2 P_r) */
+    p.fsdp_no_sync = 1;
+    shard_run(&m, &p, &c, &st);
+    assert_true(c.rs == 5 && c.ag_fwd == 15 && c.ag_bwd == 15);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == 6 * Pr);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == Pr && mm.grads == 2 * Pr && mm.optimizer == 6 * Pr);
+    /* SHARD_GRAD_OP: gathered before each forward only (kept for the
+     * backward), 3 x P_r bytes; gradients as FULL_SHARD; full weights held */
+    p.fsdp_no_sync = 0;
+    p.zero = 2;
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    shard_run(&m, &p, &c, &st);
+    assert_true(c.rs == 15 && c.ag_fwd == 15 && c.ag_bwd == 0 && c.params == 0);
+    assert_true(st.dp_rs_bytes == 6 * Pr && st.dp_ag_bytes == 3 * Pr);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == 2 * Pr && mm.grads == Pr && mm.optimizer == 6 * Pr);
+    /* ... under no_sync() (Llama 3): gathered once, reduce-scattered once */
+    p.fsdp_no_sync = 1;
+    shard_run(&m, &p, &c, &st);
+    assert_true(c.rs == 5 && c.ag_fwd == 5 && c.ag_bwd == 0 && c.params == 0);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == Pr);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == 2 * Pr && mm.grads == 2 * Pr && mm.optimizer == 6 * Pr);
+    /* with a pipeline (pp 2: stage 0 = 2 layers + the embedding, 3 units) */
+    p.pp = 2;
+    shard_run(&m, &p, &c, &st); /* rank 3 = tp 1, dp 1 of stage 0 */
+    assert_true(c.rs == 3 && c.ag_fwd == 3);
+    /* checks */
+    cs_error err;
+    cs_error_clear(&err);
+    p.fsdp_no_sync = 0;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "SHARD_GRAD_OP with plan.pp 2: which of its gathers run depends on how the pipeline");
+    cs_error_clear(&err);
+    p.pp = 1;
+    p.zero = 3;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.fsdp-sharding-strategy SHARD_GRAD_OP: is ZeRO-2; expected plan.zero 2 or unset, got 3");
+    cs_error_clear(&err);
+    p.fsdp_strategy = CS_FSDP_NONE;
+    p.fsdp_no_sync = 1;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.fsdp-no-sync: FSDP's no_sync() needs a plan.fsdp-sharding-strategy");
+    cs_error_clear(&err);
+    p.fsdp_no_sync = 0;
+    p.dist_opt = 1;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.use-distributed-optimizer: Megatron-LM's distributed optimizer shards the optimizer state");
+}
+
+/* HSDP (PyTorch FSDP HYBRID_SHARD): TP 2 x DP 4, shard groups of S = 2
+ * consecutive DP ranks, 3 micro-batches, P_r = 1,724,160, 5 units.  Groups
+ * (rank = tp_i + 2 dp_i): TP 1-4, DP 5-6, shard groups 7-10 (tp_i, dp_i / 2),
+ * replica groups 11-14 (tp_i, dp_i mod 2); rank 3 (tp 1, dp 1) is in shard
+ * group 7 + 2 = 9 = {1, 3} and replica group 11 + 2 + 1 = 14 = {3, 7}. */
+typedef struct hsdp_count {
+    int rs, ar, ag;
+    char rs_pg[16], ar_pg[16], ag_pg[16];
+} hsdp_count;
+
+static int hsdp_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    hsdp_count *c = ud;
+    const char *pg = NULL;
+    for (size_t i = 0; i < n->n_attr; i++)
+        if (strcmp(n->attr[i]->name, "pg_name") == 0) pg = n->attr[i]->string_val;
+    if (strcmp(n->name, "dp.grads") == 0) {
+        c->rs++;
+        snprintf(c->rs_pg, sizeof c->rs_pg, "%s", pg);
+    } else if (strcmp(n->name, "dp.grads.replicas") == 0) {
+        c->ar++;
+        snprintf(c->ar_pg, sizeof c->ar_pg, "%s", pg);
+    } else if (strstr(n->name, "zero3.ag")) {
+        c->ag++;
+        snprintf(c->ag_pg, sizeof c->ag_pg, "%s", pg);
+    }
+    return CS_OK;
+}
+
+static void test_hsdp(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.tp = 2;
+    p.dp = 4;
+    p.global_batch = 12;
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD;
+    p.zero = 3;
+    p.hsdp_shard = 2;
+    const double Pr = 1724160.0;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
+    hsdp_count c;
+    memset(&c, 0, sizeof c);
+    cs_gen_stats st;
+    assert_int_equal(cs_gen_rank(&m, &p, cs_device_find("A100-80GB"), 3, hsdp_capture, &c, &st, &err), CS_OK);
+    /* per micro-batch and unit: gather before forward and backward (2 U / S
+     * each), reduce-scatter in the shard group (2 U), all-reduce of the
+     * rank's 1/S across the 2 replicas (2 U / S) */
+    assert_true(c.rs == 15 && c.ar == 15 && c.ag == 30);
+    assert_string_equal(c.rs_pg, "9");
+    assert_string_equal(c.ag_pg, "9");
+    assert_string_equal(c.ar_pg, "14");
+    assert_true(st.dp_rs_bytes == 3 * 2 * Pr && st.dp_ag_bytes == 3 * 2 * 2 * Pr / 2);
+    assert_true(st.dp_bytes == 6 * Pr + 6 * Pr + 3 * 2 * Pr / 2);
+    cs_comm_groups g;
+    cs_gen_comm_groups(&p, &g);
+    assert_int_equal(g.ngroups, 14);
+    assert_true(g.groups[8].nranks == 2 && g.groups[8].ranks[0] == 1 && g.groups[8].ranks[1] == 3);
+    assert_true(g.groups[13].nranks == 2 && g.groups[13].ranks[0] == 3 && g.groups[13].ranks[1] == 7);
+    cs_comm_groups_free(&g);
+    /* memory: sharded over the 2 ranks of the shard group, not the 4 of DP */
+    cs_gen_memory mm;
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == Pr && mm.grads == Pr && mm.optimizer == 6 * Pr);
+    /* _HYBRID_SHARD_ZERO2 under no_sync: one gather, one reduce-scatter and
+     * one all-reduce per unit and step */
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD_ZERO2;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cs_gen_rank(&m, &p, cs_device_find("A100-80GB"), 3, hsdp_capture, &c, &st, &err), CS_OK);
+    assert_true(c.rs == 5 && c.ar == 5 && c.ag == 5);
+    assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == Pr && st.dp_bytes == 2 * Pr + Pr + Pr);
+    /* checks */
+    p.hsdp_shard = 3;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.hsdp-shard-size 3: _HYBRID_SHARD_ZERO2 shards within groups of consecutive DP ranks; "
+                           "expected a divisor of plan.dp (4)");
+    cs_error_clear(&err);
+    p.hsdp_shard = 2;
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.hsdp-shard-size: needs plan.fsdp-sharding-strategy HYBRID_SHARD");
+}
+
+/* plan.kernel-overhead-us: a fixed time on every generated GPU kernel.  A
+ * 4-layer model (h 2048, s 2048) on one rank, one micro-batch: forward embed
+ * + 4 layers x 7 (ln1, qkv, attn, proj, res1_ln2, mlp, res2) + final_ln +
+ * logits = 31 COMP nodes, backward the same 31, the optimizer 1: 63; each
+ * gains 5 us, the step 315 us.  (Durations are whole microseconds, at
+ * least 1: the baseline's shortest kernel must be >= 2 us for the 5 us to
+ * show whole, which the test checks.) */
+typedef struct comp_sum {
+    uint64_t n, us, min_us;
+} comp_sum;
+
+static int comp_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    comp_sum *c = ud;
+    if (n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE) {
+        c->n++;
+        c->us += n->duration_micros;
+        if (!c->min_us || n->duration_micros < c->min_us) c->min_us = n->duration_micros;
+    }
+    return CS_OK;
+}
+
+static void test_kernel_overhead(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    m.u.tf.hidden = 2048;
+    m.u.tf.ffn_hidden = 8192;
+    m.u.tf.seq = 2048;
+    m.u.tf.vocab = 8000;
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.global_batch = 1;
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    comp_sum a = {0, 0, 0}, b = {0, 0, 0};
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, comp_capture, &a, NULL, &err), CS_OK);
+    p.kernel_overhead_s = 5e-6;
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, comp_capture, &b, NULL, &err), CS_OK);
+    assert_int_equal(a.n, 63);
+    assert_int_equal(b.n, 63);
+    assert_true(a.min_us >= 2);
+    assert_int_equal(b.us - a.us, 63 * 5);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flops_closed_form), cmocka_unit_test(test_tp_bytes),
@@ -1225,7 +1590,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_kernel_overhead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

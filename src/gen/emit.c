@@ -96,6 +96,7 @@ uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, 
 
 void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, double secs) {
     uint64_t id = ++G->next_id;
+    secs += G->p->kernel_overhead_s; /* plan.kernel-overhead-us */
     if (G->cost) {
         cost_wait(G);
         double t = (double)duration_us(G, id, name, secs) * 1e-6;
@@ -241,8 +242,24 @@ void cs_gen_dp_bucket(cs_gen_ctx *G, double *acc, int force, int kind) {
         return;
     }
     if (!force && *acc < (double)G->p->bucket_params) return;
-    uint64_t id = cs_gen_coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
-                       G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * 2, kind, 0);
+    uint64_t id;
+    if (cs_gen_hsdp(G->p) && kind == PG_DP) {
+        /* HSDP: reduce-scatter in the shard group, then all-reduce the
+         * rank's shard (1/S of it) across the replicas; off the chain, the
+         * all-reduce after the reduce-scatter */
+        double S = cs_gen_shard_ranks(G->p), bytes = *acc * cs_gen_grad_bytes(G->p);
+        id = S > 1 ? cs_gen_coll(G, "dp.grads", CS_COLL_REDUCE_SCATTER, bytes, PG_SH, 0) : 0;
+        if (n / S > 1) {
+            uint64_t last = G->last;
+            if (id) G->last = id;
+            id = cs_gen_coll(G, "dp.grads.replicas", CS_COLL_ALL_REDUCE, bytes / S, PG_RP, 0);
+            G->last = last;
+        }
+    } else {
+        id = cs_gen_coll(G, kind == PG_EDP ? "edp.grads" : "dp.grads",
+                         G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, *acc * cs_gen_grad_bytes(G->p), kind,
+                         0);
+    }
     if (G->nextra == G->capextra) {
         G->capextra = G->capextra ? 2 * G->capextra : 16;
         G->extra = cs_realloc(G->extra, G->capextra * sizeof *G->extra);
@@ -255,7 +272,7 @@ static void grad_flush(cs_gen_ctx *G) {
     for (int e = 0; e < 2; e++)
         if (G->deferred[e] > 0)
             cs_gen_coll(G, e ? "edp.grads" : "dp.grads", G->p->zero ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE,
-                 G->deferred[e] * 2, e ? PG_EDP : PG_DP, 1);
+                 G->deferred[e] * cs_gen_grad_bytes(G->p), e ? PG_EDP : PG_DP, 1);
 }
 
 /* One rank's step with M micro-batches, into the sink (costing NULL) or
@@ -297,7 +314,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     cs_gen_memory mm;
     cs_gen_memory_stage(m, p, G->pi, &mm);
     double edp = cs_gen_edp_ranks(p), dpr = cs_gen_dp_ranks(p), pe = mm.expert_params, pd = mm.params - pe;
-    double sd = pd / (p->zero >= 1 ? dpr : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
+    double sd = pd / (p->zero >= 1 ? cs_gen_shard_ranks(p) : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
     /* offloaded (ZeRO-Offload style): fp32 master weights, Adam m and v -- 12 bytes per parameter --
      * are loaded from remote memory and stored back; the other 8 of Adam's 32 bytes stay in HBM */
     if (p->offload_opt && !G->cost) {
@@ -311,7 +328,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         G->last = lid;
     }
     uint64_t id = ++G->next_id;
-    double secs = cs_gen_stream(G, (p->offload_opt ? 8 : 32) * shard);
+    double secs = cs_gen_stream(G, (p->offload_opt ? 8 : 32) * shard) + p->kernel_overhead_s;
     if (G->cost) {
         cs_gen_costing *C = G->cost;
         if (C->off_free > C->chain) C->chain = C->off_free;
@@ -337,9 +354,11 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         emit(G, nb);
         G->last = sid;
     }
-    /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded */
-    if (p->zero >= 1 && p->zero < 3 && dpr > 1) cs_gen_coll(G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
-    if (p->zero >= 1 && p->zero < 3 && edp > 1 && se > 0)
+    /* ZeRO-1/2: the updated shards are gathered; ZeRO-3 keeps them sharded,
+     * FSDP gathers them before the next forward */
+    int gather_after = p->zero >= 1 && p->zero < 3 && !p->fsdp_strategy;
+    if (gather_after && dpr > 1) cs_gen_coll(G, "dp.params", CS_COLL_ALL_GATHER, sd * 2, PG_DP, 1);
+    if (gather_after && edp > 1 && se > 0)
         cs_gen_coll(G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
     cs_free(G->extra);
     cs_free(G->ing_cons);

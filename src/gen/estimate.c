@@ -241,6 +241,10 @@ int cs_gen_estimate_step(const cs_gen_model *m, const cs_gen_plan *p, const cs_d
     } else {
         E.ring[PG_EDP] = E.ring[PG_DP];
     }
+    if (cs_gen_hsdp(p)) { /* shard groups of S consecutive DP indices, replica groups of stride S (as EP, expert-DP) */
+        ring_build(&E, &E.ring[PG_SH], p->hsdp_shard, st, PG_EP, cp, p->hsdp_shard);
+        ring_build(&E, &E.ring[PG_RP], p->dp / p->hsdp_shard, st, PG_EDP, cp, p->hsdp_shard);
+    }
     if (p->pp > 1) E.pp_edge = edge_of(&E, 0, st[CS_DIM_PP]);
 
     uint32_t M = cs_gen_micro_batches(p);

@@ -37,6 +37,7 @@ typedef struct gen {
     int recomputing;             /* inside a full recomputation's forward */
     uint32_t clo, chi;           /* layers [clo, chi) of the current chunk */
     uint32_t cpring;             /* ring attention passes so far (their messages' tags) */
+    uint32_t mb;                 /* the micro-batch of the current pass */
     /* shapes: s = the whole sequence, sq = the rank's seq / cp of it, sb = sq b */
     double s, sq, b, h, a, g, hd, f, t, sb, sl, V;
 } gen;
@@ -103,25 +104,9 @@ static double tx_flops(const cs_gen_model *m, const cs_gen_plan *p) {
     return 3.0 * tokens * (m->u.tf.layers * layer_fwd_flops_per_token(m) + 2.0 * m->u.tf.hidden * (double)m->u.tf.vocab);
 }
 
-/* Layers of virtual stage k of V: ceil(layers / V) each but for the deficit,
- * taken one layer each from the last, the first, the second-last, ... */
-static uint32_t vstage_layers(uint32_t layers, uint32_t V, uint32_t k, uint32_t *first) {
-    uint32_t q = (layers + V - 1) / V, deficit = V * q - layers;
-    uint32_t lo = 0, n = 0;
-    for (uint32_t j = 0; j <= k; j++) {
-        uint32_t e = j < V - 1 - j ? j : V - 1 - j;           /* distance from the nearer end */
-        uint32_t order = 2 * e + (j < V - 1 - j ? 1u : 0u);   /* last, first, second-last, ... */
-        lo += n;
-        n = q - (order < deficit ? 1u : 0u);
-    }
-    if (first) *first = lo;
-    return n;
-}
-
 uint32_t cs_gen_tx_stage_layers(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, uint32_t *first) {
     uint32_t v = cs_gen_vst(p), n = 0;
-    if (v <= 1) return vstage_layers(m->u.tf.layers, p->pp, st, first);
-    for (uint32_t c = 0; c < v; c++) n += vstage_layers(m->u.tf.layers, p->pp * v, c * p->pp + st, c == 0 ? first : NULL);
+    for (uint32_t c = 0; c < v; c++) n += cs_gen_vstage_layers(m->u.tf.layers, p, c * p->pp + st, c == 0 ? first : NULL);
     return n;
 }
 
@@ -172,23 +157,32 @@ static void tx_memory(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, 
     }
     /* dense parameters are replicated over dp, experts over dp/ep (ZeRO shards over those) */
     double Pe = stage_expert_params(m, p, st);
-    double Pd = stage_params(m, p, st) - Pe * p->ep, dp = cs_gen_dp_ranks(p), edp = cs_gen_edp_ranks(p);
+    double Pd = stage_params(m, p, st) - Pe * p->ep, dp = cs_gen_shard_ranks(p), edp = cs_gen_edp_ranks(p);
     o->params = Pd + Pe;
     o->expert_params = Pe;
     o->weights = 2 * (Pd / (p->zero >= 3 ? dp : 1) + Pe / (p->zero >= 3 ? edp : 1));
-    o->grads = 2 * (Pd / (p->zero >= 2 ? dp : 1) + Pe / (p->zero >= 2 ? edp : 1));
+    /* gradients: sharded from ZeRO-2 on, but accumulated whole under FSDP's
+     * no_sync; fp32 (4 bytes) with Megatron's distributed optimizer */
+    int gs = p->zero >= 2 && !p->fsdp_no_sync;
+    o->grads = cs_gen_grad_bytes(p) * (Pd / (gs ? dp : 1) + Pe / (gs ? edp : 1));
     o->optimizer = 12 * (Pd / (p->zero >= 1 ? dp : 1) + Pe / (p->zero >= 1 ? edp : 1));
     uint32_t mb = cs_gen_micro_batches(p);
     uint32_t inflight = p->schedule == CS_SCHED_GPIPE ? mb : (p->pp - st < mb ? p->pp - st : mb);
-    double L = cs_gen_tx_stage_layers(m, p, st, NULL);
-    if (cs_gen_vst(p) > 1) { /* interleaved: warm-up + 1 chunk-micro-batches of (on average) L / v layers each */
+    double L = cs_gen_tx_stage_layers(m, p, st, NULL), held = inflight * L; /* layer-micro-batches */
+    if (cs_gen_vst(p) > 1) {
+        /* interleaved: the warm-up + 1 first forward units, unit k of chunk
+         * (k / pp) mod v: q whole rounds of pp units and r more */
         uint32_t v = cs_gen_vst(p), u = (p->pp - st - 1) * 2 + (v - 1) * p->pp + 1;
         inflight = u < mb * v ? u : mb * v;
-        L /= v;
+        uint32_t q = inflight / p->pp, r = inflight % p->pp;
+        double part = 0;
+        for (uint32_t c = 0; c < q % v; c++) part += cs_gen_vstage_layers(m->u.tf.layers, p, c * p->pp + st, NULL);
+        held = p->pp * ((double)(q / v) * L + part) +
+               (double)r * cs_gen_vstage_layers(m->u.tf.layers, p, (q % v) * p->pp + st, NULL);
     }
     o->inflight = inflight;
-    o->activations = inflight * L * layer_act_bytes(m, p, p->recompute);
-    if (p->recompute == CS_RECOMP_FULL) o->activations += layer_act_bytes(m, p, CS_RECOMP_NONE);
+    o->activations = held * layer_act_bytes(m, p, p->recompute);
+    if (p->recompute == CS_RECOMP_FULL && L > 0) o->activations += layer_act_bytes(m, p, CS_RECOMP_NONE);
     if (st == p->pp - 1) /* final norm, output layer, loss (Korthikanti eq. 5) */
         o->activations += 4.0 * m->u.tf.seq / cs_gen_cp(p) * p->micro_batch * ((double)m->u.tf.hidden + m->u.tf.vocab) / p->tp;
 }
@@ -267,9 +261,10 @@ static void moe_bwd(gen *G, uint32_t l) {
  * returned ids are what the unit's first node must wait for. */
 static size_t z3_gather(gen *G, const char *name, double dense, double expert, uint64_t ids[2], int chained) {
     size_t n = 0;
-    double edp = cs_gen_edp_ranks(G->p), dp = cs_gen_dp_ranks(G->p);
-    if (G->p->zero < 3) return 0;
-    if (dp > 1 && dense > 0) ids[n++] = cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, 2 * dense / dp, PG_DP, chained);
+    double edp = cs_gen_edp_ranks(G->p), dp = cs_gen_shard_ranks(G->p);
+    int kind = cs_gen_hsdp(G->p) ? PG_SH : PG_DP; /* HSDP: within the shard group */
+    if (!cs_gen_gathers(G->p)) return 0;
+    if (dp > 1 && dense > 0) ids[n++] = cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, 2 * dense / dp, kind, chained);
     if (edp > 1 && expert > 0) ids[n++] = cs_gen_coll(G->c, name, CS_COLL_ALL_GATHER, 2 * expert / edp, PG_EDP, chained);
     return n;
 }
@@ -277,11 +272,22 @@ static size_t z3_gather(gen *G, const char *name, double dense, double expert, u
 static double layer_dense_rank(gen *G) { return (cs_gen_tx_layer_params(G->m) - layer_expert_params(G->m)) / G->t; }
 static double layer_expert_rank(gen *G) { return layer_expert_params(G->m) / ((double)G->p->ep * G->t); }
 
+/* Does this pass gather the parameters of its units?  ZeRO-3 and FSDP
+ * FULL_SHARD: every forward and every backward (resharded after each);
+ * SHARD_GRAD_OP: forwards only (not resharded after the forward), and
+ * under no_sync only micro-batch 0's (kept until the step's last backward,
+ * PyTorch FSDP's _should_free_in_backward). */
+static int pass_gathers(gen *G, int bwd) {
+    if (!cs_gen_gathers(G->p)) return 0;
+    if (!cs_gen_zero2_like(G->p)) return 1;
+    return !bwd && (!G->p->fsdp_no_sync || G->mb == 0);
+}
+
 /* Before layer l's forward (bwd = 0) or backward (1): wait for its gather
  * (prefetched by the previous layer, else issued now) and prefetch the next
  * layer of the stage in the same direction. */
 static void z3_layer(gen *G, uint32_t l, int bwd) {
-    if (G->p->zero < 3 || G->recomputing) return;
+    if (!pass_gathers(G, bwd) || G->recomputing) return;
     uint32_t key = 2 * l + (uint32_t)bwd, lo = G->clo, hi = G->chi;
     char nm[64];
     if (G->npf && G->pf_layer == key) {
@@ -515,24 +521,26 @@ static void layer_bwd(gen *G, uint32_t l) {
 
 /* ZeRO-3: the stage's parameters outside its layers (embedding, final norm,
  * output layer), gathered on the chain at the start of each pass. */
-static void z3_extras(gen *G, const char *name) {
+static void z3_extras(gen *G, const char *name, int bwd) {
     uint64_t ids[2];
+    if (!pass_gathers(G, bwd)) return;
     double x = stage_params(G->m, G->p, G->pi) -
                (double)cs_gen_tx_stage_layers(G->m, G->p, G->pi, NULL) * cs_gen_tx_layer_params(G->m) / G->t;
     if (x > 0.5) z3_gather(G, name, x, 0, ids, 1);
 }
 
 /* Model chunk c of the rank's stage (c = 0 without interleaving): virtual
- * stage vs = c pp + pi of pp v, its layers split as the stages' are
- * (vstage_layers: ceil(layers / (pp v)) each, the deficit taken from the
- * last virtual stage, the first, ...; v = 1 gives cs_gen_tx_stage_layers).
+ * stage vs = c pp + pi of pp v, its layers those of plan.layout or split as
+ * the stages' are (cs_gen_vstage_layers: ceil(layers / (pp v)) each, the
+ * deficit taken from the last virtual stage, the first, ...; v = 1 gives
+ * cs_gen_tx_stage_layers).
  * Pipeline neighbours are stages pi -+ 1, wrapping from the last stage to
  * the first between chunks.  The tag of a boundary is 2 (mb + M c_low) (+1
  * backward), c_low = the chunk of its lower virtual stage (2 mb without
  * interleaving). */
 static uint32_t chunk_setup(gen *G, uint32_t c) {
     uint32_t P = G->p->pp, vs = c * P + G->pi, first;
-    uint32_t n = vstage_layers(G->m->u.tf.layers, P * cs_gen_vst(G->p), vs, &first); /* v = 1: the stage's layers */
+    uint32_t n = cs_gen_vstage_layers(G->m->u.tf.layers, G->p, vs, &first); /* v = 1: the stage's layers */
     G->clo = first;
     G->chi = first + n;
     return vs;
@@ -545,7 +553,8 @@ static int32_t p2p_tag(gen *G, uint32_t mb, uint32_t vs_low, int bwd) {
 
 static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
     uint32_t vs = chunk_setup(G, c), last = G->p->pp * cs_gen_vst(G->p) - 1;
-    z3_extras(G, "zero3.ag.extra");
+    G->mb = mb;
+    z3_extras(G, "zero3.ag.extra", 0);
     if (vs > 0) p2p(G, 0, prev_rank(G), p2p_tag(G, mb, vs - 1, 0), G->sl * G->h * 2);
     if (vs == 0) {
         cs_gen_ingest_batch(G->c, mb); /* the loader's batch: the embedding consumes it */
@@ -568,9 +577,14 @@ static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
  * accumulate locally) or, with ZeRO >= 2 (sharded gradients), in every one. */
 static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
     uint32_t vs = chunk_setup(G, c), last = G->p->pp * cs_gen_vst(G->p) - 1;
-    double acc = 0, acce = 0, lp = layer_dense_rank(G), lpe = layer_expert_rank(G);
-    if (G->p->zero >= 2) last_mb = 1;
-    z3_extras(G, "bwd.zero3.ag.extra");
+    double acc = 0, acce = 0, accx = 0, lp = layer_dense_rank(G), lpe = layer_expert_rank(G);
+    /* FSDP reduce-scatters per unit: each layer's gradients after its
+     * backward, the stage's other parameters (one unit) at the end */
+    int unit = G->p->fsdp_strategy != CS_FSDP_NONE;
+    double *hacc = unit ? &accx : &acc;
+    if (G->p->zero >= 2 && !G->p->fsdp_no_sync) last_mb = 1; /* sharded gradients cannot accumulate */
+    G->mb = mb;
+    z3_extras(G, "bwd.zero3.ag.extra", 1);
     if (vs < last) p2p(G, 0, next_rank(G), p2p_tag(G, mb, vs, 1), G->sl * G->h * 2);
     if (vs == last) {
         double v = ceil(G->V / G->t);
@@ -578,15 +592,15 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
              2 * cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, 8 * G->sb * v));
         tp_reduce(G, "bwd.logits.ar");
         cs_gen_comp(G->c, "bwd.final_ln", 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
-        if (last_mb) acc += head_params(G->m) / G->t;
+        if (last_mb) *hacc += head_params(G->m) / G->t;
     }
     for (uint32_t l = G->chi; l-- > G->clo;) {
         layer_bwd(G, l);
         if (last_mb) {
             acc += lp;
             acce += lpe;
-            cs_gen_dp_bucket(G->c, &acc, 0, PG_DP);
-            cs_gen_dp_bucket(G->c, &acce, 0, PG_EDP);
+            cs_gen_dp_bucket(G->c, &acc, unit, PG_DP);
+            cs_gen_dp_bucket(G->c, &acce, unit, PG_EDP);
         }
     }
     if (vs == 0) {
@@ -596,6 +610,7 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
         p2p(G, 1, prev_rank(G), p2p_tag(G, mb, vs - 1, 1), G->sl * G->h * 2);
     }
     if (last_mb) {
+        acc += accx;
         cs_gen_dp_bucket(G->c, &acc, 1, PG_DP);
         cs_gen_dp_bucket(G->c, &acce, 1, PG_EDP);
     }
@@ -740,7 +755,7 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
             return CS_ERR(err, CS_EINVAL,
                           "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
                           "--zero 0..2", p->vstages);
-        if (x->layers < chunks)
+        if (x->layers < chunks && !p->nlayout)
             return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: expected at least one layer per model chunk, got %u "
                           "layers for pp x virtual stages = %" PRIu64 " chunks", p->vstages, x->layers, chunks);
         if (!mbs || mbs % p->pp)
@@ -760,8 +775,18 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
     if (x->heads % p->tp || x->kv_heads % p->tp || x->ffn_hidden % p->tp)
         return CS_ERR(err, CS_EINVAL, "--tp %u: expected a divisor of heads (%u), kv_heads (%u) and ffn_hidden (%u)",
                       p->tp, x->heads, x->kv_heads, x->ffn_hidden);
-    if (x->layers < p->pp)
+    if (x->layers < p->pp && !p->nlayout)
         return CS_ERR(err, CS_EINVAL, "--pp %u: expected at most one stage per layer (%u layers)", p->pp, x->layers);
+    if (p->nlayout) { /* plan.layout: pp x v stages holding the model's layers */
+        uint64_t V = (uint64_t)p->pp * cs_gen_vst(p), sum = 0;
+        for (uint32_t j = 0; j < p->nlayout; j++) sum += p->layout[j];
+        if (p->nlayout != V)
+            return CS_ERR(err, CS_EINVAL, "plan.layout: %u stages; expected pp x virtual-stages = %u x %u = %" PRIu64,
+                          p->nlayout, p->pp, cs_gen_vst(p), V);
+        if (sum != x->layers)
+            return CS_ERR(err, CS_EINVAL, "plan.layout: %" PRIu64 " decoder layers (t); expected the model's %u",
+                          sum, x->layers);
+    }
     if (p->sp && x->seq % p->tp)
         return CS_ERR(err, CS_EINVAL, "--sp: the sequence (%u) must be divisible by --tp %u", x->seq, p->tp);
     int rc = cs_gen_check_batch(p, err);
@@ -812,6 +837,24 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
             p->tp, p->sp ? "+SP" : "", cpd, p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
             cs_gen_ranks(p), p->micro_batch, p->global_batch, cs_gen_micro_batches(p), rn[p->recompute], p->zero,
             p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
+    if (p->nlayout) {
+        char lay[512];
+        cs_gen_layout_format(p, lay, sizeof lay);
+        fprintf(f, "  layout     plan.layout: decoder layers of the %u virtual stages (E embedding, L output layer): %s\n",
+                p->nlayout, lay);
+    }
+    if (p->dist_opt || p->fsdp_strategy)
+        fprintf(f, "  sharding   %s%s\n",
+                p->dist_opt ? "Megatron-LM distributed optimizer (optimizer state sharded, fp32 gradients "
+                              "reduce-scattered once per step)"
+                : p->fsdp_strategy == CS_FSDP_FULL_SHARD    ? "PyTorch FSDP FULL_SHARD (one unit per layer)"
+                : p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP ? "PyTorch FSDP SHARD_GRAD_OP (one unit per layer)"
+                : p->fsdp_strategy == CS_FSDP_HYBRID_SHARD  ? "PyTorch FSDP HYBRID_SHARD (one unit per layer)"
+                                                            : "PyTorch FSDP _HYBRID_SHARD_ZERO2 (one unit per layer)",
+                p->fsdp_no_sync ? "; no_sync() until the last micro-batch" : "");
+    if (cs_gen_hsdp(p))
+        fprintf(f, "  hsdp       sharded over %u consecutive DP ranks, replicated over %u groups\n", p->hsdp_shard,
+                p->dp / p->hsdp_shard);
     if (p->offload_opt) fprintf(f, "  offload    optimizer state in remote memory (plan.offload-optimizer)\n");
 }
 

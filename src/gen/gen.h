@@ -156,6 +156,9 @@ typedef struct cs_gen_ingest {
     uint32_t hosts;                   /* ingest hosts (>= 1 when on) */
 } cs_gen_ingest;
 
+/* Virtual stages a plan.layout may list. */
+#define CS_GEN_MAX_LAYOUT 1024
+
 typedef struct cs_gen_plan {
     uint32_t tp, pp, dp;
     uint32_t cp;             /* context parallel degree: each rank holds seq / cp tokens */
@@ -170,6 +173,22 @@ typedef struct cs_gen_plan {
     uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
     int no_grad_overlap;     /* 1: gradients reduced after the last backward, not during it (ZeRO <= 1) */
     int offload_opt;         /* 1: the optimizer state lives in remote memory (MEM_LOAD/STORE at the step) */
+    /* Data-parallel sharding as the frameworks name it (docs/generator.md):
+     * Megatron-LM's --use-distributed-optimizer (zero 1 with fp32 gradients:
+     * 4-byte reduce-scatters, 6 + 12/dp bytes per parameter), or a PyTorch
+     * FSDP ShardingStrategy (CS_FSDP_*; zero 3 for FULL_SHARD, 2 for
+     * SHARD_GRAD_OP) with FSDP's per-unit schedule (one unit per layer and
+     * one for the stage's other parameters); fsdp_no_sync: gradients
+     * accumulated unsharded under FSDP's no_sync() and reduce-scattered in
+     * the last micro-batch only. */
+    int dist_opt;
+    int fsdp_strategy;
+    int fsdp_no_sync;
+    uint32_t hsdp_shard;     /* HSDP: DP ranks of a shard group (a divisor of dp) */
+    /* Seconds added to every generated GPU kernel (COMP node, the
+     * optimizer's included): launch and framework overhead that
+     * asynchronous launches do not hide.  0 by default. */
+    double kernel_overhead_s;
     /* Placement: order[0] is the innermost (contiguous ranks) of the
      * dimensions CS_DIM_TP, CS_DIM_DP, CS_DIM_PP, CS_DIM_CP, order[3] the
      * outermost.  Default TP, CP, DP, PP (Megatron's). */
@@ -177,6 +196,12 @@ typedef struct cs_gen_plan {
     /* Interleaved 1F1B (Narayanan et al. 2021): model chunks per pipeline
      * stage (1 = plain 1F1B; 0 is read as 1). */
     uint32_t vstages;
+    /* plan.layout (gen/layout.c): the decoder layers of each of nlayout =
+     * pp x vstages virtual stages, virtual stage c pp + p being chunk c of
+     * stage p; the embedding on virtual stage 0, the output layer on the
+     * last.  nlayout = 0: the default split (docs/generator.md). */
+    uint32_t nlayout;
+    uint32_t layout[CS_GEN_MAX_LAYOUT];
     cs_gen_ingest ingest;    /* the input pipeline; off by default */
     /* Inference (docs/inference.md): CS_PHASE_TRAIN (a training step), or one
      * serving step -- CS_PHASE_PREFILL (one forward over micro_batch sequences
@@ -192,8 +217,26 @@ typedef struct cs_gen_plan {
     uint32_t context_tokens, kv_tokens, mlp_reduce_bytes;
 } cs_gen_plan;
 enum { CS_PHASE_TRAIN = 0, CS_PHASE_PREFILL = 1, CS_PHASE_DECODE = 2 };
+/* PyTorch FSDP's ShardingStrategy; the hybrid ones (HSDP) shard within
+ * groups of hsdp_shard consecutive DP ranks and replicate across them. */
+enum { CS_FSDP_NONE = 0, CS_FSDP_FULL_SHARD = 1, CS_FSDP_SHARD_GRAD_OP = 2, CS_FSDP_HYBRID_SHARD = 3,
+       CS_FSDP_HYBRID_SHARD_ZERO2 = 4 };
 
 void cs_gen_plan_defaults(cs_gen_plan *p);
+/* plan.layout: Megatron-LM's --pipeline-model-parallel-layout string (E
+ * embedding, t decoder layer, L output layer and loss, | between virtual
+ * stages, X*N and (...)*N repeats, commas and spaces ignored) into
+ * p->layout / p->nlayout; CS_EINVAL naming what was expected.  E must open
+ * the first stage and L close the last (the generator places them there).
+ * The layer total and pp x vstages are checked by the family. */
+int cs_gen_layout_parse(const char *s, cs_gen_plan *p, cs_error *err);
+/* Decoder layers of virtual stage vs of the plan's pp x vstages (the
+ * layout's, else the default split), and the first one's index (*first,
+ * may be NULL). */
+uint32_t cs_gen_vstage_layers(uint32_t layers, const cs_gen_plan *p, uint32_t vs, uint32_t *first);
+/* "E, 2, 1 x 3, L"-style summary of a layout: layers per virtual stage,
+ * runs written "N x K". */
+void cs_gen_layout_format(const cs_gen_plan *p, char *buf, size_t len);
 /* The family's batch defaults for the requested micro and global batch
  * (0 = not given): sets micro_batch, global_batch and, where the family
  * has its own, bucket_params.  Call after tp, pp, dp are set. */

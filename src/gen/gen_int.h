@@ -20,7 +20,10 @@
 /* ---- plan arithmetic (plan.c) -------------------------------------------- */
 
 /* Kinds of communicator group a rank belongs to. */
-enum { PG_DP = 0, PG_TP = 1, PG_EP = 2, PG_EDP = 3, PG_CP = 4, PG_N = 5 };
+enum { PG_DP = 0, PG_TP = 1, PG_EP = 2, PG_EDP = 3, PG_CP = 4, PG_SH = 5, PG_RP = 6, PG_N = 7 };
+/* PG_SH, PG_RP (HSDP only): the shard group of hsdp_shard consecutive DP
+ * indices, and the replica group of the DP indices with the same position
+ * in their shard group. */
 
 uint32_t cs_gen_cp(const cs_gen_plan *p);     /* cp, 0 read as 1 */
 uint32_t cs_gen_vst(const cs_gen_plan *p);    /* vstages, 0 read as 1 */
@@ -36,6 +39,19 @@ uint32_t cs_gen_group_of(const cs_gen_plan *p, int kind, const uint32_t c[CS_GEN
  * DP x CP group). */
 double cs_gen_dp_ranks(const cs_gen_plan *p);
 double cs_gen_edp_ranks(const cs_gen_plan *p);
+/* Bytes of one gradient element on the wire and in memory: 4 (fp32) with
+ * Megatron's distributed optimizer, else 2. */
+double cs_gen_grad_bytes(const cs_gen_plan *p);
+/* 1 when the step all-gathers parameters before the layers run (ZeRO-3,
+ * FSDP FULL_SHARD and SHARD_GRAD_OP). */
+int cs_gen_gathers(const cs_gen_plan *p);
+/* 1 for HSDP (FSDP's hybrid strategies); 1 for SHARD_GRAD_OP-like ones
+ * (parameters not resharded after the forward). */
+int cs_gen_hsdp(const cs_gen_plan *p);
+int cs_gen_zero2_like(const cs_gen_plan *p);
+/* Ranks the dense parameters, gradients and optimizer state are sharded
+ * over: the HSDP shard group, else DP x CP. */
+double cs_gen_shard_ranks(const cs_gen_plan *p);
 /* micro_batch >= 1 and global_batch a multiple of micro_batch x dp. */
 int cs_gen_check_batch(const cs_gen_plan *p, cs_error *err);
 

@@ -32,6 +32,18 @@ void cs_gen_plan_defaults(cs_gen_plan *p) {
 uint32_t cs_gen_cp(const cs_gen_plan *p) { return p->cp ? p->cp : 1; }
 uint32_t cs_gen_vst(const cs_gen_plan *p) { return p->vstages ? p->vstages : 1; }
 
+double cs_gen_grad_bytes(const cs_gen_plan *p) { return p->dist_opt ? 4 : 2; }
+int cs_gen_hsdp(const cs_gen_plan *p) {
+    return p->fsdp_strategy == CS_FSDP_HYBRID_SHARD || p->fsdp_strategy == CS_FSDP_HYBRID_SHARD_ZERO2;
+}
+int cs_gen_zero2_like(const cs_gen_plan *p) {
+    return p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP || p->fsdp_strategy == CS_FSDP_HYBRID_SHARD_ZERO2;
+}
+int cs_gen_gathers(const cs_gen_plan *p) { return p->zero >= 3 || cs_gen_zero2_like(p); }
+double cs_gen_shard_ranks(const cs_gen_plan *p) {
+    return cs_gen_hsdp(p) ? (double)p->hsdp_shard : cs_gen_dp_ranks(p);
+}
+
 uint32_t cs_gen_ranks(const cs_gen_plan *p) { return p->tp * cs_gen_cp(p) * p->dp * p->pp; }
 
 /* The plan's order, or the default if it is not a permutation. */
@@ -97,7 +109,7 @@ int cs_gen_sym_axes(const cs_gen_plan *p, cs_sym_axes *out) {
      * representatives only and run for real.  With cp > 1 the gradient
      * group is DP x CP, on one axis only when dp = 1 (then it is the CP
      * group); ring attention's messages would leave the class. */
-    if (p->dp > 1 && p->dp < n && p->ep <= 1 && cs_gen_cp(p) == 1) {
+    if (p->dp > 1 && p->dp < n && p->ep <= 1 && cs_gen_cp(p) == 1 && !cs_gen_hsdp(p)) { /* HSDP: as EP */
         out->stride[out->n] = st[CS_DIM_DP];
         out->size[out->n++] = p->dp;
     }
@@ -215,6 +227,47 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
         return CS_ERR(err, CS_EINVAL,
                       "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
                       "--zero 0..2", p->vstages);
+    if (p->dist_opt && (p->zero > 1 || p->fsdp_strategy))
+        return CS_ERR(err, CS_EINVAL, "plan.use-distributed-optimizer: Megatron-LM's distributed optimizer shards the "
+                      "optimizer state (ZeRO-1); expected plan.zero 0 or 1 and no plan.fsdp-sharding-strategy, got zero %d",
+                      p->zero);
+    if (p->fsdp_strategy) {
+        static const char *nm[] = {"", "FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "_HYBRID_SHARD_ZERO2"};
+        if (p->fsdp_strategy < 0 || p->fsdp_strategy > CS_FSDP_HYBRID_SHARD_ZERO2)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy: expected FULL_SHARD, SHARD_GRAD_OP, "
+                          "HYBRID_SHARD or _HYBRID_SHARD_ZERO2");
+        int want = cs_gen_zero2_like(p) ? 2 : 3;
+        if (cs_gen_hsdp(p) && (!p->hsdp_shard || p->dp % p->hsdp_shard))
+            return CS_ERR(err, CS_EINVAL, "plan.hsdp-shard-size %u: %s shards within groups of consecutive DP ranks; "
+                          "expected a divisor of plan.dp (%u)", p->hsdp_shard, nm[p->fsdp_strategy], p->dp);
+        if (cs_gen_hsdp(p) && (cs_gen_cp(p) > 1 || p->ep > 1))
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: HSDP with context or expert parallelism "
+                          "is not modelled; expected plan.cp 1 and plan.ep 1", nm[p->fsdp_strategy]);
+        if (p->zero != want)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: is ZeRO-%d; expected plan.zero %d or unset, "
+                          "got %d", nm[p->fsdp_strategy], want, want, p->zero);
+        if (!fam->interleaving)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: FSDP's per-layer schedule is modelled for "
+                          "transformers; %s is a %s (use plan.zero)", nm[p->fsdp_strategy], m->name, fam->name);
+        if (cs_gen_vst(p) > 1)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: expected plan.virtual-stages 1 (interleaving "
+                          "with sharded parameters is not modelled)", nm[p->fsdp_strategy]);
+        if (cs_gen_zero2_like(p) && !p->fsdp_no_sync && p->pp > 1)
+            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s with plan.pp %u: which of its "
+                          "gathers run depends on how the pipeline overlaps micro-batches; expected plan.pp 1, or "
+                          "plan.fsdp-no-sync (parameters kept for the whole step, Llama 3's schedule)",
+                          nm[p->fsdp_strategy], p->pp);
+    } else if (p->fsdp_no_sync) {
+        return CS_ERR(err, CS_EINVAL, "plan.fsdp-no-sync: FSDP's no_sync() needs a plan.fsdp-sharding-strategy");
+    }
+    if (p->hsdp_shard && !cs_gen_hsdp(p))
+        return CS_ERR(err, CS_EINVAL, "plan.hsdp-shard-size: needs plan.fsdp-sharding-strategy HYBRID_SHARD or "
+                      "_HYBRID_SHARD_ZERO2");
+    if (p->nlayout && !fam->interleaving)
+        return CS_ERR(err, CS_EINVAL, "plan.layout: a layout of decoder layers needs a transformer; %s is a %s",
+                      m->name, fam->name);
+    if (p->nlayout > CS_GEN_MAX_LAYOUT)
+        return CS_ERR(err, CS_EINVAL, "plan.layout: %u stages; expected at most %u", p->nlayout, CS_GEN_MAX_LAYOUT);
     int rc = cs_gen_ingest_check(p, err);
     return rc ? rc : fam->check(m, p, err);
 }
@@ -225,11 +278,14 @@ uint32_t cs_gen_group_of(const cs_gen_plan *p, int kind, const uint32_t c[CS_GEN
     uint32_t cp = cs_gen_cp(p), ep = p->ep ? p->ep : 1, edp = p->dp / ep;
     uint32_t ti = c[CS_DIM_TP], di = c[CS_DIM_DP], pi = c[CS_DIM_PP], ci = c[CS_DIM_CP];
     uint32_t ntp = p->pp * p->dp * cp, ndp = p->pp * p->tp, pt = pi * p->tp + ti;
-    uint32_t base_ep = 1 + ntp + ndp, dummy;
+    uint32_t base_ep = 1 + ntp + ndp, dummy, S = p->hsdp_shard ? p->hsdp_shard : 1, nsh = ndp * (p->dp / S);
     if (!member) member = &dummy;
     switch (kind) {
     case PG_TP: *member = ti; return 1 + (pi * p->dp + di) * cp + ci;
     case PG_CP: *member = ci; return 1 + ntp + ndp + (pi * p->dp + di) * p->tp + ti;
+    /* HSDP (cp = ep = 1: no EP, expert-DP or CP groups before these) */
+    case PG_SH: *member = di % S; return 1 + ntp + ndp + pt * (p->dp / S) + di / S;
+    case PG_RP: *member = di / S; return 1 + ntp + ndp + nsh + pt * S + di % S;
     case PG_EP: *member = di % ep; return base_ep + pt * edp + di / ep;
     case PG_EDP:
         if (ep > 1) {
@@ -251,6 +307,8 @@ void cs_gen_comm_groups(const cs_gen_plan *p, cs_comm_groups *out) {
     size_t ntp = (size_t)p->pp * p->dp * cp, ndp = (size_t)p->pp * p->tp;
     size_t nep = ep > 1 ? ndp * edp : 0, nedp = ep > 1 ? ndp * ep : 0;
     size_t ncp = cp > 1 ? (size_t)p->pp * p->dp * p->tp : 0;
+    uint32_t S = cs_gen_hsdp(p) ? p->hsdp_shard : 0;
+    size_t nsh = S ? ndp * (p->dp / S) : 0, nrp = S ? ndp * S : 0;
     int kinds[PG_N], nk = 0;
     uint32_t size[PG_N];
     size[PG_TP] = p->tp;
@@ -258,6 +316,8 @@ void cs_gen_comm_groups(const cs_gen_plan *p, cs_comm_groups *out) {
     size[PG_EP] = ep;
     size[PG_EDP] = edp;
     size[PG_CP] = cp;
+    size[PG_SH] = S;
+    size[PG_RP] = S ? p->dp / S : 0;
     kinds[nk++] = PG_TP;
     kinds[nk++] = PG_DP;
     if (ep > 1) {
@@ -265,7 +325,11 @@ void cs_gen_comm_groups(const cs_gen_plan *p, cs_comm_groups *out) {
         kinds[nk++] = PG_EDP;
     }
     if (cp > 1) kinds[nk++] = PG_CP;
-    out->ngroups = ntp + ndp + nep + nedp + ncp;
+    if (S) {
+        kinds[nk++] = PG_SH;
+        kinds[nk++] = PG_RP;
+    }
+    out->ngroups = ntp + ndp + nep + nedp + ncp + nsh + nrp;
     out->groups = cs_calloc(out->ngroups, sizeof *out->groups);
     uint32_t n = cs_gen_ranks(p), c[CS_GEN_NDIMS];
     for (uint32_t r = 0; r < n; r++) {

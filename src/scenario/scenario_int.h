@@ -31,8 +31,11 @@ typedef struct cs_plan_params {
     int tp, pp, dp, ep, cp, cp_comm, recompute, schedule, vstages, zero;
     int micro_batch, global_batch, bucket_mparams, bucket_mb;
     int phase, context_tokens, kv_tokens, mlp_reduce_bytes; /* serving steps (docs/inference.md) */
-    char *placement;
-    bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt;
+    int fsdp_strategy;                    /* index in FSDP_STRATEGY */
+    int hsdp_shard;
+    double kernel_overhead_us;
+    char *placement, *layout;
+    bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt, dist_opt, fsdp_no_sync;
 } cs_plan_params;
 
 /* ingest.*: the input pipeline of a generated plan (gen/ingest.c) */

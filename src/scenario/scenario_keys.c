@@ -67,6 +67,8 @@ static const cs_opt RUN_OPTS[] = {
 static const char *const CP_COMM[] = {"allgather", "p2p", "ring", NULL};
 static const char *const RECOMPUTE[] = {"none", "selective", "full", NULL};
 static const char *const SCHEDULE[] = {"gpipe", "1f1b", NULL};
+static const char *const FSDP_STRATEGY[] = {"none", "FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "_HYBRID_SHARD_ZERO2",
+                                            NULL};
 static const char *const PHASE[] = {"train", "prefill", "decode", NULL};
 static const cs_opt PLAN_OPTS[] = {
     {.key = "tp", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(tp),
@@ -99,9 +101,34 @@ static const cs_opt PLAN_OPTS[] = {
      .help = "pipeline schedule"},
     {.key = "virtual-stages", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(vstages),
      .help = "interleaved 1F1B: model chunks per pipeline stage (1 = plain 1F1B)"},
+    {.key = "layout", .type = CS_OPT_STR, .nodef = 1, .off = P(layout),
+     .help = "what each virtual pipeline stage holds, as Megatron-LM's --pipeline-model-parallel-layout: E "
+             "(embedding), t (decoder layer), L (output layer and loss), | between stages (virtual rank 0's pp "
+             "stages first), t*N and (...)*N repeats, e.g. \"E|(t|)*126L\"; sets virtual-stages to stages / pp; "
+             "unset = the default split (docs/generator.md)"},
     {.key = "zero", .type = CS_OPT_INT, .min = 0, .max = 3, .off = P(zero),
      .help = "ZeRO stage: optimizer (1), + gradients (2), + weights (3) sharded over DP"},
     {.key = "fsdp", .type = CS_OPT_BOOL, .off = P(fsdp), .help = "fully sharded data parallel (zero 3)"},
+    {.key = "use-distributed-optimizer", .type = CS_OPT_BOOL, .off = P(dist_opt),
+     .help = "Megatron-LM's distributed optimizer: optimizer state sharded over DP (zero 1), fp32 gradients "
+             "reduce-scattered once per step (4 bytes each), bf16 parameters all-gathered after the step: 6 + 12/dp "
+             "bytes per parameter"},
+    {.key = "fsdp-sharding-strategy", .type = CS_OPT_ENUM, .values = FSDP_STRATEGY, .off = P(fsdp_strategy),
+     .help = "PyTorch FSDP's ShardingStrategy with its per-unit schedule (a unit per layer): FULL_SHARD (zero 3: "
+             "parameters gathered before every forward and backward) or SHARD_GRAD_OP (zero 2: gathered before the "
+             "forward, kept for the backward); gradients reduce-scattered per unit after its backward; HYBRID_SHARD "
+             "and _HYBRID_SHARD_ZERO2 (HSDP) do the same within shard groups of plan.hsdp-shard-size DP ranks and "
+             "all-reduce the gradient shards across the groups"},
+    {.key = "hsdp-shard-size", .type = CS_OPT_INT, .min = 0, .max = 1000000, .off = P(hsdp_shard), .unit = "DP ranks",
+     .help = "HSDP: DP ranks of a shard group (consecutive DP indices; a divisor of dp); required with the hybrid "
+             "strategies"},
+    {.key = "fsdp-no-sync", .type = CS_OPT_BOOL, .off = P(fsdp_no_sync),
+     .help = "gradient accumulation under FSDP's no_sync(): gradients accumulate unsharded and are "
+             "reduce-scattered in the last micro-batch only; with SHARD_GRAD_OP the parameters are gathered once "
+             "and kept for the step (Llama 3)"},
+    {.key = "kernel-overhead-us", .type = CS_OPT_NUM, .min = 0, .max = 1e6, .off = P(kernel_overhead_us),
+     .unit = "us", .help = "time added to every generated GPU kernel (COMP node): launch and framework overhead not "
+                           "hidden by asynchronous launches; 0 = none (docs/generator.md)"},
     {.key = "bucket-mparams", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(bucket_mparams),
      .unit = "M parameters", .help = "DP gradient bucket; 0 = the family's default (40; resnet50, dlrm: 12.5)"},
     {.key = "bucket-mb", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(bucket_mb), .unit = "MB",

@@ -357,6 +357,14 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
                         mb ? mb : 1, o.dp, o.pp);
         else cs_gen_plan_batch(m, p, (uint32_t)mb, (uint32_t)gb);
         p->zero = o.fsdp ? 3 : o.zero;
+        p->dist_opt = o.dist_opt;
+        p->fsdp_strategy = o.fsdp_strategy; /* CS_FSDP_* in FSDP_STRATEGY's order */
+        p->fsdp_no_sync = o.fsdp_no_sync;
+        p->hsdp_shard = (uint32_t)o.hsdp_shard;
+        p->kernel_overhead_s = o.kernel_overhead_us * 1e-6;
+        if (p->fsdp_strategy && !o.fsdp && !o.zero)
+            p->zero = p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP || p->fsdp_strategy == CS_FSDP_HYBRID_SHARD_ZERO2 ? 2 : 3;
+        if (p->dist_opt && !o.zero) p->zero = 1;
         p->no_grad_overlap = o.no_grad_overlap;
         p->offload_opt = o.offload_opt;
         p->vstages = (uint32_t)o.vstages;
@@ -368,6 +376,17 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
     if (rc == CS_OK && o.mlp_reduce_bytes && p->phase == CS_PHASE_TRAIN)
         rc = CS_ERR(err, CS_EINVAL, "plan.mlp-reduce-bytes-per-token %d: expected plan.phase prefill or decode (a "
                     "serving step; a training step's backward needs the dense all-reduce)", o.mlp_reduce_bytes);
+    if (rc == CS_OK && o.layout) {
+        rc = cs_gen_layout_parse(o.layout, p, err);
+        if (rc == CS_OK && p->nlayout % p->pp)
+            rc = CS_ERR(err, CS_EINVAL, "plan.layout: %u stages; expected a multiple of plan.pp (%u): virtual pipeline "
+                        "rank 0's stages, then rank 1's, ...", p->nlayout, p->pp);
+        if (rc == CS_OK && o.vstages != 1 && (uint32_t)o.vstages != p->nlayout / p->pp)
+            rc = CS_ERR(err, CS_EINVAL, "plan.layout: %u stages = plan.pp %u x %u virtual stages; expected "
+                        "plan.virtual-stages %u or unset, got %d", p->nlayout, p->pp, p->nlayout / p->pp,
+                        p->nlayout / p->pp, o.vstages);
+        if (rc == CS_OK) p->vstages = p->nlayout / p->pp;
+    }
     if (rc == CS_OK && o.bucket_mparams && o.bucket_mb)
         rc = CS_ERR(err, CS_EINVAL, "plan.bucket-mparams and plan.bucket-mb: give one of them");
     if (rc == CS_OK && o.bucket_mparams) p->bucket_params = (uint64_t)o.bucket_mparams * 1000000u;
