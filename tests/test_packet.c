@@ -927,6 +927,63 @@ static void test_cc_incasts(void **st) {
     assert_int_equal(r[3].st.ecn_marks, 0);
 }
 
+/* Swift on the 8-to-1 incast of test_cc_incasts (16 MiB each, 100 bytes/ns,
+ * 500 ns links), flow scaling off (fs_range 0) so that the target is one
+ * number: base 10 us + 1 switch x 1 us = 11 us.  A data packet's delay is
+ * its round trip alone, 2 (41780 + 500000) + 2 (640 + 500000) = 2084840 ps,
+ * plus its wait behind the bottleneck queue Q at 100 bytes/ns; so the delay
+ * reaches the target when Q = (11000000 - 2084840) / 1000 x 100 = 891516
+ * bytes, the queue Swift converges to.  Each flow adds ai = 1 packet per
+ * round trip below it (8 packets a round trip in all), and above it cuts by
+ * 0.8 x excess / delay: the queue stays within a few round trips' increase
+ * of Q*; the test allows the mean of the middle half of the run within
+ * 8 packets of Q* (33424 bytes; measured: see the output) and its largest
+ * value within 16.  The first round trip is at line rate: every flow starts
+ * at max_cwnd = 100 x (2.08484 + 11) us / 4178 = 313.2 packets, 10.5 MB in
+ * all, and the queue peaks near 10 MB before the cuts (x 0.5 per round trip)
+ * bring it down.  Lossless (default 32 MiB buffer): no PFC pause, no drop.
+ * Lossy: the same with pfc off and alpha 1 (a queue may hold the free
+ * buffer, 16 MiB, so the first burst fits: no drop); with the default alpha
+ * of 1/8 (3.7 MB) the first burst drops packets and go-back-N recovers.
+ * Shares are equal (every flow sees the same delay and target): the first
+ * flow done within 5 % of the last (measured 2.4 %); the bottleneck never
+ * idles once the queue holds Q*: the last byte within 1 % of the closed
+ * form (measured 0.04 %). */
+static void test_swift_incast(void **st) {
+    (void)st;
+    const uint32_t N = 8;
+    const double QSTAR = (11000000.0 - 2084840.0) / 1000 * 100;
+    const char *opts[3] = {
+        "{\"cc\": \"swift\", \"swift_base_target\": 10, \"swift_h\": 1, \"swift_fs_range\": 0}",
+        "{\"cc\": \"swift\", \"swift_base_target\": 10, \"swift_h\": 1, \"swift_fs_range\": 0, \"pfc\": false, "
+        "\"alpha\": 1}",
+        "{\"cc\": \"swift\", \"swift_base_target\": 10, \"swift_h\": 1, \"swift_fs_range\": 0, \"pfc\": false}"};
+    incast_res r[3];
+    for (int i = 0; i < 3; i++) {
+        incast(opts[i], N, 16 * MIB, &r[i]);
+        printf("swift incast %s: first %.3f us last %.3f us (closed form %.3f), middle-half queue mean %.0f max %.0f "
+               "bytes (Q* %.0f), %llu pauses, %llu drops, %llu retransmitted\n", opts[i], (double)r[i].first / 1e6,
+               (double)r[i].last / 1e6, INCAST_IDEAL / 1e6, r[i].mean_q, r[i].max_q, QSTAR,
+               (unsigned long long)r[i].st.pauses, (unsigned long long)r[i].st.drops,
+               (unsigned long long)r[i].st.retransmitted);
+        assert_int_equal(r[i].done, (int)N);
+        assert_int_equal(r[i].st.delivered_bytes, N * 16 * MIB);
+        assert_true((double)r[i].last >= INCAST_IDEAL);
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].st.drops + r[i].st.headroom_drops + r[i].st.retransmitted, 0);
+        assert_int_equal(r[i].st.pauses, 0);
+        if ((double)r[i].first < 0.95 * (double)r[i].last) /* equal shares: the same target, the same law */
+            fail_msg("swift incast %d: first flow done at %.3f us, last at %.3f us", i, (double)r[i].first / 1e6,
+                     (double)r[i].last / 1e6);
+        assert_true((double)r[i].last <= 1.01 * INCAST_IDEAL); /* the link never idles: Q* > 0 */
+        if (fabs(r[i].mean_q - QSTAR) > N * WIRE_MTU || fabs(r[i].max_q - QSTAR) > 2 * N * WIRE_MTU)
+            fail_msg("swift incast %d: queue mean %.0f max %.0f bytes; expected within %.0f / %.0f of %.0f", i,
+                     r[i].mean_q, r[i].max_q, N * WIRE_MTU, 2 * N * WIRE_MTU, QSTAR);
+    }
+    assert_true(r[2].st.drops > 0 && r[2].st.retransmitted > 0);
+}
+
 /* A lossy incast (drops, random losses, retransmissions) with congestion
  * control cc, run twice: the same completion times and counters, every
  * byte delivered. */
@@ -1713,7 +1770,7 @@ int main(void) {
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),
         cmocka_unit_test(test_dctcp_law),     cmocka_unit_test(test_timely_law),
         cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_swift_target), cmocka_unit_test(test_swift_sequence),
-             cmocka_unit_test(test_cc_incasts),    cmocka_unit_test(test_cc_deterministic),
+             cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
         cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
         cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_newreno_law),
