@@ -218,8 +218,11 @@ static const cs_opt PKT_OPTS[] = {
      .unit = "packets", .off = O(swift_min_cwnd), .help = "Swift smallest window (0.001 packets; paced below 1)"},
     {.key = "swift_max_cwnd", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e12, .unit = "packets",
      .off = O(swift_max_cwnd),
-     .help = "Swift largest (and initial) window (0: the flow's line rate x (its base round trip + its base "
+     .help = "Swift largest window (0: the flow's line rate x (its base round trip + its base "
              "target delay with hop scaling))"},
+    {.key = "swift_init_cwnd", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e12, .unit = "packets",
+     .off = O(swift_init_cwnd),
+     .help = "Swift initial window (0: the flow's line rate x its base round trip, at most swift_max_cwnd)"},
     {.key = "swift_retx_reset", .type = CS_OPT_INT, .def = 3, .min = 1, .max = 1 << 20, .off = O(swift_retx_reset),
      .help = "Swift: this many retransmit timeouts in a row set the window to swift_min_cwnd"},
     {.key = "ack_every", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 1 << 20, .unit = "packets", .off = O(ack_every),
@@ -375,6 +378,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                                      .max_mdf = s->o.swift_max_mdf,
                                      .min_cwnd = s->o.swift_min_cwnd,
                                      .max_cwnd = s->o.swift_max_cwnd,
+                                     .init_cwnd = s->o.swift_init_cwnd,
                                      .retx_reset = (uint32_t)s->o.swift_retx_reset};
     s->ack_every = s->cc->feedback & CS_CC_ACK_EACH ? 1 : (uint32_t)s->o.ack_every;
     if (s->cc->feedback & CS_CC_INT) s->ints = cs_pool_new(CS_CC_INT_HOPS * sizeof(cs_int_hop));

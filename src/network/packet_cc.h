@@ -216,8 +216,9 @@ double cs_hpcc_rate(const cs_hpcc *s); /* W / T, at most the line rate */
  * stays within [min_cwnd, max_cwnd]; t_last_decrease = now whenever cwnd went
  * down.  Below one packet the flow has at most one packet outstanding and is
  * paced one packet every rtt / cwnd (rtt: the last delay sample).  cwnd starts
- * at max_cwnd (RoCE flows start at line rate), max_cwnd = the line rate x
- * (base round trip + base + hops h) unless set.  No randomness. */
+ * at init_cwnd, unless set the flow's bandwidth-delay product (line rate x its
+ * base round trip: line rate, no queue, as DCTCP here), and max_cwnd = the
+ * line rate x (base round trip + base + hops h) unless set.  No randomness. */
 typedef struct cs_swift_params {
     cs_time base_target;   /* ps */
     cs_time hop_scale;     /* h, ps per hop */
@@ -227,6 +228,7 @@ typedef struct cs_swift_params {
     double beta, max_mdf;
     double min_cwnd;       /* packets */
     double max_cwnd;       /* packets (0: line rate x (base round trip + base + hops h)) */
+    double init_cwnd;      /* packets (0: line rate x base round trip) */
     uint32_t retx_reset;   /* timeouts in a row that reset cwnd to min_cwnd */
 } cs_swift_params;
 

@@ -24,7 +24,10 @@ void cs_swift_init(cs_swift *s, const cs_swift_params *p, double line_rate, cs_t
     }
     if (m < p->min_cwnd) m = p->min_cwnd;
     s->max_cwnd = m;
-    s->cwnd = m;
+    double c = p->init_cwnd > 0 ? p->init_cwnd : line_rate * cs_time_as_ns_f(base_rtt) / wire_mtu;
+    if (c > m) c = m;
+    if (c < p->min_cwnd) c = p->min_cwnd;
+    s->cwnd = c;
 }
 
 cs_time cs_swift_target(const cs_swift *s, const cs_swift_params *p, double cwnd) {
