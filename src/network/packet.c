@@ -2,7 +2,7 @@
  * packet.c -- the `packet` backend: RoCEv2-style packets over the links of a
  * physical topology (the same topologies, placements and routes as `flow`),
  * with output-queued switches on a shared buffer, PFC, ECN marking, congestion
- * control (none, DCQCN, DCTCP, TIMELY, HPCC: packet_cc.h) and an RC transport
+ * control (none, DCQCN, DCTCP, TIMELY, HPCC, Swift: packet_cc.h) and an RC transport
  * with go-back-N or selective repeat.  Transports are registered by name
  * (packet_transport.h): rc is this file's own code (the callbacks NULL),
  * tcp (packet_tcp.c) and udp (packet_udp.c) replace the sender's and the
@@ -75,6 +75,10 @@
  *   - in-band telemetry (cc = hpcc): every egress a data packet starts on
  *     stamps its queue, bytes sent, time and bandwidth into it (up to
  *     CS_CC_INT_HOPS records; the bytes are not added to the wire).
+ *   - delay (cc = swift, timely): every ACK or NAK echoes its data packet's
+ *     send time; the receiver answers at once, so now - that time is the
+ *     NIC-to-NIC round trip, Swift's fabric delay (no endhost delay).  A
+ *     retransmit timeout is told to the control (cs_cc_ops.timeout).
  *   - loss_rate: every data packet is lost with that probability on every
  *     link it crosses (bit errors; for transport studies).
  * PFC deadlock (packet_pfc.c): in lossless mode a retransmit timeout first
