@@ -990,6 +990,24 @@ static void test_swift_incast(void **st) {
                      r[i].mean_q, r[i].max_q, N * WIRE_MTU, 2 * N * WIRE_MTU, QSTAR);
     }
     assert_true(r[2].st.drops > 0 && r[2].st.retransmitted > 0);
+    /* The defaults, flow scaling on: target 20 + 1 + fs(c) us, fs(c) = a / sqrt(c) + b,
+     * a = 100 / (1/sqrt(0.1) - 1/sqrt(100)) = 32.655 us, b = -a / 10.  With the 8 windows
+     * equal to c packets the round trip is what the link needs to carry them, D = 8 c x 4178
+     * / 100 = 334.24 c ns; at the target 334.24 c = 21000 + 32655 / sqrt(c) - 3265.5:
+     * c = 65 gives 21726 < 21785, c = 65.5 gives 21893 > 21769; by bisection c = 65.162,
+     * D = 21779.82 ns (fs 0.78 us), Q = (21779.82 - 2084.84) x 100 = 1969498 bytes.
+     * Same tolerances as above (measured: mean +14655, largest +31764); the queue never
+     * empties, so the last byte is the closed form's (to 1 %). */
+    const double QFS = 1969498;
+    incast_res d;
+    incast("{\"cc\": \"swift\"}", N, 16 * MIB, &d);
+    printf("swift incast defaults: first %.3f us last %.3f us, middle-half queue mean %.0f max %.0f bytes (Q %.0f)\n",
+           (double)d.first / 1e6, (double)d.last / 1e6, d.mean_q, d.max_q, QFS);
+    assert_int_equal(d.st.drops + d.st.retransmitted + d.st.pauses, 0);
+    if (fabs(d.mean_q - QFS) > N * WIRE_MTU || fabs(d.max_q - QFS) > 2 * N * WIRE_MTU)
+        fail_msg("swift incast, defaults: queue mean %.0f max %.0f bytes; expected within %.0f / %.0f of %.0f",
+                 d.mean_q, d.max_q, N * WIRE_MTU, 2 * N * WIRE_MTU, QFS);
+    assert_true((double)d.last <= 1.01 * INCAST_IDEAL && (double)d.first >= 0.95 * (double)d.last);
 }
 
 /* A lossy incast (drops, random losses, retransmissions) with congestion
