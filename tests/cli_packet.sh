@@ -123,17 +123,21 @@ grep -q 'backend.packet.flow_rows: more than 5 flows; flows.csv keeps the first 
 expect_fail "kmax below kmin" "backend.packet.kmax: 1000 bytes is below backend.packet.kmin" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.kmax=1000 --quiet
 # every congestion control by name: accepted, named in the summary, every byte delivered
-for cc in none dcqcn dctcp timely hpcc; do
+for cc in none dcqcn dctcp timely hpcc swift; do
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=$cc --out "cc-$cc" > "cc-$cc.txt" 2> err.txt \
         && grep -q "network: packet (lossless, PFC, cc $cc): .* 0 dropped, 0 lost, 0 headroom overflows" "cc-$cc.txt" \
         && pass "cc $cc" || fail "cc $cc: $(cat err.txt) $(grep network: "cc-$cc.txt")"
 done
 expect_fail "unknown cc" "backend.packet.cc" "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=bbr --quiet
-"$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=swift --quiet > /dev/null 2> err.txt
-grep -q 'backend.packet.cc' err.txt && grep -q 'hpcc' err.txt && pass "bad cc names the key and the choices" \
+"$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=powertcp --quiet > /dev/null 2> err.txt
+grep -q 'backend.packet.cc' err.txt && grep -q 'hpcc' err.txt && grep -q 'swift' err.txt && pass "bad cc names the key and the choices" \
     || fail "bad cc: $(cat err.txt)"
 expect_fail "bad hpcc_eta" "backend.packet.hpcc_eta" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=hpcc --set backend.packet.hpcc_eta=1.5 --quiet
+expect_fail "bad swift_max_mdf" "backend.packet.swift_max_mdf" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=swift --set backend.packet.swift_max_mdf=2 --quiet
+expect_fail "swift over tcp" "backend.packet.cc: swift is a congestion control of transport rc" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.transport=tcp --set backend.packet.cc=swift --quiet
 expect_fail "buffer too small" "backend.packet.buffer: 1000 bytes per switch leaves nothing shared" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.buffer=1000 --quiet
 printf '{"builder": "fat-tree", "npus_per_leaf": 8, "spines": 2, "link_bandwidth": 50, "link_latency": 1000,\n "switch_changes": [[5000, 16, 0.5]]}\n' > ftc.json

@@ -656,6 +656,123 @@ static void test_hpcc_law(void **st) {
     if (fabs(s.w - 95080) > 1e-9 || s.stage != 0) fail_msg("hpcc maxStage: W %.17g stage %u", s.w, s.stage);
 }
 
+/* ---- Swift: the control law on scripted delays ------------------------------------------------ */
+
+#define US 1000000ULL /* ps */
+
+/* The target delay, worked by hand.  fs_min_cwnd 0.25 and fs_max_cwnd 100
+ * make 1/sqrt of them 2 and 0.1, so with fs_range 19 us
+ *   a = 19 / (2 - 0.1) = 10 us,  b = -a / sqrt(100) = -1 us,
+ *   fs(cwnd) = clamp(10 / sqrt(cwnd) - 1, 0, 19) us;
+ * base 20 us, h 1 us, 3 switches: target = 23 us + fs(cwnd):
+ *   cwnd 1: fs 9 -> 32 us; 4: 4 -> 27; 25: 1 -> 24; 100: 0 -> 23; 400: -0.5,
+ *   clamped to 0 -> 23; 0.25: 19 (= fs_range) -> 42; 0.01: 99, clamped to 19
+ *   -> 42; and 0 switches at cwnd 4: 24 us. */
+static void test_swift_target(void **st) {
+    (void)st;
+    cs_swift_params p = {.base_target = 20 * US, .hop_scale = 1 * US, .fs_range = 19 * US, .fs_min_cwnd = 0.25,
+                         .fs_max_cwnd = 100, .ai = 1, .beta = 0.8, .max_mdf = 0.5, .min_cwnd = 0.001,
+                         .max_cwnd = 1000, .retx_reset = 3};
+    cs_swift s;
+    cs_swift_init(&s, &p, 100, 2 * US, 4096, 4178, 3, 0);
+    static const struct { double cwnd; cs_time want; } T[] = {{1, 32 * US},   {4, 27 * US},    {25, 24 * US},
+                                                              {100, 23 * US}, {400, 23 * US},  {0.25, 42 * US},
+                                                              {0.01, 42 * US}};
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        cs_time got = cs_swift_target(&s, &p, T[i].cwnd);
+        if (got != T[i].want)
+            fail_msg("swift target at cwnd %g: %llu ps, expected %llu", T[i].cwnd, (unsigned long long)got,
+                     (unsigned long long)T[i].want);
+    }
+    cs_swift_init(&s, &p, 100, 2 * US, 4096, 4178, 0, 0);
+    assert_int_equal(cs_swift_target(&s, &p, 4), 24 * US);
+    /* max_cwnd 0: line rate x (base RTT + base + hops h) / wire MTU = 100 x (2 + 20 + 3) us / 4178;
+     * the start: 100 bytes/ns x 2 us / 4178 = 47.87 packets; init_cwnd set: that, at most max_cwnd */
+    p.max_cwnd = 0;
+    cs_swift_init(&s, &p, 100, 2 * US, 4096, 4178, 3, 0);
+    assert_true(fabs(s.max_cwnd - 2500000.0 / 4178) < 1e-9 && fabs(s.cwnd - 200000.0 / 4178) < 1e-12);
+    p.init_cwnd = 700;
+    cs_swift_init(&s, &p, 100, 2 * US, 4096, 4178, 3, 0);
+    assert_true(s.cwnd == s.max_cwnd);
+    p.init_cwnd = 7;
+    cs_swift_init(&s, &p, 100, 2 * US, 4096, 4178, 3, 0);
+    assert_true(s.cwnd == 7);
+}
+
+/* The window on scripted delays (flow scaling off: fs_range 0, so the target
+ * is base 20 us + 3 x 1 us = 23 us at any window), ai 1, beta 0.8, max_mdf
+ * 0.5, one packet acknowledged per ACK unless said:
+ *   below target (delay 10 us), from cwnd 10:  cwnd += 1 / cwnd
+ *     10 + 1/10 = 10.1;  10.1 + 1/10.1 = 10.199009900990099;
+ *     + 1/10.199009900990099 = 10.297058634122804
+ *   above target, delay 46 us: factor 1 - 0.8 (46 - 23) / 46 = 0.6, at most
+ *   once per 46 us (the delay itself is the round trip): from cwnd 10 with the
+ *   last decrease at 0 (the flow's start),
+ *     t = 46 us: 10 x 0.6 = 6;  t = 47, 91 us: unchanged (1 and 45 us since);
+ *     t = 92 us: 6 x 0.6 = 3.6
+ *   delay 115 us: 1 - 0.8 x 92 / 115 = 0.36, below 1 - max_mdf: x 0.5
+ *     t = 207 us: 1.8
+ *   delay 10 us at 208 us: 1.8 + 1 / 1.8 = 2.3555...;  delay 46 us at 300 and
+ *   346 us: x 0.6 twice: 1.41333..., 0.848 -- below one packet: one packet in
+ *   flight (window 0.848 x 4096 bytes), paced one per 46 / 0.848 =
+ *   54.245283 us: rate 4178 x 0.848 / 46000 bytes/ns;
+ *   below target below one packet the increase is ai per packet acknowledged:
+ *   0.848 + 0.5 (half a packet acknowledged) = 1.348: no pacing any more.
+ *   A NAK at 500 us (154 us since the last cut): x 0.5 = 0.674; with the round
+ *   trip set to 46 us, a timeout at
+ *   501 us (1 us since): unchanged; at 600 us: x 0.5 = 0.337; the third in a
+ *   row: min_cwnd 0.001; an ACK in between resets the count. */
+static void test_swift_sequence(void **st) {
+    (void)st;
+    cs_swift_params p = {.base_target = 20 * US, .hop_scale = 1 * US, .fs_range = 0, .fs_min_cwnd = 0.1,
+                         .fs_max_cwnd = 100, .ai = 1, .beta = 0.8, .max_mdf = 0.5, .min_cwnd = 0.001,
+                         .max_cwnd = 1000, .retx_reset = 3};
+    cs_swift s;
+    cs_swift_init(&s, &p, 100, 2 * US, 4096, 4178, 3, 0);
+    assert_true(fabs(s.cwnd - 200000.0 / 4178) < 1e-12 && cs_swift_rate(&s) == 0);
+    assert_int_equal(cs_swift_target(&s, &p, 1), 23 * US);
+    s.cwnd = 10;
+    static const double up[] = {10.1, 10.199009900990099, 10.297058634122804};
+    for (int i = 0; i < 3; i++) {
+        cs_swift_ack(&s, &p, (cs_time)(i + 1) * US, 10 * US, 1);
+        if (fabs(s.cwnd - up[i]) > 1e-12) fail_msg("swift AI step %d: cwnd %.17g, expected %.17g", i, s.cwnd, up[i]);
+    }
+    cs_swift_init(&s, &p, 100, 2 * US, 4096, 4178, 3, 0);
+    s.cwnd = 10;
+    static const struct { cs_time t, d; double want; } md[] = {
+        {46 * US, 46 * US, 6},      {47 * US, 46 * US, 6},        {91 * US, 46 * US, 6},
+        {92 * US, 46 * US, 3.6},    {207 * US, 115 * US, 1.8},    {208 * US, 10 * US, 1.8 + 1 / 1.8},
+        {300 * US, 46 * US, 1.41333333333333333}, {346 * US, 46 * US, 0.848}};
+    for (size_t i = 0; i < sizeof md / sizeof md[0]; i++) {
+        cs_swift_ack(&s, &p, md[i].t, md[i].d, 1);
+        if (fabs(s.cwnd - md[i].want) > 1e-12)
+            fail_msg("swift at %llu us, delay %llu us: cwnd %.17g, expected %.17g",
+                     (unsigned long long)(md[i].t / US), (unsigned long long)(md[i].d / US), s.cwnd, md[i].want);
+    }
+    assert_true(fabs(cs_swift_window(&s) - 0.848 * 4096) < 1e-9);
+    assert_true(fabs(cs_swift_rate(&s) - 4178 * 0.848 / 46000) < 1e-15);
+    assert_true(fabs(4178 / cs_swift_rate(&s) - 54245.283018867925) < 1e-6); /* ns between packets */
+    cs_swift_ack(&s, &p, 347 * US, 10 * US, 0.5);
+    assert_true(fabs(s.cwnd - 1.348) < 1e-12 && cs_swift_rate(&s) == 0);
+    /* losses */
+    s.cwnd = 1.348;
+    cs_swift_nak(&s, &p, 500 * US);
+    assert_true(fabs(s.cwnd - 0.674) < 1e-12);
+    s.rtt = 46 * US;
+    cs_swift_timeout(&s, &p, 501 * US);
+    assert_true(fabs(s.cwnd - 0.674) < 1e-12);
+    cs_swift_timeout(&s, &p, 600 * US);
+    assert_true(fabs(s.cwnd - 0.337) < 1e-12);
+    cs_swift_timeout(&s, &p, 601 * US);
+    assert_true(s.cwnd == 0.001 && s.retx_cnt == 3);
+    cs_swift_ack(&s, &p, 700 * US, 10 * US, 1);
+    assert_true(s.retx_cnt == 0 && fabs(s.cwnd - 1.001) < 1e-12);
+    /* the window stays within [min_cwnd, max_cwnd] */
+    s.cwnd = 1000;
+    cs_swift_ack(&s, &p, 800 * US, 10 * US, 1);
+    assert_true(s.cwnd == 1000);
+}
+
 /* ---- DCQCN in the network: marks, CNPs, and the queue it keeps ------------------------------- */
 
 /* The 8-to-1 incast with DCQCN and PFC: ECN marks and CNPs happen, the
@@ -817,6 +934,82 @@ static void test_cc_incasts(void **st) {
     assert_int_equal(r[3].st.ecn_marks, 0);
 }
 
+/* Swift on the 8-to-1 incast of test_cc_incasts (16 MiB each, 100 bytes/ns,
+ * 500 ns links), flow scaling off (fs_range 0) so that the target is one
+ * number: base 10 us + 1 switch x 1 us = 11 us.  A data packet's delay is
+ * its round trip alone, 2 (41780 + 500000) + 2 (640 + 500000) = 2084840 ps,
+ * plus its wait behind the bottleneck queue Q at 100 bytes/ns; so the delay
+ * reaches the target when Q = (11000000 - 2084840) / 1000 x 100 = 891516
+ * bytes, the queue Swift converges to.  Each flow adds ai = 1 packet per
+ * round trip below it (8 packets a round trip in all), and above it cuts by
+ * 0.8 x excess / delay: the queue stays within a few round trips' increase
+ * of Q*; the test allows the mean of the middle half of the run within
+ * 8 packets of Q* (33424 bytes; measured +11459) and its largest value
+ * within 16 (measured +36000).  Every flow starts at its bandwidth-delay
+ * product, 100 x 2.08484 us / 4178 = 49.9 packets: 1.67 MB in all, 1.46 MB
+ * queued in the first round trip.  Lossless (default 32 MiB buffer): no PFC
+ * pause, no drop.  Lossy with the default buffer and alpha: a queue may hold
+ * 1/8 of the free buffer, Q <= 32 MiB / 9 = 3.7 MB, above that first burst
+ * and Q*: the same run, no drop.  With a 1 MiB buffer (Q <= 116508 bytes,
+ * below Q*: the target cannot be reached) packets are dropped, go-back-N
+ * sends them again, and every byte still arrives.
+ * Shares are equal (every flow sees the same delay and target): the first
+ * flow done within 5 % of the last (measured 1.7 %); the bottleneck never
+ * idles once the queue holds Q*: the last byte within 1 % of the closed
+ * form (measured 0.09 %). */
+static void test_swift_incast(void **st) {
+    (void)st;
+    const uint32_t N = 8;
+    const double QSTAR = (11000000.0 - 2084840.0) / 1000 * 100;
+    const char *opts[3] = {
+        "{\"cc\": \"swift\", \"swift_base_target\": 10, \"swift_h\": 1, \"swift_fs_range\": 0}",
+        "{\"cc\": \"swift\", \"swift_base_target\": 10, \"swift_h\": 1, \"swift_fs_range\": 0, \"pfc\": false}",
+        "{\"cc\": \"swift\", \"swift_base_target\": 10, \"swift_h\": 1, \"swift_fs_range\": 0, \"pfc\": false, "
+        "\"buffer\": 1048576}"};
+    incast_res r[3];
+    for (int i = 0; i < 3; i++) {
+        incast(opts[i], N, 16 * MIB, &r[i]);
+        printf("swift incast %s: first %.3f us last %.3f us (closed form %.3f), middle-half queue mean %.0f max %.0f "
+               "bytes (Q* %.0f), %llu pauses, %llu drops, %llu retransmitted\n", opts[i], (double)r[i].first / 1e6,
+               (double)r[i].last / 1e6, INCAST_IDEAL / 1e6, r[i].mean_q, r[i].max_q, QSTAR,
+               (unsigned long long)r[i].st.pauses, (unsigned long long)r[i].st.drops,
+               (unsigned long long)r[i].st.retransmitted);
+        assert_int_equal(r[i].done, (int)N);
+        assert_int_equal(r[i].st.delivered_bytes, N * 16 * MIB);
+        assert_true((double)r[i].last >= INCAST_IDEAL);
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].st.drops + r[i].st.headroom_drops + r[i].st.retransmitted, 0);
+        assert_int_equal(r[i].st.pauses, 0);
+        if ((double)r[i].first < 0.95 * (double)r[i].last) /* equal shares: the same target, the same law */
+            fail_msg("swift incast %d: first flow done at %.3f us, last at %.3f us", i, (double)r[i].first / 1e6,
+                     (double)r[i].last / 1e6);
+        assert_true((double)r[i].last <= 1.01 * INCAST_IDEAL); /* the link never idles: Q* > 0 */
+        if (fabs(r[i].mean_q - QSTAR) > N * WIRE_MTU || fabs(r[i].max_q - QSTAR) > 2 * N * WIRE_MTU)
+            fail_msg("swift incast %d: queue mean %.0f max %.0f bytes; expected within %.0f / %.0f of %.0f", i,
+                     r[i].mean_q, r[i].max_q, N * WIRE_MTU, 2 * N * WIRE_MTU, QSTAR);
+    }
+    assert_true(r[2].st.drops > 0 && r[2].st.retransmitted > 0);
+    /* The defaults, flow scaling on: target 20 + 1 + fs(c) us, fs(c) = a / sqrt(c) + b,
+     * a = 100 / (1/sqrt(0.1) - 1/sqrt(100)) = 32.655 us, b = -a / 10.  With the 8 windows
+     * equal to c packets the round trip is what the link needs to carry them, D = 8 c x 4178
+     * / 100 = 334.24 c ns; at the target 334.24 c = 21000 + 32655 / sqrt(c) - 3265.5:
+     * c = 65 gives 21726 < 21785, c = 65.5 gives 21893 > 21769; by bisection c = 65.162,
+     * D = 21779.82 ns (fs 0.78 us), Q = (21779.82 - 2084.84) x 100 = 1969498 bytes.
+     * Same tolerances as above (measured: mean +14655, largest +31764); the queue never
+     * empties, so the last byte is the closed form's (to 1 %). */
+    const double QFS = 1969498;
+    incast_res d;
+    incast("{\"cc\": \"swift\"}", N, 16 * MIB, &d);
+    printf("swift incast defaults: first %.3f us last %.3f us, middle-half queue mean %.0f max %.0f bytes (Q %.0f)\n",
+           (double)d.first / 1e6, (double)d.last / 1e6, d.mean_q, d.max_q, QFS);
+    assert_int_equal(d.st.drops + d.st.retransmitted + d.st.pauses, 0);
+    if (fabs(d.mean_q - QFS) > N * WIRE_MTU || fabs(d.max_q - QFS) > 2 * N * WIRE_MTU)
+        fail_msg("swift incast, defaults: queue mean %.0f max %.0f bytes; expected within %.0f / %.0f of %.0f",
+                 d.mean_q, d.max_q, N * WIRE_MTU, 2 * N * WIRE_MTU, QFS);
+    assert_true((double)d.last <= 1.01 * INCAST_IDEAL && (double)d.first >= 0.95 * (double)d.last);
+}
+
 /* A lossy incast (drops, random losses, retransmissions) with congestion
  * control cc, run twice: the same completion times and counters, every
  * byte delivered. */
@@ -846,8 +1039,8 @@ static void run_twice_identical(const char *cc) {
 /* The same inputs give the same bytes with every control. */
 static void test_cc_deterministic(void **st) {
     (void)st;
-    const char *cc[] = {"dctcp", "timely", "hpcc"};
-    for (int c = 0; c < 3; c++) run_twice_identical(cc[c]);
+    const char *cc[] = {"dctcp", "timely", "hpcc", "swift"};
+    for (int c = 0; c < 4; c++) run_twice_identical(cc[c]);
 }
 
 /* ---- determinism and a stuck flow ------------------------------------------------------------- */
@@ -1602,7 +1795,8 @@ int main(void) {
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),
         cmocka_unit_test(test_dctcp_law),     cmocka_unit_test(test_timely_law),
-        cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_cc_incasts),    cmocka_unit_test(test_cc_deterministic),
+        cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_swift_target), cmocka_unit_test(test_swift_sequence),
+             cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
         cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
         cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_newreno_law),

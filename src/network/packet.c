@@ -2,7 +2,7 @@
  * packet.c -- the `packet` backend: RoCEv2-style packets over the links of a
  * physical topology (the same topologies, placements and routes as `flow`),
  * with output-queued switches on a shared buffer, PFC, ECN marking, congestion
- * control (none, DCQCN, DCTCP, TIMELY, HPCC: packet_cc.h) and an RC transport
+ * control (none, DCQCN, DCTCP, TIMELY, HPCC, Swift: packet_cc.h) and an RC transport
  * with go-back-N or selective repeat.  Transports are registered by name
  * (packet_transport.h): rc is this file's own code (the callbacks NULL),
  * tcp (packet_tcp.c) and udp (packet_udp.c) replace the sender's and the
@@ -75,6 +75,10 @@
  *   - in-band telemetry (cc = hpcc): every egress a data packet starts on
  *     stamps its queue, bytes sent, time and bandwidth into it (up to
  *     CS_CC_INT_HOPS records; the bytes are not added to the wire).
+ *   - delay (cc = swift, timely): every ACK or NAK echoes its data packet's
+ *     send time; the receiver answers at once, so now - that time is the
+ *     NIC-to-NIC round trip, Swift's fabric delay (no endhost delay).  A
+ *     retransmit timeout is told to the control (cs_cc_ops.timeout).
  *   - loss_rate: every data packet is lost with that probability on every
  *     link it crosses (bit errors; for transport studies).
  * PFC deadlock (packet_pfc.c): in lossless mode a retransmit timeout first
@@ -140,8 +144,8 @@ static const cs_opt PKT_OPTS[] = {
      .help = "dynamic threshold: a queue (lossy) or an ingress link (PFC) may hold alpha x the free shared bytes"},
     {.key = "cc", .type = CS_OPT_ENUM, .def = CS_CC_none, .values = cs_cc_names, .off = O(cc),
      .help = "congestion control: none (line rate; PFC only), dcqcn (ECN marks, CNPs, rate control), dctcp "
-             "(ECN marks echoed per ACK, a window), timely (RTT gradient, a rate) or hpcc (in-band telemetry, "
-             "a window)"},
+             "(ECN marks echoed per ACK, a window), timely (RTT gradient, a rate), hpcc (in-band telemetry, "
+             "a window) or swift (delay against a target, a window; paced below one packet)"},
     {.key = "kmin", .type = CS_OPT_NUM, .def = 5120, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmin_bytes),
      .help = "ECN: no mark at or below this egress queue (DCQCN paper: 5 KB)"},
     {.key = "kmax", .type = CS_OPT_NUM, .def = 204800, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmax_bytes),
@@ -198,6 +202,33 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "hpcc_base_rtt", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e9, .unit = "us",
      .off = O(hpcc_base_rtt_us),
      .help = "HPCC base round trip T (0: each flow's own round trip alone on its route)"},
+    {.key = "swift_base_target", .type = CS_OPT_NUM, .def = 20, .min = 0, .max = 1e9, .unit = "us",
+     .off = O(swift_base_us), .help = "Swift base target delay (20 us; our choice, see docs/network.md)"},
+    {.key = "swift_h", .type = CS_OPT_NUM, .def = 1, .min = 0, .max = 1e9, .unit = "us", .off = O(swift_h_us),
+     .help = "Swift topology scaling: target delay added per switch on the route (1 us)"},
+    {.key = "swift_fs_range", .type = CS_OPT_NUM, .def = 100, .min = 0, .max = 1e9, .unit = "us",
+     .off = O(swift_fs_range_us), .help = "Swift flow scaling: the most it adds to the target (100 us = 5 x base)"},
+    {.key = "swift_fs_min_cwnd", .type = CS_OPT_NUM, .def = 0.1, .min = 0, .min_open = 1, .max = 1e9,
+     .unit = "packets", .off = O(swift_fs_min_cwnd), .help = "Swift flow scaling: fs_range is reached at this window"},
+    {.key = "swift_fs_max_cwnd", .type = CS_OPT_NUM, .def = 100, .min = 0, .min_open = 1, .max = 1e9,
+     .unit = "packets", .off = O(swift_fs_max_cwnd), .help = "Swift flow scaling: 0 from this window on"},
+    {.key = "swift_ai", .type = CS_OPT_NUM, .def = 1, .min = 0, .max = 1e9, .unit = "packets", .off = O(swift_ai),
+     .help = "Swift additive increase per round trip below the target (1 packet)"},
+    {.key = "swift_beta", .type = CS_OPT_NUM, .def = 0.8, .min = 0, .max = 1, .off = O(swift_beta),
+     .help = "Swift multiplicative decrease constant beta (0.8)"},
+    {.key = "swift_max_mdf", .type = CS_OPT_NUM, .def = 0.5, .min = 0, .max = 1, .off = O(swift_max_mdf),
+     .help = "Swift largest decrease per round trip, and the cut at a loss (0.5)"},
+    {.key = "swift_min_cwnd", .type = CS_OPT_NUM, .def = 0.001, .min = 0, .min_open = 1, .max = 1e9,
+     .unit = "packets", .off = O(swift_min_cwnd), .help = "Swift smallest window (0.001 packets; paced below 1)"},
+    {.key = "swift_max_cwnd", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e12, .unit = "packets",
+     .off = O(swift_max_cwnd),
+     .help = "Swift largest window (0: the flow's line rate x (its base round trip + its base "
+             "target delay with hop scaling))"},
+    {.key = "swift_init_cwnd", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e12, .unit = "packets",
+     .off = O(swift_init_cwnd),
+     .help = "Swift initial window (0: the flow's line rate x its base round trip, at most swift_max_cwnd)"},
+    {.key = "swift_retx_reset", .type = CS_OPT_INT, .def = 3, .min = 1, .max = 1 << 20, .off = O(swift_retx_reset),
+     .help = "Swift: this many retransmit timeouts in a row set the window to swift_min_cwnd"},
     {.key = "ack_every", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 1 << 20, .unit = "packets", .off = O(ack_every),
      .help = "the receiver ACKs every this many in-order packets, and the last"},
     {.key = "window", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e15, .unit = "bytes", .off = O(window_bytes),
@@ -341,6 +372,18 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                                    .max_stage = (uint32_t)s->o.hpcc_max_stage,
                                    .w_ai = s->o.hpcc_wai_bytes,
                                    .base_rtt = (cs_time)llround(s->o.hpcc_base_rtt_us * 1e6)};
+    s->ccp.swift = (cs_swift_params){.base_target = (cs_time)llround(s->o.swift_base_us * 1e6),
+                                     .hop_scale = (cs_time)llround(s->o.swift_h_us * 1e6),
+                                     .fs_range = (cs_time)llround(s->o.swift_fs_range_us * 1e6),
+                                     .fs_min_cwnd = s->o.swift_fs_min_cwnd,
+                                     .fs_max_cwnd = s->o.swift_fs_max_cwnd,
+                                     .ai = s->o.swift_ai,
+                                     .beta = s->o.swift_beta,
+                                     .max_mdf = s->o.swift_max_mdf,
+                                     .min_cwnd = s->o.swift_min_cwnd,
+                                     .max_cwnd = s->o.swift_max_cwnd,
+                                     .init_cwnd = s->o.swift_init_cwnd,
+                                     .retx_reset = (uint32_t)s->o.swift_retx_reset};
     s->ack_every = s->cc->feedback & CS_CC_ACK_EACH ? 1 : (uint32_t)s->o.ack_every;
     if (s->cc->feedback & CS_CC_INT) s->ints = cs_pool_new(CS_CC_INT_HOPS * sizeof(cs_int_hop));
     s->rng = 0x5EED0000ULL ^ (uint64_t)s->o.seed;
@@ -935,7 +978,8 @@ static void cc_ack(pkt_state *s, uint32_t id, const pkt *p) {
                    .acked_bytes = acked,
                    .marked_bytes = p->ce_bytes,
                    .hops = p->intr,
-                   .nhops = p->nint};
+                   .nhops = p->nint,
+                   .nak = p->type == PK_NAK};
     s->cc->ack(f->ccs, &s->ccp, &a);
 }
 
@@ -1052,6 +1096,7 @@ static void timeout(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     cs_time now = now_of(s);
     if (pkt_timeout_gives_up(s, id)) return;
+    if (s->cc->timeout) s->cc->timeout(f->ccs, &s->ccp, now);
     if (s->sr_win) {
         /* the highest outstanding packet neither acknowledged nor marked goes
          * again (a probe): the answer's stamp marks every other lost one.  It
@@ -1371,7 +1416,11 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         f->sr_got = f->sr_flag + s->sr_win;
     }
     if (s->cc->state_size && n) {
-        cs_cc_flow cf = {.line_rate = s->bw[both[0]], .base_rtt = pkt_base_rtt(s, f), .mtu = (uint32_t)s->o.mtu};
+        cs_cc_flow cf = {.line_rate = s->bw[both[0]],
+                         .base_rtt = pkt_base_rtt(s, f),
+                         .mtu = (uint32_t)s->o.mtu,
+                         .wire_mtu = (uint32_t)s->wire_mtu,
+                         .hops = n - 1};
         f->ccs = cs_calloc(1, s->cc->state_size);
         s->cc->init(f->ccs, &s->ccp, &cf, now);
     }

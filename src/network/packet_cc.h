@@ -11,6 +11,7 @@
  *           bytes the receiver saw since its previous answer, an RTT sample,
  *           the in-band telemetry of the data packet answered);
  *   cnp     at each CNP;
+ *   timeout at each retransmit timeout of the flow (before it goes back);
  * and reads rate (pacing, bytes per ns; 0 = line rate) and window (largest
  * unacknowledged payload, bytes; 0 = no limit).  Any callback may be NULL.
  * `feedback` says what the network must provide: ECN marking (RED or a step
@@ -27,7 +28,8 @@
  *   dctcp   Alizadeh et al., SIGCOMM 2010, as a window over RoCE-like flows
  *           (packet_cc_dctcp.c);
  *   timely  Mittal et al., SIGCOMM 2015 (packet_cc_timely.c);
- *   hpcc    Li et al., SIGCOMM 2019 (packet_cc_hpcc.c).
+ *   hpcc    Li et al., SIGCOMM 2019 (packet_cc_hpcc.c);
+ *   swift   Kumar et al., SIGCOMM 2020 (packet_cc_swift.c).
  * Rates are bytes per ns (GB/s decimal); times ps; windows bytes.
  */
 #ifndef CS_NETWORK_PACKET_CC_H
@@ -196,6 +198,64 @@ void cs_hpcc_ack(cs_hpcc *s, const cs_hpcc_params *p, uint32_t una, uint32_t nxt
                  uint32_t nhops);
 double cs_hpcc_rate(const cs_hpcc *s); /* W / T, at most the line rate */
 
+/* ---- Swift (Kumar et al., SIGCOMM 2020, Algorithm 1 and section 3.5) ------------------------
+ * A window cwnd in packets (fractional), from the delay of each ACK (here the
+ * NIC-to-NIC round trip: the receiver answers at once, so there is no endhost
+ * delay to subtract) against a target
+ *   target = base + hops h + fs(cwnd),
+ *   fs(cwnd) = clamp(a / sqrt(cwnd) + b, 0, fs_range),
+ *   a = fs_range / (1 / sqrt(fs_min_cwnd) - 1 / sqrt(fs_max_cwnd)),  b = -a / sqrt(fs_max_cwnd)
+ * (hops: switches on the forward route).  At each ACK acknowledging n packets
+ * (n = newly acknowledged payload / MTU):
+ *   delay < target:  cwnd += ai n / cwnd  (cwnd >= 1)  or  ai n  (cwnd < 1)
+ *   otherwise, if now - t_last_decrease >= delay:
+ *                    cwnd *= max(1 - beta (delay - target) / delay, 1 - max_mdf)
+ * at a NAK (a loss found by the receiver: fast recovery) and at a retransmit
+ * timeout, if the same once-per-RTT condition holds, cwnd *= 1 - max_mdf; the
+ * retx_reset-th timeout in a row (no ACK between) sets cwnd = min_cwnd.  cwnd
+ * stays within [min_cwnd, max_cwnd]; t_last_decrease = now whenever cwnd went
+ * down.  Below one packet the flow has at most one packet outstanding and is
+ * paced one packet every rtt / cwnd (rtt: the last delay sample).  cwnd starts
+ * at init_cwnd, unless set the flow's bandwidth-delay product (line rate x its
+ * base round trip: line rate, no queue, as DCTCP here), and max_cwnd = the
+ * line rate x (base round trip + base + hops h) unless set.  No randomness. */
+typedef struct cs_swift_params {
+    cs_time base_target;   /* ps */
+    cs_time hop_scale;     /* h, ps per hop */
+    cs_time fs_range;      /* ps */
+    double fs_min_cwnd, fs_max_cwnd; /* packets */
+    double ai;             /* packets per RTT */
+    double beta, max_mdf;
+    double min_cwnd;       /* packets */
+    double max_cwnd;       /* packets (0: line rate x (base round trip + base + hops h)) */
+    double init_cwnd;      /* packets (0: line rate x base round trip) */
+    uint32_t retx_reset;   /* timeouts in a row that reset cwnd to min_cwnd */
+} cs_swift_params;
+
+typedef struct cs_swift {
+    double cwnd;           /* packets */
+    double max_cwnd;       /* packets, this flow's */
+    double fs_a, fs_b;     /* flow scaling's a, b in ps */
+    double mtu, wire_mtu;  /* payload / wire bytes of a full packet */
+    uint32_t hops;         /* switches on the forward route */
+    cs_time rtt;           /* the last delay sample (the base round trip before any) */
+    cs_time t_last_decrease;
+    uint32_t retx_cnt;
+    uint64_t samples, decreases; /* statistics */
+} cs_swift;
+
+void cs_swift_init(cs_swift *s, const cs_swift_params *p, double line_rate, cs_time base_rtt, double mtu,
+                   double wire_mtu, uint32_t hops, cs_time now);
+/* The target delay at a window of cwnd packets, ps (rounded to the nearest ps). */
+cs_time cs_swift_target(const cs_swift *s, const cs_swift_params *p, double cwnd);
+/* An ACK at now: delay sample, newly acknowledged packets (fractional). */
+void cs_swift_ack(cs_swift *s, const cs_swift_params *p, cs_time now, cs_time delay, double acked_pkts);
+/* A loss found by a NAK (fast recovery), and a retransmit timeout. */
+void cs_swift_nak(cs_swift *s, const cs_swift_params *p, cs_time now);
+void cs_swift_timeout(cs_swift *s, const cs_swift_params *p, cs_time now);
+double cs_swift_window(const cs_swift *s); /* bytes (cwnd x MTU) */
+double cs_swift_rate(const cs_swift *s);   /* bytes per ns: 0 (line rate) at cwnd >= 1, else wire MTU x cwnd / rtt */
+
 /* ---- the interface -------------------------------------------------------------------------- */
 
 typedef struct cs_cc_params {
@@ -203,6 +263,7 @@ typedef struct cs_cc_params {
     cs_dctcp_params dctcp;
     cs_timely_params timely;
     cs_hpcc_params hpcc;
+    cs_swift_params swift;
 } cs_cc_params;
 
 /* What a control learns of its flow when it starts. */
@@ -210,6 +271,8 @@ typedef struct cs_cc_flow {
     double line_rate;      /* bytes per ns of the flow's first link */
     cs_time base_rtt;      /* ps: a full packet there and an ACK back, alone on the route */
     uint32_t mtu;          /* payload bytes of a full packet */
+    uint32_t wire_mtu;     /* wire bytes of a full packet (payload + overhead) */
+    uint32_t hops;         /* switches on the forward route (links - 1) */
 } cs_cc_flow;
 
 /* The feedback of one ACK or NAK. */
@@ -221,6 +284,7 @@ typedef struct cs_cc_ack {
     uint64_t marked_bytes; /* ECN-marked payload the receiver took since its previous answer */
     const cs_int_hop *hops; /* the telemetry of the data packet answered (NULL without) */
     uint32_t nhops;
+    uint8_t nak;           /* a NAK: the receiver found a gap (a loss, go-back-N or selective repeat) */
 } cs_cc_ack;
 
 enum cs_cc_feedback {
@@ -240,12 +304,13 @@ typedef struct cs_cc_ops {
     void (*sent)(void *st, const cs_cc_params *p, cs_time now, uint64_t wire_bytes);
     void (*ack)(void *st, const cs_cc_params *p, const cs_cc_ack *a);
     void (*cnp)(void *st, const cs_cc_params *p, cs_time now);
+    void (*timeout)(void *st, const cs_cc_params *p, cs_time now);
     double (*rate)(const void *st);   /* bytes per ns; 0: line rate */
     double (*window)(const void *st); /* bytes; 0: no limit */
 } cs_cc_ops;
 
 /* The registered controls, in option order (index = backend.packet.cc). */
-#define CS_CC_LIST(X) X(none) X(dcqcn) X(dctcp) X(timely) X(hpcc)
+#define CS_CC_LIST(X) X(none) X(dcqcn) X(dctcp) X(timely) X(hpcc) X(swift)
 
 #define CS_CC_ENUM_(n) CS_CC_##n,
 enum { CS_CC_LIST(CS_CC_ENUM_) CS_CC_COUNT };

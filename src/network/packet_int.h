@@ -38,6 +38,9 @@ typedef struct pkt_opts {
         timely_min_gbps;
     int timely_hai, hpcc_max_stage;
     double hpcc_eta, hpcc_wai_bytes, hpcc_base_rtt_us;
+    double swift_base_us, swift_h_us, swift_fs_range_us, swift_fs_min_cwnd, swift_fs_max_cwnd, swift_ai, swift_beta,
+        swift_max_mdf, swift_min_cwnd, swift_max_cwnd, swift_init_cwnd;
+    int swift_retx_reset;
     int transport, tcp_cc, tcp_iw, drop_psn;
     bool tcp_ecn;
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
