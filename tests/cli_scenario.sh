@@ -151,7 +151,7 @@ rm -rf intr intr.trace.json
     --symmetry off --out intr --trace intr.trace.json --quiet --progress 0 2>intr.err &
 pid=$!
 # the first progress line comes after 65,536 events: the event loop runs
-for i in $(seq 1 600); do grep -q "% of" intr.err 2>/dev/null && break; sleep 0.1; done
+for i in $(seq 1 3000); do grep -q "% of" intr.err 2>/dev/null && break; sleep 0.1; done  # up to 300 s: a loaded sanitizer build generates slowly
 kill -INT $pid
 wait $pid
 rc=$?
