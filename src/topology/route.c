@@ -38,6 +38,10 @@ struct cs_router {
     uint64_t computed;
     uint32_t *scratch; /* spraying: the last per-message route */
     size_t cap_scratch;
+    uint32_t *near;    /* bfs_until's distances: UINT32_MAX except the nodes it reached (reset after each walk) */
+    uint32_t nnear;    /* how many nodes it reached: r->queue[0..nnear) */
+    uint32_t *cand;    /* walk's candidates found through in-lists */
+    size_t cap_cand;
 };
 
 static void load_fixed(cs_router *r);
@@ -57,6 +61,8 @@ cs_router *cs_router_new_ex(const cs_topo *t, uint64_t seed, int spray, const do
     r->seed = seed;
     r->spray = spray;
     r->queue = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->queue);
+    r->near = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->near);
+    for (uint32_t v = 0; v < t->nnodes; v++) r->near[v] = UINT32_MAX;
     load_fixed(r);
     return r;
 }
@@ -87,6 +93,8 @@ void cs_router_free(cs_router *r) {
     cs_free(r->arena);
     cs_free(r->queue);
     cs_free(r->scratch);
+    cs_free(r->near);
+    cs_free(r->cand);
     cs_free(r);
 }
 
@@ -141,19 +149,114 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
     return dist;
 }
 
+/* The reverse BFS from dst of bfs(), stopped as soon as it reaches src, into
+ * r->near (the nodes it reached are r->queue[0..r->nnear); near_reset puts
+ * them back to UINT32_MAX).  Enough for walk(r, r->near, src, dst, ...), with
+ * exactly the path the full distance array gives:
+ *   BFS discovers the nodes level by level (all of level k before any of k+1)
+ *   and a node's distance is final when it is discovered.  src, at level D,
+ *   is discovered while a node of level D - 1 is processed, i.e. after every
+ *   node of level D - 2 has been processed, which discovered all of level
+ *   D - 1.  So every node at distance <= D - 1 from dst has its true distance
+ *   in near[], and every other node holds either its true distance (>= D) or
+ *   UINT32_MAX (not reached, true distance >= D).  walk() at a node cur of
+ *   distance d <= D only asks, of each neighbour v, whether near[v] == d - 1
+ *   (<= D - 1): the same answer as the full array, so the same candidates in
+ *   the same order, the same hash pick, the same path.
+ * Cost: the nodes within distance D of dst that BFS reaches before src,
+ * instead of the whole graph (rail16k: a few thousand of 34,888 nodes). */
+static void bfs_until(cs_router *r, uint32_t dst, uint32_t src) {
+    const cs_topo *t = r->t;
+    uint32_t *dist = r->near, *queue = r->queue;
+    uint32_t head = 0, tail = 0;
+    dist[dst] = 0;
+    queue[tail++] = dst;
+    while (head < tail && dist[src] == UINT32_MAX) {
+        uint32_t v = queue[head++];
+        for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
+            uint32_t id = t->in_idx[i];
+            uint32_t u = t->links[id].src;
+            if (!link_up(r, id) || dist[u] != UINT32_MAX) continue;
+            dist[u] = dist[v] + 1;
+            queue[tail++] = u;
+            if (u == src) break;
+        }
+    }
+    r->nnear = tail;
+}
+
+static void near_reset(cs_router *r) {
+    for (uint32_t i = 0; i < r->nnear; i++) r->near[r->queue[i]] = UINT32_MAX;
+    r->nnear = 0;
+}
+
+/* The candidates of walk() at node cur, d = dist[cur] <= 2, found from dst's
+ * side when that reads fewer links than cur's out-list (a switch with
+ * thousands of ports going down to one of them): the up links cur -> v with
+ * dist[v] == d - 1, in increasing link id -- the order of cur's out-list (the
+ * topology's CSR lists each node's links by id) -- into r->cand.  Returns
+ * their count, or UINT32_MAX when the out-list is the cheaper scan. */
+static uint32_t cands_from_dst(cs_router *r, const uint32_t *dist, uint32_t cur, uint32_t dst, uint32_t d) {
+    const cs_topo *t = r->t;
+    uint32_t outdeg = t->out_off[cur + 1] - t->out_off[cur];
+    uint32_t indeg = t->in_off[dst + 1] - t->in_off[dst];
+    if (d == 1) {
+        if (indeg >= outdeg) return UINT32_MAX;
+        CS_GROW(r->cand, r->cap_cand, (size_t)indeg + 1);
+        uint32_t n = 0;
+        for (uint32_t i = t->in_off[dst]; i < t->in_off[dst + 1]; i++) {
+            uint32_t id = t->in_idx[i];
+            if (t->links[id].src == cur && link_up(r, id)) r->cand[n++] = id;
+        }
+        return n;
+    }
+    if (d != 2 || indeg >= outdeg) return UINT32_MAX;
+    /* the nodes at distance 1 are the sources of dst's up in-links */
+    size_t cost = indeg;
+    for (uint32_t i = t->in_off[dst]; i < t->in_off[dst + 1] && cost < outdeg; i++) {
+        uint32_t v = t->links[t->in_idx[i]].src;
+        cost += t->in_off[v + 1] - t->in_off[v];
+    }
+    if (cost >= outdeg) return UINT32_MAX;
+    uint32_t n = 0;
+    for (uint32_t i = t->in_off[dst]; i < t->in_off[dst + 1]; i++) {
+        uint32_t v = t->links[t->in_idx[i]].src;
+        if (dist[v] != 1) continue;
+        for (uint32_t k = t->in_off[v]; k < t->in_off[v + 1]; k++) {
+            uint32_t id = t->in_idx[k];
+            if (t->links[id].src != cur || !link_up(r, id)) continue;
+            uint32_t j = n; /* insertion by link id; v is met again when parallel links lead from it to dst */
+            while (j > 0 && r->cand[j - 1] > id) j--;
+            if (j > 0 && r->cand[j - 1] == id) continue;
+            CS_GROW(r->cand, r->cap_cand, (size_t)n + 1);
+            memmove(r->cand + j + 1, r->cand + j, (size_t)(n - j) * sizeof *r->cand);
+            r->cand[j] = id;
+            n++;
+        }
+    }
+    return n;
+}
+
 /* The shortest path src -> dst (dist[src] links) into out, ECMP choices by
  * hash of (seed, src, dst, node) and, when salt != 0, the salt. */
 static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst, uint64_t salt, uint32_t *out) {
     const cs_topo *t = r->t;
     uint32_t len = dist[src], cur = src;
     for (uint32_t h = 0; h < len; h++) {
+        uint64_t hkey = ((uint64_t)src << 32 | dst) ^ cs_mix64(cur);
+        if (salt) hkey ^= cs_mix64(salt);
+        uint32_t nc = cands_from_dst(r, dist, cur, dst, dist[cur]);
+        if (nc != UINT32_MAX) { /* the same candidates in the same order as the scan below */
+            uint32_t pick = (uint32_t)(cs_mix64(r->seed ^ cs_mix64(hkey)) % nc);
+            out[h] = r->cand[pick];
+            cur = t->links[r->cand[pick]].dst;
+            continue;
+        }
         uint32_t cand = 0;
         for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
             const cs_link *l = &t->links[t->out_idx[i]];
             if (link_up(r, t->out_idx[i]) && dist[l->dst] + 1 == dist[cur]) cand++;
         }
-        uint64_t hkey = ((uint64_t)src << 32 | dst) ^ cs_mix64(cur);
-        if (salt) hkey ^= cs_mix64(salt);
         uint32_t pick = (uint32_t)(cs_mix64(r->seed ^ cs_mix64(hkey)) % cand);
         for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
             const cs_link *l = &t->links[t->out_idx[i]];
@@ -185,13 +288,20 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
         *n = e->n;
         return CS_OK;
     }
-    const uint32_t *dist = dist_to(r, dst);
-    if (dist[src] == UINT32_MAX)
+    /* every destination's full array within the budget: each is computed once
+     * and shared by its sources; else one search per route, stopped at src
+     * (the same path either way: bfs_until) */
+    int full = (size_t)t->nnodes * t->nnodes * sizeof(uint32_t) <= DIST_BUDGET_BYTES;
+    const uint32_t *dist = full ? dist_to(r, dst) : (bfs_until(r, dst, src), r->near);
+    if (dist[src] == UINT32_MAX) {
+        if (!full) near_reset(r);
         return CS_ERR(err, CS_EINVAL, "no route from node %u to node %u over the links that are up", src, dst);
+    }
     uint32_t len = dist[src];
     CS_GROW(r->arena, r->acap, r->alen + len + 1);
     uint32_t off = (uint32_t)r->alen;
     walk(r, dist, src, dst, 0, r->arena + off);
+    if (!full) near_reset(r);
     r->alen += len;
     e = lookup(r, key); /* arena growth does not move the table */
     e->key = key;
