@@ -40,6 +40,7 @@ struct cs_router {
     size_t cap_scratch;
     uint32_t *near;    /* bfs_until's distances: UINT32_MAX except the nodes it reached (reset after each walk) */
     uint32_t nnear;    /* how many nodes it reached: r->queue[0..nnear) */
+    uint32_t *nb, nbep; /* bfs_until: nb[v] == nbep marks src's out-neighbours */
     uint32_t *cand;    /* walk's candidates found through in-lists */
     size_t cap_cand;
 };
@@ -63,6 +64,7 @@ cs_router *cs_router_new_ex(const cs_topo *t, uint64_t seed, int spray, const do
     r->queue = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->queue);
     r->near = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->near);
     for (uint32_t v = 0; v < t->nnodes; v++) r->near[v] = UINT32_MAX;
+    r->nb = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *r->nb);
     load_fixed(r);
     return r;
 }
@@ -94,6 +96,7 @@ void cs_router_free(cs_router *r) {
     cs_free(r->queue);
     cs_free(r->scratch);
     cs_free(r->near);
+    cs_free(r->nb);
     cs_free(r->cand);
     cs_free(r);
 }
@@ -149,30 +152,46 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
     return dist;
 }
 
-/* The reverse BFS from dst of bfs(), stopped as soon as it reaches src, into
- * r->near (the nodes it reached are r->queue[0..r->nnear); near_reset puts
- * them back to UINT32_MAX).  Enough for walk(r, r->near, src, dst, ...), with
- * exactly the path the full distance array gives:
- *   BFS discovers the nodes level by level (all of level k before any of k+1)
- *   and a node's distance is final when it is discovered.  src, at level D,
- *   is discovered while a node of level D - 1 is processed, i.e. after every
- *   node of level D - 2 has been processed, which discovered all of level
- *   D - 1.  So every node at distance <= D - 1 from dst has its true distance
- *   in near[], and every other node holds either its true distance (>= D) or
+/* The reverse BFS from dst of bfs(), stopped as soon as src's distance is
+ * known, into r->near (the nodes it reached are r->queue[0..r->nnear);
+ * near_reset puts them back to UINT32_MAX).  Enough for
+ * walk(r, r->near, src, dst, ...), with exactly the path the full distance
+ * array gives:
+ *   BFS discovers the nodes level by level (all of level k before any of
+ *   k + 1, since the queue holds them in nondecreasing distance) and a node's
+ *   distance is final when it is discovered.  Let D be src's distance.  The
+ *   search stops either when it discovers src -- while processing a node of
+ *   level D - 1, after every node of level D - 2 was processed, which had
+ *   discovered all of level D - 1 -- or, earlier, when the first out-neighbour
+ *   of src (over an up link) has been discovered, at level L, and the next
+ *   node to process is of level L: every node of level <= L is then
+ *   discovered, none of src's out-neighbours lies below L (the first one found
+ *   has the smallest level), so D = L + 1, written into near[src].  Either
+ *   way every node at distance <= D - 1 from dst has its true distance in
+ *   near[], and every other node holds its true distance (>= D) or
  *   UINT32_MAX (not reached, true distance >= D).  walk() at a node cur of
  *   distance d <= D only asks, of each neighbour v, whether near[v] == d - 1
  *   (<= D - 1): the same answer as the full array, so the same candidates in
  *   the same order, the same hash pick, the same path.
- * Cost: the nodes within distance D of dst that BFS reaches before src,
- * instead of the whole graph (rail16k: a few thousand of 34,888 nodes). */
+ * Cost: the nodes within distance D - 1 of dst, instead of the whole graph
+ * (rail16k: a rail switch's 2,112 in-links and a few nodes, of 34,888 nodes). */
 static void bfs_until(cs_router *r, uint32_t dst, uint32_t src) {
     const cs_topo *t = r->t;
     uint32_t *dist = r->near, *queue = r->queue;
     uint32_t head = 0, tail = 0;
+    if (++r->nbep == 0) { /* the stamps wrapped: start them again */
+        memset(r->nb, 0, (size_t)t->nnodes * sizeof *r->nb);
+        r->nbep = 1;
+    }
+    for (uint32_t i = t->out_off[src]; i < t->out_off[src + 1]; i++)
+        if (link_up(r, t->out_idx[i])) r->nb[t->links[t->out_idx[i]].dst] = r->nbep;
     dist[dst] = 0;
     queue[tail++] = dst;
+    uint32_t lvl = src != dst && r->nb[dst] == r->nbep ? 0 : UINT32_MAX; /* L: level of src's first out-neighbour */
     while (head < tail && dist[src] == UINT32_MAX) {
-        uint32_t v = queue[head++];
+        uint32_t v = queue[head];
+        if (dist[v] >= lvl) break; /* level lvl complete */
+        head++;
         for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
             uint32_t id = t->in_idx[i];
             uint32_t u = t->links[id].src;
@@ -180,7 +199,12 @@ static void bfs_until(cs_router *r, uint32_t dst, uint32_t src) {
             dist[u] = dist[v] + 1;
             queue[tail++] = u;
             if (u == src) break;
+            if (lvl == UINT32_MAX && r->nb[u] == r->nbep) lvl = dist[u];
         }
+    }
+    if (dist[src] == UINT32_MAX && lvl != UINT32_MAX) {
+        dist[src] = lvl + 1;
+        queue[tail++] = src;
     }
     r->nnear = tail;
 }
