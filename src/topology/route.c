@@ -25,6 +25,7 @@ typedef struct dent { uint32_t dst; uint32_t *dist; } dent;
 
 struct cs_router {
     const cs_topo *t;
+    size_t budget;    /* bytes of distance arrays kept (DIST_BUDGET_BYTES; cs_router_set_dist_budget) */
     const double *bw; /* per-link bandwidths the router sees (cs_router_new_ex), NULL = the topology's */
     uint64_t seed;
     int spray;        /* 1 = per-message paths, 0 = not, -1 = as t->spray says */
@@ -59,6 +60,7 @@ cs_router *cs_router_new_ex(const cs_topo *t, uint64_t seed, int spray, const do
     cs_router *r = cs_calloc(1, sizeof *r);
     r->t = t;
     r->bw = bw;
+    r->budget = DIST_BUDGET_BYTES;
     r->seed = seed;
     r->spray = spray;
     r->queue = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->queue);
@@ -103,6 +105,11 @@ void cs_router_free(cs_router *r) {
 
 uint64_t cs_router_computed(const cs_router *r) { return r->computed; }
 
+void cs_router_set_dist_budget(cs_router *r, size_t bytes) {
+    drop_dists(r);
+    r->budget = bytes;
+}
+
 /* bw: per-link bandwidths deciding which links are up (NULL = the topology's). */
 static void bfs(const cs_topo *t, const double *bw, uint32_t dst, uint32_t *dist, uint32_t *queue) {
     for (uint32_t v = 0; v < t->nnodes; v++) dist[v] = UINT32_MAX;
@@ -128,7 +135,7 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
             if (r->dists[i].dst == dst) return r->dists[i].dist;
         }
     }
-    if (r->dcount * bytes > DIST_BUDGET_BYTES) drop_dists(r);
+    if (r->dcount * bytes > r->budget) drop_dists(r);
     if ((r->dcount + 1) * 2 > r->dcap) { /* grow and rehash */
         size_t ncap = r->dcap ? r->dcap * 2 : 64;
         dent *nd = cs_calloc(ncap, sizeof *nd);
@@ -315,7 +322,7 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
     /* every destination's full array within the budget: each is computed once
      * and shared by its sources; else one search per route, stopped at src
      * (the same path either way: bfs_until) */
-    int full = (size_t)t->nnodes * t->nnodes * sizeof(uint32_t) <= DIST_BUDGET_BYTES;
+    int full = (size_t)t->nnodes * t->nnodes * sizeof(uint32_t) <= r->budget;
     const uint32_t *dist = full ? dist_to(r, dst) : (bfs_until(r, dst, src), r->near);
     if (dist[src] == UINT32_MAX) {
         if (!full) near_reset(r);
