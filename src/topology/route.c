@@ -20,7 +20,12 @@
 
 #define DIST_BUDGET_BYTES ((size_t)256 << 20)
 
-typedef struct rent { uint64_t key; uint32_t off, n; uint32_t fixed; } rent; /* key = src<<32|dst, +1 (0 = empty); fixed: from the routing table */
+typedef struct rent { uint32_t key, off, n, fixed; } rent; /* key = dst + 1 (0 = empty); fixed: from the routing table */
+/* The routes from one source: open addressing by destination.  One table per
+ * source, not one for all pairs, so that the lookups of a source's messages
+ * (an all-to-all sends to every peer in turn) stay in a few cache lines
+ * instead of missing the cache at every message. */
+typedef struct rtab { rent *e; uint32_t cap, count; } rtab;
 typedef struct dent { uint32_t dst; uint32_t *dist; } dent;
 
 struct cs_router {
@@ -29,8 +34,7 @@ struct cs_router {
     const double *bw; /* per-link bandwidths the router sees (cs_router_new_ex), NULL = the topology's */
     uint64_t seed;
     int spray;        /* 1 = per-message paths, 0 = not, -1 = as t->spray says */
-    rent *tab;
-    size_t tcap, tcount;
+    rtab *tabs; /* per source node */
     uint32_t *arena;
     size_t acap, alen;
     dent *dists; /* open addressing by dst (dist == NULL: empty) */
@@ -47,7 +51,7 @@ struct cs_router {
 };
 
 static void load_fixed(cs_router *r);
-static void grow_table(cs_router *r);
+static rent *insert_slot(rtab *tb, uint32_t dst);
 
 /* Whether link id is up for the router. */
 static inline int link_up(const cs_router *r, uint32_t id) {
@@ -64,6 +68,7 @@ cs_router *cs_router_new_ex(const cs_topo *t, uint64_t seed, int spray, const do
     r->seed = seed;
     r->spray = spray;
     r->queue = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->queue);
+    r->tabs = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *r->tabs);
     r->near = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->near);
     for (uint32_t v = 0; v < t->nnodes; v++) r->near[v] = UINT32_MAX;
     r->nb = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *r->nb);
@@ -80,9 +85,10 @@ static void drop_dists(cs_router *r) {
 
 static void drop_all(cs_router *r) {
     drop_dists(r);
-    cs_free(r->tab);
-    r->tab = NULL;
-    r->tcap = r->tcount = 0;
+    for (uint32_t v = 0; v < r->t->nnodes; v++) {
+        cs_free(r->tabs[v].e);
+        r->tabs[v] = (rtab){0};
+    }
     r->alen = 0;
 }
 
@@ -95,6 +101,7 @@ void cs_router_free(cs_router *r) {
     if (!r) return;
     drop_all(r);
     cs_free(r->arena);
+    cs_free(r->tabs);
     cs_free(r->queue);
     cs_free(r->scratch);
     cs_free(r->near);
@@ -301,9 +308,11 @@ static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst,
     }
 }
 
-static rent *lookup(cs_router *r, uint64_t key) {
-    for (size_t i = cs_mix64(key) & (r->tcap - 1);; i = (i + 1) & (r->tcap - 1))
-        if (r->tab[i].key == key || r->tab[i].key == 0) return &r->tab[i];
+/* The entry of dst in tb (key 0 when absent); tb->cap must be > 0. */
+static rent *lookup(const rtab *tb, uint32_t dst) {
+    uint32_t key = dst + 1;
+    for (uint32_t i = (uint32_t)cs_mix64(key) & (tb->cap - 1);; i = (i + 1) & (tb->cap - 1))
+        if (tb->e[i].key == key || tb->e[i].key == 0) return &tb->e[i];
 }
 
 int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **links, uint32_t *n,
@@ -311,10 +320,9 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
     const cs_topo *t = r->t;
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
-    uint64_t key = (((uint64_t)src << 32) | dst) + 1;
-    grow_table(r);
-    rent *e = lookup(r, key);
-    if (e->key) {
+    rtab *tb = &r->tabs[src];
+    rent *e = tb->cap ? lookup(tb, dst) : NULL;
+    if (e && e->key) {
         *links = r->arena + e->off;
         *n = e->n;
         return CS_OK;
@@ -334,28 +342,30 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
     walk(r, dist, src, dst, 0, r->arena + off);
     if (!full) near_reset(r);
     r->alen += len;
-    e = lookup(r, key); /* arena growth does not move the table */
-    e->key = key;
+    e = insert_slot(tb, dst);
+    e->key = dst + 1;
     e->off = off;
     e->n = len;
     e->fixed = 0;
-    r->tcount++;
+    tb->count++;
     r->computed++;
     *links = r->arena + off;
     *n = len;
     return CS_OK;
 }
 
-static void grow_table(cs_router *r) {
-    if ((r->tcount + 1) * 2 <= r->tcap) return;
-    size_t ncap = r->tcap ? r->tcap * 2 : 1024;
-    rent *old = r->tab;
-    size_t ocap = r->tcap;
-    r->tab = cs_calloc(ncap, sizeof *r->tab);
-    r->tcap = ncap;
-    for (size_t i = 0; i < ocap; i++)
-        if (old[i].key) *lookup(r, old[i].key) = old[i];
-    cs_free(old);
+/* The slot for dst in tb, the table grown first so that it stays at most half full. */
+static rent *insert_slot(rtab *tb, uint32_t dst) {
+    if ((tb->count + 1) * 2 > tb->cap) {
+        uint32_t ocap = tb->cap, ncap = tb->cap ? tb->cap * 2 : 8;
+        rent *old = tb->e;
+        tb->e = cs_calloc(ncap, sizeof *tb->e);
+        tb->cap = ncap;
+        for (uint32_t i = 0; i < ocap; i++)
+            if (old[i].key) *lookup(tb, old[i].key - 1) = old[i];
+        cs_free(old);
+    }
+    return lookup(tb, dst);
 }
 
 /* Put the topology's fixed routes whose links are all up into the cache. */
@@ -366,14 +376,13 @@ static void load_fixed(cs_router *r) {
         int up = 1;
         for (uint32_t h = 0; h < f->n && up; h++) up = link_up(r, t->fixed_links[f->off + h]);
         if (!up) continue;
-        grow_table(r);
-        uint64_t key = (((uint64_t)f->src << 32) | f->dst) + 1;
-        rent *e = lookup(r, key);
-        if (!e->key) r->tcount++;
+        rtab *tb = &r->tabs[f->src];
+        rent *e = insert_slot(tb, f->dst);
+        if (!e->key) tb->count++;
         CS_GROW(r->arena, r->acap, r->alen + f->n);
         memcpy(r->arena + r->alen, t->fixed_links + f->off, (size_t)f->n * sizeof *r->arena);
-        e = lookup(r, key);
-        e->key = key;
+        e = lookup(tb, f->dst);
+        e->key = f->dst + 1;
         e->off = (uint32_t)r->alen;
         e->n = f->n;
         e->fixed = 1;
@@ -387,8 +396,8 @@ int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, 
     if (!(r->spray < 0 ? t->spray : r->spray)) return cs_router_route(r, src, dst, links, n, err);
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
-    if (r->tcap) { /* a fixed route */
-        rent *e = lookup(r, (((uint64_t)src << 32) | dst) + 1);
+    if (r->tabs[src].cap) { /* a fixed route */
+        rent *e = lookup(&r->tabs[src], dst);
         if (e->key && e->fixed) { /* (ECMP entries cached by cs_router_route do not count) */
             *links = r->arena + e->off;
             *n = e->n;
@@ -424,8 +433,8 @@ uint32_t cs_router_next_links(cs_router *r, uint32_t node, uint32_t dst, uint32_
 }
 
 int cs_router_is_fixed(cs_router *r, uint32_t src, uint32_t dst) {
-    if (!r->tcap) return 0;
-    rent *e = lookup(r, (((uint64_t)src << 32) | dst) + 1);
+    if (src >= r->t->nnodes || !r->tabs[src].cap) return 0;
+    rent *e = lookup(&r->tabs[src], dst);
     return e->key && e->fixed;
 }
 
