@@ -3,10 +3,16 @@
  *
  * Distances to a destination come from one BFS over incoming links; the route
  * walks from src, at each node choosing among the outgoing up links that get
- * one hop closer by splitmix64(seed, src, dst, node) mod count.  Routes are
- * stored in one growing arena of link ids, indexed by an open-addressing hash
- * table keyed by (src, dst), which also holds the topology's fixed routes
- * (routing table); spraying walks per message into a scratch buffer, and
+ * one hop closer by splitmix64(seed, src, dst, node) mod count.  The BFS is
+ * the whole graph's, cached per destination, when every destination's array
+ * fits the budget; otherwise it stops as soon as src's distance is known
+ * (bfs_until: the same path, proven there).  Near the destination the walk
+ * finds its candidates from the destination's in-lists when those are
+ * shorter than the node's out-list (cands_from_dst: a switch of thousands of
+ * ports going down).  Routes are stored in one growing arena of link ids,
+ * indexed per source node by an open-addressing table keyed by destination,
+ * which also holds the topology's fixed routes (routing table); spraying
+ * walks per message into a scratch buffer, and
  * QP-aware ECMP (t->qps) hashes a message with its queue pair, key mod qps.
  * Owns: the caches.  Borrows: the topology and, when given, the bandwidth
  * array that says which links are up (a backend's own, for timed changes).
