@@ -9,8 +9,13 @@
 #   a2a1k    64 MB all-to-all, 1,024 GPUs on one switch, direct (all 1,023
 #            peers at once: ~1M concurrent flows)
 #   usage: bench/flow.sh [CLUSTERSIM_BINARY] [MKTRACE_BINARY] [case ...]
+# With BASE=<another clustersim binary> in the environment, each case runs
+# on BASE first and then on CLUSTERSIM_BINARY (side by side on the same
+# loaded machine), and the script says whether their results (summary JSON
+# without its wall-time fields) are identical.  CPU = user + system seconds.
 set -u
 BIN=$(realpath "${1:-build/clustersim}")
+BASE=${BASE:+$(realpath "$BASE")}
 MK=$(realpath "${2:-build/tests/cs_mktrace}")
 shift 2 2>/dev/null
 CASES=${*:-ring1k rail16k a2a1k}
@@ -30,7 +35,7 @@ printf '{"builder": "rail", "servers": 2048, "gpus_per_server": 8, "nvlink_bandw
 sys '["ring"]' baseline > ring.json
 sys '["direct"]' baseline > direct.json
 sys '["ring", "halvingDoubling"]' baseline > rail_sys.json
-printf '| case | wall (s) | peak RSS (MB) | simulated | messages |\n|---|---:|---:|---:|---:|\n'
+printf '| case | binary | wall (s) | CPU (s) | peak RSS (MB) | simulated | events | messages |\n|---|---|---:|---:|---:|---:|---:|---:|\n'
 for c in $CASES; do
     case $c in
     ring1k) args=(--workload-configuration=ar.et --network-configuration=s1k.yml --system-configuration=ring.json) ;;
@@ -38,12 +43,21 @@ for c in $CASES; do
     a2a1k) args=(--workload-configuration=a2a.et --network-configuration=s1k.yml --system-configuration=direct.json) ;;
     *) echo "unknown case $c"; continue ;;
     esac
-    /usr/bin/time -f "%e %M" -o t.txt "$BIN" run "${args[@]}" --backend flow --no-progress --json $c.json > $c.txt 2> $c.err
-    rc=$?
-    read -r wall rss < <(tail -1 t.txt)
-    if [ $rc -ne 0 ]; then printf '| %s | %s | | failed: %s | |\n' "$c" "$wall" "$(head -c 100 $c.err)"; continue; fi
-    sim=$(grep -o 'simulated time *[0-9.]* [a-z]*' $c.txt | sed 's/simulated time *//')
-    msgs=$(grep -o '[0-9]* network messages' $c.txt | cut -d' ' -f1)
-    printf '| %s | %s | %d | %s | %s |\n' "$c" "$wall" $((rss / 1024)) "$sim" "$msgs"
+    for b in ${BASE:+"$BASE"} "$BIN"; do
+        tag=new; [ -n "$BASE" ] && [ "$b" = "$BASE" ] && tag=base
+        /usr/bin/time -f "%e %U %S %M" -o t.txt "$b" run "${args[@]}" --backend flow --no-progress --json $c.$tag.json > $c.txt 2> $c.err
+        rc=$?
+        read -r wall user sys rss < <(tail -1 t.txt)
+        cpu=$(echo "$user + $sys" | bc)
+        if [ $rc -ne 0 ]; then printf '| %s | %s | %s | %s | | failed: %s | | |\n' "$c" "$tag" "$wall" "$cpu" "$(head -c 100 $c.err)"; continue; fi
+        sim=$(grep -o 'simulated time *[0-9.]* [a-z]*' $c.txt | sed 's/simulated time *//')
+        evs=$(grep -o '[0-9]* events' $c.txt | cut -d' ' -f1)
+        msgs=$(grep -o '[0-9]* network messages' $c.txt | cut -d' ' -f1)
+        printf '| %s | %s | %s | %s | %d | %s | %s | %s |\n' "$c" "$tag" "$wall" "$cpu" $((rss / 1024)) "$sim" "$evs" "$msgs"
+    done
+    if [ -n "$BASE" ]; then
+        if cmp -s <(grep -v wall $c.base.json) <(grep -v wall $c.new.json); then echo "($c: results identical)"
+        else echo "($c: RESULTS DIFFER)"; fi
+    fi
 done
 rm -rf "$TMP"

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "config/topology_file.h"
+#include "core/alloc.h"
+#include "core/rand.h"
 #include "core/eventq.h"
 #include "network/network.h"
 #include "topology/route.h"
@@ -530,10 +532,78 @@ static void test_fixed_route_repeats(void **st) {
     assert_null(t);
 }
 
+/* The stopped search (route.c, bfs_until: used when the distance arrays of
+ * every destination do not fit the budget) gives every pair the path of the
+ * full distance arrays: every (src, dst) of nodes, NPUs and switches, on a
+ * fat-tree with 3 parallel cables per leaf-spine pair (ECMP among parallel
+ * links; a switch's in-list shorter than a leaf's out-list), a rail fabric
+ * (the last two hops from the destination's side), a torus, and a dragonfly
+ * with a cable down, the last also with the links up or down by a
+ * bandwidth array of its own (cs_router_new_ex), more links down. */
+static void same_routes(const cs_topo *t, uint64_t seed, const double *bw) {
+    cs_router *full = cs_router_new_ex(t, seed, 0, bw), *cut = cs_router_new_ex(t, seed, 0, bw);
+    cs_router_set_dist_budget(cut, 0);
+    uint32_t nroutes = 0;
+    for (uint32_t a = 0; a < t->nnodes; a++)
+        for (uint32_t b = 0; b < t->nnodes; b++) {
+            const uint32_t *p1, *p2;
+            uint32_t n1 = 0, n2 = 0;
+            cs_error e1, e2;
+            int rc1 = cs_router_route(full, a, b, &p1, &n1, &e1), rc2 = cs_router_route(cut, a, b, &p2, &n2, &e2);
+            assert_int_equal(rc1, rc2);
+            if (rc1) continue;
+            assert_int_equal(n1, n2);
+            for (uint32_t h = 0; h < n1; h++) assert_int_equal(p1[h], p2[h]);
+            /* and the walk of route.c's header, from the out-lists: next
+             * links one hop closer, the one hashed from (seed, a, b, node) */
+            uint32_t cur = a, next[64];
+            for (uint32_t h = 0; h < n1; h++) {
+                uint32_t nc = cs_router_next_links(full, cur, b, next, 64);
+                assert_true(nc >= 1 && nc <= 64);
+                uint64_t hkey = ((uint64_t)a << 32 | b) ^ cs_mix64(cur);
+                assert_int_equal(p1[h], next[cs_mix64(seed ^ cs_mix64(hkey)) % nc]);
+                cur = t->links[p1[h]].dst;
+            }
+            assert_int_equal(cur, b);
+            nroutes++;
+        }
+    assert_true(nroutes > t->nnodes);
+    cs_router_free(full);
+    cs_router_free(cut);
+}
+
+static void test_stopped_search_same_routes(void **st) {
+    (void)st;
+    cs_error err;
+    cs_topo *t = fattree(32, 8, 4, 3);
+    same_routes(t, 1, NULL);
+    same_routes(t, 12345, NULL);
+    cs_topo_free(t);
+    cs_rail_params rp = {.servers = 8, .gpus_per_server = 4, .spines = 3, .nvlink_bw = 450, .nic_bw = 50,
+                         .nic_lat = 1000};
+    assert_int_equal(cs_topo_build_rail(&rp, &t, &err), CS_OK);
+    same_routes(t, 7, NULL);
+    cs_topo_free(t);
+    cs_grid_params tor = {.ndims = 3, .dims = {4, 3, 2}, .wrap = 1, .bw = 50};
+    assert_int_equal(cs_topo_build_grid(&tor, &t, &err), CS_OK);
+    same_routes(t, 3, NULL);
+    cs_topo_free(t);
+    cs_dragonfly_params dp = {.groups = 9, .routers_per_group = 4, .npus_per_router = 2, .global_per_router = 2,
+                              .host_bw = 50, .local_bw = 50, .global_bw = 25};
+    assert_int_equal(cs_topo_build_dragonfly(&dp, &t, &err), CS_OK);
+    assert_int_equal(cs_topo_degrade_cable(t, 72, 72 + 4, 0.0, &err), CS_OK);
+    same_routes(t, 5, NULL);
+    double *bw = cs_malloc(t->nlinks * sizeof *bw);
+    for (uint32_t l = 0; l < t->nlinks; l++) bw[l] = l % 7 == 3 ? 0 : t->links[l].bw; /* some NPUs cut off */
+    same_routes(t, 5, bw);
+    cs_free(bw);
+    cs_topo_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_placement), cmocka_unit_test(test_spray), cmocka_unit_test(test_fixed_routes),
-        cmocka_unit_test(test_fixed_route_repeats),
+        cmocka_unit_test(test_fixed_route_repeats), cmocka_unit_test(test_stopped_search_same_routes),
         cmocka_unit_test(test_clos3_path_counts), cmocka_unit_test(test_grid_path_counts),
         cmocka_unit_test(test_dragonfly_paths), cmocka_unit_test(test_file_new_builders),
         cmocka_unit_test(test_fattree_path_counts), cmocka_unit_test(test_rail_paths),

@@ -119,8 +119,12 @@ static const cs_opt FLOW_OPTS[] = {
      .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message"},
 };
 
+/* Paths of up to this many links live in the flow record itself (inl): no
+ * allocation per flow, one cache miss fewer when a link's list moves it. */
+#define FLOW_INLINE_HOPS 4
+
 typedef struct flow {
-    uint32_t *path;  /* npath link ids, then npath positions in the links' lists (owned) */
+    uint32_t *path;  /* npath link ids, then npath positions in the links' lists (owned; inl when npath <= FLOW_INLINE_HOPS) */
     uint32_t npath;
     uint32_t mark;
     uint8_t frozen, live, rerated, changed;
@@ -134,7 +138,14 @@ typedef struct flow {
     uint64_t bytes, key, cookie, ev; /* ev: pending tx-end event id + 1, 0 = none */
     cs_net_done_fn done;
     void *ctx;
+    uint32_t inl[2 * FLOW_INLINE_HOPS];
 } flow;
+
+/* Frees f's path unless it is inline. */
+static void free_path(flow *f) {
+    if (f->path != f->inl) cs_free(f->path);
+    f->path = NULL;
+}
 
 typedef struct arrival {
     cs_net_done_fn done;
@@ -218,7 +229,7 @@ static void flow_destroy(void *state) {
     flow_state *s = state;
     if (!s) return;
     for (size_t i = 0; i < s->nflows_alloc; i++)
-        if (s->flows[i].live) cs_free(s->flows[i].path);
+        if (s->flows[i].live) free_path(&s->flows[i]);
     if (s->links)
         for (uint32_t l = 0; l < s->topo->nlinks; l++) cs_free(s->links[l].flows);
     cs_free(s->links);
@@ -497,8 +508,8 @@ static void detach(flow_state *s, uint32_t fid, cs_time now) {
 /* Put flow fid on the links path[0..n) (its path array is (re)allocated). */
 static void attach(flow_state *s, uint32_t fid, const uint32_t *route, uint32_t n, cs_time now) {
     flow *f = &s->flows[fid];
-    cs_free(f->path);
-    f->path = cs_malloc(2 * (size_t)n * sizeof *f->path);
+    free_path(f);
+    f->path = n <= FLOW_INLINE_HOPS ? f->inl : cs_malloc(2 * (size_t)n * sizeof *f->path);
     memcpy(f->path, route, (size_t)n * sizeof *route);
     f->npath = n;
     f->path_bytes = f->remaining;
@@ -545,8 +556,7 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
     s->free_ids[s->nfree++] = fid;
     /* the flow's path is still readable: rerate its former component */
     rerate_later(s, f->path, f->npath);
-    cs_free(f->path);
-    f->path = NULL;
+    free_path(f);
 }
 
 /* A timed change of the topology (see the file comment). */
@@ -632,7 +642,11 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_ms
         fid = s->free_ids[--s->nfree];
         CS_NEVER(s->flows[fid].live, "flow id %u reused while its flow is live", fid);
     } else {
+        flow *old = s->flows;
         CS_GROW(s->flows, s->cap_flows, s->nflows_alloc + 1);
+        if (s->flows != old) /* the records moved: inline paths point into the old ones */
+            for (size_t i = 0; i < s->nflows_alloc; i++)
+                if (s->flows[i].live && s->flows[i].npath <= FLOW_INLINE_HOPS) s->flows[i].path = s->flows[i].inl;
         fid = (uint32_t)s->nflows_alloc++;
         s->flows[fid].mark = 0;
     }

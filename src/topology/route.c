@@ -3,10 +3,16 @@
  *
  * Distances to a destination come from one BFS over incoming links; the route
  * walks from src, at each node choosing among the outgoing up links that get
- * one hop closer by splitmix64(seed, src, dst, node) mod count.  Routes are
- * stored in one growing arena of link ids, indexed by an open-addressing hash
- * table keyed by (src, dst), which also holds the topology's fixed routes
- * (routing table); spraying walks per message into a scratch buffer, and
+ * one hop closer by splitmix64(seed, src, dst, node) mod count.  The BFS is
+ * the whole graph's, cached per destination, when every destination's array
+ * fits the budget; otherwise it stops as soon as src's distance is known
+ * (bfs_until: the same path, proven there).  Near the destination the walk
+ * finds its candidates from the destination's in-lists when those are
+ * shorter than the node's out-list (cands_from_dst: a switch of thousands of
+ * ports going down).  Routes are stored in one growing arena of link ids,
+ * indexed per source node by an open-addressing table keyed by destination,
+ * which also holds the topology's fixed routes (routing table); spraying
+ * walks per message into a scratch buffer, and
  * QP-aware ECMP (t->qps) hashes a message with its queue pair, key mod qps.
  * Owns: the caches.  Borrows: the topology and, when given, the bandwidth
  * array that says which links are up (a backend's own, for timed changes).
@@ -20,16 +26,21 @@
 
 #define DIST_BUDGET_BYTES ((size_t)256 << 20)
 
-typedef struct rent { uint64_t key; uint32_t off, n; uint32_t fixed; } rent; /* key = src<<32|dst, +1 (0 = empty); fixed: from the routing table */
+typedef struct rent { uint32_t key, off, n, fixed; } rent; /* key = dst + 1 (0 = empty); fixed: from the routing table */
+/* The routes from one source: open addressing by destination.  One table per
+ * source, not one for all pairs, so that the lookups of a source's messages
+ * (an all-to-all sends to every peer in turn) stay in a few cache lines
+ * instead of missing the cache at every message. */
+typedef struct rtab { rent *e; uint32_t cap, count; } rtab;
 typedef struct dent { uint32_t dst; uint32_t *dist; } dent;
 
 struct cs_router {
     const cs_topo *t;
+    size_t budget;    /* bytes of distance arrays kept (DIST_BUDGET_BYTES; cs_router_set_dist_budget) */
     const double *bw; /* per-link bandwidths the router sees (cs_router_new_ex), NULL = the topology's */
     uint64_t seed;
     int spray;        /* 1 = per-message paths, 0 = not, -1 = as t->spray says */
-    rent *tab;
-    size_t tcap, tcount;
+    rtab *tabs; /* per source node */
     uint32_t *arena;
     size_t acap, alen;
     dent *dists; /* open addressing by dst (dist == NULL: empty) */
@@ -38,10 +49,15 @@ struct cs_router {
     uint64_t computed;
     uint32_t *scratch; /* spraying: the last per-message route */
     size_t cap_scratch;
+    uint32_t *near;    /* bfs_until's distances: UINT32_MAX except the nodes it reached (reset after each walk) */
+    uint32_t nnear;    /* how many nodes it reached: r->queue[0..nnear) */
+    uint32_t *nb, nbep; /* bfs_until: nb[v] == nbep marks src's out-neighbours */
+    uint32_t *cand;    /* walk's candidates found through in-lists */
+    size_t cap_cand;
 };
 
 static void load_fixed(cs_router *r);
-static void grow_table(cs_router *r);
+static rent *insert_slot(rtab *tb, uint32_t dst);
 
 /* Whether link id is up for the router. */
 static inline int link_up(const cs_router *r, uint32_t id) {
@@ -54,9 +70,14 @@ cs_router *cs_router_new_ex(const cs_topo *t, uint64_t seed, int spray, const do
     cs_router *r = cs_calloc(1, sizeof *r);
     r->t = t;
     r->bw = bw;
+    r->budget = DIST_BUDGET_BYTES;
     r->seed = seed;
     r->spray = spray;
     r->queue = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->queue);
+    r->tabs = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *r->tabs);
+    r->near = cs_malloc((size_t)(t->nnodes ? t->nnodes : 1) * sizeof *r->near);
+    for (uint32_t v = 0; v < t->nnodes; v++) r->near[v] = UINT32_MAX;
+    r->nb = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *r->nb);
     load_fixed(r);
     return r;
 }
@@ -70,9 +91,10 @@ static void drop_dists(cs_router *r) {
 
 static void drop_all(cs_router *r) {
     drop_dists(r);
-    cs_free(r->tab);
-    r->tab = NULL;
-    r->tcap = r->tcount = 0;
+    for (uint32_t v = 0; v < r->t->nnodes; v++) {
+        cs_free(r->tabs[v].e);
+        r->tabs[v] = (rtab){0};
+    }
     r->alen = 0;
 }
 
@@ -85,12 +107,21 @@ void cs_router_free(cs_router *r) {
     if (!r) return;
     drop_all(r);
     cs_free(r->arena);
+    cs_free(r->tabs);
     cs_free(r->queue);
     cs_free(r->scratch);
+    cs_free(r->near);
+    cs_free(r->nb);
+    cs_free(r->cand);
     cs_free(r);
 }
 
 uint64_t cs_router_computed(const cs_router *r) { return r->computed; }
+
+void cs_router_set_dist_budget(cs_router *r, size_t bytes) {
+    drop_dists(r);
+    r->budget = bytes;
+}
 
 /* bw: per-link bandwidths deciding which links are up (NULL = the topology's). */
 static void bfs(const cs_topo *t, const double *bw, uint32_t dst, uint32_t *dist, uint32_t *queue) {
@@ -117,7 +148,7 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
             if (r->dists[i].dst == dst) return r->dists[i].dist;
         }
     }
-    if (r->dcount * bytes > DIST_BUDGET_BYTES) drop_dists(r);
+    if (r->dcount * bytes > r->budget) drop_dists(r);
     if ((r->dcount + 1) * 2 > r->dcap) { /* grow and rehash */
         size_t ncap = r->dcap ? r->dcap * 2 : 64;
         dent *nd = cs_calloc(ncap, sizeof *nd);
@@ -141,19 +172,135 @@ static const uint32_t *dist_to(cs_router *r, uint32_t dst) {
     return dist;
 }
 
+/* The reverse BFS from dst of bfs(), stopped as soon as src's distance is
+ * known, into r->near (the nodes it reached are r->queue[0..r->nnear);
+ * near_reset puts them back to UINT32_MAX).  Enough for
+ * walk(r, r->near, src, dst, ...), with exactly the path the full distance
+ * array gives:
+ *   BFS discovers the nodes level by level (all of level k before any of
+ *   k + 1, since the queue holds them in nondecreasing distance) and a node's
+ *   distance is final when it is discovered.  Let D be src's distance.  The
+ *   search stops either when it discovers src -- while processing a node of
+ *   level D - 1, after every node of level D - 2 was processed, which had
+ *   discovered all of level D - 1 -- or, earlier, when the first out-neighbour
+ *   of src (over an up link) has been discovered, at level L, and the next
+ *   node to process is of level L: every node of level <= L is then
+ *   discovered, none of src's out-neighbours lies below L (the first one found
+ *   has the smallest level), so D = L + 1, written into near[src].  Either
+ *   way every node at distance <= D - 1 from dst has its true distance in
+ *   near[], and every other node holds its true distance (>= D) or
+ *   UINT32_MAX (not reached, true distance >= D).  walk() at a node cur of
+ *   distance d <= D only asks, of each neighbour v, whether near[v] == d - 1
+ *   (<= D - 1): the same answer as the full array, so the same candidates in
+ *   the same order, the same hash pick, the same path.
+ * Cost: the nodes within distance D - 1 of dst, instead of the whole graph
+ * (rail16k: a rail switch's 2,112 in-links and a few nodes, of 34,888 nodes). */
+static void bfs_until(cs_router *r, uint32_t dst, uint32_t src) {
+    const cs_topo *t = r->t;
+    uint32_t *dist = r->near, *queue = r->queue;
+    uint32_t head = 0, tail = 0;
+    if (++r->nbep == 0) { /* the stamps wrapped: start them again */
+        memset(r->nb, 0, (size_t)t->nnodes * sizeof *r->nb);
+        r->nbep = 1;
+    }
+    for (uint32_t i = t->out_off[src]; i < t->out_off[src + 1]; i++)
+        if (link_up(r, t->out_idx[i])) r->nb[t->links[t->out_idx[i]].dst] = r->nbep;
+    dist[dst] = 0;
+    queue[tail++] = dst;
+    uint32_t lvl = src != dst && r->nb[dst] == r->nbep ? 0 : UINT32_MAX; /* L: level of src's first out-neighbour */
+    while (head < tail && dist[src] == UINT32_MAX) {
+        uint32_t v = queue[head];
+        if (dist[v] >= lvl) break; /* level lvl complete */
+        head++;
+        for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
+            uint32_t id = t->in_idx[i];
+            uint32_t u = t->links[id].src;
+            if (!link_up(r, id) || dist[u] != UINT32_MAX) continue;
+            dist[u] = dist[v] + 1;
+            queue[tail++] = u;
+            if (u == src) break;
+            if (lvl == UINT32_MAX && r->nb[u] == r->nbep) lvl = dist[u];
+        }
+    }
+    if (dist[src] == UINT32_MAX && lvl != UINT32_MAX) {
+        dist[src] = lvl + 1;
+        queue[tail++] = src;
+    }
+    r->nnear = tail;
+}
+
+static void near_reset(cs_router *r) {
+    for (uint32_t i = 0; i < r->nnear; i++) r->near[r->queue[i]] = UINT32_MAX;
+    r->nnear = 0;
+}
+
+/* The candidates of walk() at node cur, d = dist[cur] <= 2, found from dst's
+ * side when that reads fewer links than cur's out-list (a switch with
+ * thousands of ports going down to one of them): the up links cur -> v with
+ * dist[v] == d - 1, in increasing link id -- the order of cur's out-list (the
+ * topology's CSR lists each node's links by id) -- into r->cand.  Returns
+ * their count, or UINT32_MAX when the out-list is the cheaper scan. */
+static uint32_t cands_from_dst(cs_router *r, const uint32_t *dist, uint32_t cur, uint32_t dst, uint32_t d) {
+    const cs_topo *t = r->t;
+    uint32_t outdeg = t->out_off[cur + 1] - t->out_off[cur];
+    uint32_t indeg = t->in_off[dst + 1] - t->in_off[dst];
+    if (d == 1) {
+        if (indeg >= outdeg) return UINT32_MAX;
+        CS_GROW(r->cand, r->cap_cand, (size_t)indeg + 1);
+        uint32_t n = 0;
+        for (uint32_t i = t->in_off[dst]; i < t->in_off[dst + 1]; i++) {
+            uint32_t id = t->in_idx[i];
+            if (t->links[id].src == cur && link_up(r, id)) r->cand[n++] = id;
+        }
+        return n;
+    }
+    if (d != 2 || indeg >= outdeg) return UINT32_MAX;
+    /* the nodes at distance 1 are the sources of dst's up in-links */
+    size_t cost = indeg;
+    for (uint32_t i = t->in_off[dst]; i < t->in_off[dst + 1] && cost < outdeg; i++) {
+        uint32_t v = t->links[t->in_idx[i]].src;
+        cost += t->in_off[v + 1] - t->in_off[v];
+    }
+    if (cost >= outdeg) return UINT32_MAX;
+    uint32_t n = 0;
+    for (uint32_t i = t->in_off[dst]; i < t->in_off[dst + 1]; i++) {
+        uint32_t v = t->links[t->in_idx[i]].src;
+        if (dist[v] != 1) continue;
+        for (uint32_t k = t->in_off[v]; k < t->in_off[v + 1]; k++) {
+            uint32_t id = t->in_idx[k];
+            if (t->links[id].src != cur || !link_up(r, id)) continue;
+            uint32_t j = n; /* insertion by link id; v is met again when parallel links lead from it to dst */
+            while (j > 0 && r->cand[j - 1] > id) j--;
+            if (j > 0 && r->cand[j - 1] == id) continue;
+            CS_GROW(r->cand, r->cap_cand, (size_t)n + 1);
+            memmove(r->cand + j + 1, r->cand + j, (size_t)(n - j) * sizeof *r->cand);
+            r->cand[j] = id;
+            n++;
+        }
+    }
+    return n;
+}
+
 /* The shortest path src -> dst (dist[src] links) into out, ECMP choices by
  * hash of (seed, src, dst, node) and, when salt != 0, the salt. */
 static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst, uint64_t salt, uint32_t *out) {
     const cs_topo *t = r->t;
     uint32_t len = dist[src], cur = src;
     for (uint32_t h = 0; h < len; h++) {
+        uint64_t hkey = ((uint64_t)src << 32 | dst) ^ cs_mix64(cur);
+        if (salt) hkey ^= cs_mix64(salt);
+        uint32_t nc = cands_from_dst(r, dist, cur, dst, dist[cur]);
+        if (nc != UINT32_MAX) { /* the same candidates in the same order as the scan below */
+            uint32_t pick = (uint32_t)(cs_mix64(r->seed ^ cs_mix64(hkey)) % nc);
+            out[h] = r->cand[pick];
+            cur = t->links[r->cand[pick]].dst;
+            continue;
+        }
         uint32_t cand = 0;
         for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
             const cs_link *l = &t->links[t->out_idx[i]];
             if (link_up(r, t->out_idx[i]) && dist[l->dst] + 1 == dist[cur]) cand++;
         }
-        uint64_t hkey = ((uint64_t)src << 32 | dst) ^ cs_mix64(cur);
-        if (salt) hkey ^= cs_mix64(salt);
         uint32_t pick = (uint32_t)(cs_mix64(r->seed ^ cs_mix64(hkey)) % cand);
         for (uint32_t i = t->out_off[cur]; i < t->out_off[cur + 1]; i++) {
             const cs_link *l = &t->links[t->out_idx[i]];
@@ -167,9 +314,11 @@ static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst,
     }
 }
 
-static rent *lookup(cs_router *r, uint64_t key) {
-    for (size_t i = cs_mix64(key) & (r->tcap - 1);; i = (i + 1) & (r->tcap - 1))
-        if (r->tab[i].key == key || r->tab[i].key == 0) return &r->tab[i];
+/* The entry of dst in tb (key 0 when absent); tb->cap must be > 0. */
+static rent *lookup(const rtab *tb, uint32_t dst) {
+    uint32_t key = dst + 1;
+    for (uint32_t i = (uint32_t)cs_mix64(key) & (tb->cap - 1);; i = (i + 1) & (tb->cap - 1))
+        if (tb->e[i].key == key || tb->e[i].key == 0) return &tb->e[i];
 }
 
 int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **links, uint32_t *n,
@@ -177,44 +326,52 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
     const cs_topo *t = r->t;
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
-    uint64_t key = (((uint64_t)src << 32) | dst) + 1;
-    grow_table(r);
-    rent *e = lookup(r, key);
-    if (e->key) {
+    rtab *tb = &r->tabs[src];
+    rent *e = tb->cap ? lookup(tb, dst) : NULL;
+    if (e && e->key) {
         *links = r->arena + e->off;
         *n = e->n;
         return CS_OK;
     }
-    const uint32_t *dist = dist_to(r, dst);
-    if (dist[src] == UINT32_MAX)
+    /* every destination's full array within the budget: each is computed once
+     * and shared by its sources; else one search per route, stopped at src
+     * (the same path either way: bfs_until) */
+    int full = (size_t)t->nnodes * t->nnodes * sizeof(uint32_t) <= r->budget;
+    const uint32_t *dist = full ? dist_to(r, dst) : (bfs_until(r, dst, src), r->near);
+    if (dist[src] == UINT32_MAX) {
+        if (!full) near_reset(r);
         return CS_ERR(err, CS_EINVAL, "no route from node %u to node %u over the links that are up", src, dst);
+    }
     uint32_t len = dist[src];
     CS_GROW(r->arena, r->acap, r->alen + len + 1);
     uint32_t off = (uint32_t)r->alen;
     walk(r, dist, src, dst, 0, r->arena + off);
+    if (!full) near_reset(r);
     r->alen += len;
-    e = lookup(r, key); /* arena growth does not move the table */
-    e->key = key;
+    e = insert_slot(tb, dst);
+    e->key = dst + 1;
     e->off = off;
     e->n = len;
     e->fixed = 0;
-    r->tcount++;
+    tb->count++;
     r->computed++;
     *links = r->arena + off;
     *n = len;
     return CS_OK;
 }
 
-static void grow_table(cs_router *r) {
-    if ((r->tcount + 1) * 2 <= r->tcap) return;
-    size_t ncap = r->tcap ? r->tcap * 2 : 1024;
-    rent *old = r->tab;
-    size_t ocap = r->tcap;
-    r->tab = cs_calloc(ncap, sizeof *r->tab);
-    r->tcap = ncap;
-    for (size_t i = 0; i < ocap; i++)
-        if (old[i].key) *lookup(r, old[i].key) = old[i];
-    cs_free(old);
+/* The slot for dst in tb, the table grown first so that it stays at most half full. */
+static rent *insert_slot(rtab *tb, uint32_t dst) {
+    if ((tb->count + 1) * 2 > tb->cap) {
+        uint32_t ocap = tb->cap, ncap = tb->cap ? tb->cap * 2 : 8;
+        rent *old = tb->e;
+        tb->e = cs_calloc(ncap, sizeof *tb->e);
+        tb->cap = ncap;
+        for (uint32_t i = 0; i < ocap; i++)
+            if (old[i].key) *lookup(tb, old[i].key - 1) = old[i];
+        cs_free(old);
+    }
+    return lookup(tb, dst);
 }
 
 /* Put the topology's fixed routes whose links are all up into the cache. */
@@ -225,14 +382,13 @@ static void load_fixed(cs_router *r) {
         int up = 1;
         for (uint32_t h = 0; h < f->n && up; h++) up = link_up(r, t->fixed_links[f->off + h]);
         if (!up) continue;
-        grow_table(r);
-        uint64_t key = (((uint64_t)f->src << 32) | f->dst) + 1;
-        rent *e = lookup(r, key);
-        if (!e->key) r->tcount++;
+        rtab *tb = &r->tabs[f->src];
+        rent *e = insert_slot(tb, f->dst);
+        if (!e->key) tb->count++;
         CS_GROW(r->arena, r->acap, r->alen + f->n);
         memcpy(r->arena + r->alen, t->fixed_links + f->off, (size_t)f->n * sizeof *r->arena);
-        e = lookup(r, key);
-        e->key = key;
+        e = lookup(tb, f->dst);
+        e->key = f->dst + 1;
         e->off = (uint32_t)r->alen;
         e->n = f->n;
         e->fixed = 1;
@@ -246,8 +402,8 @@ int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, 
     if (!(r->spray < 0 ? t->spray : r->spray)) return cs_router_route(r, src, dst, links, n, err);
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
-    if (r->tcap) { /* a fixed route */
-        rent *e = lookup(r, (((uint64_t)src << 32) | dst) + 1);
+    if (r->tabs[src].cap) { /* a fixed route */
+        rent *e = lookup(&r->tabs[src], dst);
         if (e->key && e->fixed) { /* (ECMP entries cached by cs_router_route do not count) */
             *links = r->arena + e->off;
             *n = e->n;
@@ -283,8 +439,8 @@ uint32_t cs_router_next_links(cs_router *r, uint32_t node, uint32_t dst, uint32_
 }
 
 int cs_router_is_fixed(cs_router *r, uint32_t src, uint32_t dst) {
-    if (!r->tcap) return 0;
-    rent *e = lookup(r, (((uint64_t)src << 32) | dst) + 1);
+    if (src >= r->t->nnodes || !r->tabs[src].cap) return 0;
+    rent *e = lookup(&r->tabs[src], dst);
     return e->key && e->fixed;
 }
 

@@ -6,8 +6,11 @@
  * switch hashes a RoCE QP's 5-tuple) and different pairs spread over the
  * equal-cost paths.
  *
- * Routes are cached per (src, dst) pair; distance-to-destination arrays
- * (one reverse BFS per destination) are cached too, up to a memory budget.
+ * Routes are cached per (src, dst) pair.  A route is found by a reverse BFS
+ * from dst: when the distance arrays of every destination fit a memory budget
+ * (256 MiB), the whole graph's, cached per destination; otherwise one search
+ * per route that stops once src's distance is known (the same path: route.c,
+ * bfs_until).  Spraying and cs_router_next_links use the cached arrays.
  * cs_router_invalidate drops both after links change (failures).
  *
  * With spraying (t->spray, or cs_router_new_ex), cs_router_route_msg picks the path per message (the
@@ -22,6 +25,7 @@
 #ifndef CS_TOPOLOGY_ROUTE_H
 #define CS_TOPOLOGY_ROUTE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -55,6 +59,9 @@ void cs_router_invalidate(cs_router *r);
 uint32_t cs_router_next_links(cs_router *r, uint32_t node, uint32_t dst, uint32_t *out, uint32_t cap);
 /* Whether src -> dst follows a fixed route of the routing table. */
 int cs_router_is_fixed(cs_router *r, uint32_t src, uint32_t dst);
+/* The bytes of distance arrays the router may keep (default 256 MiB; routes
+ * are the same whatever it is; tests set 0 to exercise the stopped search). */
+void cs_router_set_dist_budget(cs_router *r, size_t bytes);
 /* Routes computed (cache misses) so far. */
 uint64_t cs_router_computed(const cs_router *r);
 
