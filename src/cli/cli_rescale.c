@@ -80,6 +80,8 @@ int cs_cli_rescale(int argc, char **argv) {
             u = &o.to_tp;
         } else if (strcmp(name, "--to-pp") == 0) {
             u = &o.to_pp;
+        } else if (strcmp(name, "--bucket-bytes") == 0) {
+            u = &o.bucket_bytes;
         } else {
             fprintf(stderr, "clustersim rescale: unknown option %s (see clustersim rescale --help)\n", a);
             return 2;

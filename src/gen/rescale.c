@@ -27,6 +27,7 @@
 #include "gen/rescale.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -908,7 +909,15 @@ static int tp_exact(ctx *X, tmpl *T, size_t k, const char *path, const char *nam
                       "%s: node %" PRIu64 " (%s): %s %" PRIu64 " is less than the replicated input's %" PRIu64 " bytes "
                       "(sb x h from the layer norm before it): not the generator's GEMM; not re-formed for --to-tp",
                       path, nd->id, nd->name ? nd->name : "", name, v, keep);
-    if (!shard_scale(v - keep, X->src.tp, X->dst.tp, 0, &nv, &lo, &hi))
+    int ok = shard_scale(v - keep, X->src.tp, X->dst.tp, 0, &nv, &lo, &hi);
+    if (!ok && (v - keep) <= UINT64_MAX / X->src.tp && (v - keep) * X->src.tp % X->dst.tp == 0) {
+        /* tp' < tp widens the interval past one integer; the generator's values of these kinds are products of
+         * integer shapes (tp dividing heads, ffn and, with SP, the sequence), exact before rounding: x = v */
+        nv = (v - keep) * X->src.tp / X->dst.tp;
+        ok = 1;
+        X->info->tp_integral++;
+    }
+    if (!ok)
         return CS_ERR(X->err, CS_EUNSUPPORTED,
                       "%s: node %" PRIu64 " (%s): %s %" PRIu64 " holds the rank's 1/tp share %" PRIu64 " at tp %u; at "
                       "tp %u it is %" PRIu64 " or %" PRIu64 " (the trace holds it rounded to an integer, which does "
@@ -969,14 +978,40 @@ static int tp_rules(ctx *X) {
         char path[4096];
         src_path(path, sizeof path, X->o->prefix, T->rank);
         uint64_t slh = 0; /* sl x h: the last forward layer norm's tensor_size / 4 */
+        uint32_t layers = 0, buckets = 0; /* backward layers since the last gradient bucket; the buckets */
+        size_t multi = SIZE_MAX; /* the first bucket of several layers */
+        unsigned long last_l = ULONG_MAX; /* the last backward layer */
         for (size_t k = 0; k < T->n; k++) {
             const ChakraProtoMsg__Node *nd = T->nodes[k];
             const char *nm = nd->name ? nd->name : "";
             int rc = CS_OK, bwd;
+            if (nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE && strncmp(nm, "bwd.L", 5) == 0 &&
+                strcmp(op_of(nm, &bwd), "ln1") == 0) { /* a pass runs its layers downwards: a higher one starts another */
+                unsigned long l = strtoul(nm + 5, NULL, 10);
+                if (l >= last_l) layers = 0;
+                last_l = l;
+                layers++;
+            }
             if (nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) {
                 int64_t ct = -1;
                 int cs = attr_index(nd, "comm_size");
                 cs_et_attr_get_int(nd, "comm_type", &ct, NULL);
+                if (has_fix(T, k, FIX_DP, -1) && !has_fix(T, k, FIX_SHARD, cs) &&
+                    (ct == CS_COLL_ALL_REDUCE || ct == CS_COLL_REDUCE_SCATTER)) { /* a gradient bucket */
+                    uint64_t S = 0, bb = X->o->bucket_bytes ? X->o->bucket_bytes : 80000000;
+                    if (cs >= 0) attr_u64(nd->attr[cs], &S);
+                    buckets++;
+                    if (layers > 1 && multi == SIZE_MAX) multi = k;
+                    /* one layer per bucket: it stays so at tp' while a layer's gradients fill a bucket */
+                    if (layers == 1 && X->dst.tp > X->src.tp && S / X->dst.tp * X->src.tp < bb)
+                        return CS_ERR(X->err, CS_EUNSUPPORTED,
+                                      "%s: node %" PRIu64 " (%s): --to-tp %u: this gradient bucket holds one layer's "
+                                      "gradients, %" PRIu64 " bytes, about %" PRIu64 " at tp %u, below the bucket size "
+                                      "(--bucket-bytes %" PRIu64 "): the generator would put several layers in one "
+                                      "bucket there, so the nodes would differ; not re-formed",
+                                      path, nd->id, nm, X->dst.tp, S, S / X->dst.tp * X->src.tp, X->dst.tp, bb);
+                    layers = 0;
+                }
                 if (has_fix(T, k, FIX_TP, -1)) {
                     if (ct == CS_COLL_ALL_GATHER) rc = tp_exact(X, T, k, path, "comm_size", 0);
                     else if (ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_REDUCE_SCATTER)
@@ -1048,6 +1083,13 @@ static int tp_rules(ctx *X) {
             }
             if (rc) return rc;
         }
+        if (multi != SIZE_MAX && buckets > 1) /* one bucket for the step (reduced after the backward) stays one */
+            return CS_ERR(X->err, CS_EUNSUPPORTED,
+                          "%s: node %" PRIu64 " (%s): --to-tp %u: a gradient bucket of several layers: where the "
+                          "generator closes buckets at another tp depends on the layers' sizes against the bucket "
+                          "size, which the trace does not fix; re-forming TP needs one layer per bucket (or one "
+                          "bucket per step)", path, T->nodes[multi]->id, T->nodes[multi]->name ? T->nodes[multi]->name : "",
+                          X->dst.tp);
     }
     return CS_OK;
 }
@@ -1239,10 +1281,12 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
                     X.src.dp, X.dst.dp, info->shard_colls, info->shard_comps, info->shard_comp_name);
         if (X.tpc)
             fprintf(o->log, "  tp       re-formed from tp %u to tp %u%s: %" PRIu64 " sizes and FLOP counts scaled exactly by "
-                            "tp / tp' (per node kind, docs/rescale.md), %" PRIu64 " durations by tp / tp' rounded to a "
+                            "tp / tp' (per node kind, docs/rescale.md%s), %" PRIu64 " durations by tp / tp' rounded to a "
                             "microsecond; %" PRIu64 " of them GEMMs, whose generated time also depends on the sharded "
                             "dimension's efficiency (not in the trace)\n",
-                    X.src.tp, X.dst.tp, X.sp ? " (sequence parallel)" : "", info->tp_values, info->tp_durations,
+                    X.src.tp, X.dst.tp, X.sp ? " (sequence parallel)" : "", info->tp_values,
+                    info->tp_integral ? "; tp' < tp: taken as integers before rounding, as the generator's are" : "",
+                    info->tp_durations,
                     info->tp_gemms);
     }
     for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {

@@ -56,6 +56,8 @@ typedef struct cs_rescale_opts {
     uint32_t to_dp;          /* target data-parallel degree (>= 2) */
     uint32_t to_tp, to_pp;   /* target tp (0 = the source's; another >= 2 re-forms the generator's transformer
                                 traces, docs/rescale.md), pp (0 = the source's; anything else is refused) */
+    uint32_t bucket_bytes;   /* --to-tp: the source's gradient bucket size in bytes (0 = 80,000,000: the
+                                generator's 40 M parameters of 2-byte gradients) */
     const char *out;         /* target prefix: OUT.<r>.et, OUT.comm_groups.json */
     const volatile sig_atomic_t *stop; /* set by a signal: stop, write nothing (may be NULL) */
     FILE *log;               /* what was checked and written (NULL: silent) */
@@ -74,6 +76,7 @@ typedef struct cs_rescale_info {
     double coll_bytes[2];         /* their comm_size sums */
     uint64_t tp_values;           /* --to-tp: the templates' sizes and FLOP counts scaled by tp / tp' */
     uint64_t tp_durations;        /* their durations scaled by tp / tp' (rounded to a microsecond) */
+    uint64_t tp_integral;         /* of tp_values, taken as integers before rounding (tp' < tp) */
     uint64_t tp_gemms;            /* of those, GEMMs (the generated time is not linear in 1/tp) */
 } cs_rescale_info;
 
