@@ -30,6 +30,13 @@
  * scaled by dp / dp'.  Node ids, dependencies and every other size and
  * duration are unchanged.
  *
+ * With to_tp (a generated transformer trace set, tp >= 2 at both ends), the
+ * ranks of a TP group are checked to be equal too (tp_i 0 is the template of
+ * its stage), and every node is rewritten by the rule of its kind, read
+ * from its name (L<k>.qkv, bwd.L<k>.mlp, embed, ...; docs/rescale.md): sizes
+ * and FLOP counts scaled by tp / tp' exactly (or refused), durations by tp
+ * / tp' rounded to a microsecond; a node no rule covers is refused.
+ *
  * Memory: the tp x pp template graphs of the source and one rank's check at
  * a time; target files are streamed (one node in flight), so 16,384 ranks
  * hold no more than 8.  Files are written under temporary names and renamed
