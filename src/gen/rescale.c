@@ -1261,16 +1261,24 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
     }
     if (rc == CS_OK) rc = check_source(&X, info);
     if (rc == CS_OK) rc = scale_templates(&X, info);
-    if (rc == CS_OK && X.tpc) rc = tp_rules(&X);
+    if (rc == CS_OK && X.tpc) { /* the templates are tp_i 0's: a replica holds tp of each */
+        rc = tp_rules(&X);
+        info->template_nodes *= X.src.tp;
+        for (int i = 0; i < 2; i++) {
+            info->colls[i] *= X.src.tp;
+            info->coll_bytes[i] *= X.src.tp;
+        }
+    }
     if (rc == CS_OK && o->log) {
         fprintf(o->log, "  source   %s.<rank>.et: %u ranks = %s%s%s\n", o->prefix, X.nsrc, X.desc,
                 !inferred ? "" : X.why[0] ? ", inferred from the traces" : ", inferred: the only plan under which the traces "
                 "are replicas", X.why);
         fprintf(o->log, "  checked  every pg_name is its rank's TP or DP group%s%s; peers stay in their replica; "
                         "the %u replicas of each of the %u (tp_i, pp_i) positions are equal node by node (%" PRIu64
-                        " nodes per replica)\n",
+                        " nodes per replica)%s\n",
                 X.g.path ? " of " : "", X.g.path ? X.g.path : " (no comm groups: all ranks)", X.src.dp,
-                X.src.tp * X.src.pp, info->template_nodes);
+                X.src.tp * X.src.pp, info->template_nodes,
+                X.tpc ? "; so are the tp ranks of each stage (--to-tp: rank (0, 0, pp_i) is the stage's template)" : "");
         fprintf(o->log, "  replica  %" PRIu64 " collectives on TP groups (%.6g bytes), %" PRIu64 " on DP groups (%.6g "
                         "bytes): if the gradient reductions are not on the DP side, --placement swaps TP and DP\n",
                 info->colls[0], info->coll_bytes[0], info->colls[1], info->coll_bytes[1]);
