@@ -77,6 +77,8 @@ check_tp sp "$G --sp" 2 2 2 8 4 4 16
 check_tp down "$G --sp" 2 4 2 8 2 2 8
 # ZeRO-1: the optimizer and the all-gather of its shard by tp dp / (tp' dp')
 check_tp zero1 "$G --zero 1" 2 2 2 8 4 4 16
+# FSDP: every layer's parameters all-gathered as 1/dp shards of the rank's 1/tp, reduce-scattered per layer
+check_tp fsdp "$G --fsdp" 2 2 2 8 4 2 8
 # Llama (SwiGLU, RMSNorm), full recomputation
 check_tp llama "--model llama2-7b --micro-batch 1 --recompute full" 2 2 2 8 4 2 8
 

@@ -835,8 +835,14 @@ static int scale_templates(ctx *X, cs_rescale_info *info) {
                 if (f->what != FIX_SHARD && f->what != FIX_SHARD_DUR) continue;
                 uint64_t v = f->nv, lo, hi;
                 int dur = f->what == FIX_SHARD_DUR;
-                /* a 1/dp shard of the rank's 1/tp share: x dp tp / (dp' tp') */
-                if (!shard_scale(v, X->src.dp * X->src.tp, X->dst.dp * X->dst.tp, dur, &f->nv, &lo, &hi)) {
+                /* a 1/dp shard of the rank's 1/tp share: x dp tp / (dp' tp'); with --to-tp its duration is
+                 * rounded as every other duration (tp_dur's bound, floor(dp tp / 2 dp' tp') + 1 us) */
+                if (dur && X->tpc) {
+                    uint64_t A = (uint64_t)X->src.dp * X->src.tp, B = (uint64_t)X->dst.dp * X->dst.tp;
+                    f->nv = v <= UINT64_MAX / (4 * A) ? (2 * v * A + B) / (2 * B) : v / B * A;
+                    if (f->nv < 1) f->nv = 1;
+                    X->info->tp_durations++;
+                } else if (!shard_scale(v, X->src.dp * X->src.tp, X->dst.dp * X->dst.tp, dur, &f->nv, &lo, &hi)) {
                     const ChakraProtoMsg__Node *nd = T->nodes[k];
                     return CS_ERR(X->err, CS_EUNSUPPORTED,
                                   "%s: node %" PRIu64 " (%s): %s %" PRIu64 " is a 1/dp shard's at dp %u%s; at dp %u%s "
