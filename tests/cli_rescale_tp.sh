@@ -117,7 +117,7 @@ expect_fail "undetermined shard" "z4.0.et: node|(optimizer): tensor_size|is a 1/
 # the ranks of a TP group must be equal: rank 1 (tp_i 1) taken from a plan with micro-batch 2
 mkdir -p nt && cp up.s.* nt/ && "$CS_BIN" generate $G --tp 2 --pp 2 --dp 2 --micro-batch 2 --global-batch 16 --out mb2 >/dev/null \
     && cp mb2.1.et nt/up.s.1.et
-expect_fail "TP ranks not equal" "nt/up.s.1.et: rank 1 (tp_i 1, dp_i 0, pp_i 0) is not a|replica of rank 0|durationMicros" \
+expect_fail "TP ranks not equal" "nt/up.s.1.et: rank 1 (tp_i 1, dp_i 0, pp_i 0) is not a tensor-parallel replica of rank 0|durationMicros" \
     "$CS_BIN" rescale --workload-configuration=nt/up.s --comm-group-configuration=nt/up.s.comm_groups.json --tp 2 --pp 2 \
     --to-tp 4 --to-dp 2 --out e7
 # determinism

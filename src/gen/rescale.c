@@ -15,6 +15,10 @@
  * compared with its template node by node, both renamed into the source
  * plan's canonical names at the rank's coordinates; the templates' shard
  * values are computed at the target's dp (shard_scale: exact, or refused).
+ * With --to-tp (generated transformer traces) the templates are the tp_i 0
+ * ranks, every other rank is compared with its stage's, and tp_rules adds
+ * each template node's values at the target's tp by the rule of its kind
+ * (read from its name).
  * (3) Each target rank
  * streams its template through the fixes, renamed at its own coordinates,
  * into OUT.<r>.et.tmp.<pid>; all are renamed when all are written.
@@ -49,7 +53,8 @@ enum { FIX_TP = 0, FIX_DP = 1, FIX_PEER = 2, FIX_SHARD = 3, FIX_SHARD_DUR = 4 };
 typedef struct fix {
     uint32_t attr;    /* index into node->attr (FIX_SHARD_DUR: unused, the node's duration_micros) */
     uint8_t what;     /* FIX_* */
-    uint32_t ti, pi;  /* FIX_PEER: the peer's position in the replica */
+    uint32_t ti, pi;  /* FIX_PEER: the peer's position in the replica (written at the rank's own tp_i: analyse
+                         checks that a peer has it, and --to-tp's templates are tp_i 0's) */
     uint64_t nv;      /* FIX_SHARD*: the value at the target's dp (scale_templates) */
 } fix;
 
@@ -655,10 +660,11 @@ static int read_rank(ctx *X, uint32_t r) {
                     if (!json_equal(a, b)) json_diff(a, b, how, sizeof how);
                     else snprintf(how, sizeof how, "its pg_name names the other kind of group (TP vs DP)");
                     rc = CS_ERR(X->err, CS_EINVAL,
-                                "%s: rank %u (tp_i %u, dp_i %u, pp_i %u) is not a data-parallel replica of rank %u "
+                                "%s: rank %u (tp_i %u, dp_i %u, pp_i %u) is not a %s replica of rank %u "
                                 "(%s) under %s: node %" PRIu64 " (%s; number %zu in file order): %s (groups and peers renamed to "
                                 "the rank's own%s)",
-                                path, r, c[CS_DIM_TP], c[CS_DIM_DP], c[CS_DIM_PP], t->rank, tpath, X->desc,
+                                path, r, c[CS_DIM_TP], c[CS_DIM_DP], c[CS_DIM_PP],
+                                c[CS_DIM_DP] ? "data-parallel" : "tensor-parallel", t->rank, tpath, X->desc,
                                 nd->id + delta, nd->name ? nd->name : "", k + 1, how,
                                 delta ? ", ids shifted to the template's" : "");
                 }
