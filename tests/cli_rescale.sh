@@ -120,10 +120,10 @@ S=(--workload-configuration=tp2pp2.s --comm-group-configuration=tp2pp2.s.comm_gr
 nothing() { # NAME PREFIX: no file of the target (final or temporary) was left
     if ls "$2".* >/dev/null 2>&1; then fail "$1: files left: $(ls "$2".* | head -3)"; else pass "$1: nothing written"; fi
 }
-expect_fail "--to-tp refused" "--to-tp 4|tensor-parallel dimension (tp 2 in the trace) cannot be rescaled exactly" \
-    "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-tp 4 --out e1
+expect_fail "--to-tp 1 refused" "--to-tp 1|needs tp >= 2 in the source and the target" \
+    "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-tp 1 --out e1
 nothing "--to-tp" e1
-expect_fail "--to-pp refused" "--to-pp 4|pipeline dimension (pp 2 in the trace)|which nodes belong to which layer" \
+expect_fail "--to-pp refused" "--to-pp 4|pipeline dimension (pp 2 in the trace)|not implemented" \
     "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-pp 4 --out e2
 "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-tp 2 --to-pp 2 --out same --quiet \
     && cmp -s same.31.et tp2pp2.r.31.et && pass "--to-tp/--to-pp equal to the source accepted" || fail "--to-tp 2 --to-pp 2"

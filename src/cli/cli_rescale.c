@@ -1,6 +1,7 @@
 /*
  * cli_rescale.c -- `clustersim rescale`: a trace set captured on N ranks
- * rewritten for another data-parallel degree (src/gen/rescale.h,
+ * rewritten for another data-parallel degree, or a generated transformer
+ * trace set for another tensor-parallel degree (src/gen/rescale.h,
  * docs/rescale.md).  This file only parses the flags and prints what was
  * checked and written.
  */
@@ -14,7 +15,8 @@
 
 static void rescale_usage(FILE *f) {
     fputs("usage: clustersim rescale --workload-configuration=PREFIX [--comm-group-configuration=FILE]\n"
-          "                          [--tp N --pp N --placement ORDER] --to-dp N --out NEWPREFIX\n\n"
+          "                          [--tp N --pp N --placement ORDER] [--to-tp N [--bucket-bytes N]] --to-dp N\n"
+          "                          --out NEWPREFIX\n\n"
           "Rewrites a Chakra trace set captured on N ranks (PREFIX.<rank>.et) for another data-parallel degree:\n"
           "the ranks of each (tp, pp) position are data-parallel replicas; the target's replicas copy replica\n"
           "0's graphs with their communicator groups and send/recv peers renamed, and the data-parallel\n"
@@ -33,7 +35,13 @@ static void rescale_usage(FILE *f) {
           "                                    the ranks is tried, and the one under which the traces are replicas is\n"
           "                                    taken (said on the first line); several are an error naming them\n"
           "  --to-dp N                         the target's data-parallel degree (>= 2)\n"
-          "  --to-tp N, --to-pp N              accepted when equal to --tp, --pp; other values are refused (not exact)\n"
+          "  --to-tp N                         re-form the tensor-parallel degree (>= 2, from a source tp >= 2) of the\n"
+          "                                    generator's transformer traces: each node kind scaled by its rule, sizes\n"
+          "                                    exactly, durations by tp / tp' to a microsecond (GEMMs: not exact;\n"
+          "                                    docs/rescale.md); traces without recognizable layers are refused\n"
+          "  --bucket-bytes N                  with --to-tp: the source's gradient bucket in bytes (default 80000000,\n"
+          "                                    the generator's 40 M parameters of 2-byte gradients)\n"
+          "  --to-pp N                         accepted when equal to --pp; other values are refused (not implemented)\n"
           "  --out NEWPREFIX                   the target prefix\n"
           "  --quiet, --help\n",
           f);
@@ -80,6 +88,8 @@ int cs_cli_rescale(int argc, char **argv) {
             u = &o.to_tp;
         } else if (strcmp(name, "--to-pp") == 0) {
             u = &o.to_pp;
+        } else if (strcmp(name, "--bucket-bytes") == 0) {
+            u = &o.bucket_bytes;
         } else {
             fprintf(stderr, "clustersim rescale: unknown option %s (see clustersim rescale --help)\n", a);
             return 2;

@@ -15,6 +15,10 @@
  * compared with its template node by node, both renamed into the source
  * plan's canonical names at the rank's coordinates; the templates' shard
  * values are computed at the target's dp (shard_scale: exact, or refused).
+ * With --to-tp (generated transformer traces) the templates are the tp_i 0
+ * ranks, every other rank is compared with its stage's, and tp_rules adds
+ * each template node's values at the target's tp by the rule of its kind
+ * (read from its name).
  * (3) Each target rank
  * streams its template through the fixes, renamed at its own coordinates,
  * into OUT.<r>.et.tmp.<pid>; all are renamed when all are written.
@@ -27,6 +31,7 @@
 #include "gen/rescale.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +53,8 @@ enum { FIX_TP = 0, FIX_DP = 1, FIX_PEER = 2, FIX_SHARD = 3, FIX_SHARD_DUR = 4 };
 typedef struct fix {
     uint32_t attr;    /* index into node->attr (FIX_SHARD_DUR: unused, the node's duration_micros) */
     uint8_t what;     /* FIX_* */
-    uint32_t ti, pi;  /* FIX_PEER: the peer's position in the replica */
+    uint32_t ti, pi;  /* FIX_PEER: the peer's position in the replica (written at the rank's own tp_i: analyse
+                         checks that a peer has it, and --to-tp's templates are tp_i 0's) */
     uint64_t nv;      /* FIX_SHARD*: the value at the target's dp (scale_templates) */
 } fix;
 
@@ -66,7 +72,17 @@ typedef struct tmpl {
     size_t nfixes, capfixes;
     ChakraProtoMsg__GlobalMetadata *md; /* unpacked with protobuf-c's default allocator */
     uint32_t rank;                      /* its source rank */
+    struct tpv *tv;                     /* --to-tp: the values at the target's tp, in node order (tp_rules) */
+    size_t ntv, captv;
 } tmpl;
+
+/* A value of node k at the target's tp (--to-tp): an attribute, or
+ * (attr UINT32_MAX) the node's duration_micros. */
+typedef struct tpv {
+    size_t k;
+    uint32_t attr;
+    uint64_t nv, old;
+} tpv;
 
 typedef struct ctx {
     const cs_rescale_opts *o;
@@ -88,8 +104,16 @@ typedef struct ctx {
     char desc[320]; /* the plan as messages print it */
     char why[320];  /* how an inferred plan was chosen ("" or "; ...") */
     cs_rescale_info *info;
+    int tpc;       /* the tensor-parallel degree changes (--to-tp): one template per stage (tp_i 0) */
+    int sp;        /* the source has sequence parallelism (all-gathers on TP groups) */
     cs_error *err;
 } ctx;
+
+/* The template of the rank at c: (tp_i, pp_i) of replica 0, or (0, pp_i)
+ * when tp changes (every TP rank is then checked against tp_i 0). */
+static size_t tindex(const ctx *X, const uint32_t c[CS_GEN_NDIMS]) {
+    return (size_t)c[CS_DIM_PP] * X->src.tp + (X->tpc ? 0 : c[CS_DIM_TP]);
+}
 
 /* ---- files ----------------------------------------------------------------- */
 
@@ -427,7 +451,7 @@ static void apply(ctx *X, ChakraProtoMsg__Node *nd, const fix *f, uint32_t n, co
         } else if (f[i].what == FIX_PEER) {
             uint32_t k[CS_GEN_NDIMS];
             memcpy(k, c, sizeof k);
-            k[CS_DIM_TP] = f[i].ti;
+            k[CS_DIM_TP] = c[CS_DIM_TP]; /* analyse: a peer has the rank's own tp_i */
             k[CS_DIM_PP] = f[i].pi;
             attr_set_int(a, cs_gen_rank_of(P, k));
         } else {
@@ -469,6 +493,8 @@ static int shard_scale(uint64_t v, uint32_t dp, uint32_t dpn, int dur, uint64_t 
     return 1;
 }
 
+static void tp_set(ChakraProtoMsg__Node *nd, const tpv *v, int on);
+
 /* ---- templates and the replica check ----------------------------------------------- */
 
 static void tmpl_add(ctx *X, tmpl *t, ChakraProtoMsg__Node *nd) {
@@ -492,6 +518,7 @@ static void tmpl_free(tmpl *t) {
     cs_free(t->nodes);
     cs_free(t->nf);
     cs_free(t->fixes);
+    cs_free(t->tv);
     if (t->md) chakra_proto_msg__global_metadata__free_unpacked(t->md, NULL);
 }
 
@@ -562,8 +589,8 @@ static int read_rank(ctx *X, uint32_t r) {
     src_path(path, sizeof path, X->o->prefix, r);
     uint32_t c[CS_GEN_NDIMS];
     coords(&X->src, r, c);
-    tmpl *t = &X->t[c[CS_DIM_PP] * X->src.tp + c[CS_DIM_TP]];
-    int is_t = c[CS_DIM_DP] == 0;
+    tmpl *t = &X->t[tindex(X, c)];
+    int is_t = c[CS_DIM_DP] == 0 && (!X->tpc || c[CS_DIM_TP] == 0);
     cs_et_reader *rd = NULL;
     X->nrs = X->npost = 0;
     int rc = cs_et_reader_open(path, &rd, X->err);
@@ -633,10 +660,11 @@ static int read_rank(ctx *X, uint32_t r) {
                     if (!json_equal(a, b)) json_diff(a, b, how, sizeof how);
                     else snprintf(how, sizeof how, "its pg_name names the other kind of group (TP vs DP)");
                     rc = CS_ERR(X->err, CS_EINVAL,
-                                "%s: rank %u (tp_i %u, dp_i %u, pp_i %u) is not a data-parallel replica of rank %u "
+                                "%s: rank %u (tp_i %u, dp_i %u, pp_i %u) is not a %s replica of rank %u "
                                 "(%s) under %s: node %" PRIu64 " (%s; number %zu in file order): %s (groups and peers renamed to "
                                 "the rank's own%s)",
-                                path, r, c[CS_DIM_TP], c[CS_DIM_DP], c[CS_DIM_PP], t->rank, tpath, X->desc,
+                                path, r, c[CS_DIM_TP], c[CS_DIM_DP], c[CS_DIM_PP],
+                                c[CS_DIM_DP] ? "data-parallel" : "tensor-parallel", t->rank, tpath, X->desc,
                                 nd->id + delta, nd->name ? nd->name : "", k + 1, how,
                                 delta ? ", ids shifted to the template's" : "");
                 }
@@ -674,15 +702,19 @@ static void remove_tmps(const ctx *X, uint32_t upto, int groups) {
 static int write_rank(ctx *X, uint32_t r, uint64_t *nodes) {
     uint32_t c[CS_GEN_NDIMS];
     coords(&X->dst, r, c);
-    tmpl *t = &X->t[c[CS_DIM_PP] * X->src.tp + c[CS_DIM_TP]];
+    tmpl *t = &X->t[tindex(X, c)];
     char path[4096];
     tmp_path(path, sizeof path, X->o->out, r);
     cs_et_writer *w = NULL;
     int rc = cs_et_writer_open(path, 0, t->md, &w, X->err);
+    size_t v = 0;
     for (size_t k = 0; rc == CS_OK && k < t->n; k++) {
         const fix *f = t->fixes + t->nf[k].first;
         apply(X, t->nodes[k], f, t->nf[k].n, &X->dst, c);
+        size_t v0 = v;
+        for (; v < t->ntv && t->tv[v].k == k; v++) tp_set(t->nodes[k], &t->tv[v], 1);
         rc = cs_et_writer_write(w, t->nodes[k], X->err);
+        for (size_t i = v0; i < v; i++) tp_set(t->nodes[k], &t->tv[i], 0);
         unapply(X, t->nodes[k], f, t->nf[k].n);
     }
     int rc2 = cs_et_writer_close(w, rc ? NULL : X->err);
@@ -744,24 +776,26 @@ static int setup_plan(ctx *X, uint32_t tp, uint32_t pp, const char *placement, c
                       "the trace set %s has %u ranks = tp %u x pp %u: dp 1 has no data-parallel collectives to "
                       "rescale (a larger dp adds gradient reductions the trace does not hold)",
                       o->prefix, n, tp, pp);
-    if (o->to_tp && o->to_tp != tp)
+    if (o->to_tp && o->to_tp != tp && (tp < 2 || o->to_tp < 2))
         return CS_ERR(err, CS_EUNSUPPORTED,
-                      "--to-tp %u: the tensor-parallel dimension (tp %u in the trace) cannot be rescaled exactly: "
-                      "a trace holds each rank's compute as whole microseconds and byte counts of the rank's share, "
-                      "not the operator shapes that 1/tp would divide; only the data-parallel degree is rescaled "
-                      "(--to-dp)", o->to_tp, tp);
+                      "--to-tp %u: re-forming the tensor-parallel dimension needs tp >= 2 in the source and the "
+                      "target (tp %u in the trace): at tp 1 the generator emits no tensor-parallel collectives, so "
+                      "nodes would have to be added or removed", o->to_tp, tp);
     if (o->to_pp && o->to_pp != pp)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "--to-pp %u: the pipeline dimension (pp %u in the trace) cannot be rescaled exactly: "
-                      "re-forming stages moves layers between ranks, and a trace does not mark which nodes "
-                      "belong to which layer; only the data-parallel degree is rescaled (--to-dp)",
+                      "re-forming stages moves layers and their pipeline sends, receives and 1F1B schedule between "
+                      "ranks; not implemented (the data-parallel degree and, for the generator's transformer traces, "
+                      "the tensor-parallel degree are: --to-dp, --to-tp)",
                       o->to_pp, pp);
     X->dst = X->src;
     X->dst.dp = o->to_dp;
-    uint64_t m = tpp * o->to_dp;
+    X->tpc = o->to_tp && o->to_tp != tp;
+    if (X->tpc) X->dst.tp = o->to_tp;
+    uint64_t m = (uint64_t)X->dst.tp * pp * o->to_dp;
     if (m > CS_GEN_MAX_RANKS)
         return CS_ERR(err, CS_EINVAL, "--to-dp %u: tp x pp x dp = %u x %u x %u = %" PRIu64 " ranks; expected at most %u",
-                      o->to_dp, tp, pp, o->to_dp, m, CS_GEN_MAX_RANKS);
+                      o->to_dp, X->dst.tp, pp, o->to_dp, m, CS_GEN_MAX_RANKS);
     char pl[128];
     cs_gen_placement_format(&X->src, pl, sizeof pl);
     char *colon = strstr(pl, ":"); /* keep "rank = tp_i + 2 dp_i + 4 pp_i" */
@@ -780,13 +814,13 @@ static int check_source(ctx *X, cs_rescale_info *info) {
     for (uint32_t r = 0; rc == CS_OK && r < X->nsrc; r++) { /* templates first: rank order may put dp_i 0 last */
         uint32_t c[CS_GEN_NDIMS];
         coords(&X->src, r, c);
-        if (c[CS_DIM_DP] == 0) rc = read_rank(X, r);
+        if (c[CS_DIM_DP] == 0 && (!X->tpc || c[CS_DIM_TP] == 0)) rc = read_rank(X, r);
     }
     for (size_t i = 0; rc == CS_OK && i < (size_t)X->src.tp * X->src.pp; i++) info->template_nodes += X->t[i].n;
     for (uint32_t r = 0; rc == CS_OK && r < X->nsrc; r++) {
         uint32_t c[CS_GEN_NDIMS];
         coords(&X->src, r, c);
-        if (c[CS_DIM_DP] != 0) rc = read_rank(X, r);
+        if (c[CS_DIM_DP] != 0 || (X->tpc && c[CS_DIM_TP] != 0)) rc = read_rank(X, r);
         if (rc == CS_OK && X->o->stop && *X->o->stop)
             rc = CS_ERR(X->err, CS_EINTR, "rescale stopped while checking the source");
     }
@@ -807,15 +841,23 @@ static int scale_templates(ctx *X, cs_rescale_info *info) {
                 if (f->what != FIX_SHARD && f->what != FIX_SHARD_DUR) continue;
                 uint64_t v = f->nv, lo, hi;
                 int dur = f->what == FIX_SHARD_DUR;
-                if (!shard_scale(v, X->src.dp, X->dst.dp, dur, &f->nv, &lo, &hi)) {
+                /* a 1/dp shard of the rank's 1/tp share: x dp tp / (dp' tp'); with --to-tp its duration is
+                 * rounded as every other duration (tp_dur's bound, floor(dp tp / 2 dp' tp') + 1 us) */
+                if (dur && X->tpc) {
+                    uint64_t A = (uint64_t)X->src.dp * X->src.tp, B = (uint64_t)X->dst.dp * X->dst.tp;
+                    f->nv = v <= UINT64_MAX / (4 * A) ? (2 * v * A + B) / (2 * B) : v / B * A;
+                    if (f->nv < 1) f->nv = 1;
+                    X->info->tp_durations++;
+                } else if (!shard_scale(v, X->src.dp * X->src.tp, X->dst.dp * X->dst.tp, dur, &f->nv, &lo, &hi)) {
                     const ChakraProtoMsg__Node *nd = T->nodes[k];
                     return CS_ERR(X->err, CS_EUNSUPPORTED,
-                                  "%s: node %" PRIu64 " (%s): %s %" PRIu64 " is a 1/dp shard's at dp %u; at dp %u it "
-                                  "is %" PRIu64 " or %" PRIu64 " (the trace holds it rounded to a whole %s, which "
+                                  "%s: node %" PRIu64 " (%s): %s %" PRIu64 " is a 1/dp shard's at dp %u%s; at dp %u%s "
+                                  "it is %" PRIu64 " or %" PRIu64 " (the trace holds it rounded to a whole %s, which "
                                   "does not say which): not rescaled exactly",
                                   path, nd->id, nd->name ? nd->name : "",
-                                  dur ? "duration_micros" : nd->attr[f->attr]->name, v, X->src.dp, X->dst.dp, lo, hi,
-                                  dur ? "microsecond" : "byte");
+                                  dur ? "duration_micros" : nd->attr[f->attr]->name, v, X->src.dp,
+                                  X->tpc ? " (of the rank's 1/tp share)" : "", X->dst.dp,
+                                  X->tpc ? " and the target's tp" : "", lo, hi, dur ? "microsecond" : "byte");
                 }
                 if (T->nodes[k]->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE) comp = 1;
                 else info->shard_colls++;
@@ -824,6 +866,242 @@ static int scale_templates(ctx *X, cs_rescale_info *info) {
                 snprintf(info->shard_comp_name, sizeof info->shard_comp_name, "%s",
                          T->nodes[k]->name ? T->nodes[k]->name : "");
         }
+    }
+    return CS_OK;
+}
+
+/* ---- tensor-parallel re-forming (--to-tp) ---------------------------------------
+ * The rule of each node kind, from the generator (family_transformer.c; docs/rescale.md, "TP"):
+ * with t, t' the source's and the target's tp,
+ *   TP all-reduces / reduce-scatters    sb h 2 bytes: unchanged
+ *   TP all-gathers (SP)                 sb h 2 / t: x t / t'
+ *   DP collectives (gradient buckets)   the rank's 1/t of the parameters: x t / t' (ZeRO's all-gathers and
+ *                                       the optimizer on a shard: x t dp / (t' dp'), scale_templates)
+ *   pipeline send / recv                sl h 2, sl = sb / t with SP, sb without: x t / t' with SP
+ *   ln1, res1_ln2, res2, embed, final_ln (forward and backward): bytes of sl h: x t / t' with SP, else unchanged
+ *   attn (heads / t)                    num_ops, tensor_size, duration: x t / t'
+ *   qkv, proj, mlp, logits (n or k / t) num_ops x t / t'; tensor_size = R + S, R the replicated input's
+ *                                       (c sb h bytes) kept, S x t / t'; duration x t / t' (the generator's
+ *                                       GEMM efficiency of the sharded dimension is not in the trace)
+ *   optimizer (the stage's 1/t)         tensor_size, duration: x t / t'
+ * Byte and FLOP counts are integers rounded from reals: exact when the scaled rounding interval holds one
+ * integer (shard_scale), else refused.  Durations: round(v t / t'), within floor(t / 2t') + 1 us of the
+ * generator's for the nodes whose time is linear in 1/t. */
+
+static void tp_set(ChakraProtoMsg__Node *nd, const tpv *v, int on) {
+    if (v->attr == UINT32_MAX) nd->duration_micros = on ? v->nv : v->old;
+    else attr_set_u64(nd->attr[v->attr], on ? v->nv : v->old);
+}
+
+static void tp_push(tmpl *T, size_t k, uint32_t attr, uint64_t old, uint64_t nv) {
+    if (T->ntv == T->captv) {
+        T->captv = T->captv ? 2 * T->captv : 64;
+        T->tv = cs_realloc(T->tv, T->captv * sizeof *T->tv);
+    }
+    T->tv[T->ntv++] = (tpv){k, attr, nv, old};
+}
+
+static int attr_index(const ChakraProtoMsg__Node *nd, const char *name) {
+    for (size_t i = 0; i < nd->n_attr; i++)
+        if (nd->attr[i]->name && strcmp(nd->attr[i]->name, name) == 0) return (int)i;
+    return -1;
+}
+
+/* Attribute `name` of node k (absent: nothing) scaled by t / t', minus and plus `keep` (the replicated part). */
+static int tp_exact(ctx *X, tmpl *T, size_t k, const char *path, const char *name, uint64_t keep) {
+    const ChakraProtoMsg__Node *nd = T->nodes[k];
+    int i = attr_index(nd, name);
+    uint64_t v, nv, lo, hi;
+    if (i < 0) return CS_OK;
+    if (!attr_u64(nd->attr[i], &v))
+        return CS_ERR(X->err, CS_EINVAL, "%s: node %" PRIu64 " (%s): attribute %s: expected an integer >= 0", path,
+                      nd->id, nd->name ? nd->name : "", name);
+    if (v < keep)
+        return CS_ERR(X->err, CS_EINVAL,
+                      "%s: node %" PRIu64 " (%s): %s %" PRIu64 " is less than the replicated input's %" PRIu64 " bytes "
+                      "(sb x h from the layer norm before it): not the generator's GEMM; not re-formed for --to-tp",
+                      path, nd->id, nd->name ? nd->name : "", name, v, keep);
+    int ok = shard_scale(v - keep, X->src.tp, X->dst.tp, 0, &nv, &lo, &hi);
+    if (!ok && (v - keep) <= UINT64_MAX / X->src.tp && (v - keep) * X->src.tp % X->dst.tp == 0) {
+        /* tp' < tp widens the interval past one integer; the generator's values of these kinds are products of
+         * integer shapes (tp dividing heads, ffn and, with SP, the sequence), exact before rounding: x = v */
+        nv = (v - keep) * X->src.tp / X->dst.tp;
+        ok = 1;
+        X->info->tp_integral++;
+    }
+    if (!ok)
+        return CS_ERR(X->err, CS_EUNSUPPORTED,
+                      "%s: node %" PRIu64 " (%s): %s %" PRIu64 " holds the rank's 1/tp share %" PRIu64 " at tp %u; at "
+                      "tp %u it is %" PRIu64 " or %" PRIu64 " (the trace holds it rounded to an integer, which does "
+                      "not say which): not re-formed exactly",
+                      path, nd->id, nd->name ? nd->name : "", name, v, v - keep, X->src.tp, X->dst.tp, lo + keep,
+                      hi + keep);
+    if (nv + keep != v) tp_push(T, k, (uint32_t)i, v, nv + keep);
+    X->info->tp_values++;
+    return CS_OK;
+}
+
+/* duration_micros x t / t', rounded half up, at least 1 (the generator's floor). */
+static void tp_dur(ctx *X, tmpl *T, size_t k) {
+    uint64_t v = T->nodes[k]->duration_micros, t = X->src.tp, tn = X->dst.tp;
+    if (!v) return;
+    uint64_t nv = (2 * v * t + tn) / (2 * tn);
+    if (nv < 1) nv = 1;
+    if (nv != v) tp_push(T, k, UINT32_MAX, v, nv);
+    X->info->tp_durations++;
+}
+
+static int has_fix(const tmpl *T, size_t k, int what, int attr) {
+    for (uint32_t i = 0; i < T->nf[k].n; i++) {
+        const fix *f = &T->fixes[T->nf[k].first + i];
+        if (f->what == what && (attr < 0 || f->attr == (uint32_t)attr)) return 1;
+    }
+    return 0;
+}
+
+/* The node's operator: its name without "bwd." / "recompute." and "L<k>."; *bwd set for "bwd.". */
+static const char *op_of(const char *name, int *bwd) {
+    *bwd = strncmp(name, "bwd.", 4) == 0;
+    if (*bwd) name += 4;
+    else if (strncmp(name, "recompute.", 10) == 0) name += 10;
+    if (name[0] == 'L' && name[1] >= '0' && name[1] <= '9') {
+        const char *d = name + 1;
+        while (*d >= '0' && *d <= '9') d++;
+        if (*d == '.') name = d + 1;
+    }
+    return name;
+}
+
+/* Every template's values at the target's tp (tmpl.tv), by the rules above; a node no rule covers is refused. */
+static int tp_rules(ctx *X) {
+    static const char *const stream_ops[] = {"ln1", "res1_ln2", "res2", "embed", "final_ln"};
+    static const char *const gemm_ops[] = {"qkv", "proj", "mlp", "logits"};
+    static const uint64_t gemm_rep[] = {2, 2, 4, 2}; /* replicated sb x h inputs (bytes per element 2) */
+    for (uint32_t pi = 0; pi < X->src.pp; pi++) /* sequence parallelism: any TP all-gather */
+        for (size_t k = 0; k < X->t[(size_t)pi * X->src.tp].n; k++) {
+            const tmpl *T = &X->t[(size_t)pi * X->src.tp];
+            int64_t ct = -1;
+            if (T->nodes[k]->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE && has_fix(T, k, FIX_TP, -1) &&
+                cs_et_attr_get_int(T->nodes[k], "comm_type", &ct, NULL) >= 0 && ct == CS_COLL_ALL_GATHER)
+                X->sp = 1;
+        }
+    for (uint32_t pi = 0; pi < X->src.pp; pi++) {
+        tmpl *T = &X->t[(size_t)pi * X->src.tp];
+        char path[4096];
+        src_path(path, sizeof path, X->o->prefix, T->rank);
+        uint64_t slh = 0; /* sl x h: the last forward layer norm's tensor_size / 4 */
+        uint32_t layers = 0, buckets = 0; /* backward layers since the last gradient bucket; the buckets */
+        size_t multi = SIZE_MAX; /* the first bucket of several layers */
+        unsigned long last_l = ULONG_MAX; /* the last backward layer */
+        for (size_t k = 0; k < T->n; k++) {
+            const ChakraProtoMsg__Node *nd = T->nodes[k];
+            const char *nm = nd->name ? nd->name : "";
+            int rc = CS_OK, bwd;
+            if (nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE && strncmp(nm, "bwd.L", 5) == 0 &&
+                strcmp(op_of(nm, &bwd), "ln1") == 0) { /* a pass runs its layers downwards: a higher one starts another */
+                unsigned long l = strtoul(nm + 5, NULL, 10);
+                if (l >= last_l) layers = 0;
+                last_l = l;
+                layers++;
+            }
+            if (nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) {
+                int64_t ct = -1;
+                int cs = attr_index(nd, "comm_size");
+                cs_et_attr_get_int(nd, "comm_type", &ct, NULL);
+                if (has_fix(T, k, FIX_DP, -1) && !has_fix(T, k, FIX_SHARD, cs) &&
+                    (ct == CS_COLL_ALL_REDUCE || ct == CS_COLL_REDUCE_SCATTER)) { /* a gradient bucket */
+                    uint64_t S = 0, bb = X->o->bucket_bytes ? X->o->bucket_bytes : 80000000;
+                    if (cs >= 0) attr_u64(nd->attr[cs], &S);
+                    buckets++;
+                    if (layers > 1 && multi == SIZE_MAX) multi = k;
+                    /* one layer per bucket: it stays so at tp' while a layer's gradients fill a bucket */
+                    if (layers == 1 && X->dst.tp > X->src.tp && S / X->dst.tp * X->src.tp < bb)
+                        return CS_ERR(X->err, CS_EUNSUPPORTED,
+                                      "%s: node %" PRIu64 " (%s): --to-tp %u: this gradient bucket holds one layer's "
+                                      "gradients, %" PRIu64 " bytes, about %" PRIu64 " at tp %u, below the bucket size "
+                                      "(--bucket-bytes %" PRIu64 "): the generator would put several layers in one "
+                                      "bucket there, so the nodes would differ; not re-formed",
+                                      path, nd->id, nm, X->dst.tp, S, S / X->dst.tp * X->src.tp, X->dst.tp, bb);
+                    layers = 0;
+                }
+                if (has_fix(T, k, FIX_TP, -1)) {
+                    if (ct == CS_COLL_ALL_GATHER) rc = tp_exact(X, T, k, path, "comm_size", 0);
+                    else if (ct != CS_COLL_ALL_REDUCE && ct != CS_COLL_REDUCE_SCATTER)
+                        rc = CS_ERR(X->err, CS_EUNSUPPORTED,
+                                    "%s: node %" PRIu64 " (%s): --to-tp %u: a %s on the tensor-parallel group; expected "
+                                    "Megatron's all-reduces, or reduce-scatters and all-gathers with sequence "
+                                    "parallelism, whose sizes at another tp are known",
+                                    path, nd->id, nm, X->dst.tp,
+                                    ct >= 0 && cs_et_comm_type_name((int)ct) ? cs_et_comm_type_name((int)ct) : "collective");
+                } else if (!has_fix(T, k, FIX_SHARD, cs)) { /* DP buckets: the rank's 1/t of the gradients */
+                    rc = tp_exact(X, T, k, path, "comm_size", 0);
+                }
+            } else if (nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ||
+                       nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE) {
+                if (X->sp) rc = tp_exact(X, T, k, path, "comm_size", 0);
+            } else if (nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE) {
+                const char *op = op_of(nm, &bwd);
+                int kind = -1; /* 0 stream, 1 attn, 2 + i gemm i, 9 optimizer */
+                for (int i = 0; i < 5 && kind < 0; i++)
+                    if (strcmp(op, stream_ops[i]) == 0) kind = 0;
+                for (int i = 0; i < 4 && kind < 0; i++)
+                    if (strcmp(op, gemm_ops[i]) == 0) kind = 2 + i;
+                if (kind < 0 && strcmp(op, "attn") == 0) kind = 1;
+                if (kind < 0 && strcmp(nm, "optimizer") == 0) kind = 9;
+                if (kind < 0)
+                    return CS_ERR(X->err, CS_EUNSUPPORTED,
+                                  "%s: node %" PRIu64 " (%s): --to-tp %u: no tensor-parallel rule for this node: "
+                                  "re-forming TP needs the generator's transformer layers (compute nodes named "
+                                  "[bwd.|recompute.]L<k>.ln1, qkv, attn, proj, res1_ln2, mlp, res2, and embed, "
+                                  "final_ln, logits, optimizer), whose shares of 1/tp are known; a trace without "
+                                  "recognizable layers (e.g. Chakra traces from PyTorch), MoE's router and experts or "
+                                  "the input pipeline is not re-formed (docs/rescale.md)",
+                                  path, nd->id, nm, X->dst.tp);
+                uint64_t ts = 0;
+                int ti = attr_index(nd, "tensor_size");
+                if (ti >= 0) attr_u64(nd->attr[ti], &ts);
+                if (kind == 0) {
+                    if (!bwd && strcmp(op, "res1_ln2") && strcmp(op, "res2")) slh = ts / 4;
+                    if (X->sp) {
+                        rc = tp_exact(X, T, k, path, "tensor_size", 0);
+                        tp_dur(X, T, k);
+                    }
+                } else if (kind == 1) {
+                    rc = tp_exact(X, T, k, path, "num_ops", 0);
+                    if (rc == CS_OK) rc = tp_exact(X, T, k, path, "tensor_size", 0);
+                    tp_dur(X, T, k);
+                } else if (kind == 9) {
+                    if (!has_fix(T, k, FIX_SHARD, -1)) { /* else scaled by t dp / (t' dp') */
+                        rc = tp_exact(X, T, k, path, "tensor_size", 0);
+                        tp_dur(X, T, k);
+                    }
+                } else {
+                    uint64_t sbh = slh * (X->sp ? X->src.tp : 1);
+                    if (!slh)
+                        return CS_ERR(X->err, CS_EINVAL,
+                                      "%s: node %" PRIu64 " (%s): --to-tp %u: no forward layer norm (L<k>.ln1, embed, "
+                                      "final_ln) before this GEMM gives the size of its replicated input (sb x h); "
+                                      "not the generator's layer order, not re-formed", path, nd->id, nm, X->dst.tp);
+                    rc = tp_exact(X, T, k, path, "num_ops", 0);
+                    if (rc == CS_OK) rc = tp_exact(X, T, k, path, "tensor_size", gemm_rep[kind - 2] * (bwd ? 2 : 1) * sbh);
+                    tp_dur(X, T, k);
+                    X->info->tp_gemms++;
+                }
+            } else {
+                return CS_ERR(X->err, CS_EUNSUPPORTED,
+                              "%s: node %" PRIu64 " (%s): --to-tp %u: a %s node has no tensor-parallel rule (an "
+                              "offloaded optimizer state or host memory traffic); not re-formed",
+                              path, nd->id, nm, X->dst.tp, nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__MEM_LOAD_NODE ? "MEM_LOAD" : nd->type == CHAKRA_PROTO_MSG__NODE_TYPE__MEM_STORE_NODE ? "MEM_STORE" : "non-compute");
+            }
+            if (rc) return rc;
+        }
+        if (multi != SIZE_MAX && buckets > 1) /* one bucket for the step (reduced after the backward) stays one */
+            return CS_ERR(X->err, CS_EUNSUPPORTED,
+                          "%s: node %" PRIu64 " (%s): --to-tp %u: a gradient bucket of several layers: where the "
+                          "generator closes buckets at another tp depends on the layers' sizes against the bucket "
+                          "size, which the trace does not fix; re-forming TP needs one layer per bucket (or one "
+                          "bucket per step)", path, T->nodes[multi]->id, T->nodes[multi]->name ? T->nodes[multi]->name : "",
+                          X->dst.tp);
     }
     return CS_OK;
 }
@@ -975,8 +1253,12 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
     int groups_written = 0, inferred = 0;
     uint32_t tp = o->tp, pp = o->pp;
     const char *pl = o->placement;
-    if (rc == CS_OK && !tp && !pp && !pl) { /* nothing said about the captured plan: infer it */
+    if (rc == CS_OK && !tp && !pp && !pl) { /* nothing said about the captured plan: infer it (at the source's tp) */
+        cs_rescale_opts io = *o;
+        io.to_tp = 0;
+        X.o = &io;
         rc = infer_plan(&X, &tp, &pp, &pl);
+        X.o = o;
         inferred = 1;
     }
     if (rc == CS_OK) rc = setup_plan(&X, tp ? tp : 1, pp ? pp : 1, pl ? pl : "tp,dp,pp", info);
@@ -991,15 +1273,24 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
     }
     if (rc == CS_OK) rc = check_source(&X, info);
     if (rc == CS_OK) rc = scale_templates(&X, info);
+    if (rc == CS_OK && X.tpc) { /* the templates are tp_i 0's: a replica holds tp of each */
+        rc = tp_rules(&X);
+        info->template_nodes *= X.src.tp;
+        for (int i = 0; i < 2; i++) {
+            info->colls[i] *= X.src.tp;
+            info->coll_bytes[i] *= X.src.tp;
+        }
+    }
     if (rc == CS_OK && o->log) {
         fprintf(o->log, "  source   %s.<rank>.et: %u ranks = %s%s%s\n", o->prefix, X.nsrc, X.desc,
                 !inferred ? "" : X.why[0] ? ", inferred from the traces" : ", inferred: the only plan under which the traces "
                 "are replicas", X.why);
         fprintf(o->log, "  checked  every pg_name is its rank's TP or DP group%s%s; peers stay in their replica; "
                         "the %u replicas of each of the %u (tp_i, pp_i) positions are equal node by node (%" PRIu64
-                        " nodes per replica)\n",
+                        " nodes per replica)%s\n",
                 X.g.path ? " of " : "", X.g.path ? X.g.path : " (no comm groups: all ranks)", X.src.dp,
-                X.src.tp * X.src.pp, info->template_nodes);
+                X.src.tp * X.src.pp, info->template_nodes,
+                X.tpc ? "; so are the tp ranks of each stage (--to-tp: rank (0, 0, pp_i) is the stage's template)" : "");
         fprintf(o->log, "  replica  %" PRIu64 " collectives on TP groups (%.6g bytes), %" PRIu64 " on DP groups (%.6g "
                         "bytes): if the gradient reductions are not on the DP side, --placement swaps TP and DP\n",
                 info->colls[0], info->coll_bytes[0], info->colls[1], info->coll_bytes[1]);
@@ -1008,6 +1299,15 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
                             "groups; tensor_size and duration_micros of %" PRIu64 " compute nodes that wait for the DP "
                             "reduce-scatters, read as the optimizer step on the shard (the first: \"%s\")\n",
                     X.src.dp, X.dst.dp, info->shard_colls, info->shard_comps, info->shard_comp_name);
+        if (X.tpc)
+            fprintf(o->log, "  tp       re-formed from tp %u to tp %u%s: %" PRIu64 " sizes and FLOP counts scaled exactly by "
+                            "tp / tp' (per node kind, docs/rescale.md%s), %" PRIu64 " durations by tp / tp' rounded to a "
+                            "microsecond; %" PRIu64 " of them GEMMs, whose generated time also depends on the sharded "
+                            "dimension's efficiency (not in the trace)\n",
+                    X.src.tp, X.dst.tp, X.sp ? " (sequence parallel)" : "", info->tp_values,
+                    info->tp_integral ? "; tp' < tp: taken as integers before rounding, as the generator's are" : "",
+                    info->tp_durations,
+                    info->tp_gemms);
     }
     for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
         if (o->stop && *o->stop) {

@@ -30,6 +30,13 @@
  * scaled by dp / dp'.  Node ids, dependencies and every other size and
  * duration are unchanged.
  *
+ * With to_tp (a generated transformer trace set, tp >= 2 at both ends), the
+ * ranks of a TP group are checked to be equal too (tp_i 0 is the template of
+ * its stage), and every node is rewritten by the rule of its kind, read
+ * from its name (L<k>.qkv, bwd.L<k>.mlp, embed, ...; docs/rescale.md): sizes
+ * and FLOP counts scaled by tp / tp' exactly (or refused), durations by tp
+ * / tp' rounded to a microsecond; a node no rule covers is refused.
+ *
  * Memory: the tp x pp template graphs of the source and one rank's check at
  * a time; target files are streamed (one node in flight), so 16,384 ranks
  * hold no more than 8.  Files are written under temporary names and renamed
@@ -54,7 +61,10 @@ typedef struct cs_rescale_opts {
     const char *placement;   /* its placement, innermost first (NULL = tp,dp,pp, the generator's default);
                                 tp, pp and placement all 0/NULL: inferred */
     uint32_t to_dp;          /* target data-parallel degree (>= 2) */
-    uint32_t to_tp, to_pp;   /* target tp, pp (0 = the source's; anything else is refused) */
+    uint32_t to_tp, to_pp;   /* target tp (0 = the source's; another >= 2 re-forms the generator's transformer
+                                traces, docs/rescale.md), pp (0 = the source's; anything else is refused) */
+    uint32_t bucket_bytes;   /* --to-tp: the source's gradient bucket size in bytes (0 = 80,000,000: the
+                                generator's 40 M parameters of 2-byte gradients) */
     const char *out;         /* target prefix: OUT.<r>.et, OUT.comm_groups.json */
     const volatile sig_atomic_t *stop; /* set by a signal: stop, write nothing (may be NULL) */
     FILE *log;               /* what was checked and written (NULL: silent) */
@@ -71,6 +81,10 @@ typedef struct cs_rescale_info {
     uint64_t shard_comps;         /* their compute nodes on a 1/dp shard (the optimizer) rescaled */
     char shard_comp_name[64];     /* the first of them */
     double coll_bytes[2];         /* their comm_size sums */
+    uint64_t tp_values;           /* --to-tp: the templates' sizes and FLOP counts scaled by tp / tp' */
+    uint64_t tp_durations;        /* their durations scaled by tp / tp' (rounded to a microsecond) */
+    uint64_t tp_integral;         /* of tp_values, taken as integers before rounding (tp' < tp) */
+    uint64_t tp_gemms;            /* of those, GEMMs (the generated time is not linear in 1/tp) */
 } cs_rescale_info;
 
 /* Rescale o->prefix to o->out.  CS_EINVAL naming the file, node, flag and
