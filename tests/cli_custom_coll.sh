@@ -178,6 +178,12 @@ sysjson ring 10 1600 ', "all-reduce-implementation-custom": ["cg/none"]' > none.
 expect_fail "a missing per-rank file names the path and the key" \
     "cg/none.0.et|does not exist|all-reduce-implementation-custom|none.json|ar.et: node 1" \
     "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=none.json
+# a graph file that is a device (/dev/zero would fill memory): refused by name, as trace files are
+for p in 0 1 2 3; do ln -sf /dev/zero "cg/zero.$p.et"; done
+sysjson ring 10 1600 ', "all-reduce-implementation-custom": ["cg/zero"]' > zero.json
+expect_fail "a custom graph file that is a device is refused, not read" \
+    "cg/zero.0.et: expected a Chakra trace file (a regular file or a pipe), found a character device" \
+    "$CS_BIN" run --quiet --workload-configuration=ar.et --network-configuration=r4.yml --system-configuration=zero.json
 "$CS_MKTRACE" --ranks cg/meta "1 COMP dur=0; 2 META data=1" "1 COMP dur=0" "1 COMP dur=0" "1 COMP dur=0" ||
     fail "mktrace meta"
 sysjson ring 10 1600 ', "all-reduce-implementation-custom": ["cg/meta"]' > meta.json

@@ -18,6 +18,7 @@
 #include "core/alloc.h"
 #include "system/coll_type.h"
 #include "workload/et.h"
+#include "workload/workload.h"
 
 typedef struct cfile {
     uint64_t hash;
@@ -131,38 +132,6 @@ const char *cs_custom_coll_prefix(const cs_custom_colls *c, int32_t comm_type, u
     return c->cfg->custom_impl[k];
 }
 
-static uint64_t fnv1a(const unsigned char *p, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
-/* The whole file at path -> *bytes (owned by the caller), or an error naming the file. */
-static int slurp(const char *path, unsigned char **bytes, size_t *len, cs_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return CS_ERR(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    unsigned char *b = cs_malloc(cap);
-    for (;;) {
-        if (n == cap) b = cs_realloc(b, cap *= 2);
-        size_t r = fread(b + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        cs_free(b);
-        return CS_ERR(err, CS_EIO, "%s: read error", path);
-    }
-    *bytes = b;
-    *len = n;
-    return CS_OK;
-}
-
 /* Every node may run in a custom graph of an n-member communicator. */
 static int check_graph(const cs_graph *g, uint32_t n, const char *key, const char *cfgpath, const char *noun,
                        cs_error *err) {
@@ -235,10 +204,10 @@ static int graph_at(cs_custom_colls *c, const char *prefix, const char *key, int
     }
     unsigned char *bytes = NULL;
     size_t len = 0;
-    int rc = slurp(path, &bytes, &len, err);
+    int rc = cs_workload_read_trace(path, &bytes, &len, err);
     cs_graph *g = NULL;
     if (rc == CS_OK) {
-        uint64_t h = fnv1a(bytes, len);
+        uint64_t h = cs_workload_hash(bytes, len);
         for (size_t i = 0; i < c->nfiles && !g; i++)
             if (c->files[i].hash == h && c->files[i].len == len && memcmp(c->files[i].bytes, bytes, len) == 0)
                 g = c->files[i].g;

@@ -29,7 +29,7 @@ typedef struct distinct {
     uint32_t graph;
 } distinct;
 
-static uint64_t fnv1a(const unsigned char *p, size_t n) {
+uint64_t cs_workload_hash(const unsigned char *p, size_t n) {
     uint64_t h = 1469598103934665603ULL;
     for (size_t i = 0; i < n; i++) {
         h ^= p[i];
@@ -77,7 +77,7 @@ static int read_fd(int fd, const char *path, unsigned char **out, size_t *len, c
     return CS_OK;
 }
 
-static int read_file(const char *path, unsigned char **out, size_t *len, cs_error *err) {
+int cs_workload_read_trace(const char *path, unsigned char **out, size_t *len, cs_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return CS_ERR(err, CS_EIO, "%s: cannot open workload trace: %s", path, strerror(errno));
     return read_fd(fd, path, out, len, err);
@@ -159,7 +159,7 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
         unsigned char *bytes = NULL;
         size_t len = 0;
         if (out->single_file) {
-            rc = read_file(path, &bytes, &len, err);
+            rc = cs_workload_read_trace(path, &bytes, &len, err);
         } else { /* open, fstat, read, close: the fewest system calls per rank */
             int fd = open_rank(path, plen, prefix, r);
             if (fd < 0 && errno == ENOENT) {
@@ -175,7 +175,7 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
             else rc = read_fd(fd, path, &bytes, &len, err);
         }
         if (rc) break;
-        uint64_t h = fnv1a(bytes, len);
+        uint64_t h = cs_workload_hash(bytes, len);
         size_t k;
         for (k = 0; k < nd; k++)
             if (d[k].hash == h && d[k].len == len && memcmp(d[k].bytes, bytes, len) == 0) break;

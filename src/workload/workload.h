@@ -36,4 +36,11 @@ int cs_workload_from_graphs(cs_graph **graphs, uint32_t ngraphs, const uint32_t 
                             uint32_t nranks, cs_workload *out, cs_error *err);
 void cs_workload_free(cs_workload *w);
 
+/* The bytes of one trace file as the loader reads them (*out owned by the
+ * caller): a regular file or a pipe, anything else refused naming the file
+ * (a device such as /dev/zero would fill memory). */
+int cs_workload_read_trace(const char *path, unsigned char **out, size_t *len, cs_error *err);
+/* FNV-1a 64 of p[0..n): how identical trace files are found before parsing. */
+uint64_t cs_workload_hash(const unsigned char *p, size_t n);
+
 #endif
