@@ -21,7 +21,9 @@ check() { # label output
 }
 out=$(CS_BIN="$CS_BIN" "$S/validate_korthikanti.sh" 22b 175b 2>&1) || fail "validate_korthikanti.sh: $out"
 echo "$out"
-[ "$(echo "$out" | grep -c '%')" -eq 4 ] && pass "4 Korthikanti rows ran" || fail "Korthikanti rows: $out"
+# (rows only: a slow build also prints progress lines, "clustersim: 20.5 % of ...", after 2 s of wall time)
+[ "$(echo "$out" | grep -v '^clustersim:' | grep -c '%')" -eq 4 ] && pass "4 Korthikanti rows ran" \
+    || fail "Korthikanti rows: $out"
 check Korthikanti "$out"
 out=$(CS_BIN="$CS_BIN" "$S/validate_megatron.sh" 1.7b 18.4b 39.1b 76.1b 2>&1) || fail "validate_megatron.sh: $out"
 echo "$out"
