@@ -123,8 +123,8 @@ nothing() { # NAME PREFIX: no file of the target (final or temporary) was left
 expect_fail "--to-tp 1 refused" "--to-tp 1|needs tp >= 2 in the source and the target" \
     "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-tp 1 --out e1
 nothing "--to-tp" e1
-expect_fail "--to-pp refused" "--to-pp 4|pipeline dimension (pp 2 in the trace)|not implemented" \
-    "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-pp 4 --out e2
+expect_fail "--to-pp 1 refused" "--to-pp 1|needs pp >= 2 in the source and the target" \
+    "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-pp 1 --out e2
 "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 8 --to-tp 2 --to-pp 2 --out same --quiet \
     && cmp -s same.31.et tp2pp2.r.31.et && pass "--to-tp/--to-pp equal to the source accepted" || fail "--to-tp 2 --to-pp 2"
 expect_fail "--to-dp 1 refused" "--to-dp 1|at least 2" "$CS_BIN" rescale "${S[@]}" --tp 2 --pp 2 --to-dp 1 --out e3

@@ -86,8 +86,8 @@ check_tp llama "--model llama2-7b --micro-batch 1 --recompute full" 2 2 2 8 4 2 
 S=(--workload-configuration=up.s --comm-group-configuration=up.s.comm_groups.json --tp 2 --pp 2)
 expect_fail "--to-tp 1 refused" "--to-tp 1|needs tp >= 2 in the source and the target" \
     "$CS_BIN" rescale "${S[@]}" --to-tp 1 --to-dp 2 --out e1
-expect_fail "--to-pp still refused" "--to-pp 4|pipeline dimension (pp 2 in the trace)|not implemented" \
-    "$CS_BIN" rescale "${S[@]}" --to-pp 4 --to-dp 2 --out e2
+expect_fail "--to-pp with --to-tp refused" "--to-pp 4 with --to-tp 4|one of the two at a time" \
+    "$CS_BIN" rescale "${S[@]}" --to-pp 4 --to-tp 4 --to-dp 2 --out e2
 # Llama 2 7B's layers at tp 8: 25 M parameters, 51 MB of gradients, below the 80 MB bucket: layers merge
 expect_fail "buckets would merge" "llama.s.0.et: node|(dp.grads): --to-tp 8|one layer's gradients|below the bucket size (--bucket-bytes 80000000)" \
     "$CS_BIN" rescale --workload-configuration=llama.s --comm-group-configuration=llama.s.comm_groups.json --tp 2 --pp 2 \

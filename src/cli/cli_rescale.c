@@ -43,7 +43,8 @@ static void rescale_usage(FILE *f) {
           "                                    docs/rescale.md); traces without recognizable layers are refused\n"
           "  --bucket-bytes N                  with --to-tp: the source's gradient bucket in bytes (default 80000000,\n"
           "                                    the generator's 40 M parameters of 2-byte gradients)\n"
-          "  --to-pp N                         accepted when equal to --pp; other values are refused (not implemented)\n"
+          "  --to-pp N                         re-form the pipeline for N stages (generated transformer traces: 1F1B or\n"
+          "                                    GPipe, default layer split, --zero 0; docs/rescale.md)\n"
           "  --out NEWPREFIX                   the target prefix\n"
           "  --quiet, --help\n",
           f);

@@ -29,6 +29,7 @@
  * of this file, never freed by protobuf-c).
  */
 #include "gen/rescale.h"
+#include "gen/rescale_pp.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -106,6 +107,9 @@ typedef struct ctx {
     cs_rescale_info *info;
     int tpc;       /* the tensor-parallel degree changes (--to-tp): one template per stage (tp_i 0) */
     int sp;        /* the source has sequence parallelism (all-gathers on TP groups) */
+    int ppc;       /* the pipeline degree changes (--to-pp): stages re-emitted by rescale_pp.c */
+    cs_rescale_pp *pp;
+    char **pp_paths; /* the templates' files, for rescale_pp.c's messages */
     cs_error *err;
 } ctx;
 
@@ -700,6 +704,15 @@ static void remove_tmps(const ctx *X, uint32_t upto, int groups) {
 }
 
 static int write_rank(ctx *X, uint32_t r, uint64_t *nodes) {
+    if (X->ppc) { /* --to-pp: the stage re-emitted (rescale_pp.c) */
+        char path[4096];
+        tmp_path(path, sizeof path, X->o->out, r);
+        cs_et_writer *w = NULL;
+        int rc = cs_et_writer_open(path, 0, X->t[0].md, &w, X->err);
+        if (rc == CS_OK) rc = cs_rescale_pp_write(X->pp, r, w, nodes, X->err);
+        int rc2 = cs_et_writer_close(w, rc ? NULL : X->err);
+        return rc ? rc : rc2;
+    }
     uint32_t c[CS_GEN_NDIMS];
     coords(&X->dst, r, c);
     tmpl *t = &X->t[tindex(X, c)];
@@ -731,7 +744,7 @@ static int setup_common(ctx *X) {
     cs_error *err = X->err;
     if (!o->to_dp)
         return CS_ERR(err, CS_EINVAL, "--to-dp: expected the target's data-parallel degree, an integer >= 2");
-    if (o->to_dp < 2)
+    if (o->to_dp < 2 && !o->to_pp) /* --to-pp: checked against the source's dp (setup_plan) */
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "--to-dp %u: expected at least 2 (at dp 1 there is no data-parallel group: a rescaled trace "
                       "would keep its gradient all-reduces on a group of one rank)", o->to_dp);
@@ -771,7 +784,19 @@ static int setup_plan(ctx *X, uint32_t tp, uint32_t pp, const char *placement, c
                       "--tp %u --pp %u: the trace set %s has %u ranks (%s.0.et .. %s.%u.et), not a multiple of "
                       "tp x pp = %" PRIu64, tp, pp, o->prefix, n, o->prefix, o->prefix, n - 1, tpp);
     X->src.dp = n / (uint32_t)tpp;
-    if (X->src.dp < 2)
+    X->ppc = o->to_pp && o->to_pp != pp;
+    if (X->ppc && o->to_tp && o->to_tp != tp)
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "--to-pp %u with --to-tp %u: one of the two at a time (re-form the pipeline, then the tensor "
+                      "parallelism of its output)", o->to_pp, o->to_tp);
+    if (X->ppc && (X->src.dp >= 2) != (o->to_dp >= 2))
+        return CS_ERR(err, CS_EUNSUPPORTED,
+                      "--to-pp %u --to-dp %u: the source has dp %u; re-forming the pipeline keeps dp 1 at dp 1 and "
+                      "dp >= 2 at dp >= 2 (at dp 1 the generator emits no gradient reductions)",
+                      o->to_pp, o->to_dp, X->src.dp);
+    if (X->ppc && o->to_dp < 1)
+        return CS_ERR(err, CS_EINVAL, "--to-dp: expected the target's data-parallel degree, an integer >= 1");
+    if (X->src.dp < 2 && !X->ppc)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "the trace set %s has %u ranks = tp %u x pp %u: dp 1 has no data-parallel collectives to "
                       "rescale (a larger dp adds gradient reductions the trace does not hold)",
@@ -781,21 +806,15 @@ static int setup_plan(ctx *X, uint32_t tp, uint32_t pp, const char *placement, c
                       "--to-tp %u: re-forming the tensor-parallel dimension needs tp >= 2 in the source and the "
                       "target (tp %u in the trace): at tp 1 the generator emits no tensor-parallel collectives, so "
                       "nodes would have to be added or removed", o->to_tp, tp);
-    if (o->to_pp && o->to_pp != pp)
-        return CS_ERR(err, CS_EUNSUPPORTED,
-                      "--to-pp %u: the pipeline dimension (pp %u in the trace) cannot be rescaled exactly: "
-                      "re-forming stages moves layers and their pipeline sends, receives and 1F1B schedule between "
-                      "ranks; not implemented (the data-parallel degree and, for the generator's transformer traces, "
-                      "the tensor-parallel degree are: --to-dp, --to-tp)",
-                      o->to_pp, pp);
     X->dst = X->src;
     X->dst.dp = o->to_dp;
     X->tpc = o->to_tp && o->to_tp != tp;
     if (X->tpc) X->dst.tp = o->to_tp;
-    uint64_t m = (uint64_t)X->dst.tp * pp * o->to_dp;
+    if (X->ppc) X->dst.pp = o->to_pp;
+    uint64_t m = (uint64_t)X->dst.tp * X->dst.pp * o->to_dp;
     if (m > CS_GEN_MAX_RANKS)
         return CS_ERR(err, CS_EINVAL, "--to-dp %u: tp x pp x dp = %u x %u x %u = %" PRIu64 " ranks; expected at most %u",
-                      o->to_dp, X->dst.tp, pp, o->to_dp, m, CS_GEN_MAX_RANKS);
+                      o->to_dp, X->dst.tp, X->dst.pp, o->to_dp, m, CS_GEN_MAX_RANKS);
     char pl[128];
     cs_gen_placement_format(&X->src, pl, sizeof pl);
     char *colon = strstr(pl, ":"); /* keep "rank = tp_i + 2 dp_i + 4 pp_i" */
@@ -1241,6 +1260,26 @@ static int infer_plan(ctx *X, uint32_t *tp_out, uint32_t *pp_out, const char **p
     return CS_OK;
 }
 
+/* --to-pp: the templates handed to rescale_pp.c (which checks and logs). */
+static int pp_prepare(ctx *X) {
+    size_t nt = (size_t)X->src.tp * X->src.pp;
+    ChakraProtoMsg__Node **(*nodes) = cs_calloc(nt, sizeof *nodes);
+    size_t *counts = cs_calloc(nt, sizeof *counts);
+    char **paths = cs_calloc(nt, sizeof *paths);
+    for (size_t i = 0; i < nt; i++) {
+        nodes[i] = X->t[i].nodes;
+        counts[i] = X->t[i].n;
+        paths[i] = cs_malloc(4096);
+        src_path(paths[i], 4096, X->o->prefix, X->t[i].rank);
+    }
+    int rc = cs_rescale_pp_prepare(&X->pp, &X->src, &X->dst, (ChakraProtoMsg__Node *const *const *)nodes, counts,
+                                   (const char *const *)paths, X->o->log, X->err);
+    X->pp_paths = paths; /* kept for rescale_pp.c's messages; freed with the templates */
+    cs_free(nodes);
+    cs_free(counts);
+    return rc;
+}
+
 int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
     ctx X;
     memset(&X, 0, sizeof X);
@@ -1309,6 +1348,7 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
                     info->tp_durations,
                     info->tp_gemms);
     }
+    if (rc == CS_OK && X.ppc) rc = pp_prepare(&X); /* after the source's lines: it logs the re-forming */
     for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
         if (o->stop && *o->stop) {
             rc = CS_ERR(err, CS_EINTR, "rescale stopped after %u of %u ranks", r, info->ranks);
@@ -1340,6 +1380,9 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
         }
     }
     if (rc) remove_tmps(&X, written, groups_written);
+    cs_rescale_pp_free(X.pp);
+    for (size_t i = 0; X.pp_paths && i < (size_t)X.src.tp * X.src.pp; i++) cs_free(X.pp_paths[i]);
+    cs_free(X.pp_paths);
     free_templates(&X);
     cs_free(X.saved);
     cs_free(X.names);
