@@ -117,6 +117,14 @@ expect_fail "a layout refused" "lay.0.et: --to-pp 4: stage 0 holds layers 0..19|
     "$CS_BIN" rescale --workload-configuration=lay --comm-group-configuration=lay.comm_groups.json --tp 2 --pp 2 --to-pp 4 \
     --to-dp 2 --out e8
 nothing "a layout" e8
+# anything else the generator adds (here the input pipeline's ingest.* nodes) fails the self-check: the
+# source's own stages, rebuilt from its nodes at its pp, must equal it node for node
+"$CS_BIN" generate $G --set ingest.bytes-per-sample=1000000 --set ingest.preprocess-samples-per-s=1000 --tp 2 --pp 2 \
+    --dp 2 --global-batch 8 --out ing >/dev/null
+expect_fail "self-check" "ing.0.et: --to-pp 4: node 1 (ingest.read; number 1 in file order) would be node 1 (embed)|not a trace the pipeline re-forming rebuilds exactly" \
+    "$CS_BIN" rescale --workload-configuration=ing --comm-group-configuration=ing.comm_groups.json --tp 2 --pp 2 --to-pp 4 \
+    --to-dp 2 --out e9
+nothing "self-check" e9
 # determinism
 "$CS_BIN" rescale "${S[@]}" --to-pp 4 --to-dp 2 --out again --quiet && d=0 && for r in $(seq 0 15); do
     cmp -s "again.$r.et" "up.r.$r.et" || d=1; done && [ "$d" -eq 0 ] && pass "two re-formings write identical files" \

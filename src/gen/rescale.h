@@ -37,6 +37,12 @@
  * and FLOP counts scaled by tp / tp' exactly (or refused), durations by tp
  * / tp' rounded to a microsecond; a node no rule covers is refused.
  *
+ * With to_pp (a generated dense transformer, 1F1B or GPipe, the default
+ * layer split, --zero 0, pp >= 2 at both ends), every target stage is
+ * re-emitted from the source's nodes by the generator's rules
+ * (rescale_pp.h), after the source's own stages are rebuilt the same way
+ * and found equal to the templates.
+ *
  * Memory: the tp x pp template graphs of the source and one rank's check at
  * a time; target files are streamed (one node in flight), so 16,384 ranks
  * hold no more than 8.  Files are written under temporary names and renamed
@@ -62,7 +68,8 @@ typedef struct cs_rescale_opts {
                                 tp, pp and placement all 0/NULL: inferred */
     uint32_t to_dp;          /* target data-parallel degree (>= 2) */
     uint32_t to_tp, to_pp;   /* target tp (0 = the source's; another >= 2 re-forms the generator's transformer
-                                traces, docs/rescale.md), pp (0 = the source's; anything else is refused) */
+                                traces, docs/rescale.md), pp (0 = the source's; another >= 2 re-forms the pipeline of
+                                the generator's transformer traces, rescale_pp.h) */
     uint32_t bucket_bytes;   /* --to-tp: the source's gradient bucket size in bytes (0 = 80,000,000: the
                                 generator's 40 M parameters of 2-byte gradients) */
     const char *out;         /* target prefix: OUT.<r>.et, OUT.comm_groups.json */
