@@ -16,6 +16,14 @@
 #include "gen/rescale_pp.h"
 
 /* A named node of the source (the first of its name), its group kind. */
+/* Exact rationals n / d for the optimizer's time per byte (no floating point: the same bytes on every
+ * platform).  Products of two of them fit 128 bits: numerators below 2^66, denominators below 2^43. */
+__extension__ typedef unsigned __int128 u128;
+typedef struct frac {
+    u128 n, d;
+} frac;
+static int frac_lt(frac a, frac b) { return a.n * b.d < b.n * a.d; }
+
 typedef struct entry {
     const char *name;
     const ChakraProtoMsg__Node *nd;
@@ -41,7 +49,7 @@ struct cs_rescale_pp {
     uint64_t b_head, b_layer, b_embed, lp, x_first, x_last;
     uint64_t *opt_t, *opt_d; /* per source stage */
     uint32_t *nbk;           /* gradient buckets per source stage (tp_i 0) */
-    long double rate_lo, rate_hi; /* the optimizer's microseconds per byte of tensor_size: [lo, hi) */
+    frac rate_lo, rate_hi; /* the optimizer's microseconds per byte of tensor_size: [lo, hi), exact */
     int gpipe;
     const char *const *paths;
     /* one emission */
@@ -264,10 +272,11 @@ static void opt_values(const cs_rescale_pp *R, uint32_t st, uint32_t n, uint64_t
     }
     uint64_t x = st == 0 ? R->x_first : st == R->P->pp - 1 ? R->x_last : 0;
     *ts = 32 * ((uint64_t)n * R->lp + x);
-    /* the middle of the time per byte the source's optimizers allow (rate_lo, rate_hi), times the bytes */
-    long double mid = (R->rate_lo + R->rate_hi) / 2 * (long double)*ts;
-    *dur = mid < 1 ? 1 : (uint64_t)(mid + 0.5L);
-    if (*dur < 1) *dur = 1;
+    /* the middle of the time per byte the source's optimizers allow (rate_lo, rate_hi), times the bytes,
+     * rounded half up: mid = (lo.n hi.d + hi.n lo.d) / (2 lo.d hi.d) */
+    u128 num = R->rate_lo.n * R->rate_hi.d + R->rate_hi.n * R->rate_lo.d, den = 2 * R->rate_lo.d * R->rate_hi.d;
+    u128 q = (2 * num * (u128)*ts + den) / (2 * den);
+    *dur = q < 1 ? 1 : q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
 /* Rank c's whole step under plan P. */
@@ -530,18 +539,19 @@ int cs_rescale_pp_prepare(cs_rescale_pp **out, const cs_gen_plan *src, const cs_
     }
     /* duration = round(tensor_size / B) (at least 1 us) on every source stage: 1/B in the intersection of
      * [(D - 1/2) / T, (D + 1/2) / T) */
-    R->rate_lo = 0;
-    R->rate_hi = 1e30L;
+    R->rate_lo = (frac){0, 1};
+    int have_hi = 0;
     for (uint32_t st = 0; st < pp; st++) {
-        long double T = (long double)R->opt_t[st], D = (long double)R->opt_d[st];
+        uint64_t T = R->opt_t[st], D = R->opt_d[st];
         if (!R->opt_t[st] || !R->opt_d[st])
             return REFUSE("%s: --to-pp %u: stage %u's optimizer has no tensor_size or duration; not re-formed",
                           paths[st * tp], dst->pp, st);
-        long double lo = D > 1 ? (D - 0.5L) / T : 0, hi = (D + 0.5L) / T;
-        if (lo > R->rate_lo) R->rate_lo = lo;
-        if (hi < R->rate_hi) R->rate_hi = hi;
+        frac lo = D > 1 ? (frac){2 * (u128)D - 1, 2 * (u128)T} : (frac){0, 1}, hi = {2 * (u128)D + 1, 2 * (u128)T};
+        if (frac_lt(R->rate_lo, lo)) R->rate_lo = lo;
+        if (!have_hi || frac_lt(hi, R->rate_hi)) R->rate_hi = hi;
+        have_hi = 1;
     }
-    if (R->rate_lo >= R->rate_hi)
+    if (!frac_lt(R->rate_lo, R->rate_hi))
         return REFUSE("%s: --to-pp %u: the stages' optimizer durations are not one time per byte of their "
                       "tensor_size (the generator's: 32 bytes per parameter over the memory bandwidth, no "
                       "plan.kernel-overhead-us); not re-formed", paths[0], dst->pp);
@@ -584,8 +594,9 @@ int cs_rescale_pp_prepare(cs_rescale_pp **out, const cs_gen_plan *src, const cs_
         fprintf(log, "  pp       re-formed from pp %u to pp %u (%s, %u layers, %u micro-batches): every stage rebuilt "
                      "from the source's nodes (the source's own stages rebuilt first: equal node for node); the "
                      "optimizer's tensor_size from %" PRIu64 " parameters per layer, its duration from the time per byte the "
-                     "source's %u optimizers allow (%.6Lg to %.6Lg us per MB)\n",
-                pp, dst->pp, R->gpipe ? "GPipe" : "1F1B", R->L, R->M, R->lp, pp, R->rate_lo * 1e6L, R->rate_hi * 1e6L);
+                     "source's %u optimizers allow (%.6g to %.6g us per MB)\n",
+                pp, dst->pp, R->gpipe ? "GPipe" : "1F1B", R->L, R->M, R->lp, pp,
+                (double)R->rate_lo.n / (double)R->rate_lo.d * 1e6, (double)R->rate_hi.n / (double)R->rate_hi.d * 1e6);
     return CS_OK;
 }
 
