@@ -1032,7 +1032,7 @@ static void main_help(FILE *f) {
           "  train     generate a training step in memory and simulate it (iteration time, MFU)\n"
           "  generate  model + parallelism plan -> per-rank Chakra traces, comm groups, configs, scenario\n"
           "  inspect   summarize, validate and dump a Chakra execution trace (.et)\n"
-          "  rescale   a trace set captured on N ranks rewritten for another data- (or tensor-) parallel degree\n"
+          "  rescale   a trace set captured on N ranks rewritten for another data-, tensor- or pipeline-parallel degree\n"
           "  partition a layer's neurons across tensor-parallel workers by co-activation, traffic before/after\n"
           "  sweep     run every point of a design (grid, zip, random, seeds) on workers or MPI ranks\n"
           "  serve     a model served on a cluster: prefill and decode steps, KV cache, batching, TTFT, tokens/s\n"
