@@ -52,6 +52,7 @@ struct cs_eventq {
     size_t tn, tcap;
     uint32_t *map;      /* time -> bucket index + 1, linear probing; 0 = empty */
     size_t map_cap, map_n;
+    uint32_t last_bi;   /* the live bucket of the last push (NO_BUCKET: none): runs of pushes at one time skip the map */
     size_t n;           /* pending events, including tombstones */
     uint64_t next_seq;
     cs_time now;
@@ -74,6 +75,7 @@ static inline int ev_before(const cs_event *a, const cs_event *b) {
 cs_eventq *cs_eventq_new(void) {
     cs_eventq *q = cs_calloc(1, sizeof *q);
     q->free_head = NO_BUCKET;
+    q->last_bi = NO_BUCKET;
     return q;
 }
 
@@ -283,7 +285,7 @@ static void map_del(cs_eventq *q, cs_time t) {
 /* ---- the store: push / peek / pop over all buckets ---- */
 
 static void store_push(cs_eventq *q, const cs_event *e) {
-    uint32_t bi = map_get(q, e->time);
+    uint32_t bi = q->last_bi != NO_BUCKET && q->b[q->last_bi].time == e->time ? q->last_bi : map_get(q, e->time);
     if (bi == NO_BUCKET) {
         if (q->free_head != NO_BUCKET) {
             bi = q->free_head;
@@ -307,6 +309,7 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         t_sift_up(q, q->tn - 1);
     }
     bucket_push(&q->b[bi], e, e->time > q->now);
+    q->last_bi = bi;
     q->n++;
 }
 
@@ -329,6 +332,7 @@ static cs_event store_pop(cs_eventq *q) {
         if (q->tn) t_sift_down(q, 0);
         bk->next_free = q->free_head;
         q->free_head = bi;
+        if (q->last_bi == bi) q->last_bi = NO_BUCKET;
     }
     return top;
 }
