@@ -673,6 +673,43 @@ static void test_random_against_model(void **state) {
     cs_eventq_free(q);
 }
 
+/* Many events of one later time pushed out of key order (the bucket is
+ * sorted once when it comes to the top), in ascending runs and scrambled,
+ * some cancelled, more pushed at that time while it is popped: the pops are in
+ * (key, seq) order all the same. */
+static void test_one_time_out_of_order(void **state) {
+    (void)state;
+    enum { N = 3000 };
+    cs_eventq *q = cs_eventq_new();
+    uint64_t ids[N], keys[N];
+    xs_state = 0x9E3779B97F4A7C15ULL;
+    for (size_t i = 0; i < N; i++) {
+        /* a third in ascending runs of 40 keys, then scrambled keys with duplicates */
+        keys[i] = i < N / 3 ? (i % 40) * 7 + i / 40 : xs() % 500;
+        ids[i] = cs_eventq_push(q, 1000, keys[i], noop, NULL, i);
+    }
+    cs_eventq_push(q, 10, 0, noop, NULL, N); /* an earlier time first */
+    for (size_t i = 0; i < N; i += 7) cs_eventq_cancel(q, ids[i]);
+    cs_event e;
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.time, 10);
+    uint64_t pk = 0, ps = 0, got = 0, late = 0;
+    while (cs_eventq_pop(q, &e)) {
+        assert_int_equal(e.time, 1000);
+        assert_true(e.key > pk || (e.key == pk && e.seq > ps) || got == 0);
+        if (e.arg < N) assert_int_not_equal(e.arg % 7, 0);
+        pk = e.key;
+        ps = e.seq;
+        got++;
+        if (late < 50 && e.key < 400) { /* a push at now, after the current key: still in order */
+            cs_eventq_push(q, 1000, e.key + 100 + late % 3, noop, NULL, N + 1 + late);
+            late++;
+        }
+    }
+    assert_int_equal(got, N - (N + 6) / 7 + late);
+    cs_eventq_free(q);
+}
+
 /* ---- contract: the clock never runs backwards ----------------------------- */
 
 static void test_push_in_past_aborts(void **state) {
@@ -718,6 +755,7 @@ int main(void) {
         cmocka_unit_test(test_run_until_is_inclusive_bound),
         cmocka_unit_test(test_run_until_with_tombstone_on_top),
         cmocka_unit_test(test_handlers_push_at_now),
+        cmocka_unit_test(test_one_time_out_of_order),
         cmocka_unit_test(test_handler_cancels),
         cmocka_unit_test(test_random_against_model),
         cmocka_unit_test(test_push_in_past_aborts),

@@ -7,7 +7,10 @@
  * queue is two-level: a binary heap of distinct pending timestamps, a hash
  * from timestamp to its bucket, and per bucket the events in (key, seq)
  * order -- a sorted array while pushes arrive in order (the common case:
- * O(1) push and pop), a binary heap after the first out-of-order push.
+ * O(1) push and pop); after the first out-of-order push, an unsorted array
+ * (O(1) push) sorted once, by a merge sort, when its time comes to the top,
+ * or, if the push came at the bucket's own time (it may be half popped), a
+ * binary heap.
  * Events are stored by value (48 bytes); emptied buckets keep their arrays
  * and are reused.  Tombstones live in a small open-addressing hash set of
  * event ids that is consulted only while it is non-empty, so the common path
@@ -26,13 +29,17 @@
 
 /* Events of one timestamp.  SORTED mode: live events are ev[head..n) in
  * ascending (key, seq) order -- pushes in order append, pops advance head.
- * A push out of order turns the bucket into a binary heap over ev[0..n) until
- * it empties. */
+ * A push out of order into a bucket of a later time than now makes it
+ * UNSORTED (ev[0..n), any order, pushes append) until store_top or store_pop
+ * sorts it (back to SORTED); one at the current time makes it a binary heap
+ * over ev[0..n) until it empties.  (key, seq) is a total order, so every mode
+ * pops the same sequence. */
 typedef struct bucket {
     cs_time time;
     cs_event *ev;
     size_t n, cap, head;
     int heap_mode;
+    int unsorted; /* UNSORTED mode (head = 0) */
     uint32_t next_free;
 } bucket;
 
@@ -45,6 +52,7 @@ struct cs_eventq {
     size_t tn, tcap;
     uint32_t *map;      /* time -> bucket index + 1, linear probing; 0 = empty */
     size_t map_cap, map_n;
+    uint32_t last_bi;   /* the live bucket of the last push (NO_BUCKET: none): runs of pushes at one time skip the map */
     size_t n;           /* pending events, including tombstones */
     uint64_t next_seq;
     cs_time now;
@@ -55,6 +63,8 @@ struct cs_eventq {
     /* tombstones */
     uint64_t *dead; /* 0 = empty slot; ids stored +1 */
     size_t dead_n, dead_cap;
+    cs_event *tmp;  /* the merge sort's buffer (kept for the next sort) */
+    size_t tmp_cap;
 };
 
 static inline int ev_before(const cs_event *a, const cs_event *b) {
@@ -65,6 +75,7 @@ static inline int ev_before(const cs_event *a, const cs_event *b) {
 cs_eventq *cs_eventq_new(void) {
     cs_eventq *q = cs_calloc(1, sizeof *q);
     q->free_head = NO_BUCKET;
+    q->last_bi = NO_BUCKET;
     return q;
 }
 
@@ -75,6 +86,7 @@ void cs_eventq_free(cs_eventq *q) {
     cs_free(q->theap);
     cs_free(q->map);
     cs_free(q->dead);
+    cs_free(q->tmp);
     cs_free(q);
 }
 
@@ -104,8 +116,51 @@ static void ev_sift_down(cs_event *h, size_t n, size_t i) {
     h[i] = e;
 }
 
-static void bucket_push(bucket *bk, const cs_event *e) {
-    if (!bk->heap_mode && bk->n > bk->head && ev_before(e, &bk->ev[bk->n - 1])) {
+/* Sorts a[0..n) by (key, seq); tmp holds n events.  Halves already in order
+ * (pushes come in ascending runs) are not merged. */
+static void ev_msort(cs_event *a, cs_event *tmp, size_t n) {
+    if (n <= 16) { /* insertion sort */
+        for (size_t i = 1; i < n; i++) {
+            cs_event e = a[i];
+            size_t j = i;
+            for (; j > 0 && ev_before(&e, &a[j - 1]); j--) a[j] = a[j - 1];
+            a[j] = e;
+        }
+        return;
+    }
+    size_t m = n / 2;
+    ev_msort(a, tmp, m);
+    ev_msort(a + m, tmp, n - m);
+    if (!ev_before(&a[m], &a[m - 1])) return;
+    size_t i = 0, j = m, k = 0;
+    while (i < m && j < n) tmp[k++] = ev_before(&a[j], &a[i]) ? a[j++] : a[i++];
+    while (i < m) tmp[k++] = a[i++];
+    /* a[j..n) is already in place */
+    memcpy(a, tmp, k * sizeof *a);
+}
+
+/* An UNSORTED bucket becomes SORTED. */
+static void bucket_sort(cs_eventq *q, bucket *bk) {
+    if (bk->n > q->tmp_cap) {
+        cs_free(q->tmp);
+        q->tmp_cap = bk->n;
+        q->tmp = cs_malloc(q->tmp_cap * sizeof *q->tmp);
+    }
+    ev_msort(bk->ev, q->tmp, bk->n);
+    bk->unsorted = 0;
+}
+
+/* later: the bucket's time is after now (nothing of it was popped). */
+static void bucket_push(bucket *bk, const cs_event *e, int later) {
+    if (!bk->heap_mode && !bk->unsorted && bk->n > bk->head && ev_before(e, &bk->ev[bk->n - 1]) && later) {
+        /* out of order, before its time: sort once when it comes to the top */
+        size_t m = bk->n - bk->head;
+        memmove(bk->ev, bk->ev + bk->head, m * sizeof *bk->ev);
+        bk->head = 0;
+        bk->n = m;
+        bk->unsorted = 1;
+    }
+    if (!bk->heap_mode && !bk->unsorted && bk->n > bk->head && ev_before(e, &bk->ev[bk->n - 1])) {
         /* out of order: compact the live range and make it a heap */
         size_t m = bk->n - bk->head;
         memmove(bk->ev, bk->ev + bk->head, m * sizeof *bk->ev);
@@ -230,7 +285,7 @@ static void map_del(cs_eventq *q, cs_time t) {
 /* ---- the store: push / peek / pop over all buckets ---- */
 
 static void store_push(cs_eventq *q, const cs_event *e) {
-    uint32_t bi = map_get(q, e->time);
+    uint32_t bi = q->last_bi != NO_BUCKET && q->b[q->last_bi].time == e->time ? q->last_bi : map_get(q, e->time);
     if (bi == NO_BUCKET) {
         if (q->free_head != NO_BUCKET) {
             bi = q->free_head;
@@ -247,22 +302,28 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         bk->time = e->time;
         bk->n = bk->head = 0;
         bk->heap_mode = 0;
+        bk->unsorted = 0;
         map_put(q, e->time, bi);
         CS_GROW(q->theap, q->tcap, q->tn + 1);
         q->theap[q->tn++] = bi;
         t_sift_up(q, q->tn - 1);
     }
-    bucket_push(&q->b[bi], e);
+    bucket_push(&q->b[bi], e, e->time > q->now);
+    q->last_bi = bi;
     q->n++;
 }
 
-static const cs_event *store_top(const cs_eventq *q) {
-    return q->tn ? bucket_top(&q->b[q->theap[0]]) : NULL;
+static const cs_event *store_top(cs_eventq *q) {
+    if (!q->tn) return NULL;
+    bucket *bk = &q->b[q->theap[0]];
+    if (bk->unsorted) bucket_sort(q, bk);
+    return bucket_top(bk);
 }
 
 static cs_event store_pop(cs_eventq *q) {
     uint32_t bi = q->theap[0];
     bucket *bk = &q->b[bi];
+    if (bk->unsorted) bucket_sort(q, bk);
     cs_event top = bucket_pop(bk);
     q->n--;
     if (bucket_empty(bk)) {
@@ -271,6 +332,7 @@ static cs_event store_pop(cs_eventq *q) {
         if (q->tn) t_sift_down(q, 0);
         bk->next_free = q->free_head;
         q->free_head = bi;
+        if (q->last_bi == bi) q->last_bi = NO_BUCKET;
     }
     return top;
 }

@@ -126,7 +126,6 @@ static const cs_opt FLOW_OPTS[] = {
 typedef struct flow {
     uint32_t *path;  /* npath link ids, then npath positions in the links' lists (owned; inl when npath <= FLOW_INLINE_HOPS) */
     uint32_t npath;
-    uint32_t mark;
     uint8_t frozen, live, rerated, changed;
     uint8_t beyond;   /* at its rate it would end beyond the simulated-time range: not scheduled */
     double remaining; /* bytes not yet sent at `last` */
@@ -165,6 +164,11 @@ typedef struct flow_state {
     flink *links;
     flow *flows;
     size_t nflows_alloc, cap_flows;
+    /* per flow id, the epoch of the last component search that met it: apart
+     * from the records, so that meeting a flow again from its other links
+     * (a million flows, a record each) touches 4 bytes, not a record */
+    uint32_t *fmark;
+    size_t cap_fmark;
     uint32_t *free_ids;
     size_t nfree, cap_free;
     uint32_t epoch;
@@ -234,6 +238,7 @@ static void flow_destroy(void *state) {
         for (uint32_t l = 0; l < s->topo->nlinks; l++) cs_free(s->links[l].flows);
     cs_free(s->links);
     cs_free(s->flows);
+    cs_free(s->fmark);
     cs_free(s->free_ids);
     cs_free(s->comp_links);
     cs_free(s->comp_flows);
@@ -352,9 +357,9 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
         flink *L = &s->links[l];
         for (uint32_t j = 0; j < L->nflows; j++) {
             uint32_t fid = L->flows[j];
+            if (s->fmark[fid] == ep) continue;
+            s->fmark[fid] = ep;
             flow *f = &s->flows[fid];
-            if (f->mark == ep) continue;
-            f->mark = ep;
             CS_GROW(s->comp_flows, s->cap_cf, ncf + 1);
             s->comp_flows[ncf++] = fid;
             for (uint32_t h = 0; h < f->npath; h++) {
@@ -647,13 +652,12 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_ms
         if (s->flows != old) /* the records moved: inline paths point into the old ones */
             for (size_t i = 0; i < s->nflows_alloc; i++)
                 if (s->flows[i].live && s->flows[i].npath <= FLOW_INLINE_HOPS) s->flows[i].path = s->flows[i].inl;
+        CS_GROW(s->fmark, s->cap_fmark, s->nflows_alloc + 1);
         fid = (uint32_t)s->nflows_alloc++;
-        s->flows[fid].mark = 0;
+        s->fmark[fid] = 0;
     }
     flow *f = &s->flows[fid];
-    uint32_t mark = f->mark;
     memset(f, 0, sizeof *f);
-    f->mark = mark;
     f->live = 1;
     f->remaining = (double)bytes;
     f->bytes = bytes;
