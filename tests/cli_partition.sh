@@ -101,6 +101,12 @@ cmp -s il/partition.csv il2/partition.csv && cmp -s il/summary.json il2/summary.
 expect_fail "workers not dividing N" "--workers 3|divisor|8 neurons" \
     "$CS_BIN" partition --activations il.txt --workers 3 --out bad1
 [ -e bad1 ] && fail "refused run wrote bad1" || pass "refused run wrote nothing"
+# a refused run into an earlier run's directory leaves none of that run's results either
+cp -r il2 stale && cp il2/summary.json stale.json
+expect_fail "refused run over earlier results" "--workers 3|divisor" \
+    "$CS_BIN" partition --activations il.txt --workers 3 --out stale --json stale.json
+[ ! -e stale/partition.csv ] && [ ! -e stale/summary.json ] && [ ! -e stale.json ] \
+    && pass "a refused run leaves no earlier results in --out or --json" || fail "stale results: $(ls stale)"
 expect_fail "trace given as a matrix" "--coactivation il.txt|activation trace|--activations" \
     "$CS_BIN" partition --coactivation il.txt --workers 2
 expect_fail "hidden bytes 0" "--hidden-bytes|expected an integer" \

@@ -215,4 +215,10 @@ expect_fail "the wrong NPU count" "npus_count|expected 4" \
 printf '{"clustersim-sweep": 1, "set": {"run.workload": "x"}, "grid": {"serve.batch": [1, 2]}}\n' > sweep_serve.json
 expect_fail "serve.* in a sweep" "sweep_serve.json: serve.batch: serve.|keys are read by clustersim serve only" \
     "$CS_BIN" sweep sweep_serve.json --out sweep_serve_out
+# a failed run over an earlier run's --out and --json leaves none of that run's results
+cp -r one stale && cp one/summary.json stale.json
+expect_fail "a refused serve over earlier results" "does not fit in memory" \
+    "$CS_BIN" serve "${S[@]}" --batch 100000 --prompt-tokens 1000000 --output-tokens 24 --out stale --json stale.json
+[ -z "$(ls -A stale)" ] && [ ! -e stale.json ] && pass "a refused serve leaves no earlier results in --out or --json" \
+    || fail "stale results: $(ls stale)"
 finish

@@ -230,6 +230,17 @@ int cs_cli_partition(int argc, char **argv) {
     cs_npart_result r;
     memset(&r, 0, sizeof r);
     json_t *j = NULL;
+    if (out) { /* a failed run leaves no earlier results behind */
+        static const char *const files[] = {"partition.csv", "summary.json"};
+        for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+            size_t len = strlen(out) + 32;
+            char *p = cs_malloc(len);
+            snprintf(p, len, "%s/%s", out, files[k]);
+            remove(p);
+            cs_free(p);
+        }
+    }
+    if (json_path) remove(json_path);
     int rc = cs_npart_load(path, CS_NPART_MAX_NEURONS, &d, &err);
     if (rc == CS_OK && d.from_trace != (act_path != NULL))
         rc = CS_ERR(&err, CS_EINVAL, "%s %s: the file is %s; pass it with %s", co_path ? "--coactivation" : "--activations",

@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -425,12 +426,25 @@ static int serve_run(serve *S, cs_error *err) {
     return rc;
 }
 
+/* The result files of o (--out DIR's and --json's), this run's or an earlier run's. */
+static void remove_results(const cs_serve_options *o) {
+    static const char *const files[] = {"summary.json", "requests.csv", "decode_steps.csv"};
+    char path[4096];
+    for (size_t i = 0; o->out_dir && i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", o->out_dir, files[i]);
+        remove(path);
+    }
+    if (o->json_path) remove(o->json_path);
+}
+
 int cs_serve(const cs_scenario *base, const cs_serve_options *o, cs_error *err) {
     serve S;
     memset(&S, 0, sizeof S);
     S.base = base;
     S.o = o;
+    remove_results(o); /* a failed run leaves no earlier results behind */
     int rc = serve_run(&S, err);
+    if (rc != CS_OK) remove_results(o); /* nor a part of its own */
     cs_free(S.t_dec);
     cs_free(S.attn_us);
     cs_free(S.simulated);
