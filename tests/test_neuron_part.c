@@ -159,7 +159,7 @@ static void test_partition_random(void **state) {
             for (uint32_t j = 0; j < t.n; j++) {
                 uint32_t c = 0;
                 for (uint32_t x = 0; x < t.ntok; x++) c += (t.set[x] >> i & 1) && (t.set[x] >> j & 1);
-                assert_int_equal(d.co[i * t.n + j], c);
+                assert_int_equal(cs_npart_co(&d, i, j), c);
             }
         cs_npart_result r, r2;
         assert_int_equal(cs_npart_partition(&d, w, &r, &err), CS_OK);
@@ -269,6 +269,47 @@ static void test_labelling_by_hand(void **state) {
     cs_npart_data_free(&d);
 }
 
+/* ---- memory follows the file ------------------------------------------------------------ */
+
+/* A 40-byte trace that declares the largest N: before, its counts were an N x N array
+ * (8192^2 x 4 B = 256 MiB) whatever the file held.  Now what is allocated is the file, the
+ * ids and offsets, and three arrays of N 32-bit words (activity, index offsets, fill):
+ * 3 x 8193 x 4 B < 100 KiB; with the partition's own arrays (N words each for before,
+ * group, after, 2 N words of gain) and a W x W cost matrix for W = 2, under 1 MiB.
+ * Runs first, so the allocator's peak is this test's. */
+static void test_trace_memory(void **state) {
+    (void)state;
+    size_t base = cs_alloc_bytes_in_use();
+    assert_true(cs_alloc_bytes_peak() < base + (1u << 20));
+    const char *path = tu_write_tmp("wide.txt", "activations,8192\n0,8191\n-\n5\n0,5\n");
+    cs_npart_data d;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_npart_load(path, CS_NPART_MAX_NEURONS, &d, &err), CS_OK);
+    assert_int_equal(d.n, 8192);
+    assert_int_equal(d.tokens, 4);
+    /* counts by hand: 0 in tokens 0 and 3, 5 in 2 and 3, 8191 in 0 */
+    assert_int_equal(cs_npart_co(&d, 0, 0), 2);
+    assert_int_equal(cs_npart_co(&d, 5, 5), 2);
+    assert_int_equal(cs_npart_co(&d, 0, 5), 1);
+    assert_int_equal(cs_npart_co(&d, 5, 0), 1);
+    assert_int_equal(cs_npart_co(&d, 0, 8191), 1);
+    assert_int_equal(cs_npart_co(&d, 5, 8191), 0);
+    assert_int_equal(cs_npart_co(&d, 7, 7), 0);
+    cs_npart_result r;
+    assert_int_equal(cs_npart_partition(&d, 2, &r, &err), CS_OK);
+    /* grown: group 0 seeded with 0 (most active, lowest id), then 5 and 8191 (gain 1 each)
+     * join it with the 4093 inactive neurons after them: no pair is split, 0 partials */
+    assert_int_equal(r.t_grown.partials, 0);
+    assert_int_equal(r.t_grown.cut, 0);
+    /* contiguous: 0 and 5 on worker 0, 8191 on worker 1: token 0 is split (cut 1, 1 partial) */
+    assert_int_equal(r.t_before.partials, 1);
+    assert_int_equal(r.t_before.cut, 1);
+    assert_true(cs_alloc_bytes_peak() < base + (1u << 20));
+    cs_npart_result_free(&r);
+    cs_npart_data_free(&d);
+}
+
 /* ---- malformed files --------------------------------------------------------------------- */
 
 static void refused(const char *text, int line, const char *extra) {
@@ -309,7 +350,7 @@ static void test_malformed(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hungarian_brute),   cmocka_unit_test(test_hungarian_hand),
+        cmocka_unit_test(test_trace_memory),      cmocka_unit_test(test_hungarian_brute),   cmocka_unit_test(test_hungarian_hand),
         cmocka_unit_test(test_partition_random),  cmocka_unit_test(test_interleaved_blocks),
         cmocka_unit_test(test_labelling_by_hand), cmocka_unit_test(test_malformed),
     };

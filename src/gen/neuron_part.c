@@ -6,7 +6,9 @@
  * The readers work on the whole file in memory (cs_read_file: a regular file
  * of at most 64 MiB) and check declared sizes against it before allocating:
  * a matrix of N neurons needs at least 2 N^2 bytes (a digit and a separator
- * per entry); a trace's ids are at most half its bytes.
+ * per entry); a trace's ids are at most half its bytes, and a trace keeps no
+ * N x N matrix (its counts are walked from the tokens), so what either
+ * allocates is bounded by the file's size.
  */
 #include "gen/neuron_part.h"
 
@@ -219,11 +221,22 @@ static int load_trace(reader *r, const char *s, const char *e, uint32_t max_neur
         d->off[ntok] = (uint32_t)nids;
     }
     d->tokens = ntok;
-    /* the counts: every pair of a token's ids (O(sum of squares of the active counts)) */
-    d->co = cs_calloc((size_t)(n * n), sizeof *d->co);
-    for (uint64_t t = 0; t < ntok; t++)
-        for (uint32_t a = d->off[t]; a < d->off[t + 1]; a++)
-            for (uint32_t b = d->off[t]; b < d->off[t + 1]; b++) d->co[(size_t)d->ids[a] * n + d->ids[b]]++;
+    /* No N x N matrix for a trace: what the partition needs is read from the
+     * tokens themselves (activity per neuron here; a row of counts by
+     * walking the tokens that hold a neuron, below), so memory follows the
+     * file's content -- ids, offsets and the index -- whatever N says. */
+    d->act = cs_calloc((size_t)n, sizeof *d->act);
+    for (size_t k = 0; k < nids; k++) d->act[d->ids[k]]++;
+    d->tok_off = cs_calloc((size_t)n + 1, sizeof *d->tok_off);
+    for (uint32_t i = 0; i < n; i++) d->tok_off[i + 1] = d->tok_off[i] + d->act[i];
+    d->tok = cs_malloc((nids ? nids : 1) * sizeof *d->tok);
+    uint32_t *fill = cs_calloc((size_t)n, sizeof *fill);
+    for (uint64_t t = 0; t < ntok; t++) /* tokens in increasing order within each neuron's list */
+        for (uint32_t a = d->off[t]; a < d->off[t + 1]; a++) {
+            uint32_t i = d->ids[a];
+            d->tok[d->tok_off[i] + fill[i]++] = (uint32_t)t;
+        }
+    cs_free(fill);
     return CS_OK;
 }
 
@@ -259,9 +272,44 @@ int cs_npart_load(const char *path, uint32_t max_neurons, cs_npart_data *d, cs_e
 
 void cs_npart_data_free(cs_npart_data *d) {
     cs_free(d->co);
+    cs_free(d->act);
+    cs_free(d->tok_off);
+    cs_free(d->tok);
     cs_free(d->off);
     cs_free(d->ids);
     memset(d, 0, sizeof *d);
+}
+
+/* ---- the counts -------------------------------------------------------------------------- */
+
+/* Tokens in which neuron i is active. */
+static uint32_t activity(const cs_npart_data *d, uint32_t i) {
+    return d->co ? d->co[(size_t)i * d->n + i] : d->act[i];
+}
+
+/* gain[j] += co(i, j) for every j. */
+static void add_row(const cs_npart_data *d, uint32_t i, uint64_t *gain) {
+    uint32_t n = d->n;
+    if (d->co) {
+        for (uint32_t j = 0; j < n; j++) gain[j] += d->co[(size_t)i * n + j];
+        return;
+    }
+    for (uint32_t k = d->tok_off[i]; k < d->tok_off[i + 1]; k++) {
+        uint32_t t = d->tok[k];
+        for (uint32_t a = d->off[t]; a < d->off[t + 1]; a++) gain[d->ids[a]]++;
+    }
+}
+
+uint32_t cs_npart_co(const cs_npart_data *d, uint32_t i, uint32_t j) {
+    if (d->co) return d->co[(size_t)i * d->n + j];
+    /* both lists are increasing: count the common tokens */
+    uint32_t a = d->tok_off[i], ae = d->tok_off[i + 1], b = d->tok_off[j], be = d->tok_off[j + 1], c = 0;
+    while (a < ae && b < be) {
+        if (d->tok[a] < d->tok[b]) a++;
+        else if (d->tok[a] > d->tok[b]) b++;
+        else c++, a++, b++;
+    }
+    return c;
 }
 
 /* ---- traffic ----------------------------------------------------------------------------- */
@@ -269,28 +317,36 @@ void cs_npart_data_free(cs_npart_data *d) {
 void cs_npart_traffic_of(const cs_npart_data *d, const uint32_t *worker, uint32_t w, cs_npart_traffic *t) {
     memset(t, 0, sizeof *t);
     uint32_t n = d->n;
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = i + 1; j < n; j++)
-            if (worker[i] != worker[j]) t->cut += d->co[(size_t)i * n + j];
     if (!d->from_trace) {
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                if (worker[i] != worker[j]) t->cut += d->co[(size_t)i * n + j];
         t->partials = t->cut;
         return;
     }
+    /* per token of k active ids, c_x of them on worker x: its pairs on
+     * different workers are C(k, 2) - sum_x C(c_x, 2) (the cut), and the
+     * workers it touches beyond the first send one partial each */
     uint64_t *seen = cs_calloc(w, sizeof *seen); /* token + 1 that last touched worker */
+    uint64_t *cnt = cs_calloc(w, sizeof *cnt);
     for (uint64_t k = 0; k < d->tokens; k++) {
-        uint64_t hit = 0;
+        uint64_t hit = 0, ka = d->off[k + 1] - d->off[k], same = 0;
         for (uint32_t a = d->off[k]; a < d->off[k + 1]; a++) {
             uint32_t x = worker[d->ids[a]];
             if (seen[x] != k + 1) {
                 seen[x] = k + 1;
+                cnt[x] = 0;
                 hit++;
             }
+            same += cnt[x]++; /* pairs with the ids before it on x */
         }
+        t->cut += ka * (ka - 1) / 2 - same; /* 0 for ka = 0 (unsigned) */
         if (hit >= 2) {
             t->partials += hit - 1;
             t->tokens_crossing++;
         }
     }
+    cs_free(cnt);
     cs_free(seen);
 }
 
@@ -309,11 +365,11 @@ static void grow_groups(const cs_npart_data *d, uint32_t w, uint32_t *group) {
             for (uint32_t j = 0; j < n; j++) {
                 if (group[j] != UINT32_MAX) continue;
                 if (best == UINT32_MAX || gain[j] > gain[best] ||
-                    (gain[j] == gain[best] && d->co[(size_t)j * n + j] > d->co[(size_t)best * n + best]))
+                    (gain[j] == gain[best] && activity(d, j) > activity(d, best)))
                     best = j;
             }
             group[best] = g;
-            for (uint32_t j = 0; j < n; j++) gain[j] += d->co[(size_t)best * n + j];
+            add_row(d, best, gain);
         }
     }
     cs_free(gain);

@@ -31,22 +31,29 @@
 
 #include "core/error.h"
 
-#define CS_NPART_MAX_NEURONS 8192u /* an N x N matrix of 32-bit counts: 256 MiB */
+#define CS_NPART_MAX_NEURONS 8192u /* a matrix file's N x N 32-bit counts: 256 MiB (and a 128 MiB+ file) */
 #define CS_NPART_MAX_WORKERS 1024u
 
 typedef struct cs_npart_data {
     uint32_t n;        /* neurons */
     uint64_t tokens;   /* T: tokens observed */
-    uint32_t *co;      /* n x n: co[i * n + j] tokens with i and j active; co[i * n + i] tokens with i active */
+    uint32_t *co;      /* matrix: n x n, co[i * n + j] tokens with i and j active; co[i * n + i] tokens with i
+                          active.  NULL for a trace (no N x N array: the counts come from the tokens) */
     int from_trace;    /* 1: the per-token sets below are known (exact traffic) */
     uint32_t *off;     /* trace: tokens + 1 offsets into ids */
     uint32_t *ids;     /* trace: the active ids of token t are ids[off[t] .. off[t + 1]) */
+    uint32_t *act;     /* trace: n, tokens in which neuron i is active */
+    uint32_t *tok_off; /* trace: n + 1 offsets into tok */
+    uint32_t *tok;     /* trace: the tokens holding neuron i, increasing: tok[tok_off[i] .. tok_off[i + 1]) */
 } cs_npart_data;
 
 /* Read a matrix or a trace (told apart by the header's first field);
  * at most max_neurons neurons (<= CS_NPART_MAX_NEURONS). */
 int cs_npart_load(const char *path, uint32_t max_neurons, cs_npart_data *d, cs_error *err);
 void cs_npart_data_free(cs_npart_data *d);
+
+/* co(i, j): tokens in which neurons i and j are both active (i == j: i active). */
+uint32_t cs_npart_co(const cs_npart_data *d, uint32_t i, uint32_t j);
 
 /* The traffic of an assignment worker[0..n) (values < w). */
 typedef struct cs_npart_traffic {
