@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli_int.h"
 #include "output/report.h"
@@ -22,6 +23,7 @@
 #include "scenario/scenario.h"
 #include "gen/family.h"
 #include "gen/gen.h"
+#include "workload/workload.h"
 
 /* The suggested network for n ranks of device d (a scale-up switch of up to
  * 8 GPUs, nodes joined by one 200 Gb/s NIC per GPU). */
@@ -61,8 +63,11 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_err
     int rc = cs_scenario_plan(sc, &m, &d, &p, err);
     uint32_t n = rc == CS_OK ? cs_gen_ranks(&p) : 0;
     char path[4096], net[4096], sys[4096], grp[4096];
+    int began = 0;
+    if (rc == CS_OK) rc = cs_workload_check_out_prefix("--out", prefix, n, err);
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
         snprintf(path, sizeof path, "%s.%u.et", prefix, r);
+        began = 1;
         rc = cs_gen_write_rank(&m, &p, &d, r, path, err);
     }
     snprintf(grp, sizeof grp, "%s.comm_groups.json", prefix);
@@ -90,6 +95,14 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_err
         snprintf(path, sizeof path, "%s.scenario.json", prefix);
         if (rc == CS_OK) rc = cs_scenario_dump_file(s2, path, err);
         cs_scenario_free(s2);
+    }
+    if (rc && began) { /* the set under the prefix is broken: none of it stays */
+        cs_workload_remove_ranks(prefix);
+        unlink(grp);
+        unlink(net);
+        unlink(sys);
+        snprintf(path, sizeof path, "%s.scenario.json", prefix);
+        unlink(path);
     }
     if (rc) return rc;
     if (!quiet) {

@@ -3,8 +3,10 @@
  * trace set (src/workload/synth.h; docs/synth.md).  Reads the set once,
  * fits the statistics over its distinct graphs, writes each distinct
  * graph's look-alike once into memory and then to every rank that shares
- * it (PREFIX.<r>.et, each written atomically; a failure removes what this
- * run wrote), and NEWPREFIX.synth.json with what was kept and what not.
+ * it (PREFIX.<r>.et, each written atomically; an earlier, larger set under
+ * the prefix is refused before anything is written, and a failure while
+ * writing removes every PREFIX.<r>.et, so the prefix holds this run's set
+ * or none), and NEWPREFIX.synth.json with what was kept and what not.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -237,6 +239,11 @@ int cs_cli_synth(int argc, char **argv) {
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
         return 1;
     }
+    if (!single && cs_workload_check_out_prefix("--out", out, w.nranks, &err)) {
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        cs_workload_free(&w);
+        return 1;
+    }
     /* fit over the distinct graphs; counts weighted by the ranks that share each */
     cs_synth_fit fit;
     memset(&fit, 0, sizeof fit);
@@ -303,12 +310,10 @@ int cs_cli_synth(int argc, char **argv) {
         rc = cs_write_json_atomic(path, j, &err);
         json_decref(j);
     }
-    if (rc != CS_OK) { /* leave nothing of this run */
-        for (uint32_t r = 0; r < written; r++) {
-            if (single) snprintf(path, sizeof path, "%s", out);
-            else snprintf(path, sizeof path, "%s.%u.et", out, r);
-            remove(path);
-        }
+    if (rc != CS_OK && single && written) { /* leave nothing of this run */
+        remove(out);
+    } else if (rc != CS_OK && written) { /* the set under --out is broken: none of it stays */
+        cs_workload_remove_ranks(out);
     }
     if (rc == CS_OK && !quiet) {
         printf("clustersim synth: %u rank%s (%u distinct graph%s) -> %s%s\n", w.nranks, w.nranks == 1 ? "" : "s",

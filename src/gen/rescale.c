@@ -45,6 +45,7 @@
 #include "gen/gen_int.h"
 #include "system/coll_type.h"
 #include "workload/et.h"
+#include "workload/workload.h"
 
 /* What a fixed attribute becomes: the rank's TP or DP group name, a peer
  * rank, or a value of a 1/dp shard (an all-gather's comm_size, the
@@ -1301,15 +1302,8 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
         inferred = 1;
     }
     if (rc == CS_OK) rc = setup_plan(&X, tp ? tp : 1, pp ? pp : 1, pl ? pl : "tp,dp,pp", info);
-    if (rc == CS_OK) { /* a stale larger trace set would be read by run as more ranks */
-        char sp[4096], gz[4096];
-        snprintf(sp, sizeof sp, "%s.%u.et", o->out, info->ranks);
-        snprintf(gz, sizeof gz, "%s.%u.et.gz", o->out, info->ranks);
-        if (exists(sp) || exists(gz))
-            rc = CS_ERR(err, CS_EINVAL,
-                        "--out %s: %s exists: clustersim run would read it as rank %u of the %u written; remove the "
-                        "old trace set first", o->out, exists(sp) ? sp : gz, info->ranks, info->ranks);
-    }
+    /* a stale larger trace set would be read by run as more ranks */
+    if (rc == CS_OK) rc = cs_workload_check_out_prefix("--out", o->out, info->ranks, err);
     if (rc == CS_OK) rc = check_source(&X, info);
     if (rc == CS_OK) rc = scale_templates(&X, info);
     if (rc == CS_OK && X.tpc) { /* the templates are tp_i 0's: a replica holds tp of each */

@@ -237,3 +237,30 @@ void cs_workload_free(cs_workload *w) {
     cs_free(w->prefix);
     memset(w, 0, sizeof *w);
 }
+
+int cs_workload_check_out_prefix(const char *flag, const char *prefix, uint32_t n, cs_error *err) {
+    char sp[4200];
+    struct stat st;
+    for (int gz = 0; gz < 2; gz++) {
+        snprintf(sp, sizeof sp, "%s.%u.et%s", prefix, n, gz ? ".gz" : "");
+        if (stat(sp, &st) == 0)
+            return CS_ERR(err, CS_EINVAL,
+                          "%s %s: %s exists: clustersim run would read it as rank %u of the %u written; remove the "
+                          "old trace set first", flag, prefix, sp, n, n);
+    }
+    return CS_OK;
+}
+
+uint32_t cs_workload_remove_ranks(const char *prefix) {
+    char path[4200];
+    uint32_t k = 0;
+    for (uint32_t r = 0; r < UINT32_MAX; r++, k++) {
+        int gone = 0;
+        snprintf(path, sizeof path, "%s.%u.et", prefix, r);
+        gone += unlink(path) == 0;
+        snprintf(path, sizeof path, "%s.%u.et.gz", prefix, r);
+        gone += unlink(path) == 0;
+        if (!gone) break;
+    }
+    return k;
+}

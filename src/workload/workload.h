@@ -40,6 +40,16 @@ void cs_workload_free(cs_workload *w);
  * caller): a regular file or a pipe, anything else refused naming the file
  * (a device such as /dev/zero would fill memory). */
 int cs_workload_read_trace(const char *path, unsigned char **out, size_t *len, cs_error *err);
+/* A trace set of n ranks is about to be written to PREFIX (flag names the
+ * option, e.g. "--out"): CS_EINVAL if PREFIX.<n>.et or PREFIX.<n>.et.gz
+ * exists -- an earlier, larger set's rank that a loader would read as rank
+ * n of this one -- naming it and asking to remove the old set first. */
+int cs_workload_check_out_prefix(const char *flag, const char *prefix, uint32_t n, cs_error *err);
+/* Unlink PREFIX.<r>.et and PREFIX.<r>.et.gz for r = 0, 1, ... while either
+ * exists: a set a run broke by failing while it wrote it (after
+ * cs_workload_check_out_prefix passed for n ranks, at most n are found).
+ * Returns the number of ranks removed. */
+uint32_t cs_workload_remove_ranks(const char *prefix);
 /* FNV-1a 64 of p[0..n): how identical trace files are found before parsing. */
 uint64_t cs_workload_hash(const unsigned char *p, size_t n);
 
