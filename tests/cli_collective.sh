@@ -49,4 +49,13 @@ expect_fail "min above max" "--min 2048 --max 1024|1 <= min <= max" "$CS_BIN" co
 expect_fail "min 0" "--min 0 " "$CS_BIN" collective "${P[@]}" -b 0 -e 1K
 expect_fail "a size that is not one" "--max 'lots'|expected a size" "$CS_BIN" collective "${P[@]}" --max lots
 expect_fail "no network" "network: expected a network" "$CS_BIN" collective --min 8 --max 64
+expect_fail "no system: names the option, not a scratch trace" "--op all_reduce: the system has no|--system-configuration FILE" \
+    "$CS_BIN" collective --network-configuration=net4.yml --min 8 --max 64
+cat > sys_ar.json <<'J'
+{ "scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+  "preferred-dataset-splits": 1, "collective-optimization": "localBWAware", "local-mem-bw": 1600,
+  "all-reduce-implementation": [ "ring" ] }
+J
+expect_fail "no all-gather in the system" "--op all_gather: the system has no|all-gather-implementation" \
+    "$CS_BIN" collective --network-configuration=net4.yml --system-configuration=sys_ar.json --op all_gather --min 8 --max 64
 finish

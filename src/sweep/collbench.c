@@ -32,6 +32,36 @@ static int write_trace(const char *path, int op, uint64_t comm_size, cs_error *e
     return rc ? rc : rc2;
 }
 
+/* The system must say how the op runs: "<op>-implementation" (or its
+ * "-custom" form) unless the nccl model picks the algorithm.  Checked here
+ * so the refusal names the option, not the benchmark's scratch trace. */
+static int check_system(const cs_scenario *base, int op, cs_error *err) {
+    const char *key = op == CS_COLL_ALL_GATHER       ? "all-gather-implementation"
+                      : op == CS_COLL_REDUCE_SCATTER ? "reduce-scatter-implementation"
+                      : op == CS_COLL_ALL_TO_ALL     ? "all-to-all-implementation"
+                                                     : "all-reduce-implementation";
+    cs_error e;
+    cs_error_clear(&e);
+    json_t *j = cs_scenario_to_json(base, &e);
+    if (!j) return CS_OK; /* the run reports it */
+    json_t *sys = json_object_get(j, "system");
+    char custom[80];
+    snprintf(custom, sizeof custom, "%s-custom", key);
+    const char *model = json_string_value(json_object_get(sys, "collective-model"));
+    int ok = json_object_get(sys, key) || json_object_get(sys, custom) ||
+             json_object_get(sys, "per-node-custom-implementation") || (model && strcmp(model, "nccl") == 0);
+    json_decref(j);
+    if (ok) return CS_OK;
+    return CS_ERR(err, CS_EINVAL,
+                  "--op %s: the system has no \"%s\"; expected --system-configuration FILE (or --scenario FILE) "
+                  "whose system gives it: a list of one algorithm per network dimension, e.g. [\"ring\"]",
+                  op == CS_COLL_ALL_GATHER       ? "all_gather"
+                  : op == CS_COLL_REDUCE_SCATTER ? "reduce_scatter"
+                  : op == CS_COLL_ALL_TO_ALL     ? "alltoall"
+                                                 : "all_reduce",
+                  key);
+}
+
 typedef struct row {
     uint64_t size, count;
     double time_us, algbw, busbw;
@@ -44,6 +74,8 @@ int cs_collbench(const cs_scenario *base, const cs_collbench_options *o, cs_erro
         return CS_ERR(err, CS_EINVAL, "--min %" PRIu64 " --max %" PRIu64 " --factor %u: expected 1 <= min <= max and "
                                       "a factor of 2 or more",
                       o->min_bytes, o->max_bytes, o->factor);
+    int rc1 = check_system(base, o->op, err);
+    if (rc1) return rc1;
     /* the table's file first: a run that cannot write its result does not start */
     cs_afile a;
     if (o->csv) {
