@@ -208,7 +208,7 @@ static int job_parse(cs_cluster *c, const cs_jdoc *doc, size_t i, json_t *o, cs_
 int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
     *out = NULL;
     cs_jdoc doc;
-    int rc = cs_jdoc_load(path, "cluster file", &doc, err);
+    int rc = cs_jdoc_load(path, "cluster", &doc, err);
     if (rc) return rc;
     cs_cluster *c = cs_calloc(1, sizeof *c);
     c->path = cs_strdup(path);
