@@ -101,6 +101,9 @@ expect_fail "no global batch" "plan.global-batch|--global-batch N" \
 expect_fail "bad --tp" "--tp 'x'|integers" "$CS_BIN" search "${BASE[@]}" --tp x
 expect_fail "bad --recompute" "--recompute 'some'|none, selective, full" "$CS_BIN" search "${BASE[@]}" --recompute some
 expect_fail "bad --placement" "--placement tp,xx|tp, dp and pp" "$CS_BIN" search "${BASE[@]}" --placement tp,xx
+expect_fail "an empty list element" "--tp '1,,2'|integers" "$CS_BIN" search "${BASE[@]}" --tp 1,,2
+expect_fail "a trailing comma" "--micro-batch '1,'|integers" "$CS_BIN" search "${BASE[@]}" --micro-batch 1,
+out=$("$CS_BIN" search "${BASE[@]}" --placement tp,tp,dp 2>&1); case "$out" in *"--placement tp,tp,dp: --placement"*) fail "placement named twice: $out" ;; *) pass "placement named once" ;; esac
 expect_fail "bad --top" "--top '-1'|from 0 to 1000" "$CS_BIN" search "${BASE[@]}" --top -1
 expect_fail "nothing fits" "none of the" "$CS_BIN" search "${BASE[@]}" --tp 1 --pp 1 --zero 0 --recompute none
 "$CS_BIN" search "${BASE[@]}" --bogus 1 > /dev/null 2>&1; [ $? -eq 2 ] && pass "unknown option: exit 2" || fail "unknown option"

@@ -48,11 +48,15 @@ static void search_usage(FILE *f) {
 static int parse_list(const char *flag, const char *val, uint32_t lo, uint32_t hi, const char *const *names,
                       cs_search_axis *a) {
     char buf[512];
-    snprintf(buf, sizeof buf, "%s", val);
     a->n = 0;
+    /* every element given: no empty one ("1,,2", "1,"), no list cut to the buffer */
+    int bad = strlen(val) >= sizeof buf || !*val || val[0] == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,");
+    snprintf(buf, sizeof buf, "%s", bad ? "x" : val);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         long long v = -1;
-        if (names) {
+        if (bad) {
+            v = -1;
+        } else if (names) {
             for (int k = 0; names[k]; k++)
                 if (strcmp(t, names[k]) == 0) v = k;
         } else if (cs_parse_ll(t, &v) != 0) {

@@ -195,7 +195,7 @@ static int enumerate(search *S, cs_error *err) {
         cs_error pe;
         cs_error_clear(&pe);
         if (cs_gen_placement_parse(s->placements[pl], &q, &pe))
-            return CS_ERR(err, CS_EINVAL, "--placement %s: %s", s->placements[pl], pe.msg);
+            return CS_ERR(err, CS_EINVAL, "%s", pe.msg); /* it names --placement and the order */
         memcpy(order[pl], q.order, sizeof q.order);
     }
     int rc = CS_OK;
