@@ -9,7 +9,8 @@
 #   - a run that fails while writing removes the whole set (here: generate
 #     with PREFIX.comm_groups.json a directory, so the write after the ranks
 #     fails), and not the directory in the way;
-#   - a refused run (bad flag) touches nothing.
+#   - a refused run (bad flag) touches nothing;
+#   - --out "" or "dir/" (no name: hidden .0.et files) is refused.
 . "$(dirname "$0")/lib_cli.sh"
 : "${CS_MKTRACE:?}"
 cd "$CS_TMP" || exit 1
@@ -76,4 +77,17 @@ expect_fail "rescale to dp 2 over dp 4" "--out rs|rs.8.et exists|remove the old 
     "$CS_BIN" rescale --workload-configuration=r --comm-group-configuration=r.comm_groups.json --tp 2 --pp 2 \
     --to-dp 2 --out rs
 [ "$(count rs)" -eq 16 ] && pass "rescale over a larger set: refused, untouched" || fail "rescale: $(count rs) files"
+
+# a prefix without a name would write hidden files (.0.et, ...)
+for c in generate synth rescale; do
+    case $c in
+    generate) args=($PLAN --dp 2 --global-batch 8) ;;
+    synth) args=(--workload-configuration=two) ;;
+    rescale) args=(--workload-configuration=r --comm-group-configuration=r.comm_groups.json --tp 2 --pp 2 --to-dp 4) ;;
+    esac
+    expect_fail "$c --out ''" "--out ''|expected a prefix ending in a name" "$CS_BIN" $c "${args[@]}" --out ""
+    mkdir -p sub
+    expect_fail "$c --out sub/" "--out 'sub/'|expected a prefix ending in a name" "$CS_BIN" $c "${args[@]}" --out sub/
+done
+[ -z "$(ls -A sub)" ] && [ ! -e .0.et ] && pass "no hidden files written" || fail "hidden files: $(ls -A sub) $(ls -a | grep '^\.[0-9]')"
 finish

@@ -239,7 +239,8 @@ int cs_cli_synth(int argc, char **argv) {
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
         return 1;
     }
-    if (!single && cs_workload_check_out_prefix("--out", out, w.nranks, &err)) {
+    if ((!single && cs_workload_check_out_prefix("--out", out, w.nranks, &err)) ||
+        (single && !*out && CS_ERR(&err, CS_EINVAL, "--out '': expected a file name"))) {
         fprintf(stderr, "clustersim: error: %s\n", err.msg);
         cs_workload_free(&w);
         return 1;

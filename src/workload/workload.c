@@ -241,6 +241,12 @@ void cs_workload_free(cs_workload *w) {
 int cs_workload_check_out_prefix(const char *flag, const char *prefix, uint32_t n, cs_error *err) {
     char sp[4200];
     struct stat st;
+    const char *base = strrchr(prefix, '/');
+    base = base ? base + 1 : prefix;
+    if (!*base) /* "" or "dir/": the files would be hidden ".0.et" ones */
+        return CS_ERR(err, CS_EINVAL, "%s '%s': expected a prefix ending in a name, e.g. traces/step (files "
+                                      "traces/step.<rank>.et)", flag, prefix);
+    if (strlen(prefix) > 4000) return CS_ERR(err, CS_EINVAL, "%s: a prefix of at most 4000 bytes expected", flag);
     for (int gz = 0; gz < 2; gz++) {
         snprintf(sp, sizeof sp, "%s.%u.et%s", prefix, n, gz ? ".gz" : "");
         if (stat(sp, &st) == 0)

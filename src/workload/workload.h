@@ -43,7 +43,8 @@ int cs_workload_read_trace(const char *path, unsigned char **out, size_t *len, c
 /* A trace set of n ranks is about to be written to PREFIX (flag names the
  * option, e.g. "--out"): CS_EINVAL if PREFIX.<n>.et or PREFIX.<n>.et.gz
  * exists -- an earlier, larger set's rank that a loader would read as rank
- * n of this one -- naming it and asking to remove the old set first. */
+ * n of this one -- naming it and asking to remove the old set first; and
+ * CS_EINVAL for a prefix without a name ("" or "dir/": hidden files). */
 int cs_workload_check_out_prefix(const char *flag, const char *prefix, uint32_t n, cs_error *err);
 /* Unlink PREFIX.<r>.et and PREFIX.<r>.et.gz for r = 0, 1, ... while either
  * exists: a set a run broke by failing while it wrote it (after
