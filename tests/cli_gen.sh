@@ -70,7 +70,7 @@ expect_fail "node values beyond 2^64" "rank 0: node 3 (L0.qkv): num_ops 8.053e+2
     "$CS_BIN" train --model gpt3-1t --micro-batch 1000000000 --global-batch 1000000000 --set plan.no-memory-check=true \
     --network-configuration="$CS_TMP/n1.yml" --quiet
 printf '{\n  "layers": 2,\n  "hidden": 64,\n  "heads": 4,\n  "vocab": 128,\n  "seq": "long"\n}\n' >"$CS_TMP/m.json"
-expect_fail "model file error" "m.json:6: seq: expected an integer >= 1, got \"long\"" \
+expect_fail "model file error" "m.json:6: seq: expected an integer from 1 to 100000000, got \"long\"" \
     "$CS_BIN" generate --model "$CS_TMP/m.json" --out "$CS_TMP/x"
 "$CS_BIN" generate --model "$CS_SOURCE_DIR/models/llama3-8b.json" --tp 4 --sp --recompute full --dp 2 --zero 1 \
     --global-batch 4 --out "$CS_TMP/l" --quiet && pass "model file, GQA + SwiGLU, ZeRO-1" || fail "model file"
@@ -199,6 +199,10 @@ expect_fail "layout vs pp" "--layout: 8 stages; expected a multiple of --pp (3)"
     "$CS_BIN" generate --model gpt3-6.7b --pp 3 --layout "E|t*8|(t*4|)*5t*4L" --global-batch 9 --out "$CS_TMP/x"
 expect_fail "layout character" "--layout: character 3 'x': expected E (embedding), t (decoder layer)" \
     "$CS_BIN" generate --model gpt3-6.7b --pp 2 --layout "E,x,L" --out "$CS_TMP/x"
+expect_fail "a layout of 2 stages on --pp 1 is named, not --virtual-stages" "--layout: 2 stages over --pp 1 are 2 virtual stages per rank|expected 1 stages for --pp 1" \
+    "$CS_BIN" generate --model gpt3-6.7b --layout "E|t*32L" --out "$CS_TMP/x"
+expect_fail "--seq beyond the range" "--seq: expected an integer from 1 to 100000000, got 4294967296" \
+    "$CS_BIN" generate --model gpt3-6.7b --seq 4294967296 --out "$CS_TMP/x"
 expect_fail "layout layers" "--layout: 31 decoder layers (t); expected the model's 32" \
     "$CS_BIN" generate --model gpt3-6.7b --pp 2 --layout "Et*15|t*16L" --out "$CS_TMP/x"
 expect_fail "layout family" "--layout: a layout of decoder layers needs a transformer; resnet50 is a resnet50" \

@@ -170,7 +170,7 @@ static int dlrm_finish(const cs_jdoc *doc, cs_gen_model *m, cs_error *err) {
 
 #define U32(k, req, field, h)                                                                                      \
     {.key = k, .type = CS_OPT_CUSTOM, .required = req, .min = 1, .max = 1000000000, .help = h,                   \
-     .off = offsetof(cs_gen_dlrm, field), .type_text = "an integer >= 1", .parse = cs_gen_opt_u32, .dump = cs_gen_opt_u32_dump}
+     .off = offsetof(cs_gen_dlrm, field), .type_text = "an integer from 1 to 1000000000", .parse = cs_gen_opt_u32, .dump = cs_gen_opt_u32_dump}
 #define MLP(k, field, h)                                                                                           \
     {.key = k, .type = CS_OPT_CUSTOM, .required = 1, .min = 1, .max = 100000000, .help = h,                      \
      .off = offsetof(cs_gen_dlrm, field), .type_text = "an array of 1 to 8 layer widths", .parse = cs_gen_opt_mlp, .dump = cs_gen_opt_mlp_dump}

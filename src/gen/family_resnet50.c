@@ -205,7 +205,7 @@ static const cs_opt keys[] = {
      .type_text = "an integer >= 1 divisible by 32", .parse = image_parse, .dump = cs_gen_opt_u32_dump},
     {.key = "classes", .type = CS_OPT_CUSTOM, .min = 1, .max = 100000000,
      .help = "outputs of the classifier (default 1000)", .off = offsetof(cs_gen_resnet50, classes),
-     .type_text = "an integer >= 1", .parse = cs_gen_opt_u32, .dump = cs_gen_opt_u32_dump},
+     .type_text = "an integer from 1 to 100000000", .parse = cs_gen_opt_u32, .dump = cs_gen_opt_u32_dump},
 };
 
 extern const cs_model_family cs_gen_family_resnet50; /* below; listed in family.c */

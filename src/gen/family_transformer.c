@@ -751,6 +751,11 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
     uint32_t mbs = cs_gen_micro_batches(p);
     if (cs_gen_vst(p) > 1) {
         uint64_t chunks = (uint64_t)p->pp * p->vstages;
+        if ((p->pp < 2 || p->schedule != CS_SCHED_1F1B || p->zero > 2) && p->nlayout)
+            return CS_ERR(err, CS_EINVAL,
+                          "--layout: %u stages over --pp %u are %u virtual stages per rank (interleaving), which needs "
+                          "--pp > 1, --schedule 1f1b and --zero 0..2; expected %u stages for --pp %u without interleaving",
+                          p->nlayout, p->pp, p->vstages, p->pp, p->pp);
         if (p->pp < 2 || p->schedule != CS_SCHED_1F1B || p->zero > 2)
             return CS_ERR(err, CS_EINVAL,
                           "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
@@ -892,7 +897,7 @@ static int tx_finish(const cs_jdoc *doc, cs_gen_model *m, cs_error *err) {
 
 #define U32(k, req, field, h)                                                                                      \
     {.key = k, .type = CS_OPT_CUSTOM, .required = req, .min = 1, .max = 100000000, .help = h,                    \
-     .off = offsetof(cs_gen_transformer, field), .type_text = "an integer >= 1", .parse = cs_gen_opt_u32, .dump = cs_gen_opt_u32_dump}
+     .off = offsetof(cs_gen_transformer, field), .type_text = "an integer from 1 to 100000000", .parse = cs_gen_opt_u32, .dump = cs_gen_opt_u32_dump}
 #define FLAG(k, d, field, h) {.key = k, .type = CS_OPT_BOOL, .def = d, .help = h, .off = offsetof(cs_gen_transformer, field)}
 static const cs_opt keys[] = {
     U32("layers", 1, layers, "transformer layers"),
