@@ -5,7 +5,8 @@
  * cs_bwopt_check_spec) and the cluster file's reader (src/scenario/cluster.c:
  * cs_cluster_load, reading only: no run) and the neuron partitioner's
  * co-activation matrix and activation trace reader (src/gen/neuron_part.c:
- * cs_npart_load, at most 64 neurons, then the partition on 1 and 2 workers),
+ * cs_npart_load, at most 64 neurons, then the partition on 1 and 2 workers,
+ * its cut checked against the pairwise counts),
  * which get the same bytes.
  *
  * Each input is a whole spec file (as `clustersim sweep SPEC` reads it).
@@ -53,6 +54,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             fz_check(pr.t_after.partials <= pr.t_before.partials, "the partition never raises the partials");
             for (uint32_t i = 0; i < nd.n; i++) fz_check(pr.after[i] < w, "every neuron on a worker below W");
+            /* the cut, as the pairwise counts give it (a trace's is counted per token) */
+            uint64_t cut = 0;
+            for (uint32_t i = 0; i < nd.n; i++) {
+                fz_check(cs_npart_co(&nd, i, i) <= nd.tokens, "a neuron is active in at most T tokens");
+                for (uint32_t j = i + 1; j < nd.n; j++) {
+                    fz_check(cs_npart_co(&nd, i, j) == cs_npart_co(&nd, j, i), "the counts are symmetric");
+                    if (pr.before[i] != pr.before[j]) cut += cs_npart_co(&nd, i, j);
+                }
+            }
+            fz_check(cut == pr.t_before.cut, "the cut equals the split pairs' counts");
             cs_npart_result_free(&pr);
         }
         cs_npart_data_free(&nd);
