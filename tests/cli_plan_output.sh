@@ -62,10 +62,17 @@ L=(--model gpt3-13b --device H100-SXM --tp 2 --pp 4 --dp 8 --global-batch 256 --
    --remote-memory-configuration=mem.json --offload-optimizer --out lim)
 expect_fail "--max-wall stops a long run" "passed --max-wall 0.2 s of wall time" "$CS_BIN" train "${L[@]}" --max-wall 0.2
 [ ! -e lim/summary.json ] && pass "no results after --max-wall" || fail "results after --max-wall"
-expect_fail "--max-memory stops a big run" "passed --max-memory 20MB of resident memory" \
-    "$CS_BIN" train "${L[@]}" --max-memory 20MB
+# the limit: what the program holds before the run (it says so when refusing 1 byte; a sanitizer
+# build holds more) + 8 MB, which the 64-rank run passes
+base=$("$CS_BIN" train "${L[@]}" --max-memory 1 2>&1 | sed -n 's/.*already holds \([0-9]*\) bytes.*/\1/p')
+[ -n "$base" ] && pass "the resident memory before a run is reported ($base bytes)" || fail "no baseline: $base"
+lim=$(( ${base:-0} + 8000000 ))
+expect_fail "--max-memory stops a big run" "passed --max-memory $lim of resident memory" \
+    "$CS_BIN" train "${L[@]}" --max-memory "$lim"
 expect_fail "--max-wall 0 refused" "--max-wall '0'|> 0" "$CS_BIN" train "${L[@]}" --max-wall 0
 expect_fail "--max-memory x refused" "--max-memory 'x'|8GiB" "$CS_BIN" train "${L[@]}" --max-memory x
+expect_fail "--max-memory below what the program holds already" "--max-memory '1'|already holds|expected more than that" \
+    "$CS_BIN" train "${L[@]}" --max-memory 1
 # class mode simulates one representative per class: a report lane of another rank shows its
 # representative's spans and says so; a --trace of such ranks warns that they are not in it
 C=(--model gpt3-6.7b --device H100-SXM --tp 2 --dp 4 --global-batch 8 --network-configuration=n8.yml --quiet)

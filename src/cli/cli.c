@@ -567,6 +567,21 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
                 co->max_memory);
         return -1;
     }
+    if (g_max_rss_bytes) { /* a limit below what the process holds already would stop every run at once, or
+                              let a short one finish unchecked (the check ticks every 100 ms) */
+        uint64_t pages = 0, size = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        int ok = f && fscanf(f, "%" SCNu64 " %" SCNu64, &size, &pages) == 2;
+        if (f) fclose(f);
+        uint64_t now = ok ? pages * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+        if (ok && g_max_rss_bytes <= now) {
+            fprintf(stderr,
+                    "clustersim: error: --max-memory '%s': %" PRIu64 " bytes, but the program already holds %" PRIu64
+                    " bytes of resident memory before the run; expected more than that\n",
+                    co->max_memory, g_max_rss_bytes, now);
+            return -1;
+        }
+    }
     if (co->trace_limit && parse_size(co->trace_limit, trace_limit) != 0) {
         fprintf(stderr,
                 "clustersim: error: --trace-limit '%s': expected a size in bytes with an optional unit "
