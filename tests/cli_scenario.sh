@@ -231,4 +231,27 @@ for k in "== run.*" "comm-streams" "== plan.*" "virtual-stages" "== network.*" "
     case "$hc" in *"$k"*) ;; *) fail "--help-config lacks $k"; continue ;; esac
 done
 pass "--help-config lists every section"
+# a section given as a file's path (relative to the scenario file's directory), as the flags give it
+mkdir -p scf/cfg
+printf 'topology: [ Ring, Switch ]\nnpus_count: [ 4, 4 ]\nbandwidth: [ 100, 50 ]\nlatency: [ 500, 1000 ]\n' > scf/cfg/n.yml
+cat > scf/cfg/s.json <<'J'
+{ "scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+  "preferred-dataset-splits": 1, "collective-optimization": "localBWAware", "local-mem-bw": 1600,
+  "all-reduce-implementation": [ "ring", "ring" ] }
+J
+"$CS_MKTRACE" scf/ar.et "1 COLL ctype=0 size=1048576" || fail "mktrace scf"
+echo '{"clustersim-scenario": 1, "network": "cfg/n.yml", "system": "cfg/s.json", "run": {"workload": "ar.et"}}' > scf/s.json
+"$CS_BIN" run --network-configuration=scf/cfg/n.yml --system-configuration=scf/cfg/s.json \
+    --workload-configuration=scf/ar.et --json scf_flags.json --quiet 2> e.txt || fail "flags run: $(cat e.txt)"
+"$CS_BIN" run --scenario scf/s.json --json scf_file.json --quiet 2> e.txt || fail "scenario with file sections: $(cat e.txt)"
+python3 - scf_flags.json scf_file.json <<'PY' && pass "sections as file paths: the flags' result to the ps" || fail "file sections differ"
+import json, sys
+a, b = (json.load(open(f))["sim_time_ps"] for f in sys.argv[1:])
+assert a == b and a > 0, (a, b)
+PY
+echo '{"clustersim-scenario": 1, "network": "cfg/none.yml"}' > scf/bad.json
+expect_fail "a missing section file" "scf/bad.json: network: scf/cfg/none.yml|cannot open" "$CS_BIN" run --scenario scf/bad.json
+echo '{"clustersim-scenario": 1, "network": 5}' > scf/bad2.json
+expect_fail "a section neither keys nor a path" "network: expected an object of keys or the path of a file" \
+    "$CS_BIN" run --scenario scf/bad2.json
 finish

@@ -801,8 +801,20 @@ int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
                         path, sk);
             goto out;
         }
+        int file_kind = s == SC_NETWORK || s == SC_SYSTEM || s == SC_MEMORY || s == SC_TOPOLOGY || s == SC_GROUPS;
+        if (file_kind && json_is_string(sv)) { /* the section from its file, as --network-configuration FILE */
+            char *fp = resolve_path(dir, json_string_value(sv));
+            rc = cs_scenario_load_kind(sc, sk, fp, err);
+            cs_free(fp);
+            if (rc) {
+                cs_error_prefix(err, "%s: %s: ", path, sk);
+                goto out;
+            }
+            continue;
+        }
         if (!json_is_object(sv)) {
-            rc = CS_ERR(err, CS_EINVAL, "%s: %s: expected an object of keys", path, sk);
+            rc = CS_ERR(err, CS_EINVAL, "%s: %s: expected an object of keys%s", path, sk,
+                        file_kind ? " or the path of a file (relative to the scenario's directory)" : "");
             goto out;
         }
         if (s == SC_TOPOLOGY) { /* replaces the one there; checked whole */
