@@ -93,6 +93,11 @@ PY
 echo '{"clustersim-bandwidth": 1, "workloads": ["ar.json"]}' > nob.json
 expect_fail "no budget" "nob.json|budget|gbps-per-npu" "$CS_BIN" bandwidth nob.json --out g
 [ ! -e g/best.json ] && [ ! -e g/splits.csv ] && pass "a failed run leaves no earlier result" || fail "stale results in g"
+"$CS_BIN" bandwidth g.json --out g --no-progress > /dev/null 2>&1
+echo '{"clustersim-bandwidth": 1, "workloads": ["ar.json"], "budget": {"gbps-per-npu": 1e-300}}' > tiny.json
+expect_fail "a budget no split runs under" "tiny.json: none of the|splits of the budget could be simulated|beyond the simulated-time range" \
+    "$CS_BIN" bandwidth tiny.json --out g --no-progress
+[ ! -e g/best.json ] && [ ! -e g/splits.csv ] && pass "no best reported when no split ran" || fail "a best.json of failed splits"
 echo '{"clustersim-bandwidth": 1, "workloads": ["ar.json"], "budget": {"gbps-per-npu": 200}, "dimensions": [1]}' > d1.json
 expect_fail "one dimension" "d1.json|two or more dimensions" "$CS_BIN" bandwidth d1.json --out g
 echo '{"clustersim-bandwidth": 1, "workloads": ["ar.json"], "budget": {"gbps-per-npu": 200}, "dimensions": [0, 5]}' > d5.json

@@ -383,6 +383,10 @@ static int search(bwopt *B, size_t *best, cs_error *err) {
         }
     }
     cs_free(u);
+    if (rc == CS_OK && !isfinite(B->ev[*best].obj)) /* not one split ran: there is no best to report */
+        return CS_ERR(err, CS_EINVAL, "%s: none of the %zu splits of the budget could be simulated; expected a budget "
+                                      "the workloads run under. The first split's error: %s",
+                      B->spec, B->nev, B->ev[*best].err);
     return rc;
 }
 
