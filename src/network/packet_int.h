@@ -44,9 +44,13 @@ typedef struct pkt_opts {
     int transport, tcp_cc, tcp_iw, drop_psn;
     bool tcp_ecn;
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
+    int priorities, priority_of, scheduler; /* traffic classes (docs/network.md, "Priorities") */
+    char *dwrr_weights;
 } pkt_opts;
 
-enum { PRIO_CTRL = 0, PRIO_DATA = 1, NPRIO = 2 };
+#define PKT_MAXPRIO 8 /* traffic classes at most (802.1p priorities) */
+enum { PKT_PRIO_TCLASS, PKT_PRIO_QP };
+enum { PKT_SCHED_STRICT, PKT_SCHED_DWRR };
 enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
 #define CTRL_WIRE 64u     /* bytes of an ACK, NAK, CNP or PFC frame on the wire */
 #define NONE UINT32_MAX
@@ -70,6 +74,7 @@ typedef struct pkt {
     uint8_t nint;
     uint8_t type, ecn;
     uint8_t rtx;        /* selective repeat: data sent again */
+    uint8_t prio;       /* data: its flow's traffic class */
     /* per-packet routing (packet_route.c): hbh = 1: a data packet whose next link each node chooses (link:
      * the link it is on or queued for; ent: packet-spray's path number, left to decode, or a flowlet's
      * number); 0: it follows its flow's path (path[hop]) */
@@ -121,29 +126,44 @@ typedef struct pflow {
     uint64_t got_bytes, lost_bytes; /* udp: payload delivered / dropped or lost */
     uint32_t accounted; /* udp: packets delivered or lost */
     uint8_t test_dropped; /* drop_psn: its packet was dropped once */
+    uint8_t prio;         /* its traffic class, < priorities */
 } pflow;
 
+/* One traffic class of a link: its data FIFO and send ring at the link's
+ * source, its ingress accounting and PFC state at the far node.  With one
+ * class (the default) these are the link's. */
+typedef struct pclass {
+    pkt *qh, *qt;
+    uint64_t qbytes;      /* data bytes queued in this class */
+    uint32_t ring, nring; /* flows of this class starting here (source port of an NPU): a ring, NONE = empty */
+    uint8_t turn;         /* 1: forwarded packets' turn next (else the ring's) */
+    int64_t deficit;      /* dwrr: bytes this class may still start in the current round */
+    /* ingress accounting at this link's far node (the link as that node's ingress), this class */
+    uint64_t in_shared, in_head;
+    uint32_t pfc_pending; /* PFC frames for this class on their way upstream (events) */
+    uint32_t wire_data;   /* data packets of this class started on this link, not yet at the far node */
+    cs_time pause_time, pause_since;
+} pclass;
+
 typedef struct port {
-    pkt *qh[NPRIO], *qt[NPRIO];
-    uint64_t qbytes; /* data bytes queued */
-    uint8_t busy, paused, turn;
+    pkt *qh, *qt;    /* control packets (ACK, NAK, CNP): before every data class, never paused */
+    uint64_t qbytes; /* data bytes queued, every class */
+    uint8_t busy;
+    uint8_t paused; /* bit c: class c is paused by the far node (in effect here) */
+    uint8_t xoff;   /* bit c: the far node has paused class c (decided; takes effect upstream later) */
+    uint8_t rr;     /* dwrr: the class whose round it is */
     /* the packet in transmission, as this node accounted it (with
      * cut-through it may already be held by the next node): the link it came
-     * in on (NONE: in no buffer here), its wire and payload bytes */
-    uint8_t cur_data;
+     * in on (NONE: in no buffer here), its class, wire and payload bytes */
+    uint8_t cur_data, cur_prio;
     uint32_t cur_in_link, cur_wire, cur_payload;
-    uint32_t ring, nring; /* flows starting here (source port of an NPU): a ring, NONE = empty */
     uint64_t wake_ev;
     cs_time wake_at;
-    /* ingress accounting at this link's far node (the link as that node's ingress) */
-    uint64_t in_shared, in_head, headroom;
-    uint8_t xoff; /* the far node has paused this link (decided; takes effect upstream later) */
-    uint32_t pfc_pending; /* PFC frames for this link on their way upstream (events) */
-    uint32_t wire_data;   /* data packets started on this link that have not reached the far node */
+    uint64_t headroom; /* PFC headroom of each class of this link at its far node */
     /* statistics */
     uint64_t bytes, packets, drops, marks, max_q;
     uint64_t tx_wire; /* wire bytes started, every packet (in-band telemetry) */
-    cs_time busy_time, busy_since, pause_time, pause_since;
+    cs_time busy_time, busy_since;
 } port;
 
 typedef struct pnode {
@@ -168,6 +188,9 @@ typedef struct pkt_state {
     cs_time rto, cnp_interval;
     uint64_t wire_mtu;
     port *ports;
+    pclass *pcs;       /* per link and class: pcs[l * npri + c] */
+    uint32_t npri;     /* traffic classes (priorities) */
+    int64_t quantum[PKT_MAXPRIO]; /* dwrr: bytes per round of each class (weight x wire MTU) */
     pnode *nodes;
     pflow *flows;
     size_t nflows_alloc, cap_flows;
@@ -204,6 +227,7 @@ typedef struct pkt_state {
 } pkt_state;
 
 static inline const cs_link *pkt_link(const pkt_state *s, uint32_t l) { return &s->topo->links[l]; }
+static inline pclass *pkt_pc(const pkt_state *s, uint32_t l, uint32_t c) { return &s->pcs[(size_t)l * s->npri + c]; }
 
 /* packet.c, for the transports (packet_transport.h): */
 /* ps a link of bw bytes per ns takes for `bytes` (at least 1 ps). */
