@@ -1799,14 +1799,16 @@ static void test_transport_bad_options(void **st) {
 
 /* Invariants of a finished run: every link carried no more payload than its
  * bandwidth allows in the time elapsed and was busy no longer than that, and
- * the bytes into each NPU are the bytes sent to it (want_into[npu]). */
+ * the bytes into each NPU are the bytes sent to it (want_into[npu]; NULL:
+ * not checked -- lossy runs carry packets sent again). */
 static void check_links(tnet *tn, const uint64_t *want_into, uint32_t nnpu) {
     cs_net_link_report r;
     cs_error err;
     cs_error_clear(&err);
     assert_int_equal(cs_net_report(&tn->net, &r, &err), CS_OK);
     double now = (double)cs_eventq_now(tn->q);
-    uint64_t into[16] = {0};
+    uint64_t into[32] = {0};
+    assert_true(nnpu <= 32);
     for (uint32_t l = 0; l < r.nlinks; l++) {
         const cs_link *L = &tn->topo->links[l];
         if ((double)r.links[l].bytes > L->bw * now / 1e3 || (double)r.links[l].busy > now)
@@ -1814,7 +1816,7 @@ static void check_links(tnet *tn, const uint64_t *want_into, uint32_t nnpu) {
                      (unsigned long long)r.links[l].bytes, (unsigned long long)r.links[l].busy, now, L->bw);
         if (L->dst < nnpu) into[L->dst] += r.links[l].bytes;
     }
-    for (uint32_t v = 0; v < nnpu; v++) assert_int_equal(into[v], want_into[v]);
+    for (uint32_t v = 0; v < nnpu && want_into; v++) assert_int_equal(into[v], want_into[v]);
     cs_net_link_report_free(&r);
 }
 
@@ -1999,12 +2001,167 @@ static void test_class_bad(void **st) {
     tn_close(&tn);
 }
 
+/* ---- VOQ cell-fabric deep-buffer chassis ------------------------------------------------------------ */
+
+/* Three leaves under one spine: A (NPU 0) and the victim V (1) on L0 (node
+ * 7); the hot receiver R (2) and C1..C3 (3..5) on L1 (8); V's receiver W (6)
+ * on L2 (9); the spine is node 10.  NPU links 100 bytes/ns, leaf-spine
+ * 200, 16 MiB per flow, leaves' buffers 2 MiB; A and C1..C3 send to R, V to
+ * W.  V shares only L0's uplink with A.
+ *
+ * Shared-buffer spine (2 MiB): L1 pauses the spine's link to it (R's link
+ * is 4:1), A's packets pile up in the spine, the spine pauses L0's uplink
+ * for them, and V's packets wait there behind A's: head-of-line blocking,
+ * V at A's pace (measured: more than 2x its time alone).
+ *
+ * VOQ spine (voq = spine, an 8 GiB buffer): A's packets wait in the
+ * spine's virtual output queue for L1, which its deep buffer holds (16 MiB,
+ * far below alpha x 8 GiB), so the spine never pauses L0's uplink; V's
+ * packets, queued for L2, are served by L2's port alone.  On L0's uplink A
+ * and V each send at most 100 bytes/ns into a 200 bytes/ns link: arrivals
+ * never outpace it, so a V packet waits at most for one packet on the wire
+ * there, s/2 = 20890 ps, and on no other hop: V ends within [alone, alone +
+ * 20890 ps] -- its fair share, its line rate. */
+static cs_topo *three_leaf(void) {
+    cs_topo *t = cs_topo_new(7);
+    uint32_t l0 = cs_topo_add_node(t, CS_NODE_SWITCH), l1 = cs_topo_add_node(t, CS_NODE_SWITCH),
+             l2 = cs_topo_add_node(t, CS_NODE_SWITCH), sp = cs_topo_add_node(t, CS_NODE_SWITCH);
+    cs_topo_add_cable(t, 0, l0, 100, LAT);
+    cs_topo_add_cable(t, 1, l0, 100, LAT);
+    for (uint32_t v = 2; v <= 5; v++) cs_topo_add_cable(t, v, l1, 100, LAT);
+    cs_topo_add_cable(t, 6, l2, 100, LAT);
+    cs_topo_add_cable(t, l0, sp, 200, LAT);
+    cs_topo_add_cable(t, l1, sp, 200, LAT);
+    cs_topo_add_cable(t, l2, sp, 200, LAT);
+    cs_topo_finalize(t);
+    return t;
+}
+
+static void test_voq_victim(void **st) {
+    (void)st;
+    const uint64_t big = 16 * MIB;
+    const uint64_t into[7] = {0, 0, 4 * big, 0, 0, 0, big};
+    for (int voq = 0; voq <= 1; voq++) {
+        tnet tn;
+        tn_open(&tn, three_leaf(), voq ? "{\"buffer\": 2097152, \"voq\": \"spine\"}" : "{\"buffer\": 2097152}");
+        tn_send(&tn, 0, 2, big, 0);
+        for (uint32_t c = 3; c <= 5; c++) tn_send(&tn, c, 2, big, c - 2);
+        tn_send(&tn, 1, 6, big, 4);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 5);
+        cs_packet_stats s = stats(&tn);
+        assert_int_equal(s.drops + s.headroom_drops + s.retransmitted, 0);
+        double tv = (double)tn.t[4], alone = (double)cs_net_uncontended_time(&tn.net, 1, 6, big);
+        uint32_t up = cs_topo_find_link(tn.topo, 7, 10), down = cs_topo_find_link(tn.topo, 10, 8);
+        cs_time pup = 0;
+        assert_int_equal(cs_packet_class_paused(&tn.net, up, 0, &pup), 1);
+        uint64_t qdown = 0;
+        cs_net_link_report r;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_net_report(&tn.net, &r, &err), CS_OK);
+        qdown = r.links[down].max_queue_bytes;
+        cs_net_link_report_free(&r);
+        print_message("%s spine: victim %.3f us (alone %.3f us), A %.3f us, L0 uplink paused %.3f us, largest "
+                      "queue spine -> L1 %llu bytes\n", voq ? "VOQ" : "shared-buffer", tv / 1e6, alone / 1e6,
+                      (double)tn.t[0] / 1e6, (double)pup / 1e6, (unsigned long long)qdown);
+        if (!voq) {
+            assert_true(pup > 0);
+            if (!(tv > 2 * alone)) fail_msg("shared spine: victim %.0f ps, alone %.0f ps: expected HOL", tv, alone);
+        } else {
+            assert_int_equal(pup, 0);
+            assert_true(qdown > 2097152); /* the deep buffer held more than a leaf's whole buffer */
+            if (tv < alone || tv > alone + 20890)
+                fail_msg("VOQ spine: victim done at %.0f ps, alone %.0f ps; expected within [alone, alone + 20890 ps]",
+                         tv, alone);
+        }
+        check_links(&tn, into, 7);
+        tn_close(&tn);
+    }
+}
+
+/* The 2-leaf Clos of test_victim_hol with a VOQ spine: the victim still
+ * moves at the pace of the flow ahead of it, because the link it waits on
+ * is the spine's link to L1, which L1 (a shared-buffer leaf) pauses for A's
+ * packets: V's and A's packets come in on the same spine port and go out on
+ * the same one, so they share one virtual output queue, in order.  A VOQ
+ * spine removes head-of-line blocking between egress ports, not within
+ * one (docs/network.md). */
+static void test_voq_two_leaf(void **st) {
+    (void)st;
+    const uint64_t big = 16 * MIB;
+    tnet tn;
+    tn_open(&tn, two_leaf(), "{\"buffer\": 1048576, \"voq\": \"spine\"}");
+    tn_send(&tn, 0, 2, big, 0);
+    for (uint32_t c = 4; c <= 6; c++) tn_send(&tn, c, 2, big, c - 3);
+    tn_send(&tn, 1, 3, big, 4);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, 5);
+    double tv = (double)tn.t[4], alone = (double)cs_net_uncontended_time(&tn.net, 1, 3, big);
+    print_message("2-leaf, VOQ spine: victim %.3f us (alone %.3f us)\n", tv / 1e6, alone / 1e6);
+    assert_true(tv > 2 * alone);
+    const uint64_t into[7] = {0, 0, 4 * big, big, 0, 0, 0};
+    check_links(&tn, into, 7);
+    tn_close(&tn);
+}
+
+/* A 16:1 incast of 1 MiB each (256 packets of s = 41780 ps) through one
+ * switch, lossy (no PFC).  Every sender's k-th packet reaches the switch at
+ * t0 + k s (t0 = s + lat), and the receiver's port starts one packet per s
+ * from t0 (it ends one as the next arrivals come: its end is ordered first,
+ * its link's number being the lower).  After the last arrivals, at t0 + 255
+ * s, 16 x 256 packets have arrived and 256 have started: the switch holds
+ * the burst minus what drained, (16 - 1) x 256 x 4178 = 16,043,520 bytes.
+ * The VOQ chassis (voq = all; 8 GiB, a queue may hold alpha x free = 1 GiB)
+ * holds it all: no drop, no retransmission, the receiver's link busy to
+ * the end: the last byte at t0 + 16 x 256 s + lat.  The shared-buffer
+ * switch (32 MiB, a queue at most alpha x free: 32 MiB / 9 = 3.7 MB) drops. */
+static void test_voq_incast(void **st) {
+    (void)st;
+    const uint32_t N = 16;
+    const cs_time s1 = 41780, t0 = s1 + LAT;
+    for (int voq = 1; voq >= 0; voq--) {
+        tnet tn;
+        tn_open(&tn, star(N), voq ? "{\"pfc\": false, \"voq\": \"all\", \"rto\": 100}" : "{\"pfc\": false, \"rto\": 100}");
+        for (uint32_t i = 0; i < N; i++) tn_send(&tn, i + 1, 0, MIB, i);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, (int)N);
+        cs_packet_stats s = stats(&tn);
+        uint32_t hot = cs_topo_find_link(tn.topo, N + 1, 0);
+        cs_net_link_report r;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_net_report(&tn.net, &r, &err), CS_OK);
+        uint64_t maxq = r.links[hot].max_queue_bytes;
+        cs_net_link_report_free(&r);
+        cs_time last = 0;
+        for (uint32_t i = 0; i < N; i++)
+            if (tn.t[i] > last) last = tn.t[i];
+        print_message("16:1 incast, lossy, %s: largest queue %llu bytes, %llu drops, last byte %.3f us\n",
+                      voq ? "VOQ" : "shared buffer", (unsigned long long)maxq, (unsigned long long)s.drops,
+                      (double)last / 1e6);
+        if (voq) {
+            assert_int_equal(maxq, (uint64_t)(N - 1) * 256 * 4178);
+            assert_int_equal(s.drops + s.retransmitted + s.pauses, 0);
+            assert_int_equal(last, t0 + (cs_time)N * 256 * s1 + LAT);
+        } else {
+            assert_true(s.drops > 0);
+            assert_true(maxq < 3728270); /* 32 MiB / 9 */
+        }
+        assert_int_equal(s.delivered_bytes, N * MIB);
+        uint64_t into[17] = {N * MIB};
+        check_links(&tn, voq ? into : NULL, N + 1);
+        tn_close(&tn);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_flow),      cmocka_unit_test(test_incast_pfc),
         cmocka_unit_test(test_incast_lossy),  cmocka_unit_test(test_incast_lossy_sr),
         cmocka_unit_test(test_loss_closed_forms), cmocka_unit_test(test_victim_hol), cmocka_unit_test(test_class_pfc_isolation),
         cmocka_unit_test(test_class_scheduling), cmocka_unit_test(test_class_bad),
+        cmocka_unit_test(test_voq_victim), cmocka_unit_test(test_voq_two_leaf), cmocka_unit_test(test_voq_incast),
         cmocka_unit_test(test_dcqcn_sequence), cmocka_unit_test(test_dcqcn_incast),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),

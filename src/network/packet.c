@@ -130,6 +130,7 @@ static const char *const PKT_RTXS[] = {"go-back-n", "selective-repeat", NULL};
 static const char *const PKT_TCP_CCS[] = {"newreno", "cubic", NULL}; /* index = CS_TCP_NEWRENO, CS_TCP_CUBIC */
 static const char *const PKT_PRIO_OFS[] = {"tclass", "qp", NULL};
 static const char *const PKT_SCHEDS[] = {"strict", "dwrr", NULL};
+static const char *const PKT_VOQS[] = {"none", "spine", "all", NULL};
 
 #define O(f) offsetof(pkt_opts, f)
 static const cs_opt PKT_OPTS[] = {
@@ -305,6 +306,15 @@ static const cs_opt PKT_OPTS[] = {
              "robin, dwrr_weights x one wire MTU per round)"},
     {.key = "dwrr_weights", .type = CS_OPT_STR, .off = O(dwrr_weights),
      .help = "dwrr: a weight per class, comma-separated integers 1..1000 from class 0 up (unset: all 1)"},
+    {.key = "voq", .type = CS_OPT_ENUM, .def = PKT_VOQ_NONE, .values = PKT_VOQS, .off = O(voq),
+     .help = "switches modelled as VOQ cell-fabric deep-buffer chassis (Jericho-class): none (every switch "
+             "shared-buffer output-queued), spine (the switches with no NPU or NIC attached) or all"},
+    {.key = "voq_buffer", .type = CS_OPT_NUM, .def = 8589934592.0, .min = 0, .min_open = 1, .max = 1e15,
+     .unit = "bytes", .off = O(voq_buffer_bytes),
+     .help = "packet buffer of a VOQ chassis (8 GiB: a Jericho2's HBM; buffer applies to the other switches)"},
+    {.key = "voq_credit", .type = CS_OPT_NUM, .def = 4096, .min = 64, .max = 1e9, .unit = "bytes",
+     .off = O(voq_credit_bytes),
+     .help = "VOQ chassis: bytes an egress port's credit scheduler grants a virtual output queue per turn"},
 };
 #undef O
 
@@ -361,6 +371,45 @@ static int parse_weights(pkt_state *s, cs_error *err) {
                       "backend.packet.dwrr_weights: \"%s\" gives %u weights; expected %u (one per class of "
                       "backend.packet.priorities)", w, c, s->npri);
     return CS_OK;
+}
+
+/* Whether node v is a VOQ chassis (its egress links have VOQs). */
+static int is_voq(const pkt_state *s, uint32_t v) {
+    const cs_topo *t = s->topo;
+    return s->vq && t->out_off[v] < t->out_off[v + 1] && s->vq[t->out_idx[t->out_off[v]]];
+}
+
+/* The VOQs of the chassis that backend.packet.voq names: every switch
+ * (all), or those with no NPU or NIC among their neighbours (spine). */
+static void voq_build(pkt_state *s) {
+    const cs_topo *t = s->topo;
+    s->voq_credit = (int64_t)s->o.voq_credit_bytes;
+    s->vq = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *s->vq);
+    s->in_pos = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *s->in_pos);
+    for (uint32_t v = 0; v < t->nnodes; v++)
+        for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) s->in_pos[t->in_idx[i]] = i - t->in_off[v];
+    for (uint32_t v = 0; v < t->nnodes; v++) {
+        if (t->kind[v] != CS_NODE_SWITCH) continue;
+        uint32_t nin = t->in_off[v + 1] - t->in_off[v];
+        if (s->o.voq == PKT_VOQ_SPINE) {
+            int edge = 0;
+            for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
+                uint8_t k = t->kind[t->links[t->in_idx[i]].src];
+                edge |= k == CS_NODE_NPU || k == CS_NODE_NIC;
+            }
+            if (edge) continue;
+        }
+        if (!nin) continue;
+        for (uint32_t j = t->out_off[v]; j < t->out_off[v + 1]; j++) {
+            size_t n = (size_t)nin * s->npri;
+            pvoq *V = cs_calloc(1, sizeof *V + n * (2 * sizeof(pkt *) + sizeof(int64_t)));
+            V->nin = nin;
+            V->qh = (pkt **)(V + 1);
+            V->qt = V->qh + n;
+            V->def = (int64_t *)(V->qt + n);
+            s->vq[t->out_idx[j]] = V;
+        }
+    }
 }
 
 static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
@@ -443,9 +492,11 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->pcs = cs_calloc(nl * s->npri, sizeof *s->pcs);
     s->nodes = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *s->nodes);
     for (size_t i = 0; i < nl * s->npri; i++) s->pcs[i].ring = NONE;
+    if (s->o.voq != PKT_VOQ_NONE) voq_build(s);
     /* buffers: headroom per ingress link and class (PFC), the rest shared */
     for (uint32_t v = 0; v < t->nnodes; v++) {
         uint64_t head = 0;
+        double buf = is_voq(s, v) ? s->o.voq_buffer_bytes : s->o.buffer_bytes;
         if (s->o.pfc)
             for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
                 uint32_t l = t->in_idx[i];
@@ -454,16 +505,16 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                 s->ports[l].headroom = h;
                 head += h * s->npri;
             }
-        if ((double)head >= s->o.buffer_bytes && t->kind[v] != CS_NODE_NPU) {
+        if ((double)head >= buf && t->kind[v] != CS_NODE_NPU) {
             rc = CS_ERR(err, CS_EINVAL,
-                        "backend.packet.buffer: %.17g bytes per switch leaves nothing shared at %s %u, whose %u "
+                        "backend.packet.%s: %.17g bytes per switch leaves nothing shared at %s %u, whose %u "
                         "ingress links reserve %llu bytes of PFC headroom (2 x latency x bandwidth + 2 MTU + 64 "
-                        "bytes each%s); expected a larger buffer", s->o.buffer_bytes,
+                        "bytes each%s); expected a larger buffer", is_voq(s, v) ? "voq_buffer" : "buffer", buf,
                         cs_node_kind_name((cs_node_kind)t->kind[v]), v, t->in_off[v + 1] - t->in_off[v],
                         (unsigned long long)head, s->npri > 1 ? ", per class" : "");
             goto fail;
         }
-        s->nodes[v].shared = (double)head < s->o.buffer_bytes ? (uint64_t)s->o.buffer_bytes - head : 0;
+        s->nodes[v].shared = (double)head < buf ? (uint64_t)buf - head : 0;
     }
     uint64_t seed = s->o.ecmp_seed >= 0 ? (uint64_t)s->o.ecmp_seed : t->ecmp_seed;
     int spray = s->o.routing == PKT_ROUTING_ECMP ? 0 : s->o.routing == PKT_ROUTING_SPRAY ? 1 : -1;
@@ -495,6 +546,10 @@ static void pkt_destroy(void *state) {
     cs_free(s->rows);
     cs_free(s->heap);
     cs_free(s->free_ids);
+    if (s->vq)
+        for (uint32_t l = 0; l < s->topo->nlinks; l++) cs_free(s->vq[l]);
+    cs_free(s->vq);
+    cs_free(s->in_pos);
     cs_free(s->ports);
     cs_free(s->pcs);
     cs_free(s->bw);
@@ -694,19 +749,45 @@ static void on_wake(void *ctx, const cs_event *ev) {
     port_kick(s, (uint32_t)ev->arg);
 }
 
+/* The next packet of class c from the VOQs of an egress port (some hold
+ * one): the credit scheduler's turn goes round the ingress links; a queue
+ * starts packets while its credit (deficit) is positive, each charged its
+ * wire bytes, and is granted voq_credit bytes (up to that) when its turn
+ * comes; an empty queue keeps none. */
+static pkt *voq_pop(pkt_state *s, pvoq *V, uint32_t c) {
+    uint32_t n = V->nin;
+    size_t base = (size_t)c * n;
+    for (uint32_t k = 0; k <= 2 * n; k++) {
+        size_t i = base + V->rr[c];
+        if (V->qh[i] && V->def[i] > 0) {
+            pkt *p = fifo_pop(&V->qh[i], &V->qt[i]);
+            V->def[i] -= p->wire;
+            return p;
+        }
+        if (!V->qh[i]) V->def[i] = 0;
+        V->rr[c] = (V->rr[c] + 1) % n;
+        size_t j = base + V->rr[c];
+        if (V->qh[j]) {
+            V->def[j] += s->voq_credit;
+            if (V->def[j] > s->voq_credit) V->def[j] = s->voq_credit;
+        }
+    }
+    return NULL; /* (not reached: some queue holds a packet and is granted credit within a round) */
+}
+
 /* A data packet of class c for link l: forwarded packets and the NPU's own
  * flows in turn, or NULL. */
 static pkt *from_class(pkt_state *s, uint32_t l, uint32_t c) {
     port *P = &s->ports[l];
     pclass *C = pkt_pc(s, l, c);
     pkt *p = NULL;
-    int have_q = C->qh != NULL, have_r = C->ring != NONE;
+    int have_q = C->qbytes > 0, have_r = C->ring != NONE;
     if (have_r && (!have_q || C->turn)) {
         p = from_ring(s, l, c);
         if (p) C->turn = 0;
     }
     if (!p && have_q) {
-        p = fifo_pop(&C->qh, &C->qt);
+        p = s->vq && s->vq[l] ? voq_pop(s, s->vq[l], c) : fifo_pop(&C->qh, &C->qt);
         P->qbytes -= p->wire;
         C->qbytes -= p->wire;
         C->turn = 1;
@@ -718,7 +799,7 @@ static pkt *from_class(pkt_state *s, uint32_t l, uint32_t c) {
 /* Whether class c of link l has data waiting (queued or flows to send) and is not paused. */
 static int class_ready(const pkt_state *s, uint32_t l, uint32_t c) {
     const pclass *C = pkt_pc(s, l, c);
-    return !(s->ports[l].paused >> c & 1) && (C->qh || C->ring != NONE);
+    return !(s->ports[l].paused >> c & 1) && (C->qbytes || C->ring != NONE);
 }
 
 /* The next data packet on link l between its classes: strict priority (the
@@ -750,7 +831,7 @@ static pkt *next_data(pkt_state *s, uint32_t l) {
             }
         }
         /* its turn ends: the next class's begins */
-        if (!C->qh && C->ring == NONE) C->deficit = 0;
+        if (!C->qbytes && C->ring == NONE) C->deficit = 0;
         P->rr = (uint8_t)((c + 1) % n);
         pclass *D = pkt_pc(s, l, P->rr);
         if (class_ready(s, l, P->rr)) {
@@ -1361,7 +1442,12 @@ static void on_arrive(void *ctx, const cs_event *ev) {
         EC->qbytes += p->wire;
         if (E->qbytes > E->max_q) E->max_q = E->qbytes;
         if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, out, now_of(s), E->qbytes, E->paused != 0);
-        fifo_push(&EC->qh, &EC->qt, p);
+        if (s->vq && s->vq[out]) {
+            size_t i = (size_t)p->prio * s->vq[out]->nin + s->in_pos[in];
+            fifo_push(&s->vq[out]->qh[i], &s->vq[out]->qt[i], p);
+        } else {
+            fifo_push(&EC->qh, &EC->qt, p);
+        }
     } else {
         fifo_push(&E->qh, &E->qt, p); /* in no buffer: in_link stays NONE */
     }
@@ -1668,7 +1754,7 @@ static void pkt_describe_pending(void *state, char *buf, size_t n) {
     uint32_t paused = 0, first = NONE;
     for (uint32_t l = 0; l < s->topo->nlinks; l++)
         for (uint32_t c = 0; c < s->npri; c++)
-            if ((s->ports[l].paused >> c & 1) && (pkt_pc(s, l, c)->qh || pkt_pc(s, l, c)->ring != NONE)) {
+            if ((s->ports[l].paused >> c & 1) && (pkt_pc(s, l, c)->qbytes || pkt_pc(s, l, c)->ring != NONE)) {
                 paused++;
                 if (first == NONE) first = l;
                 break;

@@ -46,11 +46,14 @@ typedef struct pkt_opts {
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
     int priorities, priority_of, scheduler; /* traffic classes (docs/network.md, "Priorities") */
     char *dwrr_weights;
+    int voq;                               /* which switches are VOQ chassis (PKT_VOQ_*) */
+    double voq_buffer_bytes, voq_credit_bytes;
 } pkt_opts;
 
 #define PKT_MAXPRIO 8 /* traffic classes at most (802.1p priorities) */
 enum { PKT_PRIO_TCLASS, PKT_PRIO_QP };
 enum { PKT_SCHED_STRICT, PKT_SCHED_DWRR };
+enum { PKT_VOQ_NONE, PKT_VOQ_SPINE, PKT_VOQ_ALL };
 enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
 #define CTRL_WIRE 64u     /* bytes of an ACK, NAK, CNP or PFC frame on the wire */
 #define NONE UINT32_MAX
@@ -145,6 +148,17 @@ typedef struct pclass {
     cs_time pause_time, pause_since;
 } pclass;
 
+/* The virtual output queues of an egress link whose node is a VOQ chassis:
+ * per class c and ingress link i of the node (its position in the node's
+ * in-links), a FIFO at [c x nin + i]; the egress credit scheduler serves
+ * them round robin, a credit of voq_credit bytes per turn (deficit). */
+typedef struct pvoq {
+    uint32_t nin;
+    pkt **qh, **qt;      /* npri x nin each; one allocation with def */
+    int64_t *def;        /* npri x nin */
+    uint32_t rr[PKT_MAXPRIO];
+} pvoq;
+
 typedef struct port {
     pkt *qh, *qt;    /* control packets (ACK, NAK, CNP): before every data class, never paused */
     uint64_t qbytes; /* data bytes queued, every class */
@@ -192,6 +206,9 @@ typedef struct pkt_state {
     uint32_t npri;     /* traffic classes (priorities) */
     int64_t quantum[PKT_MAXPRIO]; /* dwrr: bytes per round of each class (weight x wire MTU) */
     pnode *nodes;
+    pvoq **vq;         /* per link: its VOQs when its source node is a VOQ chassis, else NULL (NULL: none) */
+    uint32_t *in_pos;  /* per link: its position among its far node's in-links (with vq) */
+    int64_t voq_credit;
     pflow *flows;
     size_t nflows_alloc, cap_flows;
     uint32_t *free_ids;
@@ -255,6 +272,16 @@ uint32_t pkt_route_next(pkt_state *s, pkt *p, uint32_t v);
 /* packet_route.c: whether a hop-by-hop packet leaving on link l may cut through at its far node: every
  * link it may take there is not faster than l. */
 int pkt_route_cut_through(pkt_state *s, const pkt *p, uint32_t l);
+/* The FIFOs holding class c's data packets queued on link l: *heads (n of them; a VOQ port has one per
+ * ingress link of its node). */
+static inline uint32_t pkt_class_lists(const pkt_state *s, uint32_t l, uint32_t c, pkt *const **heads) {
+    if (s->vq && s->vq[l]) {
+        *heads = s->vq[l]->qh + (size_t)c * s->vq[l]->nin;
+        return s->vq[l]->nin;
+    }
+    *heads = &pkt_pc(s, l, c)->qh;
+    return 1;
+}
 /* packet_pfc.c: whether a set of paused links can never resume; then the cycle is written to
  * s->deadlock, s->deadlocked and *s->halt set: 1; else 0. */
 int pkt_pfc_deadlock(pkt_state *s);

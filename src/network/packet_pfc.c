@@ -98,15 +98,18 @@ int pkt_pfc_deadlock(pkt_state *s) {
         uint32_t c = e % np;
         if (E->busy && E->cur_data && E->cur_prio == c && E->cur_in_link != NONE && in[E->cur_in_link * np + c])
             in[E->cur_in_link * np + c] = 0;
-        for (const pkt *p = pkt_pc(s, e / np, c)->qh; p; p = p->next) {
-            uint32_t a = p->in_link == NONE ? NONE : p->in_link * np + c;
-            if (a == NONE || !in[a] || last[a] == e) continue;
-            last[a] = e;
-            CS_GROW(ea, cap, ne + 1);
-            CS_GROW(ee, cap2, ne + 1);
-            ea[ne] = a;
-            ee[ne++] = e;
-        }
+        pkt *const *heads;
+        uint32_t nlists = pkt_class_lists(s, e / np, c, &heads);
+        for (uint32_t j = 0; j < nlists; j++)
+            for (const pkt *p = heads[j]; p; p = p->next) {
+                uint32_t a = p->in_link == NONE ? NONE : p->in_link * np + c;
+                if (a == NONE || !in[a] || last[a] == e) continue;
+                last[a] = e;
+                CS_GROW(ea, cap, ne + 1);
+                CS_GROW(ee, cap2, ne + 1);
+                ea[ne] = a;
+                ee[ne++] = e;
+            }
     }
     /* the greatest fixed point: a link stays while it has an edge and all its edges stay */
     uint8_t *ok = cs_malloc(nl);
