@@ -12,8 +12,12 @@
  *
  * Packets.  A message becomes ceil(bytes / mtu) data packets (one for 0
  * bytes) of payload + overhead wire bytes.  Every directed link has one
- * egress port at its source node: a strict-priority pair of FIFOs (control:
- * ACK, NAK, CNP; data) and one packet in transmission.  A packet occupies the
+ * egress port at its source node: a FIFO of control packets (ACK, NAK, CNP;
+ * served first), a data FIFO per traffic class (priorities; one by default;
+ * strict priority or DWRR between them: next_data) and one packet in
+ * transmission.  At a VOQ chassis (voq) the data of a class waits in a
+ * virtual output queue per ingress link instead, served by the egress
+ * port's credit scheduler (voq_pop).  A packet occupies the
  * link for ser = ceil(wire x 1000 / bw) ps (bw in bytes per ns) and reaches
  * the far node lat ps after its last bit (store-and-forward), or, with
  * cut_through, lat ps after its first `overhead` bytes when the next link is
@@ -41,6 +45,9 @@
  * of a route) have a buffer of buffer_bytes.  Data packets are accounted at
  * arrival and released when their transmission ends; control packets are not
  * accounted (they are 64 bytes and never paused).
+ * Accounting, headroom and PFC are per ingress link and traffic class (a
+ * packet keeps its flow's class on every hop); a paused class does not stop
+ * another.  A VOQ chassis has voq_buffer bytes instead of buffer_bytes.
  *   - pfc = 1 (lossless, the default): each ingress link has a headroom of
  *     2 x lat x bw + 2 x MTU wire bytes + 64 (a pause frame), reserved out of
  *     the buffer; the rest is shared.  A data packet goes to the shared pool
