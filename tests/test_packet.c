@@ -1193,6 +1193,21 @@ static void test_pfc_deadlock(void **st) {
     assert_int_equal(cs_eventq_size(tn.q), 0);
     tn_close(&tn);
 
+    /* the same cycle with two classes, every flow in class 1 (headroom per class: 2 x 31260 per switch): the
+     * deadlock is class 1's, named so; class 0 on the same links is not paused */
+    tn_open(&tn, ring4(), "{\"buffer\": 131072, \"priorities\": 2}");
+    for (uint32_t i = 0; i < 4; i++) tn_send_c(&tn, i, (i + 2) % 4, MIB, i, 1);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    s = stats(&tn);
+    assert_int_equal(s.deadlocks, 1);
+    assert_int_equal(s.class_pauses[0], 0);
+    cs_net_describe_pending(&tn.net, pend, sizeof pend);
+    printf("  %s\n", pend);
+    tu_assert_has(pend, "PFC deadlock: a cycle of 4 paused links, each held off by packets waiting to leave on the "
+                        "next: switch 4 -> switch 5 class 1 (queue ");
+    tu_assert_has(pend, "switch 7 -> switch 4 class 1 (queue ");
+    tn_close(&tn);
+
     /* the same traffic with enough buffer, and lossy: every byte, no deadlock */
     const char *fine[] = {"{\"buffer\": 33554432, \"rto\": 5}", "{\"pfc\": false, \"buffer\": 1048576, \"rto\": 20}"};
     for (int k = 0; k < 2; k++) {
@@ -1969,7 +1984,10 @@ static void test_class_scheduling(void **st) {
 static void test_class_bad(void **st) {
     (void)st;
     const char *bad[] = {"{\"priorities\": 2, \"dwrr_weights\": \"1\"}", "{\"priorities\": 2, \"dwrr_weights\": \"1,x\"}",
-                         "{\"priorities\": 2, \"dwrr_weights\": \"1,0\"}", "{\"dwrr_weights\": \"1,2\"}"};
+                         "{\"priorities\": 2, \"dwrr_weights\": \"1,0\"}", "{\"dwrr_weights\": \"1,2\"}",
+                         "{\"priorities\": 2, \"dwrr_weights\": \"\"}", "{\"priorities\": 2, \"dwrr_weights\": \"1,\"}",
+                         "{\"priorities\": 2, \"dwrr_weights\": \"1,99999999999999999999\"}",
+                         "{\"priorities\": 2, \"dwrr_weights\": \"1,-3\"}"};
     const cs_net_backend *be = cs_net_backend_find("packet");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cs_topo *t = star(2);
@@ -2140,10 +2158,18 @@ static void test_voq_incast(void **st) {
         print_message("16:1 incast, lossy, %s: largest queue %llu bytes, %llu drops, last byte %.3f us\n",
                       voq ? "VOQ" : "shared buffer", (unsigned long long)maxq, (unsigned long long)s.drops,
                       (double)last / 1e6);
+        cs_time first = CS_TIME_MAX;
+        for (uint32_t i = 0; i < N; i++)
+            if (tn.t[i] < first) first = tn.t[i];
+        print_message("  flows done between %.3f and %.3f us\n", (double)first / 1e6, (double)last / 1e6);
         if (voq) {
             assert_int_equal(maxq, (uint64_t)(N - 1) * 256 * 4178);
             assert_int_equal(s.drops + s.retransmitted + s.pauses, 0);
             assert_int_equal(last, t0 + (cs_time)N * 256 * s1 + LAT);
+            /* equal shares: the credit scheduler visits the 16 queues in turn, all backlogged with equal
+             * packets and so with equal credit histories: each cycle takes one packet from each (or, when
+             * their credit runs out, one turn from each), so every flow's last packet is among the last 16 */
+            assert_true(first >= last - (N - 1) * s1);
         } else {
             assert_true(s.drops > 0);
             assert_true(maxq < 3728270); /* 32 MiB / 9 */
