@@ -2138,9 +2138,15 @@ static void test_voq_incast(void **st) {
     (void)st;
     const uint32_t N = 16;
     const cs_time s1 = 41780, t0 = s1 + LAT;
-    for (int voq = 1; voq >= 0; voq--) {
+    /* VOQ; VOQ with a credit of 64 bytes (a packet waits 66 turns of its queue for credit: the same
+     * bytes, the same order of turns); shared buffer */
+    const char *opts[] = {"{\"pfc\": false, \"voq\": \"all\", \"rto\": 100}",
+                          "{\"pfc\": false, \"voq\": \"all\", \"voq_credit\": 64, \"rto\": 100}",
+                          "{\"pfc\": false, \"rto\": 100}"};
+    for (int k = 0; k < 3; k++) {
+        int voq = k < 2;
         tnet tn;
-        tn_open(&tn, star(N), voq ? "{\"pfc\": false, \"voq\": \"all\", \"rto\": 100}" : "{\"pfc\": false, \"rto\": 100}");
+        tn_open(&tn, star(N), opts[k]);
         for (uint32_t i = 0; i < N; i++) tn_send(&tn, i + 1, 0, MIB, i);
         cs_eventq_run(tn.q, CS_TIME_MAX);
         assert_int_equal(tn.n, (int)N);

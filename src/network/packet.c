@@ -764,7 +764,7 @@ static void on_wake(void *ctx, const cs_event *ev) {
 static pkt *voq_pop(pkt_state *s, pvoq *V, uint32_t c) {
     uint32_t n = V->nin;
     size_t base = (size_t)c * n;
-    for (uint32_t k = 0; k <= 2 * n; k++) {
+    for (;;) { /* ends: some queue holds a packet, and its credit grows by voq_credit at each of its turns */
         size_t i = base + V->rr[c];
         if (V->qh[i] && V->def[i] > 0) {
             pkt *p = fifo_pop(&V->qh[i], &V->qt[i]);
@@ -779,7 +779,6 @@ static pkt *voq_pop(pkt_state *s, pvoq *V, uint32_t c) {
             if (V->def[j] > s->voq_credit) V->def[j] = s->voq_credit;
         }
     }
-    return NULL; /* (not reached: some queue holds a packet and is granted credit within a round) */
 }
 
 /* A data packet of class c for link l: forwarded packets and the NPU's own
