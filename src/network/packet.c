@@ -496,9 +496,10 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->npri = (uint32_t)s->o.priorities;
     if ((rc = parse_weights(s, err))) goto fail;
     s->ports = cs_calloc(nl, sizeof *s->ports);
-    s->pcs = cs_calloc(nl * s->npri, sizeof *s->pcs);
+    if (s->npri > 1) s->pcs = cs_calloc(nl * (s->npri - 1), sizeof *s->pcs);
     s->nodes = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *s->nodes);
-    for (size_t i = 0; i < nl * s->npri; i++) s->pcs[i].ring = NONE;
+    for (size_t i = 0; i < nl; i++) s->ports[i].cls0.ring = NONE;
+    for (size_t i = 0; s->npri > 1 && i < nl * (s->npri - 1); i++) s->pcs[i].ring = NONE;
     if (s->o.voq != PKT_VOQ_NONE) voq_build(s);
     /* buffers: headroom per ingress link and class (PFC), the rest shared */
     for (uint32_t v = 0; v < t->nnodes; v++) {

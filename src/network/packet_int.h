@@ -174,6 +174,7 @@ typedef struct port {
     uint64_t wake_ev;
     cs_time wake_at;
     uint64_t headroom; /* PFC headroom of each class of this link at its far node */
+    pclass cls0;       /* class 0 (the others: pkt_state.pcs), beside the port that uses it most */
     /* statistics */
     uint64_t bytes, packets, drops, marks, max_q;
     uint64_t tx_wire; /* wire bytes started, every packet (in-band telemetry) */
@@ -202,7 +203,7 @@ typedef struct pkt_state {
     cs_time rto, cnp_interval;
     uint64_t wire_mtu;
     port *ports;
-    pclass *pcs;       /* per link and class: pcs[l * npri + c] */
+    pclass *pcs;       /* per link, its classes 1..npri-1: pcs[l x (npri - 1) + c - 1] (NULL with one class) */
     uint32_t npri;     /* traffic classes (priorities) */
     int64_t quantum[PKT_MAXPRIO]; /* dwrr: bytes per round of each class (weight x wire MTU) */
     pnode *nodes;
@@ -244,7 +245,9 @@ typedef struct pkt_state {
 } pkt_state;
 
 static inline const cs_link *pkt_link(const pkt_state *s, uint32_t l) { return &s->topo->links[l]; }
-static inline pclass *pkt_pc(const pkt_state *s, uint32_t l, uint32_t c) { return &s->pcs[(size_t)l * s->npri + c]; }
+static inline pclass *pkt_pc(const pkt_state *s, uint32_t l, uint32_t c) {
+    return c ? &s->pcs[(size_t)l * (s->npri - 1) + c - 1] : &s->ports[l].cls0;
+}
 
 /* packet.c, for the transports (packet_transport.h): */
 /* ps a link of bw bytes per ns takes for `bytes` (at least 1 ps). */
