@@ -306,7 +306,8 @@ static const cs_opt PKT_OPTS[] = {
              "PFC headroom and PFC pause, so a paused class does not stop another (1: one class, as before)"},
     {.key = "priority_of", .type = CS_OPT_ENUM, .def = PKT_PRIO_TCLASS, .values = PKT_PRIO_OFS,
      .off = O(priority_of),
-     .help = "a message's class: tclass (the traffic class the caller gives it; 0 from the workload today) or qp "
+     .help = "a message's class: tclass (the traffic class the caller gives it: a cluster job's traffic_class, "
+             "else 0) or qp "
              "(its queue pair: message key hashed over the classes)"},
     {.key = "scheduler", .type = CS_OPT_ENUM, .def = PKT_SCHED_DWRR, .values = PKT_SCHEDS, .off = O(scheduler),
      .help = "egress scheduling between classes: strict (the highest class first) or dwrr (deficit weighted round "
