@@ -1983,7 +1983,8 @@ static void test_class_scheduling(void **st) {
 /* Bad class options and classes are refused by name. */
 static void test_class_bad(void **st) {
     (void)st;
-    const char *bad[] = {"{\"priorities\": 2, \"dwrr_weights\": \"1\"}", "{\"priorities\": 2, \"dwrr_weights\": \"1,x\"}",
+    const char *bad[] = {"{\"priorities\": 2, \"dwrr_weights\": \"1\"}",
+                         "{\"priorities\": 2, \"dwrr_weights\": \"1,x\"}",
                          "{\"priorities\": 2, \"dwrr_weights\": \"1,0\"}", "{\"dwrr_weights\": \"1,2\"}",
                          "{\"priorities\": 2, \"dwrr_weights\": \"\"}", "{\"priorities\": 2, \"dwrr_weights\": \"1,\"}",
                          "{\"priorities\": 2, \"dwrr_weights\": \"1,99999999999999999999\"}",
@@ -2207,7 +2208,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_flow),      cmocka_unit_test(test_incast_pfc),
         cmocka_unit_test(test_incast_lossy),  cmocka_unit_test(test_incast_lossy_sr),
-        cmocka_unit_test(test_loss_closed_forms), cmocka_unit_test(test_victim_hol), cmocka_unit_test(test_class_pfc_isolation),
+        cmocka_unit_test(test_loss_closed_forms), cmocka_unit_test(test_victim_hol),
+        cmocka_unit_test(test_class_pfc_isolation),
         cmocka_unit_test(test_class_scheduling), cmocka_unit_test(test_class_bad),
         cmocka_unit_test(test_voq_victim), cmocka_unit_test(test_voq_two_leaf), cmocka_unit_test(test_voq_incast),
         cmocka_unit_test(test_dcqcn_sequence), cmocka_unit_test(test_dcqcn_incast),
