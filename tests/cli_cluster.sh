@@ -31,6 +31,8 @@
 #    ECMP under the same seeds equals the seeds' shared run;
 #  - a bare random placement drawn anew per seed: a pair on one switch T/2,
 #    across T; q = 1/3 of the seeds within 4 standard errors;
+#  - a job's traffic class (packet backend, strict priority): the high class
+#    keeps its time alone, the other waits for it (slowdown 2);
 #  - bad files and flags refused by name; a failed run leaves no results;
 #    the same inputs give the same bytes.
 . "$(dirname "$0")/lib_cli.sh"
@@ -441,6 +443,22 @@ expect_fail "missing file" "nofile.json" "$CS_BIN" cluster nofile.json
 expect_fail "--json into --out" "the file --out writes too" "$CS_BIN" cluster c1.json --out o9 --json o9/cluster.json
 "$CS_BIN" cluster c1.json --fast > /dev/null 2> eu; [ $? = 2 ] && grep -q "unknown option --fast" eu || fail "unknown flag: $(cat eu)"
 # a failed run leaves none of the earlier run's results
+# traffic classes per job (packet backend): the two jobs of c1 across the one 50 GB/s link, job y in class 1,
+# strict priority: y is served whenever it has a packet, and it always has one (its NPU link is twice the
+# shared one): y keeps its time alone (within a packet), x waits for it: about 2 T (1.95 to 2.05 T with the
+# packets' headers either way); a class the backend lacks is refused
+sed -e 's/"run.backend": "flow"/"run.backend": "packet", "backend.packet.priorities": 2, "backend.packet.scheduler": "strict"/' \
+    -e 's/"placement": "1,3"}/"placement": "1,3", "traffic_class": 1}/' c1.json > ctc.json
+"$CS_BIN" cluster ctc.json --out otc --quiet 2> etc || fail "traffic classes: $(cat etc)"
+sy=$(csv otc/jobs.csv y slowdown) sx=$(csv otc/jobs.csv x slowdown)
+awk -v y="$sy" -v x="$sx" 'BEGIN { exit !(y >= 1 && y <= 1.001 && x >= 1.95 && x <= 2.05) }' \
+    && pass "job traffic class: the high class keeps its time (slowdown $sy), the other waits ($sx)" \
+    || fail "job traffic class: slowdowns y $sy, x $sx"
+sed -e 's/"backend.packet.priorities": 2, //' ctc.json > ctc1.json
+expect_fail "a class the backend lacks" "traffic class 1; expected below backend.packet.priorities (1)" \
+    "$CS_BIN" cluster ctc1.json --out otc1
+bad "traffic_class" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"traffic_class\": 8}]}" \
+    "jobs[0].traffic_class: expected an integer from 0 to 7"
 "$CS_BIN" cluster c1.json --out o5 --quiet 2> /dev/null || fail "o5"
 expect_fail "failed run" "run.backend nope" "$CS_BIN" cluster c1.json --out o5 --set run.backend=nope
 [ -z "$(ls o5)" ] || fail "a failed run left $(ls o5)"

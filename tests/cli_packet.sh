@@ -279,4 +279,29 @@ for t in "rc 22000254" "udp 22000254" "tcp 29026804"; do
         && [ "$(tail -1 send_$1/flows.csv | cut -d, -f5)" = "$(python3 -c "print('%.3f' % ($2 / 1000))")" ] \
         && pass "send_1m over $1: $2 ps" || fail "send_1m over $1: $(tail -1 send_$1/flows.csv) $(cat err.txt)"
 done
+# traffic classes and the VOQ chassis (docs/network.md, "Priorities", "VOQ chassis"): the defaults spelt out
+# give the default run's files byte for byte; four classes (each QP hashed to one, strict priority) and VOQ
+# spines move the same bytes with no drop
+"$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priorities=1 --set backend.packet.voq=none \
+    --out cls1 --quiet 2> err.txt && cmp -s out/links.csv cls1/links.csv && cmp -s out/flows.csv cls1/flows.csv \
+    && pass "one class, no VOQ: the default run's links.csv and flows.csv" || fail "explicit defaults differ: $(cat err.txt)"
+"$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priorities=4 --set backend.packet.priority_of=qp \
+    --set backend.packet.scheduler=strict --set backend.packet.voq=spine --out cls4 > cls4.txt 2> err.txt \
+    && grep -q ' 0 dropped, 0 lost, 0 headroom overflows' cls4.txt && pass "four classes, VOQ spines" \
+    || fail "four classes: $(cat err.txt) $(grep network: cls4.txt)"
+python3 - out/summary.json cls4/summary.json cls4/links.csv <<'PY' && pass "four classes: the same bytes" || fail "classes bytes"
+import csv, json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["totals"]["network_bytes"] == b["totals"]["network_bytes"]
+into = sum(int(r["bytes"]) for r in csv.DictReader(open(sys.argv[3])) if r["dst_kind"] == "npu")
+assert into == b["totals"]["network_bytes"], into
+PY
+expect_fail "bad dwrr_weights" "backend.packet.dwrr_weights: \"1,2\" gives 2 weights; expected 3" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priorities=3 --set backend.packet.dwrr_weights=1,2 --quiet
+expect_fail "too many classes" "backend.packet.priorities" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priorities=9 --quiet
+expect_fail "unknown voq" "backend.packet.voq" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.voq=leaf --quiet
+expect_fail "voq_buffer too small" "backend.packet.voq_buffer: 100000 bytes per switch leaves nothing shared" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.voq=spine --set backend.packet.voq_buffer=100000 --quiet
 finish

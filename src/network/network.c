@@ -47,6 +47,7 @@ int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_net_env *env, cs
     net->q = env->q;
     net->observer = env->observer && env->observer->message ? env->observer : NULL;
     if ((be->caps & CS_NET_NEEDS_TOPOLOGY) && env->topo) net->place = env->topo->place;
+    net->rank_tclass = env->rank_tclass;
     cs_net_env e = *env;
     e.halt = &net->halted;
     if (env->opts || !be->nopts) return be->create(&e, &net->state, err);
@@ -165,6 +166,7 @@ int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err) {
     cs_net_msg p = *m;
     p.src = rank_npu(net, m->src);
     p.dst = rank_npu(net, m->dst);
+    if (net->rank_tclass) p.tclass = net->rank_tclass[m->src];
     if (net->observer) net->observer->message(net->observer->message_ud, p.src, p.dst, p.bytes);
 #ifdef CS_INVARIANTS
     inv_msg *r = inv_watch(net, &p, cs_net_has(net, CS_NET_EXACT_UNCONTENDED));

@@ -55,7 +55,8 @@ typedef struct cs_net_msg {
     void *ctx;
     uint64_t cookie;
     uint32_t channel; /* reserved for NCCL channels / queue pairs (0 today) */
-    uint8_t tclass;   /* reserved for traffic classes / priorities (0 today) */
+    uint8_t tclass;   /* traffic class (priority): the packet backend's classes (0 from the
+                         workload; a cluster job's traffic_class through cs_net_env.rank_tclass) */
 } cs_net_msg;
 
 /* Capabilities: what a backend promises, for callers that must decide
@@ -150,6 +151,9 @@ typedef struct cs_net_env {
                                         (--compare-healthy) */
     const void *opts;                /* the backend's option struct (opts_size bytes, filled
                                         through its option table); NULL = defaults */
+    const uint8_t *rank_tclass;      /* per rank: the traffic class of the messages it sends, in place
+                                        of each message's own (a cluster job's traffic_class); NULL =
+                                        the messages' (borrowed) */
     int *halt;                       /* set by cs_net_init (the caller's value is ignored): a
                                         backend that finds the network can never progress again
                                         (a PFC deadlock) sets *halt = 1; the engine then stops the
@@ -202,6 +206,7 @@ typedef struct cs_net {
     const cs_network_config *cfg;
     const uint32_t *place; /* rank -> NPU (the topology's placement); NULL = identity */
     const cs_net_observer *observer; /* message: every transfer (NULL = none; borrowed) */
+    const uint8_t *rank_tclass;      /* cs_net_env.rank_tclass (borrowed) */
     cs_eventq *q;
     cs_net_stats stats;
     int halted; /* the backend found that the network can never progress (cs_net_env.halt) */

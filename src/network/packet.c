@@ -12,8 +12,12 @@
  *
  * Packets.  A message becomes ceil(bytes / mtu) data packets (one for 0
  * bytes) of payload + overhead wire bytes.  Every directed link has one
- * egress port at its source node: a strict-priority pair of FIFOs (control:
- * ACK, NAK, CNP; data) and one packet in transmission.  A packet occupies the
+ * egress port at its source node: a FIFO of control packets (ACK, NAK, CNP;
+ * served first), a data FIFO per traffic class (priorities; one by default;
+ * strict priority or DWRR between them: next_data) and one packet in
+ * transmission.  At a VOQ chassis (voq) the data of a class waits in a
+ * virtual output queue per ingress link instead, served by the egress
+ * port's credit scheduler (voq_pop).  A packet occupies the
  * link for ser = ceil(wire x 1000 / bw) ps (bw in bytes per ns) and reaches
  * the far node lat ps after its last bit (store-and-forward), or, with
  * cut_through, lat ps after its first `overhead` bytes when the next link is
@@ -41,6 +45,9 @@
  * of a route) have a buffer of buffer_bytes.  Data packets are accounted at
  * arrival and released when their transmission ends; control packets are not
  * accounted (they are 64 bytes and never paused).
+ * Accounting, headroom and PFC are per ingress link and traffic class (a
+ * packet keeps its flow's class on every hop); a paused class does not stop
+ * another.  A VOQ chassis has voq_buffer bytes instead of buffer_bytes.
  *   - pfc = 1 (lossless, the default): each ingress link has a headroom of
  *     2 x lat x bw + 2 x MTU wire bytes + 64 (a pause frame), reserved out of
  *     the buffer; the rest is shared.  A data packet goes to the shared pool
@@ -108,6 +115,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -127,6 +135,9 @@
 static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", "packet-spray", "flowlet", "adaptive", NULL};
 static const char *const PKT_RTXS[] = {"go-back-n", "selective-repeat", NULL};
 static const char *const PKT_TCP_CCS[] = {"newreno", "cubic", NULL}; /* index = CS_TCP_NEWRENO, CS_TCP_CUBIC */
+static const char *const PKT_PRIO_OFS[] = {"tclass", "qp", NULL};
+static const char *const PKT_SCHEDS[] = {"strict", "dwrr", NULL};
+static const char *const PKT_VOQS[] = {"none", "spine", "all", NULL};
 
 #define O(f) offsetof(pkt_opts, f)
 static const cs_opt PKT_OPTS[] = {
@@ -289,6 +300,29 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "flow_rows", .type = CS_OPT_INT, .def = 1 << 20, .min = 0, .max = 1 << 26, .unit = "rows",
      .off = O(flow_rows),
      .help = "flows.csv keeps the first this many flows (56 bytes each); a warning says when later ones are left out"},
+    {.key = "priorities", .type = CS_OPT_INT, .def = 1, .min = 1, .max = PKT_MAXPRIO, .unit = "classes",
+     .off = O(priorities),
+     .help = "lossless traffic classes (802.1Qbb priorities): each has its own egress FIFO, ingress accounting, "
+             "PFC headroom and PFC pause, so a paused class does not stop another (1: one class, as before)"},
+    {.key = "priority_of", .type = CS_OPT_ENUM, .def = PKT_PRIO_TCLASS, .values = PKT_PRIO_OFS,
+     .off = O(priority_of),
+     .help = "a message's class: tclass (the traffic class the caller gives it: a cluster job's traffic_class, "
+             "else 0) or qp "
+             "(its queue pair: message key hashed over the classes)"},
+    {.key = "scheduler", .type = CS_OPT_ENUM, .def = PKT_SCHED_DWRR, .values = PKT_SCHEDS, .off = O(scheduler),
+     .help = "egress scheduling between classes: strict (the highest class first) or dwrr (deficit weighted round "
+             "robin, dwrr_weights x one wire MTU per round)"},
+    {.key = "dwrr_weights", .type = CS_OPT_STR, .off = O(dwrr_weights),
+     .help = "dwrr: a weight per class, comma-separated integers 1..1000 from class 0 up (unset: all 1)"},
+    {.key = "voq", .type = CS_OPT_ENUM, .def = PKT_VOQ_NONE, .values = PKT_VOQS, .off = O(voq),
+     .help = "switches modelled as VOQ cell-fabric deep-buffer chassis (Jericho-class): none (every switch "
+             "shared-buffer output-queued), spine (the switches with no NPU or NIC attached) or all"},
+    {.key = "voq_buffer", .type = CS_OPT_NUM, .def = 8589934592.0, .min = 0, .min_open = 1, .max = 1e15,
+     .unit = "bytes", .off = O(voq_buffer_bytes),
+     .help = "packet buffer of a VOQ chassis (8 GiB: a Jericho2's HBM; buffer applies to the other switches)"},
+    {.key = "voq_credit", .type = CS_OPT_NUM, .def = 4096, .min = 64, .max = 1e9, .unit = "bytes",
+     .off = O(voq_credit_bytes),
+     .help = "VOQ chassis: bytes an egress port's credit scheduler grants a virtual output queue per turn"},
 };
 #undef O
 
@@ -320,6 +354,71 @@ static inline const cs_link *lk(const pkt_state *s, uint32_t l) { return &s->top
 static void pkt_destroy(void *state);
 
 /* ---- create ------------------------------------------------------------------------ */
+
+/* dwrr_weights ("w0,w1,...", one per class; unset: all 1) into s->quantum:
+ * weight x wire MTU bytes per round. */
+static int parse_weights(pkt_state *s, cs_error *err) {
+    uint64_t wmtu = (uint64_t)s->o.mtu + (uint64_t)s->o.overhead;
+    for (uint32_t c = 0; c < PKT_MAXPRIO; c++) s->quantum[c] = (int64_t)wmtu;
+    const char *w = s->o.dwrr_weights;
+    if (!w) return CS_OK;
+    uint32_t c = 0;
+    for (const char *q = w;;) {
+        char *end;
+        long v = strtol(q, &end, 10);
+        if (end == q || v < 1 || v > 1000 || c >= s->npri || (*end && *end != ','))
+            return CS_ERR(err, CS_EINVAL,
+                          "backend.packet.dwrr_weights: \"%s\"; expected %u comma-separated integers 1..1000 (one "
+                          "per class of backend.packet.priorities)", w, s->npri);
+        s->quantum[c++] = (int64_t)v * (int64_t)wmtu;
+        if (!*end) break;
+        q = end + 1;
+    }
+    if (c != s->npri)
+        return CS_ERR(err, CS_EINVAL,
+                      "backend.packet.dwrr_weights: \"%s\" gives %u weights; expected %u (one per class of "
+                      "backend.packet.priorities)", w, c, s->npri);
+    return CS_OK;
+}
+
+/* Whether node v is a VOQ chassis (its egress links have VOQs). */
+static int is_voq(const pkt_state *s, uint32_t v) {
+    const cs_topo *t = s->topo;
+    return s->vq && t->out_off[v] < t->out_off[v + 1] && s->vq[t->out_idx[t->out_off[v]]];
+}
+
+/* The VOQs of the chassis that backend.packet.voq names: every switch
+ * (all), or those with no NPU or NIC among their neighbours (spine). */
+static void voq_build(pkt_state *s) {
+    const cs_topo *t = s->topo;
+    s->voq_credit = (int64_t)s->o.voq_credit_bytes;
+    s->vq = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *s->vq);
+    s->in_pos = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *s->in_pos);
+    for (uint32_t v = 0; v < t->nnodes; v++)
+        for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) s->in_pos[t->in_idx[i]] = i - t->in_off[v];
+    for (uint32_t v = 0; v < t->nnodes; v++) {
+        if (t->kind[v] != CS_NODE_SWITCH) continue;
+        uint32_t nin = t->in_off[v + 1] - t->in_off[v];
+        if (s->o.voq == PKT_VOQ_SPINE) {
+            int edge = 0;
+            for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
+                uint8_t k = t->kind[t->links[t->in_idx[i]].src];
+                edge |= k == CS_NODE_NPU || k == CS_NODE_NIC;
+            }
+            if (edge) continue;
+        }
+        if (!nin) continue;
+        for (uint32_t j = t->out_off[v]; j < t->out_off[v + 1]; j++) {
+            size_t n = (size_t)nin * s->npri;
+            pvoq *V = cs_calloc(1, sizeof *V + n * (2 * sizeof(pkt *) + sizeof(int64_t)));
+            V->nin = nin;
+            V->qh = (pkt **)(V + 1);
+            V->qt = V->qh + n;
+            V->def = (int64_t *)(V->qt + n);
+            s->vq[t->out_idx[j]] = V;
+        }
+    }
+}
 
 static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     pkt_state *s = cs_calloc(1, sizeof *s);
@@ -395,30 +494,36 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
         s->bw[l] = env->healthy ? t->links[l].nominal_bw : t->links[l].bw;
         same &= s->bw[l] == t->links[l].bw;
     }
+    s->npri = (uint32_t)s->o.priorities;
+    if ((rc = parse_weights(s, err))) goto fail;
     s->ports = cs_calloc(nl, sizeof *s->ports);
+    if (s->npri > 1) s->pcs = cs_calloc(nl * (s->npri - 1), sizeof *s->pcs);
     s->nodes = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *s->nodes);
-    for (uint32_t l = 0; l < t->nlinks; l++) s->ports[l].ring = NONE;
-    /* buffers: headroom per ingress link (PFC), the rest shared */
+    for (size_t i = 0; i < nl; i++) s->ports[i].cls0.ring = NONE;
+    for (size_t i = 0; s->npri > 1 && i < nl * (s->npri - 1); i++) s->pcs[i].ring = NONE;
+    if (s->o.voq != PKT_VOQ_NONE) voq_build(s);
+    /* buffers: headroom per ingress link and class (PFC), the rest shared */
     for (uint32_t v = 0; v < t->nnodes; v++) {
         uint64_t head = 0;
+        double buf = is_voq(s, v) ? s->o.voq_buffer_bytes : s->o.buffer_bytes;
         if (s->o.pfc)
             for (uint32_t i = t->in_off[v]; i < t->in_off[v + 1]; i++) {
                 uint32_t l = t->in_idx[i];
                 double bw = s->bw[l];
                 uint64_t h = (uint64_t)ceil(2.0 * cs_time_as_ns_f(lk(s, l)->lat) * bw) + 2 * s->wire_mtu + CTRL_WIRE;
                 s->ports[l].headroom = h;
-                head += h;
+                head += h * s->npri;
             }
-        if ((double)head >= s->o.buffer_bytes && t->kind[v] != CS_NODE_NPU) {
+        if ((double)head >= buf && t->kind[v] != CS_NODE_NPU) {
             rc = CS_ERR(err, CS_EINVAL,
-                        "backend.packet.buffer: %.17g bytes per switch leaves nothing shared at %s %u, whose %u "
+                        "backend.packet.%s: %.17g bytes per switch leaves nothing shared at %s %u, whose %u "
                         "ingress links reserve %llu bytes of PFC headroom (2 x latency x bandwidth + 2 MTU + 64 "
-                        "bytes each); expected a larger buffer", s->o.buffer_bytes,
+                        "bytes each%s); expected a larger buffer", is_voq(s, v) ? "voq_buffer" : "buffer", buf,
                         cs_node_kind_name((cs_node_kind)t->kind[v]), v, t->in_off[v + 1] - t->in_off[v],
-                        (unsigned long long)head);
+                        (unsigned long long)head, s->npri > 1 ? ", per class" : "");
             goto fail;
         }
-        s->nodes[v].shared = (double)head < s->o.buffer_bytes ? (uint64_t)s->o.buffer_bytes - head : 0;
+        s->nodes[v].shared = (double)head < buf ? (uint64_t)buf - head : 0;
     }
     uint64_t seed = s->o.ecmp_seed >= 0 ? (uint64_t)s->o.ecmp_seed : t->ecmp_seed;
     int spray = s->o.routing == PKT_ROUTING_ECMP ? 0 : s->o.routing == PKT_ROUTING_SPRAY ? 1 : -1;
@@ -450,7 +555,12 @@ static void pkt_destroy(void *state) {
     cs_free(s->rows);
     cs_free(s->heap);
     cs_free(s->free_ids);
+    if (s->vq)
+        for (uint32_t l = 0; l < s->topo->nlinks; l++) cs_free(s->vq[l]);
+    cs_free(s->vq);
+    cs_free(s->in_pos);
     cs_free(s->ports);
+    cs_free(s->pcs);
     cs_free(s->bw);
     cs_free(s->nodes);
     cs_free(s->cand);
@@ -530,41 +640,43 @@ static const uint32_t *path_of(const pkt_state *s, const pkt *p, uint32_t *n) {
     return f->rpath;
 }
 
-static void queue_push(port *P, pkt *p, int prio) {
+static void fifo_push(pkt **qh, pkt **qt, pkt *p) {
     p->next = NULL;
-    if (P->qt[prio]) P->qt[prio]->next = p;
-    else P->qh[prio] = p;
-    P->qt[prio] = p;
+    if (*qt) (*qt)->next = p;
+    else *qh = p;
+    *qt = p;
 }
 
-static pkt *queue_pop(port *P, int prio) {
-    pkt *p = P->qh[prio];
+static pkt *fifo_pop(pkt **qh, pkt **qt) {
+    pkt *p = *qh;
     if (!p) return NULL;
-    P->qh[prio] = p->next;
-    if (!P->qh[prio]) P->qt[prio] = NULL;
+    *qh = p->next;
+    if (!*qh) *qt = NULL;
     return p;
 }
 
-/* Flow id leaves the send ring of port P. */
-static void ring_unlink(pkt_state *s, port *P, uint32_t id) {
+/* Flow id leaves the send ring of its class at its first link. */
+static void ring_unlink(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
-    if (P->nring == 1) {
-        P->ring = NONE;
+    pclass *C = pkt_pc(s, f->path[0], f->prio);
+    if (C->nring == 1) {
+        C->ring = NONE;
     } else {
         s->flows[f->ring_prev].ring_next = f->ring_next;
         s->flows[f->ring_next].ring_prev = f->ring_prev;
-        if (P->ring == id) P->ring = f->ring_next;
+        if (C->ring == id) C->ring = f->ring_next;
     }
-    P->nring--;
+    C->nring--;
     f->in_ring = 0;
 }
 
-/* A data packet from a flow starting at this port's NPU, or NULL (then, when
- * a flow waits for its pacing, a wake-up is armed). */
-static pkt *from_ring(pkt_state *s, uint32_t l) {
+/* A data packet of class c from a flow starting at this port's NPU, or NULL
+ * (then, when a flow waits for its pacing, a wake-up is armed). */
+static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
     port *P = &s->ports[l];
+    pclass *C = pkt_pc(s, l, c);
     cs_time now = now_of(s), wake = CS_TIME_MAX;
-    uint32_t steps = P->nring, id = P->ring;
+    uint32_t steps = C->nring, id = C->ring;
     while (steps-- && id != NONE) {
         pflow *f = &s->flows[id];
         uint32_t next = f->ring_next;
@@ -581,9 +693,9 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             if (f->nlost && !f->failed) can = 1;
         }
         if (!can) { /* nothing to send until an ACK, NAK or timeout: leave the ring */
-            ring_unlink(s, P, id);
+            ring_unlink(s, id);
             maybe_free(s, id);
-            id = P->ring == NONE ? NONE : next;
+            id = C->ring == NONE ? NONE : next;
             continue;
         }
         if (s->cc->advance) s->cc->advance(f->ccs, &s->ccp, now);
@@ -606,6 +718,7 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
             p->payload = p->psn + 1 == f->npkts ? f->last_payload : (uint32_t)s->o.mtu;
             p->wire = p->payload + (uint32_t)s->o.overhead;
             p->type = PK_DATA;
+            p->prio = f->prio;
             p->in_link = NONE;
             p->sack = NONE;
             p->ts = now;
@@ -624,8 +737,8 @@ static pkt *from_ring(pkt_state *s, uint32_t l) {
              * sent its last packet leaves the ring (a NAK or timeout brings it
              * back), so that it can be freed once acknowledged */
             if (f->snd_nxt >= f->npkts && !f->nlost && !(s->tr->may_send && s->tr->may_send(s, f)))
-                ring_unlink(s, P, id);
-            else P->ring = next;
+                ring_unlink(s, id);
+            else C->ring = next;
             return p;
         }
         if (f->next_tx < wake) wake = f->next_tx;
@@ -645,25 +758,105 @@ static void on_wake(void *ctx, const cs_event *ev) {
     port_kick(s, (uint32_t)ev->arg);
 }
 
+/* The next packet of class c from the VOQs of an egress port (some hold
+ * one): the credit scheduler's turn goes round the ingress links; a queue
+ * starts packets while its credit (deficit) is positive, each charged its
+ * wire bytes, and is granted voq_credit bytes (up to that) when its turn
+ * comes; an empty queue keeps none. */
+static pkt *voq_pop(pkt_state *s, pvoq *V, uint32_t c) {
+    uint32_t n = V->nin;
+    size_t base = (size_t)c * n;
+    for (;;) { /* ends: some queue holds a packet, and its credit grows by voq_credit at each of its turns */
+        size_t i = base + V->rr[c];
+        if (V->qh[i] && V->def[i] > 0) {
+            pkt *p = fifo_pop(&V->qh[i], &V->qt[i]);
+            V->def[i] -= p->wire;
+            return p;
+        }
+        if (!V->qh[i]) V->def[i] = 0;
+        V->rr[c] = (V->rr[c] + 1) % n;
+        size_t j = base + V->rr[c];
+        if (V->qh[j]) {
+            V->def[j] += s->voq_credit;
+            if (V->def[j] > s->voq_credit) V->def[j] = s->voq_credit;
+        }
+    }
+}
+
+/* A data packet of class c for link l: forwarded packets and the NPU's own
+ * flows in turn, or NULL. */
+static pkt *from_class(pkt_state *s, uint32_t l, uint32_t c) {
+    port *P = &s->ports[l];
+    pclass *C = pkt_pc(s, l, c);
+    pkt *p = NULL;
+    int have_q = C->qbytes > 0, have_r = C->ring != NONE;
+    if (have_r && (!have_q || C->turn)) {
+        p = from_ring(s, l, c);
+        if (p) C->turn = 0;
+    }
+    if (!p && have_q) {
+        p = s->vq && s->vq[l] ? voq_pop(s, s->vq[l], c) : fifo_pop(&C->qh, &C->qt);
+        P->qbytes -= p->wire;
+        C->qbytes -= p->wire;
+        C->turn = 1;
+        if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now_of(s), P->qbytes, P->paused != 0);
+    }
+    return p;
+}
+
+/* Whether class c of link l has data waiting (queued or flows to send) and is not paused. */
+static int class_ready(const pkt_state *s, uint32_t l, uint32_t c) {
+    const pclass *C = pkt_pc(s, l, c);
+    return !(s->ports[l].paused >> c & 1) && (C->qbytes || C->ring != NONE);
+}
+
+/* The next data packet on link l between its classes: strict priority (the
+ * highest class that has one) or deficit weighted round robin (each class,
+ * in turn, starts packets while its deficit is positive, the deficit
+ * charged their wire bytes and topped up by its quantum, at most to it,
+ * when its turn comes; a class with nothing keeps no deficit).  With one
+ * class: that class. */
+static pkt *next_data(pkt_state *s, uint32_t l) {
+    port *P = &s->ports[l];
+    uint32_t n = s->npri;
+    if (n == 1) return P->paused ? NULL : from_class(s, l, 0);
+    if (s->o.scheduler == PKT_SCHED_STRICT) {
+        for (uint32_t c = n; c-- > 0;)
+            if (class_ready(s, l, c)) {
+                pkt *p = from_class(s, l, c);
+                if (p) return p;
+            }
+        return NULL;
+    }
+    for (uint32_t k = 0; k <= 2 * n; k++) {
+        uint32_t c = P->rr;
+        pclass *C = pkt_pc(s, l, c);
+        if (class_ready(s, l, c) && C->deficit > 0) {
+            pkt *p = from_class(s, l, c);
+            if (p) {
+                C->deficit -= p->wire;
+                return p;
+            }
+        }
+        /* its turn ends: the next class's begins */
+        if (!C->qbytes && C->ring == NONE) C->deficit = 0;
+        P->rr = (uint8_t)((c + 1) % n);
+        pclass *D = pkt_pc(s, l, P->rr);
+        if (class_ready(s, l, P->rr)) {
+            D->deficit += s->quantum[P->rr];
+            if (D->deficit > s->quantum[P->rr]) D->deficit = s->quantum[P->rr];
+        }
+    }
+    return NULL;
+}
+
 /* Start the next packet on link l if it is idle: control first, then data
- * (unless paused), forwarded packets and the NPU's own flows in turn. */
+ * (next_data: the classes that are not paused). */
 static void port_kick(pkt_state *s, uint32_t l) {
     port *P = &s->ports[l];
     if (P->busy || !(s->bw[l] > 0)) return;
-    pkt *p = queue_pop(P, PRIO_CTRL);
-    if (!p && !P->paused) {
-        int have_q = P->qh[PRIO_DATA] != NULL, have_r = P->ring != NONE;
-        if (have_r && (!have_q || P->turn)) {
-            p = from_ring(s, l);
-            if (p) P->turn = 0;
-        }
-        if (!p && have_q) {
-            p = queue_pop(P, PRIO_DATA);
-            P->qbytes -= p->wire;
-            P->turn = 1;
-            if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now_of(s), P->qbytes, P->paused);
-        }
-    }
+    pkt *p = fifo_pop(&P->qh, &P->qt);
+    if (!p) p = next_data(s, l);
     if (!p) return;
     cs_time now = now_of(s);
     double bw = s->bw[l];
@@ -677,7 +870,8 @@ static void port_kick(pkt_state *s, uint32_t l) {
     P->cur_wire = p->wire;
     P->cur_payload = p->payload;
     P->cur_data = p->type == PK_DATA;
-    P->wire_data += P->cur_data;
+    P->cur_prio = p->prio;
+    pkt_pc(s, l, p->prio)->wire_data += P->cur_data;
     cs_eventq_push(s->q, now + ser, ((uint64_t)l << 3) | 0, on_tx_end, s, l);
     /* the far node: its last bit (store-and-forward, and always at the
      * destination) or its headers (cut-through onto a link not faster) */
@@ -694,35 +888,39 @@ static void port_kick(pkt_state *s, uint32_t l) {
 
 static void on_pfc(void *ctx, const cs_event *ev) {
     pkt_state *s = ctx;
-    uint32_t l = (uint32_t)(ev->arg >> 1);
+    uint32_t l = (uint32_t)(ev->arg >> 4), c = (uint32_t)(ev->arg >> 1 & 7);
     int pause = (int)(ev->arg & 1);
     port *P = &s->ports[l];
+    pclass *C = pkt_pc(s, l, c);
     cs_time now = now_of(s);
-    P->pfc_pending--;
-    if (pause && !P->paused) {
-        P->paused = 1;
-        P->pause_since = now;
+    uint8_t bit = (uint8_t)(1u << c);
+    C->pfc_pending--;
+    if (pause && !(P->paused & bit)) {
+        P->paused |= bit;
+        C->pause_since = now;
         s->st.pauses++;
+        if (c < PKT_MAXPRIO) s->st.class_pauses[c]++;
         if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now, P->qbytes, 1);
-    } else if (!pause && P->paused) {
-        P->paused = 0;
-        P->pause_time += now - P->pause_since;
-        if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now, P->qbytes, 0);
+    } else if (!pause && (P->paused & bit)) {
+        P->paused &= (uint8_t)~bit;
+        C->pause_time += now - C->pause_since;
+        if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now, P->qbytes, P->paused != 0);
         port_kick(s, l);
     }
 }
 
-/* The far node of link l pauses (1) or resumes (0) it: a frame on the link
- * back, ser + lat later at the upstream port. */
-static void send_pfc(pkt_state *s, uint32_t l, int pause) {
+/* The far node of link l pauses (1) or resumes (0) its class c: a frame on
+ * the link back, ser + lat later at the upstream port. */
+static void send_pfc(pkt_state *s, uint32_t l, uint32_t c, int pause) {
     port *P = &s->ports[l];
-    P->xoff = (uint8_t)pause;
-    P->pfc_pending++;
+    if (pause) P->xoff |= (uint8_t)(1u << c);
+    else P->xoff &= (uint8_t)~(1u << c);
+    pkt_pc(s, l, c)->pfc_pending++;
     uint32_t back = cs_topo_find_link(s->topo, lk(s, l)->dst, lk(s, l)->src);
     double bw = back != UINT32_MAX && s->bw[back] > 0 ? s->bw[back] : s->bw[l];
     cs_time lat = back != UINT32_MAX ? lk(s, back)->lat : lk(s, l)->lat;
     cs_eventq_push(s->q, now_of(s) + ser_ps(CTRL_WIRE, bw) + lat, ((uint64_t)l << 3) | 2, on_pfc, s,
-                   ((uint64_t)l << 1) | (uint64_t)pause);
+                   ((uint64_t)l << 4) | ((uint64_t)c << 1) | (uint64_t)pause);
 }
 
 static uint64_t threshold(const pkt_state *s, uint32_t v) {
@@ -735,7 +933,8 @@ static uint64_t threshold(const pkt_state *s, uint32_t v) {
  * link's source) as the port accounted it. */
 static void release(pkt_state *s, uint32_t v, port *P) {
     if (P->cur_in_link == NONE) return; /* from its source, or a control packet: in no buffer */
-    port *I = &s->ports[P->cur_in_link];
+    uint32_t c = P->cur_prio;
+    pclass *I = pkt_pc(s, P->cur_in_link, c);
     /* the ingress counter gives back headroom first, then shared bytes (as a
      * switch MMU does): XON does not wait for the packets that went to the
      * headroom, which sit at the tail of the queues */
@@ -743,32 +942,35 @@ static void release(pkt_state *s, uint32_t v, port *P) {
     I->in_head -= h;
     I->in_shared -= w - h;
     s->nodes[v].used -= w - h;
-    if (s->o.pfc && I->xoff && I->in_head == 0) {
+    if (s->o.pfc && (s->ports[P->cur_in_link].xoff >> c & 1) && I->in_head == 0) {
         uint64_t thr = threshold(s, v), off = 2 * s->wire_mtu;
-        if (I->in_shared + off <= thr || I->in_shared == 0) send_pfc(s, P->cur_in_link, 0);
+        if (I->in_shared + off <= thr || I->in_shared == 0) send_pfc(s, P->cur_in_link, c, 0);
     }
 }
 
-/* Admit data packet p, arrived at node v over link in, into v's buffer for
- * egress link out.  0: dropped (counted). */
+/* Admit data packet p (of class p->prio), arrived at node v over link in,
+ * into v's buffer for egress link out: the accounting of its ingress link
+ * and class.  0: dropped (counted). */
 static int admit(pkt_state *s, uint32_t v, uint32_t in, uint32_t out, pkt *p) {
     pnode *N = &s->nodes[v];
-    port *I = &s->ports[in], *E = &s->ports[out];
+    uint32_t c = p->prio;
+    pclass *I = pkt_pc(s, in, c), *EC = pkt_pc(s, out, c);
+    port *E = &s->ports[out];
     uint64_t thr = threshold(s, v);
     if (s->o.pfc) {
         if (I->in_shared < thr && N->used + p->wire <= N->shared) {
             I->in_shared += p->wire;
             N->used += p->wire;
-        } else if (I->in_head + p->wire <= I->headroom) {
+        } else if (I->in_head + p->wire <= s->ports[in].headroom) {
             I->in_head += p->wire;
         } else {
             E->drops++;
             s->st.headroom_drops++;
             return 0;
         }
-        if (!I->xoff && (I->in_head || I->in_shared >= threshold(s, v))) send_pfc(s, in, 1);
+        if (!(s->ports[in].xoff >> c & 1) && (I->in_head || I->in_shared >= threshold(s, v))) send_pfc(s, in, c, 1);
     } else {
-        if ((double)(E->qbytes + p->wire) > s->o.alpha * (double)(N->shared > N->used ? N->shared - N->used : 0) ||
+        if ((double)(EC->qbytes + p->wire) > s->o.alpha * (double)(N->shared > N->used ? N->shared - N->used : 0) ||
             N->used + p->wire > N->shared) {
             E->drops++;
             s->st.drops++;
@@ -809,7 +1011,7 @@ static void send_ctrl_sr(pkt_state *s, uint32_t id, int type, uint32_t psn, uint
     f->inflight++;
     s->st.ctrl_packets++;
     /* a flow with packets has src != dst, so a route back of at least one link */
-    queue_push(&s->ports[f->rpath[0]], p, PRIO_CTRL);
+    fifo_push(&s->ports[f->rpath[0]].qh, &s->ports[f->rpath[0]].qt, p);
     port_kick(s, f->rpath[0]);
 }
 
@@ -1192,7 +1394,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     const uint32_t *path = path_of(s, p, &n);
     uint32_t in = p->hbh ? p->link : path[p->hop];
     uint32_t v = lk(s, in)->dst;
-    if (p->type == PK_DATA) s->ports[in].wire_data--;
+    if (p->type == PK_DATA) pkt_pc(s, in, p->prio)->wire_data--;
     if (p->type == PK_DATA && s->o.drop_psn >= 0 && p->psn == (uint32_t)s->o.drop_psn && p->hop == 0 &&
         !s->flows[p->flow].test_dropped) { /* the test hook */
         s->flows[p->flow].test_dropped = 1;
@@ -1220,6 +1422,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     uint32_t out = p->hbh ? (p->link = pkt_route_next(s, p, v)) : path[p->hop];
     port *E = &s->ports[out];
     if (p->type == PK_DATA) {
+        pclass *EC = pkt_pc(s, out, p->prio);
         p->in_link = in;
         if (!admit(s, v, in, out, p)) {
             if (s->tr->lost) s->tr->lost(s, p);
@@ -1227,13 +1430,13 @@ static void on_arrive(void *ctx, const cs_event *ev) {
             return;
         }
         if (s->cc->feedback & CS_CC_MARK_STEP) { /* DCTCP: above K */
-            if ((double)E->qbytes > s->o.dctcp_k_bytes) {
+            if ((double)EC->qbytes > s->o.dctcp_k_bytes) {
                 p->ecn = 1;
                 E->marks++;
                 s->st.ecn_marks++;
             }
         } else if ((s->cc->feedback & CS_CC_MARK_RED) || (s->o.tcp_ecn && s->o.transport == CS_TR_tcp)) {
-            uint64_t q = E->qbytes;
+            uint64_t q = EC->qbytes;
             double pm = q <= s->o.kmin_bytes ? 0
                         : q > s->o.kmax_bytes ? 1
                         : s->o.pmax * ((double)q - s->o.kmin_bytes) / (s->o.kmax_bytes - s->o.kmin_bytes);
@@ -1244,11 +1447,17 @@ static void on_arrive(void *ctx, const cs_event *ev) {
             }
         }
         E->qbytes += p->wire;
+        EC->qbytes += p->wire;
         if (E->qbytes > E->max_q) E->max_q = E->qbytes;
-        if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, out, now_of(s), E->qbytes, E->paused);
-        queue_push(E, p, PRIO_DATA);
+        if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, out, now_of(s), E->qbytes, E->paused != 0);
+        if (s->vq && s->vq[out]) {
+            size_t i = (size_t)p->prio * s->vq[out]->nin + s->in_pos[in];
+            fifo_push(&s->vq[out]->qh[i], &s->vq[out]->qt[i], p);
+        } else {
+            fifo_push(&EC->qh, &EC->qt, p);
+        }
     } else {
-        queue_push(E, p, PRIO_CTRL); /* in no buffer: in_link stays NONE */
+        fifo_push(&E->qh, &E->qt, p); /* in no buffer: in_link stays NONE */
     }
     port_kick(s, out);
 }
@@ -1257,14 +1466,14 @@ void pkt_ring_add(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     if (f->in_ring || f->npath == 0) return;
     uint32_t l = f->path[0];
-    port *P = &s->ports[l];
-    P->nring++;
-    if (P->ring == NONE) {
+    pclass *C = pkt_pc(s, l, f->prio);
+    C->nring++;
+    if (C->ring == NONE) {
         f->ring_next = f->ring_prev = id;
-        P->ring = id;
+        C->ring = id;
     } else { /* before the ring's head: last in the round */
-        pflow *h = &s->flows[P->ring];
-        f->ring_next = P->ring;
+        pflow *h = &s->flows[C->ring];
+        f->ring_next = C->ring;
         f->ring_prev = h->ring_prev;
         s->flows[h->ring_prev].ring_next = id;
         h->ring_prev = id;
@@ -1381,6 +1590,13 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         both = cs_realloc(both, (size_t)(n + nr) * sizeof *both);
         memcpy(both + n, rpath, nr * sizeof *both);
     }
+    uint32_t prio = 0;
+    if (s->o.priority_of == PKT_PRIO_QP) prio = (uint32_t)(cs_mix64(m->key ^ 0x9E3779B97F4A7C15ULL) % s->npri);
+    else if (m->tclass >= s->npri) {
+        cs_free(both);
+        return CS_ERR(err, CS_EINVAL, "message %u -> %u: traffic class %u; expected below backend.packet.priorities "
+                      "(%u)", m->src, m->dst, m->tclass, s->npri);
+    } else prio = m->tclass;
     uint32_t id, gen = 0;
     if (s->nfree) {
         id = s->free_ids[--s->nfree];
@@ -1410,6 +1626,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     f->ideal = t;
     f->live = 1;
     f->fixed = s->hbh && (uint8_t)cs_router_is_fixed(s->router, m->src, m->dst);
+    f->prio = (uint8_t)prio;
     if (s->sr_win && n) {
         f->sr_txn = cs_calloc(s->sr_win, sizeof *f->sr_txn + 2);
         f->sr_flag = (uint8_t *)(f->sr_txn + s->sr_win);
@@ -1459,7 +1676,11 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
         o->peak_util = P->packets ? 1 : 0;
         o->drops = P->drops;
         o->ecn_marks = P->marks;
-        o->paused = P->pause_time + (P->paused ? now - P->pause_since : 0);
+        o->paused = 0; /* summed over its classes */
+        for (uint32_t c = 0; c < s->npri; c++) {
+            const pclass *C = pkt_pc(s, l, c);
+            o->paused += C->pause_time + (P->paused >> c & 1 ? now - C->pause_since : 0);
+        }
         o->max_queue_bytes = P->max_q;
         if (P->max_q > maxq) maxq = P->max_q;
         pause += o->paused;
@@ -1540,10 +1761,12 @@ static void pkt_describe_pending(void *state, char *buf, size_t n) {
                                 s->failed_src, s->failed_dst, (unsigned long long)s->failed_bytes);
     uint32_t paused = 0, first = NONE;
     for (uint32_t l = 0; l < s->topo->nlinks; l++)
-        if (s->ports[l].paused && (s->ports[l].qh[PRIO_DATA] || s->ports[l].ring != NONE)) {
-            paused++;
-            if (first == NONE) first = l;
-        }
+        for (uint32_t c = 0; c < s->npri; c++)
+            if ((s->ports[l].paused >> c & 1) && (pkt_pc(s, l, c)->qbytes || pkt_pc(s, l, c)->ring != NONE)) {
+                paused++;
+                if (first == NONE) first = l;
+                break;
+            }
     if (paused && len < n)
         snprintf(buf + len, n - len, "%s%u links paused by PFC with packets waiting (first: %s %u -> %s %u)",
                  len ? ", " : "network: ", paused, cs_node_kind_name((cs_node_kind)s->topo->kind[lk(s, first)->src]),
@@ -1583,5 +1806,14 @@ int cs_packet_queue_bytes(const cs_net *net, uint32_t link, uint64_t *out) {
     const pkt_state *s = net->state;
     if (link >= s->topo->nlinks) return 0;
     *out = s->ports[link].qbytes;
+    return 1;
+}
+
+int cs_packet_class_paused(const cs_net *net, uint32_t link, uint32_t cls, cs_time *out) {
+    if (net->backend != &cs_net_packet) return 0;
+    const pkt_state *s = net->state;
+    if (link >= s->topo->nlinks || cls >= s->npri) return 0;
+    const pclass *C = pkt_pc(s, link, cls);
+    *out = C->pause_time + (s->ports[link].paused >> cls & 1 ? cs_eventq_now(s->q) - C->pause_since : 0);
     return 1;
 }

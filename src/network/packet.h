@@ -33,6 +33,7 @@ typedef struct cs_packet_stats {
     uint64_t ecn_cuts;                   /* tcp with tcp_ecn: window cuts for ECN echoes */
     uint64_t partial_acks;               /* tcp: partial ACKs in fast recovery (each resends one segment) */
     uint64_t undelivered_bytes;          /* udp: payload dropped or lost, never sent again */
+    uint64_t class_pauses[8];            /* PFC pauses that took effect, per traffic class (priorities) */
 } cs_packet_stats;
 
 /* The counters of a cs_net running the packet backend: 1, else 0. */
@@ -41,5 +42,8 @@ int cs_packet_stats_get(const cs_net *net, cs_packet_stats *out);
  * not the one on the wire): 1, else 0 (not the packet backend, no such link).
  * Tests sample it between events to see the queue a congestion control keeps. */
 int cs_packet_queue_bytes(const cs_net *net, uint32_t link, uint64_t *out);
+/* The time (ps) traffic class `cls` of link `link` has been paused by PFC
+ * so far: 1, else 0 (not the packet backend, no such link or class). */
+int cs_packet_class_paused(const cs_net *net, uint32_t link, uint32_t cls, cs_time *out);
 
 #endif

@@ -44,9 +44,16 @@ typedef struct pkt_opts {
     int transport, tcp_cc, tcp_iw, drop_psn;
     bool tcp_ecn;
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
+    int priorities, priority_of, scheduler; /* traffic classes (docs/network.md, "Priorities") */
+    char *dwrr_weights;
+    int voq;                               /* which switches are VOQ chassis (PKT_VOQ_*) */
+    double voq_buffer_bytes, voq_credit_bytes;
 } pkt_opts;
 
-enum { PRIO_CTRL = 0, PRIO_DATA = 1, NPRIO = 2 };
+#define PKT_MAXPRIO 8 /* traffic classes at most (802.1p priorities) */
+enum { PKT_PRIO_TCLASS, PKT_PRIO_QP };
+enum { PKT_SCHED_STRICT, PKT_SCHED_DWRR };
+enum { PKT_VOQ_NONE, PKT_VOQ_SPINE, PKT_VOQ_ALL };
 enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
 #define CTRL_WIRE 64u     /* bytes of an ACK, NAK, CNP or PFC frame on the wire */
 #define NONE UINT32_MAX
@@ -70,6 +77,7 @@ typedef struct pkt {
     uint8_t nint;
     uint8_t type, ecn;
     uint8_t rtx;        /* selective repeat: data sent again */
+    uint8_t prio;       /* data: its flow's traffic class */
     /* per-packet routing (packet_route.c): hbh = 1: a data packet whose next link each node chooses (link:
      * the link it is on or queued for; ent: packet-spray's path number, left to decode, or a flowlet's
      * number); 0: it follows its flow's path (path[hop]) */
@@ -121,29 +129,56 @@ typedef struct pflow {
     uint64_t got_bytes, lost_bytes; /* udp: payload delivered / dropped or lost */
     uint32_t accounted; /* udp: packets delivered or lost */
     uint8_t test_dropped; /* drop_psn: its packet was dropped once */
+    uint8_t prio;         /* its traffic class, < priorities */
 } pflow;
 
+/* One traffic class of a link: its data FIFO and send ring at the link's
+ * source, its ingress accounting and PFC state at the far node.  With one
+ * class (the default) these are the link's. */
+typedef struct pclass {
+    pkt *qh, *qt;
+    uint64_t qbytes;      /* data bytes queued in this class */
+    uint32_t ring, nring; /* flows of this class starting here (source port of an NPU): a ring, NONE = empty */
+    uint8_t turn;         /* 1: forwarded packets' turn next (else the ring's) */
+    int64_t deficit;      /* dwrr: bytes this class may still start in the current round */
+    /* ingress accounting at this link's far node (the link as that node's ingress), this class */
+    uint64_t in_shared, in_head;
+    uint32_t pfc_pending; /* PFC frames for this class on their way upstream (events) */
+    uint32_t wire_data;   /* data packets of this class started on this link, not yet at the far node */
+    cs_time pause_time, pause_since;
+} pclass;
+
+/* The virtual output queues of an egress link whose node is a VOQ chassis:
+ * per class c and ingress link i of the node (its position in the node's
+ * in-links), a FIFO at [c x nin + i]; the egress credit scheduler serves
+ * them round robin, a credit of voq_credit bytes per turn (deficit). */
+typedef struct pvoq {
+    uint32_t nin;
+    pkt **qh, **qt;      /* npri x nin each; one allocation with def */
+    int64_t *def;        /* npri x nin */
+    uint32_t rr[PKT_MAXPRIO];
+} pvoq;
+
 typedef struct port {
-    pkt *qh[NPRIO], *qt[NPRIO];
-    uint64_t qbytes; /* data bytes queued */
-    uint8_t busy, paused, turn;
+    pkt *qh, *qt;    /* control packets (ACK, NAK, CNP): before every data class, never paused */
+    uint64_t qbytes; /* data bytes queued, every class */
+    uint8_t busy;
+    uint8_t paused; /* bit c: class c is paused by the far node (in effect here) */
+    uint8_t xoff;   /* bit c: the far node has paused class c (decided; takes effect upstream later) */
+    uint8_t rr;     /* dwrr: the class whose round it is */
     /* the packet in transmission, as this node accounted it (with
      * cut-through it may already be held by the next node): the link it came
-     * in on (NONE: in no buffer here), its wire and payload bytes */
-    uint8_t cur_data;
+     * in on (NONE: in no buffer here), its class, wire and payload bytes */
+    uint8_t cur_data, cur_prio;
     uint32_t cur_in_link, cur_wire, cur_payload;
-    uint32_t ring, nring; /* flows starting here (source port of an NPU): a ring, NONE = empty */
     uint64_t wake_ev;
     cs_time wake_at;
-    /* ingress accounting at this link's far node (the link as that node's ingress) */
-    uint64_t in_shared, in_head, headroom;
-    uint8_t xoff; /* the far node has paused this link (decided; takes effect upstream later) */
-    uint32_t pfc_pending; /* PFC frames for this link on their way upstream (events) */
-    uint32_t wire_data;   /* data packets started on this link that have not reached the far node */
+    uint64_t headroom; /* PFC headroom of each class of this link at its far node */
+    pclass cls0;       /* class 0 (the others: pkt_state.pcs), beside the port that uses it most */
     /* statistics */
     uint64_t bytes, packets, drops, marks, max_q;
     uint64_t tx_wire; /* wire bytes started, every packet (in-band telemetry) */
-    cs_time busy_time, busy_since, pause_time, pause_since;
+    cs_time busy_time, busy_since;
 } port;
 
 typedef struct pnode {
@@ -168,7 +203,13 @@ typedef struct pkt_state {
     cs_time rto, cnp_interval;
     uint64_t wire_mtu;
     port *ports;
+    pclass *pcs;       /* per link, its classes 1..npri-1: pcs[l x (npri - 1) + c - 1] (NULL with one class) */
+    uint32_t npri;     /* traffic classes (priorities) */
+    int64_t quantum[PKT_MAXPRIO]; /* dwrr: bytes per round of each class (weight x wire MTU) */
     pnode *nodes;
+    pvoq **vq;         /* per link: its VOQs when its source node is a VOQ chassis, else NULL (NULL: none) */
+    uint32_t *in_pos;  /* per link: its position among its far node's in-links (with vq) */
+    int64_t voq_credit;
     pflow *flows;
     size_t nflows_alloc, cap_flows;
     uint32_t *free_ids;
@@ -204,6 +245,9 @@ typedef struct pkt_state {
 } pkt_state;
 
 static inline const cs_link *pkt_link(const pkt_state *s, uint32_t l) { return &s->topo->links[l]; }
+static inline pclass *pkt_pc(const pkt_state *s, uint32_t l, uint32_t c) {
+    return c ? &s->pcs[(size_t)l * (s->npri - 1) + c - 1] : &s->ports[l].cls0;
+}
 
 /* packet.c, for the transports (packet_transport.h): */
 /* ps a link of bw bytes per ns takes for `bytes` (at least 1 ps). */
@@ -231,6 +275,16 @@ uint32_t pkt_route_next(pkt_state *s, pkt *p, uint32_t v);
 /* packet_route.c: whether a hop-by-hop packet leaving on link l may cut through at its far node: every
  * link it may take there is not faster than l. */
 int pkt_route_cut_through(pkt_state *s, const pkt *p, uint32_t l);
+/* The FIFOs holding class c's data packets queued on link l: *heads (n of them; a VOQ port has one per
+ * ingress link of its node). */
+static inline uint32_t pkt_class_lists(const pkt_state *s, uint32_t l, uint32_t c, pkt *const **heads) {
+    if (s->vq && s->vq[l]) {
+        *heads = s->vq[l]->qh + (size_t)c * s->vq[l]->nin;
+        return s->vq[l]->nin;
+    }
+    *heads = &pkt_pc(s, l, c)->qh;
+    return 1;
+}
 /* packet_pfc.c: whether a set of paused links can never resume; then the cycle is written to
  * s->deadlock, s->deadlocked and *s->halt set: 1; else 0. */
 int pkt_pfc_deadlock(pkt_state *s);

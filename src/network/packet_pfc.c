@@ -41,10 +41,14 @@
 #include "core/alloc.h"
 #include "network/packet_int.h"
 
-/* Conditions (1) and (2) on link l. */
-static int candidate(const pkt_state *s, uint32_t l) {
+/* Conditions (1) and (2) on class c of link l (with several traffic
+ * classes each is paused on its own: the links below are (link, class)
+ * pairs, k = l x npri + c, and a packet keeps its class on every hop). */
+static int candidate(const pkt_state *s, uint32_t l, uint32_t c) {
     const port *P = &s->ports[l];
-    return P->paused && P->xoff && !P->pfc_pending && !P->wire_data && !(P->busy && P->cur_data);
+    const pclass *C = pkt_pc(s, l, c);
+    return (P->paused >> c & 1) && (P->xoff >> c & 1) && !C->pfc_pending && !C->wire_data &&
+           !(P->busy && P->cur_data && P->cur_prio == c);
 }
 
 static void describe(pkt_state *s, const uint32_t *cyc, uint32_t ncyc, uint32_t nfrozen) {
@@ -59,12 +63,15 @@ static void describe(pkt_state *s, const uint32_t *cyc, uint32_t ncyc, uint32_t 
             len += (size_t)snprintf(b + len, n - len, ", and %u more", ncyc - shown);
             break;
         }
-        const cs_link *L = pkt_link(s, cyc[i]);
-        const port *P = &s->ports[cyc[i]];
-        len += (size_t)snprintf(b + len, n - len, "%s%s %u -> %s %u (queue %llu bytes, paused since %.6f us)",
+        uint32_t l = cyc[i] / s->npri, c = cyc[i] % s->npri;
+        const cs_link *L = pkt_link(s, l);
+        const pclass *C = pkt_pc(s, l, c);
+        char cls[24] = "";
+        if (s->npri > 1) snprintf(cls, sizeof cls, " class %u", c);
+        len += (size_t)snprintf(b + len, n - len, "%s%s %u -> %s %u%s (queue %llu bytes, paused since %.6f us)",
                                 i ? ", " : "", cs_node_kind_name((cs_node_kind)t->kind[L->src]), L->src,
-                                cs_node_kind_name((cs_node_kind)t->kind[L->dst]), L->dst,
-                                (unsigned long long)P->qbytes, cs_time_as_us_f(P->pause_since));
+                                cs_node_kind_name((cs_node_kind)t->kind[L->dst]), L->dst, cls,
+                                (unsigned long long)C->qbytes, cs_time_as_us_f(C->pause_since));
         shown++;
     }
     if (len < n && nfrozen > ncyc)
@@ -74,30 +81,35 @@ static void describe(pkt_state *s, const uint32_t *cyc, uint32_t ncyc, uint32_t 
 int pkt_pfc_deadlock(pkt_state *s) {
     if (s->deadlocked) return 1;
     const cs_topo *t = s->topo;
-    uint32_t nl = t->nlinks, ncand = 0;
-    for (uint32_t l = 0; l < nl; l++) ncand += candidate(s, l);
+    uint32_t np = s->npri, nl = t->nlinks * np, ncand = 0; /* nl: (link, class) pairs */
+    for (uint32_t k = 0; k < nl; k++) ncand += candidate(s, k / np, k % np);
     if (!ncand) return 0;
     uint8_t *in = cs_calloc(nl, 1);
     uint32_t *last = cs_malloc((size_t)nl * sizeof *last); /* per link: the egress of its last edge (dedupe) */
-    for (uint32_t l = 0; l < nl; l++) {
-        in[l] = (uint8_t)candidate(s, l);
-        last[l] = NONE;
+    for (uint32_t k = 0; k < nl; k++) {
+        in[k] = (uint8_t)candidate(s, k / np, k % np);
+        last[k] = NONE;
     }
     /* edges A -> E: a packet that came in on candidate A waits in E's queue or is on E's wire */
     uint32_t *ea = NULL, *ee = NULL;
     size_t ne = 0, cap = 0, cap2 = 0;
     for (uint32_t e = 0; e < nl; e++) {
-        const port *E = &s->ports[e];
-        if (E->busy && E->cur_data && E->cur_in_link != NONE && in[E->cur_in_link]) in[E->cur_in_link] = 0;
-        for (const pkt *p = E->qh[PRIO_DATA]; p; p = p->next) {
-            uint32_t a = p->in_link;
-            if (a == NONE || !in[a] || last[a] == e) continue;
-            last[a] = e;
-            CS_GROW(ea, cap, ne + 1);
-            CS_GROW(ee, cap2, ne + 1);
-            ea[ne] = a;
-            ee[ne++] = e;
-        }
+        const port *E = &s->ports[e / np];
+        uint32_t c = e % np;
+        if (E->busy && E->cur_data && E->cur_prio == c && E->cur_in_link != NONE && in[E->cur_in_link * np + c])
+            in[E->cur_in_link * np + c] = 0;
+        pkt *const *heads;
+        uint32_t nlists = pkt_class_lists(s, e / np, c, &heads);
+        for (uint32_t j = 0; j < nlists; j++)
+            for (const pkt *p = heads[j]; p; p = p->next) {
+                uint32_t a = p->in_link == NONE ? NONE : p->in_link * np + c;
+                if (a == NONE || !in[a] || last[a] == e) continue;
+                last[a] = e;
+                CS_GROW(ea, cap, ne + 1);
+                CS_GROW(ee, cap2, ne + 1);
+                ea[ne] = a;
+                ee[ne++] = e;
+            }
     }
     /* the greatest fixed point: a link stays while it has an edge and all its edges stay */
     uint8_t *ok = cs_malloc(nl);

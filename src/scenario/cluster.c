@@ -97,16 +97,16 @@ static int job_parse(cs_cluster *c, const cs_jdoc *doc, size_t i, json_t *o, cs_
     snprintf(j->placement, sizeof j->placement, "contiguous");
     if (!json_is_object(o))
         return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu]: expected an object (name, workload or set, npus, placement, "
-                                      "start_ns, iterations)",
+                                      "start_ns, iterations, traffic_class)",
                       path, line, i);
     static const char *const known[] = {"name", "npus", "workload", "comm-groups", "set", "placement", "start_ns",
-                                        "iterations"};
+                                        "iterations", "traffic_class"};
     const char *k;
     json_t *v;
     json_object_foreach(o, k, v) {
         if (cs_str_index(k, known, sizeof known / sizeof *known) < 0)
             return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].%s: unknown key; expected name, npus, workload, "
-                                          "comm-groups, set, placement, start_ns or iterations",
+                                          "comm-groups, set, placement, start_ns, iterations or traffic_class",
                           path, line, i, k);
     }
     if ((v = json_object_get(o, "name"))) {
@@ -131,6 +131,12 @@ static int job_parse(cs_cluster *c, const cs_jdoc *doc, size_t i, json_t *o, cs_
             return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].iterations: expected an integer from 1 to %u", path, line,
                           i, CS_CLUSTER_MAX_ITERATIONS);
         j->iterations = (uint32_t)json_integer_value(v);
+    }
+    if ((v = json_object_get(o, "traffic_class"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 7)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].traffic_class: expected an integer from 0 to 7 (the "
+                                          "class of the job's messages: backend.packet.priorities)", path, line, i);
+        j->traffic_class = (uint8_t)json_integer_value(v);
     }
     if ((v = json_object_get(o, "start_ns"))) {
         if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) >= CS_TIME_MAX_NS / 2)
@@ -797,14 +803,16 @@ static int cmp_gptr(const void *a, const void *b) {
 }
 
 /* The cluster's workload with the jobs in `only` (-1 = every job): their
- * graphs renamed and repeated, idle NPUs empty; start[v] = its job's start. */
+ * graphs renamed and repeated, idle NPUs empty; start[v] = its job's start,
+ * tclass[v] its job's traffic class. */
 static int compose(const cs_cluster *c, const job_src *js, const cs_comm_groups *cg, long only, uint32_t N,
-                   cs_workload *w, cs_time *start, cs_error *err) {
+                   cs_workload *w, cs_time *start, uint8_t *tclass, cs_error *err) {
     size_t ng = 1, capg = 8;
     cs_graph **graphs = cs_malloc(capg * sizeof *graphs);
     graphs[0] = idle_graph();
     uint32_t *idx = cs_calloc(N ? N : 1, sizeof *idx);
     memset(start, 0, (size_t)N * sizeof *start);
+    memset(tclass, 0, (size_t)N);
     int rc = CS_OK;
     for (size_t jj = 0; jj < c->njobs && rc == CS_OK; jj++) {
         if (only >= 0 && (size_t)only != jj) continue;
@@ -839,6 +847,7 @@ static int compose(const cs_cluster *c, const job_src *js, const cs_comm_groups 
                 const gptr *f = bsearch(&key, map, s->w.ngraphs, sizeof *map, cmp_gptr);
                 idx[j->npu[r]] = f->idx;
                 start[j->npu[r]] = j->start;
+                tclass[j->npu[r]] = j->traffic_class;
             }
         }
         cs_free(map);
@@ -1070,6 +1079,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     uint32_t *dom = NULL;
     int32_t *rank_job = NULL;
     cs_time *start = NULL;
+    uint8_t *tclass = NULL;
     uint64_t **bytes = cs_calloc(c->njobs, sizeof *bytes); /* per job, per link, alone */
     uint32_t nlinks = 0;
     size_t caplinks = 0;
@@ -1117,6 +1127,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     if (rc == CS_OK) rc = place_all(c, js, 0, dom, N, rank_job, &cg, err);
     c->npus = N;
     start = cs_malloc((size_t)(N ? N : 1) * sizeof *start);
+    tclass = cs_malloc(N ? N : 1);
     cs_run_hooks h = *hooks;
     h.observer = NULL;
     h.coll_row = NULL;
@@ -1159,7 +1170,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         cs_cluster_window *win = j > (long)c->njobs ? &c->windows[j - (long)c->njobs - 1] : NULL;
         cs_workload w;
         memset(&w, 0, sizeof w);
-        rc = compose(c, js, &cg, shared || win ? -1 : j, N, &w, start, err);
+        rc = compose(c, js, &cg, shared || win ? -1 : j, N, &w, start, tclass, err);
         if (rc) break;
         cs_scenario *wsc = NULL;
         if (win) rc = with_changes(c, win, &wsc, err);
@@ -1178,8 +1189,8 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         if (c->seeds > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " (seed %u of %u)", k + 1,
                                    c->seeds);
         if (hooks->progress) cs_info("%s", label);
-        cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .plan_defaults = any_plan,
-                            .label = label};
+        cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .rank_tclass = tclass,
+                            .plan_defaults = any_plan, .label = label};
         bo.shared = shared;
         h.observer = win || k ? NULL : &obs;
         h.no_collectives = !shared || k;
@@ -1270,14 +1281,14 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
             memset(&w, 0, sizeof w);
             rc = routing_scenario(c, p, te, &psc, err);
             if (rc == CS_OK && k > 0) rc = seeded(psc, ecmp0 + k, (int64_t)ro.jitter_seed + k, err);
-            if (rc == CS_OK) rc = compose(c, js, &cg, -1, N, &w, start, err);
+            if (rc == CS_OK) rc = compose(c, js, &cg, -1, N, &w, start, tclass, err);
             char label[160];
             snprintf(label, sizeof label, "cluster: %zu jobs, routing %s", c->njobs, p->name);
             if (c->seeds > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " (seed %u of %u)", k + 1,
                                        c->seeds);
             if (rc == CS_OK && hooks->progress) cs_info("%s", label);
-            cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .plan_defaults = any_plan,
-                                .label = label};
+            cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .rank_tclass = tclass,
+                                .plan_defaults = any_plan, .label = label};
             cs_result *r = NULL;
             if (rc == CS_OK) {
                 rc = cs_scenario_run_with(psc, &in, &h, &r, err);
@@ -1350,6 +1361,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     cs_free(dom);
     cs_free(rank_job);
     cs_free(start);
+    cs_free(tclass);
     if (topo) cs_topo_free(topo);
     cs_network_config_free(&net);
     cs_sc_free_typed(SC_RUN, &ro);

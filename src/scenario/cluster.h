@@ -64,6 +64,7 @@ typedef struct cs_cluster_job {
     char placement[96];         /* the policy as given, or "explicit" */
     json_t *explicit_npus;      /* the list of an explicit placement (owned) */
     cs_time start;              /* start_ns */
+    uint8_t traffic_class;      /* its messages' traffic class (packet backend priorities; 0 default) */
     uint32_t iterations;
     char *workload;             /* traces: PREFIX or FILE (path as resolved; owned) */
     char *comm_groups;          /* traces: their communicator-group file (owned) or NULL */

@@ -245,7 +245,7 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
                          .custom_nodes = custom_nodes};
     e->x = cs_exec_new(&xp);
     cs_net_env env = {.cfg = netcfg, .topo = netcfg->topology, .q = e->q, .observer = opt->net_observer,
-                      .healthy = opt->net_healthy, .opts = opt->net_opts};
+                      .healthy = opt->net_healthy, .opts = opt->net_opts, .rank_tclass = opt->rank_tclass};
     int rc = cs_net_init(&e->net, be, &env, err);
     cs_coll_observer rep_obs = {rep_record, e};
     cs_system_params sp = {.config = opt->system,

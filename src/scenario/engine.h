@@ -93,6 +93,9 @@ typedef struct cs_engine_options {
      * roots become ready -- jobs that start later on a shared cluster
      * (scenario/cluster.h).  A nonzero start rules out the symmetric modes. */
     const cs_time *rank_start;
+    /* Per rank (NULL = none): the traffic class of its messages (a cluster
+     * job's traffic_class; cs_net_env.rank_tclass). */
+    const uint8_t *rank_tclass;
 } cs_engine_options;
 
 enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1, CS_SYMMETRY_REQUIRE = 2 };

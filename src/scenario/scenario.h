@@ -58,6 +58,7 @@ typedef struct cs_run_inputs {
     const cs_workload *workload;
     const cs_comm_groups *groups;   /* NULL = none */
     const cs_time *rank_start;      /* per rank (NULL = every rank at 0) */
+    const uint8_t *rank_tclass;     /* per rank: its messages' traffic class (NULL = the messages') */
     int plan_defaults;              /* 1 = the generator's system (without system.* keys) and 4 comm streams
                                        (without run.comm-streams), as for a generated plan */
     const char *label;              /* the workload, as reports name it */

@@ -744,6 +744,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         res->stragglers = res->slow_compute || ro.slow_nics;
         so.comm_groups = G && G->ngroups ? G : NULL;
         so.rank_start = in ? in->rank_start : NULL;
+        so.rank_tclass = in ? in->rank_tclass : NULL;
         so.injection_scale = ro.injection_scale;
         so.backend = ro.backend;
         so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : text ? CS_TEXT_COMM_STREAMS
