@@ -41,7 +41,7 @@ P="${CS_SOURCE_DIR:-$(dirname "$0")/..}/examples/presets"
 
 # ---- the committed files are the generator's output ---------------------------------------------
 bash "$P/make_presets.sh" gen >gen.log 2>&1 || fail "make_presets.sh: $(cat gen.log)"
-if diff -r -x make_presets.sh -x README.md "$P" gen >diff.txt; then pass "presets = make_presets.sh output"
+if diff -r -x make_presets.sh -x tables.sh -x README.md "$P" gen >diff.txt; then pass "presets = make_presets.sh output"
 else fail "presets differ from make_presets.sh output: $(head -20 diff.txt)"; fi
 
 # bytes/ns of a network file's dimension k (0-based), as the backends read it
@@ -131,6 +131,13 @@ while read -r name g N s0 s1; do
     if grep -qi "warn" err.txt; then fail "$name flow: warning $(cat err.txt)"; else pass "$name: topology.json without a warning"; fi
     awk -v a="$ta" -v f="$tf" 'BEGIN { exit !(f >= a - 2 && f <= a + 2) }' \
         && pass "$name flow 1 MiB all-reduce $tf ns = analytical $ta" || fail "$name flow $tf ns, analytical $ta"
+    # the same servers on a plain-wired 3:1 Clos (x32): parses, no warning, and no faster than the closed form
+    # (every ring step still needs its bytes through one NIC at B1: the rail fabric's time is the least possible)
+    if [ -f "$P/$name/topology_plain_3to1.json" ]; then
+        read -r tp bus <<<"$(run "$name" all_reduce "$S" system.json --backend flow --topology "$P/$name/topology_plain_3to1.json")"
+        if grep -qi "warn" err.txt; then fail "$name plain Clos: warning $(cat err.txt)"; else pass "$name: topology_plain_3to1.json without a warning"; fi
+        [ "${tp:-0}" -ge "$ar" ] && pass "$name plain 3:1 Clos all-reduce $S B: $tp ns >= $ar" || fail "$name plain 3:1 Clos: $tp ns < closed form $ar"
+    fi
 done <<'TABLE'
 dgx_a100_x4 8 4 240 25
 dgx_a100_x32 8 32 240 25
@@ -142,6 +149,14 @@ hgx_b200_x4 8 4 721.8 50
 hgx_b200_x32 8 32 721.8 50
 gb200_nvl72_x4 72 4 721.8 50
 TABLE
+
+# ---- the physical topology against the logical dimensions (issue 11 item 5): a fat-tree of NIC-speed links
+# under hgx_h100_x4's NVLink dimension is warned about, naming dimension 0
+printf '{"builder": "fat-tree", "npus_per_leaf": 8, "spines": 4, "link_bandwidth": 46.56612873}\n' > ft32.json
+"$CS_BIN" collective --network-configuration="$P/hgx_h100_x4/network.yml" --system-configuration="$P/hgx_h100_x4/system.json" \
+    -b 1M -e 1M --quiet --backend flow --topology ft32.json 2>w.txt || fail "fat-tree run: $(cat w.txt)"
+grep -q "dimension 0 (Switch of 8 NPUs, 345.334 GB/s).*contradicts the logical dimensions" w.txt \
+    && pass "a fat-tree under the NVLink dimension is warned about" || fail "no dimension warning: $(cat w.txt)"
 
 # ---- every preset has its files and each system file parses --------------------------------------
 n=0

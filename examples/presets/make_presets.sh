@@ -138,4 +138,14 @@ EOF
  "nic_bandwidth": $(gib "$nicgb"), "nic_latency": $NET_HOP_LATENCY_NS,
  "spines": $spines, "spine_bandwidth": $(gib "$spinebw"), "spine_latency": $NET_HOP_LATENCY_NS}
 EOF
+    # 32 or more 8-GPU servers: the same servers on an ordinary 2-tier Clos, NICs in GPU order filling
+    # 32-port leaves (plain wiring), leaf uplinks 3:1 oversubscribed (builder servers)
+    if [ "$servers" -ge 32 ] && [ "$g" -eq 8 ]; then
+        cat >"$d/topology_plain_3to1.json" <<EOF
+{"builder": "servers", "servers": $servers, "gpus_per_server": $g,
+ "nvlink_bandwidth": $(gib "$nvl"), "nvlink_latency": $NVLINK_HOP_LATENCY_NS,
+ "nic_bandwidth": $(gib "$nicgb"), "nic_latency": $NET_HOP_LATENCY_NS,
+ "wiring": "plain", "nics_per_leaf": 32, "tiers": 2, "oversubscription": 3, "uplink_latency": 0}
+EOF
+    fi
 done
