@@ -45,13 +45,14 @@ if diff -r -x make_presets.sh -x tables.sh -x README.md "$P" gen >diff.txt; then
 else fail "presets differ from make_presets.sh output: $(head -20 diff.txt)"; fi
 
 # bytes/ns of a network file's dimension k (0-based), as the backends read it
-bw() { awk -v k="$2" '/^bandwidth:/ { gsub(/[][,]/, " "); print $(k + 2) * 1073741824 / 1e9 }' "$1"; }
+bw() { awk -v k="$2" '/^bandwidth:/ { gsub(/[][,]/, " "); printf "%.17g\n", $(k + 2) * 1073741824 / 1e9 }' "$1"; }
 
 # run NAME OP SIZE SYSTEM [flags]: time in ns (integer) and busbw from the CSV
 run() {
     local name=$1 op=$2 s=$3 sys=$4; shift 4
     "$CS_BIN" collective --network-configuration="$P/$name/network.yml" --system-configuration="$P/$name/$sys" \
-        --op "$op" -b "$s" -e "$s" --quiet --out "r.csv" "$@" 2>err.txt || { fail "$name $op $s: $(cat err.txt)"; return 1; }
+        --op "$op" -b "$s" -e "$s" --quiet --out "r.csv" "$@" 2>err.txt ||
+        { echo "$name $op $s: $(cat err.txt)" >>runs_failed.txt; echo "-1 -1"; return 1; }
     sed -n 2p r.csv | awk -F, '{ printf "%.0f %s\n", $6 * 1000, $8 }'
 }
 
@@ -165,4 +166,6 @@ for d in "$P"/*/; do
     for f in network.yml system.json; do [ -f "$d/$f" ] || fail "$d: no $f"; done
 done
 [ "$n" -eq 14 ] && pass "14 presets" || fail "$n presets, expected 14"
+# (run's failures happen in a subshell: collected here)
+[ -s runs_failed.txt ] && fail "runs that failed: $(cat runs_failed.txt)" || pass "every run succeeded"
 finish
