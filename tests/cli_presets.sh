@@ -159,6 +159,16 @@ printf '{"builder": "fat-tree", "npus_per_leaf": 8, "spines": 4, "link_bandwidth
 grep -q "dimension 0 (Switch of 8 NPUs, 345.334 GB/s).*contradicts the logical dimensions" w.txt \
     && pass "a fat-tree under the NVLink dimension is warned about" || fail "no dimension warning: $(cat w.txt)"
 
+# ... and servers of 4 GPUs under the same dimension of 8: rank 1 is on rank 0's NVSwitch, rank 4 behind a
+# NIC (46.57 GB/s against 345.334): warned, naming rank 4 (before: only the neighbour, rank 1, was checked)
+printf '{"builder": "rail", "servers": 8, "gpus_per_server": 4, "nvlink_bandwidth": 345.3344107,
+ "nic_bandwidth": 46.56612873, "nic_latency": 5300, "spines": 4}\n' > rail4.json
+"$CS_BIN" collective --network-configuration="$P/hgx_h100_x4/network.yml" --system-configuration="$P/hgx_h100_x4/system.json" \
+    -b 1M -e 1M --quiet --backend flow --topology rail4.json 2>w.txt || fail "4-GPU servers run: $(cat w.txt)"
+grep -q "dimension 0 (Switch of 8 NPUs, 345.334 GB/s) but the topology's route from rank 0 to rank 4 (a member of its line in that dimension) has a bottleneck of 46.57 GB/s" w.txt \
+    && ! grep -q "dimension 1" w.txt && pass "4-GPU servers under an 8-GPU NVLink dimension are warned about (dimension 0 only)" \
+    || fail "no warning for 4-GPU servers: $(cat w.txt)"
+
 # ---- every preset has its files and each system file parses --------------------------------------
 n=0
 for d in "$P"/*/; do
