@@ -102,33 +102,42 @@ static void slow_nics_apply(cs_topo *t, const double *f, uint32_t n) {
 
 /* ---- the physical topology against the logical dimensions -------------------------------- */
 
-/* A warning per network dimension whose bandwidth the explicit topology does not give: for rank 0 and its
- * neighbour in dimension d (rank stride, after placement), the bottleneck of their route against the
- * dimension's bandwidth, off by more than 2x either way (e.g. a fat-tree without the NVLink of dimension 0). */
+/* A warning per network dimension whose bandwidth the explicit topology does not give: for rank 0 and the
+ * members of its line in dimension d (rank j x stride, after placement; all of them up to 32, else 32 spread
+ * evenly from the neighbour to the last), the bottleneck of their route against the dimension's bandwidth, off
+ * by more than 2x either way -- the first member that is (e.g. a fat-tree without the NVLink of dimension 0, or
+ * servers of 4 GPUs under a scale-up dimension of 8: its 5th member is behind a NIC). */
+#define CS_DIMS_CHECK_MEMBERS 32
 void cs_sc_warn_dims_vs_topology(const cs_network_config *net, const cs_topo *t) {
     cs_router *r = cs_router_new(t, t->ecmp_seed);
     uint64_t stride = 1;
     for (int d = 0; d < net->ndims; d++) {
         uint32_t k = net->npus[d];
-        if (k > 1 && stride < net->total_npus) {
-            uint32_t a = cs_topo_rank_npu(t, 0), b = cs_topo_rank_npu(t, (uint32_t)stride);
+        uint32_t checks = k - 1 < CS_DIMS_CHECK_MEMBERS ? k - 1 : CS_DIMS_CHECK_MEMBERS;
+        double want = cs_gbps_to_bytes_per_ns(net->bandwidth_gbps[d]), unit = cs_gbps_to_bytes_per_ns(1);
+        for (uint32_t i = 0; k > 1 && i < checks && stride < net->total_npus; i++) {
+            /* members 1 .. k-1, or 32 of them from 1 to k-1 evenly */
+            uint64_t j = checks == k - 1 ? (uint64_t)i + 1 : 1 + (uint64_t)i * (k - 2) / (checks - 1);
+            uint64_t rank = j * stride;
+            uint32_t a = cs_topo_rank_npu(t, 0), b = cs_topo_rank_npu(t, (uint32_t)rank);
             const uint32_t *links;
             uint32_t n;
             cs_error e;
             cs_error_clear(&e);
-            if (cs_router_route(r, a, b, &links, &n, &e) == CS_OK && n) {
-                double bott = t->links[links[0]].bw;
-                for (uint32_t i = 1; i < n; i++)
-                    if (t->links[links[i]].bw < bott) bott = t->links[links[i]].bw;
-                double want = cs_gbps_to_bytes_per_ns(net->bandwidth_gbps[d]), unit = cs_gbps_to_bytes_per_ns(1);
-                if (bott > 0 && (bott < want / 2 || bott > want * 2))
-                    cs_warn("%s: dimension %d (%s of %u NPUs, %g GB/s) but the topology's route from rank 0 to rank "
-                            "%llu (its neighbour in that dimension) has a bottleneck of %.4g GB/s (%s): the physical "
-                            "topology contradicts the logical dimensions; bytes move over the topology, while the "
-                            "collectives' algorithms follow the dimensions",
-                            net->path ? net->path : "network", d, cs_topo_kind_name(net->topo[d]), k,
-                            net->bandwidth_gbps[d], (unsigned long long)stride, bott / unit,
-                            t->desc ? t->desc : "topology");
+            if (cs_router_route(r, a, b, &links, &n, &e) != CS_OK || !n) continue;
+            double bott = t->links[links[0]].bw;
+            for (uint32_t l = 1; l < n; l++)
+                if (t->links[links[l]].bw < bott) bott = t->links[links[l]].bw;
+            if (bott > 0 && (bott < want / 2 || bott > want * 2)) {
+                cs_warn("%s: dimension %d (%s of %u NPUs, %g GB/s) but the topology's route from rank 0 to rank "
+                        "%llu (%s in that dimension) has a bottleneck of %.4g GB/s (%s): the physical "
+                        "topology contradicts the logical dimensions; bytes move over the topology, while the "
+                        "collectives' algorithms follow the dimensions",
+                        net->path ? net->path : "network", d, cs_topo_kind_name(net->topo[d]), k,
+                        net->bandwidth_gbps[d], (unsigned long long)rank,
+                        j == 1 ? "its neighbour" : "a member of its line", bott / unit,
+                        t->desc ? t->desc : "topology");
+                break; /* one warning per dimension */
             }
         }
         stride *= k;
