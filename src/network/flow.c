@@ -136,7 +136,8 @@ typedef struct fhot {
     double remaining; /* bytes not yet sent at `last` */
     cs_time last;
     uint32_t npath;
-    uint8_t frozen, live, rerated, changed;
+    uint8_t frozen, live, rerated;
+    uint8_t changed; /* by the filling: 1 from a rate <= 0, 2 from a positive one (the rescheduling reads it) */
     union {
         uint32_t inl[2 * FLOW_INLINE_HOPS]; /* npath <= FLOW_INLINE_HOPS: the path (below) */
         uint32_t *ext;                      /* longer: the path, owned */
@@ -148,6 +149,7 @@ typedef struct fcold {
     double xfer_ns;    /* send -> end of transmission, ns (valid once scheduled) */
     double path_bytes; /* remaining when the flow joined its current path (link byte counts) */
     uint8_t beyond;    /* at its rate it would end beyond the simulated-time range: not scheduled */
+    uint8_t pad[64 - 6 * 8 - 1];
 } fcold;
 typedef struct fmsg {
     uint64_t cookie;
@@ -155,7 +157,8 @@ typedef struct fmsg {
     void *ctx;
 } fmsg;
 #define FLOW_LINE 64 /* bytes: fhot's size and alignment (a cache line) */
-_Static_assert(sizeof(fhot) == FLOW_LINE, "a flow's hot record is one cache line");
+_Static_assert(sizeof(fhot) == FLOW_LINE && sizeof(fcold) == FLOW_LINE, "a flow's hot and cold records are a cache "
+               "line each");
 
 /* h's path: link ids [0, npath), positions in the links' lists [npath, 2 npath). */
 static inline uint32_t *flow_path(fhot *h) { return h->npath <= FLOW_INLINE_HOPS ? h->p.inl : h->p.ext; }
@@ -189,7 +192,8 @@ typedef struct flow_state {
     flink *links;
     fhot *hot;          /* per flow id: FLOW_LINE-aligned inside hot_block */
     void *hot_block;
-    fcold *cold;
+    fcold *cold;        /* the same, inside cold_block */
+    void *cold_block;
     fmsg *msg;
     size_t nflows_alloc, cap_flows;
     /* per flow id, the epoch of the last component search that met it: apart
@@ -266,7 +270,7 @@ static void flow_destroy(void *state) {
         for (uint32_t l = 0; l < s->topo->nlinks; l++) cs_free(s->links[l].flows);
     cs_free(s->links);
     cs_free(s->hot_block);
-    cs_free(s->cold);
+    cs_free(s->cold_block);
     cs_free(s->msg);
     cs_free(s->fmark);
     cs_free(s->free_ids);
@@ -444,10 +448,7 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
             f->frozen = 1;
             double old = f->rate;
             f->rate = best;
-            if (old != best) {
-                if (old > 0 || s->cold[fid].start != now) f->rerated = 1; /* a stalled flow restarting, too */
-                f->changed = 1; /* reschedule below */
-            }
+            if (old != best) f->changed = old > 0 ? 2 : 1; /* reschedule below */
             const uint32_t *path = flow_path(f);
             for (uint32_t h = 0; h < f->npath; h++) {
                 flink *L = &s->links[path[h]];
@@ -478,6 +479,9 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
         }
         fhot *f = &s->hot[fid];
         if (!f->changed) continue;
+        /* a rate that changed, or a stalled flow restarting (read here, not
+         * in the filling: the cold record is read here anyway) */
+        if (f->changed == 2 || s->cold[fid].start != now) f->rerated = 1;
         f->changed = 0;
         if (f->rate > 0) schedule(s, fid);
         else if (s->cold[fid].ev) { /* starved (cannot happen with bw > 0): wait for a change */
@@ -545,6 +549,8 @@ static void detach(flow_state *s, uint32_t fid, cs_time now) {
                     break;
                 }
         }
+        /* the flow the next removal from this link will move (flows often end in runs) */
+        if (L->nflows) PREFETCH(&s->hot[L->flows[L->nflows - 1]]);
         lstat *st = &s->stats[l];
         st->bytes += sent;
         CS_ALWAYS(st->active > 0, "link %u: a flow leaves it with none active", l);
@@ -583,6 +589,30 @@ static double path_lat_ns(const flow_state *s, const uint32_t *path, uint32_t n)
     return lat_ns;
 }
 
+/* Transmission ends come in runs (a million at one instant in the
+ * all-to-all): read ahead the records of the flow that ends FLOW_AHEAD
+ * events later and the link-list entries that the one FLOW_AHEAD / 2 later
+ * will touch (its position and the list's tail), so that their cache misses
+ * overlap this one's work.  Hints only: nothing depends on them. */
+static void prefetch_ends(flow_state *s) {
+    const cs_event *e = cs_eventq_ahead(s->q, FLOW_AHEAD);
+    if (e && e->fn == on_tx_end && e->ctx == s) {
+        PREFETCH(&s->hot[e->arg]);
+        PREFETCH(&s->cold[e->arg]);
+        PREFETCH(&s->msg[e->arg]);
+    }
+    e = cs_eventq_ahead(s->q, FLOW_AHEAD / 2);
+    if (!e || e->fn != on_tx_end || e->ctx != s) return;
+    fhot *g = &s->hot[e->arg];
+    const uint32_t *path = flow_path(g);
+    for (uint32_t h = 0; h < g->npath; h++) {
+        const flink *L = &s->links[path[h]];
+        uint32_t pos = path[g->npath + h];
+        if (pos < L->nflows) PREFETCH(&L->flows[pos]);
+        if (L->nflows) PREFETCH(&L->flows[L->nflows - 1]);
+    }
+}
+
 static void on_tx_end(void *ctx, const cs_event *ev) {
     flow_state *s = ctx;
     uint32_t fid = (uint32_t)ev->arg;
@@ -597,6 +627,7 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
               "a flow of %llu bytes ends its transmission with %.17g bytes left at %.17g bytes/ns",
               (unsigned long long)c->bytes, left, f->rate);
 #endif
+    prefetch_ends(s);
     c->ev = 0;
     f->remaining = 0;
     detach(s, fid, now);
@@ -667,16 +698,19 @@ static void on_change(void *ctx, const cs_event *ev) {
 
 /* Room for one more flow id: the three record arrays grow (doubling); the
  * hot records stay FLOW_LINE-aligned inside their block. */
+static void *grow_aligned(void **block, void *arr, size_t used, size_t bytes) {
+    size_t old_off = *block ? (size_t)((char *)arr - (char *)*block) : 0;
+    char *b = cs_realloc(*block, bytes + FLOW_LINE);
+    size_t off = (FLOW_LINE - (uintptr_t)b % FLOW_LINE) % FLOW_LINE;
+    if (off != old_off) memmove(b + off, b + old_off, used);
+    *block = b;
+    return b + off;
+}
+
 static void grow_flows(flow_state *s) {
-    size_t cap = s->cap_flows ? 2 * s->cap_flows : 64;
-    size_t used = s->nflows_alloc * sizeof *s->hot;
-    size_t old_off = s->hot_block ? (size_t)((char *)s->hot - (char *)s->hot_block) : 0;
-    char *block = cs_realloc(s->hot_block, cap * sizeof *s->hot + FLOW_LINE);
-    size_t off = (FLOW_LINE - (uintptr_t)block % FLOW_LINE) % FLOW_LINE;
-    if (off != old_off) memmove(block + off, block + old_off, used);
-    s->hot_block = block;
-    s->hot = (fhot *)(void *)(block + off);
-    s->cold = cs_realloc(s->cold, cap * sizeof *s->cold);
+    size_t cap = s->cap_flows ? 2 * s->cap_flows : 64, n = s->nflows_alloc;
+    s->hot = grow_aligned(&s->hot_block, s->hot, n * sizeof *s->hot, cap * sizeof *s->hot);
+    s->cold = grow_aligned(&s->cold_block, s->cold, n * sizeof *s->cold, cap * sizeof *s->cold);
     s->msg = cs_realloc(s->msg, cap * sizeof *s->msg);
     s->cap_flows = cap;
 }
