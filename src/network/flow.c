@@ -84,6 +84,7 @@ typedef struct flink {
     uint32_t *flows; /* active flow ids */
     uint32_t nflows, cap;
     uint32_t mark;
+    uint32_t pend;   /* the generation of `pending` that lists it (flow_state.pend_gen) */
     uint32_t unfrozen;
     double rem;      /* capacity left during filling, bytes/ns */
     double util;     /* last utilization reported to the observer */
@@ -218,8 +219,9 @@ typedef struct flow_state {
     /* rates are recomputed once per instant: starts and ends add their links
      * to `pending` and one event (key UINT64_MAX: after everything else at
      * that time) re-fills their components */
-    uint32_t *pending;
+    uint32_t *pending; /* each link once (its first time: the order of the recomputations is kept) */
     size_t npending, cap_pending;
+    uint32_t pend_gen; /* bumped when pending is taken */
     int rerate_queued;
 } flow_state;
 
@@ -255,6 +257,7 @@ static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
     for (uint32_t l = 0; same && l < s->topo->nlinks; l++) same = s->bw[l] == s->topo->links[l].bw;
     s->router = cs_router_new_ex(s->topo, seed, spray, same ? NULL : s->bw);
     s->links = cs_calloc(nl, sizeof *s->links);
+    s->pend_gen = 1;
     s->arrivals = cs_pool_new(sizeof(arrival));
     for (uint32_t i = 0; !env->healthy && i < s->topo->nchanges; i++)
         cs_eventq_push(s->q, s->topo->changes[i].at, 0, on_change, s, i);
@@ -504,20 +507,34 @@ static void rerate_each(flow_state *s, const uint32_t *links, size_t n) {
     }
 }
 
+/* Recompute the components of the pending links now. */
+static void take_pending(flow_state *s) {
+    size_t n = s->npending;
+    s->npending = 0;
+    if (++s->pend_gen == 0) { /* wrapped: no link may look listed */
+        for (uint32_t l = 0; l < s->topo->nlinks; l++) s->links[l].pend = 0;
+        s->pend_gen = 1;
+    }
+    rerate_each(s, s->pending, n);
+}
+
 static void on_rerate(void *ctx, const cs_event *ev) {
     (void)ev;
     flow_state *s = ctx;
     s->rerate_queued = 0;
-    size_t n = s->npending;
-    s->npending = 0;
-    rerate_each(s, s->pending, n);
+    take_pending(s);
 }
 
 /* Recompute the components of links[0..n) at the end of this instant. */
 static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n) {
+    /* a link listed again would find its component recomputed already (rerate_each) */
     CS_GROW(s->pending, s->cap_pending, s->npending + n);
-    memcpy(s->pending + s->npending, links, (size_t)n * sizeof *links);
-    s->npending += n;
+    for (uint32_t h = 0; h < n; h++) {
+        flink *L = &s->links[links[h]];
+        if (L->pend == s->pend_gen) continue;
+        L->pend = s->pend_gen;
+        s->pending[s->npending++] = links[h];
+    }
     if (!s->rerate_queued) {
         s->rerate_queued = 1;
         cs_eventq_push(s->q, cs_eventq_now(s->q), UINT64_MAX, on_rerate, s, 0);
@@ -881,11 +898,7 @@ const cs_net_backend cs_net_flow = {
 double cs_flow_rate(cs_net *net, uint64_t cookie) {
     if (net->backend != &cs_net_flow) return -1;
     flow_state *s = net->state;
-    if (s->npending) { /* the batched rerate of this instant, now (its event then finds nothing) */
-        size_t n = s->npending;
-        s->npending = 0;
-        rerate_each(s, s->pending, n);
-    }
+    if (s->npending) take_pending(s); /* the batched rerate of this instant, now (its event then finds nothing) */
     for (size_t i = 0; i < s->nflows_alloc; i++)
         if (s->hot[i].live && s->msg[i].cookie == cookie) return s->hot[i].rate;
     return -1;
