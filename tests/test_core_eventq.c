@@ -677,6 +677,38 @@ static void test_random_against_model(void **state) {
  * sorted once when it comes to the top), in ascending runs and scrambled,
  * some cancelled, more pushed at that time while it is popped: the pops are in
  * (key, seq) order all the same. */
+/* cs_eventq_ahead, the prefetch hint: the events still to pop at the
+ * current time, in pop order, while their bucket is kept in that order; NULL
+ * for a later time, past the bucket's end, or once a push at the current
+ * time out of order has made the bucket a heap.  Expected values from the
+ * pops themselves: ahead(k) before a pop is the (k + 1)-th event popped. */
+static void test_ahead_hint(void **state) {
+    (void)state;
+    cs_eventq *q = cs_eventq_new();
+    for (uint64_t k = 1; k <= 6; k++) cs_eventq_push(q, 100, k, noop, NULL, k);
+    assert_null(cs_eventq_ahead(q, 0)); /* now = 0: the bucket at 100 is not the current time */
+    cs_event e;
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.arg, 1);
+    /* 5 left at now = 100: keys 2..6 */
+    for (size_t k = 0; k < 5; k++) {
+        const cs_event *a = cs_eventq_ahead(q, k);
+        assert_non_null(a);
+        assert_int_equal(a->arg, 2 + k);
+    }
+    assert_null(cs_eventq_ahead(q, 5));
+    const cs_event *a = cs_eventq_ahead(q, 1);
+    uint64_t seq = a->seq;
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.seq, seq); /* ahead(1) was the second pop */
+    cs_eventq_push(q, 100, 0, noop, NULL, 99); /* key 0 < the next key 4, at now: a heap from here */
+    assert_null(cs_eventq_ahead(q, 0));
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.arg, 99);
+    cs_eventq_free(q);
+}
+
 static void test_one_time_out_of_order(void **state) {
     (void)state;
     enum { N = 3000 };
@@ -756,6 +788,7 @@ int main(void) {
         cmocka_unit_test(test_run_until_with_tombstone_on_top),
         cmocka_unit_test(test_handlers_push_at_now),
         cmocka_unit_test(test_one_time_out_of_order),
+        cmocka_unit_test(test_ahead_hint),
         cmocka_unit_test(test_handler_cancels),
         cmocka_unit_test(test_random_against_model),
         cmocka_unit_test(test_push_in_past_aborts),

@@ -504,6 +504,44 @@ static void test_fixed_routes(void **st) {
     cs_topo_free(t);
 }
 
+/* A source's route table turns from a hash into an array over all
+ * destinations once it holds routes to a quarter of the nodes (route.c):
+ * the fixed route 0 -> 8 over spine 19 stays fixed and taken, the others
+ * stay ECMP, and every cached route read back after the switch is the one
+ * computed before it (link by link). */
+static void test_route_table_dense(void **st) {
+    (void)st;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_topo *t = fattree(16, 8, 4, 1); /* 16 NPUs, 2 leaves, 4 spines: 22 nodes */
+    const uint32_t path[] = {0, 16, 19, 17, 8};
+    assert_int_equal(cs_topo_add_fixed_route(t, path, 5, &err), CS_OK);
+    cs_router *r = cs_router_new(t, 1);
+    uint32_t got[32][8], len[32];
+    const uint32_t *links;
+    uint32_t n;
+    assert_true(t->nnodes <= 32);
+    for (uint32_t d = 1; d < t->nnodes; d++) { /* 21 destinations: the table switches at the 6th */
+        assert_int_equal(cs_router_route(r, 0, d, &links, &n, &err), CS_OK);
+        assert_true(n <= 8);
+        len[d] = n;
+        memcpy(got[d], links, n * sizeof *links);
+    }
+    for (uint32_t d = 1; d < t->nnodes; d++) {
+        assert_int_equal(cs_router_route(r, 0, d, &links, &n, &err), CS_OK);
+        assert_int_equal(n, len[d]);
+        assert_memory_equal(links, got[d], n * sizeof *links);
+        assert_int_equal(cs_router_is_fixed(r, 0, d), d == 8);
+    }
+    assert_int_equal(len[8], 4);
+    assert_int_equal(t->links[got[8][1]].dst, 19);
+    assert_int_equal(cs_router_is_fixed(r, 0, t->nnodes), 0); /* out of range: not fixed */
+    uint64_t computed = cs_router_computed(r);
+    assert_int_equal(computed, t->nnodes - 2); /* every destination but the fixed one, once */
+    cs_router_free(r);
+    cs_topo_free(t);
+}
+
 /* A route that visits a node twice (so crosses a link twice, or loops) is a
  * mistake: refused, naming the node and both positions; from the file with
  * the file, line and route.  (The flow backend once counted the flow twice on
@@ -602,7 +640,7 @@ static void test_stopped_search_same_routes(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_placement), cmocka_unit_test(test_spray), cmocka_unit_test(test_fixed_routes),
+        cmocka_unit_test(test_placement), cmocka_unit_test(test_spray), cmocka_unit_test(test_fixed_routes), cmocka_unit_test(test_route_table_dense),
         cmocka_unit_test(test_fixed_route_repeats), cmocka_unit_test(test_stopped_search_same_routes),
         cmocka_unit_test(test_clos3_path_counts), cmocka_unit_test(test_grid_path_counts),
         cmocka_unit_test(test_dragonfly_paths), cmocka_unit_test(test_file_new_builders),

@@ -486,6 +486,13 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until) {
     return n;
 }
 
+const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k) {
+    if (!q->tn) return NULL;
+    const bucket *bk = &q->b[q->theap[0]];
+    if (bk->heap_mode || bk->unsorted || bk->time != q->now || k >= bk->n - bk->head) return NULL;
+    return &bk->ev[bk->head + k];
+}
+
 cs_time cs_eventq_now(const cs_eventq *q) { return q->now; }
 size_t cs_eventq_size(const cs_eventq *q) { return q->n; }
 uint64_t cs_eventq_dispatched(const cs_eventq *q) { return q->dispatched; }

@@ -52,6 +52,11 @@ int cs_eventq_step(cs_eventq *q);
 /* Run until empty or until now would pass 'until' (inclusive). Returns events dispatched. */
 uint64_t cs_eventq_run(cs_eventq *q, cs_time until);
 
+/* A hint for prefetching: the event k places after the one being
+ * dispatched (k = 0: the next to pop), when it is at the current time in a
+ * bucket kept in pop order; NULL otherwise.  It may be cancelled; nothing
+ * may depend on it but what is read ahead of time. */
+const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k);
 cs_time cs_eventq_now(const cs_eventq *q);
 size_t cs_eventq_size(const cs_eventq *q); /* pending, including tombstones */
 uint64_t cs_eventq_dispatched(const cs_eventq *q);

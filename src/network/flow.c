@@ -84,6 +84,7 @@ typedef struct flink {
     uint32_t *flows; /* active flow ids */
     uint32_t nflows, cap;
     uint32_t mark;
+    uint32_t pend;   /* the generation of `pending` that lists it (flow_state.pend_gen) */
     uint32_t unfrozen;
     double rem;      /* capacity left during filling, bytes/ns */
     double util;     /* last utilization reported to the observer */
@@ -119,32 +120,60 @@ static const cs_opt FLOW_OPTS[] = {
      .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message"},
 };
 
-/* Paths of up to this many links live in the flow record itself (inl): no
- * allocation per flow, one cache miss fewer when a link's list moves it. */
+/* Paths of up to this many links live in the flow's hot record itself: no
+ * allocation per flow, no cache miss beyond the record when a link's list
+ * moves it. */
 #define FLOW_INLINE_HOPS 4
 
-typedef struct flow {
-    uint32_t *path;  /* npath link ids, then npath positions in the links' lists (owned; inl when npath <= FLOW_INLINE_HOPS) */
-    uint32_t npath;
-    uint8_t frozen, live, rerated, changed;
-    uint8_t beyond;   /* at its rate it would end beyond the simulated-time range: not scheduled */
-    double remaining; /* bytes not yet sent at `last` */
-    double path_bytes; /* remaining when the flow joined its current path (link byte counts) */
+/* A flow is three records in three arrays indexed by its id (structure of
+ * arrays, by use): with a million flows alive (the 1,024-GPU all-to-all)
+ * each pass over a component's flows misses the cache once per flow and
+ * record it reads, so what the re-rating and the link lists touch is one
+ * 64-byte line (fhot, aligned), what the scheduling of a transmission end
+ * adds is another (fcold), and what only the start and the end of a
+ * transfer need is apart (fmsg). */
+typedef struct fhot {
     double rate;      /* bytes per ns */
-    double lat_ns;
-    double xfer_ns;   /* send -> end of transmission, ns (valid once scheduled) */
-    cs_time last, start;
-    uint64_t bytes, key, cookie, ev; /* ev: pending tx-end event id + 1, 0 = none */
+    double remaining; /* bytes not yet sent at `last` */
+    cs_time last;
+    uint32_t npath;
+    uint8_t frozen, live, rerated;
+    uint8_t changed; /* by the filling: 1 from a rate <= 0, 2 from a positive one (the rescheduling reads it) */
+    union {
+        uint32_t inl[2 * FLOW_INLINE_HOPS]; /* npath <= FLOW_INLINE_HOPS: the path (below) */
+        uint32_t *ext;                      /* longer: the path, owned */
+    } p; /* npath link ids, then npath positions in the links' lists (flow_path) */
+} fhot;
+typedef struct fcold {
+    cs_time start;
+    uint64_t bytes, key, ev; /* ev: pending tx-end event id + 1, 0 = none */
+    double xfer_ns;    /* send -> end of transmission, ns (valid once scheduled) */
+    double path_bytes; /* remaining when the flow joined its current path (link byte counts) */
+    uint8_t beyond;    /* at its rate it would end beyond the simulated-time range: not scheduled */
+    uint8_t pad[64 - 6 * 8 - 1];
+} fcold;
+typedef struct fmsg {
+    uint64_t cookie;
     cs_net_done_fn done;
     void *ctx;
-    uint32_t inl[2 * FLOW_INLINE_HOPS];
-} flow;
+} fmsg;
+#define FLOW_LINE 64 /* bytes: fhot's size and alignment (a cache line) */
+_Static_assert(sizeof(fhot) == FLOW_LINE && sizeof(fcold) == FLOW_LINE, "a flow's hot and cold records are a cache "
+               "line each");
 
-/* Frees f's path unless it is inline. */
-static void free_path(flow *f) {
-    if (f->path != f->inl) cs_free(f->path);
-    f->path = NULL;
+/* h's path: link ids [0, npath), positions in the links' lists [npath, 2 npath). */
+static inline uint32_t *flow_path(fhot *h) { return h->npath <= FLOW_INLINE_HOPS ? h->p.inl : h->p.ext; }
+
+/* Frees h's path unless it is inline. */
+static void free_path(fhot *h) {
+    if (h->npath > FLOW_INLINE_HOPS) cs_free(h->p.ext);
+    h->npath = 0;
 }
+
+/* Issue a load of the cache line at p now (a pass over a list of flow ids
+ * asks for the records a few ids ahead, so that the misses overlap). */
+#define FLOW_AHEAD 8
+#define PREFETCH(p) __builtin_prefetch(p)
 
 typedef struct arrival {
     cs_net_done_fn done;
@@ -162,7 +191,11 @@ typedef struct flow_state {
     lstat *stats;      /* per link */
     cs_net_observer obs; /* link_util NULL = none */
     flink *links;
-    flow *flows;
+    fhot *hot;          /* per flow id: FLOW_LINE-aligned inside hot_block */
+    void *hot_block;
+    fcold *cold;        /* the same, inside cold_block */
+    void *cold_block;
+    fmsg *msg;
     size_t nflows_alloc, cap_flows;
     /* per flow id, the epoch of the last component search that met it: apart
      * from the records, so that meeting a flow again from its other links
@@ -186,8 +219,9 @@ typedef struct flow_state {
     /* rates are recomputed once per instant: starts and ends add their links
      * to `pending` and one event (key UINT64_MAX: after everything else at
      * that time) re-fills their components */
-    uint32_t *pending;
+    uint32_t *pending; /* each link once (its first time: the order of the recomputations is kept) */
     size_t npending, cap_pending;
+    uint32_t pend_gen; /* bumped when pending is taken */
     int rerate_queued;
 } flow_state;
 
@@ -223,6 +257,7 @@ static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
     for (uint32_t l = 0; same && l < s->topo->nlinks; l++) same = s->bw[l] == s->topo->links[l].bw;
     s->router = cs_router_new_ex(s->topo, seed, spray, same ? NULL : s->bw);
     s->links = cs_calloc(nl, sizeof *s->links);
+    s->pend_gen = 1;
     s->arrivals = cs_pool_new(sizeof(arrival));
     for (uint32_t i = 0; !env->healthy && i < s->topo->nchanges; i++)
         cs_eventq_push(s->q, s->topo->changes[i].at, 0, on_change, s, i);
@@ -233,11 +268,13 @@ static void flow_destroy(void *state) {
     flow_state *s = state;
     if (!s) return;
     for (size_t i = 0; i < s->nflows_alloc; i++)
-        if (s->flows[i].live) free_path(&s->flows[i]);
+        if (s->hot[i].live) free_path(&s->hot[i]);
     if (s->links)
         for (uint32_t l = 0; l < s->topo->nlinks; l++) cs_free(s->links[l].flows);
     cs_free(s->links);
-    cs_free(s->flows);
+    cs_free(s->hot_block);
+    cs_free(s->cold_block);
+    cs_free(s->msg);
     cs_free(s->fmark);
     cs_free(s->free_ids);
     cs_free(s->comp_links);
@@ -277,11 +314,11 @@ static void push_arrival(flow_state *s, cs_time t, uint64_t key, cs_net_done_fn 
     cs_eventq_push(s->q, t < now ? now : t, key, on_arrive, a, cookie);
 }
 
-/* f's remaining bytes after advancing it: only rounding may take them below 0. */
-static void check_remaining(const flow *f) {
-    CS_ALWAYS(f->remaining >= -FLOW_TOL * (double)f->bytes, "a flow of %llu bytes has %.17g bytes left",
-              (unsigned long long)f->bytes, f->remaining);
-    (void)f;
+/* Flow fid's remaining bytes after advancing it: only rounding may take them below 0. */
+static void check_remaining(const flow_state *s, uint32_t fid) {
+    CS_ALWAYS(s->hot[fid].remaining >= -FLOW_TOL * (double)s->cold[fid].bytes, "a flow of %llu bytes has %.17g bytes "
+              "left", (unsigned long long)s->cold[fid].bytes, s->hot[fid].remaining);
+    (void)s, (void)fid;
 }
 
 /* After filling the component (links cl[0..ncl), flows cf[0..ncf)): no link
@@ -292,7 +329,7 @@ static void check_rates(const flow_state *s, const uint32_t *cl, size_t ncl, con
         flink *L = &s->links[cl[i]];
         double sum = 0, max = 0, bw = s->bw[cl[i]];
         for (uint32_t j = 0; j < L->nflows; j++) {
-            double r = s->flows[L->flows[j]].rate;
+            double r = s->hot[L->flows[j]].rate;
             sum += r;
             if (r > max) max = r;
         }
@@ -303,18 +340,20 @@ static void check_rates(const flow_state *s, const uint32_t *cl, size_t ncl, con
                   sum, bw);
     }
     for (size_t i = 0; i < ncf; i++) {
-        const flow *f = &s->flows[cf[i]];
+        fhot *f = &s->hot[cf[i]];
+        uint64_t bytes = s->cold[cf[i]].bytes;
         CS_ALWAYS(f->frozen && f->rate >= 0, "a flow of %llu bytes left the filling with rate %g (frozen %d)",
-                  (unsigned long long)f->bytes, f->rate, f->frozen);
+                  (unsigned long long)bytes, f->rate, f->frozen);
         if (!(f->rate > 0)) continue;
         int bottleneck = 0;
+        const uint32_t *path = flow_path(f);
         for (uint32_t h = 0; h < f->npath && !bottleneck; h++) {
-            const flink *L = &s->links[f->path[h]];
-            double bw = s->bw[f->path[h]];
+            const flink *L = &s->links[path[h]];
+            double bw = s->bw[path[h]];
             bottleneck = L->inv_sum >= bw * (1 - FLOW_TOL) && f->rate >= L->inv_max * (1 - FLOW_TOL);
         }
         CS_ALWAYS(bottleneck, "a flow of %llu bytes at %.17g bytes/ns crosses %u links and none is a saturated link "
-                  "where its rate is the largest (not max-min fair)", (unsigned long long)f->bytes, f->rate, f->npath);
+                  "where its rate is the largest (not max-min fair)", (unsigned long long)bytes, f->rate, f->npath);
     }
 #else
     (void)s, (void)cl, (void)ncl, (void)cf, (void)ncf;
@@ -326,17 +365,18 @@ static void check_rates(const flow_state *s, const uint32_t *cl, size_t ncl, con
 static void on_tx_end(void *ctx, const cs_event *ev);
 
 static void schedule(flow_state *s, uint32_t id) {
-    flow *f = &s->flows[id];
+    const fhot *f = &s->hot[id];
+    fcold *c = &s->cold[id];
     cs_time now = cs_eventq_now(s->q);
-    if (f->ev) cs_eventq_cancel(s->q, f->ev - 1);
-    if (!f->rerated) f->xfer_ns = (double)f->bytes / f->rate; /* the analytical expression */
-    else f->xfer_ns = (double)(now - f->start) / 1e3 + f->remaining / f->rate;
-    cs_time t = cs_time_add(f->start, floor_ns_ps(f->xfer_ns));
-    f->ev = 0;
-    f->beyond = (uint8_t)cs_time_beyond(t);
-    if (f->beyond) return; /* waits for a faster rate, else the run stops (describe_pending) */
+    if (c->ev) cs_eventq_cancel(s->q, c->ev - 1);
+    if (!f->rerated) c->xfer_ns = (double)c->bytes / f->rate; /* the analytical expression */
+    else c->xfer_ns = (double)(now - c->start) / 1e3 + f->remaining / f->rate;
+    cs_time t = cs_time_add(c->start, floor_ns_ps(c->xfer_ns));
+    c->ev = 0;
+    c->beyond = (uint8_t)cs_time_beyond(t);
+    if (c->beyond) return; /* waits for a faster rate, else the run stops (describe_pending) */
     if (t < now) t = now;
-    f->ev = cs_eventq_push(s->q, t, f->key, on_tx_end, s, id) + 1;
+    c->ev = cs_eventq_push(s->q, t, c->key, on_tx_end, s, id) + 1;
 }
 
 /* Recompute rates of the component containing links seed[0..n). */
@@ -350,37 +390,37 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
         CS_GROW(s->stack, s->cap_st, nst + 1);
         s->stack[nst++] = seed[i];
     }
+    /* the component's links and flows; each flow is advanced to now at its
+     * old rate when met (its record is read then anyway) */
     while (nst) {
         uint32_t l = s->stack[--nst];
         CS_GROW(s->comp_links, s->cap_cl, ncl + 1);
         s->comp_links[ncl++] = l;
         flink *L = &s->links[l];
+        CS_GROW(s->comp_flows, s->cap_cf, ncf + L->nflows);
         for (uint32_t j = 0; j < L->nflows; j++) {
             uint32_t fid = L->flows[j];
+            if (j + FLOW_AHEAD < L->nflows) PREFETCH(&s->hot[L->flows[j + FLOW_AHEAD]]);
             if (s->fmark[fid] == ep) continue;
             s->fmark[fid] = ep;
-            flow *f = &s->flows[fid];
-            CS_GROW(s->comp_flows, s->cap_cf, ncf + 1);
+            fhot *f = &s->hot[fid];
             s->comp_flows[ncf++] = fid;
+            if (f->rate > 0) {
+                f->remaining -= f->rate * (double)(now - f->last) / 1e3;
+                check_remaining(s, fid);
+                if (f->remaining < 0) f->remaining = 0;
+            }
+            f->last = now;
+            f->frozen = 0;
+            const uint32_t *path = flow_path(f);
             for (uint32_t h = 0; h < f->npath; h++) {
-                uint32_t l2 = f->path[h];
+                uint32_t l2 = path[h];
                 if (s->links[l2].mark == ep) continue;
                 s->links[l2].mark = ep;
                 CS_GROW(s->stack, s->cap_st, nst + 1);
                 s->stack[nst++] = l2;
             }
         }
-    }
-    /* advance the component's flows to now at their old rates */
-    for (size_t i = 0; i < ncf; i++) {
-        flow *f = &s->flows[s->comp_flows[i]];
-        if (f->rate > 0) {
-            f->remaining -= f->rate * (double)(now - f->last) / 1e3;
-            check_remaining(f);
-            if (f->remaining < 0) f->remaining = 0;
-        }
-        f->last = now;
-        f->frozen = 0;
     }
     for (size_t i = 0; i < ncl; i++) {
         flink *L = &s->links[s->comp_links[i]];
@@ -404,17 +444,17 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
         if (best < 0) best = 0;
         flink *B = &s->links[s->comp_links[bi]];
         for (uint32_t j = 0; j < B->nflows; j++) {
-            flow *f = &s->flows[B->flows[j]];
+            uint32_t fid = B->flows[j];
+            if (j + FLOW_AHEAD < B->nflows) PREFETCH(&s->hot[B->flows[j + FLOW_AHEAD]]);
+            fhot *f = &s->hot[fid];
             if (f->frozen) continue;
             f->frozen = 1;
             double old = f->rate;
             f->rate = best;
-            if (old != best) {
-                if (old > 0 || f->start != now) f->rerated = 1; /* a stalled flow restarting, too */
-                f->changed = 1; /* reschedule below */
-            }
+            if (old != best) f->changed = old > 0 ? 2 : 1; /* reschedule below */
+            const uint32_t *path = flow_path(f);
             for (uint32_t h = 0; h < f->npath; h++) {
-                flink *L = &s->links[f->path[h]];
+                flink *L = &s->links[path[h]];
                 L->rem -= best;
                 L->unfrozen--;
             }
@@ -436,13 +476,20 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
     }
     for (size_t i = 0; i < ncf; i++) {
         uint32_t fid = s->comp_flows[i];
-        flow *f = &s->flows[fid];
+        if (i + FLOW_AHEAD < ncf) {
+            PREFETCH(&s->hot[s->comp_flows[i + FLOW_AHEAD]]);
+            PREFETCH(&s->cold[s->comp_flows[i + FLOW_AHEAD]]);
+        }
+        fhot *f = &s->hot[fid];
         if (!f->changed) continue;
+        /* a rate that changed, or a stalled flow restarting (read here, not
+         * in the filling: the cold record is read here anyway) */
+        if (f->changed == 2 || s->cold[fid].start != now) f->rerated = 1;
         f->changed = 0;
         if (f->rate > 0) schedule(s, fid);
-        else if (f->ev) { /* starved (cannot happen with bw > 0): wait for a change */
-            cs_eventq_cancel(s->q, f->ev - 1);
-            f->ev = 0;
+        else if (s->cold[fid].ev) { /* starved (cannot happen with bw > 0): wait for a change */
+            cs_eventq_cancel(s->q, s->cold[fid].ev - 1);
+            s->cold[fid].ev = 0;
         }
     }
 }
@@ -460,20 +507,34 @@ static void rerate_each(flow_state *s, const uint32_t *links, size_t n) {
     }
 }
 
+/* Recompute the components of the pending links now. */
+static void take_pending(flow_state *s) {
+    size_t n = s->npending;
+    s->npending = 0;
+    if (++s->pend_gen == 0) { /* wrapped: no link may look listed */
+        for (uint32_t l = 0; l < s->topo->nlinks; l++) s->links[l].pend = 0;
+        s->pend_gen = 1;
+    }
+    rerate_each(s, s->pending, n);
+}
+
 static void on_rerate(void *ctx, const cs_event *ev) {
     (void)ev;
     flow_state *s = ctx;
     s->rerate_queued = 0;
-    size_t n = s->npending;
-    s->npending = 0;
-    rerate_each(s, s->pending, n);
+    take_pending(s);
 }
 
 /* Recompute the components of links[0..n) at the end of this instant. */
 static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n) {
+    /* a link listed again would find its component recomputed already (rerate_each) */
     CS_GROW(s->pending, s->cap_pending, s->npending + n);
-    memcpy(s->pending + s->npending, links, (size_t)n * sizeof *links);
-    s->npending += n;
+    for (uint32_t h = 0; h < n; h++) {
+        flink *L = &s->links[links[h]];
+        if (L->pend == s->pend_gen) continue;
+        L->pend = s->pend_gen;
+        s->pending[s->npending++] = links[h];
+    }
     if (!s->rerate_queued) {
         s->rerate_queued = 1;
         cs_eventq_push(s->q, cs_eventq_now(s->q), UINT64_MAX, on_rerate, s, 0);
@@ -485,24 +546,28 @@ static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n) {
 /* Take flow fid off the links of its path; the links are charged the bytes
  * it sent on this path (path_bytes - remaining; remaining must be current). */
 static void detach(flow_state *s, uint32_t fid, cs_time now) {
-    flow *f = &s->flows[fid];
-    uint64_t sent = (uint64_t)llround(f->path_bytes - f->remaining);
+    fhot *f = &s->hot[fid];
+    const uint32_t *path = flow_path(f);
+    uint64_t sent = (uint64_t)llround(s->cold[fid].path_bytes - f->remaining);
     for (uint32_t h = 0; h < f->npath; h++) {
-        uint32_t l = f->path[h];
+        uint32_t l = path[h];
         flink *L = &s->links[l];
-        uint32_t pos = f->path[f->npath + h];
+        uint32_t pos = path[f->npath + h];
         CS_ALWAYS(L->nflows > 0 && pos < L->nflows && L->flows[pos] == fid, "link %u: the flow list and the flow's "
                   "position %u in it disagree (%u flows)", l, pos, L->nflows);
         uint32_t last = L->flows[--L->nflows];
         if (pos != L->nflows) {
             L->flows[pos] = last;
-            flow *g = &s->flows[last];
+            fhot *g = &s->hot[last];
+            uint32_t *gp = flow_path(g);
             for (uint32_t k = 0; k < g->npath; k++)
-                if (g->path[k] == l) {
-                    g->path[g->npath + k] = pos;
+                if (gp[k] == l) {
+                    gp[g->npath + k] = pos;
                     break;
                 }
         }
+        /* the flow the next removal from this link will move (flows often end in runs) */
+        if (L->nflows) PREFETCH(&s->hot[L->flows[L->nflows - 1]]);
         lstat *st = &s->stats[l];
         st->bytes += sent;
         CS_ALWAYS(st->active > 0, "link %u: a flow leaves it with none active", l);
@@ -512,55 +577,92 @@ static void detach(flow_state *s, uint32_t fid, cs_time now) {
 
 /* Put flow fid on the links path[0..n) (its path array is (re)allocated). */
 static void attach(flow_state *s, uint32_t fid, const uint32_t *route, uint32_t n, cs_time now) {
-    flow *f = &s->flows[fid];
+    fhot *f = &s->hot[fid];
     free_path(f);
-    f->path = n <= FLOW_INLINE_HOPS ? f->inl : cs_malloc(2 * (size_t)n * sizeof *f->path);
-    memcpy(f->path, route, (size_t)n * sizeof *route);
+    if (n > FLOW_INLINE_HOPS) f->p.ext = cs_malloc(2 * (size_t)n * sizeof *f->p.ext);
     f->npath = n;
-    f->path_bytes = f->remaining;
+    uint32_t *path = flow_path(f);
+    memcpy(path, route, (size_t)n * sizeof *route);
+    s->cold[fid].path_bytes = f->remaining;
     for (uint32_t h = 0; h < n; h++) {
-        uint32_t l = f->path[h];
+        uint32_t l = path[h];
         flink *L = &s->links[l];
         if (L->nflows == L->cap) {
             L->cap = L->cap ? L->cap * 2 : 4;
             L->flows = cs_realloc(L->flows, (size_t)L->cap * sizeof *L->flows);
         }
-        f->path[n + h] = L->nflows;
+        path[n + h] = L->nflows;
         L->flows[L->nflows++] = fid;
         lstat *st = &s->stats[l];
         if (st->active++ == 0) st->busy_since = now;
     }
 }
 
+/* The latency of links path[0..n), ns (summed in this order: the same
+ * double for the same path wherever it is computed). */
+static double path_lat_ns(const flow_state *s, const uint32_t *path, uint32_t n) {
+    double lat_ns = 0;
+    for (uint32_t h = 0; h < n; h++) lat_ns += (double)s->topo->links[path[h]].lat / 1e3;
+    return lat_ns;
+}
+
+/* Transmission ends come in runs (a million at one instant in the
+ * all-to-all): read ahead the records of the flow that ends FLOW_AHEAD
+ * events later and the link-list entries that the one FLOW_AHEAD / 2 later
+ * will touch (its position and the list's tail), so that their cache misses
+ * overlap this one's work.  Hints only: nothing depends on them. */
+static void prefetch_ends(flow_state *s) {
+    const cs_event *e = cs_eventq_ahead(s->q, FLOW_AHEAD);
+    if (e && e->fn == on_tx_end && e->ctx == s) {
+        PREFETCH(&s->hot[e->arg]);
+        PREFETCH(&s->cold[e->arg]);
+        PREFETCH(&s->msg[e->arg]);
+    }
+    e = cs_eventq_ahead(s->q, FLOW_AHEAD / 2);
+    if (!e || e->fn != on_tx_end || e->ctx != s) return;
+    fhot *g = &s->hot[e->arg];
+    const uint32_t *path = flow_path(g);
+    for (uint32_t h = 0; h < g->npath; h++) {
+        const flink *L = &s->links[path[h]];
+        uint32_t pos = path[g->npath + h];
+        if (pos < L->nflows) PREFETCH(&L->flows[pos]);
+        if (L->nflows) PREFETCH(&L->flows[L->nflows - 1]);
+    }
+}
+
 static void on_tx_end(void *ctx, const cs_event *ev) {
     flow_state *s = ctx;
     uint32_t fid = (uint32_t)ev->arg;
-    flow *f = &s->flows[fid];
+    fhot *f = &s->hot[fid];
+    fcold *c = &s->cold[fid];
     cs_time now = cs_eventq_now(s->q);
-    CS_ALWAYS(f->live && f->ev == ev->seq + 1, "flow %u ends by a stale event (live %d, its event %llu, this one %llu)",
-              fid, f->live, (unsigned long long)f->ev, (unsigned long long)ev->seq + 1);
+    CS_ALWAYS(f->live && c->ev == ev->seq + 1, "flow %u ends by a stale event (live %d, its event %llu, this one %llu)",
+              fid, f->live, (unsigned long long)c->ev, (unsigned long long)ev->seq + 1);
 #ifdef CS_INVARIANTS
     double left = f->remaining - f->rate * (double)(now - f->last) / 1e3;
-    CS_ALWAYS(left >= -FLOW_TOL * (double)f->bytes && left <= f->rate * (1 + FLOW_TOL) + FLOW_TOL * (double)f->bytes,
+    CS_ALWAYS(left >= -FLOW_TOL * (double)c->bytes && left <= f->rate * (1 + FLOW_TOL) + FLOW_TOL * (double)c->bytes,
               "a flow of %llu bytes ends its transmission with %.17g bytes left at %.17g bytes/ns",
-              (unsigned long long)f->bytes, left, f->rate);
+              (unsigned long long)c->bytes, left, f->rate);
 #endif
-    f->ev = 0;
+    prefetch_ends(s);
+    c->ev = 0;
     f->remaining = 0;
     detach(s, fid, now);
-    cs_time arrive = cs_time_add(f->start, floor_ns_ps(f->lat_ns + f->xfer_ns));
+    const uint32_t *path = flow_path(f);
+    cs_time arrive = cs_time_add(c->start, floor_ns_ps(path_lat_ns(s, path, f->npath) + c->xfer_ns));
     if (!cs_time_beyond(arrive)) {
-        push_arrival(s, arrive, f->key, f->done, f->ctx, f->cookie);
+        const fmsg *m = &s->msg[fid];
+        push_arrival(s, arrive, c->key, m->done, m->ctx, m->cookie);
     } else if (!s->late++) { /* never delivered: the run stops, describe_pending says why */
-        s->late_src = s->topo->links[f->path[0]].src;
-        s->late_dst = s->topo->links[f->path[f->npath - 1]].dst;
-        s->late_bytes = f->bytes;
+        s->late_src = s->topo->links[path[0]].src;
+        s->late_dst = s->topo->links[path[f->npath - 1]].dst;
+        s->late_bytes = c->bytes;
     }
     f->live = 0;
     CS_GROW(s->free_ids, s->cap_free, s->nfree + 1);
     s->free_ids[s->nfree++] = fid;
     /* the flow's path is still readable: rerate its former component */
-    rerate_later(s, f->path, f->npath);
+    rerate_later(s, path, f->npath);
     free_path(f);
 }
 
@@ -572,36 +674,34 @@ static void on_change(void *ctx, const cs_event *ev) {
     cs_topo_change_bw(s->topo, &s->topo->changes[ev->arg], s->bw, &s->seeds, &ns, &s->cap_seeds);
     cs_router_invalidate(s->router);
     for (size_t i = 0; i < s->nflows_alloc; i++) {
-        flow *f = &s->flows[i];
+        fhot *f = &s->hot[i];
         if (!f->live) continue;
+        const uint32_t *path = flow_path(f);
         int down = 0;
-        for (uint32_t h = 0; h < f->npath && !down; h++) down = !(s->bw[f->path[h]] > 0);
+        for (uint32_t h = 0; h < f->npath && !down; h++) down = !(s->bw[path[h]] > 0);
         if (!down) continue;
         const uint32_t *route;
         uint32_t n;
         cs_error e;
         cs_error_clear(&e);
-        uint32_t src = s->topo->links[f->path[0]].src, dst = s->topo->links[f->path[f->npath - 1]].dst;
-        if (cs_router_route_msg(s->router, src, dst, f->key, &route, &n, &e)) {
+        uint32_t src = s->topo->links[path[0]].src, dst = s->topo->links[path[f->npath - 1]].dst;
+        if (cs_router_route_msg(s->router, src, dst, s->cold[i].key, &route, &n, &e)) {
             s->stalled++; /* no route: stays (rate 0) until a later change */
             continue;
         }
         /* bring the flow to now at its old rate, then move it */
         if (f->rate > 0) {
             f->remaining -= f->rate * (double)(now - f->last) / 1e3;
-            check_remaining(f);
+            check_remaining(s, (uint32_t)i);
             if (f->remaining < 0) f->remaining = 0;
         }
         f->last = now;
         for (uint32_t h = 0; h < f->npath; h++) { /* old path: its component is recomputed */
             CS_GROW(s->seeds, s->cap_seeds, ns + 1);
-            s->seeds[ns++] = f->path[h];
+            s->seeds[ns++] = path[h];
         }
         detach(s, (uint32_t)i, now);
-        attach(s, (uint32_t)i, route, n, now);
-        double lat_ns = 0;
-        for (uint32_t h = 0; h < n; h++) lat_ns += (double)s->topo->links[route[h]].lat / 1e3;
-        f->lat_ns = lat_ns;
+        attach(s, (uint32_t)i, route, n, now); /* the arrival takes the new path's latency (path_lat_ns) */
         f->rerated = 1;
         f->rate = -1; /* forces a reschedule at the new rate */
         for (uint32_t h = 0; h < n; h++) {
@@ -611,6 +711,25 @@ static void on_change(void *ctx, const cs_event *ev) {
         s->rerouted++;
     }
     rerate_each(s, s->seeds, ns);
+}
+
+/* Room for one more flow id: the three record arrays grow (doubling); the
+ * hot records stay FLOW_LINE-aligned inside their block. */
+static void *grow_aligned(void **block, void *arr, size_t used, size_t bytes) {
+    size_t old_off = *block ? (size_t)((char *)arr - (char *)*block) : 0;
+    char *b = cs_realloc(*block, bytes + FLOW_LINE);
+    size_t off = (FLOW_LINE - (uintptr_t)b % FLOW_LINE) % FLOW_LINE;
+    if (off != old_off) memmove(b + off, b + old_off, used);
+    *block = b;
+    return b + off;
+}
+
+static void grow_flows(flow_state *s) {
+    size_t cap = s->cap_flows ? 2 * s->cap_flows : 64, n = s->nflows_alloc;
+    s->hot = grow_aligned(&s->hot_block, s->hot, n * sizeof *s->hot, cap * sizeof *s->hot);
+    s->cold = grow_aligned(&s->cold_block, s->cold, n * sizeof *s->cold, cap * sizeof *s->cold);
+    s->msg = cs_realloc(s->msg, cap * sizeof *s->msg);
+    s->cap_flows = cap;
 }
 
 /* A flow of message m between nodes src and dst. */
@@ -642,33 +761,26 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_ms
         push_arrival(s, cs_time_add(now, floor_ns_ps(lat_ns)), key, m->done, m->ctx, m->cookie);
         return CS_OK;
     }
+    CS_ALWAYS(path_lat_ns(s, route, n) == lat_ns, "the latency of a %u-link path is computed two ways", n);
     uint32_t fid;
     if (s->nfree) {
         fid = s->free_ids[--s->nfree];
-        CS_NEVER(s->flows[fid].live, "flow id %u reused while its flow is live", fid);
+        CS_NEVER(s->hot[fid].live, "flow id %u reused while its flow is live", fid);
     } else {
-        flow *old = s->flows;
-        CS_GROW(s->flows, s->cap_flows, s->nflows_alloc + 1);
-        if (s->flows != old) /* the records moved: inline paths point into the old ones */
-            for (size_t i = 0; i < s->nflows_alloc; i++)
-                if (s->flows[i].live && s->flows[i].npath <= FLOW_INLINE_HOPS) s->flows[i].path = s->flows[i].inl;
+        if (s->nflows_alloc == s->cap_flows) grow_flows(s);
         CS_GROW(s->fmark, s->cap_fmark, s->nflows_alloc + 1);
         fid = (uint32_t)s->nflows_alloc++;
         s->fmark[fid] = 0;
     }
-    flow *f = &s->flows[fid];
+    fhot *f = &s->hot[fid];
     memset(f, 0, sizeof *f);
     f->live = 1;
     f->remaining = (double)bytes;
-    f->bytes = bytes;
-    f->start = f->last = now;
-    f->lat_ns = lat_ns;
-    f->key = key;
-    f->cookie = m->cookie;
-    f->done = m->done;
-    f->ctx = m->ctx;
+    f->last = now;
+    s->cold[fid] = (fcold){.start = now, .bytes = bytes, .key = key};
+    s->msg[fid] = (fmsg){.cookie = m->cookie, .done = m->done, .ctx = m->ctx};
     attach(s, fid, route, n, now);
-    rerate_later(s, f->path, n);
+    rerate_later(s, route, n);
     return CS_OK;
 }
 
@@ -728,33 +840,37 @@ static int flow_report(void *state, cs_net_link_report *out, cs_error *err) {
 static void flow_describe_pending(void *state, char *buf, size_t n) {
     const flow_state *s = state;
     size_t live = 0, stalled = 0, beyond = 0, len = 0;
-    const flow *first = NULL, *first_beyond = NULL;
+    size_t first = SIZE_MAX, first_beyond = SIZE_MAX;
     for (size_t i = 0; i < s->nflows_alloc; i++) {
-        const flow *f = &s->flows[i];
+        const fhot *f = &s->hot[i];
         if (!f->live) continue;
         live++;
         if (!(f->rate > 0)) {
             stalled++;
-            if (!first) first = f;
-        } else if (f->beyond) {
+            if (first == SIZE_MAX) first = i;
+        } else if (s->cold[i].beyond) {
             beyond++;
-            if (!first_beyond) first_beyond = f;
+            if (first_beyond == SIZE_MAX) first_beyond = i;
         }
     }
     buf[0] = '\0';
     if (live) len += (size_t)snprintf(buf, n, "network: %zu flows in flight", live);
-    if (first && len < n) {
-        const cs_link *a = &s->topo->links[first->path[0]], *b = &s->topo->links[first->path[first->npath - 1]];
+    if (first != SIZE_MAX && len < n) {
+        fhot *f = &s->hot[first];
+        const uint32_t *path = flow_path(f);
+        const cs_link *a = &s->topo->links[path[0]], *b = &s->topo->links[path[f->npath - 1]];
         len += (size_t)snprintf(buf + len, n - len, ", %zu stalled with no route up (first: node %u -> node %u, "
-                                "%.0f of %llu bytes left)", stalled, a->src, b->dst, first->remaining,
-                                (unsigned long long)first->bytes);
+                                "%.0f of %llu bytes left)", stalled, a->src, b->dst, f->remaining,
+                                (unsigned long long)s->cold[first].bytes);
     }
-    if (first_beyond && len < n) {
-        const flow *f = first_beyond;
-        const cs_link *a = &s->topo->links[f->path[0]], *b = &s->topo->links[f->path[f->npath - 1]];
+    if (first_beyond != SIZE_MAX && len < n) {
+        fhot *f = &s->hot[first_beyond];
+        const uint32_t *path = flow_path(f);
+        const cs_link *a = &s->topo->links[path[0]], *b = &s->topo->links[path[f->npath - 1]];
         len += (size_t)snprintf(buf + len, n - len, ", %zu sharing links so slowly that they would end beyond "
                                 CS_TIME_RANGE_TEXT " (first: node %u -> node %u, %.0f of %llu bytes left at %.4g GB/s)",
-                                beyond, a->src, b->dst, f->remaining, (unsigned long long)f->bytes, f->rate);
+                                beyond, a->src, b->dst, f->remaining, (unsigned long long)s->cold[first_beyond].bytes,
+                                f->rate);
     }
     if (s->late && len < n)
         snprintf(buf + len, n - len, "%s%llu transfer%s would arrive beyond " CS_TIME_RANGE_TEXT
@@ -782,13 +898,9 @@ const cs_net_backend cs_net_flow = {
 double cs_flow_rate(cs_net *net, uint64_t cookie) {
     if (net->backend != &cs_net_flow) return -1;
     flow_state *s = net->state;
-    if (s->npending) { /* the batched rerate of this instant, now (its event then finds nothing) */
-        size_t n = s->npending;
-        s->npending = 0;
-        rerate_each(s, s->pending, n);
-    }
+    if (s->npending) take_pending(s); /* the batched rerate of this instant, now (its event then finds nothing) */
     for (size_t i = 0; i < s->nflows_alloc; i++)
-        if (s->flows[i].live && s->flows[i].cookie == cookie) return s->flows[i].rate;
+        if (s->hot[i].live && s->msg[i].cookie == cookie) return s->hot[i].rate;
     return -1;
 }
 

@@ -10,8 +10,11 @@
  * finds its candidates from the destination's in-lists when those are
  * shorter than the node's out-list (cands_from_dst: a switch of thousands of
  * ports going down).  Routes are stored in one growing arena of link ids,
- * indexed per source node by an open-addressing table keyed by destination,
- * which also holds the topology's fixed routes (routing table); spraying
+ * indexed per source node by an open-addressing table keyed by destination
+ * -- or, once the source has routes to a quarter of the nodes, by an array
+ * over all destinations (no larger then, and read in order when the source
+ * sends to its peers in order: an all-to-all) -- which also holds the
+ * topology's fixed routes (routing table); spraying
  * walks per message into a scratch buffer, and
  * QP-aware ECMP (t->qps) hashes a message with its queue pair, key mod qps.
  * Owns: the caches.  Borrows: the topology and, when given, the bandwidth
@@ -31,7 +34,11 @@ typedef struct rent { uint32_t key, off, n, fixed; } rent; /* key = dst + 1 (0 =
  * source, not one for all pairs, so that the lookups of a source's messages
  * (an all-to-all sends to every peer in turn) stay in a few cache lines
  * instead of missing the cache at every message. */
-typedef struct rtab { rent *e; uint32_t cap, count; } rtab;
+/* Dense: an array over every destination (off == UINT32_MAX: none), taken
+ * once count reaches nnodes / 4 -- the hash's 16-byte slots, at most half
+ * full, then take at least as much as these 8 bytes per node. */
+typedef struct dent_r { uint32_t off, nfix; } dent_r; /* nfix = n << 1 | fixed */
+typedef struct rtab { rent *e; uint32_t cap, count; dent_r *dense; } rtab;
 typedef struct dent { uint32_t dst; uint32_t *dist; } dent;
 
 struct cs_router {
@@ -93,6 +100,7 @@ static void drop_all(cs_router *r) {
     drop_dists(r);
     for (uint32_t v = 0; v < r->t->nnodes; v++) {
         cs_free(r->tabs[v].e);
+        cs_free(r->tabs[v].dense);
         r->tabs[v] = (rtab){0};
     }
     r->alen = 0;
@@ -321,16 +329,58 @@ static rent *lookup(const rtab *tb, uint32_t dst) {
         if (tb->e[i].key == key || tb->e[i].key == 0) return &tb->e[i];
 }
 
+/* Whether src's table tb has a route to dst: its arena offset, length and
+ * whether it is a fixed one. */
+static int tab_get(const rtab *tb, uint32_t dst, uint32_t *off, uint32_t *n, int *fixed) {
+    if (tb->dense) {
+        dent_r d = tb->dense[dst];
+        if (d.off == UINT32_MAX) return 0;
+        *off = d.off;
+        *n = d.nfix >> 1;
+        *fixed = (int)(d.nfix & 1);
+        return 1;
+    }
+    if (!tb->cap) return 0;
+    const rent *e = lookup(tb, dst);
+    if (!e->key) return 0;
+    *off = e->off;
+    *n = e->n;
+    *fixed = (int)e->fixed;
+    return 1;
+}
+
+/* Set tb's route to dst (tb of a topology of nnodes nodes). */
+static void tab_put(rtab *tb, uint32_t nnodes, uint32_t dst, uint32_t off, uint32_t n, int fixed) {
+    if (!tb->dense && (size_t)(tb->count + 1) * 4 >= nnodes) { /* to an array over all destinations */
+        tb->dense = cs_malloc((size_t)nnodes * sizeof *tb->dense);
+        for (uint32_t v = 0; v < nnodes; v++) tb->dense[v] = (dent_r){UINT32_MAX, 0};
+        for (uint32_t i = 0; i < tb->cap; i++)
+            if (tb->e[i].key) tb->dense[tb->e[i].key - 1] = (dent_r){tb->e[i].off, tb->e[i].n << 1 | tb->e[i].fixed};
+        cs_free(tb->e);
+        tb->e = NULL;
+        tb->cap = 0;
+    }
+    if (tb->dense) {
+        if (tb->dense[dst].off == UINT32_MAX) tb->count++;
+        tb->dense[dst] = (dent_r){off, n << 1 | (uint32_t)(fixed != 0)};
+        return;
+    }
+    rent *e = insert_slot(tb, dst);
+    if (!e->key) tb->count++;
+    *e = (rent){dst + 1, off, n, (uint32_t)(fixed != 0)};
+}
+
 int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **links, uint32_t *n,
                     cs_error *err) {
     const cs_topo *t = r->t;
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
     rtab *tb = &r->tabs[src];
-    rent *e = tb->cap ? lookup(tb, dst) : NULL;
-    if (e && e->key) {
-        *links = r->arena + e->off;
-        *n = e->n;
+    uint32_t off, len;
+    int fixed;
+    if (tab_get(tb, dst, &off, &len, &fixed)) {
+        *links = r->arena + off;
+        *n = len;
         return CS_OK;
     }
     /* every destination's full array within the budget: each is computed once
@@ -342,18 +392,13 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
         if (!full) near_reset(r);
         return CS_ERR(err, CS_EINVAL, "no route from node %u to node %u over the links that are up", src, dst);
     }
-    uint32_t len = dist[src];
+    len = dist[src];
     CS_GROW(r->arena, r->acap, r->alen + len + 1);
-    uint32_t off = (uint32_t)r->alen;
+    off = (uint32_t)r->alen;
     walk(r, dist, src, dst, 0, r->arena + off);
     if (!full) near_reset(r);
     r->alen += len;
-    e = insert_slot(tb, dst);
-    e->key = dst + 1;
-    e->off = off;
-    e->n = len;
-    e->fixed = 0;
-    tb->count++;
+    tab_put(tb, t->nnodes, dst, off, len, 0);
     r->computed++;
     *links = r->arena + off;
     *n = len;
@@ -382,16 +427,9 @@ static void load_fixed(cs_router *r) {
         int up = 1;
         for (uint32_t h = 0; h < f->n && up; h++) up = link_up(r, t->fixed_links[f->off + h]);
         if (!up) continue;
-        rtab *tb = &r->tabs[f->src];
-        rent *e = insert_slot(tb, f->dst);
-        if (!e->key) tb->count++;
         CS_GROW(r->arena, r->acap, r->alen + f->n);
         memcpy(r->arena + r->alen, t->fixed_links + f->off, (size_t)f->n * sizeof *r->arena);
-        e = lookup(tb, f->dst);
-        e->key = f->dst + 1;
-        e->off = (uint32_t)r->alen;
-        e->n = f->n;
-        e->fixed = 1;
+        tab_put(&r->tabs[f->src], t->nnodes, f->dst, (uint32_t)r->alen, f->n, 1);
         r->alen += f->n;
     }
 }
@@ -402,13 +440,12 @@ int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, 
     if (!(r->spray < 0 ? t->spray : r->spray)) return cs_router_route(r, src, dst, links, n, err);
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
-    if (r->tabs[src].cap) { /* a fixed route */
-        rent *e = lookup(&r->tabs[src], dst);
-        if (e->key && e->fixed) { /* (ECMP entries cached by cs_router_route do not count) */
-            *links = r->arena + e->off;
-            *n = e->n;
-            return CS_OK;
-        }
+    uint32_t off, len;
+    int fixed; /* a fixed route (ECMP entries cached by cs_router_route do not count) */
+    if (tab_get(&r->tabs[src], dst, &off, &len, &fixed) && fixed) {
+        *links = r->arena + off;
+        *n = len;
+        return CS_OK;
     }
     const uint32_t *dist = dist_to(r, dst);
     if (dist[src] == UINT32_MAX)
@@ -439,9 +476,10 @@ uint32_t cs_router_next_links(cs_router *r, uint32_t node, uint32_t dst, uint32_
 }
 
 int cs_router_is_fixed(cs_router *r, uint32_t src, uint32_t dst) {
-    if (src >= r->t->nnodes || !r->tabs[src].cap) return 0;
-    rent *e = lookup(&r->tabs[src], dst);
-    return e->key && e->fixed;
+    uint32_t off, len;
+    int fixed;
+    if (src >= r->t->nnodes || dst >= r->t->nnodes) return 0;
+    return tab_get(&r->tabs[src], dst, &off, &len, &fixed) && fixed;
 }
 
 uint64_t cs_topo_count_paths(const cs_topo *t, uint32_t src, uint32_t dst) {
