@@ -60,6 +60,8 @@ struct cs_eventq {
     uint32_t *map;      /* time -> bucket index + 1, linear probing; 0 = empty */
     size_t map_cap, map_n;
     uint32_t last_bi;   /* the live bucket of the last push (NO_BUCKET: none): runs of pushes at one time skip the map */
+    uint32_t prev_bi;   /* the live bucket pushed to before last_bi's (NO_BUCKET: none): handlers that
+                           alternate between two times (a message's arrival, an endpoint delay) skip it too */
     size_t n;           /* pending events, including tombstones */
     uint64_t next_seq;
     cs_time now;
@@ -82,7 +84,7 @@ static inline int ev_before(const cs_event *a, const cs_event *b) {
 cs_eventq *cs_eventq_new(void) {
     cs_eventq *q = cs_calloc(1, sizeof *q);
     q->free_head = NO_BUCKET;
-    q->last_bi = NO_BUCKET;
+    q->last_bi = q->prev_bi = NO_BUCKET;
     return q;
 }
 
@@ -300,7 +302,13 @@ static void map_del(cs_eventq *q, cs_time t) {
 /* ---- the store: push / peek / pop over all buckets ---- */
 
 static void store_push(cs_eventq *q, const cs_event *e) {
-    uint32_t bi = q->last_bi != NO_BUCKET && q->b[q->last_bi].time == e->time ? q->last_bi : map_get(q, e->time);
+    uint32_t bi;
+    if (q->last_bi != NO_BUCKET && q->b[q->last_bi].time == e->time) {
+        bi = q->last_bi;
+    } else {
+        bi = q->prev_bi != NO_BUCKET && q->b[q->prev_bi].time == e->time ? q->prev_bi : map_get(q, e->time);
+        q->prev_bi = q->last_bi;
+    }
     if (bi == NO_BUCKET) {
         if (q->free_head != NO_BUCKET) {
             bi = q->free_head;
@@ -347,6 +355,7 @@ static inline void store_pop(cs_eventq *q, cs_event *top) {
         bk->next_free = q->free_head;
         q->free_head = bi;
         if (q->last_bi == bi) q->last_bi = NO_BUCKET;
+        if (q->prev_bi == bi) q->prev_bi = NO_BUCKET;
     }
 }
 

@@ -12,10 +12,13 @@
  */
 #include "core/pool.h"
 
+#include <stdint.h>
+
 #include "core/alloc.h"
 #include "core/invariant.h"
 
 #define CS_POOL_SLAB 1024
+#define CS_POOL_LINE 64 /* cache line bytes */
 
 typedef struct slab {
     struct slab *next;
@@ -33,6 +36,9 @@ cs_pool *cs_pool_new(size_t obj_size) {
     cs_pool *p = cs_calloc(1, sizeof *p);
     size_t a = sizeof(void *) > 8 ? sizeof(void *) : 8;
     if (obj_size < sizeof(void *)) obj_size = sizeof(void *);
+    /* objects of 33-64 bytes take a whole cache line each (slabs start on
+     * one): an object read in a handler is then one miss, never two */
+    if (obj_size > CS_POOL_LINE / 2 && obj_size < CS_POOL_LINE) obj_size = CS_POOL_LINE;
     p->obj_size = (obj_size + a - 1) / a * a;
     return p;
 }
@@ -51,12 +57,13 @@ void cs_pool_free(cs_pool *p) {
 
 static void add_slab(cs_pool *p) {
     size_t hdr = (sizeof(slab) + 15) / 16 * 16;
-    slab *s = cs_malloc(hdr + p->obj_size * CS_POOL_SLAB);
+    slab *s = cs_malloc(hdr + CS_POOL_LINE + p->obj_size * CS_POOL_SLAB);
     s->next = p->slabs;
     p->slabs = s;
     p->capacity += CS_POOL_SLAB;
     p->free = cs_realloc(p->free, p->capacity * sizeof *p->free);
     char *base = (char *)s + hdr;
+    base += (CS_POOL_LINE - (uintptr_t)base % CS_POOL_LINE) % CS_POOL_LINE; /* the first object on a line */
     for (size_t i = CS_POOL_SLAB; i-- > 0;) p->free[p->nfree++] = base + i * p->obj_size;
 }
 
