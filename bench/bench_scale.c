@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
             while ((!have_t || !have_e) && fgets(line, sizeof line, f)) {
                 if (!have_t && sscanf(line, "  \"sim_time_ns\": %63[0-9.]", simt) == 1) have_t = 1;
                 const char *ev = strstr(line, "\"events\": ");
-                if (!have_e && strncmp(line, "  \"totals\"", 11) == 0 && ev &&
+                if (!have_e && strncmp(line, "  \"totals\"", 10) == 0 && ev &&
                     sscanf(ev, "\"events\": %63[0-9]", events) == 1)
                     have_e = 1;
             }
