@@ -7,7 +7,10 @@
  * Every rank runs the same one-node trace, given once for all ranks (a
  * million-NPU run needs no million files).  Each size runs in a child process;
  * its wall time comes from CLOCK_MONOTONIC around fork/wait and its peak
- * resident memory from wait4's rusage (ru_maxrss).
+ * resident memory from wait4's rusage (ru_maxrss), and its CPU time (user +
+ * system) from the same rusage: on a shared machine wall time includes waiting
+ * for a core, CPU time does not.  The events column is the summary's
+ * totals.events (events dispatched, or represented in symmetric mode).
  *
  *   usage: bench_scale CLUSTERSIM_BINARY [--max-npus N] [--backend NAME]
  *                      [--symmetry auto|off]
@@ -100,8 +103,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cannot write inputs in %s\n", dir);
         return 1;
     }
-    printf("| NPUs | dims (Ring x FC x Switch) | backend | symmetry | wall time (s) | peak RSS (MB) | sim time (ns) |\n");
-    printf("|---:|---|---|---|---:|---:|---:|\n");
+    printf("| NPUs | dims (Ring x FC x Switch) | backend | symmetry | wall time (s) | CPU time (s) | peak RSS (MB) | "
+           "sim time (ns) | events |\n");
+    printf("|---:|---|---|---|---:|---:|---:|---:|---:|\n");
     for (size_t k = 0; k < sizeof g_sizes / sizeof g_sizes[0]; k++) {
         size3 s = g_sizes[k];
         unsigned long n = (unsigned long)s.a * s.b * s.c;
@@ -135,16 +139,24 @@ int main(int argc, char **argv) {
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        char simt[64] = "failed";
+        double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                     (double)ru.ru_stime.tv_usec / 1e6;
+        char simt[64] = "failed", events[64] = "?";
         FILE *f = fopen(out, "r");
         if (f && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-            char line[256];
-            while (fgets(line, sizeof line, f))
-                if (sscanf(line, "  \"sim_time_ns\": %63[0-9.]", simt) == 1) break;
+            char line[4096];
+            int have_t = 0, have_e = 0;
+            while ((!have_t || !have_e) && fgets(line, sizeof line, f)) {
+                if (!have_t && sscanf(line, "  \"sim_time_ns\": %63[0-9.]", simt) == 1) have_t = 1;
+                const char *ev = strstr(line, "\"events\": ");
+                if (!have_e && strncmp(line, "  \"totals\"", 10) == 0 && ev &&
+                    sscanf(ev, "\"events\": %63[0-9]", events) == 1)
+                    have_e = 1;
+            }
         }
         if (f) fclose(f);
-        printf("| %lu | %u x %u x %u | %s | %s | %.2f | %.0f | %s |\n", n, s.a, s.b, s.c, backend, symmetry,
-               wall, (double)ru.ru_maxrss / 1024.0, simt);
+        printf("| %lu | %u x %u x %u | %s | %s | %.2f | %.2f | %.0f | %s | %s |\n", n, s.a, s.b, s.c, backend,
+               symmetry, wall, cpu, (double)ru.ru_maxrss / 1024.0, simt, events);
         fflush(stdout);
     }
     return 0;

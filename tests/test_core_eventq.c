@@ -742,6 +742,46 @@ static void test_one_time_out_of_order(void **state) {
     cs_eventq_free(q);
 }
 
+/* A large instant half popped, then, while each remaining key 2 i is
+ * popped, a push at that instant of key 2 i + 1 -- before the remaining keys,
+ * as a message delivered in the instant its receive is posted inherits the
+ * current key; cancelled when i % 5 == 0 -- and a push of key 5000 + i, after
+ * all of them.  Expected order, worked out by hand: for i = 500 .. 999,
+ * 2 i then 2 i + 1 (unless i % 5 == 0); then 5500 .. 5999. */
+static void test_instant_pushes_before_its_keys(void **state) {
+    (void)state;
+    enum { N = 1000 };
+    cs_eventq *q = cs_eventq_new();
+    for (uint64_t i = 0; i < N; i++) cs_eventq_push(q, 7, 2 * i, noop, NULL, 0);
+    cs_event e;
+    for (uint64_t i = 0; i < N / 2; i++) {
+        assert_int_equal(cs_eventq_pop(q, &e), 1);
+        assert_int_equal(e.key, 2 * i);
+    }
+    static uint64_t got[2 * N], want[2 * N];
+    size_t ngot = 0, nwant = 0;
+    while (cs_eventq_pop(q, &e)) {
+        assert_int_equal(e.time, 7);
+        assert_true(ngot < 2 * N);
+        got[ngot++] = e.key;
+        if (e.key < 2 * N && e.key % 2 == 0) {
+            uint64_t i = e.key / 2;
+            uint64_t id = cs_eventq_push(q, 7, 2 * i + 1, noop, NULL, 0);
+            if (i % 5 == 0) cs_eventq_cancel(q, id);
+            cs_eventq_push(q, 7, 5000 + i, noop, NULL, 0);
+        }
+    }
+    for (uint64_t i = N / 2; i < N; i++) {
+        want[nwant++] = 2 * i;
+        if (i % 5 != 0) want[nwant++] = 2 * i + 1;
+    }
+    for (uint64_t i = N / 2; i < N; i++) want[nwant++] = 5000 + i;
+    assert_int_equal(ngot, nwant);
+    for (size_t k = 0; k < nwant; k++) assert_int_equal(got[k], want[k]);
+    assert_int_equal(cs_eventq_size(q), 0);
+    cs_eventq_free(q);
+}
+
 /* ---- contract: the clock never runs backwards ----------------------------- */
 
 static void test_push_in_past_aborts(void **state) {
@@ -791,6 +831,7 @@ int main(void) {
         cmocka_unit_test(test_ahead_hint),
         cmocka_unit_test(test_handler_cancels),
         cmocka_unit_test(test_random_against_model),
+        cmocka_unit_test(test_instant_pushes_before_its_keys),
         cmocka_unit_test(test_push_in_past_aborts),
     };
     return cmocka_run_group_tests_name("core_eventq", tests, NULL, NULL);

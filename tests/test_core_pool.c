@@ -3,7 +3,8 @@
  * (src/core/pool.h).
  *
  * Checks LIFO reuse of returned objects, in-use/capacity counts across slab
- * boundaries (a slab holds 1024 objects), object alignment (at least 8 bytes),
+ * boundaries (a slab holds 1024 objects), object alignment (at least 8 bytes;
+ * objects of 33-64 bytes within one cache line),
  * that distinct live objects never overlap, and that all pool memory is
  * accounted in cs_alloc_bytes_in_use and returned by cs_pool_free.
  */
@@ -122,12 +123,28 @@ static void test_alignment_and_no_overlap(void **state) {
         /* if any two objects overlapped, a later fill would clobber an earlier one */
         for (size_t i = 0; i < N; i++)
             for (size_t k = 0; k < sz; k++) assert_int_equal(objs[i][k], i & 0xff);
-        /* a put/get cycle (which writes the free-list link) leaves neighbours alone */
+        /* a put/get cycle leaves the object's neighbours alone */
         cs_pool_put(p, objs[5]);
         assert_ptr_equal(cs_pool_get(p), objs[5]);
         for (size_t k = 0; k < sz; k++) {
             assert_int_equal(objs[4][k], 4);
             assert_int_equal(objs[6][k], 6);
+        }
+        cs_pool_free(p);
+    }
+}
+
+/* An object of 33-64 bytes lies within one 64-byte cache line (so reading
+ * it in a handler costs at most one miss): 48-byte objects packed at 48-byte
+ * steps would straddle two lines every other object. */
+static void test_line_objects_do_not_straddle(void **state) {
+    (void)state;
+    const size_t sizes[] = {33, 40, 48, 56, 64};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        cs_pool *p = cs_pool_new(sizes[k]);
+        for (int i = 0; i < 2 * SLAB + 3; i++) {
+            uintptr_t a = (uintptr_t)cs_pool_get(p);
+            assert_int_equal(a / 64, (a + sizes[k] - 1) / 64);
         }
         cs_pool_free(p);
     }
@@ -141,9 +158,11 @@ static void test_memory_returns_to_baseline(void **state) {
     assert_true(after_new > base); /* the pool header itself is accounted */
     for (int i = 0; i < 2500; i++) cs_pool_get(p); /* 3 slabs */
     size_t used = cs_alloc_bytes_in_use() - after_new;
-    /* three slabs of 1024 objects x 48 bytes, plus small per-slab headers */
-    assert_true(used >= 3 * SLAB * 48);
-    assert_true(used <= 3 * SLAB * 48 + 3 * 64);
+    /* three slabs of 1024 objects x 64 bytes (an object of 33-64 bytes takes
+     * a whole cache line), plus per-slab headers and up to a line of
+     * alignment, plus the stack of free pointers: one 8-byte slot per object */
+    assert_true(used >= 3 * SLAB * 64 + 3 * SLAB * sizeof(void *));
+    assert_true(used <= 3 * SLAB * 64 + 3 * SLAB * sizeof(void *) + 3 * (64 + 64));
     assert_true(cs_alloc_bytes_peak() >= base + used);
     cs_pool_free(p); /* objects still in use are released with the pool */
     assert_int_equal(cs_alloc_bytes_in_use(), base);
@@ -156,6 +175,7 @@ int main(void) {
         cmocka_unit_test(test_put_null_is_noop),
         cmocka_unit_test(test_counts_across_slabs),
         cmocka_unit_test(test_alignment_and_no_overlap),
+        cmocka_unit_test(test_line_objects_do_not_straddle),
         cmocka_unit_test(test_memory_returns_to_baseline),
     };
     return cmocka_run_group_tests_name("core_pool", tests, NULL, NULL);

@@ -10,7 +10,12 @@
  * O(1) push and pop); after the first out-of-order push, an unsorted array
  * (O(1) push) sorted once, by a merge sort, when its time comes to the top,
  * or, if the push came at the bucket's own time (it may be half popped), a
- * binary heap.
+ * small side heap beside the sorted array, pops taking the smaller of the
+ * two fronts.  (The side heap replaced turning the whole bucket into one
+ * heap: in a full simulation of thousands of ranks, a message delivered in
+ * the instant its receive is posted pushes one event at the current time,
+ * and every later pop of that instant then sifted through thousands of
+ * events; the side heap holds only such events, which are popped at once.)
  * Events are stored by value (48 bytes); emptied buckets keep their arrays
  * and are reused.  Tombstones live in a small open-addressing hash set of
  * event ids that is consulted only while it is non-empty, so the common path
@@ -28,17 +33,19 @@
 #include "core/invariant.h"
 
 /* Events of one timestamp.  SORTED mode: live events are ev[head..n) in
- * ascending (key, seq) order -- pushes in order append, pops advance head.
- * A push out of order into a bucket of a later time than now makes it
- * UNSORTED (ev[0..n), any order, pushes append) until store_top or store_pop
- * sorts it (back to SORTED); one at the current time makes it a binary heap
- * over ev[0..n) until it empties.  (key, seq) is a total order, so every mode
- * pops the same sequence. */
+ * ascending (key, seq) order -- pushes in order append, pops advance head --
+ * plus the side heap aux[0..aux_n) (by key, then seq) of the events pushed
+ * out of order at the current time; a pop takes the smaller front.  A push
+ * out of order into a bucket of a later time than now makes it UNSORTED
+ * (ev[0..n), any order, pushes append; aux empty) until store_top or
+ * store_pop sorts it (back to SORTED).  (key, seq) is a total order, so
+ * every mode pops the same sequence. */
 typedef struct bucket {
     cs_time time;
     cs_event *ev;
     size_t n, cap, head;
-    int heap_mode;
+    cs_event *aux; /* side heap (kept for reuse) */
+    size_t aux_n, aux_cap;
     int unsorted; /* UNSORTED mode (head = 0) */
     uint32_t next_free;
 } bucket;
@@ -53,6 +60,8 @@ struct cs_eventq {
     uint32_t *map;      /* time -> bucket index + 1, linear probing; 0 = empty */
     size_t map_cap, map_n;
     uint32_t last_bi;   /* the live bucket of the last push (NO_BUCKET: none): runs of pushes at one time skip the map */
+    uint32_t prev_bi;   /* the live bucket pushed to before last_bi's (NO_BUCKET: none): handlers that
+                           alternate between two times (a message's arrival, an endpoint delay) skip it too */
     size_t n;           /* pending events, including tombstones */
     uint64_t next_seq;
     cs_time now;
@@ -75,13 +84,16 @@ static inline int ev_before(const cs_event *a, const cs_event *b) {
 cs_eventq *cs_eventq_new(void) {
     cs_eventq *q = cs_calloc(1, sizeof *q);
     q->free_head = NO_BUCKET;
-    q->last_bi = NO_BUCKET;
+    q->last_bi = q->prev_bi = NO_BUCKET;
     return q;
 }
 
 void cs_eventq_free(cs_eventq *q) {
     if (!q) return;
-    for (uint32_t i = 0; i < q->nb; i++) cs_free(q->b[i].ev);
+    for (uint32_t i = 0; i < q->nb; i++) {
+        cs_free(q->b[i].ev);
+        cs_free(q->b[i].aux);
+    }
     cs_free(q->b);
     cs_free(q->theap);
     cs_free(q->map);
@@ -152,7 +164,16 @@ static void bucket_sort(cs_eventq *q, bucket *bk) {
 
 /* later: the bucket's time is after now (nothing of it was popped). */
 static void bucket_push(bucket *bk, const cs_event *e, int later) {
-    if (!bk->heap_mode && !bk->unsorted && bk->n > bk->head && ev_before(e, &bk->ev[bk->n - 1]) && later) {
+    if (!bk->unsorted && bk->n > bk->head && ev_before(e, &bk->ev[bk->n - 1])) {
+        if (!later) { /* out of order at the current time: the side heap */
+            if (bk->aux_n == bk->aux_cap) {
+                bk->aux_cap = bk->aux_cap ? bk->aux_cap * 2 : 4;
+                bk->aux = cs_realloc(bk->aux, bk->aux_cap * sizeof *bk->aux);
+            }
+            bk->aux[bk->aux_n++] = *e;
+            ev_sift_up(bk->aux, bk->aux_n - 1);
+            return;
+        }
         /* out of order, before its time: sort once when it comes to the top */
         size_t m = bk->n - bk->head;
         memmove(bk->ev, bk->ev + bk->head, m * sizeof *bk->ev);
@@ -160,44 +181,40 @@ static void bucket_push(bucket *bk, const cs_event *e, int later) {
         bk->n = m;
         bk->unsorted = 1;
     }
-    if (!bk->heap_mode && !bk->unsorted && bk->n > bk->head && ev_before(e, &bk->ev[bk->n - 1])) {
-        /* out of order: compact the live range and make it a heap */
-        size_t m = bk->n - bk->head;
-        memmove(bk->ev, bk->ev + bk->head, m * sizeof *bk->ev);
-        bk->head = 0;
-        bk->n = m;
-        for (size_t i = m / 2; i-- > 0;) ev_sift_down(bk->ev, m, i);
-        bk->heap_mode = 1;
-    }
-    if (!bk->heap_mode && bk->head == bk->n) bk->head = bk->n = 0;
+    if (!bk->unsorted && bk->head == bk->n) bk->head = bk->n = 0;
     if (bk->n == bk->cap) { /* grow 1, 2, 4, ...: most timestamps hold one event */
         bk->cap = bk->cap ? bk->cap * 2 : 1;
         bk->ev = cs_realloc(bk->ev, bk->cap * sizeof *bk->ev);
     }
     bk->ev[bk->n++] = *e;
-    if (bk->heap_mode) ev_sift_up(bk->ev, bk->n - 1);
+}
+
+/* 1 when the next event is the side heap's. */
+static int bucket_aux_first(const bucket *bk) {
+    return bk->aux_n && (bk->head == bk->n || ev_before(&bk->aux[0], &bk->ev[bk->head]));
 }
 
 static const cs_event *bucket_top(const bucket *bk) {
-    return bk->heap_mode ? &bk->ev[0] : &bk->ev[bk->head];
+    return bucket_aux_first(bk) ? &bk->aux[0] : &bk->ev[bk->head];
 }
 
-static cs_event bucket_pop(bucket *bk) {
-    cs_event top;
-    if (!bk->heap_mode) {
-        top = bk->ev[bk->head++];
+static void bucket_pop(bucket *bk, cs_event *top) {
+    if (!bucket_aux_first(bk)) {
+        *top = bk->ev[bk->head++];
+        /* a handler's context (a stream, a message) is often cold in large
+         * runs: start loading the context of the event 3 places ahead */
+        if (bk->head + 3 < bk->n) __builtin_prefetch(bk->ev[bk->head + 3].ctx);
     } else {
-        top = bk->ev[0];
-        bk->n--;
-        if (bk->n) {
-            bk->ev[0] = bk->ev[bk->n];
-            ev_sift_down(bk->ev, bk->n, 0);
+        *top = bk->aux[0];
+        bk->aux_n--;
+        if (bk->aux_n) {
+            bk->aux[0] = bk->aux[bk->aux_n];
+            ev_sift_down(bk->aux, bk->aux_n, 0);
         }
     }
-    return top;
 }
 
-static int bucket_empty(const bucket *bk) { return bk->heap_mode ? bk->n == 0 : bk->head == bk->n; }
+static int bucket_empty(const bucket *bk) { return bk->head == bk->n && bk->aux_n == 0; }
 
 /* ---- outer heap of timestamps ---- */
 
@@ -285,7 +302,13 @@ static void map_del(cs_eventq *q, cs_time t) {
 /* ---- the store: push / peek / pop over all buckets ---- */
 
 static void store_push(cs_eventq *q, const cs_event *e) {
-    uint32_t bi = q->last_bi != NO_BUCKET && q->b[q->last_bi].time == e->time ? q->last_bi : map_get(q, e->time);
+    uint32_t bi;
+    if (q->last_bi != NO_BUCKET && q->b[q->last_bi].time == e->time) {
+        bi = q->last_bi;
+    } else {
+        bi = q->prev_bi != NO_BUCKET && q->b[q->prev_bi].time == e->time ? q->prev_bi : map_get(q, e->time);
+        q->prev_bi = q->last_bi;
+    }
     if (bi == NO_BUCKET) {
         if (q->free_head != NO_BUCKET) {
             bi = q->free_head;
@@ -300,8 +323,7 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         }
         bucket *bk = &q->b[bi];
         bk->time = e->time;
-        bk->n = bk->head = 0;
-        bk->heap_mode = 0;
+        bk->n = bk->head = bk->aux_n = 0;
         bk->unsorted = 0;
         map_put(q, e->time, bi);
         CS_GROW(q->theap, q->tcap, q->tn + 1);
@@ -320,11 +342,11 @@ static const cs_event *store_top(cs_eventq *q) {
     return bucket_top(bk);
 }
 
-static cs_event store_pop(cs_eventq *q) {
+static inline void store_pop(cs_eventq *q, cs_event *top) {
     uint32_t bi = q->theap[0];
     bucket *bk = &q->b[bi];
     if (bk->unsorted) bucket_sort(q, bk);
-    cs_event top = bucket_pop(bk);
+    bucket_pop(bk, top);
     q->n--;
     if (bucket_empty(bk)) {
         map_del(q, bk->time);
@@ -333,8 +355,8 @@ static cs_event store_pop(cs_eventq *q) {
         bk->next_free = q->free_head;
         q->free_head = bi;
         if (q->last_bi == bi) q->last_bi = NO_BUCKET;
+        if (q->prev_bi == bi) q->prev_bi = NO_BUCKET;
     }
-    return top;
 }
 
 uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
@@ -414,7 +436,8 @@ static void dead_purge(cs_eventq *q) {
     size_t keep = 0;
     for (size_t t = 0; t < q->tn; t++) {
         const bucket *bk = &q->b[q->theap[t]];
-        for (size_t i = bk->heap_mode ? 0 : bk->head; i < bk->n; i++) keep += (size_t)dead_has(&old, bk->ev[i].seq);
+        for (size_t i = bk->head; i < bk->n; i++) keep += (size_t)dead_has(&old, bk->ev[i].seq);
+        for (size_t i = 0; i < bk->aux_n; i++) keep += (size_t)dead_has(&old, bk->aux[i].seq);
     }
     size_t ncap = 16;
     while (ncap < 2 * keep) ncap *= 2;
@@ -423,8 +446,10 @@ static void dead_purge(cs_eventq *q) {
     q->dead_n = 0;
     for (size_t t = 0; t < q->tn && q->dead_n < keep; t++) {
         const bucket *bk = &q->b[q->theap[t]];
-        for (size_t i = bk->heap_mode ? 0 : bk->head; i < bk->n; i++)
+        for (size_t i = bk->head; i < bk->n; i++)
             if (dead_has(&old, bk->ev[i].seq)) dead_insert(q, bk->ev[i].seq);
+        for (size_t i = 0; i < bk->aux_n; i++)
+            if (dead_has(&old, bk->aux[i].seq)) dead_insert(q, bk->aux[i].seq);
     }
     cs_free(old.dead);
 }
@@ -443,18 +468,18 @@ void cs_eventq_cancel(cs_eventq *q, uint64_t id) {
 /* Discard cancelled events waiting at the front of the queue. */
 static void drop_dead_top(cs_eventq *q) {
     while (q->n && q->dead_n && dead_has(q, store_top(q)->seq)) {
-        cs_event top = store_pop(q);
+        cs_event top;
+        store_pop(q, &top);
         dead_take(q, top.seq);
     }
 }
 
 int cs_eventq_pop(cs_eventq *q, cs_event *out) {
     while (q->n) {
-        cs_event top = store_pop(q);
-        if (dead_take(q, top.seq)) continue;
-        CS_ALWAYS(top.time >= q->now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", top.time, q->now);
-        q->now = top.time;
-        *out = top;
+        store_pop(q, out);
+        if (q->dead_n && dead_take(q, out->seq)) continue;
+        CS_ALWAYS(out->time >= q->now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", out->time, q->now);
+        q->now = out->time;
         return 1;
     }
     return 0;
@@ -489,7 +514,7 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until) {
 const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k) {
     if (!q->tn) return NULL;
     const bucket *bk = &q->b[q->theap[0]];
-    if (bk->heap_mode || bk->unsorted || bk->time != q->now || k >= bk->n - bk->head) return NULL;
+    if (bk->aux_n || bk->unsorted || bk->time != q->now || k >= bk->n - bk->head) return NULL;
     return &bk->ev[bk->head + k];
 }
 

@@ -1,8 +1,9 @@
 /*
  * pool.h -- fixed-size object pool for hot objects (messages, flows, packets).
  *
- * Objects are carved from slabs of CS_POOL_SLAB objects and recycled through an
- * intrusive free list, so steady-state simulation does no malloc/free.  The
+ * Objects are carved from slabs of CS_POOL_SLAB objects and recycled through a
+ * stack of free pointers (last freed, first reused), so steady-state
+ * simulation does no malloc/free and a get does not read the object.  The
  * pool owns its slabs; cs_pool_free releases everything at once (objects still
  * in use become invalid).  Not thread-safe (one pool per simulation partition).
  */

@@ -11,6 +11,14 @@
  * see the full bandwidth, so every delivery takes exactly uncontended_time
  * (CS_NET_EXACT_UNCONTENDED: the symmetric run relies on it).  The state is
  * the bytes/ns of each dimension.  No options, no link statistics.
+ *
+ * An arrival event needs the caller's callback and context besides the
+ * cookie the event carries.  Callers pass the same (callback, context) for
+ * every message (the system layer: one pair per simulation), so up to
+ * ANA_DESTS pairs in use are kept in the state and the event points at its
+ * pair; only a message whose pair finds no free entry takes a pooled record.
+ * (A pooled record per message cost a cache miss per message in full
+ * simulations of thousands of ranks: docs/performance.md, "Scaling".)
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,18 +27,30 @@
 #include "core/pool.h"
 #include "network/network.h"
 
-typedef struct ana_state {
-    const cs_network_config *cfg;
-    cs_eventq *q;
-    double bytes_per_ns[CS_MAX_DIMS];
-    cs_pool *msgs; /* in-flight messages (freed with the state, even mid-run) */
-} ana_state;
+typedef struct ana_state ana_state;
 
+/* Where an arrival goes: the caller's callback and context.  As a pooled
+ * record, one message's; as an entry of ana_state.dests, every message in
+ * flight with that pair (live of them). */
 typedef struct ana_msg {
     ana_state *s;
     cs_net_done_fn done;
     void *ctx;
+    uint64_t live;
 } ana_msg;
+
+#define ANA_DESTS 8
+
+__extension__ typedef unsigned __int128 ana_u128;
+
+struct ana_state {
+    const cs_network_config *cfg;
+    cs_eventq *q;
+    double bytes_per_ns[CS_MAX_DIMS];
+    uint64_t div_m[CS_MAX_DIMS]; /* ceil(2^64 / npus[d]) for npus[d] > 1 (ana_divmod) */
+    ana_msg dests[ANA_DESTS]; /* (callback, context) pairs of messages in flight; live = 0: free */
+    cs_pool *msgs; /* in-flight messages whose pair has no entry (freed with the state, even mid-run) */
+};
 
 static int ana_create(const cs_net_env *env, void **state, cs_error *err) {
     (void)err;
@@ -38,20 +58,46 @@ static int ana_create(const cs_net_env *env, void **state, cs_error *err) {
     ana_state *s = cs_calloc(1, sizeof *s);
     s->cfg = cfg;
     s->q = env->q;
-    for (int d = 0; d < cfg->ndims; d++) s->bytes_per_ns[d] = cs_gbps_to_bytes_per_ns(cfg->bandwidth_gbps[d]);
+    for (int d = 0; d < cfg->ndims; d++) {
+        s->bytes_per_ns[d] = cs_gbps_to_bytes_per_ns(cfg->bandwidth_gbps[d]);
+        if (cfg->npus[d] > 1) s->div_m[d] = UINT64_MAX / cfg->npus[d] + 1;
+    }
     s->msgs = cs_pool_new(sizeof(ana_msg));
     *state = s;
     return CS_OK;
 }
 
-/* The closed form in ns (0 to itself); its dimension and hops. */
+/* x / n and x % n for n = npus[d] > 1, by a multiplication: with
+ * m = ceil(2^64 / n), x / n = floor(m x / 2^64) for every 32-bit x
+ * (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019:
+ * exact when the 64-bit m carries 32 + log2(n) bits).  A message's route
+ * needs a few divisions by the dimension sizes, and a division costs tens
+ * of cycles. */
+static inline uint32_t ana_divmod(const ana_state *s, int d, uint32_t x, uint32_t *rem) {
+    uint32_t q = (uint32_t)(((ana_u128)s->div_m[d] * x) >> 64);
+    *rem = x - q * s->cfg->npus[d];
+    return q;
+}
+
+/* The closed form in ns (0 to itself); its dimension and hops: the first
+ * dimension in which src and dst differ (cs_net_first_diff_dim), hops
+ * there (cs_net_dim_hops). */
 static double ana_ns(const ana_state *s, uint32_t src, uint32_t dst, uint64_t bytes, int *dim, uint32_t *hops) {
-    int d = cs_net_first_diff_dim(s->cfg, src, dst);
-    *dim = d;
+    const cs_network_config *cfg = s->cfg;
+    *dim = -1;
     *hops = 0;
-    if (d < 0) return 0; /* to itself: no network time */
-    *hops = cs_net_dim_hops(s->cfg->topo[d], s->cfg->npus[d], cs_net_coord(s->cfg, src, d), cs_net_coord(s->cfg, dst, d));
-    return (double)*hops * s->cfg->latency_ns[d] + (double)bytes / s->bytes_per_ns[d];
+    for (int d = 0; d < cfg->ndims; d++) {
+        if (cfg->npus[d] <= 1) continue; /* coordinate 0 for all */
+        uint32_t ca, cb;
+        src = ana_divmod(s, d, src, &ca);
+        dst = ana_divmod(s, d, dst, &cb);
+        if (ca != cb) {
+            *dim = d;
+            *hops = cs_net_dim_hops(cfg->topo[d], cfg->npus[d], ca, cb);
+            return (double)*hops * cfg->latency_ns[d] + (double)bytes / s->bytes_per_ns[d];
+        }
+    }
+    return 0; /* to itself: no network time */
 }
 
 static cs_time ana_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
@@ -68,6 +114,30 @@ static void ana_arrive(void *ctx, const cs_event *ev) {
     done(dctx, ev->arg);
 }
 
+static void ana_arrive_dest(void *ctx, const cs_event *ev) {
+    ana_msg *d = ctx;
+    d->live--;
+    d->done(d->ctx, ev->arg);
+}
+
+/* The entry of (done, ctx) -- one in use, else a free one -- or NULL. */
+static ana_msg *ana_dest(ana_state *s, cs_net_done_fn done, void *ctx) {
+    ana_msg *free_entry = NULL;
+    for (int i = 0; i < ANA_DESTS; i++) {
+        ana_msg *d = &s->dests[i];
+        if (!d->live) {
+            if (!free_entry) free_entry = d;
+        } else if (d->done == done && d->ctx == ctx) {
+            return d;
+        }
+    }
+    if (free_entry) {
+        free_entry->done = done;
+        free_entry->ctx = ctx;
+    }
+    return free_entry;
+}
+
 static int ana_send(void *state, const cs_net_msg *msg, cs_error *err) {
     ana_state *s = state;
     cs_time now = cs_eventq_now(s->q), t = cs_time_add(now, ana_time(state, msg->src, msg->dst, msg->bytes));
@@ -79,6 +149,12 @@ static int ana_send(void *state, const cs_net_msg *msg, cs_error *err) {
         snprintf(how, sizeof how, "%u hop%s in dimension %d of %s: %g GB/s, %g ns per hop", hops, hops == 1 ? "" : "s",
                  d, s->cfg->path ? s->cfg->path : "the network", s->cfg->bandwidth_gbps[d], s->cfg->latency_ns[d]);
         return cs_net_beyond_error(err, now, ns, how);
+    }
+    ana_msg *d = ana_dest(s, msg->done, msg->ctx);
+    if (d) {
+        d->live++;
+        cs_eventq_push(s->q, t, msg->key, ana_arrive_dest, d, msg->cookie);
+        return CS_OK;
     }
     ana_msg *m = cs_pool_get(s->msgs);
     m->s = s;

@@ -163,21 +163,36 @@ int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err) {
                       (unsigned long long)net->cfg->total_npus - 1);
     net->stats.messages++;
     net->stats.bytes += m->bytes;
-    cs_net_msg p = *m;
+    /* What the backend gets: a copy with NPUs for ranks when ranks are
+     * placed (or the invariants' callback), else m itself (a copy of a
+     * struct the caller has just written stalls on store forwarding, and
+     * this runs once per message). */
+    cs_net_msg p;
+    const cs_net_msg *pm = m;
+#ifdef CS_INVARIANTS
+    p = *m;
     p.src = rank_npu(net, m->src);
     p.dst = rank_npu(net, m->dst);
     if (net->rank_tclass) p.tclass = net->rank_tclass[m->src];
-    if (net->observer) net->observer->message(net->observer->message_ud, p.src, p.dst, p.bytes);
-#ifdef CS_INVARIANTS
     inv_msg *r = inv_watch(net, &p, cs_net_has(net, CS_NET_EXACT_UNCONTENDED));
+    pm = &p;
+#else
+    if (net->place || net->rank_tclass) {
+        p = *m;
+        p.src = rank_npu(net, m->src);
+        p.dst = rank_npu(net, m->dst);
+        if (net->rank_tclass) p.tclass = net->rank_tclass[m->src];
+        pm = &p;
+    }
 #endif
-    int rc = net->backend->send(net->state, &p, err);
+    if (net->observer) net->observer->message(net->observer->message_ud, pm->src, pm->dst, pm->bytes);
+    int rc = net->backend->send(net->state, pm, err);
 #ifdef CS_INVARIANTS
     inv_sent(net, r, rc);
 #endif
     if (rc && net->place) /* the backend speaks of NPUs (nodes), the caller of ranks */
         cs_error_prefix(err, "transfer of %" PRIu64 " bytes from rank %u (NPU %u) to rank %u (NPU %u): ", m->bytes,
-                        m->src, p.src, m->dst, p.dst);
+                        m->src, pm->src, m->dst, pm->dst);
     else if (rc)
         cs_error_prefix(err, "transfer of %" PRIu64 " bytes from rank %u to rank %u: ", m->bytes, m->src, m->dst);
     return rc;

@@ -26,8 +26,10 @@
  * Memory: a collective instance holds its plan (phases per chunk, shared by
  * all members), one cs_member per rank of the communicator and one
  * cs_stream per member and chunk (80 bytes), in three allocations made by
- * the first member to issue it.  Messages and bundles in flight come from
- * pools.  Per rank the system keeps 12 bytes and one queue head per
+ * the first member to issue it.  Messages in flight come from a pool; a
+ * bundle travels in its event (the stream and its bytes, phase and reduction
+ * flag packed in the argument: system.c) unless its bytes pass 2^46, then
+ * from a pool.  Per rank the system keeps 12 bytes and one queue head per
  * dimension.  In representative mode (system.h) every per-rank array and
  * every instance has one entry: rank 0's.
  */
@@ -172,7 +174,9 @@ struct cs_msg {
     uint32_t src_k;          /* ... with this number; UINT32_MAX = not told (css_send) */
 };
 
-/* A packet bundle on its way through the endpoint (pool object). */
+/* A packet bundle on its way through the endpoint when it does not fit in
+ * its event (bytes >= 2^46, system.c), and collective-model nccl's launch
+ * (pool object). */
 typedef struct cs_bundle {
     cs_inst *inst;
     uint32_t member, chunk;

@@ -614,37 +614,56 @@ void css_send_notify(cs_stream *st, uint32_t dst_member, uint64_t bytes, uint32_
 
 /* ---- bundles ------------------------------------------------------------------------ */
 
-static void bundle_ev(void *ctx, const cs_event *ev) {
-    (void)ev;
-    cs_bundle *b = ctx;
-    cs_inst *in = b->inst;
-    cs_system *s = in->sys;
-    uint32_t rank = css_inst_rank(in, b->member);
+/* A bundle's event carries the bundle in place when it fits: ctx = the
+ * stream, arg = bytes | phase << 46 | processed << 62 (BUNDLE_INLINE).
+ * Otherwise (bytes >= 2^46 = 64 TiB or phase >= 2^16) ctx is a pooled
+ * cs_bundle.  Same events, same times and keys either way; the inline form
+ * saves the pool object, which in a full simulation of thousands of ranks
+ * has left the caches by the time its event fires. */
+#define BUNDLE_BYTES_BITS 46
+#define BUNDLE_BYTES_MAX ((UINT64_C(1) << BUNDLE_BYTES_BITS) - 1)
+
+static void bundle_ev(void *ctx, const cs_event *ev);
+static void bundle_inline_ev(void *ctx, const cs_event *ev);
+
+static void bundle_push(cs_system *s, cs_stream *st, cs_bundle *b, uint16_t phase, int processed, uint64_t bytes,
+                        cs_time t, uint64_t key) {
+    if (b) {
+        b->processed = (uint8_t)processed;
+        cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
+    } else {
+        cs_eventq_push(s->q, t, key, bundle_inline_ev, st,
+                       bytes | (uint64_t)phase << BUNDLE_BYTES_BITS | (uint64_t)(processed != 0) << 62);
+    }
+}
+
+/* The bundle (st, phase, processed, bytes; b when pooled) has passed its
+ * endpoint delay or its reduction. */
+static void bundle_fire(cs_system *s, cs_stream *st, cs_bundle *b, uint16_t phase, int processed, uint64_t bytes) {
+    cs_inst *in = st->inst;
+    uint32_t rank = css_inst_rank(in, st->member);
     if (s->rep) css_sym_tie_done(s, rank);
-    if (!s->failed && b->processed) {
+    if (!s->failed && processed) {
         /* ASTRA-sim's PacketBundle: after the endpoint delay, the reduction. */
-        b->processed = 0;
         s->stats.reductions++;
-        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns_sat(css_stream_reduction_ns(s, b->bytes)));
+        cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns_sat(css_stream_reduction_ns(s, bytes)));
         if (cs_time_beyond(t)) {
             cs_error e;
             cs_error_clear(&e);
             CS_ERR(&e, CS_EINVAL,
                    "rank %u: the local reduction of %" PRIu64 " bytes (3 x bytes / local-mem-bw %g GB/s = %.4g ns) "
                    "ends beyond " CS_TIME_RANGE_TEXT,
-                   rank, b->bytes, s->cfg.local_mem_bw_gbps, 3.0 * (double)b->bytes / s->local_mem_bw * 1e9);
-            css_fail_msg(s, in, b->member, &e);
+                   rank, bytes, s->cfg.local_mem_bw_gbps, 3.0 * (double)bytes / s->local_mem_bw * 1e9);
+            css_fail_msg(s, in, st->member, &e);
             return; /* (the bundle and its hold go with the failed run) */
         }
         uint64_t key = css_key(s, rank);
         if (s->rep) css_sym_tie_add(s, rank, t, key, rank);
-        cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
+        bundle_push(s, st, b, phase, 0, bytes, t, key);
         return;
     }
-    cs_stream *st = inst_stream(in, b->member, b->chunk);
-    uint16_t phase = b->phase;
     if (s->rep) css_sym_touch(s, st, "one stream");
-    cs_pool_put(s->bundle_pool, b);
+    if (b) cs_pool_put(s->bundle_pool, b);
     CS_ALWAYS(s->failed || (st->state == ST_RUNNING && st->phase == phase), "member %u's chunk %u of collective #%" PRIu64
               ": a bundle of phase %u completes in phase %u (state %d)", stream_member(st), stream_chunk(st), in->seq,
               phase, st->phase, st->state);
@@ -654,29 +673,46 @@ static void bundle_ev(void *ctx, const cs_event *ev) {
     inst_release(in);
 }
 
+static void bundle_ev(void *ctx, const cs_event *ev) {
+    (void)ev;
+    cs_bundle *b = ctx;
+    cs_inst *in = b->inst;
+    bundle_fire(in->sys, inst_stream(in, b->member, b->chunk), b, b->phase, b->processed, b->bytes);
+}
+
+static void bundle_inline_ev(void *ctx, const cs_event *ev) {
+    cs_stream *st = ctx;
+    uint64_t a = ev->arg;
+    bundle_fire(st->inst->sys, st, NULL, (uint16_t)(a >> BUNDLE_BYTES_BITS), (int)(a >> 62 & 1),
+                a & BUNDLE_BYTES_MAX);
+}
+
 void css_stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processed, int fast) {
     cs_inst *in = st->inst;
-    cs_bundle *b = cs_pool_get(s->bundle_pool);
-    b->inst = in;
-    b->member = stream_member(st);
-    b->chunk = stream_chunk(st);
-    b->phase = st->phase;
-    b->processed = (uint8_t)(processed != 0 && !in->nccl); /* nccl: reduced in the kernel, at line rate */
-    b->bytes = bytes;
+    int proc = processed != 0 && !in->nccl; /* nccl: reduced in the kernel, at line rate */
     inst_hold(in);
     uint64_t d = fast ? 10 : in->nccl ? in->nccl_step_ns : s->endpoint_delay_ns;
     cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns(d));
-    uint32_t rank = css_inst_rank(in, b->member);
+    uint32_t rank = css_inst_rank(in, stream_member(st));
     if (cs_time_beyond(t)) {
         cs_error e;
         cs_error_clear(&e);
         CS_ERR(&e, CS_EINVAL, "rank %u: the endpoint delay of %" PRIu64 " ns ends beyond " CS_TIME_RANGE_TEXT, rank, d);
-        css_fail_msg(s, in, b->member, &e);
+        css_fail_msg(s, in, stream_member(st), &e);
         return;
+    }
+    cs_bundle *b = NULL;
+    if (bytes > BUNDLE_BYTES_MAX) {
+        b = cs_pool_get(s->bundle_pool);
+        b->inst = in;
+        b->member = stream_member(st);
+        b->chunk = stream_chunk(st);
+        b->phase = st->phase;
+        b->bytes = bytes;
     }
     uint64_t key = css_key(s, rank);
     if (s->rep) css_sym_tie_add(s, rank, t, key, rank);
-    cs_eventq_push(s->q, t, key, bundle_ev, b, 0);
+    bundle_push(s, st, b, st->phase, proc, bytes, t, key);
 }
 
 uint64_t css_stream_reduction_ns(const cs_system *s, uint64_t bytes) {
