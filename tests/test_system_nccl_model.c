@@ -155,12 +155,117 @@ static void test_tree_never_least(void **state) {
             }
 }
 
+/* Across nodes (tuning.cc:267-434, 646-650): nNodes N of 8 Hopper GPUs, NVLink B = 400 GB/s, one NIC of
+ * 40 GB/s per GPU, C = 16, Intel hosts.  NCCL's nChannels x bw = min(400, 8 x 40) = 320 (rail-aligned
+ * channels: every NIC in use).  N = 2: n = 16, all-reduce nsteps 30, nInterSteps 2(N-1) = 2, index2 1:
+ *   Ring LL     6.6 + 28 x max(0.6, net overhead 1.0) + 2 x 2.7 (NET Ring LL) = 40.0 us,
+ *               busbw min(llMaxBw Intel N2 39.0, 320/2) = 39.0, algbw x 16/30 = 20.8
+ *   Ring LL128  14 + 28 x 1.9 + 2 x 4.0 = 75.2 us, busbw min(0.92 x 320, 16 x 36.7) = 294.4
+ *   Ring Simple (8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14) x 1.4 (plateau: S / (16 x 16) >= 64) = 184.24 us,
+ *               busbw 320 (131.6 us below 16 KiB)
+ *   Tree LL     6.8 + 2 (7 x 0.6 + log2(2) x 5.0) = 25.2 us, busbw min(0.92 x 320 / 3.8, 39.0) = 39.0, / 2
+ *   Tree LL128  14 + 2 (7 x 1.25 + 8.5) = 48.5 us, busbw min(294.4 x 120/128, 16 x 36.7) = 276, / 2 = 138
+ *   Tree Simple 8.4 + 2 (7 x 4.0 + 14) = 92.4 us, busbw min(294.4, 16 x 41.4) = 294.4, / 2
+ * Switch points (x treeCorrectionFactor[proto][log2(S/64)]):
+ *   Tree LL -> Tree LL128, log 11 (.5, .6): 23.3 = S (1/9750 - 1/82800)          -> S = 257,497
+ *   Tree LL128 -> Ring LL128, log 17 (.9): 26.7 = S (1/124200 - 1/157013.3)      -> S = 15,867,885
+ *   Ring LL128 -> Ring Simple: 109.04 = S (1/157013.3 - 1/170666.7)              -> S = 214,009,174
+ * N = 4: n = 32, nsteps 62, nInterSteps 6, index2 2 (llMaxBw 20.4, perChMaxTreeBw 36.0, TreeLL128 29.0):
+ *   Ring LL 78.8 us at 20.4 x 32/62; LL128 144.4 us at 294.4 x 32/62 = 151.948; Simple (8.4 + 56 x 3.4 +
+ *   6 x 14) x 1.4 = 395.92 us at 320 x 32/62 = 165.161; Tree LL 6.8 + 2 (4.2 + 2 x 5) = 35.2 us at 10.2;
+ *   Tree LL128 14 + 2 (8.75 + 17) = 65.5 us at min(276, 464) / 2 = 138
+ *   Tree LL -> Tree LL128, log 11: 30.3 = S (1/5100 - 1/82800)                   -> S = 164,673
+ *   Tree LL128 -> Ring LL128, log 19 (.9): 78.9 = S (1/124200 - 1/151948.4)      -> S = 53,660,777
+ *   Ring LL128 -> Ring Simple: 251.52 = S (1/151948.4 - 1/165161.3)              -> S = 477,725,730
+ * AMD hosts, N = 2: Ring LL 6.6 + 28 x 2.0 + 5.4 = 68.0 us at min(22.5, 160). */
+static cs_nccl_in h100x(int coll, uint32_t nodes, uint64_t S) {
+    cs_nccl_in q = {.coll = coll, .nranks = 8 * nodes, .nbytes = S, .bw_gbps = 400.0, .channels = 16,
+                    .arch = CS_NCCL_HOPPER, .nvls = 0, .nnodes = nodes, .net_bw_gbps = 40.0, .cpu = CS_NCCL_CPU_INTEL};
+    return q;
+}
+
+static void test_multi_node(void **state) {
+    (void)state;
+    cs_nccl_in q = h100x(CS_NCCL_ALL_REDUCE, 2, 1 << 20);
+    double bus, alg;
+    uint64_t net;
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, &alg, NULL), 40.0 + 1048576.0 / (1000 * 20.8));
+    NEAR(bus, 39.0);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL), 75.2 + 1048576.0 / (1000 * 294.4 * 16 / 30));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 184.24 + 1048576.0 / (1000 * 320 * 16 / 30.));
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, &net), 184240);
+    assert_int_equal(net, 39200); /* 2 x 14 us x 1.4 */
+    q.nbytes = 16383;             /* 16383 / 256 = 63: no plateau */
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL), 131600);
+    q.nbytes = 1 << 20; /* log2(2^14) = 14: treeCorrectionFactor LL128 .6, LL .5, Simple .5 */
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL, NULL), 48.5 + 1048576.0 / (1000 * 138 * .6));
+    NEAR(bus, 276.0);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_TREE, CS_NCCL_LL128, &net), 48500);
+    assert_int_equal(net, 17000);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL, NULL, NULL, NULL), 25.2 + 1048576.0 / (1000 * 19.5 * .5));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_SIMPLE, &bus, NULL, NULL), 92.4 + 1048576.0 / (1000 * 147.2 * .5));
+    NEAR(bus, 294.4);
+    /* NVLS needs CollNet across nodes; PAT one GPU per node */
+    q.nvls = 1;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    q.coll = CS_NCCL_ALL_GATHER;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    /* switch points (header) */
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 8), CS_NCCL_TREE, CS_NCCL_LL);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 257000), CS_NCCL_TREE, CS_NCCL_LL);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 258000), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 15860000), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 15880000), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 213900000), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 214100000), CS_NCCL_RING, CS_NCCL_SIMPLE);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 164500), CS_NCCL_TREE, CS_NCCL_LL);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 164900), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 53600000), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 53700000), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 477600000), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 477900000), CS_NCCL_RING, CS_NCCL_SIMPLE);
+    q = h100x(CS_NCCL_ALL_REDUCE, 4, 8);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_LL, NULL), 78800);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_TREE, CS_NCCL_LL128, NULL), 65500);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, NULL, NULL), 78.8 + 8 / (1000 * 20.4 * 32 / 62.));
+    NEAR(bus, 20.4);
+    /* the NIC bound: with 60 GB/s NICs, min(400, 480) = 400 is NVLink's */
+    q.net_bw_gbps = 60.0;
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, &bus, NULL, NULL);
+    NEAR(bus, 400.0);
+    /* AMD */
+    q = h100x(CS_NCCL_ALL_REDUCE, 2, 8);
+    q.cpu = CS_NCCL_CPU_AMD;
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_LL, NULL), 68000);
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, NULL, NULL);
+    NEAR(bus, 22.5);
+}
+
+/* PAT: all-gather on 32 nodes of one GPU (NIC 40 GB/s, bw min(40, 1 x 40) = 40): PAT 8 + log2(32) x 14/3.5
+ * + 32 x 2.8 = 117.6 us at busbw 0.75 x 40 = 30 (not converted); Ring LL (ppn 1: the NET Tree latency)
+ * 6.6 + 31 x 5.0 = 161.6 us; Ring LL128 14 + 31 x 8.5 = 277.5 us at 36.8 x 32/31.  1 MiB gathered: PAT
+ * 117.6 + 34.95 = 152.55 us, Ring LL 161.6 + ...: PAT. */
+static void test_pat(void **state) {
+    (void)state;
+    cs_nccl_in q = {.coll = CS_NCCL_ALL_GATHER, .nranks = 32, .nbytes = 1 << 20, .bw_gbps = 40.0, .channels = 16,
+                    .arch = CS_NCCL_HOPPER, .nnodes = 32, .net_bw_gbps = 40.0};
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL), 117600);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_LL, NULL), 161600);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL, NULL, NULL), 117.6 + 1048576 / 30000.0);
+    expect_choice(q, CS_NCCL_PAT, CS_NCCL_SIMPLE);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_LL, NULL, NULL, NULL) < 0);
+    q.coll = CS_NCCL_ALL_REDUCE; /* PAT: all-gather and reduce-scatter only */
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predicted_times),
         cmocka_unit_test(test_switch_points),
         cmocka_unit_test(test_ampere_caps),
         cmocka_unit_test(test_tree_never_least),
+        cmocka_unit_test(test_multi_node),
+        cmocka_unit_test(test_pat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -219,10 +219,14 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     in->nchunks = 1;
     in->nccl = 1;
     if (multi_node) {
-        /* NCCL's NET-step latency over the ring's steps, the rest (base, NVLink steps) as the launch */
+        /* NCCL's latency, exactly: the ring's k steps and its first bundle pay the NET-step latency
+         * (net_lat / k each; lat / (k + 1) when that leaves no launch), the launch the rest (base,
+         * NVLink steps) */
         uint64_t k = ct == CT_AR ? 2 * (uint64_t)(nnodes - 1) : nnodes - 1;
-        in->nccl_step_ns = ch.net_lat_ns / k;
-        in->nccl_launch_ns = ch.lat_ns - k * in->nccl_step_ns;
+        uint64_t step = ch.net_lat_ns / k;
+        if ((k + 1) * step > ch.lat_ns) step = ch.lat_ns / (k + 1);
+        in->nccl_step_ns = step;
+        in->nccl_launch_ns = ch.lat_ns - (k + 1) * step;
     } else {
         in->nccl_launch_ns = ch.launch_ns;
         in->nccl_step_ns = ch.step_ns;
