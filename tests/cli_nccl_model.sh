@@ -129,11 +129,99 @@ expect_eq "astra model: key default = astra" "$(sed -n 2p a2/collectives.csv | c
     "$(sed -n 2p a1/collectives.csv | cut -d, -f11,16)"
 expect_eq "astra model: the list's ring" "$(sed -n 2p a1/collectives.csv | cut -d, -f16)" "ring"
 
-# errors
-printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ 100, 50 ]\nlatency: [ 500, 1000 ]\n' > n16.yml
+# Across nodes (docs/collectives.md "Across nodes"; NCCL's formulas worked in tests/test_system_nccl_model.c):
+# N nodes of Switch(8) at B = 400 bytes/ns, a NET dimension (Switch(N), one NIC per GPU) at Bnet = 40
+# bytes/ns (37.252902984619140625 GiB/s as written), both latency 0; Hopper, C = 16, Intel, no NVLS.
+# NCCL's nChannels x bw = min(400, 8 x 40) = 320.  Simulated: one ring phase across the N nodes on the
+# NET dimension (every rail at once), k = 2(N-1) steps (all-reduce), each member sending X / N bytes a
+# step, X = ceil(S / effbw x Bnet / f), f = 2(N-1)/N; NCCL's latency lat paid exactly: step = net / k
+# per bundle (k + 1 bundles), the rest before the first (launch).  T = lat + k floor((X / N) / 40).
+#  N = 2, 8 B: Tree/LL (25.2 us + S / (1000 x 19.5)); X = ceil(8 / 19.5 x 40) = 17, X/N = 8 -> 0 ns:
+#     T = 25200 ns
+#  N = 2, 256 KiB: Tree/LL128, lat 48.5 us, effbw 138 x treeCorrectionFactor[LL128][12] = 0.6 -> 82.8;
+#     X = ceil(262144 / 82.8 x 40) = 126640, X/N = 63320 -> 1583 ns: T = 48500 + 2 x 1583 = 51666
+#  N = 2, 16 MiB: Ring/LL128, lat 75.2 us, effbw 294.4 x 16/30 = 157.0133; X = ceil(16777216 / 157.0133
+#     x 40) = 4274087, X/N = 2137043 -> 53426: T = 75200 + 2 x 53426 = 182052
+#  N = 2, 256 MiB: Ring/Simple, lat 184.24 us (plateau x 1.4), effbw 320 x 16/30 = 170.667; X =
+#     62914560, X/N -> 786432: T = 184240 + 2 x 786432 = 1757104
+#  N = 4, 8 B: Tree/LL, lat 35.2 us: T = 35200
+#  N = 4, 64 MiB: Ring/LL128, lat 144.4 us, effbw 294.4 x 32/62 = 151.948, f = 6/4; X = ceil(67108864 /
+#     151.948 x 40 / 1.5) = 11777485, X/N = 2944371 -> 73609: T = 144400 + 6 x 73609 = 586054
+#  N = 4, 1 GiB: Ring/Simple, lat 395.92 us, effbw 165.161; X = 173364566, X/N = 43341141 -> 1083528:
+#     T = 395920 + 6 x 1083528 = 6897088
+#  N = 2, all-gather of 8 MiB per rank (S = 128 MiB): Ring/Simple, lat 8.4 + 14 x 3.4 + 1 x 14 = 70.0 us
+#     (no plateau: all-reduce only), effbw 320 x 16/15; f = N - 1 = 1: X = ceil(134217728 x 15 / 320 / 16
+#     x 40) = 15728640 -> 393216 ns: T = 70000 + 393216 = 463216
+for N in 2 4; do
+    printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, %s ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' \
+        "$N" > mn$N.yml
+done
 sed 's/\["ring"\]/["ring", "ring"]/' nccl.json > nccl2.json
-expect_fail "two dimensions refused" "collective-model nccl|2 dimensions|expected one" \
-    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n16.yml --system-configuration=nccl2.json --quiet
+mn() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=$2 size=$3" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn$1.yml --system-configuration=nccl2.json \
+        --quiet --out o 2>err.txt || { fail "multi-node $*: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "2 nodes, 8 B: Tree/LL 25200 ns" "$(mn 2 0 8)" "25200,nccl:Tree/LL"
+expect_eq "2 nodes, 256 KiB: Tree/LL128 51666 ns" "$(mn 2 0 262144)" "51666,nccl:Tree/LL128"
+expect_eq "2 nodes, 16 MiB: Ring/LL128 182052 ns" "$(mn 2 0 16777216)" "182052,nccl:Ring/LL128"
+expect_eq "2 nodes, 256 MiB: Ring/Simple 1757104 ns" "$(mn 2 0 268435456)" "1757104,nccl:Ring/Simple"
+expect_eq "4 nodes, 8 B: Tree/LL 35200 ns" "$(mn 4 0 8)" "35200,nccl:Tree/LL"
+expect_eq "4 nodes, 64 MiB: Ring/LL128 586054 ns" "$(mn 4 0 67108864)" "586054,nccl:Ring/LL128"
+expect_eq "4 nodes, 1 GiB: Ring/Simple 6897088 ns" "$(mn 4 0 1073741824)" "6897088,nccl:Ring/Simple"
+expect_eq "2 nodes, all-gather 128 MiB: Ring/Simple 463216 ns" "$(mn 2 2 8388608)" "463216,nccl:Ring/Simple"
+# the switch points (tests/test_system_nccl_model.c): 2 nodes Tree/LL -> Tree/LL128 at 257,497 B,
+# -> Ring/LL128 at 15,867,885 B, -> Ring/Simple at 214,009,174 B; 4 nodes at 164,673, 53,660,777, 477,725,730
+expect_eq "2 nodes: Tree/LL below 257,497 B" "$(mn 2 0 257000 | cut -d, -f2)" "nccl:Tree/LL"
+expect_eq "2 nodes: Tree/LL128 above 257,497 B" "$(mn 2 0 258000 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "2 nodes: Tree/LL128 below 15,867,885 B" "$(mn 2 0 15860000 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "2 nodes: Ring/LL128 above 15,867,885 B" "$(mn 2 0 15880000 | cut -d, -f2)" "nccl:Ring/LL128"
+expect_eq "2 nodes: Ring/LL128 below 214,009,174 B" "$(mn 2 0 213900000 | cut -d, -f2)" "nccl:Ring/LL128"
+expect_eq "2 nodes: Ring/Simple above 214,009,174 B" "$(mn 2 0 214100000 | cut -d, -f2)" "nccl:Ring/Simple"
+expect_eq "4 nodes: Tree/LL128 below 53,660,777 B" "$(mn 4 0 53600000 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "4 nodes: Ring/LL128 above 53,660,777 B" "$(mn 4 0 53700000 | cut -d, -f2)" "nccl:Ring/LL128"
+expect_eq "4 nodes: Ring/LL128 below 477,725,730 B" "$(mn 4 0 477600000 | cut -d, -f2)" "nccl:Ring/LL128"
+expect_eq "4 nodes: Ring/Simple above 477,725,730 B" "$(mn 4 0 477900000 | cut -d, -f2)" "nccl:Ring/Simple"
+
+# One GPU per node, PAT: 32 nodes of 1 GPU (NET 40 bytes/ns), all-gather of 32 KiB per rank (S = 1 MiB):
+# PAT 8 + log2(32) x 14/3.5 + 32 x 2.8 = 117.6 us at 0.75 x 40 = 30 (test_system_nccl_model.c); the ring
+# phase: k = 31 steps, step = net / k = (20 + 89.6) us / 31 = 3535 ns, launch = 117600 - 32 x 3535 = 4480;
+# X = ceil(1048576 / 30 x 40 / 31) = 45101 -> 1127 ns a step: T = 117600 + 31 x 1127 = 152537 ns
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 1, 32 ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' > mn32.yml
+expect_eq "32 nodes x 1 GPU, all-gather 1 MiB: PAT/Simple 152537 ns" "$(mn 32 2 32768)" "152537,nccl:PAT/Simple"
+# a group of one rank per node (ranks 0 8 16 24 of 4 nodes): ppn 1, n = 4; all-gather of 16 KiB per rank
+# (S = 64 KiB): Ring/LL, lat 6.6 + 3 x 5.0 (the NET Tree LL latency: ppn 1) = 21.6 us, busbw min(20.4, 40/2)
+# = 20, algbw 20 x 4/3 = 26.667 (PAT 27.2 us + S / 30000 = 29.38 us > Ring LL 24.06 us); k = 3, step =
+# 5000, launch 1600; X = ceil(65536 / 26.667 x 40 / 3) = 32768 -> 819 ns a step: T = 21600 + 3 x 819 = 24057
+echo '{"1": [0, 8, 16, 24]}' > g4.json
+"$CS_MKTRACE" g4.0.et "1 COLL ctype=2 size=16384 pg=1" || fail "mktrace"
+for r in $(seq 1 31); do
+    if [ $((r % 8)) = 0 ]; then cp g4.0.et g4.$r.et; else "$CS_MKTRACE" g4.$r.et "1 COMP dur=1" || fail "mktrace"; fi
+done
+rm -rf o
+"$CS_BIN" run --workload-configuration=g4 --network-configuration=mn4.yml --system-configuration=nccl2.json \
+    --comm-group-configuration=g4.json --quiet --out o 2>err.txt || fail "group across nodes: $(cat err.txt)"
+expect_eq "group of one rank per node: Ring/LL 24057 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" \
+    "4,24057,nccl:Ring/LL"
+
+# errors: what is not modelled is refused, naming it
+echo '{"1": [0, 1, 8]}' > gmix.json
+"$CS_MKTRACE" gm.0.et "1 COLL ctype=0 size=1024 pg=1" || fail "mktrace"
+for r in $(seq 1 15); do
+    case $r in 1 | 8) cp gm.0.et gm.$r.et ;; *) "$CS_MKTRACE" gm.$r.et "1 COMP dur=1" || fail "mktrace" ;; esac
+done
+expect_fail "a group of several ranks on some nodes refused" "collective-model nccl|ranks 0 and 1 on one node|one rank per node" \
+    "$CS_BIN" run --workload-configuration=gm --network-configuration=mn2.yml --system-configuration=nccl2.json \
+    --comm-group-configuration=gmix.json --quiet
+expect_fail "NVLS across nodes refused (NVLS-tree)" "collective-model nccl|NVLS-tree|nccl-nvls" \
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn2.yml --system-configuration=nccl2.json \
+    --set system.nccl-nvls=1 --quiet
+printf 'topology: [ Switch, Switch, Switch ]\nnpus_count: [ 8, 2, 2 ]\nbandwidth: [ 100, 50, 50 ]\nlatency: [ 500, 1000, 1000 ]\n' > n32d.yml
+sed 's/\["ring"\]/["ring", "ring", "ring"]/' nccl.json > nccl3.json
+expect_fail "three dimensions refused" "collective-model nccl|3 dimensions|NET of several dimensions" \
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n32d.yml --system-configuration=nccl3.json --quiet
 expect_fail "unknown model" "collective-model|astra|nccl|fast" \
     "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=nccl.json \
     --set system.collective-model=fast --quiet
