@@ -132,18 +132,19 @@ expect_eq "astra model: the list's ring" "$(sed -n 2p a1/collectives.csv | cut -
 # Across nodes (docs/collectives.md "Across nodes"; NCCL's formulas worked in tests/test_system_nccl_model.c):
 # N nodes of Switch(8) at B = 400 bytes/ns, a NET dimension (Switch(N), one NIC per GPU) at Bnet = 40
 # bytes/ns (37.252902984619140625 GiB/s as written), both latency 0; Hopper, C = 16, Intel, no NVLS.
-# NCCL's nChannels x bw = min(400, 8 x 40) = 320.  Simulated: one ring phase across the N nodes on the
-# NET dimension (every rail at once), k = 2(N-1) steps (all-reduce), each member sending X / N bytes a
-# step, X = ceil(S / effbw x Bnet / f), f = 2(N-1)/N; NCCL's latency lat paid exactly: step = net / k
-# per bundle (k + 1 bundles), the rest before the first (launch).  T = lat + k floor((X / N) / 40).
+# NCCL's nChannels x bw: rings min(400, 8 x 40) = 320; trees 400 on 2 nodes, 320 on 4.  Simulated: one
+# ring phase across the N nodes on the NET dimension (every rail at once), k = 2(N-1) steps (all-reduce),
+# each member sending X / N bytes a step, X = ceil(S / effbw x Bnet / f), f = 2(N-1)/N; NCCL's latency
+# lat paid exactly: step = net / k per bundle (k + 1 bundles), the rest before the first (launch).
+# T = lat + k floor((X / N) / 40).
 #  N = 2, 8 B: Tree/LL (25.2 us + S / (1000 x 19.5)); X = ceil(8 / 19.5 x 40) = 17, X/N = 8 -> 0 ns:
 #     T = 25200 ns
-#  N = 2, 256 KiB: Tree/LL128, lat 48.5 us, effbw 138 x treeCorrectionFactor[LL128][12] = 0.6 -> 82.8;
-#     X = ceil(262144 / 82.8 x 40) = 126640, X/N = 63320 -> 1583 ns: T = 48500 + 2 x 1583 = 51666
-#  N = 2, 16 MiB: Ring/LL128, lat 75.2 us, effbw 294.4 x 16/30 = 157.0133; X = ceil(16777216 / 157.0133
-#     x 40) = 4274087, X/N = 2137043 -> 53426: T = 75200 + 2 x 53426 = 182052
-#  N = 2, 256 MiB: Ring/Simple, lat 184.24 us (plateau x 1.4), effbw 320 x 16/30 = 170.667; X =
-#     62914560, X/N -> 786432: T = 184240 + 2 x 786432 = 1757104
+#  N = 2, 256 KiB: Tree/LL128, lat 48.5 us, effbw 172.5 x treeCorrectionFactor[LL128][12] = 0.6 -> 103.5;
+#     X = ceil(262144 / 103.5 x 40) = 101312, X/N = 50656 -> 1266 ns: T = 48500 + 2 x 1266 = 51032
+#  N = 2, 16 MiB: Tree/LL128, effbw 172.5 x 0.9 (log 18) = 155.25; X = ceil(16777216 / 155.25 x 40) =
+#     4322633, X/N = 2161316 -> 54032: T = 48500 + 2 x 54032 = 156564
+#  N = 2, 1 GiB: Tree/Simple, lat 92.4 us, effbw 184 (no factor from 2^29); X = ceil(2^30 / 184 x 40) =
+#     233422136, X/N = 116711068 -> 2917776: T = 92400 + 2 x 2917776 = 5927952
 #  N = 4, 8 B: Tree/LL, lat 35.2 us: T = 35200
 #  N = 4, 64 MiB: Ring/LL128, lat 144.4 us, effbw 294.4 x 32/62 = 151.948, f = 6/4; X = ceil(67108864 /
 #     151.948 x 40 / 1.5) = 11777485, X/N = 2944371 -> 73609: T = 144400 + 6 x 73609 = 586054
@@ -165,21 +166,21 @@ mn() {
     sed -n 2p o/collectives.csv | cut -d, -f11,16
 }
 expect_eq "2 nodes, 8 B: Tree/LL 25200 ns" "$(mn 2 0 8)" "25200,nccl:Tree/LL"
-expect_eq "2 nodes, 256 KiB: Tree/LL128 51666 ns" "$(mn 2 0 262144)" "51666,nccl:Tree/LL128"
-expect_eq "2 nodes, 16 MiB: Ring/LL128 182052 ns" "$(mn 2 0 16777216)" "182052,nccl:Ring/LL128"
-expect_eq "2 nodes, 256 MiB: Ring/Simple 1757104 ns" "$(mn 2 0 268435456)" "1757104,nccl:Ring/Simple"
+expect_eq "2 nodes, 256 KiB: Tree/LL128 51032 ns" "$(mn 2 0 262144)" "51032,nccl:Tree/LL128"
+expect_eq "2 nodes, 16 MiB: Tree/LL128 156564 ns" "$(mn 2 0 16777216)" "156564,nccl:Tree/LL128"
+expect_eq "2 nodes, 1 GiB: Tree/Simple 5927952 ns" "$(mn 2 0 1073741824)" "5927952,nccl:Tree/Simple"
 expect_eq "4 nodes, 8 B: Tree/LL 35200 ns" "$(mn 4 0 8)" "35200,nccl:Tree/LL"
 expect_eq "4 nodes, 64 MiB: Ring/LL128 586054 ns" "$(mn 4 0 67108864)" "586054,nccl:Ring/LL128"
 expect_eq "4 nodes, 1 GiB: Ring/Simple 6897088 ns" "$(mn 4 0 1073741824)" "6897088,nccl:Ring/Simple"
 expect_eq "2 nodes, all-gather 128 MiB: Ring/Simple 463216 ns" "$(mn 2 2 8388608)" "463216,nccl:Ring/Simple"
-# the switch points (tests/test_system_nccl_model.c): 2 nodes Tree/LL -> Tree/LL128 at 257,497 B,
-# -> Ring/LL128 at 15,867,885 B, -> Ring/Simple at 214,009,174 B; 4 nodes at 164,673, 53,660,777, 477,725,730
-expect_eq "2 nodes: Tree/LL below 257,497 B" "$(mn 2 0 257000 | cut -d, -f2)" "nccl:Tree/LL"
-expect_eq "2 nodes: Tree/LL128 above 257,497 B" "$(mn 2 0 258000 | cut -d, -f2)" "nccl:Tree/LL128"
-expect_eq "2 nodes: Tree/LL128 below 15,867,885 B" "$(mn 2 0 15860000 | cut -d, -f2)" "nccl:Tree/LL128"
-expect_eq "2 nodes: Ring/LL128 above 15,867,885 B" "$(mn 2 0 15880000 | cut -d, -f2)" "nccl:Ring/LL128"
-expect_eq "2 nodes: Ring/LL128 below 214,009,174 B" "$(mn 2 0 213900000 | cut -d, -f2)" "nccl:Ring/LL128"
-expect_eq "2 nodes: Ring/Simple above 214,009,174 B" "$(mn 2 0 214100000 | cut -d, -f2)" "nccl:Ring/Simple"
+# the switch points (tests/test_system_nccl_model.c): 2 nodes Tree/LL -> Tree/LL128 at 250,802 B,
+# -> Tree/Simple at 2^29 B; 4 nodes Tree/LL -> Tree/LL128 at 164,673, -> Ring/LL128 at 53,660,777,
+# -> Ring/Simple at 477,725,730
+expect_eq "2 nodes: Tree/LL below 250,802 B" "$(mn 2 0 250500 | cut -d, -f2)" "nccl:Tree/LL"
+expect_eq "2 nodes: Tree/LL128 above 250,802 B" "$(mn 2 0 251100 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "2 nodes: Tree/LL128 below 2^29 B" "$(mn 2 0 536870911 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "2 nodes: Tree/Simple from 2^29 B" "$(mn 2 0 536870912 | cut -d, -f2)" "nccl:Tree/Simple"
+expect_eq "4 nodes: Tree/LL128 above 164,673 B" "$(mn 4 0 164900 | cut -d, -f2)" "nccl:Tree/LL128"
 expect_eq "4 nodes: Tree/LL128 below 53,660,777 B" "$(mn 4 0 53600000 | cut -d, -f2)" "nccl:Tree/LL128"
 expect_eq "4 nodes: Ring/LL128 above 53,660,777 B" "$(mn 4 0 53700000 | cut -d, -f2)" "nccl:Ring/LL128"
 expect_eq "4 nodes: Ring/LL128 below 477,725,730 B" "$(mn 4 0 477600000 | cut -d, -f2)" "nccl:Ring/LL128"

@@ -156,21 +156,25 @@ static void test_tree_never_least(void **state) {
 }
 
 /* Across nodes (tuning.cc:267-434, 646-650): nNodes N of 8 Hopper GPUs, NVLink B = 400 GB/s, one NIC of
- * 40 GB/s per GPU, C = 16, Intel hosts.  NCCL's nChannels x bw = min(400, 8 x 40) = 320 (rail-aligned
- * channels: every NIC in use).  N = 2: n = 16, all-reduce nsteps 30, nInterSteps 2(N-1) = 2, index2 1:
+ * 40 GB/s per GPU, C = 16, Intel hosts.  NCCL's nChannels x bw: rings min(400, 8 x 40) = 320 (a channel per
+ * NIC, every NIC in use); trees on 2 nodes min(400, 2 x 320) = 400 (bwIntra up to 2 bwInter, search.cc),
+ * on more 320.  N = 2: n = 16, all-reduce nsteps 30, nInterSteps 2(N-1) = 2, index2 1:
  *   Ring LL     6.6 + 28 x max(0.6, net overhead 1.0) + 2 x 2.7 (NET Ring LL) = 40.0 us,
  *               busbw min(llMaxBw Intel N2 39.0, 320/2) = 39.0, algbw x 16/30 = 20.8
  *   Ring LL128  14 + 28 x 1.9 + 2 x 4.0 = 75.2 us, busbw min(0.92 x 320, 16 x 36.7) = 294.4
  *   Ring Simple (8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14) x 1.4 (plateau: S / (16 x 16) >= 64) = 184.24 us,
  *               busbw 320 (131.6 us below 16 KiB)
- *   Tree LL     6.8 + 2 (7 x 0.6 + log2(2) x 5.0) = 25.2 us, busbw min(0.92 x 320 / 3.8, 39.0) = 39.0, / 2
- *   Tree LL128  14 + 2 (7 x 1.25 + 8.5) = 48.5 us, busbw min(294.4 x 120/128, 16 x 36.7) = 276, / 2 = 138
- *   Tree Simple 8.4 + 2 (7 x 4.0 + 14) = 92.4 us, busbw min(294.4, 16 x 41.4) = 294.4, / 2
- * Switch points (x treeCorrectionFactor[proto][log2(S/64)]):
- *   Tree LL -> Tree LL128, log 11 (.5, .6): 23.3 = S (1/9750 - 1/82800)          -> S = 257,497
- *   Tree LL128 -> Ring LL128, log 17 (.9): 26.7 = S (1/124200 - 1/157013.3)      -> S = 15,867,885
- *   Ring LL128 -> Ring Simple: 109.04 = S (1/157013.3 - 1/170666.7)              -> S = 214,009,174
- * N = 4: n = 32, nsteps 62, nInterSteps 6, index2 2 (llMaxBw 20.4, perChMaxTreeBw 36.0, TreeLL128 29.0):
+ *   Tree LL     6.8 + 2 (7 x 0.6 + log2(2) x 5.0) = 25.2 us, busbw min(0.92 x 400 / 3.8, 39.0) = 39.0, / 2
+ *   Tree LL128  14 + 2 (7 x 1.25 + 8.5) = 48.5 us, busbw min(368 x 120/128, 16 x 36.7) = 345, / 2 = 172.5
+ *   Tree Simple 8.4 + 2 (7 x 4.0 + 14) = 92.4 us, busbw min(368, 16 x 41.4) = 368, / 2 = 184
+ * Switch points (x treeCorrectionFactor[proto][log2(S/64)]): the tree all the way (as NCCL's maintainer
+ * says of 2 nodes, github:NVIDIA/nccl-tests#196):
+ *   Tree LL -> Tree LL128, log 11 (.5, .6): 23.3 = S (1/9750 - 1/103500)         -> S = 250,802
+ *   Tree LL128 -> Tree Simple at 2^29 = 536,870,912, where the factors end: below, LL128 x 1.0 = 172.5
+ *   against Simple x 0.9 = 165.6 (log 22); from 2^29, 184 > 172.5 and 44 us < 2^29 (1/172500 - 1/184000)
+ *   Ring LL128 (157.01, 75.2 us) never: Tree LL128 x 0.9 = 155.25 is 26.7 us ahead up to 369 MB
+ * N = 4: n = 32, nsteps 62, nInterSteps 6, index2 2 (llMaxBw 20.4, perChMaxTreeBw 36.0, TreeLL128 29.0),
+ * all at 320:
  *   Ring LL 78.8 us at 20.4 x 32/62; LL128 144.4 us at 294.4 x 32/62 = 151.948; Simple (8.4 + 56 x 3.4 +
  *   6 x 14) x 1.4 = 395.92 us at 320 x 32/62 = 165.161; Tree LL 6.8 + 2 (4.2 + 2 x 5) = 35.2 us at 10.2;
  *   Tree LL128 14 + 2 (8.75 + 17) = 65.5 us at min(276, 464) / 2 = 138
@@ -198,13 +202,13 @@ static void test_multi_node(void **state) {
     q.nbytes = 16383;             /* 16383 / 256 = 63: no plateau */
     assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL), 131600);
     q.nbytes = 1 << 20; /* log2(2^14) = 14: treeCorrectionFactor LL128 .6, LL .5, Simple .5 */
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL, NULL), 48.5 + 1048576.0 / (1000 * 138 * .6));
-    NEAR(bus, 276.0);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL, NULL), 48.5 + 1048576.0 / (1000 * 172.5 * .6));
+    NEAR(bus, 345.0);
     assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_TREE, CS_NCCL_LL128, &net), 48500);
     assert_int_equal(net, 17000);
     NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL, NULL, NULL, NULL), 25.2 + 1048576.0 / (1000 * 19.5 * .5));
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_SIMPLE, &bus, NULL, NULL), 92.4 + 1048576.0 / (1000 * 147.2 * .5));
-    NEAR(bus, 294.4);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_SIMPLE, &bus, NULL, NULL), 92.4 + 1048576.0 / (1000 * 184 * .5));
+    NEAR(bus, 368.0);
     /* NVLS needs CollNet across nodes; PAT one GPU per node */
     q.nvls = 1;
     assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
@@ -212,12 +216,12 @@ static void test_multi_node(void **state) {
     assert_true(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
     /* switch points (header) */
     expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 8), CS_NCCL_TREE, CS_NCCL_LL);
-    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 257000), CS_NCCL_TREE, CS_NCCL_LL);
-    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 258000), CS_NCCL_TREE, CS_NCCL_LL128);
-    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 15860000), CS_NCCL_TREE, CS_NCCL_LL128);
-    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 15880000), CS_NCCL_RING, CS_NCCL_LL128);
-    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 213900000), CS_NCCL_RING, CS_NCCL_LL128);
-    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 214100000), CS_NCCL_RING, CS_NCCL_SIMPLE);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 250500), CS_NCCL_TREE, CS_NCCL_LL);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 251100), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 16u << 20), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 536870911), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 536870912), CS_NCCL_TREE, CS_NCCL_SIMPLE);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 1ull << 34), CS_NCCL_TREE, CS_NCCL_SIMPLE);
     expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 164500), CS_NCCL_TREE, CS_NCCL_LL);
     expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 164900), CS_NCCL_TREE, CS_NCCL_LL128);
     expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 53600000), CS_NCCL_TREE, CS_NCCL_LL128);

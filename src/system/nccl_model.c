@@ -136,10 +136,13 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
     if (multi(in)) {
         ix = in->nnodes <= 2 ? 1 : 2;
         llmax = LL_MAX_BW_NET[in->cpu][ix - 1]; /* tuning.cc:269-272 */
-        /* nChannels x bw (tuning.cc:306, 324) of the graph NCCL's search finds: its rings and trees
-         * cross every node's NVLink and leave through a NIC; a channel per NIC, all ppn NICs of a node
-         * in use (rail-aligned), so at most min(NVLink, ppn x NIC) -- search.cc is not modelled */
-        B = dmin(B, (n / (double)in->nnodes) * in->net_bw_gbps);
+        /* nChannels x bw (tuning.cc:306, 324) of the graph NCCL's search finds (src/graph/search.cc,
+         * not modelled): its channels cross every node's NVLink and leave through a NIC, a channel per
+         * NIC, all ppn NICs of a node in use (rail-aligned): bwInter x nChannels <= ppn x NIC.  The ring
+         * keeps bwIntra = bwInter (search.cc:1270-1272); a tree may raise bwIntra up to 2 bwInter
+         * (search.cc:1279-1282), which tuning.cc:306 uses on 2 nodes: min(NVLink, 2 ppn NIC) there */
+        double net = (n / (double)in->nnodes) * in->net_bw_gbps;
+        B = dmin(B, a == CS_NCCL_TREE && in->nnodes <= 2 ? 2 * net : net);
     }
     double busbw;
     if (a == CS_NCCL_RING) {
