@@ -118,6 +118,24 @@ expect_eq "example: 8 B" "$(ex 8)" "15600,nccl:Ring/LL"
 expect_eq "example: 1 MiB" "$(ex 1048576)" "28606,nccl:Ring/LL"
 expect_eq "example: 1 GiB" "$(ex 1073741824)" "3204640,nccl:NVLS/Simple"
 
+# examples/hgx_h100_nccl multi-node (network_2node.yml, network_4node.yml, system_multinode.json; docs/
+# collectives.md "Across nodes"): B = 345.33441 x 2^30/1e9 = 370.79999928 bytes/ns, NIC 50 bytes/ns.
+#   2 nodes, 8 B: Tree/LL, lat 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, nothing measurable to move: 25200 ns
+#   4 nodes, 1 GiB: Ring/Simple, lat (8.4 + 56 x 3.4 + 6 x 14) x 1.4 = 395.92 us; effbw min(370.8, 8 x 50)
+#   x 32/62 = 191.38064479; X = ceil(2^30 / 191.38064479 x 50 / 1.5) = 187016792, X/4 = 46754198 ->
+#   935083 ns a step: T = 395920 + 6 x 935083 = 6006418 ns
+exm() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$2" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et \
+        --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/network_$1node.yml" \
+        --system-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/system_multinode.json" --quiet --out o \
+        2>err.txt || { fail "example $1 nodes $2: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "example, 2 nodes, 8 B" "$(exm 2 8)" "25200,nccl:Tree/LL"
+expect_eq "example, 4 nodes, 1 GiB" "$(exm 4 1073741824)" "6006418,nccl:Ring/Simple"
+
 # the astra model (the default) is unchanged: the same run without the key is the ring of the list
 sed 's/, "collective-model": "nccl", "nccl-nvls": 0//' nccl.json > astra.json
 "$CS_MKTRACE" t.et "1 COLL ctype=0 size=1048576" || fail "mktrace"
