@@ -35,10 +35,13 @@
  * A phase waits in its rank's queue of that logical dimension.
  *
  * collective-model nccl (plan_nccl): an all-reduce, all-gather or
- * reduce-scatter on a one-dimension network is one chunk and one phase of
+ * reduce-scatter on one node (dimension 0) is one chunk and one phase of
  * the algorithm NCCL's tuning model picks (nccl_model.h: Ring and Tree ->
  * ring, NVLS -> inSwitch), with the bytes divided by the protocol's bandwidth
- * efficiency; the lists, splits and schedulers above are not used.
+ * efficiency; across the nodes of a two-dimension network (dimension 1 the
+ * NET, a NIC per GPU) one phase of ring across the nodes on dimension 1,
+ * every rail at once, whose bytes and step latencies give NCCL's predicted
+ * time; the lists, splits and schedulers above are not used.
  */
 #include <inttypes.h>
 #include <math.h>
