@@ -118,23 +118,29 @@ expect_eq "example: 8 B" "$(ex 8)" "15600,nccl:Ring/LL"
 expect_eq "example: 1 MiB" "$(ex 1048576)" "28606,nccl:Ring/LL"
 expect_eq "example: 1 GiB" "$(ex 1073741824)" "3204640,nccl:NVLS/Simple"
 
-# examples/hgx_h100_nccl multi-node (network_2node.yml, network_4node.yml, system_multinode.json; docs/
-# collectives.md "Across nodes"): B = 345.33441 x 2^30/1e9 = 370.79999928 bytes/ns, NIC 50 bytes/ns.
+# examples/hgx_h100_nccl multi-node (network_2node.yml, network_4node.yml, system_multinode.json, NVLS on;
+# docs/collectives.md "Across nodes"): B = 345.33441 x 2^30/1e9 = 370.79999928 bytes/ns, NIC 50 bytes/ns.
 #   2 nodes, 8 B: Tree/LL, lat 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, nothing measurable to move: 25200 ns
-#   4 nodes, 1 GiB: Ring/Simple, lat (8.4 + 56 x 3.4 + 6 x 14) x 1.4 = 395.92 us; effbw min(370.8, 8 x 50)
-#   x 32/62 = 191.38064479; X = ceil(2^30 / 191.38064479 x 50 / 1.5) = 187016792, X/4 = 46754198 ->
-#   935083 ns a step: T = 395920 + 6 x 935083 = 6006418 ns
+#   4 nodes, 1 GiB: NVLSTree, lat 25 + 4 x 20.9 = 108.6 us; busbw 8 min(46.35 x 0.85 x 7/8 x 2, 46.35,
+#   45.5) = 364, algbw x 32/62 = 187.87097; X = ceil(2^30 / 187.87097 x 50 / 1.5) = 190510512, X/4 =
+#   47627628 -> 952552 ns a step: T = 108600 + 6 x 952552 = 5823912 ns
+#   the same without NVLS (NCCL_NVLS_ENABLE=0): Ring/Simple, lat (8.4 + 56 x 3.4 + 6 x 14) x 1.4 = 395.92
+#   us; effbw min(370.8, 8 x 50) x 32/62 = 191.38064479; X = ceil(2^30 / 191.38064479 x 50 / 1.5) =
+#   187016792, X/4 = 46754198 -> 935083 ns: T = 395920 + 6 x 935083 = 6006418 ns
 exm() {
     "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$2" || fail "mktrace"
     rm -rf o
+    local n=$1
+    shift 2
     "$CS_BIN" run --workload-configuration=t.et \
-        --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/network_$1node.yml" \
+        --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/network_${n}node.yml" \
         --system-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/system_multinode.json" --quiet --out o \
-        2>err.txt || { fail "example $1 nodes $2: $(cat err.txt)"; return; }
+        "$@" 2>err.txt || { fail "example $n nodes: $(cat err.txt)"; return; }
     sed -n 2p o/collectives.csv | cut -d, -f11,16
 }
 expect_eq "example, 2 nodes, 8 B" "$(exm 2 8)" "25200,nccl:Tree/LL"
-expect_eq "example, 4 nodes, 1 GiB" "$(exm 4 1073741824)" "6006418,nccl:Ring/Simple"
+expect_eq "example, 4 nodes, 1 GiB" "$(exm 4 1073741824)" "5823912,nccl:NVLSTree/Simple"
+expect_eq "example, 4 nodes, 1 GiB, no NVLS" "$(exm 4 1073741824 --set system.nccl-nvls=0)" "6006418,nccl:Ring/Simple"
 
 # the astra model (the default) is unchanged: the same run without the key is the ring of the list
 sed 's/, "collective-model": "nccl", "nccl-nvls": 0//' nccl.json > astra.json
@@ -204,6 +210,26 @@ expect_eq "4 nodes: Ring/LL128 above 53,660,777 B" "$(mn 4 0 53700000 | cut -d, 
 expect_eq "4 nodes: Ring/LL128 below 477,725,730 B" "$(mn 4 0 477600000 | cut -d, -f2)" "nccl:Ring/LL128"
 expect_eq "4 nodes: Ring/Simple above 477,725,730 B" "$(mn 4 0 477900000 | cut -d, -f2)" "nccl:Ring/Simple"
 
+# NVLS-tree (nccl-nvls 1; test_system_nccl_model.c): busbw 461.6 (2 nodes), 320 (4 nodes), latency 66.8 and
+# 108.6 us; chosen above 5,746,733 B (2 nodes) and 21,584,079 B (4 nodes).  1 GiB:
+#   2 nodes: algbw 461.6 x 16/30 = 246.18667; X = ceil(2^30 / 246.18667 x 40) = 174459786, X/2 -> 2180747 ns
+#     a step: T = 66800 + 2 x 2180747 = 4428294 ns
+#   4 nodes: algbw 320 x 32/62 = 165.16129; X = ceil(2^30 / 165.16129 x 40 / 1.5) = 173364566, X/4 ->
+#     1083528 ns: T = 108600 + 6 x 1083528 = 6609768 ns
+mnv() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$2" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn$1.yml --system-configuration=nccl2.json \
+        --set system.nccl-nvls=1 --quiet --out o 2>err.txt || { fail "nvls $*: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "2 nodes, NVLS, 1 GiB: NVLSTree 4428294 ns" "$(mnv 2 1073741824)" "4428294,nccl:NVLSTree/Simple"
+expect_eq "4 nodes, NVLS, 1 GiB: NVLSTree 6609768 ns" "$(mnv 4 1073741824)" "6609768,nccl:NVLSTree/Simple"
+expect_eq "2 nodes, NVLS: Tree/LL128 below 5,746,733 B" "$(mnv 2 5740000 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "2 nodes, NVLS: NVLSTree above 5,746,733 B" "$(mnv 2 5750000 | cut -d, -f2)" "nccl:NVLSTree/Simple"
+expect_eq "4 nodes, NVLS: Tree/LL128 below 21,584,079 B" "$(mnv 4 21580000 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "4 nodes, NVLS: NVLSTree above 21,584,079 B" "$(mnv 4 21590000 | cut -d, -f2)" "nccl:NVLSTree/Simple"
+
 # One GPU per node, PAT: 32 nodes of 1 GPU (NET 40 bytes/ns), all-gather of 32 KiB per rank (S = 1 MiB):
 # PAT 8 + log2(32) x 14/3.5 + 32 x 2.8 = 117.6 us at 0.75 x 40 = 30 (test_system_nccl_model.c); the ring
 # phase: k = 31 steps, step = net / k = (20 + 89.6) us / 31 = 3535 ns, launch = 117600 - 32 x 3535 = 4480;
@@ -234,9 +260,6 @@ done
 expect_fail "a group of several ranks on some nodes refused" "collective-model nccl|ranks 0 and 1 on one node|one rank per node" \
     "$CS_BIN" run --workload-configuration=gm --network-configuration=mn2.yml --system-configuration=nccl2.json \
     --comm-group-configuration=gmix.json --quiet
-expect_fail "NVLS across nodes refused (NVLS-tree)" "collective-model nccl|NVLS-tree|nccl-nvls" \
-    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn2.yml --system-configuration=nccl2.json \
-    --set system.nccl-nvls=1 --quiet
 printf 'topology: [ Switch, Switch, Switch ]\nnpus_count: [ 8, 2, 2 ]\nbandwidth: [ 100, 50, 50 ]\nlatency: [ 500, 1000, 1000 ]\n' > n32d.yml
 sed 's/\["ring"\]/["ring", "ring", "ring"]/' nccl.json > nccl3.json
 expect_fail "three dimensions refused" "collective-model nccl|3 dimensions|NET of several dimensions" \

@@ -262,6 +262,53 @@ static void test_pat(void **state) {
     assert_true(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
 }
 
+/* NVLS-tree across nodes (tuning.cc:307-324, 427-428), the nodes of test_multi_node with NVLS: NCCL's NVLS
+ * graph has a channel per head, H = ppn = 8; bwIntra = 400 / 8 = 50, bwInter = min(400, 8 x 40) / 8 = 40.
+ *   intra 50 x 0.85 x 7/8 x 2 = 74.375; inter 40 x 2 (2 nodes) = 80 or 40 (4 nodes); perChMaxNVLSTreeBw
+ *   Hopper 57.7 (N2), 45.5 (N4): busbw 8 x 57.7 = 461.6 (2 nodes), 8 x 40 = 320 (4 nodes); algbw x n/nsteps:
+ *   461.6 x 16/30 = 246.187, 320 x 32/62 = 165.161
+ *   latency 0 + 25 (hwLat NVLink NVLSTree) + 2 log2(N) x 20.9 (NET NVLSTree): 66.8 us (2 nodes), 108.6 (4)
+ * Switch points: 2 nodes Tree/LL128 (48.5 us at 172.5 x 0.8 = 138, log 16) -> NVLSTree: 18.3 = S (1/138000 -
+ * 1/246187) -> S = 5,746,733; 4 nodes Tree/LL128 (65.5 us at 138 x 0.9 = 124.2, log 18) -> NVLSTree: 43.1 =
+ * S (1/124200 - 1/165161) -> S = 21,584,079; above, NVLSTree to 64 GiB (Ring Simple on 4 nodes has the same
+ * 165.161 and 395.92 us).  One node: never a candidate (tuning.cc:500-502). */
+static void test_nvls_tree(void **state) {
+    (void)state;
+    cs_nccl_in q = h100x(CS_NCCL_ALL_REDUCE, 2, 1 << 30);
+    q.nvls = 1;
+    double bus, alg;
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, &bus, &alg, NULL), 66.8 + (1 << 30) / (1000 * 461.6 * 16 / 30.));
+    NEAR(bus, 461.6);
+    uint64_t net;
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, &net), 66800);
+    assert_int_equal(net, 41800);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_LL128, NULL, NULL, NULL) < 0);
+    q.nbytes = 5740000;
+    expect_choice(q, CS_NCCL_TREE, CS_NCCL_LL128);
+    q.nbytes = 5750000;
+    expect_choice(q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE);
+    q = h100x(CS_NCCL_ALL_REDUCE, 4, 1 << 30);
+    q.nvls = 1;
+    cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, &bus, NULL, NULL);
+    NEAR(bus, 320.0);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL), 108600);
+    q.nbytes = 21580000;
+    expect_choice(q, CS_NCCL_TREE, CS_NCCL_LL128);
+    q.nbytes = 21590000;
+    expect_choice(q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE);
+    q.nbytes = 1ull << 36;
+    expect_choice(q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE);
+    /* all-gather, Ampere, one node: no NVLS-tree */
+    q.coll = CS_NCCL_ALL_GATHER;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    q = h100x(CS_NCCL_ALL_REDUCE, 2, 1 << 30);
+    q.nvls = 1;
+    q.arch = CS_NCCL_AMPERE;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    q = h100(CS_NCCL_ALL_REDUCE, 1 << 30, 1);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predicted_times),
@@ -270,6 +317,7 @@ int main(void) {
         cmocka_unit_test(test_tree_never_least),
         cmocka_unit_test(test_multi_node),
         cmocka_unit_test(test_pat),
+        cmocka_unit_test(test_nvls_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,12 @@ static const double TREE_LL128_CH_BW[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 2
 /* tuning.cc:198-204 perChMaxTreeBws[compCap][N1, N2, N4]. */
 static const double TREE_CH_BW[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0},
                                         {70.0, 42.8, 24.0}};
+/* tuning.cc:205-211 perChMaxNVLSTreeBws[compCap][N1, N2, N4]. */
+static const double NVLS_TREE_CH_BW[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5},
+                                             {0.0, 96.0, 80.0}};
+/* tuning.cc:158-175 hwLatencies NVLSTree Simple (us): NVLink 25, NET 20.9. */
+#define NVLS_TREE_NVL_NS 25000
+#define NVLS_TREE_NET_NS 20900
 /* tuning.cc:139-144 nvlsEfficiency. */
 static const double NVLS_EFF[4] = {0.0, 0.0, 0.85, 0.74};
 /* tuning.cc:623-627 treeCorrectionFactor[proto][log2(nBytes/64)]. */
@@ -69,6 +75,9 @@ static int candidate(const cs_nccl_in *in, int a, int p) {
     if (a == CS_NCCL_TREE) return ar; /* tuning.cc:295-297: all-gather, reduce-scatter have no tree */
     /* PAT: all-gather and reduce-scatter, Simple, one GPU per node (ncclPatEnable, tuning.cc:216-223; NCCL_PAT_ENABLE default) */
     if (a == CS_NCCL_PAT) return !ar && p == CS_NCCL_SIMPLE && multi(in) && in->nranks == in->nnodes;
+    if (a == CS_NCCL_NVLS_TREE) /* all-reduce, Simple, across nodes (tuning.cc:295-297, 301, 500-502) */
+        return ar && p == CS_NCCL_SIMPLE && multi(in) && in->nvls && in->nranks / in->nnodes >= 2 &&
+               NVLS_EFF[in->arch] > 0;
     if (a == CS_NCCL_NVLS) {
         /* NVLS across nodes needs CollNet (SHARP), tuning.cc:503-506 */
         if (multi(in) || p != CS_NCCL_SIMPLE || !in->nvls || in->channels < 2 || NVLS_EFF[in->arch] <= 0) return 0;
@@ -84,6 +93,12 @@ int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int a, int p, uint64_t *net_ns)
     int ar = in->coll == CS_NCCL_ALL_REDUCE;
     uint64_t nsteps = ar ? 2 * (n - 1) : n - 1; /* tuning.cc:289-291 */
     if (a == CS_NCCL_NVLS) return (int64_t)HW_NVL_NS[2][2]; /* tuning.cc:424-425: hwLat alone */
+    if (a == CS_NCCL_NVLS_TREE) {
+        /* tuning.cc:427-428: baseLat 0 + intraLat + 2 log2i(nNodes) interLat (+ latencyInter 0) */
+        uint64_t net = 2 * (uint64_t)log2i(in->nnodes) * NVLS_TREE_NET_NS;
+        if (net_ns) *net_ns = net;
+        return (int64_t)(NVLS_TREE_NVL_NS + net);
+    }
     if (a == CS_NCCL_PAT) {
         /* tuning.cc:430-434: base + log2i(nNodes) interLat / 3.5 + 2.8 us x nRanks; interLat the NET
          * Tree's (ppn = 1, tuning.cc:387): 14 us / 3.5 = 4 us */
@@ -157,6 +172,14 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
             busbw = dmin(busbw * (multi(in) ? 120.0 / 128.0 : 7.0 / 9.0), C * TREE_LL128_CH_BW[in->arch][ix]);
         /* :336 (x 0.85 when the tree graph's pattern is NCCL_TOPO_PATTERN_TREE) is not applied: with a NIC
          * per GPU NCCL's search keeps its first pattern, the balanced tree */
+    } else if (a == CS_NCCL_NVLS_TREE) {
+        /* tuning.cc:307-324 on NCCL's NVLS graph (init.cc:980-981), whose channels are its heads: a GPU
+         * with its NIC each, at most 32 (search.cc:1126-1127, 754-767): H = ppn channels, bwIntra =
+         * NVLink / H, bwInter = min(NVLink, ppn NIC) / H (search.cc not modelled) */
+        double H = n / (double)in->nnodes;
+        double intra = (in->bw_gbps / H) * NVLS_EFF[in->arch] * (H - 1) / H * 2.0; /* all-reduce x 2 */
+        double inter = (B / H) * (in->nnodes <= 2 ? 2.0 : 1.0);
+        busbw = H * dmin(dmin(intra, inter), NVLS_TREE_CH_BW[in->arch][ix]);
     } else if (a == CS_NCCL_PAT) {
         busbw = .75 * B; /* tuning.cc:337; all-gather and reduce-scatter: not converted (:376) */
     } else {
@@ -167,13 +190,15 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
     /* bus -> algorithm bandwidth, tuning.cc:376-382: ring and NVLS x nRanks / nsteps, tree x 0.5;
      * NVLS all-gather / reduce-scatter unchanged */
     double algbw = busbw;
-    if (a == CS_NCCL_RING || (a == CS_NCCL_NVLS && ar)) algbw *= n / nsteps;
+    if (a == CS_NCCL_RING || (a == CS_NCCL_NVLS && ar) || a == CS_NCCL_NVLS_TREE) algbw *= n / nsteps;
     else if (a == CS_NCCL_TREE) algbw *= .5;
     if (busbw_out) *busbw_out = busbw;
     if (algbw_out) *algbw_out = algbw;
     double bw = algbw;
     int ls = log2i(in->nbytes >> 6); /* tuning.cc:639-642 */
     if (a == CS_NCCL_TREE && ls >= 0 && ls < 23) bw *= TREE_CORR[p][ls];
+    /* tuning.cc:643-646: NVLS-tree's too, from Blackwell on x86 (nccl-cpu is x86) */
+    if (a == CS_NCCL_NVLS_TREE && in->arch >= CS_NCCL_BLACKWELL && ls >= 0 && ls < 24) bw *= TREE_CORR[p][ls];
     if (!(bw > 0)) return -1;
     if (effbw_out) *effbw_out = bw;
     return (double)lat_ns / 1000.0 + (double)in->nbytes / (1000.0 * bw); /* tuning.cc:653, one operation */
@@ -182,7 +207,7 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
 int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out) {
     double best = -1;
     int ba = -1, bp = -1;
-    static const int ORDER[] = {CS_NCCL_TREE, CS_NCCL_RING, CS_NCCL_NVLS, CS_NCCL_PAT}; /* NCCL's order */
+    static const int ORDER[] = {CS_NCCL_TREE, CS_NCCL_RING, CS_NCCL_NVLS, CS_NCCL_NVLS_TREE, CS_NCCL_PAT}; /* NCCL's */
     for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++)
         for (int p = 0; p < CS_NCCL_NPROTO; p++) {
             double t = cs_nccl_time_us(in, ORDER[i], p, NULL, NULL, NULL);
@@ -212,6 +237,7 @@ const char *cs_nccl_algo_name(int a) {
     case CS_NCCL_TREE: return "Tree";
     case CS_NCCL_RING: return "Ring";
     case CS_NCCL_NVLS: return "NVLS";
+    case CS_NCCL_NVLS_TREE: return "NVLSTree";
     case CS_NCCL_PAT: return "PAT";
     default: return "?";
     }

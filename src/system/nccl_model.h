@@ -20,7 +20,7 @@
 /* GPU generations (NCCL's compCapIndex), the values of nccl-arch. */
 typedef enum { CS_NCCL_VOLTA = 0, CS_NCCL_AMPERE = 1, CS_NCCL_HOPPER = 2, CS_NCCL_BLACKWELL = 3 } cs_nccl_arch;
 /* NCCL's algorithm and protocol numbers (those this model knows). */
-enum { CS_NCCL_TREE = 0, CS_NCCL_RING = 1, CS_NCCL_NVLS = 4, CS_NCCL_PAT = 6, CS_NCCL_NALGO = 7 };
+enum { CS_NCCL_TREE = 0, CS_NCCL_RING = 1, CS_NCCL_NVLS = 4, CS_NCCL_NVLS_TREE = 5, CS_NCCL_PAT = 6, CS_NCCL_NALGO = 7 };
 enum { CS_NCCL_LL = 0, CS_NCCL_LL128 = 1, CS_NCCL_SIMPLE = 2, CS_NCCL_NPROTO = 3 };
 /* CPU vendors (NCCL's cpuVendor; multi-node LL bandwidth cap and net overhead). */
 enum { CS_NCCL_CPU_INTEL = 0, CS_NCCL_CPU_AMD = 1 };
@@ -35,7 +35,8 @@ typedef struct cs_nccl_in {
     double bw_gbps;    /* the dimension's bandwidth, GB/s = bytes/ns (NCCL's nChannels x bwIntra) */
     int channels;      /* nChannels (nccl-channels) */
     cs_nccl_arch arch;
-    int nvls;          /* NVLS available: a Switch dimension, nccl-nvls, arch >= Hopper */
+    int nvls;          /* NVLS available: a Switch dimension, nccl-nvls, arch >= Hopper (NVLS on one node,
+                          NVLS-tree across nodes) */
     /* Multi-node (nnodes >= 2; 0 and 1 mean one node and the fields below are unused): */
     uint32_t nnodes;      /* NCCL's nNodes; nranks / nnodes ranks per node (ppn), each with its NIC */
     double net_bw_gbps;   /* one NIC's bandwidth (the NET dimension's), GB/s */
@@ -71,7 +72,7 @@ double cs_nccl_time_us(const cs_nccl_in *in, int algo, int proto, double *busbw,
  * cs_nccl_time_us -- and, in *net_ns (may be NULL), its part on NET steps;
  * -1 when no candidate. */
 int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int algo, int proto, uint64_t *net_ns);
-/* "Tree", "Ring", "NVLS", "PAT"; "LL", "LL128", "Simple". */
+/* "Tree", "Ring", "NVLS", "NVLSTree", "PAT"; "LL", "LL128", "Simple". */
 const char *cs_nccl_algo_name(int algo);
 const char *cs_nccl_proto_name(int proto);
 

@@ -168,12 +168,6 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     uint32_t n = ppn * nnodes;
     int multi_node = nnodes > 1;
     int nvls = nc->topo[0] == CS_TOPO_SWITCH && c->nccl_nvls && c->nccl_arch >= CS_NCCL_HOPPER;
-    if (multi_node && nvls && ppn > 1)
-        return CS_ERR(err, CS_EUNSUPPORTED,
-                      "%s: node %" PRIu64 ": %s: collective-model nccl: %s across %u nodes of %u GPUs with NVLS: "
-                      "NCCL would weigh NVLS-tree there, which is not modelled; expected \"nccl-nvls\": false "
-                      "(as NCCL_NVLS_ENABLE=0) for a multi-node network",
-                      src, node, cfgpath, cname, nnodes, ppn);
     uint32_t *begin = cs_malloc(2 * sizeof *begin);
     begin[0] = 0;
     in->phase_begin = begin;
@@ -187,7 +181,7 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
                     .bw_gbps = nc->bandwidth_gbps[0] * 1073741824.0 / 1e9, /* as the backends read it */
                     .channels = c->nccl_channels,
                     .arch = (cs_nccl_arch)c->nccl_arch,
-                    .nvls = nvls && !multi_node,
+                    .nvls = nvls,
                     .nnodes = nnodes,
                     .net_bw_gbps = multi_node ? nc->bandwidth_gbps[1] * 1073741824.0 / 1e9 : 0,
                     .cpu = c->nccl_cpu};
