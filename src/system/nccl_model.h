@@ -7,7 +7,8 @@
  * bandwidth efficiency.  Pure functions over NCCL's published constants (no
  * state); the planner (planner.c) calls it and runs the choice through the
  * registered algorithms (ring = NCCL's ring and its one-node tree,
- * a chain; inSwitch = NVLS).  Owned by the
+ * a chain; inSwitch = NVLS; across nodes every choice is a ring of the
+ * nodes on the NET dimension carrying NCCL's time).  Owned by the
  * system layer.  The model, its constants and their file:line in NCCL are
  * docs/collectives.md, "The nccl model"; written from reading NCCL's
  * src/graph/tuning.cc and src/enqueue.cc, no code taken from it.
