@@ -153,15 +153,17 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     } else { /* a group: within one node, or one member per node */
         uint32_t first = g->ranks[0] / nc->npus[0], away = 0;
         for (uint32_t i = 1; i < g->n; i++) away += g->ranks[i] / nc->npus[0] != first;
-        for (uint32_t i = 0; i < g->n && away > 0; i++)
-            for (uint32_t j = i + 1; j < g->n; j++)
-                if (g->ranks[i] / nc->npus[0] == g->ranks[j] / nc->npus[0])
-                    return CS_ERR(err, CS_EUNSUPPORTED,
-                                  "%s: node %" PRIu64 ": %s: collective-model nccl: communicator group \"%s\" has "
-                                  "ranks %u and %u on one node (of %u GPUs, %s) and others on other nodes; expected "
-                                  "a group within one node or one rank per node (several ranks per node across "
-                                  "nodes are modelled for the whole network only)",
-                                  src, node, cfgpath, g->name, g->ranks[i], g->ranks[j], nc->npus[0], netpath);
+        /* by_rank is sorted by rank, and a node's ranks are consecutive: neighbours tell */
+        for (uint32_t i = 1; i < g->n && away > 0; i++) {
+            uint32_t r0 = g->by_rank[2 * (i - 1)], r1 = g->by_rank[2 * i];
+            if (r0 / nc->npus[0] == r1 / nc->npus[0])
+                return CS_ERR(err, CS_EUNSUPPORTED,
+                              "%s: node %" PRIu64 ": %s: collective-model nccl: communicator group \"%s\" has "
+                              "ranks %u and %u on one node (of %u GPUs, %s) and others on other nodes; expected "
+                              "a group within one node or one rank per node (several ranks per node across "
+                              "nodes are modelled for the whole network only)",
+                              src, node, cfgpath, g->name, r0, r1, nc->npus[0], netpath);
+        }
         ppn = away == 0 ? g->n : 1;
         nnodes = away == 0 ? 1 : g->n;
     }
