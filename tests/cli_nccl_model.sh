@@ -197,6 +197,12 @@ expect_eq "4 nodes, 8 B: Tree/LL 35200 ns" "$(mn 4 0 8)" "35200,nccl:Tree/LL"
 expect_eq "4 nodes, 64 MiB: Ring/LL128 586054 ns" "$(mn 4 0 67108864)" "586054,nccl:Ring/LL128"
 expect_eq "4 nodes, 1 GiB: Ring/Simple 6897088 ns" "$(mn 4 0 1073741824)" "6897088,nccl:Ring/Simple"
 expect_eq "2 nodes, all-gather 128 MiB: Ring/Simple 463216 ns" "$(mn 2 2 8388608)" "463216,nccl:Ring/Simple"
+# the flow backend (every rail its own link, shared by nothing else here) gives the same 16 MiB time
+"$CS_MKTRACE" t.et "1 COLL ctype=0 size=16777216" || fail "mktrace"
+rm -rf o
+"$CS_BIN" run --workload-configuration=t.et --network-configuration=mn2.yml --system-configuration=nccl2.json \
+    --backend flow --quiet --out o 2>err.txt || fail "flow: $(cat err.txt)"
+expect_eq "2 nodes, 16 MiB on flow: 156564 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f11,16)" "156564,nccl:Tree/LL128"
 # the switch points (tests/test_system_nccl_model.c): 2 nodes Tree/LL -> Tree/LL128 at 250,802 B,
 # -> Tree/Simple at 2^29 B; 4 nodes Tree/LL -> Tree/LL128 at 164,673, -> Ring/LL128 at 53,660,777,
 # -> Ring/Simple at 477,725,730
@@ -236,6 +242,22 @@ expect_eq "4 nodes, NVLS: NVLSTree above 21,584,079 B" "$(mnv 4 21590000 | cut -
 # X = ceil(1048576 / 30 x 40 / 31) = 45101 -> 1127 ns a step: T = 117600 + 31 x 1127 = 152537 ns
 printf 'topology: [ Switch, Switch ]\nnpus_count: [ 1, 32 ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' > mn32.yml
 expect_eq "32 nodes x 1 GPU, all-gather 1 MiB: PAT/Simple 152537 ns" "$(mn 32 2 32768)" "152537,nccl:PAT/Simple"
+# involved_dim on 2 nodes (1 MiB all-reduce): dimension 0 alone is one-node NCCL in every node: Ring/LL on 8
+# GPUs at B = 400 as above, efficiency 0.3525, m = floor(ceil(1048576 / 0.3525) / 8) = 371835 -> 929 ns:
+# 6600 + 600 + 14 (929 + 600) = 28606 ns.  Dimension 1 alone: each rail a communicator of 2 ranks, one per
+# node (ppn 1: interLat the NET Tree's): Ring LL 6.6 + 2 x 5.0 = 16.6 us at min(39, 20) = 20 -> 69.0 us;
+# Ring LL128 14 + 2 x 8.5 = 31 us at 0.92 x 40 = 36.8 -> 59.49 us (least; Simple (8.4 + 28) x 1.4 at 40 ->
+# 77.2; Tree LL128 31 us at 36.8 x 120/128 / 2 x 0.6 -> 132.3); X = ceil(1048576 / 36.8 x 40) = 1139757,
+# X/2 = 569878 -> 14246 ns: T = 31000 + 2 x 14246 = 59492 ns
+inv() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=1048576 inv=$1" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn2.yml --system-configuration=nccl2.json \
+        --quiet --out o 2>err.txt || { fail "involved $1: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "2 nodes, involved dimension 0 only: Ring/LL 28606 ns" "$(inv 1,0)" "28606,nccl:Ring/LL"
+expect_eq "2 nodes, involved dimension 1 only: Ring/LL128 59492 ns" "$(inv 0,1)" "59492,nccl:Ring/LL128"
 # a group of one rank per node (ranks 0 8 16 24 of 4 nodes): ppn 1, n = 4; all-gather of 16 KiB per rank
 # (S = 64 KiB): Ring/LL, lat 6.6 + 3 x 5.0 (the NET Tree LL latency: ppn 1) = 21.6 us, busbw min(20.4, 40/2)
 # = 20, algbw 20 x 4/3 = 26.667 (PAT 27.2 us + S / 30000 = 29.38 us > Ring LL 24.06 us); k = 3, step =
