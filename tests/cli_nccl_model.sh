@@ -118,6 +118,30 @@ expect_eq "example: 8 B" "$(ex 8)" "15600,nccl:Ring/LL"
 expect_eq "example: 1 MiB" "$(ex 1048576)" "28606,nccl:Ring/LL"
 expect_eq "example: 1 GiB" "$(ex 1073741824)" "3204640,nccl:NVLS/Simple"
 
+# examples/hgx_h100_nccl multi-node (network_2node.yml, network_4node.yml, system_multinode.json, NVLS on;
+# docs/collectives.md "Across nodes"): B = 345.33441 x 2^30/1e9 = 370.79999928 bytes/ns, NIC 50 bytes/ns.
+#   2 nodes, 8 B: Tree/LL, lat 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, nothing measurable to move: 25200 ns
+#   4 nodes, 1 GiB: NVLSTree, lat 25 + 4 x 20.9 = 108.6 us; busbw 8 min(46.35 x 0.85 x 7/8 x 2, 46.35,
+#   45.5) = 364, algbw x 32/62 = 187.87097; X = ceil(2^30 / 187.87097 x 50 / 1.5) = 190510512, X/4 =
+#   47627628 -> 952552 ns a step: T = 108600 + 6 x 952552 = 5823912 ns
+#   the same without NVLS (NCCL_NVLS_ENABLE=0): Ring/Simple, lat (8.4 + 56 x 3.4 + 6 x 14) x 1.4 = 395.92
+#   us; effbw min(370.8, 8 x 50) x 32/62 = 191.38064479; X = ceil(2^30 / 191.38064479 x 50 / 1.5) =
+#   187016792, X/4 = 46754198 -> 935083 ns: T = 395920 + 6 x 935083 = 6006418 ns
+exm() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$2" || fail "mktrace"
+    rm -rf o
+    local n=$1
+    shift 2
+    "$CS_BIN" run --workload-configuration=t.et \
+        --network-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/network_${n}node.yml" \
+        --system-configuration="$CS_SOURCE_DIR/examples/hgx_h100_nccl/system_multinode.json" --quiet --out o \
+        "$@" 2>err.txt || { fail "example $n nodes: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "example, 2 nodes, 8 B" "$(exm 2 8)" "25200,nccl:Tree/LL"
+expect_eq "example, 4 nodes, 1 GiB" "$(exm 4 1073741824)" "5823912,nccl:NVLSTree/Simple"
+expect_eq "example, 4 nodes, 1 GiB, no NVLS" "$(exm 4 1073741824 --set system.nccl-nvls=0)" "6006418,nccl:Ring/Simple"
+
 # the astra model (the default) is unchanged: the same run without the key is the ring of the list
 sed 's/, "collective-model": "nccl", "nccl-nvls": 0//' nccl.json > astra.json
 "$CS_MKTRACE" t.et "1 COLL ctype=0 size=1048576" || fail "mktrace"
@@ -129,11 +153,139 @@ expect_eq "astra model: key default = astra" "$(sed -n 2p a2/collectives.csv | c
     "$(sed -n 2p a1/collectives.csv | cut -d, -f11,16)"
 expect_eq "astra model: the list's ring" "$(sed -n 2p a1/collectives.csv | cut -d, -f16)" "ring"
 
-# errors
-printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ 100, 50 ]\nlatency: [ 500, 1000 ]\n' > n16.yml
+# Across nodes (docs/collectives.md "Across nodes"; NCCL's formulas worked in tests/test_system_nccl_model.c):
+# N nodes of Switch(8) at B = 400 bytes/ns, a NET dimension (Switch(N), one NIC per GPU) at Bnet = 40
+# bytes/ns (37.252902984619140625 GiB/s as written), both latency 0; Hopper, C = 16, Intel, no NVLS.
+# NCCL's nChannels x bw: rings min(400, 8 x 40) = 320; trees 400 on 2 nodes, 320 on 4.  Simulated: one
+# ring phase across the N nodes on the NET dimension (every rail at once), k = 2(N-1) steps (all-reduce),
+# each member sending X / N bytes a step, X = ceil(S / effbw x Bnet / f), f = 2(N-1)/N; NCCL's latency
+# lat paid exactly: step = net / k per bundle (k + 1 bundles), the rest before the first (launch).
+# T = lat + k floor((X / N) / 40).
+#  N = 2, 8 B: Tree/LL (25.2 us + S / (1000 x 19.5)); X = ceil(8 / 19.5 x 40) = 17, X/N = 8 -> 0 ns:
+#     T = 25200 ns
+#  N = 2, 256 KiB: Tree/LL128, lat 48.5 us, effbw 172.5 x treeCorrectionFactor[LL128][12] = 0.6 -> 103.5;
+#     X = ceil(262144 / 103.5 x 40) = 101312, X/N = 50656 -> 1266 ns: T = 48500 + 2 x 1266 = 51032
+#  N = 2, 16 MiB: Tree/LL128, effbw 172.5 x 0.9 (log 18) = 155.25; X = ceil(16777216 / 155.25 x 40) =
+#     4322633, X/N = 2161316 -> 54032: T = 48500 + 2 x 54032 = 156564
+#  N = 2, 1 GiB: Tree/Simple, lat 92.4 us, effbw 184 (no factor from 2^29); X = ceil(2^30 / 184 x 40) =
+#     233422136, X/N = 116711068 -> 2917776: T = 92400 + 2 x 2917776 = 5927952
+#  N = 4, 8 B: Tree/LL, lat 35.2 us: T = 35200
+#  N = 4, 64 MiB: Ring/LL128, lat 144.4 us, effbw 294.4 x 32/62 = 151.948, f = 6/4; X = ceil(67108864 /
+#     151.948 x 40 / 1.5) = 11777485, X/N = 2944371 -> 73609: T = 144400 + 6 x 73609 = 586054
+#  N = 4, 1 GiB: Ring/Simple, lat 395.92 us, effbw 165.161; X = 173364566, X/N = 43341141 -> 1083528:
+#     T = 395920 + 6 x 1083528 = 6897088
+#  N = 2, all-gather of 8 MiB per rank (S = 128 MiB): Ring/Simple, lat 8.4 + 14 x 3.4 + 1 x 14 = 70.0 us
+#     (no plateau: all-reduce only), effbw 320 x 16/15; f = N - 1 = 1: X = ceil(134217728 x 15 / 320 / 16
+#     x 40) = 15728640 -> 393216 ns: T = 70000 + 393216 = 463216
+for N in 2 4; do
+    printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, %s ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' \
+        "$N" > mn$N.yml
+done
 sed 's/\["ring"\]/["ring", "ring"]/' nccl.json > nccl2.json
-expect_fail "two dimensions refused" "collective-model nccl|2 dimensions|expected one" \
-    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n16.yml --system-configuration=nccl2.json --quiet
+mn() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=$2 size=$3" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn$1.yml --system-configuration=nccl2.json \
+        --quiet --out o 2>err.txt || { fail "multi-node $*: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "2 nodes, 8 B: Tree/LL 25200 ns" "$(mn 2 0 8)" "25200,nccl:Tree/LL"
+expect_eq "2 nodes, 256 KiB: Tree/LL128 51032 ns" "$(mn 2 0 262144)" "51032,nccl:Tree/LL128"
+expect_eq "2 nodes, 16 MiB: Tree/LL128 156564 ns" "$(mn 2 0 16777216)" "156564,nccl:Tree/LL128"
+expect_eq "2 nodes, 1 GiB: Tree/Simple 5927952 ns" "$(mn 2 0 1073741824)" "5927952,nccl:Tree/Simple"
+expect_eq "4 nodes, 8 B: Tree/LL 35200 ns" "$(mn 4 0 8)" "35200,nccl:Tree/LL"
+expect_eq "4 nodes, 64 MiB: Ring/LL128 586054 ns" "$(mn 4 0 67108864)" "586054,nccl:Ring/LL128"
+expect_eq "4 nodes, 1 GiB: Ring/Simple 6897088 ns" "$(mn 4 0 1073741824)" "6897088,nccl:Ring/Simple"
+expect_eq "2 nodes, all-gather 128 MiB: Ring/Simple 463216 ns" "$(mn 2 2 8388608)" "463216,nccl:Ring/Simple"
+# the flow backend (every rail its own link, shared by nothing else here) gives the same 16 MiB time
+"$CS_MKTRACE" t.et "1 COLL ctype=0 size=16777216" || fail "mktrace"
+rm -rf o
+"$CS_BIN" run --workload-configuration=t.et --network-configuration=mn2.yml --system-configuration=nccl2.json \
+    --backend flow --quiet --out o 2>err.txt || fail "flow: $(cat err.txt)"
+expect_eq "2 nodes, 16 MiB on flow: 156564 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f11,16)" "156564,nccl:Tree/LL128"
+# the switch points (tests/test_system_nccl_model.c): 2 nodes Tree/LL -> Tree/LL128 at 250,802 B,
+# -> Tree/Simple at 2^29 B; 4 nodes Tree/LL -> Tree/LL128 at 164,673, -> Ring/LL128 at 53,660,777,
+# -> Ring/Simple at 477,725,730
+expect_eq "2 nodes: Tree/LL below 250,802 B" "$(mn 2 0 250500 | cut -d, -f2)" "nccl:Tree/LL"
+expect_eq "2 nodes: Tree/LL128 above 250,802 B" "$(mn 2 0 251100 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "2 nodes: Tree/LL128 below 2^29 B" "$(mn 2 0 536870911 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "2 nodes: Tree/Simple from 2^29 B" "$(mn 2 0 536870912 | cut -d, -f2)" "nccl:Tree/Simple"
+expect_eq "4 nodes: Tree/LL128 above 164,673 B" "$(mn 4 0 164900 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "4 nodes: Tree/LL128 below 53,660,777 B" "$(mn 4 0 53600000 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "4 nodes: Ring/LL128 above 53,660,777 B" "$(mn 4 0 53700000 | cut -d, -f2)" "nccl:Ring/LL128"
+expect_eq "4 nodes: Ring/LL128 below 477,725,730 B" "$(mn 4 0 477600000 | cut -d, -f2)" "nccl:Ring/LL128"
+expect_eq "4 nodes: Ring/Simple above 477,725,730 B" "$(mn 4 0 477900000 | cut -d, -f2)" "nccl:Ring/Simple"
+
+# NVLS-tree (nccl-nvls 1; test_system_nccl_model.c): busbw 461.6 (2 nodes), 320 (4 nodes), latency 66.8 and
+# 108.6 us; chosen above 5,746,733 B (2 nodes) and 21,584,079 B (4 nodes).  1 GiB:
+#   2 nodes: algbw 461.6 x 16/30 = 246.18667; X = ceil(2^30 / 246.18667 x 40) = 174459786, X/2 -> 2180747 ns
+#     a step: T = 66800 + 2 x 2180747 = 4428294 ns
+#   4 nodes: algbw 320 x 32/62 = 165.16129; X = ceil(2^30 / 165.16129 x 40 / 1.5) = 173364566, X/4 ->
+#     1083528 ns: T = 108600 + 6 x 1083528 = 6609768 ns
+mnv() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$2" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn$1.yml --system-configuration=nccl2.json \
+        --set system.nccl-nvls=1 --quiet --out o 2>err.txt || { fail "nvls $*: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "2 nodes, NVLS, 1 GiB: NVLSTree 4428294 ns" "$(mnv 2 1073741824)" "4428294,nccl:NVLSTree/Simple"
+expect_eq "4 nodes, NVLS, 1 GiB: NVLSTree 6609768 ns" "$(mnv 4 1073741824)" "6609768,nccl:NVLSTree/Simple"
+expect_eq "2 nodes, NVLS: Tree/LL128 below 5,746,733 B" "$(mnv 2 5740000 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "2 nodes, NVLS: NVLSTree above 5,746,733 B" "$(mnv 2 5750000 | cut -d, -f2)" "nccl:NVLSTree/Simple"
+expect_eq "4 nodes, NVLS: Tree/LL128 below 21,584,079 B" "$(mnv 4 21580000 | cut -d, -f2)" "nccl:Tree/LL128"
+expect_eq "4 nodes, NVLS: NVLSTree above 21,584,079 B" "$(mnv 4 21590000 | cut -d, -f2)" "nccl:NVLSTree/Simple"
+
+# One GPU per node, PAT: 32 nodes of 1 GPU (NET 40 bytes/ns), all-gather of 32 KiB per rank (S = 1 MiB):
+# PAT 8 + log2(32) x 14/3.5 + 32 x 2.8 = 117.6 us at 0.75 x 40 = 30 (test_system_nccl_model.c); the ring
+# phase: k = 31 steps, step = net / k = (20 + 89.6) us / 31 = 3535 ns, launch = 117600 - 32 x 3535 = 4480;
+# X = ceil(1048576 / 30 x 40 / 31) = 45101 -> 1127 ns a step: T = 117600 + 31 x 1127 = 152537 ns
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 1, 32 ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' > mn32.yml
+expect_eq "32 nodes x 1 GPU, all-gather 1 MiB: PAT/Simple 152537 ns" "$(mn 32 2 32768)" "152537,nccl:PAT/Simple"
+# involved_dim on 2 nodes (1 MiB all-reduce): dimension 0 alone is one-node NCCL in every node: Ring/LL on 8
+# GPUs at B = 400 as above, efficiency 0.3525, m = floor(ceil(1048576 / 0.3525) / 8) = 371835 -> 929 ns:
+# 6600 + 600 + 14 (929 + 600) = 28606 ns.  Dimension 1 alone: each rail a communicator of 2 ranks, one per
+# node (ppn 1: interLat the NET Tree's): Ring LL 6.6 + 2 x 5.0 = 16.6 us at min(39, 20) = 20 -> 69.0 us;
+# Ring LL128 14 + 2 x 8.5 = 31 us at 0.92 x 40 = 36.8 -> 59.49 us (least; Simple (8.4 + 28) x 1.4 at 40 ->
+# 77.2; Tree LL128 31 us at 36.8 x 120/128 / 2 x 0.6 -> 132.3); X = ceil(1048576 / 36.8 x 40) = 1139757,
+# X/2 = 569878 -> 14246 ns: T = 31000 + 2 x 14246 = 59492 ns
+inv() {
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=1048576 inv=$1" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn2.yml --system-configuration=nccl2.json \
+        --quiet --out o 2>err.txt || { fail "involved $1: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+expect_eq "2 nodes, involved dimension 0 only: Ring/LL 28606 ns" "$(inv 1,0)" "28606,nccl:Ring/LL"
+expect_eq "2 nodes, involved dimension 1 only: Ring/LL128 59492 ns" "$(inv 0,1)" "59492,nccl:Ring/LL128"
+# a group of one rank per node (ranks 0 8 16 24 of 4 nodes): ppn 1, n = 4; all-gather of 16 KiB per rank
+# (S = 64 KiB): Ring/LL, lat 6.6 + 3 x 5.0 (the NET Tree LL latency: ppn 1) = 21.6 us, busbw min(20.4, 40/2)
+# = 20, algbw 20 x 4/3 = 26.667 (PAT 27.2 us + S / 30000 = 29.38 us > Ring LL 24.06 us); k = 3, step =
+# 5000, launch 1600; X = ceil(65536 / 26.667 x 40 / 3) = 32768 -> 819 ns a step: T = 21600 + 3 x 819 = 24057
+echo '{"1": [0, 8, 16, 24]}' > g4.json
+"$CS_MKTRACE" g4.0.et "1 COLL ctype=2 size=16384 pg=1" || fail "mktrace"
+for r in $(seq 1 31); do
+    if [ $((r % 8)) = 0 ]; then cp g4.0.et g4.$r.et; else "$CS_MKTRACE" g4.$r.et "1 COMP dur=1" || fail "mktrace"; fi
+done
+rm -rf o
+"$CS_BIN" run --workload-configuration=g4 --network-configuration=mn4.yml --system-configuration=nccl2.json \
+    --comm-group-configuration=g4.json --quiet --out o 2>err.txt || fail "group across nodes: $(cat err.txt)"
+expect_eq "group of one rank per node: Ring/LL 24057 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" \
+    "4,24057,nccl:Ring/LL"
+
+# errors: what is not modelled is refused, naming it
+echo '{"1": [0, 1, 8]}' > gmix.json
+"$CS_MKTRACE" gm.0.et "1 COLL ctype=0 size=1024 pg=1" || fail "mktrace"
+for r in $(seq 1 15); do
+    case $r in 1 | 8) cp gm.0.et gm.$r.et ;; *) "$CS_MKTRACE" gm.$r.et "1 COMP dur=1" || fail "mktrace" ;; esac
+done
+expect_fail "a group of several ranks on some nodes refused" "collective-model nccl|ranks 0 and 1 on one node|one rank per node" \
+    "$CS_BIN" run --workload-configuration=gm --network-configuration=mn2.yml --system-configuration=nccl2.json \
+    --comm-group-configuration=gmix.json --quiet
+printf 'topology: [ Switch, Switch, Switch ]\nnpus_count: [ 8, 2, 2 ]\nbandwidth: [ 100, 50, 50 ]\nlatency: [ 500, 1000, 1000 ]\n' > n32d.yml
+sed 's/\["ring"\]/["ring", "ring", "ring"]/' nccl.json > nccl3.json
+expect_fail "three dimensions refused" "collective-model nccl|3 dimensions|NET of several dimensions" \
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n32d.yml --system-configuration=nccl3.json --quiet
 expect_fail "unknown model" "collective-model|astra|nccl|fast" \
     "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=nccl.json \
     --set system.collective-model=fast --quiet

@@ -155,12 +155,169 @@ static void test_tree_never_least(void **state) {
             }
 }
 
+/* Across nodes (tuning.cc:267-434, 646-650): nNodes N of 8 Hopper GPUs, NVLink B = 400 GB/s, one NIC of
+ * 40 GB/s per GPU, C = 16, Intel hosts.  NCCL's nChannels x bw: rings min(400, 8 x 40) = 320 (a channel per
+ * NIC, every NIC in use); trees on 2 nodes min(400, 2 x 320) = 400 (bwIntra up to 2 bwInter, search.cc),
+ * on more 320.  N = 2: n = 16, all-reduce nsteps 30, nInterSteps 2(N-1) = 2, index2 1:
+ *   Ring LL     6.6 + 28 x max(0.6, net overhead 1.0) + 2 x 2.7 (NET Ring LL) = 40.0 us,
+ *               busbw min(llMaxBw Intel N2 39.0, 320/2) = 39.0, algbw x 16/30 = 20.8
+ *   Ring LL128  14 + 28 x 1.9 + 2 x 4.0 = 75.2 us, busbw min(0.92 x 320, 16 x 36.7) = 294.4
+ *   Ring Simple (8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14) x 1.4 (plateau: S / (16 x 16) >= 64) = 184.24 us,
+ *               busbw 320 (131.6 us below 16 KiB)
+ *   Tree LL     6.8 + 2 (7 x 0.6 + log2(2) x 5.0) = 25.2 us, busbw min(0.92 x 400 / 3.8, 39.0) = 39.0, / 2
+ *   Tree LL128  14 + 2 (7 x 1.25 + 8.5) = 48.5 us, busbw min(368 x 120/128, 16 x 36.7) = 345, / 2 = 172.5
+ *   Tree Simple 8.4 + 2 (7 x 4.0 + 14) = 92.4 us, busbw min(368, 16 x 41.4) = 368, / 2 = 184
+ * Switch points (x treeCorrectionFactor[proto][log2(S/64)]): the tree all the way (as NCCL's maintainer
+ * says of 2 nodes, github:NVIDIA/nccl-tests#196):
+ *   Tree LL -> Tree LL128, log 11 (.5, .6): 23.3 = S (1/9750 - 1/103500)         -> S = 250,802
+ *   Tree LL128 -> Tree Simple at 2^29 = 536,870,912, where the factors end: below, LL128 x 1.0 = 172.5
+ *   against Simple x 0.9 = 165.6 (log 22); from 2^29, 184 > 172.5 and 44 us < 2^29 (1/172500 - 1/184000)
+ *   Ring LL128 (157.01, 75.2 us) never: Tree LL128 x 0.9 = 155.25 is 26.7 us ahead up to 369 MB
+ * N = 4: n = 32, nsteps 62, nInterSteps 6, index2 2 (llMaxBw 20.4, perChMaxTreeBw 36.0, TreeLL128 29.0),
+ * all at 320:
+ *   Ring LL 78.8 us at 20.4 x 32/62; LL128 144.4 us at 294.4 x 32/62 = 151.948; Simple (8.4 + 56 x 3.4 +
+ *   6 x 14) x 1.4 = 395.92 us at 320 x 32/62 = 165.161; Tree LL 6.8 + 2 (4.2 + 2 x 5) = 35.2 us at 10.2;
+ *   Tree LL128 14 + 2 (8.75 + 17) = 65.5 us at min(276, 464) / 2 = 138
+ *   Tree LL -> Tree LL128, log 11: 30.3 = S (1/5100 - 1/82800)                   -> S = 164,673
+ *   Tree LL128 -> Ring LL128, log 19 (.9): 78.9 = S (1/124200 - 1/151948.4)      -> S = 53,660,777
+ *   Ring LL128 -> Ring Simple: 251.52 = S (1/151948.4 - 1/165161.3)              -> S = 477,725,730
+ * AMD hosts, N = 2: Ring LL 6.6 + 28 x 2.0 + 5.4 = 68.0 us at min(22.5, 160). */
+static cs_nccl_in h100x(int coll, uint32_t nodes, uint64_t S) {
+    cs_nccl_in q = {.coll = coll, .nranks = 8 * nodes, .nbytes = S, .bw_gbps = 400.0, .channels = 16,
+                    .arch = CS_NCCL_HOPPER, .nvls = 0, .nnodes = nodes, .net_bw_gbps = 40.0, .cpu = CS_NCCL_CPU_INTEL};
+    return q;
+}
+
+static void test_multi_node(void **state) {
+    (void)state;
+    cs_nccl_in q = h100x(CS_NCCL_ALL_REDUCE, 2, 1 << 20);
+    double bus, alg;
+    uint64_t net;
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, &alg, NULL), 40.0 + 1048576.0 / (1000 * 20.8));
+    NEAR(bus, 39.0);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL), 75.2 + 1048576.0 / (1000 * 294.4 * 16 / 30));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 184.24 + 1048576.0 / (1000 * 320 * 16 / 30.));
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, &net), 184240);
+    assert_int_equal(net, 39200); /* 2 x 14 us x 1.4 */
+    q.nbytes = 16383;             /* 16383 / 256 = 63: no plateau */
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL), 131600);
+    q.nbytes = 1 << 20; /* log2(2^14) = 14: treeCorrectionFactor LL128 .6, LL .5, Simple .5 */
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL, NULL), 48.5 + 1048576.0 / (1000 * 172.5 * .6));
+    NEAR(bus, 345.0);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_TREE, CS_NCCL_LL128, &net), 48500);
+    assert_int_equal(net, 17000);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL, NULL, NULL, NULL), 25.2 + 1048576.0 / (1000 * 19.5 * .5));
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_SIMPLE, &bus, NULL, NULL), 92.4 + 1048576.0 / (1000 * 184 * .5));
+    NEAR(bus, 368.0);
+    /* NVLS needs CollNet across nodes; PAT one GPU per node */
+    q.nvls = 1;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    q.coll = CS_NCCL_ALL_GATHER;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    /* switch points (header) */
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 8), CS_NCCL_TREE, CS_NCCL_LL);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 250500), CS_NCCL_TREE, CS_NCCL_LL);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 251100), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 16u << 20), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 536870911), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 536870912), CS_NCCL_TREE, CS_NCCL_SIMPLE);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 2, 1ull << 34), CS_NCCL_TREE, CS_NCCL_SIMPLE);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 164500), CS_NCCL_TREE, CS_NCCL_LL);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 164900), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 53600000), CS_NCCL_TREE, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 53700000), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 477600000), CS_NCCL_RING, CS_NCCL_LL128);
+    expect_choice(h100x(CS_NCCL_ALL_REDUCE, 4, 477900000), CS_NCCL_RING, CS_NCCL_SIMPLE);
+    q = h100x(CS_NCCL_ALL_REDUCE, 4, 8);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_LL, NULL), 78800);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_TREE, CS_NCCL_LL128, NULL), 65500);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, NULL, NULL), 78.8 + 8 / (1000 * 20.4 * 32 / 62.));
+    NEAR(bus, 20.4);
+    /* the NIC bound: with 60 GB/s NICs, min(400, 480) = 400 is NVLink's */
+    q.net_bw_gbps = 60.0;
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, &bus, NULL, NULL);
+    NEAR(bus, 400.0);
+    /* AMD */
+    q = h100x(CS_NCCL_ALL_REDUCE, 2, 8);
+    q.cpu = CS_NCCL_CPU_AMD;
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_LL, NULL), 68000);
+    cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL, &bus, NULL, NULL);
+    NEAR(bus, 22.5);
+}
+
+/* PAT: all-gather on 32 nodes of one GPU (NIC 40 GB/s, bw min(40, 1 x 40) = 40): PAT 8 + log2(32) x 14/3.5
+ * + 32 x 2.8 = 117.6 us at busbw 0.75 x 40 = 30 (not converted); Ring LL (ppn 1: the NET Tree latency)
+ * 6.6 + 31 x 5.0 = 161.6 us; Ring LL128 14 + 31 x 8.5 = 277.5 us at 36.8 x 32/31.  1 MiB gathered: PAT
+ * 117.6 + 34.95 = 152.55 us, Ring LL 161.6 + ...: PAT. */
+static void test_pat(void **state) {
+    (void)state;
+    cs_nccl_in q = {.coll = CS_NCCL_ALL_GATHER, .nranks = 32, .nbytes = 1 << 20, .bw_gbps = 40.0, .channels = 16,
+                    .arch = CS_NCCL_HOPPER, .nnodes = 32, .net_bw_gbps = 40.0};
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL), 117600);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_RING, CS_NCCL_LL, NULL), 161600);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL, NULL, NULL), 117.6 + 1048576 / 30000.0);
+    expect_choice(q, CS_NCCL_PAT, CS_NCCL_SIMPLE);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_LL, NULL, NULL, NULL) < 0);
+    q.coll = CS_NCCL_ALL_REDUCE; /* PAT: all-gather and reduce-scatter only */
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_PAT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+}
+
+/* NVLS-tree across nodes (tuning.cc:307-324, 427-428), the nodes of test_multi_node with NVLS: NCCL's NVLS
+ * graph has a channel per head, H = ppn = 8; bwIntra = 400 / 8 = 50, bwInter = min(400, 8 x 40) / 8 = 40.
+ *   intra 50 x 0.85 x 7/8 x 2 = 74.375; inter 40 x 2 (2 nodes) = 80 or 40 (4 nodes); perChMaxNVLSTreeBw
+ *   Hopper 57.7 (N2), 45.5 (N4): busbw 8 x 57.7 = 461.6 (2 nodes), 8 x 40 = 320 (4 nodes); algbw x n/nsteps:
+ *   461.6 x 16/30 = 246.187, 320 x 32/62 = 165.161
+ *   latency 0 + 25 (hwLat NVLink NVLSTree) + 2 log2(N) x 20.9 (NET NVLSTree): 66.8 us (2 nodes), 108.6 (4)
+ * Switch points: 2 nodes Tree/LL128 (48.5 us at 172.5 x 0.8 = 138, log 16) -> NVLSTree: 18.3 = S (1/138000 -
+ * 1/246187) -> S = 5,746,733; 4 nodes Tree/LL128 (65.5 us at 138 x 0.9 = 124.2, log 18) -> NVLSTree: 43.1 =
+ * S (1/124200 - 1/165161) -> S = 21,584,079; above, NVLSTree to 64 GiB (Ring Simple on 4 nodes has the same
+ * 165.161 and 395.92 us).  One node: never a candidate (tuning.cc:500-502). */
+static void test_nvls_tree(void **state) {
+    (void)state;
+    cs_nccl_in q = h100x(CS_NCCL_ALL_REDUCE, 2, 1 << 30);
+    q.nvls = 1;
+    double bus, alg;
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, &bus, &alg, NULL), 66.8 + (1 << 30) / (1000 * 461.6 * 16 / 30.));
+    NEAR(bus, 461.6);
+    uint64_t net;
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, &net), 66800);
+    assert_int_equal(net, 41800);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_LL128, NULL, NULL, NULL) < 0);
+    q.nbytes = 5740000;
+    expect_choice(q, CS_NCCL_TREE, CS_NCCL_LL128);
+    q.nbytes = 5750000;
+    expect_choice(q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE);
+    q = h100x(CS_NCCL_ALL_REDUCE, 4, 1 << 30);
+    q.nvls = 1;
+    cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, &bus, NULL, NULL);
+    NEAR(bus, 320.0);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL), 108600);
+    q.nbytes = 21580000;
+    expect_choice(q, CS_NCCL_TREE, CS_NCCL_LL128);
+    q.nbytes = 21590000;
+    expect_choice(q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE);
+    q.nbytes = 1ull << 36;
+    expect_choice(q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE);
+    /* all-gather, Ampere, one node: no NVLS-tree */
+    q.coll = CS_NCCL_ALL_GATHER;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    q = h100x(CS_NCCL_ALL_REDUCE, 2, 1 << 30);
+    q.nvls = 1;
+    q.arch = CS_NCCL_AMPERE;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    q = h100(CS_NCCL_ALL_REDUCE, 1 << 30, 1);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predicted_times),
         cmocka_unit_test(test_switch_points),
         cmocka_unit_test(test_ampere_caps),
         cmocka_unit_test(test_tree_never_least),
+        cmocka_unit_test(test_multi_node),
+        cmocka_unit_test(test_pat),
+        cmocka_unit_test(test_nvls_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * nccl_model.c -- NCCL's tuning model for one node (see nccl_model.h).  The
+ * nccl_model.c -- NCCL's tuning model, one node and across nodes (see nccl_model.h).  The
  * constants are NCCL's (github:NVIDIA/nccl, commit 5067397c, src/graph/
  * tuning.cc); every table below names its lines.  Latencies are kept in
  * integer nanoseconds (NCCL writes them in microseconds with one or two
@@ -13,16 +13,33 @@
 /* tuning.cc:150-155 baseLatencies (us), Tree and Ring x (LL, LL128, Simple);
  * NVLS's is 0 and NCCL overwrites it (tuning.cc:425). */
 static const uint64_t BASE_NS[2][3] = {{6800, 14000, 8400}, {6600, 14000, 8400}};
+/* tuning.cc:154 baseLatencies[PAT] (us), Simple. */
+#define PAT_BASE_NS 8000
 /* tuning.cc:158-162 hwLatencies[NVLINK] (us): Tree, Ring, NVLS. */
 static const uint64_t HW_NVL_NS[3][3] = {{600, 1250, 4000}, {600, 1900, 3400}, {0, 0, 25000}};
+/* tuning.cc:170-171 hwLatencies[NET] (us): Tree, Ring. */
+static const uint64_t HW_NET_NS[2][3] = {{5000, 8500, 14000}, {2700, 4000, 14000}};
+/* tuning.cc:228-232 getNetOverhead (us): x86 Intel 1.0, AMD 2.0; x 3 for Simple (tuning.cc:408). */
+static const uint64_t NET_OVERHEAD_NS[2] = {1000, 2000};
 /* tuning.cc:178-183 llMaxBws[compCap][0] (one node: indexed by GPU), GB/s. */
 static const double LL_MAX_BW[4] = {39.0, 87.7, 141.0, 2 * 141.0};
-/* tuning.cc:185-190 perChMaxRingLL128Bws[compCap][0], GB/s per channel. */
+/* tuning.cc:178-183 llMaxBws[index1][1..2] (multi-node: indexed by CPU, tuning.cc:269-271:
+ * Intel row 0, AMD row 1), nNodes 2 and > 2 (index2, tuning.cc:267). */
+static const double LL_MAX_BW_NET[2][2] = {{39.0, 20.4}, {22.5, 19.0}};
+/* tuning.cc:185-190 perChMaxRingLL128Bws[compCap] (the same for N1, N2, N4), GB/s per channel. */
 static const double RING_LL128_CH_BW[4] = {20.0, 20.0, 36.7, 40.0};
-/* tuning.cc:191-197 perChMaxTreeLL128Bws[compCap][0]. */
-static const double TREE_LL128_CH_BW[4] = {20.0, 20.0, 36.7, 55.6};
-/* tuning.cc:198-204 perChMaxTreeBws[compCap][0]. */
-static const double TREE_CH_BW[4] = {26.5, 24.0, 38.7, 70.0};
+/* tuning.cc:191-197 perChMaxTreeLL128Bws[compCap][N1, N2, N4]. */
+static const double TREE_LL128_CH_BW[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0},
+                                              {55.6, 31.67, 20.0}};
+/* tuning.cc:198-204 perChMaxTreeBws[compCap][N1, N2, N4]. */
+static const double TREE_CH_BW[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0},
+                                        {70.0, 42.8, 24.0}};
+/* tuning.cc:205-211 perChMaxNVLSTreeBws[compCap][N1, N2, N4]. */
+static const double NVLS_TREE_CH_BW[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5},
+                                             {0.0, 96.0, 80.0}};
+/* tuning.cc:158-175 hwLatencies NVLSTree Simple (us): NVLink 25, NET 20.9. */
+#define NVLS_TREE_NVL_NS 25000
+#define NVLS_TREE_NET_NS 20900
 /* tuning.cc:139-144 nvlsEfficiency. */
 static const double NVLS_EFF[4] = {0.0, 0.0, 0.85, 0.74};
 /* tuning.cc:623-627 treeCorrectionFactor[proto][log2(nBytes/64)]. */
@@ -45,57 +62,152 @@ static int log2i(uint64_t v) {
     return l;
 }
 
+static uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static int multi(const cs_nccl_in *in) { return in->nnodes >= 2; }
+
+/* A candidate at all: the (algorithm, protocol) pairs NCCL computes and does not disable. */
+static int candidate(const cs_nccl_in *in, int a, int p) {
+    if (in->nranks < 2 || p < 0 || p >= CS_NCCL_NPROTO || (unsigned)in->arch > CS_NCCL_BLACKWELL) return 0;
+    if (multi(in) && (in->nranks % in->nnodes != 0 || (unsigned)in->cpu > CS_NCCL_CPU_AMD)) return 0;
+    int ar = in->coll == CS_NCCL_ALL_REDUCE;
+    if (a == CS_NCCL_RING) return 1;
+    if (a == CS_NCCL_TREE) return ar; /* tuning.cc:295-297: all-gather, reduce-scatter have no tree */
+    /* PAT: all-gather and reduce-scatter, Simple, one GPU per node (ncclPatEnable, tuning.cc:216-223; NCCL_PAT_ENABLE default) */
+    if (a == CS_NCCL_PAT) return !ar && p == CS_NCCL_SIMPLE && multi(in) && in->nranks == in->nnodes;
+    if (a == CS_NCCL_NVLS_TREE) /* all-reduce, Simple, across nodes (tuning.cc:295-297, 301, 500-502) */
+        return ar && p == CS_NCCL_SIMPLE && multi(in) && in->nvls && in->nranks / in->nnodes >= 2 &&
+               NVLS_EFF[in->arch] > 0;
+    if (a == CS_NCCL_NVLS) {
+        /* NVLS across nodes needs CollNet (SHARP), tuning.cc:503-506 */
+        if (multi(in) || p != CS_NCCL_SIMPLE || !in->nvls || in->channels < 2 || NVLS_EFF[in->arch] <= 0) return 0;
+        return ar || in->nranks <= MAX_NVLS_ARITY;
+    }
+    return 0;
+}
+
+int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int a, int p, uint64_t *net_ns) {
+    if (net_ns) *net_ns = 0;
+    if (!candidate(in, a, p)) return -1;
+    uint64_t n = in->nranks;
+    int ar = in->coll == CS_NCCL_ALL_REDUCE;
+    uint64_t nsteps = ar ? 2 * (n - 1) : n - 1; /* tuning.cc:289-291 */
+    if (a == CS_NCCL_NVLS) return (int64_t)HW_NVL_NS[2][2]; /* tuning.cc:424-425: hwLat alone */
+    if (a == CS_NCCL_NVLS_TREE) {
+        /* tuning.cc:427-428: baseLat 0 + intraLat + 2 log2i(nNodes) interLat (+ latencyInter 0) */
+        uint64_t net = 2 * (uint64_t)log2i(in->nnodes) * NVLS_TREE_NET_NS;
+        if (net_ns) *net_ns = net;
+        return (int64_t)(NVLS_TREE_NVL_NS + net);
+    }
+    if (a == CS_NCCL_PAT) {
+        /* tuning.cc:430-434: base + log2i(nNodes) interLat / 3.5 + 2.8 us x nRanks; interLat the NET
+         * Tree's (ppn = 1, tuning.cc:387): 14 us / 3.5 = 4 us */
+        uint64_t net = (uint64_t)log2i(in->nnodes) * (HW_NET_NS[0][CS_NCCL_SIMPLE] * 10 / 35) + 2800 * n;
+        if (net_ns) *net_ns = net;
+        return (int64_t)(PAT_BASE_NS + net);
+    }
+    int t = a == CS_NCCL_TREE ? 0 : 1;
+    if (!multi(in)) {
+        /* tuning.cc:393-417, one node: Ring base + nsteps hwLat, Tree base + 2 (nRanks - 1) hwLat */
+        return (int64_t)(BASE_NS[t][p] + (a == CS_NCCL_RING ? nsteps : 2 * (n - 1)) * HW_NVL_NS[t][p]);
+    }
+    uint64_t nn = in->nnodes, ppn = n / nn, lat, net;
+    /* tuning.cc:387-391: interLat is the NET hwLat (the Tree's when ppn = 1), + the graph's
+     * latencyInter (x 2 for Simple), which NCCL's IB transport reports as 0 (net_ib/init.cc:558) */
+    uint64_t inter = HW_NET_NS[ppn == 1 ? 0 : t][p];
+    if (a == CS_NCCL_RING) {
+        /* tuning.cc:404-412: the intra-node steps pay at least the net overhead (x 3 Simple) */
+        uint64_t intra = umax(HW_NVL_NS[1][p], NET_OVERHEAD_NS[in->cpu] * (p == CS_NCCL_SIMPLE ? 3 : 1));
+        uint64_t ninter = ar ? 2 * (nn - 1) : nn - 1;
+        net = ninter * inter;
+        lat = BASE_NS[1][p] + (nsteps - ninter) * intra + net;
+        /* tuning.cc:646-650: ring all-reduce Simple across nodes, nBytes / (nChannels nRanks) >= 64
+         * (integer division): latency x 1.4 (x 1.9 before Ampere) -- the "plateau effect of ring" */
+        if (ar && p == CS_NCCL_SIMPLE && in->channels > 0 && in->nbytes / ((uint64_t)in->channels * n) >= 64) {
+            uint64_t k = in->arch == CS_NCCL_VOLTA ? 19 : 14;
+            lat = lat * k / 10; /* NCCL's latencies are whole 100 ns: exact */
+            net = net * k / 10;
+        }
+    } else {
+        /* tuning.cc:414-417: base + 2 ((nRanks/nNodes - 1) intraLat + log2i(nNodes) interLat) */
+        net = 2 * (uint64_t)log2i(nn) * inter;
+        lat = BASE_NS[0][p] + 2 * (ppn - 1) * HW_NVL_NS[0][p] + net;
+    }
+    if (net_ns) *net_ns = net;
+    return (int64_t)lat;
+}
+
 double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, double *algbw_out, double *effbw_out) {
     if (busbw_out) *busbw_out = 0;
     if (algbw_out) *algbw_out = 0;
     if (effbw_out) *effbw_out = 0;
-    if (in->nranks < 2 || p < 0 || p >= CS_NCCL_NPROTO || (unsigned)in->arch > CS_NCCL_BLACKWELL) return -1;
+    int64_t lat_ns = cs_nccl_latency_ns(in, a, p, NULL);
+    if (lat_ns < 0) return -1;
     double n = (double)in->nranks, C = (double)in->channels, B = in->bw_gbps;
     int ar = in->coll == CS_NCCL_ALL_REDUCE;
     double nsteps = ar ? 2 * (n - 1) : n - 1; /* tuning.cc:289-291 */
-    double busbw, lat_us;
+    int ix = 0;                               /* index2, tuning.cc:267: N1, N2, N4 */
+    double llmax = LL_MAX_BW[in->arch];
+    if (multi(in)) {
+        ix = in->nnodes <= 2 ? 1 : 2;
+        llmax = LL_MAX_BW_NET[in->cpu][ix - 1]; /* tuning.cc:269-272 */
+        /* nChannels x bw (tuning.cc:306, 324) of the graph NCCL's search finds (src/graph/search.cc,
+         * not modelled): its channels cross every node's NVLink and leave through a NIC, a channel per
+         * NIC, all ppn NICs of a node in use (rail-aligned): bwInter x nChannels <= ppn x NIC.  The ring
+         * keeps bwIntra = bwInter (search.cc:1270-1272); a tree may raise bwIntra up to 2 bwInter
+         * (search.cc:1279-1282), which tuning.cc:306 uses on 2 nodes: min(NVLink, 2 ppn NIC) there */
+        double net = (n / (double)in->nnodes) * in->net_bw_gbps;
+        B = dmin(B, a == CS_NCCL_TREE && in->nnodes <= 2 ? 2 * net : net);
+    }
+    double busbw;
     if (a == CS_NCCL_RING) {
-        busbw = B;                                                         /* tuning.cc:306, 324 */
-        if (p == CS_NCCL_LL) busbw = dmin(LL_MAX_BW[in->arch], busbw * .5); /* tuning.cc:327 */
+        busbw = B;                                                                /* tuning.cc:306, 324 */
+        if (p == CS_NCCL_LL) busbw = dmin(llmax, busbw * .5);                       /* tuning.cc:327 */
         if (p == CS_NCCL_LL128) busbw = dmin(busbw * .92, C * RING_LL128_CH_BW[in->arch]); /* :328-329 */
-        /* tuning.cc:393-413, one node: base + nsteps x hwLat */
-        lat_us = (double)(BASE_NS[1][p] + (uint64_t)nsteps * HW_NVL_NS[1][p]) / 1000.0;
     } else if (a == CS_NCCL_TREE) {
-        if (!ar) return -1; /* tuning.cc:295-297: all-gather, reduce-scatter have no tree */
-        busbw = dmin(B * .92, C * TREE_CH_BW[in->arch]);                   /* tuning.cc:330-331 */
-        if (p == CS_NCCL_LL) busbw = dmin(busbw / 3.8, LL_MAX_BW[in->arch]); /* :332 */
-        if (p == CS_NCCL_LL128) busbw = dmin(busbw * 7.0 / 9.0, C * TREE_LL128_CH_BW[in->arch]); /* :333-335 */
-        /* tuning.cc:414-417, one node: base + 2 (nRanks - 1) hwLat */
-        lat_us = (double)(BASE_NS[0][p] + 2 * (in->nranks - 1) * HW_NVL_NS[0][p]) / 1000.0;
-    } else if (a == CS_NCCL_NVLS) {
-        if (p != CS_NCCL_SIMPLE || !in->nvls || in->channels < 2 || NVLS_EFF[in->arch] <= 0) return -1;
-        if (!ar && in->nranks > MAX_NVLS_ARITY) return -1;
+        busbw = dmin(B * .92, C * TREE_CH_BW[in->arch][ix]);                      /* tuning.cc:330-331 */
+        if (p == CS_NCCL_LL) busbw = dmin(busbw / 3.8, llmax);                    /* :332 */
+        /* :333-335: 7/9 on one node, 120/128 across nodes */
+        if (p == CS_NCCL_LL128)
+            busbw = dmin(busbw * (multi(in) ? 120.0 / 128.0 : 7.0 / 9.0), C * TREE_LL128_CH_BW[in->arch][ix]);
+        /* :336 (x 0.85 when the tree graph's pattern is NCCL_TOPO_PATTERN_TREE) is not applied: with a NIC
+         * per GPU NCCL's search keeps its first pattern, the balanced tree */
+    } else if (a == CS_NCCL_NVLS_TREE) {
+        /* tuning.cc:307-324 on NCCL's NVLS graph (init.cc:980-981), whose channels are its heads: a GPU
+         * with its NIC each, at most 32 (search.cc:1126-1127, 754-767): H = ppn channels, bwIntra =
+         * NVLink / H, bwInter = min(NVLink, ppn NIC) / H (search.cc not modelled) */
+        double H = n / (double)in->nnodes;
+        double intra = (in->bw_gbps / H) * NVLS_EFF[in->arch] * (H - 1) / H * 2.0; /* all-reduce x 2 */
+        double inter = (B / H) * (in->nnodes <= 2 ? 2.0 : 1.0);
+        busbw = H * dmin(dmin(intra, inter), NVLS_TREE_CH_BW[in->arch][ix]);
+    } else if (a == CS_NCCL_PAT) {
+        busbw = .75 * B; /* tuning.cc:337; all-gather and reduce-scatter: not converted (:376) */
+    } else {
         double per = (B / C) * NVLS_EFF[in->arch] * (C - 1) / C; /* tuning.cc:311-312 */
         per *= ar ? 2.0 : (n - 1) / n;                           /* tuning.cc:314-318 */
         busbw = C * per;                                         /* tuning.cc:324 */
-        lat_us = (double)HW_NVL_NS[2][2] / 1000.0;               /* tuning.cc:424-425 */
-    } else {
-        return -1;
     }
     /* bus -> algorithm bandwidth, tuning.cc:376-382: ring and NVLS x nRanks / nsteps, tree x 0.5;
      * NVLS all-gather / reduce-scatter unchanged */
     double algbw = busbw;
-    if (a == CS_NCCL_RING || (a == CS_NCCL_NVLS && ar)) algbw *= n / nsteps;
+    if (a == CS_NCCL_RING || (a == CS_NCCL_NVLS && ar) || a == CS_NCCL_NVLS_TREE) algbw *= n / nsteps;
     else if (a == CS_NCCL_TREE) algbw *= .5;
     if (busbw_out) *busbw_out = busbw;
     if (algbw_out) *algbw_out = algbw;
     double bw = algbw;
     int ls = log2i(in->nbytes >> 6); /* tuning.cc:639-642 */
     if (a == CS_NCCL_TREE && ls >= 0 && ls < 23) bw *= TREE_CORR[p][ls];
+    /* tuning.cc:643-646: NVLS-tree's too, from Blackwell on x86 (nccl-cpu is x86) */
+    if (a == CS_NCCL_NVLS_TREE && in->arch >= CS_NCCL_BLACKWELL && ls >= 0 && ls < 24) bw *= TREE_CORR[p][ls];
     if (!(bw > 0)) return -1;
     if (effbw_out) *effbw_out = bw;
-    return lat_us + (double)in->nbytes / (1000.0 * bw); /* tuning.cc:653, one operation */
+    return (double)lat_ns / 1000.0 + (double)in->nbytes / (1000.0 * bw); /* tuning.cc:653, one operation */
 }
 
 int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out) {
     double best = -1;
     int ba = -1, bp = -1;
-    static const int ORDER[] = {CS_NCCL_TREE, CS_NCCL_RING, CS_NCCL_NVLS}; /* NCCL's algorithm order */
+    static const int ORDER[] = {CS_NCCL_TREE, CS_NCCL_RING, CS_NCCL_NVLS, CS_NCCL_NVLS_TREE, CS_NCCL_PAT}; /* NCCL's */
     for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++)
         for (int p = 0; p < CS_NCCL_NPROTO; p++) {
             double t = cs_nccl_time_us(in, ORDER[i], p, NULL, NULL, NULL);
@@ -109,6 +221,7 @@ int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out) {
     out->algo = ba;
     out->proto = bp;
     out->time_us = cs_nccl_time_us(in, ba, bp, &out->busbw_gbps, &out->algbw_gbps, &out->effbw_gbps);
+    out->lat_ns = (uint64_t)cs_nccl_latency_ns(in, ba, bp, &out->net_lat_ns);
     if (ba == CS_NCCL_NVLS) {
         out->launch_ns = 0;                    /* NCCL's NVLS latency is hwLat alone (tuning.cc:425) */
         out->step_ns = HW_NVL_NS[2][2] / 2;    /* split over inSwitch's two bundles */
@@ -124,6 +237,8 @@ const char *cs_nccl_algo_name(int a) {
     case CS_NCCL_TREE: return "Tree";
     case CS_NCCL_RING: return "Ring";
     case CS_NCCL_NVLS: return "NVLS";
+    case CS_NCCL_NVLS_TREE: return "NVLSTree";
+    case CS_NCCL_PAT: return "PAT";
     default: return "?";
     }
 }

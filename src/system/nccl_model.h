@@ -1,12 +1,14 @@
 /*
  * nccl_model.h -- NCCL's tuning model (collective-model nccl): for one
- * all-reduce, all-gather or reduce-scatter on one node, the algorithm and
+ * all-reduce, all-gather or reduce-scatter on one node or on nNodes nodes
+ * joined by a network (NET: one NIC per GPU, rail-aligned), the algorithm and
  * protocol NCCL would pick, the time it predicts, and what the system layer
  * then simulates: the launch cost, the latency of each step and the
  * bandwidth efficiency.  Pure functions over NCCL's published constants (no
  * state); the planner (planner.c) calls it and runs the choice through the
  * registered algorithms (ring = NCCL's ring and its one-node tree,
- * a chain; inSwitch = NVLS).  Owned by the
+ * a chain; inSwitch = NVLS; across nodes every choice is a ring of the
+ * nodes on the NET dimension carrying NCCL's time).  Owned by the
  * system layer.  The model, its constants and their file:line in NCCL are
  * docs/collectives.md, "The nccl model"; written from reading NCCL's
  * src/graph/tuning.cc and src/enqueue.cc, no code taken from it.
@@ -19,20 +21,27 @@
 /* GPU generations (NCCL's compCapIndex), the values of nccl-arch. */
 typedef enum { CS_NCCL_VOLTA = 0, CS_NCCL_AMPERE = 1, CS_NCCL_HOPPER = 2, CS_NCCL_BLACKWELL = 3 } cs_nccl_arch;
 /* NCCL's algorithm and protocol numbers (those this model knows). */
-enum { CS_NCCL_TREE = 0, CS_NCCL_RING = 1, CS_NCCL_NVLS = 4, CS_NCCL_NALGO = 7 };
+enum { CS_NCCL_TREE = 0, CS_NCCL_RING = 1, CS_NCCL_NVLS = 4, CS_NCCL_NVLS_TREE = 5, CS_NCCL_PAT = 6, CS_NCCL_NALGO = 7 };
 enum { CS_NCCL_LL = 0, CS_NCCL_LL128 = 1, CS_NCCL_SIMPLE = 2, CS_NCCL_NPROTO = 3 };
+/* CPU vendors (NCCL's cpuVendor; multi-node LL bandwidth cap and net overhead). */
+enum { CS_NCCL_CPU_INTEL = 0, CS_NCCL_CPU_AMD = 1 };
 /* Collectives (NCCL's ncclFunc order is not needed: our own). */
 enum { CS_NCCL_ALL_REDUCE = 0, CS_NCCL_ALL_GATHER = 1, CS_NCCL_REDUCE_SCATTER = 2 };
 
 typedef struct cs_nccl_in {
     int coll;          /* CS_NCCL_ALL_REDUCE, ... */
-    uint32_t nranks;   /* ranks of the communicator, all on one node (NVLink) */
+    uint32_t nranks;   /* ranks of the communicator (nnodes x ranks per node) */
     uint64_t nbytes;   /* NCCL's nBytes: all-reduce its buffer, all-gather the gathered buffer,
                           reduce-scatter the input buffer */
     double bw_gbps;    /* the dimension's bandwidth, GB/s = bytes/ns (NCCL's nChannels x bwIntra) */
     int channels;      /* nChannels (nccl-channels) */
     cs_nccl_arch arch;
-    int nvls;          /* NVLS available: a Switch dimension, nccl-nvls, arch >= Hopper */
+    int nvls;          /* NVLS available: a Switch dimension, nccl-nvls, arch >= Hopper (NVLS on one node,
+                          NVLS-tree across nodes) */
+    /* Multi-node (nnodes >= 2; 0 and 1 mean one node and the fields below are unused): */
+    uint32_t nnodes;      /* NCCL's nNodes; nranks / nnodes ranks per node (ppn), each with its NIC */
+    double net_bw_gbps;   /* one NIC's bandwidth (the NET dimension's), GB/s */
+    int cpu;              /* CS_NCCL_CPU_*: nccl-cpu */
 } cs_nccl_in;
 
 /* What the system layer runs: Ring and Tree (NCCL's one-node tree is a chain
@@ -45,8 +54,11 @@ typedef struct cs_nccl_choice {
     double algbw_gbps;   /* its algorithm bandwidth (bus -> algorithm) */
     double effbw_gbps;   /* nBytes / effbw is the bandwidth term of time_us: algbw, x the tree's
                             treeCorrectionFactor */
-    uint64_t launch_ns;  /* paid once before the first step: baseLat[algo][proto] */
-    uint64_t step_ns;    /* paid per step (packet bundle) of the simulated algorithm */
+    uint64_t launch_ns;  /* one node: paid once before the first step: baseLat[algo][proto] */
+    uint64_t step_ns;    /* one node: paid per step (packet bundle) of the simulated algorithm */
+    uint64_t lat_ns;     /* NCCL's latency term of time_us (ring plateau included), ns */
+    uint64_t net_lat_ns; /* multi-node: the part of lat_ns paid on NET steps (ring: nInterSteps x
+                            interLat; tree: 2 log2(nNodes) interLat); 0 on one node */
 } cs_nccl_choice;
 
 /* The (algorithm, protocol) with the least predicted time, as NCCL's
@@ -57,7 +69,11 @@ int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out);
  * not a candidate; *busbw / *algbw / *effbw (GB/s, each may be NULL) as in
  * cs_nccl_choice. */
 double cs_nccl_time_us(const cs_nccl_in *in, int algo, int proto, double *busbw, double *algbw, double *effbw);
-/* "Tree", "Ring", "NVLS"; "LL", "LL128", "Simple". */
+/* NCCL's latency (ns) of one (algorithm, protocol) -- the latency term of
+ * cs_nccl_time_us -- and, in *net_ns (may be NULL), its part on NET steps;
+ * -1 when no candidate. */
+int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int algo, int proto, uint64_t *net_ns);
+/* "Tree", "Ring", "NVLS", "NVLSTree", "PAT"; "LL", "LL128", "Simple". */
 const char *cs_nccl_algo_name(int algo);
 const char *cs_nccl_proto_name(int proto);
 

@@ -35,10 +35,13 @@
  * A phase waits in its rank's queue of that logical dimension.
  *
  * collective-model nccl (plan_nccl): an all-reduce, all-gather or
- * reduce-scatter on a one-dimension network is one chunk and one phase of
+ * reduce-scatter on one node (dimension 0) is one chunk and one phase of
  * the algorithm NCCL's tuning model picks (nccl_model.h: Ring and Tree ->
  * ring, NVLS -> inSwitch), with the bytes divided by the protocol's bandwidth
- * efficiency; the lists, splits and schedulers above are not used.
+ * efficiency; across the nodes of a two-dimension network (dimension 1 the
+ * NET, a NIC per GPU) one phase of ring across the nodes on dimension 1,
+ * every rail at once, whose bytes and step latencies give NCCL's predicted
+ * time; the lists, splits and schedulers above are not used.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -115,48 +118,95 @@ static double nccl_efficiency(const cs_nccl_in *q, const cs_nccl_choice *ch) {
     return ch->effbw_gbps / B;
 }
 
+/* Multi-node: the bytes one member moves in the ring phase across the nodes
+ * (nn members, each on its own NIC of bandwidth Bnet bytes/ns) so that the
+ * phase's bandwidth time is NCCL's S / effbw: the ring engine takes X f /
+ * Bnet, f = 2(nn-1)/nn for all-reduce, (nn-1)/nn reduce-scatter, nn-1
+ * all-gather (X its shard). */
+static double nccl_net_wire(const cs_nccl_in *q, const cs_nccl_choice *ch, double bnet, uint32_t nn) {
+    double N = (double)nn;
+    double f = q->coll == CS_NCCL_ALL_REDUCE ? 2 * (N - 1) / N : q->coll == CS_NCCL_REDUCE_SCATTER ? (N - 1) / N : N - 1;
+    return ceil((double)q->nbytes / ch->effbw_gbps * bnet / f);
+}
+
 static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const char *src, uint64_t node,
                      cs_error *err) {
     const cs_system_config *c = &s->cfg;
     const char *cfgpath = c->path ? c->path : "the system configuration";
     const char *cname = cs_cfg_coll_name((cs_cfg_coll)cfg_index(ct));
     const cs_network_config *nc = s->netcfg;
-    if (nc->ndims != 1)
+    const char *netpath = nc->path ? nc->path : "no file";
+    if (nc->ndims > 2)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: node %" PRIu64 ": %s: collective-model nccl: the network (%s) has %d dimensions; "
-                      "expected one (the GPUs of one NVLink node: multi-node NCCL is not modelled yet)",
-                      src, node, cfgpath, nc->path ? nc->path : "no file", nc->ndims);
+                      "expected one (the GPUs of one NVLink node) or two (NVLink nodes, then the NET dimension "
+                      "joining them, a NIC per GPU): a NET of several dimensions is not modelled",
+                      src, node, cfgpath, netpath, nc->ndims);
     cs_group *g = in->grp;
-    uint32_t n = g->whole ? nc->npus[0] : g->n;
+    uint32_t ppn = nc->npus[0], nnodes = nc->ndims == 2 ? nc->npus[1] : 1;
+    int use0 = 1, use1 = nnodes > 1;
+    if (g->whole) {
+        use0 = (involved & 1u) && ppn > 1;
+        use1 = use1 && (involved & 2u);
+        if (!use0) ppn = 1;
+        if (!use1) nnodes = 1;
+    } else { /* a group: within one node, or one member per node */
+        uint32_t first = g->ranks[0] / nc->npus[0], away = 0;
+        for (uint32_t i = 1; i < g->n; i++) away += g->ranks[i] / nc->npus[0] != first;
+        /* by_rank is sorted by rank, and a node's ranks are consecutive: neighbours tell */
+        for (uint32_t i = 1; i < g->n && away > 0; i++) {
+            uint32_t r0 = g->by_rank[2 * (i - 1)], r1 = g->by_rank[2 * i];
+            if (r0 / nc->npus[0] == r1 / nc->npus[0])
+                return CS_ERR(err, CS_EUNSUPPORTED,
+                              "%s: node %" PRIu64 ": %s: collective-model nccl: communicator group \"%s\" has "
+                              "ranks %u and %u on one node (of %u GPUs, %s) and others on other nodes; expected "
+                              "a group within one node or one rank per node (several ranks per node across "
+                              "nodes are modelled for the whole network only)",
+                              src, node, cfgpath, g->name, r0, r1, nc->npus[0], netpath);
+        }
+        ppn = away == 0 ? g->n : 1;
+        nnodes = away == 0 ? 1 : g->n;
+    }
+    uint32_t n = ppn * nnodes;
+    int multi_node = nnodes > 1;
+    int nvls = nc->topo[0] == CS_TOPO_SWITCH && c->nccl_nvls && c->nccl_arch >= CS_NCCL_HOPPER;
     uint32_t *begin = cs_malloc(2 * sizeof *begin);
     begin[0] = 0;
     in->phase_begin = begin;
     in->phases = NULL;
     in->nchunks = 0;
     snprintf(in->algos, sizeof in->algos, "nccl");
-    if (n <= 1 || in->bytes == 0 || (g->whole && !(involved & 1u))) return CS_OK; /* nothing to move */
+    if (n <= 1 || in->bytes == 0) return CS_OK; /* nothing to move */
     cs_nccl_in q = {.coll = ct == CT_AR ? CS_NCCL_ALL_REDUCE : ct == CT_AG ? CS_NCCL_ALL_GATHER : CS_NCCL_REDUCE_SCATTER,
                     .nranks = n,
                     .nbytes = ct == CT_AG ? in->bytes * n : in->bytes,
                     .bw_gbps = nc->bandwidth_gbps[0] * 1073741824.0 / 1e9, /* as the backends read it */
                     .channels = c->nccl_channels,
                     .arch = (cs_nccl_arch)c->nccl_arch,
-                    .nvls = nc->topo[0] == CS_TOPO_SWITCH && c->nccl_nvls && c->nccl_arch >= CS_NCCL_HOPPER};
+                    .nvls = nvls,
+                    .nnodes = nnodes,
+                    .net_bw_gbps = multi_node ? nc->bandwidth_gbps[1] * 1073741824.0 / 1e9 : 0,
+                    .cpu = c->nccl_cpu};
+    if (multi_node && ppn == 1) q.bw_gbps = q.net_bw_gbps; /* one GPU per node: no NVLink hop in the rings */
     cs_nccl_choice ch;
     if (cs_nccl_choose(&q, &ch) != 0)
         return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes on %u ranks: collective-model "
                       "nccl finds no algorithm", src, node, cname, in->bytes, n);
+    /* One node: the choice on dimension 0 (or the group's ring).  Across nodes: a ring across the
+     * nodes on the NET dimension, every rail at once (or the group's ring, one member per node). */
     ldim ld = {.algo = ch.algo == CS_NCCL_NVLS ? &css_algo_inswitch : &css_algo_ring,
-               .space = g->whole ? SP_DIM : SP_GROUP, .dim = 0, .n = n, .param = 0};
+               .space = g->whole ? SP_DIM : SP_GROUP, .dim = (uint8_t)(multi_node ? 1 : 0),
+               .n = multi_node ? nnodes : n, .param = 0};
     char where[1024];
     snprintf(where, sizeof where, "%s: node %" PRIu64 ": %s", src, node, cfgpath);
     if (ld.algo->check) {
-        css_check chk = {.sys = s, .ctype = ct, .space = ld.space, .dim = 0, .n = n,
+        css_check chk = {.sys = s, .ctype = ct, .space = ld.space, .dim = ld.dim, .n = ld.n,
                          .group = g->name, .where = where, .coll = cname};
         int rc = ld.algo->check(&chk, err);
         if (rc) return rc;
     }
-    double wire = ceil((double)in->bytes / nccl_efficiency(&q, &ch));
+    double wire = multi_node ? nccl_net_wire(&q, &ch, q.net_bw_gbps, nnodes)
+                             : ceil((double)in->bytes / nccl_efficiency(&q, &ch));
     if (!(wire < 1.8e19))
         return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes: the bytes on the wire at "
                       "%s's efficiency pass 64 bits", src, node, cname, in->bytes, cs_nccl_proto_name(ch.proto));
@@ -167,8 +217,19 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     in->phases = b.ph;
     in->nchunks = 1;
     in->nccl = 1;
-    in->nccl_launch_ns = ch.launch_ns;
-    in->nccl_step_ns = ch.step_ns;
+    if (multi_node) {
+        /* NCCL's latency, exactly: the ring's k steps and its first bundle pay the NET-step latency
+         * (net_lat / k each; lat / (k + 1) when that leaves no launch), the launch the rest (base,
+         * NVLink steps) */
+        uint64_t k = ct == CT_AR ? 2 * (uint64_t)(nnodes - 1) : nnodes - 1;
+        uint64_t step = ch.net_lat_ns / k;
+        if ((k + 1) * step > ch.lat_ns) step = ch.lat_ns / (k + 1);
+        in->nccl_step_ns = step;
+        in->nccl_launch_ns = ch.lat_ns - (k + 1) * step;
+    } else {
+        in->nccl_launch_ns = ch.launch_ns;
+        in->nccl_step_ns = ch.step_ns;
+    }
     snprintf(in->algos, sizeof in->algos, "nccl:%s/%s", cs_nccl_algo_name(ch.algo), cs_nccl_proto_name(ch.proto));
     return CS_OK;
 }

@@ -139,6 +139,7 @@ static void free_path1(void *field) {
 static const char *const COMM_QUEUES[] = {"shared", "per-communicator", NULL};
 static const char *const COLL_MODELS[] = {"astra", "nccl", NULL};
 static const char *const NCCL_ARCHS[] = {"volta", "ampere", "hopper", "blackwell", NULL};
+static const char *const NCCL_CPUS[] = {"intel", "amd", NULL};
 static const cs_opt OPTS[] = {
     {.key = "scheduling-policy", .type = CS_OPT_ENUM, .required = 1, .def = CS_SCHED_LIFO,
      .values = SCHED_NAMES, .off = OFF(scheduling_policy),
@@ -223,8 +224,10 @@ static const cs_opt OPTS[] = {
      .off = OFF(collective_model),
      .help = "(clustersim) astra: the *-implementation lists, chunks and delays as ASTRA-sim runs them; nccl: "
              "all-reduce, all-gather and reduce-scatter pick the algorithm and protocol NCCL's tuning model "
-             "picks (ring, tree with LL/LL128/Simple; NVLS) and pay its latencies and bandwidth efficiencies "
-             "(docs/collectives.md, \"The nccl model\"); one network dimension"},
+             "picks (ring, tree with LL/LL128/Simple; NVLS; across nodes NVLS-tree, PAT) and pay its latencies "
+             "and bandwidth efficiencies "
+             "(docs/collectives.md, \"The nccl model\"); one network dimension (one node) or two (nodes, "
+             "then the NET joining them)"},
     {.key = "nccl-channels", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 64, .unit = "channels",
      .off = OFF(nccl_channels),
      .help = "(collective-model nccl) NCCL channels: the LL128 bandwidth cap is 36.7 GB/s (Hopper) per channel "
@@ -234,7 +237,11 @@ static const cs_opt OPTS[] = {
              "tree caps, NVLS efficiency; NVLS needs hopper or blackwell)"},
     {.key = "nccl-nvls", .type = CS_OPT_BOOL, .def = 1, .off = OFF(nccl_nvls),
      .help = "(collective-model nccl) NVLS (in-switch reduction) is a candidate on a Switch dimension "
-             "(hopper, blackwell); 0 as NCCL_NVLS_ENABLE=0"},
+             "(hopper, blackwell), NVLS-tree across nodes of such a dimension; 0 as NCCL_NVLS_ENABLE=0"},
+    {.key = "nccl-cpu", .type = CS_OPT_ENUM, .def = 0, .values = NCCL_CPUS, .off = OFF(nccl_cpu),
+     .help = "(collective-model nccl) the hosts' x86 CPU vendor, as NCCL's multi-node tuning reads it: the LL "
+             "bandwidth cap (Intel 39.0 / 20.4 GB/s, AMD 22.5 / 19.0 on 2 / more nodes) and the net overhead "
+             "per ring step (Intel 1 us, AMD 2 us)"},
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 
