@@ -733,7 +733,7 @@ static cs_activity *report_activity(const cs_scenario *sc, const char *trace_ran
     char sym[32] = "";
     cs_scenario_get(sc, "run.symmetry", sym, sizeof sym);
     cs_sym_axes ax;
-    if (plan && !strstr(sym, "off") && cs_gen_sym_axes(&p, &ax) > 0)
+    if (plan && !strstr(sym, "off") && cs_scenario_class_axes(sc, &p, &ax) > 0)
         for (uint32_t r = 0; r < n; r++)
             if (sel[r]) cs_activity_set_rep(act, r, cs_sym_axes_rep(&ax, r));
     cs_free(sel);
@@ -878,7 +878,7 @@ static int command(const char *cmd, int argc, char **argv) {
         if (!co.trace_ranks) memset(sel, 1, n);
         else if (cs_rank_list_parse(co.trace_ranks, n, "--trace-ranks", sel, &e3)) memset(sel, 0, n);
         char list[200] = "";
-        if (cs_gen_sym_axes(&res->plan_cfg, &ax) > 0) /* the plan that ran */
+        if (cs_scenario_class_axes(sc, &res->plan_cfg, &ax) > 0) /* the plan that ran */
             for (uint32_t r = 0; r < n; r++)
                 if (sel[r] && cs_sym_axes_rep(&ax, r) != r) {
                     missing++;

@@ -413,6 +413,18 @@ uint64_t cs_scenario_npus(const cs_scenario *sc) {
     return n;
 }
 
+int cs_scenario_class_axes(const cs_scenario *sc, const cs_gen_plan *p, cs_sym_axes *ax) {
+    cs_network_config c;
+    cs_error e;
+    cs_error_clear(&e);
+    memset(&c, 0, sizeof c);
+    int n = 0;
+    if (cs_gen_sym_axes(p, ax) > 0 && cs_sc_network(sc, &c, &e) == CS_OK) n = cs_sym_axes_fit(ax, &c);
+    else ax->n = 0;
+    cs_network_config_free(&c);
+    return n;
+}
+
 int cs_scenario_serve_params(const cs_scenario *sc, cs_serve_params *out, cs_error *err) {
     return cs_sc_parse_typed(sc, SC_SERVE, out, err); /* (no owned strings) */
 }
@@ -582,6 +594,13 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
 
 /* A plan with ingest: the same plan without it (the compute-bound step), class mode as the run
  * had it, no observers; res->ingest gets both sides (docs/ingest.md). */
+/* Before a run of many ranks: more representatives than this is said as a
+ * warning, and a run's memory is estimated at this many bytes per graph node
+ * (measured: 2.03 GB peak RSS for the 18.68 M nodes of GPT-3 175B, TP 4 x
+ * PP 16 x DP 64 with every rank simulated; docs/performance.md). */
+#define CS_SC_MANY_REPS 256
+#define CS_SC_BYTES_PER_NODE 110u
+
 static int run_no_ingest(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
                          const cs_network_config *net, const cs_engine_options *so, const cs_run_hooks *hooks,
                          cs_result *res, cs_error *err) {
@@ -818,7 +837,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps, hooks->stop};
         rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
     } else if (rc == CS_OK) {
-        use_cls = ro.symmetry != 1 && !res->stragglers && cs_gen_sym_axes(&p, &ax) > 0;
+        use_cls = ro.symmetry != 1 && !res->stragglers && cs_gen_sym_axes(&p, &ax) > 0 &&
+                  cs_sym_axes_fit(&ax, &res->net) > 0;
         if (res->stragglers && ro.symmetry != 1)
             snprintf(res->sym_why, sizeof res->sym_why,
                      "run.slow-ranks / run.compute-jitter: the ranks compute at different rates");
@@ -842,6 +862,18 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     if (rc == CS_OK && plan && use_cls) {
         /* class mode: the representatives' graphs only; if the run stops, every rank */
         rc = cs_gen_workload(&m, &p, &d, &ax, hooks->stop, &w, err);
+        if (rc == CS_OK && hooks->progress) { /* its size, before the run */
+            uint64_t nodes = 0;
+            for (uint32_t g = 0; g < w.ngraphs; g++) nodes += w.graphs[g]->nnodes;
+            if (w.ngraphs > CS_SC_MANY_REPS)
+                cs_warn("class mode simulates %u representatives of %u ranks (the plan's symmetry on this network "
+                        "leaves %u classes): %.1f M graph nodes, about %.2f GB of memory at %u bytes per node",
+                        w.ngraphs, w.nranks, w.ngraphs, (double)nodes / 1e6,
+                        (double)nodes * CS_SC_BYTES_PER_NODE / 1e9, CS_SC_BYTES_PER_NODE);
+            else
+                cs_info("class mode simulates %u representatives of %u ranks: %.2f M graph nodes", w.ngraphs,
+                        w.nranks, (double)nodes / 1e6);
+        }
         if (rc == CS_OK) {
             so.sym_axes = &ax;
             so.sym_no_fallback = 1;
@@ -856,10 +888,15 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
                 *err = e;
             } else if (rc2 != CS_OK) {
                 snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
-                if (hooks->progress) /* said before the long part, not after it */
-                    cs_info("class mode does not apply (%.300s); generating and simulating all %u ranks (bound the "
-                            "run with --max-wall / --max-memory)",
-                            e.msg, cs_gen_ranks(&p));
+                if (hooks->progress) { /* said before the long part, not after it, with its size */
+                    uint64_t nodes = 0; /* every rank's graph is its representative's, relabelled */
+                    for (uint32_t r = 0; r < w.nranks; r++) nodes += w.rank_graph[r]->nnodes;
+                    cs_warn("class mode does not apply (%.300s); generating and simulating all %u ranks instead: "
+                            "%.1f M graph nodes, about %.1f GB of memory at %u bytes per node (bound the run with "
+                            "--max-wall / --max-memory)",
+                            e.msg, cs_gen_ranks(&p), (double)nodes / 1e6,
+                            (double)nodes * CS_SC_BYTES_PER_NODE / 1e9, CS_SC_BYTES_PER_NODE);
+                }
                 cs_workload_free(&w);
                 so.sym_axes = NULL;
                 so.sym_no_fallback = 0;
@@ -873,6 +910,9 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         }
     }
     if (rc == CS_OK && plan && !use_cls) {
+        if (hooks->progress && ro.symmetry != 1 && !res->sym_why[0] && cs_gen_ranks(&p) > CS_SC_MANY_REPS)
+            cs_warn("the plan has no symmetric axis that class mode can use on this network; generating and "
+                    "simulating all %u ranks (bound the run with --max-wall / --max-memory)", cs_gen_ranks(&p));
         rc = cs_gen_workload(&m, &p, &d, NULL, hooks->stop, &w, err);
         if (rc == CS_OK) rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     } else if (rc == CS_OK && !plan) {

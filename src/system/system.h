@@ -203,6 +203,11 @@ int cs_system_is_rep(const cs_system *s, uint32_t rank);
 uint32_t cs_system_rep_of(const cs_system *s, uint32_t rank);
 /* rank with its coordinates on the axes set to 0: its class representative. */
 uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank);
+/* Cuts each axis to its part inside the outermost network dimension it
+ * touches (a move along the whole axis would carry a server's pairs across
+ * servers; symmetry.c says why the part is exact), dropping axes left with
+ * one rank; returns the axes left. */
+int cs_sym_axes_fit(cs_sym_axes *ax, const cs_network_config *net);
 /* Representative mode: the rank whose event has cause rank v where rank 0's
  * has cause rank `root` (v = g_r(root), so r = v moved back by root).  The
  * full run completes one instant's work of all ranks in the order of v, so
