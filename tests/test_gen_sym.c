@@ -8,9 +8,10 @@
  *    move maps it onto (same members moved, same file order up to rotation).
  * 2. Class mode gives the full simulation's results: for plans covering
  *    TP, DP, PP, SP, recomputation, ZeRO 0-3, GPipe / 1F1B / interleaved,
- *    placements, MoE with EP, uneven pipeline stages (default and plan.layout, with embedding- and
- *    output-only chunks), context parallelism
- *    (all-gather and ring attention), Ring / Switch /
+ *    placements, MoE with EP (DP axis in steps of ep), HSDP, uneven pipeline stages (default and
+ *    plan.layout, with embedding- and output-only chunks), context parallelism
+ *    (all-gather and ring attention, with and without DP), TP that does not fill a server (the
+ *    DP axis cut to its whole-server part, groups of several representatives), Ring / Switch /
  *    FullyConnected dimensions and ring / direct / halving-doubling
  *    collectives, every rank's finish, compute, communication, node and
  *    byte counts and the event count of a run of the representatives alone

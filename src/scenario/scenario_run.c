@@ -595,11 +595,14 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
 /* A plan with ingest: the same plan without it (the compute-bound step), class mode as the run
  * had it, no observers; res->ingest gets both sides (docs/ingest.md). */
 /* Before a run of many ranks: more representatives than this is said as a
- * warning, and a run's memory is estimated at this many bytes per graph node
- * (measured: 2.03 GB peak RSS for the 18.68 M nodes of GPT-3 175B, TP 4 x
- * PP 16 x DP 64 with every rank simulated; docs/performance.md). */
+ * warning, and a run's memory is estimated at this range of bytes per graph
+ * node (peak RSS over nodes of two runs with every rank simulated,
+ * docs/performance.md: GPT-3 175B TP 4 x PP 16 x DP 64, 2.03 GB for
+ * 18.68 M nodes = 109 B; Llama 3 405B with ZeRO-2 and 4 chunks per stage,
+ * 5.8 GB for 74.5 M = 78 B, issue 12's figure). */
 #define CS_SC_MANY_REPS 256
-#define CS_SC_BYTES_PER_NODE 110u
+#define CS_SC_NODE_BYTES_LO 80u
+#define CS_SC_NODE_BYTES_HI 110u
 
 static int run_no_ingest(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
                          const cs_network_config *net, const cs_engine_options *so, const cs_run_hooks *hooks,
@@ -867,9 +870,9 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             for (uint32_t g = 0; g < w.ngraphs; g++) nodes += w.graphs[g]->nnodes;
             if (w.ngraphs > CS_SC_MANY_REPS)
                 cs_warn("class mode simulates %u representatives of %u ranks (the plan's symmetry on this network "
-                        "leaves %u classes): %.1f M graph nodes, about %.2f GB of memory at %u bytes per node",
-                        w.ngraphs, w.nranks, w.ngraphs, (double)nodes / 1e6,
-                        (double)nodes * CS_SC_BYTES_PER_NODE / 1e9, CS_SC_BYTES_PER_NODE);
+                        "leaves %u classes): %.1f M graph nodes, about %.2f-%.2f GB of memory at %u-%u bytes per node",
+                        w.ngraphs, w.nranks, w.ngraphs, (double)nodes / 1e6, (double)nodes * CS_SC_NODE_BYTES_LO / 1e9,
+                        (double)nodes * CS_SC_NODE_BYTES_HI / 1e9, CS_SC_NODE_BYTES_LO, CS_SC_NODE_BYTES_HI);
             else
                 cs_info("class mode simulates %u representatives of %u ranks: %.2f M graph nodes", w.ngraphs,
                         w.nranks, (double)nodes / 1e6);
@@ -892,10 +895,10 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
                     uint64_t nodes = 0; /* every rank's graph is its representative's, relabelled */
                     for (uint32_t r = 0; r < w.nranks; r++) nodes += w.rank_graph[r]->nnodes;
                     cs_warn("class mode does not apply (%.300s); generating and simulating all %u ranks instead: "
-                            "%.1f M graph nodes, about %.1f GB of memory at %u bytes per node (bound the run with "
-                            "--max-wall / --max-memory)",
-                            e.msg, cs_gen_ranks(&p), (double)nodes / 1e6,
-                            (double)nodes * CS_SC_BYTES_PER_NODE / 1e9, CS_SC_BYTES_PER_NODE);
+                            "%.1f M graph nodes, about %.1f-%.1f GB of memory at %u-%u bytes per node (bound the "
+                            "run with --max-wall / --max-memory)",
+                            e.msg, cs_gen_ranks(&p), (double)nodes / 1e6, (double)nodes * CS_SC_NODE_BYTES_LO / 1e9,
+                            (double)nodes * CS_SC_NODE_BYTES_HI / 1e9, CS_SC_NODE_BYTES_LO, CS_SC_NODE_BYTES_HI);
                 }
                 cs_workload_free(&w);
                 so.sym_axes = NULL;

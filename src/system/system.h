@@ -111,7 +111,10 @@ typedef struct cs_coll_observer {
  * the generator's plans are (gen/gen.h).  Each
  * representative is simulated; a collective on a communicator group whose
  * members lie on one axis through a representative (in file order: member j
- * at coordinate j) is mirrored as in the single-representative mode; a
+ * at coordinate j) is mirrored as in the single-representative mode, one of
+ * q whole orbits of an axis (member j = member j mod q moved j / q steps,
+ * members 0 .. q-1 representatives) by redirecting each message for a
+ * non-simulated member to its representative (symmetry.c); a
  * communicator group of representatives only runs for real, as do
  * point-to-point messages between representatives; anything else stops the
  * run (the caller then simulates every rank). */
