@@ -862,8 +862,11 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
                             hooks->net_message_ud, res->topo ? hooks->link_queue : NULL};
     if (rc == CS_OK && (lobs.link_util || lobs.message || lobs.link_queue)) so.net_observer = &lobs;
     if (res->topo) so.link_report = &res->links; /* the backend's per-link statistics */
-    if (rc == CS_OK && plan && use_cls) {
-        /* class mode: the representatives' graphs only; if the run stops, every rank */
+    /* class mode: the representatives' graphs only; if the run stops, again
+     * with the largest axis left out (more representatives, each class a
+     * subset of one before, so the same argument and guard), and with no
+     * axis left every rank */
+    while (rc == CS_OK && plan && use_cls) {
         rc = cs_gen_workload(&m, &p, &d, &ax, hooks->stop, &w, err);
         if (rc == CS_OK && hooks->progress) { /* its size, before the run */
             uint64_t nodes = 0;
@@ -877,40 +880,59 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
                 cs_info("class mode simulates %u representatives of %u ranks: %.2f M graph nodes", w.ngraphs,
                         w.nranks, (double)nodes / 1e6);
         }
-        if (rc == CS_OK) {
-            so.sym_axes = &ax;
-            so.sym_no_fallback = 1;
-            cs_error e;
-            cs_error_clear(&e);
-            int rc2 = cs_engine_run(&w, &res->net, &so, &res->sim, &e);
-            if (rc2 == CS_EINTR) { /* stopped: no fallback */
-                rc = rc2;
-                *err = e;
-            } else if (rc2 != CS_OK && ro.symmetry == 2) { /* require: no fallback (prefixed below) */
-                rc = rc2;
-                *err = e;
-            } else if (rc2 != CS_OK) {
-                snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
-                if (hooks->progress) { /* said before the long part, not after it, with its size */
-                    uint64_t nodes = 0; /* every rank's graph is its representative's, relabelled */
-                    for (uint32_t r = 0; r < w.nranks; r++) nodes += w.rank_graph[r]->nnodes;
-                    cs_warn("class mode does not apply (%.300s); generating and simulating all %u ranks instead: "
-                            "%.1f M graph nodes, about %.1f-%.1f GB of memory at %u-%u bytes per node (bound the "
-                            "run with --max-wall / --max-memory)",
-                            e.msg, cs_gen_ranks(&p), (double)nodes / 1e6, (double)nodes * CS_SC_NODE_BYTES_LO / 1e9,
-                            (double)nodes * CS_SC_NODE_BYTES_HI / 1e9, CS_SC_NODE_BYTES_LO, CS_SC_NODE_BYTES_HI);
-                }
-                cs_workload_free(&w);
-                so.sym_axes = NULL;
-                so.sym_no_fallback = 0;
-                use_cls = 0;
-                split.ncomp = split.ncoll = 0;
-                /* (a representative run reports no collective until it has
-                 * succeeded: the aggregator and the hooks have seen none) */
-                if (res->colls && cs_coll_agg_count(res->colls) != 0)
-                    rc = CS_ERR(err, CS_EINTERNAL, "collective rows of a stopped class-mode run");
-            }
+        if (rc != CS_OK) break;
+        so.sym_axes = &ax;
+        so.sym_no_fallback = 1;
+        cs_error e;
+        cs_error_clear(&e);
+        int rc2 = cs_engine_run(&w, &res->net, &so, &res->sim, &e);
+        if (rc2 == CS_OK) { /* (after a retry too: sym_why is for runs of every rank) */
+            res->sym_why[0] = '\0';
+            break;
         }
+        if (rc2 == CS_EINTR || (rc2 != CS_OK && ro.symmetry == 2 && ax.n <= 1)) { /* stopped; require: no fallback
+                                                                                      (prefixed below) */
+            rc = rc2;
+            *err = e;
+            break;
+        }
+        snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
+        split.ncomp = split.ncoll = 0;
+        /* (a representative run reports no collective until it has
+         * succeeded: the aggregator and the hooks have seen none) */
+        if (res->colls && cs_coll_agg_count(res->colls) != 0) {
+            rc = CS_ERR(err, CS_EINTERNAL, "collective rows of a stopped class-mode run");
+            break;
+        }
+        if (ax.n > 1) { /* leave out the largest axis (the later one of equal size) and try again */
+            int big = 0;
+            for (int a = 1; a < ax.n; a++)
+                if (ax.size[a] >= ax.size[big]) big = a;
+            uint32_t reps = w.ngraphs, st = ax.stride[big], sz = ax.size[big];
+            for (int a = big; a + 1 < ax.n; a++) {
+                ax.stride[a] = ax.stride[a + 1];
+                ax.size[a] = ax.size[a + 1];
+            }
+            ax.n--;
+            if (hooks->progress)
+                cs_warn("class mode with %u representatives stopped (%.300s); trying again without the symmetric "
+                        "axis of rank stride %u and %u ranks (%u times the representatives)", reps, e.msg, st, sz, sz);
+            cs_workload_free(&w);
+            continue;
+        }
+        if (hooks->progress) { /* said before the long part, not after it, with its size */
+            uint64_t nodes = 0; /* every rank's graph is its representative's, relabelled */
+            for (uint32_t r = 0; r < w.nranks; r++) nodes += w.rank_graph[r]->nnodes;
+            cs_warn("class mode does not apply (%.300s); generating and simulating all %u ranks instead: "
+                    "%.1f M graph nodes, about %.1f-%.1f GB of memory at %u-%u bytes per node (bound the "
+                    "run with --max-wall / --max-memory)",
+                    e.msg, cs_gen_ranks(&p), (double)nodes / 1e6, (double)nodes * CS_SC_NODE_BYTES_LO / 1e9,
+                    (double)nodes * CS_SC_NODE_BYTES_HI / 1e9, CS_SC_NODE_BYTES_LO, CS_SC_NODE_BYTES_HI);
+        }
+        cs_workload_free(&w);
+        so.sym_axes = NULL;
+        so.sym_no_fallback = 0;
+        use_cls = 0;
     }
     if (rc == CS_OK && plan && !use_cls) {
         if (hooks->progress && ro.symmetry != 1 && !res->sym_why[0] && cs_gen_ranks(&p) > CS_SC_MANY_REPS)
