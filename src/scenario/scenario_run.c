@@ -888,6 +888,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         int rc2 = cs_engine_run(&w, &res->net, &so, &res->sim, &e);
         if (rc2 == CS_OK) { /* (after a retry too: sym_why is for runs of every rank) */
             res->sym_why[0] = '\0';
+            res->cls_axes = ax;
             break;
         }
         if (rc2 == CS_EINTR || (rc2 != CS_OK && ro.symmetry == 2 && ax.n <= 1)) { /* stopped; require: no fallback
@@ -905,15 +906,9 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             break;
         }
         if (ax.n > 1) { /* leave out the largest axis (the later one of equal size) and try again */
-            int big = 0;
-            for (int a = 1; a < ax.n; a++)
-                if (ax.size[a] >= ax.size[big]) big = a;
-            uint32_t reps = w.ngraphs, st = ax.stride[big], sz = ax.size[big];
-            for (int a = big; a + 1 < ax.n; a++) {
-                ax.stride[a] = ax.stride[a + 1];
-                ax.size[a] = ax.size[a + 1];
-            }
-            ax.n--;
+            cs_sym_axes before = ax;
+            int big = cs_sym_axes_drop_largest(&ax);
+            uint32_t reps = w.ngraphs, st = before.stride[big], sz = before.size[big];
             if (hooks->progress)
                 cs_warn("class mode with %u representatives stopped (%.300s); trying again without the symmetric "
                         "axis of rank stride %u and %u ranks (%u times the representatives)", reps, e.msg, st, sz, sz);

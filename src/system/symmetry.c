@@ -148,6 +148,19 @@ int cs_sym_axes_fit(cs_sym_axes *ax, const cs_network_config *net) {
     return k;
 }
 
+int cs_sym_axes_drop_largest(cs_sym_axes *ax) {
+    if (ax->n < 1) return -1;
+    int big = 0;
+    for (int a = 1; a < ax->n && a < CS_SYM_MAX_AXES; a++)
+        if (ax->size[a] >= ax->size[big]) big = a;
+    for (int a = big; a + 1 < ax->n; a++) {
+        ax->stride[a] = ax->stride[a + 1];
+        ax->size[a] = ax->size[a + 1];
+    }
+    ax->n--;
+    return big;
+}
+
 uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank) {
     for (int a = 0; a < ax->n && a < CS_SYM_MAX_AXES; a++)
         if (ax->size[a]) rank -= (rank / ax->stride[a]) % ax->size[a] * ax->stride[a];

@@ -211,6 +211,10 @@ uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank);
  * servers; symmetry.c says why the part is exact), dropping axes left with
  * one rank; returns the axes left. */
 int cs_sym_axes_fit(cs_sym_axes *ax, const cs_network_config *net);
+/* Removes the axis with the most ranks (the later one of equal size): the
+ * next try after a stopped class-mode run.  Returns its former index, -1
+ * when there was none. */
+int cs_sym_axes_drop_largest(cs_sym_axes *ax);
 /* Representative mode: the rank whose event has cause rank v where rank 0's
  * has cause rank `root` (v = g_r(root), so r = v moved back by root).  The
  * full run completes one instant's work of all ranks in the order of v, so
