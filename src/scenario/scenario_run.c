@@ -604,6 +604,13 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
 #define CS_SC_NODE_BYTES_LO 80u
 #define CS_SC_NODE_BYTES_HI 110u
 
+/* Ranks per class of axes ax. */
+static uint64_t sym_axes_class_size(const cs_sym_axes *ax) {
+    uint64_t n = 1;
+    for (int a = 0; a < ax->n; a++) n *= ax->size[a];
+    return n;
+}
+
 static int run_no_ingest(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
                          const cs_network_config *net, const cs_engine_options *so, const cs_run_hooks *hooks,
                          cs_result *res, cs_error *err) {
@@ -891,8 +898,14 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             res->cls_axes = ax;
             break;
         }
-        if (rc2 == CS_EINTR || (rc2 != CS_OK && ro.symmetry == 2 && ax.n <= 1)) { /* stopped; require: no fallback
-                                                                                      (prefixed below) */
+        /* a retry without the largest axis only while it stays small (up to
+         * CS_SC_MANY_REPS representatives): a larger one costs a good part
+         * of the full run and, measured on Llama 3 405B at 16,384 GPUs
+         * (docs/performance.md), stopped as well */
+        cs_sym_axes narrower = ax;
+        int retry = cs_sym_axes_drop_largest(&narrower) >= 0 && narrower.n > 0 &&
+                    (uint64_t)w.nranks / sym_axes_class_size(&narrower) <= CS_SC_MANY_REPS;
+        if (rc2 == CS_EINTR || (ro.symmetry == 2 && !retry)) { /* stopped; require: no fallback (prefixed below) */
             rc = rc2;
             *err = e;
             break;
@@ -905,7 +918,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             rc = CS_ERR(err, CS_EINTERNAL, "collective rows of a stopped class-mode run");
             break;
         }
-        if (ax.n > 1) { /* leave out the largest axis (the later one of equal size) and try again */
+        if (retry) { /* leave out the largest axis (the later one of equal size) and try again */
             cs_sym_axes before = ax;
             int big = cs_sym_axes_drop_largest(&ax);
             uint32_t reps = w.ngraphs, st = before.stride[big], sz = before.size[big];
