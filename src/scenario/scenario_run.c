@@ -871,8 +871,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     if (res->topo) so.link_report = &res->links; /* the backend's per-link statistics */
     /* class mode: the representatives' graphs only; if the run stops, again
      * with the largest axis left out (more representatives, each class a
-     * subset of one before, so the same argument and guard), and with no
-     * axis left every rank */
+     * subset of one before, so the same argument and guard) while that
+     * stays small, else every rank */
     while (rc == CS_OK && plan && use_cls) {
         rc = cs_gen_workload(&m, &p, &d, &ax, hooks->stop, &w, err);
         if (rc == CS_OK && hooks->progress) { /* its size, before the run */
@@ -944,8 +944,9 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     }
     if (rc == CS_OK && plan && !use_cls) {
         if (hooks->progress && ro.symmetry != 1 && !res->sym_why[0] && cs_gen_ranks(&p) > CS_SC_MANY_REPS)
-            cs_warn("the plan has no symmetric axis that class mode can use on this network; generating and "
-                    "simulating all %u ranks (bound the run with --max-wall / --max-memory)", cs_gen_ranks(&p));
+            cs_warn("the plan has no symmetric axis that class mode can use on this network: generating all %u "
+                    "ranks' graphs, and simulating every rank unless all run one graph (bound the run with "
+                    "--max-wall / --max-memory)", cs_gen_ranks(&p));
         rc = cs_gen_workload(&m, &p, &d, NULL, hooks->stop, &w, err);
         if (rc == CS_OK) rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     } else if (rc == CS_OK && !plan) {
