@@ -16,8 +16,18 @@
 #            CP 16 (8,192 tokens per rank, K/V all-gathered), PP 16, DP 8,
 #            ZeRO-1, full recompute, flash attention, 128 sequences (16M
 #            tokens), on 2,048 DGX H100 -- Llama 3's long-context stage
-#            (class mode keeps only the TP axis with CP and DP; ~75 s, 1.6 GB)
+#            (class mode: TP and DP axes, cp x pp = 256 representatives)
 #   gpt4k-full  gpt4k with --symmetry off (every rank simulated; ~3 min)
+#   gpt4k-tp4 GPT-3 175B, TP 4 + SP, PP 16, DP 64, selective recompute, on
+#            512 DGX A100 (TP fills half a server: 32 representatives)
+#   gpt4k-tp2 GPT-3 175B, TP 2 + SP, PP 32, DP 64, ZeRO-1, full recompute, on
+#            512 DGX A100 (TP fills a quarter of a server: 128 representatives)
+#   moe1k    Mixtral 8x7B, TP 8 + SP, PP 4, DP 32, EP 8, ZeRO-1, full
+#            recompute, on 128 DGX A100 (1,024 GPUs; 32 representatives)
+#   hsdp1k   Llama 3 70B, TP 8 + SP, DP 128 as HSDP (_HYBRID_SHARD_ZERO2,
+#            shard groups of 16, no_sync), full recompute, on 128 DGX A100
+#            (16 representatives)
+#   llama128k-p2p  llama128k with ring attention (--cp-comm p2p)
 # Each case runs `clustersim train` once under /usr/bin/time.
 #   usage: bench/train.sh [CLUSTERSIM_BINARY] [case ...]
 set -u
@@ -30,7 +40,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 GPT4K=(--model gpt3-175b --tp 8 --pp 16 --dp 32 --sp --recompute selective --micro-batch 1 --global-batch 2048
        --schedule 1f1b --network-configuration="$HERE/networks/dgx_a100_512nodes.yml")
-printf '%-11s %8s %10s %14s %16s %14s\n' case wall_s peak_MB step_time_s events_simulated events_represented
+printf '%-13s %8s %8s %10s %14s %16s %14s %6s\n' case wall_s user_s peak_MB step_time_s events_simulated events_represented ranks
 for c in $CASES; do
     case $c in
     k175) ARGS=(--model gpt3-175b --tp 8 --pp 8 --sp --recompute selective --global-batch 64
@@ -46,19 +56,32 @@ for c in $CASES; do
     llama128k) ARGS=(--model "$HERE/models/llama3-405b-128k.json" --device H100-SXM --tp 8 --cp 16 --pp 16 --dp 8 --sp
                      --recompute full --flash-attention --zero 1 --micro-batch 1 --global-batch 128
                      --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
+    gpt4k-tp4) ARGS=(--model gpt3-175b --tp 4 --pp 16 --dp 64 --sp --recompute selective --global-batch 2048
+                     --network-configuration="$HERE/networks/dgx_a100_512nodes.yml") ;;
+    gpt4k-tp2) ARGS=(--model gpt3-175b --tp 2 --pp 32 --dp 64 --sp --recompute full --zero 1 --global-batch 2048
+                     --network-configuration="$HERE/networks/dgx_a100_512nodes.yml") ;;
+    moe1k) ARGS=(--model mixtral-8x7b --tp 8 --pp 4 --dp 32 --ep 8 --sp --recompute full --zero 1 --global-batch 1024
+                 --network-configuration="$HERE/networks/dgx_a100_128nodes.yml") ;;
+    hsdp1k) ARGS=(--model llama3-70b --tp 8 --dp 128 --fsdp-sharding-strategy _HYBRID_SHARD_ZERO2 --hsdp-shard-size 16
+                  --fsdp-no-sync --sp --recompute full --global-batch 512
+                  --network-configuration="$HERE/networks/dgx_a100_128nodes.yml") ;;
+    llama128k-p2p) ARGS=(--model "$HERE/models/llama3-405b-128k.json" --device H100-SXM --tp 8 --cp 16 --cp-comm p2p
+                     --pp 16 --dp 8 --sp --recompute full --flash-attention --zero 1 --micro-batch 1 --global-batch 128
+                     --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
     *) echo "unknown case $c" >&2; continue ;;
     esac
-    if ! /usr/bin/time -f '%e %M' -o "$TMP/time" "$BIN" train "${ARGS[@]}" --json "$TMP/$c.json" > "$TMP/$c.txt" 2>&1; then
+    if ! /usr/bin/time -f '%e %U %M' -o "$TMP/time" "$BIN" train "${ARGS[@]}" --json "$TMP/$c.json" > "$TMP/$c.txt" 2>&1; then
         echo "$c: failed:" >&2
         cat "$TMP/$c.txt" >&2
         continue
     fi
-    read -r wall kb < "$TMP/time"
-    python3 - "$c" "$wall" "$kb" "$TMP/$c.json" <<'PY'
+    read -r wall user kb < "$TMP/time"
+    python3 - "$c" "$wall" "$user" "$kb" "$TMP/$c.json" <<'PY'
 import json, sys
-c, wall, kb, path = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+c, wall, user, kb, path = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 j = json.load(open(path))
 sim = j["events"] * j["simulated_ranks"] // j["ranks"]
-print(f"{c:<11} {wall:8.2f} {kb / 1024:10.0f} {j['iteration_time_ns'] / 1e9:14.4f} {sim:16d} {j['events']:14d}")
+print(f"{c:<13} {wall:8.2f} {user:8.2f} {kb / 1024:10.0f} {j['iteration_time_ns'] / 1e9:14.4f} {sim:16d} "
+      f"{j['events']:14d} {j['simulated_ranks']:6d}")
 PY
 done

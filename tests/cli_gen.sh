@@ -41,6 +41,37 @@ out=$("$CS_BIN" train "${PLAN[@]}" --network-configuration="$CS_TMP/ring8.yml" -
 a=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/r1.json" | grep -o '[0-9.e+]*$')
 c=$(grep -o '"iteration_time_ns": *[0-9.e+]*' "$CS_TMP/r2.json" | grep -o '[0-9.e+]*$')
 [ -n "$a" ] && [ "$a" = "$c" ] && pass "fallback gives the full run's time ($a ns)" || fail "fallback $a vs $c"
+echo "$out" | grep -q "generating and simulating all 8 ranks instead: 0.0 M graph nodes, about 0.0-0.0 GB" \
+    && pass "the fallback's size is said" || fail "the fallback's size is said: $out"
+# TP that does not fill a server: TP 2 x DP 4 x PP 2 on servers of 4.  The DP
+# axis (rank stride 2) is cut to its whole-server part (stride 4, 2 ranks):
+# 2 representatives per stage (DP 0 and 1), 4 of 16 ranks, the full run's
+# step time (before: every rank simulated, the axis crossing dimensions)
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 4, 4 ]\nbandwidth: [ 200, 25 ]\nlatency: [ 500, 2000 ]\n' > "$CS_TMP/s4x4.yml"
+P16=(--model gpt3-6.7b --tp 2 --pp 2 --dp 4 --sp --recompute selective --global-batch 16 --network-configuration="$CS_TMP/s4x4.yml")
+"$CS_BIN" train "${P16[@]}" --json "$CS_TMP/p1.json" --quiet 2>/dev/null
+"$CS_BIN" train "${P16[@]}" --symmetry off --json "$CS_TMP/p2.json" --quiet 2>/dev/null
+a=$(grep -o '"iteration_time_ps": *[0-9]*' "$CS_TMP/p1.json" | grep -o '[0-9]*$')
+c=$(grep -o '"iteration_time_ps": *[0-9]*' "$CS_TMP/p2.json" | grep -o '[0-9]*$')
+grep -q '"simulated_ranks": 4,' "$CS_TMP/p1.json" && [ -n "$a" ] && [ "$a" = "$c" ] \
+    && pass "TP 2 on servers of 4: 4 representatives, the full run's time ($a ps)" \
+    || fail "TP 2 on servers of 4: $a vs $c: $(grep -o '"simulated_ranks": *[0-9]*' "$CS_TMP/p1.json")"
+# ZeRO-3 stops the run with both axes (a layer's gather ends in the instant
+# the compute stream frees, test_gen_sym.c); train tries again without the
+# larger axis (DP): TP only, 8 representatives, the full run's time (before:
+# every rank simulated)
+printf 'topology: [ FullyConnected, Switch ]\nnpus_count: [ 2, 8 ]\nbandwidth: [ 200, 50 ]\nlatency: [ 500, 2000 ]\n' > "$CS_TMP/fc2x8.yml"
+Z3=(--model gpt3-6.7b --tp 2 --pp 2 --dp 4 --zero 3 --sp --recompute selective --global-batch 16
+    --network-configuration="$CS_TMP/fc2x8.yml")
+out=$("$CS_BIN" train "${Z3[@]}" --json "$CS_TMP/z1.json" 2>&1 >/dev/null)
+"$CS_BIN" train "${Z3[@]}" --symmetry off --json "$CS_TMP/z2.json" --quiet 2>/dev/null
+a=$(grep -o '"iteration_time_ps": *[0-9]*' "$CS_TMP/z1.json" | grep -o '[0-9]*$')
+c=$(grep -o '"iteration_time_ps": *[0-9]*' "$CS_TMP/z2.json" | grep -o '[0-9]*$')
+grep -q '"simulated_ranks": 8,' "$CS_TMP/z1.json" && [ -n "$a" ] && [ "$a" = "$c" ] \
+    && echo "$out" | grep -q "class mode with 2 representatives stopped (the representative run stopped: simultaneous events" \
+    && echo "$out" | grep -q "trying again without the symmetric axis of rank stride 2 and 4 ranks" \
+    && pass "ZeRO-3: class mode again without the DP axis, 8 representatives, the full run's time ($a ps)" \
+    || fail "ZeRO-3 retry: $a vs $c: $out"
 out=$("$CS_BIN" train "${PLAN[@]}" --network-configuration="$P.network.yml" --symmetry sometimes 2>&1); rc=$?
 [ "$rc" -eq 1 ] && echo "$out" | grep -q -- "--symmetry: expected one of auto, off" && pass "bad symmetry value" \
     || fail "bad symmetry value: exit $rc: $out"

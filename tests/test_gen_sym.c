@@ -8,9 +8,10 @@
  *    move maps it onto (same members moved, same file order up to rotation).
  * 2. Class mode gives the full simulation's results: for plans covering
  *    TP, DP, PP, SP, recomputation, ZeRO 0-3, GPipe / 1F1B / interleaved,
- *    placements, MoE with EP, uneven pipeline stages (default and plan.layout, with embedding- and
- *    output-only chunks), context parallelism
- *    (all-gather and ring attention), Ring / Switch /
+ *    placements, MoE with EP (DP axis in steps of ep), HSDP, uneven pipeline stages (default and
+ *    plan.layout, with embedding- and output-only chunks), context parallelism
+ *    (all-gather and ring attention, with and without DP), TP that does not fill a server (the
+ *    DP axis cut to its whole-server part, groups of several representatives), Ring / Switch /
  *    FullyConnected dimensions and ring / direct / halving-doubling
  *    collectives, every rank's finish, compute, communication, node and
  *    byte counts and the event count of a run of the representatives alone
@@ -184,10 +185,12 @@ static void test_invariance(void **state) {
     cs_sym_axes ax;
     assert_int_equal(cs_gen_sym_axes(&p, &ax), 2);
     check_invariance(&m, &p);
-    plan_base(&p, 2, 2, 2, 4); /* ring attention, DP x CP: the TP axis */
+    plan_base(&p, 2, 2, 2, 4); /* ring attention, DP x CP: TP and DP axes (CP groups hold representatives) */
     p.cp = 2;
     p.cp_comm = CS_CP_P2P;
-    assert_int_equal(cs_gen_sym_axes(&p, &ax), 1);
+    assert_int_equal(cs_gen_sym_axes(&p, &ax), 2);
+    check_invariance(&m, &p);
+    p.cp_comm = CS_CP_ALLGATHER;
     check_invariance(&m, &p);
 }
 
@@ -233,6 +236,7 @@ static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netsp
     assert_true(cs_gen_sym_axes(p, &ax) > 0);
     cs_network_config net;
     build_net(ns, &net);
+    assert_true(cs_sym_axes_fit(&ax, &net) > 0); /* as train does: each axis's part in one dimension */
     cs_system_config sc;
     build_sys(&sc, algo);
     cs_comm_groups gs;
@@ -292,7 +296,9 @@ static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netsp
 static void expect_equal(const cs_gen_model *m, const cs_gen_plan *p, const netspec *ns, const char *algo,
                          uint32_t streams) {
     char why[600] = "";
-    if (!compare_runs(m, p, ns, algo, streams, why, sizeof why)) fail_msg("class mode refused: %s", why);
+    if (!compare_runs(m, p, ns, algo, streams, why, sizeof why))
+        fail_msg("class mode refused (tp %u cp %u dp %u pp %u ep %u v %u zero %d, %s, %u streams): %s", p->tp, p->cp,
+                 p->dp, p->pp, p->ep, p->vstages, p->zero, algo, streams, why);
 }
 
 static const netspec SW_2x4 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {2, 4}};
@@ -362,7 +368,9 @@ static void test_equal_dp_heavy(void **state) {
     p.fsdp_no_sync = 1;
     p.hsdp_shard = 2;
     cs_sym_axes hx;
-    assert_int_equal(cs_gen_sym_axes(&p, &hx), 1);
+    assert_int_equal(cs_gen_sym_axes(&p, &hx), 2); /* TP, and DP in steps of the shard size */
+    assert_int_equal(hx.stride[1], 4);
+    assert_int_equal(hx.size[1], 2);
     check_invariance(&m, &p);
     expect_equal(&m, &p, &SW_2x4, "ring", 4);
     p.fsdp_strategy = CS_FSDP_HYBRID_SHARD;
@@ -438,8 +446,20 @@ static void test_equal_placement_moe_uneven(void **state) {
     plan_base(&p, 2, 1, 4, 2);
     p.ep = 2;
     cs_sym_axes ax;
-    assert_int_equal(cs_gen_sym_axes(&p, &ax), 1); /* TP only: EP blocks are not moved onto each other */
+    /* TP, and DP in steps of ep: EP blocks moved onto EP blocks (rank = tp_i +
+     * 2 dp_i: the DP axis has stride 2 x ep = 4 and 2 ranks); the DP group is
+     * ep = 2 orbits of it, members 0 and 1 representatives */
+    assert_int_equal(cs_gen_sym_axes(&p, &ax), 2);
+    assert_int_equal(ax.stride[1], 4);
+    assert_int_equal(ax.size[1], 2);
+    check_invariance(&moe, &p);
     expect_equal(&moe, &p, &SW_2x4, "ring", 4);
+    plan_base(&p, 1, 2, 8, 2); /* EP 2 over DP 8, PP 2: DP axis stride 2, 4 ranks over two dimensions */
+    p.ep = 2;
+    assert_int_equal(cs_gen_sym_axes(&p, &ax), 1);
+    check_invariance(&moe, &p);
+    netspec sw4x4 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {4, 4}};
+    expect_equal(&moe, &p, &sw4x4, "ring", 4);
 }
 
 /* Context parallelism: all-gathered K/V with DP (TP axis; the DP x CP and CP
@@ -470,6 +490,73 @@ static void test_equal_cp(void **state) {
     expect_equal(&m, &p, &RING_2x2x2, "ring", 2);
 }
 
+/* TP that does not fill a server.  TP 2 x DP 4 x PP 2 on servers of 4
+ * (Switch 4 x Switch 4): rank = tp_i + 2 dp_i + 8 pp_i, so the DP axis
+ * (stride 2, 4 ranks) has its low digit inside a server and its high digit
+ * across servers.  Its ring 0 -> 1 -> 2 -> 3 -> 0 alternates an in-server
+ * step (dimension 0) with a cross-server one (dimension 1); a shift by one
+ * swaps them, a shift by two keeps them.  cs_sym_axes_fit keeps the part of
+ * the axis that moves whole servers (stride 4, 2 ranks): DP indices 0 and 1
+ * are both representatives (q = 2 orbits), 4 of the 16 ranks are simulated,
+ * and every rank's times equal the full run's. */
+static void test_equal_partial_servers(void **state) {
+    (void)state;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
+    netspec sw4x4 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {4, 4}};
+    cs_network_config net;
+    build_net(&sw4x4, &net);
+    plan_base(&p, 2, 2, 4, 4);
+    p.sp = 1;
+    cs_sym_axes ax;
+    assert_int_equal(cs_gen_sym_axes(&p, &ax), 2);
+    assert_int_equal(ax.stride[1], 2);
+    assert_int_equal(ax.size[1], 4);
+    assert_int_equal(cs_sym_axes_fit(&ax, &net), 2);
+    assert_int_equal(ax.stride[0], 1); /* TP: inside a server, unchanged */
+    assert_int_equal(ax.size[0], 2);
+    assert_int_equal(ax.stride[1], 4); /* DP: the whole-server part */
+    assert_int_equal(ax.size[1], 2);
+    assert_int_equal(cs_sym_axes_rep(&ax, 2), 2);  /* DP index 1: its own representative */
+    assert_int_equal(cs_sym_axes_rep(&ax, 7), 2);  /* tp 1, dp 3 -> tp 0, dp 1 */
+    assert_int_equal(cs_sym_axes_rep(&ax, 13), 8); /* tp 1, dp 2, pp 1 -> tp 0, dp 0, pp 1 */
+    expect_equal(&m, &p, &sw4x4, "ring", 4);
+    expect_equal(&m, &p, &sw4x4, "halvingDoubling", 2);
+    /* direct: messages of several members arrive in one instant, as with one
+     * class per group (test_equal_dp_heavy); the guard stops the run */
+    char why[600] = "";
+    assert_int_equal(compare_runs(&m, &p, &sw4x4, "direct", 4, why, sizeof why), 0);
+    tu_assert_has(why, "simultaneous events");
+    p.zero = 1;
+    p.recompute = CS_RECOMP_FULL;
+    expect_equal(&m, &p, &sw4x4, "ring", 1);
+    plan_base(&p, 2, 2, 4, 4); /* interleaved, ZeRO-2 */
+    p.vstages = 2;
+    p.zero = 2;
+    expect_equal(&m, &p, &sw4x4, "ring", 4);
+    /* three dimensions: FullyConnected 2 x Switch 2 x Switch 4; the DP axis
+     * (stride 2, 4 ranks) spans dimensions 1 and 2; its part in dimension 2
+     * (stride 4, 2 ranks) is kept */
+    netspec three = {3, {CS_TOPO_FULLY_CONNECTED, CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {2, 2, 4}};
+    plan_base(&p, 2, 2, 4, 4);
+    expect_equal(&m, &p, &three, "ring", 4);
+    /* no TP, DP 4 x PP 2 on servers of 2 (Switch 2 x Switch 4): DP stride 1
+     * cut to stride 2; and DP 8 x PP 2 on servers of 4 (q = 4) */
+    netspec sw2x4 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {2, 4}};
+    plan_base(&p, 1, 2, 4, 4);
+    p.zero = 1;
+    expect_equal(&m, &p, &sw2x4, "ring", 4);
+    plan_base(&p, 1, 2, 8, 2);
+    expect_equal(&m, &p, &sw4x4, "ring", 4);
+    expect_equal(&m, &p, &sw4x4, "halvingDoubling", 4);
+    /* TP 2 x CP 2 x DP 2 on servers of 2: TP fills the server, CP and DP
+     * cross servers; DP x CP group = 2 orbits of the DP axis */
+    plan_base(&p, 2, 1, 2, 4);
+    p.cp = 2;
+    p.sp = 1;
+    expect_equal(&m, &p, &sw2x4, "ring", 4);
+}
+
 /* 3: the analytical time of a message depends on the ring distance, which
  * a move along an inner part of a Ring dimension does not keep. */
 static void test_refusals(void **state) {
@@ -498,6 +585,7 @@ int main(void) {
         cmocka_unit_test(test_equal_dp_heavy),
         cmocka_unit_test(test_equal_placement_moe_uneven),
         cmocka_unit_test(test_equal_cp),
+        cmocka_unit_test(test_equal_partial_servers),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -748,9 +748,13 @@ static cs_activity *report_activity(const cs_scenario *sc, const char *trace_ran
     char sym[32] = "";
     cs_scenario_get(sc, "run.symmetry", sym, sizeof sym);
     cs_sym_axes ax;
-    if (plan && !strstr(sym, "off") && cs_gen_sym_axes(&p, &ax) > 0)
-        for (uint32_t r = 0; r < n; r++)
-            if (sel[r]) cs_activity_set_rep(act, r, cs_sym_axes_rep(&ax, r));
+    /* every representative a class-mode try may use (the scenario leaves out
+     * the largest axis after a stopped try) keeps its spans; the run's own
+     * axes pick the lane's (cli_remap_activity) */
+    if (plan && !strstr(sym, "off") && cs_scenario_class_axes(sc, &p, &ax) > 0)
+        for (; ax.n > 0; cs_sym_axes_drop_largest(&ax))
+            for (uint32_t r = 0; r < n; r++)
+                if (sel[r]) cs_activity_set_rep(act, r, cs_sym_axes_rep(&ax, r));
     cs_free(sel);
     return act;
 }
@@ -893,7 +897,8 @@ static int command(const char *cmd, int argc, char **argv) {
         if (!co.trace_ranks) memset(sel, 1, n);
         else if (cs_rank_list_parse(co.trace_ranks, n, "--trace-ranks", sel, &e3)) memset(sel, 0, n);
         char list[200] = "";
-        if (cs_gen_sym_axes(&res->plan_cfg, &ax) > 0) /* the plan that ran */
+        ax = res->cls_axes; /* the axes the run used */
+        if (ax.n > 0)
             for (uint32_t r = 0; r < n; r++)
                 if (sel[r] && cs_sym_axes_rep(&ax, r) != r) {
                     missing++;
@@ -955,6 +960,9 @@ static int command(const char *cmd, int argc, char **argv) {
             outputs[no++] = co.json;
         }
         if (rc == CS_OK && co.report) {
+            if (act && res->sim.symmetric == 2 && res->cls_axes.n > 0) /* the representatives of the run's axes */
+                for (uint32_t r = 0; r < res->sim.nranks; r++)
+                    cs_activity_set_rep(act, r, cs_sym_axes_rep(&res->cls_axes, r));
             rc = cs_report_html(co.report, res, act, &err);
             if (rc) cs_error_prefix(&err, "--report: ");
             g_guard.report = rc == CS_OK;

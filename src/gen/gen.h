@@ -266,11 +266,12 @@ void cs_gen_comm_groups(const cs_gen_plan *p, cs_comm_groups *out);
 int cs_gen_comm_groups_write(const cs_comm_groups *g, const char *path, cs_error *err);
 
 /* The plan's symmetry for class mode (system/system.h, cs_sym_axes): the
- * TP axis and, without expert and context parallelism, the DP axis (each
- * when it has more than one rank and fewer than all); with cp > 1 the CP
- * axis instead when dp = 1 and K/V are all-gathered (the DP x CP group is
- * then the CP group; with dp > 1 it spans two axes, and ring attention's
- * messages leave the class).  Moving a rank along them moves its TP and DP
+ * TP axis and the DP axis (each when it has more than one rank and fewer
+ * than all); with ep > 1 or HSDP the DP axis moves in steps of ep or of the
+ * shard size (whole EP / shard groups); with cp > 1 and dp > 1 the DP x CP
+ * group is cp orbits of the DP axis (plan.c); with dp = 1 and K/V
+ * all-gathered the CP axis instead.  The caller cuts the axes to the
+ * network (cs_sym_axes_fit).  Moving a rank along them moves its TP and DP
  * groups onto groups of the same kind and its pipeline peers onto theirs,
  * with each group's file order shifted cyclically, so rank x's graph is its
  * class representative's (coordinates 0 on the axes) with every rank and

@@ -104,14 +104,22 @@ int cs_gen_sym_axes(const cs_gen_plan *p, cs_sym_axes *out) {
         out->stride[out->n] = st[CS_DIM_TP];
         out->size[out->n++] = p->tp;
     }
-    /* With ep > 1 the EP groups are blocks of the DP axis: a move along it
-     * does not map them onto each other.  The DP groups then have
-     * representatives only and run for real.  With cp > 1 the gradient
-     * group is DP x CP, on one axis only when dp = 1 (then it is the CP
-     * group); ring attention's messages would leave the class. */
-    if (p->dp > 1 && p->dp < n && p->ep <= 1 && cs_gen_cp(p) == 1 && !cs_gen_hsdp(p)) { /* HSDP: as EP */
-        out->stride[out->n] = st[CS_DIM_DP];
-        out->size[out->n++] = p->dp;
+    /* The DP axis moves whole blocks of B consecutive DP indices: B = ep
+     * (the EP groups are blocks of the DP axis, the expert-DP groups one
+     * index per block), B = the shard size with HSDP (shard groups are
+     * blocks, replicate groups one index per block), else 1.  A move by B s
+     * maps each block onto a block and each group onto a group of its kind;
+     * the DP group (with cp > 1 the DP x CP group, member di * cp + ci) is
+     * then B x cp orbits of the axis, in file order member j = member
+     * (j mod B cp) moved j / (B cp) steps, which class mode mirrors
+     * (system/symmetry.c); the EP, shard and CP groups of a representative
+     * hold representatives only and run for real, as do ring attention's
+     * messages.  With dp = 1 and K/V all-gathered the CP axis instead: the
+     * DP x CP group is the CP group, one axis. */
+    uint32_t B = p->ep > 1 ? p->ep : cs_gen_hsdp(p) ? p->hsdp_shard : 1;
+    if (B >= 1 && p->dp % B == 0 && p->dp / B > 1 && p->dp / B < n) {
+        out->stride[out->n] = st[CS_DIM_DP] * B;
+        out->size[out->n++] = p->dp / B;
     }
     if (cs_gen_cp(p) > 1 && cs_gen_cp(p) < n && p->dp == 1 && p->cp_comm == CS_CP_ALLGATHER) {
         out->stride[out->n] = st[CS_DIM_CP];

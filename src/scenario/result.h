@@ -70,6 +70,7 @@ struct cs_result {
     cs_cost_report cost;          /* the cost and power model (cost.*; valid = 0: a figure is missing) */
     char sym_why[600];            /* why every rank was simulated ("" = symmetric or off) */
     int sym_off;                  /* symmetry was switched off */
+    cs_sym_axes cls_axes;         /* class mode: the axes the run used (n = 0: not class mode) */
     double wall_s;
 };
 

@@ -114,6 +114,9 @@ int cs_scenario_is_plan(const cs_scenario *sc);
 /* The NPUs of the scenario's network (the product of npus_count), 0 when
  * it has none or one its reader refuses (the run says why). */
 uint64_t cs_scenario_npus(const cs_scenario *sc);
+/* The symmetric axes class mode uses for plan p on the scenario's network
+ * (cs_gen_sym_axes cut by cs_sym_axes_fit); returns their number, 0 = none. */
+int cs_scenario_class_axes(const cs_scenario *sc, const struct cs_gen_plan *p, struct cs_sym_axes *ax);
 /* Every key of the namespace with type, unit, default and help. */
 void cs_scenario_print_help(FILE *f);
 

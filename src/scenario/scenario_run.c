@@ -422,6 +422,18 @@ uint64_t cs_scenario_npus(const cs_scenario *sc) {
     return n;
 }
 
+int cs_scenario_class_axes(const cs_scenario *sc, const cs_gen_plan *p, cs_sym_axes *ax) {
+    cs_network_config c;
+    cs_error e;
+    cs_error_clear(&e);
+    memset(&c, 0, sizeof c);
+    int n = 0;
+    if (cs_gen_sym_axes(p, ax) > 0 && cs_sc_network(sc, &c, &e) == CS_OK) n = cs_sym_axes_fit(ax, &c);
+    else ax->n = 0;
+    cs_network_config_free(&c);
+    return n;
+}
+
 int cs_scenario_serve_params(const cs_scenario *sc, cs_serve_params *out, cs_error *err) {
     return cs_sc_parse_typed(sc, SC_SERVE, out, err); /* (no owned strings) */
 }
@@ -591,6 +603,23 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
 
 /* A plan with ingest: the same plan without it (the compute-bound step), class mode as the run
  * had it, no observers; res->ingest gets both sides (docs/ingest.md). */
+/* Before a run of many ranks: more representatives than this is said as a
+ * warning, and a run's memory is estimated at this range of bytes per graph
+ * node (peak RSS over nodes of two runs with every rank simulated,
+ * docs/performance.md: GPT-3 175B TP 4 x PP 16 x DP 64, 2.03 GB for
+ * 18.68 M nodes = 109 B; Llama 3 405B with ZeRO-2 and 4 chunks per stage,
+ * 5.8 GB for 74.5 M = 78 B, issue 12's figure). */
+#define CS_SC_MANY_REPS 256
+#define CS_SC_NODE_BYTES_LO 80u
+#define CS_SC_NODE_BYTES_HI 110u
+
+/* Ranks per class of axes ax. */
+static uint64_t sym_axes_class_size(const cs_sym_axes *ax) {
+    uint64_t n = 1;
+    for (int a = 0; a < ax->n; a++) n *= ax->size[a];
+    return n;
+}
+
 static int run_no_ingest(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
                          const cs_network_config *net, const cs_engine_options *so, const cs_run_hooks *hooks,
                          cs_result *res, cs_error *err) {
@@ -828,7 +857,8 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps, hooks->stop};
         rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
     } else if (rc == CS_OK) {
-        use_cls = ro.symmetry != 1 && !res->stragglers && cs_gen_sym_axes(&p, &ax) > 0;
+        use_cls = ro.symmetry != 1 && !res->stragglers && cs_gen_sym_axes(&p, &ax) > 0 &&
+                  cs_sym_axes_fit(&ax, &res->net) > 0;
         if (res->stragglers && ro.symmetry != 1)
             snprintf(res->sym_why, sizeof res->sym_why,
                      "run.slow-ranks / run.compute-jitter: the ranks compute at different rates");
@@ -849,40 +879,84 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
                             hooks->net_message_ud, res->topo ? hooks->link_queue : NULL};
     if (rc == CS_OK && (lobs.link_util || lobs.message || lobs.link_queue)) so.net_observer = &lobs;
     if (res->topo) so.link_report = &res->links; /* the backend's per-link statistics */
-    if (rc == CS_OK && plan && use_cls) {
-        /* class mode: the representatives' graphs only; if the run stops, every rank */
+    /* class mode: the representatives' graphs only; if the run stops, again
+     * with the largest axis left out (more representatives, each class a
+     * subset of one before, so the same argument and guard) while that
+     * stays small, else every rank */
+    while (rc == CS_OK && plan && use_cls) {
         rc = cs_gen_workload(&m, &p, &d, &ax, hooks->stop, &w, err);
-        if (rc == CS_OK) {
-            so.sym_axes = &ax;
-            so.sym_no_fallback = 1;
-            cs_error e;
-            cs_error_clear(&e);
-            int rc2 = cs_engine_run(&w, &res->net, &so, &res->sim, &e);
-            if (rc2 == CS_EINTR) { /* stopped: no fallback */
-                rc = rc2;
-                *err = e;
-            } else if (rc2 != CS_OK && ro.symmetry == 2) { /* require: no fallback (prefixed below) */
-                rc = rc2;
-                *err = e;
-            } else if (rc2 != CS_OK) {
-                snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
-                if (hooks->progress) /* said before the long part, not after it */
-                    cs_info("class mode does not apply (%.300s); generating and simulating all %u ranks (bound the "
-                            "run with --max-wall / --max-memory)",
-                            e.msg, cs_gen_ranks(&p));
-                cs_workload_free(&w);
-                so.sym_axes = NULL;
-                so.sym_no_fallback = 0;
-                use_cls = 0;
-                split.ncomp = split.ncoll = 0;
-                /* (a representative run reports no collective until it has
-                 * succeeded: the aggregator and the hooks have seen none) */
-                if (res->colls && cs_coll_agg_count(res->colls) != 0)
-                    rc = CS_ERR(err, CS_EINTERNAL, "collective rows of a stopped class-mode run");
-            }
+        if (rc == CS_OK && hooks->progress) { /* its size, before the run */
+            uint64_t nodes = 0;
+            for (uint32_t g = 0; g < w.ngraphs; g++) nodes += w.graphs[g]->nnodes;
+            if (w.ngraphs > CS_SC_MANY_REPS)
+                cs_warn("class mode simulates %u representatives of %u ranks (the plan's symmetry on this network "
+                        "leaves %u classes): %.1f M graph nodes, about %.2f-%.2f GB of memory at %u-%u bytes per node",
+                        w.ngraphs, w.nranks, w.ngraphs, (double)nodes / 1e6, (double)nodes * CS_SC_NODE_BYTES_LO / 1e9,
+                        (double)nodes * CS_SC_NODE_BYTES_HI / 1e9, CS_SC_NODE_BYTES_LO, CS_SC_NODE_BYTES_HI);
+            else
+                cs_info("class mode simulates %u representatives of %u ranks: %.2f M graph nodes", w.ngraphs,
+                        w.nranks, (double)nodes / 1e6);
         }
+        if (rc != CS_OK) break;
+        so.sym_axes = &ax;
+        so.sym_no_fallback = 1;
+        cs_error e;
+        cs_error_clear(&e);
+        int rc2 = cs_engine_run(&w, &res->net, &so, &res->sim, &e);
+        if (rc2 == CS_OK) { /* (after a retry too: sym_why is for runs of every rank) */
+            res->sym_why[0] = '\0';
+            res->cls_axes = ax;
+            break;
+        }
+        /* a retry without the largest axis only while it stays small (up to
+         * CS_SC_MANY_REPS representatives): a larger one costs a good part
+         * of the full run and, measured on Llama 3 405B at 16,384 GPUs
+         * (docs/performance.md), stopped as well */
+        cs_sym_axes narrower = ax;
+        int retry = cs_sym_axes_drop_largest(&narrower) >= 0 && narrower.n > 0 &&
+                    (uint64_t)w.nranks / sym_axes_class_size(&narrower) <= CS_SC_MANY_REPS;
+        if (rc2 == CS_EINTR || (ro.symmetry == 2 && !retry)) { /* stopped; require: no fallback (prefixed below) */
+            rc = rc2;
+            *err = e;
+            break;
+        }
+        snprintf(res->sym_why, sizeof res->sym_why, "%.560s", e.msg);
+        split.ncomp = split.ncoll = 0;
+        /* (a representative run reports no collective until it has
+         * succeeded: the aggregator and the hooks have seen none) */
+        if (res->colls && cs_coll_agg_count(res->colls) != 0) {
+            rc = CS_ERR(err, CS_EINTERNAL, "collective rows of a stopped class-mode run");
+            break;
+        }
+        if (retry) { /* leave out the largest axis (the later one of equal size) and try again */
+            cs_sym_axes before = ax;
+            int big = cs_sym_axes_drop_largest(&ax);
+            uint32_t reps = w.ngraphs, st = before.stride[big], sz = before.size[big];
+            if (hooks->progress)
+                cs_warn("class mode with %u representatives stopped (%.300s); trying again without the symmetric "
+                        "axis of rank stride %u and %u ranks (%u times the representatives)", reps, e.msg, st, sz, sz);
+            cs_workload_free(&w);
+            continue;
+        }
+        if (hooks->progress) { /* said before the long part, not after it, with its size */
+            uint64_t nodes = 0; /* every rank's graph is its representative's, relabelled */
+            for (uint32_t r = 0; r < w.nranks; r++) nodes += w.rank_graph[r]->nnodes;
+            cs_warn("class mode does not apply (%.300s); generating and simulating all %u ranks instead: "
+                    "%.1f M graph nodes, about %.1f-%.1f GB of memory at %u-%u bytes per node (bound the "
+                    "run with --max-wall / --max-memory)",
+                    e.msg, cs_gen_ranks(&p), (double)nodes / 1e6, (double)nodes * CS_SC_NODE_BYTES_LO / 1e9,
+                    (double)nodes * CS_SC_NODE_BYTES_HI / 1e9, CS_SC_NODE_BYTES_LO, CS_SC_NODE_BYTES_HI);
+        }
+        cs_workload_free(&w);
+        so.sym_axes = NULL;
+        so.sym_no_fallback = 0;
+        use_cls = 0;
     }
     if (rc == CS_OK && plan && !use_cls) {
+        if (hooks->progress && ro.symmetry != 1 && !res->sym_why[0] && cs_gen_ranks(&p) > CS_SC_MANY_REPS)
+            cs_warn("the plan has no symmetric axis that class mode can use on this network: generating all %u "
+                    "ranks' graphs, and simulating every rank unless all run one graph (bound the run with "
+                    "--max-wall / --max-memory)", cs_gen_ranks(&p));
         rc = cs_gen_workload(&m, &p, &d, NULL, hooks->stop, &w, err);
         if (rc == CS_OK) rc = cs_engine_run(&w, &res->net, &so, &res->sim, err);
     } else if (rc == CS_OK && !plan) {

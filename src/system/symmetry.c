@@ -110,6 +110,57 @@ void css_sym_init(cs_system *s) {
     }
 }
 
+/* Each axis cut to its part in the outermost network dimension it touches.
+ *
+ * Why the outer part.  An axis (stride S, size n) whose digit range
+ * [S, S n) crosses network dimension boundaries is, as a coordinate,
+ * j = j_lo + q j_hi with j_lo the digits below the outermost dimension it
+ * touches (q values) and j_hi those inside it.  A move along the whole axis
+ * by s changes which dimension carries the messages of a ring of its
+ * members (member j to j + 1 stays in a server when j_lo < q - 1 and leaves
+ * it otherwise; a shift by 1 swaps the two), so it is no symmetry of the
+ * timing.  A move by q s -- j_hi + s, j_lo kept -- maps the ring onto itself
+ * (j + q s), a pair in one server onto a pair in one server, and moves the
+ * ranks by a sub-digit of one dimension's coordinate, which keeps the first
+ * differing dimension of every pair and so the analytical backend's time
+ * (css_sym_init checks the rest: on a Ring the part must be the whole
+ * dimension's outer part).  These moves are a subgroup of the axis's moves,
+ * so the workload's invariance under the axis implies invariance under
+ * them; the classes grow by q (the q values of j_lo are representatives of
+ * their own), and a group along the axis becomes q orbits of the cut axis
+ * (check_group_cls).  Example: TP 4 x DP 64 on 8-NPU servers, DP stride 4:
+ * the DP axis becomes stride 8, size 32 (whole servers), q = 2.  An axis
+ * whose cut does not divide evenly, or leaves one rank, is dropped (its
+ * ranks are then representatives).  Returns the axes left. */
+int cs_sym_axes_fit(cs_sym_axes *ax, const cs_network_config *net) {
+    int k = 0;
+    for (int a = 0; a < ax->n && a < CS_SYM_MAX_AXES; a++) {
+        uint64_t S = ax->stride[a], top = S * ax->size[a], lo = 1, S2 = S;
+        for (int d = 0; d < net->ndims; d++) { /* the outermost dimension below top */
+            if (lo < top && lo > S) S2 = lo;
+            lo *= net->npus[d];
+        }
+        if (S2 % S || top % S2 || top / S2 < 2) continue;
+        ax->stride[k] = (uint32_t)S2;
+        ax->size[k++] = (uint32_t)(top / S2);
+    }
+    ax->n = k;
+    return k;
+}
+
+int cs_sym_axes_drop_largest(cs_sym_axes *ax) {
+    if (ax->n < 1) return -1;
+    int big = 0;
+    for (int a = 1; a < ax->n && a < CS_SYM_MAX_AXES; a++)
+        if (ax->size[a] >= ax->size[big]) big = a;
+    for (int a = big; a + 1 < ax->n; a++) {
+        ax->stride[a] = ax->stride[a + 1];
+        ax->size[a] = ax->size[a + 1];
+    }
+    ax->n--;
+    return big;
+}
+
 uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank) {
     for (int a = 0; a < ax->n && a < CS_SYM_MAX_AXES; a++)
         if (ax->size[a]) rank -= (rank / ax->stride[a]) % ax->size[a] * ax->stride[a];
@@ -186,51 +237,80 @@ static int set_op(cs_system *s, int a, const cs_coll_algo *algo) {
     return 0;
 }
 
-/* Class mode: a communicator group's instance, created by representative R. */
+/* Class mode: a communicator group's instance, created by representative R.
+ *
+ * The group must be a union of q whole orbits of one axis a laid out in file
+ * order as member j = member (j mod q) moved j / q steps along a, with
+ * members 0 .. q-1 representatives:
+ *
+ *     ranks[j] = ranks[j mod q] + (j / q) * stride_a,   n = q * size_a.
+ *
+ * (q = 1: the members are one axis through R, member j at coordinate j.)
+ * A move by s along a maps member j to member j + q s (mod n) for a cyclic
+ * shift, j ^ q s for XOR (q a power of two): a rotation of the ring, and for
+ * direct and halving-doubling a map of each step's pattern (i -> i + off,
+ * i -> i ^ off) onto itself.  So the full run's message of (phase, k) from
+ * member i to member j is the image under that move of the message of the
+ * same (phase, k) from member i - q s to member j - q s; with s = j / q it
+ * ends at member j mod q, a representative.  q = 1 mirrors with rep_send as
+ * before (system.c); q > 1 delivers such a message to the representative
+ * j mod q as sent by the member moved back (css_sym_back), system.c
+ * sym_redirect.  The typical q > 1 group is the DP group of TP 2 or 4 on
+ * 8-NPU servers: its axis keeps only the part of DP that moves whole
+ * servers (cs_sym_axes_fit), and the 2 or 4 members of one server are the
+ * representatives. */
 static int check_group_cls(cs_system *s, cs_inst *in, uint32_t R) {
+    (void)R; /* a representative member: one of ranks[0 .. q-1] below */
     const cs_group *g = in->grp;
     uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
+    in->sym_q = 0;
     if (g->whole) {
         css_sym_break(s, "collective #%" PRIu64 " on every rank: its members lie in several classes", in->seq);
         return -1;
     }
-    int all_rep = 1, one_class = 1;
-    for (uint32_t j = 0; j < g->n; j++) {
+    int all_rep = 1;
+    for (uint32_t j = 0; j < g->n && all_rep; j++)
         if (!css_sym_is_rep(s, g->ranks[j])) all_rep = 0;
-        if (cs_system_rep_of(s, g->ranks[j]) != R) one_class = 0;
-    }
     if (all_rep) { /* every member is simulated: nothing to mirror */
         for (uint32_t i = 0; i < nph; i++) in->phases[i].axis = SYM_REAL;
         return 0;
     }
-    if (!one_class) {
-        css_sym_break(s, "communicator group \"%s\" has members in several classes, not all of them "
-                  "representatives", g->name);
-        return -1;
-    }
     int axis = -1;
+    uint32_t q = 0;
     for (int a = 0; a < s->sym.naxes && axis < 0; a++) {
-        if (s->sym.ax_size[a] != g->n) continue;
-        uint32_t j = 0;
-        while (j < g->n && (uint64_t)g->ranks[j] == (uint64_t)R + j * s->sym.ax_stride[a]) j++;
-        if (j == g->n) axis = a;
+        uint64_t na = s->sym.ax_size[a], st = s->sym.ax_stride[a];
+        if (na < 2 || g->n % na) continue;
+        uint32_t qq = (uint32_t)(g->n / na), j = 0;
+        while (j < qq && css_sym_is_rep(s, g->ranks[j])) j++;
+        if (j < qq) continue;
+        while (j < g->n && (uint64_t)g->ranks[j] == (uint64_t)g->ranks[j % qq] + (uint64_t)(j / qq) * st) j++;
+        if (j == g->n) {
+            axis = a;
+            q = qq;
+        }
     }
     if (axis < 0) {
-        css_sym_break(s, "communicator group \"%s\" is not one symmetric axis in file order (member j at "
-                  "coordinate j)", g->name);
+        css_sym_break(s, "communicator group \"%s\" is not whole orbits of one symmetric axis in file order "
+                  "(member j at member j mod q moved j / q steps, members 0 .. q-1 representatives)", g->name);
         return -1;
     }
     for (uint32_t i = 0; i < nph; i++) {
         cs_phase *ph = &in->phases[i];
         const cs_coll_algo *algo = css_phase_algo(ph);
         if (algo->sym_op == CS_ALGO_SYM_NONE) {
-            css_sym_break(s, "%s on communicator group \"%s\": members hold different positions and only one "
-                      "is simulated", algo->name, g->name);
+            css_sym_break(s, "%s on communicator group \"%s\": members hold different positions and only %s "
+                      "simulated", algo->name, g->name, q > 1 ? "some are" : "one is");
+            return -1;
+        }
+        if (q > 1 && algo->sym_op == CS_ALGO_SYM_XOR && (q & (q - 1))) {
+            css_sym_break(s, "%s on communicator group \"%s\": %u representatives per orbit, not a power of two: "
+                      "XOR moves do not keep the layout", algo->name, g->name, q);
             return -1;
         }
         ph->axis = (uint8_t)axis;
         if (set_op(s, axis, algo)) return -1;
     }
+    in->sym_q = q;
     return 0;
 }
 
@@ -271,6 +351,16 @@ uint64_t css_sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint6
     uint64_t nd = css_phase_algo(ph)->sym_op == CS_ALGO_SYM_XOR ? (rd ^ sd) : (rd + sd) % n;
     r = r - rd * stride + nd * stride;
     return (r << 32) | (key & 0xffffffffu);
+}
+
+/* Rank r moved back along the phase's axis by rank `by`'s coordinate on it
+ * (the inverse of the move taking by's representative to by). */
+uint32_t css_sym_back(const cs_system *s, const cs_phase *ph, uint32_t by, uint32_t r) {
+    int a = ph->axis;
+    uint64_t n = s->sym.ax_size[a], stride = s->sym.ax_stride[a];
+    uint64_t rd = ((uint64_t)r / stride) % n, bd = ((uint64_t)by / stride) % n;
+    uint64_t nd = css_phase_algo(ph)->sym_op == CS_ALGO_SYM_XOR ? (rd ^ bd) : (rd + n - bd) % n;
+    return (uint32_t)((uint64_t)r - rd * stride + nd * stride);
 }
 
 /* ---- the guard ------------------------------------------------------------- */

@@ -138,6 +138,8 @@ struct cs_inst {
     uint32_t arrived, finished;
     uint32_t nmem;           /* members allocated: 1 in the single-representative mode, else grp->n */
     uint32_t nsim;           /* members simulated (that will issue): nmem, or the representatives */
+    uint32_t sym_q;          /* class mode, a mirrored group: its representatives, members 0 .. q-1
+                                (check_group_cls in symmetry.c); 0 otherwise */
     uint32_t nchunks;
     uint64_t live;           /* messages and bundles in flight */
     uint32_t *phase_begin;   /* nchunks + 1 offsets into phases */
@@ -380,6 +382,8 @@ int css_sym_is_rep(const cs_system *s, uint32_t rank);
  * representative causes one keyed `key`; src differs from the
  * representative only on ph's axis. */
 uint64_t css_sym_key(const cs_system *s, const cs_phase *ph, uint32_t src, uint64_t key);
+/* Rank r moved back along ph's axis by rank by's coordinate on it. */
+uint32_t css_sym_back(const cs_system *s, const cs_phase *ph, uint32_t by, uint32_t r);
 /* Guard: simulated rank `owner` will have an event at (t, key) inserted by
  * rank `tag`'s handler in the full run.  Breaks the run when another
  * pending event of owner has the same (t, key) and another tag: the full

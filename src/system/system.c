@@ -584,6 +584,32 @@ static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k
     net_msg(st, me, src, dst, bytes, k, key, UINT32_MAX);
 }
 
+/* Class mode, a group of q > 1 representatives (symmetry.c, check_group_cls):
+ * the message src -> dst (dst not simulated) of this (phase, k) is, moved
+ * back by dst's coordinate on the phase's axis, the message the
+ * representative of dst (member dst_member mod q) receives in the full run
+ * with that (phase, k), from src moved back the same way, at this instant
+ * (src and its image are in one class), timed between the images and keyed
+ * with src's key moved back. */
+static void sym_redirect(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t dst, uint64_t bytes, uint32_t k) {
+    cs_inst *in = st->inst;
+    cs_system *s = in->sys;
+    const cs_phase *ph = stream_phase(st);
+    uint32_t rm = dst_member % in->sym_q, rep = css_inst_rank(in, rm);
+    uint32_t from = css_sym_back(s, ph, dst, src);
+    cs_time now = cs_eventq_now(s->q);
+    cs_time t = cs_time_add(now, cs_net_uncontended_time(s->net, from, rep, bytes));
+    if (t == now) {
+        css_sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
+                  "arrives in the instant it is sent, in an order other ranks decide", bytes, from, rep);
+        return;
+    }
+    uint64_t key = css_key(s, src), r = key >> 32;
+    key = ((uint64_t)css_sym_back(s, ph, dst, (uint32_t)r) << 32) | (key & 0xffffffffu);
+    css_sym_tie_add(s, rep, t, key, from);
+    net_msg(st, rm, from, rep, bytes, k, key, UINT32_MAX);
+}
+
 void css_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t bytes, uint32_t k) {
     cs_inst *in = st->inst;
     cs_system *s = in->sys;
@@ -591,7 +617,10 @@ void css_send(cs_stream *st, uint32_t dst_member, uint32_t src_idx, uint64_t byt
     if (s->rep) {
         uint32_t dst = css_inst_rank(in, dst_member);
         if (stream_phase(st)->axis != SYM_REAL && !css_sym_is_rep(s, dst)) {
-            rep_send(st, src_idx, bytes, k); /* check_group_cls: dst is in src's class */
+            if (in->sym_q > 1)
+                sym_redirect(st, dst_member, src, dst, bytes, k);
+            else
+                rep_send(st, src_idx, bytes, k); /* check_group_cls: dst is in src's class */
             return;
         }
         /* class mode: both ends are simulated, the message is real */

@@ -111,7 +111,10 @@ typedef struct cs_coll_observer {
  * the generator's plans are (gen/gen.h).  Each
  * representative is simulated; a collective on a communicator group whose
  * members lie on one axis through a representative (in file order: member j
- * at coordinate j) is mirrored as in the single-representative mode; a
+ * at coordinate j) is mirrored as in the single-representative mode, one of
+ * q whole orbits of an axis (member j = member j mod q moved j / q steps,
+ * members 0 .. q-1 representatives) by redirecting each message for a
+ * non-simulated member to its representative (symmetry.c); a
  * communicator group of representatives only runs for real, as do
  * point-to-point messages between representatives; anything else stops the
  * run (the caller then simulates every rank). */
@@ -203,6 +206,15 @@ int cs_system_is_rep(const cs_system *s, uint32_t rank);
 uint32_t cs_system_rep_of(const cs_system *s, uint32_t rank);
 /* rank with its coordinates on the axes set to 0: its class representative. */
 uint32_t cs_sym_axes_rep(const cs_sym_axes *ax, uint32_t rank);
+/* Cuts each axis to its part inside the outermost network dimension it
+ * touches (a move along the whole axis would carry a server's pairs across
+ * servers; symmetry.c says why the part is exact), dropping axes left with
+ * one rank; returns the axes left. */
+int cs_sym_axes_fit(cs_sym_axes *ax, const cs_network_config *net);
+/* Removes the axis with the most ranks (the later one of equal size): the
+ * next try after a stopped class-mode run.  Returns its former index, -1
+ * when there was none. */
+int cs_sym_axes_drop_largest(cs_sym_axes *ax);
 /* Representative mode: the rank whose event has cause rank v where rank 0's
  * has cause rank `root` (v = g_r(root), so r = v moved back by root).  The
  * full run completes one instant's work of all ranks in the order of v, so
