@@ -25,32 +25,31 @@ for d in "$P"/*/; do
     col "$name" system.json all_reduce >"$T/ar"
     col "$name" system.json all_gather >"$T/ag"
     col "$name" system.json reduce_scatter >"$T/rs"
+    head="| size | all-reduce time (us) | all-reduce busbw | all-gather busbw | reduce-scatter busbw |"
+    rule="|---|---:|---:|---:|---:|"
+    nccl=0
     if [ -f "$d/system_nccl.json" ]; then
+        nccl=1
         col "$name" system_nccl.json all_reduce >"$T/nar"
         col "$name" system_nccl.json all_gather >"$T/nag"
-        echo "| size | all-reduce time (us) | all-reduce busbw | all-gather busbw | reduce-scatter busbw | nccl model: all-reduce time (us) | busbw | all-gather busbw |"
-        echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-        i=0
-        for s in $sizes; do
-            i=$((i + 1))
-            read -r t b <<<"$(sed -n ${i}p "$T/ar")"
-            read -r _ g <<<"$(sed -n ${i}p "$T/ag")"
-            read -r _ r <<<"$(sed -n ${i}p "$T/rs")"
+        head="$head nccl model: all-reduce time (us) | busbw | all-gather busbw |"
+        rule="$rule---:|---:|---:|"
+    fi
+    echo "$head"
+    echo "$rule"
+    i=0
+    for s in $sizes; do
+        i=$((i + 1))
+        read -r t b <<<"$(sed -n ${i}p "$T/ar")"
+        read -r _ g <<<"$(sed -n ${i}p "$T/ag")"
+        read -r _ r <<<"$(sed -n ${i}p "$T/rs")"
+        row="| $(human "$s") | $t | $b | $g | $r |"
+        if [ $nccl = 1 ]; then
             read -r nt nb <<<"$(sed -n ${i}p "$T/nar")"
             read -r _ ng <<<"$(sed -n ${i}p "$T/nag")"
-            echo "| $(human "$s") | $t | $b | $g | $r | $nt | $nb | $ng |"
-        done
-    else
-        echo "| size | all-reduce time (us) | all-reduce busbw | all-gather busbw | reduce-scatter busbw |"
-        echo "|---|---:|---:|---:|---:|"
-        i=0
-        for s in $sizes; do
-            i=$((i + 1))
-            read -r t b <<<"$(sed -n ${i}p "$T/ar")"
-            read -r _ g <<<"$(sed -n ${i}p "$T/ag")"
-            read -r _ r <<<"$(sed -n ${i}p "$T/rs")"
-            echo "| $(human "$s") | $t | $b | $g | $r |"
-        done
-    fi
+            row="$row $nt | $nb | $ng |"
+        fi
+        echo "$row"
+    done
     echo
 done
