@@ -1437,8 +1437,8 @@ static void on_arrive(void *ctx, const cs_event *ev) {
             }
         } else if ((s->cc->feedback & CS_CC_MARK_RED) || (s->o.tcp_ecn && s->o.transport == CS_TR_tcp)) {
             uint64_t q = EC->qbytes;
-            double pm = q <= s->o.kmin_bytes ? 0
-                        : q > s->o.kmax_bytes ? 1
+            double pm = (double)q <= s->o.kmin_bytes ? 0
+                        : (double)q > s->o.kmax_bytes ? 1
                         : s->o.pmax * ((double)q - s->o.kmin_bytes) / (s->o.kmax_bytes - s->o.kmin_bytes);
             if (pm > 0 && (pm >= 1 || rnd(s) < pm)) {
                 p->ecn = 1;
