@@ -29,7 +29,7 @@
 # at 16 S: 2(n-1) x 3.4 us against S/B); two dimensions, all-reduce: algbw = 1 / (2(g-1)/(g B0) +
 # 2(N-1)/(N g B1)) to within 0.5 % at 16 x gN x 16 MiB (the 2(N-1) steps of 14 us
 # and 2(g-1) of 3.4 us are below 0.25 % of the time there).
-# collective-model nccl (system_nccl.json, one node): docs/collectives.md,
+# collective-model nccl (system_nccl.json, one node; across nodes: below): docs/collectives.md,
 # "The nccl model": NVLS all-reduce T = 2 x 12500 + trunc(ceil(S/e) / B),
 # e = nvlsEfficiency x (C-1)/C x 2 x n / (2(n-1)) (Hopper 0.85, Blackwell
 # 0.74, C = 16); Ring/Simple (DGX A100, no NVLS) T = 8400 + 3400 +
@@ -47,10 +47,12 @@ else fail "presets differ from make_presets.sh output: $(head -20 diff.txt)"; fi
 # bytes/ns of a network file's dimension k (0-based), as the backends read it
 bw() { awk -v k="$2" '/^bandwidth:/ { gsub(/[][,]/, " "); printf "%.17g\n", $(k + 2) * 1073741824 / 1e9 }' "$1"; }
 
-# run NAME OP SIZE SYSTEM [flags]: time in ns (integer) and busbw from the CSV
-run() {
-    local name=$1 op=$2 s=$3 sys=$4; shift 4
-    "$CS_BIN" collective --network-configuration="$P/$name/network.yml" --system-configuration="$P/$name/$sys" \
+# run NAME OP SIZE SYSTEM [flags]: time in ns (integer) and busbw from the CSV (run_net NAME NETWORK ...:
+# on the preset's NETWORK file instead of network.yml)
+run() { run_net "$1" network.yml "${@:2}"; }
+run_net() {
+    local name=$1 net=$2 op=$3 s=$4 sys=$5; shift 5
+    "$CS_BIN" collective --network-configuration="$P/$name/$net" --system-configuration="$P/$name/$sys" \
         --op "$op" -b "$s" -e "$s" --quiet --out "r.csv" "$@" 2>err.txt ||
         { echo "$name $op $s: $(cat err.txt)" >>runs_failed.txt; echo "-1 -1"; return 1; }
     sed -n 2p r.csv | awk -F, '{ printf "%.0f %s\n", $6 * 1000, $8 }'
@@ -150,6 +152,64 @@ hgx_b200_x4 8 4 721.8 50
 hgx_b200_x32 8 32 721.8 50
 gb200_nvl72_x4 72 4 721.8 50
 TABLE
+
+# ---- multi-node, collective-model nccl (system_nccl.json on network_nccl.yml: latencies 0) ------------
+# docs/collectives.md, "Across nodes"; g = 8 GPUs per node, N = 4 nodes, n = 32, C = 16, all-reduce of
+# S = 4 GiB: nsteps = 62, nInter = 2(N-1) = 6.  B0 = NVLink, B1 = NIC (bytes/ns as the backends read them).
+# Simulated: T = lat + 6 trunc(trunc(X/N) / B1), X = ceil(S / algbw x B1 / f), f = 2(N-1)/N = 1.5.
+#  hgx_h100_x4 (Hopper, Intel): Ring/Simple.  lat = (8.4 + 56 max(3.4, 3 x 1.0) + 6 x 14) x 1.4 = 395.92 us
+#    (plateau x 1.4: S/(C n) >= 64); busbw = min(B0, 8 B1) = min(370.8, 400) = 370.8, algbw x 32/62 =
+#    191.380645: X = 748067165, X/4 = 187016791, / 50 = 3740335 ns a step: T = 395920 + 6 x 3740335
+#    = 22837930 ns.  (NVLS-tree: 108.6 us + S / (8 min(68.94, 400/8, 45.5) x 32/62 = 187.87) = 22970 us,
+#    Tree/Simple at 0.92 x 370.8 x 0.5 slower still: the ring is NCCL's least.)
+#  dgx_a100_x4 (Ampere, AMD, no NVLS): Ring/Simple.  lat = (8.4 + 56 max(3.4, 3 x 2.0) + 6 x 14) x 1.4
+#    = 599.76 us; busbw = min(240, 8 x 25) = 200 (the NICs bind), algbw 103.225806: X = 693458262,
+#    X/4 = 173364565, / 25 = 6934582 ns: T = 599760 + 6 x 6934582 = 42207252 ns.  (Tree: 0.92 x 200 x
+#    0.5 = 92 GB/s algbw, below the ring's 103.2.)
+#  hgx_b200_x4 (Blackwell, Intel): NVLS-tree.  lat = 25 + 2 log2(4) x 20.9 = 108.6 us; busbw = 8 min(
+#    721.8/8 x 0.74 x 7/8 x 2 = 116.8, min(721.8, 400)/8 = 50, 80) = 400, algbw 206.451613 (no tree
+#    correction at 4 GiB: log2(S/64) = 26 >= 24): X = 693458262, X/4 = 173364565, / 50 = 3467291 ns:
+#    T = 108600 + 6 x 3467291 = 20912346 ns.  (Ring/Simple: the same 400, 395.92 us of latency.)
+# name  lat_ns  algorithm (nvlstree: its busbw above; ring: min(B0, 8 B1))
+while read -r name lat algo; do
+    B0=$(bw "$P/$name/network_nccl.yml" 0); B1=$(bw "$P/$name/network_nccl.yml" 1)
+    want=$(awk -v s=4294967296 -v b0="$B0" -v b1="$B1" -v lat="$lat" -v a="$algo" 'BEGIN {
+        bus = b0 < 8 * b1 ? b0 : 8 * b1
+        if (a == "nvlstree") { intra = b0 / 8 * 0.74 * 7 / 8 * 2; per = bus / 8; if (intra < per) per = intra
+                               if (per > 80) per = 80; bus = 8 * per }
+        x = s / (bus * (32 / 62)) * b1 / 1.5; X = int(x); if (X < x) X++
+        printf "%d", lat + 6 * int(int(X / 4) / b1) }')
+    read -r t bus <<<"$(run_net "$name" network_nccl.yml all_reduce 4294967296 system_nccl.json)" \
+        && check_t "$name nccl $algo all-reduce 4 GiB" "$t" "$want"
+done <<'TABLE'
+hgx_h100_x4 395920 ring
+dgx_a100_x4 599760 ring
+hgx_b200_x4 108600 nvlstree
+TABLE
+# every multi-node preset with system_nccl.json: at 4 GiB NCCL's all-reduce busbw is bounded by what its
+# rings over all rails can carry, min(NVLink, g x NIC) (on N > 2 nodes the trees and NVLS-tree too:
+# docs/collectives.md), and is at least the astra preset's (its three phases one after another)
+# name  g  stated NVLink GB/s  stated NIC GB/s
+while read -r name g s0 s1; do
+    read -r ta busa <<<"$(run "$name" all_reduce 4294967296 system.json)"
+    read -r tn busn <<<"$(run_net "$name" network_nccl.yml all_reduce 4294967296 system_nccl.json)"
+    cap=$(awk -v a="$s0" -v b="$s1" -v g="$g" 'BEGIN { c = g * b; print (a < c ? a : c) }')
+    awk -v b="$busn" -v c="$cap" -v a="$busa" 'BEGIN { exit !(b <= c * 1.000001 && b >= a) }' \
+        && pass "$name nccl 4 GiB all-reduce busbw $busn: astra $busa <= it <= min(NVLink, $g NICs) = $cap" \
+        || fail "$name nccl 4 GiB all-reduce busbw $busn outside [astra $busa, $cap]"
+done <<'TABLE'
+dgx_a100_x4 8 240 25
+dgx_a100_x32 8 240 25
+hgx_h100_x4 8 370.8 50
+hgx_h100_x32 8 370.8 50
+hgx_h200_x4 8 370.8 50
+hgx_h200_x32 8 370.8 50
+hgx_b200_x4 8 721.8 50
+hgx_b200_x32 8 721.8 50
+TABLE
+# gb200_nvl72_x4 has none (Grace hosts: nccl-cpu models x86 only; docs/presets.md)
+[ ! -f "$P/gb200_nvl72_x4/system_nccl.json" ] && pass "gb200_nvl72_x4: no system_nccl.json" \
+    || fail "gb200_nvl72_x4 has a system_nccl.json: add it to the checks above"
 
 # ---- the physical topology against the logical dimensions (issue 11 item 5): a fat-tree of NIC-speed links
 # under hgx_h100_x4's NVLink dimension is warned about, naming dimension 0

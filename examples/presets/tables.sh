@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tables.sh -- prints docs/presets.md's collective tables: `clustersim collective`
 # on every preset of examples/presets (all-reduce, all-gather, reduce-scatter
-# busbw, GB/s = 1e9 B/s; one-node presets also with collective-model nccl).
+# busbw, GB/s = 1e9 B/s; presets with a system_nccl.json also with
+# collective-model nccl, on network_nccl.yml where the preset has one: the
+# multi-node presets, whose nccl network has latency 0).
 # Usage: examples/presets/tables.sh [CLUSTERSIM] (default build/clustersim),
 # from the repository root.
 set -eu
@@ -10,9 +12,9 @@ P=examples/presets
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 sizes="65536 1048576 16777216 67108864 268435456 1073741824 4294967296"
-# col PRESET SYSTEM OP: "time_us busbw" per size, one line each
+# col PRESET SYSTEM OP [NETWORK]: "time_us busbw" per size, one line each
 col() {
-    "$BIN" collective --network-configuration="$P/$1/network.yml" --system-configuration="$P/$1/$2" \
+    "$BIN" collective --network-configuration="$P/$1/${4:-network.yml}" --system-configuration="$P/$1/$2" \
         --op "$3" -b 64K -e 4G -f 4 --quiet --out "$T/c.csv"
     # rows 1, 3, 5-9: 64 KiB, 1 MiB, 16 MiB .. 4 GiB (nccl-tests' sizes: rounded down to whole elements per rank)
     awk -F, 'NR == 2 || NR == 4 || (NR >= 6 && NR <= 10) { printf "%.2f %.1f\n", $6, $8 }' "$T/c.csv"
@@ -30,8 +32,10 @@ for d in "$P"/*/; do
     nccl=0
     if [ -f "$d/system_nccl.json" ]; then
         nccl=1
-        col "$name" system_nccl.json all_reduce >"$T/nar"
-        col "$name" system_nccl.json all_gather >"$T/nag"
+        net=network.yml
+        [ -f "$d/network_nccl.yml" ] && net=network_nccl.yml
+        col "$name" system_nccl.json all_reduce "$net" >"$T/nar"
+        col "$name" system_nccl.json all_gather "$net" >"$T/nag"
         head="$head nccl model: all-reduce time (us) | busbw | all-gather busbw |"
         rule="$rule---:|---:|---:|"
     fi
