@@ -70,6 +70,30 @@ astra_system() { # $1 = dimensions
 EOF
 }
 
+# $1 = dimensions, $2 = arch, $3 = nvls, $4 = the host CPU (multi-node only: NCCL's tuning reads it across nodes)
+nccl_system() {
+    local a2a='"direct"' cpuline=""
+    [ "$1" = 2 ] && a2a='"direct", "direct"'
+    [ -n "${4:-}" ] && cpuline="
+    \"nccl-cpu\": \"$4\","
+    cat <<EOF
+{
+    "scheduling-policy": "LIFO",
+    "endpoint-delay": 10,
+    "active-chunks-per-dimension": 1,
+    "preferred-dataset-splits": 1,
+    "all-to-all-implementation": [ $a2a ],
+    "collective-optimization": "baseline",
+    "local-mem-bw": $LOCAL_MEM_BW,
+    "collective-model": "nccl",
+    "nccl-arch": "$2",
+    "nccl-channels": 16,
+    "nccl-nvls": $3,$cpuline
+    "communicator-queues": "per-communicator"
+}
+EOF
+}
+
 lookup() { echo "$SYSTEMS" | awk -v n="$1" '$1 == n'; }
 
 echo "$SYSTEMS" | while read -r name g links perlink nic arch nvls cpu title; do
@@ -91,22 +115,7 @@ bandwidth: [ $(gib "$nvl") ]
 latency: [ $NVLINK_HOP_LATENCY_NS ]
 EOF
     astra_system 1 >"$d/system.json"
-    cat >"$d/system_nccl.json" <<EOF
-{
-    "scheduling-policy": "LIFO",
-    "endpoint-delay": 10,
-    "active-chunks-per-dimension": 1,
-    "preferred-dataset-splits": 1,
-    "all-to-all-implementation": [ "direct" ],
-    "collective-optimization": "baseline",
-    "local-mem-bw": $LOCAL_MEM_BW,
-    "collective-model": "nccl",
-    "nccl-arch": "$arch",
-    "nccl-channels": 16,
-    "nccl-nvls": $nvls,
-    "communicator-queues": "per-communicator"
-}
-EOF
+    nccl_system 1 "$arch" "$nvls" >"$d/system_nccl.json"
 done
 
 echo "$MULTI" | while read -r sys servers; do
@@ -156,23 +165,7 @@ npus_count: [ $g, $servers ]
 bandwidth: [ $(gib "$nvl"), $(gib "$nicgb") ]
 latency: [ 0, 0 ]
 EOF
-        cat >"$d/system_nccl.json" <<EOF
-{
-    "scheduling-policy": "LIFO",
-    "endpoint-delay": 10,
-    "active-chunks-per-dimension": 1,
-    "preferred-dataset-splits": 1,
-    "all-to-all-implementation": [ "direct", "direct" ],
-    "collective-optimization": "baseline",
-    "local-mem-bw": $LOCAL_MEM_BW,
-    "collective-model": "nccl",
-    "nccl-arch": "$arch",
-    "nccl-channels": 16,
-    "nccl-nvls": $nvls,
-    "nccl-cpu": "$cpu",
-    "communicator-queues": "per-communicator"
-}
-EOF
+        nccl_system 2 "$arch" "$nvls" "$cpu" >"$d/system_nccl.json"
     fi
     # 32 or more 8-GPU servers: the same servers on an ordinary 2-tier Clos, NICs in GPU order filling
     # 32-port leaves (plain wiring), leaf uplinks 3:1 oversubscribed (builder servers)
