@@ -560,6 +560,18 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
 #endif
 }
 
+/* A mirrored message's arrival from -> to: *t (0), or the run stopped (-1)
+ * when it takes no time (it would arrive in the instant it is sent, in an
+ * order other ranks decide). */
+static int sym_arrival(cs_system *s, uint32_t from, uint32_t to, uint64_t bytes, cs_time *t) {
+    cs_time now = cs_eventq_now(s->q);
+    *t = cs_time_add(now, cs_net_uncontended_time(s->net, from, to, bytes));
+    if (*t != now) return 0;
+    css_sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
+              "arrives in the instant it is sent, in an order other ranks decide", bytes, from, to);
+    return -1;
+}
+
 /* Representative mode: rank 0's send k stands for the message rank 0
  * receives as its receive k, from the member at src_idx (symmetry.c). */
 static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k) {
@@ -572,13 +584,8 @@ static void rep_send(cs_stream *st, uint32_t src_idx, uint64_t bytes, uint32_t k
     }
     const cs_phase *ph = stream_phase(st);
     uint32_t src = css_inst_rank(in, css_topo_member(st, ph, src_idx)), dst = css_inst_rank(in, me);
-    cs_time now = cs_eventq_now(s->q);
-    cs_time t = cs_time_add(now, cs_net_uncontended_time(s->net, src, dst, bytes));
-    if (t == now) {
-        css_sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
-                  "arrives in the instant it is sent, in an order other ranks decide", bytes, src, dst);
-        return;
-    }
+    cs_time t;
+    if (sym_arrival(s, src, dst, bytes, &t)) return;
     uint64_t key = css_sym_key(s, ph, src, css_key(s, dst));
     css_sym_tie_add(s, dst, t, key, src);
     net_msg(st, me, src, dst, bytes, k, key, UINT32_MAX);
@@ -597,13 +604,8 @@ static void sym_redirect(cs_stream *st, uint32_t dst_member, uint32_t src, uint3
     const cs_phase *ph = stream_phase(st);
     uint32_t rm = dst_member % in->sym_q, rep = css_inst_rank(in, rm);
     uint32_t from = css_sym_back(s, ph, dst, src);
-    cs_time now = cs_eventq_now(s->q);
-    cs_time t = cs_time_add(now, cs_net_uncontended_time(s->net, from, rep, bytes));
-    if (t == now) {
-        css_sym_break(s, "a message of %" PRIu64 " bytes from rank %u to rank %u takes no time: it "
-                  "arrives in the instant it is sent, in an order other ranks decide", bytes, from, rep);
-        return;
-    }
+    cs_time t;
+    if (sym_arrival(s, from, rep, bytes, &t)) return;
     uint64_t key = css_key(s, src), r = key >> 32;
     key = ((uint64_t)css_sym_back(s, ph, dst, (uint32_t)r) << 32) | (key & 0xffffffffu);
     css_sym_tie_add(s, rep, t, key, from);
