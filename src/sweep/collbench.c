@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "scenario/result.h"
 #include "system/coll_type.h"
+#include "system/system_config.h"
 #include "workload/et.h"
 
 
@@ -36,17 +37,20 @@ static int write_trace(const char *path, int op, uint64_t comm_size, cs_error *e
  * "-custom" form) unless the nccl model picks the algorithm.  Checked here
  * so the refusal names the option, not the benchmark's scratch trace. */
 static int check_system(const cs_scenario *base, int op, cs_error *err) {
-    const char *key = op == CS_COLL_ALL_GATHER       ? "all-gather-implementation"
-                      : op == CS_COLL_REDUCE_SCATTER ? "reduce-scatter-implementation"
-                      : op == CS_COLL_ALL_TO_ALL     ? "all-to-all-implementation"
-                                                     : "all-reduce-implementation";
+    /* the op as --op spells it, and its system key's collective (cs_cfg_coll_name: "all-reduce", ...) */
+    const char *flag = "all_reduce";
+    cs_cfg_coll cc = CS_CFG_ALL_REDUCE;
+    if (op == CS_COLL_ALL_GATHER) flag = "all_gather", cc = CS_CFG_ALL_GATHER;
+    if (op == CS_COLL_REDUCE_SCATTER) flag = "reduce_scatter", cc = CS_CFG_REDUCE_SCATTER;
+    if (op == CS_COLL_ALL_TO_ALL) flag = "alltoall", cc = CS_CFG_ALL_TO_ALL;
+    char key[80], custom[96];
+    snprintf(key, sizeof key, "%s-implementation", cs_cfg_coll_name(cc));
+    snprintf(custom, sizeof custom, "%s-custom", key);
     cs_error e;
     cs_error_clear(&e);
     json_t *j = cs_scenario_to_json(base, &e);
     if (!j) return CS_OK; /* the run reports it */
     json_t *sys = json_object_get(j, "system");
-    char custom[80];
-    snprintf(custom, sizeof custom, "%s-custom", key);
     const char *model = json_string_value(json_object_get(sys, "collective-model"));
     int ok = json_object_get(sys, key) || json_object_get(sys, custom) ||
              json_object_get(sys, "per-node-custom-implementation") || (model && strcmp(model, "nccl") == 0);
@@ -55,11 +59,7 @@ static int check_system(const cs_scenario *base, int op, cs_error *err) {
     return CS_ERR(err, CS_EINVAL,
                   "--op %s: the system has no \"%s\"; expected --system-configuration FILE (or --scenario FILE) "
                   "whose system gives it: a list of one algorithm per network dimension, e.g. [\"ring\"]",
-                  op == CS_COLL_ALL_GATHER       ? "all_gather"
-                  : op == CS_COLL_REDUCE_SCATTER ? "reduce_scatter"
-                  : op == CS_COLL_ALL_TO_ALL     ? "alltoall"
-                                                 : "all_reduce",
-                  key);
+                  flag, key);
 }
 
 typedef struct row {
