@@ -544,6 +544,21 @@ int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, const char
 static double g_max_wall_s;              /* --max-wall (0 = none) */
 static uint64_t g_max_rss_bytes;         /* --max-memory (0 = none) */
 
+/* Resident pages of this process: /proc/self/statm's second field ("size
+ * resident ..."), read with open, read and close only -- async-signal-safe,
+ * as the limit timer's handler needs; 0 when it cannot be read. */
+static uint64_t resident_pages(void) {
+    char buf[128];
+    int fd = open("/proc/self/statm", O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    ssize_t i = 0;
+    while (i < n && buf[i] != ' ') i++;
+    uint64_t pages = 0;
+    for (i++; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) pages = pages * 10 + (uint64_t)(buf[i] - '0');
+    return pages;
+}
+
 static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *trace_limit) {
     *progress_ms = 2000;
     *trace_limit = (uint64_t)1 << 30;
@@ -569,12 +584,9 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
     }
     if (g_max_rss_bytes) { /* a limit below what the process holds already would stop every run at once, or
                               let a short one finish unchecked (the check ticks every 100 ms) */
-        uint64_t pages = 0, size = 0;
-        FILE *f = fopen("/proc/self/statm", "r");
-        int ok = f && fscanf(f, "%" SCNu64 " %" SCNu64, &size, &pages) == 2;
-        if (f) fclose(f);
-        uint64_t now = ok ? pages * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
-        if (ok && g_max_rss_bytes <= now) {
+        long pg = sysconf(_SC_PAGESIZE);
+        uint64_t now = resident_pages() * (pg > 0 ? (uint64_t)pg : 4096);
+        if (now && g_max_rss_bytes <= now) {
             fprintf(stderr,
                     "clustersim: error: --max-memory '%s': %" PRIu64 " bytes, but the program already holds %" PRIu64
                     " bytes of resident memory before the run; expected more than that\n",
@@ -617,19 +629,7 @@ static void on_limit_tick(int sig) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     double el = (double)(t.tv_sec - g_limit_t0.tv_sec) + (double)(t.tv_nsec - g_limit_t0.tv_nsec) * 1e-9;
     if (g_max_wall_s > 0 && el > g_max_wall_s && !g_limit) g_limit = 1;
-    if (g_max_rss_bytes && !g_limit) {
-        char buf[128];
-        int fd = open("/proc/self/statm", O_RDONLY);
-        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-        if (fd >= 0) close(fd);
-        if (n > 0) { /* "size resident ...": the second field, in pages */
-            ssize_t i = 0;
-            while (i < n && buf[i] != ' ') i++;
-            uint64_t pages = 0;
-            for (i++; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) pages = pages * 10 + (uint64_t)(buf[i] - '0');
-            if (pages * g_page_bytes > g_max_rss_bytes) g_limit = 2;
-        }
-    }
+    if (g_max_rss_bytes && !g_limit && resident_pages() * g_page_bytes > g_max_rss_bytes) g_limit = 2;
     if (g_limit && !g_stop) g_stop = SIGALRM;
     errno = saved;
 }
