@@ -44,39 +44,39 @@ static void search_usage(FILE *f) {
 }
 
 
-/* A comma-separated list of integers in [lo, hi] (or names of `names`). */
+/* A comma-separated list of integers in [lo, hi] (or names of `names`): every element given (no
+ * empty one: "1,,2", "1,", ",1", ""), at most CS_SEARCH_MAXV of them, the list under 512 bytes. */
 static int parse_list(const char *flag, const char *val, uint32_t lo, uint32_t hi, const char *const *names,
                       cs_search_axis *a) {
-    char buf[512];
     a->n = 0;
-    /* every element given: no empty one ("1,,2", "1,"), no list cut to the buffer */
-    int bad = strlen(val) >= sizeof buf || !*val || val[0] == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,");
-    snprintf(buf, sizeof buf, "%s", bad ? "x" : val);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int ok = strlen(val) < 512;
+    for (const char *p = val; ok;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char t[512];
         long long v = -1;
-        if (bad) {
-            v = -1;
-        } else if (names) {
-            for (int k = 0; names[k]; k++)
-                if (strcmp(t, names[k]) == 0) v = k;
-        } else if (cs_parse_ll(t, &v) != 0) {
-            v = -1;
+        if (len > 0 && a->n < CS_SEARCH_MAXV) {
+            memcpy(t, p, len);
+            t[len] = '\0';
+            if (names) {
+                for (int k = 0; names[k]; k++)
+                    if (strcmp(t, names[k]) == 0) v = k;
+            } else if (cs_parse_ll(t, &v) != 0) {
+                v = -1;
+            }
         }
-        if (v < (long long)lo || v > (long long)hi || a->n >= CS_SEARCH_MAXV) {
-            if (names)
-                fprintf(stderr, "clustersim: error: %s '%s': expected a list of none, selective, full\n", flag, val);
-            else
-                fprintf(stderr, "clustersim: error: %s '%s': expected a list of at most %d integers from %u to %u\n",
-                        flag, val, CS_SEARCH_MAXV, lo, hi);
-            return -1;
-        }
-        a->v[a->n++] = (uint32_t)v;
+        ok = v >= (long long)lo && v <= (long long)hi;
+        if (ok) a->v[a->n++] = (uint32_t)v;
+        if (!e) break;
+        p = e + 1;
     }
-    if (!a->n) {
-        fprintf(stderr, "clustersim: error: %s '%s': expected at least one value\n", flag, val);
-        return -1;
-    }
-    return 0;
+    if (ok) return 0;
+    if (names)
+        fprintf(stderr, "clustersim: error: %s '%s': expected a list of none, selective, full\n", flag, val);
+    else
+        fprintf(stderr, "clustersim: error: %s '%s': expected a list of at most %d integers from %u to %u\n", flag,
+                val, CS_SEARCH_MAXV, lo, hi);
+    return -1;
 }
 
 
