@@ -28,7 +28,9 @@
  * records it).
  */
 #define _DEFAULT_SOURCE /* wait4 */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +133,13 @@ static unsigned long long astra_finish_ns(const char *log_path) {
     }
     fclose(f);
     return best;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
 }
 
 static int write_text(const char *path, const char *text) {
@@ -252,5 +261,6 @@ int main(int argc, char **argv) {
         printf("\n");
         fflush(stdout);
     }
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* the inputs, summaries, links and logs */
     return 0;
 }
