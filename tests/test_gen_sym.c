@@ -216,8 +216,12 @@ static void build_net(const netspec *ns, cs_network_config *net) {
     }
 }
 
+/* algo "nccl": the nccl collective model (its ring or tree on the list's ring) */
 static void build_sys(cs_system_config *sc, const char *algo) {
+    int nccl = strcmp(algo, "nccl") == 0;
+    if (nccl) algo = "ring";
     cs_system_config_defaults(sc);
+    sc->collective_model = nccl;
     sc->roofline_enabled = 0;
     sc->active_chunks_per_dimension = 1;
     sc->endpoint_delay_ns = 10;
@@ -559,6 +563,26 @@ static void test_equal_partial_servers(void **state) {
 
 /* 3: the analytical time of a message depends on the ring distance, which
  * a move along an inner part of a Ring dimension does not keep. */
+/* The nccl model (one instance per collective, NCCL's latencies and wire
+ * bytes) in class mode, exact against the full run: groups within one node
+ * (TP) and of one rank per node (DP).  (A plan of DP alone has no class
+ * axis: every rank runs one graph, the symmetric mode.) */
+static void test_equal_nccl(void **state) {
+    (void)state;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
+    plan_base(&p, 2, 2, 2, 4); /* TP 2 (a node of 2) x DP 2 x PP 2, 1F1B */
+    p.sp = 1;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    expect_equal(&m, &p, &SW_2x4, "nccl", 4);
+    expect_equal(&m, &p, &SW_2x4, "nccl", 1);
+    p.vstages = 2; /* interleaved */
+    expect_equal(&m, &p, &SW_2x4, "nccl", 4);
+    plan_base(&p, 2, 1, 4, 4); /* TP 2 x DP 4, ZeRO-1: the DP groups one rank per node */
+    p.zero = 1;
+    expect_equal(&m, &p, &SW_2x4, "nccl", 4);
+}
+
 static void test_refusals(void **state) {
     (void)state;
     cs_gen_model m = small_model(4);
@@ -586,6 +610,7 @@ int main(void) {
         cmocka_unit_test(test_equal_placement_moe_uneven),
         cmocka_unit_test(test_equal_cp),
         cmocka_unit_test(test_equal_partial_servers),
+        cmocka_unit_test(test_equal_nccl),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

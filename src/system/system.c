@@ -880,10 +880,6 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     if (!in) {
         in = create_inst(s, g, seq, req, ct, err);
         if (!in) return err ? err->code : CS_EINVAL;
-        if (s->rep && in->nccl) {
-            css_sym_break(s, "collective-model nccl is simulated in full");
-            return CS_EUNSUPPORTED;
-        }
         if (s->rep && css_sym_check_inst(s, in, req->rank)) return CS_EUNSUPPORTED;
     } else if (in->comm_type != req->comm_type || in->bytes != req->bytes) {
         return CS_ERR(err, CS_EINVAL,
