@@ -28,6 +28,13 @@
 #            shard groups of 16, no_sync), full recompute, on 128 DGX A100
 #            (16 representatives)
 #   llama128k-p2p  llama128k with ring attention (--cp-comm p2p)
+#   l70-rail Llama 3 70B, TP 8 + SP, PP 4, DP 32, selective recompute, flash
+#            attention, 512 sequences, on 128 HGX H100 (1,024 GPUs), the nccl
+#            collective model, --backend flow on a rail-optimized 1:1 fabric
+#            (bench/networks/hgx_h100_128nodes*; issue 11's benchmark: every
+#            rank simulated)
+#   l70-clos3  l70-rail on a plainly wired 2-tier Clos with 3:1 leaf uplinks
+#   l70-ana  l70-rail on the analytical backend (class mode: 4 representatives)
 # Each case runs `clustersim train` once under /usr/bin/time.
 #   usage: bench/train.sh [CLUSTERSIM_BINARY] [case ...]
 set -u
@@ -68,6 +75,14 @@ for c in $CASES; do
     llama128k-p2p) ARGS=(--model "$HERE/models/llama3-405b-128k.json" --device H100-SXM --tp 8 --cp 16 --cp-comm p2p
                      --pp 16 --dp 8 --sp --recompute full --flash-attention --zero 1 --micro-batch 1 --global-batch 128
                      --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
+    l70-rail | l70-clos3 | l70-ana)
+        ARGS=(--model llama3-70b --device H100-SXM --tp 8 --pp 4 --dp 32 --sp --recompute selective --flash-attention
+              --global-batch 512 --set system.collective-model=nccl
+              --network-configuration="$HERE/networks/hgx_h100_128nodes.yml")
+        case $c in
+        l70-rail) ARGS+=(--backend flow --topology "$HERE/networks/hgx_h100_128nodes_rail.json") ;;
+        l70-clos3) ARGS+=(--backend flow --topology "$HERE/networks/hgx_h100_128nodes_clos3.json") ;;
+        esac ;;
     *) echo "unknown case $c" >&2; continue ;;
     esac
     if ! /usr/bin/time -f '%e %U %M' -o "$TMP/time" "$BIN" train "${ARGS[@]}" --json "$TMP/$c.json" > "$TMP/$c.txt" 2>&1; then
