@@ -120,15 +120,17 @@ static double stage_params(const cs_gen_model *m, const cs_gen_plan *p, uint32_t
     return x / p->tp;
 }
 
-/* The parameters of virtual stage vs outside its layers, per TP rank: the
- * embedding on the first, the final norm and output layer (with tied
- * embeddings and pp > 1, Megatron's copy of the embedding) on the last.
- * Without interleaving: the stage's (stage_params less its layers). */
+/* The last virtual stage's parameters outside its layers: the final norm
+ * and output layer, with tied embeddings and pp > 1 Megatron's copy of the
+ * embedding (stage_params). */
 static double last_chunk_params(const cs_gen_model *m, const cs_gen_plan *p) {
     double x = head_params(m);
     if (m->u.tf.tied_embeddings && p->pp > 1) x += (double)m->u.tf.vocab * m->u.tf.hidden;
     return x;
 }
+/* The parameters of virtual stage vs outside its layers, per TP rank: the
+ * embedding on the first, last_chunk_params on the last.  Without
+ * interleaving: the stage's (stage_params less its layers). */
 static double chunk_extra_params(const cs_gen_model *m, const cs_gen_plan *p, uint32_t vs) {
     double x = 0;
     if (vs == 0) x += embed_params(m);
@@ -202,7 +204,8 @@ static void tx_memory(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, 
     o->weights = 2 * (Pd / (p->zero >= 3 ? dp : 1) + Pe / (p->zero >= 3 ? edp : 1));
     if (p->zero >= 3 && p->fsdp_strategy) o->weights += 2 * fsdp_unsharded_params(m, p, st);
     /* gradients: sharded from ZeRO-2 on, but accumulated whole under FSDP's
-     * no_sync; fp32 (4 bytes) with Megatron's distributed optimizer */
+     * no_sync; fp32 (4 bytes) with Megatron's distributed optimizer or
+     * FSDP's reduce dtype fp32 */
     int gs = p->zero >= 2 && !p->fsdp_no_sync;
     o->grads = cs_gen_grad_bytes(p) * (Pd / (gs ? dp : 1) + Pe / (gs ? edp : 1));
     o->optimizer = 12 * (Pd / (p->zero >= 1 ? dp : 1) + Pe / (p->zero >= 1 ? edp : 1));
@@ -893,14 +896,15 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
                 p->nlayout, lay);
     }
     if (p->dist_opt || p->fsdp_strategy)
-        fprintf(f, "  sharding   %s%s\n",
+        fprintf(f, "  sharding   %s%s%s\n",
                 p->dist_opt ? "Megatron-LM distributed optimizer (optimizer state sharded, fp32 gradients "
                               "reduce-scattered once per step)"
                 : p->fsdp_strategy == CS_FSDP_FULL_SHARD    ? "PyTorch FSDP FULL_SHARD (one unit per layer)"
                 : p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP ? "PyTorch FSDP SHARD_GRAD_OP (one unit per layer)"
                 : p->fsdp_strategy == CS_FSDP_HYBRID_SHARD  ? "PyTorch FSDP HYBRID_SHARD (one unit per layer)"
                                                             : "PyTorch FSDP _HYBRID_SHARD_ZERO2 (one unit per layer)",
-                p->fsdp_no_sync ? "; no_sync() until the last micro-batch" : "");
+                p->fsdp_no_sync ? "; no_sync() until the last micro-batch" : "",
+                p->fsdp_fp32_grads ? "; fp32 gradients" : "");
     if (cs_gen_hsdp(p))
         fprintf(f, "  hsdp       sharded over %u consecutive DP ranks, replicated over %u groups\n", p->hsdp_shard,
                 p->dp / p->hsdp_shard);
