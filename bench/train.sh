@@ -35,6 +35,13 @@
 #            rank simulated)
 #   l70-clos3  l70-rail on a plainly wired 2-tier Clos with 3:1 leaf uplinks
 #   l70-ana  l70-rail on the analytical backend (class mode: 4 representatives)
+#   llama8k-meta, llama16k-meta, llama128k-meta  Llama 3 405B as Meta trained
+#            it (Dubey et al. 2024, Table 4's three rows; docs/validation.md):
+#            TP 8 + SP, PP 16 with the layout E|(t|)*126L (8 chunks per
+#            stage), FSDP SHARD_GRAD_OP under no_sync with fp32 gradients,
+#            flash attention, no recompute (--no-memory-check), DP 64 / 128 /
+#            CP 16 x DP 8; --symmetry require: class mode stops on all three
+#            today, so each case fails fast and prints why
 # Each case runs `clustersim train` once under /usr/bin/time.
 #   usage: bench/train.sh [CLUSTERSIM_BINARY] [case ...]
 set -u
@@ -82,6 +89,16 @@ for c in $CASES; do
         case $c in
         l70-rail) ARGS+=(--backend flow --topology "$HERE/networks/hgx_h100_128nodes_rail.json") ;;
         l70-clos3) ARGS+=(--backend flow --topology "$HERE/networks/hgx_h100_128nodes_clos3.json") ;;
+        esac ;;
+    llama8k-meta | llama16k-meta | llama128k-meta)
+        ARGS=(--model llama3-405b --device H100-SXM --tp 8 --pp 16 --sp --flash-attention --layout "E|(t|)*126L"
+              --fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync --fsdp-reduce-dtype fp32 --micro-batch 1
+              --no-memory-check --symmetry require)
+        case $c in
+        llama8k-meta) ARGS+=(--dp 64 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_1024nodes.yml") ;;
+        llama16k-meta) ARGS+=(--dp 128 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
+        *) ARGS+=(--cp 16 --dp 8 --seq 131072 --global-batch 128
+                  --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
         esac ;;
     *) echo "unknown case $c" >&2; continue ;;
     esac

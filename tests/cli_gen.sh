@@ -241,7 +241,9 @@ expect_fail "layout family" "--layout: a layout of decoder layers needs a transf
 # DP sharding as the frameworks name it: Megatron's distributed optimizer,
 # FSDP SHARD_GRAD_OP under no_sync (Llama 3), HSDP; run on the files == train
 for sh in "--use-distributed-optimizer" "--fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync" \
-    "--fsdp-sharding-strategy HYBRID_SHARD --hsdp-shard-size 2"; do
+    "--fsdp-sharding-strategy HYBRID_SHARD --hsdp-shard-size 2" \
+    "--pp 2 --virtual-stages 2 --fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync --fsdp-reduce-dtype fp32" \
+    "--pp 2 --virtual-stages 2 --fsdp-sharding-strategy FULL_SHARD"; do
     # shellcheck disable=SC2086
     "$CS_BIN" generate --model gpt3-6.7b --tp 2 --dp 4 --global-batch 8 $sh --out "$CS_TMP/sh" --quiet \
         && run=$("$CS_BIN" run --workload-configuration="$CS_TMP/sh" --comm-group-configuration="$CS_TMP/sh.comm_groups.json" \
@@ -264,6 +266,12 @@ expect_fail "distributed optimizer vs zero" "--use-distributed-optimizer: Megatr
     "$CS_BIN" generate --model gpt3-6.7b --dp 2 --use-distributed-optimizer --zero 2 --out "$CS_TMP/x"
 expect_fail "no_sync alone" "--fsdp-no-sync: FSDP's no_sync() needs" \
     "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-no-sync --out "$CS_TMP/x"
+expect_fail "reduce dtype alone" "--fsdp-reduce-dtype fp32: FSDP's reduce dtype needs a" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-reduce-dtype fp32 --out "$CS_TMP/x"
+expect_fail "reduce dtype name" "--fsdp-reduce-dtype: expected one of bf16, fp32" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --fsdp-sharding-strategy FULL_SHARD --fsdp-reduce-dtype fp16 --out "$CS_TMP/x"
+expect_fail "ZeRO-3 buckets with interleaving" "interleaving needs a transformer, --pp > 1, --schedule 1f1b and --zero 0..2 or an FSDP strategy" \
+    "$CS_BIN" generate --model gpt3-6.7b --dp 2 --pp 2 --virtual-stages 2 --zero 3 --out "$CS_TMP/x"
 expect_fail "SHARD_GRAD_OP with a pipeline" "SHARD_GRAD_OP with --pp 2: which of its gathers run depends on how the pipeline overlaps" \
     "$CS_BIN" generate --model gpt3-6.7b --dp 2 --pp 2 --fsdp-sharding-strategy SHARD_GRAD_OP --out "$CS_TMP/x"
 # plan.kernel-overhead-us: TP 2 alone, 2 micro-batches: every kernel is on the

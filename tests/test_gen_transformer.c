@@ -1399,13 +1399,17 @@ static void test_sharding_frameworks(void **state) {
     assert_true(c.rs == 3 * 5 && c.ag_fwd == 3 * 5 && c.ag_bwd == 3 * 5 && c.params == 0);
     assert_true(st.dp_rs_bytes == 3 * 2 * Pr && st.dp_ag_bytes == 3 * 2 * Pr);
     /* ... under no_sync(): the same gathers, one reduce-scatter per unit in
-     * the last micro-batch; the gradients accumulate whole (2 P_r) */
+     * the last micro-batch; the gradients accumulate whole (2 P_r).  Weights:
+     * the 2 P_r / 2 shard plus the two largest units unsharded (the one
+     * computed, the one prefetched): two layers of 789,760 / t = 394,880
+     * parameters (the other unit, embedding + final norm, is (288,768 +
+     * 512) / 2 = 144,640), 2 x 2 x 394,880 = 2 x 789,760 bytes */
     p.fsdp_no_sync = 1;
     shard_run(&m, &p, &c, &st);
     assert_true(c.rs == 5 && c.ag_fwd == 15 && c.ag_bwd == 15);
     assert_true(st.dp_rs_bytes == 2 * Pr && st.dp_ag_bytes == 6 * Pr);
     cs_gen_memory_stage(&m, &p, 0, &mm);
-    assert_true(mm.weights == Pr && mm.grads == 2 * Pr && mm.optimizer == 6 * Pr);
+    assert_true(mm.weights == Pr + 2 * 789760.0 && mm.grads == 2 * Pr && mm.optimizer == 6 * Pr);
     /* SHARD_GRAD_OP: gathered before each forward only (kept for the
      * backward), 3 x P_r bytes; gradients as FULL_SHARD; full weights held */
     p.fsdp_no_sync = 0;
@@ -1513,10 +1517,11 @@ static void test_hsdp(void **state) {
     assert_true(g.groups[8].nranks == 2 && g.groups[8].ranks[0] == 1 && g.groups[8].ranks[1] == 3);
     assert_true(g.groups[13].nranks == 2 && g.groups[13].ranks[0] == 3 && g.groups[13].ranks[1] == 7);
     cs_comm_groups_free(&g);
-    /* memory: sharded over the 2 ranks of the shard group, not the 4 of DP */
+    /* memory: sharded over the 2 ranks of the shard group, not the 4 of DP;
+     * weights add two unsharded layers (test_sharding_frameworks) */
     cs_gen_memory mm;
     cs_gen_memory_stage(&m, &p, 0, &mm);
-    assert_true(mm.weights == Pr && mm.grads == Pr && mm.optimizer == 6 * Pr);
+    assert_true(mm.weights == Pr + 2 * 789760.0 && mm.grads == Pr && mm.optimizer == 6 * Pr);
     /* _HYBRID_SHARD_ZERO2 under no_sync: one gather, one reduce-scatter and
      * one all-reduce per unit and step */
     p.fsdp_strategy = CS_FSDP_HYBRID_SHARD_ZERO2;
@@ -1536,6 +1541,133 @@ static void test_hsdp(void **state) {
     p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
     assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "plan.hsdp-shard-size: needs plan.fsdp-sharding-strategy HYBRID_SHARD");
+}
+
+/* FSDP with interleaving: one rank's gathers and reduce-scatters per model
+ * chunk, worked by hand.  The small model with 8 layers, TP 1 x PP 2 x DP 2,
+ * 2 chunks per stage (virtual stages 0..3 of 2 layers each: stage 0 holds
+ * 0 (layers 0-1 + the embedding) and 2 (layers 4-5), stage 1 holds 1
+ * (layers 2-3) and 3 (layers 6-7 + final norm + Megatron's copy of the tied
+ * embedding)), micro-batch 1, global batch 8: M = 4 micro-batches.
+ * rank = dp_i + 2 pp_i: rank 0 is stage 0, rank 2 stage 1.
+ * Parameters: a layer L1 = 3h^2 + 3h + h^2 + h + 2hf + f + h + 4h with h 256,
+ * f 1024 = 789,760; embedding E = V h + s h = 256,000 + 32,768 = 288,768;
+ * last chunk's others H = 2h + V h = 512 + 256,000 = 256,512.  Units of
+ * stage 0: 4 layers + E (P0 = 4 L1 + E = 3,447,808), stage 1: 4 layers + H
+ * (P1 = 3,415,552).  A gather's comm_size = 2 x unit / dp = the unit. */
+typedef struct rank_count {
+    shard_count c;
+    cs_gen_stats st;
+} rank_count;
+
+static void shard_run_rank(const cs_gen_model *m, const cs_gen_plan *p, uint32_t rank, rank_count *r) {
+    cs_error err;
+    cs_error_clear(&err);
+    memset(r, 0, sizeof *r);
+    assert_int_equal(cs_gen_plan_check(m, p, &err), CS_OK);
+    assert_int_equal(cs_gen_rank(m, p, cs_device_find("A100-80GB"), rank, shard_capture, &r->c, &r->st, &err), CS_OK);
+}
+
+static void test_fsdp_interleaved(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    m.u.tf.layers = 8;
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.pp = 2;
+    p.dp = 2;
+    p.vstages = 2;
+    p.global_batch = 8;
+    const double L1 = 789760, E = 288768, H = 256512, P0 = 4 * L1 + E, P1 = 4 * L1 + H;
+    rank_count r;
+    cs_gen_memory mm;
+    /* SHARD_GRAD_OP under no_sync, fp32 gradients (Llama 3): each chunk's
+     * units gathered once, in its micro-batch 0 forward (stage 0: E + 2
+     * layers for chunk 0, 2 layers for chunk 2 = 5 gathers, P0 bytes), kept
+     * through the step; each unit reduce-scattered once, in its chunk's
+     * micro-batch 3 backward, in fp32 (5, 4 P0 bytes) */
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    p.fsdp_fp32_grads = 1;
+    shard_run_rank(&m, &p, 0, &r);
+    assert_true(r.c.rs == 5 && r.c.ag_fwd == 5 && r.c.ag_bwd == 0 && r.c.params == 0);
+    assert_true(r.st.dp_rs_bytes == 4 * P0 && r.st.dp_ag_bytes == P0);
+    shard_run_rank(&m, &p, 2, &r);
+    assert_true(r.c.rs == 5 && r.c.ag_fwd == 5 && r.c.ag_bwd == 0);
+    assert_true(r.st.dp_rs_bytes == 4 * P1 && r.st.dp_ag_bytes == P1);
+    /* memory: every chunk's weights whole from its first forward to its
+     * last backward (all held at once: chunk 1's micro-batch 0 forward comes
+     * before any chunk's micro-batch 3 backward), fp32 gradients whole,
+     * optimizer sharded: 2 P + 4 P + 12 P / 2 */
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.params == P0 && mm.weights == 2 * P0 && mm.grads == 4 * P0 && mm.optimizer == 6 * P0);
+    cs_gen_memory_stage(&m, &p, 1, &mm);
+    assert_true(mm.params == P1 && mm.weights == 2 * P1 && mm.grads == 4 * P1 && mm.optimizer == 6 * P1);
+    /* bf16 gradients: half the reduce-scatter bytes and gradient memory */
+    p.fsdp_fp32_grads = 0;
+    shard_run_rank(&m, &p, 0, &r);
+    assert_true(r.st.dp_rs_bytes == 2 * P0 && r.st.dp_ag_bytes == P0);
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.grads == 2 * P0);
+    /* FULL_SHARD: every unit gathered before each forward and each backward
+     * of its chunk and reduce-scattered after each backward: per micro-batch
+     * 5 units each way; 4 micro-batches: 20 + 20 gathers of 4 x P0 bytes
+     * each way, 20 reduce-scatters of 4 x 2 P0 bytes */
+    p.fsdp_strategy = CS_FSDP_FULL_SHARD;
+    p.zero = 3;
+    p.fsdp_no_sync = 0;
+    shard_run_rank(&m, &p, 0, &r);
+    assert_true(r.c.rs == 20 && r.c.ag_fwd == 20 && r.c.ag_bwd == 20 && r.c.params == 0);
+    assert_true(r.st.dp_rs_bytes == 8 * P0 && r.st.dp_ag_bytes == 8 * P0);
+    shard_run_rank(&m, &p, 2, &r);
+    assert_true(r.c.rs == 20 && r.c.ag_fwd == 20 && r.c.ag_bwd == 20);
+    assert_true(r.st.dp_rs_bytes == 8 * P1 && r.st.dp_ag_bytes == 8 * P1);
+    /* memory: shards (2 P / 2) plus the two largest units unsharded, two
+     * layers (L1 > E, H): 2 x 2 L1; gradients 2 P / 2 */
+    cs_gen_memory_stage(&m, &p, 0, &mm);
+    assert_true(mm.weights == P0 + 4 * L1 && mm.grads == P0 && mm.optimizer == 6 * P0);
+    /* a layout with the embedding and the output layer in chunks of their
+     * own, "E|t*2|t*2|t*2|t*2|L" (pp 2 x 3 chunks; stage 0 holds E, layers
+     * 2-3 and 6-7) and a vocabulary of 10,000 so that the embedding (E' =
+     * 2,560,000 + 32,768 = 2,592,768) outweighs a layer: FULL_SHARD per
+     * micro-batch gathers E' alone for chunk 0, then 2 + 2 layers, 5 units
+     * each way (8 x P0' bytes in all, P0' = 4 L1 + E'); the two largest
+     * units unsharded are E' and a layer */
+    cs_gen_model w = m;
+    w.u.tf.vocab = 10000;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("E|t*2|t*2|t*2|t*2|L", &p, &err), CS_OK);
+    p.vstages = 3;
+    const double E2 = 2592768, Q0 = 4 * L1 + E2;
+    shard_run_rank(&w, &p, 0, &r);
+    assert_true(r.c.rs == 20 && r.c.ag_fwd == 20 && r.c.ag_bwd == 20);
+    assert_true(r.st.dp_rs_bytes == 8 * Q0 && r.st.dp_ag_bytes == 8 * Q0);
+    cs_gen_memory_stage(&w, &p, 0, &mm);
+    assert_true(mm.params == Q0 && mm.weights == Q0 + 2 * (E2 + L1));
+    /* HSDP (_HYBRID_SHARD_ZERO2, dp 4 in shard groups of 2, no_sync) with
+     * the 2-chunk split: one gather, one reduce-scatter in the shard group
+     * and one all-reduce of the 1/2 shard across the 2 replicas per unit:
+     * gathers P0 (2 x unit / 2), reduce-scatters 2 P0, all-reduces P0 */
+    p.nlayout = 0;
+    p.vstages = 2;
+    p.dp = 4;
+    p.global_batch = 16;
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD_ZERO2;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    p.hsdp_shard = 2;
+    shard_run_rank(&m, &p, 0, &r);
+    assert_true(r.c.rs == 5 && r.c.ag_fwd == 5 && r.c.ag_bwd == 0);
+    assert_true(r.st.dp_rs_bytes == 2 * P0 && r.st.dp_ag_bytes == P0 && r.st.dp_bytes == 2 * P0 + P0 + P0);
+    /* plain ZeRO-3 (DDP-style buckets) still refuses interleaving */
+    p.fsdp_strategy = CS_FSDP_NONE;
+    p.fsdp_no_sync = 0;
+    p.hsdp_shard = 0;
+    p.zero = 3;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--zero 0..2 or an FSDP strategy");
 }
 
 /* plan.kernel-overhead-us: a fixed time on every generated GPU kernel.  A
@@ -1590,7 +1722,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_kernel_overhead),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

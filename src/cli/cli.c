@@ -121,6 +121,8 @@ static const flag FLAGS[] = {
      "Megatron-LM's distributed optimizer (zero 1, fp32 gradients)", 2},
     {"fsdp-sharding-strategy", F_KEY, "plan.fsdp-sharding-strategy", 0,
      "FULL_SHARD|SHARD_GRAD_OP|HYBRID_SHARD|_HYBRID_SHARD_ZERO2", "PyTorch FSDP's sharding strategy and per-layer schedule", 2},
+    {"fsdp-reduce-dtype", F_KEY, "plan.fsdp-reduce-dtype", 0, "bf16|fp32",
+     "FSDP's gradient dtype: fp32 = accumulated and reduce-scattered in fp32 (Llama 3)", 2},
     {"kernel-overhead-us", F_KEY, "plan.kernel-overhead-us", 0, "US", "time added to every generated GPU kernel", 2},
     {"hsdp-shard-size", F_KEY, "plan.hsdp-shard-size", 0, "N", "HSDP: DP ranks of a shard group", 2},
     {"fsdp-no-sync", F_KEYFLAG, "plan.fsdp-no-sync", 0, NULL,

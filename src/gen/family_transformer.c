@@ -120,6 +120,47 @@ static double stage_params(const cs_gen_model *m, const cs_gen_plan *p, uint32_t
     return x / p->tp;
 }
 
+/* The last virtual stage's parameters outside its layers: the final norm
+ * and output layer, with tied embeddings and pp > 1 Megatron's copy of the
+ * embedding (stage_params). */
+static double last_chunk_params(const cs_gen_model *m, const cs_gen_plan *p) {
+    double x = head_params(m);
+    if (m->u.tf.tied_embeddings && p->pp > 1) x += (double)m->u.tf.vocab * m->u.tf.hidden;
+    return x;
+}
+/* The parameters of virtual stage vs outside its layers, per TP rank: the
+ * embedding on the first, last_chunk_params on the last.  Without
+ * interleaving: the stage's (stage_params less its layers). */
+static double chunk_extra_params(const cs_gen_model *m, const cs_gen_plan *p, uint32_t vs) {
+    double x = 0;
+    if (vs == 0) x += embed_params(m);
+    if (vs == p->pp * cs_gen_vst(p) - 1) x += last_chunk_params(m, p);
+    return x / p->tp;
+}
+
+/* FSDP FULL_SHARD / HYBRID_SHARD: the unsharded parameters held while a
+ * unit runs -- the unit computed and the one prefetched (z3_layer), at
+ * most the two largest units of the stage: its layers (dense parameters
+ * per TP rank) and each chunk's other parameters (chunk_extra_params).
+ * Dense parameters only (experts are gathered over expert-DP alike but
+ * are left out, as the stage's). */
+static double fsdp_unsharded_params(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st) {
+    double u1 = 0, u2 = 0, lp = (cs_gen_tx_layer_params(m) - layer_expert_params(m)) / p->tp;
+    uint32_t L = cs_gen_tx_stage_layers(m, p, st, NULL);
+    if (L >= 1) u1 = lp;
+    if (L >= 2) u2 = lp;
+    for (uint32_t c = 0; c < cs_gen_vst(p); c++) {
+        double x = chunk_extra_params(m, p, c * p->pp + st);
+        if (x > u1) {
+            u2 = u1;
+            u1 = x;
+        } else if (x > u2) {
+            u2 = x;
+        }
+    }
+    return u1 + u2;
+}
+
 /* Korthikanti et al. 2022, Table 2: activation bytes of one layer, one
  * micro-batch, with s the rank's seq / cp tokens; the attention scores
  * (5 a s^2 b) are the rank's s queries against all seq keys. */
@@ -161,8 +202,10 @@ static void tx_memory(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, 
     o->params = Pd + Pe;
     o->expert_params = Pe;
     o->weights = 2 * (Pd / (p->zero >= 3 ? dp : 1) + Pe / (p->zero >= 3 ? edp : 1));
+    if (p->zero >= 3 && p->fsdp_strategy) o->weights += 2 * fsdp_unsharded_params(m, p, st);
     /* gradients: sharded from ZeRO-2 on, but accumulated whole under FSDP's
-     * no_sync; fp32 (4 bytes) with Megatron's distributed optimizer */
+     * no_sync; fp32 (4 bytes) with Megatron's distributed optimizer or
+     * FSDP's reduce dtype fp32 */
     int gs = p->zero >= 2 && !p->fsdp_no_sync;
     o->grads = cs_gen_grad_bytes(p) * (Pd / (gs ? dp : 1) + Pe / (gs ? edp : 1));
     o->optimizer = 12 * (Pd / (p->zero >= 1 ? dp : 1) + Pe / (p->zero >= 1 ? edp : 1));
@@ -519,13 +562,14 @@ static void layer_bwd(gen *G, uint32_t l) {
 }
 
 
-/* ZeRO-3: the stage's parameters outside its layers (embedding, final norm,
- * output layer), gathered on the chain at the start of each pass. */
-static void z3_extras(gen *G, const char *name, int bwd) {
+/* ZeRO-3 / FSDP: the parameters of the pass's chunk outside its layers
+ * (chunk_extra_params: one more unit), gathered on the chain at the start
+ * of each pass of that chunk -- with interleaving only the first and last
+ * virtual stages have any. */
+static void z3_extras(gen *G, const char *name, uint32_t vs, int bwd) {
     uint64_t ids[2];
     if (!pass_gathers(G, bwd)) return;
-    double x = stage_params(G->m, G->p, G->pi) -
-               (double)cs_gen_tx_stage_layers(G->m, G->p, G->pi, NULL) * cs_gen_tx_layer_params(G->m) / G->t;
+    double x = chunk_extra_params(G->m, G->p, vs);
     if (x > 0.5) z3_gather(G, name, x, 0, ids, 1);
 }
 
@@ -554,7 +598,7 @@ static int32_t p2p_tag(gen *G, uint32_t mb, uint32_t vs_low, int bwd) {
 static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
     uint32_t vs = chunk_setup(G, c), last = G->p->pp * cs_gen_vst(G->p) - 1;
     G->mb = mb;
-    z3_extras(G, "zero3.ag.extra", 0);
+    z3_extras(G, "zero3.ag.extra", vs, 0);
     if (vs > 0) p2p(G, 0, prev_rank(G), p2p_tag(G, mb, vs - 1, 0), G->sl * G->h * 2);
     if (vs == 0) {
         cs_gen_ingest_batch(G->c, mb); /* the loader's batch: the embedding consumes it */
@@ -584,7 +628,7 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
     double *hacc = unit ? &accx : &acc;
     if (G->p->zero >= 2 && !G->p->fsdp_no_sync) last_mb = 1; /* sharded gradients cannot accumulate */
     G->mb = mb;
-    z3_extras(G, "bwd.zero3.ag.extra", 1);
+    z3_extras(G, "bwd.zero3.ag.extra", vs, 1);
     if (vs < last) p2p(G, 0, next_rank(G), p2p_tag(G, mb, vs, 1), G->sl * G->h * 2);
     if (vs == last) {
         double v = ceil(G->V / G->t);
@@ -592,7 +636,9 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
              2 * cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, 8 * G->sb * v));
         tp_reduce(G, "bwd.logits.ar");
         cs_gen_comp(G->c, "bwd.final_ln", 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
-        if (last_mb) *hacc += head_params(G->m) / G->t;
+        /* an FSDP unit reduce-scatters what it gathered (with Megatron's
+         * copy of a tied embedding); DDP-style buckets the head's own */
+        if (last_mb) *hacc += (unit ? last_chunk_params(G->m, G->p) : head_params(G->m)) / G->t;
     }
     for (uint32_t l = G->chi; l-- > G->clo;) {
         layer_bwd(G, l);
@@ -751,15 +797,16 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
     uint32_t mbs = cs_gen_micro_batches(p);
     if (cs_gen_vst(p) > 1) {
         uint64_t chunks = (uint64_t)p->pp * p->vstages;
-        if ((p->pp < 2 || p->schedule != CS_SCHED_1F1B || p->zero > 2) && p->nlayout)
+        int z3 = p->zero > 2 && !p->fsdp_strategy; /* ZeRO-3's buckets; FSDP's per-unit schedule interleaves */
+        if ((p->pp < 2 || p->schedule != CS_SCHED_1F1B || z3) && p->nlayout)
             return CS_ERR(err, CS_EINVAL,
                           "--layout: %u stages over --pp %u are %u virtual stages per rank (interleaving), which needs "
-                          "--pp > 1, --schedule 1f1b and --zero 0..2; expected %u stages for --pp %u without interleaving",
+                          "--pp > 1, --schedule 1f1b and --zero 0..2 or an FSDP strategy; expected %u stages for --pp %u without interleaving",
                           p->nlayout, p->pp, p->vstages, p->pp, p->pp);
-        if (p->pp < 2 || p->schedule != CS_SCHED_1F1B || p->zero > 2)
+        if (p->pp < 2 || p->schedule != CS_SCHED_1F1B || z3)
             return CS_ERR(err, CS_EINVAL,
                           "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
-                          "--zero 0..2", p->vstages);
+                          "--zero 0..2 or an FSDP strategy", p->vstages);
         if (x->layers < chunks && !p->nlayout)
             return CS_ERR(err, CS_EINVAL, "--virtual-stages %u: expected at least one layer per model chunk, got %u "
                           "layers for pp x virtual stages = %" PRIu64 " chunks", p->vstages, x->layers, chunks);
@@ -849,14 +896,15 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
                 p->nlayout, lay);
     }
     if (p->dist_opt || p->fsdp_strategy)
-        fprintf(f, "  sharding   %s%s\n",
+        fprintf(f, "  sharding   %s%s%s\n",
                 p->dist_opt ? "Megatron-LM distributed optimizer (optimizer state sharded, fp32 gradients "
                               "reduce-scattered once per step)"
                 : p->fsdp_strategy == CS_FSDP_FULL_SHARD    ? "PyTorch FSDP FULL_SHARD (one unit per layer)"
                 : p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP ? "PyTorch FSDP SHARD_GRAD_OP (one unit per layer)"
                 : p->fsdp_strategy == CS_FSDP_HYBRID_SHARD  ? "PyTorch FSDP HYBRID_SHARD (one unit per layer)"
                                                             : "PyTorch FSDP _HYBRID_SHARD_ZERO2 (one unit per layer)",
-                p->fsdp_no_sync ? "; no_sync() until the last micro-batch" : "");
+                p->fsdp_no_sync ? "; no_sync() until the last micro-batch" : "",
+                p->fsdp_fp32_grads ? "; fp32 gradients" : "");
     if (cs_gen_hsdp(p))
         fprintf(f, "  hsdp       sharded over %u consecutive DP ranks, replicated over %u groups\n", p->hsdp_shard,
                 p->dp / p->hsdp_shard);

@@ -184,6 +184,7 @@ typedef struct cs_gen_plan {
     int dist_opt;
     int fsdp_strategy;
     int fsdp_no_sync;
+    int fsdp_fp32_grads;     /* FSDP MixedPrecision reduce_dtype fp32: 4-byte gradients, accumulated and reduced */
     uint32_t hsdp_shard;     /* HSDP: DP ranks of a shard group (a divisor of dp) */
     /* Seconds added to every generated GPU kernel (COMP node, the
      * optimizer's included): launch and framework overhead that

@@ -32,7 +32,8 @@ void cs_gen_plan_defaults(cs_gen_plan *p) {
 uint32_t cs_gen_cp(const cs_gen_plan *p) { return p->cp ? p->cp : 1; }
 uint32_t cs_gen_vst(const cs_gen_plan *p) { return p->vstages ? p->vstages : 1; }
 
-double cs_gen_grad_bytes(const cs_gen_plan *p) { return p->dist_opt ? 4 : 2; }
+/* fp32 gradients: Megatron's distributed optimizer, FSDP with reduce_dtype fp32 */
+double cs_gen_grad_bytes(const cs_gen_plan *p) { return p->dist_opt || p->fsdp_fp32_grads ? 4 : 2; }
 int cs_gen_hsdp(const cs_gen_plan *p) {
     return p->fsdp_strategy == CS_FSDP_HYBRID_SHARD || p->fsdp_strategy == CS_FSDP_HYBRID_SHARD_ZERO2;
 }
@@ -234,7 +235,7 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
     if (cs_gen_vst(p) > 1 && !fam->interleaving)
         return CS_ERR(err, CS_EINVAL,
                       "--virtual-stages %u: interleaving needs a transformer, --pp > 1, --schedule 1f1b and "
-                      "--zero 0..2", p->vstages);
+                      "--zero 0..2 or an FSDP strategy", p->vstages);
     if (p->dist_opt && (p->zero > 1 || p->fsdp_strategy))
         return CS_ERR(err, CS_EINVAL, "plan.use-distributed-optimizer: Megatron-LM's distributed optimizer shards the "
                       "optimizer state (ZeRO-1); expected plan.zero 0 or 1 and no plan.fsdp-sharding-strategy, got zero %d",
@@ -257,9 +258,6 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
         if (!fam->interleaving)
             return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: FSDP's per-layer schedule is modelled for "
                           "transformers; %s is a %s (use plan.zero)", nm[p->fsdp_strategy], m->name, fam->name);
-        if (cs_gen_vst(p) > 1)
-            return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s: expected plan.virtual-stages 1 (interleaving "
-                          "with sharded parameters is not modelled)", nm[p->fsdp_strategy]);
         if (cs_gen_zero2_like(p) && !p->fsdp_no_sync && p->pp > 1)
             return CS_ERR(err, CS_EINVAL, "plan.fsdp-sharding-strategy %s with plan.pp %u: which of its "
                           "gathers run depends on how the pipeline overlaps micro-batches; expected plan.pp 1, or "
@@ -267,6 +265,9 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
                           nm[p->fsdp_strategy], p->pp);
     } else if (p->fsdp_no_sync) {
         return CS_ERR(err, CS_EINVAL, "plan.fsdp-no-sync: FSDP's no_sync() needs a plan.fsdp-sharding-strategy");
+    } else if (p->fsdp_fp32_grads) {
+        return CS_ERR(err, CS_EINVAL, "plan.fsdp-reduce-dtype fp32: FSDP's reduce dtype needs a "
+                      "plan.fsdp-sharding-strategy");
     }
     if (p->hsdp_shard && !cs_gen_hsdp(p))
         return CS_ERR(err, CS_EINVAL, "plan.hsdp-shard-size: needs plan.fsdp-sharding-strategy HYBRID_SHARD or "

@@ -32,6 +32,7 @@ typedef struct cs_plan_params {
     int micro_batch, global_batch, bucket_mparams, bucket_mb;
     int phase, context_tokens, kv_tokens, mlp_reduce_bytes; /* serving steps (docs/inference.md) */
     int fsdp_strategy;                    /* index in FSDP_STRATEGY */
+    int fsdp_reduce_dtype;                /* index in REDUCE_DTYPE: 0 bf16, 1 fp32 */
     int hsdp_shard;
     double kernel_overhead_us;
     char *placement, *layout;

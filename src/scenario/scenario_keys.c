@@ -69,6 +69,7 @@ static const char *const RECOMPUTE[] = {"none", "selective", "full", NULL};
 static const char *const SCHEDULE[] = {"gpipe", "1f1b", NULL};
 static const char *const FSDP_STRATEGY[] = {"none", "FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "_HYBRID_SHARD_ZERO2",
                                             NULL};
+static const char *const REDUCE_DTYPE[] = {"bf16", "fp32", NULL};
 static const char *const PHASE[] = {"train", "prefill", "decode", NULL};
 static const cs_opt PLAN_OPTS[] = {
     {.key = "tp", .type = CS_OPT_INT, .def = 1, .min = 1, .max = 1000000, .off = P(tp),
@@ -126,6 +127,9 @@ static const cs_opt PLAN_OPTS[] = {
      .help = "gradient accumulation under FSDP's no_sync(): gradients accumulate unsharded and are "
              "reduce-scattered in the last micro-batch only; with SHARD_GRAD_OP the parameters are gathered once "
              "and kept for the step (Llama 3)"},
+    {.key = "fsdp-reduce-dtype", .type = CS_OPT_ENUM, .values = REDUCE_DTYPE, .off = P(fsdp_reduce_dtype),
+     .help = "FSDP MixedPrecision reduce_dtype: bf16 (2-byte gradients) or fp32 (4-byte gradients, accumulated and "
+             "reduce-scattered in fp32, as Llama 3)"},
     {.key = "kernel-overhead-us", .type = CS_OPT_NUM, .min = 0, .max = 1e6, .off = P(kernel_overhead_us),
      .unit = "us", .help = "time added to every generated GPU kernel (COMP node): launch and framework overhead not "
                            "hidden by asynchronous launches; 0 = none (docs/generator.md)"},

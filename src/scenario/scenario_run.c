@@ -369,6 +369,7 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
         p->dist_opt = o.dist_opt;
         p->fsdp_strategy = o.fsdp_strategy; /* CS_FSDP_* in FSDP_STRATEGY's order */
         p->fsdp_no_sync = o.fsdp_no_sync;
+        p->fsdp_fp32_grads = o.fsdp_reduce_dtype == 1;
         p->hsdp_shard = (uint32_t)o.hsdp_shard;
         p->kernel_overhead_s = o.kernel_overhead_us * 1e-6;
         if (p->fsdp_strategy && !o.fsdp && !o.zero)
