@@ -292,4 +292,38 @@ expect_fail "unknown model" "collective-model|astra|nccl|fast" \
 expect_fail "channels out of range" "nccl-channels|64" \
     "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=nccl.json \
     --set system.nccl-channels=65 --quiet
+# CollNet (nccl-collnet 1, the NET dimension a Switch: docs/collectives.md "CollNet"; NCCL's formulas and
+# switch points worked in tests/test_system_nccl_model.c, test_collnet).  4 nodes as above: CollNet Direct
+# 44 us at algbw 170 from 65,536 B, CollNet Chain 69.2 us at 200 from 28,560,000 B; with NVLS, NVLS + SHARP
+# 43 us at 320 x 32/62 from 58,208 B to 5,802,247 B.  Simulated: one inSwitch phase on the NET dimension
+# (every rail's switch at once), a member sending X = ceil(S / algbw x 40) bytes up and receiving X; its two
+# bundles lat / 2 each: T = lat + floor(X / 40).
+#   1 MiB, Direct: X = ceil(1048576 x 40 / 170) = 246724 -> 6168 ns: T = 44000 + 6168 = 50168 ns
+#   64 MiB, Chain: X = ceil(67108864 x 40 / 200) = 13421773 -> 335544: T = 69200 + 335544 = 404744 ns
+#   1,000,000 B, NVLS: X = ceil(1e6 x 40 x 62 / (320 x 32)) = ceil(242187.5) = 242188 -> 6054: T = 49054 ns
+# the same on analytical-congestion and flow (uncontended in-switch = its closed form)
+cn() { # N S nvls backend
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$2" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn$1.yml --system-configuration=nccl2.json \
+        --set system.nccl-collnet=1 --set system.nccl-nvls=$3 --backend "$4" --quiet --out o 2>err.txt ||
+        { fail "collnet $*: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+for be in analytical analytical-congestion flow; do
+    expect_eq "4 nodes, CollNet, 1 MiB on $be: CollNetDirect 50168 ns" "$(cn 4 1048576 0 $be)" "50168,nccl:CollNetDirect/Simple"
+    expect_eq "4 nodes, CollNet, 64 MiB on $be: CollNetChain 404744 ns" "$(cn 4 67108864 0 $be)" "404744,nccl:CollNetChain/Simple"
+    expect_eq "4 nodes, CollNet + NVLS, 1e6 B on $be: NVLS 49054 ns" "$(cn 4 1000000 1 $be)" "49054,nccl:NVLS/Simple"
+done
+expect_eq "4 nodes, CollNet: Tree/LL at 65,535 B" "$(cn 4 65535 0 analytical | cut -d, -f2)" "nccl:Tree/LL"
+expect_eq "4 nodes, CollNet: CollNetDirect from 65,536 B" "$(cn 4 65536 0 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
+expect_eq "4 nodes, CollNet: CollNetDirect below 28,560,000 B" "$(cn 4 28500000 0 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
+expect_eq "4 nodes, CollNet: CollNetChain above 28,560,000 B" "$(cn 4 28600000 0 analytical | cut -d, -f2)" "nccl:CollNetChain/Simple"
+expect_eq "4 nodes, CollNet + NVLS: NVLS above 58,208 B" "$(cn 4 58300 1 analytical | cut -d, -f2)" "nccl:NVLS/Simple"
+expect_eq "4 nodes, CollNet + NVLS: CollNetDirect above 5,802,247 B" "$(cn 4 5805000 1 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
+# CollNet needs in-switch reduction on the NET: on a Ring NET dimension nccl-collnet changes nothing
+printf 'topology: [ Switch, Ring ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' > mnr4.yml
+expect_eq "4 nodes, Ring NET, nccl-collnet 1: no CollNet" "$(cn r4 1048576 0 analytical | cut -d, -f2)" "$(mn 4 0 1048576 | cut -d, -f2)"
+# the default (nccl-collnet 0) is NCCL's (NCCL_COLLNET_ENABLE unset): no CollNet on a Switch NET
+expect_eq "4 nodes, nccl-collnet default: Tree/LL128 at 1 MiB" "$(mn 4 0 1048576 | cut -d, -f2)" "nccl:Tree/LL128"
 finish
