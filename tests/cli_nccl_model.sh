@@ -321,6 +321,13 @@ expect_eq "4 nodes, CollNet: CollNetDirect below 28,560,000 B" "$(cn 4 28500000 
 expect_eq "4 nodes, CollNet: CollNetChain above 28,560,000 B" "$(cn 4 28600000 0 analytical | cut -d, -f2)" "nccl:CollNetChain/Simple"
 expect_eq "4 nodes, CollNet + NVLS: NVLS above 58,208 B" "$(cn 4 58300 1 analytical | cut -d, -f2)" "nccl:NVLS/Simple"
 expect_eq "4 nodes, CollNet + NVLS: CollNetDirect above 5,802,247 B" "$(cn 4 5805000 1 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
+# `clustersim collective` shows the choice (its algorithm column): 1 MiB CollNetDirect, 64 MiB CollNetChain
+"$CS_BIN" collective --network-configuration=mn4.yml --system-configuration=nccl2.json --set system.nccl-collnet=1 \
+    -b 1M -e 64M -f 64 --out cn.csv > cn.txt 2>err.txt || fail "collective collnet: $(cat err.txt)"
+expect_eq "collective: CollNet choices in the CSV" "$(cut -d, -f3,6,9 cn.csv | tail -n +2 | tr '\n' ' ')" \
+    "1048576,50.168000,nccl:CollNetDirect/Simple 67108864,404.744000,nccl:CollNetChain/Simple "
+grep -Eq "^ +1048576 .* nccl:CollNetDirect/Simple$" cn.txt && pass "collective: CollNet choice in the table" \
+    || fail "collective table: $(cat cn.txt)"
 # CollNet needs in-switch reduction on the NET: on a Ring NET dimension nccl-collnet changes nothing
 printf 'topology: [ Switch, Ring ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' > mnr4.yml
 expect_eq "4 nodes, Ring NET, nccl-collnet 1: no CollNet" "$(cn r4 1048576 0 analytical | cut -d, -f2)" "$(mn 4 0 1048576 | cut -d, -f2)"

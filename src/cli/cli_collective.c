@@ -15,7 +15,7 @@ static void collective_usage(FILE *f) {
     fputs("usage: clustersim collective --network-configuration=FILE [--system-configuration=FILE] [options]\n\n"
           "nccl-tests for the simulator: one collective of each size from --min to --max (times --factor) on\n"
           "every NPU of the network, simulated with the system, backend and topology given; prints nccl-tests'\n"
-          "table (size, count, type, time, algbw, busbw; GB/s = 1e9 B/s) and, with --out, writes it as CSV.\n\n"
+          "table (size, count, type, time, algbw, busbw, the algorithm the run chose; GB/s = 1e9 B/s) and, with --out, writes it as CSV.\n\n"
           "options:\n"
           "  --op OP                      all_reduce (default), all_gather, reduce_scatter, alltoall\n"
           "  --min SIZE, -b SIZE          smallest size in bytes (default 8; units B, KB, MB, GB, KiB, MiB, GiB)\n"
