@@ -15,14 +15,15 @@
 #   Ring LL128  lat 14 + 14 x 1.9 = 40.6 us;   busbw min(0.92 x 400, 16 x 36.7) = 368,
 #               algbw 210.286, efficiency 0.92
 #   Ring Simple lat 8.4 + 14 x 3.4 = 56.0 us;  busbw 400, algbw 228.571, efficiency 1
-#   NVLS        lat 25 us; busbw 400 x 0.85 x 15/16 x 2 = 637.5, algbw x 8/14 = 364.286,
-#               efficiency (inSwitch moves S once at B) 364.286 / 400 = 12.75/14
+#   NVLS        lat 25 us; busbw 400 x 0.85 x 7/8 x 2 = 595 (NCCL's NVLS graph: min(n, 32) = 8 channels
+#               on one node, search.cc:1126-1127, 1135-1137), algbw x 8/14 = 340,
+#               efficiency (inSwitch moves S once at B) 340 / 400 = 0.85
 #   Tree        never least here (LL: lat 15.2 > 15.0 at 96.8/2 GB/s; LL128 lat 31.5 at
 #               <= 143.1 GB/s x treeCorrectionFactor; Simple lat 64.4)
 # Switch points (equal predicted times):
 #   LL -> LL128:    25.6 us = S (14/1128 - 14/2944) / 1000   -> S = 3,343,820 B
 #   LL128 -> Simple: 15.4 us = S (14/2944 - 14/3200) / 1000  -> S = 40,480,000 B
-#   LL -> NVLS (nccl-nvls 1): 10 us = S (14/1128 - 14/5100) / 1000 -> S = 1,034,530 B
+#   LL -> NVLS (nccl-nvls 1): 10 us = S (14/1128 - 1/340) / 1000 -> S = 1,055,947 B
 # Simulated (ring, one chunk): launch + d + 14 (net(m) + d), d = the protocol's
 # hwLat, launch = its baseLat, m = ceil(S / efficiency) / 8 bytes, no local reduction:
 #   S = 1024, LL:     wire ceil(1024 / 0.3525) = 2905, m = 363, net = 1000:
@@ -32,7 +33,7 @@
 #   S = 64 MiB, Simple: m = 8388608, net = floor(1000 + 20971.52) = 21971:
 #                     8400 + 3400 + 14 x 25371 = 366994 ns
 # NVLS (inSwitch: 2 bundles of hwLat / 2 = 12500 ns, no launch), S = 256 MiB:
-#   wire ceil(268435456 x 14 / 12.75) = 294752658; 25000 + floor(1000 + 736881.645) = 762881 ns
+#   wire ceil(268435456 / 0.85) = 315806419; 25000 + floor(1000 + 789516.0475) = 815516 ns
 # All-gather 64 MiB gathered (8 MiB per rank), nsteps 7: LL128 -> Simple at
 #   4.9 us = S (7/2944 - 7/3200) / 1000 -> S = 25,760,000, so Simple:
 #   8400 + 3400 + 7 x (floor(1000 + 8388608 / 400) + 3400) = 11800 + 7 x 25371 = 189397 ns
@@ -61,9 +62,9 @@ expect_eq "LL below 3,343,820 B" "$(one 0 3300000 | cut -d, -f2)" "nccl:Ring/LL"
 expect_eq "LL128 above 3,343,820 B" "$(one 0 3400000 | cut -d, -f2)" "nccl:Ring/LL128"
 expect_eq "LL128 below 40,480,000 B" "$(one 0 40000000 | cut -d, -f2)" "nccl:Ring/LL128"
 expect_eq "Simple above 40,480,000 B" "$(one 0 41000000 | cut -d, -f2)" "nccl:Ring/Simple"
-expect_eq "nvls: Ring/LL below 1,034,530 B" "$(one 0 1000000 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:Ring/LL"
-expect_eq "nvls: NVLS above 1,034,530 B" "$(one 0 1100000 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:NVLS/Simple"
-expect_eq "256 MiB all-reduce: NVLS, 762881 ns" "$(one 0 268435456 --set system.nccl-nvls=1)" "762881,nccl:NVLS/Simple"
+expect_eq "nvls: Ring/LL below 1,055,947 B" "$(one 0 1055500 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:Ring/LL"
+expect_eq "nvls: NVLS above 1,055,947 B" "$(one 0 1056500 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:NVLS/Simple"
+expect_eq "256 MiB all-reduce: NVLS, 815516 ns" "$(one 0 268435456 --set system.nccl-nvls=1)" "815516,nccl:NVLS/Simple"
 expect_eq "64 MiB all-gather: Ring/Simple, 189397 ns" "$(one 2 8388608)" "189397,nccl:Ring/Simple"
 # NVLS needs Hopper or later (nvlsEfficiency 0 before): Ampere falls back to the ring
 expect_eq "ampere: no NVLS" "$(one 0 268435456 --set system.nccl-nvls=1 --set system.nccl-arch=ampere | cut -d, -f2)" \
@@ -105,7 +106,8 @@ rm -rf o
 expect_eq "group of 4: Ring/Simple, 289858 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" "4,289858,nccl:Ring/Simple"
 
 # examples/hgx_h100_nccl, worked in docs/examples.md: 8 B and 1 MiB Ring/LL 15600 and 28606 ns, 1 GiB NVLS
-# 3204640 ns
+# (B = 345.33441 x 2^30 / 1e9 = 370.79999928, e = 0.85): wire ceil(2^30 / 0.85) = 1263225676, 25000 +
+# floor(1263225676 / B) = 25000 + 3406757 = 3431757 ns
 ex() {
     "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$1" || fail "mktrace"
     rm -rf o
@@ -116,7 +118,7 @@ ex() {
 }
 expect_eq "example: 8 B" "$(ex 8)" "15600,nccl:Ring/LL"
 expect_eq "example: 1 MiB" "$(ex 1048576)" "28606,nccl:Ring/LL"
-expect_eq "example: 1 GiB" "$(ex 1073741824)" "3204640,nccl:NVLS/Simple"
+expect_eq "example: 1 GiB" "$(ex 1073741824)" "3431757,nccl:NVLS/Simple"
 
 # examples/hgx_h100_nccl multi-node (network_2node.yml, network_4node.yml, system_multinode.json, NVLS on;
 # docs/collectives.md "Across nodes"): B = 345.33441 x 2^30/1e9 = 370.79999928 bytes/ns, NIC 50 bytes/ns.

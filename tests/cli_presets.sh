@@ -31,8 +31,9 @@
 # and 2(g-1) of 3.4 us are below 0.25 % of the time there).
 # collective-model nccl (system_nccl.json, one node; across nodes: below): docs/collectives.md,
 # "The nccl model": NVLS all-reduce T = 2 x 12500 + trunc(ceil(S/e) / B),
-# e = nvlsEfficiency x (C-1)/C x 2 x n / (2(n-1)) (Hopper 0.85, Blackwell
-# 0.74, C = 16); Ring/Simple (DGX A100, no NVLS) T = 8400 + 3400 +
+# e = nvlsEfficiency x (H-1)/H x 2 x n / (2(n-1)) (Hopper 0.85, Blackwell
+# 0.74; H = min(n, 32), the channels of NCCL's NVLS graph on one node: e =
+# nvlsEfficiency for n <= 32, 0.74 x 31/32 x 72/71 for GB200 NVL72); Ring/Simple (DGX A100, no NVLS) T = 8400 + 3400 +
 # 2(n-1)(trunc(S/n / B) + 3400).
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
@@ -98,7 +99,7 @@ while read -r name n eff S; do
         what="Ring/Simple"
     else
         want=$(awk -v s="$S" -v n="$n" -v b="$B" -v f="$eff" 'BEGIN {
-            e = f * 15 / 16 * 2 * n / (2 * (n - 1)); x = s / e; c = int(x); if (c < x) c++
+            h = n < 32 ? n : 32; e = f * (h - 1) / h * 2 * n / (2 * (n - 1)); x = s / e; c = int(x); if (c < x) c++
             printf "%d", 25000 + int(c / b) }')
         what="NVLS"
     fi

@@ -9,7 +9,8 @@
  *   Ring LL:     15.0 us + S / (1000 x 141 x 8/14)
  *   Ring LL128:  40.6 us + S / (1000 x 368 x 8/14)
  *   Ring Simple: 56.0 us + S / (1000 x 400 x 8/14)
- *   NVLS:        25.0 us + S / (1000 x 637.5 x 8/14)   (400 x 0.85 x 15/16 x 2 = 637.5)
+ *   NVLS:        25.0 us + S / (1000 x 595 x 8/14)   (400 x 0.85 x 7/8 x 2 = 595: NCCL's NVLS graph has
+ *                min(n, 32) = 8 channels on one node, search.cc:1126-1127, 1135-1137 -- not C)
  *   Tree LL:     6.8 + 14 x 0.6 = 15.2 us, busbw min(368 / 3.8, 141) = 96.842, algbw / 2
  *   Tree LL128:  14 + 14 x 1.25 = 31.5 us, busbw min(368 x 7/9, 16 x 36.7) = 286.22, algbw / 2,
  *                x treeCorrectionFactor[LL128][log2(S / 64)]
@@ -44,8 +45,8 @@ static void test_predicted_times(void **state) {
     NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL), 40.6 + 1048576.0 / (1000 * 368 * 8 / 14.0));
     NEAR(bus, 368.0);
     NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 56.0 + 1048576.0 / (1000 * 400 * 8 / 14.0));
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, NULL, NULL), 25.0 + 1048576.0 / (1000 * 637.5 * 8 / 14.0));
-    NEAR(bus, 637.5);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, NULL, NULL), 25.0 + 1048576.0 / (1000 * 595 * 8 / 14.0));
+    NEAR(bus, 595.0);
     /* 1 MiB / 64 = 2^14: treeCorrectionFactor[LL128][14] = 0.6 */
     NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL, NULL),
          31.5 + 1048576.0 / (1000 * 368 * 7 / 9.0 / 2 * 0.6));
@@ -55,13 +56,13 @@ static void test_predicted_times(void **state) {
     assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_LL, NULL, NULL, NULL) < 0);
     q.nvls = 0;
     assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
-    /* all-gather: no tree; ring nsteps 7, lat 8.4 + 7 x 3.4 = 32.2; NVLS busbw 400 x 0.85 x 15/16 x 7/8 = 318.75 x 7/8,
+    /* all-gather: no tree; ring nsteps 7, lat 8.4 + 7 x 3.4 = 32.2; NVLS busbw 400 x 0.85 x 7/8 x 7/8 = 297.5 x 7/8,
      * not converted (tuning.cc:377) */
     cs_nccl_in g = h100(CS_NCCL_ALL_GATHER, 1 << 20, 1);
     assert_true(cs_nccl_time_us(&g, CS_NCCL_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
     NEAR(cs_nccl_time_us(&g, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 32.2 + 1048576.0 / (1000 * 400 * 8 / 7.0));
-    NEAR(cs_nccl_time_us(&g, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, &alg, NULL), 25.0 + 1048576.0 / (1000 * 318.75 * 7 / 8.0));
-    NEAR(alg, 400 * 0.85 * 15 / 16.0 * 7 / 8.0);
+    NEAR(cs_nccl_time_us(&g, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, &alg, NULL), 25.0 + 1048576.0 / (1000 * 297.5 * 7 / 8.0));
+    NEAR(alg, 400 * 0.85 * 7 / 8.0 * 7 / 8.0);
 }
 
 static void expect_choice(cs_nccl_in q, int a, int p) {
@@ -73,7 +74,8 @@ static void expect_choice(cs_nccl_in q, int a, int p) {
 }
 
 /* Switch points, equal predicted times (header): LL -> LL128 at 3,343,820 B, LL128 -> Simple at 40,480,000 B,
- * LL -> NVLS at 1,034,530 B. */
+ * LL -> NVLS: 10 us = S (14/1128 - 1/340) / 1000 -> S = 1,055,947 B (algbw 595 x 8/14 = 340).  With nccl-channels
+ * 1 NVLS stays a candidate (its graph has 8 channels, not C). */
 static void test_switch_points(void **state) {
     (void)state;
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 8, 0), CS_NCCL_RING, CS_NCCL_LL);
@@ -81,8 +83,16 @@ static void test_switch_points(void **state) {
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 3344700, 0), CS_NCCL_RING, CS_NCCL_LL128);
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 40470000, 0), CS_NCCL_RING, CS_NCCL_LL128);
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 40490000, 0), CS_NCCL_RING, CS_NCCL_SIMPLE);
-    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1034000, 1), CS_NCCL_RING, CS_NCCL_LL);
-    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1035000, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1055500, 1), CS_NCCL_RING, CS_NCCL_LL);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1056500, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    cs_nccl_in c1 = h100(CS_NCCL_ALL_REDUCE, 1u << 30, 1);
+    c1.channels = 1;
+    expect_choice(c1, CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    /* 64 GPUs on one switch: min(64, 32) = 32 channels, 400 x 0.85 x 31/32 x 2 = 658.75 */
+    c1.nranks = 64;
+    double b64;
+    cs_nccl_time_us(&c1, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &b64, NULL, NULL);
+    NEAR(b64, 658.75);
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 1u << 30, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
     cs_nccl_choice ch;
     cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, 1024, 0);
@@ -144,7 +154,7 @@ static void test_tree_never_least(void **state) {
                 cs_nccl_choice ch;
                 assert_int_equal(cs_nccl_choose(&q, &ch), 0);
                 if (ch.algo == CS_NCCL_TREE) fail_msg("B %g, 2^%d bytes: Tree/%s", BW[b], k, cs_nccl_proto_name(ch.proto));
-                /* all-gather and reduce-scatter: NVLS (busbw B x 0.85 x (C-1)/C x (n-1)/n = 0.697 B, 25 us) is
+                /* all-gather and reduce-scatter: NVLS (busbw B x 0.85 x 7/8 x (n-1)/n = 0.651 B, 25 us) is
                  * never the least either: Ring Simple has 32.2 us and busbw B (algbw x 8/7) */
                 for (int c = CS_NCCL_ALL_GATHER; c <= CS_NCCL_REDUCE_SCATTER; c++) {
                     q.coll = c;

@@ -106,8 +106,8 @@ static int candidate(const cs_nccl_in *in, int a, int p) {
          * and reduce-scatter the plugin's iallgather / ireducescatter (tuning.cc:351-372): all-reduce only;
          * at least 2 heads, i.e. local ranks (tuning.cc:308-309) */
         if (multi(in)) return ar && in->collnet && in->nranks / in->nnodes >= 2;
-        /* one node: at least 2 channels (tuning.cc:308-309) */
-        if (in->channels < 2) return 0;
+        /* one node: NCCL's NVLS graph has min(n, 32) channels (search.cc:1126-1127, 1135-1137), at least
+         * 2 (tuning.cc:308-309) for n >= 2 */
         return ar || in->nranks <= MAX_NVLS_ARITY;
     }
     return 0;
@@ -245,6 +245,10 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
     } else if (a == CS_NCCL_PAT) {
         busbw = .75 * B; /* tuning.cc:337; all-gather and reduce-scatter: not converted (:376) */
     } else {
+        /* one node: NCCL's NVLS graph has H = min(n, 32) channels, all its GPUs pulling from the switch
+         * (search.cc:1126-1127; 1135-1137: on one node minChannels = maxChannels, so exactly that many), not
+         * nccl-channels; bwIntra B / H each (search.cc not modelled) */
+        C = n < MAX_NVLS_ARITY ? n : MAX_NVLS_ARITY;
         double per = (B / C) * NVLS_EFF[in->arch] * (C - 1) / C; /* tuning.cc:311-312 */
         per *= ar ? 2.0 : (n - 1) / n;                           /* tuning.cc:314-318 */
         busbw = C * per;                                         /* tuning.cc:324 */

@@ -35,7 +35,7 @@ typedef struct cs_nccl_in {
     uint64_t nbytes;   /* NCCL's nBytes: all-reduce its buffer, all-gather the gathered buffer,
                           reduce-scatter the input buffer */
     double bw_gbps;    /* the dimension's bandwidth, GB/s = bytes/ns (NCCL's nChannels x bwIntra) */
-    int channels;      /* nChannels (nccl-channels) */
+    int channels;      /* nChannels of the rings and trees (nccl-channels); NVLS: its own graph, min(n, 32) one node */
     cs_nccl_arch arch;
     int nvls;          /* NVLS available: a Switch dimension, nccl-nvls, arch >= Hopper (NVLS on one node,
                           NVLS-tree across nodes) */

@@ -230,8 +230,8 @@ static const cs_opt OPTS[] = {
              "then the NET joining them)"},
     {.key = "nccl-channels", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 64, .unit = "channels",
      .off = OFF(nccl_channels),
-     .help = "(collective-model nccl) NCCL channels: the LL128 bandwidth cap is 36.7 GB/s (Hopper) per channel "
-             "and NVLS loses one channel in C"},
+     .help = "(collective-model nccl) NCCL channels of the rings and trees: the LL128 bandwidth cap is 36.7 GB/s "
+             "(Hopper) per channel (NVLS has its own graph: min(GPUs, 32) channels)"},
     {.key = "nccl-arch", .type = CS_OPT_ENUM, .def = 2, .values = NCCL_ARCHS, .off = OFF(nccl_arch),
      .help = "(collective-model nccl) GPU generation whose NCCL constants apply (LL bandwidth cap, LL128 and "
              "tree caps, NVLS efficiency; NVLS needs hopper or blackwell)"},
