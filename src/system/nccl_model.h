@@ -22,7 +22,16 @@
 /* GPU generations (NCCL's compCapIndex), the values of nccl-arch. */
 typedef enum { CS_NCCL_VOLTA = 0, CS_NCCL_AMPERE = 1, CS_NCCL_HOPPER = 2, CS_NCCL_BLACKWELL = 3 } cs_nccl_arch;
 /* NCCL's algorithm and protocol numbers (those this model knows). */
-enum { CS_NCCL_TREE = 0, CS_NCCL_RING = 1, CS_NCCL_COLLNET_DIRECT = 2, CS_NCCL_COLLNET_CHAIN = 3, CS_NCCL_NVLS = 4, CS_NCCL_NVLS_TREE = 5, CS_NCCL_PAT = 6, CS_NCCL_NALGO = 7 };
+enum {
+    CS_NCCL_TREE = 0,
+    CS_NCCL_RING = 1,
+    CS_NCCL_COLLNET_DIRECT = 2,
+    CS_NCCL_COLLNET_CHAIN = 3,
+    CS_NCCL_NVLS = 4,
+    CS_NCCL_NVLS_TREE = 5,
+    CS_NCCL_PAT = 6,
+    CS_NCCL_NALGO = 7
+};
 enum { CS_NCCL_LL = 0, CS_NCCL_LL128 = 1, CS_NCCL_SIMPLE = 2, CS_NCCL_NPROTO = 3 };
 /* CPU vendors (NCCL's cpuVendor; multi-node LL bandwidth cap and net overhead). */
 enum { CS_NCCL_CPU_INTEL = 0, CS_NCCL_CPU_AMD = 1 };

@@ -224,7 +224,8 @@ static const cs_opt OPTS[] = {
      .off = OFF(collective_model),
      .help = "(clustersim) astra: the *-implementation lists, chunks and delays as ASTRA-sim runs them; nccl: "
              "all-reduce, all-gather and reduce-scatter pick the algorithm and protocol NCCL's tuning model "
-             "picks (ring, tree with LL/LL128/Simple; NVLS; across nodes NVLS-tree, PAT, CollNet) and pay its latencies "
+             "picks (ring, tree with LL/LL128/Simple; NVLS; across nodes NVLS-tree, PAT, CollNet) and pay its "
+             "latencies "
              "and bandwidth efficiencies "
              "(docs/collectives.md, \"The nccl model\"); one network dimension (one node) or two (nodes, "
              "then the NET joining them)"},
