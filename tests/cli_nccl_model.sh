@@ -275,6 +275,33 @@ rm -rf o
 expect_eq "group of one rank per node: Ring/LL 24057 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" \
     "4,24057,nccl:Ring/LL"
 
+# a group of the 8 GPUs of node 1 (ranks 8-15) on 2 nodes, NVLS on: NVLS on that node's switch, as on
+# one node (the 256 MiB case above with latency 0 here: 25000 + floor(294752658 / 400) = 761881 ns);
+# NVLS for such a group used to be refused as "inSwitch on Switch" (only one-dimension networks passed)
+echo '{"1": [8, 9, 10, 11, 12, 13, 14, 15]}' > gn1.json
+"$CS_MKTRACE" gn1.8.et "1 COLL ctype=0 size=268435456 pg=1" || fail "mktrace"
+for r in $(seq 0 15); do
+    if [ "$r" -ge 8 ]; then [ "$r" = 8 ] || cp gn1.8.et gn1.$r.et; else "$CS_MKTRACE" gn1.$r.et "1 COMP dur=1" || fail "mktrace"; fi
+done
+rm -rf o
+"$CS_BIN" run --workload-configuration=gn1 --network-configuration=mn2.yml --system-configuration=nccl2.json \
+    --comm-group-configuration=gn1.json --set system.nccl-nvls=1 --quiet --out o 2>err.txt || fail "group of node 1: $(cat err.txt)"
+expect_eq "group of one node's 8 GPUs on 2 nodes: NVLS 761881 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" \
+    "8,761881,nccl:NVLS/Simple"
+
+# a generated plan takes system keys given without a file over the generator's defaults (docs/generator.md):
+# --set system.collective-model=nccl alone used to be refused for want of scheduling-policy
+"$CS_BIN" train --model gpt3-6.7b --tp 8 --dp 2 --global-batch 4 --network-configuration=mn2.yml \
+    --set system.collective-model=nccl --out tro > /dev/null 2>err.txt || fail "train with the nccl key: $(cat err.txt)"
+expect_eq "train: the key over the generator's defaults" \
+    "$(grep -o '"collective-model": "[a-z]*"\|"endpoint-delay": [0-9][0-9]*\|"scheduling-policy": "[A-Z]*"' tro/summary.json | sort -u | tr '\n' ' ')" \
+    '"collective-model": "nccl" "endpoint-delay": 10 "scheduling-policy": "LIFO" '
+expect_eq "train: every collective planned by the nccl model" \
+    "$(tail -n +2 tro/collectives.csv | cut -d, -f16 | grep -vc '^nccl:')" "0"
+[ "$(tail -n +2 tro/collectives.csv | wc -l)" -gt 0 ] && pass "train: collectives listed" || fail "train: no collectives"
+expect_fail "a run of traces still needs a whole system" "scenario system|scheduling-policy|required" \
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --set system.collective-model=nccl --quiet
+
 # errors: what is not modelled is refused, naming it
 echo '{"1": [0, 1, 8]}' > gmix.json
 "$CS_MKTRACE" gm.0.et "1 COLL ctype=0 size=1024 pg=1" || fail "mktrace"

@@ -243,6 +243,26 @@ int cs_sc_system(const cs_scenario *sc, cs_system_config *out, int *given, cs_er
     return *given ? read_section(sc, SC_SYSTEM, out, err) : cs_system_config_defaults(out);
 }
 
+int cs_sc_plan_system(const cs_scenario *sc, int ndims, cs_system_config *out, cs_error *err) {
+    if (json_object_size(sc->sect[SC_SYSTEM]) == 0) return cs_gen_system_defaults(ndims, out);
+    if (sc->label[SC_SYSTEM]) return read_section(sc, SC_SYSTEM, out, err); /* a file: complete on its own */
+    cs_system_config d;
+    int rc = cs_gen_system_defaults(ndims, &d);
+    json_t *base = rc == CS_OK ? cs_system_config_to_json(&d) : NULL;
+    cs_system_config_free(&d);
+    if (rc) return CS_ERR(err, rc, "scenario system: cannot make the generator's defaults");
+    if (!base) return CS_ERR(err, CS_ENOMEM, "scenario system: out of memory");
+    json_object_update(base, sc->sect[SC_SYSTEM]); /* the given keys over the defaults */
+    size_t len = 0;
+    char *text = dump_compact(base, &len);
+    json_decref(base);
+    if (!text) return CS_ERR(err, CS_ENOMEM, "scenario system: out of memory");
+    rc = cs_system_config_load_text("scenario system", text, len, out, err);
+    cs_json_free(text);
+    if (rc) scrub_line(err, "scenario system");
+    return rc;
+}
+
 int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err) {
     if (json_object_size(sc->sect[SC_MEMORY]) == 0) return cs_memory_config_defaults(out);
     return read_section(sc, SC_MEMORY, out, err);
@@ -358,8 +378,11 @@ static int check_section(const cs_scenario *sc, int s, cs_error *err) {
         return rc;
     }
     case SC_SYSTEM: {
+        /* keys without a file may be a generated plan's, over the generator's
+         * defaults (cs_sc_plan_system); a run of traces still needs every
+         * required key, which its reader says at run */
         cs_system_config c;
-        int given, rc = cs_sc_system(sc, &c, &given, err);
+        int given, rc = sc->label[s] ? cs_sc_system(sc, &c, &given, err) : cs_sc_plan_system(sc, 1, &c, err);
         cs_system_config_free(&c);
         return rc;
     }

@@ -482,18 +482,17 @@ int cs_scenario_plan_inputs(const cs_scenario *sc, cs_gen_model *m, cs_device *d
 
 int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_error *err) {
     int given;
-    int rc = cs_sc_system(sc, out, &given, err);
-    if (rc || given || !cs_scenario_is_plan(sc)) return rc;
+    if (!cs_scenario_is_plan(sc)) return cs_sc_system(sc, out, &given, err);
+    memset(out, 0, sizeof *out);
     cs_network_config net;
     int ndims = 1;
     if (json_object_size(((const struct cs_scenario *)sc)->sect[SC_NETWORK])) {
-        rc = cs_sc_network(sc, &net, err);
+        int rc = cs_sc_network(sc, &net, err);
         if (rc) return rc;
         ndims = net.ndims;
         cs_network_config_free(&net);
     }
-    cs_system_config_free(out);
-    return cs_gen_system_defaults(ndims, out);
+    return cs_sc_plan_system(sc, ndims, out, err);
 }
 
 /* ---- the training split of rank 0 --------------------------------------------------- */

@@ -20,6 +20,11 @@ int cs_sc_system(const cs_scenario *sc, cs_system_config *out, int *given, cs_er
 /* The system configuration a run uses: the system.* keys, or the defaults
  * of the workload (generated plans: cs_gen_system_defaults). */
 int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_error *err);
+/* A generated plan's system: the generator's defaults for ndims dimensions
+ * (cs_gen_system_defaults) with the system keys given without a file over
+ * them (e.g. --set system.collective-model=nccl); a system file is read as
+ * it is, complete on its own. */
+int cs_sc_plan_system(const cs_scenario *sc, int ndims, cs_system_config *out, cs_error *err);
 int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err);
 int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err);
 int cs_sc_groups_given(const cs_scenario *sc);

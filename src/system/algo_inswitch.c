@@ -293,8 +293,9 @@ static void run(cs_system *s, cs_stream *st, int ev) {
 static int check(const css_check *c, cs_error *err) {
     const cs_system *s = c->sys;
     int d = c->space == SP_DIM ? c->dim : 0;
+    /* a group: on the one dimension, or within one node of dimension 0 (its switch is the node's) */
     int sw = c->space == SP_DIM ? s->netcfg->topo[d] == CS_TOPO_SWITCH
-                                : s->ndims == 1 && s->netcfg->topo[0] == CS_TOPO_SWITCH;
+                                : (s->ndims == 1 || c->node_local) && s->netcfg->topo[0] == CS_TOPO_SWITCH;
     if (c->ctype == CT_A2A || !sw)
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: inSwitch %s on %s; expected all-reduce, reduce-scatter or all-gather on "

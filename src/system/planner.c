@@ -210,7 +210,7 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     snprintf(where, sizeof where, "%s: node %" PRIu64 ": %s", src, node, cfgpath);
     if (ld.algo->check) {
         css_check chk = {.sys = s, .ctype = ct, .space = ld.space, .dim = ld.dim, .n = ld.n,
-                         .group = g->name, .where = where, .coll = cname};
+                         .group = g->name, .node_local = !multi_node, .where = where, .coll = cname};
         int rc = ld.algo->check(&chk, err);
         if (rc) return rc;
     }

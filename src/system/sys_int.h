@@ -441,6 +441,7 @@ typedef struct css_check {
     int dim;            /* network dimension for SP_DIM */
     uint32_t n;         /* nodes of the logical dimension (> 1) */
     const char *group;  /* the communicator's name (SP_GROUP) */
+    int node_local;     /* SP_GROUP: every member in one node of dimension 0 (the nccl model checks it) */
     const char *where;
     const char *coll;
     const char *key;    /* the list's key, "all-reduce-implementation" */
