@@ -15,14 +15,15 @@
 #   Ring LL128  lat 14 + 14 x 1.9 = 40.6 us;   busbw min(0.92 x 400, 16 x 36.7) = 368,
 #               algbw 210.286, efficiency 0.92
 #   Ring Simple lat 8.4 + 14 x 3.4 = 56.0 us;  busbw 400, algbw 228.571, efficiency 1
-#   NVLS        lat 25 us; busbw 400 x 0.85 x 15/16 x 2 = 637.5, algbw x 8/14 = 364.286,
-#               efficiency (inSwitch moves S once at B) 364.286 / 400 = 12.75/14
+#   NVLS        lat 25 us; busbw 400 x 0.85 x 7/8 x 2 = 595 (NCCL's NVLS graph: min(n, 32) = 8 channels
+#               on one node, search.cc:1126-1127, 1135-1137), algbw x 8/14 = 340,
+#               efficiency (inSwitch moves S once at B) 340 / 400 = 0.85
 #   Tree        never least here (LL: lat 15.2 > 15.0 at 96.8/2 GB/s; LL128 lat 31.5 at
 #               <= 143.1 GB/s x treeCorrectionFactor; Simple lat 64.4)
 # Switch points (equal predicted times):
 #   LL -> LL128:    25.6 us = S (14/1128 - 14/2944) / 1000   -> S = 3,343,820 B
 #   LL128 -> Simple: 15.4 us = S (14/2944 - 14/3200) / 1000  -> S = 40,480,000 B
-#   LL -> NVLS (nccl-nvls 1): 10 us = S (14/1128 - 14/5100) / 1000 -> S = 1,034,530 B
+#   LL -> NVLS (nccl-nvls 1): 10 us = S (14/1128 - 1/340) / 1000 -> S = 1,055,947 B
 # Simulated (ring, one chunk): launch + d + 14 (net(m) + d), d = the protocol's
 # hwLat, launch = its baseLat, m = ceil(S / efficiency) / 8 bytes, no local reduction:
 #   S = 1024, LL:     wire ceil(1024 / 0.3525) = 2905, m = 363, net = 1000:
@@ -32,7 +33,7 @@
 #   S = 64 MiB, Simple: m = 8388608, net = floor(1000 + 20971.52) = 21971:
 #                     8400 + 3400 + 14 x 25371 = 366994 ns
 # NVLS (inSwitch: 2 bundles of hwLat / 2 = 12500 ns, no launch), S = 256 MiB:
-#   wire ceil(268435456 x 14 / 12.75) = 294752658; 25000 + floor(1000 + 736881.645) = 762881 ns
+#   wire ceil(268435456 / 0.85) = 315806419; 25000 + floor(1000 + 789516.0475) = 815516 ns
 # All-gather 64 MiB gathered (8 MiB per rank), nsteps 7: LL128 -> Simple at
 #   4.9 us = S (7/2944 - 7/3200) / 1000 -> S = 25,760,000, so Simple:
 #   8400 + 3400 + 7 x (floor(1000 + 8388608 / 400) + 3400) = 11800 + 7 x 25371 = 189397 ns
@@ -61,9 +62,9 @@ expect_eq "LL below 3,343,820 B" "$(one 0 3300000 | cut -d, -f2)" "nccl:Ring/LL"
 expect_eq "LL128 above 3,343,820 B" "$(one 0 3400000 | cut -d, -f2)" "nccl:Ring/LL128"
 expect_eq "LL128 below 40,480,000 B" "$(one 0 40000000 | cut -d, -f2)" "nccl:Ring/LL128"
 expect_eq "Simple above 40,480,000 B" "$(one 0 41000000 | cut -d, -f2)" "nccl:Ring/Simple"
-expect_eq "nvls: Ring/LL below 1,034,530 B" "$(one 0 1000000 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:Ring/LL"
-expect_eq "nvls: NVLS above 1,034,530 B" "$(one 0 1100000 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:NVLS/Simple"
-expect_eq "256 MiB all-reduce: NVLS, 762881 ns" "$(one 0 268435456 --set system.nccl-nvls=1)" "762881,nccl:NVLS/Simple"
+expect_eq "nvls: Ring/LL below 1,055,947 B" "$(one 0 1055500 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:Ring/LL"
+expect_eq "nvls: NVLS above 1,055,947 B" "$(one 0 1056500 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:NVLS/Simple"
+expect_eq "256 MiB all-reduce: NVLS, 815516 ns" "$(one 0 268435456 --set system.nccl-nvls=1)" "815516,nccl:NVLS/Simple"
 expect_eq "64 MiB all-gather: Ring/Simple, 189397 ns" "$(one 2 8388608)" "189397,nccl:Ring/Simple"
 # NVLS needs Hopper or later (nvlsEfficiency 0 before): Ampere falls back to the ring
 expect_eq "ampere: no NVLS" "$(one 0 268435456 --set system.nccl-nvls=1 --set system.nccl-arch=ampere | cut -d, -f2)" \
@@ -105,7 +106,8 @@ rm -rf o
 expect_eq "group of 4: Ring/Simple, 289858 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" "4,289858,nccl:Ring/Simple"
 
 # examples/hgx_h100_nccl, worked in docs/examples.md: 8 B and 1 MiB Ring/LL 15600 and 28606 ns, 1 GiB NVLS
-# 3204640 ns
+# (B = 345.33441 x 2^30 / 1e9 = 370.79999928, e = 0.85): wire ceil(2^30 / 0.85) = 1263225676, 25000 +
+# floor(1263225676 / B) = 25000 + 3406757 = 3431757 ns
 ex() {
     "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$1" || fail "mktrace"
     rm -rf o
@@ -116,7 +118,7 @@ ex() {
 }
 expect_eq "example: 8 B" "$(ex 8)" "15600,nccl:Ring/LL"
 expect_eq "example: 1 MiB" "$(ex 1048576)" "28606,nccl:Ring/LL"
-expect_eq "example: 1 GiB" "$(ex 1073741824)" "3204640,nccl:NVLS/Simple"
+expect_eq "example: 1 GiB" "$(ex 1073741824)" "3431757,nccl:NVLS/Simple"
 
 # examples/hgx_h100_nccl multi-node (network_2node.yml, network_4node.yml, system_multinode.json, NVLS on;
 # docs/collectives.md "Across nodes"): B = 345.33441 x 2^30/1e9 = 370.79999928 bytes/ns, NIC 50 bytes/ns.
@@ -274,7 +276,7 @@ expect_eq "group of one rank per node: Ring/LL 24057 ns" "$(sed -n 2p o/collecti
     "4,24057,nccl:Ring/LL"
 
 # a group of the 8 GPUs of node 1 (ranks 8-15) on 2 nodes, NVLS on: NVLS on that node's switch, as on
-# one node (the 256 MiB case above with latency 0 here: 25000 + floor(294752658 / 400) = 761881 ns);
+# one node (the 256 MiB case above with latency 0 here: 25000 + floor(315806419 / 400) = 814516 ns);
 # NVLS for such a group used to be refused as "inSwitch on Switch" (only one-dimension networks passed)
 echo '{"1": [8, 9, 10, 11, 12, 13, 14, 15]}' > gn1.json
 "$CS_MKTRACE" gn1.8.et "1 COLL ctype=0 size=268435456 pg=1" || fail "mktrace"
@@ -284,8 +286,8 @@ done
 rm -rf o
 "$CS_BIN" run --workload-configuration=gn1 --network-configuration=mn2.yml --system-configuration=nccl2.json \
     --comm-group-configuration=gn1.json --set system.nccl-nvls=1 --quiet --out o 2>err.txt || fail "group of node 1: $(cat err.txt)"
-expect_eq "group of one node's 8 GPUs on 2 nodes: NVLS 761881 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" \
-    "8,761881,nccl:NVLS/Simple"
+expect_eq "group of one node's 8 GPUs on 2 nodes: NVLS 814516 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" \
+    "8,814516,nccl:NVLS/Simple"
 
 # a generated plan takes system keys given without a file over the generator's defaults (docs/generator.md):
 # --set system.collective-model=nccl alone used to be refused for want of scheduling-policy
@@ -319,4 +321,45 @@ expect_fail "unknown model" "collective-model|astra|nccl|fast" \
 expect_fail "channels out of range" "nccl-channels|64" \
     "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --system-configuration=nccl.json \
     --set system.nccl-channels=65 --quiet
+# CollNet (nccl-collnet 1, the NET dimension a Switch: docs/collectives.md "CollNet"; NCCL's formulas and
+# switch points worked in tests/test_system_nccl_model.c, test_collnet).  4 nodes as above: CollNet Direct
+# 44 us at algbw 170 from 65,536 B, CollNet Chain 69.2 us at 200 from 28,560,000 B; with NVLS, NVLS + SHARP
+# 43 us at 320 x 32/62 from 58,208 B to 5,802,247 B.  Simulated: one inSwitch phase on the NET dimension
+# (every rail's switch at once), a member sending X = ceil(S / algbw x 40) bytes up and receiving X; its two
+# bundles lat / 2 each: T = lat + floor(X / 40).
+#   1 MiB, Direct: X = ceil(1048576 x 40 / 170) = 246724 -> 6168 ns: T = 44000 + 6168 = 50168 ns
+#   64 MiB, Chain: X = ceil(67108864 x 40 / 200) = 13421773 -> 335544: T = 69200 + 335544 = 404744 ns
+#   1,000,000 B, NVLS: X = ceil(1e6 x 40 x 62 / (320 x 32)) = ceil(242187.5) = 242188 -> 6054: T = 49054 ns
+# the same on analytical-congestion and flow (uncontended in-switch = its closed form)
+cn() { # N S nvls backend
+    "$CS_MKTRACE" t.et "1 COLL ctype=0 size=$2" || fail "mktrace"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn$1.yml --system-configuration=nccl2.json \
+        --set system.nccl-collnet=1 --set system.nccl-nvls=$3 --backend "$4" --quiet --out o 2>err.txt ||
+        { fail "collnet $*: $(cat err.txt)"; return; }
+    sed -n 2p o/collectives.csv | cut -d, -f11,16
+}
+for be in analytical analytical-congestion flow; do
+    expect_eq "4 nodes, CollNet, 1 MiB on $be: CollNetDirect 50168 ns" "$(cn 4 1048576 0 $be)" "50168,nccl:CollNetDirect/Simple"
+    expect_eq "4 nodes, CollNet, 64 MiB on $be: CollNetChain 404744 ns" "$(cn 4 67108864 0 $be)" "404744,nccl:CollNetChain/Simple"
+    expect_eq "4 nodes, CollNet + NVLS, 1e6 B on $be: NVLS 49054 ns" "$(cn 4 1000000 1 $be)" "49054,nccl:NVLS/Simple"
+done
+expect_eq "4 nodes, CollNet: Tree/LL at 65,535 B" "$(cn 4 65535 0 analytical | cut -d, -f2)" "nccl:Tree/LL"
+expect_eq "4 nodes, CollNet: CollNetDirect from 65,536 B" "$(cn 4 65536 0 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
+expect_eq "4 nodes, CollNet: CollNetDirect below 28,560,000 B" "$(cn 4 28500000 0 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
+expect_eq "4 nodes, CollNet: CollNetChain above 28,560,000 B" "$(cn 4 28600000 0 analytical | cut -d, -f2)" "nccl:CollNetChain/Simple"
+expect_eq "4 nodes, CollNet + NVLS: NVLS above 58,208 B" "$(cn 4 58300 1 analytical | cut -d, -f2)" "nccl:NVLS/Simple"
+expect_eq "4 nodes, CollNet + NVLS: CollNetDirect above 5,802,247 B" "$(cn 4 5805000 1 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
+# `clustersim collective` shows the choice (its algorithm column): 1 MiB CollNetDirect, 64 MiB CollNetChain
+"$CS_BIN" collective --network-configuration=mn4.yml --system-configuration=nccl2.json --set system.nccl-collnet=1 \
+    -b 1M -e 64M -f 64 --out cn.csv > cn.txt 2>err.txt || fail "collective collnet: $(cat err.txt)"
+expect_eq "collective: CollNet choices in the CSV" "$(cut -d, -f3,6,9 cn.csv | tail -n +2 | tr '\n' ' ')" \
+    "1048576,50.168000,nccl:CollNetDirect/Simple 67108864,404.744000,nccl:CollNetChain/Simple "
+grep -Eq "^ +1048576 .* nccl:CollNetDirect/Simple$" cn.txt && pass "collective: CollNet choice in the table" \
+    || fail "collective table: $(cat cn.txt)"
+# CollNet needs in-switch reduction on the NET: on a Ring NET dimension nccl-collnet changes nothing
+printf 'topology: [ Switch, Ring ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' > mnr4.yml
+expect_eq "4 nodes, Ring NET, nccl-collnet 1: no CollNet" "$(cn r4 1048576 0 analytical | cut -d, -f2)" "$(mn 4 0 1048576 | cut -d, -f2)"
+# the default (nccl-collnet 0) is NCCL's (NCCL_COLLNET_ENABLE unset): no CollNet on a Switch NET
+expect_eq "4 nodes, nccl-collnet default: Tree/LL128 at 1 MiB" "$(mn 4 0 1048576 | cut -d, -f2)" "nccl:Tree/LL128"
 finish

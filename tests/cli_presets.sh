@@ -31,8 +31,9 @@
 # and 2(g-1) of 3.4 us are below 0.25 % of the time there).
 # collective-model nccl (system_nccl.json, one node; across nodes: below): docs/collectives.md,
 # "The nccl model": NVLS all-reduce T = 2 x 12500 + trunc(ceil(S/e) / B),
-# e = nvlsEfficiency x (C-1)/C x 2 x n / (2(n-1)) (Hopper 0.85, Blackwell
-# 0.74, C = 16); Ring/Simple (DGX A100, no NVLS) T = 8400 + 3400 +
+# e = nvlsEfficiency x (H-1)/H x 2 x n / (2(n-1)) (Hopper 0.85, Blackwell
+# 0.74; H = min(n, 32), the channels of NCCL's NVLS graph on one node: e =
+# nvlsEfficiency for n <= 32, 0.74 x 31/32 x 72/71 for GB200 NVL72); Ring/Simple (DGX A100, no NVLS) T = 8400 + 3400 +
 # 2(n-1)(trunc(S/n / B) + 3400).
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
@@ -98,7 +99,7 @@ while read -r name n eff S; do
         what="Ring/Simple"
     else
         want=$(awk -v s="$S" -v n="$n" -v b="$B" -v f="$eff" 'BEGIN {
-            e = f * 15 / 16 * 2 * n / (2 * (n - 1)); x = s / e; c = int(x); if (c < x) c++
+            h = n < 32 ? n : 32; e = f * (h - 1) / h * 2 * n / (2 * (n - 1)); x = s / e; c = int(x); if (c < x) c++
             printf "%d", 25000 + int(c / b) }')
         what="NVLS"
     fi
@@ -206,6 +207,31 @@ hgx_h200_x4 8 370.8 50
 hgx_h200_x32 8 370.8 50
 hgx_b200_x4 8 721.8 50
 hgx_b200_x32 8 721.8 50
+TABLE
+# ---- multi-node with SHARP (system_nccl_sharp.json: nccl-collnet on; docs/collectives.md "CollNet") ----------
+# S = 4 GiB on 4 nodes (n = 32), simulated as one inSwitch phase on the NET: T = lat + trunc(X / B1),
+# X = ceil(S / algbw x B1).
+#  hgx_h100_x4: NVLS + SHARP, lat 25 + 18 = 43 us; busbw 8 min(B0/8 x 0.85 x 7/8 x 2 = 68.94, min(B0, 8 B1)/8
+#    = 46.35) = B0 = 370.8, algbw x 32/62 = 191.38 -- the ring's bandwidth at 43 instead of 395.92 us of
+#    latency (CollNet Direct: 0.85 B0 x 0.5 = 157.6; Chain: B0 x 0.5 = 185.4; NVLS-tree 187.87: all below)
+#  dgx_a100_x4 (Ampere, no NVLS): CollNet Direct, lat 2 (3.7 + 7 x 0.4) + 31 = 44 us; busbw min(B0, 2 x 8 x
+#    B1) = min(240, 400) = 240 (no x 0.85 before Hopper), algbw 120 (Chain: the same 120 at 69.2 us)
+# name  lat_ns  algorithm  algbw (awk, from B0 as the backends read it)
+while read -r name lat algo; do
+    B0=$(bw "$P/$name/network_nccl.yml" 0); B1=$(bw "$P/$name/network_nccl.yml" 1)
+    want=$(awk -v s=4294967296 -v b0="$B0" -v b1="$B1" -v lat="$lat" -v a="$algo" 'BEGIN {
+        alg = a == "NVLS" ? b0 * 32 / 62 : b0 / 2
+        x = s / alg * b1; X = int(x); if (X < x) X++
+        printf "%d", lat + int(X / b1) }')
+    "$CS_BIN" collective --network-configuration="$P/$name/network_nccl.yml" \
+        --system-configuration="$P/$name/system_nccl_sharp.json" -b 4G -e 4G --quiet --out sharp.csv 2>err.txt \
+        || fail "$name sharp: $(cat err.txt)"
+    got=$(sed -n 2p sharp.csv | awk -F, '{ printf "%.0f %s", $6 * 1000, $9 }')
+    [ "$got" = "$want nccl:$algo/Simple" ] && pass "$name SHARP 4 GiB all-reduce: $algo, $want ns" \
+        || fail "$name SHARP 4 GiB all-reduce: $got, expected $want nccl:$algo/Simple"
+done <<'TABLE'
+hgx_h100_x4 43000 NVLS
+dgx_a100_x4 44000 CollNetDirect
 TABLE
 # gb200_nvl72_x4 has none (Grace hosts: nccl-cpu models x86 only; docs/presets.md)
 [ ! -f "$P/gb200_nvl72_x4/system_nccl.json" ] && pass "gb200_nvl72_x4: no system_nccl.json" \

@@ -9,7 +9,8 @@
  *   Ring LL:     15.0 us + S / (1000 x 141 x 8/14)
  *   Ring LL128:  40.6 us + S / (1000 x 368 x 8/14)
  *   Ring Simple: 56.0 us + S / (1000 x 400 x 8/14)
- *   NVLS:        25.0 us + S / (1000 x 637.5 x 8/14)   (400 x 0.85 x 15/16 x 2 = 637.5)
+ *   NVLS:        25.0 us + S / (1000 x 595 x 8/14)   (400 x 0.85 x 7/8 x 2 = 595: NCCL's NVLS graph has
+ *                min(n, 32) = 8 channels on one node, search.cc:1126-1127, 1135-1137 -- not C)
  *   Tree LL:     6.8 + 14 x 0.6 = 15.2 us, busbw min(368 / 3.8, 141) = 96.842, algbw / 2
  *   Tree LL128:  14 + 14 x 1.25 = 31.5 us, busbw min(368 x 7/9, 16 x 36.7) = 286.22, algbw / 2,
  *                x treeCorrectionFactor[LL128][log2(S / 64)]
@@ -44,8 +45,8 @@ static void test_predicted_times(void **state) {
     NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_LL128, &bus, NULL, NULL), 40.6 + 1048576.0 / (1000 * 368 * 8 / 14.0));
     NEAR(bus, 368.0);
     NEAR(cs_nccl_time_us(&q, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 56.0 + 1048576.0 / (1000 * 400 * 8 / 14.0));
-    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, NULL, NULL), 25.0 + 1048576.0 / (1000 * 637.5 * 8 / 14.0));
-    NEAR(bus, 637.5);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, NULL, NULL), 25.0 + 1048576.0 / (1000 * 595 * 8 / 14.0));
+    NEAR(bus, 595.0);
     /* 1 MiB / 64 = 2^14: treeCorrectionFactor[LL128][14] = 0.6 */
     NEAR(cs_nccl_time_us(&q, CS_NCCL_TREE, CS_NCCL_LL128, &bus, NULL, NULL),
          31.5 + 1048576.0 / (1000 * 368 * 7 / 9.0 / 2 * 0.6));
@@ -55,13 +56,13 @@ static void test_predicted_times(void **state) {
     assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_LL, NULL, NULL, NULL) < 0);
     q.nvls = 0;
     assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
-    /* all-gather: no tree; ring nsteps 7, lat 8.4 + 7 x 3.4 = 32.2; NVLS busbw 400 x 0.85 x 15/16 x 7/8 = 318.75 x 7/8,
+    /* all-gather: no tree; ring nsteps 7, lat 8.4 + 7 x 3.4 = 32.2; NVLS busbw 400 x 0.85 x 7/8 x 7/8 = 297.5 x 7/8,
      * not converted (tuning.cc:377) */
     cs_nccl_in g = h100(CS_NCCL_ALL_GATHER, 1 << 20, 1);
     assert_true(cs_nccl_time_us(&g, CS_NCCL_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
     NEAR(cs_nccl_time_us(&g, CS_NCCL_RING, CS_NCCL_SIMPLE, NULL, NULL, NULL), 32.2 + 1048576.0 / (1000 * 400 * 8 / 7.0));
-    NEAR(cs_nccl_time_us(&g, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, &alg, NULL), 25.0 + 1048576.0 / (1000 * 318.75 * 7 / 8.0));
-    NEAR(alg, 400 * 0.85 * 15 / 16.0 * 7 / 8.0);
+    NEAR(cs_nccl_time_us(&g, CS_NCCL_NVLS, CS_NCCL_SIMPLE, NULL, &alg, NULL), 25.0 + 1048576.0 / (1000 * 297.5 * 7 / 8.0));
+    NEAR(alg, 400 * 0.85 * 7 / 8.0 * 7 / 8.0);
 }
 
 static void expect_choice(cs_nccl_in q, int a, int p) {
@@ -73,7 +74,8 @@ static void expect_choice(cs_nccl_in q, int a, int p) {
 }
 
 /* Switch points, equal predicted times (header): LL -> LL128 at 3,343,820 B, LL128 -> Simple at 40,480,000 B,
- * LL -> NVLS at 1,034,530 B. */
+ * LL -> NVLS: 10 us = S (14/1128 - 1/340) / 1000 -> S = 1,055,947 B (algbw 595 x 8/14 = 340).  With nccl-channels
+ * 1 NVLS stays a candidate (its graph has 8 channels, not C). */
 static void test_switch_points(void **state) {
     (void)state;
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 8, 0), CS_NCCL_RING, CS_NCCL_LL);
@@ -81,8 +83,16 @@ static void test_switch_points(void **state) {
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 3344700, 0), CS_NCCL_RING, CS_NCCL_LL128);
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 40470000, 0), CS_NCCL_RING, CS_NCCL_LL128);
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 40490000, 0), CS_NCCL_RING, CS_NCCL_SIMPLE);
-    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1034000, 1), CS_NCCL_RING, CS_NCCL_LL);
-    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1035000, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1055500, 1), CS_NCCL_RING, CS_NCCL_LL);
+    expect_choice(h100(CS_NCCL_ALL_REDUCE, 1056500, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    cs_nccl_in c1 = h100(CS_NCCL_ALL_REDUCE, 1u << 30, 1);
+    c1.channels = 1;
+    expect_choice(c1, CS_NCCL_NVLS, CS_NCCL_SIMPLE);
+    /* 64 GPUs on one switch: min(64, 32) = 32 channels, 400 x 0.85 x 31/32 x 2 = 658.75 */
+    c1.nranks = 64;
+    double b64;
+    cs_nccl_time_us(&c1, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &b64, NULL, NULL);
+    NEAR(b64, 658.75);
     expect_choice(h100(CS_NCCL_ALL_REDUCE, 1u << 30, 1), CS_NCCL_NVLS, CS_NCCL_SIMPLE);
     cs_nccl_choice ch;
     cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, 1024, 0);
@@ -144,7 +154,7 @@ static void test_tree_never_least(void **state) {
                 cs_nccl_choice ch;
                 assert_int_equal(cs_nccl_choose(&q, &ch), 0);
                 if (ch.algo == CS_NCCL_TREE) fail_msg("B %g, 2^%d bytes: Tree/%s", BW[b], k, cs_nccl_proto_name(ch.proto));
-                /* all-gather and reduce-scatter: NVLS (busbw B x 0.85 x (C-1)/C x (n-1)/n = 0.697 B, 25 us) is
+                /* all-gather and reduce-scatter: NVLS (busbw B x 0.85 x 7/8 x (n-1)/n = 0.651 B, 25 us) is
                  * never the least either: Ring Simple has 32.2 us and busbw B (algbw x 8/7) */
                 for (int c = CS_NCCL_ALL_GATHER; c <= CS_NCCL_REDUCE_SCATTER; c++) {
                     q.coll = c;
@@ -309,6 +319,109 @@ static void test_nvls_tree(void **state) {
     assert_true(cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
 }
 
+/* CollNet (SHARP; tuning.cc:152, 160, 172-173, 306, 338-349, 376-382, 418-426, 503-509; enqueue.cc:2000-2008),
+ * the h100x nodes (8 Hopper GPUs, NVLink 400, NIC 40 GB/s, C = 16, Intel) with nccl-collnet on a Switch NET:
+ *   CollNet Direct: H = min(8, ppn) = 8 heads; nChannels x bwIntra = min(400, 2 x 8 x 40 = 640) = 400; GPU:NIC
+ *     f = 8/8 = 1 (no loss); x 0.85 (Hopper) = 340 busbw, x 0.5 = 170 algbw; latency 0 + 2 (min(1, 7) x 3.7 +
+ *     7 x 0.4) + 31 = 44.0 us -- on any number of nodes (SHARP reduces in the switch: no log2(N) term)
+ *   CollNet Chain: nChannels x bwIntra = min(400, 2 x 8 x 40) = 400 busbw, algbw 200; latency 2 x 7 x 2.8 + 30
+ *     = 69.2 us
+ *   Direct -> Chain: 25.2 = S (1/170000 - 1/200000) = S x 30000 / 3.4e10 -> S = 28,560,000 B (any N)
+ * N = 2 (Tree LL 25.2 us at 19.5 x treeCorrectionFactor, Tree LL128 48.5 at 172.5 x factor: test_multi_node):
+ *   Tree LL -> Direct, log 11 (.5): 18.8 = S (1/9750 - 1/170000)                  -> S = 194,455 B
+ *   (before Tree LL128's 250,802; Tree LL128 never: Direct has less latency and, but from 2^27 where Chain
+ *   is already ahead, more bandwidth than 172.5 x factor)
+ * N = 4 (Tree LL 35.2 us at 10.2 x factor):
+ *   Tree LL -> Direct: at 65,535 B (log 9, .7) Tree LL 35.2 + 65535/7140 = 44.3786 us < Direct 44 + 65535/170000
+ *   = 44.3855; at 65,536 (log 10, .6) Tree LL 45.909: Direct from 2^16 exactly
+ * NVLS on (N = 4): NVLS across nodes (NVLS + SHARP) on the NVLS graph, H = 8 heads: per channel min(50 x 0.85 x
+ *   7/8 x 2 = 74.375, min(400, 8 x 40)/8 = 40) -> busbw 320, algbw 320 x 32/62 = 165.161; latency 25 + 18 = 43 us:
+ *   Tree LL -> NVLS, log 9 (.7): 7.8 = S (1/7140 - 1/165161.29)                    -> S = 58,208 B
+ *   NVLS -> Direct: 1.0 = S (1/165161.29 - 1/170000)                              -> S = 5,802,247 B
+ *   (NVLS-tree, 108.6 us at 8 min(74.375, 40, 45.5) = 320, never)
+ * Not candidates: nccl-collnet off; all-gather; LL / LL128; more than 8 GPUs a node; Direct without an
+ * NVSwitch (Chain stays); one node. */
+static void test_collnet(void **state) {
+    (void)state;
+    cs_nccl_in q = h100x(CS_NCCL_ALL_REDUCE, 4, 1 << 20);
+    double bus, alg;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0); /* off */
+    q.collnet = 1;
+    q.nvswitch = 1;
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE, &bus, &alg, NULL), 44.0 + 1048576.0 / 170000);
+    NEAR(bus, 340.0);
+    NEAR(alg, 170.0);
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_COLLNET_CHAIN, CS_NCCL_SIMPLE, &bus, &alg, NULL), 69.2 + 1048576.0 / 200000);
+    NEAR(bus, 400.0);
+    uint64_t net;
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE, &net), 44000);
+    assert_int_equal(net, 31000);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_COLLNET_CHAIN, CS_NCCL_SIMPLE, &net), 69200);
+    assert_int_equal(net, 30000);
+    q.nnodes = 64; /* no log2(N): the same latency on 64 nodes */
+    q.nranks = 512;
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE, NULL), 44000);
+    q = h100x(CS_NCCL_ALL_REDUCE, 4, 1 << 20);
+    q.collnet = 1;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0); /* no NVSwitch */
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_COLLNET_CHAIN, CS_NCCL_SIMPLE, NULL, NULL, NULL) > 0);
+    q.nvswitch = 1;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_COLLNET_DIRECT, CS_NCCL_LL128, NULL, NULL, NULL) < 0);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_COLLNET_CHAIN, CS_NCCL_LL, NULL, NULL, NULL) < 0);
+    q.coll = CS_NCCL_ALL_GATHER;
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    q.coll = CS_NCCL_ALL_REDUCE;
+    q.nranks = 4 * 16; /* 16 GPUs a node: more than NCCL_MAX_DIRECT_ARITY + 1 */
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    assert_true(cs_nccl_time_us(&q, CS_NCCL_COLLNET_CHAIN, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    cs_nccl_in one = h100(CS_NCCL_ALL_REDUCE, 1 << 20, 0);
+    one.collnet = one.nvswitch = 1;
+    assert_true(cs_nccl_time_us(&one, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE, NULL, NULL, NULL) < 0);
+    /* switch points */
+    static const struct { uint32_t N; int nvls; uint64_t S; int algo, proto; } P[] = {
+        {2, 0, 194000, CS_NCCL_TREE, CS_NCCL_LL},
+        {2, 0, 195000, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE},
+        {2, 0, 28500000, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE},
+        {2, 0, 28600000, CS_NCCL_COLLNET_CHAIN, CS_NCCL_SIMPLE},
+        {2, 0, 1ull << 34, CS_NCCL_COLLNET_CHAIN, CS_NCCL_SIMPLE},
+        {4, 0, 65535, CS_NCCL_TREE, CS_NCCL_LL},
+        {4, 0, 65536, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE},
+        {4, 0, 28500000, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE},
+        {4, 0, 28600000, CS_NCCL_COLLNET_CHAIN, CS_NCCL_SIMPLE},
+        {4, 1, 58100, CS_NCCL_TREE, CS_NCCL_LL},
+        {4, 1, 58300, CS_NCCL_NVLS, CS_NCCL_SIMPLE},
+        {4, 1, 5800000, CS_NCCL_NVLS, CS_NCCL_SIMPLE},
+        {4, 1, 5805000, CS_NCCL_COLLNET_DIRECT, CS_NCCL_SIMPLE},
+        {4, 1, 28600000, CS_NCCL_COLLNET_CHAIN, CS_NCCL_SIMPLE},
+    };
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        cs_nccl_in c = h100x(CS_NCCL_ALL_REDUCE, P[i].N, P[i].S);
+        c.collnet = c.nvswitch = 1;
+        c.nvls = P[i].nvls;
+        expect_choice(c, P[i].algo, P[i].proto);
+    }
+    q = h100x(CS_NCCL_ALL_REDUCE, 4, 1 << 20);
+    q.collnet = q.nvswitch = q.nvls = 1;
+    NEAR(cs_nccl_time_us(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &bus, &alg, NULL), 43.0 + 1048576.0 / (320000 * 32 / 62.));
+    NEAR(bus, 320.0);
+    assert_int_equal(cs_nccl_latency_ns(&q, CS_NCCL_NVLS, CS_NCCL_SIMPLE, &net), 43000);
+    assert_int_equal(net, 18000);
+}
+
+/* NVLS-tree and NVLS across nodes on more than 32 GPUs a node: NCCL's NVLS graph has at most 32 heads
+ * (search.cc:1126-1127).  2 nodes of 64 GPUs, NVLink 400, NIC 40: H = 32, per channel min(400/32 x 0.85 x
+ * 31/32 x 2 = 20.586, min(400, 32 x 40)/32 x 2 = 25, 57.7) = 20.586 -> busbw 32 x 20.586 = 658.75 (with H =
+ * 64 it would be 64 x min(6.25 x 0.85 x 63/64 x 2, 6.25 x 2, 57.7) = 669.4). */
+static void test_nvls_heads_cap(void **state) {
+    (void)state;
+    cs_nccl_in q = h100x(CS_NCCL_ALL_REDUCE, 2, 1 << 30);
+    q.nranks = 128;
+    q.nvls = 1;
+    double bus;
+    cs_nccl_time_us(&q, CS_NCCL_NVLS_TREE, CS_NCCL_SIMPLE, &bus, NULL, NULL);
+    NEAR(bus, 400 * 0.85 * 31 / 32 * 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predicted_times),
@@ -318,6 +431,8 @@ int main(void) {
         cmocka_unit_test(test_multi_node),
         cmocka_unit_test(test_pat),
         cmocka_unit_test(test_nvls_tree),
+        cmocka_unit_test(test_collnet),
+        cmocka_unit_test(test_nvls_heads_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,12 +70,15 @@ astra_system() { # $1 = dimensions
 EOF
 }
 
-# $1 = dimensions, $2 = arch, $3 = nvls, $4 = the host CPU (multi-node only: NCCL's tuning reads it across nodes)
+# $1 = dimensions, $2 = arch, $3 = nvls, $4 = the host CPU (multi-node only: NCCL's tuning reads it across nodes),
+# $5 = sharp: CollNet on (nccl-collnet, NCCL_COLLNET_ENABLE=1 with the SHARP plugin)
 nccl_system() {
     local a2a='"direct"' cpuline=""
     [ "$1" = 2 ] && a2a='"direct", "direct"'
     [ -n "${4:-}" ] && cpuline="
     \"nccl-cpu\": \"$4\","
+    [ "${5:-}" = sharp ] && cpuline="$cpuline
+    \"nccl-collnet\": true,"
     cat <<EOF
 {
     "scheduling-policy": "LIFO",
@@ -166,6 +169,11 @@ bandwidth: [ $(gib "$nvl"), $(gib "$nicgb") ]
 latency: [ 0, 0 ]
 EOF
         nccl_system 2 "$arch" "$nvls" "$cpu" >"$d/system_nccl.json"
+        # the same with SHARP: every fabric here is InfiniBand, whose switches reduce in-network (Quantum HDR:
+        # SHARPv2, Quantum-2 NDR: SHARPv3), so NCCL with NCCL_COLLNET_ENABLE=1 and the SHARP plugin may run
+        # CollNet and NVLS + SHARP across nodes (docs/collectives.md, "CollNet"); network_nccl.yml's NET
+        # dimension is a Switch, the in-switch capability the model reads; no other parameter
+        nccl_system 2 "$arch" "$nvls" "$cpu" sharp >"$d/system_nccl_sharp.json"
     fi
     # 32 or more 8-GPU servers: the same servers on an ordinary 2-tier Clos, NICs in GPU order filling
     # 32-port leaves (plain wiring), leaf uplinks 3:1 oversubscribed (builder servers)

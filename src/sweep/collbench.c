@@ -65,6 +65,7 @@ static int check_system(const cs_scenario *base, int op, cs_error *err) {
 typedef struct row {
     uint64_t size, count;
     double time_us, algbw, busbw;
+    char algo[64]; /* the run's algorithms (collectives.csv), e.g. nccl:CollNetDirect/Simple */
 } row;
 
 int cs_collbench(const cs_scenario *base, const cs_collbench_options *o, cs_error *err) {
@@ -100,9 +101,9 @@ int cs_collbench(const cs_scenario *base, const cs_collbench_options *o, cs_erro
     FILE *f = o->report;
     if (f)
         fprintf(f, "# clustersim collective: %s on %" PRIu64 " ranks\n#\n"
-                   "# %12s %14s %8s %6s %12s %10s %10s\n# %12s %14s %8s %6s %12s %10s %10s\n",
-                cs_coll_type_label(o->op), n, "size", "count", "type", "redop", "time", "algbw", "busbw", "(B)",
-                "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)");
+                   "# %12s %14s %8s %6s %12s %10s %10s  %s\n# %12s %14s %8s %6s %12s %10s %10s\n",
+                cs_coll_type_label(o->op), n, "size", "count", "type", "redop", "time", "algbw", "busbw",
+                "algorithm", "(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)");
     for (uint64_t size = o->min_bytes; rc == CS_OK && size <= o->max_bytes;) {
         /* comm_size: all-gather's is each rank's share of the gathered buffer */
         uint64_t comm = o->op == CS_COLL_ALL_GATHER ? size / n : size;
@@ -129,10 +130,13 @@ int cs_collbench(const cs_scenario *base, const cs_collbench_options *o, cs_erro
                 x->time_us = (double)(c->end_ps - c->start_ps) / 1e6;
                 x->algbw = c->algbw_gbps;
                 x->busbw = c->busbw_gbps;
+                snprintf(x->algo, sizeof x->algo, "%s", c->algorithms);
+                for (char *q = x->algo; *q; q++)
+                    if (*q == ',') *q = ';'; /* one CSV field */
                 if (f)
-                    fprintf(f, "  %12" PRIu64 " %14" PRIu64 " %8s %6s %12.2f %10.2f %10.2f\n", x->size, x->count,
+                    fprintf(f, "  %12" PRIu64 " %14" PRIu64 " %8s %6s %12.2f %10.2f %10.2f  %s\n", x->size, x->count,
                             "float", o->op == CS_COLL_ALL_GATHER || o->op == CS_COLL_ALL_TO_ALL ? "none" : "sum",
-                            x->time_us, x->algbw, x->busbw);
+                            x->time_us, x->algbw, x->busbw, x->algo);
             } else if (rc != CS_EINTR) {
                 cs_error_prefix(err, "size %" PRIu64 ": ", size);
             }
@@ -151,10 +155,10 @@ int cs_collbench(const cs_scenario *base, const cs_collbench_options *o, cs_erro
         fprintf(f, "# Avg bus bandwidth    : %g GB/s (over %zu sizes)\n", sum / (double)nrows, nrows);
     }
     if (o->csv && rc == CS_OK) {
-        fputs("op,ranks,size_bytes,count,type,time_us,algbw_gbps,busbw_gbps\n", a.f);
+        fputs("op,ranks,size_bytes,count,type,time_us,algbw_gbps,busbw_gbps,algorithm\n", a.f);
         for (size_t i = 0; i < nrows; i++)
-            fprintf(a.f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",float,%.6f,%.6f,%.6f\n", cs_coll_type_label(o->op), n,
-                    rows[i].size, rows[i].count, rows[i].time_us, rows[i].algbw, rows[i].busbw);
+            fprintf(a.f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",float,%.6f,%.6f,%.6f,%s\n", cs_coll_type_label(o->op),
+                    n, rows[i].size, rows[i].count, rows[i].time_us, rows[i].algbw, rows[i].busbw, rows[i].algo);
         rc = cs_afile_commit(&a, err);
     } else if (o->csv) {
         cs_afile_abort(&a); /* a failed or stopped run leaves no table */

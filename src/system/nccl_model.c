@@ -48,8 +48,21 @@ static const double TREE_CORR[3][24] = {
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 /* device.h:213 NCCL_MAX_NVLS_ARITY: NVLS all-gather / reduce-scatter on at most 32 local ranks
- * (enqueue.cc:2004-2007). */
+ * (enqueue.cc:2004-2007), and at most 32 channels (heads) in NCCL's NVLS graph (search.cc:1126-1127),
+ * which NVLS and NVLS-tree run on. */
 #define MAX_NVLS_ARITY 32
+/* CollNet (SHARP) -- tuning.cc:152 baseLatencies 0; :160 hwLatencies[NVLINK] CollNetDirect / Chain Simple
+ * 3.7 / 2.8 us; :172 hwLatencies[NET] 31 / 30 us; :173 hwLatencies[NET][NVLS] Simple 18 us (NVLS across
+ * nodes, NVLS + SHARP); :419-421 0.4 us of arity serialization per local rank (CollNet Direct). */
+#define COLLNET_DIRECT_NVL_NS 3700
+#define COLLNET_CHAIN_NVL_NS 2800
+#define COLLNET_DIRECT_NET_NS 31000
+#define COLLNET_CHAIN_NET_NS 30000
+#define NVLS_NET_NS 18000
+#define COLLNET_ARITY_NS 400
+/* device.h:199 NCCL_MAX_DIRECT_ARITY 7: CollNet Direct and Chain on at most 8 local ranks
+ * (enqueue.cc:2000-2003), CollNet Direct's graph at most 8 heads (search.cc:1129-1130). */
+#define MAX_DIRECT_RANKS 8
 
 static double dmin(double a, double b) { return a < b ? a : b; }
 
@@ -78,9 +91,23 @@ static int candidate(const cs_nccl_in *in, int a, int p) {
     if (a == CS_NCCL_NVLS_TREE) /* all-reduce, Simple, across nodes (tuning.cc:295-297, 301, 500-502) */
         return ar && p == CS_NCCL_SIMPLE && multi(in) && in->nvls && in->nranks / in->nnodes >= 2 &&
                NVLS_EFF[in->arch] > 0;
+    if (a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN) {
+        /* all-reduce (Chain: tuning.cc:295-297; Direct's all-gather / reduce-scatter need the plugin's
+         * iallgather / ireducescatter, tuning.cc:351-372, not modelled), Simple (:338-339), CollNet enabled
+         * on 2 nodes or more (tuning.cc:503-506; NCCL_COLLNET_NODE_THRESHOLD 2, init.cc:857, 1469-1475), at
+         * most 8 local ranks (enqueue.cc:2000-2003); Direct on an NVSwitch node (tuning.cc:508-509) */
+        if (!ar || p != CS_NCCL_SIMPLE || !multi(in) || !in->collnet || in->nranks / in->nnodes > MAX_DIRECT_RANKS)
+            return 0;
+        return a == CS_NCCL_COLLNET_CHAIN || in->nvswitch;
+    }
     if (a == CS_NCCL_NVLS) {
-        /* NVLS across nodes needs CollNet (SHARP), tuning.cc:503-506 */
-        if (multi(in) || p != CS_NCCL_SIMPLE || !in->nvls || in->channels < 2 || NVLS_EFF[in->arch] <= 0) return 0;
+        if (p != CS_NCCL_SIMPLE || !in->nvls || NVLS_EFF[in->arch] <= 0) return 0;
+        /* across nodes NVLS needs CollNet (NVLS + SHARP: tuning.cc:503-506, enqueue.cc:2008); its all-gather
+         * and reduce-scatter the plugin's iallgather / ireducescatter (tuning.cc:351-372): all-reduce only;
+         * at least 2 heads, i.e. local ranks (tuning.cc:308-309) */
+        if (multi(in)) return ar && in->collnet && in->nranks / in->nnodes >= 2;
+        /* one node: NCCL's NVLS graph has min(n, 32) channels (search.cc:1126-1127, 1135-1137), at least
+         * 2 (tuning.cc:308-309) for n >= 2 */
         return ar || in->nranks <= MAX_NVLS_ARITY;
     }
     return 0;
@@ -92,7 +119,23 @@ int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int a, int p, uint64_t *net_ns)
     uint64_t n = in->nranks;
     int ar = in->coll == CS_NCCL_ALL_REDUCE;
     uint64_t nsteps = ar ? 2 * (n - 1) : n - 1; /* tuning.cc:289-291 */
-    if (a == CS_NCCL_NVLS) return (int64_t)HW_NVL_NS[2][2]; /* tuning.cc:424-425: hwLat alone */
+    if (a == CS_NCCL_NVLS) {
+        if (!multi(in)) return (int64_t)HW_NVL_NS[2][2]; /* tuning.cc:424-425: hwLat alone */
+        /* tuning.cc:424-426: intraLat + interLat (NET NVLS 18 us; ppn >= 2 here) */
+        if (net_ns) *net_ns = NVLS_NET_NS;
+        return (int64_t)(HW_NVL_NS[2][2] + NVLS_NET_NS);
+    }
+    if (a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN) {
+        /* interLat: the NET CollNet one, the NET Tree's when ppn = 1 (tuning.cc:387-388), + latencyInter 0 */
+        uint64_t ppn = n / in->nnodes;
+        uint64_t inter = ppn == 1 ? HW_NET_NS[0][CS_NCCL_SIMPLE]
+                                  : a == CS_NCCL_COLLNET_DIRECT ? COLLNET_DIRECT_NET_NS : COLLNET_CHAIN_NET_NS;
+        if (net_ns) *net_ns = inter;
+        if (a == CS_NCCL_COLLNET_CHAIN) /* tuning.cc:422-423: base 0 + 2 (ppn - 1) intraLat + interLat */
+            return (int64_t)(2 * (ppn - 1) * COLLNET_CHAIN_NVL_NS + inter);
+        /* tuning.cc:418-421: base 0 + 2 (min(1, ppn - 1) intraLat + (ppn - 1) 0.4 us) + interLat */
+        return (int64_t)(2 * ((ppn > 1 ? COLLNET_DIRECT_NVL_NS : 0) + (ppn - 1) * COLLNET_ARITY_NS) + inter);
+    }
     if (a == CS_NCCL_NVLS_TREE) {
         /* tuning.cc:427-428: baseLat 0 + intraLat + 2 log2i(nNodes) interLat (+ latencyInter 0) */
         uint64_t net = 2 * (uint64_t)log2i(in->nnodes) * NVLS_TREE_NET_NS;
@@ -172,26 +215,49 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
             busbw = dmin(busbw * (multi(in) ? 120.0 / 128.0 : 7.0 / 9.0), C * TREE_LL128_CH_BW[in->arch][ix]);
         /* :336 (x 0.85 when the tree graph's pattern is NCCL_TOPO_PATTERN_TREE) is not applied: with a NIC
          * per GPU NCCL's search keeps its first pattern, the balanced tree */
-    } else if (a == CS_NCCL_NVLS_TREE) {
+    } else if (a == CS_NCCL_NVLS_TREE || (a == CS_NCCL_NVLS && multi(in))) {
         /* tuning.cc:307-324 on NCCL's NVLS graph (init.cc:980-981), whose channels are its heads: a GPU
-         * with its NIC each, at most 32 (search.cc:1126-1127, 754-767): H = ppn channels, bwIntra =
-         * NVLink / H, bwInter = min(NVLink, ppn NIC) / H (search.cc not modelled) */
-        double H = n / (double)in->nnodes;
+         * with its NIC each, at most 32 (search.cc:1126-1127, 754-767): H = min(ppn, 32) channels, bwIntra
+         * = NVLink / H, bwInter = min(NVLink, H NIC) / H (search.cc not modelled).  NVLS across nodes
+         * (NVLS + SHARP): the same graph, bwInter not doubled on 2 nodes and no perChMaxNVLSTreeBw cap */
+        double ppn = n / (double)in->nnodes;
+        double H = ppn < MAX_NVLS_ARITY ? ppn : MAX_NVLS_ARITY;
         double intra = (in->bw_gbps / H) * NVLS_EFF[in->arch] * (H - 1) / H * 2.0; /* all-reduce x 2 */
-        double inter = (B / H) * (in->nnodes <= 2 ? 2.0 : 1.0);
-        busbw = H * dmin(dmin(intra, inter), NVLS_TREE_CH_BW[in->arch][ix]);
+        double inter = dmin(in->bw_gbps, H * in->net_bw_gbps) / H;
+        if (a == CS_NCCL_NVLS) busbw = H * dmin(intra, inter);
+        else busbw = H * dmin(dmin(intra, inter * (in->nnodes <= 2 ? 2.0 : 1.0)), NVLS_TREE_CH_BW[in->arch][ix]);
+    } else if (a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN) {
+        /* CollNet's graphs (search.cc, not modelled): Direct's channels are its heads, a GPU with its NIC
+         * each, at most 8 (search.cc:1129-1130, 754-767): H = min(ppn, 8); Chain's channels are the ring's
+         * (init.cc:1189-1194), leaving the node through its ppn NICs.  bw = bwIntra for CollNet on any
+         * number of nodes (tuning.cc:306), which the search raises up to 2 bwInter (search.cc:1279-1282,
+         * "2 nodes or collnet"); all channels share the GPU's NVLink: nChannels x bwIntra = min(NVLink, 2 x
+         * heads x NIC), heads = H (Direct), ppn (Chain) */
+        double ppn = n / (double)in->nnodes;
+        double H = a == CS_NCCL_COLLNET_DIRECT ? dmin(ppn, MAX_DIRECT_RANKS) : ppn;
+        busbw = dmin(in->bw_gbps, 2.0 * H * in->net_bw_gbps);
+        if (a == CS_NCCL_COLLNET_DIRECT) {
+            /* tuning.cc:343-349: / the GPU:NIC ratio f = ppn / H, less (f - 1) / 2; x 0.85 from Hopper on */
+            double f = ppn / H;
+            busbw /= f - (f - 1) / 2;
+            if (in->arch >= CS_NCCL_HOPPER) busbw *= .85;
+        }
     } else if (a == CS_NCCL_PAT) {
         busbw = .75 * B; /* tuning.cc:337; all-gather and reduce-scatter: not converted (:376) */
     } else {
+        /* one node: NCCL's NVLS graph has H = min(n, 32) channels, all its GPUs pulling from the switch
+         * (search.cc:1126-1127; 1135-1137: on one node minChannels = maxChannels, so exactly that many), not
+         * nccl-channels; bwIntra B / H each (search.cc not modelled) */
+        C = n < MAX_NVLS_ARITY ? n : MAX_NVLS_ARITY;
         double per = (B / C) * NVLS_EFF[in->arch] * (C - 1) / C; /* tuning.cc:311-312 */
         per *= ar ? 2.0 : (n - 1) / n;                           /* tuning.cc:314-318 */
         busbw = C * per;                                         /* tuning.cc:324 */
     }
-    /* bus -> algorithm bandwidth, tuning.cc:376-382: ring and NVLS x nRanks / nsteps, tree x 0.5;
-     * NVLS all-gather / reduce-scatter unchanged */
+    /* bus -> algorithm bandwidth, tuning.cc:376-382: ring and NVLS x nRanks / nsteps, tree and CollNet x
+     * 0.5; NVLS all-gather / reduce-scatter unchanged */
     double algbw = busbw;
     if (a == CS_NCCL_RING || (a == CS_NCCL_NVLS && ar) || a == CS_NCCL_NVLS_TREE) algbw *= n / nsteps;
-    else if (a == CS_NCCL_TREE) algbw *= .5;
+    else if (a == CS_NCCL_TREE || a == CS_NCCL_COLLNET_DIRECT || a == CS_NCCL_COLLNET_CHAIN) algbw *= .5;
     if (busbw_out) *busbw_out = busbw;
     if (algbw_out) *algbw_out = algbw;
     double bw = algbw;
@@ -207,7 +273,8 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
 int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out) {
     double best = -1;
     int ba = -1, bp = -1;
-    static const int ORDER[] = {CS_NCCL_TREE, CS_NCCL_RING, CS_NCCL_NVLS, CS_NCCL_NVLS_TREE, CS_NCCL_PAT}; /* NCCL's */
+    static const int ORDER[] = {CS_NCCL_TREE,  CS_NCCL_RING,      CS_NCCL_COLLNET_DIRECT, CS_NCCL_COLLNET_CHAIN,
+                                CS_NCCL_NVLS, CS_NCCL_NVLS_TREE, CS_NCCL_PAT}; /* NCCL's */
     for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++)
         for (int p = 0; p < CS_NCCL_NPROTO; p++) {
             double t = cs_nccl_time_us(in, ORDER[i], p, NULL, NULL, NULL);
@@ -236,6 +303,8 @@ const char *cs_nccl_algo_name(int a) {
     switch (a) {
     case CS_NCCL_TREE: return "Tree";
     case CS_NCCL_RING: return "Ring";
+    case CS_NCCL_COLLNET_DIRECT: return "CollNetDirect";
+    case CS_NCCL_COLLNET_CHAIN: return "CollNetChain";
     case CS_NCCL_NVLS: return "NVLS";
     case CS_NCCL_NVLS_TREE: return "NVLSTree";
     case CS_NCCL_PAT: return "PAT";

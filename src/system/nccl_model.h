@@ -8,7 +8,8 @@
  * state); the planner (planner.c) calls it and runs the choice through the
  * registered algorithms (ring = NCCL's ring and its one-node tree,
  * a chain; inSwitch = NVLS; across nodes every choice is a ring of the
- * nodes on the NET dimension carrying NCCL's time).  Owned by the
+ * nodes on the NET dimension carrying NCCL's time, or, for the in-network
+ * reductions (CollNet, NVLS + SHARP), inSwitch on it).  Owned by the
  * system layer.  The model, its constants and their file:line in NCCL are
  * docs/collectives.md, "The nccl model"; written from reading NCCL's
  * src/graph/tuning.cc and src/enqueue.cc, no code taken from it.
@@ -21,7 +22,16 @@
 /* GPU generations (NCCL's compCapIndex), the values of nccl-arch. */
 typedef enum { CS_NCCL_VOLTA = 0, CS_NCCL_AMPERE = 1, CS_NCCL_HOPPER = 2, CS_NCCL_BLACKWELL = 3 } cs_nccl_arch;
 /* NCCL's algorithm and protocol numbers (those this model knows). */
-enum { CS_NCCL_TREE = 0, CS_NCCL_RING = 1, CS_NCCL_NVLS = 4, CS_NCCL_NVLS_TREE = 5, CS_NCCL_PAT = 6, CS_NCCL_NALGO = 7 };
+enum {
+    CS_NCCL_TREE = 0,
+    CS_NCCL_RING = 1,
+    CS_NCCL_COLLNET_DIRECT = 2,
+    CS_NCCL_COLLNET_CHAIN = 3,
+    CS_NCCL_NVLS = 4,
+    CS_NCCL_NVLS_TREE = 5,
+    CS_NCCL_PAT = 6,
+    CS_NCCL_NALGO = 7
+};
 enum { CS_NCCL_LL = 0, CS_NCCL_LL128 = 1, CS_NCCL_SIMPLE = 2, CS_NCCL_NPROTO = 3 };
 /* CPU vendors (NCCL's cpuVendor; multi-node LL bandwidth cap and net overhead). */
 enum { CS_NCCL_CPU_INTEL = 0, CS_NCCL_CPU_AMD = 1 };
@@ -34,7 +44,7 @@ typedef struct cs_nccl_in {
     uint64_t nbytes;   /* NCCL's nBytes: all-reduce its buffer, all-gather the gathered buffer,
                           reduce-scatter the input buffer */
     double bw_gbps;    /* the dimension's bandwidth, GB/s = bytes/ns (NCCL's nChannels x bwIntra) */
-    int channels;      /* nChannels (nccl-channels) */
+    int channels;      /* nChannels of the rings and trees (nccl-channels); NVLS: its own graph, min(n, 32) one node */
     cs_nccl_arch arch;
     int nvls;          /* NVLS available: a Switch dimension, nccl-nvls, arch >= Hopper (NVLS on one node,
                           NVLS-tree across nodes) */
@@ -42,11 +52,18 @@ typedef struct cs_nccl_in {
     uint32_t nnodes;      /* NCCL's nNodes; nranks / nnodes ranks per node (ppn), each with its NIC */
     double net_bw_gbps;   /* one NIC's bandwidth (the NET dimension's), GB/s */
     int cpu;              /* CS_NCCL_CPU_*: nccl-cpu */
+    int collnet;          /* CollNet (SHARP) enabled: nccl-collnet (NCCL_COLLNET_ENABLE=1 with a CollNet plugin)
+                             and the NET dimension a Switch that reduces in-network: CollNet Direct and Chain,
+                             and NVLS across nodes (NVLS + SHARP), become all-reduce candidates */
+    int nvswitch;         /* the node's GPUs are joined by an NVSwitch (dimension 0 a Switch): CollNet Direct
+                             needs it (tuning.cc:508-509) */
 } cs_nccl_in;
 
 /* What the system layer runs: Ring and Tree (NCCL's one-node tree is a chain
  * up and down: 2(n-1) steps, as its latency counts them) on the ring
- * algorithm, NVLS on inSwitch (planner.c). */
+ * algorithm, NVLS on inSwitch; across nodes CollNet Direct, CollNet Chain and
+ * NVLS (SHARP) on inSwitch of the NET dimension, the others on its ring
+ * (planner.c). */
 typedef struct cs_nccl_choice {
     int algo, proto;     /* CS_NCCL_* */
     double time_us;      /* NCCL's predicted time of the choice */
@@ -73,7 +90,7 @@ double cs_nccl_time_us(const cs_nccl_in *in, int algo, int proto, double *busbw,
  * cs_nccl_time_us -- and, in *net_ns (may be NULL), its part on NET steps;
  * -1 when no candidate. */
 int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int algo, int proto, uint64_t *net_ns);
-/* "Tree", "Ring", "NVLS", "NVLSTree", "PAT"; "LL", "LL128", "Simple". */
+/* "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"; "LL", "LL128", "Simple". */
 const char *cs_nccl_algo_name(int algo);
 const char *cs_nccl_proto_name(int proto);
 

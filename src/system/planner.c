@@ -41,7 +41,9 @@
  * efficiency; across the nodes of a two-dimension network (dimension 1 the
  * NET, a NIC per GPU) one phase of ring across the nodes on dimension 1,
  * every rail at once, whose bytes and step latencies give NCCL's predicted
- * time; the lists, splits and schedulers above are not used.
+ * time -- or, for the in-network reductions (CollNet, NVLS + SHARP, with
+ * nccl-collnet on a Switch NET), one phase of inSwitch there; the lists,
+ * splits and schedulers above are not used.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -186,15 +188,22 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
                     .nvls = nvls,
                     .nnodes = nnodes,
                     .net_bw_gbps = multi_node ? nc->bandwidth_gbps[1] * 1073741824.0 / 1e9 : 0,
-                    .cpu = c->nccl_cpu};
+                    .cpu = c->nccl_cpu,
+                    /* SHARP: the NET dimension a Switch (the in-switch capability, as inSwitch reads it) */
+                    .collnet = multi_node && c->nccl_collnet && nc->topo[1] == CS_TOPO_SWITCH,
+                    .nvswitch = nc->topo[0] == CS_TOPO_SWITCH};
     if (multi_node && ppn == 1) q.bw_gbps = q.net_bw_gbps; /* one GPU per node: no NVLink hop in the rings */
     cs_nccl_choice ch;
     if (cs_nccl_choose(&q, &ch) != 0)
         return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes on %u ranks: collective-model "
                       "nccl finds no algorithm", src, node, cname, in->bytes, n);
     /* One node: the choice on dimension 0 (or the group's ring).  Across nodes: a ring across the
-     * nodes on the NET dimension, every rail at once (or the group's ring, one member per node). */
-    ldim ld = {.algo = ch.algo == CS_NCCL_NVLS ? &css_algo_inswitch : &css_algo_ring,
+     * nodes on the NET dimension, every rail at once (or the group's ring, one member per node); the
+     * in-network reductions (CollNet Direct, Chain, NVLS + SHARP) inSwitch on the NET dimension, every
+     * rail's switch at once (a group's: its ring, inSwitch runs groups on one-dimension networks only). */
+    int innet = multi_node && g->whole &&
+                (ch.algo == CS_NCCL_COLLNET_DIRECT || ch.algo == CS_NCCL_COLLNET_CHAIN || ch.algo == CS_NCCL_NVLS);
+    ldim ld = {.algo = (ch.algo == CS_NCCL_NVLS && !multi_node) || innet ? &css_algo_inswitch : &css_algo_ring,
                .space = g->whole ? SP_DIM : SP_GROUP, .dim = (uint8_t)(multi_node ? 1 : 0),
                .n = multi_node ? nnodes : n, .param = 0};
     char where[1024];
@@ -205,8 +214,10 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
         int rc = ld.algo->check(&chk, err);
         if (rc) return rc;
     }
-    double wire = multi_node ? nccl_net_wire(&q, &ch, q.net_bw_gbps, nnodes)
-                             : ceil((double)in->bytes / nccl_efficiency(&q, &ch));
+    /* inSwitch across nodes: a member sends its X bytes up and gets X back, X / Bnet = S / effbw */
+    double wire = innet        ? ceil((double)q.nbytes / ch.effbw_gbps * q.net_bw_gbps)
+                  : multi_node ? nccl_net_wire(&q, &ch, q.net_bw_gbps, nnodes)
+                               : ceil((double)in->bytes / nccl_efficiency(&q, &ch));
     if (!(wire < 1.8e19))
         return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes: the bytes on the wire at "
                       "%s's efficiency pass 64 bits", src, node, cname, in->bytes, cs_nccl_proto_name(ch.proto));
@@ -217,7 +228,11 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     in->phases = b.ph;
     in->nchunks = 1;
     in->nccl = 1;
-    if (multi_node) {
+    if (innet) {
+        /* NCCL's latency, exactly: inSwitch's two bundles lat / 2 each, the rest (0 or 1 ns) as the launch */
+        in->nccl_step_ns = ch.lat_ns / 2;
+        in->nccl_launch_ns = ch.lat_ns - 2 * in->nccl_step_ns;
+    } else if (multi_node) {
         /* NCCL's latency, exactly: the ring's k steps and its first bundle pay the NET-step latency
          * (net_lat / k each; lat / (k + 1) when that leaves no launch), the launch the rest (base,
          * NVLink steps) */

@@ -224,14 +224,15 @@ static const cs_opt OPTS[] = {
      .off = OFF(collective_model),
      .help = "(clustersim) astra: the *-implementation lists, chunks and delays as ASTRA-sim runs them; nccl: "
              "all-reduce, all-gather and reduce-scatter pick the algorithm and protocol NCCL's tuning model "
-             "picks (ring, tree with LL/LL128/Simple; NVLS; across nodes NVLS-tree, PAT) and pay its latencies "
+             "picks (ring, tree with LL/LL128/Simple; NVLS; across nodes NVLS-tree, PAT, CollNet) and pay its "
+             "latencies "
              "and bandwidth efficiencies "
              "(docs/collectives.md, \"The nccl model\"); one network dimension (one node) or two (nodes, "
              "then the NET joining them)"},
     {.key = "nccl-channels", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 64, .unit = "channels",
      .off = OFF(nccl_channels),
-     .help = "(collective-model nccl) NCCL channels: the LL128 bandwidth cap is 36.7 GB/s (Hopper) per channel "
-             "and NVLS loses one channel in C"},
+     .help = "(collective-model nccl) NCCL channels of the rings and trees: the LL128 bandwidth cap is 36.7 GB/s "
+             "(Hopper) per channel (NVLS has its own graph: min(GPUs, 32) channels)"},
     {.key = "nccl-arch", .type = CS_OPT_ENUM, .def = 2, .values = NCCL_ARCHS, .off = OFF(nccl_arch),
      .help = "(collective-model nccl) GPU generation whose NCCL constants apply (LL bandwidth cap, LL128 and "
              "tree caps, NVLS efficiency; NVLS needs hopper or blackwell)"},
@@ -242,6 +243,11 @@ static const cs_opt OPTS[] = {
      .help = "(collective-model nccl) the hosts' x86 CPU vendor, as NCCL's multi-node tuning reads it: the LL "
              "bandwidth cap (Intel 39.0 / 20.4 GB/s, AMD 22.5 / 19.0 on 2 / more nodes) and the net overhead "
              "per ring step (Intel 1 us, AMD 2 us)"},
+    {.key = "nccl-collnet", .type = CS_OPT_BOOL, .def = 0, .off = OFF(nccl_collnet),
+     .help = "(collective-model nccl) CollNet: the NET dimension's switches reduce in-network (SHARP) when that "
+             "dimension is a Switch, and NCCL runs with NCCL_COLLNET_ENABLE=1 and a CollNet plugin: CollNet "
+             "Direct (NVSwitch nodes), CollNet Chain and NVLS across nodes (with nccl-nvls) become all-reduce "
+             "candidates; 0 as NCCL's default"},
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 

@@ -92,6 +92,7 @@ typedef struct cs_system_config {
     int nccl_arch;             /* nccl-arch: cs_nccl_arch (system/nccl_model.h) */
     bool nccl_nvls;            /* nccl-nvls: NVLS is a candidate on Switch dimensions */
     int nccl_cpu;              /* nccl-cpu: CS_NCCL_CPU_* (system/nccl_model.h) */
+    bool nccl_collnet;         /* nccl-collnet: CollNet (SHARP) is a candidate when the NET dimension is a Switch */
 } cs_system_config;
 
 /* Every key at its default; required keys get the value ASTRA-sim's
