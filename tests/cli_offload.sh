@@ -4,7 +4,7 @@
 # plan that does not fit fits; the step grows by the remote-memory model's
 # closed form for loading and storing the state (docs/memory.md: latency +
 # floor(bytes / bandwidth) per access, at the end of the step) less the HBM
-# traffic the optimizer no longer makes (24 of Adam's 32 bytes per
+# traffic the optimizer no longer makes (24 of its 54 bytes per
 # parameter, at the device's streaming bandwidth, rounded to the
 # microsecond as every generated duration); the cost model counts the
 # remote capacity; without a remote memory, or in the search's estimate, it
@@ -29,7 +29,7 @@ S = b["cost"]["remote_memory_bytes"] / 8           # 12 bytes per parameter of a
 shard = S / 12
 mem = 2 * (1000 + math.floor(S / 64))              # ns: load + store, one access each at 64 bytes/ns
 us = lambda bytes_: math.floor(bytes_ / (3350e9 * 0.80) * 1e6 + 0.5)   # H100 HBM x mem_eff, whole us
-saved = (us(32 * shard) - us(8 * shard)) * 1000    # ns
+saved = (us(54 * shard) - us(30 * shard)) * 1000    # ns: 54 bytes per parameter, 30 offloaded
 d = b["sim_time_ns"] - a["sim_time_ns"]
 ok = abs(d - (mem - saved)) <= 1 and a["cost"]["remote_memory_bytes"] == 0
 ok = ok and abs(S - 12 * 12.86e9 / 8) < 0.02 * S   # gpt3-13b's 12.86 B parameters

@@ -1673,8 +1673,9 @@ static void test_fsdp_interleaved(void **state) {
 /* plan.kernel-overhead-us: a fixed time on every generated GPU kernel.  A
  * 4-layer model (h 2048, s 2048) on one rank, one micro-batch: forward embed
  * + 4 layers x 7 (ln1, qkv, attn, proj, res1_ln2, mlp, res2) + final_ln +
- * logits = 31 COMP nodes, backward the same 31, the optimizer 1: 63; each
- * gains 5 us, the step 315 us.  (Durations are whole microseconds, at
+ * logits = 31 COMP nodes, backward the same 31 + 4 layers' and the
+ * embedding's gradient accumulation (grad_acc) = 36, the optimizer 1: 68;
+ * each gains 5 us, the step 340 us.  (Durations are whole microseconds, at
  * least 1: the baseline's shortest kernel must be >= 2 us for the 5 us to
  * show whole, which the test checks.) */
 typedef struct comp_sum {
@@ -1709,10 +1710,66 @@ static void test_kernel_overhead(void **state) {
     assert_int_equal(cs_gen_rank(&m, &p, d, 0, comp_capture, &a, NULL, &err), CS_OK);
     p.kernel_overhead_s = 5e-6;
     assert_int_equal(cs_gen_rank(&m, &p, d, 0, comp_capture, &b, NULL, &err), CS_OK);
-    assert_int_equal(a.n, 63);
-    assert_int_equal(b.n, 63);
+    assert_int_equal(a.n, 68);
+    assert_int_equal(b.n, 68);
     assert_true(a.min_us >= 2);
-    assert_int_equal(b.us - a.us, 63 * 5);
+    assert_int_equal(b.us - a.us, 68 * 5);
+}
+
+/* Framework kernels (gen_int.h, docs/generator.md "Framework kernels"): the
+ * optimizer's 54 bytes per parameter, the gradient accumulation's 6 bytes
+ * per parameter and micro-batch, the fp32 cross entropy's 38 + 14 bytes per
+ * logit.  Worked by hand for a 4-layer GPT (h 2048, ffn 8192, s 2048,
+ * vocab 8000, biases, tied embeddings) on one A100-80GB, one micro-batch;
+ * streaming at 2039e9 x 0.80 = 1631.2e9 B/s, durations in whole us:
+ *   layer parameters 12 h^2 + 13 h = 50,358,272:
+ *     bwd.L<k>.grad_acc   6 x 50,358,272 = 302,149,632 B   -> 185.23 us = 185
+ *   embedding V h + s h = 16,384,000 + 4,194,304 = 20,578,304:
+ *     bwd.embed.grad_acc  6 x 20,578,304 = 123,469,824 B   ->  75.69 us = 76
+ *   optimizer: 4 layers + embedding + final norm (2 h) = 222,015,488
+ *     parameters x 54 = 11,988,836,352 B                   -> 7349.70 us = 7350
+ *   logits: the GEMM 2048 x 8000 x 2048 is compute-bound:
+ *     2 s V h / (312e12 x 0.8 x f(2048) f(8000) f(2048)), f(d) = d / (d + 32),
+ *     = 278.44 us (its bytes 2 (s h + h V + s V) take 45.32 us), plus the
+ *     cross entropy 38 x 2048 x 8000 = 622,592,000 B = 381.68 us: 660.12 = 660
+ *   bwd.logits: two GEMMs 556.89 us + 14 x s V = 229,376,000 B (140.62 us)
+ *     + the output layer's gradient accumulation 6 V h = 98,304,000 B
+ *     (60.26 us) = 757.77 us = 758 */
+typedef struct named_dur {
+    const char *name[6];
+    uint64_t us[6];
+} named_dur;
+
+static int named_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    named_dur *c = ud;
+    for (int i = 0; i < 6; i++)
+        if (n->name && strcmp(n->name, c->name[i]) == 0 && !c->us[i]) c->us[i] = n->duration_micros;
+    return CS_OK;
+}
+
+static void test_framework_kernels(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    m.u.tf.hidden = 2048;
+    m.u.tf.ffn_hidden = 8192;
+    m.u.tf.seq = 2048;
+    m.u.tf.vocab = 8000;
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.global_batch = 1;
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    named_dur c = {{"bwd.L3.grad_acc", "bwd.L0.grad_acc", "bwd.embed.grad_acc", "optimizer", "logits", "bwd.logits"},
+                   {0, 0, 0, 0, 0, 0}};
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, named_capture, &c, NULL, &err), CS_OK);
+    assert_int_equal(c.us[0], 185);
+    assert_int_equal(c.us[1], 185);
+    assert_int_equal(c.us[2], 76);
+    assert_int_equal(c.us[3], 7350);
+    assert_int_equal(c.us[4], 660);
+    assert_int_equal(c.us[5], 758);
 }
 
 int main(void) {
@@ -1722,7 +1779,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead), cmocka_unit_test(test_framework_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -316,7 +316,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     double edp = cs_gen_edp_ranks(p), dpr = cs_gen_dp_ranks(p), pe = mm.expert_params, pd = mm.params - pe;
     double sd = pd / (p->zero >= 1 ? cs_gen_shard_ranks(p) : 1), se = pe / (p->zero >= 1 ? edp : 1), shard = sd + se;
     /* offloaded (ZeRO-Offload style): fp32 master weights, Adam m and v -- 12 bytes per parameter --
-     * are loaded from remote memory and stored back; the other 8 of Adam's 32 bytes stay in HBM */
+     * are loaded from remote memory and stored back; the step's other 30 of its 54 bytes stay in HBM */
     if (p->offload_opt && !G->cost) {
         uint64_t lid = ++G->next_id;
         cs_et_nb *nb = cs_et_nb_new(lid, "optimizer.load", CHAKRA_PROTO_MSG__NODE_TYPE__MEM_LOAD_NODE);
@@ -328,7 +328,8 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         G->last = lid;
     }
     uint64_t id = ++G->next_id;
-    double secs = cs_gen_stream(G, (p->offload_opt ? 8 : 32) * shard) + p->kernel_overhead_s;
+    double opt_bytes = CS_GEN_OPT_BYTES_PER_PARAM - (p->offload_opt ? CS_GEN_OPT_STATE_BYTES_PER_PARAM : 0);
+    double secs = cs_gen_stream(G, opt_bytes * shard) + p->kernel_overhead_s;
     if (G->cost) {
         cs_gen_costing *C = G->cost;
         if (C->off_free > C->chain) C->chain = C->off_free;
@@ -341,7 +342,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         cs_et_nb_duration_us(nb, duration_us(G, id, "optimizer", secs));
         cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
         cs_et_nb_attr_uint64(nb, "num_ops", 0);
-        cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(G, id, "optimizer", "tensor_size", 32 * shard));
+        cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(G, id, "optimizer", "tensor_size", CS_GEN_OPT_BYTES_PER_PARAM * shard));
         emit(G, nb);
     }
     G->last = id;

@@ -559,6 +559,11 @@ static void layer_bwd(gen *G, uint32_t l) {
     tp_reduce(G, nm);
     snprintf(nm, sizeof nm, "bwd.L%u.ln1", l);
     cs_gen_comp(G->c, nm, 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
+    /* the layer's gradients (every parameter of the rank's share of it) added into the accumulation
+     * buffer, as every micro-batch's backward does (CS_GEN_GRAD_ACC_BYTES_PER_PARAM) */
+    double ga = CS_GEN_GRAD_ACC_BYTES_PER_PARAM * (layer_dense_rank(G) + layer_expert_rank(G));
+    snprintf(nm, sizeof nm, "bwd.L%u.grad_acc", l);
+    cs_gen_comp(G->c, nm, 0, ga, cs_gen_stream(G->c, ga));
 }
 
 
@@ -610,8 +615,10 @@ static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
         double v = ceil(G->V / G->t);
         cs_gen_comp(G->c, "final_ln", 0, 4 * G->sl * G->h, cs_gen_stream(G->c, 4 * G->sl * G->h));
         tp_gather(G, "logits.ag");
-        cs_gen_comp(G->c, "logits", 2 * G->sb * G->h * v, 2 * (G->sb * G->h + G->h * v) + 4 * G->sb * v,
-             cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, 4 * G->sb * v * 3));
+        /* the GEMM, then Megatron's fp32 vocab-parallel cross entropy (CS_GEN_XENT_FWD_BYTES_PER_LOGIT) */
+        double xe = CS_GEN_XENT_FWD_BYTES_PER_LOGIT * G->sb * v;
+        cs_gen_comp(G->c, "logits", 2 * G->sb * G->h * v, 2 * (G->sb * G->h + G->h * v + G->sb * v) + xe,
+             cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, xe));
     } else {
         p2p(G, 1, next_rank(G), p2p_tag(G, mb, vs, 0), G->sl * G->h * 2);
     }
@@ -632,8 +639,11 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
     if (vs < last) p2p(G, 0, next_rank(G), p2p_tag(G, mb, vs, 1), G->sl * G->h * 2);
     if (vs == last) {
         double v = ceil(G->V / G->t);
-        cs_gen_comp(G->c, "bwd.logits", 2 * 2 * G->sb * G->h * v, 2 * 2 * (G->sb * G->h + G->h * v) + 8 * G->sb * v,
-             2 * cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, 8 * G->sb * v));
+        /* the cross entropy's backward (CS_GEN_XENT_BWD_BYTES_PER_LOGIT), the two GEMMs, and the output
+         * layer's weight gradient added into the accumulation buffer (tied or not: V h / t) */
+        double xe = CS_GEN_XENT_BWD_BYTES_PER_LOGIT * G->sb * v, ga = CS_GEN_GRAD_ACC_BYTES_PER_PARAM * v * G->h;
+        cs_gen_comp(G->c, "bwd.logits", 2 * 2 * G->sb * G->h * v, 2 * 2 * (G->sb * G->h + G->h * v) + xe + ga,
+             2 * cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, xe + ga));
         tp_reduce(G, "bwd.logits.ar");
         cs_gen_comp(G->c, "bwd.final_ln", 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
         /* an FSDP unit reduce-scatters what it gathered (with Megatron's
@@ -651,6 +661,9 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
     }
     if (vs == 0) {
         cs_gen_comp(G->c, "bwd.embed", 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
+        /* the embedding's gradient (word and position tables / t) into the accumulation buffer */
+        double ga = CS_GEN_GRAD_ACC_BYTES_PER_PARAM * embed_params(G->m) / G->t;
+        cs_gen_comp(G->c, "bwd.embed.grad_acc", 0, ga, cs_gen_stream(G->c, ga));
         if (last_mb) acc += embed_params(G->m) / G->t;
     } else {
         p2p(G, 1, prev_rank(G), p2p_tag(G, mb, vs - 1, 1), G->sl * G->h * 2);

@@ -144,6 +144,36 @@ void cs_gen_ingest_batch(cs_gen_ctx *G, uint32_t mb);
 uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, const uint64_t *deps, size_t ndeps);
 /* cs_gen_duration_us (gen.h): whole microseconds of a COMP duration as the generator writes it. */
 
+/* Framework memory traffic (docs/generator.md, "Framework kernels"), one
+ * set for every plan and device, read from Megatron-LM's code of 2021/22:
+ *
+ * The optimizer step, HBM bytes per parameter of the rank's shard
+ * (megatron/optimizer/optimizer.py, mixed-precision Adam):
+ *   copy the fp16 gradient to the fp32 main gradient (.float())  2 + 4 =  6
+ *   unscale and check for inf/nan (_amp_foreach_non_finite_check_and_unscale_)  4 + 4 =  8
+ *   gradient L2 norm for clipping (multi_tensor_l2norm)               4 =  4
+ *   Adam (apex FusedAdam): read param, grad, m, v; write param, m, v  16 + 12 = 28
+ *   copy the fp32 main parameters to the fp16 model (multi_tensor_scale)  4 + 2 =  6
+ *   zero the fp16 gradient buffer for the next step (zero_grad_buffer)    2 =  2
+ *                                                                        total 54
+ * (the clipping multiply runs only when the norm exceeds the threshold: not
+ * counted).  Offloaded, the fp32 master, m and v reads and writes (24) are
+ * the remote memory's: 30 stay in HBM. */
+#define CS_GEN_OPT_BYTES_PER_PARAM 54.0
+#define CS_GEN_OPT_STATE_BYTES_PER_PARAM 24.0
+/* Gradient accumulation: every micro-batch's backward adds each fresh fp16
+ * gradient into the accumulation buffer (megatron/model/distributed.py,
+ * the DDP hook param.main_grad.add_(param.grad.data)): read 2 + 2, write 2. */
+#define CS_GEN_GRAD_ACC_BYTES_PER_PARAM 6.0
+/* Cross entropy over the vocabulary (megatron/model/gpt_model.py:
+ * vocab_parallel_cross_entropy(output.float(), labels);
+ * megatron/mpu/cross_entropy.py), HBM bytes per logit of the rank:
+ *   forward: .float() 2 + 4, max 4, sub_ 4 + 4, exp 4 + 4, sum 4, div_ 4 + 4 = 38
+ *   backward: mul_ by the loss gradient 4 + 4, back to fp16 4 + 2           = 14
+ * (the logits GEMM's own fp16 write and read are in its GEMM term). */
+#define CS_GEN_XENT_FWD_BYTES_PER_LOGIT 38.0
+#define CS_GEN_XENT_BWD_BYTES_PER_LOGIT 14.0
+
 /* Device time of a (m x k) x (k x n) 2-byte GEMM; of streaming bytes. */
 double cs_gen_gemm(cs_gen_ctx *G, double m, double n, double k);
 double cs_gen_stream(cs_gen_ctx *G, double bytes);

@@ -899,7 +899,8 @@ static int scale_templates(ctx *X, cs_rescale_info *info) {
  *                                       the optimizer on a shard: x t dp / (t' dp'), scale_templates)
  *   pipeline send / recv                sl h 2, sl = sb / t with SP, sb without: x t / t' with SP
  *   ln1, res1_ln2, res2, embed, final_ln (forward and backward): bytes of sl h: x t / t' with SP, else unchanged
- *   attn (heads / t)                    num_ops, tensor_size, duration: x t / t'
+ *   attn (heads / t), grad_acc and embed.grad_acc (the rank's 1/t of the parameters):
+ *                                       num_ops, tensor_size, duration: x t / t'
  *   qkv, proj, mlp, logits (n or k / t) num_ops x t / t'; tensor_size = R + S, R the replicated input's
  *                                       (c sb h bytes) kept, S x t / t'; duration x t / t' (the generator's
  *                                       GEMM efficiency of the sharded dimension is not in the trace)
@@ -1066,7 +1067,9 @@ static int tp_rules(ctx *X) {
                     if (strcmp(op, stream_ops[i]) == 0) kind = 0;
                 for (int i = 0; i < 4 && kind < 0; i++)
                     if (strcmp(op, gemm_ops[i]) == 0) kind = 2 + i;
-                if (kind < 0 && strcmp(op, "attn") == 0) kind = 1;
+                /* attn's heads / t, and the gradient accumulation of the rank's 1/t of the parameters */
+                if (kind < 0 && (strcmp(op, "attn") == 0 || strcmp(op, "grad_acc") == 0 || strcmp(op, "embed.grad_acc") == 0))
+                    kind = 1;
                 if (kind < 0 && strcmp(nm, "optimizer") == 0) kind = 9;
                 if (kind < 0)
                     return CS_ERR(X->err, CS_EUNSUPPORTED,

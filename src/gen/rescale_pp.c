@@ -15,6 +15,9 @@
 #include "gen/gen_int.h"
 #include "gen/rescale_pp.h"
 
+/* bytes per parameter of the generator's optimizer node (gen_int.h) */
+#define OPT_B ((uint64_t)CS_GEN_OPT_BYTES_PER_PARAM)
+
 /* A named node of the source (the first of its name), its group kind. */
 /* Exact rationals n / d for the optimizer's time per byte (no floating point: the same bytes on every
  * platform).  Products of two of them fit 128 bits: numerators below 2^66, denominators below 2^43. */
@@ -257,6 +260,7 @@ static void backward_mb(cs_rescale_pp *R, uint32_t mb, uint32_t lo, uint32_t hi,
     }
     if (st == 0) {
         named(R, "bwd.embed", 0);
+        named(R, "bwd.embed.grad_acc", 1);
         if (last_mb) bucket(R, R->b_embed);
     } else {
         p2p(R, 1, st - 1, 2 * mb + 1, R->sb);
@@ -271,7 +275,7 @@ static void opt_values(const cs_rescale_pp *R, uint32_t st, uint32_t n, uint64_t
         return;
     }
     uint64_t x = st == 0 ? R->x_first : st == R->P->pp - 1 ? R->x_last : 0;
-    *ts = 32 * ((uint64_t)n * R->lp + x);
+    *ts = OPT_B * ((uint64_t)n * R->lp + x);
     /* the middle of the time per byte the source's optimizers allow (rate_lo, rate_hi), times the bytes,
      * rounded half up: mid = (lo.n hi.d + hi.n lo.d) / (2 lo.d hi.d) */
     u128 num = R->rate_lo.n * R->rate_hi.d + R->rate_hi.n * R->rate_lo.d, den = 2 * R->rate_lo.d * R->rate_hi.d;
@@ -493,7 +497,7 @@ int cs_rescale_pp_prepare(cs_rescale_pp **out, const cs_gen_plan *src, const cs_
                       paths[0], dst->pp, !R->M ? "\"embed\" node" : !R->opt_proto ? "\"optimizer\" node" : "pipeline message");
     if (dst->pp > R->L)
         return REFUSE("--to-pp %u: expected at most one stage per layer (%u layers in the trace)", dst->pp, R->L);
-    /* per-layer parameters (per rank) and the stages' others, from the optimizer (32 bytes per parameter) */
+    /* per-layer parameters (per rank) and the stages' others, from the optimizer (54 bytes per parameter, CS_GEN_OPT_BYTES_PER_PARAM) */
     uint32_t first;
     if (src->dp >= 2) {
         if (!R->b_layer || R->b_layer % 2)
@@ -506,11 +510,11 @@ int cs_rescale_pp_prepare(cs_rescale_pp **out, const cs_gen_plan *src, const cs_
     } else {
         for (uint32_t st = 1; st + 1 < pp; st++) {
             uint32_t nl = cs_gen_vstage_layers(R->L, src, st, &first);
-            if (!nl || R->opt_t[st] % (32 * (uint64_t)nl) || (R->lp && R->lp != R->opt_t[st] / 32 / nl))
-                return REFUSE("%s: --to-pp %u: stage %u's optimizer (tensor_size %" PRIu64 ") is not 32 bytes for "
+            if (!nl || R->opt_t[st] % (OPT_B * nl) || (R->lp && R->lp != R->opt_t[st] / OPT_B / nl))
+                return REFUSE("%s: --to-pp %u: stage %u's optimizer (tensor_size %" PRIu64 ") is not 54 bytes for "
                               "each parameter of %u equal layers; not re-formed",
                               paths[st * tp], dst->pp, st, R->opt_t[st], nl);
-            R->lp = R->opt_t[st] / 32 / nl;
+            R->lp = R->opt_t[st] / OPT_B / nl;
         }
         if (!R->lp)
             return REFUSE("--to-pp %u: at dp 1 and pp 2 the trace holds neither a gradient bucket of one layer nor a "
@@ -529,13 +533,13 @@ int cs_rescale_pp_prepare(cs_rescale_pp **out, const cs_gen_plan *src, const cs_
     for (uint32_t st = 0; st < pp; st++) {
         uint32_t nl = cs_gen_vstage_layers(R->L, src, st, &first);
         uint64_t T = R->opt_t[st], lay = (uint64_t)nl * R->lp;
-        if (T % 32 || T / 32 < lay || (st > 0 && st + 1 < pp && T / 32 != lay))
-            return REFUSE("%s: --to-pp %u: stage %u's optimizer (tensor_size %" PRIu64 ") is not 32 bytes per "
+        if (T % OPT_B || T / OPT_B < lay || (st > 0 && st + 1 < pp && T / OPT_B != lay))
+            return REFUSE("%s: --to-pp %u: stage %u's optimizer (tensor_size %" PRIu64 ") is not 54 bytes per "
                           "parameter of its %u layers (%" PRIu64 " parameters each, read from %s)%s; not re-formed",
                           paths[st * tp], dst->pp, st, T, nl, R->lp, src->dp >= 2 ? "a gradient bucket" : "a middle stage",
                           st == 0 ? " and the embedding" : st == pp - 1 ? " and the output layer" : "");
-        if (st == 0) R->x_first = T / 32 - lay;
-        if (st == pp - 1) R->x_last = T / 32 - lay;
+        if (st == 0) R->x_first = T / OPT_B - lay;
+        if (st == pp - 1) R->x_last = T / OPT_B - lay;
     }
     /* duration = round(tensor_size / B) (at least 1 us) on every source stage: 1/B in the intersection of
      * [(D - 1/2) / T, (D + 1/2) / T) */
@@ -553,7 +557,7 @@ int cs_rescale_pp_prepare(cs_rescale_pp **out, const cs_gen_plan *src, const cs_
     }
     if (!frac_lt(R->rate_lo, R->rate_hi))
         return REFUSE("%s: --to-pp %u: the stages' optimizer durations are not one time per byte of their "
-                      "tensor_size (the generator's: 32 bytes per parameter over the memory bandwidth, no "
+                      "tensor_size (the generator's: 54 bytes per parameter over the memory bandwidth, no "
                       "plan.kernel-overhead-us); not re-formed", paths[0], dst->pp);
     /* the self-check: the source's stages rebuilt at its own pp, 1F1B then GPipe */
     char first_miss[400] = "";

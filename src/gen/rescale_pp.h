@@ -13,7 +13,7 @@
  * way at the source's pp and must equal the templates node for node;
  * anything else (ZeRO, FSDP, interleaving, a layout, MoE, ...) is refused
  * there.  Only the optimizer's values are computed: its tensor_size
- * exactly (32 bytes per parameter, the per-layer count read from a
+ * exactly (54 bytes per parameter, the per-layer count read from a
  * one-layer bucket or a middle stage), its duration scaled from the source.
  *
  * Ownership: the templates stay the caller's; cs_rescale_pp_free frees the
