@@ -677,35 +677,49 @@ static void test_random_against_model(void **state) {
  * sorted once when it comes to the top), in ascending runs and scrambled,
  * some cancelled, more pushed at that time while it is popped: the pops are in
  * (key, seq) order all the same. */
-/* cs_eventq_ahead, the prefetch hint: the events still to pop at the
- * current time, in pop order, while their bucket is kept in that order; NULL
- * for a later time, past the bucket's end, or once a push at the current
- * time out of order has made the bucket a heap.  Expected values from the
- * pops themselves: ahead(k) before a pop is the (k + 1)-th event popped. */
+/* cs_eventq_ahead, the prefetch hint: the events still to pop, in pop order,
+ * from the top bucket (the current time, or the next pending one) and then
+ * the next time's bucket, while each is kept in that order; NULL past the
+ * second bucket's end, or once a push at the current time out of order has
+ * given the bucket a side heap.  Expected values from the pops themselves:
+ * ahead(k) before a pop is the (k + 1)-th event popped. */
 static void test_ahead_hint(void **state) {
     (void)state;
     cs_eventq *q = cs_eventq_new();
     for (uint64_t k = 1; k <= 6; k++) cs_eventq_push(q, 100, k, noop, NULL, k);
-    assert_null(cs_eventq_ahead(q, 0)); /* now = 0: the bucket at 100 is not the current time */
+    for (uint64_t k = 1; k <= 2; k++) cs_eventq_push(q, 200, k, noop, NULL, 10 + k);
+    cs_eventq_push(q, 300, 1, noop, NULL, 21);
+    const cs_event *a = cs_eventq_ahead(q, 0); /* now = 0: the bucket at 100 is next */
+    assert_non_null(a);
+    assert_int_equal(a->arg, 1);
     cs_event e;
     assert_int_equal(cs_eventq_pop(q, &e), 1);
     assert_int_equal(e.arg, 1);
-    /* 5 left at now = 100: keys 2..6 */
+    /* 5 left at now = 100 (keys 2..6), then 2 at 200; the one at 300 is two timestamps on */
     for (size_t k = 0; k < 5; k++) {
-        const cs_event *a = cs_eventq_ahead(q, k);
+        a = cs_eventq_ahead(q, k);
         assert_non_null(a);
         assert_int_equal(a->arg, 2 + k);
     }
-    assert_null(cs_eventq_ahead(q, 5));
-    const cs_event *a = cs_eventq_ahead(q, 1);
+    for (size_t k = 5; k < 7; k++) {
+        a = cs_eventq_ahead(q, k);
+        assert_non_null(a);
+        assert_int_equal(a->arg, 11 + (k - 5));
+    }
+    assert_null(cs_eventq_ahead(q, 7));
+    a = cs_eventq_ahead(q, 1);
     uint64_t seq = a->seq;
     assert_int_equal(cs_eventq_pop(q, &e), 1);
     assert_int_equal(cs_eventq_pop(q, &e), 1);
     assert_int_equal(e.seq, seq); /* ahead(1) was the second pop */
-    cs_eventq_push(q, 100, 0, noop, NULL, 99); /* key 0 < the next key 4, at now: a heap from here */
+    cs_eventq_push(q, 100, 0, noop, NULL, 99); /* key 0 < the next key 4, at now: a side heap from here */
     assert_null(cs_eventq_ahead(q, 0));
     assert_int_equal(cs_eventq_pop(q, &e), 1);
     assert_int_equal(e.arg, 99);
+    for (int i = 0; i < 3; i++) assert_int_equal(cs_eventq_pop(q, &e), 1); /* keys 4..6: the bucket at 100 done */
+    a = cs_eventq_ahead(q, 2); /* 11, 12 at 200, then 21 at 300 */
+    assert_non_null(a);
+    assert_int_equal(a->arg, 21);
     cs_eventq_free(q);
 }
 
