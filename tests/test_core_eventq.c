@@ -677,49 +677,71 @@ static void test_random_against_model(void **state) {
  * sorted once when it comes to the top), in ascending runs and scrambled,
  * some cancelled, more pushed at that time while it is popped: the pops are in
  * (key, seq) order all the same. */
-/* cs_eventq_ahead, the prefetch hint: the events still to pop, in pop order,
- * from the top bucket (the current time, or the next pending one) and then
- * the next time's bucket, while each is kept in that order; NULL past the
- * second bucket's end, or once a push at the current time out of order has
- * given the bucket a side heap.  Expected values from the pops themselves:
- * ahead(k) before a pop is the (k + 1)-th event popped. */
+/* cs_eventq_ahead, the prefetch hint: the events still to pop at the
+ * current time, in pop order, while their bucket is kept in that order; NULL
+ * for a later time, past the bucket's end, or once a push at the current
+ * time out of order has made the bucket a heap.  Expected values from the
+ * pops themselves: ahead(k) before a pop is the (k + 1)-th event popped. */
 static void test_ahead_hint(void **state) {
     (void)state;
     cs_eventq *q = cs_eventq_new();
     for (uint64_t k = 1; k <= 6; k++) cs_eventq_push(q, 100, k, noop, NULL, k);
-    for (uint64_t k = 1; k <= 2; k++) cs_eventq_push(q, 200, k, noop, NULL, 10 + k);
-    cs_eventq_push(q, 300, 1, noop, NULL, 21);
-    const cs_event *a = cs_eventq_ahead(q, 0); /* now = 0: the bucket at 100 is next */
-    assert_non_null(a);
-    assert_int_equal(a->arg, 1);
+    assert_null(cs_eventq_ahead(q, 0)); /* now = 0: the bucket at 100 is not the current time */
     cs_event e;
     assert_int_equal(cs_eventq_pop(q, &e), 1);
     assert_int_equal(e.arg, 1);
-    /* 5 left at now = 100 (keys 2..6), then 2 at 200; the one at 300 is two timestamps on */
+    /* 5 left at now = 100: keys 2..6 */
     for (size_t k = 0; k < 5; k++) {
-        a = cs_eventq_ahead(q, k);
+        const cs_event *a = cs_eventq_ahead(q, k);
         assert_non_null(a);
         assert_int_equal(a->arg, 2 + k);
     }
-    for (size_t k = 5; k < 7; k++) {
-        a = cs_eventq_ahead(q, k);
-        assert_non_null(a);
-        assert_int_equal(a->arg, 11 + (k - 5));
-    }
-    assert_null(cs_eventq_ahead(q, 7));
-    a = cs_eventq_ahead(q, 1);
+    assert_null(cs_eventq_ahead(q, 5));
+    const cs_event *a = cs_eventq_ahead(q, 1);
     uint64_t seq = a->seq;
     assert_int_equal(cs_eventq_pop(q, &e), 1);
     assert_int_equal(cs_eventq_pop(q, &e), 1);
     assert_int_equal(e.seq, seq); /* ahead(1) was the second pop */
-    cs_eventq_push(q, 100, 0, noop, NULL, 99); /* key 0 < the next key 4, at now: a side heap from here */
+    cs_eventq_push(q, 100, 0, noop, NULL, 99); /* key 0 < the next key 4, at now: a heap from here */
     assert_null(cs_eventq_ahead(q, 0));
     assert_int_equal(cs_eventq_pop(q, &e), 1);
     assert_int_equal(e.arg, 99);
-    for (int i = 0; i < 3; i++) assert_int_equal(cs_eventq_pop(q, &e), 1); /* keys 4..6: the bucket at 100 done */
-    a = cs_eventq_ahead(q, 2); /* 11, 12 at 200, then 21 at 300 */
-    assert_non_null(a);
-    assert_int_equal(a->arg, 21);
+    cs_eventq_free(q);
+}
+
+/* cs_eventq_ahead_run, the hint in one call: the earliest pending time's
+ * events still to pop, in pop order, whether or not that time is the
+ * current one; none once a push at the current time out of order gave the
+ * bucket a side heap.  Expected values from the pops themselves. */
+static void test_ahead_run(void **state) {
+    (void)state;
+    cs_eventq *q = cs_eventq_new();
+    for (uint64_t k = 3; k >= 1; k--) cs_eventq_push(q, 100, k * 2, noop, NULL, k); /* pushed out of order */
+    cs_eventq_push(q, 200, 1, noop, NULL, 21);
+    cs_eventq_push(q, 200, 2, noop, NULL, 22);
+    size_t n;
+    const cs_event *run = cs_eventq_ahead_run(q, &n); /* the bucket at 100 is unsorted until it comes to the top */
+    assert_int_equal(n, 0);
+    cs_event e;
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.arg, 1);
+    run = cs_eventq_ahead_run(q, &n); /* now = 100: keys 4, 6 left */
+    assert_int_equal(n, 2);
+    assert_int_equal(run[0].arg, 2);
+    assert_int_equal(run[1].arg, 3);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.arg, 3);
+    run = cs_eventq_ahead_run(q, &n); /* the instant at 100 used up: the bucket at 200, not yet current */
+    assert_int_equal(n, 2);
+    assert_int_equal(run[0].arg, 21);
+    assert_int_equal(run[1].arg, 22);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    cs_eventq_push(q, 200, 0, noop, NULL, 99); /* key 0 < the next key 2, at now: a side heap */
+    run = cs_eventq_ahead_run(q, &n);
+    assert_int_equal(n, 0);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.arg, 99);
     cs_eventq_free(q);
 }
 
@@ -843,6 +865,7 @@ int main(void) {
         cmocka_unit_test(test_handlers_push_at_now),
         cmocka_unit_test(test_one_time_out_of_order),
         cmocka_unit_test(test_ahead_hint),
+        cmocka_unit_test(test_ahead_run),
         cmocka_unit_test(test_handler_cancels),
         cmocka_unit_test(test_random_against_model),
         cmocka_unit_test(test_instant_pushes_before_its_keys),

@@ -511,22 +511,22 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until) {
     return n;
 }
 
-/* The next events are the top bucket's (at the current time, or the next
- * one's when the current instant is used up), then those of the top's
- * smaller child (the next timestamp).  Either is read only when kept in pop
- * order (sorted, no side heap). */
 const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k) {
     if (!q->tn) return NULL;
     const bucket *bk = &q->b[q->theap[0]];
-    if (bk->aux_n || bk->unsorted) return NULL;
-    size_t left = bk->n - bk->head;
-    if (k < left) return &bk->ev[bk->head + k];
-    k -= left;
-    if (q->tn < 2) return NULL;
-    size_t c = q->tn > 2 && q->b[q->theap[2]].time < q->b[q->theap[1]].time ? 2 : 1;
-    bk = &q->b[q->theap[c]];
-    if (bk->aux_n || bk->unsorted || k >= bk->n - bk->head) return NULL;
+    if (bk->aux_n || bk->unsorted || bk->time != q->now || k >= bk->n - bk->head) return NULL;
     return &bk->ev[bk->head + k];
+}
+
+/* (ahead_run: the top bucket whatever its time -- at the current time, or
+ * the next one's when the current instant is used up.) */
+const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n) {
+    *n = 0;
+    if (!q->tn) return NULL;
+    const bucket *bk = &q->b[q->theap[0]];
+    if (bk->aux_n || bk->unsorted) return NULL;
+    *n = bk->n - bk->head;
+    return &bk->ev[bk->head];
 }
 
 cs_time cs_eventq_now(const cs_eventq *q) { return q->now; }

@@ -861,7 +861,12 @@ static void port_kick(pkt_state *s, uint32_t l) {
     if (!p) return;
     cs_time now = now_of(s);
     double bw = s->bw[l];
-    cs_time ser = ser_ps(p->wire, bw);
+    if (p->wire != P->memo_wire || bw != P->memo_bw) {
+        P->memo_wire = p->wire;
+        P->memo_bw = bw;
+        P->memo_ser = ser_ps(p->wire, bw);
+    }
+    cs_time ser = P->memo_ser;
     P->tx_wire += p->wire;
     if (p->intr && p->nint < CS_CC_INT_HOPS) /* in-band telemetry: this egress as the packet leaves */
         p->intr[p->nint++] = (cs_int_hop){.qlen_bytes = P->qbytes, .tx_bytes = P->tx_wire, .ts = now, .bw = bw};
@@ -1374,21 +1379,26 @@ void pkt_arm_rto(pkt_state *s, uint32_t id) {
  * depends on them. */
 #define PKT_AHEAD 4
 static void prefetch_ahead(pkt_state *s) {
-    const cs_event *e = cs_eventq_ahead(s->q, PKT_AHEAD);
-    if (!e || e->ctx != s) return;
-    if (e->fn == on_arrive) {
-        const pkt *p = (const pkt *)(uintptr_t)e->arg;
-        __builtin_prefetch(p);
-        __builtin_prefetch((const char *)p + 63);
-    } else if (e->fn == on_tx_end) {
-        __builtin_prefetch(&s->ports[e->arg]);
+    size_t n;
+    const cs_event *run = cs_eventq_ahead_run(s->q, &n);
+    if (n > PKT_AHEAD) {
+        const cs_event *e = &run[PKT_AHEAD];
+        if (e->fn == on_arrive) {
+            const pkt *p = (const pkt *)(uintptr_t)e->arg;
+            __builtin_prefetch(p);
+            __builtin_prefetch((const char *)p + 63);
+        } else if (e->fn == on_tx_end && e->ctx == s) {
+            __builtin_prefetch(&s->ports[e->arg]);
+        }
     }
-    e = cs_eventq_ahead(s->q, PKT_AHEAD / 2);
-    if (e && e->ctx == s && e->fn == on_arrive) {
-        const pkt *p = (const pkt *)(uintptr_t)e->arg;
-        const pflow *f = &s->flows[p->flow];
-        __builtin_prefetch(f);
-        if (!p->hbh) __builtin_prefetch(p->type == PK_DATA ? &f->path[p->hop] : &f->rpath[p->hop]);
+    if (n > PKT_AHEAD / 2) {
+        const cs_event *e = &run[PKT_AHEAD / 2];
+        if (e->fn == on_arrive && e->ctx == s) {
+            const pkt *p = (const pkt *)(uintptr_t)e->arg;
+            const pflow *f = &s->flows[p->flow];
+            __builtin_prefetch(f);
+            if (!p->hbh) __builtin_prefetch(p->type == PK_DATA ? &f->path[p->hop] : &f->rpath[p->hop]);
+        }
     }
 }
 
