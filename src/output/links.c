@@ -5,6 +5,7 @@
  */
 #include "output/links.h"
 
+#include "output/jsonw.h"
 #include "output/timeline.h"
 
 #include <errno.h>
@@ -63,14 +64,38 @@ int cs_links_csv(const char *path, const cs_result *res, cs_error *err) {
         const cs_link *l = &t->links[i];
         cs_net_link_stat sv = stat_of(r, i);
         const cs_net_link_stat *st = &sv;
-        fprintf(f, "%u,%u,%u,%s,%s,%s,%s,%d,%llu,%s,%s,%s", i, l->src, l->dst,
-                cs_node_kind_name((cs_node_kind)t->kind[l->src]), cs_node_kind_name((cs_node_kind)t->kind[l->dst]),
-                memo_fmt(&m_bw, 'g', 6, l->bw), memo_fmt(&m_lat, 'f', 3, cs_time_as_ns_f(l->lat)), cs_link_up(l),
-                (unsigned long long)st->bytes, memo_fmt(&m_busy, 'f', 3, cs_time_as_ns_f(st->busy)),
-                memo_fmt(&m_avg, 'f', 6, avg_util(l, st, sim_time)), memo_fmt(&m_peak, 'f', 6, st->peak_util));
-        if (r->packet)
-            fprintf(f, ",%llu,%llu,%s,%llu", (unsigned long long)st->drops, (unsigned long long)st->ecn_marks,
-                    memo_fmt(&m_paused, 'f', 3, cs_time_as_ns_f(st->paused)), (unsigned long long)st->max_queue_bytes);
+        /* "%u,%u,%u,%s,%s,%s,%s,%d,%llu,%s,%s,%s" and, packet-level, ",%llu,%llu,%s,%llu" (written piecewise) */
+        cs_jsonw_u64(f, i);
+        fputc(',', f);
+        cs_jsonw_u64(f, l->src);
+        fputc(',', f);
+        cs_jsonw_u64(f, l->dst);
+        fputc(',', f);
+        fputs(cs_node_kind_name((cs_node_kind)t->kind[l->src]), f);
+        fputc(',', f);
+        fputs(cs_node_kind_name((cs_node_kind)t->kind[l->dst]), f);
+        fputc(',', f);
+        fputs(memo_fmt(&m_bw, 'g', 6, l->bw), f);
+        fputc(',', f);
+        fputs(memo_fmt(&m_lat, 'f', 3, cs_time_as_ns_f(l->lat)), f);
+        fputs(cs_link_up(l) ? ",1," : ",0,", f);
+        cs_jsonw_u64(f, st->bytes);
+        fputc(',', f);
+        fputs(memo_fmt(&m_busy, 'f', 3, cs_time_as_ns_f(st->busy)), f);
+        fputc(',', f);
+        fputs(memo_fmt(&m_avg, 'f', 6, avg_util(l, st, sim_time)), f);
+        fputc(',', f);
+        fputs(memo_fmt(&m_peak, 'f', 6, st->peak_util), f);
+        if (r->packet) {
+            fputc(',', f);
+            cs_jsonw_u64(f, st->drops);
+            fputc(',', f);
+            cs_jsonw_u64(f, st->ecn_marks);
+            fputc(',', f);
+            fputs(memo_fmt(&m_paused, 'f', 3, cs_time_as_ns_f(st->paused)), f);
+            fputc(',', f);
+            cs_jsonw_u64(f, st->max_queue_bytes);
+        }
         fputc('\n', f);
     }
     return cs_afile_commit(&af, err);
