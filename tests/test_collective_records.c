@@ -18,6 +18,7 @@
 
 #include "core/alloc.h"
 #include "output/collectives.h"
+#include "output/jsonw.h"
 #include "output/report.h"
 #include "sys_testlib.h"
 
@@ -737,9 +738,40 @@ static void test_bounded_memory(void **state) {
     cs_coll_agg_free(a);
 }
 
+/* The number writers of summary.json, ranks.csv and links.csv (by hand, not printf): a
+ * picosecond time as nanoseconds with at most 3 decimals and no trailing zeros, and a
+ * u64 in decimal.  Expected texts worked by hand: 0 ps = "0"; 1 ps = 0.001 ns; 500 ps =
+ * 0.5 ns; 12,340 ps = 12.34 ns; 1,000 ps = 1 ns; 657,082,040 ps = 657,082.04 ns;
+ * 2^64 - 1 ps = 18,446,744,073,709,551.615 ns. */
+static void test_jsonw_numbers(void **state) {
+    (void)state;
+    static const struct { cs_time t; const char *want; } ns[] = {
+        {0, "0"}, {1, "0.001"}, {500, "0.5"}, {12340, "12.34"}, {1000, "1"}, {10, "0.01"},
+        {657082040, "657082.04"}, {UINT64_MAX, "18446744073709551.615"}};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        char buf[64] = {0};
+        FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+        assert_non_null(f);
+        cs_jsonw_ns(f, ns[i].t);
+        fclose(f);
+        assert_string_equal(buf, ns[i].want);
+    }
+    static const struct { uint64_t v; const char *want; } u[] = {
+        {0, "0"}, {7, "7"}, {1024, "1024"}, {UINT64_MAX, "18446744073709551615"}};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+        char buf[64] = {0};
+        FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+        assert_non_null(f);
+        cs_jsonw_u64(f, u[i].v);
+        fclose(f);
+        assert_string_equal(buf, u[i].want);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conventions),
+        cmocka_unit_test(test_jsonw_numbers),
         cmocka_unit_test(test_ring_allreduce_ring8),
         cmocka_unit_test(test_reference_case),
         cmocka_unit_test(test_symmetric_records),

@@ -709,6 +709,42 @@ static void test_ahead_hint(void **state) {
     cs_eventq_free(q);
 }
 
+/* cs_eventq_ahead_run, the hint in one call: the earliest pending time's
+ * events still to pop, in pop order, whether or not that time is the
+ * current one; none once a push at the current time out of order gave the
+ * bucket a side heap.  Expected values from the pops themselves. */
+static void test_ahead_run(void **state) {
+    (void)state;
+    cs_eventq *q = cs_eventq_new();
+    for (uint64_t k = 3; k >= 1; k--) cs_eventq_push(q, 100, k * 2, noop, NULL, k); /* pushed out of order */
+    cs_eventq_push(q, 200, 1, noop, NULL, 21);
+    cs_eventq_push(q, 200, 2, noop, NULL, 22);
+    size_t n;
+    const cs_event *run = cs_eventq_ahead_run(q, &n); /* the bucket at 100 is unsorted until it comes to the top */
+    assert_int_equal(n, 0);
+    cs_event e;
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.arg, 1);
+    run = cs_eventq_ahead_run(q, &n); /* now = 100: keys 4, 6 left */
+    assert_int_equal(n, 2);
+    assert_int_equal(run[0].arg, 2);
+    assert_int_equal(run[1].arg, 3);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.arg, 3);
+    run = cs_eventq_ahead_run(q, &n); /* the instant at 100 used up: the bucket at 200, not yet current */
+    assert_int_equal(n, 2);
+    assert_int_equal(run[0].arg, 21);
+    assert_int_equal(run[1].arg, 22);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    cs_eventq_push(q, 200, 0, noop, NULL, 99); /* key 0 < the next key 2, at now: a side heap */
+    run = cs_eventq_ahead_run(q, &n);
+    assert_int_equal(n, 0);
+    assert_int_equal(cs_eventq_pop(q, &e), 1);
+    assert_int_equal(e.arg, 99);
+    cs_eventq_free(q);
+}
+
 static void test_one_time_out_of_order(void **state) {
     (void)state;
     enum { N = 3000 };
@@ -829,6 +865,7 @@ int main(void) {
         cmocka_unit_test(test_handlers_push_at_now),
         cmocka_unit_test(test_one_time_out_of_order),
         cmocka_unit_test(test_ahead_hint),
+        cmocka_unit_test(test_ahead_run),
         cmocka_unit_test(test_handler_cancels),
         cmocka_unit_test(test_random_against_model),
         cmocka_unit_test(test_instant_pushes_before_its_keys),

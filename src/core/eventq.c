@@ -518,6 +518,17 @@ const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k) {
     return &bk->ev[bk->head + k];
 }
 
+/* (ahead_run: the top bucket whatever its time -- at the current time, or
+ * the next one's when the current instant is used up.) */
+const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n) {
+    *n = 0;
+    if (!q->tn) return NULL;
+    const bucket *bk = &q->b[q->theap[0]];
+    if (bk->aux_n || bk->unsorted) return NULL;
+    *n = bk->n - bk->head;
+    return &bk->ev[bk->head];
+}
+
 cs_time cs_eventq_now(const cs_eventq *q) { return q->now; }
 size_t cs_eventq_size(const cs_eventq *q) { return q->n; }
 uint64_t cs_eventq_dispatched(const cs_eventq *q) { return q->dispatched; }

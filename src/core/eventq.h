@@ -57,6 +57,12 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until);
  * bucket kept in pop order; NULL otherwise.  It may be cancelled; nothing
  * may depend on it but what is read ahead of time. */
 const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k);
+/* The same hint in one call, for the next pending time too: the events of
+ * the earliest pending time (the current one, or the next when the current
+ * instant is used up) still to pop, run[0..*n) in pop order (*n = 0 when
+ * that bucket is not kept in pop order).  Events pushed meanwhile may come
+ * before them. */
+const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n);
 cs_time cs_eventq_now(const cs_eventq *q);
 size_t cs_eventq_size(const cs_eventq *q); /* pending, including tombstones */
 uint64_t cs_eventq_dispatched(const cs_eventq *q);

@@ -173,6 +173,11 @@ typedef struct port {
     uint32_t cur_in_link, cur_wire, cur_payload;
     uint64_t wake_ev;
     cs_time wake_at;
+    /* the last serialization computed here (most packets on a link are full): ser_ps of memo_wire bytes at
+     * memo_bw bytes per ns (a division and a ceil saved; the same value) */
+    double memo_bw;
+    uint32_t memo_wire;
+    cs_time memo_ser;
     uint64_t headroom; /* PFC headroom of each class of this link at its far node */
     pclass cls0;       /* class 0 (the others: pkt_state.pcs), beside the port that uses it most */
     /* statistics */

@@ -5,6 +5,7 @@
  */
 #include "output/links.h"
 
+#include "output/jsonw.h"
 #include "output/timeline.h"
 
 #include <errno.h>
@@ -24,6 +25,27 @@ static double avg_util(const cs_link *l, const cs_net_link_stat *st, cs_time sim
     return (double)st->bytes / (l->nominal_bw * cs_time_as_ns_f(sim_time));
 }
 
+/* One column's last value and its text: most links of a large fabric share a bandwidth and a latency, and the
+ * idle ones print 0 everywhere, so a row's numbers are mostly formatted once (printf's floating point is most
+ * of writing links.csv at 1,024 hosts).  Same text as formatting every value: the cache is keyed on the bits. */
+typedef struct {
+    int valid;
+    uint64_t bits;
+    char s[48];
+} num_memo;
+
+static const char *memo_fmt(num_memo *m, char conv, int prec, double v) {
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    if (!m->valid || m->bits != b) {
+        if (conv == 'g') snprintf(m->s, sizeof m->s, "%.*g", prec, v);
+        else snprintf(m->s, sizeof m->s, "%.*f", prec, v);
+        m->bits = b;
+        m->valid = 1;
+    }
+    return m->s;
+}
+
 int cs_links_csv(const char *path, const cs_result *res, cs_error *err) {
     const cs_topo *t = res->topo;
     const cs_net_link_report *r = &res->links;
@@ -37,17 +59,43 @@ int cs_links_csv(const char *path, const cs_result *res, cs_error *err) {
           "peak_utilization", f);
     /* packet-level backends: drops, marks, pause time and queue per link */
     fputs(r->packet ? ",drops,ecn_marks,pfc_paused_ns,max_queue_bytes\n" : "\n", f);
+    num_memo m_bw = {0}, m_lat = {0}, m_busy = {0}, m_avg = {0}, m_peak = {0}, m_paused = {0};
     for (uint32_t i = 0; i < t->nlinks; i++) {
         const cs_link *l = &t->links[i];
         cs_net_link_stat sv = stat_of(r, i);
         const cs_net_link_stat *st = &sv;
-        fprintf(f, "%u,%u,%u,%s,%s,%.6g,%.3f,%d,%llu,%.3f,%.6f,%.6f", i, l->src, l->dst,
-                cs_node_kind_name((cs_node_kind)t->kind[l->src]), cs_node_kind_name((cs_node_kind)t->kind[l->dst]),
-                l->bw, cs_time_as_ns_f(l->lat), cs_link_up(l), (unsigned long long)st->bytes,
-                cs_time_as_ns_f(st->busy), avg_util(l, st, sim_time), st->peak_util);
-        if (r->packet)
-            fprintf(f, ",%llu,%llu,%.3f,%llu", (unsigned long long)st->drops, (unsigned long long)st->ecn_marks,
-                    cs_time_as_ns_f(st->paused), (unsigned long long)st->max_queue_bytes);
+        /* "%u,%u,%u,%s,%s,%s,%s,%d,%llu,%s,%s,%s" and, packet-level, ",%llu,%llu,%s,%llu" (written piecewise) */
+        cs_jsonw_u64(f, i);
+        fputc(',', f);
+        cs_jsonw_u64(f, l->src);
+        fputc(',', f);
+        cs_jsonw_u64(f, l->dst);
+        fputc(',', f);
+        fputs(cs_node_kind_name((cs_node_kind)t->kind[l->src]), f);
+        fputc(',', f);
+        fputs(cs_node_kind_name((cs_node_kind)t->kind[l->dst]), f);
+        fputc(',', f);
+        fputs(memo_fmt(&m_bw, 'g', 6, l->bw), f);
+        fputc(',', f);
+        fputs(memo_fmt(&m_lat, 'f', 3, cs_time_as_ns_f(l->lat)), f);
+        fputs(cs_link_up(l) ? ",1," : ",0,", f);
+        cs_jsonw_u64(f, st->bytes);
+        fputc(',', f);
+        fputs(memo_fmt(&m_busy, 'f', 3, cs_time_as_ns_f(st->busy)), f);
+        fputc(',', f);
+        fputs(memo_fmt(&m_avg, 'f', 6, avg_util(l, st, sim_time)), f);
+        fputc(',', f);
+        fputs(memo_fmt(&m_peak, 'f', 6, st->peak_util), f);
+        if (r->packet) {
+            fputc(',', f);
+            cs_jsonw_u64(f, st->drops);
+            fputc(',', f);
+            cs_jsonw_u64(f, st->ecn_marks);
+            fputc(',', f);
+            fputs(memo_fmt(&m_paused, 'f', 3, cs_time_as_ns_f(st->paused)), f);
+            fputc(',', f);
+            cs_jsonw_u64(f, st->max_queue_bytes);
+        }
         fputc('\n', f);
     }
     return cs_afile_commit(&af, err);

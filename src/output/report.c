@@ -182,7 +182,9 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
     fputs("  \"ranks\": [\n", f);
     for (uint32_t k = 0; k < res->nranks; k++) {
         const cs_rank_result *rr = &res->ranks[k];
-        fprintf(f, "    {\"rank\": %u, \"finish_ns\": ", k);
+        fputs("    {\"rank\": ", f);
+        cs_jsonw_u64(f, k);
+        fputs(", \"finish_ns\": ", f);
         cs_jsonw_ns(f, rr->finish);
         fputs(", \"compute_ns\": ", f);
         cs_jsonw_ns(f, rr->compute);
@@ -198,8 +200,13 @@ int cs_report_summary_json(const char *path, const cs_result *r, const cs_coll_o
         cs_jsonw_ns(f, rr->comm_only);
         fputs(", \"idle_ns\": ", f);
         cs_jsonw_ns(f, cs_rank_idle(rr, res->sim_time));
-        fprintf(f, ", \"nodes\": %" PRIu64 ", \"p2p_bytes_sent\": %" PRIu64 ", \"p2p_bytes_received\": %" PRIu64 "}%s\n",
-                rr->nodes, rr->bytes_sent, rr->bytes_recv, k + 1 < res->nranks ? "," : "");
+        fputs(", \"nodes\": ", f);
+        cs_jsonw_u64(f, rr->nodes);
+        fputs(", \"p2p_bytes_sent\": ", f);
+        cs_jsonw_u64(f, rr->bytes_sent);
+        fputs(", \"p2p_bytes_received\": ", f);
+        cs_jsonw_u64(f, rr->bytes_recv);
+        fputs(k + 1 < res->nranks ? "},\n" : "}\n", f);
     }
     fputs("  ],\n", f);
     rc = cs_coll_out_write_json(colls, r, f, path, err);
@@ -255,7 +262,8 @@ int cs_report_ranks_csv(const char *path, const cs_result *r, cs_error *err) {
           f);
     for (uint32_t k = 0; k < res->nranks; k++) {
         const cs_rank_result *rr = &res->ranks[k];
-        fprintf(f, "%u,", k);
+        cs_jsonw_u64(f, k);
+        fputc(',', f);
         cs_jsonw_ns(f, rr->finish);
         fputc(',', f);
         cs_jsonw_ns(f, rr->compute);
@@ -265,7 +273,13 @@ int cs_report_ranks_csv(const char *path, const cs_result *r, cs_error *err) {
         cs_jsonw_ns(f, rr->cpu);
         fputc(',', f);
         cs_jsonw_ns(f, rr->comm_busy);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", rr->nodes, rr->bytes_sent, rr->bytes_recv);
+        fputc(',', f);
+        cs_jsonw_u64(f, rr->nodes);
+        fputc(',', f);
+        cs_jsonw_u64(f, rr->bytes_sent);
+        fputc(',', f);
+        cs_jsonw_u64(f, rr->bytes_recv);
+        fputc(',', f);
         cs_jsonw_ns(f, rr->cpu_only);
         fputc(',', f);
         cs_jsonw_ns(f, rr->comm_only);

@@ -27,13 +27,66 @@ int sw_mpi_launched(void) {
 }
 
 #ifdef CS_HAVE_MPI
+#include <dlfcn.h>
 #include <mpi.h>
+
+/* MPICH is loaded when a sweep runs under mpiexec, not linked: loading it
+ * (and the UCX libraries it pulls in, which initialise themselves) was 2 to 3
+ * ms of every clustersim process's start, most of a small run's CPU beside
+ * its own work.  Its handles and constants are plain integers (mpi.h), so
+ * only the functions come from the library: each MPI_X below is the
+ * pointer's call. */
+static struct {
+    int (*Initialized)(int *);
+    int (*Init)(int *, char ***);
+    int (*Comm_rank)(MPI_Comm, int *);
+    int (*Comm_size)(MPI_Comm, int *);
+    int (*Finalized)(int *);
+    int (*Finalize)(void);
+    int (*Recv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+    int (*Send)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+    int (*Probe)(int, int, MPI_Comm, MPI_Status *);
+    int (*Iprobe)(int, int, MPI_Comm, int *, MPI_Status *);
+    int (*Get_count)(const MPI_Status *, MPI_Datatype, int *);
+} M;
+static int m_loaded;
+
+#define MPI_Initialized M.Initialized
+#define MPI_Init M.Init
+#define MPI_Comm_rank M.Comm_rank
+#define MPI_Comm_size M.Comm_size
+#define MPI_Finalized M.Finalized
+#define MPI_Finalize M.Finalize
+#define MPI_Recv M.Recv
+#define MPI_Send M.Send
+#define MPI_Probe M.Probe
+#define MPI_Iprobe M.Iprobe
+#define MPI_Get_count M.Get_count
+
+/* dlsym's object pointer into a function pointer (POSIX guarantees the representation). */
+#define M_SYM(h, field, name) (memcpy(&M.field, &(void *){dlsym(h, name)}, sizeof(void *)), M.field != NULL)
+
+static int m_load(cs_error *err) {
+    if (m_loaded) return CS_OK;
+    void *h = dlopen(CS_MPI_LIBRARY, RTLD_NOW | RTLD_GLOBAL);
+    if (!h) return CS_ERR(err, CS_EIO, "sweep: cannot load MPI (%s): %s", CS_MPI_LIBRARY, dlerror());
+    if (!(M_SYM(h, Initialized, "MPI_Initialized") && M_SYM(h, Init, "MPI_Init") &&
+          M_SYM(h, Comm_rank, "MPI_Comm_rank") && M_SYM(h, Comm_size, "MPI_Comm_size") &&
+          M_SYM(h, Finalized, "MPI_Finalized") && M_SYM(h, Finalize, "MPI_Finalize") && M_SYM(h, Recv, "MPI_Recv") &&
+          M_SYM(h, Send, "MPI_Send") && M_SYM(h, Probe, "MPI_Probe") && M_SYM(h, Iprobe, "MPI_Iprobe") &&
+          M_SYM(h, Get_count, "MPI_Get_count")))
+        return CS_ERR(err, CS_EIO, "sweep: %s lacks an MPI function: %s", CS_MPI_LIBRARY, dlerror());
+    m_loaded = 1;
+    return CS_OK;
+}
 
 enum { TAG_WORK = 1, TAG_STOP = 2, TAG_RESULT = 3 };
 
 int sw_mpi_available(void) { return 1; }
 
 int sw_mpi_init(int *rank, int *size, cs_error *err) {
+    int rc = m_load(err);
+    if (rc) return rc;
     int inited = 0;
     MPI_Initialized(&inited);
     if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return CS_ERR(err, CS_EIO, "sweep: MPI_Init failed");
@@ -43,6 +96,7 @@ int sw_mpi_init(int *rank, int *size, cs_error *err) {
 }
 
 void sw_mpi_finalize(void) {
+    if (!m_loaded) return;
     int fin = 0;
     MPI_Finalized(&fin);
     if (!fin) MPI_Finalize();
