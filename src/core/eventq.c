@@ -367,6 +367,13 @@ uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, v
     return e.seq;
 }
 
+void cs_eventq_push_seq(cs_eventq *q, cs_time t, uint64_t key, uint64_t seq, cs_event_fn fn, void *ctx,
+                        uint64_t arg) {
+    CS_ALWAYS(t >= q->now, "event scheduled at %" PRIu64 " ps, before now (%" PRIu64 " ps)", t, q->now);
+    cs_event e = {t, key, seq, fn, ctx, arg};
+    store_push(q, &e);
+}
+
 static size_t dead_slot(const cs_eventq *q, uint64_t id) {
     uint64_t h = (id + 1) * 0x9E3779B97F4A7C15ULL;
     return (size_t)(h >> 7) & (q->dead_cap - 1);
@@ -483,6 +490,13 @@ int cs_eventq_pop(cs_eventq *q, cs_event *out) {
         return 1;
     }
     return 0;
+}
+
+int cs_eventq_next_time(cs_eventq *q, cs_time *t) {
+    drop_dead_top(q);
+    if (!q->n) return 0;
+    *t = store_top(q)->time;
+    return 1;
 }
 
 int cs_eventq_step(cs_eventq *q) {

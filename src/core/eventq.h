@@ -42,11 +42,17 @@ void cs_eventq_free(cs_eventq *q);
 /* Schedule fn(ctx, ev) at absolute time t; returns the event id. */
 uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                         uint64_t arg);
+/* The same with a caller-given seq (the parallel engine's canonical
+ * numbering, core/peq.h); the queue's own counter is left alone. */
+void cs_eventq_push_seq(cs_eventq *q, cs_time t, uint64_t key, uint64_t seq, cs_event_fn fn, void *ctx,
+                        uint64_t arg);
 /* Cancel a pending event by id (no effect if it already fired). */
 void cs_eventq_cancel(cs_eventq *q, uint64_t id);
 
 /* Pop the next live event into *out; returns 0 when empty. Advances now. */
 int cs_eventq_pop(cs_eventq *q, cs_event *out);
+/* The time of the next live event into *t; returns 0 when empty. */
+int cs_eventq_next_time(cs_eventq *q, cs_time *t);
 /* Pop and dispatch one event; returns 0 when empty. */
 int cs_eventq_step(cs_eventq *q);
 /* Run until empty or until now would pass 'until' (inclusive). Returns events dispatched. */
