@@ -499,6 +499,15 @@ int cs_eventq_next_time(cs_eventq *q, cs_time *t) {
     return 1;
 }
 
+int cs_eventq_pop_before(cs_eventq *q, cs_time end, cs_event *out) {
+    drop_dead_top(q);
+    if (!q->n || store_top(q)->time >= end) return 0;
+    store_pop(q, out);
+    CS_ALWAYS(out->time >= q->now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", out->time, q->now);
+    q->now = out->time;
+    return 1;
+}
+
 int cs_eventq_step(cs_eventq *q) {
     cs_event e;
     if (!cs_eventq_pop(q, &e)) return 0;

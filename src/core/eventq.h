@@ -53,6 +53,9 @@ void cs_eventq_cancel(cs_eventq *q, uint64_t id);
 int cs_eventq_pop(cs_eventq *q, cs_event *out);
 /* The time of the next live event into *t; returns 0 when empty. */
 int cs_eventq_next_time(cs_eventq *q, cs_time *t);
+/* Pop the next live event into *out if it is due before `end` (exclusive);
+ * returns 0 otherwise.  Advances now. */
+int cs_eventq_pop_before(cs_eventq *q, cs_time end, cs_event *out);
 /* Pop and dispatch one event; returns 0 when empty. */
 int cs_eventq_step(cs_eventq *q);
 /* Run until empty or until now would pass 'until' (inclusive). Returns events dispatched. */

@@ -179,10 +179,8 @@ static void part_window(cs_peq_part *p, cs_time wend) {
     p->wend = wend;
     p->nlog = 0;
     p->ctr = 0;
-    cs_time t;
-    while (!p->failed && cs_eventq_next_time(p->eq, &t) && t < wend) {
-        cs_event ev;
-        cs_eventq_pop(p->eq, &ev);
+    cs_event ev;
+    while (!p->failed && cs_eventq_pop_before(p->eq, wend, &ev)) {
         CS_GROW(p->log, p->cap_log, p->nlog + 1);
         p->log[p->nlog] = (poplog){ev.time, ev.key, ev.seq};
         p->cur_pop = p->nlog++;
