@@ -2,10 +2,12 @@
  * eventq.h -- the deterministic event queue.
  *
  * Events are ordered by (time, key, seq): time in picoseconds, then a
- * caller-chosen 64-bit tie-break key, then the order of insertion.  Keys must
- * be derived from *what* the event is (e.g. rank and a per-rank counter), not
- * from when it was inserted, so that a future parallel engine that inserts in
- * another order pops in the same order; seq only settles exact duplicates.
+ * caller-chosen 64-bit tie-break key, then the order of insertion.  Keys are
+ * derived from *what* the event is (e.g. rank and a per-rank counter), not
+ * from when it was inserted; but an event that inherits its cause's key
+ * (the system layer's) shares it with its whole causal chain, so seq decides
+ * many ties, and the parallel engine (core/peq.h) reproduces seq's order
+ * (cs_eventq_push_seq: the caller's numbering).
  *
  * The queue is two-level: a heap of distinct timestamps and per timestamp a
  * bucket of events in (key, seq) order (eventq.c; the interface is small so
