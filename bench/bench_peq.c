@@ -15,7 +15,11 @@
  *
  *   usage: bench_peq [--ranks N] [--server S] [--events E] [--work W]
  *                    [--remote X] [--threads LIST]     (defaults 8192 8 400 40 4 1,2)
- * Prints a Markdown table (docs/performance.md, "Parallel engine").
+ * Prints a Markdown table (docs/performance.md, "Parallel engine").  CPU s:
+ * the process's (every thread); barrier CPU s: thread 0's in the barrier
+ * phase; critical path CPU s: that plus, per round, the slowest thread's
+ * CPU time (cs_peq_stats) -- the wall time idle cores would give, less the
+ * barriers' wake-ups, measurable on a loaded machine.
  * Partitions: as many as threads, ranks in blocks of whole servers.
  */
 #define _DEFAULT_SOURCE
@@ -154,10 +158,10 @@ int main(int argc, char **argv) {
     cs_eventq_free(m.eq);
     printf("ranks %u, server %u, events/rank %llu, work %u, remote 1/%u, lookahead %llu ns\n\n", m.nranks, m.server,
            (unsigned long long)m.budget, m.work, m.remote, (unsigned long long)(m.look / NS));
-    printf("| engine | threads | events | windows | merges | wall s | CPU s | identical |\n");
-    printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
-    printf("| eventq (sequential) | 1 | %llu | - | - | %.3f | %.3f | reference |\n", (unsigned long long)nseq, w1 - w0,
-           c1 - c0);
+    printf("| engine | threads | events | windows | merges | wall s | CPU s | barrier CPU s | critical path CPU s | identical |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    printf("| eventq (sequential) | 1 | %llu | - | - | %.3f | %.3f | - | %.3f | reference |\n", (unsigned long long)nseq,
+           w1 - w0, c1 - c0, c1 - c0);
     int bad = 0;
     for (const char *p = threads; *p;) {
         uint32_t nt = (uint32_t)strtoul(p, NULL, 10);
@@ -178,8 +182,9 @@ int main(int argc, char **argv) {
         int same = rc == CS_OK && st.dispatched == nseq;
         for (uint32_t r = 0; same && r < m.nranks; r++) same = m.r[r].h == ref[r].h && m.r[r].n == ref[r].n;
         bad |= !same;
-        printf("| peq | %u | %llu | %llu | %llu | %.3f | %.3f | %s |\n", nt, (unsigned long long)st.dispatched,
-               (unsigned long long)st.windows, (unsigned long long)st.merges, w1 - w0, c1 - c0,
+        printf("| peq | %u | %llu | %llu | %llu | %.3f | %.3f | %.3f | %.3f | %s |\n", nt,
+               (unsigned long long)st.dispatched, (unsigned long long)st.windows, (unsigned long long)st.merges,
+               w1 - w0, c1 - c0, st.serial_cpu_s, st.serial_cpu_s + st.parallel_cpu_s,
                rc ? err.msg : same ? "yes" : "NO");
         cs_peq_free(q);
         cs_free(m.r);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/alloc.h"
 
@@ -87,6 +88,7 @@ struct cs_peq {
     } *ord;
     size_t cap_ord;
     uint32_t *head;
+    double *tcpu; /* per thread: CPU seconds of its part of the current round */
     cs_peq_stats st;
 };
 
@@ -98,6 +100,7 @@ cs_peq *cs_peq_new(uint32_t nparts, cs_time lookahead_ps) {
     q->L = lookahead_ps;
     q->parts = cs_calloc(nparts, sizeof *q->parts);
     q->head = cs_calloc(nparts, sizeof *q->head);
+    q->tcpu = cs_calloc(nparts, sizeof *q->tcpu);
     for (uint32_t i = 0; i < nparts; i++) {
         cs_peq_part *p = &q->parts[i];
         p->q = q;
@@ -121,6 +124,7 @@ void cs_peq_free(cs_peq *q) {
     }
     cs_free(q->parts);
     cs_free(q->head);
+    cs_free(q->tcpu);
     cs_free(q->ties);
     cs_free(q->ord);
     cs_free(q);
@@ -357,17 +361,46 @@ static void sync_all(cs_peq *q) {
     if (q->nthreads > 1) pthread_barrier_wait(&q->bar);
 }
 
+static double thread_cpu_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Thread 0 between barriers: the slowest thread's CPU time of the round
+ * joins the critical path. */
+static void account_round(cs_peq *q) {
+    double mx = 0;
+    for (uint32_t t = 0; t < q->nthreads; t++)
+        if (q->tcpu[t] > mx) mx = q->tcpu[t];
+    q->st.parallel_cpu_s += mx;
+}
+
 static void run_thread(cs_peq *q, uint32_t tid) {
     for (;;) {
+        double c0 = thread_cpu_s();
         for (uint32_t i = tid; i < q->np; i += q->nthreads) part_deliver(q, &q->parts[i]);
+        q->tcpu[tid] = thread_cpu_s() - c0;
         sync_all(q);
-        if (tid == 0) plan(q);
+        if (tid == 0) {
+            double s0 = thread_cpu_s();
+            account_round(q);
+            plan(q);
+            q->st.serial_cpu_s += thread_cpu_s() - s0;
+        }
         sync_all(q);
         if (q->done) break;
+        c0 = thread_cpu_s();
         cs_time wend = q->T > CS_TIME_MAX - q->L ? CS_TIME_MAX : q->T + q->L;
         for (uint32_t i = tid; i < q->np; i += q->nthreads) part_window(&q->parts[i], wend);
+        q->tcpu[tid] = thread_cpu_s() - c0;
         sync_all(q);
-        if (tid == 0) number_mail(q);
+        if (tid == 0) {
+            double s0 = thread_cpu_s();
+            account_round(q);
+            number_mail(q);
+            q->st.serial_cpu_s += thread_cpu_s() - s0;
+        }
         sync_all(q);
     }
 }

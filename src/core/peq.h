@@ -70,6 +70,12 @@ typedef struct cs_peq_stats {
     uint64_t windows;    /* windows run */
     uint64_t mailed;     /* events delivered at barriers */
     uint64_t merges;     /* windows whose mail needed the merged pop order */
+    /* CPU seconds (CLOCK_THREAD_CPUTIME_ID, so a loaded machine does not
+     * inflate them): of the barrier phase on thread 0 (numbering, merge,
+     * planning), and the sum over rounds of the slowest thread's share --
+     * together the critical path, what the wall time would be on idle
+     * cores less the barriers' wake-ups */
+    double serial_cpu_s, parallel_cpu_s;
 } cs_peq_stats;
 void cs_peq_get_stats(const cs_peq *q, cs_peq_stats *st);
 
