@@ -150,7 +150,10 @@ static void part_fail(cs_peq_part *p, const char *what, cs_time t, uint32_t part
 
 void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_fn fn, void *ctx, uint64_t arg) {
     cs_peq *q = p->q;
-    if (part >= q->np) part %= q->np;
+    if (part >= q->np) {
+        part_fail(p, "no such partition", t, part);
+        return;
+    }
     if (t < p->now) {
         part_fail(p, "before now", t, part);
         return;

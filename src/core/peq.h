@@ -49,11 +49,13 @@ typedef void (*cs_peq_fn)(cs_peq_part *p, void *ctx, const cs_event *ev);
 cs_peq *cs_peq_new(uint32_t nparts, cs_time lookahead_ps);
 void cs_peq_free(cs_peq *q);
 
-/* Before the run: schedule fn in partition part (numbered in call order). */
+/* Before the run: schedule fn in partition part (< nparts; taken modulo
+ * nparts), numbered in call order. */
 void cs_peq_push_initial(cs_peq *q, uint32_t part, cs_time t, uint64_t key, cs_peq_fn fn, void *ctx,
                          uint64_t arg);
 /* From a handler of partition p: schedule fn in partition part (p's own at
- * or after now; another at or after now + lookahead). */
+ * or after now; another at or after now + lookahead; part < nparts).  A
+ * push breaking these fails the run (cs_peq_run's error). */
 void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_fn fn, void *ctx, uint64_t arg);
 
 cs_time cs_peq_now(const cs_peq_part *p);
