@@ -845,9 +845,39 @@ static void test_push_in_past_aborts(void **state) {
 #endif
 }
 
+/* push_seq orders by the given seq (not the insertion order); next_time
+ * skips tombstones; pop_before stops at the bound (exclusive). */
+static void test_push_seq_and_pop_before(void **state) {
+    (void)state;
+    cs_eventq *q = cs_eventq_new();
+    cs_eventq_push_seq(q, 5, 1, 30, noop, NULL, 'c');
+    cs_eventq_push_seq(q, 5, 1, 10, noop, NULL, 'a');
+    cs_eventq_push_seq(q, 5, 0, 99, noop, NULL, 'k'); /* a smaller key wins over any seq */
+    cs_eventq_push_seq(q, 5, 1, 20, noop, NULL, 'b');
+    uint64_t id = cs_eventq_push(q, 3, 0, noop, NULL, 'x');
+    cs_eventq_push_seq(q, 7, 0, 1, noop, NULL, 'z');
+    cs_eventq_cancel(q, id);
+    cs_time t = 0;
+    assert_int_equal(cs_eventq_next_time(q, &t), 1);
+    assert_int_equal(t, 5); /* the cancelled event at 3 is skipped */
+    cs_event e;
+    const char want[] = "kabc";
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(cs_eventq_pop_before(q, 7, &e), 1);
+        assert_int_equal(e.arg, (uint64_t)want[i]);
+        assert_int_equal(cs_eventq_now(q), 5);
+    }
+    assert_int_equal(cs_eventq_pop_before(q, 7, &e), 0); /* 7 is not before 7 */
+    assert_int_equal(cs_eventq_pop_before(q, 8, &e), 1);
+    assert_int_equal(e.arg, 'z');
+    assert_int_equal(cs_eventq_next_time(q, &t), 0);
+    cs_eventq_free(q);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_queue),
+        cmocka_unit_test(test_push_seq_and_pop_before),
         cmocka_unit_test(test_ids_and_fields),
         cmocka_unit_test(test_order_time_then_key_then_seq),
         cmocka_unit_test(test_fifo_among_identical),

@@ -2,8 +2,9 @@
  * alloc.c -- counting allocator wrapper (see alloc.h).
  *
  * Each block carries a 16-byte header holding its size (16 keeps the payload
- * aligned for any type).  Counters are plain globals: clustersim is
- * single-threaded per process; parallel runs use processes.
+ * aligned for any type).  The byte counters are atomic (relaxed): the
+ * parallel engine's threads (core/peq.h) allocate too; the peak is raised
+ * by compare-and-swap.
  *
  * Injection builds (CS_ALLOC_INJECT) count every allocation call, read the
  * CS_ALLOC_* variables on the first one, and keep the sites hit in a small
@@ -13,6 +14,7 @@
 #include "core/alloc.h"
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +23,18 @@
 
 #define HDR 16
 
-static size_t g_in_use;
-static size_t g_peak;
+static _Atomic size_t g_in_use;
+static _Atomic size_t g_peak;
+
+static void in_use_add(size_t n) {
+    size_t now = atomic_fetch_add_explicit(&g_in_use, n, memory_order_relaxed) + n;
+    size_t peak = atomic_load_explicit(&g_peak, memory_order_relaxed);
+    while (now > peak &&
+           !atomic_compare_exchange_weak_explicit(&g_peak, &peak, now, memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+static void in_use_sub(size_t n) { atomic_fetch_sub_explicit(&g_in_use, n, memory_order_relaxed); }
 
 /* ---- allocation-failure injection -------------------------------------------- */
 
@@ -37,7 +49,7 @@ typedef struct site {
 
 static struct {
     int init;
-    unsigned long long calls;      /* allocation calls so far */
+    _Atomic unsigned long long calls; /* allocation calls so far (the parallel engine's threads count too) */
     unsigned long long fail_at;    /* CS_ALLOC_FAIL_AT (0 = none) */
     char fail_file[512];           /* CS_ALLOC_FAIL_SITE's file ("" = none) */
     int fail_line;
@@ -81,11 +93,11 @@ bad:
 static void inj_report(void) {
     if (g_inj.count_to) {
         if (strcmp(g_inj.count_to, "1") == 0) {
-            fprintf(stderr, "clustersim: %llu allocation calls\n", g_inj.calls);
+            fprintf(stderr, "clustersim: %llu allocation calls\n", (unsigned long long)g_inj.calls);
         } else {
             FILE *f = fopen(g_inj.count_to, "w");
             if (f) {
-                fprintf(f, "%llu\n", g_inj.calls);
+                fprintf(f, "%llu\n", (unsigned long long)g_inj.calls);
                 fclose(f);
             }
         }
@@ -146,10 +158,10 @@ static int site_matches(const char *file, const char *want) {
 /* One allocation call at file:line: 1 when it must fail. */
 static int inj_call(const char *file, int line) {
     if (!g_inj.init) inj_init();
-    g_inj.calls++;
+    unsigned long long call = ++g_inj.calls;
     if (!file) file = "(unknown)";
     if (g_inj.sites) record_site(file, line);
-    if (g_inj.fail_at && g_inj.calls == g_inj.fail_at) return 1;
+    if (g_inj.fail_at && call == g_inj.fail_at) return 1;
     if (g_inj.fail_file[0] && line == g_inj.fail_line &&
         (site_matches(cs_src_path(file), g_inj.fail_file) || site_matches(file, g_inj.fail_file)))
         return ++g_inj.fail_hits == g_inj.fail_nth;
@@ -170,14 +182,13 @@ static _Noreturn void oom(size_t size, const char *file, int line, int injected)
     fprintf(stderr,
             "clustersim: out of memory: could not allocate %zu bytes%s "
             "(%zu bytes in use, peak %zu)%s\n",
-            size, at, g_in_use, g_peak, injected ? " [injected]" : "");
+            size, at, (size_t)g_in_use, (size_t)g_peak, injected ? " [injected]" : "");
     exit(3);
 }
 
 static void *account(unsigned char *raw, size_t size) {
     memcpy(raw, &size, sizeof size);
-    g_in_use += size;
-    if (g_in_use > g_peak) g_peak = g_in_use;
+    in_use_add(size);
     return raw + HDR;
 }
 
@@ -207,7 +218,7 @@ void *cs_realloc_at(void *ptr, size_t size, const char *file, int line) {
     int inj = inj_call(file, line);
     unsigned char *nraw = inj ? NULL : realloc(raw, size + HDR);
     if (!nraw) oom(size, file, line, inj); /* (the old block stays valid and counted) */
-    g_in_use -= old;
+    in_use_sub(old);
     return account(nraw, size);
 }
 
@@ -216,7 +227,7 @@ void cs_free(void *ptr) {
     unsigned char *raw = (unsigned char *)ptr - HDR;
     size_t old;
     memcpy(&old, raw, sizeof old);
-    g_in_use -= old;
+    in_use_sub(old);
     free(raw);
 }
 
@@ -245,8 +256,8 @@ void *(cs_realloc)(void *ptr, size_t size) { return cs_realloc_at(ptr, size, NUL
 char *(cs_strdup)(const char *s) { return cs_strdup_at(s, NULL, 0); }
 void (cs_grow)(void **arr, size_t *cap, size_t need, size_t elem) { cs_grow_at(arr, cap, need, elem, NULL, 0); }
 
-size_t cs_alloc_bytes_in_use(void) { return g_in_use; }
-size_t cs_alloc_bytes_peak(void) { return g_peak; }
+size_t cs_alloc_bytes_in_use(void) { return atomic_load_explicit(&g_in_use, memory_order_relaxed); }
+size_t cs_alloc_bytes_peak(void) { return atomic_load_explicit(&g_peak, memory_order_relaxed); }
 
 /* ---- jansson ---------------------------------------------------------------------- */
 

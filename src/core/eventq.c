@@ -359,12 +359,24 @@ static inline void store_pop(cs_eventq *q, cs_event *top) {
     }
 }
 
-uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
-                        uint64_t arg) {
+__attribute__((noinline)) uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
+                                                  void *ctx, uint64_t arg) {
     CS_ALWAYS(t >= q->now, "event scheduled at %" PRIu64 " ps, before now (%" PRIu64 " ps)", t, q->now);
     cs_event e = {t, key, q->next_seq++, fn, ctx, arg};
     store_push(q, &e);
     return e.seq;
+}
+
+/* Through cs_eventq_push with the counter set to seq (then put back), and
+ * cs_eventq_push kept out of line here: store_push keeps its one call site,
+ * where the compiler inlines it with bucket_push (a second call site made
+ * both calls on every push of the sequential run). */
+void cs_eventq_push_seq(cs_eventq *q, cs_time t, uint64_t key, uint64_t seq, cs_event_fn fn, void *ctx,
+                        uint64_t arg) {
+    uint64_t next = q->next_seq;
+    q->next_seq = seq;
+    cs_eventq_push(q, t, key, fn, ctx, arg);
+    q->next_seq = next;
 }
 
 static size_t dead_slot(const cs_eventq *q, uint64_t id) {
@@ -483,6 +495,22 @@ int cs_eventq_pop(cs_eventq *q, cs_event *out) {
         return 1;
     }
     return 0;
+}
+
+int cs_eventq_next_time(cs_eventq *q, cs_time *t) {
+    drop_dead_top(q);
+    if (!q->n) return 0;
+    *t = store_top(q)->time;
+    return 1;
+}
+
+int cs_eventq_pop_before(cs_eventq *q, cs_time end, cs_event *out) {
+    drop_dead_top(q);
+    if (!q->n || store_top(q)->time >= end) return 0;
+    store_pop(q, out);
+    CS_ALWAYS(out->time >= q->now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", out->time, q->now);
+    q->now = out->time;
+    return 1;
 }
 
 int cs_eventq_step(cs_eventq *q) {

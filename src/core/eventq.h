@@ -2,10 +2,12 @@
  * eventq.h -- the deterministic event queue.
  *
  * Events are ordered by (time, key, seq): time in picoseconds, then a
- * caller-chosen 64-bit tie-break key, then the order of insertion.  Keys must
- * be derived from *what* the event is (e.g. rank and a per-rank counter), not
- * from when it was inserted, so that a future parallel engine that inserts in
- * another order pops in the same order; seq only settles exact duplicates.
+ * caller-chosen 64-bit tie-break key, then the order of insertion.  Keys are
+ * derived from *what* the event is (e.g. rank and a per-rank counter), not
+ * from when it was inserted; but an event that inherits its cause's key
+ * (the system layer's) shares it with its whole causal chain, so seq decides
+ * many ties, and the parallel engine (core/peq.h) reproduces seq's order
+ * (cs_eventq_push_seq: the caller's numbering).
  *
  * The queue is two-level: a heap of distinct timestamps and per timestamp a
  * bucket of events in (key, seq) order (eventq.c; the interface is small so
@@ -42,11 +44,20 @@ void cs_eventq_free(cs_eventq *q);
 /* Schedule fn(ctx, ev) at absolute time t; returns the event id. */
 uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                         uint64_t arg);
+/* The same with a caller-given seq (the parallel engine's canonical
+ * numbering, core/peq.h); the queue's own counter is left alone. */
+void cs_eventq_push_seq(cs_eventq *q, cs_time t, uint64_t key, uint64_t seq, cs_event_fn fn, void *ctx,
+                        uint64_t arg);
 /* Cancel a pending event by id (no effect if it already fired). */
 void cs_eventq_cancel(cs_eventq *q, uint64_t id);
 
 /* Pop the next live event into *out; returns 0 when empty. Advances now. */
 int cs_eventq_pop(cs_eventq *q, cs_event *out);
+/* The time of the next live event into *t; returns 0 when empty. */
+int cs_eventq_next_time(cs_eventq *q, cs_time *t);
+/* Pop the next live event into *out if it is due before `end` (exclusive);
+ * returns 0 otherwise.  Advances now. */
+int cs_eventq_pop_before(cs_eventq *q, cs_time end, cs_event *out);
 /* Pop and dispatch one event; returns 0 when empty. */
 int cs_eventq_step(cs_eventq *q);
 /* Run until empty or until now would pass 'until' (inclusive). Returns events dispatched. */

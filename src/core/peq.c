@@ -1,0 +1,478 @@
+/*
+ * peq.c -- conservative windows over partitioned event queues with the
+ * sequential run's order (see peq.h for the scheme and its argument).
+ *
+ * Per window each partition logs its pops (time, key, seq) and, for each of
+ * its pushes (numbered ctr = 0, 1, ... in the window), the pop that made
+ * it.  A provisional seq is PROV | ctr.  At the barrier one thread numbers
+ * the mail: without a cross-partition tie on (time, key), seq = base +
+ * ctr * P + source (the source's push order; different sources never
+ * compare); with one, the pop logs are merged into the sequential order
+ * (g = merged position of each pop) and the mail is sorted by (g of its
+ * parent, ctr) and numbered in that order.  Then every thread delivers the
+ * mail addressed to its partitions and reports its next time; the earliest
+ * starts the next window.
+ */
+#include "core/peq.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+
+#define PROV (1ULL << 63)
+
+typedef struct mail {
+    cs_event ev;     /* seq set at the barrier */
+    uint64_t ctr;    /* the source's push number in the window */
+    uint64_t parent; /* the source's pop that pushed it (index in its log) */
+} mail;
+
+typedef struct poplog {
+    cs_time t;
+    uint64_t key, seq;
+} poplog;
+
+typedef struct mailbox {
+    mail *m;
+    size_t n, cap;
+} mailbox;
+
+struct cs_peq_part {
+    cs_peq *q;
+    uint32_t idx;
+    cs_eventq *eq;
+    cs_time now, wend;
+    uint64_t cur_key, cur_pop;
+    uint64_t ctr;          /* pushes in this window */
+    uint64_t *parent;      /* push number -> pop index in the log */
+    size_t cap_parent;
+    poplog *log;           /* this window's pops */
+    size_t nlog, cap_log;
+    uint64_t *g;           /* merged position of each pop (merge windows) */
+    size_t cap_g;
+    mailbox *box;          /* per destination partition */
+    int has_next;
+    cs_time next;
+    uint64_t dispatched;
+    int failed;
+    char why[320];
+};
+
+struct cs_peq {
+    uint32_t np;
+    cs_time L;
+    cs_peq_part *parts;
+    uint64_t next_seq;
+    uint32_t nthreads;
+    pthread_barrier_t bar;
+    pthread_mutex_t gate_mu; /* the start gate (cs_peq_run) */
+    pthread_cond_t gate_cv;
+    int gate_open;
+    int done;
+    cs_time T;
+    /* the barrier's scratch */
+    struct tie {
+        cs_time t;
+        uint64_t key;
+        uint32_t src1; /* source + 1; 0 = empty */
+    } *ties;
+    size_t cap_ties;
+    struct order {
+        uint64_t a, b;
+        mail *m;
+    } *ord;
+    size_t cap_ord;
+    uint32_t *head;
+    double *tcpu; /* per thread: CPU seconds of its part of the current round */
+    cs_peq_stats st;
+};
+
+cs_peq *cs_peq_new(uint32_t nparts, cs_time lookahead_ps) {
+    if (nparts < 1) nparts = 1;
+    if (lookahead_ps < 1) lookahead_ps = 1;
+    cs_peq *q = cs_calloc(1, sizeof *q);
+    q->np = nparts;
+    q->L = lookahead_ps;
+    q->parts = cs_calloc(nparts, sizeof *q->parts);
+    q->head = cs_calloc(nparts, sizeof *q->head);
+    q->tcpu = cs_calloc(nparts, sizeof *q->tcpu);
+    for (uint32_t i = 0; i < nparts; i++) {
+        cs_peq_part *p = &q->parts[i];
+        p->q = q;
+        p->idx = i;
+        p->eq = cs_eventq_new();
+        p->box = cs_calloc(nparts, sizeof *p->box);
+    }
+    return q;
+}
+
+void cs_peq_free(cs_peq *q) {
+    if (!q) return;
+    for (uint32_t i = 0; i < q->np; i++) {
+        cs_peq_part *p = &q->parts[i];
+        cs_eventq_free(p->eq);
+        for (uint32_t d = 0; d < q->np; d++) cs_free(p->box[d].m);
+        cs_free(p->box);
+        cs_free(p->parent);
+        cs_free(p->log);
+        cs_free(p->g);
+    }
+    cs_free(q->parts);
+    cs_free(q->head);
+    cs_free(q->tcpu);
+    cs_free(q->ties);
+    cs_free(q->ord);
+    cs_free(q);
+}
+
+/* A handler type through the queue's (cast back before the call). */
+static cs_event_fn as_event_fn(cs_peq_fn fn) { return (cs_event_fn)(void (*)(void))fn; }
+static cs_peq_fn as_peq_fn(cs_event_fn fn) { return (cs_peq_fn)(void (*)(void))fn; }
+
+void cs_peq_push_initial(cs_peq *q, uint32_t part, cs_time t, uint64_t key, cs_peq_fn fn, void *ctx,
+                         uint64_t arg) {
+    cs_eventq_push_seq(q->parts[part % q->np].eq, t, key, q->next_seq++, as_event_fn(fn), ctx, arg);
+}
+
+static void part_fail(cs_peq_part *p, const char *what, cs_time t, uint32_t part) {
+    if (p->failed) return;
+    p->failed = 1;
+    snprintf(p->why, sizeof p->why,
+             "parallel engine: partition %u scheduled an event for partition %u at %" PRIu64 " ps from %" PRIu64
+             " ps: %s (lookahead %" PRIu64 " ps)",
+             p->idx, part, t, p->now, what, p->q->L);
+}
+
+void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_fn fn, void *ctx, uint64_t arg) {
+    cs_peq *q = p->q;
+    if (part >= q->np) {
+        part_fail(p, "no such partition", t, part);
+        return;
+    }
+    if (t < p->now) {
+        part_fail(p, "before now", t, part);
+        return;
+    }
+    CS_GROW(p->parent, p->cap_parent, p->ctr + 1);
+    p->parent[p->ctr] = p->cur_pop;
+    if (part == p->idx && t < p->wend) {
+        cs_eventq_push_seq(p->eq, t, key, PROV | p->ctr++, as_event_fn(fn), ctx, arg);
+        return;
+    }
+    if (part != p->idx && (t < p->wend || t - p->now < q->L)) {
+        part_fail(p, "sooner than the lookahead", t, part);
+        return;
+    }
+    mailbox *b = &p->box[part];
+    CS_GROW(b->m, b->cap, b->n + 1);
+    mail *m = &b->m[b->n++];
+    m->ev = (cs_event){t, key, 0, as_event_fn(fn), ctx, arg};
+    m->ctr = p->ctr++;
+    m->parent = p->cur_pop;
+}
+
+cs_time cs_peq_now(const cs_peq_part *p) { return p->now; }
+uint32_t cs_peq_index(const cs_peq_part *p) { return p->idx; }
+uint64_t cs_peq_key(const cs_peq_part *p) { return p->cur_key; }
+
+/* ---- one window of one partition ------------------------------------------ */
+
+static void part_window(cs_peq_part *p, cs_time wend) {
+    p->wend = wend;
+    p->nlog = 0;
+    p->ctr = 0;
+    cs_event ev;
+    while (!p->failed && cs_eventq_pop_before(p->eq, wend, &ev)) {
+        CS_GROW(p->log, p->cap_log, p->nlog + 1);
+        p->log[p->nlog] = (poplog){ev.time, ev.key, ev.seq};
+        p->cur_pop = p->nlog++;
+        p->now = ev.time;
+        p->cur_key = ev.key;
+        as_peq_fn(ev.fn)(p, ev.ctx, &ev);
+        p->dispatched++;
+    }
+}
+
+/* Deliver the numbered mail addressed to d; note d's next time. */
+static void part_deliver(cs_peq *q, cs_peq_part *d) {
+    for (uint32_t s = 0; s < q->np; s++) {
+        mailbox *b = &q->parts[s].box[d->idx];
+        for (size_t i = 0; i < b->n; i++) {
+            const cs_event *e = &b->m[i].ev;
+            cs_eventq_push_seq(d->eq, e->time, e->key, e->seq, e->fn, e->ctx, e->arg);
+        }
+        b->n = 0;
+    }
+    d->has_next = cs_eventq_next_time(d->eq, &d->next);
+}
+
+/* ---- the barrier: numbering the mail ---------------------------------------- */
+
+/* 1 when two sources mailed events of one (time, key). */
+static int mail_ties(cs_peq *q, size_t nmail) {
+    size_t cap = 16;
+    while (cap < 2 * nmail) cap *= 2;
+    if (cap > q->cap_ties) {
+        cs_free(q->ties);
+        q->ties = cs_malloc(cap * sizeof *q->ties);
+        q->cap_ties = cap;
+    }
+    memset(q->ties, 0, cap * sizeof *q->ties);
+    for (uint32_t s = 0; s < q->np; s++)
+        for (uint32_t d = 0; d < q->np; d++) {
+            const mailbox *b = &q->parts[s].box[d];
+            for (size_t i = 0; i < b->n; i++) {
+                const cs_event *e = &b->m[i].ev;
+                uint64_t h = (e->time * 0x9E3779B97F4A7C15ULL) ^ (e->key * 0xC2B2AE3D27D4EB4FULL);
+                size_t j = (size_t)(h >> 20) & (cap - 1);
+                for (;; j = (j + 1) & (cap - 1)) {
+                    struct tie *x = &q->ties[j];
+                    if (!x->src1) {
+                        *x = (struct tie){e->time, e->key, s + 1};
+                        break;
+                    }
+                    if (x->t == e->time && x->key == e->key) {
+                        if (x->src1 != s + 1) return 1;
+                        break;
+                    }
+                }
+            }
+        }
+    return 0;
+}
+
+/* The position of log entry i of partition s in the sequential order,
+ * compared through (time, key, a, b): a = 0, b = seq for numbered events;
+ * a = 1 + g(parent), b = ctr for provisional ones. */
+static void log_order(const cs_peq_part *p, size_t i, uint64_t *a, uint64_t *b) {
+    uint64_t seq = p->log[i].seq;
+    if (!(seq & PROV)) {
+        *a = 0;
+        *b = seq;
+    } else {
+        uint64_t c = seq & ~PROV;
+        *a = 1 + p->g[p->parent[c]];
+        *b = c;
+    }
+}
+
+/* g for every pop of the window: a k-way merge of the partitions' logs. */
+static void merge_logs(cs_peq *q) {
+    uint64_t gi = 0;
+    for (uint32_t s = 0; s < q->np; s++) {
+        cs_peq_part *p = &q->parts[s];
+        CS_GROW(p->g, p->cap_g, p->nlog + 1);
+        q->head[s] = 0;
+    }
+    for (;;) {
+        int best = -1;
+        cs_time bt = 0;
+        uint64_t bk = 0, ba = 0, bb = 0;
+        for (uint32_t s = 0; s < q->np; s++) {
+            const cs_peq_part *p = &q->parts[s];
+            size_t i = q->head[s];
+            if (i >= p->nlog) continue;
+            uint64_t a, b;
+            log_order(p, i, &a, &b);
+            const poplog *l = &p->log[i];
+            if (best < 0 || l->t < bt ||
+                (l->t == bt && (l->key < bk || (l->key == bk && (a < ba || (a == ba && b < bb)))))) {
+                best = (int)s;
+                bt = l->t;
+                bk = l->key;
+                ba = a;
+                bb = b;
+            }
+        }
+        if (best < 0) break;
+        q->parts[best].g[q->head[best]++] = gi++;
+    }
+}
+
+static int ord_cmp(const void *x, const void *y) {
+    const struct order *a = x, *b = y;
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+static void number_mail(cs_peq *q) {
+    size_t nmail = 0;
+    uint64_t maxctr = 0;
+    for (uint32_t s = 0; s < q->np; s++) {
+        const cs_peq_part *p = &q->parts[s];
+        if (p->ctr > maxctr) maxctr = p->ctr;
+        for (uint32_t d = 0; d < q->np; d++) nmail += p->box[d].n;
+    }
+    q->st.mailed += nmail;
+    if (!nmail) return;
+    uint64_t base = q->next_seq;
+    if (!mail_ties(q, nmail)) {
+        for (uint32_t s = 0; s < q->np; s++)
+            for (uint32_t d = 0; d < q->np; d++) {
+                mailbox *b = &q->parts[s].box[d];
+                for (size_t i = 0; i < b->n; i++) b->m[i].ev.seq = base + b->m[i].ctr * q->np + s;
+            }
+        q->next_seq = base + (maxctr + 1) * q->np;
+        return;
+    }
+    q->st.merges++;
+    merge_logs(q);
+    if (nmail > q->cap_ord) {
+        cs_free(q->ord);
+        q->ord = cs_malloc(nmail * sizeof *q->ord);
+        q->cap_ord = nmail;
+    }
+    size_t k = 0;
+    for (uint32_t s = 0; s < q->np; s++) {
+        cs_peq_part *p = &q->parts[s];
+        for (uint32_t d = 0; d < q->np; d++) {
+            mailbox *b = &p->box[d];
+            for (size_t i = 0; i < b->n; i++) q->ord[k++] = (struct order){p->g[b->m[i].parent], b->m[i].ctr, &b->m[i]};
+        }
+    }
+    qsort(q->ord, nmail, sizeof *q->ord, ord_cmp);
+    for (size_t i = 0; i < nmail; i++) q->ord[i].m->ev.seq = base + i;
+    q->next_seq = base + nmail;
+}
+
+/* Thread 0 between barriers: the next window, or the end. */
+static void plan(cs_peq *q) {
+    int any = 0;
+    cs_time T = 0;
+    for (uint32_t s = 0; s < q->np; s++) {
+        const cs_peq_part *p = &q->parts[s];
+        if (p->failed) {
+            q->done = 1;
+            return;
+        }
+        if (p->has_next && (!any || p->next < T)) {
+            T = p->next;
+            any = 1;
+        }
+    }
+    q->done = !any;
+    q->T = T;
+    if (any) q->st.windows++;
+}
+
+static void sync_all(cs_peq *q) {
+    if (q->nthreads > 1) pthread_barrier_wait(&q->bar);
+}
+
+static double thread_cpu_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Thread 0 between barriers: the slowest thread's CPU time of the round
+ * joins the critical path. */
+static void account_round(cs_peq *q) {
+    double mx = 0;
+    for (uint32_t t = 0; t < q->nthreads; t++)
+        if (q->tcpu[t] > mx) mx = q->tcpu[t];
+    q->st.parallel_cpu_s += mx;
+}
+
+static void run_thread(cs_peq *q, uint32_t tid) {
+    for (;;) {
+        double c0 = thread_cpu_s();
+        for (uint32_t i = tid; i < q->np; i += q->nthreads) part_deliver(q, &q->parts[i]);
+        q->tcpu[tid] = thread_cpu_s() - c0;
+        sync_all(q);
+        if (tid == 0) {
+            double s0 = thread_cpu_s();
+            account_round(q);
+            plan(q);
+            q->st.serial_cpu_s += thread_cpu_s() - s0;
+        }
+        sync_all(q);
+        if (q->done) break;
+        c0 = thread_cpu_s();
+        cs_time wend = q->T > CS_TIME_MAX - q->L ? CS_TIME_MAX : q->T + q->L;
+        for (uint32_t i = tid; i < q->np; i += q->nthreads) part_window(&q->parts[i], wend);
+        q->tcpu[tid] = thread_cpu_s() - c0;
+        sync_all(q);
+        if (tid == 0) {
+            double s0 = thread_cpu_s();
+            account_round(q);
+            number_mail(q);
+            q->st.serial_cpu_s += thread_cpu_s() - s0;
+        }
+        sync_all(q);
+    }
+}
+
+typedef struct worker {
+    cs_peq *q;
+    uint32_t tid;
+} worker;
+
+/* Workers wait at the gate until the thread count is known (a thread that
+ * could not be created leaves fewer; the barrier counts those that run;
+ * nthreads 0: no barrier, nobody runs but thread 0's error return). */
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    cs_peq *q = w->q;
+    pthread_mutex_lock(&q->gate_mu);
+    while (!q->gate_open) pthread_cond_wait(&q->gate_cv, &q->gate_mu);
+    uint32_t n = q->nthreads;
+    pthread_mutex_unlock(&q->gate_mu);
+    if (n) run_thread(q, w->tid);
+    return NULL;
+}
+
+int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err) {
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > q->np) nthreads = q->np;
+    q->done = 0;
+    pthread_t *th = cs_calloc(nthreads, sizeof *th);
+    worker *ws = cs_calloc(nthreads, sizeof *ws);
+    uint32_t started = 1;
+    pthread_mutex_init(&q->gate_mu, NULL);
+    pthread_cond_init(&q->gate_cv, NULL);
+    q->gate_open = 0;
+    pthread_mutex_lock(&q->gate_mu);
+    for (uint32_t t = 1; t < nthreads; t++) {
+        ws[t] = (worker){q, t};
+        if (pthread_create(&th[t], NULL, worker_main, &ws[t])) break;
+        started++;
+    }
+    q->nthreads = started;
+    if (started > 1 && pthread_barrier_init(&q->bar, NULL, started)) q->nthreads = 0;
+    q->gate_open = 1;
+    pthread_cond_broadcast(&q->gate_cv);
+    pthread_mutex_unlock(&q->gate_mu);
+    if (q->nthreads == 0) { /* no barrier: the workers did not run */
+        for (uint32_t t = 1; t < started; t++) pthread_join(th[t], NULL);
+        cs_free(th);
+        cs_free(ws);
+        pthread_cond_destroy(&q->gate_cv);
+        pthread_mutex_destroy(&q->gate_mu);
+        return CS_ERR(err, CS_EINTERNAL, "parallel engine: cannot create a barrier for %u threads", started);
+    }
+    if (started < nthreads)
+        fprintf(stderr, "clustersim: parallel engine: %u of %u threads started; running on %u\n", started, nthreads,
+                started);
+    run_thread(q, 0);
+    for (uint32_t t = 1; t < started; t++) pthread_join(th[t], NULL);
+    if (started > 1) pthread_barrier_destroy(&q->bar);
+    pthread_cond_destroy(&q->gate_cv);
+    pthread_mutex_destroy(&q->gate_mu);
+    cs_free(th);
+    cs_free(ws);
+    for (uint32_t s = 0; s < q->np; s++)
+        if (q->parts[s].failed) return CS_ERR(err, CS_EINTERNAL, "%s", q->parts[s].why);
+    return CS_OK;
+}
+
+void cs_peq_get_stats(const cs_peq *q, cs_peq_stats *st) {
+    *st = q->st;
+    st->dispatched = 0;
+    for (uint32_t s = 0; s < q->np; s++) st->dispatched += q->parts[s].dispatched;
+}
