@@ -17,6 +17,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -530,8 +531,33 @@ void cs_cli_split_flag(const char *a, char *name, size_t n, const char **val) {
     }
 }
 
-int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, const char *name, const char **val) {
+/* Whether usage_fn's text names opt (followed by neither a letter, a digit
+ * nor '-': "--to" is not "--to-dp"). */
+static int usage_names(void (*usage_fn)(FILE *), const char *opt) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return 1; /* cannot tell: the value is what is missing */
+    usage_fn(f);
+    fclose(f);
+    int found = 0;
+    size_t n = strlen(opt);
+    for (const char *p = text; !found && n && (p = strstr(p, opt)) != NULL; p += n) {
+        char c = p[n];
+        int before_ok = p == text || p[-1] == ' ' || p[-1] == '[' || p[-1] == ',' || p[-1] == '\n';
+        found = before_ok && !(isalnum((unsigned char)c) || c == '-' || c == '_');
+    }
+    free(text);
+    return found;
+}
+
+int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, void (*usage_fn)(FILE *), const char *name,
+                      const char **val) {
     if (*val) return 0;
+    if (*i + 1 >= argc && usage_fn && !usage_names(usage_fn, name)) {
+        fprintf(stderr, "clustersim %s: unknown option %s (see clustersim %s --help)\n", cmd, name, cmd);
+        return 2;
+    }
     if (*i + 1 >= argc) {
         fprintf(stderr, "clustersim %s: %s needs a value (see --help)\n", cmd, name);
         return 2;

@@ -83,7 +83,7 @@ int cs_cli_cluster(int argc, char **argv) {
             rc = 2;
             break;
         }
-        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "cluster", name, &val)) != 0) break;
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "cluster", NULL, name, &val)) != 0) break;
         int pf = cs_cli_platform_flag(c->sc, "cluster", name, val);
         if (pf >= 0) rc = pf;
         else if (strcmp(name, "--quiet") == 0) quiet = 1;

@@ -201,7 +201,7 @@ int cs_cli_partition(int argc, char **argv) {
             fprintf(stderr, "clustersim partition: unknown option %s (see clustersim partition --help)\n", argv[i]);
             return 2;
         }
-        if (cs_cli_flag_value(argc, argv, &i, "partition", name, &val)) return 2;
+        if (cs_cli_flag_value(argc, argv, &i, "partition", NULL, name, &val)) return 2;
         if (strcmp(name, "--coactivation") == 0) co_path = val;
         else if (strcmp(name, "--activations") == 0) act_path = val;
         else if (strcmp(name, "--out") == 0) out = val;

@@ -66,7 +66,7 @@ int cs_cli_rescale(int argc, char **argv) {
             fprintf(stderr, "clustersim rescale: unexpected argument \"%s\" (see --help)\n", a);
             return 2;
         }
-        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "rescale", name, &val)) != 0) break;
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "rescale", rescale_usage, name, &val)) != 0) break;
         uint32_t *u = NULL;
         if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
             rescale_usage(stdout);
