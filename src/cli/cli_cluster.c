@@ -115,7 +115,7 @@ int cs_cli_cluster(int argc, char **argv) {
         return rc;
     }
     if (out) cs_cluster_out_remove(out); /* a failed run leaves no earlier results behind */
-    if (json) remove(json);
+    if (json) cs_remove_output(json);
     cs_cli_stop st;
     cs_run_hooks hooks;
     memset(&hooks, 0, sizeof hooks);

@@ -463,7 +463,7 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
     if (o->out_dir) { /* a previous search's table goes now: a failed or interrupted one leaves none */
         char path[4096];
         snprintf(path, sizeof path, "%s/plans.csv", o->out_dir);
-        if (remove(path) != 0 && errno != ENOENT)
+        if (cs_remove_output(path) != 0 && errno != ENOENT)
             return CS_ERR(err, CS_EIO, "--out %s: cannot remove the previous %s: %s", o->out_dir, path,
                           strerror(errno));
     }
