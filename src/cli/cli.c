@@ -627,7 +627,7 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
         errno = 0;
         double s = strtod(co->max_wall, &end);
         if (errno || end == co->max_wall || *end || !(s > 0 && s <= 1e9)) {
-            fprintf(stderr, "clustersim: error: --max-wall '%s': expected seconds of wall time, > 0\n", co->max_wall);
+            fprintf(stderr, "clustersim: error: --max-wall '%s': expected seconds of wall time, > 0 and <= 1e9\n", co->max_wall);
             return -1;
         }
         g_max_wall_s = s;
