@@ -416,7 +416,7 @@ static int outputs_clash(const cs_scenario *sc, const cli_out *co, const char *c
             if (bl > 3 && strcmp(base + bl - 3, ".et") == 0) /* PREFIX.<rank>.et: that rank's file of w */
                 for (d = bl - 3; d > 0 && isdigit((unsigned char)base[d - 1]); d--) {
                 }
-            if (d < bl - 3 && d > 0 && base[d - 1] == '.') {
+            if (bl > 3 && d < bl - 3 && d > 0 && base[d - 1] == '.') {
                 char rankfile[8300];
                 snprintf(rankfile, sizeof rankfile, "%s%s", w, base + d - 1);
                 cs_input_note(rankfile);

@@ -91,10 +91,10 @@ int cs_output_is_device(const char *path) {
 int cs_remove_output(const char *path) {
     struct stat st;
     if (!path) return -1;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return -1; /* /dev/null is no result to remove */
-    if (stat(path, &st) == 0)
-        for (size_t i = 0; i < g_ninputs; i++)
-            if (g_inputs[i].dev == st.st_dev && g_inputs[i].ino == st.st_ino) return -1; /* an input: kept */
+    if (stat(path, &st) != 0) return remove(path); /* (its errno: ENOENT, as callers expect) */
+    if (!S_ISREG(st.st_mode)) return -1;            /* /dev/null is no result to remove */
+    for (size_t i = 0; i < g_ninputs; i++)
+        if (g_inputs[i].dev == st.st_dev && g_inputs[i].ino == st.st_ino) return -1; /* an input: kept */
     return remove(path);
 }
 
