@@ -14,7 +14,9 @@
 #  - /dev/null as an output stays a device (a result was renamed over it,
 #    and a failed run removed it);
 #  - an explicit cluster placement is bounded by the job's npus before the
-#    list is built.
+#    list is built;
+#  - search's empty space, sweep --report over its spec, rescale over its
+#    source or into a missing directory, bandwidth's budget bound.
 . "$(dirname "$0")/lib_cli.sh"
 : "${CS_MKTRACE:?}"
 cd "$CS_TMP" || exit 1
@@ -143,4 +145,25 @@ fi
 printf '{"clustersim-cluster": 1, "network": "n4.yml", "system": "sys1.json", "jobs": [{"workload": "one.et", "npus": 2, "placement": "0-4294967295"}]}' > big.json
 expect_fail "cluster placement 0-4294967295 (3.7 s, 512 MB, then out of memory)" \
     "big.json:1: jobs[0].placement|at most 2 of them (npus)" "$CS_BIN" cluster big.json --quiet
+# --- search, sweep, rescale, bandwidth ------------------------------------------
+printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n8.yml
+expect_fail "search: an empty space names the lists (said 'none of the 0 plans ... refusals above', with none)" \
+    "search: the space has no plan|--tp, --pp, --cp and --ep|8 ranks" \
+    "$CS_BIN" search --model gpt3-6.7b --network-configuration=n8.yml --global-batch 8 --tp 3 --top 0 --quiet --no-progress
+printf '{"clustersim-scenario": 1, "network": "n4.yml", "system": "sys1.json", "run": {"workload": "p"}}' > base.json
+printf '{"clustersim-sweep": 1, "scenario": "base.json", "grid": {"network.latency": [[100], [200]]}}' > spec.json
+cp spec.json spec.keep
+expect_fail "sweep --report the spec" "spec.json: is a file this command reads" \
+    "$CS_BIN" sweep spec.json --out sw -j 1 --quiet --no-progress --report spec.json
+same spec.json spec.keep "sweep --report the spec (was replaced)"
+"$CS_BIN" generate --model gpt3-6.7b --tp 2 --dp 2 --global-batch 4 --out gen --quiet 2> gen.err || fail "generate: $(cat gen.err)"
+expect_fail "rescale --out in a missing directory (named a temporary file)" "--out nodir/w: nodir is not a directory" \
+    "$CS_BIN" rescale --workload-configuration=gen --comm-group-configuration=gen.comm_groups.json --to-dp 4 --out nodir/w --quiet
+cp gen.0.et gen0.keep
+expect_fail "rescale --out the source prefix (spelt ./gen)" "--out ./gen: ./gen.0.et: is a file this command reads" \
+    "$CS_BIN" rescale --workload-configuration=gen --comm-group-configuration=gen.comm_groups.json --to-dp 4 --out ./gen --quiet
+same gen.0.et gen0.keep "rescale --out the source prefix (was replaced)"
+printf '{"clustersim-bandwidth": 1, "workloads": ["base.json"], "budget": {"gbps-per-npu": 1e308}}' > bw.json
+expect_fail "bandwidth budget 1e308: the bound (said 'GB/s > 0')" "bw.json:1: budget|a number > 0 and < 1e15" \
+    "$CS_BIN" bandwidth bw.json --out bwo --quiet --no-progress
 finish
