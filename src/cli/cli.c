@@ -17,6 +17,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -375,8 +376,9 @@ static void abs_file(const char *path, char *out, size_t n) {
 }
 
 /* Two output options naming one file would overwrite each other: refused.
- * results: the nresults files --out writes (when co->out is set). */
-static int outputs_clash(const cli_out *co, const char *const *results, size_t nresults) {
+ * results: the nresults files --out writes (when co->out is set).  So is
+ * an output that is one of sc's input files. */
+static int outputs_clash(const cs_scenario *sc, const cli_out *co, const char *const *results, size_t nresults) {
     const char *names[12], *flags[12];
     size_t k = 0;
     if (co->json) { names[k] = co->json; flags[k++] = "--json"; }
@@ -398,7 +400,37 @@ static int outputs_clash(const cli_out *co, const char *const *results, size_t n
                 return 1;
             }
         }
-    return 0;
+    /* ... and an output naming an input would destroy it (--trace is opened,
+     * and a failed run's results removed, before the traces are read): the
+     * trace files it could be are noted as inputs now, the configuration
+     * files were when loaded (core/afile.h) */
+    const char *w = NULL;
+    cs_error e;
+    cs_error_clear(&e);
+    json_t *j = sc ? cs_scenario_to_json(sc, &e) : NULL;
+    w = j ? json_string_value(json_object_get(json_object_get(j, "run"), "workload")) : NULL;
+    int clash = 0;
+    for (size_t i = 0; i < k && !clash; i++) {
+        if (w) {
+            cs_input_note(w); /* one trace for every rank */
+            const char *base = strrchr(names[i], '/') ? strrchr(names[i], '/') + 1 : names[i];
+            size_t bl = strlen(base), d = bl;
+            if (bl > 3 && strcmp(base + bl - 3, ".et") == 0) /* PREFIX.<rank>.et: that rank's file of w */
+                for (d = bl - 3; d > 0 && isdigit((unsigned char)base[d - 1]); d--) {
+                }
+            if (bl > 3 && d < bl - 3 && d > 0 && base[d - 1] == '.') {
+                char rankfile[8300];
+                snprintf(rankfile, sizeof rankfile, "%s%s", w, base + d - 1);
+                cs_input_note(rankfile);
+            }
+        }
+        if (cs_output_check(names[i], &e) != CS_OK) {
+            fprintf(stderr, "clustersim: error: %s %s\n", flags[i], e.msg);
+            clash = 1;
+        }
+    }
+    json_decref(j);
+    return clash;
 }
 
 /* "500MB", "2GiB", "1048576": bytes (decimal and binary prefixes, B
@@ -532,8 +564,33 @@ void cs_cli_split_flag(const char *a, char *name, size_t n, const char **val) {
     }
 }
 
-int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, const char *name, const char **val) {
+/* Whether usage_fn's text names opt (followed by neither a letter, a digit
+ * nor '-': "--to" is not "--to-dp"). */
+static int usage_names(void (*usage_fn)(FILE *), const char *opt) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return 1; /* cannot tell: the value is what is missing */
+    usage_fn(f);
+    fclose(f);
+    int found = 0;
+    size_t n = strlen(opt);
+    for (const char *p = text; !found && n && (p = strstr(p, opt)) != NULL; p += n) {
+        char c = p[n];
+        int before_ok = p == text || p[-1] == ' ' || p[-1] == '[' || p[-1] == ',' || p[-1] == '\n';
+        found = before_ok && !(isalnum((unsigned char)c) || c == '-' || c == '_');
+    }
+    free(text);
+    return found;
+}
+
+int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, void (*usage_fn)(FILE *), const char *name,
+                      const char **val) {
     if (*val) return 0;
+    if (*i + 1 >= argc && usage_fn && !usage_names(usage_fn, name)) {
+        fprintf(stderr, "clustersim %s: unknown option %s (see clustersim %s --help)\n", cmd, name, cmd);
+        return 2;
+    }
     if (*i + 1 >= argc) {
         fprintf(stderr, "clustersim %s: %s needs a value (see --help)\n", cmd, name);
         return 2;
@@ -572,7 +629,7 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
         errno = 0;
         double s = strtod(co->max_wall, &end);
         if (errno || end == co->max_wall || *end || !(s > 0 && s <= 1e9)) {
-            fprintf(stderr, "clustersim: error: --max-wall '%s': expected seconds of wall time, > 0\n", co->max_wall);
+            fprintf(stderr, "clustersim: error: --max-wall '%s': expected seconds of wall time, > 0 and <= 1e9\n", co->max_wall);
             return -1;
         }
         g_max_wall_s = s;
@@ -679,9 +736,9 @@ static struct {
 static void on_exit_remove_results(void) {
     if (!g_guard.armed) return;
     g_guard.armed = 0;
-    for (int i = 0; g_guard.out && i < 5; i++) remove(g_guard.results[i]);
-    if (g_guard.trace) remove(g_guard.trace_path);
-    if (g_guard.json) remove(g_guard.json_path);
+    for (int i = 0; g_guard.out && i < 5; i++) cs_remove_output(g_guard.results[i]);
+    if (g_guard.trace) cs_remove_output(g_guard.trace_path);
+    if (g_guard.json) cs_remove_output(g_guard.json_path);
     if (g_guard.report) cs_report_html_remove(g_guard.report_path);
     if (g_guard.out) {
         fputs("clustersim: no results written to ", stderr);
@@ -807,7 +864,7 @@ static int command(const char *cmd, int argc, char **argv) {
     snprintf(colls_path, sizeof colls_path, "%s/collectives.csv", dir);
     snprintf(flows_path, sizeof flows_path, "%s/flows.csv", dir);
     if (rc == CS_OK && co.out) rc = cs_mkdir_p(co.out, "--out", &err);
-    if (rc == CS_OK && outputs_clash(&co, results, sizeof results / sizeof *results)) {
+    if (rc == CS_OK && outputs_clash(sc, &co, results, sizeof results / sizeof *results)) {
         cs_scenario_free(sc);
         return 2;
     }
@@ -824,7 +881,7 @@ static int command(const char *cmd, int argc, char **argv) {
     /* a previous run's results do not outlive this one: they are replaced
      * when it succeeds and removed when it fails */
     if (rc == CS_OK && co.out)
-        for (size_t i = 0; i < sizeof results / sizeof *results; i++) remove(results[i]);
+        for (size_t i = 0; i < sizeof results / sizeof *results; i++) cs_remove_output(results[i]);
     if (rc == CS_OK && co.report) cs_report_html_remove(co.report);
     hooks.progress = !co.no_progress;
     hooks.progress_ms = progress_ms;
@@ -936,7 +993,7 @@ static int command(const char *cmd, int argc, char **argv) {
             rc = rc2;
             err = e2;
         }
-        if (rc && !(stopped && rc2 == CS_OK)) remove(co.trace); /* a failed run leaves no stale timeline */
+        if (rc && !(stopped && rc2 == CS_OK)) cs_remove_output(co.trace); /* a failed run leaves no stale timeline */
     }
     if (rc == CS_OK) {
         const char *outputs[9];
@@ -981,7 +1038,7 @@ static int command(const char *cmd, int argc, char **argv) {
         }
     }
     if (rc && co.out) /* no partial set of results */
-        for (size_t i = 0; i < sizeof results / sizeof *results; i++) remove(results[i]);
+        for (size_t i = 0; i < sizeof results / sizeof *results; i++) cs_remove_output(results[i]);
     cs_coll_out_free(colls);
     cs_activity_free(act);
     cs_log_flush_summary();
@@ -1111,7 +1168,9 @@ static int cli_main(int argc, char **argv) {
 
 int cs_cli_main(int argc, char **argv) {
     cs_alloc_jansson(1); /* JSON values count and run out of memory as ours do (core/alloc.h) */
+    cs_input_reset();    /* the inputs no result may overwrite: this command's (core/afile.h) */
     int rc = cli_main(argc, argv);
+    cs_input_reset();
     cs_alloc_jansson(0);
     return rc;
 }

@@ -83,7 +83,7 @@ int cs_cli_cluster(int argc, char **argv) {
             rc = 2;
             break;
         }
-        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "cluster", name, &val)) != 0) break;
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "cluster", NULL, name, &val)) != 0) break;
         int pf = cs_cli_platform_flag(c->sc, "cluster", name, val);
         if (pf >= 0) rc = pf;
         else if (strcmp(name, "--quiet") == 0) quiet = 1;
@@ -115,7 +115,7 @@ int cs_cli_cluster(int argc, char **argv) {
         return rc;
     }
     if (out) cs_cluster_out_remove(out); /* a failed run leaves no earlier results behind */
-    if (json) remove(json);
+    if (json) cs_remove_output(json);
     cs_cli_stop st;
     cs_run_hooks hooks;
     memset(&hooks, 0, sizeof hooks);

@@ -78,7 +78,7 @@ int cs_cli_collective(int argc, char **argv) {
             rc = 2;
             break;
         }
-        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "collective", name, &val)) != 0) break;
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "collective", collective_usage, name, &val)) != 0) break;
         int pf = cs_cli_platform_flag(sc, "collective", name, val);
         if (pf >= 0) {
             rc = pf;

@@ -64,8 +64,11 @@ int cs_cli_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
 void cs_cli_split_flag(const char *a, char *name, size_t n, const char **val);
 /* ... and, for a flag that takes a value and got none after '=', the next
  * argument (*i advanced): 0, or 2 after "clustersim CMD: NAME needs a value
- * (see --help)" when there is none. */
-int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, const char *name, const char **val);
+ * (see --help)" when there is none -- or, when usage_fn is given and its text
+ * does not name the flag, after "clustersim CMD: unknown option NAME" (a
+ * misspelt last flag is not one missing its value). */
+int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, void (*usage_fn)(FILE *), const char *name,
+                      const char **val);
 /* The stop flag of a long command (sweep, search, bandwidth, collective):
  * cs_cli_stop_begin clears it and has SIGINT and SIGTERM set it to the
  * signal (for the options' `stop`); cs_cli_stop_end puts the old actions

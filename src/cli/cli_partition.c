@@ -164,7 +164,7 @@ static int write_outputs(const char *out, const char *json_path, const json_t *j
     }
     if (rc != CS_OK)
         for (int k = 0; k < NF; k++)
-            if (committed[k]) remove(paths[k]);
+            if (committed[k]) cs_remove_output(paths[k]);
     cs_json_free(text);
     cs_free(next);
     for (int k = 0; k < NF; k++) cs_free(paths[k]);
@@ -201,7 +201,7 @@ int cs_cli_partition(int argc, char **argv) {
             fprintf(stderr, "clustersim partition: unknown option %s (see clustersim partition --help)\n", argv[i]);
             return 2;
         }
-        if (cs_cli_flag_value(argc, argv, &i, "partition", name, &val)) return 2;
+        if (cs_cli_flag_value(argc, argv, &i, "partition", NULL, name, &val)) return 2;
         if (strcmp(name, "--coactivation") == 0) co_path = val;
         else if (strcmp(name, "--activations") == 0) act_path = val;
         else if (strcmp(name, "--out") == 0) out = val;
@@ -236,11 +236,11 @@ int cs_cli_partition(int argc, char **argv) {
             size_t len = strlen(out) + 32;
             char *p = cs_malloc(len);
             snprintf(p, len, "%s/%s", out, files[k]);
-            remove(p);
+            cs_remove_output(p);
             cs_free(p);
         }
     }
-    if (json_path) remove(json_path);
+    if (json_path) cs_remove_output(json_path);
     int rc = cs_npart_load(path, CS_NPART_MAX_NEURONS, &d, &err);
     if (rc == CS_OK && d.from_trace != (act_path != NULL))
         rc = CS_ERR(&err, CS_EINVAL, "%s %s: the file is %s; pass it with %s", co_path ? "--coactivation" : "--activations",

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli_int.h"
 #include "gen/rescale.h"
@@ -66,7 +67,7 @@ int cs_cli_rescale(int argc, char **argv) {
             fprintf(stderr, "clustersim rescale: unexpected argument \"%s\" (see --help)\n", a);
             return 2;
         }
-        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "rescale", name, &val)) != 0) break;
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "rescale", rescale_usage, name, &val)) != 0) break;
         uint32_t *u = NULL;
         if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
             rescale_usage(stdout);
@@ -107,6 +108,18 @@ int cs_cli_rescale(int argc, char **argv) {
     if (missing) {
         fprintf(stderr, "clustersim rescale: %s is required (see --help)\n", missing);
         return 2;
+    }
+    { /* the prefix's directory exists (else the first trace's temporary name would be the one named) */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", o.out);
+        char *slash = strrchr(dir, '/');
+        if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
+        struct stat st;
+        if (slash && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            fprintf(stderr, "clustersim: error: --out %s: %s is not a directory; expected NEWPREFIX in an existing "
+                            "directory\n", o.out, dir);
+            return 1;
+        }
     }
     cs_cli_stop st;
     o.stop = cs_cli_stop_begin(&st);

@@ -122,7 +122,7 @@ int cs_cli_search(int argc, char **argv) {
             rc = 2;
             break;
         }
-        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "search", name, &val)) != 0) break;
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "search", search_usage, name, &val)) != 0) break;
         size_t b = 0, nb = sizeof BASE / sizeof BASE[0];
         while (b < nb && strcmp(BASE[b].flag, name) != 0) b++;
         int pf = cs_cli_platform_flag(sc, "search", name, val);

@@ -18,11 +18,12 @@ static void serve_usage(FILE *f) {
           "latency with p50/p90/p99, output tokens/s.  The plan must fit HBM: weights + KV cache.\n\n"
           "the model and the cluster (any scenario key with --set; serve.* keys: run --help-config):\n"
           "  --model PRESET|FILE, --device NAME|FILE, --network-configuration=FILE, --system-configuration=FILE,\n"
-          "  --backend NAME, --topology FILE, --scenario FILE, --set KEY=VALUE\n"
+          "  --backend NAME, --astra-binary NAME, --topology FILE, --scenario FILE, --set KEY=VALUE\n"
           "  --tp N, --pp N        tensor and pipeline parallelism of one replica\n"
           "  --dp N                data-parallel ranks, each serving its own batch (with --ep: attention DP)\n"
           "  --ep N                expert parallelism for MoE models (a divisor of --dp)\n"
-          "  --flash-attention     fused attention in the prefill (default: Megatron's unfused kernels)\n\n"
+          "  --flash-attention     fused attention in the prefill (default: Megatron's unfused kernels)\n"
+          "  --comm-streams N      communication ops a rank runs at once (run.comm-streams)\n\n"
           "the workload (serve.* keys):\n"
           "  --batch B             requests per batch and DP rank (serve.batch, default 1)\n"
           "  --prompt-tokens P     prompt tokens per request (default 512)\n"
@@ -83,7 +84,7 @@ int cs_cli_serve(int argc, char **argv) {
             rc = 2;
             break;
         }
-        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "serve", name, &val)) != 0) break;
+        if (!flagonly && (rc = cs_cli_flag_value(argc, argv, &i, "serve", serve_usage, name, &val)) != 0) break;
         size_t k = 0, nk = sizeof KEYS / sizeof KEYS[0];
         while (k < nk && strcmp(KEYS[k].flag, name) != 0) k++;
         int pf = cs_cli_platform_flag(sc, "serve", name, val);

@@ -62,7 +62,7 @@ int cs_cli_sweep(int argc, char **argv) {
                     strcmp(name, "--shard") == 0 || strcmp(name, "--progress") == 0 ||
                     strcmp(name, "--objective") == 0 || strcmp(name, "--pareto") == 0 ||
                     strcmp(name, "--report") == 0 || strcmp(name, "--point-max-wall") == 0;
-        if (needs && cs_cli_flag_value(argc, argv, &i, "sweep", name, &val)) return 2;
+        if (needs && cs_cli_flag_value(argc, argv, &i, "sweep", NULL, name, &val)) return 2;
         if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
             sweep_usage(stdout);
             return 0;

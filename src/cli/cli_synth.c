@@ -172,7 +172,7 @@ int cs_cli_synth(int argc, char **argv) {
             fprintf(stderr, "clustersim synth: unknown option %s (see clustersim synth --help)\n", a);
             return 2;
         }
-        int rc = cs_cli_flag_value(argc, argv, &i, "synth", name, &val);
+        int rc = cs_cli_flag_value(argc, argv, &i, "synth", NULL, name, &val);
         if (rc) return rc;
         char *end = NULL;
         errno = 0;
@@ -312,7 +312,7 @@ int cs_cli_synth(int argc, char **argv) {
         json_decref(j);
     }
     if (rc != CS_OK && single && written) { /* leave nothing of this run */
-        remove(out);
+        cs_remove_output(out);
     } else if (rc != CS_OK && written) { /* the set under --out is broken: none of it stays */
         cs_workload_remove_ranks(out);
     }

@@ -205,6 +205,10 @@ int cs_network_astra1_load(const cs_jdoc *doc, cs_network_config *out, cs_error 
             return CS_ERR(err, CS_EINVAL, "%s:%d: link-bandwidth: %g GB/s (x %g links) for dimension %d: one byte "
                           "would take beyond " CS_TIME_RANGE_TEXT "; expected a number >= %g",
                           path, elem_line(&r, A_BW, d), bw[d], factor, d, CS_GBPS_MIN);
+        if (out->bandwidth_gbps[d] > CS_GBPS_MAX)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: link-bandwidth: %g GB/s (x %g links) for dimension %d: expected at "
+                          "most %g GB/s (the largest bandwidth a link may have)",
+                          path, elem_line(&r, A_BW, d), bw[d], factor, d, CS_GBPS_MAX);
         if (hscale[d] != 0)
             return CS_ERR(err, CS_EINVAL,
                           "%s:%d: hbm-scale: expected 0 for dimension %d, got %g: ASTRA-sim 1.0 then takes each "

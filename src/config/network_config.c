@@ -45,7 +45,7 @@ static const struct net_key {
     {"npus_count", "an integer between 1 and 4294967295", "integers >= 1", NULL,
      "NPUs in each dimension; the network has their product (at most 2^32); dimension 0 is "
      "the innermost (fastest-varying) index of the NPU id"},
-    {"bandwidth", "a number > 0", "numbers > 0", "GB/s",
+    {"bandwidth", "a number > 0 and <= 1e15", "numbers > 0 and <= 1e15", "GB/s",
      "bandwidth of one link in one direction, per dimension (ASTRA-sim converts with 2^30 "
      "bytes per GB)"},
     {"latency", "a number >= 0 and <= 18446744073709551", "numbers >= 0 and <= 18446744073709551", "ns",
@@ -128,6 +128,14 @@ static int parse_element(const char *path, int k, int dim, const yaml_node_t *e,
                           "%s:%d: bandwidth: %s GB/s for dimension %d: one byte would take %.3g ns, beyond "
                           CS_TIME_RANGE_TEXT "; expected a number >= %g",
                           path, line_of(e), got, dim, 1.0 / cs_gbps_to_bytes_per_ns(v), CS_GBPS_MIN);
+        }
+        if (s && cs_parse_double(s, &v) == 0 && v > CS_GBPS_MAX) {
+            char got[320];
+            node_repr(e, got, sizeof got);
+            return CS_ERR(err, CS_EINVAL,
+                          "%s:%d: bandwidth: %s GB/s for dimension %d: expected a number <= %g (the largest "
+                          "bandwidth a link may have)",
+                          path, line_of(e), got, dim, CS_GBPS_MAX);
         }
         if (s && cs_parse_double(s, &v) == 0 && v > 0) {
             c->bandwidth_gbps[dim] = v;

@@ -45,10 +45,71 @@ void cs_afile_pending_del(const char *path) {
         }
 }
 
+/* ---- the inputs a command read ------------------------------------------------------ */
+
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+} file_id;
+static file_id *g_inputs;
+static size_t g_ninputs, g_cap_inputs;
+
+void cs_input_reset(void) {
+    cs_free(g_inputs);
+    g_inputs = NULL;
+    g_ninputs = g_cap_inputs = 0;
+}
+
+void cs_input_note_stat(const struct stat *st) {
+    if (!S_ISREG(st->st_mode) || g_ninputs >= CS_INPUT_MAX_NOTED) return;
+    if (g_ninputs && g_inputs[g_ninputs - 1].dev == st->st_dev && g_inputs[g_ninputs - 1].ino == st->st_ino)
+        return; /* (the same file read again in a row; other repeats cost one entry each) */
+    CS_GROW(g_inputs, g_cap_inputs, g_ninputs + 1);
+    g_inputs[g_ninputs++] = (file_id){st->st_dev, st->st_ino};
+}
+
+void cs_input_note(const char *path) {
+    struct stat st;
+    if (path && stat(path, &st) == 0) cs_input_note_stat(&st);
+}
+
+int cs_output_check(const char *path, cs_error *err) {
+    struct stat st;
+    if (!path || stat(path, &st) != 0) return CS_OK; /* not there: nothing of the inputs to lose */
+    for (size_t i = 0; i < g_ninputs; i++)
+        if (g_inputs[i].dev == st.st_dev && g_inputs[i].ino == st.st_ino)
+            return CS_ERR(err, CS_EINVAL, "%s: is a file this command reads (an input); expected an output path "
+                          "that is none of its inputs", path);
+    return CS_OK;
+}
+
+int cs_output_is_device(const char *path) {
+    struct stat st;
+    return path && stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+int cs_remove_output(const char *path) {
+    struct stat st;
+    if (!path) return -1;
+    if (stat(path, &st) != 0) return remove(path); /* (its errno: ENOENT, as callers expect) */
+    if (!S_ISREG(st.st_mode)) return -1;            /* /dev/null is no result to remove */
+    for (size_t i = 0; i < g_ninputs; i++)
+        if (g_inputs[i].dev == st.st_dev && g_inputs[i].ino == st.st_ino) return -1; /* an input: kept */
+    return remove(path);
+}
+
 /* ---- atomic files ------------------------------------------------------------------ */
 
 int cs_afile_open(cs_afile *a, const char *path, cs_error *err) {
     memset(a, 0, sizeof *a);
+    int rc0 = cs_output_check(path, err);
+    if (rc0) return rc0;
+    if (cs_output_is_device(path)) { /* /dev/null, /dev/stdout, a FIFO: written in place, never renamed over */
+        a->f = fopen(path, "w");
+        if (!a->f) return CS_ERR(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
+        a->path = cs_strdup(path);
+        return CS_OK;
+    }
     size_t n = strlen(path) + 32;
     a->path = cs_strdup(path);
     a->tmp = cs_malloc(n);
@@ -84,9 +145,13 @@ int cs_afile_commit(cs_afile *a, cs_error *err) {
     int rc = CS_OK;
     if (bad)
         rc = CS_ERR(err, CS_EIO, "%s: write error: %s", a->path, strerror(e ? e : EIO));
+    else if (!a->tmp) /* a device, written in place */
+        ;
+    else if ((rc = cs_output_check(a->path, err)) != CS_OK) /* an input read since the open */
+        ;
     else if (rename(a->tmp, a->path) != 0)
         rc = CS_ERR(err, CS_EIO, "%s: cannot write: %s", a->path, strerror(errno));
-    if (rc) remove(a->tmp);
+    if (rc && a->tmp) remove(a->tmp);
     release(a);
     return rc;
 }
@@ -94,7 +159,7 @@ int cs_afile_commit(cs_afile *a, cs_error *err) {
 void cs_afile_abort(cs_afile *a) {
     if (a->f) {
         fclose(a->f);
-        remove(a->tmp);
+        if (a->tmp) remove(a->tmp);
     }
     release(a);
 }

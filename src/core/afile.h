@@ -31,7 +31,9 @@ typedef struct cs_afile {
     char *tmp;    /* temporary name */
 } cs_afile;
 
-/* Open PATH.tmp.PID for writing; on failure a->f is NULL and err names path. */
+/* Open PATH.tmp.PID for writing (PATH itself when it is a device:
+ * cs_output_is_device); refused when PATH is an input (cs_output_check);
+ * on failure a->f is NULL and err names path. */
 int cs_afile_open(cs_afile *a, const char *path, cs_error *err);
 /* Close, check for write errors, rename over the destination. */
 int cs_afile_commit(cs_afile *a, cs_error *err);
@@ -44,6 +46,31 @@ void cs_afile_abort(cs_afile *a);
 #define CS_AFILE_MAX_PENDING 64
 void cs_afile_pending_add(const char *path);
 void cs_afile_pending_del(const char *path);
+
+/* The files a command reads, by device and inode (so any spelling of the
+ * path, a symlink or a hard link is the same file): cs_input_note records
+ * a regular file read as input (the configuration reader cs_read_file and
+ * the Chakra reader call it; at most CS_INPUT_MAX_NOTED files, later ones
+ * unrecorded); cs_output_check refuses an output path that is one of them
+ * (CS_EINVAL "PATH: is a file this command reads ..."), so a result never
+ * overwrites, nor an unfinished one removes, what the command reads --
+ * cs_afile_open and cs_afile_commit call it, as does every other writer of
+ * a result.  cs_input_reset forgets them (clustersim_main, per command). */
+#define CS_INPUT_MAX_NOTED (1u << 20)
+void cs_input_reset(void);
+void cs_input_note(const char *path);
+struct stat;
+void cs_input_note_stat(const struct stat *st); /* the same from an fstat of the open file */
+int cs_output_check(const char *path, cs_error *err);
+/* remove(path) unless path is one of those inputs (then -1, the file kept):
+ * how a failed or stopped command removes its results, stale or partial
+ * (stat and remove only: safe in an exit handler). */
+int cs_remove_output(const char *path);
+/* Whether path exists as neither a regular file nor a directory (a device
+ * such as /dev/null or /dev/stdout, a FIFO): results go there in place,
+ * never through a temporary renamed over it (which would replace the
+ * device node by a file), and a failure never removes it. */
+int cs_output_is_device(const char *path);
 
 /* Create directory dir and its parents (as mkdir -p) for the results of
  * `flag` (named in messages: "--out DIR: ..."); CS_EIO when a part cannot

@@ -22,6 +22,20 @@
 #define FIELD(base, o, type) ((type *)(void *)((char *)(base) + (o)->off))
 #define CFIELD(base, o, type) ((const type *)(const void *)((const char *)(base) + (o)->off))
 
+/* A number key's upper bound: its table's, and for the units that become
+ * simulated quantities at most what those can hold -- a duration (ns) the
+ * simulated-time range (CS_TIME_MAX_NS_F), a bandwidth (GB/s) CS_GBPS_MAX
+ * (core/units.h) -- so that no key of any table (topology builders,
+ * backends, configuration files, --set) passes a value the simulation
+ * would only find beyond its range, or infinite, after converting it. */
+static double opt_max(const cs_opt *o) {
+    double hi = o->max;
+    if (o->type == CS_OPT_NUM && o->unit && strcmp(o->unit, CS_UNIT_NS) == 0 && hi > CS_TIME_MAX_NS_F)
+        hi = CS_TIME_MAX_NS_F;
+    if (o->type == CS_OPT_NUM && o->unit && strcmp(o->unit, CS_UNIT_GBPS) == 0 && hi > CS_GBPS_MAX) hi = CS_GBPS_MAX;
+    return hi;
+}
+
 void cs_opt_expected(const cs_opt *o, char *buf, size_t n) {
     char a[40], b[40];
     switch (o->type) {
@@ -38,8 +52,8 @@ void cs_opt_expected(const cs_opt *o, char *buf, size_t n) {
         break;
     case CS_OPT_NUM:
         cs_fmt_double(a, sizeof a, o->min);
-        cs_fmt_double(b, sizeof b, o->max);
-        if (o->max >= DBL_MAX)
+        cs_fmt_double(b, sizeof b, opt_max(o));
+        if (opt_max(o) >= DBL_MAX)
             snprintf(buf, n, "a number %s %s", o->min_open ? ">" : ">=", a);
         else
             snprintf(buf, n, "a number %s %s and <= %s", o->min_open ? ">" : ">=", a, b);
@@ -113,8 +127,12 @@ static int parse_one(const cs_jdoc *doc, const cs_opt *o, int line, const json_t
     case CS_OPT_NUM: {
         if (!json_is_number(v)) return value_error(doc, o, line, v, err);
         double x = json_number_value(v);
-        if (!isfinite(x) || x < o->min || (o->min_open && x <= o->min) || x > o->max)
+        if (!isfinite(x) || x < o->min || (o->min_open && x <= o->min) || x > opt_max(o))
             return value_error(doc, o, line, v, err);
+        if (o->unit && strcmp(o->unit, CS_UNIT_GBPS) == 0) { /* (0 may mean "unset": the table's bound) */
+            int rc = cs_check_min_gbps(doc->path, line, o->key, x, err);
+            if (rc) return rc;
+        }
         *FIELD(base, o, double) = x;
         return CS_OK;
     }

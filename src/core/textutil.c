@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "core/log.h"
 
@@ -57,6 +58,7 @@ int cs_read_file(const char *path, char **buf, size_t *len, cs_error *err) {
         close(fd);
         return CS_ERR(err, CS_EIO, "%s: cannot read: %s", path, strerror(e));
     }
+    cs_input_note(path); /* no result may overwrite it (core/afile.h) */
     /* the size was checked; a file that grows while read stops at the limit */
     size_t cap = (size_t)st.st_size + 2, n = 0;
     char *b = cs_malloc(cap);

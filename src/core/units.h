@@ -21,6 +21,13 @@
  * the layers computing durations refuse those with a located error.) */
 #define CS_GBPS_MIN 1e-16
 
+/* The largest: 1e15 GB/s (a petabyte per microsecond; one byte in 1e-6 ps,
+ * a million times below the clock's resolution, and 10^12 times the
+ * fastest link built).  Above it the rates of the flow backend's max-min
+ * filling overflow to infinity (1e308 GB/s stalled every flow with "no
+ * route up"); option tables (core/opts.c) and the network YAML refuse it. */
+#define CS_GBPS_MAX 1e15
+
 /* ASTRA-sim reads "GB/s" as GiB/s: bytes per ns = gbps * 2^30 / 1e9. */
 double cs_gbps_to_bytes_per_ns(double gbps);
 

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "config/comm_group.h"
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "gen/gen_int.h"
@@ -1363,6 +1364,16 @@ int cs_rescale(const cs_rescale_opts *o, cs_rescale_info *info, cs_error *err) {
         rc = cs_gen_comm_groups_write(&g, path, err);
         cs_comm_groups_free(&g);
     }
+    /* none of them over the source (the traces and groups read, core/afile.h), checked before any rename */
+    for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
+        snprintf(fin, sizeof fin, "%s.%u.et", o->out, r);
+        rc = cs_output_check(fin, err);
+    }
+    if (rc == CS_OK && groups_written) {
+        snprintf(fin, sizeof fin, "%s.comm_groups.json", o->out);
+        rc = cs_output_check(fin, err);
+    }
+    if (rc == CS_EINVAL) cs_error_prefix(err, "--out %s: ", o->out);
     if (rc == CS_OK) { /* every file complete: the renames */
         for (uint32_t r = 0; rc == CS_OK && r < info->ranks; r++) {
             tmp_path(path, sizeof path, o->out, r);

@@ -270,7 +270,7 @@ void cs_cluster_out_remove(const char *dir) {
     char p[4096];
     for (size_t i = 0; i < sizeof FILES / sizeof *FILES; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, FILES[i]);
-        if (unlink(p) != 0 && errno != ENOENT) continue;
+        if (cs_remove_output(p) != 0 && errno != ENOENT) continue;
     }
 }
 

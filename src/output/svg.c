@@ -40,7 +40,7 @@ int cs_svg_write_page(const char *page, const cs_svg_chart *c, size_t n, void (*
     if (rc) /* nothing half written */
         for (size_t i = 0; i < written; i++) {
             cs_svg_path(page, c[i].name, svg, sizeof svg);
-            remove(svg);
+            cs_remove_output(svg);
         }
     return rc;
 }
@@ -49,9 +49,9 @@ void cs_svg_remove_page(const char *page, const char *const *names, size_t n) {
     char svg[4200];
     for (size_t i = 0; i < n; i++) {
         cs_svg_path(page, names[i], svg, sizeof svg);
-        remove(svg);
+        cs_remove_output(svg);
     }
-    remove(page);
+    cs_remove_output(page); /* (never an input: --report naming the spec) */
 }
 
 void cs_svg_page_head(FILE *f, const char *title) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/afile.h"
 #include "core/alloc.h"
@@ -23,6 +24,7 @@
 struct cs_timeline {
     FILE *f;
     char *path;
+    char *tmp; /* written as path.tmp.PID, renamed to path when closed (never half a file under path) */
     uint32_t nranks;
     uint8_t *named;      /* bit0 process, bit1..3 lanes 1..3 */
     uint8_t *recv_named; /* number of recv lanes named so far (0..65) */
@@ -90,17 +92,23 @@ int cs_timeline_open(const char *path, uint32_t nranks, cs_timeline **out, cs_er
     t->named = cs_calloc(nranks ? nranks : 1, 1);
     t->recv_named = cs_calloc(nranks ? nranks : 1, 1);
     t->first = 1;
-    FILE *f = fopen(path, "w");
+    int rc0 = cs_output_check(path, err); /* never over an input (core/afile.h) */
+    size_t tl = strlen(path) + 32;
+    t->tmp = cs_malloc(tl);
+    snprintf(t->tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+    if (cs_output_is_device(path)) snprintf(t->tmp, tl, "%s", path); /* /dev/stdout: in place, never renamed over */
+    FILE *f = rc0 ? NULL : fopen(t->tmp, "w");
     if (!f) {
         int e = errno;
         cs_free(t->named);
         cs_free(t->recv_named);
         cs_free(t->path);
+        cs_free(t->tmp);
         cs_free(t);
-        return CS_ERR(err, CS_EIO, "%s: cannot write the timeline: %s", path, strerror(e));
+        return rc0 ? rc0 : CS_ERR(err, CS_EIO, "%s: cannot write the timeline: %s", path, strerror(e));
     }
     t->f = f;
-    cs_afile_pending_add(t->path);
+    if (strcmp(t->tmp, path) != 0) cs_afile_pending_add(t->tmp);
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"clustersim\",\"time_unit\":"
           "\"ts and dur are microseconds\"},\"traceEvents\":[\n",
           f);
@@ -266,7 +274,13 @@ int cs_timeline_close(cs_timeline *t, cs_error *err) {
     int rc = fclose(t->f);
     int ret = CS_OK;
     if (bad || rc != 0) ret = CS_ERR(err, CS_EIO, "%s: error writing the timeline: %s", t->path, strerror(errno));
-    cs_afile_pending_del(t->path);
+    if (ret == CS_OK) ret = cs_output_check(t->path, err); /* an input read since the open */
+    int inplace = strcmp(t->tmp, t->path) == 0;
+    if (ret == CS_OK && !inplace && rename(t->tmp, t->path) != 0)
+        ret = CS_ERR(err, CS_EIO, "%s: cannot write the timeline: %s", t->path, strerror(errno));
+    if (ret && !inplace) remove(t->tmp);
+    cs_afile_pending_del(t->tmp);
+    cs_free(t->tmp);
     cs_free(t->named);
     cs_free(t->recv_named);
     cs_free(t->selected);

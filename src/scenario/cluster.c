@@ -59,12 +59,15 @@ static int placement_policy_ok(const char *s) {
     return 0;
 }
 
-/* An explicit NPU list from "0-7,16" or [0, 1, 2] into a JSON array of integers; NULL when malformed. */
-static json_t *npu_list(const json_t *v, uint64_t cap) {
+/* An explicit NPU list from "0-7,16" or [0, 1, 2] into a JSON array of integers, ids below cap, at most
+ * max_count of them (counted before any is made: "0-4294967295" took 3.7 s and 512 MB to fail); NULL when
+ * malformed. */
+static json_t *npu_list(const json_t *v, uint64_t cap, uint64_t max_count) {
     json_t *out = json_array();
     if (json_is_array(v)) {
         size_t i;
         json_t *x;
+        if (json_array_size(v) > max_count) goto bad;
         json_array_foreach(v, i, x) {
             if (!json_is_integer(x) || json_integer_value(x) < 0 || (uint64_t)json_integer_value(x) >= cap) goto bad;
             json_array_append_new(out, json_integer(json_integer_value(x)));
@@ -76,7 +79,7 @@ static json_t *npu_list(const json_t *v, uint64_t cap) {
         const char *end;
         unsigned long long a, b;
         if (cs_parse_rank_range(p, &end, &a, &b) || (*end && *end != ',') || b < a || b >= cap ||
-            json_array_size(out) + (b - a + 1) > cap)
+            json_array_size(out) + (b - a + 1) > max_count) /* counted before one is made */
             goto bad;
         for (unsigned long long r = a; r <= b; r++) json_array_append_new(out, json_integer((json_int_t)r));
         p = *end ? end + 1 : end;
@@ -121,7 +124,7 @@ static int job_parse(cs_cluster *c, const cs_jdoc *doc, size_t i, json_t *o, cs_
                                           "distinct names",
                           path, line, i, j->name, q);
     if ((v = json_object_get(o, "npus"))) {
-        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > (1 << 24))
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > CS_CLUSTER_MAX_JOB_NPUS)
             return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].npus: expected an integer from 1 to 16777216", path, line,
                           i);
         j->npus = (uint32_t)json_integer_value(v);
@@ -148,13 +151,13 @@ static int job_parse(cs_cluster *c, const cs_jdoc *doc, size_t i, json_t *o, cs_
     if ((v = json_object_get(o, "placement"))) {
         if (json_is_string(v) && placement_policy_ok(json_string_value(v))) {
             snprintf(j->placement, sizeof j->placement, "%s", json_string_value(v));
-        } else if ((json_is_string(v) || json_is_array(v)) && (j->explicit_npus = npu_list(v, 1ull << 32))) {
+        } else if ((json_is_string(v) || json_is_array(v)) && (j->explicit_npus = npu_list(v, 1ull << 32, j->npus ? j->npus : CS_CLUSTER_MAX_JOB_NPUS))) {
             snprintf(j->placement, sizeof j->placement, "explicit");
         } else {
             return CS_ERR(err, CS_EINVAL, "%s:%d: jobs[%zu].placement: expected contiguous, pack, spread, "
                                           "random[:SEED], or the job's NPUs as a list ([0, 1, 8, 9]) or ranges "
-                                          "(\"0-7,16-23\")",
-                          path, line, i);
+                                          "(\"0-7,16-23\"), at most %u of them (npus)",
+                          path, line, i, j->npus ? j->npus : CS_CLUSTER_MAX_JOB_NPUS);
         }
     }
     json_t *wl = json_object_get(o, "workload"), *set = json_object_get(o, "set"), *cg = json_object_get(o, "comm-groups");

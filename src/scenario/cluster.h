@@ -56,6 +56,8 @@
 
 #define CS_CLUSTER_MAX_JOBS 256u
 #define CS_CLUSTER_MAX_ITERATIONS 1000000u
+/* The most NPUs one job may have (its npus, or its placement's list). */
+#define CS_CLUSTER_MAX_JOB_NPUS (1u << 24)
 
 typedef struct cs_cluster_job {
     char name[33];              /* [A-Za-z0-9_.-], 1..32 characters */

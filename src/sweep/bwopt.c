@@ -116,7 +116,7 @@ static int parse_spec(bwopt *B, cs_error *err) {
             (wt && !(json_is_number(wt) && json_number_value(wt) > 0 && json_number_value(wt) < 1e12))) {
             cs_json_repr(e, got, sizeof got);
             rc = CS_ERR(err, CS_EINVAL, "%s:%d: workloads[%zu]: expected a scenario file or {\"scenario\": FILE, "
-                                        "\"weight\": W > 0}, got %s",
+                                        "\"weight\": W > 0 and < 1e12}, got %s",
                         d.path, cs_jdoc_elem_line(&d, "workloads", i), i, got);
             goto out;
         }
@@ -145,7 +145,7 @@ static int parse_spec(bwopt *B, cs_error *err) {
         !(json_is_number(bg ? bg : bd) && json_number_value(bg ? bg : bd) > 0 &&
           json_number_value(bg ? bg : bd) < 1e15)) {
         cs_json_repr(bu, got, sizeof got);
-        rc = bad(&d, "budget", err, "expected {\"gbps-per-npu\": GB/s > 0} or {\"network-usd\": US$ > 0}",
+        rc = bad(&d, "budget", err, "expected exactly one of {\"gbps-per-npu\": GB/s} or {\"network-usd\": US$}, a number > 0 and < 1e15",
                  bu ? got : "no such key");
         goto out;
     }

@@ -33,16 +33,24 @@ static int write_trace(const char *path, int op, uint64_t comm_size, cs_error *e
     return rc ? rc : rc2;
 }
 
+/* The op as --op spells it. */
+static const char *op_flag(int op) {
+    return op == CS_COLL_ALL_GATHER       ? "all_gather"
+           : op == CS_COLL_REDUCE_SCATTER ? "reduce_scatter"
+           : op == CS_COLL_ALL_TO_ALL     ? "alltoall"
+                                          : "all_reduce";
+}
+
 /* The system must say how the op runs: "<op>-implementation" (or its
  * "-custom" form) unless the nccl model picks the algorithm.  Checked here
  * so the refusal names the option, not the benchmark's scratch trace. */
 static int check_system(const cs_scenario *base, int op, cs_error *err) {
-    /* the op as --op spells it, and its system key's collective (cs_cfg_coll_name: "all-reduce", ...) */
-    const char *flag = "all_reduce";
+    /* the op's system key's collective (cs_cfg_coll_name: "all-reduce", ...) */
+    const char *flag = op_flag(op);
     cs_cfg_coll cc = CS_CFG_ALL_REDUCE;
-    if (op == CS_COLL_ALL_GATHER) flag = "all_gather", cc = CS_CFG_ALL_GATHER;
-    if (op == CS_COLL_REDUCE_SCATTER) flag = "reduce_scatter", cc = CS_CFG_REDUCE_SCATTER;
-    if (op == CS_COLL_ALL_TO_ALL) flag = "alltoall", cc = CS_CFG_ALL_TO_ALL;
+    if (op == CS_COLL_ALL_GATHER) cc = CS_CFG_ALL_GATHER;
+    if (op == CS_COLL_REDUCE_SCATTER) cc = CS_CFG_REDUCE_SCATTER;
+    if (op == CS_COLL_ALL_TO_ALL) cc = CS_CFG_ALL_TO_ALL;
     char key[80], custom[96];
     snprintf(key, sizeof key, "%s-implementation", cs_cfg_coll_name(cc));
     snprintf(custom, sizeof custom, "%s-custom", key);
@@ -138,7 +146,13 @@ int cs_collbench(const cs_scenario *base, const cs_collbench_options *o, cs_erro
                             "float", o->op == CS_COLL_ALL_GATHER || o->op == CS_COLL_ALL_TO_ALL ? "none" : "sum",
                             x->time_us, x->algbw, x->busbw, x->algo);
             } else if (rc != CS_EINTR) {
-                cs_error_prefix(err, "size %" PRIu64 ": ", size);
+                /* the trace is this command's scratch file, not the user's:
+                 * its path goes, the flags that chose the size stand */
+                size_t pl = strlen(path);
+                if (strncmp(err->msg, path, pl) == 0 && strncmp(err->msg + pl, ": ", 2) == 0)
+                    memmove(err->msg, err->msg + pl + 2, strlen(err->msg + pl + 2) + 1);
+                cs_error_prefix(err, "--op %s, size %" PRIu64 " bytes (of --min %" PRIu64 " --max %" PRIu64 "): ",
+                                op_flag(o->op), size, o->min_bytes, o->max_bytes);
             }
             cs_result_free(r);
             cs_scenario_free(sc);

@@ -463,7 +463,7 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
     if (o->out_dir) { /* a previous search's table goes now: a failed or interrupted one leaves none */
         char path[4096];
         snprintf(path, sizeof path, "%s/plans.csv", o->out_dir);
-        if (remove(path) != 0 && errno != ENOENT)
+        if (cs_remove_output(path) != 0 && errno != ENOENT)
             return CS_ERR(err, CS_EIO, "--out %s: cannot remove the previous %s: %s", o->out_dir, path,
                           strerror(errno));
     }
@@ -508,7 +508,11 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
         }
         qsort(simd, nsim, sizeof *simd, by_simulated);
         double sim_wall = cs_host_wall_s() - s0;
-        if (rc == CS_OK && !nok)
+        if (rc == CS_OK && !S.n)
+            rc = CS_ERR(err, CS_EINVAL, "search: the space has no plan: no combination of the --tp, --pp, --cp and --ep "
+                                        "lists divides the cluster's %" PRIu64 " ranks; expected degrees whose product "
+                                        "divides it", cs_scenario_npus(base));
+        else if (rc == CS_OK && !nok)
             rc = CS_ERR(err, CS_EINVAL, "search: none of the %zu plans can run (see the refusals above)", S.n);
         report(&S, order, nok, simd, nsim, est_wall, est_cpu, sim_wall);
         if (rc == CS_OK || rc == CS_EINVAL) {

@@ -432,9 +432,9 @@ static void remove_results(const cs_serve_options *o) {
     char path[4096];
     for (size_t i = 0; o->out_dir && i < sizeof files / sizeof *files; i++) {
         snprintf(path, sizeof path, "%s/%s", o->out_dir, files[i]);
-        remove(path);
+        cs_remove_output(path);
     }
-    if (o->json_path) remove(o->json_path);
+    if (o->json_path) cs_remove_output(o->json_path);
 }
 
 int cs_serve(const cs_scenario *base, const cs_serve_options *o, cs_error *err) {

@@ -13,11 +13,14 @@
 #include "topology/topology.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/time.h"
+#include "core/units.h"
 
 typedef struct edge_list {
     size_t n;
@@ -54,7 +57,16 @@ static int parse_edges(const cs_jdoc *doc, const cs_opt *o, const json_t *v, voi
     for (size_t i = 0; i < n; i++) {
         int rc = cs_topo_json_tuple(doc, o->key, i, json_array_get(v, i), 4, 2, WHAT, l->e[i], err);
         if (rc) return rc;
-        l->lines[i] = cs_jdoc_elem_line(doc, o->key, i);
+        int line = cs_jdoc_elem_line(doc, o->key, i);
+        double bw = l->e[i][2], lat = l->e[i][3];
+        if (bw > 0 && (bw < CS_GBPS_MIN || bw > CS_GBPS_MAX))
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: bandwidth %g GB/s; expected a number from %g to %g (one "
+                          "byte within " CS_TIME_RANGE_TEXT ", and finite rates)",
+                          doc->path, line, o->key, i, bw, CS_GBPS_MIN, CS_GBPS_MAX);
+        if (lat > CS_TIME_MAX_NS_F)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: latency %g ns; expected at most %.0f ns, "
+                          CS_TIME_RANGE_TEXT, doc->path, line, o->key, i, lat, floor(CS_TIME_MAX_NS_F));
+        l->lines[i] = line;
         l->n = i + 1;
     }
     return CS_OK;

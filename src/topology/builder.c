@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/time.h"
+#include "core/units.h"
+
 /* The registry: X(id) for the entry cs_topo_builder_<id> a build_*.c
  * exports.  One line declares it and lists it. */
 #define REGISTRY(X) \
@@ -118,6 +121,26 @@ int cs_topo_builder_build(const cs_topo_builder *b, const void *params, const cs
     int rc = b->check ? b->check(params, net, err) : CS_OK;
     if (rc) return rc;
     rc = b->build(params, net, out, err);
+    /* Values derived from the keys (an uplink's bandwidth from
+     * oversubscription 1e300) are bounded as the keys are: every link's
+     * bandwidth moves a byte within the simulated-time range and stays
+     * finite in the backends' rates, every latency is within that range. */
+    const cs_topo *t = rc == CS_OK ? *out : NULL;
+    for (uint32_t l = 0; t && l < t->nlinks; l++) {
+        double gbps = t->links[l].bw / cs_gbps_to_bytes_per_ns(1);
+        if (t->links[l].bw > 0 && (gbps < CS_GBPS_MIN || gbps > CS_GBPS_MAX))
+            rc = CS_ERR(err, CS_EINVAL, "builder %s: link %u (node %u -> node %u) gets %g GB/s from the keys; "
+                        "expected from %g to %g GB/s (one byte within " CS_TIME_RANGE_TEXT ")",
+                        b->name, l, t->links[l].src, t->links[l].dst, gbps, CS_GBPS_MIN, CS_GBPS_MAX);
+        else if (t->links[l].lat >= CS_TIME_MAX)
+            rc = CS_ERR(err, CS_EINVAL, "builder %s: link %u (node %u -> node %u) gets a latency beyond "
+                        CS_TIME_RANGE_TEXT " from the keys", b->name, l, t->links[l].src, t->links[l].dst);
+        if (rc) {
+            cs_topo_free(*out);
+            *out = NULL;
+            break;
+        }
+    }
     if (rc) cs_error_prefix(err, "%s: ", where);
     return rc;
 }

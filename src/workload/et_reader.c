@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "core/log.h"
 
@@ -429,6 +430,7 @@ int cs_et_reader_open(const char *path, cs_et_reader **out, cs_error *err) {
                       : S_ISSOCK(st.st_mode) ? "a socket"
                                              : "not a regular file");
     }
+    cs_input_note(path); /* no result may overwrite it (core/afile.h) */
     cs_et_reader *r = reader_new(path);
     r->fp = fp;
     r->inbuf = cs_malloc(RAW_CHUNK);

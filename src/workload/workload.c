@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/afile.h"
 #include "core/alloc.h"
 #include "workload/text_workload.h"
 
@@ -53,6 +54,7 @@ static int read_fd(int fd, const char *path, unsigned char **out, size_t *len, c
                       S_ISCHR(st.st_mode) ? "a character device" : "a device or socket");
     }
     int regular = S_ISREG(st.st_mode);
+    cs_input_note_stat(&st); /* no result may overwrite it (core/afile.h) */
     size_t cap = regular && st.st_size > 0 ? (size_t)st.st_size : 4096, n = 0;
     unsigned char *buf = cs_malloc(cap + 1);
     for (;;) {
