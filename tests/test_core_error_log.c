@@ -308,6 +308,24 @@ static void test_log_warning_repeats_suppressed(void **state) {
     assert_int_equal(cs_log_warning_count(), 15);
 }
 
+/* A text repeated exactly (one file's unknown key, read again by each stage
+ * that checks the file) is shown once and counted every time; the same
+ * shape with other digits is shown. */
+static void test_log_exact_repeats_once(void **state) {
+    (void)state;
+    for (int i = 0; i < 4; i++) cs_warn("t.json:1: unknown key \"x\" ignored");
+    assert_int_equal(cap.n, 1);
+    assert_int_equal(cs_log_warning_count(), 4);
+    cs_warn("t.json:2: unknown key \"x\" ignored");
+    assert_int_equal(cap.n, 2);
+    assert_int_equal(cs_log_warning_count(), 5);
+    cs_log_flush_summary(); /* nothing beyond what was shown */
+    assert_int_equal(cap.n, 2);
+    cs_log_reset();
+    cs_warn("t.json:1: unknown key \"x\" ignored"); /* new again after a reset */
+    assert_int_equal(cap.n, 3);
+}
+
 static void test_log_suppression_only_for_warnings(void **state) {
     (void)state;
     cs_log_set_level(CS_LOG_DEBUG);
@@ -370,7 +388,7 @@ static void test_log_many_shapes_never_dropped(void **state) {
     /* more distinct shapes than any small table holds: each one is shown */
     for (int i = 0; i < 400; i++) cs_warn("filler %c%c", 'a' + i / 26, 'a' + i % 26);
     assert_int_equal(cap.n, 400);
-    for (int i = 0; i < 5; i++) cs_warn("late shape");
+    for (int i = 0; i < 5; i++) cs_warn("late shape %d", i);
     assert_true(cap.n >= 403); /* at least its first three */
     assert_int_equal(cs_log_warning_count(), 405);
 }
@@ -380,18 +398,22 @@ static void test_log_long_message(void **state) {
     static char big[5000];
     memset(big, 'z', sizeof big - 1);
     big[sizeof big - 1] = '\0';
+    big[10] = '0'; /* a digit, so that repeats differ in text but share the shape */
     cs_warn("%s", big);
     assert_int_equal(cap.n, 1);
     size_t len = strlen(cap.msg[0]);
     assert_true(len >= 1000 && len < sizeof big - 1); /* cut, not overflowed */
-    for (size_t i = 0; i < len; i++) assert_int_equal(cap.msg[0][i], 'z');
-    /* two more are shown, the fourth is suppressed; the summary line quotes
-     * (a prefix of) the message */
-    for (int i = 0; i < 3; i++) cs_warn("%s", big);
+    for (size_t i = 0; i < len; i++) assert_int_equal(cap.msg[0][i], i == 10 ? '0' : 'z');
+    /* two more of its shape are shown, the fourth is suppressed; the summary
+     * line quotes (a prefix of) the first message */
+    for (int i = 1; i <= 3; i++) {
+        big[10] = (char)('0' + i);
+        cs_warn("%s", big);
+    }
     assert_int_equal(cap.n, 3);
     cs_log_flush_summary();
     assert_int_equal(cap.n, 4);
-    assert_int_equal(strncmp(cap.msg[3], "1 more warnings like: zzz", 25), 0);
+    assert_int_equal(strncmp(cap.msg[3], "1 more warnings like: zzzzzzzzzz0zz", 35), 0);
 }
 
 /* The default sink writes to stderr; capture fd 2 in a temporary file. */
@@ -407,7 +429,7 @@ static void test_log_default_sink_stderr(void **state) {
     cs_warn("to stderr %d", 1);
     cs_log(CS_LOG_ERROR, "broken %s", "thing");
     cs_info("hidden at the default level");
-    for (int i = 0; i < 4; i++) cs_warn("to stderr %d", 1);
+    for (int i = 0; i < 4; i++) cs_warn("to stderr %d", i + 2);
     cs_log_flush_summary();
     fflush(stderr);
     dup2(saved, 2);
@@ -419,8 +441,8 @@ static void test_log_default_sink_stderr(void **state) {
     fclose(tmp);
     assert_string_equal(buf, "clustersim: warning: to stderr 1\n"
                              "clustersim: error: broken thing\n"
-                             "clustersim: warning: to stderr 1\n"
-                             "clustersim: warning: to stderr 1\n"
+                             "clustersim: warning: to stderr 2\n"
+                             "clustersim: warning: to stderr 3\n"
                              "clustersim: warning: 2 more warnings like: to stderr 1\n");
     assert_int_equal(cap.n, 0);
 }
@@ -466,6 +488,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_log_level_filtering, log_setup, log_teardown),
         cmocka_unit_test_setup_teardown(test_log_warning_repeats_suppressed, log_setup,
                                         log_teardown),
+        cmocka_unit_test_setup_teardown(test_log_exact_repeats_once, log_setup, log_teardown),
         cmocka_unit_test_setup_teardown(test_log_suppression_only_for_warnings, log_setup,
                                         log_teardown),
         cmocka_unit_test_setup_teardown(test_log_summary_lines, log_setup, log_teardown),

@@ -4,7 +4,11 @@
  * Repeats are detected on the message's "shape": its text with digits
  * removed, so "rank 7: ..." and "rank 8: ..." count as one warning.  Shapes are
  * kept in a small open-addressing table of hashes; once it is full, further
- * distinct shapes are still printed (never dropped silently).
+ * distinct shapes are still printed (never dropped silently).  A warning
+ * whose text repeats exactly (e.g. one file's unknown key, read again by
+ * every stage that checks it) is shown once and still counted (the counts
+ * are results: a representative's warnings stand for its class's): a second
+ * table holds the exact texts' hashes.
  */
 #include "core/log.h"
 
@@ -16,6 +20,7 @@
 
 #define SHAPES 256
 #define SHOW_PER_SHAPE 3
+#define EXACTS 1024
 
 static int g_level = CS_LOG_WARN;
 static cs_log_sink g_sink;
@@ -26,6 +31,7 @@ static struct {
     unsigned long count;
     char example[160];
 } g_shapes[SHAPES];
+static uint64_t g_exact[EXACTS]; /* hashes of warning texts seen (0 = free) */
 
 void cs_log_set_level(int level) { g_level = level; }
 int cs_log_level(void) { return g_level; }
@@ -42,6 +48,26 @@ static uint64_t shape_hash(const char *s) {
         h *= 1099511628211ULL;
     }
     return h ? h : 1;
+}
+
+/* Whether this exact text was warned before (and note it if not; a full
+ * table notes nothing and reports no repeat). */
+static int seen_exact(const char *msg) {
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *s = msg; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    if (!h) h = 1;
+    for (unsigned i = 0; i < EXACTS; i++) {
+        unsigned k = (unsigned)((h + i) % EXACTS);
+        if (g_exact[k] == h) return 1;
+        if (g_exact[k] == 0) {
+            g_exact[k] = h;
+            return 0;
+        }
+    }
+    return 0;
 }
 
 /* Returns the repeat count of this shape including this one (0 = table full). */
@@ -71,6 +97,7 @@ void cs_log(int level, const char *fmt, ...) {
     va_end(ap);
     if (level == CS_LOG_WARN) {
         g_warnings++;
+        if (seen_exact(msg)) return; /* counted, not shown again */
         unsigned long n = note_shape(msg);
         if (n > SHOW_PER_SHAPE) return;
     }
@@ -103,5 +130,6 @@ void cs_log_flush_summary(void) {
 
 void cs_log_reset(void) {
     memset(g_shapes, 0, sizeof g_shapes);
+    memset(g_exact, 0, sizeof g_exact);
     g_warnings = 0;
 }

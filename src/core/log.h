@@ -5,7 +5,7 @@
  * key, a control dependency on a node absent from the trace).  Each distinct
  * shape of warning (its text with digits ignored) is printed at most three
  * times per process; cs_log_flush_summary() prints how many more there were, so a million-rank run cannot flood the
- * terminal.  Verbosity: 0 = errors only, 1 = warnings (default), 2 = info,
+ * terminal.  A text repeated exactly is shown once (and counted every time).  Verbosity: 0 = errors only, 1 = warnings (default), 2 = info,
  * 3 = debug.  Tests can capture messages by installing a sink.
  */
 #ifndef CS_CORE_LOG_H
