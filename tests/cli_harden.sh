@@ -166,4 +166,10 @@ same gen.0.et gen0.keep "rescale --out the source prefix (was replaced)"
 printf '{"clustersim-bandwidth": 1, "workloads": ["base.json"], "budget": {"gbps-per-npu": 1e308}}' > bw.json
 expect_fail "bandwidth budget 1e308: the bound (said 'GB/s > 0')" "bw.json:1: budget|a number > 0 and < 1e15" \
     "$CS_BIN" bandwidth bw.json --out bwo --quiet --no-progress
+# another backend's keys are said, not silently unused (and shown once though several stages read them)
+"$CS_BIN" run --workload-configuration=one.et --network-configuration=n4.yml --system-configuration=sys1.json \
+    --set backend.packet.mtu=2048 --quiet --out bko 2> bk.err || fail "backend keys of another backend: $(cat bk.err)"
+if [ "$(grep -c 'backend.packet.\* (1 key) set, but run.backend is analytical: ignored' bk.err)" = 1 ]; then
+    pass "another backend's keys warned once"
+else fail "another backend's keys: $(cat bk.err)"; fi
 finish

@@ -34,6 +34,7 @@
 #include "config/topology_file.h"
 #include "core/afile.h"
 #include "core/alloc.h"
+#include "core/log.h"
 #include "gen/family.h"
 #include "gen/gen.h"
 #include "network/network.h"
@@ -300,6 +301,13 @@ const char *cs_sc_topology_label(const cs_scenario *sc) {
 
 int cs_sc_backend_opts(const cs_scenario *sc, const cs_net_backend *be, void **out, cs_error *err) {
     *out = NULL;
+    const char *other;
+    json_t *v;
+    json_object_foreach(sc->sect[SC_BACKEND], other, v) { /* another backend's keys: said, not silently unused */
+        if (strcmp(other, be->name) != 0 && json_object_size(v) > 0)
+            cs_warn("scenario backend.%s.* (%zu key%s) set, but run.backend is %s: ignored", other,
+                    json_object_size(v), json_object_size(v) == 1 ? "" : "s", be->name);
+    }
     if (!be->nopts) return CS_OK;
     void *o = cs_calloc(1, be->opts_size);
     cs_opts_defaults(be->opts, be->nopts, o);
