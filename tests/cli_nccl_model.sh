@@ -302,13 +302,50 @@ expect_eq "train: every collective planned by the nccl model" \
 expect_fail "a run of traces still needs a whole system" "scenario system|scheduling-policy|required" \
     "$CS_BIN" run --workload-configuration=t.et --network-configuration=n8.yml --set system.collective-model=nccl --quiet
 
+# a group with the same number of ranks on each of its nodes (k = 2: ranks 0 4 | 8 12 of 2 nodes of 8; then
+# 0 4 | 8 12 | 16 20 | 24 28 of 4 nodes): NCCL's inputs are those of the whole network of k GPUs per node
+# on as many nodes (n = 2k, nnodes, the same NVLink and NIC bandwidths), and each rail's ring (the members
+# at one position within their node) is that network's NET ring -- so the group's collective takes the
+# whole 2 x 2 (2 x 4) network's time, choice and bytes, which the cases above work by hand
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 2, %s ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' 2 > k22.yml
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 2, %s ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 0, 0 ]\n' 4 > k24.yml
+echo '{"1": [0, 4, 8, 12]}' > gk2.json
+echo '{"1": [0, 4, 8, 12, 16, 20, 24, 28]}' > gk4.json
+# $1 nodes, $2 ctype, $3 size: "whole | group" as members,duration_ns,algorithms,bytes_sent
+kcase() {
+    local N=$1 ct=$2 sz=$3
+    "$CS_MKTRACE" kw.et "1 COLL ctype=$ct size=$sz" || fail "mktrace"
+    "$CS_MKTRACE" kg.0.et "1 COLL ctype=$ct size=$sz pg=1" || fail "mktrace"
+    for r in $(seq 1 $((8 * N - 1))); do
+        if [ $((r % 4)) = 0 ]; then cp kg.0.et kg.$r.et; else "$CS_MKTRACE" kg.$r.et "1 COMP dur=1" || fail "mktrace"; fi
+    done
+    rm -rf kow kog
+    "$CS_BIN" run --workload-configuration=kw.et --network-configuration=k2$N.yml --system-configuration=nccl2.json \
+        --quiet --out kow 2>err.txt || fail "whole 2 x $N: $(cat err.txt)"
+    "$CS_BIN" run --workload-configuration=kg --network-configuration=mn$N.yml --system-configuration=nccl2.json \
+        --comm-group-configuration=gk$N.json --quiet --out kog 2>err.txt || fail "group on $N nodes: $(cat err.txt)"
+    echo "$(sed -n 2p kow/collectives.csv | cut -d, -f7,11,16,17) | $(sed -n 2p kog/collectives.csv | cut -d, -f7,11,16,17)"
+}
+for c in "2 0 1048576" "2 0 67108864" "2 2 1048576" "4 0 16777216"; do
+    # shellcheck disable=SC2086
+    out=$(kcase $c)
+    w=${out% | *} gr=${out#* | }
+    if [ -n "$w" ] && [ "$w" = "$gr" ]; then pass "2 ranks per node ($c): the whole network's $w"
+    else fail "2 ranks per node ($c): whole $w, group $gr"; fi
+done
+# and in a generated plan: TP 4 on 8-GPU nodes puts 2 DP ranks per node (it was refused)
+"$CS_BIN" train --model gpt3-6.7b --tp 4 --dp 4 --global-batch 4 --network-configuration=mn2.yml \
+    --set system.collective-model=nccl --out trk > /dev/null 2>err.txt || fail "train TP 4 with the nccl model: $(cat err.txt)"
+expect_eq "train TP 4: every collective planned by the nccl model" \
+    "$(tail -n +2 trk/collectives.csv | cut -d, -f16 | grep -vc '^nccl:')" "0"
+
 # errors: what is not modelled is refused, naming it
 echo '{"1": [0, 1, 8]}' > gmix.json
 "$CS_MKTRACE" gm.0.et "1 COLL ctype=0 size=1024 pg=1" || fail "mktrace"
 for r in $(seq 1 15); do
     case $r in 1 | 8) cp gm.0.et gm.$r.et ;; *) "$CS_MKTRACE" gm.$r.et "1 COMP dur=1" || fail "mktrace" ;; esac
 done
-expect_fail "a group of several ranks on some nodes refused" "collective-model nccl|ranks 0 and 1 on one node|one rank per node" \
+expect_fail "a group of 2 ranks on one node and 1 on another refused" "collective-model nccl|unevenly|the same number of members on each of its nodes" \
     "$CS_BIN" run --workload-configuration=gm --network-configuration=mn2.yml --system-configuration=nccl2.json \
     --comm-group-configuration=gmix.json --quiet
 printf 'topology: [ Switch, Switch, Switch ]\nnpus_count: [ 8, 2, 2 ]\nbandwidth: [ 100, 50, 50 ]\nlatency: [ 500, 1000, 1000 ]\n' > n32d.yml

@@ -38,12 +38,13 @@
 
 uint32_t css_topo_index_of(const cs_system *s, uint32_t member, const cs_phase *ph) {
     if (ph->space == SP_DIM) return (uint32_t)(((uint64_t)member / s->stride[ph->dim]) % ph->n);
+    if (ph->space == SP_GSTRIDE) return member / ph->gstride; /* node-major: the member's node */
     return member; /* SP_ALL: the rank; SP_GROUP: the position in the group */
 }
 
 uint32_t css_topo_member(const cs_stream *st, const cs_phase *ph, uint32_t j) {
-    if (ph->space != SP_DIM) return j;
-    uint64_t stride = st->inst->sys->stride[ph->dim];
+    if (ph->space != SP_DIM && ph->space != SP_GSTRIDE) return j;
+    uint64_t stride = ph->space == SP_GSTRIDE ? ph->gstride : st->inst->sys->stride[ph->dim];
     uint64_t base = (uint64_t)st->member - (uint64_t)st->idx * stride;
     return (uint32_t)(base + (uint64_t)j * stride);
 }

@@ -61,6 +61,7 @@ typedef struct ldim {
     int entry;
     uint8_t space, dim;
     uint32_t n, param;
+    uint32_t gstride; /* SP_GSTRIDE's */
 } ldim;
 
 typedef struct builder {
@@ -93,6 +94,7 @@ static void add_phase(cs_system *s, builder *b, const ldim *ld, int li, int ct, 
     p->anticlockwise = (uint8_t)anticlockwise;
     p->fast = (uint8_t)fast;
     p->n = l->n;
+    p->gstride = l->gstride;
     p->in_bytes = in;
     p->data = l->data;
     switch (ct) {
@@ -152,22 +154,31 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
         use1 = use1 && (involved & 2u);
         if (!use0) ppn = 1;
         if (!use1) nnodes = 1;
-    } else { /* a group: within one node, or one member per node */
-        uint32_t first = g->ranks[0] / nc->npus[0], away = 0;
-        for (uint32_t i = 1; i < g->n; i++) away += g->ranks[i] / nc->npus[0] != first;
-        /* by_rank is sorted by rank, and a node's ranks are consecutive: neighbours tell */
-        for (uint32_t i = 1; i < g->n && away > 0; i++) {
-            uint32_t r0 = g->by_rank[2 * (i - 1)], r1 = g->by_rank[2 * i];
-            if (r0 / nc->npus[0] == r1 / nc->npus[0])
+    } else { /* a group: within one node, or the same number k of members on each of its nodes */
+        uint32_t np0 = nc->npus[0];
+        uint32_t first = g->ranks[0] / np0, away = 0;
+        for (uint32_t i = 1; i < g->n; i++) away += g->ranks[i] / np0 != first;
+        ppn = away == 0 ? g->n : 0;
+        if (away) { /* k: the members on the first member's node; then, in file order, blocks of k
+                     * members on one node each, no node twice (NCCL's rings over the rails) */
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < g->n; i++) k += g->ranks[i] / np0 == first;
+            int ok = g->n % k == 0;
+            for (uint32_t b = 0; ok && b < g->n / k; b++)
+                for (uint32_t i = 1; ok && i < k; i++) ok = g->ranks[b * k + i] / np0 == g->ranks[b * k] / np0;
+            /* by_rank is sorted by rank and a node's ranks are consecutive: k + 1 of one node are neighbours */
+            for (uint32_t i = k; ok && i < g->n; i++)
+                ok = g->by_rank[2 * i] / np0 != g->by_rank[2 * (i - k)] / np0;
+            if (!ok)
                 return CS_ERR(err, CS_EUNSUPPORTED,
-                              "%s: node %" PRIu64 ": %s: collective-model nccl: communicator group \"%s\" has "
-                              "ranks %u and %u on one node (of %u GPUs, %s) and others on other nodes; expected "
-                              "a group within one node or one rank per node (several ranks per node across "
-                              "nodes are modelled for the whole network only)",
-                              src, node, cfgpath, g->name, r0, r1, nc->npus[0], netpath);
+                              "%s: node %" PRIu64 ": %s: collective-model nccl: communicator group \"%s\" is "
+                              "spread over nodes (of %u GPUs, %s) unevenly or out of node order; expected a "
+                              "group within one node, or the same number of members on each of its nodes, "
+                              "listed node by node",
+                              src, node, cfgpath, g->name, np0, netpath);
+            ppn = k;
         }
-        ppn = away == 0 ? g->n : 1;
-        nnodes = away == 0 ? 1 : g->n;
+        nnodes = g->n / ppn;
     }
     uint32_t n = ppn * nnodes;
     int multi_node = nnodes > 1;
@@ -203,9 +214,11 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
      * rail's switch at once (a group's: its ring, inSwitch runs groups on one-dimension networks only). */
     int innet = multi_node && g->whole &&
                 (ch.algo == CS_NCCL_COLLNET_DIRECT || ch.algo == CS_NCCL_COLLNET_CHAIN || ch.algo == CS_NCCL_NVLS);
+    /* a group of several members per node across nodes: a ring per position within the node */
+    int rails = !g->whole && multi_node && ppn > 1;
     ldim ld = {.algo = (ch.algo == CS_NCCL_NVLS && !multi_node) || innet ? &css_algo_inswitch : &css_algo_ring,
-               .space = g->whole ? SP_DIM : SP_GROUP, .dim = (uint8_t)(multi_node ? 1 : 0),
-               .n = multi_node ? nnodes : n, .param = 0};
+               .space = g->whole ? SP_DIM : rails ? SP_GSTRIDE : SP_GROUP, .dim = (uint8_t)(multi_node ? 1 : 0),
+               .n = multi_node ? nnodes : n, .param = 0, .gstride = rails ? ppn : 0};
     char where[1024];
     snprintf(where, sizeof where, "%s: node %" PRIu64 ": %s", src, node, cfgpath);
     if (ld.algo->check) {

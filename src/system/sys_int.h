@@ -49,7 +49,10 @@ enum { CT_NONE = 0, CT_RS = 1, CT_AG = 2, CT_AR = 3, CT_A2A = 4 };
 enum {
     SP_DIM = 0,   /* the NPUs that differ from this rank only in dimension `dim` */
     SP_ALL = 1,   /* every NPU, in rank order (oneRing, oneDirect, oneHalvingDoubling) */
-    SP_GROUP = 2  /* the members of a communicator smaller than the network, in file order */
+    SP_GROUP = 2, /* the members of a communicator smaller than the network, in file order */
+    SP_GSTRIDE = 3 /* a communicator's members gstride apart in file order: with gstride members
+                      per node, node-major, the ring of the members at one position within their
+                      node (the nccl model's rails for a group of several ranks per node) */
 };
 
 typedef struct cs_phase {
@@ -66,6 +69,7 @@ typedef struct cs_phase {
     uint32_t arg;      /* the algorithm's own (its plan hook): direct's window (messages in
                           flight, ASTRA-sim's parallel_reduce), doubleBinaryTree's tree
                           (1 = rooted at the lowest id) */
+    uint32_t gstride;  /* SP_GSTRIDE: positions between a ring's members (0 otherwise) */
     uint64_t in_bytes, out_bytes;
     const void *data;  /* what the algorithm's bind hook resolved for the list entry (custom:
                           the graph set, custom_dim.h); NULL otherwise */

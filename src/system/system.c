@@ -356,6 +356,7 @@ static int plan_connects_all(const cs_system *s, const cs_inst *in) {
     if (!in->nchunks) return 0;
     unsigned dims = 0;
     for (uint32_t p = in->phase_begin[0]; p < in->phase_begin[1]; p++) {
+        if (in->phases[p].space == SP_GSTRIDE) return 0; /* rails: each ring a part of the members */
         if (in->phases[p].space != SP_DIM) return 1;
         dims |= 1u << in->phases[p].dim;
     }
