@@ -72,6 +72,11 @@ grep -q '"simulated_ranks": 8,' "$CS_TMP/z1.json" && [ -n "$a" ] && [ "$a" = "$c
     && echo "$out" | grep -q "trying again without the symmetric axis of rank stride 2 and 4 ranks" \
     && pass "ZeRO-3: class mode again without the DP axis, 8 representatives, the full run's time ($a ps)" \
     || fail "ZeRO-3 retry: $a vs $c: $out"
+# on flow the backend is why class mode does not apply: no retry without an axis (no axis helps), one warning
+out=$("$CS_BIN" train "${Z3[@]}" --zero 1 --backend flow --json "$CS_TMP/z3.json" 2>&1 >/dev/null)
+echo "$out" | grep -q "class mode does not apply (symmetry does not apply: backend flow" \
+    && ! echo "$out" | grep -q "trying again" && grep -q '"simulated_ranks": 16,' "$CS_TMP/z3.json" \
+    && pass "flow: class mode not retried without an axis, every rank simulated" || fail "flow class-mode retry: $out"
 out=$("$CS_BIN" train "${PLAN[@]}" --network-configuration="$P.network.yml" --symmetry sometimes 2>&1); rc=$?
 [ "$rc" -eq 1 ] && echo "$out" | grep -q -- "--symmetry: expected one of auto, off" && pass "bad symmetry value" \
     || fail "bad symmetry value: exit $rc: $out"

@@ -913,7 +913,9 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
          * of the full run and, measured on Llama 3 405B at 16,384 GPUs
          * (docs/performance.md), stopped as well */
         cs_sym_axes narrower = ax;
-        int retry = cs_sym_axes_drop_largest(&narrower) >= 0 && narrower.n > 0 &&
+        /* (not when the backend is why: no axis helps there) */
+        int retry = cs_net_backend_has(ro.backend, CS_NET_EXACT_UNCONTENDED) &&
+                    cs_sym_axes_drop_largest(&narrower) >= 0 && narrower.n > 0 &&
                     (uint64_t)w.nranks / sym_axes_class_size(&narrower) <= CS_SC_MANY_REPS;
         if (rc2 == CS_EINTR || (ro.symmetry == 2 && !retry)) { /* stopped; require: no fallback (prefixed below) */
             rc = rc2;
