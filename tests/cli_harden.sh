@@ -20,18 +20,6 @@
 . "$(dirname "$0")/lib_cli.sh"
 : "${CS_MKTRACE:?}"
 cd "$CS_TMP" || exit 1
-# expect_usage NAME "needle|..." cmd...: exit 2 and every needle in stderr
-expect_usage() {
-    local name=$1 needles=$2; shift 2
-    local out rc
-    out=$("$@" 2>&1 >/dev/null); rc=$?
-    if [ "$rc" -ne 2 ]; then fail "$name: exit $rc, expected 2; output: $out"; return; fi
-    local IFS='|'
-    for n in $needles; do
-        case "$out" in *"$n"*) ;; *) fail "$name: message lacks \"$n\": $out"; return ;; esac
-    done
-    pass "$name"
-}
 printf 'topology: [ Switch ]\nnpus_count: [ 64 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n64.yml
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
 printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 16 ]\nbandwidth: [ 450, 50 ]\nlatency: [ 0, 500 ]\n' > n128.yml

@@ -432,18 +432,20 @@ static void test_loss_closed_forms(void **st) {
  * take 16 MiB / B.  (A's rate itself is below B/4: the spine port resumes
  * after a longer chain of pauses than C1..C3's, PFC's unfairness to flows
  * from farther away; docs/network.md.) */
-static cs_topo *two_leaf(void) {
+/* (uplink_bytes_per_ns: the leaf-spine links; 100 here, 200 for two_leaf_fast below) */
+static cs_topo *two_leaf_up(double uplink_bytes_per_ns) {
     cs_topo *t = cs_topo_new(7);
     uint32_t l0 = cs_topo_add_node(t, CS_NODE_SWITCH), l1 = cs_topo_add_node(t, CS_NODE_SWITCH),
              sp = cs_topo_add_node(t, CS_NODE_SWITCH);
     cs_topo_add_cable(t, 0, l0, 100, LAT);
     cs_topo_add_cable(t, 1, l0, 100, LAT);
     for (uint32_t v = 2; v <= 6; v++) cs_topo_add_cable(t, v, l1, 100, LAT);
-    cs_topo_add_cable(t, l0, sp, 100, LAT);
-    cs_topo_add_cable(t, l1, sp, 100, LAT);
+    cs_topo_add_cable(t, l0, sp, uplink_bytes_per_ns, LAT);
+    cs_topo_add_cable(t, l1, sp, uplink_bytes_per_ns, LAT);
     cs_topo_finalize(t);
     return t;
 }
+static cs_topo *two_leaf(void) { return two_leaf_up(100); }
 
 static void test_victim_hol(void **st) {
     (void)st;
@@ -1855,18 +1857,7 @@ static void check_links(tnet *tn, const uint64_t *want_into, uint32_t nnpu) {
  * s/2) for V, and two in a row one of rate B and latency s (network
  * calculus, concatenation), so V's last packet arrives at most s = 41780 ps
  * after its time alone: V keeps its full rate. */
-static cs_topo *two_leaf_fast(void) {
-    cs_topo *t = cs_topo_new(7);
-    uint32_t l0 = cs_topo_add_node(t, CS_NODE_SWITCH), l1 = cs_topo_add_node(t, CS_NODE_SWITCH),
-             sp = cs_topo_add_node(t, CS_NODE_SWITCH);
-    cs_topo_add_cable(t, 0, l0, 100, LAT);
-    cs_topo_add_cable(t, 1, l0, 100, LAT);
-    for (uint32_t v = 2; v <= 6; v++) cs_topo_add_cable(t, v, l1, 100, LAT);
-    cs_topo_add_cable(t, l0, sp, 200, LAT);
-    cs_topo_add_cable(t, l1, sp, 200, LAT);
-    cs_topo_finalize(t);
-    return t;
-}
+static cs_topo *two_leaf_fast(void) { return two_leaf_up(200); }
 
 static void test_class_pfc_isolation(void **st) {
     (void)st;
