@@ -40,10 +40,11 @@ void cs_log_set_sink(cs_log_sink sink, void *ud) {
     g_sink_ud = ud;
 }
 
-static uint64_t shape_hash(const char *s) {
+/* FNV-1a of the text, without its digits when shape (never 0: 0 marks a free slot). */
+static uint64_t text_hash(const char *s, int shape) {
     uint64_t h = 1469598103934665603ULL;
     for (; *s; s++) {
-        if (isdigit((unsigned char)*s)) continue;
+        if (shape && isdigit((unsigned char)*s)) continue;
         h ^= (unsigned char)*s;
         h *= 1099511628211ULL;
     }
@@ -53,12 +54,7 @@ static uint64_t shape_hash(const char *s) {
 /* Whether this exact text was warned before (and note it if not; a full
  * table notes nothing and reports no repeat). */
 static int seen_exact(const char *msg) {
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *s = msg; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    if (!h) h = 1;
+    uint64_t h = text_hash(msg, 0);
     for (unsigned i = 0; i < EXACTS; i++) {
         unsigned k = (unsigned)((h + i) % EXACTS);
         if (g_exact[k] == h) return 1;
@@ -72,7 +68,7 @@ static int seen_exact(const char *msg) {
 
 /* Returns the repeat count of this shape including this one (0 = table full). */
 static unsigned long note_shape(const char *msg) {
-    uint64_t h = shape_hash(msg);
+    uint64_t h = text_hash(msg, 1);
     for (unsigned i = 0; i < SHAPES; i++) {
         unsigned k = (unsigned)((h + i) % SHAPES);
         if (g_shapes[k].hash == h) return ++g_shapes[k].count;

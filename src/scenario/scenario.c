@@ -387,10 +387,10 @@ static int check_section(const cs_scenario *sc, int s, cs_error *err) {
     }
     case SC_SYSTEM: {
         /* keys without a file may be a generated plan's, over the generator's
-         * defaults (cs_sc_plan_system); a run of traces still needs every
-         * required key, which its reader says at run */
+         * defaults (a file is read as it is); a run of traces still needs
+         * every required key, which its reader says at run */
         cs_system_config c;
-        int given, rc = sc->label[s] ? cs_sc_system(sc, &c, &given, err) : cs_sc_plan_system(sc, 1, &c, err);
+        int rc = cs_sc_plan_system(sc, 1, &c, err);
         cs_system_config_free(&c);
         return rc;
     }
