@@ -315,8 +315,8 @@ static int check_group_cls(cs_system *s, cs_inst *in, uint32_t R) {
 }
 
 int css_sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer) {
-    uint32_t nall = in->nchunks ? in->phase_begin[in->nchunks] : 0;
-    for (uint32_t i = 0; i < nall; i++)
+    uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
+    for (uint32_t i = 0; i < nph; i++)
         if (in->phases[i].space == SP_GSTRIDE) { /* not argued for the mirrors: simulated in full */
             css_sym_break(s, "collective #%" PRIu64 " on communicator group \"%s\" runs one ring per position "
                           "within a node (collective-model nccl, several ranks per node across nodes)",
@@ -329,7 +329,6 @@ int css_sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer) {
                   "ranks outside it do something else", in->seq, in->grp->name, in->grp->n, s->nranks);
         return -1;
     }
-    uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
     for (uint32_t i = 0; i < nph; i++) {
         cs_phase *ph = &in->phases[i];
         const cs_coll_algo *algo = css_phase_algo(ph);
