@@ -529,7 +529,7 @@ static void test_meta_queues(void **state) {
     char why[600] = "";
     g_per_comm = 0;
     assert_int_equal(compare_runs(&m, &p, &sw8x8, "ring", 4, why, sizeof why), 0);
-    tu_assert_has(why, "one dimension queue");
+    tu_assert_has(why, "one dimension queue (communicator-queues shared: per-communicator gives each");
     /* the 16 ranks of DP 1 in stages 0 and 1 finish unlike DP 0 */
     assert_true(full_run_unlike_rep(&m, &p, &sw8x8) > 0);
     g_per_comm = 1;
