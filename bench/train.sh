@@ -41,7 +41,11 @@
 #            stage), FSDP SHARD_GRAD_OP under no_sync with fp32 gradients,
 #            flash attention, no recompute (--no-memory-check), DP 64 / 128 /
 #            CP 16 x DP 8; --symmetry require: class mode stops on all three
-#            today, so each case fails fast and prints why
+#            (the full run itself is not symmetric there: docs/performance.md,
+#            "FSDP with interleaving"), so each case fails fast and prints why
+#   llama8k-meta-pc, llama16k-meta-pc, llama128k-meta-pc  the same with the
+#            system's communicator-queues: per-communicator (a queue per
+#            communicator, as NCCL's streams): class mode, exact
 # Each case runs `clustersim train` once under /usr/bin/time.
 #   usage: bench/train.sh [CLUSTERSIM_BINARY] [case ...]
 set -u
@@ -90,13 +94,14 @@ for c in $CASES; do
         l70-rail) ARGS+=(--backend flow --topology "$HERE/networks/hgx_h100_128nodes_rail.json") ;;
         l70-clos3) ARGS+=(--backend flow --topology "$HERE/networks/hgx_h100_128nodes_clos3.json") ;;
         esac ;;
-    llama8k-meta | llama16k-meta | llama128k-meta)
+    llama8k-meta* | llama16k-meta* | llama128k-meta*)
         ARGS=(--model llama3-405b --device H100-SXM --tp 8 --pp 16 --sp --flash-attention --layout "E|(t|)*126L"
               --fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync --fsdp-reduce-dtype fp32 --micro-batch 1
               --no-memory-check --symmetry require)
+        case $c in *-pc) ARGS+=(--set system.communicator-queues=per-communicator) ;; esac
         case $c in
-        llama8k-meta) ARGS+=(--dp 64 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_1024nodes.yml") ;;
-        llama16k-meta) ARGS+=(--dp 128 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
+        llama8k-meta*) ARGS+=(--dp 64 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_1024nodes.yml") ;;
+        llama16k-meta*) ARGS+=(--dp 128 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
         *) ARGS+=(--cp 16 --dp 8 --seq 131072 --global-batch 128
                   --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
         esac ;;

@@ -16,7 +16,9 @@
  *    collectives, every rank's finish, compute, communication, node and
  *    byte counts and the event count of a run of the representatives alone
  *    equal those of a run of every rank, to the picosecond.
- * 3. Where the argument does not hold, class mode refuses with the reason.
+ * 3. Where the argument does not hold, class mode refuses with the reason;
+ *    on Meta's Llama 3 plan shape with shared queues the full run itself is
+ *    not symmetric, so the refusal is required (test_meta_queues).
  */
 #include "testutil.h"
 
@@ -216,6 +218,9 @@ static void build_net(const netspec *ns, cs_network_config *net) {
     }
 }
 
+/* communicator-queues: per-communicator in the next runs (test_meta_queues) */
+static int g_per_comm;
+
 /* algo "nccl": the nccl collective model (its ring or tree on the list's ring) */
 static void build_sys(cs_system_config *sc, const char *algo) {
     int nccl = strcmp(algo, "nccl") == 0;
@@ -225,6 +230,7 @@ static void build_sys(cs_system_config *sc, const char *algo) {
     sc->roofline_enabled = 0;
     sc->active_chunks_per_dimension = 1;
     sc->endpoint_delay_ns = 10;
+    sc->per_comm_queues = g_per_comm;
     for (int c = 0; c < CS_CFG_NCOLL; c++) {
         sc->impl[c].n = 1; /* communicator groups run the first entry */
         tu_set_algo(&sc->impl[c].algo[0], algo);
@@ -450,6 +456,102 @@ static void test_equal_fsdp_interleaved(void **state) {
     assert_string_equal(why, "");
 }
 
+/* The full run alone: how many ranks differ from their class representative
+ * (finish, compute or communication time). */
+static uint32_t full_run_unlike_rep(const cs_gen_model *m, const cs_gen_plan *p, const netspec *ns) {
+    cs_sym_axes ax;
+    assert_true(cs_gen_sym_axes(p, &ax) > 0);
+    cs_network_config net;
+    build_net(ns, &net);
+    assert_true(cs_sym_axes_fit(&ax, &net) > 0);
+    cs_system_config sc;
+    build_sys(&sc, "ring");
+    cs_comm_groups gs;
+    memset(&gs, 0, sizeof gs);
+    cs_gen_comm_groups(p, &gs);
+    cs_engine_options so;
+    cs_engine_options_init(&so);
+    cs_engine_options_set_system(&so, &sc);
+    so.comm_groups = &gs;
+    so.comm_streams = 4;
+    so.symmetry = CS_SYMMETRY_OFF;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_workload w;
+    assert_int_equal(cs_gen_workload(m, p, cs_device_find("A100-80GB"), NULL, NULL, &w, &err), CS_OK);
+    cs_engine_result full;
+    assert_int_equal(cs_engine_run(&w, &net, &so, &full, &err), CS_OK);
+    uint32_t unlike = 0;
+    for (uint32_t r = 0; r < w.nranks; r++) {
+        const cs_rank_result *a = &full.ranks[r], *b = &full.ranks[rep_of(&ax, r)];
+        if (a->finish != b->finish || a->compute != b->compute || a->comm_busy != b->comm_busy) unlike++;
+    }
+    cs_engine_result_free(&full);
+    cs_workload_free(&w);
+    cs_comm_groups_free(&gs);
+    cs_system_config_free(&sc);
+    return unlike;
+}
+
+/* Llama 3 405B's plan shape as Meta trained it (docs/validation.md, Llama
+ * 3), small: Llama 3 405B's layer with 6 decoder layers, TP 8 + SP, PP 4
+ * with the layout E|(t|)*6L (2 chunks per stage, the embedding and the
+ * output layer in chunks of their own), DP 2, 8 micro-batches, flash
+ * attention, SHARD_GRAD_OP under no_sync with FP32 gradients, on 8 x 8
+ * switches.  With the shared per-rank queues (ASTRA-sim's, the default) a
+ * DP reduce-scatter's step ends in the picosecond the rank's own SP
+ * all-gather enters the same queue (one active chunk), the two caused by
+ * DP ranks 0 and 1 of stage 1; the full run orders them by the causes'
+ * rank numbers, so DP rank 0 admits the all-gather first and DP rank 1 the
+ * reduce-scatter's next chunk: the full run itself is not symmetric (ranks
+ * of one class finish at different times), no class-mode run can equal it,
+ * and the guard stops (as on all three rows of Meta's Table 4).  With
+ * communicator-queues per-communicator (a queue per communicator, NCCL's
+ * streams) the two collectives never share a queue, the full run is
+ * symmetric and class mode equals it rank by rank. */
+static void test_meta_queues(void **state) {
+    (void)state;
+    const cs_gen_model *l405 = cs_gen_model_preset("llama3-405b");
+    assert_non_null(l405);
+    cs_gen_model m = *l405;
+    m.u.tf.layers = 6;
+    cs_gen_plan p;
+    plan_base(&p, 8, 4, 2, 8);
+    p.sp = 1;
+    p.flash = 1;
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    p.fsdp_fp32_grads = 1;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("E|(t|)*6L", &p, &err), CS_OK);
+    p.vstages = 2;
+    netspec sw8x8 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {8, 8}};
+    char why[600] = "";
+    g_per_comm = 0;
+    assert_int_equal(compare_runs(&m, &p, &sw8x8, "ring", 4, why, sizeof why), 0);
+    tu_assert_has(why, "one dimension queue (communicator-queues shared: per-communicator gives each");
+    /* the 16 ranks of DP 1 in stages 0 and 1 finish unlike DP 0 */
+    assert_true(full_run_unlike_rep(&m, &p, &sw8x8) > 0);
+    g_per_comm = 1;
+    assert_int_equal(full_run_unlike_rep(&m, &p, &sw8x8), 0);
+    expect_equal(&m, &p, &sw8x8, "ring", 4);
+    plan_base(&p, 8, 4, 4, 8); /* DP 4 on 8 x 16 switches */
+    p.sp = 1;
+    p.flash = 1;
+    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    p.fsdp_fp32_grads = 1;
+    assert_int_equal(cs_gen_layout_parse("E|(t|)*6L", &p, &err), CS_OK);
+    p.vstages = 2;
+    netspec sw8x16 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {8, 16}};
+    expect_equal(&m, &p, &sw8x16, "ring", 4);
+    g_per_comm = 0;
+    assert_true(full_run_unlike_rep(&m, &p, &sw8x16) > 0);
+}
+
 static void test_equal_placement_moe_uneven(void **state) {
     (void)state;
     cs_gen_model m = small_model(4);
@@ -659,6 +761,7 @@ int main(void) {
         cmocka_unit_test(test_equal_dp_heavy),
         cmocka_unit_test(test_equal_placement_moe_uneven),
         cmocka_unit_test(test_equal_fsdp_interleaved),
+        cmocka_unit_test(test_meta_queues),
         cmocka_unit_test(test_equal_cp),
         cmocka_unit_test(test_equal_partial_servers),
         cmocka_unit_test(test_equal_nccl),

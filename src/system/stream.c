@@ -75,6 +75,13 @@ const cs_rankq *css_rq_find(const cs_system *s, uint32_t rank, uint32_t grp, int
     return Q ? Q : &empty;
 }
 
+/* What the guard names when two simultaneous events act on a queue. */
+static const char *queue_label(const cs_system *s) {
+    return s->per_comm ? "one dimension queue"
+                       : "one dimension queue (communicator-queues shared: per-communicator gives each "
+                         "communicator its own)";
+}
+
 /* The queue st waits in at rank for queue q. */
 static cs_rankq *rq(cs_system *s, uint32_t rank, const cs_stream *st, int q) {
     return css_rq(s, rank, st->inst->grp->id, q);
@@ -223,7 +230,7 @@ void css_stream_proceed(cs_system *s, cs_stream *st) {
     if (st->state == ST_QUEUED || st->state == ST_RUNNING) {
         was_running = st->state == ST_RUNNING;
         prev_q = stream_phase(st)->queue;
-        if (s->rep) css_sym_touch(s, rq(s, rank, st, prev_q), "one dimension queue");
+        if (s->rep) css_sym_touch(s, rq(s, rank, st, prev_q), queue_label(s));
         queue_unlink(s, rank, prev_q, st);
         st->phase++;
     }
@@ -238,7 +245,7 @@ void css_stream_proceed(cs_system *s, cs_stream *st) {
     }
     st->ph_index = in->phase_begin[c] + st->phase;
     const cs_phase *ph = stream_phase(st);
-    if (s->rep) css_sym_touch(s, rq(s, rank, st, ph->queue), "one dimension queue");
+    if (s->rep) css_sym_touch(s, rq(s, rank, st, ph->queue), queue_label(s));
     st->idx = css_topo_index_of(s, m, ph);
     st->state = ST_QUEUED;
     const cs_coll_algo *a = css_phase_algo(ph);
