@@ -36,6 +36,7 @@
 #ifndef CS_SYSTEM_SYS_INT_H
 #define CS_SYSTEM_SYS_INT_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "core/pool.h"
@@ -302,7 +303,26 @@ struct cs_system {
     int failed;
     cs_error *err;               /* cs_system_new's (borrowed): the message of a failure inside an
                                     event handler (css_fail_msg) */
+    /* a parallel queue (core/eventq.h, docs/parallel.md): per partition its
+     * statistics and bundle pool (else both point at the ones above); the
+     * instance hash behind inst_mu; messages from malloc (the receiver's
+     * partition frees them); instances counted with atomics */
+    int par;
+    uint32_t npart;
+    cs_system_stats *pstats;
+    cs_pool **bundle_pools;
+    pthread_mutex_t inst_mu;
+    int par_unsafe;              /* set once: a feature the parallel run cannot do (par_why) */
+    char par_why[256];
 };
+
+/* The running handler's partition (0 without a parallel queue). */
+static inline uint32_t css_part(const cs_system *s) { return s->par ? cs_eventq_part(s->q) : 0; }
+#define CSS_STATS(s) (&(s)->pstats[css_part(s)])
+#define CSS_BUNDLE_POOL(s) ((s)->bundle_pools[css_part(s)])
+/* A parallel run meets what it cannot do exactly: record why (the first
+ * reason) and fail the run (the engine reruns it on one thread). */
+void css_par_unsafe(cs_system *s, const char *why);
 
 /* ---- system.c ---------------------------------------------------------- */
 uint64_t css_key(cs_system *s, uint32_t rank);
