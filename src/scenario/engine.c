@@ -191,7 +191,7 @@ static void par_record(void *ud, const cs_coll_record *r) {
     struct par_rec *x = &b->r[b->n++];
     x->r = *r;
     snprintf(x->algos, sizeof x->algos, "%s", r->algorithms ? r->algorithms : "");
-    x->r.algorithms = x->algos;
+    x->r.algorithms = NULL; /* (x moves as the buffer grows: set at the replay) */
 }
 
 static int par_rec_cmp(const void *a, const void *b) {
@@ -217,7 +217,10 @@ static void par_replay(engine *e) {
     /* (addresses order the records of one partition; across partitions the
      * order of equal end times does not matter to the aggregator) */
     qsort(v, n, sizeof *v, par_rec_cmp);
-    for (size_t i = 0; i < n; i++) co->coll_done(co->ud, &v[i]->r);
+    for (size_t i = 0; i < n; i++) {
+        v[i]->r.algorithms = v[i]->algos;
+        co->coll_done(co->ud, &v[i]->r);
+    }
     cs_free(v);
 }
 
