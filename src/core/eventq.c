@@ -377,7 +377,7 @@ cs_peq *cs_eventq_parallel(const cs_eventq *q) { return q->par; }
 
 /* To rank's partition (UINT32_MAX: the running handler's), or before the
  * run (no handler) as an initial event. */
-static void par_push(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx, uint64_t arg) {
+__attribute__((noinline)) static void par_push(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx, uint64_t arg) {
     cs_peq_part *p = cs_peq_self();
     cs_peq_fn f = (cs_peq_fn)(void (*)(void))fn; /* called back as a cs_event_fn (cs_peq_set_plain) */
     if (!p) {
@@ -409,7 +409,7 @@ void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, c
 
 __attribute__((noinline)) uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
                                                   void *ctx, uint64_t arg) {
-    if (q->par) {
+    if (__builtin_expect(q->par != NULL, 0)) {
         par_push(q, UINT32_MAX, t, key, fn, ctx, arg);
         return 0;
     }
@@ -609,15 +609,26 @@ const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n) {
     return &bk->ev[bk->head];
 }
 
+/* (the parallel queue's answers out of line: the sequential run's stay a
+ * load and a test) */
+__attribute__((noinline)) static cs_time par_now(const cs_eventq *q) {
+    const cs_peq_part *p = cs_peq_self();
+    if (p) return cs_peq_now(p);
+    cs_time t = 0; /* outside the run's handlers: the latest event's */
+    for (uint32_t i = 0; i < cs_peq_nparts(q->par); i++)
+        if (cs_peq_part_now(q->par, i) > t) t = cs_peq_part_now(q->par, i);
+    return t;
+}
+
+__attribute__((noinline)) static int par_dispatching(const cs_eventq *q, uint64_t *key) {
+    (void)q;
+    const cs_peq_part *p = cs_peq_self();
+    if (p && key) *key = cs_peq_key(p);
+    return p != NULL;
+}
+
 cs_time cs_eventq_now(const cs_eventq *q) {
-    if (q->par) {
-        const cs_peq_part *p = cs_peq_self();
-        if (p) return cs_peq_now(p);
-        cs_time t = 0; /* outside the run's handlers: the latest event's */
-        for (uint32_t i = 0; i < cs_peq_nparts(q->par); i++)
-            if (cs_peq_part_now(q->par, i) > t) t = cs_peq_part_now(q->par, i);
-        return t;
-    }
+    if (__builtin_expect(q->par != NULL, 0)) return par_now(q);
     return q->now;
 }
 size_t cs_eventq_size(const cs_eventq *q) { return q->n; }
@@ -631,11 +642,7 @@ uint64_t cs_eventq_dispatched(const cs_eventq *q) {
 }
 
 int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key) {
-    if (q->par) {
-        const cs_peq_part *p = cs_peq_self();
-        if (p && key) *key = cs_peq_key(p);
-        return p != NULL;
-    }
+    if (__builtin_expect(q->par != NULL, 0)) return par_dispatching(q, key);
     if (q->in_dispatch && key) *key = q->cur_key;
     return q->in_dispatch;
 }

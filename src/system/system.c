@@ -80,14 +80,34 @@ void css_par_unsafe(cs_system *s, const char *why) {
 
 const char *cs_system_parallel_why(const cs_system *s) { return s->par_unsafe ? s->par_why : NULL; }
 
-/* Messages: the pool, or with a parallel queue malloc (a message is made
- * in the sender's partition and freed in the receiver's). */
-static cs_msg *msg_get(cs_system *s) { return s->par ? cs_malloc(sizeof(cs_msg)) : cs_pool_get(s->msg_pool); }
-static void msg_put(cs_system *s, cs_msg *m) {
-    if (s->par)
-        cs_free(m);
-    else
+/* Messages: the pool, or with a parallel queue the running partition's
+ * free list (a message is made in the sender's partition and freed in the
+ * receiver's, onto the receiver's list; slabs are freed with the system). */
+#define PMSG_SLAB 256
+static inline cs_msg *msg_get(cs_system *s) {
+    if (__builtin_expect(!s->par, 1)) return cs_pool_get(s->msg_pool);
+    struct css_pmsg *p = &s->pmsgs[css_part(s)];
+    if (!p->free) {
+        cs_msg *slab = cs_malloc(PMSG_SLAB * sizeof *slab);
+        CS_GROW(p->slabs, p->capslabs, p->nslabs + 1);
+        p->slabs[p->nslabs++] = slab;
+        for (size_t i = 0; i < PMSG_SLAB; i++) {
+            slab[i].next = p->free;
+            p->free = &slab[i];
+        }
+    }
+    cs_msg *m = p->free;
+    p->free = m->next;
+    return m;
+}
+static inline void msg_put(cs_system *s, cs_msg *m) {
+    if (__builtin_expect(!s->par, 1)) {
         cs_pool_put(s->msg_pool, m);
+        return;
+    }
+    struct css_pmsg *p = &s->pmsgs[css_part(s)];
+    m->next = p->free;
+    p->free = m;
 }
 
 void css_fail(cs_system *s, int rc) {
@@ -206,6 +226,7 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
         s->pstats = cs_calloc(s->npart, sizeof *s->pstats);
         s->bundle_pools = cs_calloc(s->npart, sizeof *s->bundle_pools);
         for (uint32_t i = 0; i < s->npart; i++) s->bundle_pools[i] = cs_pool_new(sizeof(cs_bundle));
+        s->pmsgs = cs_calloc(s->npart, sizeof *s->pmsgs);
     } else {
         s->pstats = &s->stats;
         s->bundle_pools = &s->bundle_pool;
@@ -281,6 +302,11 @@ void cs_system_free(cs_system *s) {
     cs_pool_free(s->bundle_pool);
     if (s->par) {
         for (uint32_t i = 0; i < s->npart; i++) cs_pool_free(s->bundle_pools[i]);
+        for (uint32_t i = 0; i < s->npart; i++) {
+            for (size_t k = 0; k < s->pmsgs[i].nslabs; k++) cs_free(s->pmsgs[i].slabs[k]);
+            cs_free(s->pmsgs[i].slabs);
+        }
+        cs_free(s->pmsgs);
         cs_free(s->bundle_pools);
         cs_free(s->pstats);
     }
@@ -376,23 +402,25 @@ static void maybe_free_inst(cs_inst *in) {
  * (set at creation), so that the partition dropping the last reference
  * frees it. */
 static void inst_hold(cs_inst *in) {
-    if (in->sys->par)
+    if (__builtin_expect(in->par, 0))
         __atomic_add_fetch(&in->live, 1, __ATOMIC_RELAXED);
     else
         in->live++;
 }
-static void inst_release(cs_inst *in) {
-    if (in->sys->par) {
-        uint64_t left = __atomic_sub_fetch(&in->live, 1, __ATOMIC_ACQ_REL);
-        CS_ALWAYS(left != UINT64_MAX, "collective #%" PRIu64 " of communicator %s released more often than held",
-                  in->seq, in->grp->name);
-        if (!left) maybe_free_inst(in);
+__attribute__((noinline)) static void inst_release_par(cs_inst *in) {
+    uint64_t left = __atomic_sub_fetch(&in->live, 1, __ATOMIC_ACQ_REL);
+    CS_ALWAYS(left != UINT64_MAX, "collective #%" PRIu64 " of communicator %s released more often than held", in->seq,
+              in->grp->name);
+    if (!left) maybe_free_inst(in);
+}
+static inline void inst_release(cs_inst *in) {
+    if (__builtin_expect(in->par, 0)) {
+        inst_release_par(in);
         return;
     }
     CS_ALWAYS(in->live > 0, "collective #%" PRIu64 " of communicator %s released more often than held", in->seq,
               in->grp->name);
-    in->live--;
-    maybe_free_inst(in);
+    if (--in->live == 0 && in->finished >= in->nsim) maybe_free_inst(in);
 }
 void css_inst_hold(cs_inst *in) { inst_hold(in); }
 
@@ -901,6 +929,7 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
         in->nsim = 0;
         for (uint32_t m = 0; m < nm; m++) in->nsim += (uint32_t)css_sym_is_rep(s, css_inst_rank(in, m));
     }
+    in->par = (uint8_t)s->par;
     if (s->par) in->live = in->nsim; /* the members still to finish (inst_release) */
     in->members = cs_calloc(nm, sizeof *in->members);
     if (in->nchunks) in->streams = cs_calloc((size_t)nm * in->nchunks, sizeof *in->streams);
