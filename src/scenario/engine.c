@@ -164,7 +164,7 @@ static uint32_t *par_partition(const cs_network_config *net, uint32_t nranks, ui
  * in the first dimension where they differ (network/analytical.c), hops
  * >= 1, so at least the smallest whole-ns latency of the dimensions. */
 static int par_check(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
-                     const cs_net_backend *be, cs_time *L, char *why, size_t n) {
+                     const cs_net_backend *be, cs_time *L, cs_time *L_outer, char *why, size_t n) {
     if (strcmp(be->name, "analytical"))
         return snprintf(why, n, "the %s backend keeps link state that every rank's messages share", be->name), 1;
     if (w->nranks < 2) return snprintf(why, n, "one rank"), 1;
@@ -181,6 +181,26 @@ static int par_check(const cs_workload *w, const cs_network_config *netcfg, cons
         return snprintf(why, n, "a dimension's latency is %g ns: messages between partitions may take no time, "
                         "there is no lookahead", lat < 0 ? 0 : lat), 1;
     *L = cs_time_from_ns((uint64_t)lat);
+    /* The optimistic lookahead: when the blocks split the outermost
+     * dimension (par_partition), two ranks of different blocks differ
+     * there, and a message between them takes at least its latency x its
+     * fewest hops between distinct coordinates -- unless they differ in an
+     * inner dimension too (the message then travels there, faster).  The
+     * engine refuses every push sooner than the lookahead (core/peq.h), so
+     * trying it is safe: on a refusal the run starts again with L. */
+    *L_outer = *L;
+    int outer = -1;
+    for (int d = 0; d < netcfg->ndims; d++)
+        if (netcfg->npus[d] > 1) outer = d;
+    if (outer >= 0 && netcfg->npus[outer] >= opt->threads) {
+        uint32_t hops = cs_net_dim_hops(netcfg->topo[outer], netcfg->npus[outer], 0, 1);
+        for (uint32_t c = 2; c < netcfg->npus[outer]; c++) {
+            uint32_t h = cs_net_dim_hops(netcfg->topo[outer], netcfg->npus[outer], 0, c);
+            if (h < hops) hops = h;
+        }
+        double lo = (double)hops * netcfg->latency_ns[outer];
+        if (lo >= 1 && cs_time_from_ns((uint64_t)lo) > *L) *L_outer = cs_time_from_ns((uint64_t)lo);
+    }
     return 0;
 }
 
@@ -350,7 +370,7 @@ static void cls_replay(engine *e) {
 static int run_once(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
                     const cs_net_backend *be, cs_exec_mode mode, const cs_custom_node_map *custom_nodes,
                     cs_engine_result *res, cs_error *err, char *why, size_t whylen, uint32_t threads, cs_time L,
-                    char *par_why, size_t par_whylen) {
+                    char *par_why, size_t par_whylen, int *violated) {
     engine E;
     memset(&E, 0, sizeof E);
     engine *e = &E;
@@ -426,6 +446,7 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
         const char *pw = cs_exec_parallel_why(e->x);
         if (!pw) pw = cs_system_parallel_why(e->sys);
         if (prc) pw = pe.msg;
+        if (prc && violated) *violated = 1;
         if (!stopped && (pw || cs_exec_failed(e->x) || e->net.halted)) {
             /* run again on one thread: for what it cannot do, or for the
              * sequential run's own error (its message, its deadlock report) */
@@ -544,7 +565,7 @@ static int engine_run(const cs_workload *w, const cs_network_config *netcfg, con
         cs_error e;
         cs_error_clear(&e);
         int rc = run_once(w, netcfg, opt, be, cls ? CS_EXEC_CLASS : CS_EXEC_REP, nodes, res, &e, why, sizeof why, 1,
-                          0, NULL, 0);
+                          0, NULL, 0, NULL);
         if (rc == CS_OK) {
             if (opt->threads > 1)
                 fprintf(stderr, "clustersim: --threads %u: the symmetric run simulates %s on one thread "
@@ -564,21 +585,32 @@ static int engine_run(const cs_workload *w, const cs_network_config *netcfg, con
         cs_info("symmetry does not apply: %s", why);
     }
     if (opt->threads > 1) {
-        cs_time L = 0;
+        cs_time L = 0, L_outer = 0;
         char pwhy[400];
-        if (par_check(w, netcfg, opt, be, &L, pwhy, sizeof pwhy)) {
+        if (par_check(w, netcfg, opt, be, &L, &L_outer, pwhy, sizeof pwhy)) {
             fprintf(stderr, "clustersim: --threads %u: running on one thread: %s\n", opt->threads, pwhy);
         } else {
-            pwhy[0] = 0;
-            int rc = run_once(w, netcfg, opt, be, CS_EXEC_FULL, nodes, res, err, why, sizeof why, opt->threads, L, pwhy,
-                              sizeof pwhy);
-            if (rc != PAR_RETRY) return rc;
-            if (pwhy[0]) fprintf(stderr, "clustersim: --threads %u: running on one thread: %s\n", opt->threads, pwhy);
-            memset(res, 0, sizeof *res);
-            if (err) cs_error_clear(err);
+            /* the outermost dimension's lookahead first, then the safe one */
+            for (int k = L_outer > L ? 0 : 1; k < 2; k++) {
+                pwhy[0] = 0;
+                int violated = 0;
+                int rc = run_once(w, netcfg, opt, be, CS_EXEC_FULL, nodes, res, err, why, sizeof why, opt->threads,
+                                  k == 0 ? L_outer : L, pwhy, sizeof pwhy, &violated);
+                if (rc != PAR_RETRY) return rc;
+                memset(res, 0, sizeof *res);
+                if (err) cs_error_clear(err);
+                if (k == 0 && violated) {
+                    cs_info("--threads %u: a message between partitions took less than the outermost dimension's "
+                            "lookahead (%.300s); running again with the smallest latency's", opt->threads, pwhy);
+                    continue;
+                }
+                if (pwhy[0])
+                    fprintf(stderr, "clustersim: --threads %u: running on one thread: %s\n", opt->threads, pwhy);
+                break;
+            }
         }
     }
-    return run_once(w, netcfg, opt, be, CS_EXEC_FULL, nodes, res, err, why, sizeof why, 1, 0, NULL, 0);
+    return run_once(w, netcfg, opt, be, CS_EXEC_FULL, nodes, res, err, why, sizeof why, 1, 0, NULL, 0, NULL);
 }
 
 void cs_engine_result_free(cs_engine_result *res) {
