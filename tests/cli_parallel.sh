@@ -15,7 +15,13 @@
 # engine ("parallel engine: N threads"), and the others say once why they
 # ran on one thread (send/recv pipelines, zero latency, other backends,
 # the symmetric run).  Bad --threads values are refused naming the flag.
-# (No timing is asserted; the ASan build runs this too.)
+# In builds with the invariants (the ASan/UBSan build), the layers check
+# that a handler touches only its own partition's ranks (cs_eventq_owns:
+# a message delivered, a bundle, a chunk proceeding, a node completing or
+# issuing, a collective finishing), so a partition touching state it does
+# not own fails the run here (an arrival pushed into the sender's
+# partition instead of the receiver's was caught so, by hand).
+# (No timing is asserted.)
 . "$(dirname "$0")/lib_cli.sh"
 : "${CS_MKTRACE:?}"
 cd "$CS_TMP" || exit 1

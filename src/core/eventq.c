@@ -397,6 +397,12 @@ void cs_eventq_set_origin(cs_eventq *q, uint32_t rank) {
     if (q->par) q->origin = q->part_of[rank];
 }
 
+int cs_eventq_owns(const cs_eventq *q, uint32_t rank) {
+    if (!q->par) return 1;
+    const cs_peq_part *p = cs_peq_self();
+    return !p || q->part_of[rank] == cs_peq_index(p);
+}
+
 uint32_t cs_eventq_nparts(const cs_eventq *q) { return q->par ? cs_peq_nparts(q->par) : 1; }
 
 void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,

@@ -99,6 +99,10 @@ void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, c
  * handler the origin's, cs_eventq_set_origin), and the number of partitions (1 for an ordinary queue). */
 uint32_t cs_eventq_part(const cs_eventq *q);
 uint32_t cs_eventq_nparts(const cs_eventq *q);
+/* Whether the running handler may touch rank's state: 1 for an ordinary
+ * queue and outside handlers, else whether rank is in the running
+ * partition (the layers' invariants check it: core/invariant.h). */
+int cs_eventq_owns(const cs_eventq *q, uint32_t rank);
 /* Before the run: what is pushed outside handlers from now on acts for
  * rank (its partition; an ordinary queue ignores it). */
 void cs_eventq_set_origin(cs_eventq *q, uint32_t rank);

@@ -471,6 +471,8 @@ static int plan_connects_all(const cs_system *s, const cs_inst *in) {
 static void member_finish(cs_inst *in, uint32_t m) {
     cs_system *s = in->sys;
     cs_member *mb = &in->members[m];
+    CS_ALWAYS(cs_eventq_owns(s->q, css_inst_rank(in, m)), "parallel run: rank %u's collective finishes in another "
+              "partition", css_inst_rank(in, m));
     CS_NEVER(mb->finished, "member %u of collective #%" PRIu64 " of communicator %s finishes twice", m, in->seq,
              in->grp->name);
     CS_ALWAYS(mb->issued, "member %u of collective #%" PRIu64 " of communicator %s finishes before issuing it", m,
@@ -549,6 +551,8 @@ static int recv_posted(const cs_stream *st, const cs_msg *m) {
 static void deliver(cs_system *s, cs_msg *m) {
     cs_inst *in = m->inst;
     cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
+    CS_ALWAYS(cs_eventq_owns(s->q, css_inst_rank(in, m->dst_member)), "parallel run: rank %u's stream gets a message "
+              "in another partition", css_inst_rank(in, m->dst_member));
     CS_ALWAYS(st->state == ST_RUNNING && st->phase == m->phase, "member %u's chunk %u of collective #%" PRIu64
               " gets message %u of phase %u in phase %u (state %d)", m->dst_member, m->chunk, in->seq, m->k, m->phase,
               st->phase, st->state);
@@ -787,6 +791,7 @@ static void bundle_push(cs_system *s, cs_stream *st, cs_bundle *b, uint16_t phas
 static void bundle_fire(cs_system *s, cs_stream *st, cs_bundle *b, uint16_t phase, int processed, uint64_t bytes) {
     cs_inst *in = st->inst;
     uint32_t rank = css_inst_rank(in, st->member);
+    CS_ALWAYS(cs_eventq_owns(s->q, rank), "parallel run: rank %u's bundle completes in another partition", rank);
     if (s->rep) css_sym_tie_done(s, rank);
     if (!s->failed && processed) {
         /* ASTRA-sim's PacketBundle: after the endpoint delay, the reduction. */

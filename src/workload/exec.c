@@ -260,6 +260,7 @@ static void make_ready(sim *s, uint32_t rank, uint32_t idx);
 
 /* Record completion of node idx of rank and release its children. */
 static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_t lane, int32_t peer) {
+    CS_ALWAYS(cs_eventq_owns(s->q, rank), "parallel run: rank %u's node completes in another partition", rank);
     rank_state *r = &s->rs[rank];
     const cs_graph *g = r->g;
     cs_rank_result *rr = &s->ranks[rank];
@@ -925,6 +926,7 @@ static int cpu_comm_error(sim *s, const rank_state *r, const cs_node *n) {
 }
 
 static void try_issue(sim *s, uint32_t rank) {
+    CS_ALWAYS(cs_eventq_owns(s->q, rank), "parallel run: rank %u issues in another partition", rank);
     rank_state *r = &s->rs[rank];
     for (;;) {
         if (s->failed) return;
