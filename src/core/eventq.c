@@ -54,6 +54,7 @@ typedef struct bucket {
 #define NO_BUCKET UINT32_MAX
 
 struct cs_eventq {
+    cs_peq *par;        /* a parallel queue (cs_eventq_new_parallel; first: the sequential path tests it) */
     bucket *b;          /* all buckets ever made (reused through free list) */
     uint32_t nb, capb, free_head;
     uint32_t *theap;    /* heap of live bucket indices by time */
@@ -75,8 +76,7 @@ struct cs_eventq {
     size_t dead_n, dead_cap;
     cs_event *tmp;  /* the merge sort's buffer (kept for the next sort) */
     size_t tmp_cap;
-    /* a parallel queue (cs_eventq_new_parallel): the engine and rank -> partition */
-    cs_peq *par;
+    /* a parallel queue: rank -> partition */
     const uint32_t *part_of;
     uint32_t origin;    /* the partition of what is pushed outside handlers (cs_eventq_set_origin) */
 };
@@ -387,6 +387,14 @@ __attribute__((noinline)) static void par_push(cs_eventq *q, uint32_t rank, cs_t
     cs_peq_push(p, rank == UINT32_MAX ? cs_peq_index(p) : q->part_of[rank], t, key, f, ctx, arg);
 }
 
+/* cs_eventq_push's parallel path, with its signature so that the call is a
+ * jump and the sequential path keeps its prologue. */
+__attribute__((noinline)) static uint64_t par_push_own(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
+                                                      void *ctx, uint64_t arg) {
+    par_push(q, UINT32_MAX, t, key, fn, ctx, arg);
+    return 0;
+}
+
 uint32_t cs_eventq_part(const cs_eventq *q) {
     if (!q->par) return 0;
     const cs_peq_part *p = cs_peq_self();
@@ -415,10 +423,7 @@ void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, c
 
 __attribute__((noinline)) uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
                                                   void *ctx, uint64_t arg) {
-    if (__builtin_expect(q->par != NULL, 0)) {
-        par_push(q, UINT32_MAX, t, key, fn, ctx, arg);
-        return 0;
-    }
+    if (__builtin_expect(q->par != NULL, 0)) return par_push_own(q, t, key, fn, ctx, arg); /* (a jump) */
     CS_ALWAYS(t >= q->now, "event scheduled at %" PRIu64 " ps, before now (%" PRIu64 " ps)", t, q->now);
     cs_event e = {t, key, q->next_seq++, fn, ctx, arg};
     store_push(q, &e);

@@ -46,6 +46,7 @@ __extension__ typedef unsigned __int128 ana_u128;
 struct ana_state {
     const cs_network_config *cfg;
     cs_eventq *q;
+    struct ana_msg *pdests; /* a parallel queue (below; here, beside q: ana_send tests it) */
     double bytes_per_ns[CS_MAX_DIMS];
     uint64_t div_m[CS_MAX_DIMS]; /* ceil(2^64 / npus[d]) for npus[d] > 1 (ana_divmod) */
     ana_msg dests[ANA_DESTS]; /* (callback, context) pairs of messages in flight; live = 0: free */
@@ -54,7 +55,6 @@ struct ana_state {
      * receiver's partition, so nothing is counted back: per partition
      * ANA_DESTS entries kept for the run (live unused), and a message whose
      * pair finds none takes a malloc'd record the arrival frees. */
-    ana_msg *pdests;
     uint32_t npart;
 };
 

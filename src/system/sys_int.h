@@ -267,6 +267,7 @@ typedef struct cs_themis {
 
 struct cs_system {
     cs_eventq *q;
+    int par;                     /* a parallel queue (below; here, beside q: the hot paths test it) */
     cs_net *net;
     uint32_t nranks;
     int rep;                     /* representative mode: rank 0 (or each class's representative,
@@ -308,7 +309,6 @@ struct cs_system {
      * statistics and bundle pool (else both point at the ones above); the
      * instance hash behind inst_mu; messages from malloc (the receiver's
      * partition frees them); instances counted with atomics */
-    int par;
     uint32_t npart;
     cs_system_stats *pstats;
     cs_pool **bundle_pools;

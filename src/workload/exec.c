@@ -101,6 +101,7 @@ typedef struct cinst cinst;
 struct cs_exec {
     const cs_workload *w;
     cs_eventq *q;
+    int par;              /* a parallel queue (xp below; here, beside q: the hot paths test it) */
     cs_compute_model compute;
     uint32_t comm_streams;
     const cs_exec_observer *observer;
@@ -114,7 +115,6 @@ struct cs_exec {
      * completions waiting to be processed (node indices of one rank), counters */
     xpart *xp;
     uint32_t nxp;
-    int par;
     char par_why[256];    /* a parallel run met what it cannot do exactly ("" = it did not) */
     uint32_t *pending;    /* every rank's pending-parent counters, one allocation */
 #ifdef CS_INVARIANTS
