@@ -12,6 +12,17 @@
  * system layer meets something the check could not see, or any error -- the
  * full simulation runs instead, so errors and deadlock reports are the full
  * run's.
+ *
+ * Parallel run (options.threads > 1, docs/parallel.md): the full
+ * simulation on a parallel queue over the conservative engine (core/peq.h),
+ * one partition of ranks per thread, when par_check allows it (else one
+ * line on stderr says why and the run is sequential); the collective
+ * records are kept per partition and handed to the observer after the run
+ * in the order of their end times.  A parallel run that stops -- a feature
+ * the layers cannot do in parallel, a lookahead refusal, any failure -- is
+ * thrown away and runs again (a refusal under the outermost dimension's
+ * lookahead: in parallel with the safe one; else on one thread), so
+ * results and errors are always the sequential run's.
  */
 #include "scenario/engine.h"
 
