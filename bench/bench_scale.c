@@ -12,8 +12,14 @@
  * for a core, CPU time does not.  The events column is the summary's
  * totals.events (events dispatched, or represented in symmetric mode).
  *
- *   usage: bench_scale CLUSTERSIM_BINARY [--max-npus N] [--backend NAME]
- *                      [--symmetry auto|off] [--astra ASTRA_SIM_BINARY]
+ *   usage: bench_scale CLUSTERSIM_BINARY [--max-npus N] [--min-npus N]
+ *                      [--backend NAME] [--symmetry auto|off]
+ *                      [--threads N[,N...]] [--astra ASTRA_SIM_BINARY]
+ * --threads runs every size once per listed thread count (clustersim
+ * --threads, docs/parallel.md), one row each, side by side, with a column
+ * saying whether the summary is byte for byte the first count's; the load
+ * average at the start and the end of the run is printed below the table
+ * (the machine is shared).  --min-npus skips the smaller sizes.
  * --symmetry is passed to clustersim: auto (its default) simulates one
  * representative rank when every rank provably follows the same timeline,
  * off simulates every rank.  --astra runs ASTRA-sim's analytical
@@ -43,6 +49,25 @@
 #include <unistd.h>
 
 #include "workload/et.h"
+
+/* Whether two files hold the same bytes. */
+static int same_file(const char *a, const char *b) {
+    FILE *x = fopen(a, "rb"), *y = fopen(b, "rb");
+    int same = x && y;
+    while (same) {
+        int c = fgetc(x), d = fgetc(y);
+        if (c != d) same = 0;
+        if (c == EOF || d == EOF) break;
+    }
+    if (x) fclose(x);
+    if (y) fclose(y);
+    return same;
+}
+
+static void print_load(const char *when) {
+    double l[3];
+    if (getloadavg(l, 3) == 3) printf("load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
+}
 
 typedef struct size3 {
     unsigned a, b, c;
@@ -156,9 +181,26 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *bin = argv[1], *backend = "analytical", *symmetry = "auto", *astra = NULL;
-    unsigned long max_npus = 1UL << 20;
+    unsigned long max_npus = 1UL << 20, min_npus = 0;
+    unsigned threads[16] = {0}, nthreads = 0; /* 0 = no --threads flag */
     for (int i = 2; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--max-npus") == 0) max_npus = strtoul(argv[i + 1], NULL, 10);
+        if (strcmp(argv[i], "--min-npus") == 0) min_npus = strtoul(argv[i + 1], NULL, 10);
+        if (strcmp(argv[i], "--threads") == 0) {
+            char *p = argv[i + 1];
+            while (nthreads < 16) {
+                char *end;
+                unsigned long t = strtoul(p, &end, 10);
+                if (end == p || t < 1 || t > 256) {
+                    fprintf(stderr, "bench_scale: --threads '%s': expected a list of counts 1..256, e.g. 1,2\n",
+                            argv[i + 1]);
+                    return 2;
+                }
+                threads[nthreads++] = (unsigned)t;
+                if (*end != ',') break;
+                p = end + 1;
+            }
+        }
         if (strcmp(argv[i], "--backend") == 0) backend = argv[i + 1];
         if (strcmp(argv[i], "--symmetry") == 0) symmetry = argv[i + 1];
         if (strcmp(argv[i], "--astra") == 0) astra = argv[i + 1];
@@ -187,15 +229,18 @@ int main(int argc, char **argv) {
     }
     unsigned long links = 0; /* all_reduce.R.et links made so far */
     printf("| NPUs | dims (Ring x FC x Switch) | backend | symmetry | wall time (s) | CPU time (s) | peak RSS (MB) | "
-           "sim time (ns) | events |%s\n",
+           "sim time (ns) | events |%s%s\n", nthreads ? " threads | same summary as the first |" : "",
            astra ? " ASTRA-sim wall (s) | ASTRA-sim CPU (s) | ASTRA-sim peak RSS (MB) | ASTRA-sim sim time (ns) | "
                    "same sim time | ASTRA-sim CPU / clustersim CPU |"
                  : "");
-    printf("|---:|---|---|---|---:|---:|---:|---:|---:|%s\n", astra ? "---:|---:|---:|---:|---|---:|" : "");
+    printf("|---:|---|---|---|---:|---:|---:|---:|---:|%s%s\n", nthreads ? "---:|---|" : "",
+           astra ? "---:|---:|---:|---:|---|---:|" : "");
+    if (nthreads) print_load("at the start");
     for (size_t k = 0; k < sizeof g_sizes / sizeof g_sizes[0]; k++) {
         size3 s = g_sizes[k];
         unsigned long n = (unsigned long)s.a * s.b * s.c;
         if (n > max_npus) break;
+        if (n < min_npus) continue;
         snprintf(net, sizeof net, "%s/net_%lu.yml", dir, n);
         snprintf(out, sizeof out, "%s/summary_%lu.json", dir, n);
         char yml[512];
@@ -212,11 +257,22 @@ int main(int argc, char **argv) {
         snprintf(sy, sizeof sy, "--symmetry=%s", symmetry);
         char a_bin[4096], a_run[] = "run", a_quiet[] = "--quiet", a_noprog[] = "--no-progress", a_json[] = "--json";
         snprintf(a_bin, sizeof a_bin, "%s", bin);
-        char *cs_argv[] = {a_bin, a_run, wl, nc, sc, be, sy, a_quiet, a_noprog, a_json, out, NULL};
-        child_run cr = run_child(cs_argv, NULL, NULL, 0);
+        char a_thr[32], first_out[300];
+        snprintf(first_out, sizeof first_out, "%s", out);
+        child_run cr = {0, 0, 0, 0};
         char simt[64] = "failed", events[64] = "?";
+        for (unsigned ti = 0; ti < (nthreads ? nthreads : 1); ti++) {
+        if (nthreads) snprintf(out, sizeof out, "%s/summary_%lu_t%u.json", dir, n, threads[ti]);
+        if (ti == 0) snprintf(first_out, sizeof first_out, "%s", out);
+        snprintf(a_thr, sizeof a_thr, "--threads=%u", nthreads ? threads[ti] : 1);
+        char *cs_argv[] = {a_bin, a_run, wl, nc, sc, be, sy, a_quiet, a_noprog, a_json, out,
+                           nthreads ? a_thr : NULL, NULL};
+        child_run c1 = run_child(cs_argv, NULL, NULL, 0);
+        if (ti == 0) cr = c1;
+        snprintf(simt, sizeof simt, "failed");
+        snprintf(events, sizeof events, "?");
         FILE *f = fopen(out, "r");
-        if (f && cr.ok) {
+        if (f && c1.ok) {
             char line[4096];
             int have_t = 0, have_e = 0;
             while ((!have_t || !have_e) && fgets(line, sizeof line, f)) {
@@ -229,7 +285,11 @@ int main(int argc, char **argv) {
         }
         if (f) fclose(f);
         printf("| %lu | %u x %u x %u | %s | %s | %.2f | %.2f | %.0f | %s | %s |", n, s.a, s.b, s.c, backend, symmetry,
-               cr.wall_s, cr.cpu_s, cr.rss_mb, simt, events);
+               c1.wall_s, c1.cpu_s, c1.rss_mb, simt, events);
+        if (nthreads)
+            printf(" %u | %s |", threads[ti], ti == 0 ? "(first)" : same_file(first_out, out) ? "yes" : "NO");
+        if (nthreads && ti + 1 < nthreads) printf("\n");
+        }
         if (astra) {
             for (; links < n; links++) {
                 char link[300];
@@ -261,6 +321,7 @@ int main(int argc, char **argv) {
         printf("\n");
         fflush(stdout);
     }
+    if (nthreads) print_load("at the end");
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* the inputs, summaries, links and logs */
     return 0;
 }

@@ -51,7 +51,7 @@
 /* ---- the flag table -------------------------------------------------------------- */
 
 enum { F_KEY, F_KEYFLAG, F_LOAD, F_OUT, F_OUTFLAG, F_IGNORED, F_ASTRA_BIN };
-enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP, A_REPORT, A_MAXWALL, A_MAXMEM };
+enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP, A_REPORT, A_MAXWALL, A_MAXMEM, A_THREADS };
 
 typedef struct flag {
     const char *name;
@@ -88,6 +88,7 @@ static const flag FLAGS[] = {
     {"symmetry", F_KEY, "run.symmetry", 0, "auto|off|require",
      "simulate one representative per class of ranks when exact (auto); require: fail rather than simulate all", 1},
     {"comm-streams", F_KEY, "run.comm-streams", 0, "N", "communication ops a rank runs at once (1 for traces, 4 for plans)", 1},
+
     {"ignore-ctrl-deps", F_KEYFLAG, "run.ignore-ctrl-deps", 0, NULL, "honour data dependencies only", 1},
     {"allow-missing-data-deps", F_KEYFLAG, "run.allow-missing-data-deps", 0, NULL,
      "drop data dependencies on nodes absent from a trace (default: error)", 1},
@@ -150,6 +151,9 @@ static const flag FLAGS[] = {
      "stop the run after this much wall time: exit 1, no results (default: none)", 3},
     {"max-memory", F_OUT, NULL, A_MAXMEM, "SIZE",
      "stop the run when the process's resident memory passes SIZE, e.g. 8GiB: exit 1, no results", 3},
+    {"threads", F_OUT, NULL, A_THREADS, "N",
+     "threads for the full simulation, 1..256 (default 1): the parallel engine, results identical; analytical "
+     "backend; what it cannot run in parallel runs on one thread, saying why (docs/parallel.md)", 3},
     {"quiet", F_OUTFLAG, NULL, A_QUIET, NULL, "no terminal report", 3},
     {"verbose", F_OUTFLAG, NULL, A_VERBOSE, NULL, "more diagnostics on stderr", 3},
     {"no-progress", F_OUTFLAG, NULL, A_NOPROGRESS, NULL, "no progress lines on stderr for long runs", 3},
@@ -163,7 +167,7 @@ static const flag FLAGS[] = {
 typedef struct cli_out {
     const char *out, *json, *trace, *dump, *report;
     int quiet, verbose, no_progress, help, help_config;
-    const char *progress_s, *trace_ranks, *trace_limit, *max_wall, *max_memory;
+    const char *progress_s, *trace_ranks, *trace_limit, *max_wall, *max_memory, *threads;
 } cli_out;
 
 static void usage(FILE *f, const char *cmd) {
@@ -307,6 +311,7 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
                     case A_PROGRESS: co->progress_s = val; break;
                     case A_MAXWALL: co->max_wall = val; break;
                     case A_MAXMEM: co->max_memory = val; break;
+                    case A_THREADS: co->threads = val; break;
                     case A_TRACE_RANKS: co->trace_ranks = val; break;
                     case A_TRACE_LIMIT: co->trace_limit = val; break;
                     case A_HELP: co->help = 1; break;
@@ -602,6 +607,8 @@ int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, void (*usa
 /* The output options that take values, checked before anything runs. */
 static double g_max_wall_s;              /* --max-wall (0 = none) */
 static uint64_t g_max_rss_bytes;         /* --max-memory (0 = none) */
+static uint32_t g_threads;               /* --threads (1 = sequential) */
+#define CLI_MAX_THREADS 256
 
 /* Resident pages of this process: /proc/self/statm's second field ("size
  * resident ..."), read with open, read and close only -- async-signal-safe,
@@ -624,6 +631,18 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
     if (co->progress_s && cs_cli_progress_ms(co->progress_s, progress_ms) != 0) return -1;
     g_max_wall_s = 0;
     g_max_rss_bytes = 0;
+    g_threads = 1;
+    if (co->threads) {
+        char *end;
+        errno = 0;
+        long v = strtol(co->threads, &end, 10);
+        if (errno || end == co->threads || *end || v < 1 || v > CLI_MAX_THREADS) {
+            fprintf(stderr, "clustersim: error: --threads '%s': expected a whole number of threads, 1 to %d\n",
+                    co->threads, CLI_MAX_THREADS);
+            return -1;
+        }
+        g_threads = (uint32_t)v;
+    }
     if (co->max_wall) {
         char *end;
         errno = 0;
@@ -885,6 +904,7 @@ static int command(const char *cmd, int argc, char **argv) {
     if (rc == CS_OK && co.report) cs_report_html_remove(co.report);
     hooks.progress = !co.no_progress;
     hooks.progress_ms = progress_ms;
+    hooks.threads = g_threads;
     /* train's report and JSON list no collectives: keep none unless files are written */
     hooks.no_collectives = train && !co.out;
     if (rc == CS_OK && (co.out || (co.json && !train))) {

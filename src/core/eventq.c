@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/peq.h"
 #include "core/invariant.h"
 
 /* Events of one timestamp.  SORTED mode: live events are ev[head..n) in
@@ -53,6 +54,7 @@ typedef struct bucket {
 #define NO_BUCKET UINT32_MAX
 
 struct cs_eventq {
+    cs_peq *par;        /* a parallel queue (cs_eventq_new_parallel; first: the sequential path tests it) */
     bucket *b;          /* all buckets ever made (reused through free list) */
     uint32_t nb, capb, free_head;
     uint32_t *theap;    /* heap of live bucket indices by time */
@@ -74,6 +76,9 @@ struct cs_eventq {
     size_t dead_n, dead_cap;
     cs_event *tmp;  /* the merge sort's buffer (kept for the next sort) */
     size_t tmp_cap;
+    /* a parallel queue: rank -> partition */
+    const uint32_t *part_of;
+    uint32_t origin;    /* the partition of what is pushed outside handlers (cs_eventq_set_origin) */
 };
 
 static inline int ev_before(const cs_event *a, const cs_event *b) {
@@ -359,8 +364,66 @@ static inline void store_pop(cs_eventq *q, cs_event *top) {
     }
 }
 
+/* ---- a parallel queue ------------------------------------------------------- */
+
+cs_eventq *cs_eventq_new_parallel(cs_peq *par, const uint32_t *part_of_rank) {
+    cs_eventq *q = cs_eventq_new();
+    q->par = par;
+    q->part_of = part_of_rank;
+    return q;
+}
+
+cs_peq *cs_eventq_parallel(const cs_eventq *q) { return q->par; }
+
+/* To rank's partition (UINT32_MAX: the running handler's), or before the
+ * run (no handler) as an initial event. */
+__attribute__((noinline)) static void par_push(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx, uint64_t arg) {
+    cs_peq_part *p = cs_peq_self();
+    cs_peq_fn f = (cs_peq_fn)(void (*)(void))fn; /* called back as a cs_event_fn (cs_peq_set_plain) */
+    if (!p) {
+        cs_peq_push_initial(q->par, rank == UINT32_MAX ? q->origin : q->part_of[rank], t, key, f, ctx, arg);
+        return;
+    }
+    cs_peq_push(p, rank == UINT32_MAX ? cs_peq_index(p) : q->part_of[rank], t, key, f, ctx, arg);
+}
+
+/* cs_eventq_push's parallel path, with its signature so that the call is a
+ * jump and the sequential path keeps its prologue. */
+__attribute__((noinline)) static uint64_t par_push_own(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
+                                                      void *ctx, uint64_t arg) {
+    par_push(q, UINT32_MAX, t, key, fn, ctx, arg);
+    return 0;
+}
+
+uint32_t cs_eventq_part(const cs_eventq *q) {
+    if (!q->par) return 0;
+    const cs_peq_part *p = cs_peq_self();
+    return p ? cs_peq_index(p) : q->origin;
+}
+
+void cs_eventq_set_origin(cs_eventq *q, uint32_t rank) {
+    if (q->par) q->origin = q->part_of[rank];
+}
+
+int cs_eventq_owns(const cs_eventq *q, uint32_t rank) {
+    if (!q->par) return 1;
+    const cs_peq_part *p = cs_peq_self();
+    return !p || q->part_of[rank] == cs_peq_index(p);
+}
+
+uint32_t cs_eventq_nparts(const cs_eventq *q) { return q->par ? cs_peq_nparts(q->par) : 1; }
+
+void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
+                         uint64_t arg) {
+    if (q->par)
+        par_push(q, rank, t, key, fn, ctx, arg);
+    else
+        cs_eventq_push(q, t, key, fn, ctx, arg);
+}
+
 __attribute__((noinline)) uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
                                                   void *ctx, uint64_t arg) {
+    if (__builtin_expect(q->par != NULL, 0)) return par_push_own(q, t, key, fn, ctx, arg); /* (a jump) */
     CS_ALWAYS(t >= q->now, "event scheduled at %" PRIu64 " ps, before now (%" PRIu64 " ps)", t, q->now);
     cs_event e = {t, key, q->next_seq++, fn, ctx, arg};
     store_push(q, &e);
@@ -557,11 +620,40 @@ const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n) {
     return &bk->ev[bk->head];
 }
 
-cs_time cs_eventq_now(const cs_eventq *q) { return q->now; }
+/* (the parallel queue's answers out of line: the sequential run's stay a
+ * load and a test) */
+__attribute__((noinline)) static cs_time par_now(const cs_eventq *q) {
+    const cs_peq_part *p = cs_peq_self();
+    if (p) return cs_peq_now(p);
+    cs_time t = 0; /* outside the run's handlers: the latest event's */
+    for (uint32_t i = 0; i < cs_peq_nparts(q->par); i++)
+        if (cs_peq_part_now(q->par, i) > t) t = cs_peq_part_now(q->par, i);
+    return t;
+}
+
+__attribute__((noinline)) static int par_dispatching(const cs_eventq *q, uint64_t *key) {
+    (void)q;
+    const cs_peq_part *p = cs_peq_self();
+    if (p && key) *key = cs_peq_key(p);
+    return p != NULL;
+}
+
+cs_time cs_eventq_now(const cs_eventq *q) {
+    if (__builtin_expect(q->par != NULL, 0)) return par_now(q);
+    return q->now;
+}
 size_t cs_eventq_size(const cs_eventq *q) { return q->n; }
-uint64_t cs_eventq_dispatched(const cs_eventq *q) { return q->dispatched; }
+uint64_t cs_eventq_dispatched(const cs_eventq *q) {
+    if (q->par) {
+        cs_peq_stats st;
+        cs_peq_get_stats(q->par, &st);
+        return st.dispatched;
+    }
+    return q->dispatched;
+}
 
 int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key) {
+    if (__builtin_expect(q->par != NULL, 0)) return par_dispatching(q, key);
     if (q->in_dispatch && key) *key = q->cur_key;
     return q->in_dispatch;
 }

@@ -81,4 +81,30 @@ uint64_t cs_eventq_dispatched(const cs_eventq *q);
  * Lets a layer give the events an event causes the key of their cause. */
 int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key);
 
+/* A parallel queue (docs/parallel.md): the layers keep using one cs_eventq,
+ * which forwards to the conservative parallel engine (core/peq.h, plain
+ * handlers): cs_eventq_push schedules into the partition of the handler
+ * running, cs_eventq_push_rank into rank's (part_of_rank[rank], borrowed);
+ * now, dispatching and the key are the running handler's partition's.  The
+ * engine runs it (cs_peq_run); cs_eventq_step/run/pop are not for it, nor
+ * cancellation (cs_eventq_push returns 0). */
+typedef struct cs_peq cs_peq;
+cs_eventq *cs_eventq_new_parallel(cs_peq *par, const uint32_t *part_of_rank);
+cs_peq *cs_eventq_parallel(const cs_eventq *q); /* NULL for an ordinary queue */
+/* Schedule fn for rank (its partition; an ordinary queue: cs_eventq_push).
+ * Every push that acts on another rank's state goes through this. */
+void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
+                         uint64_t arg);
+/* The running handler's partition (0 for an ordinary queue; outside a
+ * handler the origin's, cs_eventq_set_origin), and the number of partitions (1 for an ordinary queue). */
+uint32_t cs_eventq_part(const cs_eventq *q);
+uint32_t cs_eventq_nparts(const cs_eventq *q);
+/* Whether the running handler may touch rank's state: 1 for an ordinary
+ * queue and outside handlers, else whether rank is in the running
+ * partition (the layers' invariants check it: core/invariant.h). */
+int cs_eventq_owns(const cs_eventq *q, uint32_t rank);
+/* Before the run: what is pushed outside handlers from now on acts for
+ * rank (its partition; an ordinary queue ignores it). */
+void cs_eventq_set_origin(cs_eventq *q, uint32_t rank);
+
 #endif

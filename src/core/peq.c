@@ -65,6 +65,10 @@ struct cs_peq_part {
 
 struct cs_peq {
     uint32_t np;
+    int plain;               /* handlers are cs_event_fn (cs_peq_set_plain) */
+    int (*stop)(void *);     /* cs_peq_set_stop */
+    void *stop_ud;
+    int stopped;
     cs_time L;
     cs_peq_part *parts;
     uint64_t next_seq;
@@ -130,6 +134,23 @@ void cs_peq_free(cs_peq *q) {
     cs_free(q);
 }
 
+_Thread_local cs_peq_part *cs_peq_self_;
+
+cs_peq_part *cs_peq_self(void) { return cs_peq_self_; }
+
+void cs_peq_set_plain(cs_peq *q) { q->plain = 1; }
+
+void cs_peq_set_stop(cs_peq *q, int (*stop)(void *ud), void *ud) {
+    q->stop = stop;
+    q->stop_ud = ud;
+}
+
+int cs_peq_stopped(const cs_peq *q) { return q->stopped; }
+
+uint32_t cs_peq_nparts(const cs_peq *q) { return q->np; }
+
+cs_time cs_peq_part_now(const cs_peq *q, uint32_t part) { return q->parts[part].now; }
+
 /* A handler type through the queue's (cast back before the call). */
 static cs_event_fn as_event_fn(cs_peq_fn fn) { return (cs_event_fn)(void (*)(void))fn; }
 static cs_peq_fn as_peq_fn(cs_event_fn fn) { return (cs_peq_fn)(void (*)(void))fn; }
@@ -193,7 +214,13 @@ static void part_window(cs_peq_part *p, cs_time wend) {
         p->cur_pop = p->nlog++;
         p->now = ev.time;
         p->cur_key = ev.key;
-        as_peq_fn(ev.fn)(p, ev.ctx, &ev);
+        if (p->q->plain) {
+            cs_peq_self_ = p;
+            ev.fn(ev.ctx, &ev);
+            cs_peq_self_ = NULL;
+        } else {
+            as_peq_fn(ev.fn)(p, ev.ctx, &ev);
+        }
         p->dispatched++;
     }
 }
@@ -228,8 +255,14 @@ static int mail_ties(cs_peq *q, size_t nmail) {
             const mailbox *b = &q->parts[s].box[d];
             for (size_t i = 0; i < b->n; i++) {
                 const cs_event *e = &b->m[i].ev;
-                uint64_t h = (e->time * 0x9E3779B97F4A7C15ULL) ^ (e->key * 0xC2B2AE3D27D4EB4FULL);
-                size_t j = (size_t)(h >> 20) & (cap - 1);
+                /* mixed so that every bit of time and key reaches the low bits
+                 * (keys are rank << 32 | counter: a plain product left the
+                 * rank above the bits used, and probe chains ran long) */
+                uint64_t h = (e->time * 0x9E3779B97F4A7C15ULL) ^ e->key;
+                h ^= h >> 31;
+                h *= 0xC2B2AE3D27D4EB4FULL;
+                h ^= h >> 29;
+                size_t j = (size_t)h & (cap - 1);
                 for (;; j = (j + 1) & (cap - 1)) {
                     struct tie *x = &q->ties[j];
                     if (!x->src1) {
@@ -354,6 +387,10 @@ static void plan(cs_peq *q) {
             T = p->next;
             any = 1;
         }
+    }
+    if (any && q->stop && q->stop(q->stop_ud)) {
+        q->stopped = 1;
+        any = 0;
     }
     q->done = !any;
     q->T = T;

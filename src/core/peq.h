@@ -67,6 +67,21 @@ uint64_t cs_peq_key(const cs_peq_part *p); /* the key of the event being dispatc
  * (a lookahead violation) in *err. */
 int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err);
 
+/* Plain handlers: events pushed with cs_peq_push/_initial carry a
+ * cs_event_fn (cast to cs_peq_fn by the caller) and are called as
+ * fn(ctx, ev); the partition running them is cs_peq_self() (thread-local,
+ * NULL outside a handler).  This is how the simulator's layers run on the
+ * engine through an ordinary cs_eventq (cs_eventq_new_parallel). */
+void cs_peq_set_plain(cs_peq *q);
+cs_peq_part *cs_peq_self(void);
+/* Checked by one thread at every barrier: nonzero ends the run there
+ * (cs_peq_stopped then says so). */
+void cs_peq_set_stop(cs_peq *q, int (*stop)(void *ud), void *ud);
+int cs_peq_stopped(const cs_peq *q);
+uint32_t cs_peq_nparts(const cs_peq *q);
+/* The time of partition part's last event. */
+cs_time cs_peq_part_now(const cs_peq *q, uint32_t part);
+
 typedef struct cs_peq_stats {
     uint64_t dispatched; /* events popped and run */
     uint64_t windows;    /* windows run */

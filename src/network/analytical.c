@@ -46,10 +46,16 @@ __extension__ typedef unsigned __int128 ana_u128;
 struct ana_state {
     const cs_network_config *cfg;
     cs_eventq *q;
+    struct ana_msg *pdests; /* a parallel queue (below; here, beside q: ana_send tests it) */
     double bytes_per_ns[CS_MAX_DIMS];
     uint64_t div_m[CS_MAX_DIMS]; /* ceil(2^64 / npus[d]) for npus[d] > 1 (ana_divmod) */
     ana_msg dests[ANA_DESTS]; /* (callback, context) pairs of messages in flight; live = 0: free */
     cs_pool *msgs; /* in-flight messages whose pair has no entry (freed with the state, even mid-run) */
+    /* A parallel queue (docs/parallel.md): an arrival runs in the
+     * receiver's partition, so nothing is counted back: per partition
+     * ANA_DESTS entries kept for the run (live unused), and a message whose
+     * pair finds none takes a malloc'd record the arrival frees. */
+    uint32_t npart;
 };
 
 static int ana_create(const cs_net_env *env, void **state, cs_error *err) {
@@ -63,6 +69,10 @@ static int ana_create(const cs_net_env *env, void **state, cs_error *err) {
         if (cfg->npus[d] > 1) s->div_m[d] = UINT64_MAX / cfg->npus[d] + 1;
     }
     s->msgs = cs_pool_new(sizeof(ana_msg));
+    if (cs_eventq_parallel(s->q)) {
+        s->npart = cs_eventq_nparts(s->q);
+        s->pdests = cs_calloc((size_t)s->npart * ANA_DESTS, sizeof *s->pdests);
+    }
     *state = s;
     return CS_OK;
 }
@@ -138,6 +148,36 @@ static ana_msg *ana_dest(ana_state *s, cs_net_done_fn done, void *ctx) {
     return free_entry;
 }
 
+static void ana_arrive_par(void *ctx, const cs_event *ev) {
+    const ana_msg *d = ctx;
+    d->done(d->ctx, ev->arg);
+}
+
+static void ana_arrive_par_own(void *ctx, const cs_event *ev) {
+    ana_msg m = *(const ana_msg *)ctx;
+    cs_free(ctx);
+    m.done(m.ctx, ev->arg);
+}
+
+/* A parallel queue: the arrival at t, in dst's partition. */
+static void ana_send_par(ana_state *s, const cs_net_msg *msg, cs_time t) {
+    ana_msg *tab = &s->pdests[(size_t)cs_eventq_part(s->q) * ANA_DESTS];
+    for (int i = 0; i < ANA_DESTS; i++) {
+        ana_msg *d = &tab[i];
+        if (!d->done) {
+            d->done = msg->done;
+            d->ctx = msg->ctx;
+        }
+        if (d->done == msg->done && d->ctx == msg->ctx) {
+            cs_eventq_push_rank(s->q, msg->dst, t, msg->key, ana_arrive_par, d, msg->cookie);
+            return;
+        }
+    }
+    ana_msg *m = cs_malloc(sizeof *m);
+    *m = (ana_msg){.s = s, .done = msg->done, .ctx = msg->ctx};
+    cs_eventq_push_rank(s->q, msg->dst, t, msg->key, ana_arrive_par_own, m, msg->cookie);
+}
+
 static int ana_send(void *state, const cs_net_msg *msg, cs_error *err) {
     ana_state *s = state;
     cs_time now = cs_eventq_now(s->q), t = cs_time_add(now, ana_time(state, msg->src, msg->dst, msg->bytes));
@@ -149,6 +189,10 @@ static int ana_send(void *state, const cs_net_msg *msg, cs_error *err) {
         snprintf(how, sizeof how, "%u hop%s in dimension %d of %s: %g GB/s, %g ns per hop", hops, hops == 1 ? "" : "s",
                  d, s->cfg->path ? s->cfg->path : "the network", s->cfg->bandwidth_gbps[d], s->cfg->latency_ns[d]);
         return cs_net_beyond_error(err, now, ns, how);
+    }
+    if (s->pdests) {
+        ana_send_par(s, msg, t);
+        return CS_OK;
     }
     ana_msg *d = ana_dest(s, msg->done, msg->ctx);
     if (d) {
@@ -168,6 +212,7 @@ static void ana_destroy(void *state) {
     ana_state *s = state;
     if (!s) return;
     cs_pool_free(s->msgs);
+    cs_free(s->pdests);
     cs_free(s);
 }
 

@@ -209,6 +209,7 @@ typedef struct cs_net {
     const uint8_t *rank_tclass;      /* cs_net_env.rank_tclass (borrowed) */
     cs_eventq *q;
     cs_net_stats stats;
+    cs_net_stats *pstats; /* a parallel queue: per partition (summed by cs_net_collect_stats); else NULL */
     int halted; /* the backend found that the network can never progress (cs_net_env.halt) */
 #ifdef CS_INVARIANTS
     /* every transfer's delivery, checked (network.c): in-flight records,
@@ -231,6 +232,8 @@ int cs_net_backend_has(const char *name, unsigned caps);
 
 int cs_net_init(cs_net *net, const cs_net_backend *be, const cs_net_env *env, cs_error *err);
 void cs_net_destroy(cs_net *net);
+/* A parallel queue: add the partitions' counts into net->stats (after the run). */
+void cs_net_collect_stats(cs_net *net);
 static inline int cs_net_has(const cs_net *net, unsigned caps) { return (net->backend->caps & caps) == caps; }
 
 /* Send m (src, dst: ranks).  CS_EINVAL when a rank is out of range. */

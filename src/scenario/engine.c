@@ -12,10 +12,22 @@
  * system layer meets something the check could not see, or any error -- the
  * full simulation runs instead, so errors and deadlock reports are the full
  * run's.
+ *
+ * Parallel run (options.threads > 1, docs/parallel.md): the full
+ * simulation on a parallel queue over the conservative engine (core/peq.h),
+ * one partition of ranks per thread, when par_check allows it (else one
+ * line on stderr says why and the run is sequential); the collective
+ * records are kept per partition and handed to the observer after the run
+ * in the order of their end times.  A parallel run that stops -- a feature
+ * the layers cannot do in parallel, a lookahead refusal, any failure -- is
+ * thrown away and runs again (a refusal under the outermost dimension's
+ * lookahead: in parallel with the safe one; else on one thread), so
+ * results and errors are always the sequential run's.
  */
 #include "scenario/engine.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +36,7 @@
 #include "core/alloc.h"
 #include "core/eventq.h"
 #include "core/log.h"
+#include "core/peq.h"
 #include "memory/remote.h"
 
 void cs_engine_options_init(cs_engine_options *o) {
@@ -57,6 +70,17 @@ struct rep_span {
     int dispatched;
 };
 
+/* A parallel run's collective record, kept by its partition until the end
+ * (the records reach the observer in the order of their end times). */
+struct par_rec {
+    cs_coll_record r;
+    char algos[160];
+};
+struct par_buf {
+    struct par_rec *r;
+    size_t n, cap;
+};
+
 typedef struct engine {
     const cs_workload *w;
     const cs_engine_options *opt;
@@ -72,6 +96,12 @@ typedef struct engine {
     struct rep_span *spans;
     size_t nspans, capspans;
     struct timespec wall_start, wall_last;
+    /* a parallel run (docs/parallel.md): the engine, rank -> partition,
+     * per partition its collective records */
+    cs_peq *peq;
+    uint32_t *part_of;
+    struct par_buf *pbuf;
+    int par_stopped;
 } engine;
 
 static double elapsed_s(const struct timespec *a, const struct timespec *b) {
@@ -111,6 +141,131 @@ static void free_engine(engine *e) {
     cs_system_free(e->sys);
     cs_net_destroy(&e->net);
     cs_eventq_free(e->q);
+    if (e->pbuf)
+        for (uint32_t i = 0; i < cs_peq_nparts(e->peq); i++) cs_free(e->pbuf[i].r);
+    cs_free(e->pbuf);
+    cs_peq_free(e->peq);
+    cs_free(e->part_of);
+}
+
+/* ---- the parallel run ------------------------------------------------------ */
+
+/* Partitions: blocks of ranks along the outermost dimension of more than
+ * one NPU (the inner dimensions' traffic stays inside a block), or, when it
+ * has fewer coordinates than partitions, contiguous blocks of ranks. */
+static uint32_t *par_partition(const cs_network_config *net, uint32_t nranks, uint32_t nparts) {
+    uint32_t *part = cs_malloc((size_t)nranks * sizeof *part);
+    uint64_t stride = 1, outer_n = 1, outer_stride = 1;
+    for (int d = 0; d < net->ndims; d++) {
+        if (net->npus[d] > 1) {
+            outer_n = net->npus[d];
+            outer_stride = stride;
+        }
+        stride *= net->npus[d];
+    }
+    for (uint32_t r = 0; r < nranks; r++)
+        part[r] = outer_n >= nparts ? (uint32_t)((r / outer_stride % outer_n) * nparts / outer_n)
+                                    : (uint32_t)((uint64_t)r * nparts / nranks);
+    return part;
+}
+
+/* Whether the full simulation can run on the parallel engine: 0 and the
+ * lookahead (ps), or nonzero and why not.  The lookahead: every message
+ * between two ranks takes at least trunc(hops x latency + bytes / bw) ns
+ * in the first dimension where they differ (network/analytical.c), hops
+ * >= 1, so at least the smallest whole-ns latency of the dimensions. */
+static int par_check(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
+                     const cs_net_backend *be, cs_time *L, cs_time *L_outer, char *why, size_t n) {
+    if (strcmp(be->name, "analytical"))
+        return snprintf(why, n, "the %s backend keeps link state that every rank's messages share", be->name), 1;
+    if (w->nranks < 2) return snprintf(why, n, "one rank"), 1;
+    if (opt->memory && opt->memory->type != CS_MEM_NO_EXPANSION)
+        return snprintf(why, n, "a remote memory is shared by several ranks"), 1;
+    if (opt->observer)
+        return snprintf(why, n, "node spans are observed (--trace, --report, a generated workload's split)"), 1;
+    if (opt->net_observer || opt->link_report) return snprintf(why, n, "the network is observed"), 1;
+    if (netcfg->topology) return snprintf(why, n, "ranks are placed on a topology"), 1;
+    double lat = -1;
+    for (int d = 0; d < netcfg->ndims; d++)
+        if (netcfg->npus[d] > 1 && (lat < 0 || netcfg->latency_ns[d] < lat)) lat = netcfg->latency_ns[d];
+    if (!(lat >= 1))
+        return snprintf(why, n, "a dimension's latency is %g ns: messages between partitions may take no time, "
+                        "there is no lookahead", lat < 0 ? 0 : lat), 1;
+    *L = cs_time_from_ns((uint64_t)lat);
+    /* The optimistic lookahead: when the blocks split the outermost
+     * dimension (par_partition), two ranks of different blocks differ
+     * there, and a message between them takes at least its latency x its
+     * fewest hops between distinct coordinates -- unless they differ in an
+     * inner dimension too (the message then travels there, faster).  The
+     * engine refuses every push sooner than the lookahead (core/peq.h), so
+     * trying it is safe: on a refusal the run starts again with L. */
+    *L_outer = *L;
+    int outer = -1;
+    for (int d = 0; d < netcfg->ndims; d++)
+        if (netcfg->npus[d] > 1) outer = d;
+    if (outer >= 0 && netcfg->npus[outer] >= opt->threads) {
+        uint32_t hops = cs_net_dim_hops(netcfg->topo[outer], netcfg->npus[outer], 0, 1);
+        for (uint32_t c = 2; c < netcfg->npus[outer]; c++) {
+            uint32_t h = cs_net_dim_hops(netcfg->topo[outer], netcfg->npus[outer], 0, c);
+            if (h < hops) hops = h;
+        }
+        double lo = (double)hops * netcfg->latency_ns[outer];
+        if (lo >= 1 && cs_time_from_ns((uint64_t)lo) > *L) *L_outer = cs_time_from_ns((uint64_t)lo);
+    }
+    return 0;
+}
+
+static void par_record(void *ud, const cs_coll_record *r) {
+    engine *e = ud;
+    struct par_buf *b = &e->pbuf[cs_eventq_part(e->q)];
+    CS_GROW(b->r, b->cap, b->n + 1);
+    struct par_rec *x = &b->r[b->n++];
+    x->r = *r;
+    snprintf(x->algos, sizeof x->algos, "%s", r->algorithms ? r->algorithms : "");
+    x->r.algorithms = NULL; /* (x moves as the buffer grows: set at the replay) */
+}
+
+static int par_rec_cmp(const void *a, const void *b) {
+    const struct par_rec *x = *(struct par_rec *const *)a, *y = *(struct par_rec *const *)b;
+    if (x->r.end != y->r.end) return x->r.end < y->r.end ? -1 : 1;
+    return x < y ? -1 : x > y; /* (one partition's records in their order; partitions in index order) */
+}
+
+/* The records in the order of their end times: what the observer (the
+ * collective aggregator, scenario/coll_agg.h) needs -- it emits the
+ * instances of one instant in its own order, whatever the order of the
+ * records of that instant. */
+static void par_replay(engine *e) {
+    const cs_coll_observer *co = e->opt->coll_observer;
+    if (!co || !co->coll_done) return;
+    size_t n = 0;
+    uint32_t np = cs_peq_nparts(e->peq);
+    for (uint32_t i = 0; i < np; i++) n += e->pbuf[i].n;
+    struct par_rec **v = cs_malloc((n ? n : 1) * sizeof *v);
+    size_t k = 0;
+    for (uint32_t i = 0; i < np; i++)
+        for (size_t j = 0; j < e->pbuf[i].n; j++) v[k++] = &e->pbuf[i].r[j];
+    /* (addresses order the records of one partition; across partitions the
+     * order of equal end times does not matter to the aggregator) */
+    qsort(v, n, sizeof *v, par_rec_cmp);
+    for (size_t i = 0; i < n; i++) {
+        v[i]->r.algorithms = v[i]->algos;
+        co->coll_done(co->ud, &v[i]->r);
+    }
+    cs_free(v);
+}
+
+/* Checked at every barrier: stop on a failure, a halt or the caller's flag;
+ * progress lines. */
+static int par_stop(void *ud) {
+    engine *e = ud;
+    if (cs_exec_failed(e->x) || e->net.halted) return 1;
+    if (e->opt->stop && *e->opt->stop) {
+        e->par_stopped = 1;
+        return 1;
+    }
+    if (e->opt->progress) progress(e);
+    return 0;
 }
 
 /* Representative run: keep rank 0's collective records (each stands for
@@ -218,16 +373,32 @@ static void cls_replay(engine *e) {
 
 /* One simulation: every rank (mode CS_EXEC_FULL), rank 0 standing for every
  * rank, or one representative per class. */
+#define PAR_RETRY (-1000) /* run_once: the parallel run stopped; run again on one thread */
+
+/* threads > 1: on the parallel engine with lookahead L (the full
+ * simulation; par_check said yes).  Then *par_why (non-NULL) gets why the
+ * run must run again on one thread, when it stopped for that. */
 static int run_once(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
                     const cs_net_backend *be, cs_exec_mode mode, const cs_custom_node_map *custom_nodes,
-                    cs_engine_result *res, cs_error *err, char *why, size_t whylen) {
+                    cs_engine_result *res, cs_error *err, char *why, size_t whylen, uint32_t threads, cs_time L,
+                    char *par_why, size_t par_whylen, int *violated) {
     engine E;
     memset(&E, 0, sizeof E);
     engine *e = &E;
     int rep = mode != CS_EXEC_FULL;
     e->w = w;
     e->opt = opt;
-    e->q = cs_eventq_new();
+    int par = threads > 1 && !rep;
+    if (par) {
+        if (threads > w->nranks) threads = w->nranks;
+        e->peq = cs_peq_new(threads, L);
+        cs_peq_set_plain(e->peq);
+        e->part_of = par_partition(netcfg, w->nranks, threads);
+        e->pbuf = cs_calloc(threads, sizeof *e->pbuf);
+        e->q = cs_eventq_new_parallel(e->peq, e->part_of);
+    } else {
+        e->q = cs_eventq_new();
+    }
     res->nranks = w->nranks;
     res->ranks = cs_calloc(w->nranks, sizeof *res->ranks);
     cs_exec_observer span_obs = {rep_span_done, e};
@@ -247,7 +418,7 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
     cs_net_env env = {.cfg = netcfg, .topo = netcfg->topology, .q = e->q, .observer = opt->net_observer,
                       .healthy = opt->net_healthy, .opts = opt->net_opts, .rank_tclass = opt->rank_tclass};
     int rc = cs_net_init(&e->net, be, &env, err);
-    cs_coll_observer rep_obs = {rep_record, e};
+    cs_coll_observer rep_obs = {rep_record, e}, par_obs = {par_record, e};
     cs_system_params sp = {.config = opt->system,
                            .network = netcfg,
                            .groups = opt->comm_groups,
@@ -256,7 +427,9 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
                            .key_ud = e->x,
                            .fail = cs_exec_fail,
                            .fail_ud = e->x,
-                           .observer = rep && opt->coll_observer ? &rep_obs : opt->coll_observer,
+                           .observer = rep && opt->coll_observer   ? &rep_obs
+                                       : par && opt->coll_observer ? &par_obs
+                                                                   : opt->coll_observer,
                            .representative = rep,
                            .axes = mode == CS_EXEC_CLASS ? opt->sym_axes : NULL,
                            .custom_dim = cs_exec_cdim_loader(e->x)};
@@ -275,7 +448,34 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
     cs_exec_start(e->x, &e->net, e->sys, &e->mem);
     uint64_t n = 0;
     int stopped = 0;
-    while (!cs_exec_failed(e->x) && !e->net.halted && cs_eventq_step(e->q)) {
+    if (par) {
+        cs_error pe;
+        cs_error_clear(&pe);
+        cs_peq_set_stop(e->peq, par_stop, e);
+        int prc = cs_peq_run(e->peq, threads, &pe);
+        stopped = e->par_stopped;
+        const char *pw = cs_exec_parallel_why(e->x);
+        if (!pw) pw = cs_system_parallel_why(e->sys);
+        if (prc) pw = pe.msg;
+        if (prc && violated) *violated = 1;
+        if (!stopped && (pw || cs_exec_failed(e->x) || e->net.halted)) {
+            /* run again on one thread: for what it cannot do, or for the
+             * sequential run's own error (its message, its deadlock report) */
+            snprintf(par_why, par_whylen, "%.300s", pw ? pw : "");
+            free_engine(e);
+            cs_engine_result_free(res);
+            return PAR_RETRY;
+        }
+        cs_net_collect_stats(&e->net);
+        cs_system_collect_stats(e->sys);
+        cs_peq_stats st; /* (--verbose) */
+        cs_peq_get_stats(e->peq, &st);
+        cs_info("parallel engine: %u threads, %" PRIu64 " events, %" PRIu64 " windows of %" PRIu64 " ps, %" PRIu64
+                " events mailed at barriers, %" PRIu64 " merges; critical path %.3f CPU-s in windows + %.3f CPU-s "
+                "at barriers", threads, st.dispatched, st.windows, L, st.mailed, st.merges, st.parallel_cpu_s,
+                st.serial_cpu_s);
+    }
+    while (!par && !cs_exec_failed(e->x) && !e->net.halted && cs_eventq_step(e->q)) {
         if ((++n & 0x3ff) == 0) {
             if (opt->stop && *opt->stop) {
                 stopped = 1;
@@ -317,6 +517,8 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
     } else if (!rc && mode == CS_EXEC_REP) {
         for (uint32_t rk = 1; rk < w->nranks; rk++) res->ranks[rk] = res->ranks[0];
         rep_replay(e);
+    } else if (!rc && par) {
+        par_replay(e);
     }
     for (uint32_t rk = 0; rk < w->nranks; rk++)
         if (res->ranks[rk].finish > res->sim_time) res->sim_time = res->ranks[rk].finish;
@@ -373,8 +575,15 @@ static int engine_run(const cs_workload *w, const cs_network_config *netcfg, con
         cs_info("symmetry %s", why);
         cs_error e;
         cs_error_clear(&e);
-        int rc = run_once(w, netcfg, opt, be, cls ? CS_EXEC_CLASS : CS_EXEC_REP, nodes, res, &e, why, sizeof why);
-        if (rc == CS_OK) return CS_OK;
+        int rc = run_once(w, netcfg, opt, be, cls ? CS_EXEC_CLASS : CS_EXEC_REP, nodes, res, &e, why, sizeof why, 1,
+                          0, NULL, 0, NULL);
+        if (rc == CS_OK) {
+            if (opt->threads > 1)
+                fprintf(stderr, "clustersim: --threads %u: the symmetric run simulates %s on one thread "
+                        "(--symmetry off simulates every rank, on the parallel engine)\n", opt->threads,
+                        cls ? "one representative per class" : "one representative rank");
+            return CS_OK;
+        }
         if (rc == CS_EINTR) { /* stopped: no fallback */
             if (err) *err = e;
             return rc;
@@ -386,7 +595,33 @@ static int engine_run(const cs_workload *w, const cs_network_config *netcfg, con
         if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "symmetry does not apply: %s", why);
         cs_info("symmetry does not apply: %s", why);
     }
-    return run_once(w, netcfg, opt, be, CS_EXEC_FULL, nodes, res, err, why, sizeof why);
+    if (opt->threads > 1) {
+        cs_time L = 0, L_outer = 0;
+        char pwhy[400];
+        if (par_check(w, netcfg, opt, be, &L, &L_outer, pwhy, sizeof pwhy)) {
+            fprintf(stderr, "clustersim: --threads %u: running on one thread: %s\n", opt->threads, pwhy);
+        } else {
+            /* the outermost dimension's lookahead first, then the safe one */
+            for (int k = L_outer > L ? 0 : 1; k < 2; k++) {
+                pwhy[0] = 0;
+                int violated = 0;
+                int rc = run_once(w, netcfg, opt, be, CS_EXEC_FULL, nodes, res, err, why, sizeof why, opt->threads,
+                                  k == 0 ? L_outer : L, pwhy, sizeof pwhy, &violated);
+                if (rc != PAR_RETRY) return rc;
+                memset(res, 0, sizeof *res);
+                if (err) cs_error_clear(err);
+                if (k == 0 && violated) {
+                    cs_info("--threads %u: a message between partitions took less than the outermost dimension's "
+                            "lookahead (%.300s); running again with the smallest latency's", opt->threads, pwhy);
+                    continue;
+                }
+                if (pwhy[0])
+                    fprintf(stderr, "clustersim: --threads %u: running on one thread: %s\n", opt->threads, pwhy);
+                break;
+            }
+        }
+    }
+    return run_once(w, netcfg, opt, be, CS_EXEC_FULL, nodes, res, err, why, sizeof why, 1, 0, NULL, 0, NULL);
 }
 
 void cs_engine_result_free(cs_engine_result *res) {

@@ -96,6 +96,12 @@ typedef struct cs_engine_options {
     /* Per rank (NULL = none): the traffic class of its messages (a cluster
      * job's traffic_class; cs_net_env.rank_tclass). */
     const uint8_t *rank_tclass;
+    /* Threads for the full simulation (docs/parallel.md): <= 1 = the
+     * sequential queue; more = the conservative parallel engine
+     * (core/peq.h) with one partition per thread, results identical, when
+     * the run allows it -- else one line on stderr says why, and it runs on
+     * one thread. */
+    uint32_t threads;
 } cs_engine_options;
 
 enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1, CS_SYMMETRY_REQUIRE = 2 };

@@ -45,6 +45,7 @@ typedef struct cs_run_hooks {
     int no_collectives;                 /* 1 = keep no collective records (a front end that
                                            reports none; saves their cost on big plans) */
     const volatile sig_atomic_t *stop;  /* nonzero: stop the run (CS_EINTR); see engine.h */
+    uint32_t threads;                   /* the full simulation's threads (0, 1 = sequential; engine.h) */
 } cs_run_hooks;
 
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err);

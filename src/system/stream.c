@@ -224,6 +224,7 @@ void css_stream_proceed(cs_system *s, cs_stream *st) {
     uint32_t rank = css_inst_rank(in, m);
     CS_NEVER(st->state == ST_DONE, "rank %u: chunk %u of collective #%" PRIu64 " proceeds after its last phase", rank,
              c, in->seq);
+    CS_ALWAYS(cs_eventq_owns(s->q, rank), "parallel run: rank %u's chunk %u proceeds in another partition", rank, c);
     CS_ALWAYS(in->members[m].issued, "rank %u: chunk %u of collective #%" PRIu64 " moves before its member issued it",
               rank, c, in->seq);
     int prev_q = -1, was_running = 0;

@@ -36,6 +36,7 @@
 #ifndef CS_SYSTEM_SYS_INT_H
 #define CS_SYSTEM_SYS_INT_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "core/pool.h"
@@ -145,7 +146,8 @@ struct cs_inst {
     uint32_t sym_q;          /* class mode, a mirrored group: its representatives, members 0 .. q-1
                                 (check_group_cls in symmetry.c); 0 otherwise */
     uint32_t nchunks;
-    uint64_t live;           /* messages and bundles in flight */
+    uint64_t live;           /* messages and bundles in flight (a parallel run: and members not finished) */
+    uint8_t par;             /* made in a parallel run (the system's par, at hand) */
     uint32_t *phase_begin;   /* nchunks + 1 offsets into phases */
     cs_phase *phases;
     cs_member *members;
@@ -265,6 +267,7 @@ typedef struct cs_themis {
 
 struct cs_system {
     cs_eventq *q;
+    int par;                     /* a parallel queue (below; here, beside q: the hot paths test it) */
     cs_net *net;
     uint32_t nranks;
     int rep;                     /* representative mode: rank 0 (or each class's representative,
@@ -302,7 +305,32 @@ struct cs_system {
     int failed;
     cs_error *err;               /* cs_system_new's (borrowed): the message of a failure inside an
                                     event handler (css_fail_msg) */
+    /* a parallel queue (core/eventq.h, docs/parallel.md): per partition its
+     * statistics and bundle pool (else both point at the ones above); the
+     * instance hash behind inst_mu; messages from malloc (the receiver's
+     * partition frees them); instances counted with atomics */
+    uint32_t npart;
+    cs_system_stats *pstats;
+    cs_pool **bundle_pools;
+    struct css_pmsg {            /* per partition: free messages (any partition's), and the slabs it made */
+        cs_msg *free;
+        void **slabs;
+        size_t nslabs, capslabs;
+        char pad_[32];           /* (one partition's list heads per cache line) */
+    } *pmsgs;
+    pthread_mutex_t inst_mu;
+    int par_unsafe;              /* set once: a feature the parallel run cannot do (par_why) */
+    char par_why[256];
 };
+
+/* The running handler's partition (0 without a parallel queue). */
+static inline uint32_t css_part(const cs_system *s) { return s->par ? cs_eventq_part(s->q) : 0; }
+#define CSS_STATS(s) (__builtin_expect((s)->par, 0) ? &(s)->pstats[cs_eventq_part((s)->q)] : &(s)->stats)
+#define CSS_BUNDLE_POOL(s) \
+    (__builtin_expect((s)->par, 0) ? (s)->bundle_pools[cs_eventq_part((s)->q)] : (s)->bundle_pool)
+/* A parallel run meets what it cannot do exactly: record why (the first
+ * reason) and fail the run (the engine reruns it on one thread). */
+void css_par_unsafe(cs_system *s, const char *why);
 
 /* ---- system.c ---------------------------------------------------------- */
 uint64_t css_key(cs_system *s, uint32_t rank);

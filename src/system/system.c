@@ -68,6 +68,48 @@ uint64_t css_key(cs_system *s, uint32_t rank) {
     return ((uint64_t)rank << 32) | s->ranks[rank].key_counter++;
 }
 
+void css_par_unsafe(cs_system *s, const char *why) {
+    pthread_mutex_lock(&s->inst_mu);
+    if (!s->par_unsafe) {
+        s->par_unsafe = 1;
+        snprintf(s->par_why, sizeof s->par_why, "%s", why);
+    }
+    pthread_mutex_unlock(&s->inst_mu);
+    css_fail(s, CS_EUNSUPPORTED);
+}
+
+const char *cs_system_parallel_why(const cs_system *s) { return s->par_unsafe ? s->par_why : NULL; }
+
+/* Messages: the pool, or with a parallel queue the running partition's
+ * free list (a message is made in the sender's partition and freed in the
+ * receiver's, onto the receiver's list; slabs are freed with the system). */
+#define PMSG_SLAB 256
+static inline cs_msg *msg_get(cs_system *s) {
+    if (__builtin_expect(!s->par, 1)) return cs_pool_get(s->msg_pool);
+    struct css_pmsg *p = &s->pmsgs[css_part(s)];
+    if (!p->free) {
+        cs_msg *slab = cs_malloc(PMSG_SLAB * sizeof *slab);
+        CS_GROW(p->slabs, p->capslabs, p->nslabs + 1);
+        p->slabs[p->nslabs++] = slab;
+        for (size_t i = 0; i < PMSG_SLAB; i++) {
+            slab[i].next = p->free;
+            p->free = &slab[i];
+        }
+    }
+    cs_msg *m = p->free;
+    p->free = m->next;
+    return m;
+}
+static inline void msg_put(cs_system *s, cs_msg *m) {
+    if (__builtin_expect(!s->par, 1)) {
+        cs_pool_put(s->msg_pool, m);
+        return;
+    }
+    struct css_pmsg *p = &s->pmsgs[css_part(s)];
+    m->next = p->free;
+    p->free = m;
+}
+
 void css_fail(cs_system *s, int rc) {
     if (!s->failed) s->failed = rc ? rc : CS_EINTERNAL;
     if (s->p.fail) s->p.fail(s->p.fail_ud, s->failed);
@@ -177,6 +219,18 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     s->inst = cs_calloc(s->ninst_buckets, sizeof *s->inst);
     s->msg_pool = cs_pool_new(sizeof(cs_msg));
     s->bundle_pool = cs_pool_new(sizeof(cs_bundle));
+    pthread_mutex_init(&s->inst_mu, NULL);
+    s->npart = cs_eventq_nparts(q);
+    s->par = cs_eventq_parallel(q) != NULL;
+    if (s->par) {
+        s->pstats = cs_calloc(s->npart, sizeof *s->pstats);
+        s->bundle_pools = cs_calloc(s->npart, sizeof *s->bundle_pools);
+        for (uint32_t i = 0; i < s->npart; i++) s->bundle_pools[i] = cs_pool_new(sizeof(cs_bundle));
+        s->pmsgs = cs_calloc(s->npart, sizeof *s->pmsgs);
+    } else {
+        s->pstats = &s->stats;
+        s->bundle_pools = &s->bundle_pool;
+    }
     css_themis_init(s);
     if (s->rep) css_sym_init(s);
     int rc = CS_OK;
@@ -207,7 +261,7 @@ static void free_inst(cs_inst *in) {
         cs_msg *m = in->streams[i].early;
         while (m) {
             cs_msg *nx = m->next;
-            cs_pool_put(in->sys->msg_pool, m);
+            msg_put(in->sys, m);
             m = nx;
         }
     }
@@ -246,6 +300,17 @@ void cs_system_free(cs_system *s) {
     cs_free(s->ranks);
     cs_pool_free(s->msg_pool);
     cs_pool_free(s->bundle_pool);
+    if (s->par) {
+        for (uint32_t i = 0; i < s->npart; i++) cs_pool_free(s->bundle_pools[i]);
+        for (uint32_t i = 0; i < s->npart; i++) {
+            for (size_t k = 0; k < s->pmsgs[i].nslabs; k++) cs_free(s->pmsgs[i].slabs[k]);
+            cs_free(s->pmsgs[i].slabs);
+        }
+        cs_free(s->pmsgs);
+        cs_free(s->bundle_pools);
+        cs_free(s->pstats);
+    }
+    pthread_mutex_destroy(&s->inst_mu);
     css_sym_free(s);
     if (!s->p.config) cs_system_config_free(&s->cfg);
     cs_free(s);
@@ -276,6 +341,19 @@ void cs_system_report(cs_system *s, const cs_coll_record *rec) {
 
 const cs_system_stats *cs_system_get_stats(const cs_system *s) { return &s->stats; }
 
+void cs_system_collect_stats(cs_system *s) {
+    if (!s->par) return;
+    for (uint32_t i = 0; i < s->npart; i++) {
+        cs_system_stats *p = &s->pstats[i];
+        s->stats.messages += p->messages;
+        s->stats.bytes_sent += p->bytes_sent;
+        s->stats.bytes_recv += p->bytes_recv;
+        s->stats.reductions += p->reductions;
+        s->stats.collectives += p->collectives;
+        memset(p, 0, sizeof *p);
+    }
+}
+
 /* ---- instances ---------------------------------------------------------------- */
 
 static size_t inst_bucket(const cs_system *s, uint32_t group, uint64_t seq) {
@@ -293,8 +371,12 @@ static cs_inst *find_inst(cs_system *s, cs_group *g, uint64_t seq) {
 }
 
 static void maybe_free_inst(cs_inst *in) {
-    if (in->finished < in->nsim || in->live) return;
     cs_system *s = in->sys;
+    if (s->par) { /* live counts the members not finished too (inst_release) */
+        if (in->live) return;
+    } else if (in->finished < in->nsim || in->live) {
+        return;
+    }
 #ifdef CS_INVARIANTS
     if (!s->failed) {
         CS_ALWAYS(in->inv_msg_sent == in->inv_msg_recv, "collective #%" PRIu64 " of communicator %s ends with %" PRIu64
@@ -305,20 +387,40 @@ static void maybe_free_inst(cs_inst *in) {
                       in->streams[i].chunk);
     }
 #endif
+    if (s->par) pthread_mutex_lock(&s->inst_mu);
     cs_inst **pp = &s->inst[inst_bucket(s, in->grp->id, in->seq)];
     while (*pp && *pp != in) pp = &(*pp)->hnext;
     if (*pp) *pp = in->hnext;
     s->live_instances--;
     s->stats.collectives++;
+    if (s->par) pthread_mutex_unlock(&s->inst_mu);
     free_inst(in);
 }
 
-static void inst_hold(cs_inst *in) { in->live++; }
-static void inst_release(cs_inst *in) {
+/* With a parallel queue several partitions hold one instance: live is
+ * atomic and counts, besides what is in flight, the members not finished
+ * (set at creation), so that the partition dropping the last reference
+ * frees it. */
+static void inst_hold(cs_inst *in) {
+    if (__builtin_expect(in->par, 0))
+        __atomic_add_fetch(&in->live, 1, __ATOMIC_RELAXED);
+    else
+        in->live++;
+}
+__attribute__((noinline)) static void inst_release_par(cs_inst *in) {
+    uint64_t left = __atomic_sub_fetch(&in->live, 1, __ATOMIC_ACQ_REL);
+    CS_ALWAYS(left != UINT64_MAX, "collective #%" PRIu64 " of communicator %s released more often than held", in->seq,
+              in->grp->name);
+    if (!left) maybe_free_inst(in);
+}
+static inline void inst_release(cs_inst *in) {
+    if (__builtin_expect(in->par, 0)) {
+        inst_release_par(in);
+        return;
+    }
     CS_ALWAYS(in->live > 0, "collective #%" PRIu64 " of communicator %s released more often than held", in->seq,
               in->grp->name);
-    in->live--;
-    maybe_free_inst(in);
+    if (--in->live == 0 && in->finished >= in->nsim) maybe_free_inst(in);
 }
 void css_inst_hold(cs_inst *in) { inst_hold(in); }
 
@@ -369,16 +471,25 @@ static int plan_connects_all(const cs_system *s, const cs_inst *in) {
 static void member_finish(cs_inst *in, uint32_t m) {
     cs_system *s = in->sys;
     cs_member *mb = &in->members[m];
+    CS_ALWAYS(cs_eventq_owns(s->q, css_inst_rank(in, m)), "parallel run: rank %u's collective finishes in another "
+              "partition", css_inst_rank(in, m));
     CS_NEVER(mb->finished, "member %u of collective #%" PRIu64 " of communicator %s finishes twice", m, in->seq,
              in->grp->name);
     CS_ALWAYS(mb->issued, "member %u of collective #%" PRIu64 " of communicator %s finishes before issuing it", m,
               in->seq, in->grp->name);
-    CS_ALWAYS(s->rep || in->arrived == in->nsim || in->comm_type == CS_COLL_BROADCAST || !plan_connects_all(s, in),
+    CS_ALWAYS(s->rep || __atomic_load_n(&in->arrived, __ATOMIC_RELAXED) == in->nsim || in->comm_type == CS_COLL_BROADCAST || !plan_connects_all(s, in),
               "member %u of collective #%" PRIu64 " of communicator %s finishes when %u of its %u members issued it", m,
               in->seq, in->grp->name, in->arrived, in->nsim);
     if (s->rep) css_sym_touch(s, sym_exec_token(s, css_inst_rank(in, m)), "the executor");
     mb->finished = 1;
-    in->finished++;
+    if (s->par) {
+        __atomic_add_fetch(&in->finished, 1, __ATOMIC_RELAXED);
+        /* the caller holds a reference: this is never the last */
+        uint64_t left = __atomic_sub_fetch(&in->live, 1, __ATOMIC_ACQ_REL);
+        CS_ALWAYS(left > 0, "member %u of collective #%" PRIu64 " finishes holding no reference", m, in->seq);
+    } else {
+        in->finished++;
+    }
     if (s->p.observer && s->p.observer->coll_done) {
         cs_coll_record r;
         memset(&r, 0, sizeof r);
@@ -440,16 +551,18 @@ static int recv_posted(const cs_stream *st, const cs_msg *m) {
 static void deliver(cs_system *s, cs_msg *m) {
     cs_inst *in = m->inst;
     cs_stream *st = inst_stream(in, m->dst_member, m->chunk);
+    CS_ALWAYS(cs_eventq_owns(s->q, css_inst_rank(in, m->dst_member)), "parallel run: rank %u's stream gets a message "
+              "in another partition", css_inst_rank(in, m->dst_member));
     CS_ALWAYS(st->state == ST_RUNNING && st->phase == m->phase, "member %u's chunk %u of collective #%" PRIu64
               " gets message %u of phase %u in phase %u (state %d)", m->dst_member, m->chunk, in->seq, m->k, m->phase,
               st->phase, st->state);
 #ifdef CS_INVARIANTS
-    in->inv_msg_recv += m->bytes;
+    __atomic_add_fetch(&in->inv_msg_recv, m->bytes, __ATOMIC_RELAXED);
 #endif
     in->members[m->dst_member].bytes_recv += m->bytes;
-    s->stats.bytes_recv += m->bytes;
+    CSS_STATS(s)->bytes_recv += m->bytes;
     uint32_t k = m->k;
-    cs_pool_put(s->msg_pool, m);
+    msg_put(s, m);
     const cs_coll_algo *a = css_phase_algo(stream_phase(st));
     if (a->received)
         a->received(s, st, k);
@@ -463,7 +576,7 @@ static void msg_arrived(void *ctx, uint64_t cookie) {
     cs_inst *in = m->inst;
     if (s->rep) css_sym_tie_done(s, css_inst_rank(in, m->dst_member));
     if (s->failed) {
-        cs_pool_put(s->msg_pool, m);
+        msg_put(s, m);
         inst_release(in);
         return;
     }
@@ -476,7 +589,7 @@ static void msg_arrived(void *ctx, uint64_t cookie) {
         m->src_k = UINT32_MAX;
         css_phase_algo(stream_phase(from))->arrived(s, from, src_k);
         if (s->failed) {
-            cs_pool_put(s->msg_pool, m);
+            msg_put(s, m);
             inst_release(in);
             return;
         }
@@ -503,7 +616,7 @@ static void early_ev(void *ctx, const cs_event *ev) {
     cs_system *s = in->sys;
     if (s->rep) css_sym_tie_done(s, css_inst_rank(in, m->dst_member));
     if (s->failed)
-        cs_pool_put(s->msg_pool, m);
+        msg_put(s, m);
     else
         deliver(s, m);
     inst_release(in);
@@ -531,7 +644,7 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
                     uint32_t k, uint64_t key, uint32_t src_k) {
     cs_inst *in = st->inst;
     cs_system *s = in->sys;
-    cs_msg *m = cs_pool_get(s->msg_pool);
+    cs_msg *m = msg_get(s);
     m->inst = in;
     m->next = NULL;
     m->dst_member = dst_member;
@@ -543,21 +656,25 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     m->src_k = src_k;
     inst_hold(in);
     in->members[stream_member(st)].bytes_sent += bytes;
-    s->stats.messages++;
-    s->stats.bytes_sent += bytes;
+    cs_system_stats *ps = CSS_STATS(s);
+    ps->messages++;
+    ps->bytes_sent += bytes;
     cs_error e;
     cs_error_clear(&e);
     cs_net_msg nm = {.src = src, .dst = dst, .bytes = bytes, .key = key, .done = msg_arrived, .ctx = s,
                      .cookie = (uint64_t)(uintptr_t)m};
     int rc = cs_net_send(s->net, &nm, &e);
     if (rc) {
-        cs_pool_put(s->msg_pool, m);
-        in->live--;
+        msg_put(s, m);
+        if (s->par)
+            __atomic_sub_fetch(&in->live, 1, __ATOMIC_RELAXED);
+        else
+            in->live--;
         css_fail_msg(s, in, stream_member(st), &e);
     }
 #ifdef CS_INVARIANTS
     else
-        in->inv_msg_sent += bytes;
+        __atomic_add_fetch(&in->inv_msg_sent, bytes, __ATOMIC_RELAXED);
 #endif
 }
 
@@ -674,10 +791,11 @@ static void bundle_push(cs_system *s, cs_stream *st, cs_bundle *b, uint16_t phas
 static void bundle_fire(cs_system *s, cs_stream *st, cs_bundle *b, uint16_t phase, int processed, uint64_t bytes) {
     cs_inst *in = st->inst;
     uint32_t rank = css_inst_rank(in, st->member);
+    CS_ALWAYS(cs_eventq_owns(s->q, rank), "parallel run: rank %u's bundle completes in another partition", rank);
     if (s->rep) css_sym_tie_done(s, rank);
     if (!s->failed && processed) {
         /* ASTRA-sim's PacketBundle: after the endpoint delay, the reduction. */
-        s->stats.reductions++;
+        CSS_STATS(s)->reductions++;
         cs_time t = cs_time_add(cs_eventq_now(s->q), cs_time_from_ns_sat(css_stream_reduction_ns(s, bytes)));
         if (cs_time_beyond(t)) {
             cs_error e;
@@ -695,7 +813,7 @@ static void bundle_fire(cs_system *s, cs_stream *st, cs_bundle *b, uint16_t phas
         return;
     }
     if (s->rep) css_sym_touch(s, st, "one stream");
-    if (b) cs_pool_put(s->bundle_pool, b);
+    if (b) cs_pool_put(CSS_BUNDLE_POOL(s), b);
     CS_ALWAYS(s->failed || (st->state == ST_RUNNING && st->phase == phase), "member %u's chunk %u of collective #%" PRIu64
               ": a bundle of phase %u completes in phase %u (state %d)", stream_member(st), stream_chunk(st), in->seq,
               phase, st->phase, st->state);
@@ -735,7 +853,7 @@ void css_stream_bundle(cs_system *s, cs_stream *st, uint64_t bytes, int processe
     }
     cs_bundle *b = NULL;
     if (bytes > BUNDLE_BYTES_MAX) {
-        b = cs_pool_get(s->bundle_pool);
+        b = cs_pool_get(CSS_BUNDLE_POOL(s));
         b->inst = in;
         b->member = stream_member(st);
         b->chunk = stream_chunk(st);
@@ -764,7 +882,7 @@ static void launch_ev(void *ctx, const cs_event *ev) {
     cs_inst *in = b->inst;
     cs_system *s = in->sys;
     uint32_t m = b->member;
-    cs_pool_put(s->bundle_pool, b);
+    cs_pool_put(CSS_BUNDLE_POOL(s), b);
     if (!s->failed)
         for (uint32_t c = 0; c < in->nchunks; c++) css_stream_proceed(s, inst_stream(in, m, c));
     inst_release(in);
@@ -816,6 +934,8 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
         in->nsim = 0;
         for (uint32_t m = 0; m < nm; m++) in->nsim += (uint32_t)css_sym_is_rep(s, css_inst_rank(in, m));
     }
+    in->par = (uint8_t)s->par;
+    if (s->par) in->live = in->nsim; /* the members still to finish (inst_release) */
     in->members = cs_calloc(nm, sizeof *in->members);
     if (in->nchunks) in->streams = cs_calloc((size_t)nm * in->nchunks, sizeof *in->streams);
     for (uint32_t m = 0; m < nm; m++)
@@ -830,6 +950,38 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
     s->inst[b] = in;
     s->live_instances++;
     return in;
+}
+
+/* A parallel run (docs/parallel.md): what one partition cannot do without
+ * touching another's state at the same instant, or in an order the
+ * partitions would decide.  Nonzero: the run stops (css_par_unsafe) and
+ * runs again on one thread. */
+static int par_check_req(cs_system *s, const cs_coll_req *req) {
+    const char *why = NULL;
+    if (req->comm_type == CS_COLL_BARRIER)
+        why = "BARRIER: the last member to arrive completes every member at that instant";
+    else if (s->per_comm)
+        why = "communicator-queues per-communicator: the queues are made on first use, in the order of the whole run";
+    else if (s->cfg.inter_dim_scheduling != CS_INTER_ASCENDING && s->cfg.inter_dim_scheduling != CS_INTER_ONLINE_GREEDY)
+        why = "inter-dimension-scheduling roundRobin/offlineGreedy: the plan depends on state of the first issuer or "
+              "of the whole run";
+    if (!why) return 0;
+    css_par_unsafe(s, why);
+    return 1;
+}
+
+static int par_check_inst(cs_system *s, const cs_inst *in) {
+    for (uint32_t p = 0; in->nchunks && p < in->phase_begin[in->nchunks]; p++) {
+        const cs_coll_algo *a = css_phase_algo(&in->phases[p]);
+        if (a == &css_algo_inswitch || a->arrived) {
+            char why[160];
+            snprintf(why, sizeof why, "collective implementation %s: its members share state at the switch or "
+                     "learn of each other's arrivals", a->name);
+            css_par_unsafe(s, why);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn done, void *ctx,
@@ -876,13 +1028,20 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                       "arrives, in events of that member", src, req->node_id);
         return CS_EUNSUPPORTED;
     }
+    if (s->par && par_check_req(s, req)) return CS_EUNSUPPORTED;
     uint64_t seq = g->next_seq[m]++;
+    if (s->par) pthread_mutex_lock(&s->inst_mu);
     cs_inst *in = find_inst(s, g, seq);
     if (!in) {
         in = create_inst(s, g, seq, req, ct, err);
+        if (s->par) {
+            pthread_mutex_unlock(&s->inst_mu);
+            if (in && par_check_inst(s, in)) return CS_EUNSUPPORTED;
+        }
         if (!in) return err ? err->code : CS_EINVAL;
         if (s->rep && css_sym_check_inst(s, in, req->rank)) return CS_EUNSUPPORTED;
     } else if (in->comm_type != req->comm_type || in->bytes != req->bytes) {
+        if (s->par) pthread_mutex_unlock(&s->inst_mu);
         return CS_ERR(err, CS_EINVAL,
                       "%s: rank %u node %" PRIu64 ": collective #%" PRIu64
                       " of communicator %s is %s of %" PRIu64
@@ -891,6 +1050,8 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                       "a communicator; expected every member to issue the same sequence)",
                       src, req->rank, req->node_id, seq, g->name, cs_coll_type_label(req->comm_type),
                       req->bytes, cs_coll_type_label(in->comm_type), in->bytes);
+    } else if (s->par) {
+        pthread_mutex_unlock(&s->inst_mu);
     }
     cs_member *mb = &in->members[m];
     mb->done = done;
@@ -900,7 +1061,10 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     mb->source = req->source;
     mb->start = cs_eventq_now(s->q);
     mb->issued = 1;
-    in->arrived++;
+    if (s->par)
+        __atomic_add_fetch(&in->arrived, 1, __ATOMIC_RELAXED);
+    else
+        in->arrived++;
     cs_time now = cs_eventq_now(s->q);
     if (req->comm_type == CS_COLL_BROADCAST) {
         /* ASTRA-sim replays broadcasts from their recorded duration. */
@@ -926,7 +1090,7 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
     cs_rank_sys *rs = &s->ranks[req->rank];
     rs->round_robin += in->nchunks;
     if (in->nccl && in->nccl_launch_ns > 0) { /* the streams start after the launch cost */
-        cs_bundle *b = cs_pool_get(s->bundle_pool);
+        cs_bundle *b = cs_pool_get(CSS_BUNDLE_POOL(s));
         memset(b, 0, sizeof *b);
         b->inst = in;
         b->member = m;

@@ -178,6 +178,12 @@ int cs_system_collective(cs_system *s, const cs_coll_req *req, cs_sys_done_fn do
                          uint64_t cookie, cs_error *err);
 
 const cs_system_stats *cs_system_get_stats(const cs_system *s);
+/* With a parallel queue: add the partitions' counts into the statistics
+ * (after the run). */
+void cs_system_collect_stats(cs_system *s);
+/* With a parallel queue (core/eventq.h): why the run stopped to run again
+ * on one thread (a feature it cannot do exactly), or NULL. */
+const char *cs_system_parallel_why(const cs_system *s);
 
 /* A collective the workload runs itself (a custom graph, workload/custom_coll.h)
  * keeps the communicator's one numbering: cs_system_take_seq resolves

@@ -86,11 +86,22 @@ enum { NS_WAIT = 0, NS_READY = 1, NS_ISSUED = 2, NS_DONE = 3 };
 
 typedef struct op op;
 typedef struct chan chan;
+
+/* What one partition of a parallel run keeps for itself (docs/parallel.md;
+ * one, the executor's, without a parallel queue): ops, the instant
+ * completions being settled, counters summed at the end. */
+typedef struct xpart {
+    cs_pool *op_pool;
+    uint32_t *instant;
+    size_t ninstant, capinstant;
+    uint64_t nodes_done, roofline_fallbacks;
+} xpart;
 typedef struct cinst cinst;
 
 struct cs_exec {
     const cs_workload *w;
     cs_eventq *q;
+    int par;              /* a parallel queue (xp below; here, beside q: the hot paths test it) */
     cs_compute_model compute;
     uint32_t comm_streams;
     const cs_exec_observer *observer;
@@ -100,11 +111,11 @@ struct cs_exec {
     rank_state *rs;
     cs_rank_result *ranks; /* w->nranks rows (borrowed) */
     const cs_time *rank_start; /* per rank: when its roots become ready (NULL = 0; borrowed) */
-    uint64_t roofline_fallbacks;
-    cs_pool *op_pool;
-    /* instant completions waiting to be processed (node indices of one rank) */
-    uint32_t *instant;
-    size_t ninstant, capinstant;
+    /* per partition (one without a parallel queue): the op pool, instant
+     * completions waiting to be processed (node indices of one rank), counters */
+    xpart *xp;
+    uint32_t nxp;
+    char par_why[256];    /* a parallel run met what it cannot do exactly ("" = it did not) */
     uint32_t *pending;    /* every rank's pending-parent counters, one allocation */
 #ifdef CS_INVARIANTS
     uint8_t *nstates;     /* every rank's node states (NS_*), one allocation */
@@ -120,7 +131,7 @@ struct cs_exec {
     int cls;              /* class mode: one representative per class */
     uint32_t nactive;     /* ranks with executor state: 1 or nranks */
     uint32_t *reps;       /* the simulated ranks, ascending */
-    uint64_t nodes_total, nodes_done; /* over the simulated ranks (progress) */
+    uint64_t nodes_total; /* over the simulated ranks (progress; done: xpart) */
     uint32_t nreps;
     char rep_why[256];    /* why the representative run stopped ("" = it did not) */
     /* custom collectives: the graphs (NULL = none configured), the groups,
@@ -135,6 +146,16 @@ struct cs_exec {
 };
 
 typedef struct cs_exec sim;
+
+static inline xpart *XP(const sim *s) { return &s->xp[s->par ? cs_eventq_part(s->q) : 0]; }
+
+/* A parallel run meets what one partition cannot do alone: the run stops
+ * (the engine runs it again on one thread, saying why). */
+static int par_unsafe(sim *s, const char *why) {
+    if (!s->par_why[0]) snprintf(s->par_why, sizeof s->par_why, "%s", why);
+    s->failed = CS_EUNSUPPORTED;
+    return CS_EUNSUPPORTED;
+}
 
 struct op {
     sim *s;
@@ -239,6 +260,7 @@ static void make_ready(sim *s, uint32_t rank, uint32_t idx);
 
 /* Record completion of node idx of rank and release its children. */
 static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_t lane, int32_t peer) {
+    CS_ALWAYS(cs_eventq_owns(s->q, rank), "parallel run: rank %u's node completes in another partition", rank);
     rank_state *r = &s->rs[rank];
     const cs_graph *g = r->g;
     cs_rank_result *rr = &s->ranks[rank];
@@ -248,7 +270,7 @@ static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_
               start);
     node_moves(s, rank, idx, NS_READY, NS_ISSUED, NS_DONE, "completes");
     rr->nodes++;
-    s->nodes_done++;
+    XP(s)->nodes_done++;
     rr->finish = now;
     if (s->observer && s->observer->node_done) {
         cs_node_span sp = {rank, g, &g->nodes[idx], start, now, lane, peer};
@@ -264,16 +286,18 @@ static void complete(sim *s, uint32_t rank, uint32_t idx, cs_time start, uint32_
 
 /* Complete all queued instant nodes of rank, then issue what became ready. */
 static void settle(sim *s, uint32_t rank) {
-    while (s->ninstant) {
-        uint32_t idx = s->instant[--s->ninstant];
+    xpart *xp = XP(s);
+    while (xp->ninstant) {
+        uint32_t idx = xp->instant[--xp->ninstant];
         complete(s, rank, idx, cs_eventq_now(s->q), 0, -1);
     }
     try_issue(s, rank);
 }
 
 static void push_instant(sim *s, uint32_t idx) {
-    CS_GROW(s->instant, s->capinstant, s->ninstant + 1);
-    s->instant[s->ninstant++] = idx;
+    xpart *xp = XP(s);
+    CS_GROW(xp->instant, xp->capinstant, xp->ninstant + 1);
+    xp->instant[xp->ninstant++] = idx;
 }
 
 /* ---- p2p ---------------------------------------------------------------- */
@@ -335,7 +359,7 @@ static void chan_release(sim *s, chan *c) {
 }
 
 static op *new_op(sim *s, uint32_t rank, uint32_t idx, uint32_t lane, int32_t peer) {
-    op *o = cs_pool_get(s->op_pool);
+    op *o = cs_pool_get(XP(s)->op_pool);
     memset(o, 0, sizeof *o);
     o->s = s;
     o->rank = rank;
@@ -355,7 +379,7 @@ static void finish_comm_op(sim *s, op *o, int engine) {
         uint32_t idx = o->node;
         if (ci->g->nodes[idx].type == CS_NODE_COMM_SEND) ci->bytes_sent += o->bytes;
         else ci->bytes_recv += o->bytes;
-        cs_pool_put(s->op_pool, o);
+        cs_pool_put(XP(s)->op_pool, o);
         cinst_node_done(s, ci, idx);
         return;
     }
@@ -368,7 +392,7 @@ static void finish_comm_op(sim *s, op *o, int engine) {
     if (o->lane >= CS_LANE_RECV0 && o->lane < CS_LANE_RECV0 + 64)
         s->rs[rank].recv_lanes &= ~(1ULL << (o->lane - CS_LANE_RECV0));
     complete(s, rank, o->node, o->start, o->lane, o->peer);
-    cs_pool_put(s->op_pool, o);
+    cs_pool_put(XP(s)->op_pool, o);
     settle(s, rank);
 }
 
@@ -403,7 +427,7 @@ static void send_arrived(void *ctx, uint64_t cookie) {
     } else {
         /* Completed at the sender; the message waits in its channel for a
          * receive. Keep a record so the receive can complete at once. */
-        op *ghost = cs_pool_get(s->op_pool);
+        op *ghost = cs_pool_get(XP(s)->op_pool);
         *ghost = *snd;
         ghost->ci = NULL; /* the instance may finish before a receive takes the message */
         /* replace snd in the channel queue by ghost */
@@ -444,6 +468,8 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
     if (s->rep && !s->cls) return rep_break(s, g, n, "point-to-point messages go to particular ranks");
+    if (s->par) return par_unsafe(s, "COMM_SEND/COMM_RECV: a message's arrival completes the send and the receive, "
+                                     "acting on both ranks at that instant");
     if (!(n->flags & CS_NF_HAS_DST))
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_SEND): no comm_dst attribute; expected the "
@@ -478,7 +504,7 @@ static int post_send(sim *s, op *o, uint32_t dst) {
         if (!c->recvs) c->recvs_tail = NULL;
         int rc = check_sizes(s, o, r);
         if (rc) {
-            cs_pool_put(s->op_pool, o);
+            cs_pool_put(XP(s)->op_pool, o);
             return rc;
         }
         o->matched = r;
@@ -513,6 +539,8 @@ static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
     const cs_graph *g = s->rs[rank].g;
     const cs_node *n = &g->nodes[idx];
     if (s->rep && !s->cls) return rep_break(s, g, n, "point-to-point messages come from particular ranks");
+    if (s->par) return par_unsafe(s, "COMM_SEND/COMM_RECV: a message's arrival completes the send and the receive, "
+                                     "acting on both ranks at that instant");
     if (!(n->flags & CS_NF_HAS_SRC))
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_RECV): no comm_src attribute; expected the "
@@ -558,7 +586,7 @@ static int post_recv(sim *s, op *o, uint32_t src) {
         if (rc) return rc;
         chan_release(s, c);
         if (snd->arrived) { /* a ghost: the bytes are already here */
-            cs_pool_put(s->op_pool, snd);
+            cs_pool_put(XP(s)->op_pool, snd);
             uint64_t key = next_key(s, rank);
             if (s->cls) cs_system_sym_event(s->sys, rank, cs_eventq_now(s->q), key, rank);
             cs_eventq_push(s->q, cs_eventq_now(s->q), key, recv_done_ev, o, 0);
@@ -692,6 +720,7 @@ static int issue_custom(sim *s, uint32_t rank, uint32_t idx, const char *prefix,
         cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_COLL): ", g->source, n->id);
         return rc;
     }
+    if (s->par) return par_unsafe(s, "custom collective graphs: one instance's members act on each other at one instant");
     const cs_graph *cg = NULL;
     rc = cs_custom_coll_graph(s->custom, prefix, key, nmembers, pos, &cg, s->err);
     if (rc) {
@@ -852,8 +881,13 @@ static void start_comp(sim *s, uint32_t rank, uint32_t idx, int cpu) {
         return;
     }
     if (!cpu) t = cs_compute_straggle(&s->compute, rank, n->id, t); /* slow ranks, jitter (GPU compute) */
+    if (outcome == CS_COMP_REPLAYED && s->par) {
+        par_unsafe(s, "a COMP node without num_ops under the roofline model: its warning is printed from inside "
+                      "the run, in the order of the whole run");
+        return;
+    }
     if (outcome == CS_COMP_REPLAYED) {
-        s->roofline_fallbacks++;
+        XP(s)->roofline_fallbacks++;
         cs_warn("%s: node %" PRIu64 " (COMP): roofline is enabled but the node has no num_ops; "
                 "replayed its duration_micros (%" PRIu64 " us) instead",
                 r->g->source, n->id, n->duration_us);
@@ -892,6 +926,7 @@ static int cpu_comm_error(sim *s, const rank_state *r, const cs_node *n) {
 }
 
 static void try_issue(sim *s, uint32_t rank) {
+    CS_ALWAYS(cs_eventq_owns(s->q, rank), "parallel run: rank %u issues in another partition", rank);
     rank_state *r = &s->rs[rank];
     for (;;) {
         if (s->failed) return;
@@ -938,9 +973,10 @@ static void try_issue(sim *s, uint32_t rank) {
             }
             progressed = 1;
         }
-        if (s->ninstant) {
-            while (s->ninstant) {
-                uint32_t idx = s->instant[--s->ninstant];
+        xpart *xp = XP(s);
+        if (xp->ninstant) {
+            while (xp->ninstant) {
+                uint32_t idx = xp->instant[--xp->ninstant];
                 complete(s, rank, idx, cs_eventq_now(s->q), 0, -1);
             }
             progressed = 1;
@@ -1438,7 +1474,10 @@ cs_exec *cs_exec_new(const cs_exec_params *p) {
     s->rep = p->mode != CS_EXEC_FULL;
     s->cls = p->mode == CS_EXEC_CLASS;
     s->nactive = p->mode == CS_EXEC_REP ? 1 : p->w->nranks;
-    s->op_pool = cs_pool_new(sizeof(op));
+    s->par = cs_eventq_parallel(p->q) != NULL;
+    s->nxp = cs_eventq_nparts(p->q);
+    s->xp = cs_calloc(s->nxp, sizeof *s->xp);
+    for (uint32_t i = 0; i < s->nxp; i++) s->xp[i].op_pool = cs_pool_new(sizeof(op));
     s->custom = cs_custom_colls_new(p->system, p->custom_nodes);
     s->custom_nodes = p->custom_nodes;
     s->cdim = (cs_cdim_loader){.load = cdim_load, .ud = s};
@@ -1474,7 +1513,11 @@ void cs_exec_free(cs_exec *s) {
     cs_free(s->nstates);
 #endif
     cs_free(s->reps);
-    cs_free(s->instant);
+    for (uint32_t i = 0; i < s->nxp; i++) {
+        cs_free(s->xp[i].instant);
+        cs_pool_free(s->xp[i].op_pool);
+    }
+    cs_free(s->xp);
     while (s->cinsts) { /* instances of a run that stopped */
         cinst *ci = s->cinsts;
         s->cinsts = ci->next;
@@ -1482,7 +1525,6 @@ void cs_exec_free(cs_exec *s) {
         cs_free(ci);
     }
     cs_custom_colls_free(s->custom);
-    cs_pool_free(s->op_pool);
     cs_free(s);
 }
 
@@ -1490,9 +1532,15 @@ uint64_t cs_exec_next_key(void *x, uint32_t rank) { return next_key(x, rank); }
 void cs_exec_fail(void *x, int rc) { fail(x, rc); }
 int cs_exec_failed(const cs_exec *s) { return s->failed; }
 uint32_t cs_exec_simulated(const cs_exec *s) { return s->nreps; }
-uint64_t cs_exec_roofline_fallbacks(const cs_exec *s) { return s->roofline_fallbacks; }
+uint64_t cs_exec_roofline_fallbacks(const cs_exec *s) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < s->nxp; i++) n += s->xp[i].roofline_fallbacks;
+    return n;
+}
+const char *cs_exec_parallel_why(const cs_exec *s) { return s->par_why[0] ? s->par_why : NULL; }
 void cs_exec_progress(const cs_exec *s, uint64_t *done, uint64_t *total) {
-    *done = s->nodes_done;
+    *done = 0;
+    for (uint32_t i = 0; i < s->nxp; i++) *done += __atomic_load_n(&s->xp[i].nodes_done, __ATOMIC_RELAXED);
     *total = s->nodes_total;
 }
 
@@ -1539,6 +1587,7 @@ void cs_exec_start(cs_exec *s, cs_net *net, cs_system *sys, cs_memory *mem) {
         uint32_t rk = s->reps[j];
         rank_state *r = &s->rs[rk];
         for (uint32_t i = 0; i < r->g->nnodes; i++) r->pending[i] = r->g->nodes[i].nparents;
+        cs_eventq_set_origin(s->q, rk);
         if (s->rank_start && s->rank_start[rk]) /* a job that starts later: its roots then */
             cs_eventq_push(s->q, s->rank_start[rk], next_key(s, rk), start_rank_ev, s, rk);
         else start_rank(s, rk);

@@ -157,6 +157,9 @@ int cs_exec_finish(cs_exec *x, char *why, size_t whylen);
 /* The simulated ranks, and COMP nodes replayed because num_ops was absent. */
 uint32_t cs_exec_simulated(const cs_exec *x);
 uint64_t cs_exec_roofline_fallbacks(const cs_exec *x);
+/* With a parallel queue (core/eventq.h): why the run stopped to run again
+ * on one thread (a feature it cannot do exactly), or NULL. */
+const char *cs_exec_parallel_why(const cs_exec *x);
 /* Nodes completed and nodes in all, over the simulated ranks (progress). */
 void cs_exec_progress(const cs_exec *x, uint64_t *done, uint64_t *total);
 
