@@ -18,7 +18,8 @@ int cs_sc_network(const cs_scenario *sc, cs_network_config *out, cs_error *err);
 /* *given = 1 when system.* keys were set or loaded. */
 int cs_sc_system(const cs_scenario *sc, cs_system_config *out, int *given, cs_error *err);
 /* The system configuration a run uses: the system.* keys, or the defaults
- * of the workload (generated plans: cs_gen_system_defaults). */
+ * of the workload (generated plans: cs_sc_plan_system with the plan, its
+ * device and the network, cs_gen_system_for). */
 int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_error *err);
 /* A generated plan's system: the generator's defaults for plan p of device
  * dev on network net (cs_gen_system_for: the nccl model where it can express

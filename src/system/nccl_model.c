@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
+
 /* tuning.cc:150-155 baseLatencies (us), Tree and Ring x (LL, LL128, Simple);
  * NVLS's is 0 and NCCL overwrites it (tuning.cc:425). */
 static const uint64_t BASE_NS[2][3] = {{6800, 14000, 8400}, {6600, 14000, 8400}};
@@ -334,8 +336,7 @@ int cs_nccl_group_fits(const uint32_t *ranks, uint32_t n, uint32_t np0) {
     if (k == n) return 1; /* one node */
     if (n % k) return 0;
     uint32_t nb = n / k;
-    uint32_t *node = malloc((size_t)nb * sizeof *node);
-    if (!node) return 0;
+    uint32_t *node = cs_malloc((size_t)nb * sizeof *node);
     int ok = 1;
     for (uint32_t b = 0; ok && b < nb; b++) {
         node[b] = ranks[(size_t)b * k] / np0;
@@ -343,6 +344,6 @@ int cs_nccl_group_fits(const uint32_t *ranks, uint32_t n, uint32_t np0) {
     }
     if (ok) qsort(node, nb, sizeof *node, cmp_u32);
     for (uint32_t b = 1; ok && b < nb; b++) ok = node[b] != node[b - 1]; /* no node twice */
-    free(node);
+    cs_free(node);
     return ok;
 }
