@@ -12,9 +12,14 @@
 # 300 GB/s per GPU inside, 8 x 200 Gb/s HDR InfiniBand per node).
 # Prints the simulated iteration time next to the published one, and the
 # mean absolute error when every row ran (docs/validation.md).
+# The collective model is the generator's default (nccl, docs/generator.md);
+# CS_COLLECTIVE_MODEL=astra runs the ASTRA-sim model instead (the table
+# before nccl became the default; docs/validation.md has both).
 #   usage: scripts/validate_korthikanti.sh [model ...]   (models: 22b 175b 530b 1t)
 set -eu
 BIN=${CS_BIN:-build/clustersim}
+MODEL_SET=""
+[ -n "${CS_COLLECTIVE_MODEL:-}" ] && MODEL_SET="--set system.collective-model=$CS_COLLECTIVE_MODEL"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 WANT=${*:-}
@@ -37,7 +42,7 @@ echo "$ROWS" | while read -r name preset pp v mb batch full sel; do
         else want=$sel; flags="--sp --recompute selective"; label="SP + selective"; fi
         # shellcheck disable=SC2086
         "$BIN" train --model "$preset" --device A100-80GB --tp 8 $extra --micro-batch "$mb" --global-batch "$batch" \
-            $flags --network-configuration="$TMP/net.yml" --json "$TMP/r.json" --quiet
+            $flags $MODEL_SET --network-configuration="$TMP/net.yml" --json "$TMP/r.json" --quiet
         python3 - "$TMP/r.json" "$name" "$label" "$want" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

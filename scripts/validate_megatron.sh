@@ -17,9 +17,14 @@
 #     F = 96 B s l h^2 (1 + s / (6 h) + V / (16 l h))  per step, / (time x GPUs);
 # clustersim's HFU count (every generated matmul, recomputation included)
 # is printed beside it.
+# The collective model is the generator's default (nccl, docs/generator.md);
+# CS_COLLECTIVE_MODEL=astra runs the ASTRA-sim model instead (the table
+# before nccl became the default; docs/validation.md has both).
 #   usage: scripts/validate_megatron.sh [row ...]      (rows: 1.7b ... 1008b)
 set -eu
 BIN=${CS_BIN:-build/clustersim}
+MODEL_SET=""
+[ -n "${CS_COLLECTIVE_MODEL:-}" ] && MODEL_SET="--set system.collective-model=$CS_COLLECTIVE_MODEL"
 EX=$(cd "$(dirname "$0")/../examples/megatron" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -49,7 +54,7 @@ echo "$ROWS" | while read -r name l h tp pp gpus batch mbs lpv ddp pub; do
         $((gpus / 8)) > "$TMP/net.yml"
     # shellcheck disable=SC2086
     "$BIN" train --model "$EX/gpt-$name.json" --device A100-80GB --tp "$tp" --pp "$pp" --dp "$dp" --recompute full \
-        --micro-batch "$mbs" --global-batch "$batch" $extra --network-configuration="$TMP/net.yml" \
+        --micro-batch "$mbs" --global-batch "$batch" $extra $MODEL_SET --network-configuration="$TMP/net.yml" \
         --json "$TMP/r.json" --quiet
     python3 - "$TMP/r.json" "$name" "$l" "$h" "$tp" "$pp" "$dp" "$gpus" "$batch" "$mbs" "$v" "$ddp" "$pub" <<'PY'
 import json, sys

@@ -24,19 +24,26 @@
 #   LL -> LL128:    25.6 us = S (14/1128 - 14/2944) / 1000   -> S = 3,343,820 B
 #   LL128 -> Simple: 15.4 us = S (14/2944 - 14/3200) / 1000  -> S = 40,480,000 B
 #   LL -> NVLS (nccl-nvls 1): 10 us = S (14/1128 - 1/340) / 1000 -> S = 1,055,947 B
-# Simulated (ring, one chunk): launch + d + 14 (net(m) + d), d = the protocol's
-# hwLat, launch = its baseLat, m = ceil(S / efficiency) / 8 bytes, no local reduction:
-#   S = 1024, LL:     wire ceil(1024 / 0.3525) = 2905, m = 363, net = 1000:
-#                     6600 + 600 + 14 x 1600 = 29600 ns
+# Simulated (ring, one chunk), each latency counted once: NCCL's hwLat d is a measured step
+# latency, link included, so every send pays the link's p = 1000 ns (2 hops x 500) and its
+# bundle max(0, d - p); the ring's first bundle (it has one more than its 14 sends) saves
+# min(p, d), which the launch (baseLat) pays instead.  So T = baseLat + d + 14 (max(d, p) +
+# floor(m / 400)), m = ceil(S / efficiency) / 8 bytes, no local reduction:
+#   S = 1024, LL (d = 600 < p: the link's latency binds):  wire ceil(1024 / 0.3525) = 2905,
+#                     m = 363: 6600 + 600 + 14 x (1000 + 0) = 21200 ns
 #   S = 16 MiB, LL128: wire ceil(16777216 / 0.92) = 18236105, m = 2279513,
-#                     net = floor(1000 + 5698.78) = 6698: 14000 + 1900 + 14 x 8598 = 136272 ns
-#   S = 64 MiB, Simple: m = 8388608, net = floor(1000 + 20971.52) = 21971:
-#                     8400 + 3400 + 14 x 25371 = 366994 ns
-# NVLS (inSwitch: 2 bundles of hwLat / 2 = 12500 ns, no launch), S = 256 MiB:
-#   wire ceil(268435456 / 0.85) = 315806419; 25000 + floor(1000 + 789516.0475) = 815516 ns
+#                     floor(5698.78) = 5698: 14000 + 1900 + 14 x 7598 = 122272 ns
+#   S = 64 MiB, Simple: m = 8388608, floor(20971.52) = 20971:
+#                     8400 + 3400 + 14 x 24371 = 352994 ns
+#   (before each latency was counted once -- d and p both per step -- these were 29600, 136272
+#   and 366994 ns: 14 x 1000 ns more, and LL's steps 1600 ns instead of the link's 1000)
+# NVLS (inSwitch: 2 bundles of hwLat / 2 = 12500 ns, no launch; its two sends up to the switch and
+# down pay the path's 1000 ns, 500 each, so each bundle pays 12000), S = 256 MiB:
+#   wire ceil(268435456 / 0.85) = 315806419; 24000 + floor(1000 + 789516.0475) = 814516 ns (the
+#   latency-0 time below; 815516 before)
 # All-gather 64 MiB gathered (8 MiB per rank), nsteps 7: LL128 -> Simple at
 #   4.9 us = S (7/2944 - 7/3200) / 1000 -> S = 25,760,000, so Simple:
-#   8400 + 3400 + 7 x (floor(1000 + 8388608 / 400) + 3400) = 11800 + 7 x 25371 = 189397 ns
+#   8400 + 3400 + 7 x (3400 + floor(8388608 / 400)) = 11800 + 7 x 24371 = 182397 ns (189397 before)
 . "$(dirname "$0")/lib_cli.sh"
 : "${CS_MKTRACE:?}"
 cd "$CS_TMP" || exit 1
@@ -55,24 +62,24 @@ one() {
     sed -n 2p o/collectives.csv | cut -d, -f11,16
 }
 
-expect_eq "1 KiB all-reduce: Ring/LL, 29600 ns" "$(one 0 1024)" "29600,nccl:Ring/LL"
-expect_eq "16 MiB all-reduce: Ring/LL128, 136272 ns" "$(one 0 16777216)" "136272,nccl:Ring/LL128"
-expect_eq "64 MiB all-reduce: Ring/Simple, 366994 ns" "$(one 0 67108864)" "366994,nccl:Ring/Simple"
+expect_eq "1 KiB all-reduce: Ring/LL, 21200 ns" "$(one 0 1024)" "21200,nccl:Ring/LL"
+expect_eq "16 MiB all-reduce: Ring/LL128, 122272 ns" "$(one 0 16777216)" "122272,nccl:Ring/LL128"
+expect_eq "64 MiB all-reduce: Ring/Simple, 352994 ns" "$(one 0 67108864)" "352994,nccl:Ring/Simple"
 expect_eq "LL below 3,343,820 B" "$(one 0 3300000 | cut -d, -f2)" "nccl:Ring/LL"
 expect_eq "LL128 above 3,343,820 B" "$(one 0 3400000 | cut -d, -f2)" "nccl:Ring/LL128"
 expect_eq "LL128 below 40,480,000 B" "$(one 0 40000000 | cut -d, -f2)" "nccl:Ring/LL128"
 expect_eq "Simple above 40,480,000 B" "$(one 0 41000000 | cut -d, -f2)" "nccl:Ring/Simple"
 expect_eq "nvls: Ring/LL below 1,055,947 B" "$(one 0 1055500 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:Ring/LL"
 expect_eq "nvls: NVLS above 1,055,947 B" "$(one 0 1056500 --set system.nccl-nvls=1 | cut -d, -f2)" "nccl:NVLS/Simple"
-expect_eq "256 MiB all-reduce: NVLS, 815516 ns" "$(one 0 268435456 --set system.nccl-nvls=1)" "815516,nccl:NVLS/Simple"
-expect_eq "64 MiB all-gather: Ring/Simple, 189397 ns" "$(one 2 8388608)" "189397,nccl:Ring/Simple"
+expect_eq "256 MiB all-reduce: NVLS, 814516 ns" "$(one 0 268435456 --set system.nccl-nvls=1)" "814516,nccl:NVLS/Simple"
+expect_eq "64 MiB all-gather: Ring/Simple, 182397 ns" "$(one 2 8388608)" "182397,nccl:Ring/Simple"
 # NVLS needs Hopper or later (nvlsEfficiency 0 before): Ampere falls back to the ring
 expect_eq "ampere: no NVLS" "$(one 0 268435456 --set system.nccl-nvls=1 --set system.nccl-arch=ampere | cut -d, -f2)" \
     "nccl:Ring/Simple"
-# the same collective through `clustersim collective`: 64 MiB at 366.994 us
+# the same collective through `clustersim collective`: 64 MiB at 352.994 us
 "$CS_BIN" collective --network-configuration=n8.yml --system-configuration=nccl.json -b 64M -e 64M --out c.csv \
     >/dev/null 2>err.txt || fail "collective: $(cat err.txt)"
-expect_eq "collective table" "$(sed -n 2p c.csv | cut -d, -f3,6)" "67108864,366.994000"
+expect_eq "collective table" "$(sed -n 2p c.csv | cut -d, -f3,6)" "67108864,352.994000"
 
 # Tree on 64 GPUs of one Switch (same B, L; no NVLS), 16 MiB all-reduce, nsteps 126.  NCCL predicts (us):
 #   Ring LL     82.2 + S / (1000 x 141 x 64/126 = 71.62)   = 316.5
@@ -82,19 +89,20 @@ expect_eq "collective table" "$(sed -n 2p c.csv | cut -d, -f3,6)" "67108864,366.
 #   Tree LL128  14 + 126 x 1.25 = 171.5 + S / (1000 x 368 x 7/9 / 2 x 0.9 = 128.8) = 301.76   <- least
 #   Tree Simple 8.4 + 126 x 4 = 512.4 + ...                 > 512.4
 # Simulated on the ring engine (NCCL's one-node tree is a chain: 2(n-1) steps): efficiency 128.8 x 126 /
-# (64 x 400) = 0.6339375, wire ceil(16777216 / 0.6339375) = 26465095, m = 413517, net = floor(1000 +
-# 1033.79) = 2033; T = 14000 + 1250 + 126 x (2033 + 1250) = 428908 ns
+# (64 x 400) = 0.6339375, wire ceil(16777216 / 0.6339375) = 26465095, m = 413517, floor(1033.79) = 1033;
+# each latency once (above): T = 14000 + 1250 + 126 x (max(1250, 1000) + 1033) = 302908 ns (428908 when
+# the link's 1000 ns was paid beside hwLat)
 printf 'topology: [ Switch ]\nnpus_count: [ 64 ]\nbandwidth: [ 372.52902984619140625 ]\nlatency: [ 500 ]\n' > n64.yml
 "$CS_MKTRACE" t.et "1 COLL ctype=0 size=16777216" || fail "mktrace"
 rm -rf o
 "$CS_BIN" run --workload-configuration=t.et --network-configuration=n64.yml --system-configuration=nccl.json \
     --quiet --out o 2>err.txt || fail "tree: $(cat err.txt)"
-expect_eq "64 GPUs, 16 MiB: Tree/LL128, 428908 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f11,16)" "428908,nccl:Tree/LL128"
+expect_eq "64 GPUs, 16 MiB: Tree/LL128, 302908 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f11,16)" "302908,nccl:Tree/LL128"
 
 # a communicator group of 4 (ranks 0 2 4 6) on the same Switch(8), 64 MiB, no NVLS: n = 4, nsteps 6;
 # Ring LL128 25.4 us at 368 x 4/6, Ring Simple 28.8 us at 400 x 4/6: Simple from 3.4 us = S (6/1472 - 6/1600)
-# / 1000, S = 10,426,667 B; T = 8400 + 3400 + 6 (floor(1000 + 16777216 / 400) + 3400) = 11800 + 6 x 46343
-# = 289858 ns
+# / 1000, S = 10,426,667 B; rank 0 -> 2 crosses the switch (p = 1000 < 3400): T = 8400 + 3400 + 6 (3400 +
+# floor(16777216 / 400)) = 11800 + 6 x 45343 = 283858 ns (289858 before: the 1000 ns counted twice)
 echo '{"1": [0, 2, 4, 6]}' > g.json
 "$CS_MKTRACE" gg.0.et "1 COLL ctype=0 size=67108864 pg=1" || fail "mktrace"
 for r in 1 2 3 4 5 6 7; do
@@ -103,7 +111,7 @@ done
 rm -rf o
 "$CS_BIN" run --workload-configuration=gg --network-configuration=n8.yml --system-configuration=nccl.json \
     --comm-group-configuration=g.json --quiet --out o 2>err.txt || fail "group: $(cat err.txt)"
-expect_eq "group of 4: Ring/Simple, 289858 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" "4,289858,nccl:Ring/Simple"
+expect_eq "group of 4: Ring/Simple, 283858 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" "4,283858,nccl:Ring/Simple"
 
 # examples/hgx_h100_nccl, worked in docs/examples.md: 8 B and 1 MiB Ring/LL 15600 and 28606 ns, 1 GiB NVLS
 # (B = 345.33441 x 2^30 / 1e9 = 370.79999928, e = 0.85): wire ceil(2^30 / 0.85) = 1263225676, 25000 +
@@ -199,6 +207,26 @@ expect_eq "4 nodes, 8 B: Tree/LL 35200 ns" "$(mn 4 0 8)" "35200,nccl:Tree/LL"
 expect_eq "4 nodes, 64 MiB: Ring/LL128 586054 ns" "$(mn 4 0 67108864)" "586054,nccl:Ring/LL128"
 expect_eq "4 nodes, 1 GiB: Ring/Simple 6897088 ns" "$(mn 4 0 1073741824)" "6897088,nccl:Ring/Simple"
 expect_eq "2 nodes, all-gather 128 MiB: Ring/Simple 463216 ns" "$(mn 2 2 8388608)" "463216,nccl:Ring/Simple"
+# Each latency once across nodes: NCCL's NET step latency (here the tree's 2 log2(2) x 8.5 us = 17 us over
+# k = 2 sends, 8500 ns a bundle) includes the NET link.  NET latency 1000 ns a hop (p = 2000 per send on
+# the Switch): a bundle pays 8500 - 2000, the launch 2000 more, T stays 156564 ns.  NET latency 5000 ns a
+# hop (p = 10000 > 8500: the link binds): bundles 0, launch 23000 + 8500, T = 31500 + 2 x (10000 + 54032)
+# = 159564 ns = 156564 + 2 x (10000 - 8500).  (Before: 156564 + 2 p = 160564 and 176564.)  NVLink latency
+# is not charged across nodes (the NVLink steps are in lat), so dimension 0's 500 changes nothing.
+for L in 1000 5000; do
+    printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ 372.52902984619140625, 37.252902984619140625 ]\nlatency: [ 500, %s ]\n' \
+        "$L" > mn2l$L.yml
+done
+"$CS_MKTRACE" t.et "1 COLL ctype=0 size=16777216" || fail "mktrace"
+for L in 1000 5000; do
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=t.et --network-configuration=mn2l$L.yml --system-configuration=nccl2.json \
+        --quiet --out o 2>err.txt || fail "NET latency $L: $(cat err.txt)"
+    want=156564
+    [ "$L" = 5000 ] && want=159564
+    expect_eq "2 nodes, 16 MiB, NET latency $L ns: $want ns" "$(sed -n 2p o/collectives.csv | cut -d, -f11,16)" \
+        "$want,nccl:Tree/LL128"
+done
 # the flow backend (every rail its own link, shared by nothing else here) gives the same 16 MiB time
 "$CS_MKTRACE" t.et "1 COLL ctype=0 size=16777216" || fail "mktrace"
 rm -rf o

@@ -5,7 +5,7 @@
  * `clustersim run --scenario` runs), and the plan description the training
  * report prints.  The plan comes from the same scenario keys as `train`
  * (src/scenario), and the suggested system file is the generator's one set
- * of defaults (cs_gen_system_defaults), so `train`, `generate` + `run` and
+ * of defaults (cs_gen_system_for), so `train`, `generate` + `run` and
  * the C API give the same picoseconds.  docs/generator.md.
  */
 #include <errno.h>
@@ -16,6 +16,7 @@
 
 #include "cli/cli_int.h"
 #include "output/report.h"
+#include "config/network_config.h"
 #include "config/system_config.h"
 #include "core/afile.h"
 #include "core/alloc.h"
@@ -45,13 +46,25 @@ static int write_network(const char *path, uint32_t n, const cs_device *d, int *
     return CS_OK;
 }
 
-/* PREFIX.system.json: the generator's defaults, as train uses them. */
-static int write_system(const char *path, int ndims, cs_error *err) {
+/* PREFIX.system.json: the generator's defaults for the plan on the network
+ * written at netpath (the nccl model, or astra with a note saying why), as
+ * train uses them. */
+static int write_system(const char *path, const char *netpath, const cs_device *d, const cs_gen_plan *p,
+                        cs_error *err) {
+    cs_network_config nc;
+    int rc = cs_network_config_load(netpath, &nc, err);
+    if (rc) return rc;
     cs_system_config sc;
-    cs_gen_system_defaults(ndims, &sc);
+    char why[640];
+    rc = cs_gen_system_for(&nc, d, p, &sc, why, sizeof why);
+    cs_network_config_free(&nc);
+    if (rc) return CS_ERR(err, rc, "%s: cannot make the generator's system defaults", path);
+    if (why[0])
+        cs_warn("note: %s uses collective-model astra (ring on every dimension), not the default nccl: %s; "
+                "its \"collective-model\" key chooses (astra or nccl)", path, why);
     json_t *j = cs_system_config_to_json(&sc);
     cs_system_config_free(&sc);
-    int rc = cs_write_json_atomic(path, j, err);
+    rc = cs_write_json_atomic(path, j, err);
     json_decref(j);
     return rc;
 }
@@ -81,7 +94,7 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_err
     }
     int ndims = 1;
     if (rc == CS_OK) rc = write_network(net, n, &d, &ndims, err);
-    if (rc == CS_OK) rc = write_system(sys, ndims, err);
+    if (rc == CS_OK) rc = write_system(sys, net, &d, &p, err);
     if (rc == CS_OK) { /* the scenario that runs these files as train runs the plan */
         cs_scenario *s2 = cs_scenario_new();
         char sym[16];

@@ -368,12 +368,30 @@ int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_devi
 int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
                     const volatile sig_atomic_t *stop, cs_workload *w, cs_error *err);
 
-/* The system configuration of a generated plan when none is given (train,
- * and the PREFIX.system.json that generate writes): ring collectives on
- * every one of ndims network dimensions, endpoint-delay 10 ns, one active
- * chunk per dimension, roofline off; the rest cs_system_config_defaults.
- * One source for every command (src/scenario uses it). */
+/* The generator's astra-model system for ndims network dimensions: ring
+ * collectives on every dimension, endpoint-delay 10 ns, one active chunk
+ * per dimension, roofline off; the rest cs_system_config_defaults.  The
+ * base of cs_gen_system_for, and a cluster's generated jobs' system. */
 struct cs_system_config;
 int cs_gen_system_defaults(int ndims, struct cs_system_config *out);
+
+/* The system configuration of generated plan p of device d on network net
+ * when none is given (train, and the PREFIX.system.json that generate
+ * writes): cs_gen_system_defaults, with collective-model nccl and nccl-arch
+ * the device's GPU generation (A100: ampere, H100 and H200: hopper, B200:
+ * blackwell) when the nccl model can express the run; else the astra model,
+ * and why[0..n) says why in one sentence (why = "" with nccl): a device
+ * without NCCL constants, a network of more than two dimensions or whose
+ * first dimension has more than 72 GPUs (the model takes it for one NVLink
+ * domain), or a communicator group of the plan spread over the nodes
+ * unevenly or out of node order (cs_nccl_group_fits).  One source for every
+ * command (src/scenario uses it). */
+struct cs_network_config;
+int cs_gen_system_for(const struct cs_network_config *net, const cs_device *d, const cs_gen_plan *p,
+                      struct cs_system_config *out, char *why, size_t n);
+/* The same for communicator groups g (NULL: none) given as they are, e.g.
+ * a cluster's jobs together; d NULL: devices that differ (astra). */
+int cs_gen_system_groups(const struct cs_network_config *net, const cs_device *d, const cs_comm_groups *g,
+                         struct cs_system_config *out, char *why, size_t n);
 
 #endif

@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
 #include "gen/gen_int.h"
+#include "config/network_config.h"
 #include "config/system_config.h"
+#include "system/nccl_model.h"
 #include "workload/graph.h"
 
 static int write_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
@@ -96,5 +99,68 @@ int cs_gen_system_defaults(int ndims, cs_system_config *sc) {
         sc->impl[c].n = ndims;
         for (int k = 0; k < ndims; k++) cs_coll_impl_parse("ring", &sc->impl[c].algo[k]);
     }
+    return rc;
+}
+
+/* The nccl model's GPU generation of a built-in NVIDIA device (its
+ * nccl-arch), -1 for any other device (MI300X, a device file). */
+static int nccl_arch_of(const cs_device *d) {
+    static const struct { const char *name; int arch; } A[] = {
+        {"A100-40GB", CS_NCCL_AMPERE}, {"A100-80GB", CS_NCCL_AMPERE}, {"H100-SXM", CS_NCCL_HOPPER},
+        {"H200", CS_NCCL_HOPPER},      {"B200", CS_NCCL_BLACKWELL},
+    };
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++)
+        if (strcasecmp(d->name, A[i].name) == 0) return A[i].arch;
+    return -1;
+}
+
+/* The largest first dimension the nccl model is given by default: one
+ * NVLink domain, up to GB200 NVL72's 72 GPUs. */
+#define NCCL_MAX_DOMAIN 72
+
+int cs_gen_system_groups(const cs_network_config *net, const cs_device *d, const cs_comm_groups *g,
+                         cs_system_config *sc, char *why, size_t n) {
+    why[0] = '\0';
+    int rc = cs_gen_system_defaults(net->ndims, sc);
+    if (rc) return rc;
+    const char *path = net->path ? net->path : "the network";
+    int arch = d ? nccl_arch_of(d) : -1;
+    if (!d) {
+        snprintf(why, n, "the generated jobs' devices differ, and the nccl model takes one GPU generation");
+        return CS_OK;
+    }
+    if (arch < 0) {
+        snprintf(why, n, "device %s: the nccl model has NCCL's constants for the built-in NVIDIA GPUs (A100, "
+                         "H100, H200, B200) only", d->name);
+        return CS_OK;
+    }
+    if (net->ndims > 2) {
+        snprintf(why, n, "%s has %d dimensions; the nccl model expresses one (an NVLink node) or two (NVLink "
+                         "nodes, then a NIC per GPU)", path, net->ndims);
+        return CS_OK;
+    }
+    if (net->npus[0] > NCCL_MAX_DOMAIN) {
+        snprintf(why, n, "dimension 0 of %s has %u NPUs; the nccl model takes it for one NVLink domain, at most "
+                         "%d GPUs (GB200 NVL72)", path, net->npus[0], NCCL_MAX_DOMAIN);
+        return CS_OK;
+    }
+    for (size_t i = 0; g && i < g->ngroups && !why[0]; i++)
+        if (!cs_nccl_group_fits(g->groups[i].ranks, g->groups[i].nranks, net->npus[0]))
+            snprintf(why, n, "communicator group %s (%u ranks) is spread over the nodes of %u GPUs unevenly or "
+                             "out of node order, which the nccl model does not run",
+                     g->groups[i].name, g->groups[i].nranks, net->npus[0]);
+    if (!why[0]) {
+        sc->collective_model = 1;
+        sc->nccl_arch = arch;
+    }
+    return CS_OK;
+}
+
+int cs_gen_system_for(const cs_network_config *net, const cs_device *d, const cs_gen_plan *p, cs_system_config *sc,
+                      char *why, size_t n) {
+    cs_comm_groups g;
+    cs_gen_comm_groups(p, &g);
+    int rc = cs_gen_system_groups(net, d, &g, sc, why, n);
+    cs_comm_groups_free(&g);
     return rc;
 }

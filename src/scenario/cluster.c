@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/comm_group.h"
 #include "config/network_config.h"
@@ -619,6 +620,8 @@ typedef struct job_src {
     cs_comm_groups g;    /* its communicator groups, in that numbering */
     uint64_t span;       /* node ids per iteration, over its graphs */
     uint32_t all_group;  /* index in the cluster's groups of its default group; its named groups follow */
+    cs_device dev;       /* a generated job's device (has_dev) */
+    int has_dev;
 } job_src;
 
 static int job_load(cs_cluster *c, cs_cluster_job *j, const cs_run_params *ro, const volatile sig_atomic_t *stop,
@@ -661,7 +664,11 @@ static int job_load(cs_cluster *c, cs_cluster_job *j, const cs_run_params *ro, c
             snprintf(j->what, sizeof j->what, "%.60s tp %u cp %u pp %u dp %u", m.name, p.tp, p.cp, p.pp, p.dp);
             rc = cs_gen_workload(&m, &p, &d, NULL, stop, &js->w, err);
         }
-        if (rc == CS_OK) cs_gen_comm_groups(&p, &js->g);
+        if (rc == CS_OK) {
+            cs_gen_comm_groups(&p, &js->g);
+            js->dev = d;
+            js->has_dev = 1;
+        }
         cs_scenario_free(t);
     }
     uint64_t span = 0;
@@ -1118,6 +1125,14 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         c->jobs[j].shared_end = cs_calloc(c->jobs[j].iterations, sizeof *c->jobs[j].shared_end);
         rc = job_load(c, &c->jobs[j], &ro, hooks->stop, &js[j], &any_plan, err);
     }
+    const cs_device *plan_dev = NULL; /* the generated jobs' device, NULL when they differ */
+    int mixed = 0;
+    for (size_t j = 0; j < c->njobs && rc == CS_OK; j++) {
+        if (!js[j].has_dev) continue;
+        if (!plan_dev) plan_dev = &js[j].dev;
+        else if (strcasecmp(plan_dev->name, js[j].dev.name) != 0) mixed = 1;
+    }
+    if (mixed) plan_dev = NULL;
     rank_job = cs_malloc((size_t)(N ? N : 1) * sizeof *rank_job);
     int replace = 0; /* a bare random placement: drawn anew per seed */
     for (size_t j = 0; j < c->njobs; j++) replace |= strcmp(c->jobs[j].placement, "random") == 0;
@@ -1193,7 +1208,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
                                    c->seeds);
         if (hooks->progress) cs_info("%s", label);
         cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .rank_tclass = tclass,
-                            .plan_defaults = any_plan, .label = label};
+                            .plan_defaults = any_plan, .plan_device = plan_dev, .label = label};
         bo.shared = shared;
         h.observer = win || k ? NULL : &obs;
         h.no_collectives = !shared || k;
@@ -1291,7 +1306,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
                                        c->seeds);
             if (rc == CS_OK && hooks->progress) cs_info("%s", label);
             cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .rank_tclass = tclass,
-                                .plan_defaults = any_plan, .label = label};
+                                .plan_defaults = any_plan, .plan_device = plan_dev, .label = label};
             cs_result *r = NULL;
             if (rc == CS_OK) {
                 rc = cs_scenario_run_with(psc, &in, &h, &r, err);

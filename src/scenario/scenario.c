@@ -244,11 +244,25 @@ int cs_sc_system(const cs_scenario *sc, cs_system_config *out, int *given, cs_er
     return *given ? read_section(sc, SC_SYSTEM, out, err) : cs_system_config_defaults(out);
 }
 
-int cs_sc_plan_system(const cs_scenario *sc, int ndims, cs_system_config *out, cs_error *err) {
-    if (json_object_size(sc->sect[SC_SYSTEM]) == 0) return cs_gen_system_defaults(ndims, out);
+/* The generator's defaults for the plan (astra for 1 dimension without one),
+ * with the note when they fall back to astra and no key chose the model. */
+static int plan_defaults(const cs_scenario *sc, const cs_network_config *net, const cs_device *dev,
+                         const cs_gen_plan *p, cs_system_config *out) {
+    if (!net || !dev || !p) return cs_gen_system_defaults(net ? net->ndims : 1, out);
+    char why[640];
+    int rc = cs_gen_system_for(net, dev, p, out, why, sizeof why);
+    if (rc == CS_OK && why[0] && !json_object_get(sc->sect[SC_SYSTEM], "collective-model"))
+        cs_warn("note: the generated plan's system uses collective-model astra (ring on every dimension), not "
+                "the default nccl: %s; system.collective-model chooses (astra or nccl)", why);
+    return rc;
+}
+
+int cs_sc_plan_system(const cs_scenario *sc, const cs_network_config *net, const cs_device *dev, const cs_gen_plan *p,
+                      cs_system_config *out, cs_error *err) {
+    if (json_object_size(sc->sect[SC_SYSTEM]) == 0) return plan_defaults(sc, net, dev, p, out);
     if (sc->label[SC_SYSTEM]) return read_section(sc, SC_SYSTEM, out, err); /* a file: complete on its own */
     cs_system_config d;
-    int rc = cs_gen_system_defaults(ndims, &d);
+    int rc = plan_defaults(sc, net, dev, p, &d);
     json_t *base = rc == CS_OK ? cs_system_config_to_json(&d) : NULL;
     cs_system_config_free(&d);
     if (rc) return CS_ERR(err, rc, "scenario system: cannot make the generator's defaults");
@@ -390,7 +404,7 @@ static int check_section(const cs_scenario *sc, int s, cs_error *err) {
          * defaults (a file is read as it is); a run of traces still needs
          * every required key, which its reader says at run */
         cs_system_config c;
-        int rc = cs_sc_plan_system(sc, 1, &c, err);
+        int rc = cs_sc_plan_system(sc, NULL, NULL, NULL, &c, err);
         cs_system_config_free(&c);
         return rc;
     }

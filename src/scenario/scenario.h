@@ -62,6 +62,8 @@ typedef struct cs_run_inputs {
     const uint8_t *rank_tclass;     /* per rank: its messages' traffic class (NULL = the messages') */
     int plan_defaults;              /* 1 = the generator's system (without system.* keys) and 4 comm streams
                                        (without run.comm-streams), as for a generated plan */
+    const struct cs_device *plan_device; /* plan_defaults: the generated jobs' device when they share one
+                                            (the nccl model's GPU generation), NULL when they differ */
     const char *label;              /* the workload, as reports name it */
 } cs_run_inputs;
 int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_hooks *hooks, cs_result **out,

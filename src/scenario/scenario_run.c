@@ -486,14 +486,16 @@ int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_erro
     if (!cs_scenario_is_plan(sc)) return cs_sc_system(sc, out, &given, err);
     memset(out, 0, sizeof *out);
     cs_network_config net;
-    int ndims = 1;
-    if (json_object_size(((const struct cs_scenario *)sc)->sect[SC_NETWORK])) {
-        int rc = cs_sc_network(sc, &net, err);
-        if (rc) return rc;
-        ndims = net.ndims;
-        cs_network_config_free(&net);
-    }
-    return cs_sc_plan_system(sc, ndims, out, err);
+    memset(&net, 0, sizeof net);
+    int have_net = json_object_size(((const struct cs_scenario *)sc)->sect[SC_NETWORK]) > 0;
+    int rc = have_net ? cs_sc_network(sc, &net, err) : CS_OK;
+    cs_gen_model m;
+    cs_device d;
+    cs_gen_plan p;
+    if (rc == CS_OK) rc = plan_parse(sc, &m, &d, &p, NULL, err); /* the plan and device choose the model */
+    if (rc == CS_OK) rc = cs_sc_plan_system(sc, have_net ? &net : NULL, &d, &p, out, err);
+    cs_network_config_free(&net);
+    return rc;
 }
 
 /* ---- the training split of rank 0 --------------------------------------------------- */
@@ -742,8 +744,12 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     res->net.topology = res->topo;
     if (rc == CS_OK) rc = cs_sc_effective_system(sc, &sysc, err);
     if (rc == CS_OK && in && in->plan_defaults && !json_object_size(sc->sect[SC_SYSTEM])) {
-        cs_system_config_free(&sysc);
-        rc = cs_gen_system_defaults(res->net.ndims, &sysc);
+        cs_system_config_free(&sysc); /* a cluster's generated jobs: the generator's system for them together */
+        char why[640];
+        rc = cs_gen_system_groups(&res->net, in->plan_device, G, &sysc, why, sizeof why);
+        if (rc == CS_OK && why[0])
+            cs_warn("note: the cluster's generated jobs run collective-model astra (ring on every dimension), not "
+                    "the default nccl: %s; system.collective-model chooses (astra or nccl)", why);
     }
     if (rc == CS_OK && !(plan_defaults && !json_object_size(sc->sect[SC_SYSTEM])))
         rc = cs_system_config_check_network(&sysc, res->net.ndims, err);

@@ -18,13 +18,20 @@ int cs_sc_network(const cs_scenario *sc, cs_network_config *out, cs_error *err);
 /* *given = 1 when system.* keys were set or loaded. */
 int cs_sc_system(const cs_scenario *sc, cs_system_config *out, int *given, cs_error *err);
 /* The system configuration a run uses: the system.* keys, or the defaults
- * of the workload (generated plans: cs_gen_system_defaults). */
+ * of the workload (generated plans: cs_sc_plan_system with the plan, its
+ * device and the network, cs_gen_system_for). */
 int cs_sc_effective_system(const cs_scenario *sc, cs_system_config *out, cs_error *err);
-/* A generated plan's system: the generator's defaults for ndims dimensions
- * (cs_gen_system_defaults) with the system keys given without a file over
- * them (e.g. --set system.collective-model=nccl); a system file is read as
- * it is, complete on its own. */
-int cs_sc_plan_system(const cs_scenario *sc, int ndims, cs_system_config *out, cs_error *err);
+/* A generated plan's system: the generator's defaults for plan p of device
+ * dev on network net (cs_gen_system_for: the nccl model where it can express
+ * the run, else astra with a note on stderr saying why, unless a key sets
+ * collective-model; net, dev or p NULL: the astra defaults of one
+ * dimension, for checking keys) with the system keys given without a file
+ * over them (e.g. --set system.collective-model=astra); a system file is
+ * read as it is, complete on its own. */
+struct cs_device;
+struct cs_gen_plan;
+int cs_sc_plan_system(const cs_scenario *sc, const cs_network_config *net, const struct cs_device *dev,
+                      const struct cs_gen_plan *p, cs_system_config *out, cs_error *err);
 int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err);
 int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err);
 int cs_sc_groups_given(const cs_scenario *sc);

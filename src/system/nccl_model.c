@@ -9,6 +9,9 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+
+#include "core/alloc.h"
 
 /* tuning.cc:150-155 baseLatencies (us), Tree and Ring x (LL, LL128, Simple);
  * NVLS's is 0 and NCCL overwrites it (tuning.cc:425). */
@@ -319,4 +322,28 @@ const char *cs_nccl_proto_name(int p) {
     case CS_NCCL_SIMPLE: return "Simple";
     default: return "?";
     }
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int cs_nccl_group_fits(const uint32_t *ranks, uint32_t n, uint32_t np0) {
+    if (n == 0 || np0 == 0) return 0;
+    uint32_t first = ranks[0] / np0, k = 0;
+    for (uint32_t i = 0; i < n; i++) k += ranks[i] / np0 == first;
+    if (k == n) return 1; /* one node */
+    if (n % k) return 0;
+    uint32_t nb = n / k;
+    uint32_t *node = cs_malloc((size_t)nb * sizeof *node);
+    int ok = 1;
+    for (uint32_t b = 0; ok && b < nb; b++) {
+        node[b] = ranks[(size_t)b * k] / np0;
+        for (uint32_t i = 1; ok && i < k; i++) ok = ranks[(size_t)b * k + i] / np0 == node[b];
+    }
+    if (ok) qsort(node, nb, sizeof *node, cmp_u32);
+    for (uint32_t b = 1; ok && b < nb; b++) ok = node[b] != node[b - 1]; /* no node twice */
+    cs_free(node);
+    return ok;
 }

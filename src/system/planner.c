@@ -133,6 +133,26 @@ static double nccl_net_wire(const cs_nccl_in *q, const cs_nccl_choice *ch, doubl
     return ceil((double)q->nbytes / ch->effbw_gbps * bnet / f);
 }
 
+/* The latency (ns) the network itself charges one send of the nccl phase ld (0 bytes, uncontended):
+ * from the phase's first member to the next one in its ring (the dimension's stride, the group's
+ * next member, or the member gstride apart); for inSwitch half of that path, which goes up to the
+ * switch and down again in the phase's two sends.  NCCL's step latencies (hwLat, its NET ones) are
+ * measured over real links, so they already include this: the phase pays the rest of them only. */
+static uint64_t nccl_send_lat_ns(const cs_system *s, const cs_group *g, const ldim *ld) {
+    uint32_t a, b;
+    if (ld->space == SP_DIM) {
+        a = 0;
+        b = (uint32_t)s->stride[ld->dim];
+    } else {
+        a = g->ranks[0];
+        b = g->ranks[ld->space == SP_GSTRIDE ? ld->gstride : 1];
+    }
+    cs_time t = cs_net_uncontended_time(s->net, a, b, 0);
+    if (t == CS_TIME_MAX) return 0; /* no route: the send itself fails with the reason */
+    uint64_t ns = t / 1000;
+    return ld->algo == &css_algo_inswitch ? ns / 2 : ns;
+}
+
 static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const char *src, uint64_t node,
                      cs_error *err) {
     const cs_system_config *c = &s->cfg;
@@ -257,6 +277,17 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     } else {
         in->nccl_launch_ns = ch.launch_ns;
         in->nccl_step_ns = ch.step_ns;
+    }
+    {
+        /* Each latency once: every send of the phase pays the network's path latency p, which NCCL's
+         * step latency already includes, so a bundle pays only the rest, max(0, step - p): a step
+         * then takes max(NCCL's step latency, p).  The ring has one bundle more than sends (its
+         * first), whose saved min(p, step) goes to the launch; inSwitch has as many of both.  So on
+         * links no slower than NCCL measured the collective takes what it takes with latency 0. */
+        uint64_t p = nccl_send_lat_ns(s, g, &ld);
+        uint64_t st = in->nccl_step_ns > p ? in->nccl_step_ns - p : 0;
+        if (ld.algo != &css_algo_inswitch) in->nccl_launch_ns += in->nccl_step_ns - st;
+        in->nccl_step_ns = st;
     }
     snprintf(in->algos, sizeof in->algos, "nccl:%s/%s", cs_nccl_algo_name(ch.algo), cs_nccl_proto_name(ch.proto));
     return CS_OK;

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# cli_gen_model.sh -- the generator's default collective model (cs_gen_system_for,
+# src/gen/workload.c; docs/generator.md "The system of a generated plan"): `generate`'s
+# system.json and `train` use collective-model nccl with the device's GPU generation, and
+# fall back to astra, with one note saying why, where the nccl model cannot express the
+# run; a key or a system file still chooses either model.
+. "$(dirname "$0")/lib_cli.sh"
+cd "$CS_TMP" || exit 1
+# prints the system's "collective-model" and "nccl-arch" of a JSON file (a system file, or
+# train --json's scenario.system)
+model_of() {
+    python3 - "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = j["scenario"]["system"] if "scenario" in j else j
+print(s["collective-model"], s.get("nccl-arch"))
+PY
+}
+expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got \"$2\", expected \"$3\""; fi; }
+NOTE="uses collective-model astra (ring on every dimension), not the default nccl"
+
+# 1. generate: its own network (16 GPUs: 2 servers of 8) and the system.json beside it
+P=(--model gpt3-6.7b --tp 8 --dp 2 --global-batch 4)
+"$CS_BIN" generate "${P[@]}" --device A100-80GB --out a100 >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
+expect_eq "generate, A100: system.json says nccl, ampere" "$(model_of a100.system.json)" "nccl ampere"
+[ -s err.txt ] && fail "generate, A100: no note expected: $(cat err.txt)" || pass "generate, A100: no note"
+"$CS_BIN" generate "${P[@]}" --device H100-SXM --out h100 >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
+expect_eq "generate, H100: nccl, hopper" "$(model_of h100.system.json)" "nccl hopper"
+"$CS_BIN" generate "${P[@]}" --device B200 --out b200 >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
+expect_eq "generate, B200: nccl, blackwell" "$(model_of b200.system.json)" "nccl blackwell"
+# a device without NCCL constants: astra, and the note names the device
+"$CS_BIN" generate "${P[@]}" --device MI300X --out mi >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
+expect_eq "generate, MI300X: astra" "$(model_of mi.system.json | cut -d' ' -f1)" "astra"
+grep -q "$NOTE: device MI300X" err.txt && [ "$(grep -c . err.txt)" = 1 ] \
+    && pass "generate, MI300X: one note naming the device" || fail "generate, MI300X note: $(cat err.txt)"
+# the generated files run with run as train runs the plan (nccl both)
+"$CS_BIN" run --scenario h100.scenario.json --json run.json --quiet 2>err.txt || fail "run: $(cat err.txt)"
+"$CS_BIN" train "${P[@]}" --device H100-SXM --network-configuration=h100.network.yml --json tr.json --quiet \
+    2>err.txt || fail "train: $(cat err.txt)"
+expect_eq "train on generate's network: nccl, hopper" "$(model_of tr.json)" "nccl hopper"
+a=$(python3 -c "import json; print(json.load(open('run.json'))['sim_time_ps'])")
+b=$(python3 -c "import json; print(json.load(open('tr.json'))['iteration_time_ps'])")
+[ -n "$b" ] && [ "$a" = "$b" ] && pass "run of the generated files = train ($a ps)" || fail "run $a vs train $b"
+
+# 2. train's default is exactly the nccl model with the device's generation (the same picoseconds
+# as the keys given by hand), and not the astra model's time
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ 279.4, 23.28 ]\nlatency: [ 700, 3000 ]\n' > n16.yml
+T=(train "${P[@]}" --device A100-80GB --network-configuration=n16.yml --quiet)
+"$CS_BIN" "${T[@]}" --json d.json 2>err.txt || fail "train default: $(cat err.txt)"
+"$CS_BIN" "${T[@]}" --set system.collective-model=nccl --set system.nccl-arch=ampere --json n.json 2>/dev/null
+"$CS_BIN" "${T[@]}" --set system.collective-model=astra --json a.json 2>err2.txt || fail "train astra: $(cat err2.txt)"
+ps() { python3 -c "import json; print(json.load(open('$1'))['iteration_time_ps'])"; }
+expect_eq "train default: nccl, ampere" "$(model_of d.json)" "nccl ampere"
+expect_eq "train default = nccl + ampere given" "$(ps d.json)" "$(ps n.json)"
+[ "$(ps d.json)" != "$(ps a.json)" ] && pass "the astra model, given, gives another time" || fail "astra = nccl?"
+expect_eq "--set system.collective-model=astra: astra" "$(model_of a.json | cut -d' ' -f1)" "astra"
+[ -s err.txt ] || [ -s err2.txt ] && fail "no note when nccl applies or a key chooses: $(cat err.txt err2.txt)" \
+    || pass "no note when nccl applies or a key chooses"
+
+# 3. networks and plans the nccl model cannot express: astra, one note each, the run goes on
+printf 'topology: [ Switch, Switch, Switch ]\nnpus_count: [ 8, 2, 1 ]\nbandwidth: [ 279.4, 23.28, 10 ]\nlatency: [ 700, 3000, 5000 ]\n' > n3d.yml
+"$CS_BIN" train "${P[@]}" --device A100-80GB --network-configuration=n3d.yml --quiet --json r3.json 2>err.txt \
+    || fail "3 dimensions: $(cat err.txt)"
+expect_eq "3 dimensions: astra" "$(model_of r3.json | cut -d' ' -f1)" "astra"
+grep -q "not the default nccl: n3d.yml has 3 dimensions" err.txt && [ "$(grep -c . err.txt)" = 1 ] \
+    && pass "3 dimensions: one note saying why" || fail "3 dimensions note: $(cat err.txt)"
+printf 'topology: [ Switch ]\nnpus_count: [ 128 ]\nbandwidth: [ 23.28 ]\nlatency: [ 3000 ]\n' > n128.yml
+"$CS_BIN" train --model resnet50 --dp 128 --global-batch 128 --device A100-80GB --network-configuration=n128.yml \
+    --quiet --json r128.json 2>err.txt || fail "128 on one dimension: $(cat err.txt)"
+expect_eq "128 NPUs in dimension 0: astra" "$(model_of r128.json | cut -d' ' -f1)" "astra"
+grep -q "dimension 0 of n128.yml has 128 NPUs; the nccl model takes it for one NVLink domain, at most 72" err.txt \
+    && pass "128 NPUs in dimension 0: the note" || fail "128 NPUs note: $(cat err.txt)"
+# TP 3 on servers of 8: TP group 2 (ranks 6 7 8) has 2 ranks on server 0 and 1 on server 1
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 3 ]\nbandwidth: [ 279.4, 23.28 ]\nlatency: [ 700, 3000 ]\n' > n24.yml
+"$CS_BIN" train --model gpt3-6.7b --tp 3 --dp 8 --global-batch 8 --device A100-80GB --network-configuration=n24.yml \
+    --set model.transformer.hidden=3072 --set model.transformer.kv_heads=8 --set model.transformer.heads=24 \
+    --set model.transformer.kv_heads=24 --set model.transformer.ffn_hidden=12288 --quiet --json r24.json 2>err.txt || fail "TP 3: $(cat err.txt)"
+expect_eq "TP 3 across servers of 8: astra" "$(model_of r24.json | cut -d' ' -f1)" "astra"
+grep -q "communicator group [0-9]* (3 ranks) is spread over the nodes of 8 GPUs unevenly" err.txt \
+    && pass "TP 3: the note names the group" || fail "TP 3 note: $(cat err.txt)"
+# a key forces nccl where the default would not take it (MI300X), and then no note
+"$CS_BIN" train "${P[@]}" --device MI300X --network-configuration=n16.yml --set system.collective-model=nccl \
+    --quiet --json rm.json 2>err.txt || fail "MI300X forced nccl: $(cat err.txt)"
+expect_eq "MI300X with collective-model=nccl given: nccl" "$(model_of rm.json | cut -d' ' -f1)" "nccl"
+grep -q "not the default nccl" err.txt && fail "a key chose: no note: $(cat err.txt)" || pass "a key chose: no note"
+# a system file is read as it is: generate's astra file for MI300X runs astra on A100 too, silently
+"$CS_BIN" train "${P[@]}" --device A100-80GB --network-configuration=n16.yml --system-configuration=mi.system.json \
+    --quiet --json rf.json 2>err.txt || fail "system file: $(cat err.txt)"
+expect_eq "a system file chooses: astra" "$(model_of rf.json | cut -d' ' -f1)" "astra"
+finish
