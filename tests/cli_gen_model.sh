@@ -6,14 +6,14 @@
 # run; a key or a system file still chooses either model.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
-# prints the system's "collective-model" and "nccl-arch" of a JSON file (a system file, or
-# train --json's scenario.system)
+# prints the system's "collective-model", "nccl-arch" and "communicator-queues" of a JSON
+# file (a system file, or train --json's scenario.system)
 model_of() {
     python3 - "$1" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 s = j["scenario"]["system"] if "scenario" in j else j
-print(s["collective-model"], s.get("nccl-arch"))
+print(s["collective-model"], s.get("nccl-arch"), s.get("communicator-queues"))
 PY
 }
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got \"$2\", expected \"$3\""; fi; }
@@ -22,22 +22,22 @@ NOTE="uses collective-model astra (ring on every dimension), not the default ncc
 # 1. generate: its own network (16 GPUs: 2 servers of 8) and the system.json beside it
 P=(--model gpt3-6.7b --tp 8 --dp 2 --global-batch 4)
 "$CS_BIN" generate "${P[@]}" --device A100-80GB --out a100 >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
-expect_eq "generate, A100: system.json says nccl, ampere" "$(model_of a100.system.json)" "nccl ampere"
+expect_eq "generate, A100: system.json says nccl, ampere" "$(model_of a100.system.json)" "nccl ampere per-communicator"
 [ -s err.txt ] && fail "generate, A100: no note expected: $(cat err.txt)" || pass "generate, A100: no note"
 "$CS_BIN" generate "${P[@]}" --device H100-SXM --out h100 >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
-expect_eq "generate, H100: nccl, hopper" "$(model_of h100.system.json)" "nccl hopper"
+expect_eq "generate, H100: nccl, hopper" "$(model_of h100.system.json)" "nccl hopper per-communicator"
 "$CS_BIN" generate "${P[@]}" --device B200 --out b200 >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
-expect_eq "generate, B200: nccl, blackwell" "$(model_of b200.system.json)" "nccl blackwell"
+expect_eq "generate, B200: nccl, blackwell" "$(model_of b200.system.json)" "nccl blackwell per-communicator"
 # a device without NCCL constants: astra, and the note names the device
 "$CS_BIN" generate "${P[@]}" --device MI300X --out mi >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
-expect_eq "generate, MI300X: astra" "$(model_of mi.system.json | cut -d' ' -f1)" "astra"
+expect_eq "generate, MI300X: astra, shared queues" "$(model_of mi.system.json | cut -d' ' -f1,3)" "astra shared"
 grep -q "$NOTE: device MI300X" err.txt && [ "$(grep -c . err.txt)" = 1 ] \
     && pass "generate, MI300X: one note naming the device" || fail "generate, MI300X note: $(cat err.txt)"
 # the generated files run with run as train runs the plan (nccl both)
 "$CS_BIN" run --scenario h100.scenario.json --json run.json --quiet 2>err.txt || fail "run: $(cat err.txt)"
 "$CS_BIN" train "${P[@]}" --device H100-SXM --network-configuration=h100.network.yml --json tr.json --quiet \
     2>err.txt || fail "train: $(cat err.txt)"
-expect_eq "train on generate's network: nccl, hopper" "$(model_of tr.json)" "nccl hopper"
+expect_eq "train on generate's network: nccl, hopper" "$(model_of tr.json)" "nccl hopper per-communicator"
 a=$(python3 -c "import json; print(json.load(open('run.json'))['sim_time_ps'])")
 b=$(python3 -c "import json; print(json.load(open('tr.json'))['iteration_time_ps'])")
 [ -n "$b" ] && [ "$a" = "$b" ] && pass "run of the generated files = train ($a ps)" || fail "run $a vs train $b"
@@ -50,10 +50,15 @@ T=(train "${P[@]}" --device A100-80GB --network-configuration=n16.yml --quiet)
 "$CS_BIN" "${T[@]}" --set system.collective-model=nccl --set system.nccl-arch=ampere --json n.json 2>/dev/null
 "$CS_BIN" "${T[@]}" --set system.collective-model=astra --json a.json 2>err2.txt || fail "train astra: $(cat err2.txt)"
 ps() { python3 -c "import json; print(json.load(open('$1'))['iteration_time_ps'])"; }
-expect_eq "train default: nccl, ampere" "$(model_of d.json)" "nccl ampere"
+# communicator-queues given beside the model stays as given
+"$CS_BIN" "${T[@]}" --set system.collective-model=nccl --set system.communicator-queues=shared --json ns.json \
+    2>/dev/null || fail "train nccl shared"
+expect_eq "nccl with communicator-queues=shared given: shared" "$(model_of ns.json | cut -d' ' -f1,3)" "nccl shared"
+expect_eq "train default: nccl, ampere" "$(model_of d.json)" "nccl ampere per-communicator"
 expect_eq "train default = nccl + ampere given" "$(ps d.json)" "$(ps n.json)"
 [ "$(ps d.json)" != "$(ps a.json)" ] && pass "the astra model, given, gives another time" || fail "astra = nccl?"
-expect_eq "--set system.collective-model=astra: astra" "$(model_of a.json | cut -d' ' -f1)" "astra"
+# the model given without communicator-queues takes that model's default queues (astra: shared)
+expect_eq "--set system.collective-model=astra: astra, shared queues" "$(model_of a.json | cut -d' ' -f1,3)" "astra shared"
 [ -s err.txt ] || [ -s err2.txt ] && fail "no note when nccl applies or a key chooses: $(cat err.txt err2.txt)" \
     || pass "no note when nccl applies or a key chooses"
 
@@ -81,7 +86,7 @@ grep -q "communicator group [0-9]* (3 ranks) is spread over the nodes of 8 GPUs 
 # a key forces nccl where the default would not take it (MI300X), and then no note
 "$CS_BIN" train "${P[@]}" --device MI300X --network-configuration=n16.yml --set system.collective-model=nccl \
     --quiet --json rm.json 2>err.txt || fail "MI300X forced nccl: $(cat err.txt)"
-expect_eq "MI300X with collective-model=nccl given: nccl" "$(model_of rm.json | cut -d' ' -f1)" "nccl"
+expect_eq "MI300X with collective-model=nccl given: nccl, per-communicator queues" "$(model_of rm.json | cut -d' ' -f1,3)" "nccl per-communicator"
 grep -q "not the default nccl" err.txt && fail "a key chose: no note: $(cat err.txt)" || pass "a key chose: no note"
 # a system file is read as it is: generate's astra file for MI300X runs astra on A100 too, silently
 "$CS_BIN" train "${P[@]}" --device A100-80GB --network-configuration=n16.yml --system-configuration=mi.system.json \

@@ -7,8 +7,9 @@
  * (core/opts.c) turns it into parsing, messages, the dump and --help.  What
  * a table row cannot say lives here: the rules "roofline-enabled needs
  * peak-perf" and "collective-optimization is required unless the all-reduce
- * is a custom graph", and the cross-check of the algorithm lists against the
- * network.
+ * is a custom graph", communicator-queues defaulting to per-communicator
+ * under collective-model nccl, and the cross-check of the algorithm lists
+ * against the network.
  */
 #include "config/system_config.h"
 
@@ -54,6 +55,9 @@ int cs_system_config_load_text(const char *path, const char *text, size_t len, c
                     "%s:%d: collective-optimization: expected one of baseline, localBWAware (a required key "
                     "unless all-reduce-implementation-custom is set), got no such key",
                     path, doc.root_line);
+    /* the nccl model's default: NCCL's stream per communicator (issue 11 item 1) */
+    if (rc == CS_OK && !lines[opt_index("communicator-queues")] && out->collective_model == 1)
+        out->per_comm_queues = 1;
     if (rc == CS_OK && lines[opt_index("local-mem-bw")])
         rc = cs_check_min_gbps(path, lines[opt_index("local-mem-bw")], "local-mem-bw", out->local_mem_bw_gbps, err);
     if (rc == CS_OK && out->roofline_enabled && !(out->peak_perf_tflops > 0)) {

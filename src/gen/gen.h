@@ -377,9 +377,10 @@ int cs_gen_system_defaults(int ndims, struct cs_system_config *out);
 
 /* The system configuration of generated plan p of device d on network net
  * when none is given (train, and the PREFIX.system.json that generate
- * writes): cs_gen_system_defaults, with collective-model nccl and nccl-arch
+ * writes): cs_gen_system_defaults, with collective-model nccl, nccl-arch
  * the device's GPU generation (A100: ampere, H100 and H200: hopper, B200:
- * blackwell) when the nccl model can express the run; else the astra model,
+ * blackwell) and communicator-queues per-communicator (NCCL's stream per
+ * communicator) when the nccl model can express the run; else the astra model,
  * and why[0..n) says why in one sentence (why = "" with nccl): a device
  * without NCCL constants, a network of more than two dimensions or whose
  * first dimension has more than 72 GPUs (the model takes it for one NVLink

@@ -152,6 +152,9 @@ int cs_gen_system_groups(const cs_network_config *net, const cs_device *d, const
     if (!why[0]) {
         sc->collective_model = 1;
         sc->nccl_arch = arch;
+        /* NCCL runs each communicator on a stream of its own (PyTorch's process groups, Megatron's
+         * TP / DP / PP groups): communicators never wait behind each other (issue 11 item 1) */
+        sc->per_comm_queues = 1;
     }
     return CS_OK;
 }

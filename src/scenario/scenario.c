@@ -267,6 +267,10 @@ int cs_sc_plan_system(const cs_scenario *sc, const cs_network_config *net, const
     cs_system_config_free(&d);
     if (rc) return CS_ERR(err, rc, "scenario system: cannot make the generator's defaults");
     if (!base) return CS_ERR(err, CS_ENOMEM, "scenario system: out of memory");
+    /* a model given without communicator-queues: that model's default queues (nccl: per-communicator) */
+    if (json_object_get(sc->sect[SC_SYSTEM], "collective-model") &&
+        !json_object_get(sc->sect[SC_SYSTEM], "communicator-queues"))
+        json_object_del(base, "communicator-queues");
     json_object_update(base, sc->sect[SC_SYSTEM]); /* the given keys over the defaults */
     size_t len = 0;
     char *text = dump_compact(base, &len);

@@ -219,7 +219,7 @@ static const cs_opt OPTS[] = {
      .help = "(clustersim) shared: one queue per dimension per rank, every communicator's chunks in it "
              "(ASTRA-sim; communicators can block each other and deadlock); per-communicator: a queue per "
              "communicator and dimension per rank (as NCCL's stream per communicator): communicators never "
-             "block each other"},
+             "block each other; default shared, per-communicator when collective-model is nccl"},
     {.key = "collective-model", .type = CS_OPT_ENUM, .def = 0, .values = COLL_MODELS,
      .off = OFF(collective_model),
      .help = "(clustersim) astra: the *-implementation lists, chunks and delays as ASTRA-sim runs them; nccl: "
