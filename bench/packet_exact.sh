@@ -27,7 +27,7 @@ HERE=$(dirname "$(realpath "$0")")
 MK=$(realpath "${3:-$HERE/../build/tests/cs_mktrace}")
 EX=$(realpath "$HERE/../examples/roce_clos")
 TMP=$(mktemp -d)
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$TMP"' EXIT
+if [ -n "${KEEP:-}" ]; then echo "outputs kept in $TMP" >&2; else trap 'rm -rf "$TMP"' EXIT; fi
 cd "$TMP" || exit 1
 "$MK" ar.et "1 COLL ctype=0 size=1048576" >/dev/null || exit 1
 "$MK" a2a.et "1 COLL ctype=6 size=16777216" >/dev/null || exit 1
@@ -81,8 +81,11 @@ for r in "${RUNS[@]}"; do
         mkdir -p "$side/$name"
         # shellcheck disable=SC2086
         "$bin" $args --quiet --out "$side/$name/out" --trace "$side/$name/trace.json" >"$side/$name/stdout" \
-            2>"$side/$name/stderr"
+            2>"$side/$name/stderr.raw"
         echo $? > "$side/$name/rc"
+        # progress lines and the report's wall time are the host's, not results
+        grep -v -E 's wall|wall [0-9.]+ s' "$side/$name/stderr.raw" > "$side/$name/stderr"
+        rm "$side/$name/stderr.raw"
     done
     if diff -r "ref/$name" "new/$name" >/dev/null; then
         printf 'same       %-20s (exit %s, %s files)\n' "$name" "$(cat ref/$name/rc)" "$(find ref/$name -type f | wc -l)"
