@@ -21,6 +21,8 @@
 #   congestion control dcqcn, dctcp, hpcc, timely, swift (lossless and lossy)
 #   lossy: go-back-N and selective repeat under a 2 % random loss; tcp
 #   (newreno, cubic) and udp on a 4:1 all-to-all that drops
+#   the incast with a retransmit timeout of 2 or 5 us and retry_limit 1 (flows
+#   stop while packets of theirs are in flight: the run fails, its message)
 #   a Llama 3 8B step (TP 8, DP 8) on 8 servers, packet backend (train)
 set -u
 REF=$(realpath "$1")
@@ -71,6 +73,8 @@ RUNS=(
     "tcp|run $X $S.pfc=false $S.transport=tcp $S.tcp_min_rto=1000"
     "cubic|run $X $S.pfc=false $S.transport=tcp $S.tcp_cc=cubic $S.tcp_min_rto=1000 $S.tcp_ecn=true"
     "udp|run $X $S.pfc=false $S.transport=udp"
+    "fail-rto2|run $I $S.rto=2 $S.retry_limit=1"
+    "fail-rto5|run $I $S.rto=5 $S.retry_limit=1"
     "train64|train --model llama3-8b --tp 8 --dp 8 --global-batch 8 --set model.transformer.layers=1 --seq 512 --recompute full --device H100-SXM --network-configuration=n64.yml --topology srv.json $P"
 )
 bad=0
