@@ -90,7 +90,8 @@ for r in "${RUNS[@]}"; do
             2>"$side/$name/stderr.raw"
         echo $? > "$side/$name/rc"
         # progress lines and the report's wall time are the host's, not results
-        grep -v -E 's wall|wall [0-9.]+ s' "$side/$name/stderr.raw" > "$side/$name/stderr"
+        # (and the output directory's name, which says which side)
+        grep -v -E 's wall|wall [0-9.]+ s' "$side/$name/stderr.raw" | sed "s|$side/$name/|SIDE/|g" > "$side/$name/stderr"
         rm "$side/$name/stderr.raw"
         # the one number allowed to differ: the events dispatched (deferred arrivals are not events; docs/network.md)
         if [ -f "$side/$name/out/summary.json" ]; then

@@ -149,10 +149,6 @@ static const cs_opt PKT_OPTS[] = {
      .help = "1: lossless (PFC pauses the upstream port, headroom per ingress link); 0: lossy (drops; recovery: retransmit)"},
     {.key = "cut_through", .type = CS_OPT_BOOL, .def = 0, .off = O(cut_through),
      .help = "forward a packet once its headers arrived (when the next link is not faster); 0: store-and-forward"},
-    {.key = "defer_arrivals", .type = CS_OPT_BOOL, .def = 1, .off = O(defer_arrivals),
-     .help = "1: a data packet's arrival that only moves its receiver's counters is applied when next looked at, "
-             "not dispatched as an event (the same results, fewer events; docs/network.md); 0: every arrival an "
-             "event"},
     {.key = "buffer", .type = CS_OPT_NUM, .def = 33554432, .min = 0, .min_open = 1, .max = 1e12, .unit = "bytes",
      .off = O(buffer_bytes), .help = "packet buffer of every switch (and NIC or NPU that forwards), shared by its ports"},
     {.key = "alpha", .type = CS_OPT_NUM, .def = 0.125, .min = 0, .min_open = 1, .max = 1e6, .off = O(alpha),
@@ -542,7 +538,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
      * be told in advance (one FIFO path per flow, no random loss: every
      * packet that starts on the last link arrives, in order) and only the
      * rc / go-back-N receiver takes it (no telemetry pool) */
-    s->defer = s->o.defer_arrivals && s->tr->data == NULL && s->tr->ctrl == NULL && !s->sr_win && !(s->o.loss_rate > 0) &&
+    s->defer = s->tr->data == NULL && s->tr->ctrl == NULL && !s->sr_win && !(s->o.loss_rate > 0) &&
                s->o.drop_psn < 0 && !s->hbh && !s->reorders && !s->ints;
     if (s->defer) s->dq = cs_calloc(nl, sizeof *s->dq);
     return CS_OK;
@@ -1309,8 +1305,8 @@ int pkt_timeout_gives_up(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     s->st.timeouts++;
     if (++f->retries <= (uint32_t)s->o.retry_limit) return 0;
+    dq_fail(s, id); /* (before: those due by now arrived while it was live) */
     f->failed = 1;
-    dq_fail(s, id);
     s->st.failed_flows++;
     if (s->st.failed_flows == 1) {
         s->failed_src = f->src;
@@ -1354,7 +1350,6 @@ static void on_timers(void *ctx, const cs_event *ev) {
     pkt_state *s = ctx;
     s->timer_ev = 0;
     cs_time now = now_of(s);
-    if (s->defer) dq_drain_all(s, now, 1); /* those due now come first (their key is below the timers') */
     while (s->nheap && s->heap[0].at <= now) {
         struct tentry e = s->heap[0];
         s->heap[0] = s->heap[--s->nheap];
@@ -1370,6 +1365,9 @@ static void on_timers(void *ctx, const cs_event *ev) {
         }
         if (s->o.pfc) { /* lossless: no progress for rto may be a PFC deadlock (packet_pfc.c) */
             s->st.deadlock_checks++;
+            /* (it reads the data in flight per link: the deferred arrivals due now come first, their key
+             * being below the timers') */
+            if (s->defer) dq_drain_all(s, now, 1);
             if (pkt_pfc_deadlock(s)) { /* the run stops: no timer any more */
                 s->nheap = 0;
                 return;
@@ -1510,8 +1508,8 @@ static void drop(pkt_state *s, pkt *p) {
  * something may look at what it changes, which is before
  *   - any later arrival on that link (every packet of a flow, and so every
  *     reader of its receiver's counters, comes in over its last link),
- *   - the retransmit timers (a timeout, the PFC deadlock check: in-flight
- *     data per link),
+ *   - the PFC deadlock check (data in flight per link), a flow's failure
+ *     (its link's),
  *   - the statistics and the report.
  * Between its time and then, nothing reads those counters, the freeing of
  * the flow waits for its last packet (never deferred) or its failure, and a
@@ -1589,14 +1587,16 @@ static void dq_drain_all(pkt_state *s, cs_time until, int incl) {
     for (size_t k = s->ndq_act; k-- > 0;) dq_drain(s, s->dq_act[k], until, incl);
 }
 
-/* Flow id failed: the deferred arrivals on its last link become the events
- * they stand for (at their place in the order), as its receiver no longer
- * takes them.  Called at a timer event, after the drain of those due. */
+/* Flow id failed (at a timer event, whose key is above every arrival's):
+ * the deferred arrivals on its last link due by now are applied, the later
+ * ones become the events they stand for (at their place in the order), as
+ * its receiver no longer takes them. */
 static void dq_fail(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     if (!s->defer || !f->npath) return;
     uint32_t l = f->path[f->npath - 1];
     struct pkt_dq *D = &s->dq[l];
+    dq_drain(s, l, now_of(s), 1);
     for (uint32_t i = 0; i < D->n; i++) {
         struct pkt_dent *e = &D->e[(D->head + i) & (D->cap - 1)];
         if (!e->p) continue;
@@ -2022,6 +2022,15 @@ int cs_packet_stats_get(const cs_net *net, cs_packet_stats *out) {
     pkt_state *s = net->state;
     if (s->defer) dq_drain_all(s, now_of(s), 1);
     *out = s->st;
+    return 1;
+}
+
+int cs_packet_defer_arrivals(cs_net *net, int on) {
+    if (net->backend != &cs_net_packet) return 0;
+    pkt_state *s = net->state;
+    if (on && !s->dq) return 0; /* (the run does not allow it) */
+    if (!on) dq_drain_all(s, CS_TIME_MAX, 1);
+    s->defer = (uint8_t)(on != 0);
     return 1;
 }
 

@@ -28,7 +28,7 @@ enum { PKT_RTX_GBN, PKT_RTX_SR };
 
 typedef struct pkt_opts {
     int mtu, overhead, ack_every, retry_limit, ecmp_seed, routing, cc, seed, retransmit, sr_window, flow_rows;
-    bool pfc, cut_through, defer_arrivals;
+    bool pfc, cut_through;
     double buffer_bytes, alpha, rto_us, loss_rate, window_bytes, flowlet_gap_us;
     double kmin_bytes, kmax_bytes, pmax;
     double dcqcn_g, dcqcn_alpha_us, dcqcn_timer_us, dcqcn_bytes, dcqcn_f, dcqcn_rai_gbps, dcqcn_rhai_gbps,
