@@ -5,8 +5,8 @@
 # runs with two binaries and compares every output file (summary.json,
 # ranks.csv, collectives.csv, links.csv, flows.csv and the Perfetto trace with
 # its queue_bytes / pfc_paused counter tracks), the exit code and stderr --
-# all but summary.json's count of events dispatched, which may fall (the
-# packet backend's deferred arrivals, docs/network.md) and is printed beside.
+# all but summary.json's count of events dispatched, which a change that
+# folds events may lower: it is printed beside, and must match otherwise.
 #
 # usage: bench/packet_exact.sh REF_CLUSTERSIM NEW_CLUSTERSIM [MKTRACE]
 #   e.g. a build of main in /tmp/main-build and this tree's build:
@@ -93,7 +93,7 @@ for r in "${RUNS[@]}"; do
         # (and the output directory's name, which says which side)
         grep -v -E 's wall|wall [0-9.]+ s' "$side/$name/stderr.raw" | sed "s|$side/$name/|SIDE/|g" > "$side/$name/stderr"
         rm "$side/$name/stderr.raw"
-        # the one number allowed to differ: the events dispatched (deferred arrivals are not events; docs/network.md)
+        # the one number allowed to differ (by a change that folds events): the events dispatched, printed
         if [ -f "$side/$name/out/summary.json" ]; then
             grep -o '"events": [0-9]*' "$side/$name/out/summary.json" | grep -o '[0-9]*' > "$side/$name/events"
             sed -i 's/"events": [0-9]*/"events": N/' "$side/$name/out/summary.json"

@@ -87,34 +87,22 @@ typedef struct pkt {
 } pkt;
 
 typedef struct pflow {
-    /* the fields every packet of the flow touches (a hop: the path; its
-     * destination: the receiver's; an ACK: the sender's; both: inflight and
-     * the life flags) share the first cache line; the rest are below */
-    uint32_t *path, *rpath; /* rpath: the route back (ACK, NAK, CNP); one allocation */
-    uint32_t npath, nrpath, src, dst;
-    uint32_t npkts;
-    uint32_t rcv_nxt, since_ack; /* receiver: the next psn expected; packets since its last ACK */
-    uint32_t inflight;           /* its packets anywhere in the network */
-    /* the receiver's rcv_nxt and since_ack once every data packet that has
-     * started on the last link of the path has arrived (packet.c, "Deferred
-     * arrivals"; kept when s->defer) */
-    uint32_t pr_nxt, pr_since;
-    uint8_t live, delivered, failed;
-    uint8_t in_ring;
-    uint32_t snd_nxt, snd_una;   /* sender */
+    uint32_t src, dst;
+    uint32_t *path, npath, *rpath, nrpath; /* rpath: the route back (ACK, NAK, CNP); one allocation */
     uint64_t bytes, key, cookie;
     cs_net_done_fn done;
     void *ctx;
-    uint32_t last_payload;
+    uint32_t npkts, last_payload;
     cs_time ideal;  /* uncontended time on its route (flows.csv) */
     uint64_t sent;  /* data packets transmitted, first times and again */
     /* sender */
-    uint32_t retries;
+    uint32_t snd_nxt, snd_una, retries;
     cs_time next_tx, last_progress, start, finish;
     uint32_t gen;    /* incarnation of this flow id (stale timer entries are told apart) */
     uint8_t timed;   /* has an entry in the timer heap */
     void *ccs;       /* congestion control state (s->cc->state_size bytes; NULL with none) */
     uint32_t ring_next, ring_prev;
+    uint8_t in_ring;
     /* selective repeat (NULL with go-back-N): per psn in [snd_una, snd_una + sr_window), at psn mod
      * sr_window: sr_flag (the sender's: SR_SACKED, SR_LOST = to be sent again), sr_txn (the stamp of its
      * last transmission), sr_got (the receiver's, over [rcv_nxt, rcv_nxt + sr_window): kept past a gap);
@@ -124,10 +112,13 @@ typedef struct pflow {
     uint32_t tx_stamp, nlost, rtx_lo; /* next stamp; psns marked lost; none below rtx_lo is */
     uint32_t rcv_held;                /* packets the receiver keeps past the gap */
     /* receiver */
-    uint32_t nak_for;                     /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
+    uint32_t rcv_nxt, since_ack, nak_for; /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
     uint64_t rcv_ce;                      /* ECN-marked payload taken since the last ACK or NAK */
     cs_time last_cnp;
     uint8_t cnp_sent;
+    /* life */
+    uint32_t inflight; /* its packets anywhere in the network */
+    uint8_t live, delivered, failed;
     /* per-packet routing (packet_route.c) */
     uint8_t fixed;      /* its route is the routing table's: no per-packet choice */
     uint32_t flowlet;   /* flowlet routing: the current flowlet's number (0: the flow's ECMP path) */
@@ -252,17 +243,6 @@ typedef struct pkt_state {
     cs_time flowlet_gap;
     uint32_t *cand;
     uint32_t cap_cand;
-    /* deferred arrivals (packet.c): per link, the data packets on it whose
-     * arrival at their destination has no effect but on the receiver's
-     * counters, in order of arrival (times rising), applied when something
-     * may look at them; dq_act: the links whose FIFO is not empty */
-    uint8_t defer; /* the run defers such arrivals (rc, go-back-N, no random loss, one path per flow) */
-    struct pkt_dq {
-        struct pkt_dent { cs_time at; uint64_t seq; pkt *p; } *e; /* a ring of cap (a power of 2) */
-        uint32_t head, n, cap, act; /* act: its position in dq_act + 1 (0: not there) */
-    } *dq;
-    uint32_t *dq_act;
-    size_t ndq_act, cap_dq_act;
     /* PFC deadlock (packet_pfc.c) */
     int *halt;             /* the network layer's (cs_net_env.halt) */
     uint8_t deadlocked;
