@@ -1454,11 +1454,14 @@ static void drop(pkt_state *s, pkt *p) {
  * FIFO path per flow, no random loss, the rc go-back-N receiver), which
  * arrivals those are is known when the packet starts on that link: pr_nxt
  * and pr_since run the receiver's counters ahead over the packets started
- * there.  Such an arrival is then not pushed as an event: it waits, numbered
- * as if pushed (cs_eventq_take_seq), in its link's FIFO, and is applied --
- * exactly what on_arrive does with it: the link's data in flight, the
- * receiver's counters and delivered bytes, the packet freed -- when
- * something may look at what it changes, which is before
+ * there.  Such an arrival is then not pushed as an event: the packet is
+ * freed at once (reused while its lines are in cache: holding it until the
+ * drain freed a lockstep instant's thousands of packets in one burst, and
+ * the pool then handed out cold ones) and its flow, psn, payload and class
+ * wait, numbered as if pushed (cs_eventq_take_seq), in its link's FIFO, to
+ * be applied -- exactly what on_arrive does with it: the link's data in
+ * flight, the receiver's counters and delivered bytes, the flow's packets in
+ * flight -- when something may look at what it changes, which is before
  *   - any later arrival on that link (every packet of a flow, and so every
  *     reader of its receiver's counters, comes in over its last link),
  *   - the PFC deadlock check (data in flight per link), a flow's failure
@@ -1466,8 +1469,9 @@ static void drop(pkt_state *s, pkt *p) {
  *   - the statistics and the report.
  * Between its time and then, nothing reads those counters, the freeing of
  * the flow waits for its last packet (never deferred) or its failure, and a
- * flow that fails pushes its link's deferred arrivals as the events they
- * stand for (cs_eventq_push_seq: the place in the order they had).  So
+ * flow that fails makes its link's deferred arrivals packets again, pushed
+ * as the events they stand for (cs_eventq_push_seq: the place in the order
+ * they had).  So
  * every result, and the order of every event that is dispatched, are those
  * of a run that pushes every arrival; only the event count is lower (docs/
  * network.md, "Deferred arrivals").  The FIFOs are per link, the drains at
@@ -1475,7 +1479,8 @@ static void drop(pkt_state *s, pkt *p) {
  * event did not. */
 
 /* Data packet p starts on the last link l of its path, to arrive at `at`:
- * 1 when its arrival is deferred (queued on l), 0 when it is to be pushed. */
+ * 1 when its arrival is deferred (queued on l, p freed), 0 when it is to be
+ * pushed. */
 static int defer_arrival(pkt_state *s, uint32_t l, pkt *p, cs_time at) {
     pflow *f = &s->flows[p->flow];
     if (f->failed || p->psn != f->pr_nxt) return 0; /* a gap or a duplicate: answered at once */
