@@ -185,6 +185,46 @@ static void test_one_flow(void **st) {
     }
 }
 
+/* ---- deferred arrivals ------------------------------------------------------------------ */
+
+/* One 1 MiB flow over 2 hops (NPU 0 -> switch -> NPU 1, as test_one_flow),
+ * with deferred arrivals off and on (cs_packet_defer_arrivals): the same
+ * arrival time and statistics, and
+ * exactly the deferred arrivals fewer events.  Worked by hand: 1 MiB is 256
+ * packets of 4096 bytes (psn 0..255); the receiver ACKs every 16th (psn 15,
+ * 31, ..., 239: since_ack reaches ack_every = 16) and the last (psn 255);
+ * those 16 arrivals are events, the other 240 only move the receiver's
+ * counters and are deferred: 240 events fewer.  And the same with cut-through
+ * (the destination is store-and-forward either way), and a 6-hop chain. */
+static void test_deferred_arrivals(void **st) {
+    (void)st;
+    const char *cfg[] = {"{}", "{\"cut_through\": true}"};
+    for (uint32_t hops = 2; hops <= 6; hops += 4)
+        for (size_t k = 0; k < 2; k++) {
+            uint64_t ev[2];
+            cs_time t[2];
+            cs_packet_stats ps[2];
+            for (int d = 0; d < 2; d++) {
+                tnet tn;
+                tn_open(&tn, chain(hops, NULL), cfg[k]);
+                assert_int_equal(cs_packet_defer_arrivals(&tn.net, d), 1);
+                tn_send(&tn, 0, 1, MIB, 0);
+                cs_eventq_run(tn.q, CS_TIME_MAX);
+                assert_int_equal(tn.n, 1);
+                ev[d] = cs_eventq_dispatched(tn.q);
+                t[d] = tn.t[0];
+                ps[d] = stats(&tn);
+                tn_close(&tn);
+            }
+            if (ev[0] - ev[1] != 240 || t[0] != t[1] || memcmp(&ps[0], &ps[1], sizeof ps[0]))
+                fail_msg("%u hops, %s: events %llu without, %llu with deferred arrivals (240 fewer expected); "
+                         "arrival %llu / %llu ps; statistics %s",
+                         hops, k ? "cut-through" : "store-and-forward", (unsigned long long)ev[0],
+                         (unsigned long long)ev[1], (unsigned long long)t[0], (unsigned long long)t[1],
+                         memcmp(&ps[0], &ps[1], sizeof ps[0]) ? "differ" : "equal");
+        }
+}
+
 /* ---- incast with PFC -------------------------------------------------------------------- */
 
 /* n senders (NPUs 1..n) and a receiver (NPU 0) on one switch. */
@@ -2197,7 +2237,8 @@ static void test_voq_incast(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_flow),      cmocka_unit_test(test_incast_pfc),
+        cmocka_unit_test(test_one_flow),
+        cmocka_unit_test(test_deferred_arrivals), cmocka_unit_test(test_incast_pfc),
         cmocka_unit_test(test_incast_lossy),  cmocka_unit_test(test_incast_lossy_sr),
         cmocka_unit_test(test_loss_closed_forms), cmocka_unit_test(test_victim_hol),
         cmocka_unit_test(test_class_pfc_isolation),

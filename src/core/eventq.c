@@ -442,6 +442,8 @@ void cs_eventq_push_seq(cs_eventq *q, cs_time t, uint64_t key, uint64_t seq, cs_
     q->next_seq = next;
 }
 
+uint64_t cs_eventq_take_seq(cs_eventq *q) { return q->next_seq++; }
+
 static size_t dead_slot(const cs_eventq *q, uint64_t id) {
     uint64_t h = (id + 1) * 0x9E3779B97F4A7C15ULL;
     return (size_t)(h >> 7) & (q->dead_cap - 1);

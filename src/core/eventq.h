@@ -48,6 +48,11 @@ uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, v
  * numbering, core/peq.h); the queue's own counter is left alone. */
 void cs_eventq_push_seq(cs_eventq *q, cs_time t, uint64_t key, uint64_t seq, cs_event_fn fn, void *ctx,
                         uint64_t arg);
+/* Take the seq (id) the next push would get, without pushing: a model that
+ * keeps some events out of the queue (the packet backend's deferred
+ * arrivals) numbers them as if pushed, and pushes one later with
+ * cs_eventq_push_seq in exactly the place it would have had. */
+uint64_t cs_eventq_take_seq(cs_eventq *q);
 /* Cancel a pending event by id (no effect if it already fired). */
 void cs_eventq_cancel(cs_eventq *q, uint64_t id);
 

@@ -534,6 +534,13 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->halt = env->halt;
     s->router = cs_router_new_ex(t, seed, spray, same ? NULL : s->bw);
     s->pkts = cs_pool_new(sizeof(pkt));
+    /* deferred arrivals: where a data packet's arrival at its destination can
+     * be told in advance (one FIFO path per flow, no random loss: every
+     * packet that starts on the last link arrives, in order) and only the
+     * rc / go-back-N receiver takes it (no telemetry pool) */
+    s->defer = s->tr->data == NULL && s->tr->ctrl == NULL && !s->sr_win && !(s->o.loss_rate > 0) &&
+               s->o.drop_psn < 0 && !s->hbh && !s->reorders && !s->ints;
+    if (s->defer) s->dq = cs_calloc(nl, sizeof *s->dq);
     return CS_OK;
 fail:
     pkt_destroy(s);
@@ -564,6 +571,10 @@ static void pkt_destroy(void *state) {
     cs_free(s->bw);
     cs_free(s->nodes);
     cs_free(s->cand);
+    if (s->dq)
+        for (uint32_t l = 0; l < s->topo->nlinks; l++) cs_free(s->dq[l].e);
+    cs_free(s->dq);
+    cs_free(s->dq_act);
     if (s->pkts) cs_pool_free(s->pkts);
     if (s->ints) cs_pool_free(s->ints);
     cs_router_free(s->router);
@@ -629,6 +640,9 @@ static void port_kick(pkt_state *s, uint32_t l);
 static void on_tx_end(void *ctx, const cs_event *ev);
 static void on_arrive(void *ctx, const cs_event *ev);
 static void on_wake(void *ctx, const cs_event *ev);
+static int defer_arrival(pkt_state *s, uint32_t l, pkt *p, cs_time at);
+static void dq_drain_all(pkt_state *s, cs_time until, int incl);
+static void dq_fail(pkt_state *s, uint32_t id);
 
 static const uint32_t *path_of(const pkt_state *s, const pkt *p, uint32_t *n) {
     const pflow *f = &s->flows[p->flow];
@@ -887,7 +901,9 @@ static void port_kick(pkt_state *s, uint32_t l) {
     if (s->o.cut_through && (p->hbh ? pkt_route_cut_through(s, p, l)
                                     : p->hop + 1 < n && s->bw[path[p->hop + 1]] <= bw))
         at = now + ser_ps((uint64_t)s->o.overhead, bw);
-    cs_eventq_push(s->q, at + lk(s, l)->lat, ((uint64_t)l << 3) | 1, on_arrive, s, (uint64_t)(uintptr_t)p);
+    at += lk(s, l)->lat;
+    if (s->defer && P->cur_data && p->hop + 1 == n && defer_arrival(s, l, p, at)) return;
+    cs_eventq_push(s->q, at, ((uint64_t)l << 3) | 1, on_arrive, s, (uint64_t)(uintptr_t)p);
 }
 
 /* ---- PFC --------------------------------------------------------------------------------------- */
@@ -1289,6 +1305,7 @@ int pkt_timeout_gives_up(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     s->st.timeouts++;
     if (++f->retries <= (uint32_t)s->o.retry_limit) return 0;
+    dq_fail(s, id); /* (before: those due by now arrived while it was live) */
     f->failed = 1;
     s->st.failed_flows++;
     if (s->st.failed_flows == 1) {
@@ -1348,6 +1365,9 @@ static void on_timers(void *ctx, const cs_event *ev) {
         }
         if (s->o.pfc) { /* lossless: no progress for rto may be a PFC deadlock (packet_pfc.c) */
             s->st.deadlock_checks++;
+            /* (it reads the data in flight per link: the deferred arrivals due now come first, their key
+             * being below the timers') */
+            if (s->defer) dq_drain_all(s, now, 1);
             if (pkt_pfc_deadlock(s)) { /* the run stops: no timer any more */
                 s->nheap = 0;
                 return;
@@ -1425,6 +1445,142 @@ static void drop(pkt_state *s, pkt *p) {
     maybe_free(s, id);
 }
 
+/* ---- deferred arrivals ------------------------------------------------------------------------------ */
+
+/* Most data packets' arrivals at their destination change nothing but the
+ * receiver's counters: in order, not the last of the flow, not the one that
+ * an ACK answers (every ack_every-th), not ECN-marked.  Where every packet
+ * that starts on the last link of its path arrives, in order (s->defer: one
+ * FIFO path per flow, no random loss, the rc go-back-N receiver), which
+ * arrivals those are is known when the packet starts on that link: pr_nxt
+ * and pr_since run the receiver's counters ahead over the packets started
+ * there.  Such an arrival is then not pushed as an event: the packet is
+ * freed at once (reused while its lines are in cache: holding it until the
+ * drain freed a lockstep instant's thousands of packets in one burst, and
+ * the pool then handed out cold ones) and its flow, psn, payload and class
+ * wait, numbered as if pushed (cs_eventq_take_seq), in its link's FIFO, to
+ * be applied -- exactly what on_arrive does with it: the link's data in
+ * flight, the receiver's counters and delivered bytes, the flow's packets in
+ * flight -- when something may look at what it changes, which is before
+ *   - any later arrival on that link (every packet of a flow, and so every
+ *     reader of its receiver's counters, comes in over its last link),
+ *   - the PFC deadlock check (data in flight per link), a flow's failure
+ *     (its link's),
+ *   - the statistics and the report.
+ * Between its time and then, nothing reads those counters, the freeing of
+ * the flow waits for its last packet (never deferred) or its failure, and a
+ * flow that fails makes its link's deferred arrivals packets again, pushed
+ * as the events they stand for (cs_eventq_push_seq: the place in the order
+ * they had).  So
+ * every result, and the order of every event that is dispatched, are those
+ * of a run that pushes every arrival; only the event count is lower (docs/
+ * network.md, "Deferred arrivals").  The FIFOs are per link, the drains at
+ * its far node's own events: nothing crosses a partition that an arrival
+ * event did not. */
+
+/* Data packet p starts on the last link l of its path, to arrive at `at`:
+ * 1 when its arrival is deferred (queued on l, p freed), 0 when it is to be
+ * pushed. */
+static int defer_arrival(pkt_state *s, uint32_t l, pkt *p, cs_time at) {
+    pflow *f = &s->flows[p->flow];
+    if (f->failed || p->psn != f->pr_nxt) return 0; /* a gap or a duplicate: answered at once */
+    f->pr_nxt++;
+    f->pr_since++;
+    if (f->pr_nxt == f->npkts) return 0; /* the last: delivered and ACKed */
+    if (f->pr_since >= s->ack_every) {   /* ACKed */
+        f->pr_since = 0;
+        return 0;
+    }
+    if (p->ecn) return 0; /* marked: a CNP, or bytes the next ACK echoes */
+    struct pkt_dq *D = &s->dq[l];
+    if (D->n == D->cap) {
+        uint32_t cap = D->cap ? 2 * D->cap : 16;
+        struct pkt_dent *e = cs_malloc((size_t)cap * sizeof *e);
+        for (uint32_t i = 0; i < D->n; i++) e[i] = D->e[(D->head + i) & (D->cap - 1)];
+        cs_free(D->e);
+        D->e = e;
+        D->cap = cap;
+        D->head = 0;
+    }
+    D->e[(D->head + D->n) & (D->cap - 1)] =
+        (struct pkt_dent){at, cs_eventq_take_seq(s->q), p->flow, p->psn, p->payload, p->prio};
+    cs_pool_put(s->pkts, p); /* (no telemetry: s->ints is NULL; still in flight: inflight) */
+    D->n++;
+    if (!D->act) {
+        CS_GROW(s->dq_act, s->cap_dq_act, s->ndq_act + 1);
+        s->dq_act[s->ndq_act++] = l;
+        D->act = (uint32_t)s->ndq_act;
+    }
+    return 1;
+}
+
+/* Link l's FIFO is empty: off the list of those that are not. */
+static void dq_off(pkt_state *s, uint32_t l) {
+    uint32_t i = s->dq[l].act - 1, last = s->dq_act[--s->ndq_act];
+    s->dq_act[i] = last;
+    s->dq[last].act = i + 1;
+    s->dq[l].act = 0;
+}
+
+/* Apply link l's deferred arrivals due before `until` (and at it when incl). */
+static void dq_drain(pkt_state *s, uint32_t l, cs_time until, int incl) {
+    struct pkt_dq *D = &s->dq[l];
+    while (D->n) {
+        const struct pkt_dent *e = &D->e[D->head];
+        if (e->at > until || (e->at == until && !incl)) break;
+        struct pkt_dent d = *e;
+        D->head = (D->head + 1) & (D->cap - 1);
+        D->n--;
+        if (d.flow == NONE) continue; /* pushed as its event (its flow failed) */
+        pflow *f = &s->flows[d.flow];
+        CS_ALWAYS(!f->failed && d.psn == f->rcv_nxt && d.psn + 1 < f->npkts && f->since_ack + 1 < s->ack_every,
+                  "deferred arrival of psn %u of flow %u: the receiver expects %u", d.psn, d.flow, f->rcv_nxt);
+        /* on_arrive's work for it: the link's data in flight; receiver(): in order, no ACK due, not the
+         * last, unmarked; drop(): no longer in flight (the packet itself was freed when it started) */
+        pkt_pc(s, l, d.prio)->wire_data--;
+        f->rcv_nxt++;
+        f->since_ack++;
+        s->st.delivered_bytes += d.payload;
+        f->inflight--;
+        maybe_free(s, d.flow);
+    }
+    if (!D->n && D->act) dq_off(s, l);
+}
+
+/* Every link's deferred arrivals due before `until` (and at it when incl). */
+static void dq_drain_all(pkt_state *s, cs_time until, int incl) {
+    for (size_t k = s->ndq_act; k-- > 0;) dq_drain(s, s->dq_act[k], until, incl);
+}
+
+/* Flow id failed (at a timer event, whose key is above every arrival's):
+ * the deferred arrivals on its last link due by now are applied, the later
+ * ones become the events they stand for (at their place in the order), as
+ * its receiver no longer takes them. */
+static void dq_fail(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    if (!s->defer || !f->npath) return;
+    uint32_t l = f->path[f->npath - 1];
+    struct pkt_dq *D = &s->dq[l];
+    dq_drain(s, l, now_of(s), 1);
+    for (uint32_t i = 0; i < D->n; i++) {
+        struct pkt_dent *e = &D->e[(D->head + i) & (D->cap - 1)];
+        if (e->flow == NONE) continue;
+        pkt *p = cs_pool_get(s->pkts); /* the packet again, as much of it as its arrival reads */
+        memset(p, 0, sizeof *p);
+        p->flow = e->flow;
+        p->psn = e->psn;
+        p->payload = e->payload;
+        p->wire = e->payload + (uint32_t)s->o.overhead;
+        p->type = PK_DATA;
+        p->prio = e->prio;
+        p->hop = f->npath - 1;
+        p->in_link = NONE;
+        p->sack = NONE;
+        cs_eventq_push_seq(s->q, e->at, ((uint64_t)l << 3) | 1, e->seq, on_arrive, s, (uint64_t)(uintptr_t)p);
+        e->flow = NONE;
+    }
+}
+
 static void on_arrive(void *ctx, const cs_event *ev) {
     pkt_state *s = ctx;
     prefetch_ahead(s);
@@ -1432,6 +1588,7 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     uint32_t n;
     const uint32_t *path = path_of(s, p, &n);
     uint32_t in = p->hbh ? p->link : path[p->hop];
+    if (s->defer && s->dq[in].n) dq_drain(s, in, now_of(s), 0); /* (no two arrivals on a link at one time) */
     uint32_t v = lk(s, in)->dst;
     if (p->type == PK_DATA) pkt_pc(s, in, p->prio)->wire_data--;
     if (p->type == PK_DATA && s->o.drop_psn >= 0 && p->psn == (uint32_t)s->o.drop_psn && p->hop == 0 &&
@@ -1699,6 +1856,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
 
 static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
     (void)err;
+    if (((pkt_state *)state)->defer) dq_drain_all(state, now_of(state), 1);
     const pkt_state *s = state;
     cs_time now = now_of(s);
     out->nlinks = s->topo->nlinks;
@@ -1782,6 +1940,7 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
 }
 
 static void pkt_describe_pending(void *state, char *buf, size_t n) {
+    if (((pkt_state *)state)->defer) dq_drain_all(state, now_of(state), 1);
     const pkt_state *s = state;
     size_t live = 0, len = 0;
     for (size_t i = 0; i < s->nflows_alloc; i++)
@@ -1836,7 +1995,18 @@ const cs_net_backend cs_net_packet = {
 
 int cs_packet_stats_get(const cs_net *net, cs_packet_stats *out) {
     if (net->backend != &cs_net_packet) return 0;
-    *out = ((const pkt_state *)net->state)->st;
+    pkt_state *s = net->state;
+    if (s->defer) dq_drain_all(s, now_of(s), 1);
+    *out = s->st;
+    return 1;
+}
+
+int cs_packet_defer_arrivals(cs_net *net, int on) {
+    if (net->backend != &cs_net_packet) return 0;
+    pkt_state *s = net->state;
+    if (on && !s->dq) return 0; /* (the run does not allow it) */
+    if (!on) dq_drain_all(s, CS_TIME_MAX, 1);
+    s->defer = (uint8_t)(on != 0);
     return 1;
 }
 

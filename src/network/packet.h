@@ -38,6 +38,11 @@ typedef struct cs_packet_stats {
 
 /* The counters of a cs_net running the packet backend: 1, else 0. */
 int cs_packet_stats_get(const cs_net *net, cs_packet_stats *out);
+/* Deferred arrivals (docs/network.md; on by default where they apply): off
+ * (on = 0) makes every arrival an event again (the same results, more
+ * events), for tests and for measuring; call it before the first message.
+ * 1, else 0 (not the packet backend, or on = 1 where they do not apply). */
+int cs_packet_defer_arrivals(cs_net *net, int on);
 /* The data bytes queued now at the egress of link `link` (packets waiting,
  * not the one on the wire): 1, else 0 (not the packet backend, no such link).
  * Tests sample it between events to see the queue a congestion control keeps. */

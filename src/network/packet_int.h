@@ -113,6 +113,10 @@ typedef struct pflow {
     uint32_t rcv_held;                /* packets the receiver keeps past the gap */
     /* receiver */
     uint32_t rcv_nxt, since_ack, nak_for; /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
+    /* the receiver's rcv_nxt and since_ack once every data packet that has
+     * started on the last link of the path has arrived (packet.c, "Deferred
+     * arrivals"; kept when s->defer) */
+    uint32_t pr_nxt, pr_since;
     uint64_t rcv_ce;                      /* ECN-marked payload taken since the last ACK or NAK */
     cs_time last_cnp;
     uint8_t cnp_sent;
@@ -243,6 +247,20 @@ typedef struct pkt_state {
     cs_time flowlet_gap;
     uint32_t *cand;
     uint32_t cap_cand;
+    /* deferred arrivals (packet.c): per link, the data packets on it whose
+     * arrival at their destination has no effect but on the receiver's
+     * counters, in order of arrival (times rising), applied when something
+     * may look at them; dq_act: the links whose FIFO is not empty */
+    uint8_t defer; /* the run defers such arrivals (rc, go-back-N, no random loss, one path per flow) */
+    struct pkt_dq {
+        /* a ring of cap (a power of 2): when, its place in the order, the packet's flow, psn, payload bytes
+         * and class (the packet itself is freed when it starts on the link: a freed packet is reused at once,
+         * while its lines are in cache); flow NONE: pushed as its event (the flow failed) */
+        struct pkt_dent { cs_time at; uint64_t seq; uint32_t flow, psn, payload; uint8_t prio; } *e;
+        uint32_t head, n, cap, act; /* act: its position in dq_act + 1 (0: not there) */
+    } *dq;
+    uint32_t *dq_act;
+    size_t ndq_act, cap_dq_act;
     /* PFC deadlock (packet_pfc.c) */
     int *halt;             /* the network layer's (cs_net_env.halt) */
     uint8_t deadlocked;
