@@ -9,7 +9,12 @@
 # one session); a line per run: events dispatched, simulated ms reached, wall
 # and CPU seconds, events per CPU-second, the load average at its start.
 #
-# usage: bench/packet_step1024.sh WALL ROUNDS CLUSTERSIM [CLUSTERSIM ...]
+# The step uses the generator's default system (the nccl model since
+# 2026-11-27); CS_STEP_ARGS adds options to train, e.g.
+# CS_STEP_ARGS="--set system.collective-model=astra" for the astra-model step
+# measured before (docs/performance.md).
+#
+# usage: [CS_STEP_ARGS=...] bench/packet_step1024.sh WALL ROUNDS CLUSTERSIM [CLUSTERSIM ...]
 #   WALL 0: the whole step, no limit (about half an hour of CPU today)
 set -u
 WALL=$1
@@ -25,6 +30,8 @@ for ((k = 0; k < ROUNDS; k++)); do
         load=$(cut -d' ' -f1 /proc/loadavg)
         lim=()
         [ "$WALL" != 0 ] && lim=(--max-wall "$WALL")
+        # shellcheck disable=SC2206
+        lim+=(${CS_STEP_ARGS:-})
         /usr/bin/time -f '%e %U %S' -o "$TMP/t.txt" "$bin" train --model llama3-8b --tp 8 --dp 128 --global-batch 128 \
             --recompute full --device H100-SXM --network-configuration="$TMP/n1024.yml" --topology "$TMP/srv.json" \
             --backend packet "${lim[@]}" --progress 600 > "$TMP/out.txt" 2> "$TMP/err.txt"

@@ -40,14 +40,20 @@
 #            TP 8 + SP, PP 16 with the layout E|(t|)*126L (8 chunks per
 #            stage), FSDP SHARD_GRAD_OP under no_sync with fp32 gradients,
 #            flash attention, no recompute (--no-memory-check), DP 64 / 128 /
-#            CP 16 x DP 8; --symmetry require: class mode stops on all three
-#            (the full run itself is not symmetric there: docs/performance.md,
-#            "FSDP with interleaving"), so each case fails fast and prints why
+#            CP 16 x DP 8; --symmetry require: with the generator's default
+#            system (nccl model, per-communicator queues) class mode runs;
+#            with shared queues it stops on all three (the full run itself is
+#            not symmetric there: docs/performance.md, "FSDP with
+#            interleaving") and each case fails fast and prints why
 #   llama8k-meta-pc, llama16k-meta-pc, llama128k-meta-pc  the same with the
-#            system's communicator-queues: per-communicator (a queue per
-#            communicator, as NCCL's streams): class mode, exact
-# Each case runs `clustersim train` once under /usr/bin/time.
-#   usage: bench/train.sh [CLUSTERSIM_BINARY] [case ...]
+#            astra collective model and communicator-queues: per-communicator
+#            (the figures measured before nccl became the default)
+# Each case runs `clustersim train` once under /usr/bin/time.  The cases use
+# the generator's default system (docs/generator.md: the nccl model since
+# 2026-11-27) unless they say otherwise; CS_TRAIN_ARGS adds options to every
+# case, e.g. CS_TRAIN_ARGS="--set system.collective-model=astra" for the
+# figures measured with the astra model.
+#   usage: [CS_TRAIN_ARGS=...] bench/train.sh [CLUSTERSIM_BINARY] [case ...]
 set -u
 BIN=$(realpath "${1:-build/clustersim}")
 shift 1 2>/dev/null
@@ -98,7 +104,7 @@ for c in $CASES; do
         ARGS=(--model llama3-405b --device H100-SXM --tp 8 --pp 16 --sp --flash-attention --layout "E|(t|)*126L"
               --fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync --fsdp-reduce-dtype fp32 --micro-batch 1
               --no-memory-check --symmetry require)
-        case $c in *-pc) ARGS+=(--set system.communicator-queues=per-communicator) ;; esac
+        case $c in *-pc) ARGS+=(--set system.collective-model=astra --set system.communicator-queues=per-communicator) ;; esac
         case $c in
         llama8k-meta*) ARGS+=(--dp 64 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_1024nodes.yml") ;;
         llama16k-meta*) ARGS+=(--dp 128 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
@@ -107,6 +113,9 @@ for c in $CASES; do
         esac ;;
     *) echo "unknown case $c" >&2; continue ;;
     esac
+    # shellcheck disable=SC2206
+    EXTRA=(${CS_TRAIN_ARGS:-})
+    ARGS+=("${EXTRA[@]}")
     if ! /usr/bin/time -f '%e %U %M' -o "$TMP/time" "$BIN" train "${ARGS[@]}" --json "$TMP/$c.json" > "$TMP/$c.txt" 2>&1; then
         echo "$c: failed:" >&2
         cat "$TMP/$c.txt" >&2

@@ -60,6 +60,12 @@ run_one() {
   local scratch="$work"
   if [ -z "${CS_FUZZ_NO_SHM:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
     scratch=$(mktemp -d "/dev/shm/cs-fuzz-$t.XXXXXX") || scratch="$work"
+    # removed on an interrupt too (run_one runs in a subshell of its own)
+    # shellcheck disable=SC2064
+    if [ "$scratch" != "$work" ]; then
+      trap "rm -rf '$scratch'" EXIT
+      trap "rm -rf '$scratch'; exit 130" INT TERM
+    fi
   fi
   local args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/"
         -print_final_stats=1)

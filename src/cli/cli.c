@@ -153,7 +153,8 @@ static const flag FLAGS[] = {
      "stop the run when the process's resident memory passes SIZE, e.g. 8GiB: exit 1, no results", 3},
     {"threads", F_OUT, NULL, A_THREADS, "N",
      "threads for the full simulation, 1..256 (default 1): the parallel engine, results identical; analytical "
-     "backend; what it cannot run in parallel runs on one thread, saying why (docs/parallel.md)", 3},
+     "backend; what it cannot run in parallel runs on one thread, saying why (docs/parallel.md): today every "
+     "generated plan (train, serve) and every system with per-communicator queues (the nccl model's default)", 3},
     {"quiet", F_OUTFLAG, NULL, A_QUIET, NULL, "no terminal report", 3},
     {"verbose", F_OUTFLAG, NULL, A_VERBOSE, NULL, "more diagnostics on stderr", 3},
     {"no-progress", F_OUTFLAG, NULL, A_NOPROGRESS, NULL, "no progress lines on stderr for long runs", 3},

@@ -228,14 +228,15 @@ static const cs_opt OPTS[] = {
              "latencies "
              "and bandwidth efficiencies "
              "(docs/collectives.md, \"The nccl model\"); one network dimension (one node) or two (nodes, "
-             "then the NET joining them)"},
+             "then the NET joining them); a generated plan's system: nccl where the model can express it "
+             "(docs/generator.md)"},
     {.key = "nccl-channels", .type = CS_OPT_INT, .def = 16, .min = 1, .max = 64, .unit = "channels",
      .off = OFF(nccl_channels),
      .help = "(collective-model nccl) NCCL channels of the rings and trees: the LL128 bandwidth cap is 36.7 GB/s "
              "(Hopper) per channel (NVLS has its own graph: min(GPUs, 32) channels)"},
     {.key = "nccl-arch", .type = CS_OPT_ENUM, .def = 2, .values = NCCL_ARCHS, .off = OFF(nccl_arch),
      .help = "(collective-model nccl) GPU generation whose NCCL constants apply (LL bandwidth cap, LL128 and "
-             "tree caps, NVLS efficiency; NVLS needs hopper or blackwell)"},
+             "tree caps, NVLS efficiency; NVLS needs hopper or blackwell); a generated plan's: its device's"},
     {.key = "nccl-nvls", .type = CS_OPT_BOOL, .def = 1, .off = OFF(nccl_nvls),
      .help = "(collective-model nccl) NVLS (in-switch reduction) is a candidate on a Switch dimension "
              "(hopper, blackwell), NVLS-tree across nodes of such a dimension; 0 as NCCL_NVLS_ENABLE=0"},
