@@ -92,4 +92,27 @@ grep -q "not the default nccl" err.txt && fail "a key chose: no note: $(cat err.
 "$CS_BIN" train "${P[@]}" --device A100-80GB --network-configuration=n16.yml --system-configuration=mi.system.json \
     --quiet --json rf.json 2>err.txt || fail "system file: $(cat err.txt)"
 expect_eq "a system file chooses: astra" "$(model_of rf.json | cut -d' ' -f1)" "astra"
+
+# 4. a cluster's generated jobs (cs_gen_system_groups): one device, nccl (a job alone on its server
+# takes train's nccl time on that server); devices that differ, astra with the cluster's note (train's
+# astra time)
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ 300, 50 ]\nlatency: [ 500, 2000 ]\n' > c16.yml
+printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 300 ]\nlatency: [ 500 ]\n' > c8.yml
+job() { echo "{\"name\": \"$1\", \"set\": {\"model.name\": \"llama3-8b\", \"plan.tp\": 8, \"plan.global-batch\": 2, \"device.name\": \"$2\"}}"; }
+echo "{\"clustersim-cluster\": 1, \"network\": \"c16.yml\", \"jobs\": [$(job a H100-SXM), $(job b H100-SXM)]}" > same.json
+echo "{\"clustersim-cluster\": 1, \"network\": \"c16.yml\", \"jobs\": [$(job a H100-SXM), $(job b A100-80GB)]}" > mixed.json
+C=(train --model llama3-8b --tp 8 --global-batch 2 --device H100-SXM --network-configuration=c8.yml --quiet)
+"$CS_BIN" "${C[@]}" --json cn.json 2>/dev/null || fail "train H100 nccl"
+"$CS_BIN" "${C[@]}" --set system.collective-model=astra --json ca.json 2>/dev/null || fail "train H100 astra"
+tn=$(python3 -c "import json; print('%.3f' % json.load(open('cn.json'))['iteration_time_ns'])")
+ta=$(python3 -c "import json; print('%.3f' % json.load(open('ca.json'))['iteration_time_ns'])")
+[ "$tn" != "$ta" ] && pass "the two models give different times here ($tn, $ta ns)" || fail "nccl = astra here"
+alone_a() { awk -F, '$1 == "a" { print $8 }' "$1/jobs.csv"; }
+"$CS_BIN" cluster same.json --out cs --quiet 2>err.txt || fail "cluster, one device: $(cat err.txt)"
+expect_eq "cluster, one device: job a alone = train with nccl" "$(alone_a cs)" "$tn"
+[ -s err.txt ] && fail "cluster, one device: no note expected: $(cat err.txt)" || pass "cluster, one device: no note"
+"$CS_BIN" cluster mixed.json --out cm --quiet 2>err.txt || fail "cluster, two devices: $(cat err.txt)"
+expect_eq "cluster, two devices: job a alone = train with astra" "$(alone_a cm)" "$ta"
+grep -q "the cluster's generated jobs run collective-model astra.*devices differ" err.txt \
+    && [ "$(grep -c . err.txt)" = 1 ] && pass "cluster, two devices: one note" || fail "cluster note: $(cat err.txt)"
 finish
