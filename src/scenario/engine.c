@@ -75,6 +75,7 @@ struct rep_span {
 struct par_rec {
     cs_coll_record r;
     char algos[160];
+    uint64_t ord; /* (partition << 40) | index in its buffer: ties in a fixed order */
 };
 struct par_buf {
     struct par_rec *r;
@@ -228,7 +229,7 @@ static void par_record(void *ud, const cs_coll_record *r) {
 static int par_rec_cmp(const void *a, const void *b) {
     const struct par_rec *x = *(struct par_rec *const *)a, *y = *(struct par_rec *const *)b;
     if (x->r.end != y->r.end) return x->r.end < y->r.end ? -1 : 1;
-    return x < y ? -1 : x > y; /* (one partition's records in their order; partitions in index order) */
+    return x->ord < y->ord ? -1 : x->ord > y->ord; /* one partition's in their order; partitions in index order */
 }
 
 /* The records in the order of their end times: what the observer (the
@@ -244,9 +245,12 @@ static void par_replay(engine *e) {
     struct par_rec **v = cs_malloc((n ? n : 1) * sizeof *v);
     size_t k = 0;
     for (uint32_t i = 0; i < np; i++)
-        for (size_t j = 0; j < e->pbuf[i].n; j++) v[k++] = &e->pbuf[i].r[j];
-    /* (addresses order the records of one partition; across partitions the
-     * order of equal end times does not matter to the aggregator) */
+        for (size_t j = 0; j < e->pbuf[i].n; j++) {
+            e->pbuf[i].r[j].ord = (uint64_t)i << 40 | j;
+            v[k++] = &e->pbuf[i].r[j];
+        }
+    /* (across partitions the order of equal end times does not matter to
+     * the aggregator; it is fixed all the same) */
     qsort(v, n, sizeof *v, par_rec_cmp);
     for (size_t i = 0; i < n; i++) {
         v[i]->r.algorithms = v[i]->algos;
