@@ -93,6 +93,13 @@ grep -q "not the default nccl" err.txt && fail "a key chose: no note: $(cat err.
     --quiet --json rf.json 2>err.txt || fail "system file: $(cat err.txt)"
 expect_eq "a system file chooses: astra" "$(model_of rf.json | cut -d' ' -f1)" "astra"
 
+# a plan the check refuses gets its error, and no note about groups made from it (the groups of an
+# HSDP shard size that does not divide dp used to be built first: a heap overflow, fuzz/regress/cli)
+"$CS_BIN" train --model gpt3-6.7b --tp 2 --dp 8 --fsdp-sharding-strategy HYBRID_SHARD --hsdp-shard-size 5 \
+    --fsdp-no-sync --network-configuration=n16.yml --quiet 2>err.txt && fail "shard size 5 of dp 8 accepted"
+grep -q "hsdp-shard-size 5.*expected a divisor of --dp (8)" err.txt && ! grep -q "note" err.txt \
+    && pass "shard size 5 of dp 8: refused, naming the flag, no note" || fail "shard size 5: $(cat err.txt)"
+
 # 4. a cluster's generated jobs (cs_gen_system_groups): one device, nccl (a job alone on its server
 # takes train's nccl time on that server); devices that differ, astra with the cluster's note (train's
 # astra time)

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "gen/gen_int.h"
 #include "config/network_config.h"
 #include "config/system_config.h"
@@ -159,8 +160,24 @@ int cs_gen_system_groups(const cs_network_config *net, const cs_device *d, const
     return CS_OK;
 }
 
+/* Whether p's groups can be made: cs_gen_comm_groups relies on what
+ * cs_gen_plan_check guarantees, and the system may be asked for before the
+ * plan is checked (the scenario's effective system). */
+static int groups_can_be_made(const cs_gen_plan *p) {
+    uint32_t ep = p->ep ? p->ep : 1;
+    if (!p->tp || !p->pp || !p->dp || p->dp % ep) return 0;
+    uint64_t ranks = cs_mul_u64_sat(cs_mul_u64_sat(cs_mul_u64_sat(p->tp, cs_gen_cp(p)), p->pp), p->dp);
+    if (ranks > CS_GEN_MAX_RANKS) return 0;
+    if (cs_gen_hsdp(p) && (!p->hsdp_shard || p->dp % p->hsdp_shard || cs_gen_cp(p) > 1 || ep > 1)) return 0;
+    return 1;
+}
+
 int cs_gen_system_for(const cs_network_config *net, const cs_device *d, const cs_gen_plan *p, cs_system_config *sc,
                       char *why, size_t n) {
+    if (!groups_can_be_made(p)) { /* a plan the check refuses, naming the key: the base system, no note */
+        if (n) why[0] = 0;
+        return cs_gen_system_defaults(net ? net->ndims : 1, sc);
+    }
     cs_comm_groups g;
     cs_gen_comm_groups(p, &g);
     int rc = cs_gen_system_groups(net, d, &g, sc, why, n);
