@@ -239,43 +239,60 @@ static void build_sys(cs_system_config *sc, const char *algo) {
 
 /* Runs the plan in full and in class mode; returns 1 when class mode ran
  * (and then asserts equality), 0 when it refused (why gets the reason). */
+/* What a run of plan p needs: its symmetry axes, the network of ns (each
+ * axis's part in one dimension, as train checks), a system of algo on
+ * every dimension, the plan's communicator groups and the engine options
+ * over them (streams comm streams). */
+typedef struct {
+    cs_sym_axes ax;
+    cs_network_config net;
+    cs_system_config sc;
+    cs_comm_groups gs;
+    cs_engine_options so;
+} run_setup;
+
+static void setup_run(run_setup *u, const cs_gen_plan *p, const netspec *ns, const char *algo, uint32_t streams) {
+    assert_true(cs_gen_sym_axes(p, &u->ax) > 0);
+    build_net(ns, &u->net);
+    assert_true(cs_sym_axes_fit(&u->ax, &u->net) > 0); /* as train does: each axis's part in one dimension */
+    build_sys(&u->sc, algo);
+    memset(&u->gs, 0, sizeof u->gs);
+    cs_gen_comm_groups(p, &u->gs);
+    cs_engine_options_init(&u->so);
+    cs_engine_options_set_system(&u->so, &u->sc);
+    u->so.comm_groups = &u->gs;
+    u->so.comm_streams = streams;
+}
+
+static void free_run(run_setup *u) {
+    cs_comm_groups_free(&u->gs);
+    cs_system_config_free(&u->sc);
+}
+
 static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netspec *ns, const char *algo,
                         uint32_t streams, char *why, size_t whylen) {
     const cs_device *d = cs_device_find("A100-80GB");
-    cs_sym_axes ax;
-    assert_true(cs_gen_sym_axes(p, &ax) > 0);
-    cs_network_config net;
-    build_net(ns, &net);
-    assert_true(cs_sym_axes_fit(&ax, &net) > 0); /* as train does: each axis's part in one dimension */
-    cs_system_config sc;
-    build_sys(&sc, algo);
-    cs_comm_groups gs;
-    memset(&gs, 0, sizeof gs);
-    cs_gen_comm_groups(p, &gs);
-    cs_engine_options so;
-    cs_engine_options_init(&so);
-    cs_engine_options_set_system(&so, &sc);
-    so.comm_groups = &gs;
-    so.comm_streams = streams;
+    run_setup u;
+    setup_run(&u, p, ns, algo, streams);
     cs_error err;
     cs_error_clear(&err);
 
     cs_workload wf, wc;
     assert_int_equal(cs_gen_workload(m, p, d, NULL, NULL, &wf, &err), CS_OK);
-    assert_int_equal(cs_gen_workload(m, p, d, &ax, NULL, &wc, &err), CS_OK);
+    assert_int_equal(cs_gen_workload(m, p, d, &u.ax, NULL, &wc, &err), CS_OK);
     assert_true(wc.ngraphs < wf.ngraphs);
     cs_engine_result full, cls;
     int rc0;
-    so.symmetry = CS_SYMMETRY_OFF;
-    rc0 = cs_engine_run(&wf, &net, &so, &full, &err);
+    u.so.symmetry = CS_SYMMETRY_OFF;
+    rc0 = cs_engine_run(&wf, &u.net, &u.so, &full, &err);
     if (rc0) printf("full run: %s\n", err.msg);
     assert_int_equal(rc0, CS_OK);
     assert_int_equal(full.symmetric, 0);
-    so.symmetry = CS_SYMMETRY_AUTO;
-    so.sym_axes = &ax;
-    so.sym_no_fallback = 1;
+    u.so.symmetry = CS_SYMMETRY_AUTO;
+    u.so.sym_axes = &u.ax;
+    u.so.sym_no_fallback = 1;
     cs_error_clear(&err);
-    int rc = cs_engine_run(&wc, &net, &so, &cls, &err);
+    int rc = cs_engine_run(&wc, &u.net, &u.so, &cls, &err);
     int ran = rc == CS_OK;
     if (!ran) {
         assert_int_equal(rc, CS_EUNSUPPORTED);
@@ -301,8 +318,7 @@ static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netsp
     cs_engine_result_free(&full);
     cs_workload_free(&wf);
     cs_workload_free(&wc);
-    cs_comm_groups_free(&gs);
-    cs_system_config_free(&sc);
+    free_run(&u);
     return ran;
 }
 
@@ -459,37 +475,23 @@ static void test_equal_fsdp_interleaved(void **state) {
 /* The full run alone: how many ranks differ from their class representative
  * (finish, compute or communication time). */
 static uint32_t full_run_unlike_rep(const cs_gen_model *m, const cs_gen_plan *p, const netspec *ns) {
-    cs_sym_axes ax;
-    assert_true(cs_gen_sym_axes(p, &ax) > 0);
-    cs_network_config net;
-    build_net(ns, &net);
-    assert_true(cs_sym_axes_fit(&ax, &net) > 0);
-    cs_system_config sc;
-    build_sys(&sc, "ring");
-    cs_comm_groups gs;
-    memset(&gs, 0, sizeof gs);
-    cs_gen_comm_groups(p, &gs);
-    cs_engine_options so;
-    cs_engine_options_init(&so);
-    cs_engine_options_set_system(&so, &sc);
-    so.comm_groups = &gs;
-    so.comm_streams = 4;
-    so.symmetry = CS_SYMMETRY_OFF;
+    run_setup u;
+    setup_run(&u, p, ns, "ring", 4);
+    u.so.symmetry = CS_SYMMETRY_OFF;
     cs_error err;
     cs_error_clear(&err);
     cs_workload w;
     assert_int_equal(cs_gen_workload(m, p, cs_device_find("A100-80GB"), NULL, NULL, &w, &err), CS_OK);
     cs_engine_result full;
-    assert_int_equal(cs_engine_run(&w, &net, &so, &full, &err), CS_OK);
+    assert_int_equal(cs_engine_run(&w, &u.net, &u.so, &full, &err), CS_OK);
     uint32_t unlike = 0;
     for (uint32_t r = 0; r < w.nranks; r++) {
-        const cs_rank_result *a = &full.ranks[r], *b = &full.ranks[rep_of(&ax, r)];
+        const cs_rank_result *a = &full.ranks[r], *b = &full.ranks[rep_of(&u.ax, r)];
         if (a->finish != b->finish || a->compute != b->compute || a->comm_busy != b->comm_busy) unlike++;
     }
     cs_engine_result_free(&full);
     cs_workload_free(&w);
-    cs_comm_groups_free(&gs);
-    cs_system_config_free(&sc);
+    free_run(&u);
     return unlike;
 }
 
