@@ -181,22 +181,14 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
         ppn = away == 0 ? g->n : 0;
         if (away) { /* k: the members on the first member's node; then, in file order, blocks of k
                      * members on one node each, no node twice (NCCL's rings over the rails) */
-            uint32_t k = 0;
-            for (uint32_t i = 0; i < g->n; i++) k += g->ranks[i] / np0 == first;
-            int ok = g->n % k == 0;
-            for (uint32_t b = 0; ok && b < g->n / k; b++)
-                for (uint32_t i = 1; ok && i < k; i++) ok = g->ranks[b * k + i] / np0 == g->ranks[b * k] / np0;
-            /* by_rank is sorted by rank and a node's ranks are consecutive: k + 1 of one node are neighbours */
-            for (uint32_t i = k; ok && i < g->n; i++)
-                ok = g->by_rank[2 * i] / np0 != g->by_rank[2 * (i - k)] / np0;
-            if (!ok)
+            if (!cs_nccl_group_fits(g->ranks, g->n, np0))
                 return CS_ERR(err, CS_EUNSUPPORTED,
                               "%s: node %" PRIu64 ": %s: collective-model nccl: communicator group \"%s\" is "
                               "spread over nodes (of %u GPUs, %s) unevenly or out of node order; expected a "
                               "group within one node, or the same number of members on each of its nodes, "
                               "listed node by node",
                               src, node, cfgpath, g->name, np0, netpath);
-            ppn = k;
+            for (uint32_t i = 0; i < g->n; i++) ppn += g->ranks[i] / np0 == first; /* k */
         }
         nnodes = g->n / ppn;
     }
