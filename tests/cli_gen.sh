@@ -48,17 +48,21 @@ echo "$out" | grep -q "generating and simulating all 8 ranks instead: 0.0 M grap
 # 2 representatives per stage (DP 0 and 1), 4 of 16 ranks, the full run's
 # step time (before: every rank simulated, the axis crossing dimensions)
 printf 'topology: [ Switch, Switch ]\nnpus_count: [ 4, 4 ]\nbandwidth: [ 200, 25 ]\nlatency: [ 500, 2000 ]\n' > "$CS_TMP/s4x4.yml"
-# (the astra model: with the nccl default the DP groups, 2 ranks on each of 2 servers, run as rails,
-# which class mode does not take -- docs/collectives.md "Across nodes"; every rank is simulated)
-P16=(--model gpt3-6.7b --tp 2 --pp 2 --dp 4 --sp --recompute selective --global-batch 16 --network-configuration="$CS_TMP/s4x4.yml"
-     --set system.collective-model=astra)
-"$CS_BIN" train "${P16[@]}" --json "$CS_TMP/p1.json" --quiet 2>/dev/null
-"$CS_BIN" train "${P16[@]}" --symmetry off --json "$CS_TMP/p2.json" --quiet 2>/dev/null
-a=$(grep -o '"iteration_time_ps": *[0-9]*' "$CS_TMP/p1.json" | grep -o '[0-9]*$')
-c=$(grep -o '"iteration_time_ps": *[0-9]*' "$CS_TMP/p2.json" | grep -o '[0-9]*$')
-grep -q '"simulated_ranks": 4,' "$CS_TMP/p1.json" && [ -n "$a" ] && [ "$a" = "$c" ] \
-    && pass "TP 2 on servers of 4: 4 representatives, the full run's time ($a ps)" \
-    || fail "TP 2 on servers of 4: $a vs $c: $(grep -o '"simulated_ranks": *[0-9]*' "$CS_TMP/p1.json")"
+# Both collective models: astra, and the nccl default, whose DP groups (2 ranks
+# on each of 2 servers) run as rails (one ring per position within the server)
+for model in astra nccl; do
+    P16=(--model gpt3-6.7b --tp 2 --pp 2 --dp 4 --sp --recompute selective --global-batch 16
+         --network-configuration="$CS_TMP/s4x4.yml" --set system.collective-model=$model)
+    "$CS_BIN" train "${P16[@]}" --json "$CS_TMP/p1.json" --quiet 2>/dev/null
+    "$CS_BIN" train "${P16[@]}" --symmetry off --json "$CS_TMP/p2.json" --quiet 2>/dev/null
+    a=$(grep -o '"iteration_time_ps": *[0-9]*' "$CS_TMP/p1.json" | grep -o '[0-9]*$')
+    c=$(grep -o '"iteration_time_ps": *[0-9]*' "$CS_TMP/p2.json" | grep -o '[0-9]*$')
+    grep -q '"simulated_ranks": 4,' "$CS_TMP/p1.json" && [ -n "$a" ] && [ "$a" = "$c" ] \
+        && pass "TP 2 on servers of 4 ($model): 4 representatives, the full run's time ($a ps)" \
+        || fail "TP 2 on servers of 4 ($model): $a vs $c: $(grep -o '"simulated_ranks": *[0-9]*' "$CS_TMP/p1.json")"
+done
+[ "$model" = nccl ] && grep -q '"collective-model": "nccl"' "$CS_TMP/p1.json" \
+    && pass "the last of the two ran the nccl model" || fail "the last of the two ran the nccl model"
 # ZeRO-3 stops the run with both axes (a layer's gather ends in the instant
 # the compute stream frees, test_gen_sym.c); train tries again without the
 # larger axis (DP): TP only, 8 representatives, the full run's time (before:

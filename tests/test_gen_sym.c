@@ -735,6 +735,28 @@ static void test_equal_nccl(void **state) {
     plan_base(&p, 2, 1, 4, 4); /* TP 2 x DP 4, ZeRO-1: the DP groups one rank per node */
     p.zero = 1;
     expect_equal(&m, &p, &SW_2x4, "nccl", 4);
+    /* Rails: TP 2 on servers of 4 puts 2 members of each DP group on each
+     * server; the nccl model runs such a group as one ring per position
+     * within the server (SP_GSTRIDE, gstride 2).  The DP axis's part that
+     * moves whole servers has stride 4, so q = 2 representatives per orbit,
+     * and a move by s maps member j to j + 2 s: each rail's ring onto
+     * itself, rotated.  With shared and with per-communicator queues. */
+    netspec sw4x4 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {4, 4}};
+    netspec sw4x4r = {2, {CS_TOPO_SWITCH, CS_TOPO_RING}, {4, 4}};
+    for (int pc = 0; pc < 2; pc++) {
+        g_per_comm = pc;
+        plan_base(&p, 2, 1, 8, 4); /* TP 2 x DP 8: DP groups of 2 members on each of 4 servers */
+        p.zero = 1;
+        expect_equal(&m, &p, &sw4x4, "nccl", 4);
+        expect_equal(&m, &p, &sw4x4r, "nccl", 4); /* the servers on a ring: distances kept by the move */
+        plan_base(&p, 2, 2, 4, 4); /* TP 2 x DP 4 x PP 2: DP groups of 2 members on each of 2 servers */
+        p.sp = 1;
+        p.vstages = 2;
+        expect_equal(&m, &p, &sw4x4, "nccl", 4);
+        plan_base(&p, 1, 2, 8, 2); /* DP 8 x PP 2, no TP: 4 DP members on each of 2 servers */
+        expect_equal(&m, &p, &sw4x4, "nccl", 4);
+    }
+    g_per_comm = 0;
 }
 
 static void test_refusals(void **state) {

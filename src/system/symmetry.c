@@ -316,13 +316,6 @@ static int check_group_cls(cs_system *s, cs_inst *in, uint32_t R) {
 
 int css_sym_check_inst(cs_system *s, cs_inst *in, uint32_t issuer) {
     uint32_t nph = in->nchunks ? in->phase_begin[in->nchunks] : 0;
-    for (uint32_t i = 0; i < nph; i++)
-        if (in->phases[i].space == SP_GSTRIDE) { /* not argued for the mirrors: simulated in full */
-            css_sym_break(s, "collective #%" PRIu64 " on communicator group \"%s\" runs one ring per position "
-                          "within a node (collective-model nccl, several ranks per node across nodes)",
-                          in->seq, in->grp->name);
-            return -1;
-        }
     if (s->sym.cls) return check_group_cls(s, in, issuer);
     if (!in->grp->whole) {
         css_sym_break(s, "collective #%" PRIu64 " runs on communicator group \"%s\" (%u of %u ranks): "
