@@ -19,6 +19,8 @@
  * 3. Where the argument does not hold, class mode refuses with the reason;
  *    on Meta's Llama 3 plan shape with shared queues the full run itself is
  *    not symmetric, so the refusal is required (test_meta_queues).
+ * 4. train's graphs (the generator's nodes handed to the graph builder)
+ *    equal generate's ET bytes read back by the trace reader, node for node.
  */
 #include "testutil.h"
 
@@ -778,6 +780,83 @@ static void test_refusals(void **state) {
     tu_assert_has(why, "XOR moves change ring distances");
 }
 
+/* ---- 4: train's graphs equal generate's files read back ------------------------ */
+
+static void assert_same_graph(const cs_graph *a, const cs_graph *b, uint32_t r) {
+    if (a->nnodes != b->nnodes || a->nchildren != b->nchildren || a->npg != b->npg ||
+        a->missing_ctrl_deps != b->missing_ctrl_deps)
+        fail_msg("rank %u: nodes %u/%u, children %u/%u, groups %u/%u", r, a->nnodes, b->nnodes, a->nchildren,
+                 b->nchildren, a->npg, b->npg);
+    for (uint32_t i = 0; i < a->nnodes; i++) {
+        const cs_node *x = &a->nodes[i], *y = &b->nodes[i];
+        if (x->id != y->id || x->duration_us != y->duration_us || x->num_ops != y->num_ops ||
+            x->tensor_size != y->tensor_size || x->comm_size != y->comm_size || x->type != y->type ||
+            x->comm_type != y->comm_type || x->comm_src != y->comm_src || x->comm_dst != y->comm_dst ||
+            x->comm_tag != y->comm_tag || x->comm_priority != y->comm_priority || x->flags != y->flags ||
+            x->involved_dim != y->involved_dim || x->nparents != y->nparents || x->child_begin != y->child_begin ||
+            strcmp(a->pg_names[x->pg], b->pg_names[y->pg]) != 0 ||
+            strcmp(cs_graph_node_name(a, x), cs_graph_node_name(b, y)) != 0)
+            fail_msg("rank %u: node %u (id %llu, %s) differs", r, i, (unsigned long long)x->id,
+                     cs_graph_node_name(a, x));
+    }
+    for (uint32_t i = 0; i < a->nchildren; i++)
+        if (a->children[i] != b->children[i]) fail_msg("rank %u: child %u differs", r, i);
+}
+
+/* What train simulates (cs_gen_workload: the generator's node messages
+ * straight into the graph builder) equals what generate writes, read back by
+ * the trace reader (cs_gen_rank_bytes, cs_graph_load_mem), node for node,
+ * rank by rank, over plans that use every kind of node and attribute. */
+static void direct_equals_bytes(const cs_gen_model *m, const cs_gen_plan *p) {
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    cs_workload w;
+    assert_int_equal(cs_gen_workload(m, p, d, NULL, NULL, &w, &err), CS_OK);
+    for (uint32_t r = 0; r < w.nranks; r++) {
+        char *buf = NULL, name[48];
+        size_t len = 0;
+        snprintf(name, sizeof name, "rank.%u.et", r);
+        assert_int_equal(cs_gen_rank_bytes(m, p, d, r, &buf, &len, &err), CS_OK);
+        assert_true(len > 0);
+        cs_graph *g = NULL;
+        assert_int_equal(cs_graph_load_mem(buf, len, name, &(cs_graph_options){0, 0, NULL}, &g, &err), CS_OK);
+        assert_same_graph(w.rank_graph[r], g, r);
+        cs_graph_free(g);
+        free(buf);
+    }
+    cs_workload_free(&w);
+}
+
+static void test_direct_graphs(void **state) {
+    (void)state;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
+    plan_base(&p, 2, 2, 2, 4); /* TP + SP, 1F1B, selective recompute */
+    p.sp = 1;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    direct_equals_bytes(&m, &p);
+    plan_base(&p, 2, 2, 4, 4); /* interleaved, ZeRO-2 */
+    p.vstages = 2;
+    p.zero = 2;
+    direct_equals_bytes(&m, &p);
+    plan_base(&p, 1, 2, 4, 2); /* ZeRO-3 */
+    p.zero = 3;
+    direct_equals_bytes(&m, &p);
+    plan_base(&p, 2, 1, 2, 4); /* context parallelism, ring attention */
+    p.cp = 2;
+    p.sp = 1;
+    p.cp_comm = CS_CP_P2P;
+    direct_equals_bytes(&m, &p);
+    const cs_gen_model *moe = cs_gen_model_preset("mixtral-8x7b");
+    assert_non_null(moe);
+    cs_gen_model mm = *moe;
+    mm.u.tf.layers = 2;
+    plan_base(&p, 2, 1, 4, 2); /* experts: all-to-alls, expert-DP groups */
+    p.ep = 2;
+    direct_equals_bytes(&mm, &p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_invariance),
@@ -790,6 +869,7 @@ int main(void) {
         cmocka_unit_test(test_equal_partial_servers),
         cmocka_unit_test(test_equal_nccl),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_direct_graphs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

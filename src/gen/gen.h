@@ -357,9 +357,10 @@ int cs_gen_write_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_devi
 int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, char **buf,
                       size_t *len, cs_error *err);
 /* The plan as the cs_workload the executor runs: every graph it needs is
- * written by the ET writer into memory and read back by the trace reader,
- * so what is simulated is byte for byte what cs_gen_write_rank (`clustersim
- * generate`) writes.  ax NULL: every rank's graph; else (cs_gen_sym_axes)
+ * built from the generator's node messages by the decoding the trace reader
+ * uses (cs_graph_builder), so what is simulated is what cs_gen_write_rank
+ * (`clustersim generate`) writes, read back (equal node for node:
+ * tests/test_gen_sym.c), without the bytes in between.  ax NULL: every rank's graph; else (cs_gen_sym_axes)
  * the class representatives' only, every other rank sharing its
  * representative's graph: such a workload may only be run in class mode
  * (cs_engine_options.sym_axes with sym_no_fallback).  stop (may be NULL):

@@ -1,9 +1,10 @@
 /*
  * workload.c -- generated plans as Chakra ET files and as a workload (see
- * gen.h).  Both go through the one ET writer: to a file for `generate`, to
- * memory (open_memstream) for `train`, whose graphs are then read back by
- * the trace reader from those bytes (cs_graph_load_mem), so what train
- * simulates is byte for byte what generate writes, without touching disk.
+ * gen.h).  Both take the generator's node messages: `generate` hands them
+ * to the ET writer, `train` to the graph builder that decodes the trace
+ * reader's records (cs_graph_builder, workload/graph.h), so what train
+ * simulates is what generate writes, without packing and unpacking every
+ * node (tests/test_gen_sym.c checks the two graphs equal, node for node).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +22,12 @@
 
 static int write_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
     return cs_et_writer_write(ud, n, err);
+}
+
+/* A node straight into the graph being built: the decoding the trace reader's
+ * records get (graph.c), without packing and unpacking them. */
+static int build_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    return cs_graph_builder_add(ud, n, err);
 }
 
 /* One rank's records through an open writer, then closed. */
@@ -74,13 +81,15 @@ int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device
             rc = CS_ERR(err, CS_EINTR, "interrupted while generating the plan's graphs (%u of %u ranks done)", r, n);
             break;
         }
-        char *buf = NULL, name[48];
-        size_t len = 0;
+        char name[48];
         snprintf(name, sizeof name, "rank.%u.et", r);
-        rc = cs_gen_rank_bytes(m, p, d, r, &buf, &len, err);
-        if (rc == CS_OK) rc = cs_graph_load_mem(buf, len, name, &(cs_graph_options){0, 0, NULL}, &graphs[ng], err);
+        cs_graph_builder *gb = cs_graph_builder_new(name, &(cs_graph_options){0, 0, NULL});
+        rc = cs_gen_rank(m, p, d, r, build_sink, gb, NULL, err);
+        if (rc == CS_OK)
+            rc = cs_graph_builder_finish(gb, &graphs[ng], err);
+        else
+            cs_graph_builder_free(gb);
         if (rc == CS_OK) idx[r] = ng++;
-        free(buf);
     }
     if (rc == CS_OK)
         rc = cs_workload_from_graphs(graphs, ng, idx, n, w, err); /* owns the graphs, copies the array */

@@ -546,24 +546,55 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
     return CS_OK;
 }
 
+/* ---- building node by node (cs_graph_builder, graph.h) -------------------------- */
+
+struct cs_graph_builder {
+    builder b;
+    char *name;
+    cs_graph_options opt;
+};
+
+cs_graph_builder *cs_graph_builder_new(const char *name, const cs_graph_options *opt) {
+    cs_graph_builder *gb = cs_calloc(1, sizeof *gb);
+    gb->name = cs_strdup(name ? name : "");
+    if (opt) gb->opt = *opt;
+    gb->b.name = gb->name;
+    gb->b.opt = &gb->opt;
+    add_pg(&gb->b, ""); /* index 0 = default group */
+    return gb;
+}
+
+int cs_graph_builder_add(cs_graph_builder *gb, const ChakraProtoMsg__Node *pn, cs_error *err) {
+    return decode_node(&gb->b, pn, err);
+}
+
+int cs_graph_builder_finish(cs_graph_builder *gb, cs_graph **out, cs_error *err) {
+    int rc = finish(&gb->b, out, err);
+    cs_graph_builder_free(gb);
+    return rc;
+}
+
+void cs_graph_builder_free(cs_graph_builder *gb) {
+    if (!gb) return;
+    builder_free(&gb->b);
+    cs_free(gb->name);
+    cs_free(gb);
+}
+
 static int load_from_reader(cs_et_reader *rd, const char *name, const cs_graph_options *opt,
                             cs_graph **out, cs_error *err) {
-    builder b;
-    memset(&b, 0, sizeof b);
-    b.name = name;
-    b.opt = opt;
-    add_pg(&b, ""); /* index 0 = default group */
+    cs_graph_builder *gb = cs_graph_builder_new(name, opt);
     int rc;
     for (;;) {
         ChakraProtoMsg__Node *pn = NULL;
         rc = cs_et_reader_next(rd, &pn, err);
         if (rc <= 0) break;
-        rc = decode_node(&b, pn, err);
+        rc = cs_graph_builder_add(gb, pn, err);
         cs_et_node_free(pn);
         if (rc) break;
     }
-    if (rc == 0) rc = finish(&b, out, err);
-    builder_free(&b);
+    if (rc == 0) return cs_graph_builder_finish(gb, out, err);
+    cs_graph_builder_free(gb);
     return rc;
 }
 

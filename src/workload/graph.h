@@ -101,6 +101,18 @@ int cs_graph_load_mem(const void *data, size_t len, const char *name, const cs_g
                       cs_graph **out, cs_error *err);
 void cs_graph_free(cs_graph *g);
 
+/* Building a graph node by node from Chakra node messages, as the loaders
+ * above do record by record (the same decoding, checks and messages, `name`
+ * naming the source): a generator hands its nodes over without writing and
+ * reading them back (gen/workload.c).  finish and free consume the builder;
+ * the node messages are only read during add. */
+typedef struct cs_graph_builder cs_graph_builder;
+struct ChakraProtoMsg__Node; /* chakra_et.pb-c.h (workload/et.h) */
+cs_graph_builder *cs_graph_builder_new(const char *name, const cs_graph_options *opt);
+int cs_graph_builder_add(cs_graph_builder *gb, const struct ChakraProtoMsg__Node *pn, cs_error *err);
+int cs_graph_builder_finish(cs_graph_builder *gb, cs_graph **out, cs_error *err);
+void cs_graph_builder_free(cs_graph_builder *gb);
+
 static inline uint32_t cs_graph_child_end(const cs_graph *g, uint32_t i) {
     return i + 1 < g->nnodes ? g->nodes[i + 1].child_begin : g->nchildren;
 }
