@@ -48,6 +48,16 @@ grep -q "best plan    TP" s1.txt && pass "report names the best plan" || fail "r
 # deterministic
 "$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 3 --out s2 --quiet --no-progress 2> s2.err || fail "rerun"
 cmp -s s1/plans.csv s2/plans.csv && pass "plans.csv identical on a rerun" || fail "plans.csv differs"
+# -j: the best plans simulated on worker processes give the same table as one process
+# (the plans tried, in estimate order until --top are simulated, and every result)
+for top in 3 10; do
+    "$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top $top -j 1 --out j1 --quiet --no-progress 2> j1.err || fail "-j 1: $(cat j1.err)"
+    "$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top $top -j 3 --out j3 --quiet --no-progress 2> j3.err || fail "-j 3: $(cat j3.err)"
+    n=$(grep -c ',simulated,' j3/plans.csv)
+    cmp -s j1/plans.csv j3/plans.csv && [ "$n" -eq $top ] && pass "--top $top: -j 3 gives -j 1's plans.csv ($n simulated)" \
+        || fail "--top $top: -j 3 differs from -j 1 ($n simulated)"
+done
+expect_fail "bad -j" "-j '0'|worker processes from 1 to 1024" "$CS_BIN" search "${BASE[@]}" -j 0
 # estimates only
 "$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 0 --out s3 --no-progress > s3.txt 2>&1 || fail "--top 0"
 grep -q "simulated" s3/plans.csv && fail "--top 0 simulated" || pass "--top 0: estimates only"

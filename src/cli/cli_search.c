@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli_int.h"
 #include "core/opts.h"
@@ -38,6 +39,8 @@ static void search_usage(FILE *f) {
           "  --objective WHAT     rank by time (default), cost (per step: hardware amortized plus energy) or\n"
           "                       energy (per step), by the cost model (cost.* keys, docs/cost.md)\n"
           "  --show N             rows of the estimate ranking printed (default 10)\n"
+          "  -j N, --jobs N       worker processes simulating the best plans (default: the number of CPUs;\n"
+          "                       the same results whatever N)\n"
           "  --out DIR            DIR/plans.csv: every plan, its estimate, simulation or refusal\n"
           "  --quiet, --no-progress, --help\n",
           f);
@@ -102,6 +105,8 @@ int cs_cli_search(int argc, char **argv) {
     o.show = 10;
     o.progress = 1;
     o.report = stdout;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = ncpu > 0 && ncpu < 1024 ? (uint32_t)ncpu : 1;
     cs_scenario *sc = cs_scenario_new();
     cs_error err;
     cs_error_clear(&err);
@@ -180,6 +185,12 @@ int cs_cli_search(int argc, char **argv) {
         } else if (strcmp(name, "--show") == 0) {
             if (cs_cli_parse_u32(val, 0, 1000000, &o.show)) {
                 fprintf(stderr, "clustersim: error: --show '%s': expected a number of rows from 0 to 1000000\n", val);
+                rc = 1;
+            }
+        } else if (strcmp(name, "-j") == 0 || strcmp(name, "--jobs") == 0) {
+            if (cs_cli_parse_u32(val, 1, 1024, &o.jobs)) {
+                fprintf(stderr, "clustersim: error: %s '%s': expected a number of worker processes from 1 to 1024\n",
+                        name, val);
                 rc = 1;
             }
         } else if (strcmp(name, "--out") == 0) {

@@ -7,8 +7,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "config/network_config.h"
 #include "core/afile.h"
@@ -308,6 +313,221 @@ static void simulate(search *S, splan *x) {
     cs_scenario_free(sc);
 }
 
+/* ---- simulating the best: in order, on -j worker processes ---------------------------- */
+
+/* How many of order[0 .. lim) the sequential loop simulates: up to the
+ * plan that makes `top` simulated (sim == 1), all of them otherwise. */
+static size_t refine_cut(splan **order, size_t lim, uint32_t top) {
+    uint32_t got = 0;
+    for (size_t i = 0; i < lim; i++)
+        if (order[i]->sim == 1 && ++got == top) return i + 1;
+    return lim;
+}
+
+/* One simulation's outcome, as a worker sends it back. */
+typedef struct sim_msg {
+    int sim;
+    double sim_s, sim_mfu, sim_rate, sim_cost, sim_energy;
+    char sim_note[240];
+} sim_msg;
+
+typedef struct sworker {
+    pid_t pid;
+    int to, from;
+    int64_t busy; /* index into order[], -1 idle */
+} sworker;
+
+static int full_io(int fd, void *buf, size_t n, int wr) {
+    char *p = buf;
+    while (n) {
+        ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static void sworker_loop(search *S, splan **order, int in, int out) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    uint64_t i;
+    while (full_io(in, &i, sizeof i, 0) == 0) {
+        splan *x = order[i];
+        simulate(S, x);
+        sim_msg m;
+        memset(&m, 0, sizeof m);
+        m.sim = x->sim;
+        m.sim_s = x->sim_s;
+        m.sim_mfu = x->sim_mfu;
+        m.sim_rate = x->sim_rate;
+        m.sim_cost = x->sim_cost;
+        m.sim_energy = x->sim_energy;
+        memcpy(m.sim_note, x->sim_note, sizeof m.sim_note);
+        if (S->o->stop && *S->o->stop) _exit(1);
+        if (full_io(out, &m, sizeof m, 1)) _exit(1);
+    }
+    _exit(0);
+}
+
+static int sworker_spawn(search *S, splan **order, sworker *w, sworker *all, size_t nall) {
+    int a[2], b[2];
+    if (pipe(a) != 0) return -1;
+    if (pipe(b) != 0) {
+        close(a[0]);
+        close(a[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(a[0]);
+        close(a[1]);
+        close(b[0]);
+        close(b[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(a[1]);
+        close(b[0]);
+        for (size_t k = 0; k < nall; k++) /* the other workers' pipes are not ours */
+            if (&all[k] != w && all[k].pid > 0) {
+                close(all[k].to);
+                close(all[k].from);
+            }
+        sworker_loop(S, order, a[0], b[1]);
+    }
+    close(a[0]);
+    close(b[1]);
+    w->pid = pid;
+    w->to = a[1];
+    w->from = b[0];
+    w->busy = -1;
+    return 0;
+}
+
+static void sworker_end(sworker *w, int sig, int *status) {
+    if (w->pid <= 0) return;
+    if (sig) kill(w->pid, sig);
+    close(w->to);
+    close(w->from);
+    int st = 0;
+    waitpid(w->pid, &st, 0);
+    if (status) *status = st;
+    w->pid = 0;
+}
+
+static void progress_line(const search *S, splan **order, size_t i) {
+    if (!S->o->progress) return;
+    char pt[160];
+    plan_text(S, order[i], pt, sizeof pt);
+    cs_info("search: simulating estimate #%zu, %s", i + 1, pt);
+}
+
+/* Simulates order[0 ..) as the sequential loop does -- in estimate order until
+ * `top` are simulated, at most lim tried -- with the plans spread over
+ * `jobs` forked workers, each plan a whole simulation in one worker.  A
+ * worker may finish plans past the cut; their results are dropped, so the
+ * simulated set and every result are the sequential loop's.  Returns the
+ * number of plans tried (the cut). */
+static size_t refine_parallel(search *S, splan **order, size_t lim, uint32_t jobs, int *rc, cs_error *err) {
+    size_t nw = jobs < lim ? jobs : lim;
+    sworker *w = cs_calloc(nw ? nw : 1, sizeof *w);
+    struct pollfd *pf = cs_calloc(nw ? nw : 1, sizeof *pf);
+    char *done = cs_calloc(lim ? lim : 1, 1);
+    void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+    size_t next = 0, inflight = 0, cut = lim;
+    for (size_t k = 0; k < nw && *rc == CS_OK; k++)
+        if (sworker_spawn(S, order, &w[k], w, nw) != 0)
+            *rc = CS_ERR(err, CS_EIO, "search: cannot start worker process %zu: %s", k + 1, strerror(errno));
+    while (*rc == CS_OK && (next < cut || inflight)) {
+        if (S->o->stop && *S->o->stop) {
+            *rc = CS_ERR(err, CS_EINTR, "search: interrupted while simulating");
+            break;
+        }
+        for (size_t k = 0; k < nw && next < cut; k++) {
+            if (w[k].pid <= 0 || w[k].busy >= 0) continue;
+            uint64_t i = next;
+            if (full_io(w[k].to, &i, sizeof i, 1) != 0) continue; /* gone: seen below */
+            progress_line(S, order, next);
+            w[k].busy = (int64_t)next++;
+            inflight++;
+        }
+        for (size_t k = 0; k < nw; k++) {
+            pf[k].fd = w[k].pid > 0 ? w[k].from : -1;
+            pf[k].events = POLLIN;
+            pf[k].revents = 0;
+        }
+        int pr = poll(pf, nw, 200);
+        if (pr < 0 && errno != EINTR) {
+            *rc = CS_ERR(err, CS_EIO, "search: poll: %s", strerror(errno));
+            break;
+        }
+        for (size_t k = 0; pr > 0 && k < nw; k++) {
+            if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)) || w[k].pid <= 0) continue;
+            int64_t held = w[k].busy;
+            sim_msg m;
+            if (full_io(w[k].from, &m, sizeof m, 0) == 0 && held >= 0) {
+                splan *x = order[held];
+                x->sim = m.sim;
+                x->sim_s = m.sim_s;
+                x->sim_mfu = m.sim_mfu;
+                x->sim_rate = m.sim_rate;
+                x->sim_cost = m.sim_cost;
+                x->sim_energy = m.sim_energy;
+                m.sim_note[sizeof m.sim_note - 1] = '\0';
+                memcpy(x->sim_note, m.sim_note, sizeof x->sim_note);
+            } else {
+                /* the worker is gone (a crash, out of memory): its plan failed, with the cause */
+                int st = 0;
+                sworker_end(&w[k], 0, &st);
+                if (S->o->stop && *S->o->stop) continue; /* the same Ctrl-C: not the plan's fault */
+                if (held >= 0) {
+                    splan *x = order[held];
+                    x->sim = 3;
+                    if (WIFSIGNALED(st))
+                        snprintf(x->sim_note, sizeof x->sim_note, "the worker process simulating this plan was "
+                                 "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+                    else
+                        snprintf(x->sim_note, sizeof x->sim_note, "the worker process simulating this plan ended "
+                                 "with exit status %d%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+                                 WIFEXITED(st) && WEXITSTATUS(st) == 3 ? " (out of memory)" : "");
+                }
+                if (next < cut && sworker_spawn(S, order, &w[k], w, nw) != 0)
+                    *rc = CS_ERR(err, CS_EIO, "search: cannot restart a worker process: %s", strerror(errno));
+            }
+            if (held >= 0) {
+                done[held] = 1;
+                inflight--;
+                w[k].busy = -1;
+            }
+            /* the cut: once the plans done in a row from the first hold `top` simulated, the
+             * sequential loop stops at the one that made it `top` */
+            size_t pre = 0;
+            uint32_t got = 0;
+            while (pre < lim && done[pre]) got += order[pre++]->sim == 1;
+            if (got >= S->o->top) cut = refine_cut(order, pre, S->o->top);
+        }
+        if (cut < lim && inflight) /* plans past the cut still running: not needed */
+            for (size_t k = 0; k < nw; k++)
+                if (w[k].pid > 0 && w[k].busy >= (int64_t)cut) {
+                    sworker_end(&w[k], SIGKILL, NULL);
+                    inflight--;
+                }
+    }
+    for (size_t k = 0; k < nw; k++) sworker_end(&w[k], *rc != CS_OK ? SIGTERM : 0, NULL);
+    for (size_t i = cut; i < lim; i++) { /* past the cut: as never tried */
+        order[i]->sim = 0;
+        order[i]->sim_note[0] = '\0';
+    }
+    signal(SIGPIPE, old_pipe);
+    cs_free(done);
+    cs_free(pf);
+    cs_free(w);
+    return cut;
+}
+
 /* ---- outputs ------------------------------------------------------------------- */
 
 static void csv_text(FILE *f, const char *s) {
@@ -496,15 +716,18 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
             if (!S.plans[i].refused) order[nok++] = &S.plans[i];
         qsort(order, nok, sizeof *order, by_estimate);
         double s0 = cs_host_wall_s();
-        for (size_t i = 0; rc == CS_OK && i < nok && nsim < o->top && i < 4 * (size_t)o->top + 16; i++) {
-            if (o->progress) {
-                char pt[160];
-                plan_text(&S, order[i], pt, sizeof pt);
-                cs_info("search: simulating estimate #%zu, %s", i + 1, pt);
+        size_t lim = nok < 4 * (size_t)o->top + 16 ? nok : 4 * (size_t)o->top + 16;
+        if (rc == CS_OK && o->top && o->jobs > 1 && lim > 1) {
+            size_t cut = refine_parallel(&S, order, lim, o->jobs, &rc, err);
+            for (size_t i = 0; i < cut; i++)
+                if (order[i]->sim == 1) simd[nsim++] = order[i];
+        } else {
+            for (size_t i = 0; rc == CS_OK && i < lim && nsim < o->top; i++) {
+                progress_line(&S, order, i);
+                simulate(&S, order[i]);
+                if (o->stop && *o->stop) rc = CS_ERR(err, CS_EINTR, "search: interrupted while simulating");
+                if (order[i]->sim == 1) simd[nsim++] = order[i];
             }
-            simulate(&S, order[i]);
-            if (o->stop && *o->stop) rc = CS_ERR(err, CS_EINTR, "search: interrupted while simulating");
-            if (order[i]->sim == 1) simd[nsim++] = order[i];
         }
         qsort(simd, nsim, sizeof *simd, by_simulated);
         double sim_wall = cs_host_wall_s() - s0;

@@ -54,6 +54,8 @@ typedef struct cs_search_options {
     uint32_t show;           /* rows of the estimate ranking in the report */
     int objective;           /* CS_SEARCH_BY_*: what the ranking and the simulated order minimize */
     int progress;
+    uint32_t jobs;           /* worker processes simulating the best plans (<= 1: in this process);
+                                the results are the same whatever the number */
     const volatile sig_atomic_t *stop;
 } cs_search_options;
 
