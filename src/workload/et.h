@@ -128,6 +128,19 @@ int cs_et_attr_get_string(const ChakraProtoMsg__Node *n, const char *name, const
 int cs_et_attr_get_bool_list(const ChakraProtoMsg__Node *n, const char *name,
                              const protobuf_c_boolean **vals, size_t *count, cs_error *err);
 
+/* The same conversions of an attribute already found (a = NULL: absent,
+ * 0), for a reader that finds several attributes in one pass over a node. */
+int cs_et_attr_int(const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a, int64_t *out,
+                   cs_error *err);
+int cs_et_attr_uint(const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a, uint64_t *out,
+                    cs_error *err);
+int cs_et_attr_bool(const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a, int *out,
+                    cs_error *err);
+int cs_et_attr_string(const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a, const char **out,
+                      cs_error *err);
+int cs_et_attr_bool_list(const ChakraProtoMsg__Node *n, const ChakraProtoMsg__AttributeProto *a,
+                         const protobuf_c_boolean **vals, size_t *count, cs_error *err);
+
 /* Name of a oneof member as in the schema ("int64_val", "bool_list", ...),
  * "no value" for an attribute without one, NULL for an unknown case. */
 const char *cs_et_attr_value_name(int value_case);

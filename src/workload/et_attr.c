@@ -91,9 +91,8 @@ static int as_integer(const attr_t *a, int *neg, int64_t *s, uint64_t *u) {
     return 1;
 }
 
-int cs_et_attr_get_int(const ChakraProtoMsg__Node *n, const char *name, int64_t *out,
+int cs_et_attr_int(const ChakraProtoMsg__Node *n, const attr_t *a, int64_t *out,
                        cs_error *err) {
-    const attr_t *a = cs_et_attr_find(n, name);
     if (!a) return 0;
     int neg;
     int64_t s = 0;
@@ -112,9 +111,13 @@ int cs_et_attr_get_int(const ChakraProtoMsg__Node *n, const char *name, int64_t 
     return 1;
 }
 
-int cs_et_attr_get_uint(const ChakraProtoMsg__Node *n, const char *name, uint64_t *out,
+int cs_et_attr_get_int(const ChakraProtoMsg__Node *n, const char *name, int64_t *out,
+                       cs_error *err) {
+    return cs_et_attr_int(n, cs_et_attr_find(n, name), out, err);
+}
+
+int cs_et_attr_uint(const ChakraProtoMsg__Node *n, const attr_t *a, uint64_t *out,
                         cs_error *err) {
-    const attr_t *a = cs_et_attr_find(n, name);
     if (!a) return 0;
     int neg;
     int64_t s = 0;
@@ -129,9 +132,13 @@ int cs_et_attr_get_uint(const ChakraProtoMsg__Node *n, const char *name, uint64_
     return 1;
 }
 
-int cs_et_attr_get_bool(const ChakraProtoMsg__Node *n, const char *name, int *out,
+int cs_et_attr_get_uint(const ChakraProtoMsg__Node *n, const char *name, uint64_t *out,
                         cs_error *err) {
-    const attr_t *a = cs_et_attr_find(n, name);
+    return cs_et_attr_uint(n, cs_et_attr_find(n, name), out, err);
+}
+
+int cs_et_attr_bool(const ChakraProtoMsg__Node *n, const attr_t *a, int *out,
+                        cs_error *err) {
     if (!a) return 0;
     int neg;
     int64_t s = 0;
@@ -141,22 +148,35 @@ int cs_et_attr_get_bool(const ChakraProtoMsg__Node *n, const char *name, int *ou
     return 1;
 }
 
-int cs_et_attr_get_string(const ChakraProtoMsg__Node *n, const char *name, const char **out,
+int cs_et_attr_get_bool(const ChakraProtoMsg__Node *n, const char *name, int *out,
+                        cs_error *err) {
+    return cs_et_attr_bool(n, cs_et_attr_find(n, name), out, err);
+}
+
+int cs_et_attr_string(const ChakraProtoMsg__Node *n, const attr_t *a, const char **out,
                           cs_error *err) {
-    const attr_t *a = cs_et_attr_find(n, name);
     if (!a) return 0;
     if (a->value_case != VC(STRING_VAL)) return type_error(n, a, "a string (string_val)", err);
     *out = a->string_val ? a->string_val : "";
     return 1;
 }
 
-int cs_et_attr_get_bool_list(const ChakraProtoMsg__Node *n, const char *name,
+int cs_et_attr_get_string(const ChakraProtoMsg__Node *n, const char *name, const char **out,
+                          cs_error *err) {
+    return cs_et_attr_string(n, cs_et_attr_find(n, name), out, err);
+}
+
+int cs_et_attr_bool_list(const ChakraProtoMsg__Node *n, const attr_t *a,
                              const protobuf_c_boolean **vals, size_t *count, cs_error *err) {
-    const attr_t *a = cs_et_attr_find(n, name);
     if (!a) return 0;
     if (a->value_case != VC(BOOL_LIST)) return type_error(n, a, "a bool_list", err);
     const ChakraProtoMsg__BoolList *l = a->bool_list;
     *count = l ? l->n_values : 0;
     *vals = *count ? l->values : NULL;
     return 1;
+}
+
+int cs_et_attr_get_bool_list(const ChakraProtoMsg__Node *n, const char *name,
+                             const protobuf_c_boolean **vals, size_t *count, cs_error *err) {
+    return cs_et_attr_bool_list(n, cs_et_attr_find(n, name), vals, count, err);
 }

@@ -71,31 +71,66 @@ static uint32_t add_pg(builder *b, const char *pg) {
     return (uint32_t)b->npg++;
 }
 
-/* Read an integer attribute into *out (if present); sets flag bit. */
-static int get_u64(builder *b, const ChakraProtoMsg__Node *pn, const char *attr, uint64_t *out,
-                   uint32_t *flags, uint32_t flag, cs_error *err) {
-    int rc = cs_et_attr_get_uint(pn, attr, out, err);
-    if (rc < 0) {
-        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
-        return rc;
+/* The attributes decode_node reads, found in one pass over a node (the first
+ * of each name wins, cs_et_attr_find's rule). */
+enum { K_CPU, K_COMM_TYPE, K_NUM_OPS, K_TENSOR, K_COMM_SIZE, K_SRC, K_DST, K_TAG, K_PRIO, K_PG, K_INVOLVED, K_N };
+typedef const ChakraProtoMsg__AttributeProto *attr_p;
+
+static int attr_slot(const char *a) {
+    switch (a[0]) {
+    case 'i': return strcmp(a, "is_cpu_op") == 0 ? K_CPU : strcmp(a, "involved_dim") == 0 ? K_INVOLVED : -1;
+    case 'n': return strcmp(a, "num_ops") == 0 ? K_NUM_OPS : -1;
+    case 't': return strcmp(a, "tensor_size") == 0 ? K_TENSOR : -1;
+    case 'p': return strcmp(a, "pg_name") == 0 ? K_PG : -1;
+    case 'c':
+        if (strncmp(a, "comm_", 5) != 0) return -1;
+        a += 5;
+        switch (a[0]) {
+        case 't': return strcmp(a, "type") == 0 ? K_COMM_TYPE : strcmp(a, "tag") == 0 ? K_TAG : -1;
+        case 's': return strcmp(a, "size") == 0 ? K_COMM_SIZE : strcmp(a, "src") == 0 ? K_SRC : -1;
+        case 'd': return strcmp(a, "dst") == 0 ? K_DST : -1;
+        case 'p': return strcmp(a, "priority") == 0 ? K_PRIO : -1;
+        default: return -1;
+        }
+    default: return -1;
     }
+}
+
+static void find_attrs(const ChakraProtoMsg__Node *pn, attr_p at[K_N]) {
+    for (int k = 0; k < K_N; k++) at[k] = NULL;
+    for (size_t i = 0; i < pn->n_attr; i++) {
+        attr_p a = pn->attr[i];
+        if (!a || !a->name) continue;
+        int k = attr_slot(a->name);
+        if (k >= 0 && !at[k]) at[k] = a;
+    }
+}
+
+/* An error of an attribute accessor, prefixed with the file. */
+static int attr_err(const builder *b, const ChakraProtoMsg__Node *pn, int rc, cs_error *err) {
+    cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
+    return rc;
+}
+
+/* Read an integer attribute into *out (if present); sets flag bit. */
+static int get_u64(builder *b, const ChakraProtoMsg__Node *pn, attr_p a, uint64_t *out, uint32_t *flags,
+                   uint32_t flag, cs_error *err) {
+    int rc = cs_et_attr_uint(pn, a, out, err);
+    if (rc < 0) return attr_err(b, pn, rc, err);
     if (rc == 1 && flags) *flags |= flag;
     return CS_OK;
 }
 
-static int get_i32(builder *b, const ChakraProtoMsg__Node *pn, const char *attr, int32_t *out,
-                   uint32_t *flags, uint32_t flag, cs_error *err) {
+static int get_i32(builder *b, const ChakraProtoMsg__Node *pn, attr_p a, int32_t *out, uint32_t *flags,
+                   uint32_t flag, cs_error *err) {
     int64_t v = 0;
-    int rc = cs_et_attr_get_int(pn, attr, &v, err);
-    if (rc < 0) {
-        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
-        return rc;
-    }
+    int rc = cs_et_attr_int(pn, a, &v, err);
+    if (rc < 0) return attr_err(b, pn, rc, err);
     if (rc == 1) {
         if (v < INT32_MIN || v > INT32_MAX)
             return CS_ERR(err, CS_EFORMAT,
                           "%s: node %" PRIu64 ": attribute %s: expected a 32-bit integer, got %" PRId64,
-                          b->name, (uint64_t)pn->id, attr, v);
+                          b->name, (uint64_t)pn->id, a->name, v);
         *out = (int32_t)v;
         if (flags) *flags |= flag;
     }
@@ -134,52 +169,42 @@ static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err
     n->involved_dim = UINT32_MAX;
     n->name = add_string(b, pn->name ? pn->name : "");
 
+    attr_p at[K_N];
+    find_attrs(pn, at);
     int cpu = 0;
-    int rc = cs_et_attr_get_bool(pn, "is_cpu_op", &cpu, err);
-    if (rc < 0) {
-        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
-        return rc;
-    }
+    int rc = cs_et_attr_bool(pn, at[K_CPU], &cpu, err);
+    if (rc < 0) return attr_err(b, pn, rc, err);
     if (cpu) n->flags |= CS_NF_CPU;
     if (cpu && (n->type == CS_NODE_COMM_SEND || n->type == CS_NODE_COMM_RECV || n->type == CS_NODE_COMM_COLL)) {
         n->flags |= CS_NF_HOST_COMM;
         n->type = CS_NODE_COMP;
     }
     int64_t ct = 0;
-    rc = cs_et_attr_get_int(pn, "comm_type", &ct, err);
-    if (rc < 0) {
-        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
-        return rc;
-    }
+    rc = cs_et_attr_int(pn, at[K_COMM_TYPE], &ct, err);
+    if (rc < 0) return attr_err(b, pn, rc, err);
     if (rc == 1) {
         n->flags |= CS_NF_HAS_COMM_TYPE;
         n->comm_type = (ct < 0 || ct > INT32_MAX) ? -1 : (int32_t)ct;
     }
-    if ((rc = get_u64(b, pn, "num_ops", &n->num_ops, &n->flags, CS_NF_HAS_NUM_OPS, err)) ||
-        (rc = get_u64(b, pn, "tensor_size", &n->tensor_size, &n->flags, CS_NF_HAS_TENSOR, err)) ||
-        (rc = get_u64(b, pn, "comm_size", &n->comm_size, &n->flags, CS_NF_HAS_COMM_SIZE, err)) ||
-        (rc = get_i32(b, pn, "comm_src", &n->comm_src, &n->flags, CS_NF_HAS_SRC, err)) ||
-        (rc = get_i32(b, pn, "comm_dst", &n->comm_dst, &n->flags, CS_NF_HAS_DST, err)) ||
-        (rc = get_i32(b, pn, "comm_tag", &n->comm_tag, NULL, 0, err)) ||
-        (rc = get_i32(b, pn, "comm_priority", &n->comm_priority, NULL, 0, err)) ||
+    if ((rc = get_u64(b, pn, at[K_NUM_OPS], &n->num_ops, &n->flags, CS_NF_HAS_NUM_OPS, err)) ||
+        (rc = get_u64(b, pn, at[K_TENSOR], &n->tensor_size, &n->flags, CS_NF_HAS_TENSOR, err)) ||
+        (rc = get_u64(b, pn, at[K_COMM_SIZE], &n->comm_size, &n->flags, CS_NF_HAS_COMM_SIZE, err)) ||
+        (rc = get_i32(b, pn, at[K_SRC], &n->comm_src, &n->flags, CS_NF_HAS_SRC, err)) ||
+        (rc = get_i32(b, pn, at[K_DST], &n->comm_dst, &n->flags, CS_NF_HAS_DST, err)) ||
+        (rc = get_i32(b, pn, at[K_TAG], &n->comm_tag, NULL, 0, err)) ||
+        (rc = get_i32(b, pn, at[K_PRIO], &n->comm_priority, NULL, 0, err)) ||
         (rc = check_duration(b, pn, n, err)))
         return rc;
 
     const char *pg = NULL;
-    rc = cs_et_attr_get_string(pn, "pg_name", &pg, err);
-    if (rc < 0) {
-        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
-        return rc;
-    }
+    rc = cs_et_attr_string(pn, at[K_PG], &pg, err);
+    if (rc < 0) return attr_err(b, pn, rc, err);
     n->pg = (rc == 1 && pg) ? add_pg(b, pg) : 0;
 
     const protobuf_c_boolean *inv = NULL;
     size_t ninv = 0;
-    rc = cs_et_attr_get_bool_list(pn, "involved_dim", &inv, &ninv, err);
-    if (rc < 0) {
-        cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
-        return rc;
-    }
+    rc = cs_et_attr_bool_list(pn, at[K_INVOLVED], &inv, &ninv, err);
+    if (rc < 0) return attr_err(b, pn, rc, err);
     if (rc == 1) {
         n->flags |= CS_NF_HAS_INVOLVED;
         n->involved_dim = 0;
