@@ -9,7 +9,8 @@ PKGS=(build-essential cmake pkg-config
       clang libclang-rt-14-dev                # libFuzzer target
       mpich libmpich-dev                      # clustersim sweep across machines (mpiexec)
       chromium                                # the HTML reports tested in a real (headless) browser
-      python3)                                # tests' independent checks
+      python3                                 # tests' independent checks
+      procps)                                 # pgrep: tests that stop a worker process
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()

@@ -57,7 +57,34 @@ for top in 3 10; do
     cmp -s j1/plans.csv j3/plans.csv && [ "$n" -eq $top ] && pass "--top $top: -j 3 gives -j 1's plans.csv ($n simulated)" \
         || fail "--top $top: -j 3 differs from -j 1 ($n simulated)"
 done
+grep -q "in [0-9.]* s wall, 3 worker processes:" <("$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 3 -j 3 --no-progress 2>&1) \
+    && pass "-j 3: the report says 3 worker processes simulated" || fail "-j 3: no worker count in the report"
 expect_fail "bad -j" "-j '0'|worker processes from 1 to 1024" "$CS_BIN" search "${BASE[@]}" -j 0
+# over 512 ranks only class mode is tried: ZeRO-3 plans whose class mode stops are skipped with the
+# reason and the next estimate is simulated instead; -j 3 must skip and stop exactly where -j 1 does
+cat > n1k.yml <<'NET'
+topology: [ Switch, Switch ]
+npus_count: [ 8, 128 ]
+bandwidth: [ 419.1, 46.57 ]
+latency: [ 700.0, 3000.0 ]
+NET
+K=(--model gpt3-13b --device H100-SXM --network-configuration=n1k.yml --global-batch 1024 --tp 1,2,4 --pp 1,2,4
+   --zero 3 --micro-batch 1,2 --virtual-stages 1 --recompute selective --placement tp,cp,dp,pp --top 4)
+"$CS_BIN" search "${K[@]}" -j 1 --out k1 --quiet --no-progress 2> k1.err || fail "-j 1 over 512 ranks: $(cat k1.err)"
+"$CS_BIN" search "${K[@]}" -j 3 --out k3 --quiet --no-progress 2> k3.err || fail "-j 3 over 512 ranks: $(cat k3.err)"
+nsk=$(grep -c ',skipped,' k3/plans.csv); nsim=$(grep -c ',simulated,' k3/plans.csv)
+cmp -s k1/plans.csv k3/plans.csv && [ "$nsk" -ge 1 ] && [ "$nsim" -eq 4 ] \
+    && pass "over 512 ranks: -j 3 = -j 1 with $nsk plans skipped and 4 simulated" \
+    || fail "over 512 ranks: -j 3 vs -j 1 ($nsk skipped, $nsim simulated)"
+# a worker that dies fails its plan with the cause; the search goes on with a new worker
+"$CS_BIN" search "${K[@]}" -j 2 --out kk --quiet 2> kk.err & pid=$!
+for _ in $(seq 1 600); do grep -q "simulating estimate #1" kk.err && break; sleep 0.05; done
+victim=$(pgrep -P "$pid" | head -1)
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$pid"; rc=$?
+[ "$rc" -eq 0 ] && grep -q "killed by signal 9" kk/plans.csv && [ "$(grep -c ',simulated,' kk/plans.csv)" -eq 4 ] \
+    && pass "a worker killed: its plan failed with the signal, 4 others simulated" \
+    || fail "a worker killed: exit $rc, $(grep -c 'killed by signal' kk/plans.csv) plans with the signal"
 # estimates only
 "$CS_BIN" search "${BASE[@]}" "${SPACE[@]}" --top 0 --out s3 --no-progress > s3.txt 2>&1 || fail "--top 0"
 grep -q "simulated" s3/plans.csv && fail "--top 0 simulated" || pass "--top 0: estimates only"
@@ -79,8 +106,9 @@ bandwidth: [ 419.1, 46.57 ]
 latency: [ 700.0, 3000.0 ]
 NET
 "$CS_BIN" search --model llama3-405b --device H100-SXM --network-configuration=n16k.yml --global-batch 2048 \
-    --out s4 --quiet --no-progress & pid=$!
-sleep 1; kill -INT "$pid"; wait "$pid"; rc=$?
+    --top 20 --out s4 --quiet 2> s4i.err & pid=$!
+for _ in $(seq 1 600); do grep -q "simulating estimate #1" s4i.err && break; sleep 0.05; done
+kill -INT "$pid"; wait "$pid"; rc=$?
 [ "$rc" -eq 130 ] && [ ! -e s4/plans.csv ] && pass "Ctrl-C while simulating: exit 130, no plans.csv" \
     || fail "interrupt: exit $rc, plans.csv $(ls s4)"
 

@@ -120,7 +120,8 @@ grep -q '"status":"error","error":"the plan does not fit in memory: stage 0' cle
 pid=$!
 for i in $(seq 1 600); do [ "$(cat k9/log.jsonl 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.05; done
 kill -9 $pid; wait $pid 2>/dev/null
-sleep 0.5 # the worker notices and exits
+# the worker notices and exits (on a loaded machine that takes longer than any fixed sleep)
+for i in $(seq 1 600); do pgrep -f -- "sweep pspec.json --out k9 -j 1 --no-progress --quiet" > /dev/null || break; sleep 0.05; done
 logged=$(grep -c '"status"' k9/log.jsonl)
 sweep pspec.json --out k9 -j 1 --no-progress > k9.txt || fail "resume after kill -9"
 ran=$(sed -n 's/.*this run *\([0-9]*\) points.*/\1/p' k9.txt)

@@ -806,8 +806,14 @@ static void assert_same_graph(const cs_graph *a, const cs_graph *b, uint32_t r) 
 /* What train simulates (cs_gen_workload: the generator's node messages
  * straight into the graph builder) equals what generate writes, read back by
  * the trace reader (cs_gen_rank_bytes, cs_graph_load_mem), node for node,
- * rank by rank, over plans that use every kind of node and attribute. */
-static void direct_equals_bytes(const cs_gen_model *m, const cs_gen_plan *p) {
+ * rank by rank: the generator's messages survive packing unchanged (both
+ * sides decode through the same decode_node; test_graph_decode.c tests the
+ * decoding itself).  Plans with COMP, COMM_COLL (every collective kind the
+ * generator emits), COMM_SEND/RECV, MEM_LOAD/STORE (offloaded optimizer),
+ * CPU ingest nodes, FSDP/HSDP, a layout, ResNet-50 and DLRM. */
+/* Returns the node kinds seen: bit t for Chakra node type t, bit 8 for a CPU node. */
+static unsigned direct_equals_bytes(const cs_gen_model *m, const cs_gen_plan *p) {
+    unsigned seen = 0;
     const cs_device *d = cs_device_find("A100-80GB");
     cs_error err;
     cs_error_clear(&err);
@@ -822,39 +828,82 @@ static void direct_equals_bytes(const cs_gen_model *m, const cs_gen_plan *p) {
         cs_graph *g = NULL;
         assert_int_equal(cs_graph_load_mem(buf, len, name, &(cs_graph_options){0, 0, NULL}, &g, &err), CS_OK);
         assert_same_graph(w.rank_graph[r], g, r);
+        for (uint32_t i = 0; i < g->nnodes; i++)
+            seen |= 1u << (g->nodes[i].type & 7) | ((g->nodes[i].flags & CS_NF_CPU) ? 1u << 8 : 0);
         cs_graph_free(g);
         free(buf);
     }
     cs_workload_free(&w);
+    return seen;
 }
 
 static void test_direct_graphs(void **state) {
     (void)state;
     cs_gen_model m = small_model(4);
     cs_gen_plan p;
+    unsigned seen = 0;
     plan_base(&p, 2, 2, 2, 4); /* TP + SP, 1F1B, selective recompute */
     p.sp = 1;
     p.recompute = CS_RECOMP_SELECTIVE;
-    direct_equals_bytes(&m, &p);
+    seen |= direct_equals_bytes(&m, &p);
     plan_base(&p, 2, 2, 4, 4); /* interleaved, ZeRO-2 */
     p.vstages = 2;
     p.zero = 2;
-    direct_equals_bytes(&m, &p);
+    seen |= direct_equals_bytes(&m, &p);
     plan_base(&p, 1, 2, 4, 2); /* ZeRO-3 */
     p.zero = 3;
-    direct_equals_bytes(&m, &p);
+    seen |= direct_equals_bytes(&m, &p);
     plan_base(&p, 2, 1, 2, 4); /* context parallelism, ring attention */
     p.cp = 2;
     p.sp = 1;
     p.cp_comm = CS_CP_P2P;
-    direct_equals_bytes(&m, &p);
+    seen |= direct_equals_bytes(&m, &p);
     const cs_gen_model *moe = cs_gen_model_preset("mixtral-8x7b");
     assert_non_null(moe);
     cs_gen_model mm = *moe;
     mm.u.tf.layers = 2;
     plan_base(&p, 2, 1, 4, 2); /* experts: all-to-alls, expert-DP groups */
     p.ep = 2;
-    direct_equals_bytes(&mm, &p);
+    seen |= direct_equals_bytes(&mm, &p);
+    cs_gen_model m8 = small_model(8);
+    cs_error err;
+    cs_error_clear(&err);
+    plan_base(&p, 2, 2, 4, 4); /* HSDP with interleaving, no_sync, fp32 gradients */
+    p.vstages = 2;
+    p.fsdp_strategy = CS_FSDP_HYBRID_SHARD_ZERO2;
+    p.zero = 2;
+    p.fsdp_no_sync = 1;
+    p.fsdp_fp32_grads = 1;
+    p.hsdp_shard = 2;
+    seen |= direct_equals_bytes(&m8, &p);
+    plan_base(&p, 2, 2, 2, 4); /* a layout with embedding- and output-only chunks; offloaded optimizer;
+                                * the input pipeline (CPU nodes on the first stage) */
+    assert_int_equal(cs_gen_layout_parse("E|tt|tt|tt|tt|L", &p, &err), CS_OK);
+    p.vstages = 3;
+    p.offload_opt = 1;
+    p.ingest.bytes_per_sample = 150000;
+    p.ingest.read_bytes_per_s = 1e9;
+    p.ingest.preprocess_samples_per_s = 1000;
+    p.ingest.h2d_bytes_per_s = 1e9;
+    p.ingest.prefetch = 2;
+    p.ingest.hosts = 1;
+    seen |= direct_equals_bytes(&m8, &p);
+    const cs_gen_model *rn = cs_gen_model_preset("resnet50"), *dl = cs_gen_model_preset("dlrm");
+    assert_non_null(rn);
+    assert_non_null(dl);
+    cs_gen_plan_defaults(&p);
+    p.dp = 4;
+    p.global_batch = 64;
+    p.micro_batch = 16;
+    p.bucket_params = 12500000;
+    seen |= direct_equals_bytes(rn, &p);
+    p.global_batch = 2048;
+    p.micro_batch = 512;
+    seen |= direct_equals_bytes(dl, &p);
+    /* every kind of node the generator emits went through both paths */
+    unsigned want = 1u << CS_NODE_COMP | 1u << CS_NODE_COMM_COLL | 1u << CS_NODE_COMM_SEND | 1u << CS_NODE_COMM_RECV |
+                    1u << CS_NODE_MEM_LOAD | 1u << CS_NODE_MEM_STORE | 1u << 8;
+    assert_int_equal(seen & want, want);
 }
 
 int main(void) {

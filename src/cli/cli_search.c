@@ -40,7 +40,7 @@ static void search_usage(FILE *f) {
           "                       energy (per step), by the cost model (cost.* keys, docs/cost.md)\n"
           "  --show N             rows of the estimate ranking printed (default 10)\n"
           "  -j N, --jobs N       worker processes simulating the best plans (default: the number of CPUs;\n"
-          "                       the same results whatever N)\n"
+          "                       the same results whatever N; memory grows with N: one simulation each)\n"
           "  --out DIR            DIR/plans.csv: every plan, its estimate, simulation or refusal\n"
           "  --quiet, --no-progress, --help\n",
           f);
@@ -106,7 +106,7 @@ int cs_cli_search(int argc, char **argv) {
     o.progress = 1;
     o.report = stdout;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o.jobs = ncpu > 0 && ncpu < 1024 ? (uint32_t)ncpu : 1;
+    o.jobs = ncpu > 1024 ? 1024 : ncpu > 0 ? (uint32_t)ncpu : 1;
     cs_scenario *sc = cs_scenario_new();
     cs_error err;
     cs_error_clear(&err);

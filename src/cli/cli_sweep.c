@@ -48,7 +48,7 @@ int cs_cli_sweep(int argc, char **argv) {
     cs_sweep_options o;
     memset(&o, 0, sizeof o);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o.jobs = ncpu > 0 && ncpu < 1024 ? (uint32_t)ncpu : 1;
+    o.jobs = ncpu > 1024 ? 1024 : ncpu > 0 ? (uint32_t)ncpu : 1;
     o.nshards = 1;
     o.progress = 1;
     o.progress_ms = 2000;

@@ -58,6 +58,7 @@ typedef struct search {
     cs_search_space sp;
     splan *plans;
     size_t n, cap;
+    uint32_t workers; /* processes that simulated (report) */
 } search;
 
 static void axis_default(cs_search_axis *a, const uint32_t *v, uint32_t n) {
@@ -418,11 +419,14 @@ static void sworker_end(sworker *w, int sig, int *status) {
     w->pid = 0;
 }
 
+/* The progress line of a plan handed to a simulation (stderr, as the engine's progress;
+ * --no-progress: none). */
 static void progress_line(const search *S, splan **order, size_t i) {
     if (!S->o->progress) return;
     char pt[160];
     plan_text(S, order[i], pt, sizeof pt);
-    cs_info("search: simulating estimate #%zu, %s", i + 1, pt);
+    fprintf(stderr, "clustersim: search: simulating estimate #%zu (of the best %u wanted), %s\n", i + 1, S->o->top,
+            pt);
 }
 
 /* Simulates order[0 ..) as the sequential loop does -- in estimate order until
@@ -430,17 +434,25 @@ static void progress_line(const search *S, splan **order, size_t i) {
  * `jobs` forked workers, each plan a whole simulation in one worker.  A
  * worker may finish plans past the cut; their results are dropped, so the
  * simulated set and every result are the sequential loop's.  Returns the
- * number of plans tried (the cut). */
+ * number of plans tried (the cut; when stopped, the plans done in a row from
+ * the first), or SIZE_MAX when no worker process could start. */
 static size_t refine_parallel(search *S, splan **order, size_t lim, uint32_t jobs, int *rc, cs_error *err) {
     size_t nw = jobs < lim ? jobs : lim;
     sworker *w = cs_calloc(nw ? nw : 1, sizeof *w);
     struct pollfd *pf = cs_calloc(nw ? nw : 1, sizeof *pf);
     char *done = cs_calloc(lim ? lim : 1, 1);
     void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
-    size_t next = 0, inflight = 0, cut = lim;
-    for (size_t k = 0; k < nw && *rc == CS_OK; k++)
-        if (sworker_spawn(S, order, &w[k], w, nw) != 0)
-            *rc = CS_ERR(err, CS_EIO, "search: cannot start worker process %zu: %s", k + 1, strerror(errno));
+    size_t next = 0, inflight = 0, cut = lim, started = 0;
+    for (size_t k = 0; k < nw; k++) /* as many as start (a process limit): none, and the caller runs them here */
+        if (sworker_spawn(S, order, &w[k], w, nw) == 0) started++;
+    S->workers = (uint32_t)started;
+    if (!started) {
+        signal(SIGPIPE, old_pipe);
+        cs_free(done);
+        cs_free(pf);
+        cs_free(w);
+        return SIZE_MAX;
+    }
     while (*rc == CS_OK && (next < cut || inflight)) {
         if (S->o->stop && *S->o->stop) {
             *rc = CS_ERR(err, CS_EINTR, "search: interrupted while simulating");
@@ -517,6 +529,11 @@ static size_t refine_parallel(search *S, splan **order, size_t lim, uint32_t job
                 }
     }
     for (size_t k = 0; k < nw; k++) sworker_end(&w[k], *rc != CS_OK ? SIGTERM : 0, NULL);
+    if (*rc != CS_OK) { /* stopped: as the loop in one process, the plans tried are a prefix (the done ones) */
+        size_t pre = 0;
+        while (pre < cut && done[pre]) pre++;
+        cut = pre;
+    }
     for (size_t i = cut; i < lim; i++) { /* past the cut: as never tried */
         order[i]->sim = 0;
         order[i]->sim_note[0] = '\0';
@@ -644,8 +661,9 @@ static void report(const search *S, splan **order, size_t nok, splan **simd, siz
         cs_scenario_get(S->base, "run.backend", be, sizeof be);
         size_t bl = strlen(be);
         int full = S->o->refine_full || S->N <= S->o->full_limit;
-        fprintf(f, "\n  simulated (%.*s, %s) in %.2f s wall:\n", (int)(bl > 2 ? bl - 2 : 0), be + (bl > 2),
-                full ? "class mode, else every rank" : "class mode only", sim_wall);
+        fprintf(f, "\n  simulated (%.*s, %s) in %.2f s wall, %u worker process%s:\n", (int)(bl > 2 ? bl - 2 : 0),
+                be + (bl > 2), full ? "class mode, else every rank" : "class mode only", sim_wall,
+                S->workers ? S->workers : 1, S->workers > 1 ? "es" : " (this one)");
         fprintf(f, "    %4s  %-52s %12s %12s %8s %7s %14s %10s %10s\n", "#", "plan", "sim step s", "est step s",
                 "est err", "MFU", S->m.family->unit, "kJ/step", "$/step");
         for (size_t i = 0; i < nsim; i++) {
@@ -717,8 +735,10 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
         qsort(order, nok, sizeof *order, by_estimate);
         double s0 = cs_host_wall_s();
         size_t lim = nok < 4 * (size_t)o->top + 16 ? nok : 4 * (size_t)o->top + 16;
-        if (rc == CS_OK && o->top && o->jobs > 1 && lim > 1) {
-            size_t cut = refine_parallel(&S, order, lim, o->jobs, &rc, err);
+        size_t cut = rc == CS_OK && o->top && o->jobs > 1 && lim > 1 ? refine_parallel(&S, order, lim, o->jobs, &rc, err)
+                                                                      : SIZE_MAX;
+        if (cut == SIZE_MAX) S.workers = 1; /* in this process */
+        if (cut != SIZE_MAX) {
             for (size_t i = 0; i < cut; i++)
                 if (order[i]->sim == 1) simd[nsim++] = order[i];
         } else {

@@ -106,9 +106,10 @@ static void find_attrs(const ChakraProtoMsg__Node *pn, attr_p at[K_N]) {
     }
 }
 
-/* An error of an attribute accessor, prefixed with the file. */
-static int attr_err(const builder *b, const ChakraProtoMsg__Node *pn, int rc, cs_error *err) {
-    cs_error_prefix(err, "%s: node %" PRIu64 ": ", b->name, (uint64_t)pn->id);
+/* An error of an attribute accessor (which names the node and the attribute),
+ * prefixed with the file. */
+static int attr_err(const builder *b, int rc, cs_error *err) {
+    cs_error_prefix(err, "%s: ", b->name);
     return rc;
 }
 
@@ -116,7 +117,7 @@ static int attr_err(const builder *b, const ChakraProtoMsg__Node *pn, int rc, cs
 static int get_u64(builder *b, const ChakraProtoMsg__Node *pn, attr_p a, uint64_t *out, uint32_t *flags,
                    uint32_t flag, cs_error *err) {
     int rc = cs_et_attr_uint(pn, a, out, err);
-    if (rc < 0) return attr_err(b, pn, rc, err);
+    if (rc < 0) return attr_err(b, rc, err);
     if (rc == 1 && flags) *flags |= flag;
     return CS_OK;
 }
@@ -125,7 +126,7 @@ static int get_i32(builder *b, const ChakraProtoMsg__Node *pn, attr_p a, int32_t
                    uint32_t flag, cs_error *err) {
     int64_t v = 0;
     int rc = cs_et_attr_int(pn, a, &v, err);
-    if (rc < 0) return attr_err(b, pn, rc, err);
+    if (rc < 0) return attr_err(b, rc, err);
     if (rc == 1) {
         if (v < INT32_MIN || v > INT32_MAX)
             return CS_ERR(err, CS_EFORMAT,
@@ -173,7 +174,7 @@ static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err
     find_attrs(pn, at);
     int cpu = 0;
     int rc = cs_et_attr_bool(pn, at[K_CPU], &cpu, err);
-    if (rc < 0) return attr_err(b, pn, rc, err);
+    if (rc < 0) return attr_err(b, rc, err);
     if (cpu) n->flags |= CS_NF_CPU;
     if (cpu && (n->type == CS_NODE_COMM_SEND || n->type == CS_NODE_COMM_RECV || n->type == CS_NODE_COMM_COLL)) {
         n->flags |= CS_NF_HOST_COMM;
@@ -181,7 +182,7 @@ static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err
     }
     int64_t ct = 0;
     rc = cs_et_attr_int(pn, at[K_COMM_TYPE], &ct, err);
-    if (rc < 0) return attr_err(b, pn, rc, err);
+    if (rc < 0) return attr_err(b, rc, err);
     if (rc == 1) {
         n->flags |= CS_NF_HAS_COMM_TYPE;
         n->comm_type = (ct < 0 || ct > INT32_MAX) ? -1 : (int32_t)ct;
@@ -198,13 +199,13 @@ static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err
 
     const char *pg = NULL;
     rc = cs_et_attr_string(pn, at[K_PG], &pg, err);
-    if (rc < 0) return attr_err(b, pn, rc, err);
+    if (rc < 0) return attr_err(b, rc, err);
     n->pg = (rc == 1 && pg) ? add_pg(b, pg) : 0;
 
     const protobuf_c_boolean *inv = NULL;
     size_t ninv = 0;
     rc = cs_et_attr_bool_list(pn, at[K_INVOLVED], &inv, &ninv, err);
-    if (rc < 0) return attr_err(b, pn, rc, err);
+    if (rc < 0) return attr_err(b, rc, err);
     if (rc == 1) {
         n->flags |= CS_NF_HAS_INVOLVED;
         n->involved_dim = 0;
