@@ -19,6 +19,12 @@
  * over one node array, and every group a rank's node names holds that
  * rank, with ranks below the rank count.  Text seeds: corpus/et_reader/
  * text_*.txt, words in dict/et_reader.dict.
+ *
+ * The trace is also built into a graph (cs_graph_load_mem: the reader, then
+ * decode_node and the dependency checks, as `run` reads a trace), with and
+ * without control dependencies.  Its contract: an error carries its code
+ * and starts with the trace name, a graph has its nodes sorted by id, each
+ * node's parents counted and its children in range.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +33,7 @@
 
 #include "core/log.h"
 #include "workload/et.h"
+#include "workload/graph.h"
 #include "workload/text_workload.h"
 
 #define NAME "fuzz.et"
@@ -138,10 +145,38 @@ static void exercise_text(const uint8_t *data, size_t size, uint32_t nranks) {
     cs_comm_groups_free(&g);
 }
 
+static void exercise_graph(const uint8_t *data, size_t size, int ignore_ctrl) {
+    cs_graph_options opt = {ignore_ctrl, 0, NULL};
+    cs_graph *g = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = cs_graph_load_mem(data, size, NAME, &opt, &g, &err);
+    if (rc != CS_OK) {
+        check(g == NULL, "graph: none on failure");
+        check_error(rc, &err);
+        return;
+    }
+    uint64_t parents = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        check(i == 0 || g->nodes[i - 1].id < g->nodes[i].id, "graph: nodes sorted by id, ids unique");
+        check(g->nodes[i].pg < g->npg, "graph: group index in range");
+        for (uint32_t c = g->nodes[i].child_begin; c < cs_graph_child_end(g, i); c++) {
+            check(g->children[c] < g->nnodes && g->children[c] != i, "graph: child in range, not itself");
+            parents++;
+        }
+    }
+    uint64_t counted = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++) counted += g->nodes[i].nparents;
+    check(counted == parents, "graph: parents counted = edges");
+    cs_graph_free(g);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cs_log_set_level(CS_LOG_ERROR); /* the zero-length-record warning is expected */
     exercise_text(data, size, 8);
     exercise_text(data, size, 0);
+    exercise_graph(data, size, 0);
+    exercise_graph(data, size, 1);
     char why[256];
     (void)cs_et_wire_explain(data, size, &chakra_proto_msg__node__descriptor, why, sizeof why);
     check(strlen(why) < sizeof why, "explanation is terminated");
