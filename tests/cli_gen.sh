@@ -79,6 +79,11 @@ grep -q '"simulated_ranks": 8,' "$CS_TMP/z1.json" && [ -n "$a" ] && [ "$a" = "$c
     && echo "$out" | grep -q "trying again without the symmetric axis of rank stride 2 and 4 ranks" \
     && pass "ZeRO-3: class mode again without the DP axis, 8 representatives, the full run's time ($a ps)" \
     || fail "ZeRO-3 retry: $a vs $c: $out"
+# the report says why, also without progress lines (which carry the warnings above)
+"$CS_BIN" train "${Z3[@]}" --no-progress 2>/dev/null | grep -q \
+    "symmetry .* 8 classes of 2 ranks: one representative per class simulated (with 2 representatives the run stopped: simultaneous events" \
+    && pass "ZeRO-3: the report names the stopped try and why (--no-progress)" \
+    || fail "ZeRO-3: the report does not name the stopped try"
 # on flow the backend is why class mode does not apply: no retry without an axis (no axis helps), one warning
 out=$("$CS_BIN" train "${Z3[@]}" --zero 1 --backend flow --json "$CS_TMP/z3.json" 2>&1 >/dev/null)
 echo "$out" | grep -q "class mode does not apply (symmetry does not apply: backend flow" \

@@ -486,8 +486,9 @@ void cs_report_train(FILE *f, const cs_result *r) {
                "%.4f s (%.1f %%)\n",
             c, 100 * c / it, e, 100 * e / it, b, 100 * b / it);
     if (r->sim.symmetric == 2)
-        fprintf(f, "  symmetry         %u classes of %u ranks: one representative per class simulated\n",
-                r->sim.simulated_ranks, n / r->sim.simulated_ranks);
+        fprintf(f, "  symmetry         %u classes of %u ranks: one representative per class simulated%s%s%s\n",
+                r->sim.simulated_ranks, n / r->sim.simulated_ranks, r->sym_retry[0] ? " (" : "", r->sym_retry,
+                r->sym_retry[0] ? ")" : "");
     else if (r->sim.symmetric == 1)
         fprintf(f, "  symmetry         every rank runs rank 0's graph: rank 0 simulated\n");
     else

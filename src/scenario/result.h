@@ -69,6 +69,8 @@ struct cs_result {
     } ingest;
     cs_cost_report cost;          /* the cost and power model (cost.*; valid = 0: a figure is missing) */
     char sym_why[600];            /* why every rank was simulated ("" = symmetric or off) */
+    char sym_retry[400];          /* class mode that ran after a stopped try with more axes: how many
+                                     representatives that try had and why it stopped ("" = none) */
     int sym_off;                  /* symmetry was switched off */
     cs_sym_axes cls_axes;         /* class mode: the axes the run used (n = 0: not class mode) */
     double wall_s;

@@ -941,6 +941,12 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             cs_sym_axes before = ax;
             int big = cs_sym_axes_drop_largest(&ax);
             uint32_t reps = w.ngraphs, st = before.stride[big], sz = before.size[big];
+            if (!res->sym_retry[0]) { /* the first stop: the report says it, progress or not */
+                static const char lead[] = "the representative run stopped: ";
+                const char *why = strncmp(e.msg, lead, sizeof lead - 1) == 0 ? e.msg + sizeof lead - 1 : e.msg;
+                snprintf(res->sym_retry, sizeof res->sym_retry, "with %u representatives the run stopped: %.300s",
+                         reps, why);
+            }
             if (hooks->progress)
                 cs_warn("class mode with %u representatives stopped (%.300s); trying again without the symmetric "
                         "axis of rank stride %u and %u ranks (%u times the representatives)", reps, e.msg, st, sz, sz);
