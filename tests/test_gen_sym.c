@@ -513,6 +513,23 @@ static uint32_t full_run_unlike_rep(const cs_gen_model *m, const cs_gen_plan *p,
  * communicator-queues per-communicator (a queue per communicator, NCCL's
  * streams) the two collectives never share a queue, the full run is
  * symmetric and class mode equals it rank by rank. */
+/* Meta's plan shape at DP dp: TP 8 + SP, PP 4 with the layout E|(t|)*6L (2
+ * chunks per stage), 8 micro-batches, flash attention, SHARD_GRAD_OP under
+ * no_sync with FP32 gradients. */
+static void meta_plan(cs_gen_plan *p, uint32_t dp) {
+    plan_base(p, 8, 4, dp, 8);
+    p->sp = 1;
+    p->flash = 1;
+    p->fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
+    p->zero = 2;
+    p->fsdp_no_sync = 1;
+    p->fsdp_fp32_grads = 1;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_layout_parse("E|(t|)*6L", p, &err), CS_OK);
+    p->vstages = 2;
+}
+
 static void test_meta_queues(void **state) {
     (void)state;
     const cs_gen_model *l405 = cs_gen_model_preset("llama3-405b");
@@ -520,17 +537,7 @@ static void test_meta_queues(void **state) {
     cs_gen_model m = *l405;
     m.u.tf.layers = 6;
     cs_gen_plan p;
-    plan_base(&p, 8, 4, 2, 8);
-    p.sp = 1;
-    p.flash = 1;
-    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
-    p.zero = 2;
-    p.fsdp_no_sync = 1;
-    p.fsdp_fp32_grads = 1;
-    cs_error err;
-    cs_error_clear(&err);
-    assert_int_equal(cs_gen_layout_parse("E|(t|)*6L", &p, &err), CS_OK);
-    p.vstages = 2;
+    meta_plan(&p, 2);
     netspec sw8x8 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {8, 8}};
     char why[600] = "";
     g_per_comm = 0;
@@ -541,15 +548,7 @@ static void test_meta_queues(void **state) {
     g_per_comm = 1;
     assert_int_equal(full_run_unlike_rep(&m, &p, &sw8x8), 0);
     expect_equal(&m, &p, &sw8x8, "ring", 4);
-    plan_base(&p, 8, 4, 4, 8); /* DP 4 on 8 x 16 switches */
-    p.sp = 1;
-    p.flash = 1;
-    p.fsdp_strategy = CS_FSDP_SHARD_GRAD_OP;
-    p.zero = 2;
-    p.fsdp_no_sync = 1;
-    p.fsdp_fp32_grads = 1;
-    assert_int_equal(cs_gen_layout_parse("E|(t|)*6L", &p, &err), CS_OK);
-    p.vstages = 2;
+    meta_plan(&p, 4); /* DP 4 on 8 x 16 switches */
     netspec sw8x16 = {2, {CS_TOPO_SWITCH, CS_TOPO_SWITCH}, {8, 16}};
     expect_equal(&m, &p, &sw8x16, "ring", 4);
     g_per_comm = 0;

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config/network_config.h"
@@ -25,6 +24,7 @@
 #include "gen/family.h"
 #include "gen/gen.h"
 #include "scenario/result.h"
+#include "sweep/proc.h"
 
 #define SEARCH_MAX_PLANS 2000000u
 
@@ -333,30 +333,23 @@ typedef struct sim_msg {
 } sim_msg;
 
 typedef struct sworker {
-    pid_t pid;
-    int to, from;
+    sw_proc p;    /* first: the workers are an sw_proc array with a stride (sw_proc_spawn) */
     int64_t busy; /* index into order[], -1 idle */
 } sworker;
 
-static int full_io(int fd, void *buf, size_t n, int wr) {
-    char *p = buf;
-    while (n) {
-        ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
+typedef struct sworker_ctx {
+    search *S;
+    splan **order;
+} sworker_ctx;
 
-static void sworker_loop(search *S, splan **order, int in, int out) {
+static void sworker_loop(const void *ud, int in, int out) {
+    const sworker_ctx *c = ud;
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     uint64_t i;
-    while (full_io(in, &i, sizeof i, 0) == 0) {
-        splan *x = order[i];
-        simulate(S, x);
+    while (sw_read_full(in, &i, sizeof i) == 0) {
+        splan *x = c->order[i];
+        simulate(c->S, x);
         sim_msg m;
         memset(&m, 0, sizeof m);
         m.sim = x->sim;
@@ -366,57 +359,16 @@ static void sworker_loop(search *S, splan **order, int in, int out) {
         m.sim_cost = x->sim_cost;
         m.sim_energy = x->sim_energy;
         memcpy(m.sim_note, x->sim_note, sizeof m.sim_note);
-        if (S->o->stop && *S->o->stop) _exit(1);
-        if (full_io(out, &m, sizeof m, 1)) _exit(1);
+        if (c->S->o->stop && *c->S->o->stop) _exit(1);
+        if (sw_write_full(out, &m, sizeof m)) _exit(1);
     }
     _exit(0);
 }
 
-static int sworker_spawn(search *S, splan **order, sworker *w, sworker *all, size_t nall) {
-    int a[2], b[2];
-    if (pipe(a) != 0) return -1;
-    if (pipe(b) != 0) {
-        close(a[0]);
-        close(a[1]);
-        return -1;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(a[0]);
-        close(a[1]);
-        close(b[0]);
-        close(b[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(a[1]);
-        close(b[0]);
-        for (size_t k = 0; k < nall; k++) /* the other workers' pipes are not ours */
-            if (&all[k] != w && all[k].pid > 0) {
-                close(all[k].to);
-                close(all[k].from);
-            }
-        sworker_loop(S, order, a[0], b[1]);
-    }
-    close(a[0]);
-    close(b[1]);
-    w->pid = pid;
-    w->to = a[1];
-    w->from = b[0];
+static int sworker_spawn(const sworker_ctx *c, sworker *w, sworker *all, size_t nall) {
+    if (sw_proc_spawn(&w->p, all, nall, sizeof *all, -1, sworker_loop, c) != 0) return -1;
     w->busy = -1;
     return 0;
-}
-
-static void sworker_end(sworker *w, int sig, int *status) {
-    if (w->pid <= 0) return;
-    if (sig) kill(w->pid, sig);
-    close(w->to);
-    close(w->from);
-    int st = 0;
-    waitpid(w->pid, &st, 0);
-    if (status) *status = st;
-    w->pid = 0;
 }
 
 /* The progress line of a plan handed to a simulation (stderr, as the engine's progress;
@@ -438,13 +390,14 @@ static void progress_line(const search *S, splan **order, size_t i) {
  * the first), or SIZE_MAX when no worker process could start. */
 static size_t refine_parallel(search *S, splan **order, size_t lim, uint32_t jobs, int *rc, cs_error *err) {
     size_t nw = jobs < lim ? jobs : lim;
+    sworker_ctx ctx = {S, order};
     sworker *w = cs_calloc(nw ? nw : 1, sizeof *w);
     struct pollfd *pf = cs_calloc(nw ? nw : 1, sizeof *pf);
     char *done = cs_calloc(lim ? lim : 1, 1);
     void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
     size_t next = 0, inflight = 0, cut = lim, started = 0;
     for (size_t k = 0; k < nw; k++) /* as many as start (a process limit): none, and the caller runs them here */
-        if (sworker_spawn(S, order, &w[k], w, nw) == 0) started++;
+        if (sworker_spawn(&ctx, &w[k], w, nw) == 0) started++;
     S->workers = (uint32_t)started;
     if (!started) {
         signal(SIGPIPE, old_pipe);
@@ -459,15 +412,15 @@ static size_t refine_parallel(search *S, splan **order, size_t lim, uint32_t job
             break;
         }
         for (size_t k = 0; k < nw && next < cut; k++) {
-            if (w[k].pid <= 0 || w[k].busy >= 0) continue;
+            if (w[k].p.pid <= 0 || w[k].busy >= 0) continue;
             uint64_t i = next;
-            if (full_io(w[k].to, &i, sizeof i, 1) != 0) continue; /* gone: seen below */
+            if (sw_write_full(w[k].p.to, &i, sizeof i) != 0) continue; /* gone: seen below */
             progress_line(S, order, next);
             w[k].busy = (int64_t)next++;
             inflight++;
         }
         for (size_t k = 0; k < nw; k++) {
-            pf[k].fd = w[k].pid > 0 ? w[k].from : -1;
+            pf[k].fd = w[k].p.pid > 0 ? w[k].p.from : -1;
             pf[k].events = POLLIN;
             pf[k].revents = 0;
         }
@@ -477,10 +430,10 @@ static size_t refine_parallel(search *S, splan **order, size_t lim, uint32_t job
             break;
         }
         for (size_t k = 0; pr > 0 && k < nw; k++) {
-            if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)) || w[k].pid <= 0) continue;
+            if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)) || w[k].p.pid <= 0) continue;
             int64_t held = w[k].busy;
             sim_msg m;
-            if (full_io(w[k].from, &m, sizeof m, 0) == 0 && held >= 0) {
+            if (sw_read_full(w[k].p.from, &m, sizeof m) == 0 && held >= 0) {
                 splan *x = order[held];
                 x->sim = m.sim;
                 x->sim_s = m.sim_s;
@@ -493,20 +446,13 @@ static size_t refine_parallel(search *S, splan **order, size_t lim, uint32_t job
             } else {
                 /* the worker is gone (a crash, out of memory): its plan failed, with the cause */
                 int st = 0;
-                sworker_end(&w[k], 0, &st);
+                sw_proc_end(&w[k].p, 0, &st);
                 if (S->o->stop && *S->o->stop) continue; /* the same Ctrl-C: not the plan's fault */
                 if (held >= 0) {
-                    splan *x = order[held];
-                    x->sim = 3;
-                    if (WIFSIGNALED(st))
-                        snprintf(x->sim_note, sizeof x->sim_note, "the worker process simulating this plan was "
-                                 "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-                    else
-                        snprintf(x->sim_note, sizeof x->sim_note, "the worker process simulating this plan ended "
-                                 "with exit status %d%s", WIFEXITED(st) ? WEXITSTATUS(st) : -1,
-                                 WIFEXITED(st) && WEXITSTATUS(st) == 3 ? " (out of memory)" : "");
+                    order[held]->sim = 3;
+                    sw_proc_why(st, "simulating this plan", order[held]->sim_note, sizeof order[held]->sim_note);
                 }
-                if (next < cut && sworker_spawn(S, order, &w[k], w, nw) != 0)
+                if (next < cut && sworker_spawn(&ctx, &w[k], w, nw) != 0)
                     *rc = CS_ERR(err, CS_EIO, "search: cannot restart a worker process: %s", strerror(errno));
             }
             if (held >= 0) {
@@ -523,12 +469,12 @@ static size_t refine_parallel(search *S, splan **order, size_t lim, uint32_t job
         }
         if (cut < lim && inflight) /* plans past the cut still running: not needed */
             for (size_t k = 0; k < nw; k++)
-                if (w[k].pid > 0 && w[k].busy >= (int64_t)cut) {
-                    sworker_end(&w[k], SIGKILL, NULL);
+                if (w[k].p.pid > 0 && w[k].busy >= (int64_t)cut) {
+                    sw_proc_end(&w[k].p, SIGKILL, NULL);
                     inflight--;
                 }
     }
-    for (size_t k = 0; k < nw; k++) sworker_end(&w[k], *rc != CS_OK ? SIGTERM : 0, NULL);
+    for (size_t k = 0; k < nw; k++) sw_proc_end(&w[k].p, *rc != CS_OK ? SIGTERM : 0, NULL);
     if (*rc != CS_OK) { /* stopped: as the loop in one process, the plans tried are a prefix (the done ones) */
         size_t pre = 0;
         while (pre < cut && done[pre]) pre++;

@@ -15,115 +15,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/time.h"
+#include "sweep/proc.h"
 #include "sweep/sweep_int.h"
 
 typedef struct worker {
-    pid_t pid;
-    int to, from;     /* pipe ends: indices to the worker, lines from it */
+    sw_proc p;        /* first: the workers are an sw_proc array with a stride (sw_proc_spawn) */
     int64_t busy;     /* the point it holds, -1 = idle */
     double since;     /* wall clock when it got the point (s) */
     int over;         /* stopped for --point-max-wall */
 } worker;
 
-static int write_full(int fd, const void *buf, size_t n) {
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int read_full(int fd, void *buf, size_t n) {
-    char *p = buf;
-    while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
-static void worker_loop(const sweep *s, int in, int out) {
+static void worker_loop(const void *ud, int in, int out) {
+    const sweep *s = ud;
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     uint64_t i;
-    while (read_full(in, &i, sizeof i) == 0) {
+    while (sw_read_full(in, &i, sizeof i) == 0) {
         char *line = sw_run_point(s, i);
         uint32_t len = (uint32_t)strlen(line);
-        if (write_full(out, &len, sizeof len) || write_full(out, line, len)) _exit(1);
+        if (sw_write_full(out, &len, sizeof len) || sw_write_full(out, line, len)) _exit(1);
         cs_free(line);
     }
     _exit(0);
 }
 
 static int spawn(const sweep *s, worker *w, worker *all, size_t nall) {
-    int a[2], b[2];
-    if (pipe(a) != 0) return -1;
-    if (pipe(b) != 0) {
-        close(a[0]);
-        close(a[1]);
-        return -1;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(a[0]);
-        close(a[1]);
-        close(b[0]);
-        close(b[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(a[1]);
-        close(b[0]);
-        /* the log and its lock are the coordinator's: a worker that
-         * outlives a killed coordinator must not hold them */
-        if (s->log_fd >= 0) close(s->log_fd);
-        for (size_t k = 0; k < nall; k++) /* the other workers' pipes are not ours */
-            if (&all[k] != w && all[k].pid > 0) {
-                close(all[k].to);
-                close(all[k].from);
-            }
-        worker_loop(s, a[0], b[1]);
-    }
-    close(a[0]);
-    close(b[1]);
-    w->pid = pid;
-    w->to = a[1];
-    w->from = b[0];
+    /* the log and its lock are the coordinator's: a worker that outlives a
+     * killed coordinator must not hold them */
+    if (sw_proc_spawn(&w->p, all, nall, sizeof *all, s->log_fd, worker_loop, s) != 0) return -1;
     w->busy = -1;
     return 0;
 }
 
 static void reap(const sweep *s, worker *w, char *why, size_t n) {
     int st = 0;
-    close(w->to);
-    close(w->from);
-    waitpid(w->pid, &st, 0);
-    w->pid = 0;
+    sw_proc_end(&w->p, 0, &st);
     if (w->over)
         snprintf(why, n, "the point ran past --point-max-wall %g s of wall time; its worker was stopped (a result "
                          "that depends on the machine's speed: a longer limit may give it one)",
                  s->o->point_max_wall_s);
-    else if (WIFSIGNALED(st))
-        snprintf(why, n, "the worker process running this point was killed by signal %d (%s)", WTERMSIG(st),
-                 strsignal(WTERMSIG(st)));
-    else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
-        snprintf(why, n, "the worker process running this point ran out of memory (exit status 3)");
     else
-        snprintf(why, n, "the worker process running this point ended with exit status %d",
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        sw_proc_why(st, "running this point", why, n);
 }
 
 int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
@@ -147,9 +83,9 @@ int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
         }
         /* hand out points to idle workers */
         for (size_t k = 0; k < nw && next < ntodo; k++) {
-            if (w[k].pid <= 0 || w[k].busy >= 0) continue;
+            if (w[k].p.pid <= 0 || w[k].busy >= 0) continue;
             uint64_t i = todo[next];
-            if (write_full(w[k].to, &i, sizeof i) == 0) {
+            if (sw_write_full(w[k].p.to, &i, sizeof i) == 0) {
                 w[k].busy = (int64_t)i;
                 w[k].since = cs_host_wall_s();
                 w[k].over = 0;
@@ -158,7 +94,7 @@ int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
             }
         }
         for (size_t k = 0; k < nw; k++) {
-            pf[k].fd = w[k].pid > 0 ? w[k].from : -1;
+            pf[k].fd = w[k].p.pid > 0 ? w[k].p.from : -1;
             pf[k].events = POLLIN;
             pf[k].revents = 0;
         }
@@ -169,19 +105,19 @@ int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
         }
         if (s->o->point_max_wall_s > 0) /* a point past its limit: stop its worker (reaped below as gone) */
             for (size_t k = 0; k < nw; k++)
-                if (w[k].pid > 0 && w[k].busy >= 0 && !w[k].over &&
+                if (w[k].p.pid > 0 && w[k].busy >= 0 && !w[k].over &&
                     cs_host_wall_s() - w[k].since > s->o->point_max_wall_s) {
                     w[k].over = 1;
-                    kill(w[k].pid, SIGKILL);
+                    kill(w[k].p.pid, SIGKILL);
                 }
         for (size_t k = 0; pr > 0 && k < nw; k++) {
             if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             uint32_t len;
             char *line = NULL;
-            int okread = read_full(w[k].from, &len, sizeof len) == 0 && len < (1u << 30);
+            int okread = sw_read_full(w[k].p.from, &len, sizeof len) == 0 && len < (1u << 30);
             if (okread) {
                 line = cs_malloc((size_t)len + 1);
-                okread = read_full(w[k].from, line, len) == 0;
+                okread = sw_read_full(w[k].p.from, line, len) == 0;
                 line[okread ? len : 0] = '\0';
             }
             if (okread) {
@@ -206,13 +142,7 @@ int sw_run_local(sweep *s, const uint64_t *todo, size_t ntodo, cs_error *err) {
             }
         }
     }
-    for (size_t k = 0; k < nw; k++) {
-        if (w[k].pid <= 0) continue;
-        if (rc != CS_OK) kill(w[k].pid, SIGTERM);
-        close(w[k].to); /* EOF: the worker exits */
-        close(w[k].from);
-        waitpid(w[k].pid, NULL, 0);
-    }
+    for (size_t k = 0; k < nw; k++) sw_proc_end(&w[k].p, rc != CS_OK ? SIGTERM : 0, NULL); /* EOF: it exits */
     signal(SIGPIPE, old_pipe);
     cs_free(pf);
     cs_free(w);
