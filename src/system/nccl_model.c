@@ -329,11 +329,11 @@ static int cmp_u32(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-int cs_nccl_group_fits(const uint32_t *ranks, uint32_t n, uint32_t np0) {
+uint32_t cs_nccl_group_fits(const uint32_t *ranks, uint32_t n, uint32_t np0) {
     if (n == 0 || np0 == 0) return 0;
     uint32_t first = ranks[0] / np0, k = 0;
     for (uint32_t i = 0; i < n; i++) k += ranks[i] / np0 == first;
-    if (k == n) return 1; /* one node */
+    if (k == n) return n; /* one node */
     if (n % k) return 0;
     uint32_t nb = n / k;
     uint32_t *node = cs_malloc((size_t)nb * sizeof *node);
@@ -345,5 +345,5 @@ int cs_nccl_group_fits(const uint32_t *ranks, uint32_t n, uint32_t np0) {
     if (ok) qsort(node, nb, sizeof *node, cmp_u32);
     for (uint32_t b = 1; ok && b < nb; b++) ok = node[b] != node[b - 1]; /* no node twice */
     cs_free(node);
-    return ok;
+    return ok ? k : 0;
 }

@@ -94,9 +94,11 @@ int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int algo, int proto, uint64_t *
 /* Whether a communicator group of n ranks (file order) is one the nccl
  * model runs on nodes of np0 ranks (docs/collectives.md "Across nodes"):
  * within one node, or the same number k of members on each of its nodes,
- * listed node by node, no node twice.  1 yes, 0 no.  (The planner applies
- * the same rule with its sorted index, planner.c plan_nccl.) */
-int cs_nccl_group_fits(const uint32_t *ranks, uint32_t n, uint32_t np0);
+ * listed node by node, no node twice.  Returns k, the members per node (n
+ * within one node), or 0 when it is not such a group (the planner's ranks
+ * per node, planner.c plan_nccl; the generator's system choice,
+ * gen/workload.c). */
+uint32_t cs_nccl_group_fits(const uint32_t *ranks, uint32_t n, uint32_t np0);
 const char *cs_nccl_algo_name(int algo);
 const char *cs_nccl_proto_name(int proto);
 

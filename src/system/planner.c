@@ -176,20 +176,16 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
         if (!use1) nnodes = 1;
     } else { /* a group: within one node, or the same number k of members on each of its nodes */
         uint32_t np0 = nc->npus[0];
-        uint32_t first = g->ranks[0] / np0, away = 0;
-        for (uint32_t i = 1; i < g->n; i++) away += g->ranks[i] / np0 != first;
-        ppn = away == 0 ? g->n : 0;
-        if (away) { /* k: the members on the first member's node; then, in file order, blocks of k
-                     * members on one node each, no node twice (NCCL's rings over the rails) */
-            if (!cs_nccl_group_fits(g->ranks, g->n, np0))
-                return CS_ERR(err, CS_EUNSUPPORTED,
-                              "%s: node %" PRIu64 ": %s: collective-model nccl: communicator group \"%s\" is "
-                              "spread over nodes (of %u GPUs, %s) unevenly or out of node order; expected a "
-                              "group within one node, or the same number of members on each of its nodes, "
-                              "listed node by node",
-                              src, node, cfgpath, g->name, np0, netpath);
-            for (uint32_t i = 0; i < g->n; i++) ppn += g->ranks[i] / np0 == first; /* k */
-        }
+        /* k: the members on the first member's node; across nodes, in file order, blocks of k members
+         * on one node each, no node twice (NCCL's rings over the rails) */
+        ppn = cs_nccl_group_fits(g->ranks, g->n, np0);
+        if (!ppn)
+            return CS_ERR(err, CS_EUNSUPPORTED,
+                          "%s: node %" PRIu64 ": %s: collective-model nccl: communicator group \"%s\" is "
+                          "spread over nodes (of %u GPUs, %s) unevenly or out of node order; expected a "
+                          "group within one node, or the same number of members on each of its nodes, "
+                          "listed node by node",
+                          src, node, cfgpath, g->name, np0, netpath);
         nnodes = g->n / ppn;
     }
     uint32_t n = ppn * nnodes;
