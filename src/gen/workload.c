@@ -71,6 +71,8 @@ int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device
     uint32_t *idx = cs_calloc(n, sizeof *idx);
     uint32_t ng = 0;
     int rc = CS_OK;
+    /* the ranks of a stage share one graph's nodes (graph.h, cs_graph_share) */
+    cs_graph_sharer *sh = cs_graph_sharer_new();
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
         uint32_t r0 = ax ? cs_sym_axes_rep(ax, r) : r;
         if (r0 != r) { /* r0 < r: its graph exists */
@@ -89,8 +91,11 @@ int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device
             rc = cs_graph_builder_finish(gb, &graphs[ng], err);
         else
             cs_graph_builder_free(gb);
-        if (rc == CS_OK) idx[r] = ng++;
+        if (rc != CS_OK) break;
+        graphs[ng] = cs_graph_sharer_put(sh, graphs[ng]); /* a view when its stage was seen */
+        idx[r] = ng++;
     }
+    cs_graph_sharer_free(sh);
     if (rc == CS_OK)
         rc = cs_workload_from_graphs(graphs, ng, idx, n, w, err); /* owns the graphs, copies the array */
     else

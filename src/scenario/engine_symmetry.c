@@ -107,6 +107,7 @@ static int coll_symmetric(const cs_graph *g, const cs_node *n, const cs_network_
 static const char *graph_difference(const cs_graph *a, const cs_graph *b) {
     if (a->nnodes != b->nnodes) return "node count";
     if (a->nchildren != b->nchildren) return "dependencies";
+    if (a->peer_shift != b->peer_shift) return "point-to-point peers"; /* views (graph.h): one base, other peers */
     for (uint32_t i = 0; i < a->nnodes; i++) {
         /* every field but the id, the name and the communicator's index, which
          * is compared by name (a field added later is compared too: at worst

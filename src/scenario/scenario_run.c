@@ -606,14 +606,20 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
 /* A plan with ingest: the same plan without it (the compute-bound step), class mode as the run
  * had it, no observers; res->ingest gets both sides (docs/ingest.md). */
 /* Before a run of many ranks: more representatives than this is said as a
- * warning, and a run's memory is estimated at this range of bytes per graph
- * node (peak RSS over nodes of two runs with every rank simulated,
- * docs/performance.md: GPT-3 175B TP 4 x PP 16 x DP 64, 2.03 GB for
- * 18.68 M nodes = 109 B; Llama 3 405B with ZeRO-2 and 4 chunks per stage,
- * 5.8 GB for 74.5 M = 78 B, issue 12's figure). */
+ * warning, and a run's memory is estimated at this range of bytes per
+ * distinct graph node (peak RSS over nodes of two runs with every rank
+ * simulated, each with a graph of its own, docs/performance.md: GPT-3 175B
+ * TP 4 x PP 16 x DP 64, 2.03 GB for 18.68 M nodes = 109 B; Llama 3 405B
+ * with ZeRO-2 and 4 chunks per stage, 5.8 GB for 74.5 M = 78 B, issue 12's
+ * figure) plus this range per node of every rank (the executor's count of
+ * pending parents, 4 bytes, and what grows with it: the GPT-3 run above
+ * with the ranks of a stage sharing their graph, 95 MB for 19.48 M nodes,
+ * 2026-11-27). */
 #define CS_SC_MANY_REPS 256
 #define CS_SC_NODE_BYTES_LO 80u
 #define CS_SC_NODE_BYTES_HI 110u
+#define CS_SC_RANK_NODE_BYTES_LO 4u
+#define CS_SC_RANK_NODE_BYTES_HI 6u
 
 /* Ranks per class of axes ax. */
 static uint64_t sym_axes_class_size(const cs_sym_axes *ax) {
@@ -954,13 +960,19 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             continue;
         }
         if (hooks->progress) { /* said before the long part, not after it, with its size */
-            uint64_t nodes = 0; /* every rank's graph is its representative's, relabelled */
+            /* every rank's graph is its representative's, relabelled; the
+             * full run's ranks share what the representatives' graphs hold
+             * (cs_graph_share), at most these */
+            uint64_t nodes = 0, distinct = 0;
             for (uint32_t r = 0; r < w.nranks; r++) nodes += w.rank_graph[r]->nnodes;
+            for (uint32_t g = 0; g < w.ngraphs; g++) distinct += w.graphs[g]->base ? 0 : w.graphs[g]->nnodes;
+            double lo = (double)nodes * CS_SC_RANK_NODE_BYTES_LO + (double)distinct * CS_SC_NODE_BYTES_LO;
+            double hi = (double)nodes * CS_SC_RANK_NODE_BYTES_HI + (double)distinct * CS_SC_NODE_BYTES_HI;
             cs_warn("class mode does not apply (%.300s); generating and simulating all %u ranks instead: "
-                    "%.1f M graph nodes, about %.1f-%.1f GB of memory at %u-%u bytes per node (bound the "
-                    "run with --max-wall / --max-memory)",
-                    e.msg, cs_gen_ranks(&p), (double)nodes / 1e6, (double)nodes * CS_SC_NODE_BYTES_LO / 1e9,
-                    (double)nodes * CS_SC_NODE_BYTES_HI / 1e9, CS_SC_NODE_BYTES_LO, CS_SC_NODE_BYTES_HI);
+                    "%.1f M graph nodes, of which at most %.2f M distinct (ranks that differ only in their peers "
+                    "and communicators share them), about %.2f-%.2f GB of memory (bound the run with "
+                    "--max-wall / --max-memory)",
+                    e.msg, cs_gen_ranks(&p), (double)nodes / 1e6, (double)distinct / 1e6, lo / 1e9, hi / 1e9);
         }
         cs_workload_free(&w);
         so.sym_axes = NULL;

@@ -475,16 +475,17 @@ static int issue_send(sim *s, uint32_t rank, uint32_t idx) {
                       "%s: node %" PRIu64 " (COMM_SEND): no comm_dst attribute; expected the "
                       "receiving rank",
                       g->source, n->id);
-    if ((n->flags & CS_NF_HAS_SRC) && (uint32_t)n->comm_src != rank)
+    int32_t src_ = cs_graph_comm_src(g, n), dst_ = cs_graph_comm_dst(g, n);
+    if ((n->flags & CS_NF_HAS_SRC) && (uint32_t)src_ != rank)
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_SEND): comm_src is %d but this trace is rank %u; "
                       "expected comm_src to be the sending rank",
-                      g->source, n->id, n->comm_src, rank);
-    if (n->comm_dst < 0 || (uint64_t)n->comm_dst >= s->w->nranks)
+                      g->source, n->id, src_, rank);
+    if (dst_ < 0 || (uint64_t)dst_ >= s->w->nranks)
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_SEND): comm_dst %d is not a rank; expected 0..%u",
-                      g->source, n->id, n->comm_dst, s->w->nranks - 1);
-    uint32_t dst = (uint32_t)n->comm_dst;
+                      g->source, n->id, dst_, s->w->nranks - 1);
+    uint32_t dst = (uint32_t)dst_;
     if (s->cls && !cs_system_is_rep(s->sys, dst))
         return rep_break(s, g, n, "a point-to-point message to a rank that is not a class representative");
     op *o = new_op(s, rank, idx, CS_LANE_COMM, (int32_t)dst);
@@ -546,16 +547,17 @@ static int issue_recv(sim *s, uint32_t rank, uint32_t idx) {
                       "%s: node %" PRIu64 " (COMM_RECV): no comm_src attribute; expected the "
                       "sending rank",
                       g->source, n->id);
-    if ((n->flags & CS_NF_HAS_DST) && (uint32_t)n->comm_dst != rank)
+    int32_t src_ = cs_graph_comm_src(g, n), dst_ = cs_graph_comm_dst(g, n);
+    if ((n->flags & CS_NF_HAS_DST) && (uint32_t)dst_ != rank)
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_RECV): comm_dst is %d but this trace is rank %u; "
                       "expected comm_dst to be the receiving rank",
-                      g->source, n->id, n->comm_dst, rank);
-    if (n->comm_src < 0 || (uint64_t)n->comm_src >= s->w->nranks)
+                      g->source, n->id, dst_, rank);
+    if (src_ < 0 || (uint64_t)src_ >= s->w->nranks)
         return CS_ERR(s->err, CS_EINVAL,
                       "%s: node %" PRIu64 " (COMM_RECV): comm_src %d is not a rank; expected 0..%u",
-                      g->source, n->id, n->comm_src, s->w->nranks - 1);
-    uint32_t src = (uint32_t)n->comm_src;
+                      g->source, n->id, src_, s->w->nranks - 1);
+    uint32_t src = (uint32_t)src_;
     if (s->cls && !cs_system_is_rep(s->sys, src))
         return rep_break(s, g, n, "a point-to-point message from a rank that is not a class representative");
     rank_state *r = &s->rs[rank];
@@ -1049,10 +1051,12 @@ static uint32_t dl_unissued(dl *d, uint32_t rank, uint32_t idx) {
     const cs_node *n = &g->nodes[idx];
     char what[200];
     if (n->type == CS_NODE_COMM_SEND)
-        snprintf(what, sizeof what, "COMM_SEND of %" PRIu64 " bytes to rank %d, tag %d", n->comm_size, n->comm_dst,
+        snprintf(what, sizeof what, "COMM_SEND of %" PRIu64 " bytes to rank %d, tag %d", n->comm_size,
+                 cs_graph_comm_dst(g, n),
                  n->comm_tag);
     else if (n->type == CS_NODE_COMM_RECV)
-        snprintf(what, sizeof what, "COMM_RECV of %" PRIu64 " bytes from rank %d, tag %d", n->comm_size, n->comm_src,
+        snprintf(what, sizeof what, "COMM_RECV of %" PRIu64 " bytes from rank %d, tag %d", n->comm_size,
+                 cs_graph_comm_src(g, n),
                  n->comm_tag);
     else if (n->type == CS_NODE_COMM_COLL)
         snprintf(what, sizeof what, "%s of %" PRIu64 " bytes on communicator %s", cs_coll_type_label(n->comm_type),
@@ -1115,7 +1119,8 @@ static uint32_t dl_send_node(dl *d, uint32_t src, uint32_t dst, int32_t tag, uin
     const cs_graph *g = d->s->rs[src].g;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const cs_node *n = &g->nodes[i];
-        if (n->type != CS_NODE_COMM_SEND || n->comm_dst != (int32_t)dst || n->comm_tag != tag) continue;
+        if (n->type != CS_NODE_COMM_SEND || cs_graph_comm_dst(g, n) != (int32_t)dst || n->comm_tag != tag)
+            continue;
         if (dl_state(d, src, i) > 1) continue;
         if (k-- == 0) return i;
     }

@@ -656,6 +656,140 @@ void cs_graph_free(cs_graph *g) {
     cs_free(g);
 }
 
+/* ---- sharing (graph.h) ---------------------------------------------------------------------- */
+
+/* Node x as cs_graph_share compares it: a point-to-point node's peers left
+ * out (they may differ by the view's offset). */
+static cs_node share_form(const cs_node *n) {
+    cs_node x = *n;
+    if (x.type == CS_NODE_COMM_SEND || x.type == CS_NODE_COMM_RECV) {
+        if (x.flags & CS_NF_HAS_SRC) x.comm_src = 0;
+        if (x.flags & CS_NF_HAS_DST) x.comm_dst = 0;
+    }
+    return x;
+}
+
+_Static_assert(sizeof(cs_node) == 5 * 8 + 12 * 4, "cs_node has no padding (hashed and compared as bytes)");
+
+static uint64_t mix(uint64_t h, const void *p, size_t len) { /* 8 bytes a step, multiply-xorshift */
+    const unsigned char *b = p;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+uint64_t cs_graph_share_hash(const cs_graph *g) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    uint32_t head[3] = {g->nnodes, g->nchildren, g->npg};
+    h = mix(h, head, sizeof head);
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        cs_node x = share_form(&g->nodes[i]);
+        h = mix(h, &x, sizeof x); /* no padding in cs_node: 5 x 8 + 12 x 4 bytes */
+    }
+    h = mix(h, g->children, g->nchildren * sizeof *g->children);
+    return mix(h, g->strings, g->strings_len);
+}
+
+/* The offset that moves base's peer a to g's b, or 0 with *ok = 0 when it is
+ * not the one already seen. */
+static void share_peer(int32_t a, int32_t b, int *have, int64_t *shift, int *ok) {
+    int64_t d = (int64_t)b - a;
+    if (!*have) {
+        *have = 1;
+        *shift = d;
+    } else if (d != *shift) {
+        *ok = 0;
+    }
+}
+
+cs_graph *cs_graph_share(const cs_graph *base, cs_graph *g) {
+    if (base->base || g->base || base->nnodes != g->nnodes || base->nchildren != g->nchildren ||
+        base->npg != g->npg || base->strings_len != g->strings_len ||
+        base->missing_ctrl_deps != g->missing_ctrl_deps)
+        return NULL;
+    if (memcmp(base->children, g->children, g->nchildren * sizeof *g->children) != 0 ||
+        (g->strings_len && memcmp(base->strings, g->strings, g->strings_len) != 0))
+        return NULL;
+    int have = 0, ok = 1;
+    int64_t shift = 0;
+    for (uint32_t i = 0; i < g->nnodes && ok; i++) {
+        const cs_node *a = &base->nodes[i], *b = &g->nodes[i];
+        cs_node x = share_form(a), y = share_form(b);
+        if (memcmp(&x, &y, sizeof x) != 0) return NULL;
+        if (b->type != CS_NODE_COMM_SEND && b->type != CS_NODE_COMM_RECV) continue;
+        if (b->flags & CS_NF_HAS_SRC) share_peer(a->comm_src, b->comm_src, &have, &shift, &ok);
+        if (b->flags & CS_NF_HAS_DST) share_peer(a->comm_dst, b->comm_dst, &have, &shift, &ok);
+    }
+    if (!ok || shift < INT32_MIN || shift > INT32_MAX) return NULL;
+    cs_graph *v = cs_calloc(1, sizeof *v);
+    *v = *base;
+    v->base = base;
+    v->peer_shift = (int32_t)shift;
+    v->refcount = g->refcount; /* it stands for g */
+    v->source = g->source;
+    v->pg_names = g->pg_names;
+    v->npg = g->npg;
+    g->source = NULL;
+    g->pg_names = NULL;
+    g->npg = 0;
+    cs_graph_free(g);
+    return v;
+}
+
+struct cs_graph_sharer { /* open addressing on the share hash */
+    const cs_graph **base;
+    uint64_t *hash;
+    size_t n, cap; /* cap: 0 or a power of two, at least twice n */
+};
+
+cs_graph_sharer *cs_graph_sharer_new(void) { return cs_calloc(1, sizeof(cs_graph_sharer)); }
+
+void cs_graph_sharer_free(cs_graph_sharer *sh) {
+    if (!sh) return;
+    cs_free(sh->base);
+    cs_free(sh->hash);
+    cs_free(sh);
+}
+
+static void sharer_insert(cs_graph_sharer *sh, const cs_graph *g, uint64_t h) {
+    size_t t = (size_t)(h ^ (h >> 32)) & (sh->cap - 1);
+    while (sh->base[t]) t = (t + 1) & (sh->cap - 1);
+    sh->base[t] = g;
+    sh->hash[t] = h;
+}
+
+cs_graph *cs_graph_sharer_put(cs_graph_sharer *sh, cs_graph *g) {
+    if (g->base) return g; /* a view already (not a base for others) */
+    uint64_t h = cs_graph_share_hash(g);
+    if (sh->cap) {
+        for (size_t t = (size_t)(h ^ (h >> 32)) & (sh->cap - 1); sh->base[t]; t = (t + 1) & (sh->cap - 1)) {
+            cs_graph *v = sh->hash[t] == h ? cs_graph_share(sh->base[t], g) : NULL;
+            if (v) return v;
+        }
+    }
+    if (2 * (sh->n + 1) > sh->cap) { /* grow, then reinsert */
+        size_t ocap = sh->cap;
+        const cs_graph **ob = sh->base;
+        uint64_t *oh = sh->hash;
+        sh->cap = ocap ? 2 * ocap : 64;
+        sh->base = cs_calloc(sh->cap, sizeof *sh->base);
+        sh->hash = cs_calloc(sh->cap, sizeof *sh->hash);
+        for (size_t i = 0; i < ocap; i++)
+            if (ob[i]) sharer_insert(sh, ob[i], oh[i]);
+        cs_free(ob);
+        cs_free(oh);
+    }
+    sharer_insert(sh, g, h);
+    sh->n++;
+    return g;
+}
+
 uint32_t cs_graph_find(const cs_graph *g, uint64_t id) {
     uint32_t lo = 0, hi = g->nnodes;
     while (lo < hi) {

@@ -85,7 +85,9 @@ typedef struct cs_graph {
     uint64_t missing_ctrl_deps; /* control parents absent from the file (ignored) */
     uint32_t refcount;   /* ranks sharing it */
     const struct cs_graph *base; /* non-NULL: nodes, children and strings are base's, borrowed (a view
-                                    that differs from base in pg_names only; base outlives it) */
+                                    that differs from base in pg_names and peer_shift only; base outlives it) */
+    int32_t peer_shift;  /* a view's point-to-point peers: base's comm_src / comm_dst of its COMM_SEND and
+                            COMM_RECV nodes plus this; read them with cs_graph_comm_src / _dst.  0 otherwise */
 } cs_graph;
 
 typedef struct cs_graph_options {
@@ -116,6 +118,42 @@ void cs_graph_builder_free(cs_graph_builder *gb);
 static inline uint32_t cs_graph_child_end(const cs_graph *g, uint32_t i) {
     return i + 1 < g->nnodes ? g->nodes[i + 1].child_begin : g->nchildren;
 }
+/* comm_src / comm_dst of node n of g as the rank sees them: a view's peers
+ * are its base's moved by peer_shift (cs_graph_share). */
+static inline int32_t cs_graph_comm_src(const cs_graph *g, const cs_node *n) {
+    return (n->type == CS_NODE_COMM_SEND || n->type == CS_NODE_COMM_RECV) && (n->flags & CS_NF_HAS_SRC)
+               ? (int32_t)((int64_t)n->comm_src + g->peer_shift) : n->comm_src;
+}
+static inline int32_t cs_graph_comm_dst(const cs_graph *g, const cs_node *n) {
+    return (n->type == CS_NODE_COMM_SEND || n->type == CS_NODE_COMM_RECV) && (n->flags & CS_NF_HAS_DST)
+               ? (int32_t)((int64_t)n->comm_dst + g->peer_shift) : n->comm_dst;
+}
+
+/* Sharing the nodes of graphs that differ only in what names ranks.  A
+ * generator's ranks of one pipeline stage run one graph but for their
+ * communicators' names and their point-to-point peers (the neighbouring
+ * stage's rank with the same other coordinates: the rank's own moved by one
+ * offset).  cs_graph_share returns a view of base that reads, node for node
+ * through cs_graph_comm_src / _dst and pg_names, as g does -- g's nodes,
+ * dependencies, names and attributes equal base's, and every peer of g's
+ * COMM_SEND / COMM_RECV nodes is base's plus one offset -- and frees g
+ * (its source and pg_names move to the view); else NULL, g untouched.  base
+ * must not be a view; the view borrows base's arrays (base outlives it).
+ * cs_graph_share_hash is equal for graphs cs_graph_share can match (it
+ * leaves the peers and communicator names out), so a caller looks for a
+ * base among the graphs of the same hash. */
+uint64_t cs_graph_share_hash(const cs_graph *g);
+cs_graph *cs_graph_share(const cs_graph *base, cs_graph *g);
+
+/* The bases seen so far, for a loader or generator building one graph per
+ * rank: put returns g when no earlier base matches (g then becomes one),
+ * else a view of that base (g freed).  The sharer only points at the bases
+ * (they must outlive it); free it when the graphs are built. */
+typedef struct cs_graph_sharer cs_graph_sharer;
+cs_graph_sharer *cs_graph_sharer_new(void);
+cs_graph *cs_graph_sharer_put(cs_graph_sharer *sh, cs_graph *g);
+void cs_graph_sharer_free(cs_graph_sharer *sh);
+
 static inline const char *cs_graph_node_name(const cs_graph *g, const cs_node *n) {
     return g->strings + n->name;
 }

@@ -37,7 +37,7 @@ int cs_graph_for_job(const cs_graph *g, const cs_graph_job *j, cs_graph **out, c
         const cs_node *x = &g->nodes[i];
         if (x->type != CS_NODE_COMM_SEND && x->type != CS_NODE_COMM_RECV) continue;
         for (int f = 0; f < 2; f++) {
-            int32_t v = f ? x->comm_dst : x->comm_src;
+            int32_t v = f ? cs_graph_comm_dst(g, x) : cs_graph_comm_src(g, x);
             if ((x->flags & (f ? CS_NF_HAS_DST : CS_NF_HAS_SRC)) && (v < 0 || (uint32_t)v >= j->nranks))
                 return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 " (%s): %s %" PRId32 " is not a rank of the job; "
                               "expected 0 to %" PRIu32,
@@ -75,8 +75,8 @@ int cs_graph_for_job(const cs_graph *g, const cs_graph_job *j, cs_graph **out, c
             cs_node x = g->nodes[i];
             x.id = it * span + x.id;
             if (x.type == CS_NODE_COMM_SEND || x.type == CS_NODE_COMM_RECV) {
-                if (x.flags & CS_NF_HAS_DST) x.comm_dst = (int32_t)j->rank_map[x.comm_dst];
-                if (x.flags & CS_NF_HAS_SRC) x.comm_src = (int32_t)j->rank_map[x.comm_src];
+                if (x.flags & CS_NF_HAS_DST) x.comm_dst = (int32_t)j->rank_map[cs_graph_comm_dst(g, &x)];
+                if (x.flags & CS_NF_HAS_SRC) x.comm_src = (int32_t)j->rank_map[cs_graph_comm_src(g, &x)];
             }
             if (it > 0 && x.nparents == 0) x.nparents = 1; /* the boundary before */
             x.child_begin = c;

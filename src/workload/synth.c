@@ -352,8 +352,8 @@ int cs_synth_graph(const cs_graph *g, const cs_synth_fit *fit, const cs_synth_op
                 }
                 cs_et_nb_attr_uint64(b, "comm_size", s);
             }
-            if (x->flags & CS_NF_HAS_SRC) cs_et_nb_attr_int32(b, "comm_src", x->comm_src);
-            if (x->flags & CS_NF_HAS_DST) cs_et_nb_attr_int32(b, "comm_dst", x->comm_dst);
+            if (x->flags & CS_NF_HAS_SRC) cs_et_nb_attr_int32(b, "comm_src", cs_graph_comm_src(g, x));
+            if (x->flags & CS_NF_HAS_DST) cs_et_nb_attr_int32(b, "comm_dst", cs_graph_comm_dst(g, x));
             if (x->comm_tag) cs_et_nb_attr_int32(b, "comm_tag", x->comm_tag);
             if (x->comm_priority) cs_et_nb_attr_int32(b, "comm_priority", x->comm_priority);
             if (x->pg) cs_et_nb_attr_string(b, "pg_name", g->pg_names[x->pg]);

@@ -4,7 +4,10 @@
  *
  * Identity is decided on the file bytes: a 64-bit FNV-1a hash finds
  * candidates and a byte comparison with the candidate's bytes (kept in memory
- * only while loading, once per distinct file) confirms it.
+ * only while loading, once per distinct file) confirms it.  Files that
+ * differ only in their point-to-point peers (moved by one offset) and
+ * communicator names -- the ranks of one pipeline stage -- are parsed each,
+ * and then share one graph's nodes (graph.h, cs_graph_share).
  *
  * Rank files are PREFIX.<rank>.et; when that does not exist,
  * PREFIX.<rank>.et.gz is read instead (gzip is recognised by its content,
@@ -147,6 +150,7 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
     distinct *d = NULL;
     size_t nd = 0, capd = 0;
     int rc = CS_OK;
+    cs_graph_sharer *sh = cs_graph_sharer_new(); /* files that differ in peers and names only */
     for (uint32_t r = 0; r < nranks && rc == CS_OK; r++) {
         if (out->single_file) snprintf(path, plen, "%s", prefix);
         if (opt && opt->stop && *opt->stop) {
@@ -193,6 +197,7 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
             cs_free(bytes);
             break;
         }
+        g = cs_graph_sharer_put(sh, g);
         out->graphs = cs_realloc(out->graphs, (out->ngraphs + 1) * sizeof *out->graphs);
         out->graphs[out->ngraphs] = g;
         out->rank_graph[r] = g;
@@ -205,6 +210,7 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
     }
     for (size_t k = 0; k < nd; k++) cs_free(d[k].bytes);
     cs_free(d);
+    cs_graph_sharer_free(sh);
     cs_free(path);
     if (rc) cs_workload_free(out);
     return rc;
