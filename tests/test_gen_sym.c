@@ -32,6 +32,7 @@
 #include "gen/family.h"
 #include "gen/gen.h"
 #include "workload/graph.h"
+#include "workload/workload.h"
 #include "scenario/engine.h"
 
 static cs_gen_model small_model(uint32_t layers) {
@@ -918,6 +919,47 @@ static void test_direct_graphs(void **state) {
     assert_true(shifted_views_seen > 0);
 }
 
+/* The same sharing when `run` reads a generated trace set from its files
+ * (cs_workload_load): PP 2 x DP 2 x TP 2, every rank's file written by
+ * cs_gen_write_rank; each rank's graph reads, through its view, as its own
+ * file loaded alone, and the ranks of a stage after the first are views
+ * (rank 2, DP 1 of stage 0: rank 0's nodes, peers moved by 2). */
+static void test_loaded_views(void **state) {
+    (void)state;
+    cs_gen_model m = small_model(4);
+    cs_gen_plan p;
+    plan_base(&p, 2, 2, 2, 4);
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    const char *prefix = tu_path(tu_tmp_dir(), "pp2");
+    char path[4200];
+    for (uint32_t r = 0; r < 8; r++) {
+        snprintf(path, sizeof path, "%s.%u.et", prefix, r);
+        assert_int_equal(cs_gen_write_rank(&m, &p, d, r, path, &err), CS_OK);
+    }
+    cs_workload w;
+    assert_int_equal(cs_workload_load(prefix, 8, NULL, &w, &err), CS_OK);
+    uint32_t views = 0;
+    for (uint32_t r = 0; r < 8; r++) {
+        snprintf(path, sizeof path, "%s.%u.et", prefix, r);
+        cs_graph *g = NULL;
+        assert_int_equal(cs_graph_load(path, &(cs_graph_options){0, 0, NULL}, &g, &err), CS_OK);
+        assert_same_graph(w.rank_graph[r], g, r);
+        cs_graph_free(g);
+        views += w.rank_graph[r]->base != NULL;
+    }
+    /* rank = tp + 2 dp + 4 pp: ranks 0 and 4 are the stages' bases, the rest views */
+    assert_null(w.rank_graph[0]->base);
+    assert_null(w.rank_graph[4]->base);
+    assert_int_equal(views, 6);
+    assert_ptr_equal(w.rank_graph[2]->base, w.rank_graph[0]);
+    assert_int_equal(w.rank_graph[2]->peer_shift, 2);
+    assert_ptr_equal(w.rank_graph[7]->base, w.rank_graph[4]);
+    assert_int_equal(w.rank_graph[7]->peer_shift, 3);
+    cs_workload_free(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_invariance),
@@ -931,6 +973,7 @@ int main(void) {
         cmocka_unit_test(test_equal_nccl),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_direct_graphs),
+        cmocka_unit_test(test_loaded_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
  * 11 and receives from 11 on "tp_3": a view with peer_shift 3.  Refused:
  * peers moved by two offsets, a duration, a dependency, a name or a
  * collective's (not point-to-point) comm_src that differs, a view as base.
+ * The sharer: 100 graphs of 50 kinds, and graphs of one hash refused.
  */
 #include "testutil.h"
 
@@ -129,20 +130,73 @@ static void test_refusals(void **state) {
     g = stage_graph(3);
     g->strings[0] = 'N';
     refused(base, g, "a node name differs");
-    g = stage_graph(0);
-    g->nodes[2].comm_src = 7; /* a collective's comm_src is not a peer: compared as is */
+    /* a collective's comm_src is not a peer: compared as is, even when it
+     * moves by the point-to-point peers' offset */
+    base->nodes[2].flags |= CS_NF_HAS_SRC;
+    base->nodes[2].comm_src = 0;
+    g = stage_graph(3);
     g->nodes[2].flags |= CS_NF_HAS_SRC;
+    g->nodes[2].comm_src = 3;
     refused(base, g, "a collective's comm_src differs");
+    base->nodes[2].flags &= ~(uint32_t)CS_NF_HAS_SRC;
     g = stage_graph(3);
     g->nodes[2].pg = 0; /* another communicator index */
     refused(base, g, "a node's communicator index differs");
     cs_graph_free(base);
 }
 
+/* The sharer (cs_graph_sharer_put) over 100 graphs of 50 kinds: stage
+ * graphs of ranks 0..99 whose first duration is 100 + r / 2 -- ranks 2k
+ * and 2k + 1 alike but for their peers (moved by 1) and names -- so 50
+ * bases and 50 views, each view of the base of its pair, read as its own
+ * graph; the table grows past its first 64 slots on the way.  Then two
+ * graphs that differ from a base only in missing_ctrl_deps (one hash,
+ * compared and refused): the first becomes a base, the second, equal to
+ * it, is found past the refused one. */
+static void test_sharer(void **state) {
+    (void)state;
+    cs_graph_sharer *sh = cs_graph_sharer_new();
+    cs_graph *gs[103];
+    uint32_t views = 0;
+    for (int32_t r = 0; r < 100; r++) {
+        cs_graph *g = stage_graph(r);
+        g->nodes[0].duration_us = 100 + (uint64_t)r / 2;
+        gs[r] = cs_graph_sharer_put(sh, g);
+        if (r % 2 == 0) {
+            assert_ptr_equal(gs[r], g);
+            assert_null(gs[r]->base);
+        } else {
+            assert_ptr_equal(gs[r]->base, gs[r - 1]);
+            assert_int_equal(gs[r]->peer_shift, 1);
+            views++;
+        }
+        assert_int_equal(gs[r]->nodes[0].duration_us, 100 + (uint64_t)r / 2);
+        assert_int_equal(cs_graph_comm_dst(gs[r], &gs[r]->nodes[1]), r + 8);
+        char pg[32];
+        snprintf(pg, sizeof pg, "tp_%d", r);
+        assert_string_equal(gs[r]->pg_names[gs[r]->nodes[2].pg], pg);
+    }
+    assert_int_equal(views, 50);
+    cs_graph *a = stage_graph(0), *b = stage_graph(0);
+    a->nodes[0].duration_us = b->nodes[0].duration_us = 100;
+    a->missing_ctrl_deps = b->missing_ctrl_deps = 1;
+    gs[100] = cs_graph_sharer_put(sh, a);
+    assert_ptr_equal(gs[100], a); /* refused by gs[0], a base of its own */
+    gs[101] = cs_graph_sharer_put(sh, b);
+    assert_ptr_equal(gs[101]->base, a);
+    gs[102] = cs_graph_sharer_put(sh, gs[101]); /* a view is kept as it is */
+    assert_ptr_equal(gs[102], gs[101]);
+    cs_graph_sharer_free(sh);
+    cs_graph_free(gs[101]); /* (gs[102] is the same view) */
+    for (int i = 101; i-- > 0;) /* views before their bases (either order is safe) */
+        cs_graph_free(gs[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_view_reads_as_the_graph),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_sharer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -359,8 +359,11 @@ int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_devi
 /* The plan as the cs_workload the executor runs: every graph it needs is
  * built from the generator's node messages by the decoding the trace reader
  * uses (cs_graph_builder), so what is simulated is what cs_gen_write_rank
- * (`clustersim generate`) writes, read back (equal node for node:
- * tests/test_gen_sym.c), without the bytes in between.  ax NULL: every rank's graph; else (cs_gen_sym_axes)
+ * (`clustersim generate`) writes, read back (equal node for node, the peers
+ * and communicator names read through the views below:
+ * tests/test_gen_sym.c), without the bytes in between.  Ranks whose graphs
+ * differ only in their peers and communicator names share one graph's
+ * nodes (views, workload/graph.h cs_graph_share).  ax NULL: every rank's graph; else (cs_gen_sym_axes)
  * the class representatives' only, every other rank sharing its
  * representative's graph: such a workload may only be run in class mode
  * (cs_engine_options.sym_axes with sym_no_fallback).  stop (may be NULL):

@@ -5,6 +5,8 @@
  * reader's records (cs_graph_builder, workload/graph.h), so what train
  * simulates is what generate writes, without packing and unpacking every
  * node (tests/test_gen_sym.c checks the two graphs equal, node for node).
+ * Every rank's graph goes through a cs_graph_sharer: the ranks of a stage
+ * keep views of one graph's nodes (workload/graph.h).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -899,13 +899,18 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     while (rc == CS_OK && plan && use_cls) {
         rc = cs_gen_workload(&m, &p, &d, &ax, hooks->stop, &w, err);
         if (rc == CS_OK && hooks->progress) { /* its size, before the run */
-            uint64_t nodes = 0;
-            for (uint32_t g = 0; g < w.ngraphs; g++) nodes += w.graphs[g]->nnodes;
+            uint64_t nodes = 0, distinct = 0; /* (representatives may share nodes: cs_graph_share) */
+            for (uint32_t g = 0; g < w.ngraphs; g++) {
+                nodes += w.graphs[g]->nnodes;
+                distinct += w.graphs[g]->base ? 0 : w.graphs[g]->nnodes;
+            }
+            double lo = (double)nodes * CS_SC_RANK_NODE_BYTES_LO + (double)distinct * CS_SC_NODE_BYTES_LO;
+            double hi = (double)nodes * CS_SC_RANK_NODE_BYTES_HI + (double)distinct * CS_SC_NODE_BYTES_HI;
             if (w.ngraphs > CS_SC_MANY_REPS)
                 cs_warn("class mode simulates %u representatives of %u ranks (the plan's symmetry on this network "
-                        "leaves %u classes): %.1f M graph nodes, about %.2f-%.2f GB of memory at %u-%u bytes per node",
-                        w.ngraphs, w.nranks, w.ngraphs, (double)nodes / 1e6, (double)nodes * CS_SC_NODE_BYTES_LO / 1e9,
-                        (double)nodes * CS_SC_NODE_BYTES_HI / 1e9, CS_SC_NODE_BYTES_LO, CS_SC_NODE_BYTES_HI);
+                        "leaves %u classes): %.1f M graph nodes, %.2f M of them distinct, about %.2f-%.2f GB of "
+                        "memory", w.ngraphs, w.nranks, w.ngraphs, (double)nodes / 1e6, (double)distinct / 1e6,
+                        lo / 1e9, hi / 1e9);
             else
                 cs_info("class mode simulates %u representatives of %u ranks: %.2f M graph nodes", w.ngraphs,
                         w.nranks, (double)nodes / 1e6);

@@ -669,7 +669,15 @@ static cs_node share_form(const cs_node *n) {
     return x;
 }
 
-_Static_assert(sizeof(cs_node) == 5 * 8 + 12 * 4, "cs_node has no padding (hashed and compared as bytes)");
+#define CS_NODE_MEMBER(f) sizeof(((cs_node *)0)->f)
+_Static_assert(sizeof(cs_node) == CS_NODE_MEMBER(id) + CS_NODE_MEMBER(duration_us) + CS_NODE_MEMBER(num_ops) +
+                                      CS_NODE_MEMBER(tensor_size) + CS_NODE_MEMBER(comm_size) + CS_NODE_MEMBER(type) +
+                                      CS_NODE_MEMBER(comm_type) + CS_NODE_MEMBER(comm_src) + CS_NODE_MEMBER(comm_dst) +
+                                      CS_NODE_MEMBER(comm_tag) + CS_NODE_MEMBER(comm_priority) +
+                                      CS_NODE_MEMBER(flags) + CS_NODE_MEMBER(involved_dim) + CS_NODE_MEMBER(pg) +
+                                      CS_NODE_MEMBER(name) + CS_NODE_MEMBER(nparents) + CS_NODE_MEMBER(child_begin),
+               "cs_node has no padding (hashed and compared as bytes; a new member must be added here)");
+#undef CS_NODE_MEMBER
 
 static uint64_t mix(uint64_t h, const void *p, size_t len) { /* 8 bytes a step, multiply-xorshift */
     const unsigned char *b = p;
@@ -684,13 +692,32 @@ static uint64_t mix(uint64_t h, const void *p, size_t len) { /* 8 bytes a step, 
     return h;
 }
 
+/* The hash covers what cs_graph_share compares, the peers as their
+ * differences from the graph's first peer (equal for graphs whose peers
+ * differ by one offset), so graphs of one hash are nearly always shareable:
+ * ranks whose peers differ otherwise (a hand-made all-to-all) do not all
+ * land on one hash and get compared with each other. */
 uint64_t cs_graph_share_hash(const cs_graph *g) {
     uint64_t h = 0xcbf29ce484222325ULL;
     uint32_t head[3] = {g->nnodes, g->nchildren, g->npg};
     h = mix(h, head, sizeof head);
+    int have = 0;
+    int64_t first = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
-        cs_node x = share_form(&g->nodes[i]);
-        h = mix(h, &x, sizeof x); /* no padding in cs_node: 5 x 8 + 12 x 4 bytes */
+        const cs_node *n = &g->nodes[i];
+        cs_node x = share_form(n);
+        h = mix(h, &x, sizeof x); /* no padding in cs_node (asserted above) */
+        if (n->type != CS_NODE_COMM_SEND && n->type != CS_NODE_COMM_RECV) continue;
+        for (int f = 0; f < 2; f++) {
+            if (!(n->flags & (f ? CS_NF_HAS_DST : CS_NF_HAS_SRC))) continue;
+            int64_t v = f ? n->comm_dst : n->comm_src;
+            if (!have) {
+                have = 1;
+                first = v;
+            }
+            int64_t d = v - first;
+            h = mix(h, &d, sizeof d);
+        }
     }
     h = mix(h, g->children, g->nchildren * sizeof *g->children);
     return mix(h, g->strings, g->strings_len);
@@ -764,12 +791,22 @@ static void sharer_insert(cs_graph_sharer *sh, const cs_graph *g, uint64_t h) {
     sh->hash[t] = h;
 }
 
+/* Bases of one hash compared with a new graph before it becomes a base
+ * itself: the hash covers what the comparison checks, so a second one of a
+ * hash is a collision or a graph that differs only in missing_ctrl_deps;
+ * the limit keeps such graphs from being compared with every earlier one. */
+#define SHARER_TRIES 4
+
 cs_graph *cs_graph_sharer_put(cs_graph_sharer *sh, cs_graph *g) {
     if (g->base) return g; /* a view already (not a base for others) */
     uint64_t h = cs_graph_share_hash(g);
     if (sh->cap) {
-        for (size_t t = (size_t)(h ^ (h >> 32)) & (sh->cap - 1); sh->base[t]; t = (t + 1) & (sh->cap - 1)) {
-            cs_graph *v = sh->hash[t] == h ? cs_graph_share(sh->base[t], g) : NULL;
+        int tries = 0;
+        for (size_t t = (size_t)(h ^ (h >> 32)) & (sh->cap - 1); sh->base[t] && tries < SHARER_TRIES;
+             t = (t + 1) & (sh->cap - 1)) {
+            if (sh->hash[t] != h) continue;
+            tries++;
+            cs_graph *v = cs_graph_share(sh->base[t], g);
             if (v) return v;
         }
     }

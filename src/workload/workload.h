@@ -3,7 +3,10 @@
  *
  * A cs_workload maps each rank to a cs_graph.  Ranks whose trace files have
  * identical bytes share one graph (a million-rank run of one microbenchmark
- * holds one graph).  Files are read one at a time and closed at once: no file
+ * holds one graph); ranks whose graphs differ only in their point-to-point
+ * peers (moved by one offset) and communicator names have views of one
+ * graph's nodes (graph.h, cs_graph_share; a base comes before its views in
+ * graphs[], and either may be freed first).  Files are read one at a time and closed at once: no file
  * stays open per rank.
  *
  * Trace sets are named as ASTRA-sim names them: PREFIX.<rank>.et for rank
@@ -22,7 +25,7 @@
 typedef struct cs_workload {
     uint32_t nranks;
     cs_graph **rank_graph;  /* nranks pointers into graphs[] (borrowed) */
-    cs_graph **graphs;      /* distinct graphs (owned) */
+    cs_graph **graphs;      /* distinct graphs (owned), views among them */
     uint32_t ngraphs;
     int single_file;        /* 1 = one file for all ranks */
     char *prefix;
