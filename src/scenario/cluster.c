@@ -824,6 +824,8 @@ static int compose(const cs_cluster *c, const job_src *js, const cs_comm_groups 
     memset(start, 0, (size_t)N * sizeof *start);
     memset(tclass, 0, (size_t)N);
     int rc = CS_OK;
+    /* the job graphs of a stage's ranks (and of jobs alike) share one graph's nodes (workload/graph.h) */
+    cs_graph_sharer *sh = cs_graph_sharer_new();
     for (size_t jj = 0; jj < c->njobs && rc == CS_OK; jj++) {
         if (only >= 0 && (size_t)only != jj) continue;
         const cs_cluster_job *j = &c->jobs[jj];
@@ -848,7 +850,7 @@ static int compose(const cs_cluster *c, const job_src *js, const cs_comm_groups 
             if (rc) break;
             CS_GROW(graphs, capg, ng + 1);
             map[g] = (gptr){src, (uint32_t)ng};
-            graphs[ng++] = out;
+            graphs[ng++] = cs_graph_sharer_put(sh, out);
         }
         if (rc == CS_OK) {
             qsort(map, s->w.ngraphs, sizeof *map, cmp_gptr);
@@ -862,6 +864,7 @@ static int compose(const cs_cluster *c, const job_src *js, const cs_comm_groups 
         }
         cs_free(map);
     }
+    cs_graph_sharer_free(sh);
     if (rc == CS_OK) {
         rc = cs_workload_from_graphs(graphs, (uint32_t)ng, idx, N, w, err);
         if (rc == CS_OK) {
