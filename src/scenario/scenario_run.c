@@ -621,6 +621,23 @@ static int run_healthy(const cs_workload *w, const cs_network_config *net, const
 #define CS_SC_RANK_NODE_BYTES_LO 4u
 #define CS_SC_RANK_NODE_BYTES_HI 6u
 
+/* Graph nodes of w -- of every rank's graph (every_rank) or of its graphs
+ * once each -- the distinct ones among them (not views, cs_graph_share),
+ * and the memory estimate of the range above, in bytes. */
+typedef struct graph_mem { uint64_t nodes, distinct; double lo_bytes, hi_bytes; } graph_mem;
+static graph_mem graph_memory(const cs_workload *w, int every_rank) {
+    graph_mem m = {0, 0, 0, 0};
+    if (every_rank)
+        for (uint32_t r = 0; r < w->nranks; r++) m.nodes += w->rank_graph[r]->nnodes;
+    for (uint32_t g = 0; g < w->ngraphs; g++) {
+        if (!every_rank) m.nodes += w->graphs[g]->nnodes;
+        m.distinct += w->graphs[g]->base ? 0 : w->graphs[g]->nnodes;
+    }
+    m.lo_bytes = (double)m.nodes * CS_SC_RANK_NODE_BYTES_LO + (double)m.distinct * CS_SC_NODE_BYTES_LO;
+    m.hi_bytes = (double)m.nodes * CS_SC_RANK_NODE_BYTES_HI + (double)m.distinct * CS_SC_NODE_BYTES_HI;
+    return m;
+}
+
 /* Ranks per class of axes ax. */
 static uint64_t sym_axes_class_size(const cs_sym_axes *ax) {
     uint64_t n = 1;
@@ -899,21 +916,15 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     while (rc == CS_OK && plan && use_cls) {
         rc = cs_gen_workload(&m, &p, &d, &ax, hooks->stop, &w, err);
         if (rc == CS_OK && hooks->progress) { /* its size, before the run */
-            uint64_t nodes = 0, distinct = 0; /* (representatives may share nodes: cs_graph_share) */
-            for (uint32_t g = 0; g < w.ngraphs; g++) {
-                nodes += w.graphs[g]->nnodes;
-                distinct += w.graphs[g]->base ? 0 : w.graphs[g]->nnodes;
-            }
-            double lo = (double)nodes * CS_SC_RANK_NODE_BYTES_LO + (double)distinct * CS_SC_NODE_BYTES_LO;
-            double hi = (double)nodes * CS_SC_RANK_NODE_BYTES_HI + (double)distinct * CS_SC_NODE_BYTES_HI;
+            graph_mem gm = graph_memory(&w, 0); /* (representatives may share nodes: cs_graph_share) */
             if (w.ngraphs > CS_SC_MANY_REPS)
                 cs_warn("class mode simulates %u representatives of %u ranks (the plan's symmetry on this network "
                         "leaves %u classes): %.1f M graph nodes, %.2f M of them distinct, about %.2f-%.2f GB of "
-                        "memory", w.ngraphs, w.nranks, w.ngraphs, (double)nodes / 1e6, (double)distinct / 1e6,
-                        lo / 1e9, hi / 1e9);
+                        "memory", w.ngraphs, w.nranks, w.ngraphs, (double)gm.nodes / 1e6, (double)gm.distinct / 1e6,
+                        gm.lo_bytes / 1e9, gm.hi_bytes / 1e9);
             else
                 cs_info("class mode simulates %u representatives of %u ranks: %.2f M graph nodes", w.ngraphs,
-                        w.nranks, (double)nodes / 1e6);
+                        w.nranks, (double)gm.nodes / 1e6);
         }
         if (rc != CS_OK) break;
         so.sym_axes = &ax;
@@ -968,16 +979,13 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
             /* every rank's graph is its representative's, relabelled; the
              * full run's ranks share what the representatives' graphs hold
              * (cs_graph_share), at most these */
-            uint64_t nodes = 0, distinct = 0;
-            for (uint32_t r = 0; r < w.nranks; r++) nodes += w.rank_graph[r]->nnodes;
-            for (uint32_t g = 0; g < w.ngraphs; g++) distinct += w.graphs[g]->base ? 0 : w.graphs[g]->nnodes;
-            double lo = (double)nodes * CS_SC_RANK_NODE_BYTES_LO + (double)distinct * CS_SC_NODE_BYTES_LO;
-            double hi = (double)nodes * CS_SC_RANK_NODE_BYTES_HI + (double)distinct * CS_SC_NODE_BYTES_HI;
+            graph_mem gm = graph_memory(&w, 1);
             cs_warn("class mode does not apply (%.300s); generating and simulating all %u ranks instead: "
                     "%.1f M graph nodes, of which at most %.2f M distinct (ranks that differ only in their peers "
                     "and communicators share them), about %.2f-%.2f GB of memory (bound the run with "
                     "--max-wall / --max-memory)",
-                    e.msg, cs_gen_ranks(&p), (double)nodes / 1e6, (double)distinct / 1e6, lo / 1e9, hi / 1e9);
+                    e.msg, cs_gen_ranks(&p), (double)gm.nodes / 1e6, (double)gm.distinct / 1e6, gm.lo_bytes / 1e9,
+                    gm.hi_bytes / 1e9);
         }
         cs_workload_free(&w);
         so.sym_axes = NULL;
