@@ -36,6 +36,17 @@
  * anything inherits its key), so only the system layer's events are
  * registered: bundles, early deliveries, member completions, and the
  * messages.
+ *
+ * Causes within an instant (class mode).  An event pushed at the current
+ * instant with a fresh key -- a receive whose bytes are already here
+ * completes at once -- names its own rank as its cause, yet it runs after
+ * the event that pushed it in every relabelling.  The guard remembers who
+ * pushed it (cs_system_sym_event) and lets it act on state touched by that
+ * pusher's cause, as long as every touch by that cause came before the
+ * push (descends_after): events of one cause keep their order in every
+ * relabelling.  With one representative the exemption is off: the replay
+ * of every rank's spans (scenario/engine.c) orders an instant by one
+ * cause's keys.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -494,50 +505,111 @@ static int order_fixed(const cs_system *s, uint32_t r1, uint32_t r2) {
     return 1;
 }
 
+/* A new instant: forget the last one's touches and fresh keys. */
+static void sym_instant(cs_symmetry *y, cs_time now) {
+    if (y->have_instant && now == y->instant) return;
+    y->have_instant = 1;
+    y->instant = now;
+    y->tok_used = 0;
+    y->nanc = 0;
+    if (++y->gen == 0) {
+        memset(y->toks, 0, y->tok_cap * sizeof *y->toks);
+        y->gen = 1;
+    }
+}
+
+/* The entry of the fresh-keyed event with key `key` pushed at this instant,
+ * or UINT32_MAX. */
+static uint32_t anc_find(const cs_symmetry *y, uint64_t key) {
+    for (uint32_t i = y->nanc; i-- > 0;)
+        if (y->anc[i].key == key) return i;
+    return UINT32_MAX;
+}
+
+/* Whether the event being dispatched (entry e of its instant's fresh keys,
+ * or none) runs after every touch of a token by cause `r` up to dispatch
+ * number `last` in every relabelling: it descends, within the instant, from
+ * an event of cause r dispatched no earlier than that touch.  Events of one
+ * cause keep their order in every relabelling, and an event pushed by a
+ * handler at the current instant runs after that handler. */
+static int descends_after(const cs_symmetry *y, uint32_t e, uint32_t r, uint64_t last) {
+    for (int hops = 0; e != UINT32_MAX && hops < (int)SYM_ANC_MAX; hops++) {
+        const sym_anc *a = &y->anc[e];
+        if (a->root == r && last <= a->at) return 1;
+        e = a->parent;
+    }
+    return 0;
+}
+
 void css_sym_touch(cs_system *s, const void *what, const char *label) {
     cs_symmetry *y = &s->sym;
     uint64_t key;
     if (!y->tie_pool || y->broken || !cs_eventq_dispatching(s->q, &key)) return;
     cs_time now = cs_eventq_now(s->q);
-    if (!y->have_instant || now != y->instant) { /* a new instant: forget the last one's */
-        y->have_instant = 1;
-        y->instant = now;
-        y->tok_used = 0;
-        if (++y->gen == 0) {
-            memset(y->toks, 0, y->tok_cap * sizeof *y->toks);
-            y->gen = 1;
-        }
-    }
+    sym_instant(y, now);
+    uint64_t at = cs_eventq_dispatched(s->q);
     if (2 * (y->tok_used + 1) > y->tok_cap) tok_grow(y);
     uint32_t root = (uint32_t)(key >> 32);
     size_t mask = y->tok_cap - 1, h = tok_hash(what, mask);
     for (; y->toks[h].gen == y->gen; h = (h + 1) & mask) {
         sym_tok *t = &y->toks[h];
         if (t->p != what) continue;
-        for (uint32_t i = 0; i < t->nroot; i++)
-            if (t->root[i] == root) return;
-        /* a new cause: its order against every earlier one must be the
-         * same on every rank of the class */
-        for (uint32_t i = 0; i < t->nroot; i++)
-            if (!order_fixed(s, t->root[i], root) || t->nroot == SYM_TOK_ROOTS) {
+        /* every other cause's touches must come before this one on every
+         * rank of the class: their causes' order is fixed, or this event
+         * descends from the last of them */
+        uint32_t e = y->nanc ? anc_find(y, key) : UINT32_MAX, mine = UINT32_MAX;
+        for (uint32_t i = 0; i < t->nroot; i++) {
+            if (t->root[i] == root) {
+                mine = i;
+                continue;
+            }
+            if (!order_fixed(s, t->root[i], root) && !descends_after(y, e, t->root[i], t->last[i])) {
                 char buf[32];
                 css_sym_break(s, "simultaneous events at %s caused by ranks %u and %u both act on %s: other ranks "
                           "see their causes relabelled and may run them in the other order",
                           cs_time_fmt(now, buf, sizeof buf), t->root[i], root, label);
                 return;
             }
-        t->root[t->nroot++] = root;
+        }
+        if (mine != UINT32_MAX) {
+            t->last[mine] = at;
+            return;
+        }
+        if (t->nroot == SYM_TOK_ROOTS) {
+            char buf[32];
+            css_sym_break(s, "simultaneous events at %s from more than %d causes act on %s",
+                          cs_time_fmt(now, buf, sizeof buf), SYM_TOK_ROOTS, label);
+            return;
+        }
+        t->root[t->nroot] = root;
+        t->last[t->nroot++] = at;
         return;
     }
     y->toks[h].p = what;
     y->toks[h].root[0] = root;
+    y->toks[h].last[0] = at;
     y->toks[h].nroot = 1;
     y->toks[h].gen = y->gen;
     y->tok_used++;
 }
 
 void cs_system_sym_event(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t inserter) {
-    if (s->rep) css_sym_tie_add(s, owner, t, key, inserter);
+    if (!s->rep) return;
+    css_sym_tie_add(s, owner, t, key, inserter);
+    cs_symmetry *y = &s->sym;
+    uint64_t cause;
+    if (!y->cls || !y->tie_pool || y->broken || !cs_eventq_dispatching(s->q, &cause) || t != cs_eventq_now(s->q))
+        return;
+    /* Class mode: pushed at the current instant by the event being
+     * dispatched: remember its cause (a full table only loses the exemption,
+     * never a check).  Not with one representative: its replay
+     * (engine.c rep_replay) reports every rank's spans of an instant in the
+     * order of one cause's keys, which a descendant's fresh key breaks. */
+    sym_instant(y, t);
+    if (y->nanc == SYM_ANC_MAX) return;
+    uint32_t parent = anc_find(y, cause);
+    y->anc[y->nanc++] = (sym_anc){.key = key, .at = cs_eventq_dispatched(s->q), .root = (uint32_t)(cause >> 32),
+                                  .parent = parent};
 }
 
 void cs_system_sym_dispatch(cs_system *s, uint32_t owner) {

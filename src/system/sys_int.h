@@ -232,9 +232,22 @@ typedef struct sym_table {
 typedef struct sym_tok {
     const void *p;
     uint32_t root[SYM_TOK_ROOTS]; /* the distinct causes' ranks seen this instant */
+    uint64_t last[SYM_TOK_ROOTS]; /* the dispatch number of each cause's latest touch */
     uint32_t nroot;
     uint32_t gen; /* valid when == cs_symmetry.gen */
 } sym_tok;
+
+/* Class mode: an event pushed at the current instant with a fresh key (the
+ * executor's rank << 32 | counter) by the event being dispatched.  Its key
+ * names its own rank, not the cause's, but it runs after its cause in every
+ * relabelling; `root`, `at` and `parent` say who caused it (css_sym_touch). */
+#define SYM_ANC_MAX 256
+typedef struct sym_anc {
+    uint64_t key;    /* the fresh key */
+    uint64_t at;     /* the dispatch number of the event that pushed it */
+    uint32_t root;   /* that event's cause's rank */
+    uint32_t parent; /* that event's own entry, or UINT32_MAX */
+} sym_anc;
 
 typedef struct cs_symmetry {
     /* The axes: the network's dimensions (single representative), or the
@@ -252,6 +265,8 @@ typedef struct cs_symmetry {
     uint32_t gen;
     int have_instant;
     cs_time instant;
+    sym_anc anc[SYM_ANC_MAX]; /* this instant's fresh-keyed events and their causes */
+    uint32_t nanc;
 } cs_symmetry;
 
 /* Themis (offline greedy) state: one per system, as ASTRA-sim's rank 0 keeps it. */
