@@ -33,6 +33,7 @@
 #include "gen/gen.h"
 #include "workload/graph.h"
 #include "workload/workload.h"
+#include "scenario/coll_agg.h"
 #include "scenario/engine.h"
 
 static cs_gen_model small_model(uint32_t layers) {
@@ -272,6 +273,54 @@ static void free_run(run_setup *u) {
     cs_system_config_free(&u->sc);
 }
 
+/* The collective rows of a run (coll_agg.h), kept for comparison. */
+typedef struct {
+    uint32_t group_id, nranks;
+    uint64_t seq, start, end, bytes_sent, bytes_recv, member_records;
+} row_rec;
+typedef struct {
+    row_rec *r;
+    size_t n, cap;
+} row_list;
+
+static void keep_row(void *ud, const cs_coll_row *w) {
+    row_list *l = ud;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->r = realloc(l->r, l->cap * sizeof *l->r);
+        assert_non_null(l->r);
+    }
+    l->r[l->n++] = (row_rec){w->group_id, w->nranks, w->seq, w->start, w->end, w->bytes_sent, w->bytes_recv,
+                             w->member_records};
+}
+
+/* Class mode's rows are the full run's rows of the representatives'
+ * communicators: each equal to the full run's row of its instance, none
+ * twice, in the full run's order (the other communicators' instances are
+ * left out). */
+static void compare_rows(const row_list *full, const row_list *cls) {
+    size_t j = 0;
+    for (size_t i = 0; i < cls->n; i++) {
+        const row_rec *c = &cls->r[i];
+        while (j < full->n && !(full->r[j].group_id == c->group_id && full->r[j].nranks == c->nranks &&
+                                full->r[j].seq == c->seq))
+            j++;
+        if (j == full->n)
+            fail_msg("class-mode row %zu (group %u of %u, #%llu) is not in the full run's rows after the previous one",
+                     i, c->group_id, c->nranks, (unsigned long long)c->seq);
+        const row_rec *f = &full->r[j++];
+        if (memcmp(c, f, sizeof *c) != 0)
+            fail_msg("group %u #%llu: class mode start %llu end %llu sent %llu recv %llu records %llu, full %llu %llu "
+                     "%llu %llu %llu",
+                     c->group_id, (unsigned long long)c->seq, (unsigned long long)c->start,
+                     (unsigned long long)c->end, (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_recv,
+                     (unsigned long long)c->member_records, (unsigned long long)f->start, (unsigned long long)f->end,
+                     (unsigned long long)f->bytes_sent, (unsigned long long)f->bytes_recv,
+                     (unsigned long long)f->member_records);
+        assert_int_equal(c->member_records, c->nranks);
+    }
+}
+
 static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netspec *ns, const char *algo,
                         uint32_t streams, char *why, size_t whylen) {
     const cs_device *d = cs_device_find("A100-80GB");
@@ -286,17 +335,37 @@ static int compare_runs(const cs_gen_model *m, const cs_gen_plan *p, const netsp
     assert_true(wc.ngraphs < wf.ngraphs);
     cs_engine_result full, cls;
     int rc0;
+    row_list rows_full = {0}, rows_cls = {0};
+    cs_coll_agg *agg = cs_coll_agg_new(&u.gs);
+    cs_coll_agg_set_row_hook(agg, keep_row, &rows_full);
+    cs_coll_observer obs = cs_coll_agg_observer(agg);
+    u.so.coll_observer = &obs;
+    u.so.coll_records_representative = 1; /* as train runs */
     u.so.symmetry = CS_SYMMETRY_OFF;
     rc0 = cs_engine_run(&wf, &u.net, &u.so, &full, &err);
     if (rc0) printf("full run: %s\n", err.msg);
     assert_int_equal(rc0, CS_OK);
     assert_int_equal(full.symmetric, 0);
+    cs_coll_agg_finish(agg);
+    cs_coll_agg_free(agg);
+    agg = cs_coll_agg_new(&u.gs);
+    cs_coll_agg_set_row_hook(agg, keep_row, &rows_cls);
+    obs = cs_coll_agg_observer(agg);
     u.so.symmetry = CS_SYMMETRY_AUTO;
     u.so.sym_axes = &u.ax;
     u.so.sym_no_fallback = 1;
     cs_error_clear(&err);
     int rc = cs_engine_run(&wc, &u.net, &u.so, &cls, &err);
     int ran = rc == CS_OK;
+    if (ran) {
+        cs_coll_agg_finish(agg);
+        assert_true(rows_full.n > 0);
+        assert_true(rows_cls.n > 0);
+        compare_rows(&rows_full, &rows_cls);
+    }
+    cs_coll_agg_free(agg);
+    free(rows_full.r);
+    free(rows_cls.r);
     if (!ran) {
         assert_int_equal(rc, CS_EUNSUPPORTED);
         snprintf(why, whylen, "%.500s", err.msg);

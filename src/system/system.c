@@ -507,7 +507,11 @@ static void member_finish(cs_inst *in, uint32_t m) {
         r.end = cs_eventq_now(s->q);
         r.bytes_sent = mb->bytes_sent;
         r.bytes_recv = mb->bytes_recv;
-        r.represents = !s->rep ? 1 : s->sym.cls ? sym_class_size(s) : in->grp->n;
+        /* a representative's record stands for the members of this
+         * communicator it mirrors: every member with one representative,
+         * n / q with q (a group of q orbits of one axis, check_group_cls),
+         * itself when every member is simulated (class mode, sym_q 0) */
+        r.represents = !s->rep ? 1 : !s->sym.cls ? in->grp->n : in->sym_q ? in->grp->n / in->sym_q : 1;
         s->p.observer->coll_done(s->p.observer->ud, &r);
     }
     /* Last: the callback may issue the next collective from inside. */

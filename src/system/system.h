@@ -94,7 +94,8 @@ typedef struct cs_coll_record {
     uint64_t bytes_recv;     /* by this rank, payload */
     uint32_t represents;     /* ranks this record stands for: 1, or in representative mode
                                 every member (rank 0's record; the others' are the same
-                                but for their rank) */
+                                but for their rank), in class mode the members of this
+                                communicator the representative mirrors (n, n / q or 1) */
 } cs_coll_record;
 
 typedef struct cs_coll_observer {
