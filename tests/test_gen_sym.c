@@ -1087,21 +1087,32 @@ static void test_loaded_views(void **state) {
     cs_workload_free(&w);
 }
 
-int main(void) {
+/* Every test starts with the shared queues (a failed test may leave
+ * g_per_comm set). */
+static int reset_queues(void **state) {
+    (void)state;
+    g_per_comm = 0;
+    return 0;
+}
+
+/* test_gen_sym [NAME]: only the tests whose names match NAME (cmocka's
+ * filter, * and ? allowed), e.g. test_equal_sweep. */
+int main(int argc, char **argv) {
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_invariance),
-        cmocka_unit_test(test_equal_dense),
-        cmocka_unit_test(test_equal_dp_heavy),
-        cmocka_unit_test(test_equal_placement_moe_uneven),
-        cmocka_unit_test(test_equal_fsdp_interleaved),
-        cmocka_unit_test(test_meta_queues),
-        cmocka_unit_test(test_equal_sweep),
-        cmocka_unit_test(test_equal_cp),
-        cmocka_unit_test(test_equal_partial_servers),
-        cmocka_unit_test(test_equal_nccl),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_direct_graphs),
-        cmocka_unit_test(test_loaded_views),
+        cmocka_unit_test_setup(test_invariance, reset_queues),
+        cmocka_unit_test_setup(test_equal_dense, reset_queues),
+        cmocka_unit_test_setup(test_equal_dp_heavy, reset_queues),
+        cmocka_unit_test_setup(test_equal_placement_moe_uneven, reset_queues),
+        cmocka_unit_test_setup(test_equal_fsdp_interleaved, reset_queues),
+        cmocka_unit_test_setup(test_meta_queues, reset_queues),
+        cmocka_unit_test_setup(test_equal_sweep, reset_queues),
+        cmocka_unit_test_setup(test_equal_cp, reset_queues),
+        cmocka_unit_test_setup(test_equal_partial_servers, reset_queues),
+        cmocka_unit_test_setup(test_equal_nccl, reset_queues),
+        cmocka_unit_test_setup(test_refusals, reset_queues),
+        cmocka_unit_test_setup(test_direct_graphs, reset_queues),
+        cmocka_unit_test_setup(test_loaded_views, reset_queues),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
