@@ -44,10 +44,14 @@ order=$(printf '%s\n' "$out" | grep -n -e '^the cycle of waits' -e '^ranks waiti
     && pass "queue cycle: cycle, victims, remedy" || fail "queue cycle: sections $order"
 victims=$(printf '%s\n' "$out" | sed -n '/^ranks waiting/,/^remedy/p' | grep -o "^  rank [0-9]*" | tr -d ' ' | tr '\n' ,)
 [ "$victims" = "rank1,rank3," ] && pass "queue cycle: victims 1 and 3" || fail "queue cycle: victims $victims"
-case "$out" in *"raise active-chunks-per-dimension in the system file (now 1)"*"--comm-streams 1 (now 2)"*)
-    pass "queue cycle: remedy" ;; *) fail "queue cycle: remedy missing: $out" ;; esac
-[ "$(printf '%s\n' "$out" | tail -1 | cut -c1-6)" = "  - (o" ] && pass "queue cycle: not cut (ends with the remedy's last line)" \
+case "$out" in *"set communicator-queues to per-communicator (in the system file, or --set system.communicator-queues=per-communicator;"*"raise active-chunks-per-dimension in the system file (now 1)"*"--comm-streams 1 (now 2)"*)
+    pass "queue cycle: remedy (per-communicator queues first)" ;; *) fail "queue cycle: remedy missing: $out" ;; esac
+[ "$(printf '%s\n' "$out" | tail -1 | cut -c1-24)" = "  - or --comm-streams 1 " ] && pass "queue cycle: not cut (ends with the remedy's last line)" \
     || fail "queue cycle: last line $(printf '%s\n' "$out" | tail -1)"
+# the first remedy as the report words it, on the command line: no cycle
+"$CS_BIN" "${Q[@]}" --system-configuration=sys.json --comm-streams 2 --set system.communicator-queues=per-communicator \
+    --quiet >/dev/null 2>&1 && pass "queue cycle: --set system.communicator-queues=per-communicator finishes" \
+    || fail "queue cycle: the per-communicator remedy does not finish"
 # the remedy works: two chunks per queue finish
 "$CS_BIN" "${Q[@]}" --system-configuration=sys2.json --comm-streams 2 --quiet >/dev/null 2>&1 \
     && pass "queue cycle: active-chunks-per-dimension 2 finishes" || fail "queue cycle: the remedy does not finish"

@@ -1224,7 +1224,13 @@ static void dl_remedy(const dl *d, FILE *f, const int *why, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) has[why[i]] = 1;
     fputs("remedy:\n", f);
     if (has[CS_WE_QUEUE]) {
-        fprintf(f, "  - raise active-chunks-per-dimension in the system file (now %u): each dimension queue then runs "
+        fputs("  - set communicator-queues to per-communicator (in the system file, or --set "
+              "system.communicator-queues=per-communicator; the nccl collective model's default): every "
+              "communicator then has a queue of its own per dimension, as NCCL runs each communicator on a stream "
+              "of its own, so chunks of different communicators never wait for each other's slot and this cycle "
+              "cannot form; the bandwidth sharing is unchanged.\n",
+              f);
+        fprintf(f, "  - or raise active-chunks-per-dimension in the system file (now %u): each dimension queue then runs "
                    "that many chunks at once, so a chunk no longer waits behind another communicator's chunk for a "
                    "slot; the cycle goes once it covers every chunk that waits in one queue (preferred-dataset-splits "
                    "x the collectives a rank has in flight).  Admitted chunks share the dimension's bandwidth, which "
@@ -1235,8 +1241,6 @@ static void dl_remedy(const dl *d, FILE *f, const int *why, uint32_t n) {
                    "does not help when ranks issue the collectives in different orders (then the traces wait in a "
                    "circle: reorder them).\n",
                 d->s->comm_streams);
-        fputs("  - (one queue per communicator, as NCCL's streams give, would remove this cycle without changing "
-              "the bandwidth sharing; clustersim's ASTRA-sim system model has one queue per dimension)\n", f);
     }
     if (has[CS_WE_ENGINE])
         fprintf(f, "  - raise --comm-streams (now %u): a ready collective or send then gets a communication stream "
