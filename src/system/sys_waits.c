@@ -144,3 +144,5 @@ void cs_system_coll_name(const cs_system *s, uint32_t group, uint64_t seq, char 
 }
 
 uint32_t cs_system_queue_limit(const cs_system *s) { return s->queue_threshold; }
+
+int cs_system_per_comm_queues(const cs_system *s) { return s->per_comm; }

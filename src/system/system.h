@@ -246,5 +246,7 @@ uint32_t cs_system_group_id(const cs_system *s, const char *pg_name);
 void cs_system_coll_name(const cs_system *s, uint32_t group, uint64_t seq, char *buf, size_t n);
 /* active-chunks-per-dimension as the queues apply it. */
 uint32_t cs_system_queue_limit(const cs_system *s);
+/* Whether every communicator has its own queues (communicator-queues per-communicator). */
+int cs_system_per_comm_queues(const cs_system *s);
 
 #endif

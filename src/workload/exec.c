@@ -1224,12 +1224,13 @@ static void dl_remedy(const dl *d, FILE *f, const int *why, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) has[why[i]] = 1;
     fputs("remedy:\n", f);
     if (has[CS_WE_QUEUE]) {
-        fputs("  - set communicator-queues to per-communicator (in the system file, or --set "
-              "system.communicator-queues=per-communicator; the nccl collective model's default): every "
-              "communicator then has a queue of its own per dimension, as NCCL runs each communicator on a stream "
-              "of its own, so chunks of different communicators never wait for each other's slot and this cycle "
-              "cannot form; the bandwidth sharing is unchanged.\n",
-              f);
+        if (!cs_system_per_comm_queues(d->s->sys)) /* (with them such a cycle cannot form) */
+            fputs("  - set communicator-queues to per-communicator (in the system file, or --set "
+                  "system.communicator-queues=per-communicator; the nccl collective model's default): every "
+                  "communicator then has a queue of its own per dimension, as NCCL runs each communicator on a "
+                  "stream of its own, so chunks of different communicators never wait for each other's slot and "
+                  "this cycle cannot form; the bandwidth sharing is unchanged.\n",
+                  f);
         fprintf(f, "  - or raise active-chunks-per-dimension in the system file (now %u): each dimension queue then runs "
                    "that many chunks at once, so a chunk no longer waits behind another communicator's chunk for a "
                    "slot; the cycle goes once it covers every chunk that waits in one queue (preferred-dataset-splits "
