@@ -17,7 +17,7 @@ print(s["collective-model"], s.get("nccl-arch"), s.get("communicator-queues"))
 PY
 }
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got \"$2\", expected \"$3\""; fi; }
-NOTE="uses collective-model astra (ring on every dimension), not the default nccl"
+NOTE="uses collective-model astra (ring on every dimension, a queue per communicator), not the default nccl"
 
 # 1. generate: its own network (16 GPUs: 2 servers of 8) and the system.json beside it
 P=(--model gpt3-6.7b --tp 8 --dp 2 --global-batch 4)
@@ -30,7 +30,8 @@ expect_eq "generate, H100: nccl, hopper" "$(model_of h100.system.json)" "nccl ho
 expect_eq "generate, B200: nccl, blackwell" "$(model_of b200.system.json)" "nccl blackwell per-communicator"
 # a device without NCCL constants: astra, and the note names the device
 "$CS_BIN" generate "${P[@]}" --device MI300X --out mi >/dev/null 2>err.txt || fail "generate: $(cat err.txt)"
-expect_eq "generate, MI300X: astra, shared queues" "$(model_of mi.system.json | cut -d' ' -f1,3)" "astra shared"
+expect_eq "generate, MI300X: astra, per-communicator queues" "$(model_of mi.system.json | cut -d' ' -f1,3)" \
+    "astra per-communicator"
 grep -q "$NOTE: device MI300X" err.txt && [ "$(grep -c . err.txt)" = 1 ] \
     && pass "generate, MI300X: one note naming the device" || fail "generate, MI300X note: $(cat err.txt)"
 # the generated files run with run as train runs the plan (nccl both)
@@ -122,4 +123,16 @@ expect_eq "cluster, one device: job a alone = train with nccl" "$(alone_a cs)" "
 expect_eq "cluster, two devices: job a alone = train with astra" "$(alone_a cm)" "$ta"
 grep -q "the cluster's generated jobs run collective-model astra.*devices differ" err.txt \
     && [ "$(grep -c . err.txt)" = 1 ] && pass "cluster, two devices: one note" || fail "cluster note: $(cat err.txt)"
+# The astra fallback keeps a queue per communicator, as the frameworks run
+# NCCL: Llama 3 8B with TP 8 and DP 16 on one 128-port dimension (the
+# nccl model's NVLink domain is at most 72 GPUs) under flow on the 3:1 Clos
+# of examples/roce_clos.  With shared queues (before 2026-11-27) its TP and
+# DP all-reduces closed a cycle of dimension queues at 1.61 s simulated and
+# the run stopped; now the step finishes.
+RC="$CS_SOURCE_DIR/examples/roce_clos"
+"$CS_BIN" train --model llama3-8b --tp 8 --dp 16 --global-batch 16 --network-configuration="$RC/network.yml" \
+    --topology "$RC/topology.json" --backend flow --no-progress --json rc.json >/dev/null 2>err.txt \
+    && expect_eq "astra fallback on a 128-port dimension: per-communicator queues" \
+        "$(model_of rc.json | cut -d' ' -f1,3)" "astra per-communicator" \
+    || fail "astra fallback, TP 8 x DP 16 under flow: $(cat err.txt)"
 finish

@@ -60,7 +60,8 @@ static int write_system(const char *path, const char *netpath, const cs_device *
     cs_network_config_free(&nc);
     if (rc) return CS_ERR(err, rc, "%s: cannot make the generator's system defaults", path);
     if (why[0])
-        cs_warn("note: %s uses collective-model astra (ring on every dimension), not the default nccl: %s; "
+        cs_warn("note: %s uses collective-model astra (ring on every dimension, a queue per communicator), not the "
+                "default nccl: %s; "
                 "its \"collective-model\" key chooses (astra or nccl)", path, why);
     json_t *j = cs_system_config_to_json(&sc);
     cs_system_config_free(&sc);

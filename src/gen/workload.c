@@ -140,6 +140,13 @@ int cs_gen_system_groups(const cs_network_config *net, const cs_device *d, const
     why[0] = '\0';
     int rc = cs_gen_system_defaults(net->ndims, sc);
     if (rc) return rc;
+    /* Whatever the collective model: the frameworks run each communicator
+     * (PyTorch's process groups, Megatron's TP / DP / PP groups) on an NCCL
+     * stream of its own, so communicators never wait behind each other's
+     * chunks (issue 11 item 1) -- and a plan's TP and DP collectives on one
+     * network dimension cannot close a cycle of dimension queues, as they
+     * did with the shared queues of the astra model's fallback. */
+    sc->per_comm_queues = 1;
     const char *path = net->path ? net->path : "the network";
     int arch = d ? nccl_arch_of(d) : -1;
     if (!d) {
@@ -169,9 +176,6 @@ int cs_gen_system_groups(const cs_network_config *net, const cs_device *d, const
     if (!why[0]) {
         sc->collective_model = 1;
         sc->nccl_arch = arch;
-        /* NCCL runs each communicator on a stream of its own (PyTorch's process groups, Megatron's
-         * TP / DP / PP groups): communicators never wait behind each other (issue 11 item 1) */
-        sc->per_comm_queues = 1;
     }
     return CS_OK;
 }

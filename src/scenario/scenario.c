@@ -252,8 +252,8 @@ static int plan_defaults(const cs_scenario *sc, const cs_network_config *net, co
     char why[640];
     int rc = cs_gen_system_for(net, dev, p, out, why, sizeof why);
     if (rc == CS_OK && why[0] && !json_object_get(sc->sect[SC_SYSTEM], "collective-model"))
-        cs_warn("note: the generated plan's system uses collective-model astra (ring on every dimension), not "
-                "the default nccl: %s; system.collective-model chooses (astra or nccl)", why);
+        cs_warn("note: the generated plan's system uses collective-model astra (ring on every dimension, a queue "
+                "per communicator), not the default nccl: %s; system.collective-model chooses (astra or nccl)", why);
     return rc;
 }
 

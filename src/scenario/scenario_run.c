@@ -771,8 +771,9 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         char why[640];
         rc = cs_gen_system_groups(&res->net, in->plan_device, G, &sysc, why, sizeof why);
         if (rc == CS_OK && why[0])
-            cs_warn("note: the cluster's generated jobs run collective-model astra (ring on every dimension), not "
-                    "the default nccl: %s; system.collective-model chooses (astra or nccl)", why);
+            cs_warn("note: the cluster's generated jobs run collective-model astra (ring on every dimension, a "
+                    "queue per communicator), not the default nccl: %s; system.collective-model chooses (astra or "
+                    "nccl)", why);
     }
     if (rc == CS_OK && !(plan_defaults && !json_object_size(sc->sect[SC_SYSTEM])))
         rc = cs_system_config_check_network(&sysc, res->net.ndims, err);
