@@ -374,7 +374,8 @@ int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device
 
 /* The generator's astra-model system for ndims network dimensions: ring
  * collectives on every dimension, endpoint-delay 10 ns, one active chunk
- * per dimension, roofline off; the rest cs_system_config_defaults.  The
+ * per dimension, roofline off, communicator-queues per-communicator
+ * (NCCL's stream per communicator); the rest cs_system_config_defaults.  The
  * base of cs_gen_system_for, and a cluster's generated jobs' system. */
 struct cs_system_config;
 int cs_gen_system_defaults(int ndims, struct cs_system_config *out);
@@ -383,8 +384,7 @@ int cs_gen_system_defaults(int ndims, struct cs_system_config *out);
  * when none is given (train, and the PREFIX.system.json that generate
  * writes): cs_gen_system_defaults, with collective-model nccl, nccl-arch
  * the device's GPU generation (A100: ampere, H100 and H200: hopper, B200:
- * blackwell) and communicator-queues per-communicator (NCCL's stream per
- * communicator) when the nccl model can express the run; else the astra model,
+ * blackwell) when the nccl model can express the run; else the astra model,
  * and why[0..n) says why in one sentence (why = "" with nccl): a device
  * without NCCL constants, a network of more than two dimensions or whose
  * first dimension has more than 72 GPUs (the model takes it for one NVLink

@@ -109,6 +109,13 @@ int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device
 
 int cs_gen_system_defaults(int ndims, cs_system_config *sc) {
     int rc = cs_system_config_defaults(sc);
+    /* Whatever the collective model: the frameworks run each communicator
+     * (PyTorch's process groups, Megatron's TP / DP / PP groups) on an NCCL
+     * stream of its own, so communicators never wait behind each other's
+     * chunks (issue 11 item 1) -- and a plan's TP and DP collectives on one
+     * network dimension cannot close a cycle of dimension queues, as they
+     * did with the shared queues of the astra model's fallback. */
+    sc->per_comm_queues = 1;
     sc->roofline_enabled = 0;
     sc->active_chunks_per_dimension = 1;
     sc->endpoint_delay_ns = 10;
@@ -140,13 +147,6 @@ int cs_gen_system_groups(const cs_network_config *net, const cs_device *d, const
     why[0] = '\0';
     int rc = cs_gen_system_defaults(net->ndims, sc);
     if (rc) return rc;
-    /* Whatever the collective model: the frameworks run each communicator
-     * (PyTorch's process groups, Megatron's TP / DP / PP groups) on an NCCL
-     * stream of its own, so communicators never wait behind each other's
-     * chunks (issue 11 item 1) -- and a plan's TP and DP collectives on one
-     * network dimension cannot close a cycle of dimension queues, as they
-     * did with the shared queues of the astra model's fallback. */
-    sc->per_comm_queues = 1;
     const char *path = net->path ? net->path : "the network";
     int arch = d ? nccl_arch_of(d) : -1;
     if (!d) {
