@@ -873,7 +873,10 @@ typedef struct incast_res {
 #define MAXS 200000
 static uint64_t g_q[MAXS];
 
-static void incast(const char *opts, uint32_t n, uint64_t bytes, incast_res *r) {
+/* n senders into NPU 0, `bytes` each as nmsg messages of bytes / nmsg posted
+ * together (cookies i, n + i, ...); r->done counts the senders whose nmsg
+ * messages all arrived, r->first / r->last the first / last message. */
+static void incast_k(const char *opts, uint32_t n, uint64_t bytes, uint32_t nmsg, incast_res *r) {
     memset(r, 0, sizeof *r);
     tnet tn;
     tn_open(&tn, star(n), opts);
@@ -881,19 +884,21 @@ static void incast(const char *opts, uint32_t n, uint64_t bytes, incast_res *r) 
     for (uint32_t l = 0; l < tn.topo->nlinks; l++)
         if (tn.topo->links[l].src == sw && tn.topo->links[l].dst == 0) bott = l;
     assert_true(bott != UINT32_MAX);
-    for (uint32_t i = 0; i < n; i++) tn_send(&tn, i + 1, 0, bytes, i);
+    assert_true(n * nmsg <= MAXF);
+    for (uint32_t j = 0; j < nmsg; j++)
+        for (uint32_t i = 0; i < n; i++) tn_send(&tn, i + 1, 0, bytes / nmsg, j * n + i);
     size_t ns = 0;
     cs_time t = 0;
-    while (tn.n < (int)n && cs_eventq_size(tn.q) && ns < MAXS) {
+    while (tn.n < (int)(n * nmsg) && cs_eventq_size(tn.q) && ns < MAXS) {
         t += 1000000;
         cs_eventq_run(tn.q, t);
         assert_int_equal(cs_packet_queue_bytes(&tn.net, bott, &g_q[ns]), 1);
         ns++;
     }
     cs_eventq_run(tn.q, CS_TIME_MAX);
-    r->done = tn.n;
+    r->done = tn.n / (int)nmsg;
     r->first = CS_TIME_MAX;
-    for (int i = 0; i < (int)n; i++) {
+    for (int i = 0; i < (int)(n * nmsg); i++) {
         if (tn.t[i] > r->last) r->last = tn.t[i];
         if (tn.t[i] < r->first) r->first = tn.t[i];
     }
@@ -917,6 +922,8 @@ static void incast(const char *opts, uint32_t n, uint64_t bytes, incast_res *r) 
     assert_int_equal(cs_eventq_size(tn.q), 0); /* the run ends: no control keeps a timer */
     tn_close(&tn);
 }
+
+static void incast(const char *opts, uint32_t n, uint64_t bytes, incast_res *r) { incast_k(opts, n, bytes, 1, r); }
 
 /* Closed form of the lossless 8-to-1 incast of 16 MiB each on star(): the
  * receiver's link busy from the first packet's arrival at the switch to the
@@ -983,6 +990,82 @@ static void test_cc_incasts(void **st) {
     if (r[3].max_q > 100.0 * 50000)
         fail_msg("timely: queue up to %.0f bytes in the middle of the run: an RTT above Tlow", r[3].max_q);
     assert_int_equal(r[3].st.ecn_marks, 0);
+}
+
+/* Queue pairs (backend.packet.queue_pairs, docs/network.md "Queue pairs").
+ * (1) Two 1 MiB messages posted together from NPU 0 to NPU 1 over 2 hops
+ * (test_one_flow's chain: 4178-byte packets, ser 41780 ps, lat 500 ns):
+ * on one queue pair they go one after the other, so the first arrives
+ * when one 1 MiB flow would, 256 ser + ser + 2 lat = 11737460 ps, and the
+ * second when one 2 MiB flow would, 512 ser + ser + 2 lat = 22433140 ps;
+ * as two queue pairs (queue_pairs message) their packets alternate: the
+ * first message's packet 0 starts as it is posted (the port is idle), the
+ * second joins the send ring last in the round, after the first, which
+ * therefore sends packets 0 and 1 back to back and then every other one:
+ * its last packet (psn 255) is the 510th on the wire, 510 ser + ser +
+ * 2 lat = 22349580 ps; the second message's last is the 512th, 22433140 ps.
+ * (2) A queue pair is one stream: 8 senders into one NPU (the incast of
+ * test_cc_incasts), each sending 8 MiB as two 4 MiB messages posted
+ * together on its queue pair, give exactly what one 8 MiB message each
+ * gives -- the last byte to the picosecond, ECN marks, CNPs, PFC pauses,
+ * control packets -- under every congestion control: the second message
+ * sends when the first has sent its last packet, continues its packet
+ * sequence, its pacing clock, its window (the first's outstanding packets
+ * count) and its control's state.  4 MiB is 1024 packets, a multiple of
+ * ack_every (16), so the message boundary adds no ACK.  With queue_pairs
+ * message the second message starts afresh: under DCQCN the run differs. */
+static void test_queue_pairs(void **st) {
+    (void)st;
+    const char *modes[2] = {"{}", "{\"queue_pairs\": \"message\"}"};
+    const cs_time want[2][2] = {{11737460, 22433140}, {22349580, 22433140}};
+    for (int m = 0; m < 2; m++) {
+        tnet tn;
+        tn_open(&tn, chain(2, NULL), modes[m]);
+        tn_send(&tn, 0, 1, MIB, 0);
+        tn_send(&tn, 0, 1, MIB, 1);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        if (tn.n != 2 || tn.t[0] != want[m][0] || tn.t[1] != want[m][1])
+            fail_msg("%s: messages arrived at %llu and %llu ps; closed forms %llu and %llu", modes[m],
+                     (unsigned long long)tn.t[0], (unsigned long long)tn.t[1], (unsigned long long)want[m][0],
+                     (unsigned long long)want[m][1]);
+        char pend[256];
+        cs_net_describe_pending(&tn.net, pend, sizeof pend);
+        assert_string_equal(pend, "");
+        tn_close(&tn);
+    }
+    const uint32_t N = 8;
+    const char *ccs[] = {"none", "dcqcn", "dctcp", "timely", "hpcc", "swift"};
+    for (size_t c = 0; c < sizeof ccs / sizeof ccs[0]; c++) {
+        char o[160], om[160];
+        snprintf(o, sizeof o, "{\"cc\": \"%s\"}", ccs[c]);
+        snprintf(om, sizeof om, "{\"cc\": \"%s\", \"queue_pairs\": \"message\"}", ccs[c]);
+        incast_res one, two, twom;
+        incast_k(o, N, 8 * MIB, 1, &one);
+        incast_k(o, N, 8 * MIB, 2, &two);
+        incast_k(om, N, 8 * MIB, 2, &twom);
+        printf("queue pairs, %s: one message %.3f us (%llu marks, %llu cnps, %llu pauses); two messages on a pair "
+               "%.3f us; two queue pairs %.3f us (%llu marks, %llu cnps, %llu pauses)\n", ccs[c],
+               (double)one.last / 1e6, (unsigned long long)one.st.ecn_marks, (unsigned long long)one.st.cnps,
+               (unsigned long long)one.st.pauses, (double)two.last / 1e6, (double)twom.last / 1e6,
+               (unsigned long long)twom.st.ecn_marks, (unsigned long long)twom.st.cnps,
+               (unsigned long long)twom.st.pauses);
+        assert_int_equal(one.done, (int)N);
+        assert_int_equal(two.done, (int)N);
+        assert_int_equal(twom.done, (int)N);
+        assert_int_equal(two.st.delivered_bytes, N * 8 * MIB);
+        if (two.last != one.last || two.st.ecn_marks != one.st.ecn_marks || two.st.cnps != one.st.cnps ||
+            two.st.pauses != one.st.pauses || two.st.ctrl_packets != one.st.ctrl_packets ||
+            two.st.data_packets != one.st.data_packets || two.into0 != one.into0)
+            fail_msg("%s: two messages on a queue pair: last %llu ps, %llu marks, %llu cnps, %llu pauses, %llu "
+                     "control packets; one message: %llu ps, %llu, %llu, %llu, %llu", ccs[c],
+                     (unsigned long long)two.last, (unsigned long long)two.st.ecn_marks,
+                     (unsigned long long)two.st.cnps, (unsigned long long)two.st.pauses,
+                     (unsigned long long)two.st.ctrl_packets, (unsigned long long)one.last,
+                     (unsigned long long)one.st.ecn_marks, (unsigned long long)one.st.cnps,
+                     (unsigned long long)one.st.pauses, (unsigned long long)one.st.ctrl_packets);
+        if (strcmp(ccs[c], "dcqcn") == 0 && twom.st.cnps == one.st.cnps && twom.last == one.last)
+            fail_msg("dcqcn: two queue pairs gave what one gives: the second message did not start afresh");
+    }
 }
 
 /* Swift on the 8-to-1 incast of test_cc_incasts (16 MiB each, 100 bytes/ns,
@@ -2249,7 +2332,7 @@ int main(void) {
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),
         cmocka_unit_test(test_dctcp_law),     cmocka_unit_test(test_timely_law),
         cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_swift_target), cmocka_unit_test(test_swift_sequence),
-             cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
+             cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_queue_pairs), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
         cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
         cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_newreno_law),

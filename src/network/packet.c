@@ -136,6 +136,7 @@ static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", "packet-
 static const char *const PKT_RTXS[] = {"go-back-n", "selective-repeat", NULL};
 static const char *const PKT_TCP_CCS[] = {"newreno", "cubic", NULL}; /* index = CS_TCP_NEWRENO, CS_TCP_CUBIC */
 static const char *const PKT_PRIO_OFS[] = {"tclass", "qp", NULL};
+static const char *const PKT_QPS[] = {"pair", "message", NULL}; /* index = PKT_QP_* */
 static const char *const PKT_SCHEDS[] = {"strict", "dwrr", NULL};
 static const char *const PKT_VOQS[] = {"none", "spine", "all", NULL};
 
@@ -157,6 +158,11 @@ static const cs_opt PKT_OPTS[] = {
      .help = "congestion control: none (line rate; PFC only), dcqcn (ECN marks, CNPs, rate control), dctcp "
              "(ECN marks echoed per ACK, a window), timely (RTT gradient, a rate), hpcc (in-band telemetry, "
              "a window) or swift (delay against a target, a window; paced below one packet)"},
+    {.key = "queue_pairs", .type = CS_OPT_ENUM, .def = PKT_QP_PAIR, .values = PKT_QPS, .off = O(queue_pairs),
+     .help = "transport rc: pair (one queue pair per source, destination and class: its messages go in order, "
+             "one after the other, and share one congestion control state, kept across messages as a NIC keeps "
+             "it) or message (every message a queue pair of its own: messages of a pair interleave packet by "
+             "packet and each starts its control afresh at line rate)"},
     {.key = "kmin", .type = CS_OPT_NUM, .def = 5120, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmin_bytes),
      .help = "ECN: no mark at or below this egress queue (DCQCN paper: 5 KB)"},
     {.key = "kmax", .type = CS_OPT_NUM, .def = 204800, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmax_bytes),
@@ -445,6 +451,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->rto = (cs_time)llround(s->o.rto_us * 1e6);
     s->cnp_interval = (cs_time)llround(s->o.cnp_interval_us * 1e6);
     s->cc = cs_cc_table[s->o.cc];
+    s->qp_on = s->o.queue_pairs == PKT_QP_PAIR && s->o.transport == CS_TR_rc;
     s->tr = cs_tr_table[s->o.transport];
     s->tcp = (cs_tcp_params){.law = s->o.tcp_cc, .mss = s->o.mtu, .iw = s->o.tcp_iw, .c = s->o.cubic_c,
                              .beta = s->o.cubic_beta};
@@ -555,10 +562,13 @@ static void pkt_destroy(void *state) {
         if (s->flows[i].live) {
             cs_free(s->flows[i].path);
             cs_free(s->flows[i].sr_txn);
-            cs_free(s->flows[i].ccs);
+            if (s->flows[i].qp == NONE) cs_free(s->flows[i].ccs);
             cs_free(s->flows[i].trs);
         }
     cs_free(s->flows);
+    for (size_t i = 0; i < s->nqps; i++) cs_free(s->qps[i].ccs);
+    cs_free(s->qps);
+    cs_free(s->qph);
     cs_free(s->rows);
     cs_free(s->heap);
     cs_free(s->free_ids);
@@ -603,9 +613,70 @@ static void keep_row(pkt_state *s, const pflow *f) {
     s->rows[s->nrows++] = row_of(f);
 }
 
+static void on_wake(void *ctx, const cs_event *ev);
+static void qp_advance(pkt_state *s, uint32_t q);
+
+/* Flow id leaves its queue pair's live flows (the state stays with the pair). */
+static void qp_unlink(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    if (f->qp == NONE) return;
+    uint32_t q = f->qp;
+    uint32_t *at = &s->qps[q].live;
+    while (*at != id) at = &s->flows[*at].qp_next;
+    *at = f->qp_next;
+    f->qp = NONE;
+    f->ccs = NULL; /* the pair's */
+    qp_advance(s, q);
+}
+
+/* Flow id onto its source port's send ring without starting the port now
+ * (the caller may be choosing that port's next packet): an idle port is
+ * woken by an event at this instant. */
+static void ring_add_later(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    if (f->in_ring || f->npath == 0) return;
+    uint32_t l = f->path[0];
+    pclass *C = pkt_pc(s, l, f->prio);
+    C->nring++;
+    if (C->ring == NONE) {
+        f->ring_next = f->ring_prev = id;
+        C->ring = id;
+    } else {
+        pflow *h = &s->flows[C->ring];
+        f->ring_next = C->ring;
+        f->ring_prev = h->ring_prev;
+        s->flows[h->ring_prev].ring_next = id;
+        h->ring_prev = id;
+    }
+    f->in_ring = 1;
+    port *P = &s->ports[l];
+    cs_time now = now_of(s);
+    if (!P->busy && (!P->wake_ev || P->wake_at > now)) {
+        if (P->wake_ev) cs_eventq_cancel(s->q, P->wake_ev - 1);
+        P->wake_at = now;
+        P->wake_ev = cs_eventq_push(s->q, now, ((uint64_t)l << 3) | 3, on_wake, s, l) + 1;
+    }
+}
+
+/* Queue pair q's oldest parked message starts (onto the send ring) once
+ * every message before it has sent its last packet (or failed). */
+static void qp_advance(pkt_state *s, uint32_t q) {
+    for (uint32_t g = s->qps[q].live; g != NONE; g = s->flows[g].qp_next) {
+        pflow *h = &s->flows[g];
+        if (h->failed) continue;
+        if (h->parked) {
+            h->parked = 0;
+            ring_add_later(s, g);
+            return;
+        }
+        if (h->snd_nxt < h->npkts) return; /* still sending */
+    }
+}
+
 static void free_flow(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     if (f->delivered) keep_row(s, f);
+    qp_unlink(s, id);
     if (f->timed) s->nlive_timers--;
     f->timed = 0;
     f->gen++;
@@ -638,6 +709,8 @@ static void port_kick(pkt_state *s, uint32_t l);
 /* ---- transmission ------------------------------------------------------------------------- */
 
 static void on_tx_end(void *ctx, const cs_event *ev);
+static void qp_wake(pkt_state *s, uint32_t q);
+static void qp_join(pkt_state *s, uint32_t id, uint32_t chan, const cs_cc_flow *cf, cs_time now);
 static void on_arrive(void *ctx, const cs_event *ev);
 static void on_wake(void *ctx, const cs_event *ev);
 static int defer_arrival(pkt_state *s, uint32_t l, pkt *p, cs_time at);
@@ -685,6 +758,16 @@ static void ring_unlink(pkt_state *s, uint32_t id) {
     f->in_ring = 0;
 }
 
+/* Packets outstanding (sent, not acknowledged) against flow f's window: its
+ * own, or, in a queue pair, those of every live flow of the pair. */
+static uint64_t qp_outstanding(const pkt_state *s, const pflow *f) {
+    if (f->qp == NONE) return f->snd_nxt - f->snd_una;
+    uint64_t n = 0;
+    for (uint32_t g = s->qps[f->qp].live; g != NONE && !s->flows[g].parked; g = s->flows[g].qp_next)
+        if (!s->flows[g].failed) n += s->flows[g].snd_nxt - s->flows[g].snd_una;
+    return n;
+}
+
 /* A data packet of class c from a flow starting at this port's NPU, or NULL
  * (then, when a flow waits for its pacing, a wake-up is armed). */
 static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
@@ -701,7 +784,7 @@ static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
             can = 0;
         if (can && s->cc->window) { /* the control's window (an ACK brings the flow back) */
             double w = s->cc->window(f->ccs);
-            if (w > 0 && (double)(f->snd_nxt - f->snd_una) * s->o.mtu >= w) can = 0;
+            if (w > 0 && (double)qp_outstanding(s, f) * s->o.mtu >= w) can = 0;
         }
         if (s->sr_win) { /* selective repeat: the lost packets first, new ones within the receiver's buffer */
             if (can && f->snd_nxt - f->snd_una >= s->sr_win) can = 0;
@@ -714,7 +797,8 @@ static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
             continue;
         }
         if (s->cc->advance) s->cc->advance(f->ccs, &s->ccp, now);
-        if (f->next_tx <= now) {
+        cs_time *next_tx = f->qp != NONE ? &s->qps[f->qp].next_tx : &f->next_tx; /* a pair paces as one */
+        if (*next_tx <= now) {
             pkt *p = cs_pool_get(s->pkts);
             memset(p, 0, sizeof *p);
             p->flow = id;
@@ -743,7 +827,7 @@ static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
             f->sent++;
             if (!p->rtx && f->snd_una + 1 == f->snd_nxt) f->last_progress = now; /* the first packet outstanding */
             double rate = s->cc->rate ? s->cc->rate(f->ccs) : 0;
-            f->next_tx = rate > 0 ? now + ser_ps(p->wire, rate) : now;
+            *next_tx = rate > 0 ? now + ser_ps(p->wire, rate) : now;
             if (s->cc->sent) s->cc->sent(f->ccs, &s->ccp, now, p->wire);
             if (s->tr->sent) s->tr->sent(s, f, p);
             f->inflight++;
@@ -754,9 +838,10 @@ static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
             if (f->snd_nxt >= f->npkts && !f->nlost && !(s->tr->may_send && s->tr->may_send(s, f)))
                 ring_unlink(s, id);
             else C->ring = next;
+            if (f->qp != NONE && f->snd_nxt == f->npkts && f->qp_next != NONE) qp_advance(s, f->qp);
             return p;
         }
-        if (f->next_tx < wake) wake = f->next_tx;
+        if (*next_tx < wake) wake = *next_tx;
         id = next;
     }
     if (wake != CS_TIME_MAX && (!P->wake_ev || wake < P->wake_at)) {
@@ -1060,12 +1145,14 @@ void pkt_delivered(pkt_state *s, uint32_t id) {
 }
 
 /* A data packet reached its receiver marked or not: a CNP for the congestion
- * controls that take them (at most one per cnp_interval and flow), and the
- * marked payload the next ACK echoes. */
+ * controls that take them (at most one per cnp_interval and flow, or queue
+ * pair), and the marked payload the next ACK echoes. */
 static void note_ecn(pkt_state *s, uint32_t id, pflow *f, const pkt *p, cs_time now) {
-    if (p->ecn && (s->cc->feedback & CS_CC_CNP) && (!f->cnp_sent || now - f->last_cnp >= s->cnp_interval)) {
-        f->cnp_sent = 1;
-        f->last_cnp = now;
+    uint8_t *sent = f->qp != NONE ? &s->qps[f->qp].cnp_sent : &f->cnp_sent;
+    cs_time *last = f->qp != NONE ? &s->qps[f->qp].last_cnp : &f->last_cnp;
+    if (p->ecn && (s->cc->feedback & CS_CC_CNP) && (!*sent || now - *last >= s->cnp_interval)) {
+        *sent = 1;
+        *last = now;
         send_ctrl(s, id, PK_CNP, 0, NULL);
         s->st.cnps++;
     }
@@ -1195,16 +1282,31 @@ static void cc_ack(pkt_state *s, uint32_t id, const pkt *p) {
     uint64_t acked = (uint64_t)(una - f->snd_una) * (uint64_t)s->o.mtu;
     if (una > f->snd_una && una == f->npkts) acked -= (uint64_t)s->o.mtu - f->last_payload;
     cs_time now = now_of(s);
+    uint32_t nxt = f->qp_base + (f->snd_nxt > una ? f->snd_nxt : una);
+    if (f->qp != NONE) /* the pair's next psn: the newest of its messages that has started sending */
+        for (uint32_t g = s->qps[f->qp].live; g != NONE && !s->flows[g].parked; g = s->flows[g].qp_next) {
+            uint32_t x = s->flows[g].qp_base + s->flows[g].snd_nxt;
+            if (x > nxt) nxt = x;
+        }
     cs_cc_ack a = {.now = now,
                    .rtt = now - p->ts,
-                   .una = una,
-                   .nxt = f->snd_nxt > una ? f->snd_nxt : una,
+                   .una = f->qp_base + una,
+                   .nxt = nxt,
                    .acked_bytes = acked,
                    .marked_bytes = p->ce_bytes,
                    .hops = p->intr,
                    .nhops = p->nint,
                    .nak = p->type == PK_NAK};
     s->cc->ack(f->ccs, &s->ccp, &a);
+}
+
+/* The window of queue pair q may have opened: its live flows with data to
+ * send go back to their send rings. */
+static void qp_wake(pkt_state *s, uint32_t q) {
+    for (uint32_t g = s->qps[q].live; g != NONE; g = s->flows[g].qp_next) {
+        pflow *h = &s->flows[g];
+        if (!h->in_ring && !h->parked && h->snd_nxt < h->npkts && !h->failed) ring_add(s, g);
+    }
 }
 
 static void sender(pkt_state *s, pkt *p) {
@@ -1241,6 +1343,8 @@ static void sender(pkt_state *s, pkt *p) {
         if (s->cc->cnp) s->cc->cnp(f->ccs, &s->ccp, now);
         break;
     }
+    if (f->qp != NONE && p->type != PK_CNP && s->cc->window && (s->qps[f->qp].live != id || f->qp_next != NONE))
+        qp_wake(s, f->qp);
 }
 
 /* ---- retransmit timer ------------------------------------------------------------------------------ */
@@ -1307,6 +1411,10 @@ int pkt_timeout_gives_up(pkt_state *s, uint32_t id) {
     if (++f->retries <= (uint32_t)s->o.retry_limit) return 0;
     dq_fail(s, id); /* (before: those due by now arrived while it was live) */
     f->failed = 1;
+    if (f->qp != NONE) { /* its packets no longer count against the window; the next message may start */
+        if (s->cc->window) qp_wake(s, f->qp);
+        qp_advance(s, f->qp);
+    }
     s->st.failed_flows++;
     if (s->st.failed_flows == 1) {
         s->failed_src = f->src;
@@ -1828,14 +1936,19 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         f->sr_flag = (uint8_t *)(f->sr_txn + s->sr_win);
         f->sr_got = f->sr_flag + s->sr_win;
     }
-    if (s->cc->state_size && n) {
+    f->qp = NONE;
+    if (n && (s->cc->state_size || s->qp_on)) {
         cs_cc_flow cf = {.line_rate = s->bw[both[0]],
                          .base_rtt = pkt_base_rtt(s, f),
                          .mtu = (uint32_t)s->o.mtu,
                          .wire_mtu = (uint32_t)s->wire_mtu,
                          .hops = n - 1};
-        f->ccs = cs_calloc(1, s->cc->state_size);
-        s->cc->init(f->ccs, &s->ccp, &cf, now);
+        if (s->qp_on) {
+            qp_join(s, id, m->channel, &cf, now);
+        } else {
+            f->ccs = cs_calloc(1, s->cc->state_size);
+            s->cc->init(f->ccs, &s->ccp, &cf, now);
+        }
     }
     if (s->tr->init && n) {
         size_t sz = s->tr->state_size ? s->tr->state_size(s) : 0;
@@ -1850,8 +1963,68 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         cs_eventq_push(s->q, now, f->key, on_self, s, id);
         return CS_OK;
     }
-    ring_add(s, id);
+    if (!f->parked) ring_add(s, id);
     return CS_OK;
+}
+
+/* Queue pair (f->src, f->dst, chan, f->prio), made on first use with the
+ * control initialised from its first message (cf): flow id joins its live
+ * flows and takes the next stretch of its packet sequence.  The sequence
+ * starts again, with fresh state, once it has passed 2^31 packets and no
+ * message is live (the controls compare psns as 32-bit numbers). */
+static void qp_join(pkt_state *s, uint32_t id, uint32_t chan, const cs_cc_flow *cf, cs_time now) {
+    pflow *f = &s->flows[id];
+    if (s->nqps * 2 >= s->qph_cap) { /* grow the table (load at most 1/2), rehash */
+        size_t cap = s->qph_cap ? s->qph_cap * 2 : 1024;
+        cs_free(s->qph);
+        s->qph = cs_calloc(cap, sizeof *s->qph);
+        s->qph_cap = cap;
+        for (size_t i = 0; i < s->nqps; i++) {
+            const pqp *q = &s->qps[i];
+            size_t h = cs_mix64(((uint64_t)q->src << 32 | q->dst) ^ ((uint64_t)q->chan << 8 | q->prio) *
+                                0x9E3779B97F4A7C15ULL) & (cap - 1);
+            while (s->qph[h]) h = (h + 1) & (cap - 1);
+            s->qph[h] = (uint32_t)i + 1;
+        }
+    }
+    size_t h = cs_mix64(((uint64_t)f->src << 32 | f->dst) ^ ((uint64_t)chan << 8 | f->prio) * 0x9E3779B97F4A7C15ULL) &
+               (s->qph_cap - 1);
+    pqp *q = NULL;
+    for (; s->qph[h]; h = (h + 1) & (s->qph_cap - 1)) {
+        pqp *c = &s->qps[s->qph[h] - 1];
+        if (c->src == f->src && c->dst == f->dst && c->chan == chan && c->prio == f->prio) {
+            q = c;
+            break;
+        }
+    }
+    if (!q) {
+        CS_GROW(s->qps, s->cap_qps, s->nqps + 1);
+        q = &s->qps[s->nqps];
+        *q = (pqp){.src = f->src, .dst = f->dst, .chan = chan, .prio = f->prio, .live = NONE, .next_tx = now};
+        if (s->cc->state_size) {
+            q->ccs = cs_calloc(1, s->cc->state_size);
+            s->cc->init(q->ccs, &s->ccp, cf, now);
+        }
+        s->qph[h] = (uint32_t)++s->nqps;
+    } else if (q->psn > 0x7FFFFFFFu && q->live == NONE) {
+        if (q->ccs) {
+            memset(q->ccs, 0, s->cc->state_size);
+            s->cc->init(q->ccs, &s->ccp, cf, now);
+        }
+        q->psn = 0;
+    }
+    f->qp = (uint32_t)(q - s->qps);
+    f->qp_base = q->psn;
+    q->psn += f->npkts;
+    f->qp_next = NONE; /* last: the oldest first */
+    uint32_t *at = &q->live;
+    while (*at != NONE) {
+        const pflow *g = &s->flows[*at];
+        if (!g->failed && (g->parked || g->snd_nxt < g->npkts)) f->parked = 1; /* an older one is still sending */
+        at = &s->flows[*at].qp_next;
+    }
+    *at = id;
+    f->ccs = q->ccs;
 }
 
 static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {

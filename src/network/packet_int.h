@@ -45,6 +45,7 @@ typedef struct pkt_opts {
     bool tcp_ecn;
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
     int priorities, priority_of, scheduler; /* traffic classes (docs/network.md, "Priorities") */
+    int queue_pairs;                        /* PKT_QP_*: a queue pair per (source, destination, class) or per message */
     char *dwrr_weights;
     int voq;                               /* which switches are VOQ chassis (PKT_VOQ_*) */
     double voq_buffer_bytes, voq_credit_bytes;
@@ -52,6 +53,7 @@ typedef struct pkt_opts {
 
 #define PKT_MAXPRIO 8 /* traffic classes at most (802.1p priorities) */
 enum { PKT_PRIO_TCLASS, PKT_PRIO_QP };
+enum { PKT_QP_PAIR, PKT_QP_MESSAGE };
 enum { PKT_SCHED_STRICT, PKT_SCHED_DWRR };
 enum { PKT_VOQ_NONE, PKT_VOQ_SPINE, PKT_VOQ_ALL };
 enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
@@ -134,7 +136,30 @@ typedef struct pflow {
     uint32_t accounted; /* udp: packets delivered or lost */
     uint8_t test_dropped; /* drop_psn: its packet was dropped once */
     uint8_t prio;         /* its traffic class, < priorities */
+    /* queue pair (queue_pairs pair, transport rc): its index in pkt_state.qps (NONE: none; the flow owns
+     * ccs), the next live flow of the queue pair, the psn its packet 0 has in the pair's sequence; parked:
+     * waiting for the pair's older messages to be sent (not on the send ring) */
+    uint32_t qp, qp_next, qp_base;
+    uint8_t parked;
 } pflow;
+
+/* A queue pair (queue_pairs pair, transport rc): (source, destination,
+ * channel, class).  Its messages are sent in order, one after the other
+ * (a message starts when the one before it has sent its last packet), in
+ * one packet sequence (each starts where the one before it ended), paced
+ * by one clock, and share the congestion control's state -- rate, window,
+ * estimates and timers live as long as the run, as a NIC keeps them per
+ * QP; the outstanding packets of all its live messages count against the
+ * one window. */
+typedef struct pqp {
+    uint32_t src, dst, chan, prio;
+    uint32_t psn;     /* the next message's first psn */
+    uint32_t live;    /* its live flows (a list through pflow.qp_next; NONE = none) */
+    cs_time next_tx;  /* pacing: its next packet not before */
+    cs_time last_cnp; /* the receiver's CNP pacing (cnp_interval per queue pair) */
+    uint8_t cnp_sent;
+    void *ccs;        /* the control's state (owned; NULL with none) */
+} pqp;
 
 /* One traffic class of a link: its data FIFO and send ring at the link's
  * source, its ingress accounting and PFC state at the far node.  With one
@@ -223,6 +248,13 @@ typedef struct pkt_state {
     size_t nflows_alloc, cap_flows;
     uint32_t *free_ids;
     size_t nfree, cap_free;
+    /* queue pairs (queue_pairs pair, transport rc): the records, and an
+     * open-addressing table of index + 1 by (src, dst, channel, class) */
+    uint8_t qp_on;    /* queue_pairs pair and transport rc */
+    pqp *qps;
+    size_t nqps, cap_qps;
+    uint32_t *qph;
+    size_t qph_cap;   /* a power of 2 (0: none yet) */
     cs_pool *pkts;
     /* retransmit timers: one min-heap of (deadline, flow, gen) and one event
      * at its top; an entry whose flow made progress is re-armed when it comes
