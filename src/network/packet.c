@@ -451,7 +451,6 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->rto = (cs_time)llround(s->o.rto_us * 1e6);
     s->cnp_interval = (cs_time)llround(s->o.cnp_interval_us * 1e6);
     s->cc = cs_cc_table[s->o.cc];
-    s->qp_on = s->o.queue_pairs == PKT_QP_PAIR && s->o.transport == CS_TR_rc;
     s->tr = cs_tr_table[s->o.transport];
     s->tcp = (cs_tcp_params){.law = s->o.tcp_cc, .mss = s->o.mtu, .iw = s->o.tcp_iw, .c = s->o.cubic_c,
                              .beta = s->o.cubic_beta};
@@ -540,6 +539,11 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->flowlet_gap = (cs_time)llround(s->o.flowlet_gap_us * 1e6);
     s->halt = env->halt;
     s->router = cs_router_new_ex(t, seed, spray, same ? NULL : s->bw);
+    /* queue pairs follow the routing's: per message paths (spraying without
+     * QP-aware ECMP) leave every message a queue pair of its own; QP-aware
+     * ECMP's key mod qps names the pair's queue pair (qp_join) */
+    s->qp_on = s->o.queue_pairs == PKT_QP_PAIR && s->o.transport == CS_TR_rc &&
+               !((spray < 0 ? t->spray : spray) && !t->qps);
     s->pkts = cs_pool_new(sizeof(pkt));
     /* deferred arrivals: where a data packet's arrival at its destination can
      * be told in advance (one FIFO path per flow, no random loss: every
@@ -967,7 +971,10 @@ static void port_kick(pkt_state *s, uint32_t l) {
     }
     cs_time ser = P->memo_ser;
     P->tx_wire += p->wire;
-    if (p->intr && p->nint < CS_CC_INT_HOPS) /* in-band telemetry: this egress as the packet leaves */
+    /* in-band telemetry: this egress as a data packet leaves (an ACK or NAK
+     * carries its data packet's records back unchanged: the route back's
+     * egresses are not the data's path) */
+    if (p->intr && p->type == PK_DATA && p->nint < CS_CC_INT_HOPS)
         p->intr[p->nint++] = (cs_int_hop){.qlen_bytes = P->qbytes, .tx_bytes = P->tx_wire, .ts = now, .bw = bw};
     P->busy = 1;
     P->busy_since = now;
@@ -1297,6 +1304,7 @@ static void cc_ack(pkt_state *s, uint32_t id, const pkt *p) {
                    .hops = p->intr,
                    .nhops = p->nint,
                    .nak = p->type == PK_NAK};
+    s->st.int_records += p->nint;
     s->cc->ack(f->ccs, &s->ccp, &a);
 }
 
@@ -1944,7 +1952,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
                          .wire_mtu = (uint32_t)s->wire_mtu,
                          .hops = n - 1};
         if (s->qp_on) {
-            qp_join(s, id, m->channel, &cf, now);
+            qp_join(s, id, s->topo->qps && s->topo->spray ? (uint32_t)(m->key % s->topo->qps) : m->channel, &cf, now);
         } else {
             f->ccs = cs_calloc(1, s->cc->state_size);
             s->cc->init(f->ccs, &s->ccp, &cf, now);

@@ -34,6 +34,8 @@ typedef struct cs_packet_stats {
     uint64_t partial_acks;               /* tcp: partial ACKs in fast recovery (each resends one segment) */
     uint64_t undelivered_bytes;          /* udp: payload dropped or lost, never sent again */
     uint64_t class_pauses[8];            /* PFC pauses that took effect, per traffic class (priorities) */
+    uint64_t int_records;                /* cc hpcc: in-band telemetry records the ACKs and NAKs brought back
+                                            (one per egress of the data path a data packet left) */
 } cs_packet_stats;
 
 /* The counters of a cs_net running the packet backend: 1, else 0. */
