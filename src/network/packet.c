@@ -25,9 +25,17 @@
  * packet is delivered when its last bit reaches the destination NPU; a
  * message is done when its last packet has been delivered in order.
  *
- * Senders.  Each message is one queue pair (flow) on its route (ECMP per
- * (src, dst) pair, or per message when the topology sprays; a fixed route of
- * the routing table when there is one); ACKs, NAKs and CNPs take the route
+ * Senders.  Each message is a flow on its route (ECMP per (src, dst) pair,
+ * or per message when the topology sprays; a fixed route of the routing
+ * table when there is one).  With transport rc and queue_pairs pair (the
+ * default) the messages of one (src, dst, class) -- and, with QP-aware
+ * ECMP, one of its queue pairs -- are one RC queue pair (pqp): they are
+ * sent in order, each after the one before it has sent its last packet, in
+ * one packet sequence, paced by one clock, under one congestion control
+ * state that lives as long as the run, their outstanding packets counted
+ * together against its window, and the receiver paces its CNPs per queue
+ * pair; with queue_pairs message (or per-message paths) every message is a
+ * queue pair of its own that starts its control afresh.  ACKs, NAKs and CNPs take the route
  * back.  With routing packet-spray, flowlet or adaptive, each node after the
  * source picks a data packet's next link among the equal-cost ones
  * (packet_route.c); its packets may then arrive out of order.  The egress port of a source NPU takes its data packets from the
@@ -542,8 +550,9 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     /* queue pairs follow the routing's: per message paths (spraying without
      * QP-aware ECMP) leave every message a queue pair of its own; QP-aware
      * ECMP's key mod qps names the pair's queue pair (qp_join) */
-    s->qp_on = s->o.queue_pairs == PKT_QP_PAIR && s->o.transport == CS_TR_rc &&
-               !((spray < 0 ? t->spray : spray) && !t->qps);
+    int per_msg = spray < 0 ? t->spray : spray;                 /* as cs_router_route_msg decides */
+    s->qp_qps = per_msg && spray < 0 ? t->qps : 0;               /* QP-aware ECMP's queue pairs per pair */
+    s->qp_on = s->o.queue_pairs == PKT_QP_PAIR && s->o.transport == CS_TR_rc && (!per_msg || s->qp_qps);
     s->pkts = cs_pool_new(sizeof(pkt));
     /* deferred arrivals: where a data packet's arrival at its destination can
      * be told in advance (one FIFO path per flow, no random loss: every
@@ -713,7 +722,7 @@ static void port_kick(pkt_state *s, uint32_t l);
 /* ---- transmission ------------------------------------------------------------------------- */
 
 static void on_tx_end(void *ctx, const cs_event *ev);
-static void qp_wake(pkt_state *s, uint32_t q);
+static void qp_wake(pkt_state *s, uint32_t q, int later);
 static void qp_join(pkt_state *s, uint32_t id, uint32_t chan, const cs_cc_flow *cf, cs_time now);
 static void on_arrive(void *ctx, const cs_event *ev);
 static void on_wake(void *ctx, const cs_event *ev);
@@ -1297,7 +1306,8 @@ static void cc_ack(pkt_state *s, uint32_t id, const pkt *p) {
         }
     cs_cc_ack a = {.now = now,
                    .rtt = now - p->ts,
-                   .una = f->qp_base + una,
+                   .una = f->qp_base + una, /* this message's, in the pair's sequence (a NIC's una is the
+                                               pair's oldest; they differ while older messages await ACKs) */
                    .nxt = nxt,
                    .acked_bytes = acked,
                    .marked_bytes = p->ce_bytes,
@@ -1310,11 +1320,22 @@ static void cc_ack(pkt_state *s, uint32_t id, const pkt *p) {
 
 /* The window of queue pair q may have opened: its live flows with data to
  * send go back to their send rings. */
-static void qp_wake(pkt_state *s, uint32_t q) {
+static void qp_wake(pkt_state *s, uint32_t q, int later) {
     for (uint32_t g = s->qps[q].live; g != NONE; g = s->flows[g].qp_next) {
         pflow *h = &s->flows[g];
-        if (!h->in_ring && !h->parked && h->snd_nxt < h->npkts && !h->failed) ring_add(s, g);
+        if (!h->in_ring && !h->parked && h->snd_nxt < h->npkts && !h->failed) {
+            if (later) ring_add_later(s, g);
+            else ring_add(s, g);
+        }
     }
+}
+
+/* After an ACK or NAK of flow id (not a CNP), under a windowed control:
+ * the other messages of its queue pair may send again.  (Flow id itself
+ * may be gone by now: f->qp is then NONE.) */
+static void qp_after_ack(pkt_state *s, uint32_t id) {
+    const pflow *f = &s->flows[id];
+    if (f->qp != NONE && s->cc->window && (s->qps[f->qp].live != id || f->qp_next != NONE)) qp_wake(s, f->qp, 0);
 }
 
 static void sender(pkt_state *s, pkt *p) {
@@ -1325,6 +1346,7 @@ static void sender(pkt_state *s, pkt *p) {
     if (p->type != PK_CNP && s->cc->ack) cc_ack(s, id, p);
     if (s->sr_win && p->type != PK_CNP) {
         sender_sr(s, id, p);
+        qp_after_ack(s, id);
         return;
     }
     switch (p->type) {
@@ -1351,8 +1373,7 @@ static void sender(pkt_state *s, pkt *p) {
         if (s->cc->cnp) s->cc->cnp(f->ccs, &s->ccp, now);
         break;
     }
-    if (f->qp != NONE && p->type != PK_CNP && s->cc->window && (s->qps[f->qp].live != id || f->qp_next != NONE))
-        qp_wake(s, f->qp);
+    if (p->type != PK_CNP) qp_after_ack(s, id);
 }
 
 /* ---- retransmit timer ------------------------------------------------------------------------------ */
@@ -1419,8 +1440,9 @@ int pkt_timeout_gives_up(pkt_state *s, uint32_t id) {
     if (++f->retries <= (uint32_t)s->o.retry_limit) return 0;
     dq_fail(s, id); /* (before: those due by now arrived while it was live) */
     f->failed = 1;
-    if (f->qp != NONE) { /* its packets no longer count against the window; the next message may start */
-        if (s->cc->window) qp_wake(s, f->qp);
+    if (f->qp != NONE) { /* its packets no longer count against the window; the next message may start (no
+                          * port started here: a port could free this flow before maybe_free below) */
+        if (s->cc->window) qp_wake(s, f->qp, 1);
         qp_advance(s, f->qp);
     }
     s->st.failed_flows++;
@@ -1952,7 +1974,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
                          .wire_mtu = (uint32_t)s->wire_mtu,
                          .hops = n - 1};
         if (s->qp_on) {
-            qp_join(s, id, s->topo->qps && s->topo->spray ? (uint32_t)(m->key % s->topo->qps) : m->channel, &cf, now);
+            qp_join(s, id, s->qp_qps ? (uint32_t)(m->key % s->qp_qps) : m->channel, &cf, now);
         } else {
             f->ccs = cs_calloc(1, s->cc->state_size);
             s->cc->init(f->ccs, &s->ccp, &cf, now);

@@ -1,10 +1,12 @@
 /*
  * packet_cc.h -- congestion control of the `packet` backend's senders: one
- * interface (cs_cc_ops), one state per flow, and the controls behind it,
+ * interface (cs_cc_ops), one state per queue pair (kept across its
+ * messages; per message with backend.packet.queue_pairs message), and the controls behind it,
  * each a pure state machine over simulated time (no events of its own).
  *
- * The backend (packet.c) calls, for each flow:
- *   init    when the flow starts (its line rate, base round trip, MTU);
+ * The backend (packet.c) calls, for each queue pair (psns below are the
+ * queue pair's: its messages' packets numbered on from one to the next):
+ *   init    when its first message starts (its line rate, base round trip, MTU);
  *   advance before it considers sending (timers evaluated lazily);
  *   sent    after each data packet it sends;
  *   ack     at each ACK or NAK (feedback: bytes newly acknowledged, ECN-marked

@@ -250,7 +250,8 @@ typedef struct pkt_state {
     size_t nfree, cap_free;
     /* queue pairs (queue_pairs pair, transport rc): the records, and an
      * open-addressing table of index + 1 by (src, dst, channel, class) */
-    uint8_t qp_on;    /* queue_pairs pair and transport rc */
+    uint8_t qp_on;    /* queue_pairs pair, transport rc, and not a path per message (spraying) */
+    uint32_t qp_qps;  /* QP-aware ECMP (the router's key mod qps): queue pairs per (src, dst); 0 = one */
     pqp *qps;
     size_t nqps, cap_qps;
     uint32_t *qph;
