@@ -17,6 +17,8 @@
 # (us), ECN marks, drops, the largest egress queue (KiB) and the CPU
 # seconds of the run.  Nothing here is fitted: every parameter is the
 # backend's default (docs/network.md lists them with their sources).
+# CS_STUDY_SET=KEY=VALUE adds one --set to every run (e.g.
+# backend.packet.queue_pairs=message: the model before queue pairs).
 #   usage: scripts/roce_cc_study.sh [workload ...]    (default: all three)
 set -eu
 BIN=${CS_BIN:-build/clustersim}
@@ -31,6 +33,7 @@ one() { # workload fabric cc
     [ "$f" = 1:1 ] && topo=$E/topology_1to1.json
     local common=(--network-configuration="$E/network.yml" --topology "$topo" --backend packet
                   --set backend.packet.cc="$cc" --out "$out" --no-progress)
+    [ -n "${CS_STUDY_SET:-}" ] && common+=(--set "$CS_STUDY_SET")
     case $w in
     ar256) /usr/bin/time -f %U -o "$out.cpu" "$BIN" run --workload-configuration="$E/allreduce_256m.et" \
                --system-configuration="$E/system.json" "${common[@]}" --quiet > "$out.log" 2>&1 ;;
