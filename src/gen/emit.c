@@ -41,7 +41,14 @@ static void emit(cs_gen_ctx *G, cs_et_nb *nb) {
         G->rc = G->sink(G->ud, cs_et_nb_node(nb), G->err);
         G->st->nodes++;
     }
-    cs_et_nb_free(nb);
+}
+
+/* The rank's node builder, started on the next node (one builder per rank,
+ * reused node after node: no allocation per node; freed by rank_emit). */
+static cs_et_nb *gen_nb(cs_gen_ctx *G, uint64_t id, const char *name, int type) {
+    if (!G->nb) G->nb = cs_et_nb_new(id, name, type);
+    else cs_et_nb_reset(G->nb, id, name, type);
+    return G->nb;
 }
 
 /* ---- values that must fit their attribute ------------------------------ */
@@ -83,7 +90,7 @@ static uint64_t duration_us(cs_gen_ctx *G, uint64_t id, const char *name, double
 
 uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, const uint64_t *deps, size_t ndeps) {
     uint64_t id = ++G->next_id;
-    cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+    cs_et_nb *nb = gen_nb(G, id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
     for (size_t i = 0; i < ndeps; i++)
         if (deps[i]) cs_et_nb_data_dep(nb, deps[i]);
     cs_et_nb_duration_us(nb, duration_us(G, id, name, secs));
@@ -108,7 +115,7 @@ void cs_gen_comp(cs_gen_ctx *G, const char *name, double flops, double bytes, do
         (void)bytes;
         return;
     }
-    cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+    cs_et_nb *nb = gen_nb(G, id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
     if (G->last) cs_et_nb_data_dep(nb, G->last);
     take_needs(G, nb);
     uint64_t ops = attr_u64(G, id, name, "num_ops", flops);
@@ -148,7 +155,7 @@ uint64_t cs_gen_coll(cs_gen_ctx *G, const char *name, int type, double bytes, in
     if (G->cost) {
         cost_coll(G, id, type, (double)size, kind, chained);
     } else {
-        cs_et_nb *nb = cs_et_nb_new(id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
+        cs_et_nb *nb = gen_nb(G, id, name, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE);
         if (G->last) cs_et_nb_data_dep(nb, G->last);
         if (chained) take_needs(G, nb);
         cs_et_nb_attr_bool(nb, "is_cpu_op", 0);
@@ -203,7 +210,7 @@ uint64_t cs_gen_p2p(cs_gen_ctx *G, int send, uint32_t peer, int32_t tag, double 
     if (G->cost) {
         cost_p2p(G, id, send, bytes, dep, join, cp);
     } else {
-        cs_et_nb *nb = cs_et_nb_new(id, send ? "send" : "recv",
+        cs_et_nb *nb = gen_nb(G, id, send ? "send" : "recv",
                                     send ? CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE
                                          : CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE);
         if (G->last) cs_et_nb_data_dep(nb, G->last);
@@ -307,6 +314,8 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     if (G->cost) G->cost->body_end = G->cost->chain;
     if (p->phase != CS_PHASE_TRAIN) { /* a serving step: no gradients, no optimizer */
         cs_free(G->extra);
+        cs_free(G->ing_cons);
+        cs_et_nb_free(G->nb);
         return G->rc;
     }
     grad_flush(G);
@@ -319,7 +328,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
      * are loaded from remote memory and stored back; the step's other 30 of its 54 bytes stay in HBM */
     if (p->offload_opt && !G->cost) {
         uint64_t lid = ++G->next_id;
-        cs_et_nb *nb = cs_et_nb_new(lid, "optimizer.load", CHAKRA_PROTO_MSG__NODE_TYPE__MEM_LOAD_NODE);
+        cs_et_nb *nb = gen_nb(G, lid, "optimizer.load", CHAKRA_PROTO_MSG__NODE_TYPE__MEM_LOAD_NODE);
         if (G->last) cs_et_nb_data_dep(nb, G->last);
         for (size_t i = 0; i < G->nextra; i++) cs_et_nb_data_dep(nb, G->extra[i]);
         G->nextra = 0;
@@ -336,7 +345,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         C->opt_s = (double)duration_us(G, id, "optimizer", secs) * 1e-6;
         C->chain += C->opt_s;
     } else {
-        cs_et_nb *nb = cs_et_nb_new(id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
+        cs_et_nb *nb = gen_nb(G, id, "optimizer", CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
         if (G->last) cs_et_nb_data_dep(nb, G->last);
         for (size_t i = 0; i < G->nextra; i++) cs_et_nb_data_dep(nb, G->extra[i]);
         cs_et_nb_duration_us(nb, duration_us(G, id, "optimizer", secs));
@@ -349,7 +358,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
     G->st->compute_s += secs;
     if (p->offload_opt && !G->cost) {
         uint64_t sid = ++G->next_id;
-        cs_et_nb *nb = cs_et_nb_new(sid, "optimizer.store", CHAKRA_PROTO_MSG__NODE_TYPE__MEM_STORE_NODE);
+        cs_et_nb *nb = gen_nb(G, sid, "optimizer.store", CHAKRA_PROTO_MSG__NODE_TYPE__MEM_STORE_NODE);
         cs_et_nb_data_dep(nb, G->last);
         cs_et_nb_attr_uint64(nb, "tensor_size", attr_u64(G, sid, "optimizer.store", "tensor_size", 12 * shard));
         emit(G, nb);
@@ -363,6 +372,7 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         cs_gen_coll(G, "edp.params", CS_COLL_ALL_GATHER, se * 2, PG_EDP, 1);
     cs_free(G->extra);
     cs_free(G->ing_cons);
+    cs_et_nb_free(G->nb);
     return G->rc;
 }
 

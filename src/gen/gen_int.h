@@ -113,6 +113,7 @@ typedef struct cs_gen_ctx {
     uint64_t ing_last;             /* ingest: the loader's last node (its H2D copy; 0 = none) */
     uint64_t *ing_cons;            /* ingest: first forward node of micro-batch mb at [mb % prefetch] */
     cs_gen_costing *cost;          /* costing mode (sink unused), else NULL */
+    struct cs_et_nb *nb;           /* the node builder, reused node after node (emit.c: gen_nb) */
 } cs_gen_ctx;
 
 /* A COMP node on the chain: flops (matmuls), bytes moved, seconds. */

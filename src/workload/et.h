@@ -183,6 +183,10 @@ int cs_et_writer_close(cs_et_writer *w, cs_error *err);
 typedef struct cs_et_nb cs_et_nb;
 
 cs_et_nb *cs_et_nb_new(uint64_t id, const char *name, int type);
+/* Starts the next node in b (as cs_et_nb_new, keeping b's allocations for
+ * reuse): the previous node, and everything cs_et_nb_node() gave for it,
+ * is gone. */
+void cs_et_nb_reset(cs_et_nb *b, uint64_t id, const char *name, int type);
 void cs_et_nb_data_dep(cs_et_nb *b, uint64_t parent);
 void cs_et_nb_ctrl_dep(cs_et_nb *b, uint64_t parent);
 void cs_et_nb_duration_us(cs_et_nb *b, uint64_t us);
