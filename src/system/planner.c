@@ -153,6 +153,42 @@ static uint64_t nccl_send_lat_ns(const cs_system *s, const cs_group *g, const ld
     return ld->algo == &css_algo_inswitch ? ns / 2 : ns;
 }
 
+/* cs_nccl_choose, remembered per set of inputs (a run asks the same few
+ * questions for every instance of its collectives; the answer is a pure
+ * function of the inputs: every field of cs_nccl_in is compared).
+ * Sequential runs only (the parallel engine's threads share s). */
+_Static_assert(sizeof(cs_nccl_in) == 64, "cs_nccl_in changed: nccl_choose_memo must hash and compare every field");
+static int nccl_choose_memo(cs_system *s, const cs_nccl_in *q, cs_nccl_choice *ch) {
+    if (s->par) return cs_nccl_choose(q, ch);
+    /* every field of the inputs, in a hash and in the comparison */
+    double bw = q->bw_gbps, nbw = q->net_bw_gbps;
+    uint64_t bwb, nbwb;
+    memcpy(&bwb, &bw, sizeof bwb);
+    memcpy(&nbwb, &nbw, sizeof nbwb);
+    uint64_t w[] = {(uint64_t)q->coll,     q->nranks,          q->nbytes,           bwb,
+                    (uint64_t)q->channels, (uint64_t)q->arch, (uint64_t)q->nvls,  q->nnodes,
+                    nbwb,                  (uint64_t)q->cpu,  (uint64_t)q->collnet, (uint64_t)q->nvswitch};
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) h = (h ^ w[i]) * 1099511628211ULL;
+    if (!s->nccl_memo) s->nccl_memo = cs_calloc(CSS_NCCL_MEMO, sizeof *s->nccl_memo);
+    css_nccl_memo *m = &s->nccl_memo[(h ^ h >> 29) % CSS_NCCL_MEMO];
+    const cs_nccl_in *k = &m->in;
+    if (m->used && k->coll == q->coll && k->nranks == q->nranks && k->nbytes == q->nbytes &&
+        memcmp(&k->bw_gbps, &q->bw_gbps, sizeof bw) == 0 && k->channels == q->channels && k->arch == q->arch &&
+        k->nvls == q->nvls && k->nnodes == q->nnodes && memcmp(&k->net_bw_gbps, &q->net_bw_gbps, sizeof nbw) == 0 &&
+        k->cpu == q->cpu && k->collnet == q->collnet && k->nvswitch == q->nvswitch) {
+        *ch = m->ch;
+        return 0;
+    }
+    int rc = cs_nccl_choose(q, ch);
+    if (rc == 0) {
+        m->used = 1;
+        m->in = *q;
+        m->ch = *ch;
+    }
+    return rc;
+}
+
 static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const char *src, uint64_t node,
                      cs_error *err) {
     const cs_system_config *c = &s->cfg;
@@ -213,7 +249,7 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
                     .nvswitch = nc->topo[0] == CS_TOPO_SWITCH};
     if (multi_node && ppn == 1) q.bw_gbps = q.net_bw_gbps; /* one GPU per node: no NVLink hop in the rings */
     cs_nccl_choice ch;
-    if (cs_nccl_choose(&q, &ch) != 0)
+    if (nccl_choose_memo(s, &q, &ch) != 0)
         return CS_ERR(err, CS_EINVAL, "%s: node %" PRIu64 ": %s of %" PRIu64 " bytes on %u ranks: collective-model "
                       "nccl finds no algorithm", src, node, cname, in->bytes, n);
     /* One node: the choice on dimension 0 (or the group's ring).  Across nodes: a ring across the

@@ -41,6 +41,7 @@
 
 #include "core/pool.h"
 #include "system/coll_algo.h"
+#include "system/nccl_model.h"
 #include "system/system.h"
 
 /* Collective kinds inside the system layer (the phase types of ASTRA-sim). */
@@ -280,6 +281,15 @@ typedef struct cs_themis {
     int have_reset;
 } cs_themis;
 
+/* collective-model nccl: NCCL's choice for one set of inputs, remembered
+ * (planner.c; direct-mapped by a hash of the inputs; sequential runs only) */
+#define CSS_NCCL_MEMO 64
+typedef struct css_nccl_memo {
+    uint8_t used;
+    cs_nccl_in in;       /* the inputs (compared field by field) */
+    cs_nccl_choice ch;
+} css_nccl_memo;
+
 struct cs_system {
     cs_eventq *q;
     int par;                     /* a parallel queue (below; here, beside q: the hot paths test it) */
@@ -297,6 +307,7 @@ struct cs_system {
     uint64_t endpoint_delay_ns;
     double local_mem_bw;         /* bytes/s, as ASTRA-sim computes it */
     uint32_t queue_threshold;    /* active-chunks-per-dimension */
+    css_nccl_memo *nccl_memo;    /* CSS_NCCL_MEMO entries, made on first use (NULL: none yet) */
     int nqueues;                 /* queues per rank (one per dimension) */
     cs_rankq *queues;            /* nranks * nqueues (communicator-queues shared) */
     int per_comm;                /* communicator-queues per-communicator: a queue per (rank, group, dimension) */

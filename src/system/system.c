@@ -293,6 +293,7 @@ void cs_system_free(cs_system *s) {
     }
     cs_free(s->groups);
     cs_free(s->all.next_seq);
+    cs_free(s->nccl_memo);
     cs_free(s->inst);
     cs_free(s->queues);
     for (size_t i = 0; i < s->pcq_cap; i++) cs_free(s->pcq[i].Q);
