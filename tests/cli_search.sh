@@ -76,8 +76,10 @@ nsk=$(grep -c ',skipped,' k3/plans.csv); nsim=$(grep -c ',simulated,' k3/plans.c
 cmp -s k1/plans.csv k3/plans.csv && [ "$nsk" -ge 1 ] && [ "$nsim" -eq 4 ] \
     && pass "over 512 ranks: -j 3 = -j 1 with $nsk plans skipped and 4 simulated" \
     || fail "over 512 ranks: -j 3 vs -j 1 ($nsk skipped, $nsim simulated)"
-# a worker that dies fails its plan with the cause; the search goes on with a new worker
-"$CS_BIN" search "${K[@]}" -j 2 --out kk --quiet 2> kk.err & pid=$!
+# a worker that dies fails its plan with the cause; the search goes on with a new worker (K at 32x the
+# batch: each plan simulates for about 2 s, so the kill below lands while the worker runs one)
+KK=("${K[@]}" --global-batch 32768)
+"$CS_BIN" search "${KK[@]}" -j 2 --out kk --quiet 2> kk.err & pid=$!
 for _ in $(seq 1 600); do grep -q "simulating estimate #1" kk.err && break; sleep 0.05; done
 victim=$(pgrep -P "$pid" | head -1)
 [ -n "$victim" ] && kill -9 "$victim"

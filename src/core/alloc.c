@@ -26,7 +26,21 @@
 static _Atomic size_t g_in_use;
 static _Atomic size_t g_peak;
 
+static _Atomic int g_threads; /* threads besides the main one (cs_alloc_threads) */
+
+void cs_alloc_threads(int delta) { atomic_fetch_add_explicit(&g_threads, delta, memory_order_seq_cst); }
+
+/* The counters: read-modify-write without a locked instruction while the
+ * program runs one thread (relaxed loads and stores are plain moves), with
+ * atomic ones while the parallel engine's threads run. */
 static void in_use_add(size_t n) {
+    if (!atomic_load_explicit(&g_threads, memory_order_relaxed)) {
+        size_t now = atomic_load_explicit(&g_in_use, memory_order_relaxed) + n;
+        atomic_store_explicit(&g_in_use, now, memory_order_relaxed);
+        if (now > atomic_load_explicit(&g_peak, memory_order_relaxed))
+            atomic_store_explicit(&g_peak, now, memory_order_relaxed);
+        return;
+    }
     size_t now = atomic_fetch_add_explicit(&g_in_use, n, memory_order_relaxed) + n;
     size_t peak = atomic_load_explicit(&g_peak, memory_order_relaxed);
     while (now > peak &&
@@ -34,7 +48,14 @@ static void in_use_add(size_t n) {
     }
 }
 
-static void in_use_sub(size_t n) { atomic_fetch_sub_explicit(&g_in_use, n, memory_order_relaxed); }
+static void in_use_sub(size_t n) {
+    if (!atomic_load_explicit(&g_threads, memory_order_relaxed)) {
+        atomic_store_explicit(&g_in_use, atomic_load_explicit(&g_in_use, memory_order_relaxed) - n,
+                              memory_order_relaxed);
+        return;
+    }
+    atomic_fetch_sub_explicit(&g_in_use, n, memory_order_relaxed);
+}
 
 /* ---- allocation-failure injection -------------------------------------------- */
 

@@ -66,6 +66,11 @@ void cs_grow_at(void **arr, size_t *cap, size_t need, size_t elem, const char *f
 
 size_t cs_alloc_bytes_in_use(void);
 size_t cs_alloc_bytes_peak(void);
+/* Threads other than the main one are starting (delta > 0) or have been
+ * joined (delta < 0): the counters above stay exact with them (atomic
+ * updates), and cost no locked instruction without them.  Call it before
+ * pthread_create and after pthread_join. */
+void cs_alloc_threads(int delta);
 
 /* jansson's allocations through this wrapper (counted; exhaustion exits 3)
  * between cs_alloc_jansson(1) and the matching cs_alloc_jansson(0), which

@@ -475,6 +475,7 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err) {
     pthread_cond_init(&q->gate_cv, NULL);
     q->gate_open = 0;
     pthread_mutex_lock(&q->gate_mu);
+    cs_alloc_threads((int)nthreads - 1); /* before the first thread exists */
     for (uint32_t t = 1; t < nthreads; t++) {
         ws[t] = (worker){q, t};
         if (pthread_create(&th[t], NULL, worker_main, &ws[t])) break;
@@ -487,6 +488,7 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err) {
     pthread_mutex_unlock(&q->gate_mu);
     if (q->nthreads == 0) { /* no barrier: the workers did not run */
         for (uint32_t t = 1; t < started; t++) pthread_join(th[t], NULL);
+        cs_alloc_threads(1 - (int)nthreads);
         cs_free(th);
         cs_free(ws);
         pthread_cond_destroy(&q->gate_cv);
@@ -498,6 +500,7 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err) {
                 started);
     run_thread(q, 0);
     for (uint32_t t = 1; t < started; t++) pthread_join(th[t], NULL);
+    cs_alloc_threads(1 - (int)nthreads); /* every thread joined */
     if (started > 1) pthread_barrier_destroy(&q->bar);
     pthread_cond_destroy(&q->gate_cv);
     pthread_mutex_destroy(&q->gate_mu);

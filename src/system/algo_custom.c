@@ -69,11 +69,11 @@ static int bind(const css_check *c, const cs_coll_impl *e, const void **data, cs
     }
     if (c->space == SP_ALL)
         return CS_ERR(err, CS_EINVAL, "%s: %s: custom graphs run on one dimension; expected a one* form only for "
-                      "the built-in algorithms", c->where, what);
+                      "the built-in algorithms", css_check_where(c), what);
     const cs_cdim_loader *L = s->p.custom_dim;
     if (!L || !L->load)
         return CS_ERR(err, CS_EUNSUPPORTED, "%s: %s: no loader of custom graphs was given to the system layer; "
-                      "expected a run through the workload executor", c->where, what);
+                      "expected a run through the workload executor", css_check_where(c), what);
     const cs_cdim_set *set = NULL;
     int rc = L->load(L->ud, e->text, what, c->n, &set, err);
     if (rc) return rc;

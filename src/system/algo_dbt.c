@@ -115,12 +115,12 @@ static int check(const css_check *c, cs_error *err) {
                       "%s: doubleBinaryTree %s on communicator group \"%s\" (%u of the network's "
                       "NPUs) is not supported (ASTRA-sim would crash); expected ring, direct or "
                       "halvingDoubling for groups smaller than the network",
-                      c->where, c->coll, c->group, c->n);
+                      css_check_where(c), c->coll, c->group, c->n);
     if (c->n & (c->n - 1))
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: doubleBinaryTree %s on %u NPUs; expected a power of two NPUs (ASTRA-sim "
                       "would crash)",
-                      c->where, c->coll, c->n);
+                      css_check_where(c), c->coll, c->n);
     return CS_OK;
 }
 

@@ -71,7 +71,7 @@ static int check(const css_check *c, cs_error *err) {
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: halvingDoubling %s on %u NPUs; expected a power of two NPUs%s "
                       "(ASTRA-sim would hang or stop)",
-                      c->where, c->coll, c->n, c->ctype == CT_A2A ? " and not all-to-all" : "");
+                      css_check_where(c), c->coll, c->n, c->ctype == CT_A2A ? " and not all-to-all" : "");
     return CS_OK;
 }
 

@@ -300,7 +300,7 @@ static int check(const css_check *c, cs_error *err) {
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: inSwitch %s on %s; expected all-reduce, reduce-scatter or all-gather on "
                       "a Switch dimension",
-                      c->where, c->coll,
+                      css_check_where(c), c->coll,
                       c->ctype == CT_A2A ? "all-to-all" : cs_topo_kind_name(s->netcfg->topo[d]));
     return CS_OK;
 }

@@ -39,7 +39,7 @@ static int check(const css_check *c, cs_error *err) {
         return CS_ERR(err, CS_EUNSUPPORTED,
                       "%s: ring all-to-all over %u NPUs relays n(n-1)/2 = %" PRIu64 " messages per "
                       "rank; expected at most 46340 NPUs in one ring (use direct)",
-                      c->where, c->n, (uint64_t)c->n * (c->n - 1) / 2);
+                      css_check_where(c), c->n, (uint64_t)c->n * (c->n - 1) / 2);
     return CS_OK;
 }
 

@@ -157,6 +157,15 @@ static uint64_t nccl_send_lat_ns(const cs_system *s, const cs_group *g, const ld
  * questions for every instance of its collectives; the answer is a pure
  * function of the inputs: every field of cs_nccl_in is compared).
  * Sequential runs only (the parallel engine's threads share s). */
+/* "nccl:ALGO/PROTO" into out (as snprintf would write it, without its cost per collective). */
+static void nccl_algos(char *out, size_t cap, int algo, int proto) {
+    const char *parts[4] = {"nccl:", cs_nccl_algo_name(algo), "/", cs_nccl_proto_name(proto)};
+    size_t len = 0;
+    for (int i = 0; i < 4 && cap; i++)
+        for (const char *c = parts[i]; *c && len + 1 < cap; c++) out[len++] = *c;
+    if (cap) out[len] = '\0';
+}
+
 _Static_assert(sizeof(cs_nccl_in) == 64, "cs_nccl_in changed: nccl_choose_memo must hash and compare every field");
 static int nccl_choose_memo(cs_system *s, const cs_nccl_in *q, cs_nccl_choice *ch) {
     if (s->par) return cs_nccl_choose(q, ch);
@@ -263,11 +272,11 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     ldim ld = {.algo = (ch.algo == CS_NCCL_NVLS && !multi_node) || innet ? &css_algo_inswitch : &css_algo_ring,
                .space = g->whole ? SP_DIM : rails ? SP_GSTRIDE : SP_GROUP, .dim = (uint8_t)(multi_node ? 1 : 0),
                .n = multi_node ? nnodes : n, .param = 0, .gstride = rails ? ppn : 0};
-    char where[1024];
-    snprintf(where, sizeof where, "%s: node %" PRIu64 ": %s", src, node, cfgpath);
+    char where[CSS_WHERE_MAX];
     if (ld.algo->check) {
         css_check chk = {.sys = s, .ctype = ct, .space = ld.space, .dim = ld.dim, .n = ld.n,
-                         .group = g->name, .node_local = !multi_node, .where = where, .coll = cname};
+                         .group = g->name, .node_local = !multi_node, .where_src = src, .where_node = node,
+                         .where_cfg = cfgpath, .where_buf = where, .coll = cname};
         int rc = ld.algo->check(&chk, err);
         if (rc) return rc;
     }
@@ -313,7 +322,7 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
         if (ld.algo != &css_algo_inswitch) in->nccl_launch_ns += in->nccl_step_ns - st;
         in->nccl_step_ns = st;
     }
-    snprintf(in->algos, sizeof in->algos, "nccl:%s/%s", cs_nccl_algo_name(ch.algo), cs_nccl_proto_name(ch.proto));
+    nccl_algos(in->algos, sizeof in->algos, ch.algo, ch.proto);
     return CS_OK;
 }
 

@@ -37,7 +37,9 @@
 #define CS_SYSTEM_SYS_INT_H
 
 #include <pthread.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/pool.h"
 #include "system/coll_algo.h"
@@ -500,11 +502,23 @@ typedef struct css_check {
     uint32_t n;         /* nodes of the logical dimension (> 1) */
     const char *group;  /* the communicator's name (SP_GROUP) */
     int node_local;     /* SP_GROUP: every member in one node of dimension 0 (the nccl model checks it) */
-    const char *where;
+    const char *where;  /* "FILE: node N: CONFIG" for messages; NULL: made from the three below on demand */
+    const char *where_src, *where_cfg;
+    uint64_t where_node;
+    char *where_buf;    /* CSS_WHERE_MAX bytes for it (with where NULL) */
     const char *coll;
     const char *key;    /* the list's key, "all-reduce-implementation" */
     int entry;          /* the entry's index in the list */
 } css_check;
+
+#define CSS_WHERE_MAX 1024
+/* c->where, formatted when first needed (an error message): the planner
+ * leaves it to the checks, which pass on every valid run. */
+static inline const char *css_check_where(const css_check *c) {
+    if (c->where) return c->where;
+    snprintf(c->where_buf, CSS_WHERE_MAX, "%s: node %" PRIu64 ": %s", c->where_src, c->where_node, c->where_cfg);
+    return c->where_buf;
+}
 
 /* Topology helpers: this stream's index in its phase's ring and the member
  * at ring index j. */
