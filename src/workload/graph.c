@@ -39,7 +39,8 @@
 
 typedef struct raw_node {
     cs_node n;
-    uint64_t *deps;   /* parent ids: data first, then ctrl */
+    const uint64_t *deps; /* parent ids: data first, then ctrl (in builder.deps; set by finish) */
+    size_t dep_off;       /* where they start in builder.deps */
     uint32_t ndata, nctrl;
 } raw_node;
 
@@ -52,6 +53,8 @@ typedef struct builder {
     size_t slen, scap;
     char **pgs;
     size_t npg, cappg;
+    uint64_t *deps;   /* every node's parent ids, one after the other (raw_node.dep_off) */
+    size_t ndeps, capdeps;
 } builder;
 
 static uint32_t add_string(builder *b, const char *s) {
@@ -220,10 +223,12 @@ static int decode_node(builder *b, const ChakraProtoMsg__Node *pn, cs_error *err
                       (uint64_t)pn->id);
     r->ndata = (uint32_t)nd;
     r->nctrl = (uint32_t)nc;
-    if (nd + nc) {
-        r->deps = cs_malloc((nd + nc) * sizeof *r->deps);
-        if (nd) memcpy(r->deps, pn->data_deps, nd * sizeof *r->deps);
-        if (nc) memcpy(r->deps + nd, pn->ctrl_deps, nc * sizeof *r->deps);
+    r->dep_off = b->ndeps;
+    if (nd + nc) { /* into the builder's one array (no allocation per node) */
+        CS_GROW(b->deps, b->capdeps, b->ndeps + nd + nc);
+        if (nd) memcpy(b->deps + b->ndeps, pn->data_deps, nd * sizeof *b->deps);
+        if (nc) memcpy(b->deps + b->ndeps + nd, pn->ctrl_deps, nc * sizeof *b->deps);
+        b->ndeps += nd + nc;
     }
     b->nraw++;
     return CS_OK;
@@ -449,7 +454,7 @@ static int check_acyclic(const cs_graph *g, const char *name, cs_error *err) {
 }
 
 static void builder_free(builder *b) {
-    for (size_t i = 0; i < b->nraw; i++) cs_free(b->raw[i].deps);
+    cs_free(b->deps);
     cs_free(b->raw);
     cs_free(b->strings);
     for (size_t i = 0; i < b->npg; i++) cs_free(b->pgs[i]);
@@ -465,16 +470,21 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
             return CS_ERR(err, CS_EFORMAT, "%s: node id %" PRIu64 " appears twice; ids must be unique",
                           b->name, b->raw[i].n.id);
 
-    /* Resolve parents to indices, merge, de-duplicate. */
+    /* Resolve parents to indices, merge, de-duplicate: each node's into its
+     * stretch of one array (parbuf, as long as every node's dependencies). */
+    for (size_t i = 0; i < n; i++) b->raw[i].deps = b->deps + b->raw[i].dep_off;
     uint32_t **par = cs_calloc(n ? n : 1, sizeof *par);
     uint32_t *npar = cs_calloc(n ? n : 1, sizeof *npar);
+    uint32_t *parbuf = cs_malloc((b->ndeps ? b->ndeps : 1) * sizeof *parbuf);
+    size_t paroff = 0;
     uint64_t missing_ctrl = 0, self_ctrl = 0, host_comm = 0, nedges = 0;
     int rc = CS_OK;
     for (size_t i = 0; i < n && rc == CS_OK; i++) {
         raw_node *r = &b->raw[i];
         if (r->n.flags & CS_NF_HOST_COMM) host_comm++;
         uint32_t total = r->ndata + r->nctrl, k = 0;
-        par[i] = cs_malloc((total ? total : 1) * sizeof **par);
+        par[i] = parbuf + paroff;
+        paroff += total;
         for (uint32_t j = 0; j < total; j++) {
             uint32_t p = find_raw(b->raw, n, r->deps[j]);
             if (p == UINT32_MAX) {
@@ -518,7 +528,7 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
     }
     if (rc == CS_OK && nedges > UINT32_MAX) rc = CS_ERR(err, CS_EUNSUPPORTED, "%s: more than 2^32 edges", b->name);
     if (rc != CS_OK) {
-        for (size_t i = 0; i < n; i++) cs_free(par[i]);
+        cs_free(parbuf);
         cs_free(par);
         cs_free(npar);
         return rc;
@@ -549,7 +559,7 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
                 " on node %" PRIu64 ", which depends on it); ignored",
                 b->name, cyclic_ctrl, cyc_child, cyc_parent);
     }
-    for (size_t i = 0; i < n; i++) cs_free(par[i]);
+    cs_free(parbuf);
     cs_free(par);
     cs_free(npar);
 
