@@ -57,7 +57,8 @@ struct cs_eventq {
     cs_peq *par;        /* a parallel queue (cs_eventq_new_parallel; first: the sequential path tests it) */
     bucket *b;          /* all buckets ever made (reused through free list) */
     uint32_t nb, capb, free_head;
-    uint32_t *theap;    /* heap of live bucket indices by time */
+    struct theap_ent { cs_time time; uint32_t bi; } *theap; /* heap of live buckets by time (the time kept
+                                                               here: a sift reads no bucket) */
     size_t tn, tcap;
     uint32_t *map;      /* time -> bucket index + 1, linear probing; 0 = empty */
     size_t map_cap, map_n;
@@ -224,11 +225,10 @@ static int bucket_empty(const bucket *bk) { return bk->head == bk->n && bk->aux_
 /* ---- outer heap of timestamps ---- */
 
 static void t_sift_up(cs_eventq *q, size_t i) {
-    uint32_t x = q->theap[i];
-    cs_time t = q->b[x].time;
+    struct theap_ent x = q->theap[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (q->b[q->theap[p]].time <= t) break;
+        if (q->theap[p].time <= x.time) break;
         q->theap[i] = q->theap[p];
         i = p;
     }
@@ -236,13 +236,12 @@ static void t_sift_up(cs_eventq *q, size_t i) {
 }
 
 static void t_sift_down(cs_eventq *q, size_t i) {
-    uint32_t x = q->theap[i];
-    cs_time t = q->b[x].time;
+    struct theap_ent x = q->theap[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= q->tn) break;
-        if (c + 1 < q->tn && q->b[q->theap[c + 1]].time < q->b[q->theap[c]].time) c++;
-        if (q->b[q->theap[c]].time >= t) break;
+        if (c + 1 < q->tn && q->theap[c + 1].time < q->theap[c].time) c++;
+        if (q->theap[c].time >= x.time) break;
         q->theap[i] = q->theap[c];
         i = c;
     }
@@ -332,7 +331,7 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         bk->unsorted = 0;
         map_put(q, e->time, bi);
         CS_GROW(q->theap, q->tcap, q->tn + 1);
-        q->theap[q->tn++] = bi;
+        q->theap[q->tn++] = (struct theap_ent){e->time, bi};
         t_sift_up(q, q->tn - 1);
     }
     bucket_push(&q->b[bi], e, e->time > q->now);
@@ -342,13 +341,13 @@ static void store_push(cs_eventq *q, const cs_event *e) {
 
 static const cs_event *store_top(cs_eventq *q) {
     if (!q->tn) return NULL;
-    bucket *bk = &q->b[q->theap[0]];
+    bucket *bk = &q->b[q->theap[0].bi];
     if (bk->unsorted) bucket_sort(q, bk);
     return bucket_top(bk);
 }
 
 static inline void store_pop(cs_eventq *q, cs_event *top) {
-    uint32_t bi = q->theap[0];
+    uint32_t bi = q->theap[0].bi;
     bucket *bk = &q->b[bi];
     if (bk->unsorted) bucket_sort(q, bk);
     bucket_pop(bk, top);
@@ -512,7 +511,7 @@ static void dead_purge(cs_eventq *q) {
     cs_eventq old = *q;
     size_t keep = 0;
     for (size_t t = 0; t < q->tn; t++) {
-        const bucket *bk = &q->b[q->theap[t]];
+        const bucket *bk = &q->b[q->theap[t].bi];
         for (size_t i = bk->head; i < bk->n; i++) keep += (size_t)dead_has(&old, bk->ev[i].seq);
         for (size_t i = 0; i < bk->aux_n; i++) keep += (size_t)dead_has(&old, bk->aux[i].seq);
     }
@@ -522,7 +521,7 @@ static void dead_purge(cs_eventq *q) {
     q->dead_cap = ncap;
     q->dead_n = 0;
     for (size_t t = 0; t < q->tn && q->dead_n < keep; t++) {
-        const bucket *bk = &q->b[q->theap[t]];
+        const bucket *bk = &q->b[q->theap[t].bi];
         for (size_t i = bk->head; i < bk->n; i++)
             if (dead_has(&old, bk->ev[i].seq)) dead_insert(q, bk->ev[i].seq);
         for (size_t i = 0; i < bk->aux_n; i++)
@@ -606,7 +605,7 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until) {
 
 const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k) {
     if (!q->tn) return NULL;
-    const bucket *bk = &q->b[q->theap[0]];
+    const bucket *bk = &q->b[q->theap[0].bi];
     if (bk->aux_n || bk->unsorted || bk->time != q->now || k >= bk->n - bk->head) return NULL;
     return &bk->ev[bk->head + k];
 }
@@ -616,7 +615,7 @@ const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k) {
 const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n) {
     *n = 0;
     if (!q->tn) return NULL;
-    const bucket *bk = &q->b[q->theap[0]];
+    const bucket *bk = &q->b[q->theap[0].bi];
     if (bk->aux_n || bk->unsorted) return NULL;
     *n = bk->n - bk->head;
     return &bk->ev[bk->head];
