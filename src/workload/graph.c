@@ -472,7 +472,8 @@ static int finish(builder *b, cs_graph **out, cs_error *err) {
 
     /* Resolve parents to indices, merge, de-duplicate: each node's into its
      * stretch of one array (parbuf, as long as every node's dependencies). */
-    for (size_t i = 0; i < n; i++) b->raw[i].deps = b->deps + b->raw[i].dep_off;
+    for (size_t i = 0; i < n; i++) /* (no dependencies at all: NULL, not NULL + 0) */
+        b->raw[i].deps = b->deps ? b->deps + b->raw[i].dep_off : NULL;
     uint32_t **par = cs_calloc(n ? n : 1, sizeof *par);
     uint32_t *npar = cs_calloc(n ? n : 1, sizeof *npar);
     uint32_t *parbuf = cs_malloc((b->ndeps ? b->ndeps : 1) * sizeof *parbuf);
