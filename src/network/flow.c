@@ -146,11 +146,12 @@ typedef struct fhot {
 } fhot;
 typedef struct fcold {
     cs_time start;
-    uint64_t bytes, key, ev; /* ev: pending tx-end event id + 1, 0 = none */
+    uint64_t bytes, key, ev; /* ev: pending tx-end's event id (its sequence number) + 1, 0 = none */
     double xfer_ns;    /* send -> end of transmission, ns (valid once scheduled) */
     double path_bytes; /* remaining when the flow joined its current path (link byte counts) */
     uint8_t beyond;    /* at its rate it would end beyond the simulated-time range: not scheduled */
-    uint8_t pad[64 - 6 * 8 - 1];
+    uint8_t proxied;   /* its end has its event in the queue (pushed with ev - 1) */
+    uint8_t pad[64 - 6 * 8 - 2];
 } fcold;
 typedef struct fmsg {
     uint64_t cookie;
@@ -181,9 +182,21 @@ typedef struct arrival {
     void *pool;
 } arrival;
 
+/* One pending transmission end, in the event queue's order: (t, key, seq). */
+typedef struct xend {
+    cs_time t;
+    uint64_t key, seq;
+    uint32_t fid;
+} xend;
+
 typedef struct flow_state {
     const cs_network_config *cfg;
     cs_eventq *q;
+    xend *xh;          /* the heap of transmission ends ("Transmission ends"); NULL-able */
+    size_t nxh, capxh;
+    uint32_t *hpos;    /* per flow id: its end's place in xh + 1 (0: not there); a dense array */
+    size_t cap_hpos;
+    uint8_t xh_on;     /* ends through the heap (a sequential queue) */
     const cs_topo *topo;
     cs_topo *own_topo; /* the product of the dimensions when no topology was given */
     cs_router *router;
@@ -236,6 +249,7 @@ static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
     *state = s;
     s->cfg = cfg;
     s->q = env->q;
+    s->xh_on = cs_eventq_parallel(env->q) == NULL;
     if (env->observer) s->obs = *env->observer;
     int rc = cs_net_graph(env, &s->topo, &s->own_topo, err);
     if (rc) {
@@ -277,6 +291,8 @@ static void flow_destroy(void *state) {
     cs_free(s->msg);
     cs_free(s->fmark);
     cs_free(s->free_ids);
+    cs_free(s->xh);
+    cs_free(s->hpos);
     cs_free(s->comp_links);
     cs_free(s->comp_flows);
     cs_free(s->stack);
@@ -364,19 +380,127 @@ static void check_rates(const flow_state *s, const uint32_t *cl, size_t ncl, con
 
 static void on_tx_end(void *ctx, const cs_event *ev);
 
+/* ---- transmission ends ----------------------------------------------------------------
+ * A flow whose rate changes gets a new end.  Instead of an event per flow,
+ * cancelled and pushed again at every change (most of the event queue's
+ * work in large runs: tombstones, and a timestamp per stale end), the ends
+ * wait in a heap ordered as the event queue orders events -- (time, key,
+ * sequence number), the number taken from the queue when the end is
+ * scheduled (cs_eventq_take_seq), as a push would have taken it -- and the
+ * earliest end always has its event in the queue, pushed with that number
+ * (cs_eventq_push_seq).  So every end is dispatched exactly where its own
+ * event was before, among the same events, in the same order.  An end that
+ * has had its event keeps it while other ends come before it (it fires in
+ * its turn); only a rescheduled or dropped end's event is cancelled. */
+
+static int xless(const xend *a, const xend *b) {
+    return a->t != b->t ? a->t < b->t : a->key != b->key ? a->key < b->key : a->seq < b->seq;
+}
+
+static void xset(flow_state *s, size_t i, xend e) {
+    s->xh[i] = e;
+    s->hpos[e.fid] = (uint32_t)i + 1;
+}
+
+static void xup(flow_state *s, size_t i) {
+    xend e = s->xh[i];
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (!xless(&e, &s->xh[p])) break;
+        xset(s, i, s->xh[p]);
+        i = p;
+    }
+    xset(s, i, e);
+}
+
+static void xdown(flow_state *s, size_t i) {
+    xend e = s->xh[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->nxh) break;
+        if (c + 1 < s->nxh && xless(&s->xh[c + 1], &s->xh[c])) c++;
+        if (!xless(&s->xh[c], &e)) break;
+        xset(s, i, s->xh[c]);
+        i = c;
+    }
+    xset(s, i, e);
+}
+
+/* Flow id's end leaves the heap (its event, if it had one, cancelled). */
+static void xremove(flow_state *s, uint32_t id) {
+    fcold *c = &s->cold[id];
+    if (c->proxied) cs_eventq_cancel(s->q, c->ev - 1);
+    c->proxied = 0;
+    if (id >= s->cap_hpos || !s->hpos[id]) return;
+    size_t i = s->hpos[id] - 1;
+    s->hpos[id] = 0;
+    if (i + 1 == s->nxh) {
+        s->nxh--;
+        return;
+    }
+    xend last = s->xh[--s->nxh];
+    xset(s, i, last);
+    if (i && xless(&last, &s->xh[(i - 1) / 2])) xup(s, i);
+    else xdown(s, i);
+}
+
+/* The earliest end gets its event (pushed with its own number). */
+static void xsync(flow_state *s) {
+    if (!s->nxh) return;
+    const xend *e = &s->xh[0];
+    fcold *c = &s->cold[e->fid];
+    if (c->proxied) return;
+    cs_eventq_push_seq(s->q, e->t, e->key, e->seq, on_tx_end, s, e->fid);
+    c->proxied = 1;
+}
+
+/* Flow id's end becomes e: its entry replaced in place (one sift), or added. */
+static void xput(flow_state *s, uint32_t id, xend e) {
+    if (id >= s->cap_hpos) { /* (new entries zeroed: not in the heap) */
+        size_t old = s->cap_hpos;
+        CS_GROW(s->hpos, s->cap_hpos, (size_t)id + 1);
+        memset(s->hpos + old, 0, (s->cap_hpos - old) * sizeof *s->hpos);
+    }
+    size_t i;
+    if (s->hpos[id]) {
+        i = s->hpos[id] - 1;
+    } else {
+        CS_GROW(s->xh, s->capxh, s->nxh + 1);
+        i = s->nxh++;
+    }
+    int up = i && xless(&e, &s->xh[(i - 1) / 2]);
+    xset(s, i, e);
+    if (up) xup(s, i);
+    else xdown(s, i);
+}
+
 static void schedule(flow_state *s, uint32_t id) {
     const fhot *f = &s->hot[id];
     fcold *c = &s->cold[id];
     cs_time now = cs_eventq_now(s->q);
-    if (c->ev) cs_eventq_cancel(s->q, c->ev - 1);
+    if (s->xh_on) { /* its event, if it had one, is stale now */
+        if (c->proxied) cs_eventq_cancel(s->q, c->ev - 1);
+        c->proxied = 0;
+    } else if (c->ev) {
+        cs_eventq_cancel(s->q, c->ev - 1);
+    }
     if (!f->rerated) c->xfer_ns = (double)c->bytes / f->rate; /* the analytical expression */
     else c->xfer_ns = (double)(now - c->start) / 1e3 + f->remaining / f->rate;
     cs_time t = cs_time_add(c->start, floor_ns_ps(c->xfer_ns));
     c->ev = 0;
     c->beyond = (uint8_t)cs_time_beyond(t);
-    if (c->beyond) return; /* waits for a faster rate, else the run stops (describe_pending) */
+    if (c->beyond) { /* waits for a faster rate, else the run stops (describe_pending) */
+        if (s->xh_on) xremove(s, id);
+        return;
+    }
     if (t < now) t = now;
-    c->ev = cs_eventq_push(s->q, t, c->key, on_tx_end, s, id) + 1;
+    if (!s->xh_on) {
+        c->ev = cs_eventq_push(s->q, t, c->key, on_tx_end, s, id) + 1;
+        return;
+    }
+    uint64_t seq = cs_eventq_take_seq(s->q); /* the number its push would have had */
+    c->ev = seq + 1;
+    xput(s, id, (xend){t, c->key, seq, id});
 }
 
 /* Recompute rates of the component containing links seed[0..n). */
@@ -488,10 +612,12 @@ static void rerate(flow_state *s, const uint32_t *seed, uint32_t nseed) {
         f->changed = 0;
         if (f->rate > 0) schedule(s, fid);
         else if (s->cold[fid].ev) { /* starved (cannot happen with bw > 0): wait for a change */
-            cs_eventq_cancel(s->q, s->cold[fid].ev - 1);
+            if (s->xh_on) xremove(s, fid);
+            else cs_eventq_cancel(s->q, s->cold[fid].ev - 1);
             s->cold[fid].ev = 0;
         }
     }
+    if (s->xh_on) xsync(s);
 }
 
 /* --- batching: one rerate per instant ------------------------------------------- */
@@ -645,6 +771,12 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
               (unsigned long long)c->bytes, left, f->rate);
 #endif
     prefetch_ends(s);
+    if (s->xh_on) { /* the earliest end: off the heap; the next one gets its event */
+        CS_ALWAYS(s->hpos[fid] == 1, "flow %u ends at heap place %u, not first", fid, s->hpos[fid]);
+        c->proxied = 0;
+        xremove(s, fid);
+        xsync(s);
+    }
     c->ev = 0;
     f->remaining = 0;
     detach(s, fid, now);
