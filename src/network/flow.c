@@ -8,8 +8,9 @@
  * with the smallest fair share bottlenecks its unfrozen flows, which are
  * frozen at that share; repeat).  When a flow starts or ends, rates are
  * recomputed only over the connected component of the flow/link sharing graph
- * that contains the flow's links; flows whose rate changes get their
- * transmission-end event cancelled (cs_eventq_cancel) and rescheduled.
+ * that contains the flow's links; flows whose rate changes get a new
+ * transmission end (in the backend's heap of ends, "Transmission ends"
+ * below: the earliest has its event, in the place its own event had).
  * Starts and ends of one instant are batched: one rerate event (key
  * UINT64_MAX, after every other event of that time) covers them all.
  *
