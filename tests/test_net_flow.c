@@ -14,6 +14,7 @@
 #include "network/flow.h"
 #include "network/network.h"
 #include "topology/topology.h"
+#include "core/rand.h"
 #include "testutil.h"
 
 #define NS(x) ((cs_time)(x) * 1000ULL)
@@ -425,6 +426,71 @@ static void test_fixed_route_time(void **st) {
  * fat-tree with 4 spines, 32 messages 0 -> 8 take one uplink of leaf 0 with
  * the defaults (ECMP, as the topology says) and several with routing =
  * spray; the topology itself is not changed. */
+/* ---- transmission ends: the heap against an event per end ------------------------ */
+
+/* A run of many overlapping flows on a 2:1 fat-tree of 16 NPUs (4 leaves, 2
+ * spines), started in bursts from events, of three sizes, with keys that
+ * collide on purpose (2 keys for 200 messages): ends of one picosecond and
+ * one key happen, and are ordered by their sequence numbers.  Logged as
+ * (cookie, time) in the order the messages are done, with the queue's
+ * dispatch count.  (Checked to fail when the heap orders such ties the
+ * wrong way round.) */
+typedef struct ends_run {
+    tnet tn;
+    uint64_t log[400];
+    size_t nlog;
+} ends_run;
+
+static void ends_done(void *ctx, uint64_t cookie) {
+    ends_run *r = ctx;
+    assert_true(r->nlog + 2 <= 400);
+    r->log[r->nlog++] = cookie;
+    r->log[r->nlog++] = cs_eventq_now(r->tn.q);
+}
+
+static void ends_send(void *ctx, const cs_event *ev) {
+    ends_run *r = ctx;
+    uint64_t x = cs_mix64(ev->arg * 0x9E3779B97F4A7C15ULL + 12345);
+    uint32_t s = (uint32_t)(x % 16), d = (uint32_t)((x >> 8) % 15);
+    if (d >= s) d++;
+    uint64_t bytes = (1 + (x >> 16) % 3) * 262144; /* few sizes: equal ends at one picosecond happen */
+    cs_error err;
+    cs_error_clear(&err);
+    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = ev->arg % 2, .done = ends_done, .ctx = r,
+                    .cookie = ev->arg};
+    assert_int_equal(cs_net_send(&r->tn.net, &m, &err), CS_OK);
+}
+
+static uint64_t ends_scenario(ends_run *r, int heap) {
+    memset(r, 0, sizeof *r);
+    cs_fattree_params p = {.npus = 16, .npus_per_leaf = 4, .spines = 2, .host_bw = B50(), .uplink_bw = B50()};
+    cs_topo *t;
+    cs_error err;
+    assert_int_equal(cs_topo_build_fattree(&p, &t, &err), CS_OK);
+    tn_open_topo(&r->tn, t);
+    assert_int_equal(cs_flow_end_heap(&r->tn.net, heap), 1);
+    for (uint64_t i = 0; i < 200; i++) /* starts in bursts of 10 at one instant every 7 us */
+        cs_eventq_push(r->tn.q, NS((i / 10) * 7000), i % 5, ends_send, r, i);
+    uint64_t n = cs_eventq_run(r->tn.q, CS_TIME_MAX);
+    tn_close(&r->tn);
+    cs_topo_free(t);
+    return n;
+}
+
+static void test_end_heap_same_order(void **st) {
+    (void)st;
+    static ends_run a, b;
+    uint64_t na = ends_scenario(&a, 0), nb = ends_scenario(&b, 1);
+    assert_int_equal(a.nlog, 400);
+    assert_int_equal(b.nlog, 400);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < a.nlog; i += 2)
+        if (a.log[i] != b.log[i] || a.log[i + 1] != b.log[i + 1])
+            fail_msg("done #%zu: an event per end: message %llu at %llu ps; the heap: message %llu at %llu ps", i / 2,
+                     (unsigned long long)a.log[i], (unsigned long long)a.log[i + 1], (unsigned long long)b.log[i],
+                     (unsigned long long)b.log[i + 1]);
+}
+
 static void test_options_routing(void **st) {
     (void)st;
     cs_fattree_params p = {.npus = 16, .npus_per_leaf = 8, .spines = 4, .uplinks_per_spine = 1,
@@ -477,6 +543,7 @@ int main(void) {
         cmocka_unit_test(test_degrade_and_restore),
         cmocka_unit_test(test_fixed_route_time),
         cmocka_unit_test(test_options_routing),
+        cmocka_unit_test(test_end_heap_same_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1037,6 +1037,14 @@ double cs_flow_rate(cs_net *net, uint64_t cookie) {
     return -1;
 }
 
+int cs_flow_end_heap(cs_net *net, int on) {
+    if (net->backend != &cs_net_flow) return 0;
+    flow_state *s = net->state;
+    if (s->nflows_alloc || (on && cs_eventq_parallel(s->q))) return 0;
+    s->xh_on = (uint8_t)(on != 0);
+    return 1;
+}
+
 size_t cs_flow_active(const cs_net *net) {
     if (net->backend != &cs_net_flow) return 0;
     const flow_state *s = net->state;

@@ -16,5 +16,11 @@
 double cs_flow_rate(cs_net *net, uint64_t cookie);
 /* Active flows. */
 size_t cs_flow_active(const cs_net *net);
+/* A test hook: transmission ends through the backend's heap (on = 1, the
+ * default of a sequential queue) or an event per end, cancelled and pushed
+ * again at every rate change (on = 0, the parallel queue's way); call it
+ * before the first message.  Both give the same events in the same order
+ * (test_net_flow).  1, else 0 (not the flow backend, or flows started). */
+int cs_flow_end_heap(cs_net *net, int on);
 
 #endif
