@@ -642,19 +642,19 @@ static void qp_unlink(pkt_state *s, uint32_t id) {
     qp_advance(s, q);
 }
 
-/* Flow id onto its source port's send ring without starting the port now
- * (the caller may be choosing that port's next packet): an idle port is
- * woken by an event at this instant. */
-static void ring_add_later(pkt_state *s, uint32_t id) {
+/* Flow id onto its source port's send ring, last in the round (before the
+ * ring's head); the port is not started.  Its first link, or NONE when it
+ * was on the ring already or has no route. */
+static uint32_t ring_insert(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
-    if (f->in_ring || f->npath == 0) return;
+    if (f->in_ring || f->npath == 0) return NONE;
     uint32_t l = f->path[0];
     pclass *C = pkt_pc(s, l, f->prio);
     C->nring++;
     if (C->ring == NONE) {
         f->ring_next = f->ring_prev = id;
         C->ring = id;
-    } else {
+    } else { /* before the ring's head: last in the round */
         pflow *h = &s->flows[C->ring];
         f->ring_next = C->ring;
         f->ring_prev = h->ring_prev;
@@ -662,13 +662,24 @@ static void ring_add_later(pkt_state *s, uint32_t id) {
         h->ring_prev = id;
     }
     f->in_ring = 1;
+    return l;
+}
+
+/* Port l's wake-up (on_wake) at `at`, unless one is armed no later. */
+static void port_wake_at(pkt_state *s, uint32_t l, cs_time at) {
     port *P = &s->ports[l];
-    cs_time now = now_of(s);
-    if (!P->busy && (!P->wake_ev || P->wake_at > now)) {
-        if (P->wake_ev) cs_eventq_cancel(s->q, P->wake_ev - 1);
-        P->wake_at = now;
-        P->wake_ev = cs_eventq_push(s->q, now, ((uint64_t)l << 3) | 3, on_wake, s, l) + 1;
-    }
+    if (P->wake_ev && P->wake_at <= at) return;
+    if (P->wake_ev) cs_eventq_cancel(s->q, P->wake_ev - 1);
+    P->wake_at = at;
+    P->wake_ev = cs_eventq_push(s->q, at, ((uint64_t)l << 3) | 3, on_wake, s, l) + 1;
+}
+
+/* Flow id onto its source port's send ring without starting the port now
+ * (the caller may be choosing that port's next packet): an idle port is
+ * woken by an event at this instant. */
+static void ring_add_later(pkt_state *s, uint32_t id) {
+    uint32_t l = ring_insert(s, id);
+    if (l != NONE && !s->ports[l].busy) port_wake_at(s, l, now_of(s));
 }
 
 /* Queue pair q's oldest parked message starts (onto the send ring) once
@@ -725,7 +736,6 @@ static void on_tx_end(void *ctx, const cs_event *ev);
 static void qp_wake(pkt_state *s, uint32_t q, int later);
 static void qp_join(pkt_state *s, uint32_t id, uint32_t chan, const cs_cc_flow *cf, cs_time now);
 static void on_arrive(void *ctx, const cs_event *ev);
-static void on_wake(void *ctx, const cs_event *ev);
 static int defer_arrival(pkt_state *s, uint32_t l, pkt *p, cs_time at);
 static void dq_drain_all(pkt_state *s, cs_time until, int incl);
 static void dq_fail(pkt_state *s, uint32_t id);
@@ -784,7 +794,6 @@ static uint64_t qp_outstanding(const pkt_state *s, const pflow *f) {
 /* A data packet of class c from a flow starting at this port's NPU, or NULL
  * (then, when a flow waits for its pacing, a wake-up is armed). */
 static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
-    port *P = &s->ports[l];
     pclass *C = pkt_pc(s, l, c);
     cs_time now = now_of(s), wake = CS_TIME_MAX;
     uint32_t steps = C->nring, id = C->ring;
@@ -857,11 +866,7 @@ static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
         if (*next_tx < wake) wake = *next_tx;
         id = next;
     }
-    if (wake != CS_TIME_MAX && (!P->wake_ev || wake < P->wake_at)) {
-        if (P->wake_ev) cs_eventq_cancel(s->q, P->wake_ev - 1);
-        P->wake_at = wake;
-        P->wake_ev = cs_eventq_push(s->q, wake, ((uint64_t)l << 3) | 3, on_wake, s, l) + 1;
-    }
+    if (wake != CS_TIME_MAX) port_wake_at(s, l, wake);
     return NULL;
 }
 
@@ -1797,23 +1802,8 @@ static void on_arrive(void *ctx, const cs_event *ev) {
 }
 
 void pkt_ring_add(pkt_state *s, uint32_t id) {
-    pflow *f = &s->flows[id];
-    if (f->in_ring || f->npath == 0) return;
-    uint32_t l = f->path[0];
-    pclass *C = pkt_pc(s, l, f->prio);
-    C->nring++;
-    if (C->ring == NONE) {
-        f->ring_next = f->ring_prev = id;
-        C->ring = id;
-    } else { /* before the ring's head: last in the round */
-        pflow *h = &s->flows[C->ring];
-        f->ring_next = C->ring;
-        f->ring_prev = h->ring_prev;
-        s->flows[h->ring_prev].ring_next = id;
-        h->ring_prev = id;
-    }
-    f->in_ring = 1;
-    port_kick(s, l);
+    uint32_t l = ring_insert(s, id);
+    if (l != NONE) port_kick(s, l);
 }
 
 static void on_self(void *ctx, const cs_event *ev) {
@@ -1997,6 +1987,10 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     return CS_OK;
 }
 
+static size_t qp_hash(uint32_t src, uint32_t dst, uint32_t chan, uint32_t prio) {
+    return (size_t)cs_mix64(((uint64_t)src << 32 | dst) ^ ((uint64_t)chan << 8 | prio) * 0x9E3779B97F4A7C15ULL);
+}
+
 /* Queue pair (f->src, f->dst, chan, f->prio), made on first use with the
  * control initialised from its first message (cf): flow id joins its live
  * flows and takes the next stretch of its packet sequence.  The sequence
@@ -2011,14 +2005,12 @@ static void qp_join(pkt_state *s, uint32_t id, uint32_t chan, const cs_cc_flow *
         s->qph_cap = cap;
         for (size_t i = 0; i < s->nqps; i++) {
             const pqp *q = &s->qps[i];
-            size_t h = cs_mix64(((uint64_t)q->src << 32 | q->dst) ^ ((uint64_t)q->chan << 8 | q->prio) *
-                                0x9E3779B97F4A7C15ULL) & (cap - 1);
+            size_t h = qp_hash(q->src, q->dst, q->chan, q->prio) & (cap - 1);
             while (s->qph[h]) h = (h + 1) & (cap - 1);
             s->qph[h] = (uint32_t)i + 1;
         }
     }
-    size_t h = cs_mix64(((uint64_t)f->src << 32 | f->dst) ^ ((uint64_t)chan << 8 | f->prio) * 0x9E3779B97F4A7C15ULL) &
-               (s->qph_cap - 1);
+    size_t h = qp_hash(f->src, f->dst, chan, f->prio) & (s->qph_cap - 1);
     pqp *q = NULL;
     for (; s->qph[h]; h = (h + 1) & (s->qph_cap - 1)) {
         pqp *c = &s->qps[s->qph[h] - 1];
