@@ -169,30 +169,26 @@ static void nccl_algos(char *out, size_t cap, int algo, int proto) {
 _Static_assert(sizeof(cs_nccl_in) == 64, "cs_nccl_in changed: nccl_choose_memo must hash and compare every field");
 static int nccl_choose_memo(cs_system *s, const cs_nccl_in *q, cs_nccl_choice *ch) {
     if (s->par) return cs_nccl_choose(q, ch);
-    /* every field of the inputs, in a hash and in the comparison */
+    /* every field of the inputs, as 64-bit words: hashed, and compared with the entry's */
     double bw = q->bw_gbps, nbw = q->net_bw_gbps;
     uint64_t bwb, nbwb;
     memcpy(&bwb, &bw, sizeof bwb);
     memcpy(&nbwb, &nbw, sizeof nbwb);
-    uint64_t w[] = {(uint64_t)q->coll,     q->nranks,          q->nbytes,           bwb,
-                    (uint64_t)q->channels, (uint64_t)q->arch, (uint64_t)q->nvls,  q->nnodes,
-                    nbwb,                  (uint64_t)q->cpu,  (uint64_t)q->collnet, (uint64_t)q->nvswitch};
+    uint64_t w[CSS_NCCL_KEY] = {(uint64_t)q->coll,     q->nranks,          q->nbytes,           bwb,
+                                (uint64_t)q->channels, (uint64_t)q->arch, (uint64_t)q->nvls,  q->nnodes,
+                                nbwb,                  (uint64_t)q->cpu,  (uint64_t)q->collnet, (uint64_t)q->nvswitch};
     uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) h = (h ^ w[i]) * 1099511628211ULL;
+    for (size_t i = 0; i < CSS_NCCL_KEY; i++) h = (h ^ w[i]) * 1099511628211ULL;
     if (!s->nccl_memo) s->nccl_memo = cs_calloc(CSS_NCCL_MEMO, sizeof *s->nccl_memo);
     css_nccl_memo *m = &s->nccl_memo[(h ^ h >> 29) % CSS_NCCL_MEMO];
-    const cs_nccl_in *k = &m->in;
-    if (m->used && k->coll == q->coll && k->nranks == q->nranks && k->nbytes == q->nbytes &&
-        memcmp(&k->bw_gbps, &q->bw_gbps, sizeof bw) == 0 && k->channels == q->channels && k->arch == q->arch &&
-        k->nvls == q->nvls && k->nnodes == q->nnodes && memcmp(&k->net_bw_gbps, &q->net_bw_gbps, sizeof nbw) == 0 &&
-        k->cpu == q->cpu && k->collnet == q->collnet && k->nvswitch == q->nvswitch) {
+    if (m->used && memcmp(m->key, w, sizeof w) == 0) {
         *ch = m->ch;
         return 0;
     }
     int rc = cs_nccl_choose(q, ch);
     if (rc == 0) {
         m->used = 1;
-        m->in = *q;
+        memcpy(m->key, w, sizeof w);
         m->ch = *ch;
     }
     return rc;

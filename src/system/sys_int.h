@@ -286,9 +286,10 @@ typedef struct cs_themis {
 /* collective-model nccl: NCCL's choice for one set of inputs, remembered
  * (planner.c; direct-mapped by a hash of the inputs; sequential runs only) */
 #define CSS_NCCL_MEMO 64
+#define CSS_NCCL_KEY 12  /* cs_nccl_in's fields, one 64-bit word each */
 typedef struct css_nccl_memo {
     uint8_t used;
-    cs_nccl_in in;       /* the inputs (compared field by field) */
+    uint64_t key[CSS_NCCL_KEY]; /* the inputs, as planner.c encodes them */
     cs_nccl_choice ch;
 } css_nccl_memo;
 
