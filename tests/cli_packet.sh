@@ -129,6 +129,10 @@ for cc in none dcqcn dctcp timely hpcc swift; do
         && pass "cc $cc" || fail "cc $cc: $(cat err.txt) $(grep network: "cc-$cc.txt")"
 done
 expect_fail "unknown cc" "backend.packet.cc" "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=bbr --quiet
+expect_fail "unknown queue_pairs" "backend.packet.queue_pairs" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.queue_pairs=connection --quiet
+"$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.queue_pairs=message --quiet > /dev/null 2>&1 \
+    && pass "queue_pairs message accepted" || fail "queue_pairs message refused"
 "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.cc=powertcp --quiet > /dev/null 2> err.txt
 grep -q 'backend.packet.cc' err.txt && grep -q 'hpcc' err.txt && grep -q 'swift' err.txt && pass "bad cc names the key and the choices" \
     || fail "bad cc: $(cat err.txt)"
