@@ -428,4 +428,32 @@ printf 'topology: [ Switch, Ring ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 372.52902
 expect_eq "4 nodes, Ring NET, nccl-collnet 1: no CollNet" "$(cn r4 1048576 0 analytical | cut -d, -f2)" "$(mn 4 0 1048576 | cut -d, -f2)"
 # the default (nccl-collnet 0) is NCCL's (NCCL_COLLNET_ENABLE unset): no CollNet on a Switch NET
 expect_eq "4 nodes, nccl-collnet default: Tree/LL128 at 1 MiB" "$(mn 4 0 1048576 | cut -d, -f2)" "nccl:Tree/LL128"
+# NCCL's channels on the wire (packet backend): across nodes a message is striped over
+# nccl-channels / GPUs per node channels, each a flow (queue pair) of its own.  2 servers of 8 GPUs,
+# 64 MiB all-reduce: a ring across the 2 nodes per rail, 2 (n - 1) = 2 messages from each of the 16
+# GPUs = 32 messages over the NET; flows.csv lists one row per flow, each crossing the servers
+# (NPU / 8 differ): 32 x max(1, C / 8) rows -- C = 8: 32, 16: 64, 64: 256; `merged`: 32 whatever C.
+# The rows' bytes add up to the same total as merged's (C changes NCCL's choice of protocol, so the
+# bytes on the wire differ between values of C).
+"$CS_MKTRACE" ar64.et "1 COLL ctype=0 size=67108864" || fail "mktrace"
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ 450, 50 ]\nlatency: [ 500, 1000 ]\n' > n2s.yml
+printf '{"builder": "servers", "servers": 2}\n' > s2.json
+chrows() { # nccl-channels, backend.packet.channels -> "rows crossing the servers, all rows, bytes"
+    rm -rf o
+    "$CS_BIN" run --workload-configuration=ar64.et --network-configuration=n2s.yml --system-configuration=nccl2.json \
+        --set system.nccl-channels="$1" --topology s2.json --backend packet --set backend.packet.channels="$2" \
+        --out o --quiet 2> err.txt || { fail "channels $*: $(cat err.txt)"; return; }
+    awk -F, 'NR > 1 { t++; b += $3; if (int($1 / 8) != int($2 / 8)) x++ } END { print x + 0, t + 0, b + 0 }' o/flows.csv
+}
+for c in 8 16 64; do # merged: the bytes on the wire of this nccl-channels (its choice of protocol)
+    m=$(chrows $c merged)
+    case $m in "32 32 "[1-9]*) pass "channels: nccl-channels $c merged: one flow per message" ;;
+        *) fail "channels: nccl-channels $c merged: got \"$m\", expected 32 rows" ;; esac
+    per=$((c / 8))
+    expect_eq "channels: nccl-channels $c connections: $per flow(s) per message, the same bytes" \
+        "$(chrows $c connections)" "$((32 * per)) $((32 * per)) ${m##* }"
+done
+expect_fail "channels: an unknown value refused by name" "backend.packet.channels: expected one of connections, merged" \
+    "$CS_BIN" run --workload-configuration=ar64.et --network-configuration=n2s.yml --system-configuration=nccl2.json \
+    --topology s2.json --backend packet --set backend.packet.channels=all --quiet
 finish

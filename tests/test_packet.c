@@ -1500,6 +1500,88 @@ static void test_spray_halves(void **st) {
     }
 }
 
+/* NCCL channels as connections (cs_net_msg.channels; backend.packet.channels).  1 MiB from NPU 0 to
+ * NPU 1 on the two-spine Clos above (spine links at 50 bytes/ns) striped over 2 channels is two flows
+ * of 512 KiB (N = 256 packets in all), each its own queue pair on its own ECMP path (hashed with its
+ * connection).  The NPU's port serves them round robin; A (channel 0) starts its first packet at
+ * once and B joins the round behind it, so the order is A0 A1 B0 A2 B1 ... A127 B126 B127:
+ *   channels on different spines: each spine link gets a packet at most every 2 s = s2, its
+ *     service time, but for B's last two, which leave back to back (254 s .. 256 s): B127 reaches
+ *     the leaf at 256 s + lat and waits s for B126's slot on the uplink (255 s + lat .. 257 s + lat),
+ *     then 2 s2 + s and 3 lat more: T = 262 s + 4 lat = (N + 2) s + 2 s2 + 4 lat = 12946360 ps
+ *     (packet-spray's strict alternation: (N + 1) s + 2 s2 + 4 lat), each leaf uplink carrying
+ *     half the bytes;
+ *   both on one spine: its hops serve all 256 packets back to back, ECMP's closed form
+ *     2 s + (N + 1) s2 + 4 lat = 23558480 ps, one uplink carrying every byte.
+ * Which case a seed gives is the hash's; over 16 seeds both occur.  `merged`: one flow, always
+ * ECMP's time on one spine.  Uneven splits and more channels than bytes: every byte once, one flow
+ * per channel that carries a byte. */
+static void send_ch(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie, uint16_t ch) {
+    cs_error err;
+    cs_error_clear(&err);
+    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = (uint64_t)s << 32 | cookie, .done = on_done, .ctx = tn,
+                    .cookie = cookie, .channels = ch};
+    if (cs_net_send(&tn->net, &m, &err)) fail_msg("send %u -> %u: %s", s, d, err.msg);
+}
+
+static void test_channels(void **st) {
+    (void)st;
+    int seen[2] = {0, 0};
+    for (int merged = 0; merged < 2; merged++) {
+        for (int seed = 1; seed <= 16; seed++) {
+            char opt[96];
+            snprintf(opt, sizeof opt, "{\"ecmp_seed\": %d, \"channels\": \"%s\"}", seed,
+                     merged ? "merged" : "connections");
+            tnet tn;
+            tn_open(&tn, clos2(50, 0), opt);
+            send_ch(&tn, 0, 1, MIB, 0, 2);
+            cs_eventq_run(tn.q, CS_TIME_MAX);
+            assert_int_equal(tn.n, 1);
+            assert_int_equal(tn.got[0], 1);
+            cs_packet_stats s = stats(&tn);
+            assert_int_equal(s.flows, merged ? 1 : 2);
+            assert_int_equal(s.delivered_bytes, MIB);
+            assert_int_equal(s.retransmitted + s.out_of_order + s.naks + s.pauses, 0);
+            cs_net_link_report r;
+            cs_error err;
+            cs_error_clear(&err);
+            assert_int_equal(cs_net_report(&tn.net, &r, &err), CS_OK);
+            uint64_t b8 = r.links[cs_topo_find_link(tn.topo, 6, 8)].bytes;
+            uint64_t b9 = r.links[cs_topo_find_link(tn.topo, 6, 9)].bytes;
+            cs_net_link_report_free(&r);
+            assert_int_equal(b8 + b9, MIB);
+            int split = b8 == MIB / 2 && b9 == MIB / 2;
+            assert_true(split || b8 == MIB || b9 == MIB);
+            if (merged) assert_false(split);
+            else seen[split] = 1;
+            cs_time want = split ? 12946360 : 23558480;
+            if (tn.t[0] != want)
+                fail_msg("seed %d %s: done at %llu ps, closed form %llu ps", seed, opt, (unsigned long long)tn.t[0],
+                         (unsigned long long)want);
+            tn_close(&tn);
+        }
+    }
+    assert_true(seen[0] && seen[1]);
+    /* uneven: MIB + 1 over 3 channels; 2 bytes over 16 channels: 2 flows of a byte */
+    const uint64_t bytes[2] = {MIB + 1, 2};
+    const uint16_t chans[2] = {3, 16};
+    const uint64_t flows[2] = {3, 2};
+    for (int k = 0; k < 2; k++) {
+        tnet tn;
+        tn_open(&tn, clos2(50, 0), "{}");
+        send_ch(&tn, 0, 1, bytes[k], 1, chans[k]);
+        send_ch(&tn, 2, 4, bytes[k], 2, chans[k]);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 2);
+        assert_true(tn.got[1] == 1 && tn.got[2] == 1);
+        cs_packet_stats s = stats(&tn);
+        assert_int_equal(s.flows, 2 * flows[k]);
+        assert_int_equal(s.flows_done, 2 * flows[k]);
+        assert_int_equal(s.delivered_bytes, 2 * bytes[k]);
+        tn_close(&tn);
+    }
+}
+
 /* Adaptive routing avoids a congested path.  Spine links at 100 bytes/ns;
  * the hogs (NPU 2 -> 4, 3 -> 5, 8 MiB each, pinned to spine 8) load the
  * leaf's uplink to spine 8 two to one, so its queue grows from their start.
@@ -2392,7 +2474,7 @@ int main(void) {
         cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_swift_target), cmocka_unit_test(test_swift_sequence),
              cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_queue_pairs), cmocka_unit_test(test_int_data_path), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
-        cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
+        cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_channels), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
         cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_newreno_law),
         cmocka_unit_test(test_tcp_cubic_law), cmocka_unit_test(test_tcp_one_loss),
         cmocka_unit_test(test_tcp_two_flows_share), cmocka_unit_test(test_tcp_ecn), cmocka_unit_test(test_udp_alone),

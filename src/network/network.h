@@ -54,7 +54,10 @@ typedef struct cs_net_msg {
     cs_net_done_fn done;
     void *ctx;
     uint64_t cookie;
-    uint32_t channel; /* reserved for NCCL channels / queue pairs (0 today) */
+    uint32_t channel; /* the connection (NCCL channel) it travels on: its queue pair and route on the packet
+                         backend (0 from every caller: a striped message's flows are numbered by the backend) */
+    uint16_t channels; /* NCCL channels it is striped over (0 or 1: one): the packet backend sends one flow
+                          per channel on a connection of its own (backend.packet.channels); the others ignore it */
     uint8_t tclass;   /* traffic class (priority): the packet backend's classes (0 from the
                          workload; a cluster job's traffic_class through cs_net_env.rank_tclass) */
 } cs_net_msg;

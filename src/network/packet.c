@@ -35,7 +35,10 @@
  * state that lives as long as the run, their outstanding packets counted
  * together against its window, and the receiver paces its CNPs per queue
  * pair; with queue_pairs message (or per-message paths) every message is a
- * queue pair of its own that starts its control afresh.  ACKs, NAKs and CNPs take the route
+ * queue pair of its own that starts its control afresh.  A message striped over NCCL channels
+ * (cs_net_msg.channels; channels connections) is a flow per channel, each on a connection of its
+ * own -- its own queue pair and route (cs_router_route_conn) -- and done when all are (pkt_send).
+ * ACKs, NAKs and CNPs take the route
  * back.  With routing packet-spray, flowlet or adaptive, each node after the
  * source picks a data packet's next link among the equal-cost ones
  * (packet_route.c); its packets may then arrive out of order.  The egress port of a source NPU takes its data packets from the
@@ -145,6 +148,7 @@ static const char *const PKT_RTXS[] = {"go-back-n", "selective-repeat", NULL};
 static const char *const PKT_TCP_CCS[] = {"newreno", "cubic", NULL}; /* index = CS_TCP_NEWRENO, CS_TCP_CUBIC */
 static const char *const PKT_PRIO_OFS[] = {"tclass", "qp", NULL};
 static const char *const PKT_QPS[] = {"pair", "message", NULL}; /* index = PKT_QP_* */
+static const char *const PKT_CHS[] = {"connections", "merged", NULL}; /* index = PKT_CH_* */
 static const char *const PKT_SCHEDS[] = {"strict", "dwrr", NULL};
 static const char *const PKT_VOQS[] = {"none", "spine", "all", NULL};
 
@@ -171,6 +175,10 @@ static const cs_opt PKT_OPTS[] = {
              "one after the other, and share one congestion control state, kept across messages as a NIC keeps "
              "it) or message (every message a queue pair of its own: messages of a pair interleave packet by "
              "packet and each starts its control afresh at line rate)"},
+    {.key = "channels", .type = CS_OPT_ENUM, .def = PKT_CH_CONNECTIONS, .values = PKT_CHS, .off = O(channels),
+     .help = "a message the system stripes over NCCL channels (collective-model nccl, across nodes): connections "
+             "(one flow per channel, each its own queue pair hashed onto its own ECMP path, as NCCL's channels are "
+             "connections of their own) or merged (the message is one flow: one queue pair and path per pair)"},
     {.key = "kmin", .type = CS_OPT_NUM, .def = 5120, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmin_bytes),
      .help = "ECN: no mark at or below this egress queue (DCQCN paper: 5 KB)"},
     {.key = "kmax", .type = CS_OPT_NUM, .def = 204800, .min = 0, .max = 1e12, .unit = "bytes", .off = O(kmax_bytes),
@@ -554,6 +562,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->qp_qps = per_msg && spray < 0 ? t->qps : 0;               /* QP-aware ECMP's queue pairs per pair */
     s->qp_on = s->o.queue_pairs == PKT_QP_PAIR && s->o.transport == CS_TR_rc && (!per_msg || s->qp_qps);
     s->pkts = cs_pool_new(sizeof(pkt));
+    s->stripes = cs_pool_new(sizeof(pkt_stripe));
     /* deferred arrivals: where a data packet's arrival at its destination can
      * be told in advance (one FIFO path per flow, no random loss: every
      * packet that starts on the last link arrives, in order) and only the
@@ -599,6 +608,7 @@ static void pkt_destroy(void *state) {
     cs_free(s->dq);
     cs_free(s->dq_act);
     if (s->pkts) cs_pool_free(s->pkts);
+    if (s->stripes) cs_pool_free(s->stripes);
     if (s->ints) cs_pool_free(s->ints);
     cs_router_free(s->router);
     cs_topo_free(s->own_topo);
@@ -1884,12 +1894,12 @@ cs_time pkt_base_rtt(const pkt_state *s, const pflow *f) {
     return to_time(rtt);
 }
 
-static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
-    pkt_state *s = state;
+/* One flow: message m (or one channel's share of it) on connection conn. */
+static int pkt_send_one(pkt_state *s, const cs_net_msg *m, uint32_t conn, cs_error *err) {
     cs_time now = now_of(s);
     const uint32_t *path = NULL;
     uint32_t n = 0;
-    int rc = cs_router_route_msg(s->router, m->src, m->dst, m->key, &path, &n, err);
+    int rc = cs_router_route_conn(s->router, m->src, m->dst, m->key, conn, &path, &n, err);
     if (rc) return rc;
     double ps = path_time(s, path, n, m->bytes);
     cs_time t = to_time(ps);
@@ -1915,7 +1925,8 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         memcpy(both + n, rpath, nr * sizeof *both);
     }
     uint32_t prio = 0;
-    if (s->o.priority_of == PKT_PRIO_QP) prio = (uint32_t)(cs_mix64(m->key ^ 0x9E3779B97F4A7C15ULL) % s->npri);
+    if (s->o.priority_of == PKT_PRIO_QP)
+        prio = (uint32_t)(cs_mix64(m->key ^ 0x9E3779B97F4A7C15ULL ^ (conn ? cs_mix64(conn) : 0)) % s->npri);
     else if (m->tclass >= s->npri) {
         cs_free(both);
         return CS_ERR(err, CS_EINVAL, "message %u -> %u: traffic class %u; expected below backend.packet.priorities "
@@ -1964,7 +1975,7 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
                          .wire_mtu = (uint32_t)s->wire_mtu,
                          .hops = n - 1};
         if (s->qp_on) {
-            qp_join(s, id, s->qp_qps ? (uint32_t)(m->key % s->qp_qps) : m->channel, &cf, now);
+            qp_join(s, id, s->qp_qps ? conn * s->qp_qps + (uint32_t)(m->key % s->qp_qps) : conn, &cf, now);
         } else {
             f->ccs = cs_calloc(1, s->cc->state_size);
             s->cc->init(f->ccs, &s->ccp, &cf, now);
@@ -1984,6 +1995,46 @@ static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
         return CS_OK;
     }
     if (!f->parked) ring_add(s, id);
+    return CS_OK;
+}
+
+/* The last flow of a striped message done: the message is. */
+static void stripe_done(void *ctx, uint64_t cookie) {
+    (void)cookie;
+    pkt_stripe *p = ctx;
+    if (--p->left) return;
+    cs_net_done_fn done = p->done;
+    void *dctx = p->ctx;
+    uint64_t dcookie = p->cookie;
+    cs_pool_put(p->s->stripes, p);
+    if (done) done(dctx, dcookie);
+}
+
+/* A message striped over c = min(channels, bytes) NCCL channels (backend.packet.channels
+ * connections) is c flows, channel i carrying bytes / c (one more for i < bytes mod c) on connection
+ * channel + i: its own queue pair and route; the message is done when all are.  Otherwise one flow. */
+static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
+    pkt_state *s = state;
+    uint64_t c = m->channels;
+    if (c > m->bytes) c = m->bytes;
+    if (c <= 1 || s->o.channels == PKT_CH_MERGED) return pkt_send_one(s, m, m->channel, err);
+    pkt_stripe *p = cs_pool_get(s->stripes);
+    *p = (pkt_stripe){.s = s, .done = m->done, .ctx = m->ctx, .cookie = m->cookie, .left = 0};
+    cs_net_msg sub = *m;
+    sub.done = stripe_done;
+    sub.ctx = p;
+    sub.cookie = 0;
+    sub.channels = 1;
+    for (uint64_t i = 0; i < c; i++) {
+        sub.bytes = m->bytes / c + (i < m->bytes % c);
+        int rc = pkt_send_one(s, &sub, m->channel + (uint32_t)i, err);
+        if (rc) {
+            if (p->left) p->done = NULL; /* the channels on their way free it; the caller has the error */
+            else cs_pool_put(s->stripes, p);
+            return rc;
+        }
+        p->left++;
+    }
     return CS_OK;
 }
 

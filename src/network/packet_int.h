@@ -46,6 +46,7 @@ typedef struct pkt_opts {
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
     int priorities, priority_of, scheduler; /* traffic classes (docs/network.md, "Priorities") */
     int queue_pairs;                        /* PKT_QP_*: a queue pair per (source, destination, class) or per message */
+    int channels;                           /* PKT_CH_*: a striped message's channels on connections of their own */
     char *dwrr_weights;
     int voq;                               /* which switches are VOQ chassis (PKT_VOQ_*) */
     double voq_buffer_bytes, voq_credit_bytes;
@@ -54,6 +55,7 @@ typedef struct pkt_opts {
 #define PKT_MAXPRIO 8 /* traffic classes at most (802.1p priorities) */
 enum { PKT_PRIO_TCLASS, PKT_PRIO_QP };
 enum { PKT_QP_PAIR, PKT_QP_MESSAGE };
+enum { PKT_CH_CONNECTIONS, PKT_CH_MERGED };
 enum { PKT_SCHED_STRICT, PKT_SCHED_DWRR };
 enum { PKT_VOQ_NONE, PKT_VOQ_SPINE, PKT_VOQ_ALL };
 enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
@@ -151,6 +153,16 @@ typedef struct pflow {
  * estimates and timers live as long as the run, as a NIC keeps them per
  * QP; the outstanding packets of all its live messages count against the
  * one window. */
+/* A message striped over NCCL channels (pkt_send): its caller's completion, called when the last of
+ * its `left` flows is done (done NULL: the send failed part-way, nobody waits). */
+typedef struct pkt_stripe {
+    struct pkt_state *s;
+    cs_net_done_fn done;
+    void *ctx;
+    uint64_t cookie;
+    uint32_t left;
+} pkt_stripe;
+
 typedef struct pqp {
     uint32_t src, dst, chan, prio;
     uint32_t psn;     /* the next message's first psn */
@@ -257,6 +269,7 @@ typedef struct pkt_state {
     uint32_t *qph;
     size_t qph_cap;   /* a power of 2 (0: none yet) */
     cs_pool *pkts;
+    cs_pool *stripes;  /* pkt_stripe: a message striped over its channels (pkt_send), until its last flow is done */
     /* retransmit timers: one min-heap of (deadline, flow, gen) and one event
      * at its top; an entry whose flow made progress is re-armed when it comes
      * up, one whose flow is gone is dropped (and the heap compacted when

@@ -290,6 +290,12 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     in->phases = b.ph;
     in->nchunks = 1;
     in->nccl = 1;
+    /* NCCL's channels are rings of their own, each crossing a node boundary through one NIC: between
+     * two NICs C / ppn of them, each a connection (queue pair) of its own carrying its share */
+    if (multi_node && !innet) {
+        uint32_t per = (uint32_t)c->nccl_channels / ppn;
+        in->nccl_net_channels = (uint16_t)(per ? per : 1);
+    }
     if (innet) {
         /* NCCL's latency, exactly: inSwitch's two bundles lat / 2 each, the rest (0 or 1 ns) as the launch */
         in->nccl_step_ns = ch.lat_ns / 2;

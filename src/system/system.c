@@ -667,7 +667,7 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     cs_error e;
     cs_error_clear(&e);
     cs_net_msg nm = {.src = src, .dst = dst, .bytes = bytes, .key = key, .done = msg_arrived, .ctx = s,
-                     .cookie = (uint64_t)(uintptr_t)m};
+                     .cookie = (uint64_t)(uintptr_t)m, .channels = in->nccl_net_channels};
     int rc = cs_net_send(s->net, &nm, &e);
     if (rc) {
         msg_put(s, m);

@@ -436,8 +436,14 @@ static void load_fixed(cs_router *r) {
 
 int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, const uint32_t **links, uint32_t *n,
                         cs_error *err) {
+    return cs_router_route_conn(r, src, dst, msg, 0, links, n, err);
+}
+
+int cs_router_route_conn(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, uint32_t conn,
+                         const uint32_t **links, uint32_t *n, cs_error *err) {
     const cs_topo *t = r->t;
-    if (!(r->spray < 0 ? t->spray : r->spray)) return cs_router_route(r, src, dst, links, n, err);
+    int per_msg = r->spray < 0 ? t->spray : r->spray;
+    if (!per_msg && conn == 0) return cs_router_route(r, src, dst, links, n, err);
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
     uint32_t off, len;
@@ -451,8 +457,15 @@ int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, 
     if (dist[src] == UINT32_MAX)
         return CS_ERR(err, CS_EINVAL, "no route from node %u to node %u over the links that are up", src, dst);
     CS_GROW(r->scratch, r->cap_scratch, (size_t)dist[src] + 1);
-    uint32_t qps = r->spray < 0 ? t->qps : 0; /* QP-aware ECMP (as the topology says): the message's queue pair */
-    walk(r, dist, src, dst, (qps ? msg % qps : msg) + 1, r->scratch);
+    uint64_t salt;
+    if (!per_msg) {
+        salt = conn; /* the pair's connection conn (> 0; connection 0 is the pair's cached route) */
+    } else {
+        uint32_t qps = r->spray < 0 ? t->qps : 0; /* QP-aware ECMP (as the topology says): the message's queue pair */
+        salt = qps ? (uint64_t)conn * qps + msg % qps + 1 : (conn ? msg ^ cs_mix64(conn) : msg) + 1;
+        if (salt == 0 && conn) salt = 1; /* (conn 0 keeps the pair's route at that one key, as before) */
+    }
+    walk(r, dist, src, dst, salt, r->scratch);
     r->computed++;
     *links = r->scratch;
     *n = dist[src];

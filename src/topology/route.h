@@ -51,6 +51,14 @@ int cs_router_route(cs_router *r, uint32_t src, uint32_t dst, const uint32_t **l
  * then chosen per message by hashing `msg` too (valid until the next call). */
 int cs_router_route_msg(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, const uint32_t **links, uint32_t *n,
                         cs_error *err);
+/* The route of connection `conn` of a message (NCCL's channels: each its own
+ * queue pair, hashed by its own UDP source port).  conn 0: as
+ * cs_router_route_msg.  conn > 0: ECMP per pair hashes (src, dst, conn);
+ * with spraying, QP-aware ECMP hashes queue pair conn x qps + msg mod qps,
+ * and per-message spraying hashes (msg, conn).  Fixed routes take precedence.
+ * Valid until the next call. */
+int cs_router_route_conn(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg, uint32_t conn,
+                         const uint32_t **links, uint32_t *n, cs_error *err);
 void cs_router_invalidate(cs_router *r);
 /* The links out of `node` that lie on a shortest path to dst over the links
  * that are up, in the topology's order (for per-hop choices: spraying,
