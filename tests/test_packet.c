@@ -1724,6 +1724,88 @@ static void test_tcp_slow_start(void **st) {
         }
 }
 
+/* Persistent TCP connections (tcp_connections persistent, the default), on the idle path above.
+ *   Two 1 MiB messages posted together on one pair are one connection: the second starts when the
+ *   first has sent its last segment, in the same window (its outstanding segments count), and the
+ *   window keeps growing across them -- so their segments leave exactly as the 512 segments of one
+ *   2 MiB message would: the first arrives at the 1 MiB closed form, 15067380 ps, the second at
+ *   the last of 512 segments: 70 in rounds 1-3, the other 442 back to back from 3 R:
+ *     T = 3 R + 441 s + 2 s + 2 lat = 6254520 + 18508540 + 1000000 = 25763060 ps.
+ *   (tcp_connections message: two connections in slow start side by side, another time.)
+ *   A second 1 MiB message on the connection after the first is done (tcp_min_rto 50 us, so the
+ *   RTO is 50 us: the RTT estimates are a few us): after 1 us idle the window is the first's,
+ *   10 + 256 segments, and never limits: the message goes at line rate, RC's closed form
+ *   257 s + 2 lat = 11737460 ps; after 500 us idle (> RTO) the window restarts at tcp_iw
+ *   (RFC 5681 4.1): the fresh flow's 15067380 ps -- or, with tcp_idle_restart false, line rate
+ *   again.  Both laws. */
+typedef struct later_send {
+    tnet *tn;
+    uint64_t cookie;
+} later_send;
+
+static void later_send_ev(void *ctx, const cs_event *ev) {
+    (void)ev;
+    later_send *l = ctx;
+    tn_send(l->tn, 0, 1, MIB, l->cookie);
+}
+
+static void test_tcp_persistent(void **st) {
+    (void)st;
+    for (int law = 0; law < 2; law++) {
+        const char *cc = law ? "cubic" : "newreno";
+        char opt[256];
+        for (int per_msg = 0; per_msg < 2; per_msg++) {
+            snprintf(opt, sizeof opt, "{\"transport\": \"tcp\", \"tcp_cc\": \"%s\", \"pfc\": false%s}", cc,
+                     per_msg ? ", \"tcp_connections\": \"message\"" : "");
+            tnet tn;
+            tn_open(&tn, chain(2, NULL), opt);
+            tn_send(&tn, 0, 1, MIB, 0);
+            tn_send(&tn, 0, 1, MIB, 1);
+            cs_eventq_run(tn.q, CS_TIME_MAX);
+            assert_int_equal(tn.n, 2);
+            cs_packet_stats s = stats(&tn);
+            assert_int_equal(s.delivered_bytes, 2 * MIB);
+            assert_int_equal(s.retransmitted + s.timeouts + s.drops, 0);
+            printf("  tcp %s, %s: two 1 MiB messages at %llu and %llu ps\n", cc, per_msg ? "message" : "persistent",
+                   (unsigned long long)tn.t[0], (unsigned long long)tn.t[1]);
+            if (!per_msg) {
+                if (tn.t[0] != 15067380 || tn.t[1] != 25763060)
+                    fail_msg("tcp %s persistent: %llu, %llu ps; closed forms 15067380, 25763060 ps", cc,
+                             (unsigned long long)tn.t[0], (unsigned long long)tn.t[1]);
+            } else {
+                assert_true(tn.t[1] != 25763060);
+            }
+            tn_close(&tn);
+        }
+        static const struct { cs_time idle; int restart; cs_time want; uint64_t restarts; } I[] = {
+            {1000000, 1, 11737460, 0}, {500000000, 1, 15067380, 1}, {500000000, 0, 11737460, 0}};
+        for (size_t k = 0; k < 3; k++) {
+            snprintf(opt, sizeof opt,
+                     "{\"transport\": \"tcp\", \"tcp_cc\": \"%s\", \"pfc\": false, \"tcp_min_rto\": 50, "
+                     "\"tcp_idle_restart\": %s}", cc, I[k].restart ? "true" : "false");
+            tnet tn;
+            tn_open(&tn, chain(2, NULL), opt);
+            tn_send(&tn, 0, 1, MIB, 0);
+            cs_eventq_run(tn.q, 15067380); /* to the first's delivery (its last ACK and timer come later) */
+            assert_int_equal(tn.n, 1);
+            assert_int_equal(tn.t[0], 15067380);
+            later_send l = {&tn, 1};
+            cs_time t0 = tn.t[0] + I[k].idle;
+            cs_eventq_push(tn.q, t0, 1, later_send_ev, &l, 0);
+            cs_eventq_run(tn.q, CS_TIME_MAX);
+            assert_int_equal(tn.n, 2);
+            if (tn.t[1] - t0 != I[k].want)
+                fail_msg("tcp %s, %llu ps idle, restart %d: %llu ps, closed form %llu ps", cc,
+                         (unsigned long long)I[k].idle, I[k].restart, (unsigned long long)(tn.t[1] - t0),
+                         (unsigned long long)I[k].want);
+            cs_packet_stats s = stats(&tn);
+            assert_int_equal(s.tcp_idle_restarts, I[k].restarts);
+            assert_int_equal(s.flows, 2);
+            tn_close(&tn);
+        }
+    }
+}
+
 /* NewReno's window on scripted ACKs (MSS 1000 bytes, IW 10), by hand:
      start                               cwnd 10000, ssthresh unbounded
      5 ACKs of 1000 (slow start)         cwnd 15000
@@ -2475,7 +2557,7 @@ int main(void) {
              cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_queue_pairs), cmocka_unit_test(test_int_data_path), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
         cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_channels), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
-        cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_newreno_law),
+        cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_persistent), cmocka_unit_test(test_tcp_newreno_law),
         cmocka_unit_test(test_tcp_cubic_law), cmocka_unit_test(test_tcp_one_loss),
         cmocka_unit_test(test_tcp_two_flows_share), cmocka_unit_test(test_tcp_ecn), cmocka_unit_test(test_udp_alone),
         cmocka_unit_test(test_udp_incast), cmocka_unit_test(test_transport_bad_options),

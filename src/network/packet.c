@@ -149,6 +149,7 @@ static const char *const PKT_TCP_CCS[] = {"newreno", "cubic", NULL}; /* index = 
 static const char *const PKT_PRIO_OFS[] = {"tclass", "qp", NULL};
 static const char *const PKT_QPS[] = {"pair", "message", NULL}; /* index = PKT_QP_* */
 static const char *const PKT_CHS[] = {"connections", "merged", NULL}; /* index = PKT_CH_* */
+static const char *const PKT_TCPCS[] = {"persistent", "message", NULL}; /* index = PKT_TCPC_* */
 static const char *const PKT_SCHEDS[] = {"strict", "dwrr", NULL};
 static const char *const PKT_VOQS[] = {"none", "spine", "all", NULL};
 
@@ -306,6 +307,15 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "tcp_ecn", .type = CS_OPT_BOOL, .def = 0, .off = O(tcp_ecn),
      .help = "transport tcp: ECN (RFC 3168): switches mark data packets by RED (kmin, kmax, pmax), the receiver "
              "echoes the marks, the sender cuts its window as for a loss, at most once per window of data"},
+    {.key = "tcp_connections", .type = CS_OPT_ENUM, .def = PKT_TCPC_PERSISTENT, .values = PKT_TCPCS,
+     .off = O(tcp_connections),
+     .help = "transport tcp: persistent (one connection per source, destination, class and channel: its messages "
+             "go in order, one after the other, under one congestion window and RTT estimate kept across them) or "
+             "message (every message a new connection in slow start)"},
+    {.key = "tcp_idle_restart", .type = CS_OPT_BOOL, .def = 1, .off = O(tcp_idle_restart),
+     .help = "transport tcp, persistent connections: a connection idle for longer than its retransmit timeout "
+             "starts its next message with cwnd = min(cwnd, tcp_iw) (RFC 5681 4.1; Linux's "
+             "tcp_slow_start_after_idle, on by default); false keeps the window"},
     {.key = "tcp_min_rto", .type = CS_OPT_NUM, .def = 200000, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
      .off = O(tcp_min_rto_us),
      .help = "transport tcp: floor of the retransmit timeout (200 ms: Linux's TCP_RTO_MIN; RFC 6298 says 1 s; "
@@ -560,7 +570,9 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
      * ECMP's key mod qps names the pair's queue pair (qp_join) */
     int per_msg = spray < 0 ? t->spray : spray;                 /* as cs_router_route_msg decides */
     s->qp_qps = per_msg && spray < 0 ? t->qps : 0;               /* QP-aware ECMP's queue pairs per pair */
-    s->qp_on = s->o.queue_pairs == PKT_QP_PAIR && s->o.transport == CS_TR_rc && (!per_msg || s->qp_qps);
+    s->qp_on = ((s->o.queue_pairs == PKT_QP_PAIR && s->o.transport == CS_TR_rc) ||
+                (s->o.tcp_connections == PKT_TCPC_PERSISTENT && s->o.transport == CS_TR_tcp)) &&
+               (!per_msg || s->qp_qps);
     s->pkts = cs_pool_new(sizeof(pkt));
     s->stripes = cs_pool_new(sizeof(pkt_stripe));
     /* deferred arrivals: where a data packet's arrival at its destination can
@@ -588,7 +600,10 @@ static void pkt_destroy(void *state) {
             cs_free(s->flows[i].trs);
         }
     cs_free(s->flows);
-    for (size_t i = 0; i < s->nqps; i++) cs_free(s->qps[i].ccs);
+    for (size_t i = 0; i < s->nqps; i++) {
+        cs_free(s->qps[i].ccs);
+        cs_free(s->qps[i].trc);
+    }
     cs_free(s->qps);
     cs_free(s->qph);
     cs_free(s->rows);
@@ -743,7 +758,7 @@ static void port_kick(pkt_state *s, uint32_t l);
 /* ---- transmission ------------------------------------------------------------------------- */
 
 static void on_tx_end(void *ctx, const cs_event *ev);
-static void qp_wake(pkt_state *s, uint32_t q, int later);
+#define qp_wake pkt_qp_wake
 static void qp_join(pkt_state *s, uint32_t id, uint32_t chan, const cs_cc_flow *cf, cs_time now);
 static void on_arrive(void *ctx, const cs_event *ev);
 static int defer_arrival(pkt_state *s, uint32_t l, pkt *p, cs_time at);
@@ -793,7 +808,7 @@ static void ring_unlink(pkt_state *s, uint32_t id) {
 
 /* Packets outstanding (sent, not acknowledged) against flow f's window: its
  * own, or, in a queue pair, those of every live flow of the pair. */
-static uint64_t qp_outstanding(const pkt_state *s, const pflow *f) {
+uint64_t pkt_qp_outstanding(const pkt_state *s, const pflow *f) {
     if (f->qp == NONE) return f->snd_nxt - f->snd_una;
     uint64_t n = 0;
     for (uint32_t g = s->qps[f->qp].live; g != NONE && !s->flows[g].parked; g = s->flows[g].qp_next)
@@ -816,7 +831,7 @@ static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
             can = 0;
         if (can && s->cc->window) { /* the control's window (an ACK brings the flow back) */
             double w = s->cc->window(f->ccs);
-            if (w > 0 && (double)qp_outstanding(s, f) * s->o.mtu >= w) can = 0;
+            if (w > 0 && (double)pkt_qp_outstanding(s, f) * s->o.mtu >= w) can = 0;
         }
         if (s->sr_win) { /* selective repeat: the lost packets first, new ones within the receiver's buffer */
             if (can && f->snd_nxt - f->snd_una >= s->sr_win) can = 0;
@@ -1335,7 +1350,7 @@ static void cc_ack(pkt_state *s, uint32_t id, const pkt *p) {
 
 /* The window of queue pair q may have opened: its live flows with data to
  * send go back to their send rings. */
-static void qp_wake(pkt_state *s, uint32_t q, int later) {
+void pkt_qp_wake(pkt_state *s, uint32_t q, int later) {
     for (uint32_t g = s->qps[q].live; g != NONE; g = s->flows[g].qp_next) {
         pflow *h = &s->flows[g];
         if (!h->in_ring && !h->parked && h->snd_nxt < h->npkts && !h->failed) {
@@ -1457,7 +1472,7 @@ int pkt_timeout_gives_up(pkt_state *s, uint32_t id) {
     f->failed = 1;
     if (f->qp != NONE) { /* its packets no longer count against the window; the next message may start (no
                           * port started here: a port could free this flow before maybe_free below) */
-        if (s->cc->window) qp_wake(s, f->qp, 1);
+        if (s->cc->window || s->o.transport == CS_TR_tcp) qp_wake(s, f->qp, 1);
         qp_advance(s, f->qp);
     }
     s->st.failed_flows++;
@@ -2147,15 +2162,20 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
     }
     const cs_packet_stats *t = &s->st;
     if (s->o.transport == CS_TR_tcp) {
+        char conns[96];
+        if (!s->qp_on) snprintf(conns, sizeof conns, "a connection per message");
+        else
+            snprintf(conns, sizeof conns, "%zu persistent connections (%llu idle restarts)", s->nqps,
+                     (unsigned long long)t->tcp_idle_restarts);
         snprintf(out->summary, sizeof out->summary,
                  "packet (%s, tcp %s%s): %llu data packets, %llu retransmitted, %llu fast retransmits, %llu timeouts, "
-                 "%llu dropped, %llu lost, %llu ECN marks, %llu ECN window cuts, PFC pause %.3f us over %u links, "
-                 "largest queue %llu bytes",
+                 "%llu dropped, %llu lost, %llu ECN marks, %llu ECN window cuts, %s, PFC pause %.3f us over %u "
+                 "links, largest queue %llu bytes",
                  s->o.pfc ? "lossless, PFC" : "lossy", PKT_TCP_CCS[s->o.tcp_cc], s->o.tcp_ecn ? ", ECN" : "",
                  (unsigned long long)t->data_packets, (unsigned long long)t->retransmitted,
                  (unsigned long long)t->fast_retransmits, (unsigned long long)t->timeouts,
                  (unsigned long long)t->drops, (unsigned long long)t->lost, (unsigned long long)t->ecn_marks,
-                 (unsigned long long)t->ecn_cuts,
+                 (unsigned long long)t->ecn_cuts, conns,
                  cs_time_as_us_f(pause), npaused, (unsigned long long)maxq);
         return CS_OK;
     }

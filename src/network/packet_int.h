@@ -42,7 +42,8 @@ typedef struct pkt_opts {
         swift_max_mdf, swift_min_cwnd, swift_max_cwnd, swift_init_cwnd;
     int swift_retx_reset;
     int transport, tcp_cc, tcp_iw, drop_psn;
-    bool tcp_ecn;
+    int tcp_connections;                    /* PKT_TCPC_*: a connection per pair kept across messages, or per message */
+    bool tcp_ecn, tcp_idle_restart;
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
     int priorities, priority_of, scheduler; /* traffic classes (docs/network.md, "Priorities") */
     int queue_pairs;                        /* PKT_QP_*: a queue pair per (source, destination, class) or per message */
@@ -56,6 +57,7 @@ typedef struct pkt_opts {
 enum { PKT_PRIO_TCLASS, PKT_PRIO_QP };
 enum { PKT_QP_PAIR, PKT_QP_MESSAGE };
 enum { PKT_CH_CONNECTIONS, PKT_CH_MERGED };
+enum { PKT_TCPC_PERSISTENT, PKT_TCPC_MESSAGE };
 enum { PKT_SCHED_STRICT, PKT_SCHED_DWRR };
 enum { PKT_VOQ_NONE, PKT_VOQ_SPINE, PKT_VOQ_ALL };
 enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
@@ -171,6 +173,7 @@ typedef struct pqp {
     cs_time last_cnp; /* the receiver's CNP pacing (cnp_interval per queue pair) */
     uint8_t cnp_sent;
     void *ccs;        /* the control's state (owned; NULL with none) */
+    void *trc;        /* the transport's state per connection (owned; tcp's window and RTT estimates) */
 } pqp;
 
 /* One traffic class of a link: its data FIFO and send ring at the link's
@@ -332,6 +335,12 @@ void pkt_ring_add(pkt_state *s, uint32_t id);
 void pkt_arm_rto(pkt_state *s, uint32_t id);
 /* Count a retransmit timeout of flow id; 1 when it passed retry_limit and the flow stopped. */
 int pkt_timeout_gives_up(pkt_state *s, uint32_t id);
+/* Packets outstanding (sent, not acknowledged) against flow f's window: its own, or, in a queue pair
+ * (a persistent tcp connection), those of every live flow of the pair that has started. */
+uint64_t pkt_qp_outstanding(const pkt_state *s, const pflow *f);
+/* The window of queue pair q may have opened: its live flows with data to send go back to their send
+ * rings (later: by an event at this instant, for callers choosing a port's next packet). */
+void pkt_qp_wake(pkt_state *s, uint32_t q, int later);
 /* Flow f's round trip alone on its route: a full packet there, a control packet back (ps). */
 cs_time pkt_base_rtt(const pkt_state *s, const pflow *f);
 /* Payload bytes of packet psn of flow f. */

@@ -36,22 +36,40 @@
  * recovery cuts the window as a loss would (cwnd = ssthresh, nothing sent
  * again), at most once per window of data (until an ACK passes the
  * highest segment sent at the cut).
+ * Connections (tcp_connections): persistent (the default) -- the messages of
+ * one (src, dst, class, channel) are one connection (the backend's queue
+ * pair, pqp): sent in order, their outstanding segments against one window,
+ * the window and RTT estimates (tcp_conn, pqp.trc) kept across messages; an
+ * idle connection (nothing in flight, no segment for longer than its RTO)
+ * restarts at min(cwnd, IW) (RFC 5681 4.1, tcp_idle_restart).  Sequence
+ * numbers, duplicate ACKs, recovery and back-off stay per message.  message:
+ * every message a connection of its own.
  * Not modelled: the handshake, delayed ACKs, SACK, limited transmit,
  * CUBIC's HyStart.
  */
 
+#include "core/alloc.h"
 #include "network/packet_int.h"
 #include "network/packet_tcp_win.h"
 
 #define MAX_RTO ((cs_time)60 * 1000000000000ULL) /* 60 s (RFC 6298 2.5) */
 
-typedef struct tcp_flow {
+/* A connection's state: its congestion window and RTT estimates -- one message's own (tcp_connections
+ * message), or a persistent connection's (pqp.trc), kept across its messages. */
+typedef struct tcp_conn {
     cs_tcp_win w;
+    cs_time srtt, rttvar;
+    cs_time last_tx; /* its last data segment left (tcp_idle_restart) */
+    uint8_t have_rtt;
+} tcp_conn;
+
+typedef struct tcp_flow {
+    tcp_conn *c; /* &own, or the persistent connection's */
+    tcp_conn own;
     uint32_t dupacks, recover, snd_max; /* snd_max: one past the highest segment ever sent */
-    uint8_t in_rec, have_recover, rtx_pending, have_rtt;
+    uint8_t in_rec, have_recover, rtx_pending;
     uint8_t have_ecn_end;
     uint32_t ecn_end; /* tcp_ecn: no further cut until an ACK passes this segment */
-    cs_time srtt, rttvar;
     uint8_t got[]; /* receiver: segments kept past the gap, at psn mod sr_window */
 } tcp_flow;
 
@@ -77,11 +95,41 @@ static cs_time clamp_rto(const pkt_state *s, cs_time rto) {
 
 static void rtt_sample(pkt_state *s, pflow *f, tcp_flow *t, cs_time r);
 
-/* The handshake is not simulated; its RTT sample is: the flow's round trip alone on its route. */
+/* RFC 6298's RTO from the connection's estimates, within [tcp_min_rto, 60 s]. */
+static cs_time conn_rto(const pkt_state *s, const tcp_conn *c) {
+    cs_time k = 4 * c->rttvar;
+    return clamp_rto(s, c->srtt + (k > 1 ? k : 1));
+}
+
+/* A message starts: on a connection of its own, in slow start with the handshake's RTT sample (not
+ * simulated: the flow's round trip alone on its route); on a persistent connection, with the window
+ * and estimates its earlier messages left -- the first message makes them as above, and after an
+ * idle period longer than the RTO (nothing in flight, no segment sent) the window restarts at
+ * min(cwnd, tcp_iw) (RFC 5681 4.1, tcp_idle_restart; CUBIC's epoch restarts too). */
 static void tcp_init(pkt_state *s, pflow *f) {
     tcp_flow *t = f->trs;
-    cs_tcp_win_init(&t->w, &s->tcp);
-    rtt_sample(s, f, t, pkt_base_rtt(s, f));
+    t->c = &t->own;
+    if (f->qp != NONE) {
+        pqp *q = &s->qps[f->qp];
+        if (!q->trc) q->trc = cs_calloc(1, sizeof(tcp_conn));
+        t->c = q->trc;
+    }
+    tcp_conn *c = t->c;
+    if (!c->have_rtt) {
+        cs_tcp_win_init(&c->w, &s->tcp);
+        rtt_sample(s, f, t, pkt_base_rtt(s, f));
+        return;
+    }
+    f->rto = conn_rto(s, c);
+    cs_time now = cs_eventq_now(s->q);
+    const pqp *q = &s->qps[f->qp];
+    int idle = q->live == (uint32_t)(f - s->flows) && f->qp_next == NONE; /* no other message live */
+    if (s->o.tcp_idle_restart && idle && now - c->last_tx > f->rto) {
+        double rw = s->tcp.iw * s->tcp.mss;
+        if (c->w.cwnd > rw) c->w.cwnd = rw;
+        c->w.epoch_on = 0;
+        s->st.tcp_idle_restarts++;
+    }
 }
 
 static int tcp_may_send(pkt_state *s, pflow *f) {
@@ -90,8 +138,14 @@ static int tcp_may_send(pkt_state *s, pflow *f) {
     if (t->rtx_pending) return 1;
     if (f->snd_nxt >= f->npkts) return 0;
     uint32_t flight = f->snd_nxt - f->snd_una;
-    if (flight >= (uint32_t)s->o.sr_window) return 0; /* the receive window */
-    return (double)(flight + 1) * s->tcp.mss <= t->w.cwnd;
+    if (flight >= (uint32_t)s->o.sr_window) return 0; /* the receive window (per message) */
+    uint64_t cflight = f->qp != NONE ? pkt_qp_outstanding(s, f) : flight; /* the connection's */
+    return (double)(cflight + 1) * s->tcp.mss <= t->c->w.cwnd;
+}
+
+static void tcp_sent(pkt_state *s, pflow *f, const pkt *p) {
+    (void)p;
+    ((tcp_flow *)f->trs)->c->last_tx = cs_eventq_now(s->q);
 }
 
 static uint32_t tcp_next_psn(pkt_state *s, pflow *f, uint8_t *rtx) {
@@ -142,17 +196,17 @@ static void tcp_data(pkt_state *s, pkt *p) {
 }
 
 static void rtt_sample(pkt_state *s, pflow *f, tcp_flow *t, cs_time r) {
-    if (!t->have_rtt) {
-        t->have_rtt = 1;
-        t->srtt = r;
-        t->rttvar = r / 2;
+    tcp_conn *c = t->c;
+    if (!c->have_rtt) {
+        c->have_rtt = 1;
+        c->srtt = r;
+        c->rttvar = r / 2;
     } else {
-        cs_time d = t->srtt > r ? t->srtt - r : r - t->srtt;
-        t->rttvar = (3 * t->rttvar + d) / 4;
-        t->srtt = (7 * t->srtt + r) / 8;
+        cs_time d = c->srtt > r ? c->srtt - r : r - c->srtt;
+        c->rttvar = (3 * c->rttvar + d) / 4;
+        c->srtt = (7 * c->srtt + r) / 8;
     }
-    cs_time k = 4 * t->rttvar;
-    f->rto = clamp_rto(s, t->srtt + (k > 1 ? k : 1));
+    f->rto = conn_rto(s, c);
 }
 
 static double acked_bytes(const pkt_state *s, const pflow *f, uint32_t from, uint32_t to) {
@@ -178,23 +232,23 @@ static void tcp_ctrl(pkt_state *s, pkt *p) {
             if (f->snd_una > t->recover) { /* a full ACK: recovery ends */
                 t->in_rec = 0;
                 t->dupacks = 0;
-                cs_tcp_win_full(&t->w, &s->tcp);
+                cs_tcp_win_full(&t->c->w, &s->tcp);
             } else { /* a partial ACK: the next hole goes at once */
                 s->st.partial_acks++;
-                cs_tcp_win_partial(&t->w, &s->tcp, acked);
+                cs_tcp_win_partial(&t->c->w, &s->tcp, acked);
                 t->rtx_pending = 1;
             }
         } else {
             t->dupacks = 0;
-            cs_tcp_win_ack(&t->w, &s->tcp, acked, now, t->srtt);
+            cs_tcp_win_ack(&t->c->w, &s->tcp, acked, now, t->c->srtt);
         }
         if (t->rtx_pending && t->snd_max <= f->snd_una) t->rtx_pending = 0;
     } else if (p->psn == f->snd_una && f->snd_una < t->snd_max) { /* a duplicate ACK */
         if (t->in_rec) {
-            cs_tcp_win_dupack(&t->w, &s->tcp);
+            cs_tcp_win_dupack(&t->c->w, &s->tcp);
         } else if (++t->dupacks == 3 && (!t->have_recover || f->snd_una > t->recover)) {
             s->st.fast_retransmits++;
-            cs_tcp_win_loss(&t->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
+            cs_tcp_win_loss(&t->c->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
             t->in_rec = 1;
             t->recover = t->snd_max - 1;
             t->have_recover = 1;
@@ -203,18 +257,19 @@ static void tcp_ctrl(pkt_state *s, pkt *p) {
     }
     if (p->ce_bytes && !t->in_rec && (!t->have_ecn_end || f->snd_una > t->ecn_end)) { /* RFC 3168 6.1.2 */
         s->st.ecn_cuts++;
-        cs_tcp_win_ecn(&t->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
+        cs_tcp_win_ecn(&t->c->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
         t->ecn_end = t->snd_max - 1;
         t->have_ecn_end = 1;
     }
     if (tcp_may_send(s, f)) pkt_ring_add(s, id);
+    if (f->qp != NONE) pkt_qp_wake(s, f->qp, 0); /* the connection's window may have opened for the others */
 }
 
 static void tcp_timeout(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     tcp_flow *t = f->trs;
     if (pkt_timeout_gives_up(s, id)) return;
-    cs_tcp_win_timeout(&t->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
+    cs_tcp_win_timeout(&t->c->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
     t->recover = t->snd_max - 1;
     t->have_recover = 1;
     t->in_rec = 0;
@@ -233,6 +288,7 @@ const cs_tr_ops cs_tr_tcp = {
     .init = tcp_init,
     .may_send = tcp_may_send,
     .next_psn = tcp_next_psn,
+    .sent = tcp_sent,
     .data = tcp_data,
     .ctrl = tcp_ctrl,
     .timeout = tcp_timeout,
