@@ -140,21 +140,13 @@ typedef struct pflow {
     uint32_t accounted; /* udp: packets delivered or lost */
     uint8_t test_dropped; /* drop_psn: its packet was dropped once */
     uint8_t prio;         /* its traffic class, < priorities */
-    /* queue pair (queue_pairs pair, transport rc): its index in pkt_state.qps (NONE: none; the flow owns
+    /* queue pair (queue_pairs pair, transport rc; a persistent tcp connection): its index in pkt_state.qps (NONE: none; the flow owns
      * ccs), the next live flow of the queue pair, the psn its packet 0 has in the pair's sequence; parked:
      * waiting for the pair's older messages to be sent (not on the send ring) */
     uint32_t qp, qp_next, qp_base;
     uint8_t parked;
 } pflow;
 
-/* A queue pair (queue_pairs pair, transport rc): (source, destination,
- * channel, class).  Its messages are sent in order, one after the other
- * (a message starts when the one before it has sent its last packet), in
- * one packet sequence (each starts where the one before it ended), paced
- * by one clock, and share the congestion control's state -- rate, window,
- * estimates and timers live as long as the run, as a NIC keeps them per
- * QP; the outstanding packets of all its live messages count against the
- * one window. */
 /* A message striped over NCCL channels (pkt_send): its caller's completion, called when the last of
  * its `left` flows is done (done NULL: the send failed part-way, nobody waits). */
 typedef struct pkt_stripe {
@@ -165,6 +157,15 @@ typedef struct pkt_stripe {
     uint32_t left;
 } pkt_stripe;
 
+/* A queue pair (queue_pairs pair, transport rc; or a persistent tcp
+ * connection, whose transport state is trc): (source, destination,
+ * channel, class).  Its messages are sent in order, one after the other
+ * (a message starts when the one before it has sent its last packet), in
+ * one packet sequence (each starts where the one before it ended), paced
+ * by one clock, and share the congestion control's state -- rate, window,
+ * estimates and timers live as long as the run, as a NIC keeps them per
+ * QP; the outstanding packets of all its live messages count against the
+ * one window. */
 typedef struct pqp {
     uint32_t src, dst, chan, prio;
     uint32_t psn;     /* the next message's first psn */
