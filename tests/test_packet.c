@@ -1806,6 +1806,80 @@ static void test_tcp_persistent(void **st) {
     }
 }
 
+/* Messages of a queue pair (rc) or persistent connection (tcp) complete in order.  On the idle
+ * path, lossy, drop_psn 255 (the first transmission of packet 255 of every message is lost): A = 1
+ * MiB (its last packet lost: no later packet shows the gap, so only the retransmit timeout, 50 us,
+ * repairs it) and B = 2 MiB (512 packets, about 21 us at line rate) posted together on one pair (B's packet 255 is repaired at once: the
+ * packets after it show the gap).  B's data is all there long before A's lost packet is sent again;
+ * on a queue pair or connection its completion waits for A's and comes in the same instant; with a
+ * queue pair or connection per message B completes first. */
+static void test_pair_in_order(void **st) {
+    (void)st;
+    static const char *const O[4] = {
+        "{\"pfc\": false, \"drop_psn\": 255, \"rto\": 50}",
+        "{\"pfc\": false, \"drop_psn\": 255, \"rto\": 50, \"queue_pairs\": \"message\"}",
+        "{\"transport\": \"tcp\", \"pfc\": false, \"drop_psn\": 255, \"tcp_min_rto\": 50}",
+        "{\"transport\": \"tcp\", \"pfc\": false, \"drop_psn\": 255, \"tcp_min_rto\": 50, "
+        "\"tcp_connections\": \"message\"}"};
+    for (int k = 0; k < 4; k++) {
+        tnet tn;
+        tn_open(&tn, chain(2, NULL), O[k]);
+        tn_send(&tn, 0, 1, MIB, 0);
+        tn_send(&tn, 0, 1, 2 * MIB, 1);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 2);
+        cs_packet_stats s = stats(&tn);
+        assert_int_equal(s.delivered_bytes, 3 * MIB);
+        assert_true(s.timeouts >= 1);
+        printf("  %s: A done at %llu ps, B at %llu ps\n", O[k], (unsigned long long)tn.t[0],
+               (unsigned long long)tn.t[1]);
+        assert_true(tn.t[0] > 50000000); /* A waited for its timer */
+        if (k % 2 == 0) assert_int_equal(tn.t[1], tn.t[0]);
+        else assert_true(tn.t[1] < tn.t[0]);
+        tn_close(&tn);
+    }
+}
+
+/* Lossy runs with failing messages on persistent tcp connections and on rc queue pairs drain: 40
+ * seeded runs of 24 messages (4 KiB to 256 KiB) each way between two NPUs, 5 % loss per link, a
+ * short timer and retry_limit 1: every message either completes or fails (a failing one frees the
+ * window and the order it held), and no event is left. */
+static void test_pair_failures_drain(void **st) {
+    (void)st;
+    uint64_t failed = 0, done = 0;
+    for (int tcp = 0; tcp < 2; tcp++)
+        for (int seed = 1; seed <= 40; seed++) {
+            char opt[256];
+            snprintf(opt, sizeof opt,
+                     tcp ? "{\"transport\": \"tcp\", \"pfc\": false, \"loss_rate\": 0.05, \"seed\": %d, "
+                           "\"tcp_min_rto\": 20, \"retry_limit\": 1, \"tcp_iw\": 4}"
+                         : "{\"pfc\": false, \"loss_rate\": 0.05, \"seed\": %d, \"rto\": 20, \"retry_limit\": 1, "
+                           "\"cc\": \"dctcp\"}",
+                     seed);
+            tnet tn;
+            tn_open(&tn, chain(2, NULL), opt);
+            uint64_t x = (uint64_t)seed * 0x9E3779B97F4A7C15ULL;
+            for (uint64_t i = 0; i < 48; i++) {
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                uint64_t bytes = 4096 << (x >> 61); /* 4 KiB .. 512 KiB */
+                if (i % 2) tn_send(&tn, 1, 0, bytes, i);
+                else tn_send(&tn, 0, 1, bytes, i);
+            }
+            cs_eventq_run(tn.q, CS_TIME_MAX);
+            cs_packet_stats s = stats(&tn);
+            if ((uint64_t)tn.n + s.failed_flows != 48)
+                fail_msg("%s seed %d: %d messages done, %llu failed, of 48", tcp ? "tcp" : "rc", seed, tn.n,
+                         (unsigned long long)s.failed_flows);
+            for (int i = 0; i < 48; i++) assert_true(tn.got[i] <= 1);
+            assert_int_equal(cs_eventq_size(tn.q), 0);
+            failed += s.failed_flows;
+            done += (uint64_t)tn.n;
+            tn_close(&tn);
+        }
+    printf("  %llu messages done, %llu failed\n", (unsigned long long)done, (unsigned long long)failed);
+    assert_true(failed > 0 && done > 0);
+}
+
 /* NewReno's window on scripted ACKs (MSS 1000 bytes, IW 10), by hand:
      start                               cwnd 10000, ssthresh unbounded
      5 ACKs of 1000 (slow start)         cwnd 15000
@@ -2557,7 +2631,7 @@ int main(void) {
              cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_queue_pairs), cmocka_unit_test(test_int_data_path), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
         cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_channels), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
-        cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_persistent), cmocka_unit_test(test_tcp_newreno_law),
+        cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_persistent), cmocka_unit_test(test_pair_in_order), cmocka_unit_test(test_pair_failures_drain), cmocka_unit_test(test_tcp_newreno_law),
         cmocka_unit_test(test_tcp_cubic_law), cmocka_unit_test(test_tcp_one_loss),
         cmocka_unit_test(test_tcp_two_flows_share), cmocka_unit_test(test_tcp_ecn), cmocka_unit_test(test_udp_alone),
         cmocka_unit_test(test_udp_incast), cmocka_unit_test(test_transport_bad_options),

@@ -747,7 +747,7 @@ static void free_flow(pkt_state *s, uint32_t id) {
  * (or stopped) and of which no packet is left anywhere is freed. */
 static void maybe_free(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
-    if (f->inflight || f->in_ring) return;
+    if (f->inflight || f->in_ring || f->held) return;
     if (f->failed || (f->delivered && f->snd_una == f->npkts)) free_flow(s, id);
 }
 
@@ -1180,14 +1180,58 @@ uint32_t pkt_payload_of(const pkt_state *s, const pflow *f, uint32_t psn) {
 #define payload_of pkt_payload_of
 
 /* The last in-order packet of flow id has arrived. */
-void pkt_delivered(pkt_state *s, uint32_t id) {
+/* Flow id's message is complete: its finish time, its done callback (which may send: s->flows may move). */
+static void complete(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     cs_time now = now_of(s);
-    f->delivered = 1;
     f->finish = now;
     s->st.fct_sum_ns += cs_time_as_ns_f(now - f->start);
     s->st.flows_done++;
     f->done(f->ctx, f->cookie);
+}
+
+/* Whether a message of flow id's queue pair older than it is neither complete nor failed. */
+static int qp_older_open(const pkt_state *s, uint32_t id) {
+    for (uint32_t g = s->qps[s->flows[id].qp].live; g != id; g = s->flows[g].qp_next) {
+        const pflow *h = &s->flows[g];
+        if (!h->failed && (!h->delivered || h->held)) return 1;
+    }
+    return 0;
+}
+
+/* Queue pair q's held messages complete, oldest first, up to its first open one (not delivered, not
+ * failed). */
+static void qp_complete_ready(pkt_state *s, uint32_t q) {
+    uint32_t g = s->qps[q].live;
+    while (g != NONE) {
+        const pflow *h = &s->flows[g];
+        if (!h->failed && !h->delivered) return;
+        if (!h->held) {
+            g = h->qp_next;
+            continue;
+        }
+        s->flows[g].held = 0;
+        complete(s, g);
+        uint32_t next = s->flows[g].qp_next;
+        maybe_free(s, g);
+        g = next;
+    }
+}
+
+/* Messages of a queue pair (or persistent tcp connection) complete in order, as an RC QP's
+ * completions and a TCP byte stream's messages do: one delivered while an older one is still open
+ * is held until that one completes (or fails). */
+void pkt_delivered(pkt_state *s, uint32_t id) {
+    pflow *f = &s->flows[id];
+    f->delivered = 1;
+    f->finish = now_of(s);
+    if (f->qp != NONE && qp_older_open(s, id)) {
+        f->held = 1;
+        return;
+    }
+    uint32_t q = f->qp;
+    complete(s, id);
+    if (q != NONE && s->flows[id].qp_next != NONE) qp_complete_ready(s, q);
 }
 
 /* A data packet reached its receiver marked or not: a CNP for the congestion
@@ -1351,7 +1395,8 @@ static void cc_ack(pkt_state *s, uint32_t id, const pkt *p) {
 /* The window of queue pair q may have opened: its live flows with data to
  * send go back to their send rings. */
 void pkt_qp_wake(pkt_state *s, uint32_t q, int later) {
-    for (uint32_t g = s->qps[q].live; g != NONE; g = s->flows[g].qp_next) {
+    /* (parked messages are the list's tail: they start in order, qp_advance) */
+    for (uint32_t g = s->qps[q].live; g != NONE && !s->flows[g].parked; g = s->flows[g].qp_next) {
         pflow *h = &s->flows[g];
         if (!h->in_ring && !h->parked && h->snd_nxt < h->npkts && !h->failed) {
             if (later) ring_add_later(s, g);
@@ -1481,7 +1526,9 @@ int pkt_timeout_gives_up(pkt_state *s, uint32_t id) {
         s->failed_dst = f->dst;
         s->failed_bytes = f->bytes;
     }
+    uint32_t q = f->qp;
     maybe_free(s, id);
+    if (q != NONE) qp_complete_ready(s, q); /* messages held behind it no longer wait for it */
     return 1;
 }
 

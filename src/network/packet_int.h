@@ -145,6 +145,7 @@ typedef struct pflow {
      * waiting for the pair's older messages to be sent (not on the send ring) */
     uint32_t qp, qp_next, qp_base;
     uint8_t parked;
+    uint8_t held; /* delivered, its completion held until the pair's older messages complete (in order) */
 } pflow;
 
 /* A message striped over NCCL channels (pkt_send): its caller's completion, called when the last of

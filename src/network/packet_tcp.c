@@ -143,6 +143,13 @@ static int tcp_may_send(pkt_state *s, pflow *f) {
     return (double)(cflight + 1) * s->tcp.mss <= t->c->w.cwnd;
 }
 
+/* FlightSize (RFC 5681) for a window cut: the connection's outstanding data (a persistent
+ * connection's messages share its window). */
+static double flight_bytes(const pkt_state *s, const pflow *f) {
+    uint64_t n = f->qp != NONE ? pkt_qp_outstanding(s, f) : f->snd_nxt - f->snd_una;
+    return (double)n * s->tcp.mss;
+}
+
 static void tcp_sent(pkt_state *s, pflow *f, const pkt *p) {
     (void)p;
     ((tcp_flow *)f->trs)->c->last_tx = cs_eventq_now(s->q);
@@ -248,7 +255,7 @@ static void tcp_ctrl(pkt_state *s, pkt *p) {
             cs_tcp_win_dupack(&t->c->w, &s->tcp);
         } else if (++t->dupacks == 3 && (!t->have_recover || f->snd_una > t->recover)) {
             s->st.fast_retransmits++;
-            cs_tcp_win_loss(&t->c->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
+            cs_tcp_win_loss(&t->c->w, &s->tcp, flight_bytes(s, f));
             t->in_rec = 1;
             t->recover = t->snd_max - 1;
             t->have_recover = 1;
@@ -257,7 +264,7 @@ static void tcp_ctrl(pkt_state *s, pkt *p) {
     }
     if (p->ce_bytes && !t->in_rec && (!t->have_ecn_end || f->snd_una > t->ecn_end)) { /* RFC 3168 6.1.2 */
         s->st.ecn_cuts++;
-        cs_tcp_win_ecn(&t->c->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
+        cs_tcp_win_ecn(&t->c->w, &s->tcp, flight_bytes(s, f));
         t->ecn_end = t->snd_max - 1;
         t->have_ecn_end = 1;
     }
@@ -269,7 +276,7 @@ static void tcp_timeout(pkt_state *s, uint32_t id) {
     pflow *f = &s->flows[id];
     tcp_flow *t = f->trs;
     if (pkt_timeout_gives_up(s, id)) return;
-    cs_tcp_win_timeout(&t->c->w, &s->tcp, (double)(f->snd_nxt - f->snd_una) * s->tcp.mss);
+    cs_tcp_win_timeout(&t->c->w, &s->tcp, flight_bytes(s, f));
     t->recover = t->snd_max - 1;
     t->have_recover = 1;
     t->in_rec = 0;
