@@ -32,8 +32,8 @@ typedef struct cs_packet_stats {
     uint64_t fast_retransmits;           /* tcp: fast retransmits (third duplicate ACK) */
     uint64_t ecn_cuts;                   /* tcp with tcp_ecn: window cuts for ECN echoes */
     uint64_t partial_acks;               /* tcp: partial ACKs in fast recovery (each resends one segment) */
-    uint64_t tcp_idle_restarts;          /* tcp, persistent connections: messages that restarted the window after
-                                            an idle period (tcp_idle_restart) */
+    uint64_t tcp_idle_restarts;          /* tcp, persistent connections: messages whose window an idle period cut
+                                            back to tcp_iw (tcp_idle_restart) */
     uint64_t undelivered_bytes;          /* udp: payload dropped or lost, never sent again */
     uint64_t class_pauses[8];            /* PFC pauses that took effect, per traffic class (priorities) */
     uint64_t int_records;                /* cc hpcc: in-band telemetry records the ACKs and NAKs brought back

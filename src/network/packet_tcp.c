@@ -126,9 +126,11 @@ static void tcp_init(pkt_state *s, pflow *f) {
     int idle = q->live == (uint32_t)(f - s->flows) && f->qp_next == NONE; /* no other message live */
     if (s->o.tcp_idle_restart && idle && now - c->last_tx > f->rto) {
         double rw = s->tcp.iw * s->tcp.mss;
-        if (c->w.cwnd > rw) c->w.cwnd = rw;
+        if (c->w.cwnd > rw) {
+            c->w.cwnd = rw;
+            s->st.tcp_idle_restarts++;
+        }
         c->w.epoch_on = 0;
-        s->st.tcp_idle_restarts++;
     }
 }
 
