@@ -453,6 +453,19 @@ for c in 8 16 64; do # merged: the bytes on the wire of this nccl-channels (its 
     expect_eq "channels: nccl-channels $c connections: $per flow(s) per message, the same bytes" \
         "$(chrows $c connections)" "$((32 * per)) $((32 * per)) ${m##* }"
 done
+# A communicator of one GPU per node (DP with TP 8 on 8-GPU servers) uses its NIC's channels too:
+# 16 / 8 = 2 per NIC, not the 16 of the node's graph: twice merged's rows across the servers.
+trch() {
+    rm -rf o
+    "$CS_BIN" train --model llama3-8b --tp 8 --dp 2 --global-batch 2 --set model.transformer.layers=1 --seq 512 \
+        --recompute full --device H100-SXM --network-configuration=n2s.yml --topology s2.json --backend packet \
+        --set backend.packet.channels="$1" --quiet --out o > /dev/null 2> err.txt || { fail "train channels $1: $(cat err.txt)"; return; }
+    awk -F, 'NR > 1 && int($1 / 8) != int($2 / 8) { x++; b += $3 } END { print x + 0, b + 0 }' o/flows.csv
+}
+tm=$(trch merged)
+tc=$(trch connections)
+expect_eq "channels: DP of one GPU per node: 2 flows per message (its NIC's share of 16)" \
+    "$tc" "$((2 * ${tm%% *})) ${tm##* }"
 expect_fail "channels: an unknown value refused by name" "backend.packet.channels: expected one of connections, merged" \
     "$CS_BIN" run --workload-configuration=ar64.et --network-configuration=n2s.yml --system-configuration=nccl2.json \
     --topology s2.json --backend packet --set backend.packet.channels=all --quiet

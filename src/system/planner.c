@@ -290,10 +290,12 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     in->phases = b.ph;
     in->nchunks = 1;
     in->nccl = 1;
-    /* NCCL's channels are rings of their own, each crossing a node boundary through one NIC: between
-     * two NICs C / ppn of them, each a connection (queue pair) of its own carrying its share */
+    /* NCCL's channels are rings of their own, each crossing a node boundary through one NIC: a node's
+     * graph of C channels (nccl-channels) over its NICs (one per GPU) puts C / NICs of them on each
+     * NIC, and a communicator's ring through a NIC uses that NIC's channels, whatever number of the
+     * node's GPUs it has -- each a connection (queue pair) of its own carrying its share */
     if (multi_node && !innet) {
-        uint32_t per = (uint32_t)c->nccl_channels / ppn;
+        uint32_t per = (uint32_t)c->nccl_channels / nc->npus[0];
         in->nccl_net_channels = (uint16_t)(per ? per : 1);
     }
     if (innet) {

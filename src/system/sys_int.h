@@ -159,9 +159,9 @@ struct cs_inst {
     uint8_t nccl;            /* planned by collective-model nccl (planner.c): bundles pay step_ns and
                                 no local reduction; the streams start launch_ns after the issue */
     uint64_t nccl_launch_ns, nccl_step_ns;
-    uint16_t nccl_net_channels; /* collective-model nccl across nodes: the NCCL channels between a pair of
-                                   NICs (nccl-channels / GPUs per node, at least 1) that each message is
-                                   striped over (cs_net_msg.channels); 0 otherwise */
+    uint16_t nccl_net_channels; /* collective-model nccl across nodes: the NCCL channels through a NIC
+                                   (nccl-channels / GPUs, so NICs, per node of the network; at least 1) that
+                                   each message is striped over (cs_net_msg.channels); 0 otherwise */
     uint32_t *phase_counts;  /* per (phase index, member) counters an algorithm may use
                                 (inSwitch: contributions at the switch); css_inst_phase_counts */
     cs_time *phase_times;    /* the same shape, times (inSwitch: the latest up-link start of a line on a
