@@ -199,7 +199,9 @@ expect_fail "bad flowlet_gap" "backend.packet.flowlet_gap" \
 # the links' queue bytes and PFC states are counter tracks beside the utilization: every queue sample within the
 # buffer, each link's largest sample its links.csv max_queue_bytes exactly, and a link that links.csv says was
 # paused has a pfc_paused sample of 1 (the samples are the backend's own changes, so these agree by construction
-# of the two paths -- the counters come from events, links.csv from the port's running maximum and pause clock)
+# of the two paths -- the counters come from events, links.csv from the port's running maximum and pause clock);
+# the utilization track (busy fraction per util_window, 10 us, each sample at its window's start, the last window
+# as far as it ran, then 0) gives back each link's links.csv busy_ns: sum of value x min(10 us, gap to the next)
 specs=("1 RECV src=1 size=1048576 tag=1; 2 RECV src=2 size=1048576 tag=1; 3 RECV src=3 size=1048576 tag=1; 4 RECV src=4 size=1048576 tag=1; 5 RECV src=5 size=1048576 tag=1; 6 RECV src=6 size=1048576 tag=1; 7 RECV src=7 size=1048576 tag=1")
 for r in 1 2 3 4 5 6 7; do specs+=("1 SEND dst=0 size=1048576 tag=1"); done
 for r in $(seq 8 15); do specs+=("1 COMP dur=1"); done
@@ -215,10 +217,11 @@ names = {}
 for e in ev:
     if e.get("ph") == "M" and e.get("name") == "process_name" and str(e["args"]["name"]).startswith("link "):
         names[e["pid"]] = int(str(e["args"]["name"]).split()[1])
-q, paused = {}, {}
+q, paused, util = {}, {}, {}
 for e in ev:
     if e.get("ph") != "C" or e.get("pid") not in names: continue
     l = names[e["pid"]]
+    if e["name"] == "utilization": util.setdefault(l, []).append((float(e["ts"]), e["args"]["utilization"]))
     if e["name"] == "queue_bytes": q.setdefault(l, []).append(e["args"]["queue_bytes"])
     if e["name"] == "pfc_paused": paused.setdefault(l, []).append(e["args"]["pfc_paused"])
 rows = {int(r["link"]): r for r in csv.DictReader(open(sys.argv[2]))}
@@ -229,6 +232,13 @@ for l, vs in q.items():
 was_paused = [l for l in names.values() if float(rows[l]["pfc_paused_ns"]) > 0]
 assert was_paused, "the incast paused no traced link"
 for l in was_paused: assert 1 in paused.get(l, []), ("paused link without a pfc_paused sample", l)
+assert util, "no utilization counters"
+for l, us in util.items():
+    assert all(0 <= v <= 1 for _, v in us), ("utilization outside 0..1", l)
+    assert us[-1][1] == 0, ("the last utilization sample is not 0", l)
+    busy_us = sum(v * min(10.0, us[i + 1][0] - t) for i, (t, v) in enumerate(us[:-1]))
+    want = float(rows[l]["busy_ns"]) / 1000
+    assert abs(busy_us - want) <= max(1e-3, 1e-4 * want), ("utilization track vs busy_ns", l, busy_us, want)
 PY
 # transports (issue 14): tcp and udp by key, on the same fat-tree, lossy.  A 16 MiB all-to-all
 # through the 4:1 spines drops packets: tcp repairs them (every byte once), udp loses them and says

@@ -76,6 +76,8 @@ static void *opts_of(const cs_net_backend *be, const char *json) {
 
 /* The packet backend on topology t (owned by tn from here), options given as
  * JSON text ("{}" = defaults). */
+static const cs_net_observer *g_tn_obs; /* tn_open's observer (NULL: none) */
+
 static void tn_open(tnet *tn, cs_topo *t, const char *opts_json) {
     memset(tn, 0, sizeof *tn);
     const cs_net_backend *be = cs_net_backend_find("packet");
@@ -91,7 +93,7 @@ static void tn_open(tnet *tn, cs_topo *t, const char *opts_json) {
     tn->opts = opts_of(be, opts_json);
     cs_error err;
     cs_error_clear(&err);
-    cs_net_env env = {.cfg = &tn->cfg, .topo = t, .q = tn->q, .opts = tn->opts};
+    cs_net_env env = {.cfg = &tn->cfg, .topo = t, .q = tn->q, .opts = tn->opts, .observer = g_tn_obs};
     if (cs_net_init(&tn->net, be, &env, &err)) fail_msg("create: %s", err.msg);
 }
 
@@ -1679,6 +1681,80 @@ static void test_routing_modes(void **st) {
     }
 }
 
+/* Link utilization samples (util_window; the timeline's utilization track).  One flow of 256 full
+ * packets over chain(2) (s = 41780 ps a packet, lat = 500 ns), windows of 1 us:
+ *   hop 0 (NPU 0 -> switch) is busy [0, 256 s) = [0, 10695.68 ns): windows 0..9 at 1, window 10 at
+ *     0.69568, and 0 from 11 us (the end of the run: the report);
+ *   hop 1 (switch -> NPU 1) is busy from s + lat = 541.78 ns for 256 s, to 11237.46 ns: window 0 at
+ *     0.45822, windows 1..10 at 1, window 11 at 0.23746, 0 from 12 us;
+ *   the ACKs' two links back (16 ACKs of 640 ps each) sum to 16 x 640 / 1e6 over their windows.
+ * Each window's sample at its start, in order. */
+typedef struct usample {
+    uint32_t link;
+    cs_time t;
+    double u;
+} usample;
+static usample g_us[256];
+static int g_nus;
+static void on_util(void *ud, uint32_t link, cs_time t, double u) {
+    (void)ud;
+    if (g_nus < 256) g_us[g_nus++] = (usample){link, t, u};
+}
+
+static void test_link_utilization(void **st) {
+    (void)st;
+    cs_net_observer obs = {.link_util = on_util};
+    g_nus = 0;
+    g_tn_obs = &obs;
+    tnet tn;
+    tn_open(&tn, chain(2, NULL), "{\"util_window\": 1}");
+    g_tn_obs = NULL;
+    tn_send(&tn, 0, 1, MIB, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, 1);
+    cs_net_link_report r;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_net_report(&tn.net, &r, &err), CS_OK);
+    cs_net_link_report_free(&r);
+    uint32_t l0 = cs_topo_find_link(tn.topo, 0, 2), l1 = cs_topo_find_link(tn.topo, 2, 1);
+    uint32_t lb = cs_topo_find_link(tn.topo, 1, 2), lb2 = cs_topo_find_link(tn.topo, 2, 0);
+    double want0[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.69568, 0};
+    double want1[13] = {0.45822, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.23746, 0};
+    int n0 = 0, n1 = 0;
+    double back = 0, back2 = 0;
+    cs_time last0 = 0, last1 = 0;
+    for (int i = 0; i < g_nus; i++) {
+        const usample *x = &g_us[i];
+        if (x->link == l0) {
+            assert_true(n0 < 12);
+            assert_int_equal(x->t, (cs_time)n0 * 1000000);
+            assert_true(fabs(x->u - want0[n0]) < 1e-9);
+            assert_true(x->t >= last0);
+            last0 = x->t;
+            n0++;
+        } else if (x->link == l1) {
+            assert_true(n1 < 13);
+            assert_int_equal(x->t, (cs_time)n1 * 1000000);
+            assert_true(fabs(x->u - want1[n1]) < 1e-9);
+            assert_true(x->t >= last1);
+            last1 = x->t;
+            n1++;
+        } else if (x->link == lb) {
+            back += x->u;
+        } else if (x->link == lb2) {
+            back2 += x->u;
+        } else {
+            fail_msg("a sample of link %u, which carried nothing", x->link);
+        }
+    }
+    assert_int_equal(n0, 12);
+    assert_int_equal(n1, 13);
+    assert_true(fabs(back - 16 * 640 / 1e6) < 1e-9);
+    assert_true(fabs(back2 - 16 * 640 / 1e6) < 1e-9);
+    tn_close(&tn);
+}
+
 /* ---- transports: tcp (NewReno, CUBIC) and udp ----------------------------------------------------
 
    TCP on an idle path (chain(2): s = 41780 ps a packet, lat = 500000 ps, an
@@ -2630,7 +2706,7 @@ int main(void) {
         cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_swift_target), cmocka_unit_test(test_swift_sequence),
              cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_queue_pairs), cmocka_unit_test(test_int_data_path), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
-        cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_channels), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
+        cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_link_utilization), cmocka_unit_test(test_channels), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
         cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_persistent), cmocka_unit_test(test_pair_in_order), cmocka_unit_test(test_pair_failures_drain), cmocka_unit_test(test_tcp_newreno_law),
         cmocka_unit_test(test_tcp_cubic_law), cmocka_unit_test(test_tcp_one_loss),
         cmocka_unit_test(test_tcp_two_flows_share), cmocka_unit_test(test_tcp_ecn), cmocka_unit_test(test_udp_alone),

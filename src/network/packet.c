@@ -329,6 +329,10 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "drop_psn", .type = CS_OPT_INT, .def = -1, .min = -1, .max = (double)INT32_MAX, .off = O(drop_psn),
      .help = "a test hook: the first transmission of data packet number drop_psn of every message is lost on its "
              "first link (-1: none)"},
+    {.key = "util_window", .type = CS_OPT_NUM, .def = 10, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
+     .off = O(util_window_us),
+     .help = "timelines (--trace): the links' utilization track is each link's busy fraction over windows of "
+             "this length (our choice: 10 us)"},
     {.key = "flow_rows", .type = CS_OPT_INT, .def = 1 << 20, .min = 0, .max = 1 << 26, .unit = "rows",
      .off = O(flow_rows),
      .help = "flows.csv keeps the first this many flows (56 bytes each); a warning says when later ones are left out"},
@@ -563,6 +567,11 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
              s->o.routing == PKT_ROUTING_ADAPTIVE;
     s->reorders = s->hbh;
     s->flowlet_gap = (cs_time)llround(s->o.flowlet_gap_us * 1e6);
+    if (s->obs.link_util) {
+        s->util_w = (cs_time)llround(s->o.util_window_us * 1e6);
+        if (s->util_w < 1) s->util_w = 1;
+        s->util = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *s->util);
+    }
     s->halt = env->halt;
     s->router = cs_router_new_ex(t, seed, spray, same ? NULL : s->bw);
     /* queue pairs follow the routing's: per message paths (spraying without
@@ -624,6 +633,7 @@ static void pkt_destroy(void *state) {
     cs_free(s->dq_act);
     if (s->pkts) cs_pool_free(s->pkts);
     if (s->stripes) cs_pool_free(s->stripes);
+    cs_free(s->util);
     if (s->ints) cs_pool_free(s->ints);
     cs_router_free(s->router);
     cs_topo_free(s->own_topo);
@@ -1637,6 +1647,30 @@ static void prefetch_ahead(pkt_state *s) {
     }
 }
 
+/* Link l's utilization samples (util_window): window w's busy fraction at its start, once a later
+ * window begins, and 0 at the start of the first idle window after it. */
+static void util_flush(pkt_state *s, uint32_t l, uint64_t w) {
+    struct putil *u = &s->util[l];
+    if (u->busy) {
+        s->obs.link_util(s->obs.ud, l, (cs_time)u->win * s->util_w, (double)u->busy / (double)s->util_w);
+        if (w > u->win + 1) s->obs.link_util(s->obs.ud, l, (cs_time)(u->win + 1) * s->util_w, 0);
+    }
+    u->win = w;
+    u->busy = 0;
+}
+
+/* Link l was busy over [a, b): summed into its windows. */
+static void util_busy(pkt_state *s, uint32_t l, cs_time a, cs_time b) {
+    struct putil *u = &s->util[l];
+    while (a < b) {
+        uint64_t w = a / s->util_w;
+        if (w != u->win) util_flush(s, l, w);
+        cs_time end = (cs_time)(w + 1) * s->util_w, e = b < end ? b : end;
+        u->busy += e - a;
+        a = e;
+    }
+}
+
 static void on_tx_end(void *ctx, const cs_event *ev) {
     pkt_state *s = ctx;
     prefetch_ahead(s);
@@ -1645,6 +1679,7 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
     cs_time now = now_of(s);
     P->busy = 0;
     P->busy_time += now - P->busy_since;
+    if (s->util) util_busy(s, l, P->busy_since, now);
     P->packets++;
     if (P->cur_data) P->bytes += P->cur_payload;
     release(s, lk(s, l)->src, P);
@@ -2165,6 +2200,17 @@ static void qp_join(pkt_state *s, uint32_t id, uint32_t chan, const cs_cc_flow *
 static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
     (void)err;
     if (((pkt_state *)state)->defer) dq_drain_all(state, now_of(state), 1);
+    pkt_state *su = state;
+    if (su->util) /* the windows begun: their fraction so far (busy over the time they have run), then 0 */
+        for (uint32_t l = 0; l < su->topo->nlinks; l++) {
+            struct putil *u = &su->util[l];
+            if (!u->busy) continue;
+            cs_time t0 = (cs_time)u->win * su->util_w, now = now_of(su), len = now > t0 ? now - t0 : 1;
+            if (len > su->util_w) len = su->util_w;
+            su->obs.link_util(su->obs.ud, l, t0, (double)u->busy / (double)len);
+            su->obs.link_util(su->obs.ud, l, t0 + len, 0);
+            u->busy = 0;
+        }
     const pkt_state *s = state;
     cs_time now = now_of(s);
     out->nlinks = s->topo->nlinks;

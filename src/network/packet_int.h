@@ -29,7 +29,7 @@ enum { PKT_RTX_GBN, PKT_RTX_SR };
 typedef struct pkt_opts {
     int mtu, overhead, ack_every, retry_limit, ecmp_seed, routing, cc, seed, retransmit, sr_window, flow_rows;
     bool pfc, cut_through;
-    double buffer_bytes, alpha, rto_us, loss_rate, window_bytes, flowlet_gap_us;
+    double buffer_bytes, alpha, rto_us, loss_rate, window_bytes, flowlet_gap_us, util_window_us;
     double kmin_bytes, kmax_bytes, pmax;
     double dcqcn_g, dcqcn_alpha_us, dcqcn_timer_us, dcqcn_bytes, dcqcn_f, dcqcn_rai_gbps, dcqcn_rhai_gbps,
         dcqcn_min_gbps, cnp_interval_us;
@@ -296,6 +296,10 @@ typedef struct pkt_state {
     /* per-packet routing (packet_route.c): hbh = routing is packet-spray, flowlet or adaptive */
     uint8_t hbh, reorders; /* reorders: a flow's packets may take different paths */
     cs_time flowlet_gap;
+    /* link utilization samples (an observer's link_util; NULL: none): per link, the window of
+     * util_window being summed and its busy time so far */
+    struct putil { uint64_t win; cs_time busy; } *util;
+    cs_time util_w;
     uint32_t *cand;
     uint32_t cap_cand;
     /* deferred arrivals (packet.c): per link, the data packets on it whose
