@@ -28,14 +28,15 @@ printf '| binary | events | simulated ms | wall s | CPU s | Mevents / CPU-s | lo
 for ((k = 0; k < ROUNDS; k++)); do
     for bin in "$@"; do
         load=$(cut -d' ' -f1 /proc/loadavg)
+        rm -f "$TMP/step.json"
         lim=()
         [ "$WALL" != 0 ] && lim=(--max-wall "$WALL")
         # shellcheck disable=SC2206
         lim+=(${CS_STEP_ARGS:-})
         /usr/bin/time -f '%e %U %S' -o "$TMP/t.txt" "$bin" train --model llama3-8b --tp 8 --dp 128 --global-batch 128 \
             --recompute full --device H100-SXM --network-configuration="$TMP/n1024.yml" --topology "$TMP/srv.json" \
-            --backend packet "${lim[@]}" --progress 600 > "$TMP/out.txt" 2> "$TMP/err.txt"
-        python3 - "$bin" "$load" "$TMP/t.txt" "$TMP/err.txt" "$TMP/out.txt" <<'PY'
+            --backend packet "${lim[@]}" --progress 600 --json "$TMP/step.json" > "$TMP/out.txt" 2> "$TMP/err.txt"
+        python3 - "$bin" "$load" "$TMP/t.txt" "$TMP/err.txt" "$TMP/out.txt" "$TMP/step.json" <<'PY'
 import re, sys
 wall, user, sys_ = open(sys.argv[3]).read().split()[-3:]
 cpu = float(user) + float(sys_)
@@ -43,11 +44,11 @@ text = open(sys.argv[4]).read() + open(sys.argv[5]).read()
 m = re.search(r"interrupted at simulated time ([0-9.]+) ms after ([0-9]+) events", text)
 if m:
     ms, ev = float(m.group(1)), int(m.group(2))
-else:
-    m = re.search(r"simulated ([0-9]+) events", text)
-    t = re.search(r"step time\s+([0-9.]+) s", text)
-    ev = int(m.group(1)) if m else 0
-    ms = float(t.group(1)) * 1e3 if t else float("nan")
+else:  # the whole step: its time and events from --json
+    import json, os
+    j = json.load(open(sys.argv[6])) if os.path.exists(sys.argv[6]) else {}
+    ev = int(j.get("events", 0))
+    ms = float(j["iteration_time_ns"]) / 1e6 if "iteration_time_ns" in j else float("nan")
 print(f"| {sys.argv[1]} | {ev} | {ms:.3f} | {float(wall):.1f} | {cpu:.2f} | {ev / cpu / 1e6:.2f} | {sys.argv[2]} |")
 PY
     done
