@@ -1516,7 +1516,8 @@ static void test_spray_halves(void **st) {
  *   both on one spine: its hops serve all 256 packets back to back, ECMP's closed form
  *     2 s + (N + 1) s2 + 4 lat = 23558480 ps, one uplink carrying every byte.
  * Which case a seed gives is the hash's; over 16 seeds both occur.  `merged`: one flow, always
- * ECMP's time on one spine.  Uneven splits and more channels than bytes: every byte once, one flow
+ * ECMP's time on one spine; so are two channels when the switches hash src and dst only
+ * (ecmp_hash "src,dst": the queue pairs of a pair share its path).  Uneven splits and more channels than bytes: every byte once, one flow
  * per channel that carries a byte. */
 static void send_ch(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie, uint16_t ch) {
     cs_error err;
@@ -1529,19 +1530,21 @@ static void send_ch(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t c
 static void test_channels(void **st) {
     (void)st;
     int seen[2] = {0, 0};
-    for (int merged = 0; merged < 2; merged++) {
+    for (int merged = 0; merged < 3; merged++) { /* 2: connections, the switches hashing src and dst only */
         for (int seed = 1; seed <= 16; seed++) {
             char opt[96];
             snprintf(opt, sizeof opt, "{\"ecmp_seed\": %d, \"channels\": \"%s\"}", seed,
-                     merged ? "merged" : "connections");
+                     merged == 1 ? "merged" : "connections");
             tnet tn;
-            tn_open(&tn, clos2(50, 0), opt);
+            cs_topo *topo = clos2(50, 0);
+            if (merged == 2) topo->ecmp_fields = CS_ECMP_SRC | CS_ECMP_DST;
+            tn_open(&tn, topo, opt);
             send_ch(&tn, 0, 1, MIB, 0, 2);
             cs_eventq_run(tn.q, CS_TIME_MAX);
             assert_int_equal(tn.n, 1);
             assert_int_equal(tn.got[0], 1);
             cs_packet_stats s = stats(&tn);
-            assert_int_equal(s.flows, merged ? 1 : 2);
+            assert_int_equal(s.flows, merged == 1 ? 1 : 2);
             assert_int_equal(s.delivered_bytes, MIB);
             assert_int_equal(s.retransmitted + s.out_of_order + s.naks + s.pauses, 0);
             cs_net_link_report r;

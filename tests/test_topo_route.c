@@ -114,6 +114,84 @@ static void test_ecmp_deterministic(void **st) {
     cs_topo_free(t);
 }
 
+/* ECMP's hashed fields (cs_topo.ecmp_fields, the topology file's "ecmp_hash"), on the fat-tree above
+ * (64 NPUs, 8 leaves of 8, 8 spines):
+ *   dst alone: every route to one destination leaves every switch on the same link whatever its source
+ *     -- the 8 sources of a leaf take one spine to NPU d (destination routing, as a switch's forwarding
+ *     table; other leaves may pick other spines);
+ *   src,dst,qp (the default): the 8 sources of some leaf spread over several spines; the same routes as
+ *     a topology that does not say (0);
+ *   src,dst: a pair's connections share its path (cs_router_route_conn of connection 3 = the pair's
+ *     route), while with qp hashed some pair's connection 3 takes another path. */
+static void test_ecmp_fields(void **st) {
+    (void)st;
+    cs_topo *t = fattree(64, 8, 8, 1);
+    cs_error err;
+    const unsigned all = CS_ECMP_SRC | CS_ECMP_DST | CS_ECMP_QP;
+    int spread = 0;
+    for (uint32_t d = 0; d < 64; d += 9) {
+        for (int k = 0; k < 2; k++) {
+            t->ecmp_fields = k ? CS_ECMP_DST : all;
+            cs_router *r = cs_router_new(t, 42);
+            for (uint32_t leaf = 0; leaf < 8; leaf++) {
+                if (leaf == d / 8) continue;
+                int used[8] = {0}, nused = 0;
+                for (uint32_t s = leaf * 8; s < leaf * 8 + 8; s++) {
+                    const uint32_t *l;
+                    uint32_t n;
+                    assert_int_equal(cs_router_route(r, s, d, &l, &n, &err), CS_OK);
+                    assert_int_equal(n, 4);
+                    used[t->links[l[1]].dst - 64 - 8] = 1; /* the spine */
+                }
+                for (int i = 0; i < 8; i++) nused += used[i];
+                if (k) assert_int_equal(nused, 1);
+                else spread += nused > 1;
+            }
+            cs_router_free(r);
+        }
+    }
+    assert_true(spread > 0);
+    /* 0 (not given) hashes every field: the same routes as src,dst,qp */
+    cs_router *r0, *r7;
+    t->ecmp_fields = 0;
+    r0 = cs_router_new(t, 5);
+    cs_topo *t7 = fattree(64, 8, 8, 1);
+    t7->ecmp_fields = all;
+    r7 = cs_router_new(t7, 5);
+    for (uint32_t s = 0; s < 64; s += 3)
+        for (uint32_t d = 0; d < 64; d += 5) {
+            const uint32_t *a, *b;
+            uint32_t na, nb;
+            assert_int_equal(cs_router_route_conn(r0, s, d, 7, 2, &a, &na, &err), CS_OK);
+            uint32_t ca[8];
+            memcpy(ca, a, na * sizeof *a);
+            assert_int_equal(cs_router_route_conn(r7, s, d, 7, 2, &b, &nb, &err), CS_OK);
+            assert_int_equal(na, nb);
+            assert_memory_equal(ca, b, na * sizeof *b);
+        }
+    cs_router_free(r0);
+    cs_router_free(r7);
+    cs_topo_free(t7);
+    int moved[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        t->ecmp_fields = k ? CS_ECMP_SRC | CS_ECMP_DST : all;
+        cs_router *r = cs_router_new(t, 42);
+        for (uint32_t s = 0; s < 8; s++)
+            for (uint32_t d = 8; d < 64; d++) {
+                const uint32_t *l;
+                uint32_t n, pair[8];
+                assert_int_equal(cs_router_route(r, s, d, &l, &n, &err), CS_OK);
+                memcpy(pair, l, n * sizeof *l);
+                assert_int_equal(cs_router_route_conn(r, s, d, 0, 3, &l, &n, &err), CS_OK);
+                moved[k] += memcmp(pair, l, n * sizeof *l) != 0;
+            }
+        cs_router_free(r);
+    }
+    assert_true(moved[0] > 0);
+    assert_int_equal(moved[1], 0);
+    cs_topo_free(t);
+}
+
 /* A failed leaf-spine cable: routes avoid it; all cables of the leaf down:
  * unreachable, with a message. */
 static void test_failed_link_rerouted(void **st) {
@@ -220,6 +298,21 @@ static void test_file_errors(void **st) {
     assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
     tu_assert_has(err.msg, "bad4.json:2: failed_links[0]: ");
     tu_assert_has(err.msg, "no link between nodes 0 and 1");
+    const char *bad_hash[] = {"\"src,port\"", "\"\"", "\"dst,dst\"", "\"src,\"", "3"};
+    for (int k = 0; k < 5; k++) {
+        char text[200];
+        snprintf(text, sizeof text, "{\"builder\": \"fat-tree\", \"npus_per_leaf\": 4, \"spines\": 1,\n\"ecmp_hash\": %s}\n",
+                 bad_hash[k]);
+        cs_error_clear(&err);
+        p = tu_write_tmp("bad5.json", text);
+        assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_EINVAL);
+        tu_assert_has(err.msg, "bad5.json:2: ecmp_hash: expected a comma-separated subset of src, dst, qp");
+    }
+    cs_error_clear(&err);
+    p = tu_write_tmp("good5.json", "{\"builder\": \"fat-tree\", \"npus_per_leaf\": 4, \"spines\": 1, \"ecmp_hash\": \"qp,dst\"}\n");
+    assert_int_equal(cs_topology_file_load(p, &net, &t, &err), CS_OK);
+    assert_int_equal(t->ecmp_fields, CS_ECMP_DST | CS_ECMP_QP);
+    cs_topo_free(t);
 }
 
 
@@ -645,7 +738,7 @@ int main(void) {
         cmocka_unit_test(test_clos3_path_counts), cmocka_unit_test(test_grid_path_counts),
         cmocka_unit_test(test_dragonfly_paths), cmocka_unit_test(test_file_new_builders),
         cmocka_unit_test(test_fattree_path_counts), cmocka_unit_test(test_rail_paths),
-        cmocka_unit_test(test_ecmp_deterministic),  cmocka_unit_test(test_failed_link_rerouted),
+        cmocka_unit_test(test_ecmp_deterministic), cmocka_unit_test(test_ecmp_fields),  cmocka_unit_test(test_failed_link_rerouted),
         cmocka_unit_test(test_file_builders),       cmocka_unit_test(test_file_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

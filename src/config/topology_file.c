@@ -22,6 +22,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -31,7 +32,46 @@
 typedef struct common {
     char *builder;
     int routing, ecmp_seed, qps;
+    unsigned ecmp_hash; /* CS_ECMP_* bits; 0 = not given: every field */
 } common;
+
+/* "ecmp_hash": the header fields ECMP hashes, a comma-separated subset of src, dst, qp. */
+static int parse_hash(const cs_jdoc *doc, const cs_opt *o, const json_t *v, void *field, cs_error *err) {
+    static const char *const F[] = {"src", "dst", "qp"};
+    const char *txt = json_is_string(v) ? json_string_value(v) : NULL;
+    unsigned bits = 0;
+    int ok = txt != NULL && *txt;
+    for (const char *p = txt; ok && *p;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int hit = 0;
+        for (unsigned k = 0; k < 3; k++)
+            if (n == strlen(F[k]) && strncmp(p, F[k], n) == 0 && !(bits >> k & 1)) {
+                bits |= 1u << k;
+                hit = 1;
+            }
+        ok = hit;
+        p = e ? e + 1 : p + n;
+        if (e && !*p) ok = 0;
+    }
+    if (!ok) {
+        char got[200];
+        cs_json_repr(v, got, sizeof got);
+        return CS_ERR(err, CS_EINVAL, "%s:%d: %s: expected %s, got %s", doc->path, cs_jdoc_key_line(doc, o->key), o->key,
+                      o->type_text, got);
+    }
+    *(unsigned *)field = bits;
+    return CS_OK;
+}
+
+/* The text of a CS_ECMP_* set ("src,dst,qp" for 0: every field). */
+static const char *hash_text(unsigned bits, char *buf, size_t n) {
+    if (!bits) bits = CS_ECMP_SRC | CS_ECMP_DST | CS_ECMP_QP;
+    snprintf(buf, n, "%s%s%s%s%s", bits & CS_ECMP_SRC ? "src" : "", (bits & CS_ECMP_SRC) && (bits & ~1u) ? "," : "",
+             bits & CS_ECMP_DST ? "dst" : "", (bits & CS_ECMP_DST) && (bits & CS_ECMP_QP) ? "," : "",
+             bits & CS_ECMP_QP ? "qp" : "");
+    return buf;
+}
 
 static const char *const ROUTINGS[] = {"ecmp", "spray", "qp", NULL};
 
@@ -55,6 +95,11 @@ static const cs_opt COMMON[] = {
      .help = "routing qp: queue pairs per (src, dst) connection, each hashed onto its own path"},
     {.key = "ecmp_seed", .type = CS_OPT_INT, .min = 0, .max = (double)INT_MAX, .off = offsetof(common, ecmp_seed),
      .help = "seed of ECMP hashing"},
+    {.key = "ecmp_hash", .type = CS_OPT_CUSTOM, .off = offsetof(common, ecmp_hash), .parse = parse_hash,
+     .type_text = "a comma-separated subset of src, dst, qp (e.g. \"src,dst,qp\")",
+     .help = "the fields ECMP hashes at every switch: src and dst (the NPUs' addresses) and qp (the queue pair or "
+             "channel: RoCEv2's UDP source port; with spray, the message) -- default src,dst,qp; dst alone routes "
+             "by destination, as InfiniBand's forwarding tables; src,dst puts every queue pair of a pair on one path"},
     LIST_KEY("routes", "a list of node paths [src, n1, ..., dst]",
              "routing table: paths used instead of ECMP while their links are up"),
     LIST_KEY("failed_links", "a list of [a, b] (node ids)", "cables down from the start"),
@@ -221,10 +266,13 @@ static json_t *effective(const cs_topo_builder *b, const void *params, const jso
     json_object_set_new(j, "builder", json_string(b->name));
     json_object_set_new(j, "routing", json_string(ROUTINGS[c->routing]));
     json_object_set_new(j, "ecmp_seed", json_integer(c->ecmp_seed));
+    char hb[32];
+    json_object_set_new(j, "ecmp_hash", json_string(hash_text(c->ecmp_hash, hb, sizeof hb)));
     const char *k;
     json_t *v;
     json_object_foreach(mine, k, v) {
-        if (strcmp(k, "builder") && strcmp(k, "routing") && strcmp(k, "ecmp_seed")) json_object_set(j, k, v);
+        if (strcmp(k, "builder") && strcmp(k, "routing") && strcmp(k, "ecmp_seed") && strcmp(k, "ecmp_hash"))
+            json_object_set(j, k, v);
     }
     json_t *bk = cs_opts_to_json(b->keys, b->nkeys, params);
     for (size_t i = 0; i < b->nkeys; i++)
@@ -242,6 +290,7 @@ int cs_topology_load_text(const char *path, const char *text, size_t len, const 
                   : cs_jdoc_load(path, "topology", &doc, err);
     if (rc) return rc;
     common c;
+    memset(&c, 0, sizeof c);
     cs_opts_defaults(COMMON, NCOMMON, &c);
     const cs_topo_builder *b = NULL;
     void *params = NULL;
@@ -274,6 +323,7 @@ int cs_topology_load_text(const char *path, const char *text, size_t len, const 
     }
     if (rc == CS_OK && out) {
         t->ecmp_seed = (uint64_t)c.ecmp_seed;
+        t->ecmp_fields = c.ecmp_hash;
         t->spray = c.routing != 0;
         t->qps = c.routing == 2 ? (uint32_t)c.qps : 0;
         rc = read_routes(&doc, t, err);

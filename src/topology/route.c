@@ -294,8 +294,11 @@ static uint32_t cands_from_dst(cs_router *r, const uint32_t *dist, uint32_t cur,
 static void walk(cs_router *r, const uint32_t *dist, uint32_t src, uint32_t dst, uint64_t salt, uint32_t *out) {
     const cs_topo *t = r->t;
     uint32_t len = dist[src], cur = src;
+    unsigned fl = t->ecmp_fields ? t->ecmp_fields : CS_ECMP_SRC | CS_ECMP_DST | CS_ECMP_QP; /* the fields hashed */
+    uint64_t pair = (fl & CS_ECMP_SRC ? (uint64_t)src << 32 : 0) | (fl & CS_ECMP_DST ? dst : 0);
+    if (!(fl & CS_ECMP_QP)) salt = 0;
     for (uint32_t h = 0; h < len; h++) {
-        uint64_t hkey = ((uint64_t)src << 32 | dst) ^ cs_mix64(cur);
+        uint64_t hkey = pair ^ cs_mix64(cur);
         if (salt) hkey ^= cs_mix64(salt);
         uint32_t nc = cands_from_dst(r, dist, cur, dst, dist[cur]);
         if (nc != UINT32_MAX) { /* the same candidates in the same order as the scan below */
@@ -443,7 +446,9 @@ int cs_router_route_conn(cs_router *r, uint32_t src, uint32_t dst, uint64_t msg,
                          const uint32_t **links, uint32_t *n, cs_error *err) {
     const cs_topo *t = r->t;
     int per_msg = r->spray < 0 ? t->spray : r->spray;
-    if (!per_msg && conn == 0) return cs_router_route(r, src, dst, links, n, err);
+    int qp_hashed = !t->ecmp_fields || (t->ecmp_fields & CS_ECMP_QP);
+    if ((!per_msg && conn == 0) || !qp_hashed) /* the pair's route (cached): nothing else is hashed */
+        return cs_router_route(r, src, dst, links, n, err);
     if (src >= t->nnodes || dst >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "route %u -> %u: the topology has nodes 0..%u", src, dst, t->nnodes - 1);
     uint32_t off, len;

@@ -1,7 +1,8 @@
 /*
  * route.h -- routing over a cs_topo: shortest paths (fewest links) among the
  * links that are up, with ECMP: where several next links lie on shortest
- * paths, a flow picks one by hashing (seed, src, dst, current node), so a
+ * paths, a flow picks one by hashing (seed, src, dst, current node) -- of
+ * src, dst and the queue pair, the fields t->ecmp_fields names -- so a
  * (src, dst) connection always takes the same path for a given seed (as a
  * switch hashes a RoCE QP's 5-tuple) and different pairs spread over the
  * equal-cost paths.

@@ -54,6 +54,10 @@ typedef struct cs_topo_change {
     double factor;
 } cs_topo_change;
 
+/* The header fields ECMP hashes (cs_topo.ecmp_fields): the source and destination NPUs, and the queue
+ * pair / channel / message salt (RoCEv2's UDP source port). */
+enum { CS_ECMP_SRC = 1u, CS_ECMP_DST = 2u, CS_ECMP_QP = 4u };
+
 typedef struct cs_topo {
     char *desc;             /* one line, e.g. "fat-tree 64 NPUs, 8 leaves, 4 spines" (owned) */
     uint32_t nnodes, nnpus;
@@ -64,6 +68,7 @@ typedef struct cs_topo {
      * out_idx[out_off[v] .. out_off[v+1]) and in_idx[in_off[v] .. in_off[v+1]) */
     uint32_t *out_off, *out_idx, *in_off, *in_idx;
     uint64_t ecmp_seed;
+    unsigned ecmp_fields;   /* CS_ECMP_* bits ECMP hashes (topology file "ecmp_hash"); 0 = all of them */
     uint32_t *place;        /* rank -> NPU node (placement.c); NULL = contiguous (rank i on NPU i) */
     char placement[48];     /* the strategy as given, "" = contiguous */
     int spray;              /* routing: 0 = ECMP per (src, dst); 1 = per-message path choice (spraying) */
