@@ -5,9 +5,9 @@
 # 50 GB/s NIC per GPU; `servers` builder, 2 tiers), one 256 MiB all-reduce
 # under the nccl collective model (examples/hgx_h100_nccl), leaves wired
 # rail (1:1) or plain (a server's 8 NICs on one leaf; 1:1 and 3:1 uplinks):
-# packet with channels `connections` (the default: nccl-channels 16 / 8
-# GPUs = 2 flows per message) and `merged` (one), the flow backend, and the
-# analytical backend (no physical topology) for reference.  Prints the time
+# packet and flow with channels `connections` (the default: nccl-channels
+# 16 / 8 GPUs = 2 flows per message) and `merged` (one), and the analytical
+# backend (no physical topology) for reference.  Prints the time
 # of the collective (us) per run; about 30 CPU-s.
 #   usage: scripts/packet_channels.sh [CLUSTERSIM]
 set -eu
@@ -31,6 +31,7 @@ one() { # label, options...
 for t in rail1 plain1 plain3; do
     one "$t packet connections" --topology "$TMP/$t.json" --backend packet --set backend.packet.channels=connections
     one "$t packet merged" --topology "$TMP/$t.json" --backend packet --set backend.packet.channels=merged
-    [ $t = rail1 ] || one "$t flow" --topology "$TMP/$t.json" --backend flow
+    one "$t flow connections" --topology "$TMP/$t.json" --backend flow --set backend.flow.channels=connections
+    one "$t flow merged" --topology "$TMP/$t.json" --backend flow --set backend.flow.channels=merged
 done
 one "analytical (no topology)" --backend analytical

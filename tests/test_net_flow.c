@@ -529,6 +529,77 @@ static void test_options_routing(void **st) {
     cs_topo_free(t);
 }
 
+/* NCCL channels as connections (cs_net_msg.channels; backend.flow.channels).  Two leaves and two
+ * spines (NPUs 0, 2, 3 on leaf 6, NPUs 1, 4, 5 on leaf 7, spines 8 and 9; NPU links 100 bytes/ns,
+ * spine links 50, 500 ns each): 1 MiB from NPU 0 to NPU 1 over 2 channels is two flows of 512 KiB,
+ * each on the path its connection hashes to.  On different spines each gets half the NIC link (50)
+ * and a spine link alone (50): 524288 / 50 = 10485.76 ns of transfer, in whole ns as the backend
+ * counts it (10485) + 4 x 500 = 12485 ns; on one spine they share its 50: 524288 / 25 = 20971.52
+ * -> 20971 + 2000 = 22971 ns, which is also one flow of 1 MiB at 50 (merged, or switches that hash
+ * src and dst only).  Over 16 seeds both cases occur. */
+static cs_topo *clos2(void) {
+    cs_topo *t = cs_topo_new(6);
+    for (int i = 0; i < 4; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
+    const uint32_t left[3] = {0, 2, 3}, right[3] = {1, 4, 5};
+    for (int i = 0; i < 3; i++) {
+        cs_topo_add_cable(t, left[i], 6, 100, 500000);
+        cs_topo_add_cable(t, right[i], 7, 100, 500000);
+    }
+    for (uint32_t sp = 8; sp <= 9; sp++) {
+        cs_topo_add_cable(t, 6, sp, 50, 500000);
+        cs_topo_add_cable(t, sp, 7, 50, 500000);
+    }
+    cs_topo_finalize(t);
+    return t;
+}
+
+static void test_channels(void **st) {
+    (void)st;
+    const cs_net_backend *be = cs_net_backend_find("flow");
+    int seen[2] = {0, 0};
+    for (int mode = 0; mode < 3; mode++) /* 0 connections, 1 merged, 2 connections under ecmp_hash src,dst */
+        for (int seed = 1; seed <= 16; seed++) {
+            cs_topo *t = clos2();
+            if (mode == 2) t->ecmp_fields = CS_ECMP_SRC | CS_ECMP_DST;
+            void *opts = calloc(1, be->opts_size);
+            cs_opts_defaults(be->opts, be->nopts, opts);
+            for (size_t i = 0; i < be->nopts; i++) {
+                if (strcmp(be->opts[i].key, "ecmp_seed") == 0) *(int *)((char *)opts + be->opts[i].off) = seed;
+                if (strcmp(be->opts[i].key, "channels") == 0) *(int *)((char *)opts + be->opts[i].off) = mode == 1;
+            }
+            tnet tn;
+            memset(&tn, 0, sizeof tn);
+            tn.cfg = dims1(CS_TOPO_SWITCH, t->nnpus, 1, 0);
+            tn.cfg.topology = t;
+            tn.q = cs_eventq_new();
+            cs_error err;
+            cs_error_clear(&err);
+            cs_net_env env = {.cfg = &tn.cfg, .topo = t, .q = tn.q, .opts = opts};
+            assert_int_equal(cs_net_init(&tn.net, be, &env, &err), CS_OK);
+            cs_net_msg m = {.src = 0, .dst = 1, .bytes = MIB, .key = 5, .done = on_done, .ctx = &tn, .cookie = 0,
+                            .channels = 2};
+            assert_int_equal(cs_net_send(&tn.net, &m, &err), CS_OK);
+            cs_eventq_run(tn.q, CS_TIME_MAX);
+            assert_int_equal(tn.n, 1);
+            uint64_t b8 = link_stat(&tn, cs_topo_find_link(t, 6, 8)).bytes;
+            uint64_t b9 = link_stat(&tn, cs_topo_find_link(t, 6, 9)).bytes;
+            assert_int_equal(b8 + b9, MIB);
+            int split = b8 == MIB / 2;
+            assert_true(split || b8 == MIB || b9 == MIB);
+            if (mode) assert_false(split);
+            else seen[split] = 1;
+            cs_time want = split ? 12485000 : 22971000;
+            if (tn.t[0] != want)
+                fail_msg("mode %d seed %d: done at %llu ps, closed form %llu ps", mode, seed,
+                         (unsigned long long)tn.t[0], (unsigned long long)want);
+            tn_close(&tn);
+            cs_opts_free(be->opts, be->nopts, opts);
+            free(opts);
+            cs_topo_free(t);
+        }
+    assert_true(seen[0] && seen[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_with_analytical),
@@ -544,6 +615,7 @@ int main(void) {
         cmocka_unit_test(test_fixed_route_time),
         cmocka_unit_test(test_options_routing),
         cmocka_unit_test(test_end_heap_same_order),
+        cmocka_unit_test(test_channels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,15 +110,23 @@ typedef struct lstat {
 typedef struct flow_opts {
     int ecmp_seed; /* -1 = the topology's */
     int routing;   /* FLOW_ROUTING_* */
+    int channels;  /* FLOW_CH_*: a message striped over NCCL channels as a flow per channel, or one flow */
 } flow_opts;
 enum { FLOW_ROUTING_TOPOLOGY, FLOW_ROUTING_ECMP, FLOW_ROUTING_SPRAY };
 static const char *const FLOW_ROUTINGS[] = {"topology", "ecmp", "spray", NULL};
+enum { FLOW_CH_CONNECTIONS, FLOW_CH_MERGED };
+static const char *const FLOW_CHS[] = {"connections", "merged", NULL};
 static const cs_opt FLOW_OPTS[] = {
     {.key = "ecmp_seed", .type = CS_OPT_INT, .def = -1, .min = -1, .max = (double)INT32_MAX,
      .off = offsetof(flow_opts, ecmp_seed), .help = "seed of ECMP hashing (-1 = the topology's ecmp_seed)"},
     {.key = "routing", .type = CS_OPT_ENUM, .def = FLOW_ROUTING_TOPOLOGY, .values = FLOW_ROUTINGS,
      .off = offsetof(flow_opts, routing),
      .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message"},
+    {.key = "channels", .type = CS_OPT_ENUM, .def = FLOW_CH_CONNECTIONS, .values = FLOW_CHS,
+     .off = offsetof(flow_opts, channels),
+     .help = "a message the system stripes over NCCL channels (collective-model nccl, across nodes): connections "
+             "(a flow per channel, each on its own ECMP path, as NCCL's channels are connections of their own) or "
+             "merged (one flow: one path per pair)"},
 };
 
 /* Paths of up to this many links live in the flow's hot record itself: no
@@ -152,13 +160,23 @@ typedef struct fcold {
     double path_bytes; /* remaining when the flow joined its current path (link byte counts) */
     uint8_t beyond;    /* at its rate it would end beyond the simulated-time range: not scheduled */
     uint8_t proxied;   /* its end has its event in the queue (pushed with ev - 1) */
-    uint8_t pad[64 - 6 * 8 - 2];
+    uint16_t conn;     /* its connection (NCCL channel): its route is hashed with it (a reroute too) */
+    uint8_t pad[64 - 6 * 8 - 2 - 2];
 } fcold;
 typedef struct fmsg {
     uint64_t cookie;
     cs_net_done_fn done;
     void *ctx;
 } fmsg;
+/* A message striped over NCCL channels (flow_send): its caller's completion when the last of its `left`
+ * flows arrives (done NULL: the send failed part-way, nobody waits). */
+typedef struct fstripe {
+    cs_pool *pool;
+    cs_net_done_fn done;
+    void *ctx;
+    uint64_t cookie;
+    uint32_t left;
+} fstripe;
 #define FLOW_LINE 64 /* bytes: fhot's size and alignment (a cache line) */
 _Static_assert(sizeof(fhot) == FLOW_LINE && sizeof(fcold) == FLOW_LINE, "a flow's hot and cold records are a cache "
                "line each");
@@ -222,6 +240,8 @@ typedef struct flow_state {
     uint32_t *comp_links, *comp_flows, *stack;
     size_t cap_cl, cap_cf, cap_st;
     cs_pool *arrivals;
+    cs_pool *stripes; /* fstripe: a message striped over NCCL channels, until its last flow arrives */
+    int channels;     /* FLOW_CH_* */
     uint32_t *seeds; /* timed changes: links whose component is recomputed */
     size_t cap_seeds;
     uint64_t rerouted, stalled;
@@ -274,6 +294,8 @@ static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
     s->links = cs_calloc(nl, sizeof *s->links);
     s->pend_gen = 1;
     s->arrivals = cs_pool_new(sizeof(arrival));
+    s->stripes = cs_pool_new(sizeof(fstripe));
+    s->channels = o->channels;
     for (uint32_t i = 0; !env->healthy && i < s->topo->nchanges; i++)
         cs_eventq_push(s->q, s->topo->changes[i].at, 0, on_change, s, i);
     return CS_OK;
@@ -302,6 +324,7 @@ static void flow_destroy(void *state) {
     cs_free(s->bw);
     cs_free(s->stats);
     if (s->arrivals) cs_pool_free(s->arrivals);
+    if (s->stripes) cs_pool_free(s->stripes);
     cs_router_free(s->router);
     cs_topo_free(s->own_topo);
     cs_free(s);
@@ -818,7 +841,7 @@ static void on_change(void *ctx, const cs_event *ev) {
         cs_error e;
         cs_error_clear(&e);
         uint32_t src = s->topo->links[path[0]].src, dst = s->topo->links[path[f->npath - 1]].dst;
-        if (cs_router_route_msg(s->router, src, dst, s->cold[i].key, &route, &n, &e)) {
+        if (cs_router_route_conn(s->router, src, dst, s->cold[i].key, s->cold[i].conn, &route, &n, &e)) {
             s->stalled++; /* no route: stays (rate 0) until a later change */
             continue;
         }
@@ -865,12 +888,12 @@ static void grow_flows(flow_state *s) {
     s->cap_flows = cap;
 }
 
-/* A flow of message m between nodes src and dst. */
-static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_msg *m, cs_error *err) {
+/* A flow of message m between nodes src and dst, on connection conn. */
+static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_msg *m, uint32_t conn, cs_error *err) {
     const uint32_t *route;
     uint32_t n;
     uint64_t bytes = m->bytes, key = m->key;
-    int rc = cs_router_route_msg(s->router, src, dst, key, &route, &n, err);
+    int rc = cs_router_route_conn(s->router, src, dst, key, conn, &route, &n, err);
     if (rc) return rc;
     cs_time now = cs_eventq_now(s->q);
     double lat_ns = 0, bw = INFINITY;
@@ -910,15 +933,51 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_ms
     f->live = 1;
     f->remaining = (double)bytes;
     f->last = now;
-    s->cold[fid] = (fcold){.start = now, .bytes = bytes, .key = key};
+    s->cold[fid] = (fcold){.start = now, .bytes = bytes, .key = key, .conn = (uint16_t)conn};
     s->msg[fid] = (fmsg){.cookie = m->cookie, .done = m->done, .ctx = m->ctx};
     attach(s, fid, route, n, now);
     rerate_later(s, route, n);
     return CS_OK;
 }
 
+/* The last flow of a striped message arrived: the message has. */
+static void stripe_done(void *ctx, uint64_t cookie) {
+    (void)cookie;
+    fstripe *p = ctx;
+    if (--p->left) return;
+    cs_net_done_fn done = p->done;
+    void *dctx = p->ctx;
+    uint64_t dcookie = p->cookie;
+    cs_pool_put(p->pool, p);
+    if (done) done(dctx, dcookie);
+}
+
+/* A message striped over c = min(channels, bytes) NCCL channels (channels connections) is c flows,
+ * channel i carrying bytes / c (one more for i < bytes mod c) on connection channel + i, each routed
+ * by its own hash (cs_router_route_conn); it arrives when all have.  Otherwise one flow. */
 static int flow_send(void *state, const cs_net_msg *m, cs_error *err) {
-    return start_flow(state, m->src, m->dst, m, err);
+    flow_state *s = state;
+    uint64_t c = m->channels;
+    if (c > m->bytes) c = m->bytes;
+    if (c <= 1 || s->channels == FLOW_CH_MERGED) return start_flow(s, m->src, m->dst, m, m->channel, err);
+    fstripe *p = cs_pool_get(s->stripes);
+    *p = (fstripe){.pool = s->stripes, .done = m->done, .ctx = m->ctx, .cookie = m->cookie, .left = 0};
+    cs_net_msg sub = *m;
+    sub.done = stripe_done;
+    sub.ctx = p;
+    sub.cookie = 0;
+    sub.channels = 1;
+    for (uint64_t i = 0; i < c; i++) {
+        sub.bytes = m->bytes / c + (i < m->bytes % c);
+        int rc = start_flow(s, m->src, m->dst, &sub, m->channel + (uint32_t)i, err);
+        if (rc) {
+            if (p->left) p->done = NULL; /* the channels on their way free it; the caller has the error */
+            else cs_pool_put(s->stripes, p);
+            return rc;
+        }
+        p->left++;
+    }
+    return CS_OK;
 }
 
 /* In-switch collectives: the first switch on the route npu -> peer. */
@@ -934,7 +993,7 @@ static int flow_send_switch(void *state, const cs_net_msg *m, int up, cs_error *
         if (s->topo->kind[s->topo->links[route[h]].dst] == CS_NODE_SWITCH) sw = s->topo->links[route[h]].dst;
     if (sw == UINT32_MAX)
         return CS_ERR(err, CS_EINVAL, "in-switch collective: no switch on the route from NPU %u to NPU %u", npu, peer);
-    return up ? start_flow(s, npu, sw, m, err) : start_flow(s, sw, npu, m, err);
+    return up ? start_flow(s, npu, sw, m, 0, err) : start_flow(s, sw, npu, m, 0, err);
 }
 
 static cs_time flow_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes) {
