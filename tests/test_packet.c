@@ -1920,9 +1920,9 @@ static void test_pair_in_order(void **st) {
 }
 
 /* Lossy runs with failing messages on persistent tcp connections and on rc queue pairs drain: 40
- * seeded runs of 24 messages (4 KiB to 256 KiB) each way between two NPUs, 5 % loss per link, a
- * short timer and retry_limit 1: every message either completes or fails (a failing one frees the
- * window and the order it held), and no event is left. */
+ * seeded runs per transport of 24 messages (4 KiB to 512 KiB) each way between two NPUs, 5 % loss
+ * per link, a short timer and retry_limit 1: every message either completes or fails (a failing one
+ * frees the window and the order it held), and no event is left. */
 static void test_pair_failures_drain(void **st) {
     (void)st;
     uint64_t failed = 0, done = 0;

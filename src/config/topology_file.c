@@ -99,7 +99,9 @@ static const cs_opt COMMON[] = {
      .type_text = "a comma-separated subset of src, dst, qp (e.g. \"src,dst,qp\")",
      .help = "the fields ECMP hashes at every switch: src and dst (the NPUs' addresses) and qp (the queue pair or "
              "channel: RoCEv2's UDP source port; with spray, the message) -- default src,dst,qp; dst alone routes "
-             "by destination, as InfiniBand's forwarding tables; src,dst puts every queue pair of a pair on one path"},
+             "by destination, as InfiniBand's forwarding tables; src,dst puts every queue pair of a pair on one path "
+             "(and makes spray and qp routing one path per pair); the packet backend's per-packet modes "
+             "(packet-spray, flowlet, adaptive) choose per packet as before"},
     LIST_KEY("routes", "a list of node paths [src, n1, ..., dst]",
              "routing table: paths used instead of ECMP while their links are up"),
     LIST_KEY("failed_links", "a list of [a, b] (node ids)", "cables down from the start"),

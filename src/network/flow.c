@@ -121,7 +121,8 @@ static const cs_opt FLOW_OPTS[] = {
      .off = offsetof(flow_opts, ecmp_seed), .help = "seed of ECMP hashing (-1 = the topology's ecmp_seed)"},
     {.key = "routing", .type = CS_OPT_ENUM, .def = FLOW_ROUTING_TOPOLOGY, .values = FLOW_ROUTINGS,
      .off = offsetof(flow_opts, routing),
-     .help = "topology: as the topology says; ecmp: one path per (src, dst) pair; spray: a path per message"},
+     .help = "topology: as the topology says; ecmp: one path per (src, dst) pair (and NCCL channel: channels); "
+             "spray: a path per message"},
     {.key = "channels", .type = CS_OPT_ENUM, .def = FLOW_CH_CONNECTIONS, .values = FLOW_CHS,
      .off = offsetof(flow_opts, channels),
      .help = "a message the system stripes over NCCL channels (collective-model nccl, across nodes): connections "

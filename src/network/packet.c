@@ -329,10 +329,10 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "drop_psn", .type = CS_OPT_INT, .def = -1, .min = -1, .max = (double)INT32_MAX, .off = O(drop_psn),
      .help = "a test hook: the first transmission of data packet number drop_psn of every message is lost on its "
              "first link (-1: none)"},
-    {.key = "util_window", .type = CS_OPT_NUM, .def = 10, .min = 0, .min_open = 1, .max = 1e9, .unit = "us",
+    {.key = "util_window", .type = CS_OPT_NUM, .def = 10, .min = 0.001, .max = 1e9, .unit = "us",
      .off = O(util_window_us),
      .help = "timelines (--trace): the links' utilization track is each link's busy fraction over windows of "
-             "this length (our choice: 10 us)"},
+             "this length (our choice: 10 us; at least 1 ns)"},
     {.key = "flow_rows", .type = CS_OPT_INT, .def = 1 << 20, .min = 0, .max = 1 << 26, .unit = "rows",
      .off = O(flow_rows),
      .help = "flows.csv keeps the first this many flows (56 bytes each); a warning says when later ones are left out"},
