@@ -1502,6 +1502,63 @@ static void test_spray_halves(void **st) {
     }
 }
 
+/* Classes by traffic type (priority_of type): collectives in class 0, the workload's point-to-point
+ * sends in p2p_class (1).  On the idle path (chain(2): s = 41780 ps a packet, 2 x 500 ns), 1 MiB of a
+ * collective posted at 0 and then 1 MiB of a point-to-point send: the collective's packet 0 starts at
+ * once (the port is idle), then strict priority serves the send's 256 packets, [s, 257 s), and the
+ * collective's other 255 after them: the send arrives at 258 s + 2 lat = 11779240 ps, the collective
+ * at 513 s + 2 lat = 22433140 ps.  With tclass (both in class 0, one queue pair, in order) the
+ * collective goes first: 11737460 and 22433140 ps.  p2p_class not below priorities is refused. */
+static void send_p2p(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie, uint8_t p2p) {
+    cs_error err;
+    cs_error_clear(&err);
+    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = (uint64_t)s << 32 | cookie, .done = on_done, .ctx = tn,
+                    .cookie = cookie, .p2p = p2p};
+    if (cs_net_send(&tn->net, &m, &err)) fail_msg("send %u -> %u: %s", s, d, err.msg);
+}
+
+static void test_class_by_type(void **st) {
+    (void)st;
+    const char *opt[2] = {"{\"priorities\": 2, \"priority_of\": \"type\", \"scheduler\": \"strict\"}",
+                          "{\"priorities\": 2, \"scheduler\": \"strict\"}"};
+    const cs_time want[2][2] = {{22433140, 11779240}, {11737460, 22433140}};
+    for (int k = 0; k < 2; k++) {
+        tnet tn;
+        tn_open(&tn, chain(2, NULL), opt[k]);
+        send_p2p(&tn, 0, 1, MIB, 0, 0);
+        send_p2p(&tn, 0, 1, MIB, 1, 1);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 2);
+        if (tn.t[0] != want[k][0] || tn.t[1] != want[k][1])
+            fail_msg("%s: collective %llu, send %llu ps; closed forms %llu, %llu ps", opt[k],
+                     (unsigned long long)tn.t[0], (unsigned long long)tn.t[1], (unsigned long long)want[k][0],
+                     (unsigned long long)want[k][1]);
+        tn_close(&tn);
+    }
+    const cs_net_backend *be = cs_net_backend_find("packet");
+    void *opts = opts_of(be, "{\"priorities\": 2, \"priority_of\": \"type\", \"p2p_class\": 2}");
+    cs_topo *t = chain(2, NULL);
+    cs_network_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.ndims = 1;
+    cfg.topo[0] = CS_TOPO_SWITCH;
+    cfg.npus[0] = t->nnpus;
+    cfg.bandwidth_gbps[0] = 1;
+    cfg.total_npus = t->nnpus;
+    cfg.topology = t;
+    cs_eventq *q = cs_eventq_new();
+    cs_net net;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_net_env env = {.cfg = &cfg, .topo = t, .q = q, .opts = opts};
+    assert_int_equal(cs_net_init(&net, be, &env, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "backend.packet.p2p_class: class 2 with backend.packet.priorities 2");
+    cs_eventq_free(q);
+    cs_topo_free(t);
+    cs_opts_free(be->opts, be->nopts, opts);
+    cs_free(opts);
+}
+
 /* NCCL channels as connections (cs_net_msg.channels; backend.packet.channels).  1 MiB from NPU 0 to
  * NPU 1 on the two-spine Clos above (spine links at 50 bytes/ns) striped over 2 channels is two flows
  * of 512 KiB (N = 256 packets in all), each its own queue pair on its own ECMP path (hashed with its
@@ -2709,7 +2766,7 @@ int main(void) {
         cmocka_unit_test(test_hpcc_law),      cmocka_unit_test(test_swift_target), cmocka_unit_test(test_swift_sequence),
              cmocka_unit_test(test_cc_incasts), cmocka_unit_test(test_queue_pairs), cmocka_unit_test(test_int_data_path), cmocka_unit_test(test_swift_incast),    cmocka_unit_test(test_cc_deterministic),
         cmocka_unit_test(test_pfc_deadlock), cmocka_unit_test(test_pfc_congested_not_deadlock),
-        cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_link_utilization), cmocka_unit_test(test_channels), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
+        cmocka_unit_test(test_spray_halves), cmocka_unit_test(test_class_by_type), cmocka_unit_test(test_link_utilization), cmocka_unit_test(test_channels), cmocka_unit_test(test_adaptive_avoids), cmocka_unit_test(test_routing_modes),
         cmocka_unit_test(test_tcp_slow_start), cmocka_unit_test(test_tcp_persistent), cmocka_unit_test(test_pair_in_order), cmocka_unit_test(test_pair_failures_drain), cmocka_unit_test(test_tcp_newreno_law),
         cmocka_unit_test(test_tcp_cubic_law), cmocka_unit_test(test_tcp_one_loss),
         cmocka_unit_test(test_tcp_two_flows_share), cmocka_unit_test(test_tcp_ecn), cmocka_unit_test(test_udp_alone),

@@ -60,6 +60,8 @@ typedef struct cs_net_msg {
                           per channel on a connection of its own (backend.packet.channels); the others ignore it */
     uint8_t tclass;   /* traffic class (priority): the packet backend's classes (0 from the
                          workload; a cluster job's traffic_class through cs_net_env.rank_tclass) */
+    uint8_t p2p;      /* 1: a point-to-point send of the workload (COMM_SEND); 0: a collective's message
+                         (the packet backend's priority_of type puts the two in different classes) */
 } cs_net_msg;
 
 /* Capabilities: what a backend promises, for callers that must decide

@@ -146,7 +146,7 @@
 static const char *const PKT_ROUTINGS[] = {"topology", "ecmp", "spray", "packet-spray", "flowlet", "adaptive", NULL};
 static const char *const PKT_RTXS[] = {"go-back-n", "selective-repeat", NULL};
 static const char *const PKT_TCP_CCS[] = {"newreno", "cubic", NULL}; /* index = CS_TCP_NEWRENO, CS_TCP_CUBIC */
-static const char *const PKT_PRIO_OFS[] = {"tclass", "qp", NULL};
+static const char *const PKT_PRIO_OFS[] = {"tclass", "qp", "type", NULL}; /* index = PKT_PRIO_* */
 static const char *const PKT_QPS[] = {"pair", "message", NULL}; /* index = PKT_QP_* */
 static const char *const PKT_CHS[] = {"connections", "merged", NULL}; /* index = PKT_CH_* */
 static const char *const PKT_TCPCS[] = {"persistent", "message", NULL}; /* index = PKT_TCPC_* */
@@ -343,8 +343,10 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "priority_of", .type = CS_OPT_ENUM, .def = PKT_PRIO_TCLASS, .values = PKT_PRIO_OFS,
      .off = O(priority_of),
      .help = "a message's class: tclass (the traffic class the caller gives it: a cluster job's traffic_class, "
-             "else 0) or qp "
-             "(its queue pair: message key hashed over the classes)"},
+             "else 0), qp (its queue pair: message key hashed over the classes) or type (collectives in class 0, "
+             "the workload's point-to-point sends -- pipeline activations -- in p2p_class)"},
+    {.key = "p2p_class", .type = CS_OPT_INT, .def = 1, .min = 0, .max = PKT_MAXPRIO - 1, .off = O(p2p_class),
+     .help = "priority_of type: the class of point-to-point sends (below priorities)"},
     {.key = "scheduler", .type = CS_OPT_ENUM, .def = PKT_SCHED_DWRR, .values = PKT_SCHEDS, .off = O(scheduler),
      .help = "egress scheduling between classes: strict (the highest class first) or dwrr (deficit weighted round "
              "robin, dwrr_weights x one wire MTU per round)"},
@@ -531,6 +533,12 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
         same &= s->bw[l] == t->links[l].bw;
     }
     s->npri = (uint32_t)s->o.priorities;
+    if (s->o.priority_of == PKT_PRIO_TYPE && (uint32_t)s->o.p2p_class >= s->npri) {
+        rc = CS_ERR(err, CS_EINVAL, "backend.packet.p2p_class: class %d with backend.packet.priorities %u; expected "
+                    "a class below priorities (priority_of type puts point-to-point sends there)", s->o.p2p_class,
+                    s->npri);
+        goto fail;
+    }
     if ((rc = parse_weights(s, err))) goto fail;
     s->ports = cs_calloc(nl, sizeof *s->ports);
     if (s->npri > 1) s->pcs = cs_calloc(nl * (s->npri - 1), sizeof *s->pcs);
@@ -2024,6 +2032,8 @@ static int pkt_send_one(pkt_state *s, const cs_net_msg *m, uint32_t conn, cs_err
     uint32_t prio = 0;
     if (s->o.priority_of == PKT_PRIO_QP)
         prio = (uint32_t)(cs_mix64(m->key ^ 0x9E3779B97F4A7C15ULL ^ (conn ? cs_mix64(conn) : 0)) % s->npri);
+    else if (s->o.priority_of == PKT_PRIO_TYPE)
+        prio = m->p2p ? (uint32_t)s->o.p2p_class : 0;
     else if (m->tclass >= s->npri) {
         cs_free(both);
         return CS_ERR(err, CS_EINVAL, "message %u -> %u: traffic class %u; expected below backend.packet.priorities "

@@ -46,6 +46,7 @@ typedef struct pkt_opts {
     bool tcp_ecn, tcp_idle_restart;
     double tcp_min_rto_us, cubic_c, cubic_beta, udp_rate_gbps;
     int priorities, priority_of, scheduler; /* traffic classes (docs/network.md, "Priorities") */
+    int p2p_class;                          /* priority_of type: the class of point-to-point sends */
     int queue_pairs;                        /* PKT_QP_*: a queue pair per (source, destination, class) or per message */
     int channels;                           /* PKT_CH_*: a striped message's channels on connections of their own */
     char *dwrr_weights;
@@ -54,7 +55,7 @@ typedef struct pkt_opts {
 } pkt_opts;
 
 #define PKT_MAXPRIO 8 /* traffic classes at most (802.1p priorities) */
-enum { PKT_PRIO_TCLASS, PKT_PRIO_QP };
+enum { PKT_PRIO_TCLASS, PKT_PRIO_QP, PKT_PRIO_TYPE };
 enum { PKT_QP_PAIR, PKT_QP_MESSAGE };
 enum { PKT_CH_CONNECTIONS, PKT_CH_MERGED };
 enum { PKT_TCPC_PERSISTENT, PKT_TCPC_MESSAGE };

@@ -529,7 +529,7 @@ static int post_send(sim *s, op *o, uint32_t dst) {
         cs_system_sym_event(s->sys, dst, t, key, rank);
     }
     cs_net_msg m = {.src = rank, .dst = dst, .bytes = o->bytes, .key = key, .done = send_arrived, .ctx = s,
-                    .cookie = (uint64_t)(uintptr_t)o};
+                    .cookie = (uint64_t)(uintptr_t)o, .p2p = 1};
     int rc = cs_net_send(s->net, &m, s->err);
     if (rc) cs_error_prefix(s->err, "%s: node %" PRIu64 " (COMM_SEND): ", op_graph(s, o)->source,
                             op_graph(s, o)->nodes[o->node].id);
