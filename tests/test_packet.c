@@ -106,21 +106,26 @@ static void tn_close(tnet *tn) {
     cs_topo_free(tn->topo);
 }
 
-static void tn_send(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie) {
+/* Send m (src, dst, bytes, cookie and any of tclass, channels, p2p set) with key src << 32 | cookie, done
+ * into tn. */
+static void tn_send_m(tnet *tn, cs_net_msg m) {
     cs_error err;
     cs_error_clear(&err);
-    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = (uint64_t)s << 32 | cookie, .done = on_done, .ctx = tn,
-                    .cookie = cookie};
-    if (cs_net_send(&tn->net, &m, &err)) fail_msg("send %u -> %u: %s", s, d, err.msg);
+    m.key = (uint64_t)m.src << 32 | m.cookie;
+    m.done = on_done;
+    m.ctx = tn;
+    if (cs_net_send(&tn->net, &m, &err))
+        fail_msg("send %u -> %u (class %u, %u channels, p2p %u): %s", m.src, m.dst, m.tclass, m.channels, m.p2p,
+                 err.msg);
+}
+
+static void tn_send(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie) {
+    tn_send_m(tn, (cs_net_msg){.src = s, .dst = d, .bytes = bytes, .cookie = cookie});
 }
 
 /* tn_send of traffic class tc (backend.packet.priorities; priority_of tclass). */
 static void tn_send_c(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie, uint8_t tc) {
-    cs_error err;
-    cs_error_clear(&err);
-    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = (uint64_t)s << 32 | cookie, .done = on_done, .ctx = tn,
-                    .cookie = cookie, .tclass = tc};
-    if (cs_net_send(&tn->net, &m, &err)) fail_msg("send %u -> %u class %u: %s", s, d, tc, err.msg);
+    tn_send_m(tn, (cs_net_msg){.src = s, .dst = d, .bytes = bytes, .cookie = cookie, .tclass = tc});
 }
 
 static cs_packet_stats stats(const tnet *tn) {
@@ -1509,14 +1514,6 @@ static void test_spray_halves(void **st) {
  * collective's other 255 after them: the send arrives at 258 s + 2 lat = 11779240 ps, the collective
  * at 513 s + 2 lat = 22433140 ps.  With tclass (both in class 0, one queue pair, in order) the
  * collective goes first: 11737460 and 22433140 ps.  p2p_class not below priorities is refused. */
-static void send_p2p(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie, uint8_t p2p) {
-    cs_error err;
-    cs_error_clear(&err);
-    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = (uint64_t)s << 32 | cookie, .done = on_done, .ctx = tn,
-                    .cookie = cookie, .p2p = p2p};
-    if (cs_net_send(&tn->net, &m, &err)) fail_msg("send %u -> %u: %s", s, d, err.msg);
-}
-
 static void test_class_by_type(void **st) {
     (void)st;
     const char *opt[2] = {"{\"priorities\": 2, \"priority_of\": \"type\", \"scheduler\": \"strict\"}",
@@ -1525,8 +1522,8 @@ static void test_class_by_type(void **st) {
     for (int k = 0; k < 2; k++) {
         tnet tn;
         tn_open(&tn, chain(2, NULL), opt[k]);
-        send_p2p(&tn, 0, 1, MIB, 0, 0);
-        send_p2p(&tn, 0, 1, MIB, 1, 1);
+        tn_send_m(&tn, (cs_net_msg){.src = 0, .dst = 1, .bytes = MIB, .cookie = 0, .p2p = 0});
+        tn_send_m(&tn, (cs_net_msg){.src = 0, .dst = 1, .bytes = MIB, .cookie = 1, .p2p = 1});
         cs_eventq_run(tn.q, CS_TIME_MAX);
         assert_int_equal(tn.n, 2);
         if (tn.t[0] != want[k][0] || tn.t[1] != want[k][1])
@@ -1576,14 +1573,6 @@ static void test_class_by_type(void **st) {
  * ECMP's time on one spine; so are two channels when the switches hash src and dst only
  * (ecmp_hash "src,dst": the queue pairs of a pair share its path).  Uneven splits and more channels than bytes: every byte once, one flow
  * per channel that carries a byte. */
-static void send_ch(tnet *tn, uint32_t s, uint32_t d, uint64_t bytes, uint64_t cookie, uint16_t ch) {
-    cs_error err;
-    cs_error_clear(&err);
-    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = (uint64_t)s << 32 | cookie, .done = on_done, .ctx = tn,
-                    .cookie = cookie, .channels = ch};
-    if (cs_net_send(&tn->net, &m, &err)) fail_msg("send %u -> %u: %s", s, d, err.msg);
-}
-
 static void test_channels(void **st) {
     (void)st;
     int seen[2] = {0, 0};
@@ -1596,7 +1585,7 @@ static void test_channels(void **st) {
             cs_topo *topo = clos2(50, 0);
             if (merged == 2) topo->ecmp_fields = CS_ECMP_SRC | CS_ECMP_DST;
             tn_open(&tn, topo, opt);
-            send_ch(&tn, 0, 1, MIB, 0, 2);
+            tn_send_m(&tn, (cs_net_msg){.src = 0, .dst = 1, .bytes = MIB, .cookie = 0, .channels = 2});
             cs_eventq_run(tn.q, CS_TIME_MAX);
             assert_int_equal(tn.n, 1);
             assert_int_equal(tn.got[0], 1);
@@ -1631,8 +1620,8 @@ static void test_channels(void **st) {
     for (int k = 0; k < 2; k++) {
         tnet tn;
         tn_open(&tn, clos2(50, 0), "{}");
-        send_ch(&tn, 0, 1, bytes[k], 1, chans[k]);
-        send_ch(&tn, 2, 4, bytes[k], 2, chans[k]);
+        tn_send_m(&tn, (cs_net_msg){.src = 0, .dst = 1, .bytes = bytes[k], .cookie = 1, .channels = chans[k]});
+        tn_send_m(&tn, (cs_net_msg){.src = 2, .dst = 4, .bytes = bytes[k], .cookie = 2, .channels = chans[k]});
         cs_eventq_run(tn.q, CS_TIME_MAX);
         assert_int_equal(tn.n, 2);
         assert_true(tn.got[1] == 1 && tn.got[2] == 1);

@@ -169,15 +169,6 @@ typedef struct fmsg {
     cs_net_done_fn done;
     void *ctx;
 } fmsg;
-/* A message striped over NCCL channels (flow_send): its caller's completion when the last of its `left`
- * flows arrives (done NULL: the send failed part-way, nobody waits). */
-typedef struct fstripe {
-    cs_pool *pool;
-    cs_net_done_fn done;
-    void *ctx;
-    uint64_t cookie;
-    uint32_t left;
-} fstripe;
 #define FLOW_LINE 64 /* bytes: fhot's size and alignment (a cache line) */
 _Static_assert(sizeof(fhot) == FLOW_LINE && sizeof(fcold) == FLOW_LINE, "a flow's hot and cold records are a cache "
                "line each");
@@ -241,7 +232,7 @@ typedef struct flow_state {
     uint32_t *comp_links, *comp_flows, *stack;
     size_t cap_cl, cap_cf, cap_st;
     cs_pool *arrivals;
-    cs_pool *stripes; /* fstripe: a message striped over NCCL channels, until its last flow arrives */
+    cs_pool *stripes; /* a message striped over NCCL channels (cs_net_send_striped), until its last flow arrives */
     int channels;     /* FLOW_CH_* */
     uint32_t *seeds; /* timed changes: links whose component is recomputed */
     size_t cap_seeds;
@@ -295,7 +286,7 @@ static int flow_create(const cs_net_env *env, void **state, cs_error *err) {
     s->links = cs_calloc(nl, sizeof *s->links);
     s->pend_gen = 1;
     s->arrivals = cs_pool_new(sizeof(arrival));
-    s->stripes = cs_pool_new(sizeof(fstripe));
+    s->stripes = cs_pool_new(cs_net_stripe_size());
     s->channels = o->channels;
     for (uint32_t i = 0; !env->healthy && i < s->topo->nchanges; i++)
         cs_eventq_push(s->q, s->topo->changes[i].at, 0, on_change, s, i);
@@ -941,44 +932,16 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_ms
     return CS_OK;
 }
 
-/* The last flow of a striped message arrived: the message has. */
-static void stripe_done(void *ctx, uint64_t cookie) {
-    (void)cookie;
-    fstripe *p = ctx;
-    if (--p->left) return;
-    cs_net_done_fn done = p->done;
-    void *dctx = p->ctx;
-    uint64_t dcookie = p->cookie;
-    cs_pool_put(p->pool, p);
-    if (done) done(dctx, dcookie);
+/* A flow of message m on connection conn, between its NPUs. */
+static int flow_send_conn(void *state, const cs_net_msg *m, uint32_t conn, cs_error *err) {
+    return start_flow(state, m->src, m->dst, m, conn, err);
 }
 
-/* A message striped over c = min(channels, bytes) NCCL channels (channels connections) is c flows,
- * channel i carrying bytes / c (one more for i < bytes mod c) on connection channel + i, each routed
- * by its own hash (cs_router_route_conn); it arrives when all have.  Otherwise one flow. */
+/* A message striped over NCCL channels (channels connections) is a flow per channel, each routed by its
+ * own hash (cs_net_send_striped, cs_router_route_conn); it arrives when all have. */
 static int flow_send(void *state, const cs_net_msg *m, cs_error *err) {
     flow_state *s = state;
-    uint64_t c = m->channels;
-    if (c > m->bytes) c = m->bytes;
-    if (c <= 1 || s->channels == FLOW_CH_MERGED) return start_flow(s, m->src, m->dst, m, m->channel, err);
-    fstripe *p = cs_pool_get(s->stripes);
-    *p = (fstripe){.pool = s->stripes, .done = m->done, .ctx = m->ctx, .cookie = m->cookie, .left = 0};
-    cs_net_msg sub = *m;
-    sub.done = stripe_done;
-    sub.ctx = p;
-    sub.cookie = 0;
-    sub.channels = 1;
-    for (uint64_t i = 0; i < c; i++) {
-        sub.bytes = m->bytes / c + (i < m->bytes % c);
-        int rc = start_flow(s, m->src, m->dst, &sub, m->channel + (uint32_t)i, err);
-        if (rc) {
-            if (p->left) p->done = NULL; /* the channels on their way free it; the caller has the error */
-            else cs_pool_put(s->stripes, p);
-            return rc;
-        }
-        p->left++;
-    }
-    return CS_OK;
+    return cs_net_send_striped(s, m, s->channels == FLOW_CH_CONNECTIONS, s->stripes, flow_send_conn, err);
 }
 
 /* In-switch collectives: the first switch on the route npu -> peer. */

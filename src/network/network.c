@@ -322,6 +322,54 @@ int cs_net_graph(const cs_net_env *env, const cs_topo **topo, cs_topo **own, cs_
     return CS_OK;
 }
 
+/* A message striped over NCCL channels (cs_net_send_striped): its caller's completion, called when the
+ * last of its `left` channels arrives (done NULL: the send failed part-way, nobody waits). */
+typedef struct cs_net_stripe {
+    struct cs_pool *pool;
+    cs_net_done_fn done;
+    void *ctx;
+    uint64_t cookie;
+    uint32_t left;
+} cs_net_stripe;
+
+size_t cs_net_stripe_size(void) { return sizeof(cs_net_stripe); }
+
+static void stripe_done(void *ctx, uint64_t cookie) {
+    (void)cookie;
+    cs_net_stripe *p = ctx;
+    if (--p->left) return;
+    cs_net_done_fn done = p->done;
+    void *dctx = p->ctx;
+    uint64_t dcookie = p->cookie;
+    cs_pool_put(p->pool, p);
+    if (done) done(dctx, dcookie);
+}
+
+int cs_net_send_striped(void *state, const cs_net_msg *m, int striped, struct cs_pool *stripes,
+                        cs_net_conn_send_fn one, cs_error *err) {
+    uint64_t c = m->channels;
+    if (c > m->bytes) c = m->bytes;
+    if (c <= 1 || !striped) return one(state, m, m->channel, err);
+    cs_net_stripe *p = cs_pool_get(stripes);
+    *p = (cs_net_stripe){.pool = stripes, .done = m->done, .ctx = m->ctx, .cookie = m->cookie, .left = 0};
+    cs_net_msg sub = *m;
+    sub.done = stripe_done;
+    sub.ctx = p;
+    sub.cookie = 0;
+    sub.channels = 1;
+    for (uint64_t i = 0; i < c; i++) {
+        sub.bytes = m->bytes / c + (i < m->bytes % c);
+        int rc = one(state, &sub, m->channel + (uint32_t)i, err);
+        if (rc) {
+            if (p->left) p->done = NULL; /* the channels on their way free it; the caller has the error */
+            else cs_pool_put(stripes, p);
+            return rc;
+        }
+        p->left++;
+    }
+    return CS_OK;
+}
+
 int cs_net_beyond_error(cs_error *err, cs_time now, double ns, const char *how) {
     char at[48] = "";
     if (now) {

@@ -285,4 +285,17 @@ uint32_t cs_net_dim_hops(cs_topo_kind kind, uint32_t n, uint32_t ca, uint32_t cb
  * (contention), does not schedule it and says so in describe_pending. */
 int cs_net_beyond_error(cs_error *err, cs_time now, double ns, const char *how);
 
+struct cs_pool; /* core/pool.h */
+/* NCCL channels, for backends that model them (packet, flow): a send of m on connection conn. */
+typedef int (*cs_net_conn_send_fn)(void *state, const cs_net_msg *m, uint32_t conn, cs_error *err);
+/* m through one(state, ., conn): with `striped` and c = min(m->channels, m->bytes) > 1, as c messages,
+ * channel i carrying bytes / c (one more for i < bytes mod c) on connection m->channel + i, whose last
+ * arrival is m's (m->done once); otherwise m itself on connection m->channel.  stripes: the backend's
+ * pool of cs_net_stripe_size() objects, one per striped message until its last channel arrives (freed
+ * with the pool when a channel never does).  A send refused part-way returns its error; the channels
+ * already on their way then complete nothing. */
+int cs_net_send_striped(void *state, const cs_net_msg *m, int striped, struct cs_pool *stripes,
+                        cs_net_conn_send_fn one, cs_error *err);
+size_t cs_net_stripe_size(void);
+
 #endif

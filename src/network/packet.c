@@ -37,7 +37,8 @@
  * pair; with queue_pairs message (or per-message paths) every message is a
  * queue pair of its own that starts its control afresh.  A message striped over NCCL channels
  * (cs_net_msg.channels; channels connections) is a flow per channel, each on a connection of its
- * own -- its own queue pair and route (cs_router_route_conn) -- and done when all are (pkt_send).
+ * own -- its own queue pair and route (cs_router_route_conn) -- and done when all are
+ * (cs_net_send_striped, shared with the flow backend).
  * ACKs, NAKs and CNPs take the route
  * back.  With routing packet-spray, flowlet or adaptive, each node after the
  * source picks a data packet's next link among the equal-cost ones
@@ -591,7 +592,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                 (s->o.tcp_connections == PKT_TCPC_PERSISTENT && s->o.transport == CS_TR_tcp)) &&
                (!per_msg || s->qp_qps);
     s->pkts = cs_pool_new(sizeof(pkt));
-    s->stripes = cs_pool_new(sizeof(pkt_stripe));
+    s->stripes = cs_pool_new(cs_net_stripe_size());
     /* deferred arrivals: where a data packet's arrival at its destination can
      * be told in advance (one FIFO path per flow, no random loss: every
      * packet that starts on the last link arrives, in order) and only the
@@ -2000,7 +2001,8 @@ cs_time pkt_base_rtt(const pkt_state *s, const pflow *f) {
 }
 
 /* One flow: message m (or one channel's share of it) on connection conn. */
-static int pkt_send_one(pkt_state *s, const cs_net_msg *m, uint32_t conn, cs_error *err) {
+static int pkt_send_one(void *state, const cs_net_msg *m, uint32_t conn, cs_error *err) {
+    pkt_state *s = state;
     cs_time now = now_of(s);
     const uint32_t *path = NULL;
     uint32_t n = 0;
@@ -2105,44 +2107,11 @@ static int pkt_send_one(pkt_state *s, const cs_net_msg *m, uint32_t conn, cs_err
     return CS_OK;
 }
 
-/* The last flow of a striped message done: the message is. */
-static void stripe_done(void *ctx, uint64_t cookie) {
-    (void)cookie;
-    pkt_stripe *p = ctx;
-    if (--p->left) return;
-    cs_net_done_fn done = p->done;
-    void *dctx = p->ctx;
-    uint64_t dcookie = p->cookie;
-    cs_pool_put(p->s->stripes, p);
-    if (done) done(dctx, dcookie);
-}
-
-/* A message striped over c = min(channels, bytes) NCCL channels (backend.packet.channels
- * connections) is c flows, channel i carrying bytes / c (one more for i < bytes mod c) on connection
- * channel + i: its own queue pair and route; the message is done when all are.  Otherwise one flow. */
+/* A message striped over NCCL channels (backend.packet.channels connections) is a flow per channel, each
+ * its own queue pair and route (cs_net_send_striped); the message is done when all are. */
 static int pkt_send(void *state, const cs_net_msg *m, cs_error *err) {
     pkt_state *s = state;
-    uint64_t c = m->channels;
-    if (c > m->bytes) c = m->bytes;
-    if (c <= 1 || s->o.channels == PKT_CH_MERGED) return pkt_send_one(s, m, m->channel, err);
-    pkt_stripe *p = cs_pool_get(s->stripes);
-    *p = (pkt_stripe){.s = s, .done = m->done, .ctx = m->ctx, .cookie = m->cookie, .left = 0};
-    cs_net_msg sub = *m;
-    sub.done = stripe_done;
-    sub.ctx = p;
-    sub.cookie = 0;
-    sub.channels = 1;
-    for (uint64_t i = 0; i < c; i++) {
-        sub.bytes = m->bytes / c + (i < m->bytes % c);
-        int rc = pkt_send_one(s, &sub, m->channel + (uint32_t)i, err);
-        if (rc) {
-            if (p->left) p->done = NULL; /* the channels on their way free it; the caller has the error */
-            else cs_pool_put(s->stripes, p);
-            return rc;
-        }
-        p->left++;
-    }
-    return CS_OK;
+    return cs_net_send_striped(s, m, s->o.channels == PKT_CH_CONNECTIONS, s->stripes, pkt_send_one, err);
 }
 
 static size_t qp_hash(uint32_t src, uint32_t dst, uint32_t chan, uint32_t prio) {

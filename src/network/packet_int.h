@@ -149,16 +149,6 @@ typedef struct pflow {
     uint8_t held; /* delivered, its completion held until the pair's older messages complete (in order) */
 } pflow;
 
-/* A message striped over NCCL channels (pkt_send): its caller's completion, called when the last of
- * its `left` flows is done (done NULL: the send failed part-way, nobody waits). */
-typedef struct pkt_stripe {
-    struct pkt_state *s;
-    cs_net_done_fn done;
-    void *ctx;
-    uint64_t cookie;
-    uint32_t left;
-} pkt_stripe;
-
 /* A queue pair (queue_pairs pair, transport rc; or a persistent tcp
  * connection, whose transport state is trc): (source, destination,
  * channel, class).  Its messages are sent in order, one after the other
@@ -275,7 +265,7 @@ typedef struct pkt_state {
     uint32_t *qph;
     size_t qph_cap;   /* a power of 2 (0: none yet) */
     cs_pool *pkts;
-    cs_pool *stripes;  /* pkt_stripe: a message striped over its channels (pkt_send), until its last flow is done */
+    cs_pool *stripes;  /* a message striped over its channels (cs_net_send_striped), until its last flow is done */
     /* retransmit timers: one min-heap of (deadline, flow, gen) and one event
      * at its top; an entry whose flow made progress is re-armed when it comes
      * up, one whose flow is gone is dropped (and the heap compacted when
