@@ -195,6 +195,17 @@ expect_fail "unknown routing" "backend.packet.routing" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.routing=ugal --quiet
 expect_fail "bad flowlet_gap" "backend.packet.flowlet_gap" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.flowlet_gap=0 --quiet
+# this session's options, refused by name with what they accept
+expect_fail "bad tcp_connections" "backend.packet.tcp_connections: expected one of persistent, message" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.tcp_connections=always --quiet
+expect_fail "bad util_window" "backend.packet.util_window: expected a number >= 0.001" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.util_window=0 --quiet
+expect_fail "bad priority_of" "backend.packet.priority_of: expected one of tclass, qp, type" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priority_of=kind --quiet
+expect_fail "p2p_class not below priorities" "backend.packet.p2p_class: class 1 with backend.packet.priorities 1" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priority_of=type --quiet
+expect_fail "bad flow channels" "backend.flow.channels: expected one of connections, merged" \
+    "$CS_BIN" run "${base[@]}" --backend flow --set backend.flow.channels=all --quiet
 # counter tracks in the timeline (--trace): an incast of 7 x 1 MiB into rank 0 through a 2 MiB switch buffer;
 # the links' queue bytes and PFC states are counter tracks beside the utilization: every queue sample within the
 # buffer, each link's largest sample its links.csv max_queue_bytes exactly, and a link that links.csv says was
