@@ -33,23 +33,32 @@
 #include "core/peq.h"
 #include "core/invariant.h"
 
-/* Events of one timestamp.  SORTED mode: live events are ev[head..n) in
- * ascending (key, seq) order -- pushes in order append, pops advance head --
- * plus the side heap aux[0..aux_n) (by key, then seq) of the events pushed
- * out of order at the current time; a pop takes the smaller front.  A push
- * out of order into a bucket of a later time than now makes it UNSORTED
- * (ev[0..n), any order, pushes append; aux empty) until store_top or
- * store_pop sorts it (back to SORTED).  (key, seq) is a total order, so
- * every mode pops the same sequence. */
+/* Events of one timestamp.  SINGLE mode (a new bucket): its one event is
+ * `one`, inside the bucket, so that the common timestamp of one event costs
+ * no array and no second cache miss; a second push moves it to ev[0] and the
+ * bucket is SORTED or UNSORTED from then on.  SORTED mode: live events are
+ * ev[head..n) in ascending (key, seq) order -- pushes in order append, pops
+ * advance head -- plus the side heap aux[0..aux_n) (by key, then seq) of the
+ * events pushed out of order at the current time; a pop takes the smaller
+ * front.  A push out of order into a bucket of a later time than now makes
+ * it UNSORTED (ev[0..n), any order, pushes append; aux empty) until
+ * store_top or store_pop sorts it (back to SORTED).  (key, seq) is a total
+ * order, so every mode pops the same sequence.  What a pop of a SINGLE
+ * bucket reads is in its first 64 bytes. */
 typedef struct bucket {
-    cs_time time;
-    cs_event *ev;
-    size_t n, cap, head;
-    cs_event *aux; /* side heap (kept for reuse) */
-    size_t aux_n, aux_cap;
-    int unsorted; /* UNSORTED mode (head = 0) */
+    cs_event one;      /* SINGLE mode: the bucket's only event (n = 1, head 0 or 1) */
+    uint32_t n, head;
+    uint8_t single;    /* SINGLE mode */
+    uint8_t unsorted;  /* UNSORTED mode (head = 0) */
     uint32_t next_free;
+    cs_time time;
+    cs_event *ev;      /* SORTED / UNSORTED events (kept for reuse) */
+    uint32_t cap, aux_n, aux_cap;
+    cs_event *aux;     /* side heap (kept for reuse) */
 } bucket;
+
+/* The bucket's events as one array (SINGLE: `one`). */
+static inline const cs_event *bucket_ev(const bucket *bk) { return bk->single ? &bk->one : bk->ev; }
 
 #define NO_BUCKET UINT32_MAX
 
@@ -60,7 +69,8 @@ struct cs_eventq {
     struct theap_ent { cs_time time; uint32_t bi; } *theap; /* heap of live buckets by time (the time kept
                                                                here: a sift reads no bucket) */
     size_t tn, tcap;
-    uint32_t *map;      /* time -> bucket index + 1, linear probing; 0 = empty */
+    struct map_ent { cs_time time; uint32_t bi1; } *map; /* time -> bucket index + 1 (bi1; 0 = empty),
+                                                             linear probing; the time kept here: a probe reads no bucket */
     size_t map_cap, map_n;
     uint32_t last_bi;   /* the live bucket of the last push (NO_BUCKET: none): runs of pushes at one time skip the map */
     uint32_t prev_bi;   /* the live bucket pushed to before last_bi's (NO_BUCKET: none): handlers that
@@ -168,12 +178,26 @@ static void bucket_sort(cs_eventq *q, bucket *bk) {
     bk->unsorted = 0;
 }
 
+/* Capacity c doubled (from 0: first), checked against the 32-bit counts. */
+static uint32_t grow_cap(uint32_t c, uint32_t first) {
+    CS_ALWAYS(c < UINT32_MAX / 2, "more than 2^31 events at one timestamp");
+    return c ? c * 2 : first;
+}
+
 /* later: the bucket's time is after now (nothing of it was popped). */
 static void bucket_push(bucket *bk, const cs_event *e, int later) {
+    if (bk->single) { /* a second event: the first moves to the array */
+        bk->single = 0; /* (n = 1, head = 0: a popped SINGLE bucket is freed at once) */
+        if (!bk->cap) {
+            bk->cap = 2;
+            bk->ev = cs_realloc(bk->ev, bk->cap * sizeof *bk->ev);
+        }
+        bk->ev[0] = bk->one;
+    }
     if (!bk->unsorted && bk->n > bk->head && ev_before(e, &bk->ev[bk->n - 1])) {
         if (!later) { /* out of order at the current time: the side heap */
             if (bk->aux_n == bk->aux_cap) {
-                bk->aux_cap = bk->aux_cap ? bk->aux_cap * 2 : 4;
+                bk->aux_cap = grow_cap(bk->aux_cap, 4);
                 bk->aux = cs_realloc(bk->aux, bk->aux_cap * sizeof *bk->aux);
             }
             bk->aux[bk->aux_n++] = *e;
@@ -181,15 +205,15 @@ static void bucket_push(bucket *bk, const cs_event *e, int later) {
             return;
         }
         /* out of order, before its time: sort once when it comes to the top */
-        size_t m = bk->n - bk->head;
+        uint32_t m = bk->n - bk->head;
         memmove(bk->ev, bk->ev + bk->head, m * sizeof *bk->ev);
         bk->head = 0;
         bk->n = m;
         bk->unsorted = 1;
     }
     if (!bk->unsorted && bk->head == bk->n) bk->head = bk->n = 0;
-    if (bk->n == bk->cap) { /* grow 1, 2, 4, ...: most timestamps hold one event */
-        bk->cap = bk->cap ? bk->cap * 2 : 1;
+    if (bk->n == bk->cap) { /* grow 2, 4, 8, ...: most timestamps hold one event (SINGLE) */
+        bk->cap = grow_cap(bk->cap, 2);
         bk->ev = cs_realloc(bk->ev, bk->cap * sizeof *bk->ev);
     }
     bk->ev[bk->n++] = *e;
@@ -201,11 +225,15 @@ static int bucket_aux_first(const bucket *bk) {
 }
 
 static const cs_event *bucket_top(const bucket *bk) {
+    if (bk->single) return &bk->one;
     return bucket_aux_first(bk) ? &bk->aux[0] : &bk->ev[bk->head];
 }
 
 static void bucket_pop(bucket *bk, cs_event *top) {
-    if (!bucket_aux_first(bk)) {
+    if (bk->single) {
+        *top = bk->one;
+        bk->head = 1;
+    } else if (!bucket_aux_first(bk)) {
         *top = bk->ev[bk->head++];
         /* a handler's context (a stream, a message) is often cold in large
          * runs: start loading the context of the event 3 places ahead */
@@ -220,9 +248,10 @@ static void bucket_pop(bucket *bk, cs_event *top) {
     }
 }
 
-static int bucket_empty(const bucket *bk) { return bk->head == bk->n && bk->aux_n == 0; }
+static int bucket_empty(const bucket *bk) { return bk->head == bk->n && (bk->single || bk->aux_n == 0); }
 
-/* ---- outer heap of timestamps ---- */
+/* ---- outer heap of timestamps (binary; equal times cannot occur: one entry
+ * per distinct time) ---- */
 
 static void t_sift_up(cs_eventq *q, size_t i) {
     struct theap_ent x = q->theap[i];
@@ -250,57 +279,55 @@ static void t_sift_down(cs_eventq *q, size_t i) {
 
 /* ---- time -> bucket map ---- */
 
-static size_t map_slot(const cs_eventq *q, cs_time t) {
+static size_t map_home(cs_time t, size_t cap) {
     uint64_t h = (t ^ (t >> 29)) * 0x9E3779B97F4A7C15ULL;
-    return (size_t)(h >> 17) & (q->map_cap - 1);
+    return (size_t)(h >> 17) & (cap - 1);
 }
 
-static void map_put(cs_eventq *q, cs_time t, uint32_t bi);
-
-static void map_grow(cs_eventq *q) {
-    uint32_t *old = q->map;
-    size_t ocap = q->map_cap;
-    q->map_cap = ocap ? ocap * 2 : 64;
-    q->map = cs_calloc(q->map_cap, sizeof *q->map);
-    q->map_n = 0;
-    for (size_t i = 0; i < ocap; i++)
-        if (old[i]) map_put(q, q->b[old[i] - 1].time, old[i] - 1);
-    cs_free(old);
+static void map_insert(struct map_ent *map, size_t cap, cs_time t, uint32_t bi1) {
+    size_t i = map_home(t, cap);
+    while (map[i].bi1) i = (i + 1) & (cap - 1);
+    map[i].time = t;
+    map[i].bi1 = bi1;
 }
 
 static void map_put(cs_eventq *q, cs_time t, uint32_t bi) {
-    if ((q->map_n + 1) * 2 > q->map_cap) map_grow(q);
-    size_t i = map_slot(q, t);
-    while (q->map[i]) i = (i + 1) & (q->map_cap - 1);
-    q->map[i] = bi + 1;
+    if ((q->map_n + 1) * 2 > q->map_cap) {
+        struct map_ent *old = q->map;
+        size_t ocap = q->map_cap;
+        q->map_cap = ocap ? ocap * 2 : 64;
+        q->map = cs_calloc(q->map_cap, sizeof *q->map);
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].bi1) map_insert(q->map, q->map_cap, old[i].time, old[i].bi1);
+        cs_free(old);
+    }
+    map_insert(q->map, q->map_cap, t, bi + 1);
     q->map_n++;
 }
 
 static uint32_t map_get(const cs_eventq *q, cs_time t) {
     if (!q->map_cap) return NO_BUCKET;
-    size_t i = map_slot(q, t);
-    while (q->map[i]) {
-        if (q->b[q->map[i] - 1].time == t) return q->map[i] - 1;
-        i = (i + 1) & (q->map_cap - 1);
-    }
+    size_t mask = q->map_cap - 1;
+    for (size_t i = map_home(t, q->map_cap); q->map[i].bi1; i = (i + 1) & mask)
+        if (q->map[i].time == t) return q->map[i].bi1 - 1;
     return NO_BUCKET;
 }
 
+/* Backward-shift deletion: each later entry of the probe run moves into the
+ * hole unless its home lies cyclically in (hole, its slot]. */
 static void map_del(cs_eventq *q, cs_time t) {
-    size_t i = map_slot(q, t);
-    while (q->map[i] && q->b[q->map[i] - 1].time != t) i = (i + 1) & (q->map_cap - 1);
-    if (!q->map[i]) return;
-    q->map[i] = 0;
+    size_t mask = q->map_cap - 1;
+    size_t i = map_home(t, q->map_cap);
+    while (q->map[i].bi1 && q->map[i].time != t) i = (i + 1) & mask;
+    if (!q->map[i].bi1) return;
     q->map_n--;
-    /* backward-shift deletion */
-    size_t j = (i + 1) & (q->map_cap - 1);
-    while (q->map[j]) {
-        uint32_t v = q->map[j];
-        q->map[j] = 0;
-        q->map_n--;
-        map_put(q, q->b[v - 1].time, v - 1);
-        j = (j + 1) & (q->map_cap - 1);
+    for (size_t j = (i + 1) & mask; q->map[j].bi1; j = (j + 1) & mask) {
+        size_t h = map_home(q->map[j].time, q->map_cap);
+        if (((j - h) & mask) < ((j - i) & mask)) continue; /* home in (i, j]: stays */
+        q->map[i] = q->map[j];
+        i = j;
     }
+    q->map[i].bi1 = 0;
 }
 
 /* ---- the store: push / peek / pop over all buckets ---- */
@@ -327,14 +354,18 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         }
         bucket *bk = &q->b[bi];
         bk->time = e->time;
-        bk->n = bk->head = bk->aux_n = 0;
+        bk->one = *e; /* SINGLE */
+        bk->single = 1;
+        bk->n = 1;
+        bk->head = bk->aux_n = 0;
         bk->unsorted = 0;
         map_put(q, e->time, bi);
         CS_GROW(q->theap, q->tcap, q->tn + 1);
         q->theap[q->tn++] = (struct theap_ent){e->time, bi};
         t_sift_up(q, q->tn - 1);
+    } else {
+        bucket_push(&q->b[bi], e, e->time > q->now);
     }
-    bucket_push(&q->b[bi], e, e->time > q->now);
     q->last_bi = bi;
     q->n++;
 }
@@ -512,7 +543,8 @@ static void dead_purge(cs_eventq *q) {
     size_t keep = 0;
     for (size_t t = 0; t < q->tn; t++) {
         const bucket *bk = &q->b[q->theap[t].bi];
-        for (size_t i = bk->head; i < bk->n; i++) keep += (size_t)dead_has(&old, bk->ev[i].seq);
+        const cs_event *ev = bucket_ev(bk);
+        for (size_t i = bk->head; i < bk->n; i++) keep += (size_t)dead_has(&old, ev[i].seq);
         for (size_t i = 0; i < bk->aux_n; i++) keep += (size_t)dead_has(&old, bk->aux[i].seq);
     }
     size_t ncap = 16;
@@ -522,8 +554,9 @@ static void dead_purge(cs_eventq *q) {
     q->dead_n = 0;
     for (size_t t = 0; t < q->tn && q->dead_n < keep; t++) {
         const bucket *bk = &q->b[q->theap[t].bi];
+        const cs_event *ev = bucket_ev(bk);
         for (size_t i = bk->head; i < bk->n; i++)
-            if (dead_has(&old, bk->ev[i].seq)) dead_insert(q, bk->ev[i].seq);
+            if (dead_has(&old, ev[i].seq)) dead_insert(q, ev[i].seq);
         for (size_t i = 0; i < bk->aux_n; i++)
             if (dead_has(&old, bk->aux[i].seq)) dead_insert(q, bk->aux[i].seq);
     }
@@ -607,7 +640,7 @@ const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k) {
     if (!q->tn) return NULL;
     const bucket *bk = &q->b[q->theap[0].bi];
     if (bk->aux_n || bk->unsorted || bk->time != q->now || k >= bk->n - bk->head) return NULL;
-    return &bk->ev[bk->head + k];
+    return &bucket_ev(bk)[bk->head + k];
 }
 
 /* (ahead_run: the top bucket whatever its time -- at the current time, or
@@ -618,7 +651,7 @@ const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n) {
     const bucket *bk = &q->b[q->theap[0].bi];
     if (bk->aux_n || bk->unsorted) return NULL;
     *n = bk->n - bk->head;
-    return &bk->ev[bk->head];
+    return &bucket_ev(bk)[bk->head];
 }
 
 /* (the parallel queue's answers out of line: the sequential run's stay a

@@ -809,8 +809,20 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
     f->live = 0;
     CS_GROW(s->free_ids, s->cap_free, s->nfree + 1);
     s->free_ids[s->nfree++] = fid;
-    /* the flow's path is still readable: rerate its former component */
-    rerate_later(s, path, f->npath);
+    /* the flow's path is still readable: rerate its former component -- the
+     * links that still carry flows (a link left without flows is a component
+     * of its own, and recomputing it changes nothing but its utilization
+     * track, so without a track it is left alone: half the rerates of a
+     * training step, and the instants' rerate events where only flows ended) */
+    if (s->obs.link_util) {
+        rerate_later(s, path, f->npath);
+    } else {
+        CS_GROW(s->seeds, s->cap_seeds, f->npath);
+        uint32_t nbusy = 0;
+        for (uint32_t h = 0; h < f->npath; h++)
+            if (s->links[path[h]].nflows) s->seeds[nbusy++] = path[h];
+        if (nbusy) rerate_later(s, s->seeds, nbusy);
+    }
     free_path(f);
 }
 
