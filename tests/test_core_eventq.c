@@ -573,7 +573,7 @@ static void test_random_against_model(void **state) {
     big_rec r = {0};
     xs_state = 0x2545F4914F6CDD1DULL;
     uint64_t last_id = 0, nids = 0;
-    size_t max_size = 0, n_pop_empty = 0, n_cancel_live = 0;
+    size_t max_size = 0, n_pop_empty = 0, n_cancel_live = 0, n_last = 0;
 
     for (size_t op = 0; op < OPS; op++) {
         /* Grow towards ~2000 pending for the first half, ~100 for the third
@@ -590,7 +590,12 @@ static void test_random_against_model(void **state) {
             uint64_t d = xs();
             uint64_t span = (d & 3) == 0 ? 1 : (d & 3) == 1 ? 8 : 100000;
             cs_time t = cs_eventq_now(q) + (d >> 8) % span;
-            uint64_t key = xs() % 4, arg = xs();
+            /* keys 0..3, or (a fifth) UINT64_MAX: at the current time those
+             * wait in the queue's list of the instant's last events, at a
+             * later time in its bucket, mixed when that time comes */
+            uint64_t key = xs() % 5, arg = xs();
+            if (key == 4) key = UINT64_MAX;
+            if (key == UINT64_MAX && t == cs_eventq_now(q)) n_last++;
             uint64_t id = cs_eventq_push(q, t, key, big_record, &r, arg);
             if (nids) assert_true(id > last_id);
             last_id = id;
@@ -667,6 +672,7 @@ static void test_random_against_model(void **state) {
     assert_true(max_size >= 1000);
     assert_true(n_pop_empty > 0);
     assert_true(n_cancel_live > 1000);
+    assert_true(n_last > 1000);
     assert_true(r.n > 10000);
     free(m.v);
     free(r.ev);

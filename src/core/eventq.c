@@ -86,6 +86,14 @@ struct cs_eventq {
     uint64_t *dead; /* 0 = empty slot; ids stored +1 */
     size_t dead_n, dead_cap;
     cs_event *tmp;  /* the merge sort's buffer (kept for the next sort) */
+    /* the instant's last events: pushed at the current time with the largest
+     * key (UINT64_MAX: "when this instant's other work is done", the flow
+     * backend's batched rate computation) they wait here, in push order,
+     * instead of in a bucket -- the bucket of the current time has usually
+     * just been emptied, and making a new one for them (map, heap) and
+     * removing it again cost as much as the event's work */
+    cs_event *last;
+    size_t last_head, last_n, last_cap;
     size_t tmp_cap;
     /* a parallel queue: rank -> partition */
     const uint32_t *part_of;
@@ -115,6 +123,7 @@ void cs_eventq_free(cs_eventq *q) {
     cs_free(q->map);
     cs_free(q->dead);
     cs_free(q->tmp);
+    cs_free(q->last);
     cs_free(q);
 }
 
@@ -333,6 +342,13 @@ static void map_del(cs_eventq *q, cs_time t) {
 /* ---- the store: push / peek / pop over all buckets ---- */
 
 static void store_push(cs_eventq *q, const cs_event *e) {
+    if (e->key == UINT64_MAX && e->time == q->now) { /* the instant's last (seq ascending: FIFO) */
+        if (q->last_head == q->last_n) q->last_head = q->last_n = 0;
+        CS_GROW(q->last, q->last_cap, q->last_n + 1);
+        q->last[q->last_n++] = *e;
+        q->n++;
+        return;
+    }
     uint32_t bi;
     if (q->last_bi != NO_BUCKET && q->b[q->last_bi].time == e->time) {
         bi = q->last_bi;
@@ -370,14 +386,14 @@ static void store_push(cs_eventq *q, const cs_event *e) {
     q->n++;
 }
 
-static const cs_event *store_top(cs_eventq *q) {
+static const cs_event *bstore_top(cs_eventq *q) {
     if (!q->tn) return NULL;
     bucket *bk = &q->b[q->theap[0].bi];
     if (bk->unsorted) bucket_sort(q, bk);
     return bucket_top(bk);
 }
 
-static inline void store_pop(cs_eventq *q, cs_event *top) {
+static inline void bstore_pop(cs_eventq *q, cs_event *top) {
     uint32_t bi = q->theap[0].bi;
     bucket *bk = &q->b[bi];
     if (bk->unsorted) bucket_sort(q, bk);
@@ -392,6 +408,30 @@ static inline void store_pop(cs_eventq *q, cs_event *top) {
         if (q->last_bi == bi) q->last_bi = NO_BUCKET;
         if (q->prev_bi == bi) q->prev_bi = NO_BUCKET;
     }
+}
+
+/* 1 when the next event is the first of `last` rather than the buckets'.
+ * (Every bucket event at the current time with a smaller key, or with the
+ * largest key and an earlier push, comes first; the buckets' later times
+ * come after.) */
+static inline int last_first(cs_eventq *q) {
+    if (q->last_head == q->last_n) return 0;
+    const cs_event *b = bstore_top(q);
+    const cs_event *l = &q->last[q->last_head];
+    return !b || l->time < b->time || (l->time == b->time && ev_before(l, b));
+}
+
+static const cs_event *store_top(cs_eventq *q) {
+    return last_first(q) ? &q->last[q->last_head] : bstore_top(q);
+}
+
+static inline void store_pop(cs_eventq *q, cs_event *top) {
+    if (__builtin_expect(last_first(q), 0)) {
+        *top = q->last[q->last_head++];
+        q->n--;
+        return;
+    }
+    bstore_pop(q, top);
 }
 
 /* ---- a parallel queue ------------------------------------------------------- */
@@ -547,6 +587,7 @@ static void dead_purge(cs_eventq *q) {
         for (size_t i = bk->head; i < bk->n; i++) keep += (size_t)dead_has(&old, ev[i].seq);
         for (size_t i = 0; i < bk->aux_n; i++) keep += (size_t)dead_has(&old, bk->aux[i].seq);
     }
+    for (size_t i = q->last_head; i < q->last_n; i++) keep += (size_t)dead_has(&old, q->last[i].seq);
     size_t ncap = 16;
     while (ncap < 2 * keep) ncap *= 2;
     q->dead = cs_calloc(ncap, sizeof *q->dead);
@@ -560,6 +601,8 @@ static void dead_purge(cs_eventq *q) {
         for (size_t i = 0; i < bk->aux_n; i++)
             if (dead_has(&old, bk->aux[i].seq)) dead_insert(q, bk->aux[i].seq);
     }
+    for (size_t i = q->last_head; i < q->last_n && q->dead_n < keep; i++)
+        if (dead_has(&old, q->last[i].seq)) dead_insert(q, q->last[i].seq);
     cs_free(old.dead);
 }
 

@@ -11,7 +11,9 @@
  *
  * The queue is two-level: a heap of distinct timestamps and per timestamp a
  * bucket of events in (key, seq) order (eventq.c; the interface is small so
- * that a calendar or ladder queue can replace it after measurement).  Cancellation
+ * that a calendar or ladder queue can replace it after measurement); an
+ * event pushed at the current time with key UINT64_MAX ("when the rest of
+ * this instant is done") waits in a list of its own, in the same order.  Cancellation
  * is lazy: cancelled ids become tombstones skipped when popped.
  * Time never goes backwards: pushing an event earlier than the last popped
  * time is a bug (CS_ALWAYS, core/invariant.h).
@@ -77,7 +79,8 @@ const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k);
  * the earliest pending time (the current one, or the next when the current
  * instant is used up) still to pop, run[0..*n) in pop order (*n = 0 when
  * that bucket is not kept in pop order).  Events pushed meanwhile may come
- * before them. */
+ * before them, and so do pending events of the current time with key
+ * UINT64_MAX. */
 const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n);
 cs_time cs_eventq_now(const cs_eventq *q);
 size_t cs_eventq_size(const cs_eventq *q); /* pending, including tombstones */
