@@ -273,17 +273,23 @@ static void t_sift_up(cs_eventq *q, size_t i) {
     q->theap[i] = x;
 }
 
+/* (The earlier child is chosen without a branch -- the times are random to
+ * the predictor -- against a sentinel of the latest time past the end: the
+ * heap always has room for it.) */
 static void t_sift_down(cs_eventq *q, size_t i) {
-    struct theap_ent x = q->theap[i];
+    struct theap_ent *h = q->theap;
+    size_t n = q->tn;
+    struct theap_ent x = h[i];
+    h[n].time = UINT64_MAX;
     for (;;) {
         size_t c = 2 * i + 1;
-        if (c >= q->tn) break;
-        if (c + 1 < q->tn && q->theap[c + 1].time < q->theap[c].time) c++;
-        if (q->theap[c].time >= x.time) break;
-        q->theap[i] = q->theap[c];
+        if (c >= n) break;
+        c += h[c + 1].time < h[c].time;
+        if (h[c].time >= x.time) break;
+        h[i] = h[c];
         i = c;
     }
-    q->theap[i] = x;
+    h[i] = x;
 }
 
 /* ---- time -> bucket map ---- */
@@ -376,7 +382,7 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         bk->head = bk->aux_n = 0;
         bk->unsorted = 0;
         map_put(q, e->time, bi);
-        CS_GROW(q->theap, q->tcap, q->tn + 1);
+        CS_GROW(q->theap, q->tcap, q->tn + 2); /* (+ t_sift_down's sentinel) */
         q->theap[q->tn++] = (struct theap_ent){e->time, bi};
         t_sift_up(q, q->tn - 1);
     } else {
