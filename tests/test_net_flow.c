@@ -537,6 +537,70 @@ static void test_options_routing(void **st) {
  * counts it (10485) + 4 x 500 = 12485 ns; on one spine they share its 50: 524288 / 25 = 20971.52
  * -> 20971 + 2000 = 22971 ns, which is also one flow of 1 MiB at 50 (merged, or switches that hash
  * src and dst only).  Over 16 seeds both cases occur. */
+/* ---- the order of an instant's recomputations --------------------------------- */
+
+/* Two cables, 0 -> 1 and 2 -> 3 (50 GB/s, no latency).  A's 1 MiB on 0 -> 1
+ * ends at T = 1 MiB / 50 GB/s; at T, after A's end, an event sends E on
+ * 2 -> 3, then another sends B on 0 -> 1, B and E the same size and key.
+ * The instant lists its links in the order they come -- 0 -> 1 (A's end),
+ * 2 -> 3 (E), 0 -> 1 again (B: listed already) -- and recomputes them in
+ * that order, so B's end is scheduled, and takes its sequence number,
+ * before E's: both end at 2T with the same key, and B completes first.
+ * (An end that left its link empty once did not list it; B's link then came
+ * after E's and E completed first.) */
+static char order_seen[8];
+static int order_n;
+static tnet *order_tn;
+static void order_done(void *ctx, uint64_t cookie) {
+    (void)ctx;
+    if (order_n < 7) order_seen[order_n++] = (char)cookie;
+}
+static void order_send(uint32_t s, uint32_t d, uint64_t key, char name) {
+    cs_error err;
+    cs_error_clear(&err);
+    cs_net_msg m = {.src = s, .dst = d, .bytes = MIB, .key = key, .done = order_done, .ctx = NULL, .cookie = (uint64_t)name};
+    assert_int_equal(cs_net_send(&order_tn->net, &m, &err), CS_OK);
+}
+static void order_send_e(void *ctx, const cs_event *ev) { (void)ctx, (void)ev; order_send(2, 3, 5, 'E'); }
+static void order_send_b(void *ctx, const cs_event *ev) { (void)ctx, (void)ev; order_send(0, 1, 5, 'B'); }
+
+static cs_time order_t;
+static void order_done_time(void *ctx, uint64_t cookie) {
+    (void)ctx, (void)cookie;
+    order_t = cs_eventq_now(order_tn->q);
+}
+
+static void test_instant_order(void **st) {
+    (void)st;
+    cs_topo *t = cs_topo_new(4);
+    cs_topo_add_cable(t, 0, 1, B50(), 0);
+    cs_topo_add_cable(t, 2, 3, B50(), 0);
+    cs_topo_finalize(t);
+    tnet tn;
+    /* T: A alone, its end (no latency: its arrival) */
+    tn_open_topo(&tn, t);
+    order_tn = &tn;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_net_msg a = {.src = 0, .dst = 1, .bytes = MIB, .key = 0, .done = order_done_time, .cookie = 'A'};
+    assert_int_equal(cs_net_send(&tn.net, &a, &err), CS_OK);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    cs_time T = order_t;
+    assert_true(T > 0);
+    tn_close(&tn);
+    tn_open_topo(&tn, t);
+    order_n = 0;
+    memset(order_seen, 0, sizeof order_seen);
+    order_send(0, 1, 0, 'A');
+    cs_eventq_push(tn.q, T, 1, order_send_e, NULL, 0);
+    cs_eventq_push(tn.q, T, 2, order_send_b, NULL, 0);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(order_n, 3);
+    assert_string_equal(order_seen, "ABE");
+    tn_close(&tn);
+    cs_topo_free(t);
+}
+
 static cs_topo *clos2(void) {
     cs_topo *t = cs_topo_new(6);
     for (int i = 0; i < 4; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
@@ -616,6 +680,7 @@ int main(void) {
         cmocka_unit_test(test_options_routing),
         cmocka_unit_test(test_end_heap_same_order),
         cmocka_unit_test(test_channels),
+        cmocka_unit_test(test_instant_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

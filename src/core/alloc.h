@@ -61,7 +61,11 @@ void cs_grow_at(void **arr, size_t *cap, size_t need, size_t elem, const char *f
 #define cs_strdup(s) cs_strdup_at((s), __FILE__, __LINE__)
 #define CS_GROW(arr, cap, need) cs_grow_at((void **)&(arr), &(cap), (need), sizeof *(arr), __FILE__, __LINE__)
 #else
-#define CS_GROW(arr, cap, need) cs_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+/* (the test inline: most calls, on hot paths, find room) */
+static inline void cs_grow_if_needed(void **arr, size_t *cap, size_t need, size_t elem) {
+    if (__builtin_expect(need > *cap, 0)) (cs_grow)(arr, cap, need, elem);
+}
+#define CS_GROW(arr, cap, need) cs_grow_if_needed((void **)&(arr), &(cap), (need), sizeof *(arr))
 #endif
 
 size_t cs_alloc_bytes_in_use(void);

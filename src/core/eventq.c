@@ -348,7 +348,10 @@ static void map_del(cs_eventq *q, cs_time t) {
 /* ---- the store: push / peek / pop over all buckets ---- */
 
 static void store_push(cs_eventq *q, const cs_event *e) {
-    if (e->key == UINT64_MAX && e->time == q->now) { /* the instant's last (seq ascending: FIFO) */
+    if (e->key == UINT64_MAX && e->time == q->now &&
+        (q->last_head == q->last_n || e->seq > q->last[q->last_n - 1].seq)) {
+        /* the instant's last, kept in seq order (a push_seq with an older number goes to the bucket;
+         * last_first merges the two) */
         if (q->last_head == q->last_n) q->last_head = q->last_n = 0;
         CS_GROW(q->last, q->last_cap, q->last_n + 1);
         q->last[q->last_n++] = *e;
@@ -406,7 +409,7 @@ static inline void bstore_pop(cs_eventq *q, cs_event *top) {
     bucket_pop(bk, top);
     q->n--;
     if (bucket_empty(bk)) {
-        map_del(q, bk->time);
+        map_del(q, q->theap[0].time); /* (not bk->time: a SINGLE bucket's pop reads its first 64 bytes only) */
         q->theap[0] = q->theap[--q->tn];
         if (q->tn) t_sift_down(q, 0);
         bk->next_free = q->free_head;

@@ -249,6 +249,7 @@ typedef struct flow_state {
     size_t npending, cap_pending;
     uint32_t pend_gen; /* bumped when pending is taken */
     int rerate_queued;
+    cs_time pend_time; /* when pending was last added to */
 } flow_state;
 
 static void on_change(void *ctx, const cs_event *ev);
@@ -710,15 +711,37 @@ static void rerate_each(flow_state *s, const uint32_t *links, size_t n) {
     }
 }
 
-/* Recompute the components of the pending links now. */
-static void take_pending(flow_state *s) {
-    size_t n = s->npending;
+/* A new generation of `pending` (no link listed). */
+static void pending_clear(flow_state *s) {
     s->npending = 0;
     if (++s->pend_gen == 0) { /* wrapped: no link may look listed */
         for (uint32_t l = 0; l < s->topo->nlinks; l++) s->links[l].pend = 0;
         s->pend_gen = 1;
     }
-    rerate_each(s, s->pending, n);
+}
+
+/* Links listed at an earlier instant that queued no recomputation (flows'
+ * ends that left every link of their paths without flows: see
+ * rerate_later) are forgotten: recomputing them then would have changed
+ * nothing, and a later listing must take its own place in the order. */
+static void pending_drop_stale(flow_state *s, cs_time now) {
+    if (!s->rerate_queued && s->npending && s->pend_time != now) pending_clear(s);
+}
+
+/* Recompute the components of the pending links now, in the order they
+ * were listed.  A link without flows is a component of its own whose
+ * recomputation changes nothing but its utilization track (no other
+ * component reaches it), so without a track it is passed over. */
+static void take_pending(flow_state *s) {
+    size_t n = s->npending, k = 0;
+    pending_clear(s);
+    if (s->obs.link_util) {
+        k = n;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (s->links[s->pending[i]].nflows) s->pending[k++] = s->pending[i];
+    }
+    rerate_each(s, s->pending, k);
 }
 
 static void on_rerate(void *ctx, const cs_event *ev) {
@@ -728,20 +751,35 @@ static void on_rerate(void *ctx, const cs_event *ev) {
     take_pending(s);
 }
 
-/* Recompute the components of links[0..n) at the end of this instant. */
-static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n) {
+/* The instant's recomputation, queued once (key UINT64_MAX: after
+ * everything else at this time). */
+static void queue_rerate(flow_state *s) {
+    if (s->rerate_queued) return;
+    s->rerate_queued = 1;
+    cs_eventq_push(s->q, cs_eventq_now(s->q), UINT64_MAX, on_rerate, s, 0);
+}
+
+/* Recompute the components of links[0..n) at the end of this instant.  The
+ * links are listed in the order they come (the order of the
+ * recomputations, hence of the rescheduled ends' sequence numbers).  A
+ * flow's end (ending) that leaves every link of its path without flows
+ * lists them but queues no recomputation: take_pending would pass them
+ * over; if the instant lists more, they are recomputed in their place. */
+static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n, int ending) {
+    cs_time now = cs_eventq_now(s->q);
+    pending_drop_stale(s, now);
+    s->pend_time = now;
     /* a link listed again would find its component recomputed already (rerate_each) */
     CS_GROW(s->pending, s->cap_pending, s->npending + n);
+    int busy = !ending || s->obs.link_util;
     for (uint32_t h = 0; h < n; h++) {
         flink *L = &s->links[links[h]];
+        busy |= L->nflows != 0;
         if (L->pend == s->pend_gen) continue;
         L->pend = s->pend_gen;
         s->pending[s->npending++] = links[h];
     }
-    if (!s->rerate_queued) {
-        s->rerate_queued = 1;
-        cs_eventq_push(s->q, cs_eventq_now(s->q), UINT64_MAX, on_rerate, s, 0);
-    }
+    if (busy) queue_rerate(s);
 }
 
 /* --- start and end of a flow ---------------------------------------------------- */
@@ -870,20 +908,10 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
     f->live = 0;
     CS_GROW(s->free_ids, s->cap_free, s->nfree + 1);
     s->free_ids[s->nfree++] = fid;
-    /* the flow's path is still readable: rerate its former component -- the
-     * links that still carry flows (a link left without flows is a component
-     * of its own, and recomputing it changes nothing but its utilization
-     * track, so without a track it is left alone: half the rerates of a
-     * training step, and the instants' rerate events where only flows ended) */
-    if (s->obs.link_util) {
-        rerate_later(s, path, f->npath);
-    } else {
-        CS_GROW(s->seeds, s->cap_seeds, f->npath);
-        uint32_t nbusy = 0;
-        for (uint32_t h = 0; h < f->npath; h++)
-            if (s->links[path[h]].nflows) s->seeds[nbusy++] = path[h];
-        if (nbusy) rerate_later(s, s->seeds, nbusy);
-    }
+    /* the flow's path is still readable: rerate its former component (see
+     * rerate_later: if every link of it is left without flows, nothing needs
+     * recomputing unless the instant brings more) */
+    rerate_later(s, path, f->npath, 1);
     free_path(f);
 }
 
@@ -891,6 +919,10 @@ static void on_tx_end(void *ctx, const cs_event *ev) {
 static void on_change(void *ctx, const cs_event *ev) {
     flow_state *s = ctx;
     cs_time now = cs_eventq_now(s->q);
+    /* links an end of this instant listed without queueing their
+     * recomputation may get flows now: queue it, as every listing did */
+    pending_drop_stale(s, now);
+    if (s->npending) queue_rerate(s);
     size_t ns = 0;
     cs_topo_change_bw(s->topo, &s->topo->changes[ev->arg], s->bw, &s->seeds, &ns, &s->cap_seeds);
     cs_router_invalidate(s->router);
@@ -1001,7 +1033,7 @@ static int start_flow(flow_state *s, uint32_t src, uint32_t dst, const cs_net_ms
     s->cold[fid] = (fcold){.start = now, .bytes = bytes, .key = key, .conn = (uint16_t)conn};
     s->msg[fid] = (fmsg){.cookie = m->cookie, .done = m->done, .ctx = m->ctx};
     attach(s, fid, route, n, now);
-    rerate_later(s, route, n);
+    rerate_later(s, route, n, 0);
     return CS_OK;
 }
 
@@ -1127,6 +1159,7 @@ const cs_net_backend cs_net_flow = {
 double cs_flow_rate(cs_net *net, uint64_t cookie) {
     if (net->backend != &cs_net_flow) return -1;
     flow_state *s = net->state;
+    pending_drop_stale(s, cs_eventq_now(s->q));
     if (s->npending) take_pending(s); /* the batched rerate of this instant, now (its event then finds nothing) */
     for (size_t i = 0; i < s->nflows_alloc; i++)
         if (s->hot[i].live && s->msg[i].cookie == cookie) return s->hot[i].rate;
