@@ -306,7 +306,9 @@ static void map_insert(struct map_ent *map, size_t cap, cs_time t, uint32_t bi1)
     map[i].bi1 = bi1;
 }
 
-static void map_put(cs_eventq *q, cs_time t, uint32_t bi) {
+/* hole: map_get's empty slot for t, if nothing was added since (SIZE_MAX:
+ * probe again). */
+static void map_put(cs_eventq *q, cs_time t, uint32_t bi, size_t hole) {
     if ((q->map_n + 1) * 2 > q->map_cap) {
         struct map_ent *old = q->map;
         size_t ocap = q->map_cap;
@@ -315,16 +317,26 @@ static void map_put(cs_eventq *q, cs_time t, uint32_t bi) {
         for (size_t i = 0; i < ocap; i++)
             if (old[i].bi1) map_insert(q->map, q->map_cap, old[i].time, old[i].bi1);
         cs_free(old);
+        hole = SIZE_MAX;
     }
-    map_insert(q->map, q->map_cap, t, bi + 1);
+    if (hole != SIZE_MAX) {
+        q->map[hole].time = t;
+        q->map[hole].bi1 = bi + 1;
+    } else {
+        map_insert(q->map, q->map_cap, t, bi + 1);
+    }
     q->map_n++;
 }
 
-static uint32_t map_get(const cs_eventq *q, cs_time t) {
+/* The bucket of time t, or NO_BUCKET and (*hole) the empty slot where t
+ * would go (SIZE_MAX: none, the map is not allocated). */
+static uint32_t map_get(const cs_eventq *q, cs_time t, size_t *hole) {
+    *hole = SIZE_MAX;
     if (!q->map_cap) return NO_BUCKET;
-    size_t mask = q->map_cap - 1;
-    for (size_t i = map_home(t, q->map_cap); q->map[i].bi1; i = (i + 1) & mask)
+    size_t mask = q->map_cap - 1, i = map_home(t, q->map_cap);
+    for (; q->map[i].bi1; i = (i + 1) & mask)
         if (q->map[i].time == t) return q->map[i].bi1 - 1;
+    *hole = i;
     return NO_BUCKET;
 }
 
@@ -359,10 +371,11 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         return;
     }
     uint32_t bi;
+    size_t hole = SIZE_MAX;
     if (q->last_bi != NO_BUCKET && q->b[q->last_bi].time == e->time) {
         bi = q->last_bi;
     } else {
-        bi = q->prev_bi != NO_BUCKET && q->b[q->prev_bi].time == e->time ? q->prev_bi : map_get(q, e->time);
+        bi = q->prev_bi != NO_BUCKET && q->b[q->prev_bi].time == e->time ? q->prev_bi : map_get(q, e->time, &hole);
         q->prev_bi = q->last_bi;
     }
     if (bi == NO_BUCKET) {
@@ -384,7 +397,7 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         bk->n = 1;
         bk->head = bk->aux_n = 0;
         bk->unsorted = 0;
-        map_put(q, e->time, bi);
+        map_put(q, e->time, bi, hole);
         CS_GROW(q->theap, q->tcap, q->tn + 2); /* (+ t_sift_down's sentinel) */
         q->theap[q->tn++] = (struct theap_ent){e->time, bi};
         t_sift_up(q, q->tn - 1);
