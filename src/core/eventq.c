@@ -86,15 +86,15 @@ struct cs_eventq {
     uint64_t *dead; /* 0 = empty slot; ids stored +1 */
     size_t dead_n, dead_cap;
     cs_event *tmp;  /* the merge sort's buffer (kept for the next sort) */
+    size_t tmp_cap;
     /* the instant's last events: pushed at the current time with the largest
      * key (UINT64_MAX: "when this instant's other work is done", the flow
-     * backend's batched rate computation) they wait here, in push order,
+     * backend's batched rate computation) they wait here, in seq order,
      * instead of in a bucket -- the bucket of the current time has usually
      * just been emptied, and making a new one for them (map, heap) and
      * removing it again cost as much as the event's work */
     cs_event *last;
     size_t last_head, last_n, last_cap;
-    size_t tmp_cap;
     /* a parallel queue: rank -> partition */
     const uint32_t *part_of;
     uint32_t origin;    /* the partition of what is pushed outside handlers (cs_eventq_set_origin) */
