@@ -89,6 +89,10 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "link_changes": [[10, 0, 1, 0]]}\n' > badc.json
 expect_fail "timed change error names file and line" "badc.json:3: link_changes[0]: no link between nodes 0 and 1" \
     "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=badc.json --quiet
+# A negative node id (a fuzzer's finding: it was converted to an unsigned id)
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "failed_switches": [-21]}\n' > negsw.json
+expect_fail "negative switch id refused" "negsw.json:3: failed_switches[0]: expected a node id, got -21" \
+    "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=negsw.json --quiet
 # An unreachable destination names both nodes (docs/topology.md), also when a
 # collective's message finds no route (it said only "simulation failed"):
 # NPU 1's only cable is down; a disconnected edge list.

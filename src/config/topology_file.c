@@ -121,7 +121,7 @@ static const cs_opt *common_key(const char *key) {
 }
 
 static int node_ok(const cs_jdoc *doc, const char *key, size_t i, const cs_topo *t, double v, cs_error *err) {
-    if (v >= t->nnodes)
+    if (!(v >= 0) || v >= t->nnodes)
         return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: node %.0f does not exist (nodes 0..%u)", doc->path,
                       cs_jdoc_elem_line(doc, key, i), key, i, v, t->nnodes - 1);
     return CS_OK;

@@ -157,7 +157,10 @@ void cs_topo_builders_print_help(FILE *f) {
 int cs_topo_json_tuple(const cs_jdoc *doc, const char *key, size_t i, const json_t *v, size_t n, size_t nint,
                        const char *what, double *out, cs_error *err) {
     int line = cs_jdoc_elem_line(doc, key, i);
-    if (json_is_integer(v) && n == 1) {
+    if (json_is_integer(v) && n == 1) { /* a bare number for a one-column tuple (a node id) */
+        if (json_integer_value(v) < 0)
+            return CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: expected %s, got %" JSON_INTEGER_FORMAT, doc->path, line, key,
+                          i, what, json_integer_value(v));
         out[0] = (double)json_integer_value(v);
         return CS_OK;
     }
