@@ -89,6 +89,9 @@ fi
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "link_changes": [[10, 0, 1, 0]]}\n' > badc.json
 expect_fail "timed change error names file and line" "badc.json:3: link_changes[0]: no link between nodes 0 and 1" \
     "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=badc.json --quiet
+printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "link_changes": [[10, 5e9, 1, 0]]}\n' > bigc.json
+expect_fail "timed change with a node id past 2^32" "bigc.json:3: link_changes[0]: node 5000000000 does not exist (nodes 0..2)" \
+    "$CS_BIN" run --workload-configuration=x2 --network-configuration=net2.yml --backend flow --topology=bigc.json --quiet
 # A negative node id (a fuzzer's finding: it was converted to an unsigned id)
 printf '{"builder": "edges", "switches": 1,\n "edges": [[0, 2, 50, 500], [2, 1, 50, 500]],\n "failed_switches": [-21]}\n' > negsw.json
 expect_fail "negative switch id refused" "negsw.json:3: failed_switches[0]: expected a node id, got -21" \

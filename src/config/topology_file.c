@@ -175,7 +175,7 @@ static int apply_changes(const cs_jdoc *doc, cs_topo *t, cs_error *err) {
                                        : "[time ns, node, factor] (bandwidth factor 0..1)",
                                 v, err);
             for (size_t j = 1; rc == CS_OK && j < n - 1; j++) {
-                if (v[j] != (double)(uint32_t)v[j])
+                if (v[j] < 4294967296.0 && v[j] != (double)(uint32_t)v[j]) /* (larger: node_ok refuses it, uncast) */
                     rc = CS_ERR(err, CS_EINVAL, "%s:%d: %s[%zu]: node: expected an integer, got %g", doc->path, line,
                                 keys[k], i, v[j]);
                 else rc = node_ok(doc, keys[k], i, t, v[j], err);
