@@ -529,14 +529,6 @@ static void test_options_routing(void **st) {
     cs_topo_free(t);
 }
 
-/* NCCL channels as connections (cs_net_msg.channels; backend.flow.channels).  Two leaves and two
- * spines (NPUs 0, 2, 3 on leaf 6, NPUs 1, 4, 5 on leaf 7, spines 8 and 9; NPU links 100 bytes/ns,
- * spine links 50, 500 ns each): 1 MiB from NPU 0 to NPU 1 over 2 channels is two flows of 512 KiB,
- * each on the path its connection hashes to.  On different spines each gets half the NIC link (50)
- * and a spine link alone (50): 524288 / 50 = 10485.76 ns of transfer, in whole ns as the backend
- * counts it (10485) + 4 x 500 = 12485 ns; on one spine they share its 50: 524288 / 25 = 20971.52
- * -> 20971 + 2000 = 22971 ns, which is also one flow of 1 MiB at 50 (merged, or switches that hash
- * src and dst only).  Over 16 seeds both cases occur. */
 /* ---- the order of an instant's recomputations --------------------------------- */
 
 /* Two cables, 0 -> 1 and 2 -> 3 (50 GB/s, no latency).  A's 1 MiB on 0 -> 1
@@ -601,6 +593,62 @@ static void test_instant_order(void **st) {
     cs_topo_free(t);
 }
 
+/* The instant's recomputation keeps its place among events of key
+ * UINT64_MAX (a message may have that key).  Cables 0 -> 1 and 2 -> 3, no
+ * latency; A (2 MiB, key 0) alone on 0 -> 1; C (1 MiB, key UINT64_MAX) and
+ * D (4 MiB) share 2 -> 3, so C ends at 2 MiB / B = T, when A ends too.  At
+ * T: A's end (key 0) pushes its arrival, then lists 0 -> 1, now empty --
+ * the recomputation takes its number there; C's end (key UINT64_MAX) pushes
+ * C's arrival (a later number) and lists 2 -> 3, still carrying D, which
+ * queues the recomputation.  So among the events of key UINT64_MAX at T:
+ * C's end, the recomputation, C's arrival.  (Events popped by hand: the end
+ * carries its flow id, 1 here, the recomputation 0, the arrival its cookie.) */
+static void test_instant_order_max_key(void **st) {
+    (void)st;
+    cs_topo *t = cs_topo_new(4);
+    cs_topo_add_cable(t, 0, 1, B50(), 0);
+    cs_topo_add_cable(t, 2, 3, B50(), 0);
+    cs_topo_finalize(t);
+    tnet tn;
+    tn_open_topo(&tn, t);
+    order_tn = &tn;
+    order_n = 0;
+    cs_error err;
+    cs_error_clear(&err);
+    cs_net_msg a = {.src = 0, .dst = 1, .bytes = 2 * MIB, .key = 0, .done = order_done, .cookie = 'A'};
+    cs_net_msg c = {.src = 2, .dst = 3, .bytes = MIB, .key = UINT64_MAX, .done = order_done, .cookie = 'C'};
+    cs_net_msg d = {.src = 2, .dst = 3, .bytes = 4 * MIB, .key = 0, .done = order_done, .cookie = 'D'};
+    assert_int_equal(cs_net_send(&tn.net, &a, &err), CS_OK);
+    assert_int_equal(cs_net_send(&tn.net, &c, &err), CS_OK);
+    assert_int_equal(cs_net_send(&tn.net, &d, &err), CS_OK);
+    uint64_t args[8];
+    int nargs = 0;
+    cs_time at = 0;
+    cs_event e;
+    while (cs_eventq_pop(tn.q, &e)) {
+        if (e.key == UINT64_MAX && e.time > 0 && (at == 0 || e.time == at) && nargs < 8) {
+            at = e.time;
+            args[nargs++] = e.arg;
+        }
+        e.fn(e.ctx, &e);
+    }
+    assert_int_equal(order_n, 3);
+    assert_int_equal(nargs, 3);
+    assert_int_equal(args[0], 1);   /* C's end (flow 1) */
+    assert_int_equal(args[1], 0);   /* the recomputation */
+    assert_int_equal(args[2], 'C'); /* C's arrival */
+    tn_close(&tn);
+    cs_topo_free(t);
+}
+
+/* NCCL channels as connections (cs_net_msg.channels; backend.flow.channels).  Two leaves and two
+ * spines (NPUs 0, 2, 3 on leaf 6, NPUs 1, 4, 5 on leaf 7, spines 8 and 9; NPU links 100 bytes/ns,
+ * spine links 50, 500 ns each): 1 MiB from NPU 0 to NPU 1 over 2 channels is two flows of 512 KiB,
+ * each on the path its connection hashes to.  On different spines each gets half the NIC link (50)
+ * and a spine link alone (50): 524288 / 50 = 10485.76 ns of transfer, in whole ns as the backend
+ * counts it (10485) + 4 x 500 = 12485 ns; on one spine they share its 50: 524288 / 25 = 20971.52
+ * -> 20971 + 2000 = 22971 ns, which is also one flow of 1 MiB at 50 (merged, or switches that hash
+ * src and dst only).  Over 16 seeds both cases occur. */
 static cs_topo *clos2(void) {
     cs_topo *t = cs_topo_new(6);
     for (int i = 0; i < 4; i++) cs_topo_add_node(t, CS_NODE_SWITCH);
@@ -681,6 +729,7 @@ int main(void) {
         cmocka_unit_test(test_end_heap_same_order),
         cmocka_unit_test(test_channels),
         cmocka_unit_test(test_instant_order),
+        cmocka_unit_test(test_instant_order_max_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

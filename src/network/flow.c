@@ -250,6 +250,13 @@ typedef struct flow_state {
     uint32_t pend_gen; /* bumped when pending is taken */
     int rerate_queued;
     cs_time pend_time; /* when pending was last added to */
+    /* the sequence number of the instant's recomputation, taken when an end
+     * that emptied its links listed them without queueing it (rerate_seq_set,
+     * at rerate_seq_time): its event, if the instant queues one, takes that
+     * number -- the place it had when every listing queued it */
+    uint64_t rerate_seq;
+    cs_time rerate_seq_time;
+    int rerate_seq_set;
 } flow_state;
 
 static void on_change(void *ctx, const cs_event *ev);
@@ -756,15 +763,24 @@ static void on_rerate(void *ctx, const cs_event *ev) {
 static void queue_rerate(flow_state *s) {
     if (s->rerate_queued) return;
     s->rerate_queued = 1;
-    cs_eventq_push(s->q, cs_eventq_now(s->q), UINT64_MAX, on_rerate, s, 0);
+    cs_time now = cs_eventq_now(s->q);
+    if (s->rerate_seq_set && s->rerate_seq_time == now) {
+        s->rerate_seq_set = 0;
+        cs_eventq_push_seq(s->q, now, UINT64_MAX, s->rerate_seq, on_rerate, s, 0);
+    } else {
+        cs_eventq_push(s->q, now, UINT64_MAX, on_rerate, s, 0);
+    }
 }
 
 /* Recompute the components of links[0..n) at the end of this instant.  The
  * links are listed in the order they come (the order of the
  * recomputations, hence of the rescheduled ends' sequence numbers).  A
  * flow's end (ending) that leaves every link of its path without flows
- * lists them but queues no recomputation: take_pending would pass them
- * over; if the instant lists more, they are recomputed in their place. */
+ * lists them but, without a utilization track, queues no recomputation:
+ * take_pending would pass them over; if the instant lists more, they are
+ * recomputed in their place, by an event with the number the end took for
+ * it (among other events of key UINT64_MAX at this time -- a message may
+ * have that key -- it keeps its place). */
 static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n, int ending) {
     cs_time now = cs_eventq_now(s->q);
     pending_drop_stale(s, now);
@@ -779,7 +795,13 @@ static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n, int e
         L->pend = s->pend_gen;
         s->pending[s->npending++] = links[h];
     }
-    if (busy) queue_rerate(s);
+    if (busy || cs_eventq_parallel(s->q)) {
+        queue_rerate(s);
+    } else if (!s->rerate_queued && !(s->rerate_seq_set && s->rerate_seq_time == now)) {
+        s->rerate_seq = cs_eventq_take_seq(s->q); /* the number its push would have had */
+        s->rerate_seq_time = now;
+        s->rerate_seq_set = 1;
+    }
 }
 
 /* --- start and end of a flow ---------------------------------------------------- */
