@@ -547,14 +547,23 @@ static void order_done(void *ctx, uint64_t cookie) {
     (void)ctx;
     if (order_n < 7) order_seen[order_n++] = (char)cookie;
 }
-static void order_send(uint32_t s, uint32_t d, uint64_t key, char name) {
+static void order_send(uint32_t s, uint32_t d, uint64_t bytes, uint64_t key, char name) {
     cs_error err;
     cs_error_clear(&err);
-    cs_net_msg m = {.src = s, .dst = d, .bytes = MIB, .key = key, .done = order_done, .ctx = NULL, .cookie = (uint64_t)name};
+    cs_net_msg m = {.src = s, .dst = d, .bytes = bytes, .key = key, .done = order_done, .ctx = NULL, .cookie = (uint64_t)name};
     assert_int_equal(cs_net_send(&order_tn->net, &m, &err), CS_OK);
 }
-static void order_send_e(void *ctx, const cs_event *ev) { (void)ctx, (void)ev; order_send(2, 3, 5, 'E'); }
-static void order_send_b(void *ctx, const cs_event *ev) { (void)ctx, (void)ev; order_send(0, 1, 5, 'B'); }
+static void order_send_e(void *ctx, const cs_event *ev) { (void)ctx, (void)ev; order_send(2, 3, MIB, 5, 'E'); }
+static void order_send_b(void *ctx, const cs_event *ev) { (void)ctx, (void)ev; order_send(0, 1, MIB, 5, 'B'); }
+
+/* The two tests' network: cables 0 -> 1 and 2 -> 3 at 50 GB/s, no latency. */
+static cs_topo *two_cables(void) {
+    cs_topo *t = cs_topo_new(4);
+    cs_topo_add_cable(t, 0, 1, B50(), 0);
+    cs_topo_add_cable(t, 2, 3, B50(), 0);
+    cs_topo_finalize(t);
+    return t;
+}
 
 static cs_time order_t;
 static void order_done_time(void *ctx, uint64_t cookie) {
@@ -564,10 +573,7 @@ static void order_done_time(void *ctx, uint64_t cookie) {
 
 static void test_instant_order(void **st) {
     (void)st;
-    cs_topo *t = cs_topo_new(4);
-    cs_topo_add_cable(t, 0, 1, B50(), 0);
-    cs_topo_add_cable(t, 2, 3, B50(), 0);
-    cs_topo_finalize(t);
+    cs_topo *t = two_cables();
     tnet tn;
     /* T: A alone, its end (no latency: its arrival) */
     tn_open_topo(&tn, t);
@@ -583,7 +589,7 @@ static void test_instant_order(void **st) {
     tn_open_topo(&tn, t);
     order_n = 0;
     memset(order_seen, 0, sizeof order_seen);
-    order_send(0, 1, 0, 'A');
+    order_send(0, 1, MIB, 0, 'A');
     cs_eventq_push(tn.q, T, 1, order_send_e, NULL, 0);
     cs_eventq_push(tn.q, T, 2, order_send_b, NULL, 0);
     cs_eventq_run(tn.q, CS_TIME_MAX);
@@ -605,22 +611,14 @@ static void test_instant_order(void **st) {
  * carries its flow id, 1 here, the recomputation 0, the arrival its cookie.) */
 static void test_instant_order_max_key(void **st) {
     (void)st;
-    cs_topo *t = cs_topo_new(4);
-    cs_topo_add_cable(t, 0, 1, B50(), 0);
-    cs_topo_add_cable(t, 2, 3, B50(), 0);
-    cs_topo_finalize(t);
+    cs_topo *t = two_cables();
     tnet tn;
     tn_open_topo(&tn, t);
     order_tn = &tn;
     order_n = 0;
-    cs_error err;
-    cs_error_clear(&err);
-    cs_net_msg a = {.src = 0, .dst = 1, .bytes = 2 * MIB, .key = 0, .done = order_done, .cookie = 'A'};
-    cs_net_msg c = {.src = 2, .dst = 3, .bytes = MIB, .key = UINT64_MAX, .done = order_done, .cookie = 'C'};
-    cs_net_msg d = {.src = 2, .dst = 3, .bytes = 4 * MIB, .key = 0, .done = order_done, .cookie = 'D'};
-    assert_int_equal(cs_net_send(&tn.net, &a, &err), CS_OK);
-    assert_int_equal(cs_net_send(&tn.net, &c, &err), CS_OK);
-    assert_int_equal(cs_net_send(&tn.net, &d, &err), CS_OK);
+    order_send(0, 1, 2 * MIB, 0, 'A');
+    order_send(2, 3, MIB, UINT64_MAX, 'C');
+    order_send(2, 3, 4 * MIB, 0, 'D');
     uint64_t args[8];
     int nargs = 0;
     cs_time at = 0;

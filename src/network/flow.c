@@ -760,11 +760,14 @@ static void on_rerate(void *ctx, const cs_event *ev) {
 
 /* The instant's recomputation, queued once (key UINT64_MAX: after
  * everything else at this time). */
+/* 1 when an end of this instant took the recomputation's number. */
+static int rerate_seq_taken(const flow_state *s, cs_time now) { return s->rerate_seq_set && s->rerate_seq_time == now; }
+
 static void queue_rerate(flow_state *s) {
     if (s->rerate_queued) return;
     s->rerate_queued = 1;
     cs_time now = cs_eventq_now(s->q);
-    if (s->rerate_seq_set && s->rerate_seq_time == now) {
+    if (rerate_seq_taken(s, now)) {
         s->rerate_seq_set = 0;
         cs_eventq_push_seq(s->q, now, UINT64_MAX, s->rerate_seq, on_rerate, s, 0);
     } else {
@@ -797,7 +800,7 @@ static void rerate_later(flow_state *s, const uint32_t *links, uint32_t n, int e
     }
     if (busy || cs_eventq_parallel(s->q)) {
         queue_rerate(s);
-    } else if (!s->rerate_queued && !(s->rerate_seq_set && s->rerate_seq_time == now)) {
+    } else if (!s->rerate_queued && !rerate_seq_taken(s, now)) {
         s->rerate_seq = cs_eventq_take_seq(s->q); /* the number its push would have had */
         s->rerate_seq_time = now;
         s->rerate_seq_set = 1;
