@@ -541,7 +541,8 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
         goto fail;
     }
     if ((rc = parse_weights(s, err))) goto fail;
-    s->ports = cs_calloc(nl, sizeof *s->ports);
+    s->ports_mem = cs_calloc(1, (size_t)nl * sizeof *s->ports + 63); /* the array on a cache line */
+    s->ports = (port *)(((uintptr_t)s->ports_mem + 63) & ~(uintptr_t)63);
     if (s->npri > 1) s->pcs = cs_calloc(nl * (s->npri - 1), sizeof *s->pcs);
     s->nodes = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *s->nodes);
     for (size_t i = 0; i < nl; i++) s->ports[i].cls0.ring = NONE;
@@ -617,7 +618,7 @@ static void pkt_destroy(void *state) {
             if (s->flows[i].qp == NONE) cs_free(s->flows[i].ccs);
             cs_free(s->flows[i].trs);
         }
-    cs_free(s->flows);
+    cs_free(s->flows_mem);
     for (size_t i = 0; i < s->nqps; i++) {
         cs_free(s->qps[i].ccs);
         cs_free(s->qps[i].trc);
@@ -631,7 +632,7 @@ static void pkt_destroy(void *state) {
         for (uint32_t l = 0; l < s->topo->nlinks; l++) cs_free(s->vq[l]);
     cs_free(s->vq);
     cs_free(s->in_pos);
-    cs_free(s->ports);
+    cs_free(s->ports_mem);
     cs_free(s->pcs);
     cs_free(s->bw);
     cs_free(s->nodes);
@@ -785,13 +786,9 @@ static void dq_drain_all(pkt_state *s, cs_time until, int incl);
 static void dq_fail(pkt_state *s, uint32_t id);
 
 static const uint32_t *path_of(const pkt_state *s, const pkt *p, uint32_t *n) {
-    const pflow *f = &s->flows[p->flow];
-    if (p->type == PK_DATA) {
-        *n = f->npath;
-        return f->path;
-    }
-    *n = f->nrpath;
-    return f->rpath;
+    (void)s;
+    *n = p->npath;
+    return p->path;
 }
 
 static void fifo_push(pkt **qh, pkt **qt, pkt *p) {
@@ -884,6 +881,8 @@ static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
             p->wire = p->payload + (uint32_t)s->o.overhead;
             p->type = PK_DATA;
             p->prio = f->prio;
+            p->path = f->path;
+            p->npath = f->npath;
             p->in_link = NONE;
             p->sack = NONE;
             p->ts = now;
@@ -904,6 +903,11 @@ static pkt *from_ring(pkt_state *s, uint32_t l, uint32_t c) {
             if (f->snd_nxt >= f->npkts && !f->nlost && !(s->tr->may_send && s->tr->may_send(s, f)))
                 ring_unlink(s, id);
             else C->ring = next;
+            if (C->ring != NONE) { /* the flow whose turn is next: its first two lines (a hint) */
+                const pflow *g = &s->flows[C->ring];
+                __builtin_prefetch(g);
+                __builtin_prefetch((const char *)g + 64);
+            }
             if (f->qp != NONE && f->snd_nxt == f->npkts && f->qp_next != NONE) qp_advance(s, f->qp);
             return p;
         }
@@ -1028,7 +1032,7 @@ static void port_kick(pkt_state *s, uint32_t l) {
         P->memo_ser = ser_ps(p->wire, bw);
     }
     cs_time ser = P->memo_ser;
-    P->tx_wire += p->wire;
+    if (s->ints) P->tx_wire += p->wire; /* (read only by in-band telemetry) */
     /* in-band telemetry: this egress as a data packet leaves (an ACK or NAK
      * carries its data packet's records back unchanged: the route back's
      * egresses are not the data's path) */
@@ -1170,6 +1174,8 @@ static void send_ctrl_sr(pkt_state *s, uint32_t id, int type, uint32_t psn, uint
     p->tx = tx;
     p->wire = CTRL_WIRE;
     p->type = (uint8_t)type;
+    p->path = f->rpath;
+    p->npath = f->nrpath;
     p->in_link = NONE;
     if (from) {
         p->ts = from->ts;
@@ -1626,11 +1632,13 @@ void pkt_arm_rto(pkt_state *s, uint32_t id) {
 /* ---- events ------------------------------------------------------------------------------------------ */
 
 /* Arrivals and transmission ends come in runs at one instant (flows that
- * start together, equal links): read ahead the packet, its flow and its
- * path entry of the arrival PKT_AHEAD events later, or the port of the
- * transmission end, so that their cache misses (the packet's first touch
- * was most of on_arrive) overlap this event's work.  Hints only: nothing
- * depends on them. */
+ * start together, equal links): read ahead the first line of the packet of
+ * the arrival PKT_AHEAD events later, or the port of the transmission end,
+ * and, PKT_AHEAD / 2 events later, the arrival's path entry (at a switch: a
+ * hop reads nothing else of the packet or its flow) or its flow record and
+ * second line (at its destination), so that their cache misses (the
+ * packet's first touch was most of on_arrive) overlap this event's work.
+ * Hints only: nothing depends on them. */
 #define PKT_AHEAD 4
 static void prefetch_ahead(pkt_state *s) {
     size_t n;
@@ -1639,19 +1647,35 @@ static void prefetch_ahead(pkt_state *s) {
         const cs_event *e = &run[PKT_AHEAD];
         if (e->fn == on_arrive) {
             const pkt *p = (const pkt *)(uintptr_t)e->arg;
-            __builtin_prefetch(p);
-            __builtin_prefetch((const char *)p + 63);
+            __builtin_prefetch(p); /* its first line: all a hop reads */
         } else if (e->fn == on_tx_end && e->ctx == s) {
             __builtin_prefetch(&s->ports[e->arg]);
+            __builtin_prefetch(&s->ports[e->arg].cls0.qh);
         }
     }
     if (n > PKT_AHEAD / 2) {
         const cs_event *e = &run[PKT_AHEAD / 2];
         if (e->fn == on_arrive && e->ctx == s) {
             const pkt *p = (const pkt *)(uintptr_t)e->arg;
-            const pflow *f = &s->flows[p->flow];
-            __builtin_prefetch(f);
-            if (!p->hbh) __builtin_prefetch(p->type == PK_DATA ? &f->path[p->hop] : &f->rpath[p->hop]);
+            if (p->hop + 1 >= p->npath) { /* at its destination: its flow, its endpoint fields */
+                __builtin_prefetch(&s->flows[p->flow]);
+                __builtin_prefetch((const char *)p + 64);
+            } else {
+                if (!p->hbh) __builtin_prefetch(&p->path[p->hop]);
+                /* onto its last link next (if its egress is idle): the receiver's run ahead */
+                if (p->hop + 2 == p->npath) __builtin_prefetch(&s->flows[p->flow]);
+            }
+        } else if (e->fn == on_tx_end && e->ctx == s && s->npri == 1 && !s->vq) {
+            /* the port's next data packet (fifo_pop read it ahead), if it goes onto its last link, or
+             * the next flow of an NPU's send ring */
+            const pclass *C = &s->ports[e->arg].cls0;
+            const pkt *q = C->qh;
+            if (q) {
+                if (q->hop + 1 == q->npath) __builtin_prefetch(&s->flows[q->flow]);
+            } else if (C->ring != NONE) {
+                __builtin_prefetch(&s->flows[C->ring]);
+                __builtin_prefetch((const char *)&s->flows[C->ring] + 64);
+            }
         }
     }
 }
@@ -1721,8 +1745,10 @@ static void drop(pkt_state *s, pkt *p) {
  * be applied -- exactly what on_arrive does with it: the link's data in
  * flight, the receiver's counters and delivered bytes, the flow's packets in
  * flight -- when something may look at what it changes, which is before
- *   - any later arrival on that link (every packet of a flow, and so every
- *     reader of its receiver's counters, comes in over its last link),
+ *   - any later arrival over that link at its destination (every packet of
+ *     a flow, and so every reader of its receiver's counters, comes in over
+ *     its last link; a packet that passes through the link's far node, an
+ *     NPU that forwards, reads none of them),
  *   - the PFC deadlock check (data in flight per link), a flow's failure
  *     (its link's),
  *   - the statistics and the report.
@@ -1833,6 +1859,8 @@ static void dq_fail(pkt_state *s, uint32_t id) {
         p->type = PK_DATA;
         p->prio = e->prio;
         p->hop = f->npath - 1;
+        p->path = f->path;
+        p->npath = f->npath;
         p->in_link = NONE;
         p->sack = NONE;
         cs_eventq_push_seq(s->q, e->at, ((uint64_t)l << 3) | 1, e->seq, on_arrive, s, (uint64_t)(uintptr_t)p);
@@ -1847,7 +1875,9 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     uint32_t n;
     const uint32_t *path = path_of(s, p, &n);
     uint32_t in = p->hbh ? p->link : path[p->hop];
-    if (s->defer && s->dq[in].n) dq_drain(s, in, now_of(s), 0); /* (no two arrivals on a link at one time) */
+    /* (no two arrivals on a link at one time; a packet passing through reads nothing that a drain changes:
+     * the drain waits for the next arrival there at its destination, which would read the receiver) */
+    if (s->defer && p->hop + 1 == n && s->dq[in].n) dq_drain(s, in, now_of(s), 0);
     uint32_t v = lk(s, in)->dst;
     if (p->type == PK_DATA) pkt_pc(s, in, p->prio)->wire_data--;
     if (p->type == PK_DATA && s->o.drop_psn >= 0 && p->psn == (uint32_t)s->o.drop_psn && p->hop == 0 &&
@@ -2001,6 +2031,19 @@ cs_time pkt_base_rtt(const pkt_state *s, const pflow *f) {
 }
 
 /* One flow: message m (or one channel's share of it) on connection conn. */
+/* Room for twice the flow records, the array starting on a cache line (a record's first line is the
+ * one a packet's destination reads). */
+static void flows_grow(pkt_state *s) {
+    size_t cap = s->cap_flows ? 2 * s->cap_flows : 64;
+    void *mem = cs_malloc(cap * sizeof(pflow) + 63);
+    pflow *f = (pflow *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    if (s->nflows_alloc) memcpy(f, s->flows, s->nflows_alloc * sizeof *f);
+    cs_free(s->flows_mem);
+    s->flows_mem = mem;
+    s->flows = f;
+    s->cap_flows = cap;
+}
+
 static int pkt_send_one(void *state, const cs_net_msg *m, uint32_t conn, cs_error *err) {
     pkt_state *s = state;
     cs_time now = now_of(s);
@@ -2046,7 +2089,7 @@ static int pkt_send_one(void *state, const cs_net_msg *m, uint32_t conn, cs_erro
         id = s->free_ids[--s->nfree];
         gen = s->flows[id].gen; /* bumped when it was freed */
     } else {
-        CS_GROW(s->flows, s->cap_flows, s->nflows_alloc + 1);
+        if (s->nflows_alloc == s->cap_flows) flows_grow(s);
         id = (uint32_t)s->nflows_alloc++;
     }
     pflow *f = &s->flows[id];

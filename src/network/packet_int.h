@@ -67,49 +67,82 @@ enum { PK_DATA, PK_ACK, PK_NAK, PK_CNP };
 enum { SR_SACKED = 1, SR_LOST = 2 }; /* pflow.sr_flag */
 
 typedef struct pkt {
+    /* -- the first cache line: what a switch's arrival and the start of a transmission read -- */
     struct pkt *next;
+    /* its route: data: its flow's path; ACK, NAK, CNP: the route back.  Kept in the packet so that a hop
+     * reads no flow record (the flow's arrays outlive its packets: freed with the flow, after the last) */
+    const uint32_t *path;
+    cs_int_hop *intr;   /* in-band telemetry (cc hpcc; from s->ints): data: stamped per egress; ACK, NAK: echoed */
     uint32_t flow, psn; /* psn: data: its sequence number; ACK/NAK: the receiver's next expected */
     uint32_t wire, payload;
     uint32_t hop;       /* index in its path of the link it is on or queued for */
+    uint32_t npath;     /* links in path (per-packet routing: the hop count of every path it may take) */
     uint32_t in_link;   /* data: the link it arrived on at the node whose buffer holds it; NONE at its
                            source and for control packets (not in any buffer) */
-    /* selective repeat: data: the flow's stamp of this transmission; ACK, NAK: the stamp of the data packet
-     * that made the receiver send it (every transmission stamped before it has arrived or is lost) */
-    uint32_t tx;
-    uint32_t sack;      /* selective repeat's NAK: the psn that arrived past the gap at psn; else NONE */
-    /* congestion feedback: data: when it was sent; ACK, NAK: echoed from the data packet it answers */
-    cs_time ts;
-    cs_int_hop *intr;   /* in-band telemetry (cc hpcc; from s->ints): data: stamped per egress; ACK, NAK: echoed */
-    uint32_t ce_bytes;  /* ACK, NAK: ECN-marked payload the receiver took since its previous answer (saturates) */
     uint8_t nint;
     uint8_t type, ecn;
     uint8_t rtx;        /* selective repeat: data sent again */
     uint8_t prio;       /* data: its flow's traffic class */
     /* per-packet routing (packet_route.c): hbh = 1: a data packet whose next link each node chooses (link:
      * the link it is on or queued for; ent: packet-spray's path number, left to decode, or a flowlet's
-     * number); 0: it follows its flow's path (path[hop]) */
+     * number); 0: it follows path[hop] */
     uint8_t hbh;
     uint32_t link;
+    /* -- the second line: the endpoints' -- */
+    /* selective repeat: data: the flow's stamp of this transmission; ACK, NAK: the stamp of the data packet
+     * that made the receiver send it (every transmission stamped before it has arrived or is lost) */
+    uint32_t tx;
+    uint32_t sack;      /* selective repeat's NAK: the psn that arrived past the gap at psn; else NONE */
+    uint32_t ce_bytes;  /* ACK, NAK: ECN-marked payload the receiver took since its previous answer (saturates) */
+    /* congestion feedback: data: when it was sent; ACK, NAK: echoed from the data packet it answers */
+    cs_time ts;
     uint64_t ent;
+    uint8_t pad_[128 - 96]; /* two whole lines: the pool starts each on a line (its first, above, alone
+                               serves a hop) */
 } pkt;
+_Static_assert(sizeof(pkt) == 128 && offsetof(pkt, tx) == 64, "pkt: two lines, the hop's fields in the first");
 
 typedef struct pflow {
+    /* -- the first cache line (the array is line-aligned, the record 5 lines): what a packet's
+     * destination reads (the receiver's counters and their run ahead, packet.c "Deferred arrivals"),
+     * what decides the flow's freeing, and the sender's next packet -- */
+    uint32_t *path, *rpath;   /* rpath: the route back (ACK, NAK, CNP); one allocation */
+    uint32_t npath, nrpath;
+    uint32_t npkts, snd_una;
+    /* receiver */
+    uint32_t rcv_nxt, since_ack;
+    /* the receiver's rcv_nxt and since_ack once every data packet that has
+     * started on the last link of the path has arrived (kept when s->defer) */
+    uint32_t pr_nxt, pr_since;
+    uint32_t inflight; /* its packets anywhere in the network */
+    uint8_t live, delivered, failed;
+    uint8_t in_ring;
+    uint8_t held;    /* delivered, its completion held until the pair's older messages complete (in order) */
+    uint8_t prio;    /* its traffic class, < priorities */
+    uint8_t timed;   /* has an entry in the timer heap */
+    uint8_t parked;  /* waiting for its queue pair's older messages to be sent (not on the send ring) */
+    uint32_t snd_nxt;
+    /* -- the second line: the sender -- */
+    uint32_t ring_next, ring_prev;
+    /* queue pair (queue_pairs pair, transport rc; a persistent tcp connection): its index in
+     * pkt_state.qps (NONE: none; the flow owns ccs), the next live flow of the queue pair, the psn its
+     * packet 0 has in the pair's sequence */
+    uint32_t qp, qp_next;
+    cs_time next_tx, last_progress;
+    uint64_t sent;   /* data packets transmitted, first times and again */
+    void *ccs;       /* congestion control state (s->cc->state_size bytes; NULL with none) */
+    void *trs;       /* transports other than rc (packet_transport.h): its state (s->tr->state_size
+                        bytes; NULL without) */
+    uint32_t last_payload, retries;
+    /* -- the rest -- */
+    uint32_t qp_base;
+    uint32_t gen;    /* incarnation of this flow id (stale timer entries are told apart) */
     uint32_t src, dst;
-    uint32_t *path, npath, *rpath, nrpath; /* rpath: the route back (ACK, NAK, CNP); one allocation */
     uint64_t bytes, key, cookie;
     cs_net_done_fn done;
     void *ctx;
-    uint32_t npkts, last_payload;
     cs_time ideal;  /* uncontended time on its route (flows.csv) */
-    uint64_t sent;  /* data packets transmitted, first times and again */
-    /* sender */
-    uint32_t snd_nxt, snd_una, retries;
-    cs_time next_tx, last_progress, start, finish;
-    uint32_t gen;    /* incarnation of this flow id (stale timer entries are told apart) */
-    uint8_t timed;   /* has an entry in the timer heap */
-    void *ccs;       /* congestion control state (s->cc->state_size bytes; NULL with none) */
-    uint32_t ring_next, ring_prev;
-    uint8_t in_ring;
+    cs_time start, finish;
     /* selective repeat (NULL with go-back-N): per psn in [snd_una, snd_una + sr_window), at psn mod
      * sr_window: sr_flag (the sender's: SR_SACKED, SR_LOST = to be sent again), sr_txn (the stamp of its
      * last transmission), sr_got (the receiver's, over [rcv_nxt, rcv_nxt + sr_window): kept past a gap);
@@ -118,36 +151,21 @@ typedef struct pflow {
     uint8_t *sr_flag, *sr_got;
     uint32_t tx_stamp, nlost, rtx_lo; /* next stamp; psns marked lost; none below rtx_lo is */
     uint32_t rcv_held;                /* packets the receiver keeps past the gap */
-    /* receiver */
-    uint32_t rcv_nxt, since_ack, nak_for; /* nak_for: psn + 1 of the gap last NAKed, 0 = none */
-    /* the receiver's rcv_nxt and since_ack once every data packet that has
-     * started on the last link of the path has arrived (packet.c, "Deferred
-     * arrivals"; kept when s->defer) */
-    uint32_t pr_nxt, pr_since;
-    uint64_t rcv_ce;                      /* ECN-marked payload taken since the last ACK or NAK */
+    uint32_t nak_for;                 /* psn + 1 of the gap last NAKed, 0 = none */
+    uint64_t rcv_ce;                  /* ECN-marked payload taken since the last ACK or NAK */
     cs_time last_cnp;
     uint8_t cnp_sent;
-    /* life */
-    uint32_t inflight; /* its packets anywhere in the network */
-    uint8_t live, delivered, failed;
     /* per-packet routing (packet_route.c) */
     uint8_t fixed;      /* its route is the routing table's: no per-packet choice */
     uint32_t flowlet;   /* flowlet routing: the current flowlet's number (0: the flow's ECMP path) */
     cs_time last_tx;    /* flowlet routing: when its last data packet left */
-    /* transports other than rc (packet_transport.h) */
-    void *trs;          /* the transport's state (s->tr->state_size bytes; NULL without) */
     cs_time rto;        /* this flow's retransmit timeout (tcp: RFC 6298); 0 = backend.packet.rto */
     uint64_t got_bytes, lost_bytes; /* udp: payload delivered / dropped or lost */
     uint32_t accounted; /* udp: packets delivered or lost */
     uint8_t test_dropped; /* drop_psn: its packet was dropped once */
-    uint8_t prio;         /* its traffic class, < priorities */
-    /* queue pair (queue_pairs pair, transport rc; a persistent tcp connection): its index in pkt_state.qps (NONE: none; the flow owns
-     * ccs), the next live flow of the queue pair, the psn its packet 0 has in the pair's sequence; parked:
-     * waiting for the pair's older messages to be sent (not on the send ring) */
-    uint32_t qp, qp_next, qp_base;
-    uint8_t parked;
-    uint8_t held; /* delivered, its completion held until the pair's older messages complete (in order) */
 } pflow;
+_Static_assert(sizeof(pflow) == 320 && offsetof(pflow, ring_next) == 64 && offsetof(pflow, qp_base) == 128,
+               "pflow: five lines, the endpoints' in the first, the sender's in the second");
 
 /* A queue pair (queue_pairs pair, transport rc; or a persistent tcp
  * connection, whose transport state is trc): (source, destination,
@@ -173,15 +191,17 @@ typedef struct pqp {
  * source, its ingress accounting and PFC state at the far node.  With one
  * class (the default) these are the link's. */
 typedef struct pclass {
+    /* -- one cache line: what a packet's hop reads -- */
     pkt *qh, *qt;
     uint64_t qbytes;      /* data bytes queued in this class */
-    uint32_t ring, nring; /* flows of this class starting here (source port of an NPU): a ring, NONE = empty */
-    uint8_t turn;         /* 1: forwarded packets' turn next (else the ring's) */
-    int64_t deficit;      /* dwrr: bytes this class may still start in the current round */
     /* ingress accounting at this link's far node (the link as that node's ingress), this class */
     uint64_t in_shared, in_head;
+    uint32_t ring, nring; /* flows of this class starting here (source port of an NPU): a ring, NONE = empty */
     uint32_t pfc_pending; /* PFC frames for this class on their way upstream (events) */
     uint32_t wire_data;   /* data packets of this class started on this link, not yet at the far node */
+    uint8_t turn;         /* 1: forwarded packets' turn next (else the ring's) */
+    /* -- the rest -- */
+    int64_t deficit;      /* dwrr: bytes this class may still start in the current round */
     cs_time pause_time, pause_since;
 } pclass;
 
@@ -197,6 +217,7 @@ typedef struct pvoq {
 } pvoq;
 
 typedef struct port {
+    /* -- the first cache line (the array is line-aligned, a port 4 lines): the transmission -- */
     pkt *qh, *qt;    /* control packets (ACK, NAK, CNP): before every data class, never paused */
     uint64_t qbytes; /* data bytes queued, every class */
     uint8_t busy;
@@ -208,20 +229,28 @@ typedef struct port {
      * in on (NONE: in no buffer here), its class, wire and payload bytes */
     uint8_t cur_data, cur_prio;
     uint32_t cur_in_link, cur_wire, cur_payload;
-    uint64_t wake_ev;
-    cs_time wake_at;
     /* the last serialization computed here (most packets on a link are full): ser_ps of memo_wire bytes at
      * memo_bw bytes per ns (a division and a ceil saved; the same value) */
-    double memo_bw;
     uint32_t memo_wire;
+    double memo_bw;
     cs_time memo_ser;
-    uint64_t headroom; /* PFC headroom of each class of this link at its far node */
+    /* -- the second (and the start of the third): class 0 -- */
     pclass cls0;       /* class 0 (the others: pkt_state.pcs), beside the port that uses it most */
-    /* statistics */
-    uint64_t bytes, packets, drops, marks, max_q;
-    uint64_t tx_wire; /* wire bytes started, every packet (in-band telemetry) */
-    cs_time busy_time, busy_since;
+    /* -- the rest of the third: what every transmission and hop updates -- */
+    cs_time busy_since, busy_time;
+    uint64_t packets, bytes, max_q;
+    /* -- the fourth -- */
+    uint64_t headroom; /* PFC headroom of each class of this link at its far node (read when the shared
+                          pool is full) */
+    uint64_t tx_wire;  /* wire bytes started, every packet (kept for in-band telemetry only) */
+    uint64_t drops, marks;
+    uint64_t wake_ev;
+    cs_time wake_at;
+    uint8_t pad_[16];
 } port;
+_Static_assert(sizeof(pclass) == 88 && offsetof(pclass, deficit) == 64, "pclass: a hop's fields in one line");
+_Static_assert(sizeof(port) == 256 && offsetof(port, cls0) == 64 && offsetof(port, headroom) == 192,
+               "port: four lines, the hot ones first");
 
 typedef struct pnode {
     uint64_t shared, used; /* shared pool size, bytes in it */
@@ -244,7 +273,8 @@ typedef struct pkt_state {
     cs_pool *ints;       /* telemetry records of packets in flight (cc hpcc) */
     cs_time rto, cnp_interval;
     uint64_t wire_mtu;
-    port *ports;
+    port *ports;     /* line-aligned, inside ports_mem (the allocation) */
+    void *ports_mem;
     pclass *pcs;       /* per link, its classes 1..npri-1: pcs[l x (npri - 1) + c - 1] (NULL with one class) */
     uint32_t npri;     /* traffic classes (priorities) */
     int64_t quantum[PKT_MAXPRIO]; /* dwrr: bytes per round of each class (weight x wire MTU) */
@@ -252,7 +282,8 @@ typedef struct pkt_state {
     pvoq **vq;         /* per link: its VOQs when its source node is a VOQ chassis, else NULL (NULL: none) */
     uint32_t *in_pos;  /* per link: its position among its far node's in-links (with vq) */
     int64_t voq_credit;
-    pflow *flows;
+    pflow *flows;       /* line-aligned, inside flows_mem (the allocation) */
+    void *flows_mem;
     size_t nflows_alloc, cap_flows;
     uint32_t *free_ids;
     size_t nfree, cap_free;
