@@ -173,6 +173,18 @@ case "$first" in
     [ $rc -ne 0 ] && pass "PFC deadlock: the first line names the cycle" || fail "PFC deadlock: exit 0" ;;
 *) fail "PFC deadlock: first line: $first" ;;
 esac
+# found by the watchdog (pfc_watchdog, 1 ms: its check 1 ms after the first pause, which comes within the
+# first microsecond), and without it at the first retransmit timeout (rto 268435.456 us after the start)
+case "$first" in
+*"simulation stopped at 1000."*) pass "PFC deadlock: the watchdog finds it 1 ms after the first pause" ;;
+*) fail "PFC deadlock: not found by the watchdog at 1 ms: $first" ;;
+esac
+"$CS_BIN" run "${ring[@]}" --set backend.packet.buffer=131072 --set backend.packet.pfc_watchdog=0 > /dev/null 2> err.txt
+case "$(head -1 err.txt)" in
+*"simulation stopped at 268435.456 us"*"PFC deadlock: a cycle of 4 paused links"*)
+    pass "PFC deadlock: without the watchdog, the first retransmit timeout" ;;
+*) fail "PFC deadlock, pfc_watchdog 0: $(head -1 err.txt)" ;;
+esac
 # the same traffic with the default buffer (32 MiB), and lossy: it finishes
 "$CS_BIN" run "${ring[@]}" 2> err.txt && pass "ring: enough buffer finishes" || fail "ring, 32 MiB: $(cat err.txt)"
 "$CS_BIN" run "${ring[@]}" --set backend.packet.pfc=false --set backend.packet.buffer=1048576 \

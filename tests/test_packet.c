@@ -1377,10 +1377,30 @@ static void test_pfc_deadlock(void **st) {
         at = x + 1;
     }
     tu_assert_has(pend, "; 4 more links paused behind it for good");
-    /* the retransmit timer found it: no timer left, the queue drained */
+    /* the watchdog found it (pfc_watchdog 1 ms: the first check 1 ms after the first pause, which comes
+     * within the first microseconds; the flows' 1 MiB take 10.5 us at 100 bytes/ns), long before a
+     * retransmit timeout (268 ms): no timer left, the queue drained */
     assert_true(s.deadlock_checks >= 1);
     assert_int_equal(s.timeouts, 0);
     assert_int_equal(cs_eventq_size(tn.q), 0);
+    cs_time found = cs_eventq_now(tn.q);
+    assert_true(found >= (cs_time)1000000000 && found < (cs_time)2000000000); /* [1, 2) ms in ps */
+    tn_close(&tn);
+
+    /* without the watchdog the first retransmit timeout finds the same cycle, 268 ms (rto) after its
+     * flow's last progress */
+    tn_open(&tn, ring4(), "{\"buffer\": 65536, \"pfc_watchdog\": 0}");
+    for (uint32_t i = 0; i < 4; i++) tn_send(&tn, i, (i + 2) % 4, MIB, i);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    s = stats(&tn);
+    assert_int_equal(s.deadlocks, 1);
+    assert_int_equal(s.timeouts, 0);
+    assert_int_equal(cs_eventq_size(tn.q), 0);
+    found = cs_eventq_now(tn.q);
+    assert_true(found >= (cs_time)268435456000 && found < (cs_time)268435456000 + 1000000); /* rto + < 1 us */
+    cs_net_describe_pending(&tn.net, pend, sizeof pend);
+    tu_assert_has(pend, "PFC deadlock: a cycle of 4 paused links, each held off by packets waiting to leave on the "
+                        "next: switch 4 -> switch 5 (queue ");
     tn_close(&tn);
 
     /* the same cycle with two classes, every flow in class 1 (headroom per class: 2 x 31260 per switch): the
@@ -1435,6 +1455,27 @@ static void test_pfc_congested_not_deadlock(void **st) {
     assert_int_equal(s.deadlocks, 0);
     assert_int_equal(s.delivered_bytes, N * 4 * MIB);
     assert_false(tn.net.halted);
+    /* the watchdog only reads: checking every 0.5 us while paused, or never, the same completions to the
+     * picosecond (and no retransmit timeout: rto at its default) */
+    cs_time with[8], without[8];
+    uint64_t checks[2];
+    for (int k = 0; k < 2; k++) {
+        tn_close(&tn);
+        tn_open(&tn, star(N), k ? "{\"buffer\": 1048576, \"pfc_watchdog\": 0}"
+                                : "{\"buffer\": 1048576, \"pfc_watchdog\": 0.5}");
+        for (uint32_t i = 0; i < N; i++) tn_send(&tn, i + 1, 0, 4 * MIB, i);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        s = stats(&tn);
+        assert_int_equal(tn.n, (int)N);
+        assert_int_equal(s.deadlocks, 0);
+        assert_int_equal(s.timeouts, 0);
+        checks[k] = s.deadlock_checks;
+        for (uint32_t i = 0; i < N; i++) (k ? without : with)[i] = tn.t[i];
+    }
+    printf("  the same with the watchdog every 0.5 us: %llu checks\n", (unsigned long long)checks[0]);
+    assert_true(checks[0] > 100); /* (32 MiB through one 100 bytes/ns link: paused for most of ~0.34 ms) */
+    assert_int_equal(checks[1], 0);
+    for (uint32_t i = 0; i < N; i++) assert_int_equal(with[i], without[i]);
     tn_close(&tn);
 }
 

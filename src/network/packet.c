@@ -272,6 +272,10 @@ static const cs_opt PKT_OPTS[] = {
      .off = O(rto_us),
      .help = "retransmit timeout: no ACK progress for this long goes back to the oldest unacknowledged packet "
              "(4.096 us x 2^16; lossy studies use far less, IRN 320 us)"},
+    {.key = "pfc_watchdog", .type = CS_OPT_NUM, .def = 1000, .min = 0, .max = 1e9, .unit = "us",
+     .off = O(pfc_watchdog_us),
+     .help = "lossless: check for a PFC deadlock this often while any link is paused (it stops the run, naming "
+             "the cycle); 0: only when a retransmit timeout fires"},
     {.key = "retry_limit", .type = CS_OPT_INT, .def = 7, .min = 0, .max = 1 << 20, .off = O(retry_limit),
      .help = "timeouts in a row without progress after which a flow stops and the run reports it (RC retry_cnt)"},
     {.key = "retransmit", .type = CS_OPT_ENUM, .def = PKT_RTX_GBN, .values = PKT_RTXS, .off = O(retransmit),
@@ -482,6 +486,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     }
     s->wire_mtu = (uint64_t)s->o.mtu + (uint64_t)s->o.overhead;
     s->rto = (cs_time)llround(s->o.rto_us * 1e6);
+    s->wd_interval = s->o.pfc ? (cs_time)llround(s->o.pfc_watchdog_us * 1e6) : 0;
     s->cnp_interval = (cs_time)llround(s->o.cnp_interval_us * 1e6);
     s->cc = cs_cc_table[s->o.cc];
     s->tr = cs_tr_table[s->o.transport];
@@ -1062,6 +1067,42 @@ static void port_kick(pkt_state *s, uint32_t l) {
 
 /* ---- PFC --------------------------------------------------------------------------------------- */
 
+/* The PFC watchdog: while a class of a link is paused, a deadlock check
+ * (packet_pfc.c) every wd_interval -- the first one wd_interval after a
+ * pause that finds nothing else paused; when the last pause ends the
+ * pending check is cancelled (a deadlock keeps its links paused for good,
+ * so it is checked at most wd_interval after it forms).  Its key is above
+ * every arrival's (the deferred ones due at its time are applied first) and
+ * below the retransmit timers'.  The check only reads, so the run's results
+ * are those without it; a deadlock stops the run.  It does not arm itself
+ * again when it is the only event left (the run would never end): a pause
+ * that outlives all traffic (held by a link that can never send, not by a
+ * cycle) then costs one check, the run's last event. */
+static void on_watchdog(void *ctx, const cs_event *ev);
+
+static void watchdog_arm(pkt_state *s, cs_time now) {
+    s->wd_ev = cs_eventq_push(s->q, cs_time_add(now, s->wd_interval), UINT64_MAX - 2, on_watchdog, s, 0) + 1;
+}
+
+static void on_watchdog(void *ctx, const cs_event *ev) {
+    (void)ev;
+    pkt_state *s = ctx;
+    s->wd_ev = 0;
+    if (s->deadlocked || !s->npaused) return; /* (the next pause arms it again) */
+    cs_time now = now_of(s);
+    s->st.deadlock_checks++;
+    if (s->defer) dq_drain_all(s, now, 1);
+    if (pkt_pfc_deadlock(s)) { /* the run stops: no timer any more */
+        s->nheap = 0;
+        if (s->timer_ev) cs_eventq_cancel(s->q, s->timer_ev - 1);
+        s->timer_ev = 0;
+        return;
+    }
+    /* again later, unless nothing else is pending: then nothing can change any more (a link that can
+     * never send, not a cycle, holds the pause), and the run ends */
+    if (cs_eventq_size(s->q)) watchdog_arm(s, now);
+}
+
 static void on_pfc(void *ctx, const cs_event *ev) {
     pkt_state *s = ctx;
     uint32_t l = (uint32_t)(ev->arg >> 4), c = (uint32_t)(ev->arg >> 1 & 7);
@@ -1074,11 +1115,16 @@ static void on_pfc(void *ctx, const cs_event *ev) {
     if (pause && !(P->paused & bit)) {
         P->paused |= bit;
         C->pause_since = now;
+        if (!s->npaused++ && s->wd_interval && !s->wd_ev && !s->deadlocked) watchdog_arm(s, now);
         s->st.pauses++;
         if (c < PKT_MAXPRIO) s->st.class_pauses[c]++;
         if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now, P->qbytes, 1);
     } else if (!pause && (P->paused & bit)) {
         P->paused &= (uint8_t)~bit;
+        if (!--s->npaused && s->wd_ev) { /* nothing paused: no check until the next pause */
+            cs_eventq_cancel(s->q, s->wd_ev - 1);
+            s->wd_ev = 0;
+        }
         C->pause_time += now - C->pause_since;
         if (s->obs.link_queue) s->obs.link_queue(s->obs.ud, l, now, P->qbytes, P->paused != 0);
         port_kick(s, l);
@@ -1610,6 +1656,8 @@ static void on_timers(void *ctx, const cs_event *ev) {
             if (s->defer) dq_drain_all(s, now, 1);
             if (pkt_pfc_deadlock(s)) { /* the run stops: no timer any more */
                 s->nheap = 0;
+                if (s->wd_ev) cs_eventq_cancel(s->q, s->wd_ev - 1);
+                s->wd_ev = 0;
                 return;
             }
         }

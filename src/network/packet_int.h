@@ -29,7 +29,7 @@ enum { PKT_RTX_GBN, PKT_RTX_SR };
 typedef struct pkt_opts {
     int mtu, overhead, ack_every, retry_limit, ecmp_seed, routing, cc, seed, retransmit, sr_window, flow_rows;
     bool pfc, cut_through;
-    double buffer_bytes, alpha, rto_us, loss_rate, window_bytes, flowlet_gap_us, util_window_us;
+    double buffer_bytes, alpha, rto_us, pfc_watchdog_us, loss_rate, window_bytes, flowlet_gap_us, util_window_us;
     double kmin_bytes, kmax_bytes, pmax;
     double dcqcn_g, dcqcn_alpha_us, dcqcn_timer_us, dcqcn_bytes, dcqcn_f, dcqcn_rai_gbps, dcqcn_rhai_gbps,
         dcqcn_min_gbps, cnp_interval_us;
@@ -306,6 +306,11 @@ typedef struct pkt_state {
     size_t nheap, cap_heap, nlive_timers;
     uint64_t timer_ev; /* pending event id + 1 */
     cs_time timer_at;
+    /* the PFC watchdog (packet_pfc.c): a deadlock check every wd_interval while a class of a link is
+     * paused (npaused of them); wd_ev: its pending event id + 1 (0: none) */
+    cs_time wd_interval;
+    uint64_t wd_ev;
+    size_t npaused;
     uint64_t rng;
     cs_packet_stats st;
     uint32_t failed_src, failed_dst;
