@@ -232,6 +232,47 @@ static void test_deferred_arrivals(void **st) {
         }
 }
 
+/* A flow that fails turns the deferred arrivals left on its last link into
+ * packets again -- every flow's that ends on that link, each with its own
+ * route (found by review: they took the failed flow's, a freed array once
+ * that flow was gone, and its hop count, which sent a longer flow's packets
+ * over the last link twice or read past a shorter one's path).  NPU 1 ->
+ * switch 3 -> NPU 0 (2 links) and NPU 2 -> switch 4 -> switch 3 -> NPU 0 (3
+ * links), 12 packets each, a last link of 20 us, rto 5 us and retry_limit
+ * 0: both flows stop at their first timeout, long before an ACK can come
+ * back, with every packet sent once (12 x 41.78 ns at 100 bytes/ns is 0.5
+ * us), so the last link carries 24 x 4096 payload bytes, whichever flow is
+ * listed first.  (ASan, in CI, sees the freed path if it is read.) */
+static void test_deferred_arrivals_failed_flow(void **st) {
+    (void)st;
+    for (int order = 0; order < 2; order++) {
+        cs_topo *t = cs_topo_new(3);
+        uint32_t sw = cs_topo_add_node(t, CS_NODE_SWITCH), sw2 = cs_topo_add_node(t, CS_NODE_SWITCH);
+        cs_topo_add_cable(t, 0, sw, 100, 20000000);
+        cs_topo_add_cable(t, 1, sw, 100, LAT);
+        cs_topo_add_cable(t, 2, sw2, 100, LAT);
+        cs_topo_add_cable(t, sw2, sw, 100, LAT);
+        cs_topo_finalize(t);
+        tnet tn;
+        tn_open(&tn, t, "{\"rto\": 5, \"retry_limit\": 0}");
+        tn_send(&tn, order ? 2 : 1, 0, 12 * 4096, 0);
+        tn_send(&tn, order ? 1 : 2, 0, 12 * 4096, 1);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        cs_packet_stats s = stats(&tn);
+        assert_int_equal(s.failed_flows, 2);
+        assert_int_equal(tn.n, 0);
+        cs_net_link_report rep;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_net_report(&tn.net, &rep, &err), CS_OK);
+        uint32_t last = cs_topo_find_link(tn.topo, sw, 0);
+        assert_int_equal(rep.links[last].bytes, 24 * 4096);
+        cs_net_link_report_free(&rep);
+        assert_int_equal(cs_eventq_size(tn.q), 0);
+        tn_close(&tn);
+    }
+}
+
 /* ---- incast with PFC -------------------------------------------------------------------- */
 
 /* n senders (NPUs 1..n) and a receiver (NPU 0) on one switch. */
@@ -2783,7 +2824,8 @@ static void test_voq_incast(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_flow),
-        cmocka_unit_test(test_deferred_arrivals), cmocka_unit_test(test_incast_pfc),
+        cmocka_unit_test(test_deferred_arrivals), cmocka_unit_test(test_deferred_arrivals_failed_flow),
+        cmocka_unit_test(test_incast_pfc),
         cmocka_unit_test(test_incast_lossy),  cmocka_unit_test(test_incast_lossy_sr),
         cmocka_unit_test(test_loss_closed_forms), cmocka_unit_test(test_victim_hol),
         cmocka_unit_test(test_class_pfc_isolation),

@@ -1099,7 +1099,8 @@ static void on_watchdog(void *ctx, const cs_event *ev) {
         return;
     }
     /* again later, unless nothing else is pending: then nothing can change any more (a link that can
-     * never send, not a cycle, holds the pause), and the run ends */
+     * never send, not a cycle, holds the pause), and the run ends.  (The size counts cancelled events
+     * too: with only those left it re-arms until they have passed.) */
     if (cs_eventq_size(s->q)) watchdog_arm(s, now);
 }
 
@@ -1898,6 +1899,9 @@ static void dq_fail(pkt_state *s, uint32_t id) {
     for (uint32_t i = 0; i < D->n; i++) {
         struct pkt_dent *e = &D->e[(D->head + i) & (D->cap - 1)];
         if (e->flow == NONE) continue;
+        /* (the entry's own flow: other flows end on this link too, with paths of other lengths, and
+         * outlive it -- their entries count in their inflight -- while id may be freed first) */
+        const pflow *g = &s->flows[e->flow];
         pkt *p = cs_pool_get(s->pkts); /* the packet again, as much of it as its arrival reads */
         memset(p, 0, sizeof *p);
         p->flow = e->flow;
@@ -1906,9 +1910,9 @@ static void dq_fail(pkt_state *s, uint32_t id) {
         p->wire = e->payload + (uint32_t)s->o.overhead;
         p->type = PK_DATA;
         p->prio = e->prio;
-        p->hop = f->npath - 1;
-        p->path = f->path;
-        p->npath = f->npath;
+        p->hop = g->npath - 1;
+        p->path = g->path;
+        p->npath = g->npath;
         p->in_link = NONE;
         p->sack = NONE;
         cs_eventq_push_seq(s->q, e->at, ((uint64_t)l << 3) | 1, e->seq, on_arrive, s, (uint64_t)(uintptr_t)p);

@@ -26,7 +26,7 @@ typedef struct cs_packet_stats {
     uint64_t held;                       /* selective repeat: packets the receiver kept past a gap */
     uint64_t out_of_order, duplicates;   /* data packets the receiver refused / had already */
     uint64_t failed_flows;               /* flows stopped after retry_limit timeouts */
-    uint64_t deadlock_checks;            /* PFC deadlock checks run (packet_pfc.c: at retransmit timeouts) */
+    uint64_t deadlock_checks;            /* PFC deadlock checks run (the watchdog, retransmit timeouts) */
     uint64_t deadlocks;                  /* 1 when a PFC deadlock stopped the run */
     double fct_sum_ns;                   /* sum of the delivered transfers' completion times */
     uint64_t fast_retransmits;           /* tcp: fast retransmits (third duplicate ACK) */

@@ -27,11 +27,14 @@
  *
  * A congested network that still progresses is never flagged: the test is
  * a property of the state that implies no future progress, not a timer.
- * It is run when a retransmit timeout fires in lossless mode (a flow made no
- * progress for rto: every flow with packets held in a deadlock has such a
- * timer, so the deadlock is found at the first one) -- no event of its own,
- * so runs without a deadlock have exactly the events they had.  Cost: one
- * pass over the links and the queued packets per check.
+ * It is run by the PFC watchdog (packet.c, on_watchdog: every pfc_watchdog
+ * while a link is paused, so a deadlock is found at most that long after it
+ * forms; its events exist only while some pause lasts longer, so other runs
+ * have exactly the events they had) and when a retransmit timeout fires in
+ * lossless mode (a flow made no progress for rto: every flow with packets
+ * held in a deadlock has such a timer, so with the watchdog off the
+ * deadlock is found at the first one).  Cost: one pass over the links and
+ * the queued packets per check.
  *
  * Owns nothing (scratch arrays live for one check).
  */
