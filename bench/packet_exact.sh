@@ -24,6 +24,10 @@
 #   the incast with a retransmit timeout of 2 or 5 us and retry_limit 1 (flows
 #   stop while packets of theirs are in flight: the run fails, its message)
 #   a Llama 3 8B step (TP 8, DP 8) on 8 servers, packet backend (train)
+#   on a 4 x 4 torus (NPUs that forward: paths of 1 to 4 links end on one
+#   link): the all-to-all lossless, and with flows that stop at their first
+#   timeout (rto 3 us, retry_limit 0) while other flows' arrivals wait on
+#   their last links; the incast with rto 5 us and retry_limit 1
 set -u
 REF=$(realpath "$1")
 NEW=$(realpath "$2")
@@ -43,6 +47,7 @@ printf 'topology: [ Switch ]\nnpus_count: [ 16 ]\nbandwidth: [ 50 ]\nlatency: [ 
 printf '{"builder": "fat-tree", "npus_per_leaf": 8, "spines": 2, "link_bandwidth": 50, "link_latency": 1000}\n' > ft.json
 printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 8 ]\nbandwidth: [ 450, 50 ]\nlatency: [ 500, 1000 ]\n' > n64.yml
 printf '{"builder": "servers", "servers": 8, "nics_per_leaf": 4}\n' > srv.json
+printf '{"builder": "torus", "dims": [4, 4], "link_bandwidth": 50, "link_latency": 1000}\n' > tor.json
 P="--backend packet"
 A="--workload-configuration=ar.et --network-configuration=net.yml --system-configuration=$EX/system.json --topology=ft.json $P"
 I="--workload-configuration=inc --network-configuration=net.yml --system-configuration=$EX/system.json --topology=ft.json $P --set backend.packet.buffer=2097152"
@@ -75,6 +80,9 @@ RUNS=(
     "udp|run $X $S.pfc=false $S.transport=udp"
     "fail-rto2|run $I $S.rto=2 $S.retry_limit=1"
     "fail-rto5|run $I $S.rto=5 $S.retry_limit=1"
+    "torus-a2a|run ${X/ft.json/tor.json}"
+    "torus-a2a-fail|run ${X/ft.json/tor.json} $S.rto=3 $S.retry_limit=0 $S.buffer=1048576"
+    "torus-incast-fail|run ${I/ft.json/tor.json} $S.rto=5 $S.retry_limit=1"
     "train64|train --model llama3-8b --tp 8 --dp 8 --global-batch 8 --set model.transformer.layers=1 --seq 512 --recompute full --device H100-SXM --network-configuration=n64.yml --topology srv.json $P"
 )
 bad=0

@@ -2082,7 +2082,6 @@ cs_time pkt_base_rtt(const pkt_state *s, const pflow *f) {
     return to_time(rtt);
 }
 
-/* One flow: message m (or one channel's share of it) on connection conn. */
 /* Room for twice the flow records, the array starting on a cache line (a record's first line is the
  * one a packet's destination reads). */
 static void flows_grow(pkt_state *s) {
@@ -2096,6 +2095,7 @@ static void flows_grow(pkt_state *s) {
     s->cap_flows = cap;
 }
 
+/* One flow: message m (or one channel's share of it) on connection conn. */
 static int pkt_send_one(void *state, const cs_net_msg *m, uint32_t conn, cs_error *err) {
     pkt_state *s = state;
     cs_time now = now_of(s);
