@@ -758,11 +758,11 @@ static void on_rerate(void *ctx, const cs_event *ev) {
     take_pending(s);
 }
 
-/* The instant's recomputation, queued once (key UINT64_MAX: after
- * everything else at this time). */
 /* 1 when an end of this instant took the recomputation's number. */
 static int rerate_seq_taken(const flow_state *s, cs_time now) { return s->rerate_seq_set && s->rerate_seq_time == now; }
 
+/* The instant's recomputation, queued once (key UINT64_MAX: after
+ * everything else at this time). */
 static void queue_rerate(flow_state *s) {
     if (s->rerate_queued) return;
     s->rerate_queued = 1;

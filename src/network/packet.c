@@ -1080,6 +1080,22 @@ static void port_kick(pkt_state *s, uint32_t l) {
  * cycle) then costs one check, the run's last event. */
 static void on_watchdog(void *ctx, const cs_event *ev);
 
+/* A PFC deadlock check (packet_pfc.c) at now, by the watchdog or at a
+ * retransmit timeout: 1 when it found one -- the run stops, and neither the
+ * timers nor the watchdog run again. */
+static int deadlock_check(pkt_state *s, cs_time now) {
+    s->st.deadlock_checks++;
+    /* (it reads the data in flight per link: the deferred arrivals due now come first, their key being below
+     * the timers' and the watchdog's) */
+    if (s->defer) dq_drain_all(s, now, 1);
+    if (!pkt_pfc_deadlock(s)) return 0;
+    s->nheap = 0;
+    if (s->timer_ev) cs_eventq_cancel(s->q, s->timer_ev - 1);
+    if (s->wd_ev) cs_eventq_cancel(s->q, s->wd_ev - 1);
+    s->timer_ev = s->wd_ev = 0;
+    return 1;
+}
+
 static void watchdog_arm(pkt_state *s, cs_time now) {
     s->wd_ev = cs_eventq_push(s->q, cs_time_add(now, s->wd_interval), UINT64_MAX - 2, on_watchdog, s, 0) + 1;
 }
@@ -1090,14 +1106,7 @@ static void on_watchdog(void *ctx, const cs_event *ev) {
     s->wd_ev = 0;
     if (s->deadlocked || !s->npaused) return; /* (the next pause arms it again) */
     cs_time now = now_of(s);
-    s->st.deadlock_checks++;
-    if (s->defer) dq_drain_all(s, now, 1);
-    if (pkt_pfc_deadlock(s)) { /* the run stops: no timer any more */
-        s->nheap = 0;
-        if (s->timer_ev) cs_eventq_cancel(s->q, s->timer_ev - 1);
-        s->timer_ev = 0;
-        return;
-    }
+    if (deadlock_check(s, now)) return;
     /* again later, unless nothing else is pending: then nothing can change any more (a link that can
      * never send, not a cycle, holds the pause), and the run ends.  (The size counts cancelled events
      * too: with only those left it re-arms until they have passed.) */
@@ -1650,18 +1659,8 @@ static void on_timers(void *ctx, const cs_event *ev) {
             arm_rto(s, e.id); /* progress since: the timer runs from it */
             continue;
         }
-        if (s->o.pfc) { /* lossless: no progress for rto may be a PFC deadlock (packet_pfc.c) */
-            s->st.deadlock_checks++;
-            /* (it reads the data in flight per link: the deferred arrivals due now come first, their key
-             * being below the timers') */
-            if (s->defer) dq_drain_all(s, now, 1);
-            if (pkt_pfc_deadlock(s)) { /* the run stops: no timer any more */
-                s->nheap = 0;
-                if (s->wd_ev) cs_eventq_cancel(s->q, s->wd_ev - 1);
-                s->wd_ev = 0;
-                return;
-            }
-        }
+        /* lossless: no progress for rto may be a PFC deadlock */
+        if (s->o.pfc && deadlock_check(s, now)) return;
         if (s->tr->timeout) s->tr->timeout(s, e.id);
         else timeout(s, e.id);
     }
