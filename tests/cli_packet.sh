@@ -214,6 +214,8 @@ expect_fail "bad util_window" "backend.packet.util_window: expected a number >= 
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.util_window=0 --quiet
 expect_fail "bad priority_of" "backend.packet.priority_of: expected one of tclass, qp, type" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priority_of=kind --quiet
+expect_fail "negative pfc_watchdog" "--set backend.packet.pfc_watchdog: expected a number >= 0 and <= 1000000000 (in us), got -1" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.pfc_watchdog=-1 --quiet
 expect_fail "p2p_class not below priorities" "backend.packet.p2p_class: class 1 with backend.packet.priorities 1" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priority_of=type --quiet
 expect_fail "bad flow channels" "backend.flow.channels: expected one of connections, merged" \
