@@ -1071,6 +1071,9 @@ static int command(const char *cmd, int argc, char **argv) {
         if (co.out) fprintf(stderr, "clustersim: no results written to %s\n", co.out);
         if (stopped && co.trace) fprintf(stderr, "clustersim: the timeline up to the stop is in %s (marked partial)\n", co.trace);
     }
+    if (rc == CS_OK && co.verbose)
+        cs_info("memory: %.1f MiB allocated at the peak; %.1f MiB of the process in huge pages (CS_THP=0: none asked for)",
+                (double)cs_alloc_bytes_peak() / 1048576.0, (double)cs_alloc_huge_bytes() / 1048576.0);
     cs_result_free(res);
     cs_scenario_free(sc);
     g_guard.armed = 0;

@@ -11,15 +11,22 @@
  * open-addressing table of their own (plain malloc: the table is the
  * wrapper's bookkeeping, not the program's memory).
  */
+#define _DEFAULT_SOURCE /* sbrk, madvise (transparent huge pages) */
 #include "core/alloc.h"
 
 #include <jansson.h>
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #define HDR 16
 
@@ -207,7 +214,78 @@ static _Noreturn void oom(size_t size, const char *file, int line, int injected)
     exit(3);
 }
 
+/* ---- transparent huge pages ----------------------------------------------------- */
+
+/* A full simulation's working set (events, packets, flows, ports: tens of
+ * MB) is read in no order a cache can follow, so most loads miss the TLB as
+ * well as the caches.  Where the kernel gives huge pages only to memory that
+ * asks (Debian's default, transparent_hugepage=madvise), the wrapper asks:
+ * on its first call it sets glibc's mmap threshold to 2 MiB (blocks below it
+ * come from the heap), the heap's top pad to 16 MiB (the heap grows in
+ * steps huge pages fit in) and its trim threshold to 32 MiB (freeing does
+ * not give back what is soon faulted again, 2 MiB at a time); then, after each allocation, it advises
+ * MADV_HUGEPAGE on what the heap grew by since, and on any block of 2 MiB or
+ * more (mmap'd by glibc).  What glibc's GLIBC_TUNABLES=glibc.malloc.hugetlb=1
+ * does, asked for by the program instead of by the user.  Only the time
+ * changes: the same memory is allocated, every result is the same (the
+ * measurements: docs/performance.md, "Huge pages").  CS_THP=0 in the
+ * environment turns it off (to compare); builds with sanitizers bring their
+ * own allocator, and threads other than the main one (the parallel engine's
+ * arenas) are left alone. */
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(M_MMAP_THRESHOLD) && defined(M_TOP_PAD)
+#define THP_BYTES ((uintptr_t)2 << 20)
+static int g_thp; /* 0 not yet decided, 1 on, -1 off */
+static uintptr_t g_thp_end; /* the heap is advised up to here */
+
+/* Advise the pages [a, b) (a, b on page boundaries), when they can hold a
+ * huge page. */
+static void thp_advise(uintptr_t a, uintptr_t b) {
+    if (b > a && b - a >= THP_BYTES) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+}
+
+static void thp_after(uintptr_t raw, size_t size) {
+    const uintptr_t pg = 4096;
+    if (g_thp < 0 || atomic_load_explicit(&g_threads, memory_order_relaxed)) return;
+    if (!g_thp) {
+        const char *v = getenv("CS_THP");
+        g_thp = v && strcmp(v, "0") == 0 ? -1 : 1;
+        if (g_thp < 0) return;
+        (void)mallopt(M_MMAP_THRESHOLD, (int)THP_BYTES);
+        (void)mallopt(M_TOP_PAD, 8 * (int)THP_BYTES);
+        (void)mallopt(M_TRIM_THRESHOLD, 16 * (int)THP_BYTES);
+        g_thp_end = ((uintptr_t)sbrk(0) + pg - 1) / pg * pg;
+    }
+    /* the heap's growth, whole pages (an advised range and the next one
+     * then join, and the heap stays one mapping) */
+    uintptr_t brk = (uintptr_t)sbrk(0) / pg * pg;
+    if (brk < g_thp_end) g_thp_end = brk; /* trimmed: what grows again is new */
+    if (brk > g_thp_end + THP_BYTES) {
+        thp_advise(g_thp_end, brk);
+        g_thp_end = brk;
+    }
+    /* a block of its own (above the heap: glibc's mmap), all of its pages:
+     * advising part of a mapping would split it, and glibc's realloc by
+     * mremap works on whole mappings only */
+    if (size >= THP_BYTES && raw > brk)
+        thp_advise(raw / pg * pg, (raw + size + pg - 1) / pg * pg);
+}
+#else
+static void thp_after(uintptr_t raw, size_t size) { (void)raw, (void)size; }
+#endif
+
+size_t cs_alloc_huge_bytes(void) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) break;
+    fclose(f);
+    return (size_t)kb * 1024;
+}
+
 static void *account(unsigned char *raw, size_t size) {
+    thp_after((uintptr_t)raw, size);
     memcpy(raw, &size, sizeof size);
     in_use_add(size);
     return raw + HDR;

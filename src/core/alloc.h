@@ -8,7 +8,9 @@
  * for and how much is in use, then exits with status 3 (like Redis' zmalloc);
  * exit() runs the handlers that remove unfinished result files (core/afile.h,
  * the CLI's --out).  Sizes are tracked with a small header in front of each
- * block.  jansson's allocations come here too while the command line runs
+ * block.  The wrapper also asks the kernel for transparent huge pages for the
+ * heap and for large blocks (alloc.c; CS_THP=0 turns it off): only the time
+ * changes.  jansson's allocations come here too while the command line runs
  * (cs_alloc_jansson), and the Chakra reader's protobuf-c and zlib ones.
  *
  * Allocation-failure injection (builds with CS_ALLOC_INJECT: every
@@ -70,6 +72,9 @@ static inline void cs_grow_if_needed(void **arr, size_t *cap, size_t need, size_
 
 size_t cs_alloc_bytes_in_use(void);
 size_t cs_alloc_bytes_peak(void);
+/* The process' anonymous memory in transparent huge pages now, in bytes (0
+ * where the system does not say: /proc/self/smaps_rollup). */
+size_t cs_alloc_huge_bytes(void);
 /* Threads other than the main one are starting (delta > 0) or have been
  * joined (delta < 0): the counters above stay exact with them (atomic
  * updates), and cost no locked instruction without them.  Call it before
