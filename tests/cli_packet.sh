@@ -216,6 +216,13 @@ expect_fail "bad priority_of" "backend.packet.priority_of: expected one of tclas
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priority_of=kind --quiet
 expect_fail "negative pfc_watchdog" "--set backend.packet.pfc_watchdog: expected a number >= 0 and <= 1000000000 (in us), got -1" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.pfc_watchdog=-1 --quiet
+# the VOQ chassis' cell fabric needs VOQ chassis, a cell header needs cells
+expect_fail "voq_cell without voq" "backend.packet.voq_cell: applies to VOQ chassis, and backend.packet.voq is none" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.voq_cell=256 --quiet
+expect_fail "voq_fabric_latency without voq" "backend.packet.voq_fabric_latency: applies to VOQ chassis" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.voq_fabric_latency=500 --quiet
+expect_fail "voq_cell_header without voq_cell" "backend.packet.voq_cell_header: 16 bytes of header on no cells" \
+    "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.voq=spine --set backend.packet.voq_cell_header=16 --quiet
 expect_fail "p2p_class not below priorities" "backend.packet.p2p_class: class 1 with backend.packet.priorities 1" \
     "$CS_BIN" run "${base[@]}" --backend packet --set backend.packet.priority_of=type --quiet
 expect_fail "bad flow channels" "backend.flow.channels: expected one of connections, merged" \

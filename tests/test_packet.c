@@ -2821,6 +2821,46 @@ static void test_voq_incast(void **st) {
     }
 }
 
+/* A VOQ chassis' cell fabric (voq_fabric_latency, voq_cell, voq_cell_header,
+ * voq_speedup), one 1 MiB flow from NPU 1 to NPU 0 through a VOQ switch, 100
+ * bytes/ns links, 256 full packets of 4178 wire bytes (s = 41780 ps), by
+ * hand.  Without the fabric: the switch starts packet i when it arrives,
+ * (i + 1) s + LAT, back to back, so the last byte arrives at 257 s + 2 LAT.
+ * A fabric latency F only delays each packet: + F.  Cells of 256 + 16
+ * bytes: a packet is ceil(4178 / 256) = 17 cells, 4624 fabric bytes, 46240
+ * ps at speedup 1, longer than s: the egress port sends a packet every
+ * 46240 ps from the first one's arrival, the last byte at s + 2 LAT + 256 x
+ * 46240.  At speedup 1.25 the fabric takes 36992 ps < s: the port's rate
+ * again (as without cells). */
+static void test_voq_fabric(void **st) {
+    (void)st;
+    const cs_time s1 = 41780, base = 257 * s1 + 2 * LAT;
+    struct {
+        const char *opts;
+        cs_time want;
+    } cases[] = {
+        {"{\"voq\": \"all\"}", base},
+        {"{\"voq\": \"all\", \"voq_fabric_latency\": 250}", base + 250000},
+        {"{\"voq\": \"all\", \"voq_cell\": 256, \"voq_cell_header\": 16}", s1 + 2 * LAT + 256 * 46240},
+        {"{\"voq\": \"all\", \"voq_cell\": 256, \"voq_cell_header\": 16, \"voq_fabric_latency\": 250}",
+         s1 + 2 * LAT + 256 * 46240 + 250000},
+        {"{\"voq\": \"all\", \"voq_cell\": 256, \"voq_cell_header\": 16, \"voq_speedup\": 1.25}", base},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        tnet tn;
+        tn_open(&tn, star(1), cases[k].opts);
+        tn_send(&tn, 1, 0, MIB, 0);
+        cs_eventq_run(tn.q, CS_TIME_MAX);
+        assert_int_equal(tn.n, 1);
+        print_message("%s: last byte at %.6f us (by hand %.6f)\n", cases[k].opts, (double)tn.t[0] / 1e6,
+                      (double)cases[k].want / 1e6);
+        assert_int_equal(tn.t[0], cases[k].want);
+        uint64_t into[2] = {MIB, 0};
+        check_links(&tn, into, 2);
+        tn_close(&tn);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_flow),
@@ -2831,6 +2871,7 @@ int main(void) {
         cmocka_unit_test(test_class_pfc_isolation),
         cmocka_unit_test(test_class_scheduling), cmocka_unit_test(test_class_bad),
         cmocka_unit_test(test_voq_victim), cmocka_unit_test(test_voq_two_leaf), cmocka_unit_test(test_voq_incast),
+        cmocka_unit_test(test_voq_fabric),
         cmocka_unit_test(test_dcqcn_sequence), cmocka_unit_test(test_dcqcn_incast),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),

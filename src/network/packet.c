@@ -366,6 +366,19 @@ static const cs_opt PKT_OPTS[] = {
     {.key = "voq_credit", .type = CS_OPT_NUM, .def = 4096, .min = 64, .max = 1e9, .unit = "bytes",
      .off = O(voq_credit_bytes),
      .help = "VOQ chassis: bytes an egress port's credit scheduler grants a virtual output queue per turn"},
+    {.key = "voq_fabric_latency", .type = CS_OPT_NUM, .def = 0, .min = 0, .max = 1e9, .unit = "ns",
+     .off = O(voq_fabric_latency_ns),
+     .help = "VOQ chassis: time a packet takes to cross the cell fabric from its ingress to its egress port (0: "
+             "none; set it from the chassis' datasheet)"},
+    {.key = "voq_cell", .type = CS_OPT_INT, .def = 0, .min = 0, .max = 65536, .unit = "bytes",
+     .off = O(voq_cell_bytes),
+     .help = "VOQ chassis: payload bytes of a fabric cell (0: no cells); a packet crosses the fabric as whole "
+             "cells, each with voq_cell_header bytes more, at voq_speedup x its egress port's bandwidth"},
+    {.key = "voq_cell_header", .type = CS_OPT_INT, .def = 0, .min = 0, .max = 65536, .unit = "bytes",
+     .off = O(voq_cell_header_bytes), .help = "VOQ chassis: header bytes a fabric cell adds to its payload"},
+    {.key = "voq_speedup", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1000,
+     .off = O(voq_speedup),
+     .help = "VOQ chassis: the fabric's bandwidth towards an egress port over the port's own (1: equal)"},
 };
 #undef O
 
@@ -435,6 +448,10 @@ static int is_voq(const pkt_state *s, uint32_t v) {
 static void voq_build(pkt_state *s) {
     const cs_topo *t = s->topo;
     s->voq_credit = (int64_t)s->o.voq_credit_bytes;
+    s->fab_lat = (cs_time)llround(s->o.voq_fabric_latency_ns * 1000.0);
+    s->cell = (uint64_t)s->o.voq_cell_bytes;
+    s->cell_hdr = (uint64_t)s->o.voq_cell_header_bytes;
+    s->fabric = s->fab_lat > 0 || s->cell > 0;
     s->vq = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *s->vq);
     s->in_pos = cs_calloc(t->nlinks ? t->nlinks : 1, sizeof *s->in_pos);
     for (uint32_t v = 0; v < t->nnodes; v++)
@@ -552,6 +569,18 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->nodes = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *s->nodes);
     for (size_t i = 0; i < nl; i++) s->ports[i].cls0.ring = NONE;
     for (size_t i = 0; s->npri > 1 && i < nl * (s->npri - 1); i++) s->pcs[i].ring = NONE;
+    if (s->o.voq == PKT_VOQ_NONE && (s->o.voq_fabric_latency_ns > 0 || s->o.voq_cell_bytes > 0)) {
+        rc = CS_ERR(err, CS_EINVAL,
+                    "backend.packet.%s: applies to VOQ chassis, and backend.packet.voq is none; expected voq "
+                    "spine or all (or no %s)", s->o.voq_cell_bytes > 0 ? "voq_cell" : "voq_fabric_latency",
+                    s->o.voq_cell_bytes > 0 ? "voq_cell" : "voq_fabric_latency");
+        goto fail;
+    }
+    if (s->o.voq_cell_header_bytes > 0 && s->o.voq_cell_bytes == 0) {
+        rc = CS_ERR(err, CS_EINVAL, "backend.packet.voq_cell_header: %d bytes of header on no cells; expected "
+                    "voq_cell set too (the cell's payload bytes)", s->o.voq_cell_header_bytes);
+        goto fail;
+    }
     if (s->o.voq != PKT_VOQ_NONE) voq_build(s);
     /* buffers: headroom per ingress link and class (PFC), the rest shared */
     for (uint32_t v = 0; v < t->nnodes; v++) {
@@ -1023,6 +1052,23 @@ static pkt *next_data(pkt_state *s, uint32_t l) {
 
 /* Start the next packet on link l if it is idle: control first, then data
  * (next_data: the classes that are not paused). */
+/* A packet leaving a VOQ chassis crosses the chassis' cell fabric
+ * first (docs/network.md, "VOQ chassis"): it takes voq_fabric_latency more
+ * to reach the far node (*fab: the fabric is pipelined, so the latency
+ * takes nothing from the port's rate), and with cells the port is held for
+ * the longer of its own serialization and the fabric's, ceil(wire / cell)
+ * cells of cell + header bytes at voq_speedup x the port's bandwidth
+ * (*occ: the egress port sends what the fabric delivers, its line idle
+ * while the fabric is the bottleneck).  Control packets cross it too. */
+static void fabric_time(const pkt_state *s, const pkt *p, double bw, cs_time *occ, cs_time *fab) {
+    *fab = s->fab_lat;
+    if (s->cell) {
+        uint64_t cells = (p->wire + s->cell - 1) / s->cell;
+        cs_time f = ser_ps(cells * (s->cell + s->cell_hdr), bw * s->o.voq_speedup);
+        if (f > *occ) *occ = f;
+    }
+}
+
 static void port_kick(pkt_state *s, uint32_t l) {
     port *P = &s->ports[l];
     if (P->busy || !(s->bw[l] > 0)) return;
@@ -1036,7 +1082,8 @@ static void port_kick(pkt_state *s, uint32_t l) {
         P->memo_bw = bw;
         P->memo_ser = ser_ps(p->wire, bw);
     }
-    cs_time ser = P->memo_ser;
+    cs_time ser = P->memo_ser, occ = ser, fab = 0;
+    if (__builtin_expect(s->fabric, 0) && s->vq[l]) fabric_time(s, p, bw, &occ, &fab);
     if (s->ints) P->tx_wire += p->wire; /* (read only by in-band telemetry) */
     /* in-band telemetry: this egress as a data packet leaves (an ACK or NAK
      * carries its data packet's records back unchanged: the route back's
@@ -1051,16 +1098,17 @@ static void port_kick(pkt_state *s, uint32_t l) {
     P->cur_data = p->type == PK_DATA;
     P->cur_prio = p->prio;
     pkt_pc(s, l, p->prio)->wire_data += P->cur_data;
-    cs_eventq_push(s->q, now + ser, ((uint64_t)l << 3) | 0, on_tx_end, s, l);
+    cs_eventq_push(s->q, now + occ, ((uint64_t)l << 3) | 0, on_tx_end, s, l);
     /* the far node: its last bit (store-and-forward, and always at the
-     * destination) or its headers (cut-through onto a link not faster) */
+     * destination) or its headers (cut-through onto a link not faster);
+     * from a VOQ chassis, after its fabric (fabric_time) */
     uint32_t n;
     const uint32_t *path = path_of(s, p, &n);
-    cs_time at = now + ser;
+    cs_time at = now + occ;
     if (s->o.cut_through && (p->hbh ? pkt_route_cut_through(s, p, l)
                                     : p->hop + 1 < n && s->bw[path[p->hop + 1]] <= bw))
-        at = now + ser_ps((uint64_t)s->o.overhead, bw);
-    at += lk(s, l)->lat;
+        at = now + (occ - ser) + ser_ps((uint64_t)s->o.overhead, bw);
+    at += lk(s, l)->lat + fab;
     if (s->defer && P->cur_data && p->hop + 1 == n && defer_arrival(s, l, p, at)) return;
     cs_eventq_push(s->q, at, ((uint64_t)l << 3) | 1, on_arrive, s, (uint64_t)(uintptr_t)p);
 }

@@ -52,6 +52,8 @@ typedef struct pkt_opts {
     char *dwrr_weights;
     int voq;                               /* which switches are VOQ chassis (PKT_VOQ_*) */
     double voq_buffer_bytes, voq_credit_bytes;
+    double voq_fabric_latency_ns, voq_speedup; /* the cell fabric */
+    int voq_cell_bytes, voq_cell_header_bytes;
 } pkt_opts;
 
 #define PKT_MAXPRIO 8 /* traffic classes at most (802.1p priorities) */
@@ -282,6 +284,9 @@ typedef struct pkt_state {
     pvoq **vq;         /* per link: its VOQs when its source node is a VOQ chassis, else NULL (NULL: none) */
     uint32_t *in_pos;  /* per link: its position among its far node's in-links (with vq) */
     int64_t voq_credit;
+    int fabric;        /* a VOQ chassis' cell fabric takes time (voq_fabric_latency or voq_cell set) */
+    cs_time fab_lat;   /* voq_fabric_latency in ps */
+    uint64_t cell, cell_hdr; /* voq_cell, voq_cell_header (bytes; cell 0: no cells) */
     pflow *flows;       /* line-aligned, inside flows_mem (the allocation) */
     void *flows_mem;
     size_t nflows_alloc, cap_flows;
