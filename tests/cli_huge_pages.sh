@@ -3,7 +3,7 @@
 # (core/alloc.c, docs/performance.md "Huge pages") changes only the time:
 # with it (the default) and without it (CS_THP=0) the files of a run are
 # byte for byte the same -- summary.json, ranks.csv, collectives.csv,
-# links.csv -- on the analytical backend (a 4,096-NPU all-reduce, every rank
+# links.csv, flows.csv, and the report but for its wall time -- on the analytical backend (a 4,096-NPU all-reduce, every rank
 # simulated), on flow (a 256-NPU all-to-all) and on packet (a 16-NPU
 # all-reduce on a RoCE Clos).  Where the kernel gives huge pages only on
 # request (transparent_hugepage "madvise", Debian's default), --verbose
@@ -44,11 +44,16 @@ both() {
         fail "$name with CS_THP=0: $(tail -3 "off_$name.err")"; return
     fi
     local f n=0
+    [ "$(ls "on_$name")" = "$(ls "off_$name")" ] || { fail "$name: other files with CS_THP=0"; return; }
     for f in "on_$name"/*; do
         n=$((n + 1))
         cmp -s "$f" "off_$name/$(basename "$f")" || { fail "$name: $(basename "$f") differs with CS_THP=0"; return; }
     done
-    [ "$n" -ge 3 ] && pass "$name: the same $n files with and without huge pages" || fail "$name: only $n files"
+    # the report too, but for its wall time and the output directory's name
+    local strip='s/, [0-9.]* s wall//; s/\(on\|off\)_'"$name"'/DIR/g'
+    cmp -s <(sed "$strip" "on_$name.txt") <(sed "$strip" "off_$name.txt") \
+        || { fail "$name: the report differs with CS_THP=0: $(diff <(sed "$strip" "on_$name.txt") <(sed "$strip" "off_$name.txt") | head -4)"; return; }
+    [ "$n" -ge 3 ] && pass "$name: the same $n files and report with and without huge pages" || fail "$name: only $n files"
 }
 both analytical_4k --workload-configuration=ar.et --network-configuration=n4k.yml \
     --system-configuration=ring3.json --symmetry off

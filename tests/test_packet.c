@@ -2855,10 +2855,39 @@ static void test_voq_fabric(void **st) {
         print_message("%s: last byte at %.6f us (by hand %.6f)\n", cases[k].opts, (double)tn.t[0] / 1e6,
                       (double)cases[k].want / 1e6);
         assert_int_equal(tn.t[0], cases[k].want);
+        /* the closed form (flows.csv's ideal_ns, the base RTT of HPCC and Swift) says the same */
+        assert_int_equal(cs_net_uncontended_time(&tn.net, 1, 0, MIB), cases[k].want);
         uint64_t into[2] = {MIB, 0};
         check_links(&tn, into, 2);
         tn_close(&tn);
     }
+}
+
+/* PFC headroom with a VOQ spine's fabric: what the fabric holds in flight
+ * when a pause comes (voq_fabric_latency x bandwidth) arrives after it, so
+ * the downstream leaf's headroom for its spine link holds that too.  Five
+ * senders on L1 into NPU 0 on L0 through the spine, 1 MiB each, leaf-spine
+ * links at 200 bytes/ns (two_leaf_up(200): L0 gets twice what its link to
+ * NPU 0 drains), a 2 MB leaf buffer, a 5 us fabric (1,000,000 bytes in
+ * flight at 200 bytes/ns, against 208,420 bytes of headroom without it): L0
+ * pauses the spine, and nothing may overflow a headroom or be dropped;
+ * every byte arrives, no link above its bandwidth. */
+static void test_voq_fabric_headroom(void **st) {
+    (void)st;
+    tnet tn;
+    tn_open(&tn, two_leaf_up(200), "{\"voq\": \"spine\", \"voq_fabric_latency\": 5000, \"buffer\": 2000000}");
+    for (uint32_t i = 2; i <= 6; i++) tn_send(&tn, i, 0, MIB, i);
+    cs_eventq_run(tn.q, CS_TIME_MAX);
+    assert_int_equal(tn.n, 5);
+    cs_packet_stats s = stats(&tn);
+    print_message("5:1 across a VOQ spine with a 5 us fabric: %llu pauses, %llu headroom overflows, %llu drops\n",
+                  (unsigned long long)s.pauses, (unsigned long long)s.headroom_drops, (unsigned long long)s.drops);
+    assert_true(s.pauses > 0);
+    assert_int_equal(s.headroom_drops + s.drops + s.retransmitted, 0);
+    assert_int_equal(s.delivered_bytes, 5 * MIB);
+    uint64_t into[7] = {5 * MIB};
+    check_links(&tn, into, 7);
+    tn_close(&tn);
 }
 
 int main(void) {
@@ -2871,7 +2900,7 @@ int main(void) {
         cmocka_unit_test(test_class_pfc_isolation),
         cmocka_unit_test(test_class_scheduling), cmocka_unit_test(test_class_bad),
         cmocka_unit_test(test_voq_victim), cmocka_unit_test(test_voq_two_leaf), cmocka_unit_test(test_voq_incast),
-        cmocka_unit_test(test_voq_fabric),
+        cmocka_unit_test(test_voq_fabric), cmocka_unit_test(test_voq_fabric_headroom),
         cmocka_unit_test(test_dcqcn_sequence), cmocka_unit_test(test_dcqcn_incast),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_bad_buffer),    cmocka_unit_test(test_too_many_packets),

@@ -15,7 +15,6 @@
 #include "core/alloc.h"
 
 #include <jansson.h>
-#include <malloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "core/error.h"
 
 #if defined(__linux__)
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -229,8 +229,9 @@ static _Noreturn void oom(size_t size, const char *file, int line, int injected)
  * does, asked for by the program instead of by the user.  Only the time
  * changes: the same memory is allocated, every result is the same (the
  * measurements: docs/performance.md, "Huge pages").  CS_THP=0 in the
- * environment turns it off (to compare); builds with sanitizers bring their
- * own allocator, and threads other than the main one (the parallel engine's
+ * environment turns it off (to compare).  Builds with sanitizers bring their
+ * own allocator (their heap is not glibc's: only their large blocks are
+ * advised), and allocations while other threads run (the parallel engine's
  * arenas) are left alone. */
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(M_MMAP_THRESHOLD) && defined(M_TOP_PAD)
 #define THP_BYTES ((uintptr_t)2 << 20)
@@ -243,31 +244,38 @@ static void thp_advise(uintptr_t a, uintptr_t b) {
     if (b > a && b - a >= THP_BYTES) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
 
+static uintptr_t g_page; /* the page size */
+
 static void thp_after(uintptr_t raw, size_t size) {
-    const uintptr_t pg = 4096;
     if (g_thp < 0 || atomic_load_explicit(&g_threads, memory_order_relaxed)) return;
     if (!g_thp) {
         const char *v = getenv("CS_THP");
-        g_thp = v && strcmp(v, "0") == 0 ? -1 : 1;
+        long pg = sysconf(_SC_PAGESIZE);
+        g_thp = (v && strcmp(v, "0") == 0) || pg <= 0 ? -1 : 1;
         if (g_thp < 0) return;
+        g_page = (uintptr_t)pg;
         (void)mallopt(M_MMAP_THRESHOLD, (int)THP_BYTES);
         (void)mallopt(M_TOP_PAD, 8 * (int)THP_BYTES);
         (void)mallopt(M_TRIM_THRESHOLD, 16 * (int)THP_BYTES);
-        g_thp_end = ((uintptr_t)sbrk(0) + pg - 1) / pg * pg;
+        g_thp_end = ((uintptr_t)sbrk(0) + g_page - 1) / g_page * g_page;
     }
-    /* the heap's growth, whole pages (an advised range and the next one
-     * then join, and the heap stays one mapping) */
+    const uintptr_t pg = g_page;
+    /* the heap's growth, whole pages (no page of it left out between two
+     * advised ranges) */
     uintptr_t brk = (uintptr_t)sbrk(0) / pg * pg;
     if (brk < g_thp_end) g_thp_end = brk; /* trimmed: what grows again is new */
     if (brk > g_thp_end + THP_BYTES) {
         thp_advise(g_thp_end, brk);
         g_thp_end = brk;
     }
-    /* a block of its own (above the heap: glibc's mmap), all of its pages:
-     * advising part of a mapping would split it, and glibc's realloc by
-     * mremap works on whole mappings only */
-    if (size >= THP_BYTES && raw > brk)
-        thp_advise(raw / pg * pg, (raw + size + pg - 1) / pg * pg);
+    /* a block of its own (above the heap: glibc's mmap), all of its
+     * mapping, which ends where the usable bytes do (glibc's headers come
+     * before them): advising part of a mapping would split it, and glibc's
+     * realloc by mremap works on whole mappings only */
+    if (size >= THP_BYTES && raw > brk) {
+        uintptr_t end = raw + malloc_usable_size((void *)raw);
+        thp_advise(raw / pg * pg, (end + pg - 1) / pg * pg);
+    }
 }
 #else
 static void thp_after(uintptr_t raw, size_t size) { (void)raw, (void)size; }

@@ -376,7 +376,7 @@ static const cs_opt PKT_OPTS[] = {
              "cells, each with voq_cell_header bytes more, at voq_speedup x its egress port's bandwidth"},
     {.key = "voq_cell_header", .type = CS_OPT_INT, .def = 0, .min = 0, .max = 65536, .unit = "bytes",
      .off = O(voq_cell_header_bytes), .help = "VOQ chassis: header bytes a fabric cell adds to its payload"},
-    {.key = "voq_speedup", .type = CS_OPT_NUM, .def = 1, .min = 0, .min_open = 1, .max = 1000,
+    {.key = "voq_speedup", .type = CS_OPT_NUM, .def = 1, .min = 0.01, .max = 1000,
      .off = O(voq_speedup),
      .help = "VOQ chassis: the fabric's bandwidth towards an egress port over the port's own (1: equal)"},
 };
@@ -569,12 +569,18 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     s->nodes = cs_calloc(t->nnodes ? t->nnodes : 1, sizeof *s->nodes);
     for (size_t i = 0; i < nl; i++) s->ports[i].cls0.ring = NONE;
     for (size_t i = 0; s->npri > 1 && i < nl * (s->npri - 1); i++) s->pcs[i].ring = NONE;
-    if (s->o.voq == PKT_VOQ_NONE && (s->o.voq_fabric_latency_ns > 0 || s->o.voq_cell_bytes > 0)) {
-        rc = CS_ERR(err, CS_EINVAL,
-                    "backend.packet.%s: applies to VOQ chassis, and backend.packet.voq is none; expected voq "
-                    "spine or all (or no %s)", s->o.voq_cell_bytes > 0 ? "voq_cell" : "voq_fabric_latency",
-                    s->o.voq_cell_bytes > 0 ? "voq_cell" : "voq_fabric_latency");
-        goto fail;
+    if (s->o.voq == PKT_VOQ_NONE) { /* the cell fabric's options: of VOQ chassis only */
+        const char *k = s->o.voq_cell_bytes > 0            ? "voq_cell"
+                        : s->o.voq_cell_header_bytes > 0   ? "voq_cell_header"
+                        : s->o.voq_fabric_latency_ns > 0   ? "voq_fabric_latency"
+                        : s->o.voq_speedup != 1            ? "voq_speedup"
+                                                           : NULL;
+        if (k) {
+            rc = CS_ERR(err, CS_EINVAL,
+                        "backend.packet.%s: applies to VOQ chassis, and backend.packet.voq is none; expected voq "
+                        "spine or all (or no %s)", k, k);
+            goto fail;
+        }
     }
     if (s->o.voq_cell_header_bytes > 0 && s->o.voq_cell_bytes == 0) {
         rc = CS_ERR(err, CS_EINVAL, "backend.packet.voq_cell_header: %d bytes of header on no cells; expected "
@@ -591,6 +597,8 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                 uint32_t l = t->in_idx[i];
                 double bw = s->bw[l];
                 uint64_t h = (uint64_t)ceil(2.0 * cs_time_as_ns_f(lk(s, l)->lat) * bw) + 2 * s->wire_mtu + CTRL_WIRE;
+                /* from a VOQ chassis: what its fabric holds in flight when the pause comes, too */
+                if (s->fabric && s->vq[l]) h += (uint64_t)ceil(cs_time_as_ns_f(s->fab_lat) * bw);
                 s->ports[l].headroom = h;
                 head += h * s->npri;
             }
@@ -1052,21 +1060,23 @@ static pkt *next_data(pkt_state *s, uint32_t l) {
 
 /* Start the next packet on link l if it is idle: control first, then data
  * (next_data: the classes that are not paused). */
-/* A packet leaving a VOQ chassis crosses the chassis' cell fabric
- * first (docs/network.md, "VOQ chassis"): it takes voq_fabric_latency more
- * to reach the far node (*fab: the fabric is pipelined, so the latency
- * takes nothing from the port's rate), and with cells the port is held for
- * the longer of its own serialization and the fabric's, ceil(wire / cell)
- * cells of cell + header bytes at voq_speedup x the port's bandwidth
- * (*occ: the egress port sends what the fabric delivers, its line idle
- * while the fabric is the bottleneck).  Control packets cross it too. */
-static void fabric_time(const pkt_state *s, const pkt *p, double bw, cs_time *occ, cs_time *fab) {
-    *fab = s->fab_lat;
-    if (s->cell) {
-        uint64_t cells = (p->wire + s->cell - 1) / s->cell;
-        cs_time f = ser_ps(cells * (s->cell + s->cell_hdr), bw * s->o.voq_speedup);
-        if (f > *occ) *occ = f;
-    }
+/* A packet leaving a VOQ chassis crosses the chassis' cell fabric first
+ * (docs/network.md, "VOQ chassis"): it takes voq_fabric_latency more to
+ * reach the far node (fab_of: the fabric is pipelined, so the latency takes
+ * nothing from the port's rate), and with cells the port is held for the
+ * longer of its own serialization and the fabric's, ceil(wire / cell) cells
+ * of cell + header bytes at voq_speedup x the port's bandwidth (occ_of: the
+ * egress port sends what the fabric delivers, its line idle while the
+ * fabric is the bottleneck).  ACKs and NAKs cross it too; PFC frames leave
+ * by the port whose ingress they pause and do not.  ser is the port's own
+ * serialization of the packet's wire bytes. */
+static inline cs_time fab_of(const pkt_state *s, uint32_t l) { return s->fabric && s->vq[l] ? s->fab_lat : 0; }
+
+static cs_time occ_of(const pkt_state *s, uint32_t l, uint64_t wire, cs_time ser) {
+    if (!(s->fabric && s->cell && s->vq[l])) return ser;
+    uint64_t cells = (wire + s->cell - 1) / s->cell;
+    cs_time f = ser_ps(cells * (s->cell + s->cell_hdr), s->bw[l] * s->o.voq_speedup);
+    return f > ser ? f : ser;
 }
 
 static void port_kick(pkt_state *s, uint32_t l) {
@@ -1083,7 +1093,10 @@ static void port_kick(pkt_state *s, uint32_t l) {
         P->memo_ser = ser_ps(p->wire, bw);
     }
     cs_time ser = P->memo_ser, occ = ser, fab = 0;
-    if (__builtin_expect(s->fabric, 0) && s->vq[l]) fabric_time(s, p, bw, &occ, &fab);
+    if (__builtin_expect(s->fabric, 0)) {
+        occ = occ_of(s, l, p->wire, ser);
+        fab = fab_of(s, l);
+    }
     if (s->ints) P->tx_wire += p->wire; /* (read only by in-band telemetry) */
     /* in-band telemetry: this egress as a data packet leaves (an ACK or NAK
      * carries its data packet's records back unchanged: the route back's
@@ -1091,7 +1104,7 @@ static void port_kick(pkt_state *s, uint32_t l) {
     if (p->intr && p->type == PK_DATA && p->nint < CS_CC_INT_HOPS)
         p->intr[p->nint++] = (cs_int_hop){.qlen_bytes = P->qbytes, .tx_bytes = P->tx_wire, .ts = now, .bw = bw};
     P->busy = 1;
-    P->busy_since = now;
+    P->busy_since = now + (occ - ser); /* (the line sends in the last ser of it: busy time counts that) */
     P->cur_in_link = p->in_link;
     P->cur_wire = p->wire;
     P->cur_payload = p->payload;
@@ -1101,7 +1114,7 @@ static void port_kick(pkt_state *s, uint32_t l) {
     cs_eventq_push(s->q, now + occ, ((uint64_t)l << 3) | 0, on_tx_end, s, l);
     /* the far node: its last bit (store-and-forward, and always at the
      * destination) or its headers (cut-through onto a link not faster);
-     * from a VOQ chassis, after its fabric (fabric_time) */
+     * from a VOQ chassis, after its fabric (occ_of, fab_of) */
     uint32_t n;
     const uint32_t *path = path_of(s, p, &n);
     cs_time at = now + occ;
@@ -2076,17 +2089,28 @@ static void on_self(void *ctx, const cs_event *ev) {
  * (the longest path through the grid of packets x hops: the N-2 middle
  * packets queue at the slowest hop up to m, where the last packet catches
  * up), and a single packet at sum_{h<n-1} a_h(L) + s_{n-1}(L) + lat_{n-1}. */
+/* occ_of in double, unbounded (closed forms). */
+static double hop_occ_d(const pkt_state *s, uint32_t l, uint64_t wire) {
+    double ser = ser_d(wire, s->bw[l]);
+    if (!(s->cell && s->vq[l])) return ser;
+    double f = ser_d((wire + s->cell - 1) / s->cell * (s->cell + s->cell_hdr), s->bw[l] * s->o.voq_speedup);
+    return f > ser ? f : ser;
+}
+
 static double path_time(const pkt_state *s, const uint32_t *path, uint32_t n, uint64_t bytes) {
     if (n == 0) return 0;
     uint64_t mtu = (uint64_t)s->o.mtu, hdr = (uint64_t)s->o.overhead;
     uint64_t npk = bytes ? (bytes + mtu - 1) / mtu : 1;
     uint64_t wp = mtu + hdr, wl = bytes - (npk - 1) * mtu + hdr;
     /* sums of ps in double: exact below 2^53 ps (2.5 hours) */
+    /* SERV: a hop's serialization; OCC: how long its port is held (the serialization, or a VOQ chassis'
+     * cell fabric's time, occ_of); ADV: from a packet's start on hop h to its start on hop h + 1 */
 #define SERV(h, x) ser_d((x), s->bw[path[h]])
-#define ADV(h, x)                                                                                      \
-    ((double)lk(s, path[h])->lat +                                                                     \
-     ((s->o.cut_through && (h) + 1 < n && s->bw[path[(h) + 1]] <= s->bw[path[h]]) ? SERV(h, hdr) \
-                                                                                          : SERV(h, x)))
+#define OCC(h, x) (s->fabric ? hop_occ_d(s, path[h], (x)) : SERV(h, x))
+#define ADV(h, x)                                                                                             \
+    ((double)lk(s, path[h])->lat + (double)fab_of(s, path[h]) +                                               \
+     ((s->o.cut_through && (h) + 1 < n && s->bw[path[(h) + 1]] <= s->bw[path[h]]) ? OCC(h, x) - SERV(h, x) + SERV(h, hdr) \
+                                                                                          : OCC(h, x)))
     double suffix = 0; /* sum_{m<=h<n-1} a_h(L), from m = 0 on */
     for (uint32_t h = 0; h + 1 < n; h++) suffix += ADV(h, wl);
     double best = suffix;
@@ -2094,7 +2118,7 @@ static double path_time(const pkt_state *s, const uint32_t *path, uint32_t n, ui
         double prefix = 0, mx = 0; /* sum_{h<m} a_h(P), max_{h<=m} s_h(P) */
         best = 0;
         for (uint32_t m = 0; m < n; m++) {
-            double sp = SERV(m, wp);
+            double sp = OCC(m, wp);
             if (sp > mx) mx = sp;
             double t = prefix + sp + (double)(npk - 2) * mx + suffix;
             if (t > best) best = t;
@@ -2102,8 +2126,9 @@ static double path_time(const pkt_state *s, const uint32_t *path, uint32_t n, ui
             if (m + 1 < n) suffix -= ADV(m, wl);
         }
     }
-    best += SERV(n - 1, wl) + (double)lk(s, path[n - 1])->lat;
+    best += OCC(n - 1, wl) + (double)lk(s, path[n - 1])->lat + (double)fab_of(s, path[n - 1]);
 #undef SERV
+#undef OCC
 #undef ADV
     return best;
 }
@@ -2125,7 +2150,11 @@ static cs_time pkt_time(void *state, uint32_t src, uint32_t dst, uint64_t bytes)
 cs_time pkt_base_rtt(const pkt_state *s, const pflow *f) {
     /* its round trip alone: a full packet there, a control packet back */
     double rtt = path_time(s, f->path, f->npath, (uint64_t)s->o.mtu);
-    for (uint32_t h = 0; h < f->nrpath; h++) rtt += ser_d(CTRL_WIRE, s->bw[f->rpath[h]]) + (double)lk(s, f->rpath[h])->lat;
+    for (uint32_t h = 0; h < f->nrpath; h++) {
+        uint32_t l = f->rpath[h];
+        rtt += (s->fabric ? hop_occ_d(s, l, CTRL_WIRE) : ser_d(CTRL_WIRE, s->bw[l])) + (double)lk(s, l)->lat +
+               (double)fab_of(s, l);
+    }
     return to_time(rtt);
 }
 
@@ -2344,7 +2373,7 @@ static int pkt_report(void *state, cs_net_link_report *out, cs_error *err) {
         const port *P = &s->ports[l];
         cs_net_link_stat *o = &out->links[l];
         o->bytes = P->bytes;
-        o->busy = P->busy_time + (P->busy ? now - P->busy_since : 0);
+        o->busy = P->busy_time + (P->busy && now > P->busy_since ? now - P->busy_since : 0);
         o->peak_util = P->packets ? 1 : 0;
         o->drops = P->drops;
         o->ecn_marks = P->marks;
