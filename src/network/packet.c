@@ -1058,8 +1058,6 @@ static pkt *next_data(pkt_state *s, uint32_t l) {
     return NULL;
 }
 
-/* Start the next packet on link l if it is idle: control first, then data
- * (next_data: the classes that are not paused). */
 /* A packet leaving a VOQ chassis crosses the chassis' cell fabric first
  * (docs/network.md, "VOQ chassis"): it takes voq_fabric_latency more to
  * reach the far node (fab_of: the fabric is pipelined, so the latency takes
@@ -1079,6 +1077,8 @@ static cs_time occ_of(const pkt_state *s, uint32_t l, uint64_t wire, cs_time ser
     return f > ser ? f : ser;
 }
 
+/* Start the next packet on link l if it is idle: control first, then data
+ * (next_data: the classes that are not paused). */
 static void port_kick(pkt_state *s, uint32_t l) {
     port *P = &s->ports[l];
     if (P->busy || !(s->bw[l] > 0)) return;
@@ -2078,6 +2078,14 @@ static void on_self(void *ctx, const cs_event *ev) {
 
 /* ---- the interface ---------------------------------------------------------------------------------------- */
 
+/* occ_of in double, unbounded (closed forms). */
+static double hop_occ_d(const pkt_state *s, uint32_t l, uint64_t wire) {
+    double ser = ser_d(wire, s->bw[l]);
+    if (!(s->cell && s->vq[l])) return ser;
+    double f = ser_d((wire + s->cell - 1) / s->cell * (s->cell + s->cell_hdr), s->bw[l] * s->o.voq_speedup);
+    return f > ser ? f : ser;
+}
+
 /* Time of one uncontended transfer over links path[0..n) (hops 0..n-1):
  * the packets pipeline through the hops (docs/network.md, "packet").  With
  * P the wire size of a full packet, L that of the last one, s_h(x) =
@@ -2088,15 +2096,9 @@ static void on_self(void *ctx, const cs_event *ev) {
  *                   + sum_{m<=h<n-1} a_h(L) ] + s_{n-1}(L) + lat_{n-1}
  * (the longest path through the grid of packets x hops: the N-2 middle
  * packets queue at the slowest hop up to m, where the last packet catches
- * up), and a single packet at sum_{h<n-1} a_h(L) + s_{n-1}(L) + lat_{n-1}. */
-/* occ_of in double, unbounded (closed forms). */
-static double hop_occ_d(const pkt_state *s, uint32_t l, uint64_t wire) {
-    double ser = ser_d(wire, s->bw[l]);
-    if (!(s->cell && s->vq[l])) return ser;
-    double f = ser_d((wire + s->cell - 1) / s->cell * (s->cell + s->cell_hdr), s->bw[l] * s->o.voq_speedup);
-    return f > ser ? f : ser;
-}
-
+ * up), and a single packet at sum_{h<n-1} a_h(L) + s_{n-1}(L) + lat_{n-1}.
+ * On a hop leaving a VOQ chassis s_h is the port's occupancy (occ_of) and
+ * lat_h includes the fabric's latency (fab_of). */
 static double path_time(const pkt_state *s, const uint32_t *path, uint32_t n, uint64_t bytes) {
     if (n == 0) return 0;
     uint64_t mtu = (uint64_t)s->o.mtu, hdr = (uint64_t)s->o.overhead;
