@@ -480,6 +480,38 @@ static void voq_build(pkt_state *s) {
     }
 }
 
+/* A packet leaving a VOQ chassis crosses the chassis' cell fabric first
+ * (docs/network.md, "VOQ chassis"): it takes voq_fabric_latency more to
+ * reach the far node (fab_of: the fabric is pipelined, so the latency takes
+ * nothing from the port's rate), and with cells the port is held for the
+ * longer of its own serialization and the fabric's, ceil(wire / cell) cells
+ * of cell + header bytes at voq_speedup x the port's bandwidth (occ_of: the
+ * egress port sends what the fabric delivers, its line idle while the
+ * fabric is the bottleneck).  ACKs and NAKs cross it too; PFC frames leave
+ * by the port whose ingress they pause and do not.  Off a chassis, or
+ * without a fabric: no latency, the port's own serialization ser. */
+static inline cs_time fab_of(const pkt_state *s, uint32_t l) { return s->fabric && s->vq[l] ? s->fab_lat : 0; }
+
+/* Whether link l's packets cross cells; the fabric bytes of a packet of `wire` bytes. */
+static inline int has_cells(const pkt_state *s, uint32_t l) { return s->fabric && s->cell && s->vq[l]; }
+static inline uint64_t cell_bytes(const pkt_state *s, uint64_t wire) {
+    return (wire + s->cell - 1) / s->cell * (s->cell + s->cell_hdr);
+}
+
+static cs_time occ_of(const pkt_state *s, uint32_t l, uint64_t wire, cs_time ser) {
+    if (!has_cells(s, l)) return ser;
+    cs_time f = ser_ps(cell_bytes(s, wire), s->bw[l] * s->o.voq_speedup);
+    return f > ser ? f : ser;
+}
+
+/* occ_of in double, unbounded (closed forms). */
+static double occ_d(const pkt_state *s, uint32_t l, uint64_t wire) {
+    double ser = ser_d(wire, s->bw[l]);
+    if (!has_cells(s, l)) return ser;
+    double f = ser_d(cell_bytes(s, wire), s->bw[l] * s->o.voq_speedup);
+    return f > ser ? f : ser;
+}
+
 static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
     pkt_state *s = cs_calloc(1, sizeof *s);
     *state = s;
@@ -598,7 +630,7 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                 double bw = s->bw[l];
                 uint64_t h = (uint64_t)ceil(2.0 * cs_time_as_ns_f(lk(s, l)->lat) * bw) + 2 * s->wire_mtu + CTRL_WIRE;
                 /* from a VOQ chassis: what its fabric holds in flight when the pause comes, too */
-                if (s->fabric && s->vq[l]) h += (uint64_t)ceil(cs_time_as_ns_f(s->fab_lat) * bw);
+                h += (uint64_t)ceil(cs_time_as_ns_f(fab_of(s, l)) * bw);
                 s->ports[l].headroom = h;
                 head += h * s->npri;
             }
@@ -827,12 +859,6 @@ static int defer_arrival(pkt_state *s, uint32_t l, pkt *p, cs_time at);
 static void dq_drain_all(pkt_state *s, cs_time until, int incl);
 static void dq_fail(pkt_state *s, uint32_t id);
 
-static const uint32_t *path_of(const pkt_state *s, const pkt *p, uint32_t *n) {
-    (void)s;
-    *n = p->npath;
-    return p->path;
-}
-
 static void fifo_push(pkt **qh, pkt **qt, pkt *p) {
     p->next = NULL;
     if (*qt) (*qt)->next = p;
@@ -1058,25 +1084,6 @@ static pkt *next_data(pkt_state *s, uint32_t l) {
     return NULL;
 }
 
-/* A packet leaving a VOQ chassis crosses the chassis' cell fabric first
- * (docs/network.md, "VOQ chassis"): it takes voq_fabric_latency more to
- * reach the far node (fab_of: the fabric is pipelined, so the latency takes
- * nothing from the port's rate), and with cells the port is held for the
- * longer of its own serialization and the fabric's, ceil(wire / cell) cells
- * of cell + header bytes at voq_speedup x the port's bandwidth (occ_of: the
- * egress port sends what the fabric delivers, its line idle while the
- * fabric is the bottleneck).  ACKs and NAKs cross it too; PFC frames leave
- * by the port whose ingress they pause and do not.  ser is the port's own
- * serialization of the packet's wire bytes. */
-static inline cs_time fab_of(const pkt_state *s, uint32_t l) { return s->fabric && s->vq[l] ? s->fab_lat : 0; }
-
-static cs_time occ_of(const pkt_state *s, uint32_t l, uint64_t wire, cs_time ser) {
-    if (!(s->fabric && s->cell && s->vq[l])) return ser;
-    uint64_t cells = (wire + s->cell - 1) / s->cell;
-    cs_time f = ser_ps(cells * (s->cell + s->cell_hdr), s->bw[l] * s->o.voq_speedup);
-    return f > ser ? f : ser;
-}
-
 /* Start the next packet on link l if it is idle: control first, then data
  * (next_data: the classes that are not paused). */
 static void port_kick(pkt_state *s, uint32_t l) {
@@ -1115,8 +1122,8 @@ static void port_kick(pkt_state *s, uint32_t l) {
     /* the far node: its last bit (store-and-forward, and always at the
      * destination) or its headers (cut-through onto a link not faster);
      * from a VOQ chassis, after its fabric (occ_of, fab_of) */
-    uint32_t n;
-    const uint32_t *path = path_of(s, p, &n);
+    uint32_t n = p->npath;
+    const uint32_t *path = p->path;
     cs_time at = now + occ;
     if (s->o.cut_through && (p->hbh ? pkt_route_cut_through(s, p, l)
                                     : p->hop + 1 < n && s->bw[path[p->hop + 1]] <= bw))
@@ -1984,8 +1991,8 @@ static void on_arrive(void *ctx, const cs_event *ev) {
     pkt_state *s = ctx;
     prefetch_ahead(s);
     pkt *p = (pkt *)(uintptr_t)ev->arg;
-    uint32_t n;
-    const uint32_t *path = path_of(s, p, &n);
+    uint32_t n = p->npath;
+    const uint32_t *path = p->path;
     uint32_t in = p->hbh ? p->link : path[p->hop];
     /* (no two arrivals on a link at one time; a packet passing through reads nothing that a drain changes:
      * the drain waits for the next arrival there at its destination, which would read the receiver) */
@@ -2078,14 +2085,6 @@ static void on_self(void *ctx, const cs_event *ev) {
 
 /* ---- the interface ---------------------------------------------------------------------------------------- */
 
-/* occ_of in double, unbounded (closed forms). */
-static double hop_occ_d(const pkt_state *s, uint32_t l, uint64_t wire) {
-    double ser = ser_d(wire, s->bw[l]);
-    if (!(s->cell && s->vq[l])) return ser;
-    double f = ser_d((wire + s->cell - 1) / s->cell * (s->cell + s->cell_hdr), s->bw[l] * s->o.voq_speedup);
-    return f > ser ? f : ser;
-}
-
 /* Time of one uncontended transfer over links path[0..n) (hops 0..n-1):
  * the packets pipeline through the hops (docs/network.md, "packet").  With
  * P the wire size of a full packet, L that of the last one, s_h(x) =
@@ -2108,7 +2107,7 @@ static double path_time(const pkt_state *s, const uint32_t *path, uint32_t n, ui
     /* SERV: a hop's serialization; OCC: how long its port is held (the serialization, or a VOQ chassis'
      * cell fabric's time, occ_of); ADV: from a packet's start on hop h to its start on hop h + 1 */
 #define SERV(h, x) ser_d((x), s->bw[path[h]])
-#define OCC(h, x) (s->fabric ? hop_occ_d(s, path[h], (x)) : SERV(h, x))
+#define OCC(h, x) occ_d(s, path[h], (x))
 #define ADV(h, x)                                                                                             \
     ((double)lk(s, path[h])->lat + (double)fab_of(s, path[h]) +                                               \
      ((s->o.cut_through && (h) + 1 < n && s->bw[path[(h) + 1]] <= s->bw[path[h]]) ? OCC(h, x) - SERV(h, x) + SERV(h, hdr) \
@@ -2154,8 +2153,7 @@ cs_time pkt_base_rtt(const pkt_state *s, const pflow *f) {
     double rtt = path_time(s, f->path, f->npath, (uint64_t)s->o.mtu);
     for (uint32_t h = 0; h < f->nrpath; h++) {
         uint32_t l = f->rpath[h];
-        rtt += (s->fabric ? hop_occ_d(s, l, CTRL_WIRE) : ser_d(CTRL_WIRE, s->bw[l])) + (double)lk(s, l)->lat +
-               (double)fab_of(s, l);
+        rtt += occ_d(s, l, CTRL_WIRE) + (double)lk(s, l)->lat + (double)fab_of(s, l);
     }
     return to_time(rtt);
 }
