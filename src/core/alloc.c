@@ -225,8 +225,9 @@ static _Noreturn void oom(size_t size, const char *file, int line, int injected)
  * steps huge pages fit in) and its trim threshold to 32 MiB (freeing does
  * not give back what is soon faulted again, 2 MiB at a time); then, after
  * each allocation, it advises MADV_HUGEPAGE on what the heap grew by since,
- * and on any block of 2 MiB or more (mmap'd by glibc).  What glibc's GLIBC_TUNABLES=glibc.malloc.hugetlb=1
- * does, asked for by the program instead of by the user.  Only the time
+ * and on any block of 2 MiB or more (mmap'd by glibc).  What glibc's
+ * GLIBC_TUNABLES=glibc.malloc.hugetlb=1 does, asked for by the program
+ * instead of by the user.  Only the time
  * changes: the same memory is allocated, every result is the same (the
  * measurements: docs/performance.md, "Huge pages").  CS_THP=0 in the
  * environment turns it off (to compare).  Builds with sanitizers bring their
