@@ -43,11 +43,11 @@ typedef struct mailbox {
 } mailbox;
 
 struct cs_peq_part {
+    cs_peq_hot h;          /* now, cur_key, idx (first: peq.h reads them inline) */
     cs_peq *q;
-    uint32_t idx;
     cs_eventq *eq;
-    cs_time now, wend;
-    uint64_t cur_key, cur_pop;
+    cs_time wend;
+    uint64_t cur_pop;
     uint64_t ctr;          /* pushes in this window */
     uint64_t *parent;      /* push number -> pop index in the log */
     size_t cap_parent;
@@ -69,6 +69,8 @@ struct cs_peq {
     int (*stop)(void *);     /* cs_peq_set_stop */
     void *stop_ud;
     int stopped;
+    void (*barrier)(void *); /* cs_peq_set_barrier */
+    void *barrier_ud;
     cs_time L;
     cs_peq_part *parts;
     uint64_t next_seq;
@@ -108,7 +110,7 @@ cs_peq *cs_peq_new(uint32_t nparts, cs_time lookahead_ps) {
     for (uint32_t i = 0; i < nparts; i++) {
         cs_peq_part *p = &q->parts[i];
         p->q = q;
-        p->idx = i;
+        p->h.idx = i;
         p->eq = cs_eventq_new();
         p->box = cs_calloc(nparts, sizeof *p->box);
     }
@@ -136,7 +138,6 @@ void cs_peq_free(cs_peq *q) {
 
 _Thread_local cs_peq_part *cs_peq_self_;
 
-cs_peq_part *cs_peq_self(void) { return cs_peq_self_; }
 
 void cs_peq_set_plain(cs_peq *q) { q->plain = 1; }
 
@@ -147,9 +148,14 @@ void cs_peq_set_stop(cs_peq *q, int (*stop)(void *ud), void *ud) {
 
 int cs_peq_stopped(const cs_peq *q) { return q->stopped; }
 
+void cs_peq_set_barrier(cs_peq *q, void (*fn)(void *ud), void *ud) {
+    q->barrier = fn;
+    q->barrier_ud = ud;
+}
+
 uint32_t cs_peq_nparts(const cs_peq *q) { return q->np; }
 
-cs_time cs_peq_part_now(const cs_peq *q, uint32_t part) { return q->parts[part].now; }
+cs_time cs_peq_part_now(const cs_peq *q, uint32_t part) { return q->parts[part].h.now; }
 
 /* A handler type through the queue's (cast back before the call). */
 static cs_event_fn as_event_fn(cs_peq_fn fn) { return (cs_event_fn)(void (*)(void))fn; }
@@ -166,7 +172,7 @@ static void part_fail(cs_peq_part *p, const char *what, cs_time t, uint32_t part
     snprintf(p->why, sizeof p->why,
              "parallel engine: partition %u scheduled an event for partition %u at %" PRIu64 " ps from %" PRIu64
              " ps: %s (lookahead %" PRIu64 " ps)",
-             p->idx, part, t, p->now, what, p->q->L);
+             p->h.idx, part, t, p->h.now, what, p->q->L);
 }
 
 void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_fn fn, void *ctx, uint64_t arg) {
@@ -175,17 +181,17 @@ void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_
         part_fail(p, "no such partition", t, part);
         return;
     }
-    if (t < p->now) {
+    if (t < p->h.now) {
         part_fail(p, "before now", t, part);
         return;
     }
     CS_GROW(p->parent, p->cap_parent, p->ctr + 1);
     p->parent[p->ctr] = p->cur_pop;
-    if (part == p->idx && t < p->wend) {
+    if (part == p->h.idx && t < p->wend) {
         cs_eventq_push_seq(p->eq, t, key, PROV | p->ctr++, as_event_fn(fn), ctx, arg);
         return;
     }
-    if (part != p->idx && (t < p->wend || t - p->now < q->L)) {
+    if (part != p->h.idx && (t < p->wend || t - p->h.now < q->L)) {
         part_fail(p, "sooner than the lookahead", t, part);
         return;
     }
@@ -197,9 +203,6 @@ void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_
     m->parent = p->cur_pop;
 }
 
-cs_time cs_peq_now(const cs_peq_part *p) { return p->now; }
-uint32_t cs_peq_index(const cs_peq_part *p) { return p->idx; }
-uint64_t cs_peq_key(const cs_peq_part *p) { return p->cur_key; }
 
 /* ---- one window of one partition ------------------------------------------ */
 
@@ -212,8 +215,8 @@ static void part_window(cs_peq_part *p, cs_time wend) {
         CS_GROW(p->log, p->cap_log, p->nlog + 1);
         p->log[p->nlog] = (poplog){ev.time, ev.key, ev.seq};
         p->cur_pop = p->nlog++;
-        p->now = ev.time;
-        p->cur_key = ev.key;
+        p->h.now = ev.time;
+        p->h.cur_key = ev.key;
         if (p->q->plain) {
             cs_peq_self_ = p;
             ev.fn(ev.ctx, &ev);
@@ -228,7 +231,7 @@ static void part_window(cs_peq_part *p, cs_time wend) {
 /* Deliver the numbered mail addressed to d; note d's next time. */
 static void part_deliver(cs_peq *q, cs_peq_part *d) {
     for (uint32_t s = 0; s < q->np; s++) {
-        mailbox *b = &q->parts[s].box[d->idx];
+        mailbox *b = &q->parts[s].box[d->h.idx];
         for (size_t i = 0; i < b->n; i++) {
             const cs_event *e = &b->m[i].ev;
             cs_eventq_push_seq(d->eq, e->time, e->key, e->seq, e->fn, e->ctx, e->arg);
@@ -375,6 +378,7 @@ static void number_mail(cs_peq *q) {
 
 /* Thread 0 between barriers: the next window, or the end. */
 static void plan(cs_peq *q) {
+    if (q->barrier) q->barrier(q->barrier_ud);
     int any = 0;
     cs_time T = 0;
     for (uint32_t s = 0; s < q->np; s++) {

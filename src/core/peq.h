@@ -58,9 +58,17 @@ void cs_peq_push_initial(cs_peq *q, uint32_t part, cs_time t, uint64_t key, cs_p
  * push breaking these fails the run (cs_peq_run's error). */
 void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_fn fn, void *ctx, uint64_t arg);
 
-cs_time cs_peq_now(const cs_peq_part *p);
-uint32_t cs_peq_index(const cs_peq_part *p);
-uint64_t cs_peq_key(const cs_peq_part *p); /* the key of the event being dispatched */
+/* What the handlers' hot paths read of their partition, inline: the first
+ * member of every partition. */
+typedef struct cs_peq_hot {
+    cs_time now;
+    uint64_t cur_key;  /* the key of the event being dispatched */
+    uint32_t idx;      /* the partition's index */
+} cs_peq_hot;
+static inline const cs_peq_hot *cs_peq_hot_of(const cs_peq_part *p) { return (const cs_peq_hot *)(const void *)p; }
+static inline cs_time cs_peq_now(const cs_peq_part *p) { return cs_peq_hot_of(p)->now; }
+static inline uint32_t cs_peq_index(const cs_peq_part *p) { return cs_peq_hot_of(p)->idx; }
+static inline uint64_t cs_peq_key(const cs_peq_part *p) { return cs_peq_hot_of(p)->cur_key; }
 
 /* Run until every queue is empty, on nthreads threads (1 .. nparts;
  * partition i runs on thread i % nthreads).  Returns CS_OK, or an error
@@ -73,11 +81,17 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err);
  * NULL outside a handler).  This is how the simulator's layers run on the
  * engine through an ordinary cs_eventq (cs_eventq_new_parallel). */
 void cs_peq_set_plain(cs_peq *q);
-cs_peq_part *cs_peq_self(void);
+extern _Thread_local cs_peq_part *cs_peq_self_;
+static inline cs_peq_part *cs_peq_self(void) { return cs_peq_self_; }
 /* Checked by one thread at every barrier: nonzero ends the run there
  * (cs_peq_stopped then says so). */
 void cs_peq_set_stop(cs_peq *q, int (*stop)(void *ud), void *ud);
 int cs_peq_stopped(const cs_peq *q);
+/* Called by one thread at every barrier while the others wait -- after the
+ * partitions' deliveries, before the next window is planned, and once more
+ * after the last window: the model's serial work (the system frees there the
+ * collectives that every partition has let go of).  One hook per engine. */
+void cs_peq_set_barrier(cs_peq *q, void (*fn)(void *ud), void *ud);
 uint32_t cs_peq_nparts(const cs_peq *q);
 /* The time of partition part's last event. */
 cs_time cs_peq_part_now(const cs_peq *q, uint32_t part);

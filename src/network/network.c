@@ -149,9 +149,9 @@ static void inv_sent(cs_net *net, inv_msg *r, int rc) {
 void cs_net_collect_stats(cs_net *net) {
     if (!net->pstats) return;
     for (uint32_t i = 0; i < cs_eventq_nparts(net->q); i++) {
-        net->stats.messages += net->pstats[i].messages;
-        net->stats.bytes += net->pstats[i].bytes;
-        net->pstats[i] = (cs_net_stats){0};
+        net->stats.messages += net->pstats[i].st.messages;
+        net->stats.bytes += net->pstats[i].st.bytes;
+        net->pstats[i].st = (cs_net_stats){0};
     }
 }
 
@@ -173,7 +173,7 @@ int cs_net_send(cs_net *net, const cs_net_msg *m, cs_error *err) {
                       "transfer from NPU %u to NPU %u: the network (%s) has NPUs 0..%llu",
                       m->src, m->dst, net->cfg->path ? net->cfg->path : "network",
                       (unsigned long long)net->cfg->total_npus - 1);
-    cs_net_stats *st = net->pstats ? &net->pstats[cs_eventq_part(net->q)] : &net->stats;
+    cs_net_stats *st = net->pstats ? &net->pstats[cs_eventq_part(net->q)].st : &net->stats;
     st->messages++;
     st->bytes += m->bytes;
     /* What the backend gets: a copy with NPUs for ranks when ranks are

@@ -214,7 +214,10 @@ typedef struct cs_net {
     const uint8_t *rank_tclass;      /* cs_net_env.rank_tclass (borrowed) */
     cs_eventq *q;
     cs_net_stats stats;
-    cs_net_stats *pstats; /* a parallel queue: per partition (summed by cs_net_collect_stats); else NULL */
+    union cs_net_pstats {  /* a parallel queue: per partition (summed by cs_net_collect_stats); else NULL */
+        cs_net_stats st;
+        char pad_[128];    /* (each partition writes its own at every message: no shared cache line) */
+    } *pstats;
     int halted; /* the backend found that the network can never progress (cs_net_env.halt) */
 #ifdef CS_INVARIANTS
     /* every transfer's delivery, checked (network.c): in-flight records,

@@ -136,6 +136,24 @@ typedef struct cs_member {
     uint8_t issued, finished;
 } cs_member;
 
+/* Per-partition records of a parallel run are padded to two cache lines:
+ * malloc aligns to 16 bytes only, and data of at most 64 bytes at a stride
+ * of 128 never shares a line with its neighbours' (each partition writes
+ * its own at every event; a shared line would move between the cores). */
+#define CSS_PART_STRIDE 128
+
+/* One partition's part of a collective instance's reference count in a
+ * parallel run: holds minus releases made there (negative when it released
+ * what another partition held); the sum over the partitions is the
+ * sequential run's live count, taken at the barriers (system.c). */
+typedef union css_plive {
+    struct {
+        int64_t n;
+        uint8_t queued;      /* on the partition's list of instances to sum at the next barrier */
+    };
+    char pad_[CSS_PART_STRIDE];
+} css_plive;
+
 struct cs_inst {
     cs_inst *hnext;          /* hash chain */
     cs_system *sys;
@@ -149,7 +167,7 @@ struct cs_inst {
     uint32_t sym_q;          /* class mode, a mirrored group: its representatives, members 0 .. q-1
                                 (check_group_cls in symmetry.c); 0 otherwise */
     uint32_t nchunks;
-    uint64_t live;           /* messages and bundles in flight (a parallel run: and members not finished) */
+    uint64_t live;           /* messages and bundles in flight (sequential; a parallel run counts in plive) */
     uint8_t par;             /* made in a parallel run (the system's par, at hand) */
     uint32_t *phase_begin;   /* nchunks + 1 offsets into phases */
     cs_phase *phases;
@@ -171,6 +189,8 @@ struct cs_inst {
                                 css_inst_phase_counts2 */
     void **scratch;          /* blocks of css_inst_alloc, freed with the instance */
     size_t nscratch, capscratch;
+    css_plive *plive;        /* a parallel run: per partition (system.c, "instances") */
+    uint64_t plive_seen;     /* the barrier that last summed plive (css_par_barrier) */
 #ifdef CS_INVARIANTS
     uint64_t inv_msg_sent, inv_msg_recv; /* bytes of css_send messages put on the network / delivered */
 #endif
@@ -340,24 +360,44 @@ struct cs_system {
     /* a parallel queue (core/eventq.h, docs/parallel.md): per partition its
      * statistics and bundle pool (else both point at the ones above); the
      * instance hash behind inst_mu; messages from malloc (the receiver's
-     * partition frees them); instances counted with atomics */
+     * partition frees them); instances counted per partition (css_plive)
+     * and freed at a barrier (css_par_barrier); every per-partition record
+     * CSS_PART_STRIDE bytes */
     uint32_t npart;
-    cs_system_stats *pstats;
+    union css_pstats {
+        cs_system_stats st;
+        char pad_[CSS_PART_STRIDE];
+    } *pstats;
     cs_pool **bundle_pools;
-    struct css_pmsg {            /* per partition: free messages (any partition's), and the slabs it made */
-        cs_msg *free;
-        void **slabs;
-        size_t nslabs, capslabs;
-        char pad_[32];           /* (one partition's list heads per cache line) */
+    union css_pmsg {             /* per partition: free messages (any partition's), and the slabs it made */
+        struct {
+            cs_msg *free;
+            void **slabs;
+            size_t nslabs, capslabs;
+        };
+        char pad_[CSS_PART_STRIDE];
     } *pmsgs;
+    union css_pcheck {           /* per partition: instances it released in this window (plive queued) */
+        struct {
+            cs_inst **v;
+            size_t n, cap;
+        };
+        char pad_[CSS_PART_STRIDE];
+    } *pcheck;
+    uint64_t barriers;           /* css_par_barrier's calls */
+    cs_inst **pfree;             /* css_par_barrier's instances to free */
+    size_t nfree, pfree_cap;
     pthread_mutex_t inst_mu;
     int par_unsafe;              /* set once: a feature the parallel run cannot do (par_why) */
     char par_why[256];
 };
 
+/* The barrier hook of a parallel run (system.c, "instances"). */
+void css_par_barrier(void *ud);
+
 /* The running handler's partition (0 without a parallel queue). */
 static inline uint32_t css_part(const cs_system *s) { return s->par ? cs_eventq_part(s->q) : 0; }
-#define CSS_STATS(s) (__builtin_expect((s)->par, 0) ? &(s)->pstats[cs_eventq_part((s)->q)] : &(s)->stats)
+#define CSS_STATS(s) (__builtin_expect((s)->par, 0) ? &(s)->pstats[cs_eventq_part((s)->q)].st : &(s)->stats)
 #define CSS_BUNDLE_POOL(s) \
     (__builtin_expect((s)->par, 0) ? (s)->bundle_pools[cs_eventq_part((s)->q)] : (s)->bundle_pool)
 /* A parallel run meets what it cannot do exactly: record why (the first

@@ -58,6 +58,7 @@
 #include "compute/compute.h"
 #include "core/alloc.h"
 #include "core/invariant.h"
+#include "core/peq.h"
 
 /* ---- keys and failure ---------------------------------------------------- */
 
@@ -82,18 +83,24 @@ const char *cs_system_parallel_why(const cs_system *s) { return s->par_unsafe ? 
 
 /* Messages: the pool, or with a parallel queue the running partition's
  * free list (a message is made in the sender's partition and freed in the
- * receiver's, onto the receiver's list; slabs are freed with the system). */
+ * receiver's, onto the receiver's list; slabs are freed with the system).
+ * Each message of a slab has a cache line of its own: neighbours end up in
+ * different partitions. */
 #define PMSG_SLAB 256
+#define PMSG_LINE 64
+_Static_assert(sizeof(cs_msg) <= PMSG_LINE, "a message fits a cache line");
 static inline cs_msg *msg_get(cs_system *s) {
     if (__builtin_expect(!s->par, 1)) return cs_pool_get(s->msg_pool);
-    struct css_pmsg *p = &s->pmsgs[css_part(s)];
+    union css_pmsg *p = &s->pmsgs[css_part(s)];
     if (!p->free) {
-        cs_msg *slab = cs_malloc(PMSG_SLAB * sizeof *slab);
+        char *slab = cs_malloc((PMSG_SLAB + 1) * PMSG_LINE);
         CS_GROW(p->slabs, p->capslabs, p->nslabs + 1);
         p->slabs[p->nslabs++] = slab;
+        char *first = (char *)(((uintptr_t)slab + PMSG_LINE - 1) & ~(uintptr_t)(PMSG_LINE - 1));
         for (size_t i = 0; i < PMSG_SLAB; i++) {
-            slab[i].next = p->free;
-            p->free = &slab[i];
+            cs_msg *m = (cs_msg *)(void *)(first + i * PMSG_LINE);
+            m->next = p->free;
+            p->free = m;
         }
     }
     cs_msg *m = p->free;
@@ -105,7 +112,7 @@ static inline void msg_put(cs_system *s, cs_msg *m) {
         cs_pool_put(s->msg_pool, m);
         return;
     }
-    struct css_pmsg *p = &s->pmsgs[css_part(s)];
+    union css_pmsg *p = &s->pmsgs[css_part(s)];
     m->next = p->free;
     p->free = m;
 }
@@ -227,8 +234,9 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
         s->bundle_pools = cs_calloc(s->npart, sizeof *s->bundle_pools);
         for (uint32_t i = 0; i < s->npart; i++) s->bundle_pools[i] = cs_pool_new(sizeof(cs_bundle));
         s->pmsgs = cs_calloc(s->npart, sizeof *s->pmsgs);
+        s->pcheck = cs_calloc(s->npart, sizeof *s->pcheck);
+        cs_peq_set_barrier(cs_eventq_parallel(q), css_par_barrier, s);
     } else {
-        s->pstats = &s->stats;
         s->bundle_pools = &s->bundle_pool;
     }
     css_themis_init(s);
@@ -274,6 +282,7 @@ static void free_inst(cs_inst *in) {
     cs_free(in->phases);
     cs_free(in->members);
     cs_free(in->streams);
+    cs_free(in->plive);
     cs_free(in);
 }
 
@@ -308,6 +317,9 @@ void cs_system_free(cs_system *s) {
             cs_free(s->pmsgs[i].slabs);
         }
         cs_free(s->pmsgs);
+        for (uint32_t i = 0; i < s->npart; i++) cs_free(s->pcheck[i].v);
+        cs_free(s->pcheck);
+        cs_free(s->pfree);
         cs_free(s->bundle_pools);
         cs_free(s->pstats);
     }
@@ -345,7 +357,7 @@ const cs_system_stats *cs_system_get_stats(const cs_system *s) { return &s->stat
 void cs_system_collect_stats(cs_system *s) {
     if (!s->par) return;
     for (uint32_t i = 0; i < s->npart; i++) {
-        cs_system_stats *p = &s->pstats[i];
+        cs_system_stats *p = &s->pstats[i].st;
         s->stats.messages += p->messages;
         s->stats.bytes_sent += p->bytes_sent;
         s->stats.bytes_recv += p->bytes_recv;
@@ -373,11 +385,7 @@ static cs_inst *find_inst(cs_system *s, cs_group *g, uint64_t seq) {
 
 static void maybe_free_inst(cs_inst *in) {
     cs_system *s = in->sys;
-    if (s->par) { /* live counts the members not finished too (inst_release) */
-        if (in->live) return;
-    } else if (in->finished < in->nsim || in->live) {
-        return;
-    }
+    if (!s->par && (in->finished < in->nsim || in->live)) return; /* (parallel: css_par_barrier decided) */
 #ifdef CS_INVARIANTS
     if (!s->failed) {
         CS_ALWAYS(in->inv_msg_sent == in->inv_msg_recv, "collective #%" PRIu64 " of communicator %s ends with %" PRIu64
@@ -388,31 +396,70 @@ static void maybe_free_inst(cs_inst *in) {
                       in->streams[i].chunk);
     }
 #endif
-    if (s->par) pthread_mutex_lock(&s->inst_mu);
     cs_inst **pp = &s->inst[inst_bucket(s, in->grp->id, in->seq)];
     while (*pp && *pp != in) pp = &(*pp)->hnext;
     if (*pp) *pp = in->hnext;
     s->live_instances--;
     s->stats.collectives++;
-    if (s->par) pthread_mutex_unlock(&s->inst_mu);
     free_inst(in);
 }
 
-/* With a parallel queue several partitions hold one instance: live is
- * atomic and counts, besides what is in flight, the members not finished
- * (set at creation), so that the partition dropping the last reference
- * frees it. */
+/* With a parallel queue several partitions hold one instance.  Each counts
+ * its own holds and releases in its css_plive record (a line of its own: one
+ * shared counter, written at every message by both cores, cost more than
+ * the parallelism gained); the members not finished count as holds of
+ * partition 0 from the start.  The sum over the partitions -- what live
+ * counts in a sequential run -- is only known while no partition runs, so a
+ * partition that releases an instance lists it (once per window), and at
+ * the barrier css_par_barrier sums the lists' instances and frees those at
+ * zero.  Nothing uses an instance after its last release (every member has
+ * finished and nothing is in flight), so freeing it at the barrier rather
+ * than in the release changes no result. */
 static void inst_hold(cs_inst *in) {
     if (__builtin_expect(in->par, 0))
-        __atomic_add_fetch(&in->live, 1, __ATOMIC_RELAXED);
+        in->plive[cs_eventq_part(in->sys->q)].n++;
     else
         in->live++;
 }
 __attribute__((noinline)) static void inst_release_par(cs_inst *in) {
-    uint64_t left = __atomic_sub_fetch(&in->live, 1, __ATOMIC_ACQ_REL);
-    CS_ALWAYS(left != UINT64_MAX, "collective #%" PRIu64 " of communicator %s released more often than held", in->seq,
-              in->grp->name);
-    if (!left) maybe_free_inst(in);
+    cs_system *s = in->sys;
+    uint32_t p = cs_eventq_part(s->q);
+    css_plive *l = &in->plive[p];
+    l->n--;
+    if (!l->queued) {
+        l->queued = 1;
+        union css_pcheck *c = &s->pcheck[p];
+        CS_GROW(c->v, c->cap, c->n + 1);
+        c->v[c->n++] = in;
+    }
+}
+
+/* The barrier (core/peq.h, cs_peq_set_barrier; one thread, the partitions
+ * stopped): the instances released in the window, each summed once, freed
+ * when nothing holds them. */
+void css_par_barrier(void *ud) {
+    cs_system *s = ud;
+    uint64_t b = ++s->barriers;
+    s->nfree = 0;
+    for (uint32_t p = 0; p < s->npart; p++) {
+        union css_pcheck *c = &s->pcheck[p];
+        for (size_t i = 0; i < c->n; i++) {
+            cs_inst *in = c->v[i];
+            in->plive[p].queued = 0;
+            if (in->plive_seen == b) continue; /* listed by another partition too */
+            in->plive_seen = b;
+            int64_t live = 0;
+            for (uint32_t q = 0; q < s->npart; q++) live += in->plive[q].n;
+            CS_ALWAYS(live >= 0, "collective #%" PRIu64 " of communicator %s released more often than held",
+                      in->seq, in->grp->name);
+            if (!live && !s->failed) { /* (a failed run's instances go with the system) */
+                CS_GROW(s->pfree, s->pfree_cap, s->nfree + 1);
+                s->pfree[s->nfree++] = in;
+            }
+        }
+        c->n = 0;
+    }
+    for (size_t i = 0; i < s->nfree; i++) maybe_free_inst(s->pfree[i]);
 }
 static inline void inst_release(cs_inst *in) {
     if (__builtin_expect(in->par, 0)) {
@@ -485,9 +532,8 @@ static void member_finish(cs_inst *in, uint32_t m) {
     mb->finished = 1;
     if (s->par) {
         __atomic_add_fetch(&in->finished, 1, __ATOMIC_RELAXED);
-        /* the caller holds a reference: this is never the last */
-        uint64_t left = __atomic_sub_fetch(&in->live, 1, __ATOMIC_ACQ_REL);
-        CS_ALWAYS(left > 0, "member %u of collective #%" PRIu64 " finishes holding no reference", m, in->seq);
+        /* its hold (inst_hold); the caller holds another, so this is never the last */
+        in->plive[cs_eventq_part(s->q)].n--;
     } else {
         in->finished++;
     }
@@ -672,7 +718,7 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     if (rc) {
         msg_put(s, m);
         if (s->par)
-            __atomic_sub_fetch(&in->live, 1, __ATOMIC_RELAXED);
+            in->plive[cs_eventq_part(s->q)].n--;
         else
             in->live--;
         css_fail_msg(s, in, stream_member(st), &e);
@@ -940,7 +986,10 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
         for (uint32_t m = 0; m < nm; m++) in->nsim += (uint32_t)css_sym_is_rep(s, css_inst_rank(in, m));
     }
     in->par = (uint8_t)s->par;
-    if (s->par) in->live = in->nsim; /* the members still to finish (inst_release) */
+    if (s->par) { /* the members still to finish count as holds (inst_hold) */
+        in->plive = cs_calloc(s->npart, sizeof *in->plive);
+        in->plive[0].n = in->nsim;
+    }
     in->members = cs_calloc(nm, sizeof *in->members);
     if (in->nchunks) in->streams = cs_calloc((size_t)nm * in->nchunks, sizeof *in->streams);
     for (uint32_t m = 0; m < nm; m++)
