@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,23 @@
 #include "core/alloc.h"
 
 #define PROV (1ULL << 63)
+
+/* Each partition's filter of the (time, key)s it mailed in a window
+ * (mail_ties): 2^20 bits, 128 KiB, about 2 % full at 25,000 mailed events
+ * (a window of the 16,384-NPU all-reduce). */
+#define BLOOM_LOG2 20
+#define BLOOM_WORDS ((1u << BLOOM_LOG2) / 64)
+
+/* (time, key) mixed so that every bit of both reaches the high bits (keys
+ * are rank << 32 | counter: a plain product left the rank above the bits
+ * used). */
+static inline uint64_t tk_hash(cs_time t, uint64_t key) {
+    uint64_t h = (t * 0x9E3779B97F4A7C15ULL) ^ key;
+    h ^= h >> 31;
+    h *= 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 29;
+    return h;
+}
 
 typedef struct mail {
     cs_event ev;     /* seq set at the barrier */
@@ -56,6 +74,8 @@ struct cs_peq_part {
     uint64_t *g;           /* merged position of each pop (merge windows) */
     size_t cap_g;
     mailbox *box;          /* per destination partition */
+    uint64_t *bloom;       /* BLOOM_BITS: a bit per hash of (time, key) of this window's mail (mail_ties) */
+    int mailed;            /* mail in this window (the filter has bits set) */
     int has_next;
     cs_time next;
     uint64_t dispatched;
@@ -75,7 +95,14 @@ struct cs_peq {
     cs_peq_part *parts;
     uint64_t next_seq;
     uint32_t nthreads;
-    pthread_barrier_t bar;
+    struct spin_barrier { /* (sync_all) */
+        atomic_uint count;
+        char pad_[64];        /* (count and gen on different cache lines) */
+        atomic_uint gen;
+        unsigned n;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+    } bar;
     pthread_mutex_t gate_mu; /* the start gate (cs_peq_run) */
     pthread_cond_t gate_cv;
     int gate_open;
@@ -88,12 +115,17 @@ struct cs_peq {
         uint32_t src1; /* source + 1; 0 = empty */
     } *ties;
     size_t cap_ties;
+    struct tie *cand;     /* mail_ties' candidates */
+    size_t cap_cand;
     struct order {
         uint64_t a, b;
         mail *m;
     } *ord;
     size_t cap_ord;
     uint32_t *head;
+    uint64_t *twice;      /* BLOOM_WORDS: filter bits that two sources set (mail_ties) */
+    uint64_t base;        /* the mail's numbers: base + ctr x P + source (no_merge), else set by the merge */
+    int no_merge;
     double *tcpu; /* per thread: CPU seconds of its part of the current round */
     cs_peq_stats st;
 };
@@ -113,7 +145,9 @@ cs_peq *cs_peq_new(uint32_t nparts, cs_time lookahead_ps) {
         p->h.idx = i;
         p->eq = cs_eventq_new();
         p->box = cs_calloc(nparts, sizeof *p->box);
+        if (nparts > 1) p->bloom = cs_calloc(BLOOM_WORDS, sizeof *p->bloom);
     }
+    if (nparts > 1) q->twice = cs_calloc(BLOOM_WORDS, sizeof *q->twice);
     return q;
 }
 
@@ -124,6 +158,7 @@ void cs_peq_free(cs_peq *q) {
         cs_eventq_free(p->eq);
         for (uint32_t d = 0; d < q->np; d++) cs_free(p->box[d].m);
         cs_free(p->box);
+        cs_free(p->bloom);
         cs_free(p->parent);
         cs_free(p->log);
         cs_free(p->g);
@@ -132,6 +167,8 @@ void cs_peq_free(cs_peq *q) {
     cs_free(q->head);
     cs_free(q->tcpu);
     cs_free(q->ties);
+    cs_free(q->cand);
+    cs_free(q->twice);
     cs_free(q->ord);
     cs_free(q);
 }
@@ -195,6 +232,11 @@ void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_
         part_fail(p, "sooner than the lookahead", t, part);
         return;
     }
+    if (p->bloom) {
+        uint64_t bit = tk_hash(t, key) >> (64 - BLOOM_LOG2);
+        p->bloom[bit / 64] |= 1ULL << (bit % 64);
+        p->mailed = 1;
+    }
     mailbox *b = &p->box[part];
     CS_GROW(b->m, b->cap, b->n + 1);
     mail *m = &b->m[b->n++];
@@ -228,13 +270,16 @@ static void part_window(cs_peq_part *p, cs_time wend) {
     }
 }
 
-/* Deliver the numbered mail addressed to d; note d's next time. */
+/* Deliver the mail addressed to d, numbered (without a merge: base + ctr x
+ * P + source, the source's push order; see number_mail); note d's next
+ * time. */
 static void part_deliver(cs_peq *q, cs_peq_part *d) {
     for (uint32_t s = 0; s < q->np; s++) {
         mailbox *b = &q->parts[s].box[d->h.idx];
         for (size_t i = 0; i < b->n; i++) {
             const cs_event *e = &b->m[i].ev;
-            cs_eventq_push_seq(d->eq, e->time, e->key, e->seq, e->fn, e->ctx, e->arg);
+            uint64_t seq = q->no_merge ? q->base + b->m[i].ctr * q->np + s : e->seq;
+            cs_eventq_push_seq(d->eq, e->time, e->key, seq, e->fn, e->ctx, e->arg);
         }
         b->n = 0;
     }
@@ -243,43 +288,74 @@ static void part_deliver(cs_peq *q, cs_peq_part *d) {
 
 /* ---- the barrier: numbering the mail ---------------------------------------- */
 
-/* 1 when two sources mailed events of one (time, key). */
-static int mail_ties(cs_peq *q, size_t nmail) {
-    size_t cap = 16;
-    while (cap < 2 * nmail) cap *= 2;
-    if (cap > q->cap_ties) {
-        cs_free(q->ties);
-        q->ties = cs_malloc(cap * sizeof *q->ties);
-        q->cap_ties = cap;
-    }
-    memset(q->ties, 0, cap * sizeof *q->ties);
-    for (uint32_t s = 0; s < q->np; s++)
-        for (uint32_t d = 0; d < q->np; d++) {
-            const mailbox *b = &q->parts[s].box[d];
-            for (size_t i = 0; i < b->n; i++) {
-                const cs_event *e = &b->m[i].ev;
-                /* mixed so that every bit of time and key reaches the low bits
-                 * (keys are rank << 32 | counter: a plain product left the
-                 * rank above the bits used, and probe chains ran long) */
-                uint64_t h = (e->time * 0x9E3779B97F4A7C15ULL) ^ e->key;
-                h ^= h >> 31;
-                h *= 0xC2B2AE3D27D4EB4FULL;
-                h ^= h >> 29;
-                size_t j = (size_t)h & (cap - 1);
+/* 1 when two sources mailed events of one (time, key).  Each source set a
+ * bit of its filter per event it mailed (cs_peq_push); a tie can only be
+ * among the events whose bit two sources set, so only those -- a few
+ * hundred false candidates in a window of 25,000 mailed events -- go into
+ * the exact check, a hash of (time, key) -> source.  The filters are
+ * cleared for the next window. */
+static int mail_ties(cs_peq *q) {
+    uint32_t nsrc = 0;
+    for (uint32_t s = 0; s < q->np; s++) nsrc += (uint32_t)q->parts[s].mailed;
+    int tie = 0;
+    if (nsrc >= 2) {
+        size_t ncand = 0;
+        for (uint32_t w = 0; w < BLOOM_WORDS; w++) {
+            uint64_t once = 0, twice = 0;
+            for (uint32_t s = 0; s < q->np; s++) {
+                if (!q->parts[s].mailed) continue;
+                uint64_t f = q->parts[s].bloom[w];
+                twice |= once & f;
+                once |= f;
+            }
+            q->twice[w] = twice;
+            ncand += (size_t)__builtin_popcountll(twice);
+        }
+        /* the candidates: every event whose bit two sources set */
+        size_t nc = 0;
+        for (uint32_t s = 0; ncand && s < q->np; s++)
+            for (uint32_t d = 0; d < q->np; d++) {
+                const mailbox *b = &q->parts[s].box[d];
+                for (size_t i = 0; i < b->n; i++) {
+                    const cs_event *e = &b->m[i].ev;
+                    uint64_t bit = tk_hash(e->time, e->key) >> (64 - BLOOM_LOG2);
+                    if (!(q->twice[bit / 64] >> (bit % 64) & 1)) continue;
+                    CS_GROW(q->cand, q->cap_cand, nc + 1);
+                    q->cand[nc++] = (struct tie){e->time, e->key, s + 1};
+                }
+            }
+        if (nc) {
+            size_t cap = 16;
+            while (cap < 2 * nc) cap *= 2;
+            if (cap > q->cap_ties) {
+                cs_free(q->ties);
+                q->ties = cs_malloc(cap * sizeof *q->ties);
+                q->cap_ties = cap;
+            }
+            memset(q->ties, 0, cap * sizeof *q->ties);
+            for (size_t c = 0; c < nc && !tie; c++) {
+                const struct tie *e = &q->cand[c];
+                size_t j = (size_t)tk_hash(e->t, e->key) & (cap - 1);
                 for (;; j = (j + 1) & (cap - 1)) {
                     struct tie *x = &q->ties[j];
                     if (!x->src1) {
-                        *x = (struct tie){e->time, e->key, s + 1};
+                        *x = *e;
                         break;
                     }
-                    if (x->t == e->time && x->key == e->key) {
-                        if (x->src1 != s + 1) return 1;
+                    if (x->t == e->t && x->key == e->key) {
+                        if (x->src1 != e->src1) tie = 1;
                         break;
                     }
                 }
             }
         }
-    return 0;
+    }
+    for (uint32_t s = 0; s < q->np; s++)
+        if (q->parts[s].mailed) {
+            memset(q->parts[s].bloom, 0, BLOOM_WORDS * sizeof *q->parts[s].bloom);
+            q->parts[s].mailed = 0;
+        }
+    return tie;
 }
 
 /* The position of log entry i of partition s in the sequential order,
@@ -345,17 +421,15 @@ static void number_mail(cs_peq *q) {
         for (uint32_t d = 0; d < q->np; d++) nmail += p->box[d].n;
     }
     q->st.mailed += nmail;
+    q->no_merge = 1;
     if (!nmail) return;
     uint64_t base = q->next_seq;
-    if (!mail_ties(q, nmail)) {
-        for (uint32_t s = 0; s < q->np; s++)
-            for (uint32_t d = 0; d < q->np; d++) {
-                mailbox *b = &q->parts[s].box[d];
-                for (size_t i = 0; i < b->n; i++) b->m[i].ev.seq = base + b->m[i].ctr * q->np + s;
-            }
+    if (!mail_ties(q)) { /* numbered as they are delivered (part_deliver) */
+        q->base = base;
         q->next_seq = base + (maxctr + 1) * q->np;
         return;
     }
+    q->no_merge = 0;
     q->st.merges++;
     merge_logs(q);
     if (nmail > q->cap_ord) {
@@ -401,8 +475,35 @@ static void plan(cs_peq *q) {
     if (any) q->st.windows++;
 }
 
+/* The threads meet here several times per window.  A thread that arrives
+ * early spins for a while (about a millisecond: the other thread's part of
+ * a window is usually closer than that) before it sleeps: waking a sleeping
+ * thread took a few hundred microseconds on a shared virtual machine, more
+ * than a window's work, and a pthread barrier always sleeps.  The last to
+ * arrive starts the next generation and wakes the sleepers (under the mutex
+ * that they test the generation under, so no wake-up is lost). */
+#define SPIN_ROUNDS 20000
 static void sync_all(cs_peq *q) {
-    if (q->nthreads > 1) pthread_barrier_wait(&q->bar);
+    if (q->nthreads <= 1) return;
+    struct spin_barrier *b = &q->bar;
+    unsigned g = atomic_load(&b->gen);
+    if (atomic_fetch_add(&b->count, 1) == b->n - 1) {
+        atomic_store(&b->count, 0);
+        pthread_mutex_lock(&b->mu);
+        atomic_store(&b->gen, g + 1);
+        pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+        return;
+    }
+    for (unsigned i = 0; i < SPIN_ROUNDS; i++) {
+        if (atomic_load_explicit(&b->gen, memory_order_acquire) != g) return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    pthread_mutex_lock(&b->mu);
+    while (atomic_load(&b->gen) == g) pthread_cond_wait(&b->cv, &b->mu);
+    pthread_mutex_unlock(&b->mu);
 }
 
 static double thread_cpu_s(void) {
@@ -486,7 +587,17 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err) {
         started++;
     }
     q->nthreads = started;
-    if (started > 1 && pthread_barrier_init(&q->bar, NULL, started)) q->nthreads = 0;
+    if (started > 1) {
+        atomic_init(&q->bar.count, 0);
+        atomic_init(&q->bar.gen, 0);
+        q->bar.n = started;
+        if (pthread_mutex_init(&q->bar.mu, NULL)) {
+            q->nthreads = 0;
+        } else if (pthread_cond_init(&q->bar.cv, NULL)) {
+            pthread_mutex_destroy(&q->bar.mu);
+            q->nthreads = 0;
+        }
+    }
     q->gate_open = 1;
     pthread_cond_broadcast(&q->gate_cv);
     pthread_mutex_unlock(&q->gate_mu);
@@ -505,7 +616,10 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err) {
     run_thread(q, 0);
     for (uint32_t t = 1; t < started; t++) pthread_join(th[t], NULL);
     cs_alloc_threads(1 - (int)nthreads); /* every thread joined */
-    if (started > 1) pthread_barrier_destroy(&q->bar);
+    if (started > 1) {
+        pthread_cond_destroy(&q->bar.cv);
+        pthread_mutex_destroy(&q->bar.mu);
+    }
     pthread_cond_destroy(&q->gate_cv);
     pthread_mutex_destroy(&q->gate_mu);
     cs_free(th);
