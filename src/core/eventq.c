@@ -63,7 +63,8 @@ static inline const cs_event *bucket_ev(const bucket *bk) { return bk->single ? 
 #define NO_BUCKET UINT32_MAX
 
 struct cs_eventq {
-    cs_peq *par;        /* a parallel queue (cs_eventq_new_parallel; first: the sequential path tests it) */
+    cs_eventq_hot h;    /* par (a parallel queue, cs_eventq_new_parallel), now, the dispatched event's key and
+                           whether one is: first, eventq.h reads them inline */
     bucket *b;          /* all buckets ever made (reused through free list) */
     uint32_t nb, capb, free_head;
     struct theap_ent { cs_time time; uint32_t bi; } *theap; /* heap of live buckets by time (the time kept
@@ -77,11 +78,7 @@ struct cs_eventq {
                            alternate between two times (a message's arrival, an endpoint delay) skip it too */
     size_t n;           /* pending events, including tombstones */
     uint64_t next_seq;
-    cs_time now;
     uint64_t dispatched;
-    /* the event being dispatched (cs_eventq_dispatching) */
-    uint64_t cur_key;
-    int in_dispatch;
     /* tombstones */
     uint64_t *dead; /* 0 = empty slot; ids stored +1 */
     size_t dead_n, dead_cap;
@@ -360,7 +357,7 @@ static void map_del(cs_eventq *q, cs_time t) {
 /* ---- the store: push / peek / pop over all buckets ---- */
 
 static void store_push(cs_eventq *q, const cs_event *e) {
-    if (e->key == UINT64_MAX && e->time == q->now &&
+    if (e->key == UINT64_MAX && e->time == q->h.now &&
         (q->last_head == q->last_n || e->seq > q->last[q->last_n - 1].seq)) {
         /* the instant's last, kept in seq order (a push_seq with an older number goes to the bucket;
          * last_first merges the two) */
@@ -402,7 +399,7 @@ static void store_push(cs_eventq *q, const cs_event *e) {
         q->theap[q->tn++] = (struct theap_ent){e->time, bi};
         t_sift_up(q, q->tn - 1);
     } else {
-        bucket_push(&q->b[bi], e, e->time > q->now);
+        bucket_push(&q->b[bi], e, e->time > q->h.now);
     }
     q->last_bi = bi;
     q->n++;
@@ -460,12 +457,12 @@ static inline void store_pop(cs_eventq *q, cs_event *top) {
 
 cs_eventq *cs_eventq_new_parallel(cs_peq *par, const uint32_t *part_of_rank) {
     cs_eventq *q = cs_eventq_new();
-    q->par = par;
+    q->h.par = par;
     q->part_of = part_of_rank;
     return q;
 }
 
-cs_peq *cs_eventq_parallel(const cs_eventq *q) { return q->par; }
+cs_peq *cs_eventq_parallel(const cs_eventq *q) { return q->h.par; }
 
 /* To rank's partition (UINT32_MAX: the running handler's), or before the
  * run (no handler) as an initial event. */
@@ -473,7 +470,7 @@ __attribute__((noinline)) static void par_push(cs_eventq *q, uint32_t rank, cs_t
     cs_peq_part *p = cs_peq_self();
     cs_peq_fn f = (cs_peq_fn)(void (*)(void))fn; /* called back as a cs_event_fn (cs_peq_set_plain) */
     if (!p) {
-        cs_peq_push_initial(q->par, rank == UINT32_MAX ? q->origin : q->part_of[rank], t, key, f, ctx, arg);
+        cs_peq_push_initial(q->h.par, rank == UINT32_MAX ? q->origin : q->part_of[rank], t, key, f, ctx, arg);
         return;
     }
     cs_peq_push(p, rank == UINT32_MAX ? cs_peq_index(p) : q->part_of[rank], t, key, f, ctx, arg);
@@ -487,27 +484,23 @@ __attribute__((noinline)) static uint64_t par_push_own(cs_eventq *q, cs_time t, 
     return 0;
 }
 
-uint32_t cs_eventq_part(const cs_eventq *q) {
-    if (!q->par) return 0;
-    const cs_peq_part *p = cs_peq_self();
-    return p ? cs_peq_index(p) : q->origin;
-}
+uint32_t cs_eventq_part_outside(const cs_eventq *q) { return q->origin; }
 
 void cs_eventq_set_origin(cs_eventq *q, uint32_t rank) {
-    if (q->par) q->origin = q->part_of[rank];
+    if (q->h.par) q->origin = q->part_of[rank];
 }
 
 int cs_eventq_owns(const cs_eventq *q, uint32_t rank) {
-    if (!q->par) return 1;
+    if (!q->h.par) return 1;
     const cs_peq_part *p = cs_peq_self();
     return !p || q->part_of[rank] == cs_peq_index(p);
 }
 
-uint32_t cs_eventq_nparts(const cs_eventq *q) { return q->par ? cs_peq_nparts(q->par) : 1; }
+uint32_t cs_eventq_nparts(const cs_eventq *q) { return q->h.par ? cs_peq_nparts(q->h.par) : 1; }
 
 void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                          uint64_t arg) {
-    if (q->par)
+    if (q->h.par)
         par_push(q, rank, t, key, fn, ctx, arg);
     else
         cs_eventq_push(q, t, key, fn, ctx, arg);
@@ -515,8 +508,8 @@ void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, c
 
 __attribute__((noinline)) uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
                                                   void *ctx, uint64_t arg) {
-    if (__builtin_expect(q->par != NULL, 0)) return par_push_own(q, t, key, fn, ctx, arg); /* (a jump) */
-    CS_ALWAYS(t >= q->now, "event scheduled at %" PRIu64 " ps, before now (%" PRIu64 " ps)", t, q->now);
+    if (__builtin_expect(q->h.par != NULL, 0)) return par_push_own(q, t, key, fn, ctx, arg); /* (a jump) */
+    CS_ALWAYS(t >= q->h.now, "event scheduled at %" PRIu64 " ps, before now (%" PRIu64 " ps)", t, q->h.now);
     cs_event e = {t, key, q->next_seq++, fn, ctx, arg};
     store_push(q, &e);
     return e.seq;
@@ -652,8 +645,8 @@ int cs_eventq_pop(cs_eventq *q, cs_event *out) {
     while (q->n) {
         store_pop(q, out);
         if (q->dead_n && dead_take(q, out->seq)) continue;
-        CS_ALWAYS(out->time >= q->now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", out->time, q->now);
-        q->now = out->time;
+        CS_ALWAYS(out->time >= q->h.now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", out->time, q->h.now);
+        q->h.now = out->time;
         return 1;
     }
     return 0;
@@ -670,8 +663,8 @@ int cs_eventq_pop_before(cs_eventq *q, cs_time end, cs_event *out) {
     drop_dead_top(q);
     if (!q->n || store_top(q)->time >= end) return 0;
     store_pop(q, out);
-    CS_ALWAYS(out->time >= q->now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", out->time, q->now);
-    q->now = out->time;
+    CS_ALWAYS(out->time >= q->h.now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", out->time, q->h.now);
+    q->h.now = out->time;
     return 1;
 }
 
@@ -679,13 +672,13 @@ int cs_eventq_step(cs_eventq *q) {
     cs_event e;
     if (!cs_eventq_pop(q, &e)) return 0;
     q->dispatched++;
-    uint64_t saved_key = q->cur_key;
-    int saved_in = q->in_dispatch;
-    q->cur_key = e.key;
-    q->in_dispatch = 1;
+    uint64_t saved_key = q->h.cur_key;
+    int saved_in = q->h.in_dispatch;
+    q->h.cur_key = e.key;
+    q->h.in_dispatch = 1;
     e.fn(e.ctx, &e);
-    q->cur_key = saved_key;
-    q->in_dispatch = saved_in;
+    q->h.cur_key = saved_key;
+    q->h.in_dispatch = saved_in;
     return 1;
 }
 
@@ -704,7 +697,7 @@ uint64_t cs_eventq_run(cs_eventq *q, cs_time until) {
 const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k) {
     if (!q->tn) return NULL;
     const bucket *bk = &q->b[q->theap[0].bi];
-    if (bk->aux_n || bk->unsorted || bk->time != q->now || k >= bk->n - bk->head) return NULL;
+    if (bk->aux_n || bk->unsorted || bk->time != q->h.now || k >= bk->n - bk->head) return NULL;
     return &bucket_ev(bk)[bk->head + k];
 }
 
@@ -719,40 +712,21 @@ const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n) {
     return &bucket_ev(bk)[bk->head];
 }
 
-/* (the parallel queue's answers out of line: the sequential run's stay a
- * load and a test) */
-__attribute__((noinline)) static cs_time par_now(const cs_eventq *q) {
-    const cs_peq_part *p = cs_peq_self();
-    if (p) return cs_peq_now(p);
-    cs_time t = 0; /* outside the run's handlers: the latest event's */
-    for (uint32_t i = 0; i < cs_peq_nparts(q->par); i++)
-        if (cs_peq_part_now(q->par, i) > t) t = cs_peq_part_now(q->par, i);
+/* A parallel queue outside the run's handlers: the latest event's time. */
+cs_time cs_eventq_now_outside(const cs_eventq *q) {
+    cs_time t = 0;
+    for (uint32_t i = 0; i < cs_peq_nparts(q->h.par); i++)
+        if (cs_peq_part_now(q->h.par, i) > t) t = cs_peq_part_now(q->h.par, i);
     return t;
 }
 
-__attribute__((noinline)) static int par_dispatching(const cs_eventq *q, uint64_t *key) {
-    (void)q;
-    const cs_peq_part *p = cs_peq_self();
-    if (p && key) *key = cs_peq_key(p);
-    return p != NULL;
-}
-
-cs_time cs_eventq_now(const cs_eventq *q) {
-    if (__builtin_expect(q->par != NULL, 0)) return par_now(q);
-    return q->now;
-}
 size_t cs_eventq_size(const cs_eventq *q) { return q->n; }
 uint64_t cs_eventq_dispatched(const cs_eventq *q) {
-    if (q->par) {
+    if (q->h.par) {
         cs_peq_stats st;
-        cs_peq_get_stats(q->par, &st);
+        cs_peq_get_stats(q->h.par, &st);
         return st.dispatched;
     }
     return q->dispatched;
 }
 
-int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key) {
-    if (__builtin_expect(q->par != NULL, 0)) return par_dispatching(q, key);
-    if (q->in_dispatch && key) *key = q->cur_key;
-    return q->in_dispatch;
-}

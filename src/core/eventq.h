@@ -39,6 +39,33 @@ struct cs_event {
 };
 
 typedef struct cs_eventq cs_eventq;
+typedef struct cs_peq cs_peq;             /* the parallel engine (core/peq.h) */
+typedef struct cs_peq_part cs_peq_part;   /* one of its partitions */
+
+/* What every handler asks of its queue -- the time, the key of the event
+ * being dispatched, the partition -- read inline (a call for each cost a
+ * few per cent of a full simulation): a queue's first member is its
+ * cs_eventq_hot, a parallel engine's partition's its cs_peq_hot, and
+ * cs_peq_self_ is the partition whose handler runs on this thread (NULL
+ * outside handlers).  Not for other uses. */
+typedef struct cs_eventq_hot {
+    cs_peq *par;      /* the parallel engine (cs_eventq_new_parallel), else NULL */
+    cs_time now;
+    uint64_t cur_key; /* the event being dispatched */
+    int in_dispatch;
+} cs_eventq_hot;
+typedef struct cs_peq_hot {
+    cs_time now;
+    uint64_t cur_key; /* the event being dispatched */
+    uint32_t idx;     /* the partition's index */
+} cs_peq_hot;
+extern _Thread_local cs_peq_part *cs_peq_self_;
+static inline const cs_eventq_hot *cs_eventq_hot_of(const cs_eventq *q) {
+    return (const cs_eventq_hot *)(const void *)q;
+}
+static inline const cs_peq_hot *cs_peq_hot_self(void) { return (const cs_peq_hot *)(const void *)cs_peq_self_; }
+cs_time cs_eventq_now_outside(const cs_eventq *q);    /* a parallel queue outside handlers */
+uint32_t cs_eventq_part_outside(const cs_eventq *q);  /* likewise */
 
 cs_eventq *cs_eventq_new(void);
 void cs_eventq_free(cs_eventq *q);
@@ -82,12 +109,8 @@ const cs_event *cs_eventq_ahead(const cs_eventq *q, size_t k);
  * before them, and so do pending events of the current time with key
  * UINT64_MAX. */
 const cs_event *cs_eventq_ahead_run(const cs_eventq *q, size_t *n);
-cs_time cs_eventq_now(const cs_eventq *q);
 size_t cs_eventq_size(const cs_eventq *q); /* pending, including tombstones */
 uint64_t cs_eventq_dispatched(const cs_eventq *q);
-/* 1 while an event handler runs (then *key = that event's key), else 0.
- * Lets a layer give the events an event causes the key of their cause. */
-int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key);
 
 /* A parallel queue (docs/parallel.md): the layers keep using one cs_eventq,
  * which forwards to the conservative parallel engine (core/peq.h, plain
@@ -96,17 +119,13 @@ int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key);
  * now, dispatching and the key are the running handler's partition's.  The
  * engine runs it (cs_peq_run); cs_eventq_step/run/pop are not for it, nor
  * cancellation (cs_eventq_push returns 0). */
-typedef struct cs_peq cs_peq;
 cs_eventq *cs_eventq_new_parallel(cs_peq *par, const uint32_t *part_of_rank);
 cs_peq *cs_eventq_parallel(const cs_eventq *q); /* NULL for an ordinary queue */
 /* Schedule fn for rank (its partition; an ordinary queue: cs_eventq_push).
  * Every push that acts on another rank's state goes through this. */
 void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                          uint64_t arg);
-/* The running handler's partition (0 for an ordinary queue; outside a
- * handler the origin's, cs_eventq_set_origin), and the number of partitions (1 for an ordinary queue). */
-uint32_t cs_eventq_part(const cs_eventq *q);
-uint32_t cs_eventq_nparts(const cs_eventq *q);
+uint32_t cs_eventq_nparts(const cs_eventq *q); /* (1 for an ordinary queue) */
 /* Whether the running handler may touch rank's state: 1 for an ordinary
  * queue and outside handlers, else whether rank is in the running
  * partition (the layers' invariants check it: core/invariant.h). */
@@ -114,5 +133,37 @@ int cs_eventq_owns(const cs_eventq *q, uint32_t rank);
 /* Before the run: what is pushed outside handlers from now on acts for
  * rank (its partition; an ordinary queue ignores it). */
 void cs_eventq_set_origin(cs_eventq *q, uint32_t rank);
+
+/* The current time: the last popped event's (a parallel queue: the
+ * running handler's partition's). */
+static inline cs_time cs_eventq_now(const cs_eventq *q) {
+    const cs_eventq_hot *h = cs_eventq_hot_of(q);
+    if (__builtin_expect(h->par != NULL, 0)) {
+        const cs_peq_hot *p = cs_peq_hot_self();
+        return p ? p->now : cs_eventq_now_outside(q);
+    }
+    return h->now;
+}
+
+/* 1 while an event handler runs (then *key = that event's key), else 0.
+ * Lets a layer give the events an event causes the key of their cause. */
+static inline int cs_eventq_dispatching(const cs_eventq *q, uint64_t *key) {
+    const cs_eventq_hot *h = cs_eventq_hot_of(q);
+    if (__builtin_expect(h->par != NULL, 0)) {
+        const cs_peq_hot *p = cs_peq_hot_self();
+        if (p && key) *key = p->cur_key;
+        return p != NULL;
+    }
+    if (h->in_dispatch && key) *key = h->cur_key;
+    return h->in_dispatch;
+}
+
+/* The running handler's partition (0 for an ordinary queue; outside a
+ * handler the origin's, cs_eventq_set_origin). */
+static inline uint32_t cs_eventq_part(const cs_eventq *q) {
+    if (__builtin_expect(cs_eventq_hot_of(q)->par == NULL, 1)) return 0;
+    const cs_peq_hot *p = cs_peq_hot_self();
+    return p ? p->idx : cs_eventq_part_outside(q);
+}
 
 #endif

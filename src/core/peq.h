@@ -42,8 +42,8 @@
 #include "core/eventq.h"
 #include "core/time.h"
 
-typedef struct cs_peq cs_peq;
-typedef struct cs_peq_part cs_peq_part; /* one partition, as its handlers see it */
+/* (cs_peq, cs_peq_part -- one partition, as its handlers see it -- and
+ * cs_peq_hot, its fields read inline, are declared in core/eventq.h) */
 typedef void (*cs_peq_fn)(cs_peq_part *p, void *ctx, const cs_event *ev);
 
 cs_peq *cs_peq_new(uint32_t nparts, cs_time lookahead_ps);
@@ -58,13 +58,6 @@ void cs_peq_push_initial(cs_peq *q, uint32_t part, cs_time t, uint64_t key, cs_p
  * push breaking these fails the run (cs_peq_run's error). */
 void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_fn fn, void *ctx, uint64_t arg);
 
-/* What the handlers' hot paths read of their partition, inline: the first
- * member of every partition. */
-typedef struct cs_peq_hot {
-    cs_time now;
-    uint64_t cur_key;  /* the key of the event being dispatched */
-    uint32_t idx;      /* the partition's index */
-} cs_peq_hot;
 static inline const cs_peq_hot *cs_peq_hot_of(const cs_peq_part *p) { return (const cs_peq_hot *)(const void *)p; }
 static inline cs_time cs_peq_now(const cs_peq_part *p) { return cs_peq_hot_of(p)->now; }
 static inline uint32_t cs_peq_index(const cs_peq_part *p) { return cs_peq_hot_of(p)->idx; }
@@ -81,7 +74,6 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err);
  * NULL outside a handler).  This is how the simulator's layers run on the
  * engine through an ordinary cs_eventq (cs_eventq_new_parallel). */
 void cs_peq_set_plain(cs_peq *q);
-extern _Thread_local cs_peq_part *cs_peq_self_;
 static inline cs_peq_part *cs_peq_self(void) { return cs_peq_self_; }
 /* Checked by one thread at every barrier: nonzero ends the run there
  * (cs_peq_stopped then says so). */
