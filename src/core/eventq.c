@@ -480,7 +480,11 @@ __attribute__((noinline)) static void par_push(cs_eventq *q, uint32_t rank, cs_t
  * jump and the sequential path keeps its prologue. */
 __attribute__((noinline)) static uint64_t par_push_own(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
                                                       void *ctx, uint64_t arg) {
-    par_push(q, UINT32_MAX, t, key, fn, ctx, arg);
+    cs_peq_part *p = cs_peq_self();
+    if (__builtin_expect(p != NULL, 1)) /* (a handler: straight to its partition) */
+        cs_peq_push(p, cs_peq_index(p), t, key, (cs_peq_fn)(void (*)(void))fn, ctx, arg);
+    else
+        par_push(q, UINT32_MAX, t, key, fn, ctx, arg);
     return 0;
 }
 
