@@ -38,6 +38,15 @@ sysjson() { # $1 = all-reduce implementation, $2 = the others'
 J
 }
 sysjson ring ring > ring.json
+sysjson ring ring | sed 's/ }$/, "communicator-queues": "per-communicator" }/' > ring_pc.json
+# the nccl collective model (its algorithms, protocols and latencies) on 4 nodes of 8 GPUs
+printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 345.0, 46.5 ]\nlatency: [ 500.0, 2000.0 ]\n' > net2.yml
+cat > nccl.json <<J
+{ "scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+  "preferred-dataset-splits": 1, "collective-optimization": "baseline", "local-mem-bw": 1600,
+  "all-to-all-implementation": [ "direct", "direct" ],
+  "collective-model": "nccl", "nccl-arch": "hopper", "nccl-channels": 16, "nccl-nvls": false }
+J
 sysjson direct direct > direct.json
 sysjson halvingDoubling ring > hd.json
 sysjson doubleBinaryTree ring > dbt.json
@@ -102,6 +111,18 @@ same_files groups --workload-configuration=grp "${N[@]}" --system-configuration=
     --comm-group-configuration=groups.json && ran_parallel groups \
     && pass "two communicator groups and the whole network: identical, parallel" \
     || fail "groups: $(cat groups.t2.err)"
+
+# per-communicator queues (a queue per communicator and dimension, made on
+# first use by the rank's own partition), with the astra model and with nccl
+same_files mix_pc --workload-configuration=mix.et "${N[@]}" --system-configuration=ring_pc.json \
+    && ran_parallel mix_pc && same_files groups_pc --workload-configuration=grp "${N[@]}" \
+    --system-configuration=ring_pc.json --comm-group-configuration=groups.json && ran_parallel groups_pc \
+    && pass "per-communicator queues: the mix and the groups identical, parallel" \
+    || fail "per-communicator: $(cat mix_pc.t2.err groups_pc.t2.err 2>/dev/null)"
+same_files mix_nccl --workload-configuration=mix.et --network-configuration=net2.yml --system-configuration=nccl.json \
+    && ran_parallel mix_nccl && grep -q "nccl:" mix_nccl.t1/collectives.csv \
+    && pass "the nccl collective model (per-communicator queues, its default): identical, parallel" \
+    || fail "nccl: $(cat mix_nccl.t2.err)"
 
 # what runs on one thread says why, once, and gives the same files
 same_files pipe --workload-configuration=pipe "${N[@]}" --system-configuration=ring.json \

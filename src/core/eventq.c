@@ -501,6 +501,7 @@ int cs_eventq_owns(const cs_eventq *q, uint32_t rank) {
 }
 
 uint32_t cs_eventq_nparts(const cs_eventq *q) { return q->h.par ? cs_peq_nparts(q->h.par) : 1; }
+uint32_t cs_eventq_part_of(const cs_eventq *q, uint32_t rank) { return q->h.par ? q->part_of[rank] : 0; }
 
 void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                          uint64_t arg) {

@@ -126,6 +126,7 @@ cs_peq *cs_eventq_parallel(const cs_eventq *q); /* NULL for an ordinary queue */
 void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                          uint64_t arg);
 uint32_t cs_eventq_nparts(const cs_eventq *q); /* (1 for an ordinary queue) */
+uint32_t cs_eventq_part_of(const cs_eventq *q, uint32_t rank); /* rank's partition (0 for an ordinary queue) */
 /* Whether the running handler may touch rank's state: 1 for an ordinary
  * queue and outside handlers, else whether rank is in the running
  * partition (the layers' invariants check it: core/invariant.h). */

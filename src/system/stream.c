@@ -43,35 +43,36 @@
 #include "core/rand.h"
 #include "system/sys_int.h"
 
-static size_t pcq_slot(const cs_system *s, uint32_t rank, uint32_t grp, int q) {
+static size_t pcq_slot(const union css_pcqtab *T, uint32_t rank, uint32_t grp, int q) {
     uint64_t h = cs_mix64(((uint64_t)rank << 32 | grp) ^ cs_mix64((uint64_t)q + 1));
-    for (size_t i = (size_t)h & (s->pcq_cap - 1);; i = (i + 1) & (s->pcq_cap - 1))
-        if (!s->pcq[i].Q || (s->pcq[i].rank == rank && s->pcq[i].grp == grp && s->pcq[i].q == q)) return i;
+    for (size_t i = (size_t)h & (T->cap - 1);; i = (i + 1) & (T->cap - 1))
+        if (!T->e[i].Q || (T->e[i].rank == rank && T->e[i].grp == grp && T->e[i].q == q)) return i;
 }
 
 cs_rankq *css_rq(cs_system *s, uint32_t rank, uint32_t grp, int q) {
     if (!s->per_comm) return &s->queues[(size_t)rank * (size_t)s->nqueues + (size_t)q];
-    if ((s->pcq_n + 1) * 2 > s->pcq_cap) { /* grow: rehash the entries (the queues themselves stay put) */
-        struct css_pcq *old = s->pcq;
-        size_t ocap = s->pcq_cap;
-        s->pcq_cap = ocap ? ocap * 2 : 256;
-        s->pcq = cs_calloc(s->pcq_cap, sizeof *s->pcq);
-        for (size_t i = 0; i < ocap; i++)
-            if (old[i].Q) s->pcq[pcq_slot(s, old[i].rank, old[i].grp, old[i].q)] = old[i];
-        cs_free(old);
+    union css_pcqtab *T = &s->pcq[cs_eventq_part_of(s->q, rank)];
+    if ((T->n + 1) * 2 > T->cap) { /* grow: rehash the entries (the queues themselves stay put) */
+        union css_pcqtab old = *T;
+        T->cap = old.cap ? old.cap * 2 : 256;
+        T->e = cs_calloc(T->cap, sizeof *T->e);
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.e[i].Q) T->e[pcq_slot(T, old.e[i].rank, old.e[i].grp, old.e[i].q)] = old.e[i];
+        cs_free(old.e);
     }
-    size_t i = pcq_slot(s, rank, grp, q);
-    if (!s->pcq[i].Q) {
-        s->pcq[i] = (struct css_pcq){rank, grp, q, cs_calloc(1, sizeof(cs_rankq))};
-        s->pcq_n++;
+    size_t i = pcq_slot(T, rank, grp, q);
+    if (!T->e[i].Q) {
+        T->e[i] = (struct css_pcq){rank, grp, q, cs_calloc(1, sizeof(cs_rankq))};
+        T->n++;
     }
-    return s->pcq[i].Q;
+    return T->e[i].Q;
 }
 
 const cs_rankq *css_rq_find(const cs_system *s, uint32_t rank, uint32_t grp, int q) {
     if (!s->per_comm) return &s->queues[(size_t)rank * (size_t)s->nqueues + (size_t)q];
     static const cs_rankq empty;
-    const cs_rankq *Q = s->pcq_cap ? s->pcq[pcq_slot(s, rank, grp, q)].Q : NULL;
+    const union css_pcqtab *T = &s->pcq[cs_eventq_part_of(s->q, rank)];
+    const cs_rankq *Q = T->cap ? T->e[pcq_slot(T, rank, grp, q)].Q : NULL;
     return Q ? Q : &empty;
 }
 

@@ -337,8 +337,14 @@ struct cs_system {
     int nqueues;                 /* queues per rank (one per dimension) */
     cs_rankq *queues;            /* nranks * nqueues (communicator-queues shared) */
     int per_comm;                /* communicator-queues per-communicator: a queue per (rank, group, dimension) */
-    struct css_pcq { uint32_t rank, grp; int q; cs_rankq *Q; } *pcq; /* their hash (open addressing; Q owned) */
-    size_t pcq_cap, pcq_n;
+    union css_pcqtab {           /* their hash (open addressing; Q owned), one per partition of a parallel
+                                    queue (each holds its own ranks' queues: partitions create them at once) */
+        struct {
+            struct css_pcq { uint32_t rank, grp; int q; cs_rankq *Q; } *e;
+            size_t cap, n;
+        };
+        char pad_[CSS_PART_STRIDE];
+    } *pcq;
     cs_rank_sys *ranks;
     cs_group all;                /* id 0 */
     cs_group *groups;            /* of the comm-group file */

@@ -229,6 +229,7 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     pthread_mutex_init(&s->inst_mu, NULL);
     s->npart = cs_eventq_nparts(q);
     s->par = cs_eventq_parallel(q) != NULL;
+    s->pcq = cs_calloc(s->npart, sizeof *s->pcq);
     if (s->par) {
         s->pstats = cs_calloc(s->npart, sizeof *s->pstats);
         s->bundle_pools = cs_calloc(s->npart, sizeof *s->bundle_pools);
@@ -305,7 +306,10 @@ void cs_system_free(cs_system *s) {
     cs_free(s->nccl_memo);
     cs_free(s->inst);
     cs_free(s->queues);
-    for (size_t i = 0; i < s->pcq_cap; i++) cs_free(s->pcq[i].Q);
+    for (uint32_t p = 0; s->pcq && p < s->npart; p++) {
+        for (size_t i = 0; i < s->pcq[p].cap; i++) cs_free(s->pcq[p].e[i].Q);
+        cs_free(s->pcq[p].e);
+    }
     cs_free(s->pcq);
     cs_free(s->ranks);
     cs_pool_free(s->msg_pool);
@@ -1014,8 +1018,6 @@ static int par_check_req(cs_system *s, const cs_coll_req *req) {
     const char *why = NULL;
     if (req->comm_type == CS_COLL_BARRIER)
         why = "BARRIER: the last member to arrive completes every member at that instant";
-    else if (s->per_comm)
-        why = "communicator-queues per-communicator: the queues are made on first use, in the order of the whole run";
     else if (s->cfg.inter_dim_scheduling != CS_INTER_ASCENDING && s->cfg.inter_dim_scheduling != CS_INTER_ONLINE_GREEDY)
         why = "inter-dimension-scheduling roundRobin/offlineGreedy: the plan depends on state of the first issuer or "
               "of the whole run";
