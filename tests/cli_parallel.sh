@@ -92,7 +92,14 @@ same_files() {
     return 0
 }
 # ran_parallel NAME: the runs with 2 and 3 threads ran on the parallel engine
-ran_parallel() { grep -q "parallel engine: 2 threads" "$1.t2.err" && grep -q "parallel engine: 3 threads" "$1.t3.err"; }
+# and freed every collective instance they made (one per row of
+# collectives.csv: the barriers sum each instance's per-partition counts)
+ran_parallel() {
+    local n
+    n=$(($(wc -l < "$1.t1/collectives.csv") - 1))
+    grep -q "parallel engine: 2 threads.* $n collective instances freed" "$1.t2.err" &&
+        grep -q "parallel engine: 3 threads.* $n collective instances freed" "$1.t3.err"
+}
 
 N=(--network-configuration=net.yml)
 same_files ar3d --workload-configuration=ar.et "${N[@]}" --system-configuration=ring.json && ran_parallel ar3d \

@@ -30,10 +30,11 @@
 
 /* Each partition's filter of the (time, key)s it mailed in a window
  * (mail_ties): 2^17 bits, 16 KiB, so that setting its bits stays in the L1
- * cache; about 10 % full at 12,500 events mailed by each of two partitions
- * in a window of the 16,384-NPU all-reduce, which makes some 2,500 false
- * candidates for the exact check (a 2^20-bit filter made fewer but cost 4 %
- * of the run in cache misses). */
+ * cache; about 9 % full at 12,400 events mailed by each of two partitions
+ * in a window of the 16,384-NPU all-reduce, which sends 2,490 of the
+ * window's 24,800 mailed events to the exact check (8,192 NPUs: 510 of
+ * 12,000); a 2^20-bit filter sent fewer but cost 4 % of the run in cache
+ * misses. */
 #define BLOOM_LOG2 17
 #define BLOOM_WORDS ((1u << BLOOM_LOG2) / 64)
 
@@ -78,7 +79,7 @@ struct cs_peq_part {
     uint64_t *g;           /* merged position of each pop (merge windows) */
     size_t cap_g;
     mailbox *box;          /* per destination partition */
-    uint64_t *bloom;       /* BLOOM_BITS: a bit per hash of (time, key) of this window's mail (mail_ties) */
+    uint64_t *bloom;       /* 2^BLOOM_LOG2 bits: one per hash of (time, key) of this window's mail (mail_ties) */
     int mailed;            /* mail in this window (the filter has bits set) */
     int has_next;
     cs_time next;
@@ -294,9 +295,9 @@ static void part_deliver(cs_peq *q, cs_peq_part *d) {
 
 /* 1 when two sources mailed events of one (time, key).  Each source set a
  * bit of its filter per event it mailed (cs_peq_push); a tie can only be
- * among the events whose bit two sources set, so only those -- a few
- * hundred false candidates in a window of 25,000 mailed events -- go into
- * the exact check, a hash of (time, key) -> source.  The filters are
+ * among the events whose bit two sources set, so only those -- a tenth of
+ * the mail in the 16,384-NPU all-reduce (BLOOM_LOG2) -- go into the exact
+ * check, a hash of (time, key) -> source.  The filters are
  * cleared for the next window. */
 static int mail_ties(cs_peq *q) {
     uint32_t nsrc = 0;
@@ -480,15 +481,16 @@ static void plan(cs_peq *q) {
 }
 
 /* The threads meet here four times per window.  A thread that arrives early
- * spins a while before it sleeps, yielding the core every SPIN_YIELD
+ * spins SPIN_ROUNDS rounds before it sleeps, yielding the core every SPIN_YIELD
  * rounds: waking a sleeping thread took tens of microseconds on the shared
  * virtual machine, more than a small window's work (a generated plan on 32
  * GPUs: 5,300 windows of a few microseconds each took 0.82 s with sleeping,
  * 0.14 s with spinning), and the yield keeps a spinner from taking the core
  * of the thread it waits for when the machine is busy (two other jobs on
  * the two cores: 1.03 s without it, 0.55 s with it, 0.51 s sleeping, for
- * the 8,192-NPU all-reduce).  After SPIN_ROUNDS (about a millisecond idle)
- * it sleeps.  The last to arrive starts the next generation and wakes the
+ * the 8,192-NPU all-reduce).  Then it sleeps: on an idle core the rounds
+ * take about a millisecond, on a busy one longer (each yield may wait for
+ * the other jobs).  The last to arrive starts the next generation and wakes the
  * sleepers (under the mutex that they test the generation under, so no
  * wake-up is lost). */
 #define SPIN_ROUNDS 20000

@@ -474,10 +474,11 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
         cs_system_collect_stats(e->sys);
         cs_peq_stats st; /* (--verbose) */
         cs_peq_get_stats(e->peq, &st);
+        /* (the instances freed at the barriers: tests/cli_parallel.sh checks them against the records) */
         cs_info("parallel engine: %u threads, %" PRIu64 " events, %" PRIu64 " windows of %" PRIu64 " ps, %" PRIu64
-                " events mailed at barriers, %" PRIu64 " merges; critical path %.3f CPU-s in windows + %.3f CPU-s "
-                "at barriers", threads, st.dispatched, st.windows, L, st.mailed, st.merges, st.parallel_cpu_s,
-                st.serial_cpu_s);
+                " events mailed at barriers, %" PRIu64 " merges, %" PRIu64 " collective instances freed; critical "
+                "path %.3f CPU-s in windows + %.3f CPU-s at barriers", threads, st.dispatched, st.windows, L,
+                st.mailed, st.merges, cs_system_get_stats(e->sys)->collectives, st.parallel_cpu_s, st.serial_cpu_s);
     }
     while (!par && !cs_exec_failed(e->x) && !e->net.halted && cs_eventq_step(e->q)) {
         if ((++n & 0x3ff) == 0) {

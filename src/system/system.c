@@ -425,6 +425,8 @@ static void inst_hold(cs_inst *in) {
     else
         in->live++;
 }
+/* (also a member's finish, which drops its hold: it lists the instance
+ * too, so that no last drop goes unsummed) */
 __attribute__((noinline)) static void inst_release_par(cs_inst *in) {
     cs_system *s = in->sys;
     uint32_t p = cs_eventq_part(s->q);
@@ -536,8 +538,7 @@ static void member_finish(cs_inst *in, uint32_t m) {
     mb->finished = 1;
     if (s->par) {
         __atomic_add_fetch(&in->finished, 1, __ATOMIC_RELAXED);
-        /* its hold (inst_hold); the caller holds another, so this is never the last */
-        in->plive[cs_eventq_part(s->q)].n--;
+        inst_release_par(in); /* its hold (create_inst) */
     } else {
         in->finished++;
     }
