@@ -4,14 +4,16 @@
  *
  * Per window each partition logs its pops (time, key, seq) and, for each of
  * its pushes (numbered ctr = 0, 1, ... in the window), the pop that made
- * it.  A provisional seq is PROV | ctr.  At the barrier one thread numbers
- * the mail: without a cross-partition tie on (time, key), seq = base +
- * ctr * P + source (the source's push order; different sources never
- * compare); with one, the pop logs are merged into the sequential order
- * (g = merged position of each pop) and the mail is sorted by (g of its
- * parent, ctr) and numbered in that order.  Then every thread delivers the
- * mail addressed to its partitions and reports its next time; the earliest
- * starts the next window.
+ * it.  A provisional seq is PROV | ctr.  At the barrier one thread decides
+ * how the mail is numbered: without a cross-partition tie on (time, key)
+ * (mail_ties), seq = base + ctr * P + source (the source's push order;
+ * different sources never compare), given by each thread to the mail it
+ * delivers; with one, the pop logs are merged into the sequential order
+ * (g = merged position of each pop) and that thread sorts the mail by (g of
+ * its parent, ctr) and numbers it in that order.  Then every thread
+ * delivers the mail addressed to its partitions and reports its next time;
+ * the earliest starts the next window.  The threads meet at sync_all; the
+ * model's own serial work runs in plan (cs_peq_set_barrier).
  */
 #include "core/peq.h"
 
