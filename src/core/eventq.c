@@ -505,10 +505,15 @@ uint32_t cs_eventq_part_of(const cs_eventq *q, uint32_t rank) { return q->h.par 
 
 void cs_eventq_push_rank(cs_eventq *q, uint32_t rank, cs_time t, uint64_t key, cs_event_fn fn, void *ctx,
                          uint64_t arg) {
-    if (q->h.par)
-        par_push(q, rank, t, key, fn, ctx, arg);
-    else
+    if (!q->h.par) {
         cs_eventq_push(q, t, key, fn, ctx, arg);
+        return;
+    }
+    cs_peq_part *p = cs_peq_self();
+    if (p) /* (a handler: straight to the rank's partition) */
+        cs_peq_push(p, q->part_of[rank], t, key, (cs_peq_fn)(void (*)(void))fn, ctx, arg);
+    else
+        par_push(q, rank, t, key, fn, ctx, arg);
 }
 
 __attribute__((noinline)) uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn,
@@ -665,8 +670,13 @@ int cs_eventq_next_time(cs_eventq *q, cs_time *t) {
 }
 
 int cs_eventq_pop_before(cs_eventq *q, cs_time end, cs_event *out) {
-    drop_dead_top(q);
-    if (!q->n || store_top(q)->time >= end) return 0;
+    if (q->dead_n) drop_dead_top(q);
+    if (!q->n) return 0;
+    /* the earliest time: the timestamp heap's top unless the instant's last
+     * events wait (then store_top's merge) -- without reading the bucket,
+     * which store_pop reads next */
+    cs_time t = q->last_head == q->last_n ? q->theap[0].time : store_top(q)->time;
+    if (t >= end) return 0;
     store_pop(q, out);
     CS_ALWAYS(out->time >= q->h.now, "event of %" PRIu64 " ps popped after %" PRIu64 " ps", out->time, q->h.now);
     q->h.now = out->time;
