@@ -539,6 +539,46 @@ void cs_eventq_push_seq(cs_eventq *q, cs_time t, uint64_t key, uint64_t seq, cs_
 
 uint64_t cs_eventq_take_seq(cs_eventq *q) { return q->next_seq++; }
 
+void cs_eventq_renumber(cs_eventq *q, uint64_t lo, uint64_t hi, uint64_t (*map)(void *ud, uint64_t seq), void *ud) {
+    CS_ALWAYS(!q->dead_n, "renumbering a queue with %zu cancelled events pending", q->dead_n);
+    for (size_t t = 0; t < q->tn; t++) {
+        bucket *bk = &q->b[q->theap[t].bi];
+        if (bk->single) {
+            if (bk->one.seq >= lo && bk->one.seq < hi) bk->one.seq = map(ud, bk->one.seq);
+            continue;
+        }
+        int changed = 0;
+        for (uint32_t i = bk->head; i < bk->n; i++)
+            if (bk->ev[i].seq >= lo && bk->ev[i].seq < hi) {
+                bk->ev[i].seq = map(ud, bk->ev[i].seq);
+                changed = 1;
+            }
+        for (uint32_t i = 0; i < bk->aux_n; i++)
+            if (bk->aux[i].seq >= lo && bk->aux[i].seq < hi) {
+                bk->aux[i].seq = map(ud, bk->aux[i].seq);
+                changed = 1;
+            }
+        if (changed && !bk->unsorted) { /* back to one unsorted array, sorted when it comes to the top */
+            uint32_t m = bk->n - bk->head;
+            memmove(bk->ev, bk->ev + bk->head, m * sizeof *bk->ev);
+            bk->head = 0;
+            bk->n = m;
+            if (bk->aux_n) {
+                if (bk->n + bk->aux_n > bk->cap) {
+                    while (bk->n + bk->aux_n > bk->cap) bk->cap = grow_cap(bk->cap, 2);
+                    bk->ev = cs_realloc(bk->ev, bk->cap * sizeof *bk->ev);
+                }
+                memcpy(bk->ev + bk->n, bk->aux, bk->aux_n * sizeof *bk->ev);
+                bk->n += bk->aux_n;
+                bk->aux_n = 0;
+            }
+            bk->unsorted = 1;
+        }
+    }
+    for (size_t i = q->last_head; i < q->last_n; i++)
+        CS_ALWAYS(!(q->last[i].seq >= lo && q->last[i].seq < hi), "renumbering an event of the instant's last");
+}
+
 static size_t dead_slot(const cs_eventq *q, uint64_t id) {
     uint64_t h = (id + 1) * 0x9E3779B97F4A7C15ULL;
     return (size_t)(h >> 7) & (q->dead_cap - 1);

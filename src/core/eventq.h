@@ -77,6 +77,10 @@ uint64_t cs_eventq_push(cs_eventq *q, cs_time t, uint64_t key, cs_event_fn fn, v
  * numbering, core/peq.h); the queue's own counter is left alone. */
 void cs_eventq_push_seq(cs_eventq *q, cs_time t, uint64_t key, uint64_t seq, cs_event_fn fn, void *ctx,
                         uint64_t arg);
+/* Give every pending event whose seq is in [lo, hi) the seq map(ud, seq)
+ * (the parallel engine's rare renumbering, core/peq.c); the queue reorders
+ * what it must.  Not with cancelled events pending. */
+void cs_eventq_renumber(cs_eventq *q, uint64_t lo, uint64_t hi, uint64_t (*map)(void *ud, uint64_t seq), void *ud);
 /* Take the seq (id) the next push would get, without pushing: a model that
  * keeps some events out of the queue (the packet backend's deferred
  * arrivals) numbers them as if pushed, and pushes one later with

@@ -81,7 +81,13 @@ struct cs_peq_part {
     uint64_t *g;           /* merged position of each pop (merge windows) */
     size_t cap_g;
     mailbox *box;          /* per destination partition */
-    uint64_t *bloom;       /* 2^BLOOM_LOG2 bits: one per hash of (time, key) of this window's mail (mail_ties) */
+    uint64_t *bloom;       /* 2^BLOOM_LOG2 bits: one per hash of (time, key) of this window's mail and own
+                              events beyond it (mail_ties) */
+    struct own { cs_time t; uint64_t key, ctr; } *own; /* this window's own pushes beyond its end: in the
+                              queue already, numbered as the barrier would number them (cs_peq_push) */
+    size_t nown, cap_own;
+    uint64_t *renum;       /* a merge window: push number -> its merged seq (number_mail) */
+    size_t cap_renum;
     int mailed;            /* mail in this window (the filter has bits set) */
     int has_next;
     cs_time next;
@@ -126,7 +132,8 @@ struct cs_peq {
     size_t cap_cand;
     struct order {
         uint64_t a, b;
-        mail *m;
+        mail *m;        /* NULL: an own event beyond the window (push number b of partition part) */
+        uint32_t part;
     } *ord;
     size_t cap_ord;
     uint32_t *head;
@@ -166,6 +173,8 @@ void cs_peq_free(cs_peq *q) {
         for (uint32_t d = 0; d < q->np; d++) cs_free(p->box[d].m);
         cs_free(p->box);
         cs_free(p->bloom);
+        cs_free(p->own);
+        cs_free(p->renum);
         cs_free(p->parent);
         cs_free(p->log);
         cs_free(p->g);
@@ -244,6 +253,16 @@ void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_
         p->bloom[bit / 64] |= 1ULL << (bit % 64);
         p->mailed = 1;
     }
+    if (part == p->h.idx) {
+        /* Its own event beyond the window: into its queue now, with the number
+         * the barrier gives mail without a merge (base = next_seq, not changed
+         * during a window); a merge window renumbers it in place (number_mail). */
+        CS_GROW(p->own, p->cap_own, p->nown + 1);
+        p->own[p->nown++] = (struct own){t, key, p->ctr};
+        cs_eventq_push_seq(p->eq, t, key, q->next_seq + p->ctr * q->np + p->h.idx, as_event_fn(fn), ctx, arg);
+        p->ctr++;
+        return;
+    }
     mailbox *b = &p->box[part];
     CS_GROW(b->m, b->cap, b->n + 1);
     mail *m = &b->m[b->n++];
@@ -259,6 +278,7 @@ static void part_window(cs_peq_part *p, cs_time wend) {
     p->wend = wend;
     p->nlog = 0;
     p->ctr = 0;
+    p->nown = 0;
     cs_event ev;
     while (!p->failed && cs_eventq_pop_before(p->eq, wend, &ev)) {
         CS_GROW(p->log, p->cap_log, p->nlog + 1);
@@ -320,7 +340,14 @@ static int mail_ties(cs_peq *q) {
         }
         /* the candidates: every event whose bit two sources set */
         size_t nc = 0;
-        for (uint32_t s = 0; ncand && s < q->np; s++)
+        for (uint32_t s = 0; ncand && s < q->np; s++) {
+            const cs_peq_part *p = &q->parts[s];
+            for (size_t i = 0; i < p->nown; i++) {
+                uint64_t bit = tk_hash(p->own[i].t, p->own[i].key) >> (64 - BLOOM_LOG2);
+                if (!(q->twice[bit / 64] >> (bit % 64) & 1)) continue;
+                CS_GROW(q->cand, q->cap_cand, nc + 1);
+                q->cand[nc++] = (struct tie){p->own[i].t, p->own[i].key, s + 1};
+            }
             for (uint32_t d = 0; d < q->np; d++) {
                 const mailbox *b = &q->parts[s].box[d];
                 for (size_t i = 0; i < b->n; i++) {
@@ -331,6 +358,7 @@ static int mail_ties(cs_peq *q) {
                     q->cand[nc++] = (struct tie){e->time, e->key, s + 1};
                 }
             }
+        }
         if (nc) {
             size_t cap = 16;
             while (cap < 2 * nc) cap *= 2;
@@ -419,42 +447,73 @@ static int ord_cmp(const void *x, const void *y) {
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
+/* (cs_eventq_renumber's map for partition p's own events of a merge window:
+ * seq = base + ctr x P + p -> renum[ctr]) */
+struct renum_ud {
+    const cs_peq *q;
+    const cs_peq_part *p;
+    uint64_t base;
+};
+static uint64_t renum_own(void *ud, uint64_t seq) {
+    const struct renum_ud *r = ud;
+    return r->p->renum[(seq - r->base - r->p->h.idx) / r->q->np];
+}
+
 static void number_mail(cs_peq *q) {
-    size_t nmail = 0;
+    size_t nmail = 0, nown = 0;
     uint64_t maxctr = 0;
     for (uint32_t s = 0; s < q->np; s++) {
         const cs_peq_part *p = &q->parts[s];
         if (p->ctr > maxctr) maxctr = p->ctr;
         for (uint32_t d = 0; d < q->np; d++) nmail += p->box[d].n;
+        nown += p->nown;
     }
     q->st.mailed += nmail;
     q->no_merge = 1;
-    if (!nmail) return;
+    if (!nmail && !nown) return;
     uint64_t base = q->next_seq;
-    if (!mail_ties(q)) { /* numbered as they are delivered (part_deliver) */
+    if (!mail_ties(q)) { /* numbered as they are delivered (part_deliver); the own events already are */
         q->base = base;
         q->next_seq = base + (maxctr + 1) * q->np;
         return;
     }
+    /* A merge: the mail and the own events beyond the window in the
+     * sequential order of their parents, then push order, numbered so. */
     q->no_merge = 0;
     q->st.merges++;
     merge_logs(q);
-    if (nmail > q->cap_ord) {
+    size_t n = nmail + nown;
+    if (n > q->cap_ord) {
         cs_free(q->ord);
-        q->ord = cs_malloc(nmail * sizeof *q->ord);
-        q->cap_ord = nmail;
+        q->ord = cs_malloc(n * sizeof *q->ord);
+        q->cap_ord = n;
     }
     size_t k = 0;
     for (uint32_t s = 0; s < q->np; s++) {
         cs_peq_part *p = &q->parts[s];
         for (uint32_t d = 0; d < q->np; d++) {
             mailbox *b = &p->box[d];
-            for (size_t i = 0; i < b->n; i++) q->ord[k++] = (struct order){p->g[b->m[i].parent], b->m[i].ctr, &b->m[i]};
+            for (size_t i = 0; i < b->n; i++)
+                q->ord[k++] = (struct order){p->g[b->m[i].parent], b->m[i].ctr, &b->m[i], s};
         }
+        for (size_t i = 0; i < p->nown; i++)
+            q->ord[k++] = (struct order){p->g[p->parent[p->own[i].ctr]], p->own[i].ctr, NULL, s};
+        if (p->nown) CS_GROW(p->renum, p->cap_renum, p->ctr);
     }
-    qsort(q->ord, nmail, sizeof *q->ord, ord_cmp);
-    for (size_t i = 0; i < nmail; i++) q->ord[i].m->ev.seq = base + i;
-    q->next_seq = base + nmail;
+    qsort(q->ord, n, sizeof *q->ord, ord_cmp);
+    for (size_t i = 0; i < n; i++) {
+        if (q->ord[i].m)
+            q->ord[i].m->ev.seq = base + i;
+        else
+            q->parts[q->ord[i].part].renum[q->ord[i].b] = base + i;
+    }
+    for (uint32_t s = 0; s < q->np; s++) {
+        cs_peq_part *p = &q->parts[s];
+        if (!p->nown) continue;
+        struct renum_ud r = {q, p, base};
+        cs_eventq_renumber(p->eq, base, base + (maxctr + 1) * q->np, renum_own, &r);
+    }
+    q->next_seq = base + n;
 }
 
 /* Thread 0 between barriers: the next window, or the end. */
