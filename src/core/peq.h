@@ -8,9 +8,11 @@
  * push from one partition into another.  A window is [T, T + L) with T the
  * earliest pending time of all partitions: no event of the window can cause
  * an event of another partition inside it, so the partitions process their
- * windows independently.  An event for another partition, or for the own
- * partition at or after the window's end, waits in a per-(source,
- * destination) mailbox; at the barrier they are numbered and delivered.
+ * windows independently.  An event for another partition waits in a
+ * per-(source, destination) mailbox; at the barrier they are numbered and
+ * delivered.  An event for the own partition at or after the window's end
+ * goes into its queue at once, numbered as the barrier would number it
+ * (renumbered there in the rare window that needs the merge below).
  * A push into another partition earlier than now + L is refused: the run
  * fails with an internal error naming the times (it would break the order).
  *
