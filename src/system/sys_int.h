@@ -37,6 +37,7 @@
 #define CS_SYSTEM_SYS_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -360,7 +361,8 @@ struct cs_system {
     cs_themis themis;
     cs_system_stats stats;
     cs_symmetry sym;
-    int failed;
+    _Atomic int failed;          /* (atomic: a parallel run's partitions read it while another may set it;
+                                    the first to set it from 0 keeps its code and writes err, css_fail) */
     cs_error *err;               /* cs_system_new's (borrowed): the message of a failure inside an
                                     event handler (css_fail_msg) */
     /* a parallel queue (core/eventq.h, docs/parallel.md): per partition its

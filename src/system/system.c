@@ -117,19 +117,26 @@ static inline void msg_put(cs_system *s, cs_msg *m) {
     p->free = m;
 }
 
-void css_fail(cs_system *s, int rc) {
-    if (!s->failed) s->failed = rc ? rc : CS_EINTERNAL;
+/* The run fails with rc (the first failure's code stays); 1 when this call
+ * set it (then the caller may write the message). */
+static int fail_first(cs_system *s, int rc) {
+    int none = 0;
+    int first = atomic_compare_exchange_strong(&s->failed, &none, rc ? rc : CS_EINTERNAL);
     if (s->p.fail) s->p.fail(s->p.fail_ud, s->failed);
+    return first;
 }
+
+void css_fail(cs_system *s, int rc) { (void)fail_first(s, rc); }
 
 void css_fail_msg(cs_system *s, const cs_inst *in, uint32_t member, const cs_error *cause) {
     const cs_member *mb = &in->members[member];
-    if (!s->failed) /* the first failure's message (cs_error keeps the first anyway) */
-        cs_error_set(s->err, cause->code ? cause->code : CS_EINTERNAL, cause->src_file, cause->src_line,
+    int rc = cause->code ? cause->code : CS_EINTERNAL, none = 0;
+    if (atomic_compare_exchange_strong(&s->failed, &none, rc)) /* the first failure's message */
+        cs_error_set(s->err, rc, cause->src_file, cause->src_line,
                      "%s: node %" PRIu64 " (COMM_COLL): %s of %" PRIu64 " bytes on communicator %s: %s",
                      mb->source ? mb->source : "(trace)", mb->node_id, cs_coll_type_label(in->comm_type), in->bytes,
                      in->grp->name, cause->msg);
-    css_fail(s, cause->code);
+    (void)fail_first(s, rc);
 }
 
 uint32_t css_inst_rank(const cs_inst *in, uint32_t member) {

@@ -13,6 +13,7 @@
 #include "workload/exec.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,8 +124,11 @@ struct cs_exec {
     /* p2p channels (allocated with the first point-to-point message) */
     chan **chans;
     size_t nchan_buckets, nchans; /* hash of live channels; grown at 2 per bucket */
-    /* failure */
-    int failed;
+    /* failure: atomic, as a parallel run's partitions read it while another
+     * may set it (the run is then thrown away and runs on one thread); the
+     * first to set it from 0 keeps its code (fail) */
+    _Atomic int failed;
+    atomic_int par_claimed; /* par_why written (the first par_unsafe) */
     cs_error *err;
     /* symmetry: rank 0 alone stands for every rank */
     int rep;
@@ -151,9 +155,11 @@ static inline xpart *XP(const sim *s) { return &s->xp[s->par ? cs_eventq_part(s-
 
 /* A parallel run meets what one partition cannot do alone: the run stops
  * (the engine runs it again on one thread, saying why). */
+static void fail(sim *s, int rc);
 static int par_unsafe(sim *s, const char *why) {
-    if (!s->par_why[0]) snprintf(s->par_why, sizeof s->par_why, "%s", why);
-    s->failed = CS_EUNSUPPORTED;
+    int no = 0;
+    if (atomic_compare_exchange_strong(&s->par_claimed, &no, 1)) snprintf(s->par_why, sizeof s->par_why, "%s", why);
+    fail(s, CS_EUNSUPPORTED);
     return CS_EUNSUPPORTED;
 }
 
@@ -209,7 +215,8 @@ static uint64_t next_key(sim *s, uint32_t rank) {
 static const cs_graph *op_graph(const sim *s, const op *o) { return o->cg ? o->cg : s->rs[o->rank].g; }
 
 static void fail(sim *s, int rc) {
-    if (!s->failed) s->failed = rc ? rc : CS_EINTERNAL;
+    int none = 0;
+    atomic_compare_exchange_strong(&s->failed, &none, rc ? rc : CS_EINTERNAL);
 }
 
 static void try_issue(sim *s, uint32_t rank);
