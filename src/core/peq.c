@@ -51,6 +51,10 @@ static inline uint64_t tk_hash(cs_time t, uint64_t key) {
     return h;
 }
 
+/* The filter bit of (time, key): set at a push (cs_peq_push), tested at the
+ * barrier (mail_ties). */
+static inline uint64_t bloom_bit(cs_time t, uint64_t key) { return tk_hash(t, key) >> (64 - BLOOM_LOG2); }
+
 typedef struct mail {
     cs_event ev;     /* seq set at the barrier */
     uint64_t ctr;    /* the source's push number in the window */
@@ -249,7 +253,7 @@ void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_
         return;
     }
     if (p->bloom) {
-        uint64_t bit = tk_hash(t, key) >> (64 - BLOOM_LOG2);
+        uint64_t bit = bloom_bit(t, key);
         p->bloom[bit / 64] |= 1ULL << (bit % 64);
         p->mailed = 1;
     }
@@ -315,7 +319,18 @@ static void part_deliver(cs_peq *q, cs_peq_part *d) {
 
 /* ---- the barrier: numbering the mail ---------------------------------------- */
 
-/* 1 when two sources mailed events of one (time, key).  Each source set a
+/* (mail_ties) (t, key) of source s joins the candidates at nc when two
+ * sources set its bit; the new count. */
+static size_t cand_add(cs_peq *q, size_t nc, cs_time t, uint64_t key, uint32_t s) {
+    uint64_t bit = bloom_bit(t, key);
+    if (!(q->twice[bit / 64] >> (bit % 64) & 1)) return nc;
+    CS_GROW(q->cand, q->cap_cand, nc + 1);
+    q->cand[nc] = (struct tie){t, key, s + 1};
+    return nc + 1;
+}
+
+/* 1 when two sources mailed events of one (time, key) (own events beyond
+ * the window count as mailed).  Each source set a
  * bit of its filter per event it mailed (cs_peq_push); a tie can only be
  * among the events whose bit two sources set, so only those -- a tenth of
  * the mail in the 16,384-NPU all-reduce (BLOOM_LOG2) -- go into the exact
@@ -338,26 +353,14 @@ static int mail_ties(cs_peq *q) {
             q->twice[w] = twice;
             ncand += (size_t)__builtin_popcountll(twice);
         }
-        /* the candidates: every event whose bit two sources set */
+        /* the candidates: every event (own beyond the window, or mailed) whose bit two sources set */
         size_t nc = 0;
         for (uint32_t s = 0; ncand && s < q->np; s++) {
             const cs_peq_part *p = &q->parts[s];
-            for (size_t i = 0; i < p->nown; i++) {
-                uint64_t bit = tk_hash(p->own[i].t, p->own[i].key) >> (64 - BLOOM_LOG2);
-                if (!(q->twice[bit / 64] >> (bit % 64) & 1)) continue;
-                CS_GROW(q->cand, q->cap_cand, nc + 1);
-                q->cand[nc++] = (struct tie){p->own[i].t, p->own[i].key, s + 1};
-            }
-            for (uint32_t d = 0; d < q->np; d++) {
-                const mailbox *b = &q->parts[s].box[d];
-                for (size_t i = 0; i < b->n; i++) {
-                    const cs_event *e = &b->m[i].ev;
-                    uint64_t bit = tk_hash(e->time, e->key) >> (64 - BLOOM_LOG2);
-                    if (!(q->twice[bit / 64] >> (bit % 64) & 1)) continue;
-                    CS_GROW(q->cand, q->cap_cand, nc + 1);
-                    q->cand[nc++] = (struct tie){e->time, e->key, s + 1};
-                }
-            }
+            for (size_t i = 0; i < p->nown; i++) nc = cand_add(q, nc, p->own[i].t, p->own[i].key, s);
+            for (uint32_t d = 0; d < q->np; d++)
+                for (size_t i = 0; i < p->box[d].n; i++)
+                    nc = cand_add(q, nc, p->box[d].m[i].ev.time, p->box[d].m[i].ev.key, s);
         }
         if (nc) {
             size_t cap = 16;

@@ -730,9 +730,9 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     if (rc) {
         msg_put(s, m);
         if (s->par)
-            in->plive[cs_eventq_part(s->q)].n--;
+            inst_release_par(in); /* (frees only at a barrier: in stays valid for the message below) */
         else
-            in->live--;
+            in->live--;           /* (not inst_release: in must outlive css_fail_msg) */
         css_fail_msg(s, in, stream_member(st), &e);
     }
 #ifdef CS_INVARIANTS
