@@ -137,6 +137,68 @@ static void test_flash(void **state) {
     assert_true(a.activations == 4 * 720896.0 + 4.0 * 128 * (256 + 1000) / 2);
 }
 
+/* Flash attention skips the tiles of scores wholly above the causal
+ * diagonal (128 x 128 tiles).  Over s keys, n = s / 128 tiles a side:
+ * n (n + 1) / 2 of n^2 computed, 1/2 + 64 / s of the block (s 1024: 9/16).
+ * With context parallelism the 2 cp chunks are dealt out load-balanced
+ * (rank r: chunks r and 2 cp - 1 - r), so each rank does the same work and
+ * the ranks' sum is the cp = 1 share; ring attention's own block is 1/2 +
+ * 64 cp / s of it, the other cp - 1 blocks half each, the same sum:
+ * (1/2 + 64 cp / s + (cp - 1) / 2) / cp = 1/2 + 64 / s.  So a step's
+ * matmul FLOPs are 6 P T + 14 T L s h x 9/16 (forward 4, backward 10 with
+ * QK^T recomputed).  The unfused kernels compute every score: 6 P T + 12 T
+ * L s h whatever s.  Model FLOPs (cs_gen_model_flops) count every score. */
+static void test_flash_causal(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    m.u.tf.seq = 1024;
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.tp = 2;
+    p.dp = 2;
+    p.micro_batch = 1;
+    p.global_batch = 4;
+    p.recompute = CS_RECOMP_SELECTIVE;
+    double L = 4, h = 256, V = 1000, s = 1024, T = 4 * 1024;
+    double base = 6 * (12 * L * h * h + V * h) * T;
+    assert_true(fabs(cs_gen_model_flops(&m, &p) - (base + 12 * T * L * s * h)) < 0.5);
+    assert_true(fabs(total_flops(&m, &p) - (base + 12 * T * L * s * h + 4 * T * L * s * h)) < 0.5); /* unfused */
+    p.flash = 1;
+    for (uint32_t cp = 1; cp <= 4; cp *= 2) {
+        for (int comm = CS_CP_ALLGATHER; comm <= CS_CP_P2P; comm++) {
+            p.cp = cp;
+            p.cp_comm = comm;
+            double got = total_flops(&m, &p), want = base + 14 * T * L * s * h * 9 / 16;
+            printf("flash, cp %u, %s: got %.0f want %.0f\n", cp, comm ? "p2p" : "allgather", got, want);
+            assert_true(fabs(got - want) < 0.5);
+            assert_true(fabs(cs_gen_model_flops(&m, &p) - (base + 12 * T * L * s * h)) < 0.5);
+        }
+    }
+    /* every CP rank the same (tp 1, dp 1: the ranks are the CP group) */
+    p.tp = 1;
+    p.dp = 1;
+    p.cp = 4;
+    p.global_batch = 1;
+    const cs_device *d = cs_device_find("A100-80GB");
+    double first = 0;
+    for (uint32_t r = 0; r < 4; r++) {
+        cs_gen_stats st;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_gen_rank(&m, &p, d, r, null_sink, NULL, &st, &err), CS_OK);
+        if (r == 0) first = st.matmul_flops;
+        assert_true(st.matmul_flops == first);
+    }
+    /* a sequence of one tile computes its whole block */
+    m.u.tf.seq = 128;
+    p.cp = 1;
+    p.cp_comm = CS_CP_ALLGATHER;
+    p.global_batch = 2;
+    p.dp = 2;
+    double T1 = 2 * 128;
+    assert_true(fabs(total_flops(&m, &p) - (6 * (12 * L * h * h + V * h) * T1 + 14 * T1 * L * 128 * h)) < 0.5);
+}
+
 static void test_tp_bytes(void **state) {
     (void)state;
     cs_gen_model m = small_model();
@@ -1779,7 +1841,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead), cmocka_unit_test(test_framework_kernels),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_flash_causal), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead), cmocka_unit_test(test_framework_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -350,6 +350,33 @@ static void z3_layer(gen *G, uint32_t l, int bwd) {
     }
 }
 
+/* ---- causal masking ---------------------------------------------------------
+ * The share of a causal block's scores that flash attention computes: tiles
+ * of FLASH_TILE x FLASH_TILE scores (FlashAttention-2's block sizes are 64
+ * or 128 a side; FlashAttention-3's 128 on H100), those wholly above the
+ * diagonal skipped, those on it computed whole.  With context parallelism
+ * the sequence is cut into 2 cp chunks and CP rank r holds chunks r and
+ * 2 cp - 1 - r (the load balancing of Megatron-Core and of Llama 3, Dubey
+ * et al. 2024, Sec. 3.3.2), so every rank does the same work:
+ *   - the rank's queries against all s keys (no CP, or K/V all-gathered):
+ *     1/2 + FLASH_TILE / (2 s) of the block (n = s / FLASH_TILE tiles a
+ *     side: n (n + 1) / 2 of n^2; with CP the rank's 2 chunks give the
+ *     same sum);
+ *   - ring attention, the rank's own block (step 0): its two diagonal
+ *     chunks and one whole one, 1/2 + FLASH_TILE cp / (2 s);
+ *   - ring attention, another rank's block: half of it (either its first
+ *     chunk against all the rank's queries, or all of it against the
+ *     rank's last chunk).
+ * The ring's steps add up to the all-gather's share.  Capped at 1 (a
+ * sequence of one tile). */
+#define FLASH_TILE 128.0
+static double causal_share(const gen *G, int ring, uint32_t step) {
+    double x;
+    if (ring && step > 0) x = 0.5;
+    else x = 0.5 + FLASH_TILE * (ring ? G->p->cp : 1) / (2.0 * G->s);
+    return x < 1 ? x : 1;
+}
+
 /* ---- attention core, and context parallelism ---------------------------------
  * One block: the rank's sq queries against kv keys, per TP rank (b a / t
  * heads): QK^T, softmax, dropout, AV; backward twice the matmuls and 12
@@ -358,13 +385,23 @@ static void z3_layer(gen *G, uint32_t l, int bwd) {
  * all-gathered over the CP group before the block (kv = s), their gradients
  * reduce-scattered after its backward; or, ring attention, cp blocks of
  * kv = sq, the next block's K/V arriving from the previous CP rank while
- * this one is computed (Liu et al. 2023; Megatron-Core's "p2p"). */
-static void attn_block(gen *G, const char *name, double kv, int bwd) {
+ * this one is computed (Liu et al. 2023; Megatron-Core's "p2p").
+ *
+ * Causal masking (every model of this family is a decoder): the unfused
+ * path computes every score and masks them in the softmax, so it pays for
+ * all of them.  Flash attention skips the tiles of scores that lie wholly
+ * above the diagonal (Dao 2023, FlashAttention-2, Sec. 3.1.1), so it
+ * computes `share` of the block's matmuls (causal_share).  The model FLOPs
+ * (tx_flops) keep counting every score, as Megatron-LM's and PaLM's
+ * formulas do; the executed (hardware) FLOPs are the computed ones. */
+static void attn_block(gen *G, const char *name, double kv, int bwd, double share) {
     double heads = G->b * G->a / G->t, sm = heads * G->sq * kv;
     double fl = heads * 2 * (2 * G->sq * kv * G->hd);
     double tm = heads * (cs_gen_gemm(G->c, G->sq, kv, G->hd) + cs_gen_gemm(G->c, G->sq, G->hd, kv));
     double io = heads * (2 * G->sq + 2 * kv) * G->hd * 2; /* Q, K, V, O */
     if (G->p->flash) { /* fused: no scores in HBM; the backward recomputes QK^T (5 matmuls for 2) */
+        fl *= share;
+        tm *= share;
         if (bwd) cs_gen_comp(G->c, name, 2.5 * fl, 2 * io, 2.5 * tm);
         else cs_gen_comp(G->c, name, fl, io, tm);
         return;
@@ -406,7 +443,7 @@ static void ring_fwd(gen *G, const char *name) {
     for (uint32_t i = 0; i < G->p->cp; i++) {
         uint64_t nr = ring_step(G, i, r);
         snprintf(nm, sizeof nm, "%.64s.cp%u", name, i);
-        attn_block(G, nm, G->sq, 0);
+        attn_block(G, nm, G->sq, 0, causal_share(G, 1, i));
         r = nr;
     }
     G->cpring++;
@@ -426,7 +463,7 @@ static void ring_bwd(gen *G, const char *name) {
         if (i > 0) dr = cs_gen_p2p(G->c, 0, cp_peer(G, cp - 1), ring_tag(G, i - 1, 1), kvb, r, 0, 1);
         uint64_t nr = ring_step(G, i, r);
         snprintf(nm, sizeof nm, "%.64s.cp%u", name, i);
-        attn_block(G, nm, G->sq, 1);
+        attn_block(G, nm, G->sq, 1, causal_share(G, 1, i));
         cs_gen_p2p(G->c, 1, cp_peer(G, 1), ring_tag(G, i, 1), kvb, dr, 0, 1);
         r = nr;
     }
@@ -455,13 +492,13 @@ static void attn_fwd(gen *G, const char *name) {
         return;
     }
     if (G->p->cp <= 1) {
-        attn_block(G, name, G->s, 0);
+        attn_block(G, name, G->s, 0, causal_share(G, 0, 0));
     } else if (G->p->cp_comm == CS_CP_P2P) {
         ring_fwd(G, name);
     } else {
         snprintf(nm, sizeof nm, "%.64s.cp_ag", name);
         cs_gen_coll(G->c, nm, CS_COLL_ALL_GATHER, kv_bytes(G), PG_CP, 1); /* comm_size = each rank's shard */
-        attn_block(G, name, G->s, 0);
+        attn_block(G, name, G->s, 0, causal_share(G, 0, 0));
     }
 }
 
@@ -469,13 +506,13 @@ static void attn_fwd(gen *G, const char *name) {
 static void attn_bwd(gen *G, const char *name, int gathered) {
     char nm[80];
     if (G->p->cp <= 1) {
-        attn_block(G, name, G->s, 1);
+        attn_block(G, name, G->s, 1, causal_share(G, 0, 0));
     } else if (G->p->cp_comm == CS_CP_P2P) {
         ring_bwd(G, name);
     } else {
         snprintf(nm, sizeof nm, "%.64s.cp_ag", name);
         if (!gathered) cs_gen_coll(G->c, nm, CS_COLL_ALL_GATHER, kv_bytes(G), PG_CP, 1);
-        attn_block(G, name, G->s, 1);
+        attn_block(G, name, G->s, 1, causal_share(G, 0, 0));
         snprintf(nm, sizeof nm, "%.64s.cp_rs", name);
         cs_gen_coll(G->c, nm, CS_COLL_REDUCE_SCATTER, kv_bytes(G) * G->p->cp, PG_CP, 1); /* comm_size = the whole tensor */
     }
