@@ -128,6 +128,21 @@ ok = s["prefill_flops"] == fl and t["hardware_flops"] == fl and t["model_flops"]
 sys.exit(0 if ok else (print(fl, s["prefill_flops"], t["hardware_flops"]), 1)[1])
 PY
 
+# 3b. the same with flash attention at P = 1024: the fused kernel skips the 128 x 128 tiles of scores
+#    above the causal diagonal, computing n (n + 1) / 2 of n^2 with n = P / 128 = 8: 36 / 64 = 9/16 of
+#    the 4 P h attention per token (docs/generator.md, "Flash attention"); the model FLOPs count all of it.
+"$CS_BIN" train "${S[@]}" --micro-batch 8 --set plan.phase=prefill --set plan.context-tokens=1024 \
+    --flash-attention --json pflash.json 2> e3f || fail "train prefill, flash: $(cat e3f)"
+python3 - pflash.json <<'PY' && pass "flash prefill: 9/16 of the attention FLOPs computed at 1,024 tokens, model FLOPs all" || fail "flash prefill FLOPs"
+import json, sys
+t = json.load(open(sys.argv[1]))
+B, P, L, h, V = 8, 1024, 2, 4096, 32000
+dense = L * B * P * 2 * 176160768 + B * 2 * h * V
+att = L * B * P * 4 * P * h
+ok = t["hardware_flops"] == dense + att * 9 // 16 and t["model_flops"] == dense + att
+sys.exit(0 if ok else (print(t["hardware_flops"], dense + att * 9 // 16, t["model_flops"], dense + att), 1)[1])
+PY
+
 # 4. one full batch at time 0: TTFT = the prefill step; the batch = prefill + the O - 1 decode steps;
 #    time per output token = their mean; tokens/s = B O / batch time, per GPU / 2.
 python3 - one/summary.json one/decode_steps.csv one/requests.csv <<'PY' && pass "one batch: TTFT, TPOT, end-to-end, tokens/s from the steps" || fail "one batch"
