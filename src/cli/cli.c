@@ -108,7 +108,7 @@ static const flag FLAGS[] = {
     {"placement", F_KEY, "plan.placement", 0, "tp,cp,dp,pp",
      "train/generate: order of the parallel dimensions on the ranks, innermost first (run: --npu-placement)", 2},
     {"sp", F_KEYFLAG, "plan.sp", 0, NULL, "sequence parallelism", 2},
-    {"flash-attention", F_KEYFLAG, "plan.flash-attention", 0, NULL, "fused attention", 2},
+    {"flash-attention", F_KEYFLAG, "plan.flash-attention", 0, NULL, "fused attention, causal tiles skipped", 2},
     {"recompute", F_KEY, "plan.recompute", 0, "none|selective|full", "activation recomputation", 2},
     {"micro-batch", F_KEY, "plan.micro-batch", 0, "N", "micro-batch size", 2},
     {"global-batch", F_KEY, "plan.global-batch", 0, "N", "global batch", 2},

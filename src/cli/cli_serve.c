@@ -22,7 +22,7 @@ static void serve_usage(FILE *f) {
           "  --tp N, --pp N        tensor and pipeline parallelism of one replica\n"
           "  --dp N                data-parallel ranks, each serving its own batch (with --ep: attention DP)\n"
           "  --ep N                expert parallelism for MoE models (a divisor of --dp)\n"
-          "  --flash-attention     fused attention in the prefill (default: Megatron's unfused kernels)\n"
+          "  --flash-attention     fused attention in the prefill, causal tiles skipped (default: Megatron's unfused kernels)\n"
           "  --comm-streams N      communication ops a rank runs at once (run.comm-streams)\n\n"
           "the workload (serve.* keys):\n"
           "  --batch B             requests per batch and DP rank (serve.batch, default 1)\n"

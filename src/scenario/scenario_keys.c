@@ -90,7 +90,7 @@ static const cs_opt PLAN_OPTS[] = {
              "tp,cp,dp,pp (cp may be left out: then just outside tp)"},
     {.key = "sp", .type = CS_OPT_BOOL, .off = P(sp), .help = "sequence parallelism (with tp > 1)"},
     {.key = "flash-attention", .type = CS_OPT_BOOL, .off = P(flash),
-     .help = "fused attention: the s x s scores never reach HBM; the backward recomputes them"},
+     .help = "fused attention: the s x s scores never reach HBM; the backward recomputes them; the tiles above the causal diagonal are skipped (1/2 + 64/s of the scores computed)"},
     {.key = "recompute", .type = CS_OPT_ENUM, .values = RECOMPUTE, .off = P(recompute),
      .help = "activation recomputation"},
     {.key = "micro-batch", .type = CS_OPT_INT, .min = 0, .max = 1000000000, .off = P(micro_batch),
