@@ -347,6 +347,8 @@ for comm in allgather p2p; do
 done
 expect_fail "CP sequence split" "--cp 3: the sequence (8192) must be divisible by cp (3)" \
     "$CS_BIN" generate --model llama3-8b --cp 3 --out "$CS_TMP/x"
+expect_fail "CP load-balanced chunks" "--cp 3: the sequence (9) is cut into 2 x cp = 6 load-balanced chunks" \
+    "$CS_BIN" generate --model llama3-8b --cp 3 --seq 9 --out "$CS_TMP/x"
 expect_fail "bad cp-comm" "--cp-comm: expected one of allgather, p2p, ring, got \"ulysses\"" \
     "$CS_BIN" generate --model llama3-8b --cp 2 --cp-comm ulysses --out "$CS_TMP/x"
 expect_fail "cp 0" "--cp: expected an integer from 1 to 1000000, got 0" "$CS_BIN" generate --model llama3-8b --cp 0 --out "$CS_TMP/x"

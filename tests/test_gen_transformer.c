@@ -115,13 +115,18 @@ static void test_flash(void **state) {
     double L = 4, h = 256, V = 1000, s = 128, T = 8 * 128;
     double want = 6 * (12 * L * h * h + V * h) * T + 12 * T * L * s * h;
     for (uint32_t cp = 1; cp <= 2; cp++) {
+        /* the causal share (test_flash_causal): s = 128 is one tile, computed whole; with cp 2 the rank's
+         * two chunks of 32 tokens (chunks r and 3 - r) see 3 whole chunks between them, and their two
+         * diagonals, each one tile computed whole: 5 x 32^2 of the 2 x 32 x 128 block, 5/8 */
+        double sh = cp == 1 ? 1 : 5.0 / 8;
+        double base = want - 12 * T * L * s * h;
         p.cp = cp;
         p.recompute = CS_RECOMP_NONE;
-        assert_true(fabs(total_flops(&m, &p) - (want + 2 * T * L * s * h)) < 0.5);
+        assert_true(fabs(total_flops(&m, &p) - (base + 14 * T * L * s * h * sh)) < 0.5);
         p.recompute = CS_RECOMP_SELECTIVE;
-        assert_true(fabs(total_flops(&m, &p) - (want + 2 * T * L * s * h)) < 0.5);
+        assert_true(fabs(total_flops(&m, &p) - (base + 14 * T * L * s * h * sh)) < 0.5);
         p.recompute = CS_RECOMP_FULL;
-        assert_true(fabs(total_flops(&m, &p) - (want + 2 * T * 12 * L * h * h + 6 * T * L * s * h)) < 0.5);
+        assert_true(fabs(total_flops(&m, &p) - (base + 2 * T * 12 * L * h * h + 18 * T * L * s * h * sh)) < 0.5);
     }
     p.cp = 1;
     p.pp = 1;
@@ -138,20 +143,42 @@ static void test_flash(void **state) {
 }
 
 /* Flash attention skips the tiles of scores wholly above the causal
- * diagonal (128 x 128 tiles).  Over s keys, n = s / 128 tiles a side:
- * n (n + 1) / 2 of n^2 computed, 1/2 + 64 / s of the block (s 1024: 9/16).
- * With context parallelism the 2 cp chunks are dealt out load-balanced
- * (rank r: chunks r and 2 cp - 1 - r), so each rank does the same work and
- * the ranks' sum is the cp = 1 share; ring attention's own block is 1/2 +
- * 64 cp / s of it, the other cp - 1 blocks half each, the same sum:
- * (1/2 + 64 cp / s + (cp - 1) / 2) / cp = 1/2 + 64 / s.  So a step's
- * matmul FLOPs are 6 P T + 14 T L s h x 9/16 (forward 4, backward 10 with
- * QK^T recomputed).  The unfused kernels compute every score: 6 P T + 12 T
- * L s h whatever s.  Model FLOPs (cs_gen_model_flops) count every score. */
+ * diagonal.  A run of n queries against the keys up to each, cut into tiles
+ * of a_i rows from its start, computes sum_i a_i (a_1 + .. + a_i) = (n^2 +
+ * sum a_i^2) / 2 scores.  Worked by hand:
+ *   - no CP, s = 1,024: 8 tiles of 128, (1024^2 + 8 x 128^2) / 2 of 1024^2 =
+ *     9/16; s = 1,088: 8 tiles of 128 and one of 64, 1/2 + (8 x 16,384 +
+ *     4,096) / (2 x 1,088^2); s <= 128: one tile, all of it;
+ *   - CP, the 2 cp chunks of c = s / (2 cp) dealt out load-balanced (rank
+ *     r: chunks r and 2 cp - 1 - r), each tiled from its start: chunk k sees
+ *     k whole chunks and its diagonal, so a rank computes (2 cp - 1) c^2 +
+ *     c^2 + sum a_i^2 of its 2 c x s block: 1/2 + sum a_i^2 / (4 cp c^2) --
+ *     9/16 again at s = 1,024 with cp 2 and 4 (c = 256, 128); cp 4 at s =
+ *     1,536 (c = 192: a tile of 128 and one of 64) 1/2 + 20,480 / (16 x
+ *     192^2); cp 8 at s = 1,024 (c = 64, smaller than a tile) 1/2 + 1/32;
+ *   - ring attention: the same sum over its steps (below, step by step).
+ * A step's matmul FLOPs are then 6 P T + 14 T L s h x share (forward 4,
+ * backward 10 with QK^T recomputed); the unfused kernels compute every
+ * score, 6 P T + 12 T L s h + 4 T L s h with selective recomputation.  The
+ * model FLOPs (cs_gen_model_flops) count every score. */
+typedef struct ring_rec {
+    double step[16]; /* num_ops of the nodes named *.cp<i> (forward and backward) */
+} ring_rec;
+
+static int ring_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    ring_rec *r = ud;
+    const char *c = n->name ? strrchr(n->name, '.') : NULL;
+    if (!c || strncmp(c, ".cp", 3) != 0 || c[3] < '0' || c[3] > '9') return CS_OK;
+    unsigned i = (unsigned)atoi(c + 3);
+    for (size_t a = 0; a < n->n_attr && i < 16; a++)
+        if (strcmp(n->attr[a]->name, "num_ops") == 0) r->step[i] += (double)n->attr[a]->uint64_val;
+    return CS_OK;
+}
+
 static void test_flash_causal(void **state) {
     (void)state;
     cs_gen_model m = small_model();
-    m.u.tf.seq = 1024;
     cs_gen_plan p;
     cs_gen_plan_defaults(&p);
     p.tp = 2;
@@ -159,44 +186,65 @@ static void test_flash_causal(void **state) {
     p.micro_batch = 1;
     p.global_batch = 4;
     p.recompute = CS_RECOMP_SELECTIVE;
-    double L = 4, h = 256, V = 1000, s = 1024, T = 4 * 1024;
-    double base = 6 * (12 * L * h * h + V * h) * T;
-    assert_true(fabs(cs_gen_model_flops(&m, &p) - (base + 12 * T * L * s * h)) < 0.5);
-    assert_true(fabs(total_flops(&m, &p) - (base + 12 * T * L * s * h + 4 * T * L * s * h)) < 0.5); /* unfused */
-    p.flash = 1;
-    for (uint32_t cp = 1; cp <= 4; cp *= 2) {
-        for (int comm = CS_CP_ALLGATHER; comm <= CS_CP_P2P; comm++) {
-            p.cp = cp;
-            p.cp_comm = comm;
-            double got = total_flops(&m, &p), want = base + 14 * T * L * s * h * 9 / 16;
-            printf("flash, cp %u, %s: got %.0f want %.0f\n", cp, comm ? "p2p" : "allgather", got, want);
-            assert_true(fabs(got - want) < 0.5);
-            assert_true(fabs(cs_gen_model_flops(&m, &p) - (base + 12 * T * L * s * h)) < 0.5);
-        }
+    double L = 4, h = 256, V = 1000;
+    static const struct {
+        uint32_t s, cp;
+        int comm;
+        double share;
+    } cases[] = {
+        {1024, 1, CS_CP_ALLGATHER, 9.0 / 16},
+        {1024, 2, CS_CP_ALLGATHER, 9.0 / 16},
+        {1024, 2, CS_CP_P2P, 9.0 / 16},
+        {1024, 4, CS_CP_ALLGATHER, 9.0 / 16},
+        {1024, 4, CS_CP_P2P, 9.0 / 16},
+        {1088, 1, CS_CP_ALLGATHER, 0.5 + (8 * 16384.0 + 4096) / (2 * 1088.0 * 1088)},
+        {1536, 4, CS_CP_ALLGATHER, 0.5 + 20480.0 / (16 * 192.0 * 192)},
+        {1536, 4, CS_CP_P2P, 0.5 + 20480.0 / (16 * 192.0 * 192)},
+        {1024, 8, CS_CP_ALLGATHER, 0.5 + 1.0 / 32},
+        {1024, 8, CS_CP_P2P, 0.5 + 1.0 / 32},
+        {128, 1, CS_CP_ALLGATHER, 1},
+        {64, 1, CS_CP_ALLGATHER, 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        double s = cases[k].s, T = 4 * s;
+        double base = 6 * (12 * L * h * h + V * h) * T;
+        m.u.tf.seq = cases[k].s;
+        p.cp = cases[k].cp;
+        p.cp_comm = cases[k].comm;
+        p.flash = 0;
+        if (p.cp == 1) assert_true(fabs(total_flops(&m, &p) - (base + 16 * T * L * s * h)) < 0.5); /* unfused */
+        p.flash = 1;
+        double got = total_flops(&m, &p), want = base + 14 * T * L * s * h * cases[k].share;
+        printf("flash, s %u, cp %u, %s: got %.0f want %.0f\n", cases[k].s, cases[k].cp,
+               cases[k].comm ? "ring" : "all-gather", got, want);
+        assert_true(fabs(got - want) < 0.5);
+        assert_true(fabs(cs_gen_model_flops(&m, &p) - (base + 12 * T * L * s * h)) < 0.5);
     }
-    /* every CP rank the same (tp 1, dp 1: the ranks are the CP group) */
+    /* ring attention step by step (tp 1, dp 1: the ranks are the CP group; s
+     * = 1,536, cp 4, c = 192): the rank's own block (step 0) computes its two
+     * diagonal chunks and one whole one, 2 c^2 + (128^2 + 64^2) of 4 c^2; each
+     * other block exactly half, 2 c^2 -- on every rank */
+    m.u.tf.seq = 1536;
     p.tp = 1;
     p.dp = 1;
     p.cp = 4;
+    p.cp_comm = CS_CP_P2P;
     p.global_batch = 1;
     const cs_device *d = cs_device_find("A100-80GB");
-    double first = 0;
     for (uint32_t r = 0; r < 4; r++) {
+        ring_rec rec;
+        memset(&rec, 0, sizeof rec);
         cs_gen_stats st;
         cs_error err;
         cs_error_clear(&err);
-        assert_int_equal(cs_gen_rank(&m, &p, d, r, null_sink, NULL, &st, &err), CS_OK);
-        if (r == 0) first = st.matmul_flops;
-        assert_true(st.matmul_flops == first);
+        assert_int_equal(cs_gen_rank(&m, &p, d, r, ring_sink, &rec, &st, &err), CS_OK);
+        assert_true(rec.step[0] > 0 && rec.step[4] == 0);
+        for (int i = 1; i < 4; i++) {
+            assert_true(rec.step[i] == rec.step[1]);
+            /* step 0 / step i = (2 c^2 + 20,480) / 2 c^2 = 94,208 / 73,728 = 23 / 18 (exact in doubles) */
+            assert_true(rec.step[0] * 18 == rec.step[i] * 23);
+        }
     }
-    /* a sequence of one tile computes its whole block */
-    m.u.tf.seq = 128;
-    p.cp = 1;
-    p.cp_comm = CS_CP_ALLGATHER;
-    p.global_batch = 2;
-    p.dp = 2;
-    double T1 = 2 * 128;
-    assert_true(fabs(total_flops(&m, &p) - (6 * (12 * L * h * h + V * h) * T1 + 14 * T1 * L * 128 * h)) < 0.5);
 }
 
 static void test_tp_bytes(void **state) {
@@ -1073,6 +1121,11 @@ static void test_context_parallel(void **state) {
     cs_error_clear(&err);
     assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "--cp 128: the sequence (128) must be divisible by cp x tp with --sp (256)");
+    p.sp = 0; /* 128 tokens over 128 CP ranks: not 2 x 128 load-balanced chunks */
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "--cp 128: the sequence (128) is cut into 2 x cp = 256 load-balanced chunks");
+    p.sp = 1;
     cs_gen_model moe = moe_model();
     p.cp = 2;
     p.sp = 0;

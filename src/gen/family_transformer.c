@@ -351,30 +351,40 @@ static void z3_layer(gen *G, uint32_t l, int bwd) {
 }
 
 /* ---- causal masking ---------------------------------------------------------
- * The share of a causal block's scores that flash attention computes: tiles
- * of FLASH_TILE x FLASH_TILE scores (FlashAttention-2's block sizes are 64
- * or 128 a side; FlashAttention-3's 128 on H100), those wholly above the
- * diagonal skipped, those on it computed whole.  With context parallelism
- * the sequence is cut into 2 cp chunks and CP rank r holds chunks r and
- * 2 cp - 1 - r (the load balancing of Megatron-Core and of Llama 3, Dubey
- * et al. 2024, Sec. 3.3.2), so every rank does the same work:
- *   - the rank's queries against all s keys (no CP, or K/V all-gathered):
- *     1/2 + FLASH_TILE / (2 s) of the block (n = s / FLASH_TILE tiles a
- *     side: n (n + 1) / 2 of n^2; with CP the rank's 2 chunks give the
- *     same sum);
- *   - ring attention, the rank's own block (step 0): its two diagonal
- *     chunks and one whole one, 1/2 + FLASH_TILE cp / (2 s);
- *   - ring attention, another rank's block: half of it (either its first
- *     chunk against all the rank's queries, or all of it against the
- *     rank's last chunk).
- * The ring's steps add up to the all-gather's share.  Capped at 1 (a
- * sequence of one tile). */
-#define FLASH_TILE 128.0
+ * The share of a causal block's scores that flash attention computes.  The
+ * kernel walks tiles of FLASH_TILE queries (FlashAttention-2's blocks are 64
+ * or 128 a side, FlashAttention-3's 128 on H100): a tile of a rows, starting
+ * where the causal diagonal does, computes its rows against every key up to
+ * its last row and skips the rest.  Over a run of n tokens cut into tiles of
+ * a_i rows, the scores computed are sum_i a_i (a_1 + .. + a_i) = (n^2 +
+ * sum_i a_i^2) / 2, i.e. 1/2 + tsq(n) / (2 n^2) of the n x n block (n a
+ * multiple of the tile: 1/2 + FLASH_TILE / (2 n)).  With context
+ * parallelism the sequence is cut into 2 cp chunks of c = s / (2 cp) tokens
+ * and CP rank r holds chunks r and 2 cp - 1 - r (the load balancing of
+ * Megatron-Core and of Llama 3, Dubey et al. 2024, Sec. 3.3.2), so every
+ * rank does the same work; each chunk is tiled from its own start:
+ *   - no CP: the s queries against the s keys, 1/2 + tsq(s) / (2 s^2);
+ *   - K/V all-gathered: chunk k sees k whole chunks and its own diagonal:
+ *     (r + 2 cp - 1 - r) c^2 + 2 (c^2 + tsq(c)) / 2 = 2 cp c^2 + tsq(c) of
+ *     the 2 c x s block, 1/2 + tsq(c) / (4 cp c^2) (1/2 + FLASH_TILE /
+ *     (2 s) when c is a multiple of the tile);
+ *   - ring attention, the rank's own block (step 0): two diagonal chunks
+ *     and one whole one, (2 c^2 + tsq(c)) / (4 c^2);
+ *   - ring attention, another rank's block: half of it (its first chunk
+ *     against the rank's two, or both of its chunks against the rank's
+ *     last), exactly.
+ * The ring's steps add up to the all-gather's share. */
+#define FLASH_TILE 128u
+/* sum of the squared tile heights over n tokens */
+static double tile_sq(double n) {
+    double full = floor(n / FLASH_TILE), r = n - full * FLASH_TILE;
+    return full * FLASH_TILE * FLASH_TILE + r * r;
+}
 static double causal_share(const gen *G, int ring, uint32_t step) {
-    double x;
-    if (ring && step > 0) x = 0.5;
-    else x = 0.5 + FLASH_TILE * (ring ? G->p->cp : 1) / (2.0 * G->s);
-    return x < 1 ? x : 1;
+    double s = G->s, cp = G->p->cp, c = s / (2 * cp);
+    if (G->p->cp <= 1) return 0.5 + tile_sq(s) / (2 * s * s);
+    if (!ring) return 0.5 + tile_sq(c) / (4 * cp * c * c);
+    return step > 0 ? 0.5 : (2 * c * c + tile_sq(c)) / (4 * c * c);
 }
 
 /* ---- attention core, and context parallelism ---------------------------------
@@ -820,6 +830,10 @@ static int tx_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err) 
         if (x->seq % (p->cp * (p->sp ? p->tp : 1)))
             return CS_ERR(err, CS_EINVAL, "--cp %u: the sequence (%u) must be divisible by cp%s (%u)", p->cp, x->seq,
                           p->sp ? " x tp with --sp" : "", p->cp * (p->sp ? p->tp : 1));
+        if (x->seq % (2 * p->cp))
+            return CS_ERR(err, CS_EINVAL, "--cp %u: the sequence (%u) is cut into 2 x cp = %u load-balanced chunks "
+                          "(Megatron-Core, Llama 3: CP rank r holds chunks r and 2 cp - 1 - r); expected a multiple "
+                          "of %u", p->cp, x->seq, 2 * p->cp, 2 * p->cp);
         if (p->ep > 1)
             return CS_ERR(err, CS_EINVAL, "--cp %u with --ep %u: expert parallelism with context parallelism is not "
                           "modelled; expected --ep 1", p->cp, p->ep);

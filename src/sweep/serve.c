@@ -330,7 +330,7 @@ static void report(const serve *S, const summary *u, FILE *f) {
             S->p.tp, S->p.pp, S->p.dp, S->p.ep > 1 ? " (EP)" : "", S->cap, S->sv.batch, S->sv.prompt_tokens,
             S->sv.output_tokens, S->p.flash ? "; flash attention (prefill)" : "");
     fprintf(f, "  memory     %s of %.2f GB HBM per GPU\n", mem, S->d.hbm_bytes / 1e9);
-    fprintf(f, "  prefill    %.3f ms (%u x %u tokens, %.3e FLOPs)\n", ns(S->t_pre) / 1e6, S->cap,
+    fprintf(f, "  prefill    %.3f ms (%u x %u tokens, %.3e model FLOPs)\n", ns(S->t_pre) / 1e6, S->cap,
             S->sv.prompt_tokens, S->prefill_flops);
     if (S->nsteps)
         fprintf(f, "  decode     %u steps, %.3f ms: %.3f ms per output token (context %u to %u; %u simulated)\n",
