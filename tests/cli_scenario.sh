@@ -251,6 +251,13 @@ assert a == b and a > 0, (a, b)
 PY
 echo '{"clustersim-scenario": 1, "network": "cfg/none.yml"}' > scf/bad.json
 expect_fail "a missing section file" "scf/bad.json: network: scf/cfg/none.yml|cannot open" "$CS_BIN" run --scenario scf/bad.json
+# run.topology (the earlier name of a topology file) naming a missing file: the scenario file and the key
+# named first (fuzz_scenario's finding, fuzz/regress/scenario/run_topology_missing_file_unnamed)
+echo '{"clustersim-scenario": 1, "run": {"topology": "none.json"}}' > scf/bad3.json
+expect_fail "run.topology naming a missing file" "scf/bad3.json: run.topology: scf/none.json: cannot open" \
+    "$CS_BIN" run --scenario scf/bad3.json
+expect_fail "--set run.topology naming a missing file" "--set run.topology: none.json: cannot open" \
+    "$CS_BIN" run --set run.topology=none.json
 echo '{"clustersim-scenario": 1, "network": 5}' > scf/bad2.json
 expect_fail "a section neither keys nor a path" "network: expected an object of keys or the path of a file" \
     "$CS_BIN" run --scenario scf/bad2.json

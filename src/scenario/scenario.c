@@ -643,7 +643,9 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
     if (s == SC_RUN && strcmp(k, "topology") == 0) { /* earlier name: loads the file into topology.* */
         if (!json_is_string(value))
             return CS_ERR(err, CS_EINVAL, "%s %s: expected the path of a topology file", where, key);
-        return cs_scenario_load_kind(sc, "topology", json_string_value(value), err);
+        int rc = cs_scenario_load_kind(sc, "topology", json_string_value(value), err);
+        if (rc) cs_error_prefix(err, "%s %s: ", where, key); /* the scenario file (or flag) and the key first */
+        return rc;
     }
     const cs_sc_section *t = typed(s);
     if (t) {
