@@ -169,6 +169,7 @@ int main(int argc, char **argv) {
         m.nparts = nt;
         m.r = cs_calloc(m.nranks, sizeof *m.r);
         cs_peq *q = cs_peq_new(nt, m.look);
+        cs_peq_set_timing(q, 1);
         init_events(&m, init_par, q);
         cs_error err;
         cs_error_clear(&err);

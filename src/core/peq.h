@@ -76,6 +76,9 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err);
  * NULL outside a handler).  This is how the simulator's layers run on the
  * engine through an ordinary cs_eventq (cs_eventq_new_parallel). */
 void cs_peq_set_plain(cs_peq *q);
+/* Time the rounds (the CPU seconds of cs_peq_stats; off by default: a
+ * system call per reading, eight per window). */
+void cs_peq_set_timing(cs_peq *q, int on);
 static inline cs_peq_part *cs_peq_self(void) { return cs_peq_self_; }
 /* Checked by one thread at every barrier: nonzero ends the run there
  * (cs_peq_stopped then says so). */
@@ -96,7 +99,7 @@ typedef struct cs_peq_stats {
     uint64_t mailed;     /* events delivered at barriers */
     uint64_t merges;     /* windows whose mail needed the merged pop order */
     /* CPU seconds (CLOCK_THREAD_CPUTIME_ID, so a loaded machine does not
-     * inflate them): of the barrier phase on thread 0 (numbering, merge,
+     * inflate them; 0 unless cs_peq_set_timing): of the barrier phase on thread 0 (numbering, merge,
      * planning), and the sum over rounds of the slowest thread's share --
      * together the critical path, what the wall time would be on idle
      * cores less the barriers' wake-ups */

@@ -397,6 +397,7 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
         if (threads > w->nranks) threads = w->nranks;
         e->peq = cs_peq_new(threads, L);
         cs_peq_set_plain(e->peq);
+        cs_peq_set_timing(e->peq, cs_log_level() >= CS_LOG_INFO); /* (the --verbose line's critical path) */
         e->part_of = par_partition(netcfg, w->nranks, threads);
         e->pbuf = cs_calloc(threads, sizeof *e->pbuf);
         e->q = cs_eventq_new_parallel(e->peq, e->part_of);
