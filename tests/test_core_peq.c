@@ -150,12 +150,15 @@ static uint64_t run_seq(model *m, uint32_t nranks, uint64_t budget) {
     return n;
 }
 
+static int g_always_filter; /* the tie check through the filters even for little mail */
+
 static int run_par(model *m, uint32_t nranks, uint64_t budget, uint32_t nparts, int rr, uint32_t threads,
                    cs_peq_stats *st, cs_error *err) {
     init_model(m, nranks, budget);
     m->nparts = nparts;
     m->round_robin = rr;
     m->pq = cs_peq_new(nparts, m->look);
+    if (g_always_filter) cs_peq_set_filter_from(m->pq, 0);
     for (uint32_t r = 0; r < nranks; r++) {
         cs_peq_push_initial(m->pq, part_of(m, r), 0, r % 3, par_handler, m, (uint64_t)r << 32 | r);
         cs_peq_push_initial(m->pq, part_of(m, r), 3 * NS, r % 2, par_handler, m, (uint64_t)r << 32 | (r + 7));
@@ -171,6 +174,7 @@ static void check_case(uint32_t nranks, uint64_t budget) {
     uint64_t n = run_seq(&ref, nranks, budget);
     assert_true(n > nranks * budget / 2); /* the population lived */
     uint64_t merges = 0;
+    for (g_always_filter = 0; g_always_filter < 2; g_always_filter++)
     for (uint32_t P = 1; P <= 5; P++)
         for (int rr = 0; rr < 2; rr++) {
             uint32_t threads[3] = {1, 2, P};

@@ -10,10 +10,14 @@
  * different sources never compare), given by each thread to the mail it
  * delivers; with one, the pop logs are merged into the sequential order
  * (g = merged position of each pop) and that thread sorts the mail by (g of
- * its parent, ctr) and numbers it in that order.  Then every thread
- * delivers the mail addressed to its partitions and reports its next time;
- * the earliest starts the next window.  The threads meet at sync_all; the
- * model's own serial work runs in plan (cs_peq_set_barrier).
+ * its parent, ctr) and numbers it in that order, and finds the next
+ * window's start: the earliest of every partition's queue and of the mail
+ * (each mailbox keeps its earliest time).  Then every thread delivers the
+ * mail addressed to its partitions and runs the window.  The mailboxes come
+ * in two generations, written in alternate windows, so that a window's mail
+ * can be delivered while the next window's is written.  The threads meet at
+ * sync_all, twice per window; the model's own serial work runs in plan
+ * (cs_peq_set_barrier).
  */
 #include "core/peq.h"
 
@@ -39,6 +43,14 @@
  * misses. */
 #define BLOOM_LOG2 17
 #define BLOOM_WORDS ((1u << BLOOM_LOG2) / 64)
+
+/* A window whose sources mailed fewer events than this in all
+ * (cs_peq_set_filter_from) skips the filter: every event goes into the
+ * exact check, and the filters are cleared event by event (scanning and
+ * clearing 2 x 16 KiB of filter took about 5 us per window, more than a
+ * small window's mail: a generated 256-GPU plan mails 16,864 events in
+ * 4,638 windows). */
+#define SMALL_MAIL 1024
 
 /* (time, key) mixed so that every bit of both reaches the high bits (keys
  * are rank << 32 | counter: a plain product left the rank above the bits
@@ -69,6 +81,7 @@ typedef struct poplog {
 typedef struct mailbox {
     mail *m;
     size_t n, cap;
+    cs_time tmin; /* the earliest event's time (n > 0) */
 } mailbox;
 
 struct cs_peq_part {
@@ -84,7 +97,8 @@ struct cs_peq_part {
     size_t nlog, cap_log;
     uint64_t *g;           /* merged position of each pop (merge windows) */
     size_t cap_g;
-    mailbox *box;          /* per destination partition */
+    mailbox *box[2];       /* per destination partition; generation q->wgen is written in this window, the other
+                              one (the last window's mail) is delivered at its start */
     uint64_t *bloom;       /* 2^BLOOM_LOG2 bits: one per hash of (time, key) of this window's mail and own
                               events beyond it (mail_ties) */
     struct own { cs_time t; uint64_t key, ctr; } *own; /* this window's own pushes beyond its end: in the
@@ -93,8 +107,6 @@ struct cs_peq_part {
     uint64_t *renum;       /* a merge window: push number -> its merged seq (number_mail) */
     size_t cap_renum;
     int mailed;            /* mail in this window (the filter has bits set) */
-    int has_next;
-    cs_time next;
     uint64_t dispatched;
     int failed;
     char why[320];
@@ -145,6 +157,8 @@ struct cs_peq {
     uint64_t *twice;      /* BLOOM_WORDS: filter bits that two sources set (mail_ties) */
     uint64_t base;        /* the mail's numbers: base + ctr x P + source (no_merge), else set by the merge */
     int no_merge;
+    int wgen;             /* the mailboxes' generation written in this window */
+    size_t filter_from;   /* mail_ties uses the filter from this many events (cs_peq_set_filter_from) */
     double *tcpu; /* per thread: CPU seconds of its part of the current round */
     cs_peq_stats st;
 };
@@ -155,6 +169,7 @@ cs_peq *cs_peq_new(uint32_t nparts, cs_time lookahead_ps) {
     cs_peq *q = cs_calloc(1, sizeof *q);
     q->np = nparts;
     q->L = lookahead_ps;
+    q->filter_from = SMALL_MAIL;
     q->parts = cs_calloc(nparts, sizeof *q->parts);
     q->head = cs_calloc(nparts, sizeof *q->head);
     q->tcpu = cs_calloc(nparts, sizeof *q->tcpu);
@@ -163,7 +178,8 @@ cs_peq *cs_peq_new(uint32_t nparts, cs_time lookahead_ps) {
         p->q = q;
         p->h.idx = i;
         p->eq = cs_eventq_new();
-        p->box = cs_calloc(nparts, sizeof *p->box);
+        p->box[0] = cs_calloc(nparts, sizeof *p->box[0]);
+        p->box[1] = cs_calloc(nparts, sizeof *p->box[1]);
         if (nparts > 1) p->bloom = cs_calloc(BLOOM_WORDS, sizeof *p->bloom);
     }
     if (nparts > 1) q->twice = cs_calloc(BLOOM_WORDS, sizeof *q->twice);
@@ -175,8 +191,10 @@ void cs_peq_free(cs_peq *q) {
     for (uint32_t i = 0; i < q->np; i++) {
         cs_peq_part *p = &q->parts[i];
         cs_eventq_free(p->eq);
-        for (uint32_t d = 0; d < q->np; d++) cs_free(p->box[d].m);
-        cs_free(p->box);
+        for (int g = 0; g < 2; g++) {
+            for (uint32_t d = 0; d < q->np; d++) cs_free(p->box[g][d].m);
+            cs_free(p->box[g]);
+        }
         cs_free(p->bloom);
         cs_free(p->own);
         cs_free(p->renum);
@@ -199,6 +217,7 @@ _Thread_local cs_peq_part *cs_peq_self_;
 
 void cs_peq_set_plain(cs_peq *q) { q->plain = 1; }
 void cs_peq_set_timing(cs_peq *q, int on) { q->timing = on != 0; }
+void cs_peq_set_filter_from(cs_peq *q, size_t events) { q->filter_from = events; }
 
 void cs_peq_set_stop(cs_peq *q, int (*stop)(void *ud), void *ud) {
     q->stop = stop;
@@ -269,7 +288,8 @@ void cs_peq_push(cs_peq_part *p, uint32_t part, cs_time t, uint64_t key, cs_peq_
         p->ctr++;
         return;
     }
-    mailbox *b = &p->box[part];
+    mailbox *b = &p->box[q->wgen][part];
+    if (!b->n || t < b->tmin) b->tmin = t;
     CS_GROW(b->m, b->cap, b->n + 1);
     mail *m = &b->m[b->n++];
     m->ev = (cs_event){t, key, 0, as_event_fn(fn), ctx, arg};
@@ -303,12 +323,12 @@ static void part_window(cs_peq_part *p, cs_time wend) {
     }
 }
 
-/* Deliver the mail addressed to d, numbered (without a merge: base + ctr x
- * P + source, the source's push order; see number_mail); note d's next
- * time. */
+/* At a window's start: deliver the last window's mail addressed to d,
+ * numbered (without a merge: base + ctr x P + source, the source's push
+ * order; see number_mail). */
 static void part_deliver(cs_peq *q, cs_peq_part *d) {
     for (uint32_t s = 0; s < q->np; s++) {
-        mailbox *b = &q->parts[s].box[d->h.idx];
+        mailbox *b = &q->parts[s].box[q->wgen ^ 1][d->h.idx];
         for (size_t i = 0; i < b->n; i++) {
             const cs_event *e = &b->m[i].ev;
             uint64_t seq = q->no_merge ? q->base + b->m[i].ctr * q->np + s : e->seq;
@@ -316,16 +336,15 @@ static void part_deliver(cs_peq *q, cs_peq_part *d) {
         }
         b->n = 0;
     }
-    d->has_next = cs_eventq_next_time(d->eq, &d->next);
 }
 
 /* ---- the barrier: numbering the mail ---------------------------------------- */
 
 /* (mail_ties) (t, key) of source s joins the candidates at nc when two
- * sources set its bit; the new count. */
-static size_t cand_add(cs_peq *q, size_t nc, cs_time t, uint64_t key, uint32_t s) {
+ * sources set its bit, or always (all); the new count. */
+static size_t cand_add(cs_peq *q, size_t nc, cs_time t, uint64_t key, uint32_t s, int all) {
     uint64_t bit = bloom_bit(t, key);
-    if (!(q->twice[bit / 64] >> (bit % 64) & 1)) return nc;
+    if (!all && !(q->twice[bit / 64] >> (bit % 64) & 1)) return nc;
     CS_GROW(q->cand, q->cap_cand, nc + 1);
     q->cand[nc] = (struct tie){t, key, s + 1};
     return nc + 1;
@@ -338,13 +357,31 @@ static size_t cand_add(cs_peq *q, size_t nc, cs_time t, uint64_t key, uint32_t s
  * the mail in the 16,384-NPU all-reduce (BLOOM_LOG2) -- go into the exact
  * check, a hash of (time, key) -> source.  The filters are
  * cleared for the next window. */
+/* Clear the filter words that source p's events of this window set: a
+ * word per event, instead of the whole filter, when it mailed few. */
+static void bloom_clear_events(cs_peq *q, cs_peq_part *p) {
+    for (size_t i = 0; i < p->nown; i++) p->bloom[bloom_bit(p->own[i].t, p->own[i].key) / 64] = 0;
+    const mailbox *bx = p->box[q->wgen];
+    for (uint32_t d = 0; d < q->np; d++)
+        for (size_t i = 0; i < bx[d].n; i++) p->bloom[bloom_bit(bx[d].m[i].ev.time, bx[d].m[i].ev.key) / 64] = 0;
+}
+
+
 static int mail_ties(cs_peq *q) {
     uint32_t nsrc = 0;
-    for (uint32_t s = 0; s < q->np; s++) nsrc += (uint32_t)q->parts[s].mailed;
+    size_t nev = 0;
+    for (uint32_t s = 0; s < q->np; s++) {
+        const cs_peq_part *p = &q->parts[s];
+        if (!p->mailed) continue;
+        nsrc++;
+        nev += p->nown;
+        for (uint32_t d = 0; d < q->np; d++) nev += p->box[q->wgen][d].n;
+    }
+    int small = nev < q->filter_from;
     int tie = 0;
     if (nsrc >= 2) {
         size_t ncand = 0;
-        for (uint32_t w = 0; w < BLOOM_WORDS; w++) {
+        for (uint32_t w = 0; !small && w < BLOOM_WORDS; w++) {
             uint64_t once = 0, twice = 0;
             for (uint32_t s = 0; s < q->np; s++) {
                 if (!q->parts[s].mailed) continue;
@@ -355,14 +392,16 @@ static int mail_ties(cs_peq *q) {
             q->twice[w] = twice;
             ncand += (size_t)__builtin_popcountll(twice);
         }
-        /* the candidates: every event (own beyond the window, or mailed) whose bit two sources set */
+        /* the candidates: every event (own beyond the window, or mailed) whose bit two sources set
+         * (small: every event) */
+        if (small) ncand = nev;
         size_t nc = 0;
         for (uint32_t s = 0; ncand && s < q->np; s++) {
             const cs_peq_part *p = &q->parts[s];
-            for (size_t i = 0; i < p->nown; i++) nc = cand_add(q, nc, p->own[i].t, p->own[i].key, s);
+            for (size_t i = 0; i < p->nown; i++) nc = cand_add(q, nc, p->own[i].t, p->own[i].key, s, small);
+            const mailbox *bx = p->box[q->wgen];
             for (uint32_t d = 0; d < q->np; d++)
-                for (size_t i = 0; i < p->box[d].n; i++)
-                    nc = cand_add(q, nc, p->box[d].m[i].ev.time, p->box[d].m[i].ev.key, s);
+                for (size_t i = 0; i < bx[d].n; i++) nc = cand_add(q, nc, bx[d].m[i].ev.time, bx[d].m[i].ev.key, s, small);
         }
         if (nc) {
             size_t cap = 16;
@@ -392,7 +431,10 @@ static int mail_ties(cs_peq *q) {
     }
     for (uint32_t s = 0; s < q->np; s++)
         if (q->parts[s].mailed) {
-            memset(q->parts[s].bloom, 0, BLOOM_WORDS * sizeof *q->parts[s].bloom);
+            if (small)
+                bloom_clear_events(q, &q->parts[s]);
+            else
+                memset(q->parts[s].bloom, 0, BLOOM_WORDS * sizeof *q->parts[s].bloom);
             q->parts[s].mailed = 0;
         }
     return tie;
@@ -470,7 +512,7 @@ static void number_mail(cs_peq *q) {
     for (uint32_t s = 0; s < q->np; s++) {
         const cs_peq_part *p = &q->parts[s];
         if (p->ctr > maxctr) maxctr = p->ctr;
-        for (uint32_t d = 0; d < q->np; d++) nmail += p->box[d].n;
+        for (uint32_t d = 0; d < q->np; d++) nmail += p->box[q->wgen][d].n;
         nown += p->nown;
     }
     q->st.mailed += nmail;
@@ -497,7 +539,7 @@ static void number_mail(cs_peq *q) {
     for (uint32_t s = 0; s < q->np; s++) {
         cs_peq_part *p = &q->parts[s];
         for (uint32_t d = 0; d < q->np; d++) {
-            mailbox *b = &p->box[d];
+            mailbox *b = &p->box[q->wgen][d];
             for (size_t i = 0; i < b->n; i++)
                 q->ord[k++] = (struct order){p->g[b->m[i].parent], b->m[i].ctr, &b->m[i], s};
         }
@@ -521,19 +563,31 @@ static void number_mail(cs_peq *q) {
     q->next_seq = base + n;
 }
 
-/* Thread 0 between barriers: the next window, or the end. */
+/* Thread 0 between barriers, after number_mail: the next window, or the
+ * end.  A partition's next time is the earlier of its queue's and of the
+ * mail addressed to it (not yet delivered: each mailbox's earliest time);
+ * then the mailboxes' generations swap. */
 static void plan(cs_peq *q) {
     if (q->barrier) q->barrier(q->barrier_ud);
     int any = 0;
     cs_time T = 0;
-    for (uint32_t s = 0; s < q->np; s++) {
-        const cs_peq_part *p = &q->parts[s];
+    for (uint32_t d = 0; d < q->np; d++) {
+        cs_peq_part *p = &q->parts[d];
         if (p->failed) {
             q->done = 1;
             return;
         }
-        if (p->has_next && (!any || p->next < T)) {
-            T = p->next;
+        cs_time t;
+        int has = cs_eventq_next_time(p->eq, &t);
+        for (uint32_t s = 0; s < q->np; s++) {
+            const mailbox *b = &q->parts[s].box[q->wgen][d];
+            if (b->n && (!has || b->tmin < t)) {
+                t = b->tmin;
+                has = 1;
+            }
+        }
+        if (has && (!any || t < T)) {
+            T = t;
             any = 1;
         }
     }
@@ -544,9 +598,10 @@ static void plan(cs_peq *q) {
     q->done = !any;
     q->T = T;
     if (any) q->st.windows++;
+    q->wgen ^= 1;
 }
 
-/* The threads meet here four times per window.  A thread that arrives early
+/* The threads meet here twice per window.  A thread that arrives early
  * spins SPIN_ROUNDS rounds before it sleeps, yielding the core every SPIN_YIELD
  * rounds: waking a sleeping thread took tens of microseconds on the shared
  * virtual machine, more than a small window's work (a generated plan on 32
@@ -604,29 +659,27 @@ static void account_round(cs_peq *q) {
     q->st.parallel_cpu_s += mx;
 }
 
+/* Rounds: thread 0 plans the first window; then each window is the
+ * partitions' deliveries and pops (every thread its partitions), a barrier,
+ * thread 0's numbering of the mail and planning of the next window, a
+ * barrier. */
 static void run_thread(cs_peq *q, uint32_t tid) {
-    for (;;) {
+    if (tid == 0) plan(q); /* (no mail yet: the partitions' queues) */
+    sync_all(q);
+    while (!q->done) {
         double c0 = thread_cpu_s(q);
-        for (uint32_t i = tid; i < q->np; i += q->nthreads) part_deliver(q, &q->parts[i]);
-        q->tcpu[tid] = thread_cpu_s(q) - c0;
-        sync_all(q);
-        if (tid == 0) {
-            double s0 = thread_cpu_s(q);
-            account_round(q);
-            plan(q);
-            q->st.serial_cpu_s += thread_cpu_s(q) - s0;
-        }
-        sync_all(q);
-        if (q->done) break;
-        c0 = thread_cpu_s(q);
         cs_time wend = q->T > CS_TIME_MAX - q->L ? CS_TIME_MAX : q->T + q->L;
-        for (uint32_t i = tid; i < q->np; i += q->nthreads) part_window(&q->parts[i], wend);
+        for (uint32_t i = tid; i < q->np; i += q->nthreads) {
+            part_deliver(q, &q->parts[i]);
+            part_window(&q->parts[i], wend);
+        }
         q->tcpu[tid] = thread_cpu_s(q) - c0;
         sync_all(q);
         if (tid == 0) {
             double s0 = thread_cpu_s(q);
             account_round(q);
             number_mail(q);
+            plan(q);
             q->st.serial_cpu_s += thread_cpu_s(q) - s0;
         }
         sync_all(q);

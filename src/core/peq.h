@@ -9,8 +9,9 @@
  * earliest pending time of all partitions: no event of the window can cause
  * an event of another partition inside it, so the partitions process their
  * windows independently.  An event for another partition waits in a
- * per-(source, destination) mailbox; at the barrier they are numbered and
- * delivered.  An event for the own partition at or after the window's end
+ * per-(source, destination) mailbox; at the barrier they are numbered, and
+ * delivered at the start of the next window (which begins no later than the
+ * earliest of them).  An event for the own partition at or after the window's end
  * goes into its queue at once, numbered as the barrier would number it
  * (renumbered there in the rare window that needs the merge below).
  * A push into another partition earlier than now + L is refused: the run
@@ -79,15 +80,22 @@ void cs_peq_set_plain(cs_peq *q);
 /* Time the rounds (the CPU seconds of cs_peq_stats; off by default: a
  * system call per reading, eight per window). */
 void cs_peq_set_timing(cs_peq *q, int on);
+/* The barrier's tie check filters a window's mail through per-partition
+ * bit filters from this many events on (default 1024), and checks every
+ * event exactly below it; 0: always filter (tests run both ways). */
+void cs_peq_set_filter_from(cs_peq *q, size_t events);
 static inline cs_peq_part *cs_peq_self(void) { return cs_peq_self_; }
 /* Checked by one thread at every barrier: nonzero ends the run there
  * (cs_peq_stopped then says so). */
 void cs_peq_set_stop(cs_peq *q, int (*stop)(void *ud), void *ud);
 int cs_peq_stopped(const cs_peq *q);
-/* Called by one thread at every barrier while the others wait -- after the
- * partitions' deliveries, before the next window is planned, and once more
- * after the last window: the model's serial work (the system frees there the
- * collectives that every partition has let go of).  One hook per engine. */
+/* Called by one thread at every barrier while the others wait -- once
+ * before the first window, then after each window's mail is numbered (it is
+ * delivered at the next window's start: the events it holds are still
+ * counted by their sources), before the next window is planned, the last
+ * time after the last window: the model's serial work (the system frees
+ * there the collectives that every partition has let go of).  One hook per
+ * engine. */
 void cs_peq_set_barrier(cs_peq *q, void (*fn)(void *ud), void *ud);
 uint32_t cs_peq_nparts(const cs_peq *q);
 /* The time of partition part's last event. */
