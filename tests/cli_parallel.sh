@@ -74,14 +74,16 @@ done
 "$CS_MKTRACE" --ranks pipe "${specs[@]}" || fail "mktrace pipe"
 
 # same_files NAME ARGS...: runs with --threads 1, 2, 3; 0 when every file is
-# identical to the sequential run's; the stderr of each in NAME.tN.err
+# identical to the sequential run's; the stderr of each in NAME.tN.err.
+# (--parallel-min-events 0: these small runs stay on the engine, whatever
+# their yield; the yield check has its own case below.)
 same_files() {
     local name=$1 t f
     shift
     for t in 1 2 3; do
         rm -rf "$name.t$t"
         "$CS_BIN" run "$@" --symmetry off --quiet --no-progress --verbose --out "$name.t$t" --threads "$t" \
-            2> "$name.t$t.err" || { echo "$name --threads $t: $(cat "$name.t$t.err")"; return 1; }
+            --parallel-min-events 0 2> "$name.t$t.err" || { echo "$name --threads $t: $(cat "$name.t$t.err")"; return 1; }
     done
     for t in 2 3; do
         for f in summary.json ranks.csv collectives.csv; do
@@ -130,6 +132,25 @@ same_files mix_nccl --workload-configuration=mix.et --network-configuration=net2
     && ran_parallel mix_nccl && grep -q "nccl:" mix_nccl.t1/collectives.csv \
     && pass "the nccl collective model (per-communicator queues, its default): identical, parallel" \
     || fail "nccl: $(cat mix_nccl.t2.err)"
+
+# the yield check: the groups' run has 2 x 2 x 2 ranks in windows of few
+# events; with the default --parallel-min-events (1000 per window and
+# thread) its first 256 windows ran fewer, so it says so and runs again on
+# one thread, with the same files; at 1 event per window it stays parallel
+"$CS_BIN" run --workload-configuration=grp "${N[@]}" --system-configuration=ring.json \
+    --comm-group-configuration=groups.json --symmetry off --quiet --no-progress --verbose --threads 2 \
+    --out low.t2 2> low.err \
+    && [ "$(grep -c "running on one thread: its first 256 windows .* fewer than --parallel-min-events 1000: too few" low.err)" -eq 1 ] \
+    && ! grep -q "parallel engine: 2 threads" low.err \
+    && cmp -s groups.t1/ranks.csv low.t2/ranks.csv && cmp -s groups.t1/collectives.csv low.t2/collectives.csv \
+    && "$CS_BIN" run --workload-configuration=grp "${N[@]}" --system-configuration=ring.json \
+        --comm-group-configuration=groups.json --symmetry off --quiet --no-progress --verbose --threads 2 \
+        --parallel-min-events 1 --out low1.t2 2> low1.err \
+    && grep -q "parallel engine: 2 threads" low1.err && ! grep -q "running on one thread" low1.err \
+    && pass "a run of small windows goes back to one thread, saying why (same files); --parallel-min-events 1 keeps it" \
+    || fail "yield check: $(cat low.err low1.err 2>/dev/null | head -5)"
+expect_fail "--parallel-min-events -1" "--parallel-min-events '-1': expected a whole number" \
+    "$CS_BIN" run --workload-configuration=ar.et "${N[@]}" --system-configuration=ring.json --parallel-min-events -1
 
 # what runs on one thread says why, once, and gives the same files
 same_files pipe --workload-configuration=pipe "${N[@]}" --system-configuration=ring.json \

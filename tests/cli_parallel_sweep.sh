@@ -61,7 +61,7 @@ J
         rm -rf "o$t"
         "$CS_BIN" run --workload-configuration=$wl "${extra[@]}" --network-configuration=net.yml \
             --system-configuration=sys.json --symmetry off --quiet --no-progress --verbose --out "o$t" --threads "$t" \
-            2> "e$t.err"
+            --parallel-min-events 0 2> "e$t.err"
         echo $? > "rc$t"
     done
     ok=1

@@ -51,7 +51,7 @@
 /* ---- the flag table -------------------------------------------------------------- */
 
 enum { F_KEY, F_KEYFLAG, F_LOAD, F_OUT, F_OUTFLAG, F_IGNORED, F_ASTRA_BIN };
-enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP, A_REPORT, A_MAXWALL, A_MAXMEM, A_THREADS };
+enum { A_OUT = 1, A_JSON, A_TRACE, A_QUIET, A_VERBOSE, A_NOPROGRESS, A_PROGRESS, A_TRACE_RANKS, A_TRACE_LIMIT, A_HELP, A_HELPCFG, A_SET, A_SCENARIO, A_DUMP, A_REPORT, A_MAXWALL, A_MAXMEM, A_THREADS, A_PARMIN };
 
 typedef struct flag {
     const char *name;
@@ -153,8 +153,11 @@ static const flag FLAGS[] = {
      "stop the run when the process's resident memory passes SIZE, e.g. 8GiB: exit 1, no results", 3},
     {"threads", F_OUT, NULL, A_THREADS, "N",
      "threads for the full simulation, 1..256 (default 1): the parallel engine, results identical; analytical "
-     "backend; what it cannot run in parallel runs on one thread, saying why (docs/parallel.md): today every "
-     "generated plan (train, serve) and every system with per-communicator queues (the nccl model's default)", 3},
+     "backend; what it cannot run in parallel runs on one thread, saying why (docs/parallel.md): today train "
+     "and serve, pipeline sends and receives, in-switch collectives", 3},
+    {"parallel-min-events", F_OUT, NULL, A_PARMIN, "N",
+     "--threads: a parallel run whose first 256 windows ran fewer than N events per window and thread goes "
+     "back to one thread, saying why (default 1000; 0: never)", 3},
     {"quiet", F_OUTFLAG, NULL, A_QUIET, NULL, "no terminal report", 3},
     {"verbose", F_OUTFLAG, NULL, A_VERBOSE, NULL, "more diagnostics on stderr", 3},
     {"no-progress", F_OUTFLAG, NULL, A_NOPROGRESS, NULL, "no progress lines on stderr for long runs", 3},
@@ -168,7 +171,7 @@ static const flag FLAGS[] = {
 typedef struct cli_out {
     const char *out, *json, *trace, *dump, *report;
     int quiet, verbose, no_progress, help, help_config;
-    const char *progress_s, *trace_ranks, *trace_limit, *max_wall, *max_memory, *threads;
+    const char *progress_s, *trace_ranks, *trace_limit, *max_wall, *max_memory, *threads, *par_min;
 } cli_out;
 
 static void usage(FILE *f, const char *cmd) {
@@ -313,6 +316,7 @@ static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_ou
                     case A_MAXWALL: co->max_wall = val; break;
                     case A_MAXMEM: co->max_memory = val; break;
                     case A_THREADS: co->threads = val; break;
+                    case A_PARMIN: co->par_min = val; break;
                     case A_TRACE_RANKS: co->trace_ranks = val; break;
                     case A_TRACE_LIMIT: co->trace_limit = val; break;
                     case A_HELP: co->help = 1; break;
@@ -609,6 +613,7 @@ int cs_cli_flag_value(int argc, char **argv, int *i, const char *cmd, void (*usa
 static double g_max_wall_s;              /* --max-wall (0 = none) */
 static uint64_t g_max_rss_bytes;         /* --max-memory (0 = none) */
 static uint32_t g_threads;               /* --threads (1 = sequential) */
+static uint32_t g_par_min;               /* --parallel-min-events */
 #define CLI_MAX_THREADS 256
 
 /* Resident pages of this process: /proc/self/statm's second field ("size
@@ -643,6 +648,18 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
             return -1;
         }
         g_threads = (uint32_t)v;
+    }
+    g_par_min = CS_PAR_MIN_EVENTS_DEFAULT;
+    if (co->par_min) {
+        char *end;
+        errno = 0;
+        long v = strtol(co->par_min, &end, 10);
+        if (errno || end == co->par_min || *end || v < 0 || v > 1000000000) {
+            fprintf(stderr, "clustersim: error: --parallel-min-events '%s': expected a whole number of events per "
+                    "window and thread, 0 to 1000000000\n", co->par_min);
+            return -1;
+        }
+        g_par_min = (uint32_t)v;
     }
     if (co->max_wall) {
         char *end;
@@ -906,6 +923,7 @@ static int command(const char *cmd, int argc, char **argv) {
     hooks.progress = !co.no_progress;
     hooks.progress_ms = progress_ms;
     hooks.threads = g_threads;
+    hooks.par_min_events = g_par_min;
     /* train's report and JSON list no collectives: keep none unless files are written */
     hooks.no_collectives = train && !co.out;
     if (rc == CS_OK && (co.out || (co.json && !train))) {

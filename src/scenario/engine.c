@@ -103,6 +103,10 @@ typedef struct engine {
     uint32_t *part_of;
     struct par_buf *pbuf;
     int par_stopped;
+    int par_probe;      /* the yield check is due (par_stop) */
+    uint32_t par_threads;
+    cs_time par_L;
+    char par_low[320];  /* why the run goes back to one thread for its yield, or "" */
 } engine;
 
 static double elapsed_s(const struct timespec *a, const struct timespec *b) {
@@ -261,9 +265,29 @@ static void par_replay(engine *e) {
 
 /* Checked at every barrier: stop on a failure, a halt or the caller's flag;
  * progress lines. */
+/* After this many windows a parallel run checks its yield
+ * (cs_engine_options.par_min_events). */
+#define PAR_PROBE_WINDOWS 256
+
 static int par_stop(void *ud) {
     engine *e = ud;
     if (cs_exec_failed(e->x) || e->net.halted) return 1;
+    if (e->par_probe) {
+        cs_peq_stats st;
+        cs_peq_get_stats(e->peq, &st);
+        if (st.windows >= PAR_PROBE_WINDOWS) {
+            e->par_probe = 0;
+            uint64_t min = (uint64_t)e->opt->par_min_events * e->par_threads;
+            if (st.dispatched < min * st.windows) {
+                snprintf(e->par_low, sizeof e->par_low,
+                         "its first %" PRIu64 " windows of %.3f us (the lookahead) ran %" PRIu64 " events, %.0f per "
+                         "window and thread, fewer than --parallel-min-events %u: too few to share between threads",
+                         st.windows, (double)e->par_L / 1e6, st.dispatched,
+                         (double)st.dispatched / (double)st.windows / e->par_threads, e->opt->par_min_events);
+                return 1;
+            }
+        }
+    }
     if (e->opt->stop && *e->opt->stop) {
         e->par_stopped = 1;
         return 1;
@@ -397,6 +421,9 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
         if (threads > w->nranks) threads = w->nranks;
         e->peq = cs_peq_new(threads, L);
         cs_peq_set_plain(e->peq);
+        e->par_probe = opt->par_min_events > 0;
+        e->par_threads = threads;
+        e->par_L = L;
         cs_peq_set_timing(e->peq, cs_log_level() >= CS_LOG_INFO); /* (the --verbose line's critical path) */
         e->part_of = par_partition(netcfg, w->nranks, threads);
         e->pbuf = cs_calloc(threads, sizeof *e->pbuf);
@@ -461,6 +488,7 @@ static int run_once(const cs_workload *w, const cs_network_config *netcfg, const
         stopped = e->par_stopped;
         const char *pw = cs_exec_parallel_why(e->x);
         if (!pw) pw = cs_system_parallel_why(e->sys);
+        if (!pw && e->par_low[0]) pw = e->par_low;
         if (prc) pw = pe.msg;
         if (prc && violated) *violated = 1;
         if (!stopped && (pw || cs_exec_failed(e->x) || e->net.halted)) {

@@ -102,7 +102,18 @@ typedef struct cs_engine_options {
      * the run allows it -- else one line on stderr says why, and it runs on
      * one thread. */
     uint32_t threads;
+    /* A parallel run whose first PAR_PROBE_WINDOWS windows (engine.c) ran
+     * fewer events than this per window and thread goes back to one thread,
+     * saying why (0: never; CS_PAR_MIN_EVENTS_DEFAULT when the caller has no
+     * value of its own). */
+    uint32_t par_min_events;
 } cs_engine_options;
+
+/* The default of cs_engine_options.par_min_events: on the 2-vCPU machine
+ * of docs/performance.md two threads break even at about 2,000 events per
+ * window (a generated 1,024-GPU plan) and lose below (a 256-GPU plan: 374
+ * events per window, 0.40 s on two threads against 0.31 s on one). */
+#define CS_PAR_MIN_EVENTS_DEFAULT 1000
 
 enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1, CS_SYMMETRY_REQUIRE = 2 };
 

@@ -818,6 +818,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         so.comm_streams = (uint32_t)(ro.comm_streams ? ro.comm_streams : text ? CS_TEXT_COMM_STREAMS
                                                           : plan_defaults ? 4 : 1);
         so.threads = hooks->threads;
+        so.par_min_events = hooks->par_min_events;
         so.progress = hooks->progress;
         so.progress_ms = hooks->progress_ms;
         so.stop = hooks->stop;
