@@ -26,8 +26,16 @@
 cd "$CS_TMP" || exit 1
 
 N=${CS_PAR_SWEEP:-40}
-RANDOM=${CS_PAR_SEED:-1}
-pick() { local a=("$@"); echo "${a[$((RANDOM % ${#a[@]}))]}"; }
+R=${CS_PAR_SEED:-1}
+# pick A B ...: one of its arguments into P, drawn by a 31-bit linear
+# congruential generator kept in this shell -- never called inside $( ):
+# bash reseeds RANDOM in such subshells, so draws made there were not
+# reproducible from the seed
+pick() {
+    R=$(((R * 1103515245 + 12345) & 2147483647))
+    local a=("$@")
+    P=${a[$(((R >> 16) % $#))]}
+}
 
 "$CS_MKTRACE" mix.et "1 COMP dur=3; 2 COLL ctype=0 size=1048576 data=1; 3 COLL ctype=2 size=65536 data=1; \
 4 COLL ctype=7 size=262144 data=2; 5 COLL ctype=6 size=131072 data=3,4; 6 COMP dur=2 data=5; \
@@ -42,20 +50,23 @@ python3 -c 'import json; print(json.dumps({"1": list(range(0, 64, 2)), "2": list
 
 same=0 differ=0 parallel=0 merges=0 freed_bad=0
 for i in $(seq 1 "$N"); do
-    a=$(pick 2 4) b=$(pick 2 4) c=$(pick 2 4)
+    pick 2 4; a=$P; pick 2 4; b=$P; pick 2 4; c=$P; pick 50.0 500.0 2000.0; lat=$P
     printf 'topology: [ Ring, FullyConnected, Switch ]\nnpus_count: [ %d, %d, %d ]\nbandwidth: [ 200.0, 100.0, 50.0 ]\nlatency: [ %s, 500.0, 2000.0 ]\n' \
-        "$a" "$b" "$c" "$(pick 50.0 500.0 2000.0)" > net.yml
-    ar=$(pick ring direct halvingDoubling doubleBinaryTree) ag=$(pick ring direct halvingDoubling) a2a=$(pick ring direct)
+        "$a" "$b" "$c" "$lat" > net.yml
+    pick ring direct halvingDoubling doubleBinaryTree; ar=$P; pick ring direct halvingDoubling; ag=$P
+    pick ring direct; a2a=$P; pick LIFO FIFO; pol=$P; pick 0 10 100; ed=$P; pick 1 2; acd=$P; pick 1 2 4 8; spl=$P
+    pick localBWAware baseline; opt=$P; pick FIFO RG smallestFirst lessRemainingPhaseFirst; intra=$P
+    pick ascending ascending ascending offlineGreedy; inter=$P; pick shared per-communicator; cq=$P
     cat > sys.json <<J
-{ "scheduling-policy": "$(pick LIFO FIFO)", "endpoint-delay": $(pick 0 10 100), "active-chunks-per-dimension": $(pick 1 2),
-  "preferred-dataset-splits": $(pick 1 2 4 8), "collective-optimization": "$(pick localBWAware baseline)", "local-mem-bw": 1600,
-  "intra-dimension-scheduling": "$(pick FIFO RG smallestFirst lessRemainingPhaseFirst)",
-  "inter-dimension-scheduling": "$(pick ascending ascending ascending offlineGreedy)",
+{ "scheduling-policy": "$pol", "endpoint-delay": $ed, "active-chunks-per-dimension": $acd,
+  "preferred-dataset-splits": $spl, "collective-optimization": "$opt", "local-mem-bw": 1600,
+  "intra-dimension-scheduling": "$intra",
+  "inter-dimension-scheduling": "$inter",
   "all-reduce-implementation": [ "$ar", "$ar", "$ar" ], "all-gather-implementation": [ "$ag", "$ag", "$ag" ],
   "reduce-scatter-implementation": [ "$ag", "$ag", "$ag" ], "all-to-all-implementation": [ "$a2a", "$a2a", "$a2a" ],
-  "communicator-queues": "$(pick shared per-communicator)" }
+  "communicator-queues": "$cq" }
 J
-    wl=$(pick mix.et grp) extra=()
+    pick mix.et grp; wl=$P; extra=()
     if [ "$wl" = grp ] && [ $((a * b * c)) -eq 64 ]; then extra=(--comm-group-configuration=groups.json); else wl=mix.et; fi
     for t in 1 2 3; do
         rm -rf "o$t"

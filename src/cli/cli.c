@@ -153,8 +153,8 @@ static const flag FLAGS[] = {
      "stop the run when the process's resident memory passes SIZE, e.g. 8GiB: exit 1, no results", 3},
     {"threads", F_OUT, NULL, A_THREADS, "N",
      "threads for the full simulation, 1..256 (default 1): the parallel engine, results identical; analytical "
-     "backend; what it cannot run in parallel runs on one thread, saying why (docs/parallel.md): today train "
-     "and serve, pipeline sends and receives, in-switch collectives", 3},
+     "backend; what it cannot run in parallel runs on one thread, saying why (docs/parallel.md lists it; among "
+     "others train and serve, pipeline sends and receives, in-switch and BARRIER collectives, other backends)", 3},
     {"parallel-min-events", F_OUT, NULL, A_PARMIN, "N",
      "--threads: a parallel run whose first 256 windows ran fewer than N events per window and thread goes "
      "back to one thread, saying why (default 1000; 0: never)", 3},

@@ -350,13 +350,6 @@ static size_t cand_add(cs_peq *q, size_t nc, cs_time t, uint64_t key, uint32_t s
     return nc + 1;
 }
 
-/* 1 when two sources mailed events of one (time, key) (own events beyond
- * the window count as mailed).  Each source set a
- * bit of its filter per event it mailed (cs_peq_push); a tie can only be
- * among the events whose bit two sources set, so only those -- a tenth of
- * the mail in the 16,384-NPU all-reduce (BLOOM_LOG2) -- go into the exact
- * check, a hash of (time, key) -> source.  The filters are
- * cleared for the next window. */
 /* Clear the filter words that source p's events of this window set: a
  * word per event, instead of the whole filter, when it mailed few. */
 static void bloom_clear_events(cs_peq *q, cs_peq_part *p) {
@@ -366,7 +359,13 @@ static void bloom_clear_events(cs_peq *q, cs_peq_part *p) {
         for (size_t i = 0; i < bx[d].n; i++) p->bloom[bloom_bit(bx[d].m[i].ev.time, bx[d].m[i].ev.key) / 64] = 0;
 }
 
-
+/* 1 when two sources mailed events of one (time, key) (own events beyond
+ * the window count as mailed).  Each source set a
+ * bit of its filter per event it mailed (cs_peq_push); a tie can only be
+ * among the events whose bit two sources set, so only those -- a tenth of
+ * the mail in the 16,384-NPU all-reduce (BLOOM_LOG2) -- go into the exact
+ * check, a hash of (time, key) -> source; with little mail (filter_from)
+ * every event goes in.  The filters are cleared for the next window. */
 static int mail_ties(cs_peq *q) {
     uint32_t nsrc = 0;
     size_t nev = 0;
@@ -641,7 +640,7 @@ static void sync_all(cs_peq *q) {
 }
 
 /* This thread's CPU seconds, when the engine times its rounds (a system
- * call per reading: eight per window on thread 0, which a run of thousands
+ * call per reading: four per window on thread 0, which a run of thousands
  * of small windows notices), else 0. */
 static double thread_cpu_s(const cs_peq *q) {
     if (!q->timing) return 0;
@@ -762,6 +761,14 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err) {
     cs_free(ws);
     for (uint32_t s = 0; s < q->np; s++)
         if (q->parts[s].failed) return CS_ERR(err, CS_EINTERNAL, "%s", q->parts[s].why);
+    /* A run that ended by itself delivered all its mail (its window planning
+     * counts the mail: an event left here would be an event lost). */
+    for (uint32_t s = 0; !q->stopped && s < q->np; s++)
+        for (int g = 0; g < 2; g++)
+            for (uint32_t d = 0; d < q->np; d++)
+                if (q->parts[s].box[g][d].n)
+                    return CS_ERR(err, CS_EINTERNAL, "parallel engine: the run ended with %zu events of partition "
+                                  "%u for partition %u undelivered", q->parts[s].box[g][d].n, s, d);
     return CS_OK;
 }
 

@@ -78,7 +78,7 @@ int cs_peq_run(cs_peq *q, uint32_t nthreads, cs_error *err);
  * engine through an ordinary cs_eventq (cs_eventq_new_parallel). */
 void cs_peq_set_plain(cs_peq *q);
 /* Time the rounds (the CPU seconds of cs_peq_stats; off by default: a
- * system call per reading, eight per window). */
+ * system call per reading, four per window on thread 0). */
 void cs_peq_set_timing(cs_peq *q, int on);
 /* The barrier's tie check filters a window's mail through per-partition
  * bit filters from this many events on (default 1024), and checks every
@@ -104,7 +104,8 @@ cs_time cs_peq_part_now(const cs_peq *q, uint32_t part);
 typedef struct cs_peq_stats {
     uint64_t dispatched; /* events popped and run */
     uint64_t windows;    /* windows run */
-    uint64_t mailed;     /* events delivered at barriers */
+    uint64_t mailed;     /* events mailed to another partition: numbered at a barrier, delivered at the next
+                            window's start */
     uint64_t merges;     /* windows whose mail needed the merged pop order */
     /* CPU seconds (CLOCK_THREAD_CPUTIME_ID, so a loaded machine does not
      * inflate them; 0 unless cs_peq_set_timing): of the barrier phase on thread 0 (numbering, merge,

@@ -272,6 +272,10 @@ static void par_replay(engine *e) {
 static int par_stop(void *ud) {
     engine *e = ud;
     if (cs_exec_failed(e->x) || e->net.halted) return 1;
+    if (e->opt->stop && *e->opt->stop) { /* (first: a stop is not a low yield) */
+        e->par_stopped = 1;
+        return 1;
+    }
     if (e->par_probe) {
         cs_peq_stats st;
         cs_peq_get_stats(e->peq, &st);
@@ -287,10 +291,6 @@ static int par_stop(void *ud) {
                 return 1;
             }
         }
-    }
-    if (e->opt->stop && *e->opt->stop) {
-        e->par_stopped = 1;
-        return 1;
     }
     if (e->opt->progress) progress(e);
     return 0;

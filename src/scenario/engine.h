@@ -104,8 +104,9 @@ typedef struct cs_engine_options {
     uint32_t threads;
     /* A parallel run whose first PAR_PROBE_WINDOWS windows (engine.c) ran
      * fewer events than this per window and thread goes back to one thread,
-     * saying why (0: never; CS_PAR_MIN_EVENTS_DEFAULT when the caller has no
-     * value of its own). */
+     * saying why (0, as in zeroed options: never; the CLI passes
+     * CS_PAR_MIN_EVENTS_DEFAULT unless --parallel-min-events says
+     * otherwise). */
     uint32_t par_min_events;
 } cs_engine_options;
 

@@ -46,7 +46,8 @@ typedef struct cs_run_hooks {
                                            reports none; saves their cost on big plans) */
     const volatile sig_atomic_t *stop;  /* nonzero: stop the run (CS_EINTR); see engine.h */
     uint32_t threads;                   /* the full simulation's threads (0, 1 = sequential; engine.h) */
-    uint32_t par_min_events;            /* engine.h's par_min_events (the CLI's --parallel-min-events) */
+    uint32_t par_min_events;            /* engine.h's par_min_events (the CLI's --parallel-min-events;
+                                           0: never go back to one thread for a low yield) */
 } cs_run_hooks;
 
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err);
