@@ -356,7 +356,8 @@ static void bloom_clear_events(cs_peq *q, cs_peq_part *p) {
     for (size_t i = 0; i < p->nown; i++) p->bloom[bloom_bit(p->own[i].t, p->own[i].key) / 64] = 0;
     const mailbox *bx = p->box[q->wgen];
     for (uint32_t d = 0; d < q->np; d++)
-        for (size_t i = 0; i < bx[d].n; i++) p->bloom[bloom_bit(bx[d].m[i].ev.time, bx[d].m[i].ev.key) / 64] = 0;
+        for (size_t i = 0; i < bx[d].n; i++)
+            p->bloom[bloom_bit(bx[d].m[i].ev.time, bx[d].m[i].ev.key) / 64] = 0;
 }
 
 /* 1 when two sources mailed events of one (time, key) (own events beyond
@@ -400,7 +401,8 @@ static int mail_ties(cs_peq *q) {
             for (size_t i = 0; i < p->nown; i++) nc = cand_add(q, nc, p->own[i].t, p->own[i].key, s, small);
             const mailbox *bx = p->box[q->wgen];
             for (uint32_t d = 0; d < q->np; d++)
-                for (size_t i = 0; i < bx[d].n; i++) nc = cand_add(q, nc, bx[d].m[i].ev.time, bx[d].m[i].ev.key, s, small);
+                for (size_t i = 0; i < bx[d].n; i++)
+                    nc = cand_add(q, nc, bx[d].m[i].ev.time, bx[d].m[i].ev.key, s, small);
         }
         if (nc) {
             size_t cap = 16;

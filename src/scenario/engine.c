@@ -263,12 +263,12 @@ static void par_replay(engine *e) {
     cs_free(v);
 }
 
-/* Checked at every barrier: stop on a failure, a halt or the caller's flag;
- * progress lines. */
 /* After this many windows a parallel run checks its yield
  * (cs_engine_options.par_min_events). */
 #define PAR_PROBE_WINDOWS 256
 
+/* Checked at every barrier: stop on a failure, a halt or the caller's flag,
+ * or, once, for a low yield; progress lines. */
 static int par_stop(void *ud) {
     engine *e = ud;
     if (cs_exec_failed(e->x) || e->net.halted) return 1;

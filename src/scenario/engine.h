@@ -110,10 +110,12 @@ typedef struct cs_engine_options {
     uint32_t par_min_events;
 } cs_engine_options;
 
-/* The default of cs_engine_options.par_min_events: on the 2-vCPU machine
- * of docs/performance.md two threads break even at about 2,000 events per
- * window (a generated 1,024-GPU plan) and lose below (a 256-GPU plan: 374
- * events per window, 0.40 s on two threads against 0.31 s on one). */
+/* The default of cs_engine_options.par_min_events, at the break-even
+ * measured on the 2-vCPU machine of docs/parallel.md: two threads lose at
+ * 2,011 events per window (a generated 1,024-GPU plan: 1.63-1.74 s against
+ * 1.53 s on one) and below (a 256-GPU plan, 374: 0.40 s against 0.31 s),
+ * and gain at 23,500 (the 3-D all-reduce on 4,096 NPUs: 0.10-0.13 s
+ * against 0.14 s). */
 #define CS_PAR_MIN_EVENTS_DEFAULT 1000
 
 enum { CS_SYMMETRY_AUTO = 0, CS_SYMMETRY_OFF = 1, CS_SYMMETRY_REQUIRE = 2 };
