@@ -5,7 +5,7 @@
 #
 # TARGET is one of the names in fuzz/CMakeLists.txt (et_reader,
 # network_config, system_config, memory_config, comm_group, topology, model,
-# device, cli, sweep_spec, scenario, flag_strings) or all (the default): every target in turn, each for SECONDS
+# device, cli, sweep_spec, sweep_log, scenario, flag_strings) or all (the default): every target in turn, each for SECONDS
 # (default 60), CS_FUZZ_JOBS of them at a time (default: the number of
 # cores).  The build dir is $CS_FUZZ_BUILD (default build-fuzz,
 # relative to the source tree); it is configured with clang and
@@ -20,7 +20,7 @@
 set -uo pipefail
 
 src="$(cd "$(dirname "$0")/.." && pwd)"
-all="et_reader network_config system_config memory_config comm_group topology model device cli sweep_spec scenario flag_strings"
+all="et_reader network_config system_config memory_config comm_group topology model device cli sweep_spec sweep_log scenario flag_strings"
 target="${1:-all}"
 secs="${2:-60}"
 shift $(( $# < 2 ? $# : 2 ))
