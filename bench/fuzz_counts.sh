@@ -17,7 +17,7 @@ set -uo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
 runs="${1:-10000000}"
 shift $(( $# < 1 ? $# : 1 ))
-targets="${*:-et_reader network_config system_config memory_config comm_group topology model device cli sweep_spec}"
+targets="${*:-et_reader network_config system_config memory_config comm_group topology model device cli sweep_spec scenario flag_strings sweep_log}"
 build="${CS_FUZZ_BUILD:-build-fuzz}"
 case "$build" in /*) ;; *) build="$src/$build" ;; esac
 
