@@ -83,15 +83,7 @@ static void set_lines(cs_scenario *sc, const uint8_t *p, size_t n) {
  * and serve use on them. */
 static void typed_sections(const cs_scenario *sc) {
     for (int s = SC_RUN; s <= SC_LAST_TYPED; s++) {
-        union {
-            cs_run_params r;
-            cs_plan_params p;
-            cs_model_params m;
-            cs_device_params d;
-            cs_cost_params c;
-            cs_ingest_params i;
-            cs_serve_params v;
-        } u;
+        cs_sc_typed_any u;
         cs_error err;
         cs_error_clear(&err);
         int rc = cs_sc_parse_typed(sc, s, &u, &err);

@@ -631,6 +631,21 @@ static uint64_t resident_pages(void) {
     return pages;
 }
 
+/* A flag's whole number from lo to hi into *out, or -1 after saying what
+ * was expected ("a whole number of WHAT, LO to HI"). */
+static int whole_flag(const char *name, const char *text, long lo, long hi, const char *what, uint32_t *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi) {
+        fprintf(stderr, "clustersim: error: %s '%s': expected a whole number of %s, %ld to %ld\n", name, text, what,
+                lo, hi);
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
 static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *trace_limit) {
     *progress_ms = 2000;
     *trace_limit = (uint64_t)1 << 30;
@@ -638,29 +653,11 @@ static int check_out_values(const cli_out *co, uint32_t *progress_ms, uint64_t *
     g_max_wall_s = 0;
     g_max_rss_bytes = 0;
     g_threads = 1;
-    if (co->threads) {
-        char *end;
-        errno = 0;
-        long v = strtol(co->threads, &end, 10);
-        if (errno || end == co->threads || *end || v < 1 || v > CLI_MAX_THREADS) {
-            fprintf(stderr, "clustersim: error: --threads '%s': expected a whole number of threads, 1 to %d\n",
-                    co->threads, CLI_MAX_THREADS);
-            return -1;
-        }
-        g_threads = (uint32_t)v;
-    }
+    if (co->threads && whole_flag("--threads", co->threads, 1, CLI_MAX_THREADS, "threads", &g_threads)) return -1;
     g_par_min = CS_PAR_MIN_EVENTS_DEFAULT;
-    if (co->par_min) {
-        char *end;
-        errno = 0;
-        long v = strtol(co->par_min, &end, 10);
-        if (errno || end == co->par_min || *end || v < 0 || v > 1000000000) {
-            fprintf(stderr, "clustersim: error: --parallel-min-events '%s': expected a whole number of events per "
-                    "window and thread, 0 to 1000000000\n", co->par_min);
-            return -1;
-        }
-        g_par_min = (uint32_t)v;
-    }
+    if (co->par_min && whole_flag("--parallel-min-events", co->par_min, 0, 1000000000,
+                                  "events per window and thread", &g_par_min))
+        return -1;
     if (co->max_wall) {
         char *end;
         errno = 0;

@@ -440,15 +440,7 @@ static int check_section(const cs_scenario *sc, int s, cs_error *err) {
         if (!json_object_get(sc->sect[s], "builder")) return CS_OK;
         return read_topology(sc, NULL, NULL, NULL, err);
     default: {
-        union {
-            cs_run_params r;
-            cs_plan_params p;
-            cs_model_params m;
-            cs_device_params d;
-            cs_cost_params c;
-            cs_ingest_params i;
-            cs_serve_params v;
-        } u;
+        cs_sc_typed_any u;
         int rc = cs_sc_parse_typed(sc, s, &u, err);
         if (rc == CS_OK) cs_sc_free_typed(s, &u);
         return rc;

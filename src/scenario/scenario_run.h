@@ -13,6 +13,18 @@
 #include "scenario/scenario_int.h"
 
 int cs_sc_parse_typed(const cs_scenario *sc, int section, void *out, cs_error *err);
+/* Room for any typed section's parameters: cs_sc_parse_typed's out when the
+ * section is only known at run time (every SC_RUN .. SC_LAST_TYPED type
+ * belongs here). */
+typedef union cs_sc_typed_any {
+    cs_run_params r;
+    cs_plan_params p;
+    cs_model_params m;
+    cs_device_params d;
+    cs_cost_params c;
+    cs_ingest_params i;
+    cs_serve_params v;
+} cs_sc_typed_any;
 void cs_sc_free_typed(int section, void *p);
 int cs_sc_network(const cs_scenario *sc, cs_network_config *out, cs_error *err);
 /* *given = 1 when system.* keys were set or loaded. */
