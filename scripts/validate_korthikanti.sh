@@ -20,6 +20,8 @@ set -eu
 BIN=${CS_BIN:-build/clustersim}
 MODEL_SET=""
 [ -n "${CS_COLLECTIVE_MODEL:-}" ] && MODEL_SET="--set system.collective-model=$CS_COLLECTIVE_MODEL"
+# CS_VALIDATE_ARGS: more train flags for every row (what-ifs, e.g. "--gradient-accumulation-fusion")
+MODEL_SET="$MODEL_SET ${CS_VALIDATE_ARGS:-}"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 WANT=${*:-}

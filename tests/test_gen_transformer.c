@@ -1887,6 +1887,176 @@ static void test_framework_kernels(void **state) {
     assert_int_equal(c.us[5], 758);
 }
 
+
+/* Megatron-LM's 2022 backward (docs/generator.md, "Megatron-LM versions"),
+ * the model of test_framework_kernels (4 layers, h 2048, ffn 8192, s 2048,
+ * 8 heads, vocab 8000, biases, tied embeddings), one micro-batch:
+ *
+ * plan.async_tp, TP 2: the QKV's backward becomes its dgrad and its wgrad,
+ * each the forward's GEMM 2048 x (3 x 2048 / 2 = 3072) x 2048 =
+ * 2 x 2048 x 3072 x 2048 = 25,769,803,776 FLOPs at 312e12 x 0.8 x
+ * f(2048)^2 f(3072), f(d) = d / (d + 32): 107.605 us = 108 each (the
+ * blocking node: 215.21 = 215); the TP all-reduce ar1 depends on the dgrad
+ * only and ln1 waits for the wgrad and ar1.  The MLP's first layer's
+ * wgrad: 2048 x 4096 x 2048, 34,359,738,368 FLOPs, 143.104 us = 143; ar2
+ * after the rest of the MLP's backward, res1_ln2 after both.  The rank's
+ * FLOPs are unchanged; with SP the reductions are reduce-scatters.
+ *
+ * plan.grad_acc_fusion, TP 1: the layers' accumulation keeps the norms'
+ * and biases' 13 h = 26,624 parameters at 10 bytes (266,240 B); the
+ * embedding's 20,578,304 parameters at 10 bytes = 205,783,040 B = 126.154
+ * us = 126; the output layer's accumulation is gone: bwd.logits = two GEMMs
+ * 2 x 278.443 + the cross entropy 140.618 = 697.503 us = 698; the
+ * optimizer 48 (not 54) bytes x 222,015,488 parameters = 6533.07 us = 6533
+ * (its tensor_size still 54 per parameter); gradients in memory fp32:
+ * 4 x 222,015,488 bytes. */
+typedef struct node_rec {
+    char name[24];
+    uint64_t id, dur, ops, size, dep[4];
+    int ndep, type, ctype;
+} node_rec;
+typedef struct node_log {
+    node_rec n[512];
+    int count;
+} node_log;
+
+static int node_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
+    (void)err;
+    node_log *L = ud;
+    if (L->count >= 512) return CS_OK;
+    node_rec *r = &L->n[L->count++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", n->name ? n->name : "");
+    r->id = n->id;
+    r->dur = n->duration_micros;
+    r->type = (int)n->type;
+    r->ndep = (int)(n->n_data_deps < 4 ? n->n_data_deps : 4);
+    for (int i = 0; i < r->ndep; i++) r->dep[i] = n->data_deps[i];
+    r->ctype = -1;
+    for (size_t i = 0; i < n->n_attr; i++) {
+        if (strcmp(n->attr[i]->name, "num_ops") == 0) r->ops = n->attr[i]->uint64_val;
+        if (strcmp(n->attr[i]->name, "tensor_size") == 0) r->size = n->attr[i]->uint64_val;
+        if (strcmp(n->attr[i]->name, "comm_type") == 0) r->ctype = (int)n->attr[i]->int64_val;
+    }
+    return CS_OK;
+}
+static const node_rec *node_named(const node_log *L, const char *name) {
+    for (int i = 0; i < L->count; i++)
+        if (strcmp(L->n[i].name, name) == 0) return &L->n[i];
+    fail_msg("no node %s", name);
+    return NULL;
+}
+static int node_deps_on(const node_rec *r, uint64_t id) {
+    for (int i = 0; i < r->ndep; i++)
+        if (r->dep[i] == id) return 1;
+    return 0;
+}
+static uint64_t node_ops(const node_log *L) {
+    uint64_t s = 0;
+    for (int i = 0; i < L->count; i++) s += L->n[i].ops;
+    return s;
+}
+
+static void test_megatron_2022(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    m.u.tf.hidden = 2048;
+    m.u.tf.ffn_hidden = 8192;
+    m.u.tf.seq = 2048;
+    m.u.tf.vocab = 8000;
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.global_batch = 1;
+    p.tp = 2;
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    static node_log a, b;
+    memset(&a, 0, sizeof a);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 1, node_capture, &a, NULL, &err), CS_OK);
+    assert_int_equal(node_named(&a, "bwd.L3.qkv")->dur, 215);
+    p.async_tp = 1;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 1, node_capture, &b, NULL, &err), CS_OK);
+    assert_int_equal(b.count, a.count + 2 * 4); /* two wgrad nodes per layer */
+    assert_true(node_ops(&a) == node_ops(&b));
+    for (int l = 0; l < 4; l++) {
+        char n1[24], n2[24], n3[24], n4[24];
+        snprintf(n1, sizeof n1, "bwd.L%d.qkv", l);
+        snprintf(n2, sizeof n2, "bwd.L%d.ar1", l);
+        snprintf(n3, sizeof n3, "bwd.L%d.qkv_wgrad", l);
+        snprintf(n4, sizeof n4, "bwd.L%d.ln1", l);
+        const node_rec *dg = node_named(&b, n1), *ar = node_named(&b, n2), *wg = node_named(&b, n3),
+                       *nx = node_named(&b, n4);
+        assert_int_equal(dg->dur, 108);
+        assert_int_equal(wg->dur, 108);
+        assert_true(dg->ops == 25769803776ull && wg->ops == 25769803776ull);
+        assert_int_equal(ar->ctype, CS_COLL_ALL_REDUCE);
+        assert_true(ar->ndep == 1 && ar->dep[0] == dg->id);
+        assert_true(wg->ndep == 1 && wg->dep[0] == dg->id);
+        assert_true(nx->ndep == 2 && node_deps_on(nx, wg->id) && node_deps_on(nx, ar->id));
+        snprintf(n1, sizeof n1, "bwd.L%d.mlp", l);
+        snprintf(n2, sizeof n2, "bwd.L%d.ar2", l);
+        snprintf(n3, sizeof n3, "bwd.L%d.mlp_wgrad", l);
+        snprintf(n4, sizeof n4, "bwd.L%d.res1_ln2", l);
+        dg = node_named(&b, n1);
+        ar = node_named(&b, n2);
+        wg = node_named(&b, n3);
+        nx = node_named(&b, n4);
+        assert_int_equal(wg->dur, 143);
+        assert_true(wg->ops == 34359738368ull);
+        assert_true(ar->ndep == 1 && ar->dep[0] == dg->id);
+        assert_true(wg->ndep == 1 && wg->dep[0] == dg->id);
+        assert_true(nx->ndep == 2 && node_deps_on(nx, wg->id) && node_deps_on(nx, ar->id));
+    }
+    p.sp = 1;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 1, node_capture, &b, NULL, &err), CS_OK);
+    assert_int_equal(node_named(&b, "bwd.L2.ar1")->ctype, CS_COLL_REDUCE_SCATTER);
+    assert_int_equal(node_named(&b, "bwd.L2.ar2")->ctype, CS_COLL_REDUCE_SCATTER);
+    /* TP 1: nothing to overlap, the same graph */
+    p.sp = 0;
+    p.tp = 1;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, node_capture, &b, NULL, &err), CS_OK);
+    p.async_tp = 0;
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, node_capture, &a, NULL, &err), CS_OK);
+    assert_int_equal(a.count, b.count);
+    for (int i = 0; i < a.count; i++) assert_true(a.n[i].dur == b.n[i].dur && strcmp(a.n[i].name, b.n[i].name) == 0);
+
+    /* gradient-accumulation fusion */
+    p.grad_acc_fusion = 1;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&m, &p, d, 0, node_capture, &b, NULL, &err), CS_OK);
+    assert_int_equal(b.count, a.count);
+    assert_true(node_named(&b, "bwd.L3.grad_acc")->size == 266240);
+    assert_true(node_named(&b, "bwd.L0.grad_acc")->size == 266240);
+    assert_int_equal(node_named(&b, "bwd.embed.grad_acc")->dur, 126);
+    assert_int_equal(node_named(&b, "bwd.logits")->dur, 698);
+    assert_int_equal(node_named(&b, "logits")->dur, 660);
+    assert_int_equal(node_named(&b, "optimizer")->dur, 6533);
+    assert_true(node_named(&b, "optimizer")->size == 54ull * 222015488ull);
+    cs_gen_memory mem;
+    cs_gen_memory_stage(&m, &p, 0, &mem);
+    assert_true(mem.grads == 4.0 * 222015488.0);
+    /* refused where Megatron-LM's buffer is not the gradients' home, and for other families */
+    p.zero = 2;
+    assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.gradient-accumulation-fusion: Megatron-LM's fusion adds into its own fp32");
+    p.zero = 0;
+    cs_gen_model r50 = *cs_gen_model_preset("resnet50");
+    cs_gen_plan q;
+    cs_gen_plan_defaults(&q);
+    q.async_tp = 1;
+    cs_error_clear(&err);
+    assert_int_equal(cs_gen_plan_check(&r50, &q, &err), CS_EINVAL);
+    tu_assert_has(err.msg, "plan.async-tensor-model-parallel-allreduce: Megatron-LM's linear layers are modelled "
+                           "for transformers; resnet50");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flops_closed_form), cmocka_unit_test(test_tp_bytes),
@@ -1894,7 +2064,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_flash_causal), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead), cmocka_unit_test(test_framework_kernels),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_flash_causal), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead), cmocka_unit_test(test_framework_kernels), cmocka_unit_test(test_megatron_2022),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

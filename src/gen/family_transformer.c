@@ -69,6 +69,19 @@ double cs_gen_tx_layer_params(const cs_gen_model *m) {
     return p;
 }
 
+/* The layer's parameters outside its weight matrices (norms, biases), and
+ * the experts' share of them: what still goes through the accumulation
+ * hook when the weight-gradient GEMMs add into main_grad themselves
+ * (plan.grad_acc_fusion). */
+static double layer_vector_params(const cs_gen_model *m) {
+    double h = m->u.tf.hidden, f = m->u.tf.ffn_hidden, b = m->u.tf.bias;
+    double v = (b ? qkv_out(m) + h : 0) + (b ? 4 * h : 2 * h);
+    return v + (m->u.tf.experts ? m->u.tf.experts : 1) * (b ? f + h : 0);
+}
+static double layer_expert_vector_params(const cs_gen_model *m) {
+    return m->u.tf.experts * (m->u.tf.bias ? (double)m->u.tf.ffn_hidden + m->u.tf.hidden : 0);
+}
+
 static double embed_params(const cs_gen_model *m) {
     return (double)m->u.tf.vocab * m->u.tf.hidden + (m->u.tf.bias ? (double)m->u.tf.seq * m->u.tf.hidden : 0); /* learned positions */
 }
@@ -232,10 +245,27 @@ static void tx_memory(const cs_gen_model *m, const cs_gen_plan *p, uint32_t st, 
 
 /* TP collectives.  The tensor is sb x h (2-byte elements).  "reduce" is Megatron's g
  * (all-reduce, or reduce-scatter with SP), "gather" its g-bar (nothing, or all-gather). */
-static void tp_reduce(gen *G, const char *name) {
-    if (G->p->tp < 2) return;
-    if (G->p->sp) cs_gen_coll(G->c, name, CS_COLL_REDUCE_SCATTER, G->sb * G->h * 2, PG_TP, 1);
-    else cs_gen_coll(G->c, name, CS_COLL_ALL_REDUCE, G->sb * G->h * 2, PG_TP, 1);
+static uint64_t tp_reduce_at(gen *G, const char *name, int chained) {
+    if (G->p->tp < 2) return 0;
+    return cs_gen_coll(G->c, name, G->p->sp ? CS_COLL_REDUCE_SCATTER : CS_COLL_ALL_REDUCE, G->sb * G->h * 2, PG_TP,
+                       chained);
+}
+static void tp_reduce(gen *G, const char *name) { tp_reduce_at(G, name, 1); }
+/* The backward of a column-parallel layer with plan.async_tp (Megatron-LM's
+ * LinearWithGradAccumulationAndAsyncCommunication): the input gradient
+ * (dgrad, on the chain), its TP reduction started at once and running off
+ * the chain while the weight gradient (wgrad) computes, and the next node
+ * waiting for both. */
+static void tp_async_bwd(gen *G, uint32_t l, const char *lin, const char *coll, double dflops, double dbytes,
+                         double dsecs, double wflops, double wbytes, double wsecs) {
+    char nm[64];
+    snprintf(nm, sizeof nm, "bwd.L%u.%s", l, lin);
+    cs_gen_comp(G->c, nm, dflops, dbytes, dsecs);
+    snprintf(nm, sizeof nm, "bwd.L%u.%s", l, coll);
+    uint64_t id = tp_reduce_at(G, nm, 0);
+    snprintf(nm, sizeof nm, "bwd.L%u.%s_wgrad", l, lin);
+    cs_gen_comp(G->c, nm, wflops, wbytes, wsecs);
+    G->c->need[G->c->nneed++] = id;
 }
 /* The MLP's all-reduce: a serving step's may carry fewer bytes per token (plan.mlp-reduce-bytes-per-token). */
 static void tp_reduce_mlp(gen *G, const char *name) {
@@ -577,16 +607,29 @@ static void layer_bwd(gen *G, uint32_t l) {
     cs_gen_comp(G->c, nm, 0, 10 * G->sl * G->h, cs_gen_stream(G->c, 10 * G->sl * G->h));
     snprintf(nm, sizeof nm, "bwd.L%u.ag2", l);
     tp_gather(G, nm);
+    /* plan.async_tp: the dense MLP's first layer(s) and the QKV projection
+     * split into dgrad and wgrad around their TP reduction (tp_async_bwd);
+     * the wgrad GEMM is the forward's shape (the backward is counted as
+     * twice the forward, dgrad and wgrad alike) */
+    int async = G->p->async_tp && G->p->tp > 1 && !G->m->u.tf.experts;
     if (G->m->u.tf.experts) {
         moe_bwd(G, l);
     } else {
         snprintf(nm, sizeof nm, "bwd.L%u.mlp", l);
-        double tm = 2 * (mm * cs_gen_gemm(G->c, G->sb, f, G->h) + cs_gen_gemm(G->c, G->sb, G->h, f)) +
-                    cs_gen_stream(G->c, 2 * (mm == 2 ? 6 : 4) * G->sb * f);
-        cs_gen_comp(G->c, nm, 2 * 2 * G->sb * G->h * f * (mm + 1), 2 * 2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h), tm);
+        double g1 = cs_gen_gemm(G->c, G->sb, f, G->h);
+        double tm = 2 * (mm * g1 + cs_gen_gemm(G->c, G->sb, G->h, f)) + cs_gen_stream(G->c, 2 * (mm == 2 ? 6 : 4) * G->sb * f);
+        double fl = 2 * 2 * G->sb * G->h * f * (mm + 1), by = 2 * 2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h);
+        if (async) {
+            double wf = 2 * G->sb * G->h * f * mm, wb = 2 * (mm * G->h * f + G->sb * G->h);
+            tp_async_bwd(G, l, "mlp", "ar2", fl - wf, by - wb, tm - mm * g1, wf, wb, mm * g1);
+        } else {
+            cs_gen_comp(G->c, nm, fl, by, tm);
+        }
     }
-    snprintf(nm, sizeof nm, "bwd.L%u.ar2", l);
-    tp_reduce(G, nm);
+    if (!async) {
+        snprintf(nm, sizeof nm, "bwd.L%u.ar2", l);
+        tp_reduce(G, nm);
+    }
     snprintf(nm, sizeof nm, "bwd.L%u.res1_ln2", l);
     cs_gen_comp(G->c, nm, 0, 16 * G->sl * G->h, cs_gen_stream(G->c, 16 * G->sl * G->h));
     snprintf(nm, sizeof nm, "bwd.L%u.ag1", l);
@@ -600,15 +643,27 @@ static void layer_bwd(gen *G, uint32_t l) {
     }
     snprintf(nm, sizeof nm, "bwd.L%u.attn", l);
     attn_bwd(G, nm, G->p->recompute == CS_RECOMP_FULL || (G->p->recompute == CS_RECOMP_SELECTIVE && !G->p->flash));
-    snprintf(nm, sizeof nm, "bwd.L%u.qkv", l);
-    cs_gen_comp(G->c, nm, 2 * 2 * G->sb * G->h * q, 2 * 2 * (G->sb * G->h + G->h * q + G->sb * q), 2 * cs_gen_gemm(G->c, G->sb, q, G->h));
-    snprintf(nm, sizeof nm, "bwd.L%u.ar1", l);
-    tp_reduce(G, nm);
+    if (async) {
+        double gq = cs_gen_gemm(G->c, G->sb, q, G->h), fq = 2 * G->sb * G->h * q;
+        double bq = 2 * (G->sb * G->h + G->h * q + G->sb * q);
+        tp_async_bwd(G, l, "qkv", "ar1", fq, bq, gq, fq, bq, gq);
+    } else {
+        snprintf(nm, sizeof nm, "bwd.L%u.qkv", l);
+        cs_gen_comp(G->c, nm, 2 * 2 * G->sb * G->h * q, 2 * 2 * (G->sb * G->h + G->h * q + G->sb * q),
+                    2 * cs_gen_gemm(G->c, G->sb, q, G->h));
+        snprintf(nm, sizeof nm, "bwd.L%u.ar1", l);
+        tp_reduce(G, nm);
+    }
     snprintf(nm, sizeof nm, "bwd.L%u.ln1", l);
     cs_gen_comp(G->c, nm, 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
     /* the layer's gradients (every parameter of the rank's share of it) added into the accumulation
-     * buffer, as every micro-batch's backward does (CS_GEN_GRAD_ACC_BYTES_PER_PARAM) */
-    double ga = CS_GEN_GRAD_ACC_BYTES_PER_PARAM * (layer_dense_rank(G) + layer_expert_rank(G));
+     * buffer, as every micro-batch's backward does (CS_GEN_GRAD_ACC_BYTES_PER_PARAM); with the fusion
+     * only its norms' and biases' into the fp32 buffer (CS_GEN_GRAD_ACC_FP32_BYTES_PER_PARAM) */
+    double vx = layer_expert_vector_params(G->m);
+    double ga = G->p->grad_acc_fusion
+                    ? CS_GEN_GRAD_ACC_FP32_BYTES_PER_PARAM *
+                          ((layer_vector_params(G->m) - vx) / G->t + vx / ((double)G->p->ep * G->t))
+                    : CS_GEN_GRAD_ACC_BYTES_PER_PARAM * (layer_dense_rank(G) + layer_expert_rank(G));
     snprintf(nm, sizeof nm, "bwd.L%u.grad_acc", l);
     cs_gen_comp(G->c, nm, 0, ga, cs_gen_stream(G->c, ga));
 }
@@ -688,7 +743,8 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
         double v = ceil(G->V / G->t);
         /* the cross entropy's backward (CS_GEN_XENT_BWD_BYTES_PER_LOGIT), the two GEMMs, and the output
          * layer's weight gradient added into the accumulation buffer (tied or not: V h / t) */
-        double xe = CS_GEN_XENT_BWD_BYTES_PER_LOGIT * G->sb * v, ga = CS_GEN_GRAD_ACC_BYTES_PER_PARAM * v * G->h;
+        double xe = CS_GEN_XENT_BWD_BYTES_PER_LOGIT * G->sb * v;
+        double ga = G->p->grad_acc_fusion ? 0 : CS_GEN_GRAD_ACC_BYTES_PER_PARAM * v * G->h; /* fused: in the GEMM */
         cs_gen_comp(G->c, "bwd.logits", 2 * 2 * G->sb * G->h * v, 2 * 2 * (G->sb * G->h + G->h * v) + xe + ga,
              2 * cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, xe + ga));
         tp_reduce(G, "bwd.logits.ar");
@@ -709,7 +765,8 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
     if (vs == 0) {
         cs_gen_comp(G->c, "bwd.embed", 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
         /* the embedding's gradient (word and position tables / t) into the accumulation buffer */
-        double ga = CS_GEN_GRAD_ACC_BYTES_PER_PARAM * embed_params(G->m) / G->t;
+        double ga = (G->p->grad_acc_fusion ? CS_GEN_GRAD_ACC_FP32_BYTES_PER_PARAM : CS_GEN_GRAD_ACC_BYTES_PER_PARAM) *
+                    embed_params(G->m) / G->t;
         cs_gen_comp(G->c, "bwd.embed.grad_acc", 0, ga, cs_gen_stream(G->c, ga));
         if (last_mb) acc += embed_params(G->m) / G->t;
     } else {
@@ -953,6 +1010,11 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
             p->tp, p->sp ? "+SP" : "", cpd, p->pp, p->schedule == CS_SCHED_GPIPE ? "GPipe" : vi, p->dp,
             cs_gen_ranks(p), p->micro_batch, p->global_batch, cs_gen_micro_batches(p), rn[p->recompute], p->zero,
             p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
+    if (p->async_tp || p->grad_acc_fusion)
+        fprintf(f, "  megatron   %s%s%s\n", p->async_tp ? "TP reduction of the input gradient overlapped with the weight "
+                                                       "gradient (async)" : "",
+                p->async_tp && p->grad_acc_fusion ? "; " : "",
+                p->grad_acc_fusion ? "gradient accumulation fused into the weight-gradient GEMMs (fp32 gradients)" : "");
     if (p->nlayout) {
         char lay[512];
         cs_gen_layout_format(p, lay, sizeof lay);

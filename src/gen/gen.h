@@ -173,6 +173,17 @@ typedef struct cs_gen_plan {
     uint64_t bucket_params;  /* DP gradient bucket, parameters (default 40M) */
     int no_grad_overlap;     /* 1: gradients reduced after the last backward, not during it (ZeRO <= 1) */
     int offload_opt;         /* 1: the optimizer state lives in remote memory (MEM_LOAD/STORE at the step) */
+    /* Megatron-LM's backward of a column-parallel linear layer (QKV, the
+     * MLP's first layer), transformers only (docs/generator.md, "Megatron-LM
+     * versions"): async_tp -- the TP all-reduce of the input gradient (the
+     * reduce-scatter with SP) runs while the weight-gradient GEMM computes
+     * (--async-tensor-model-parallel-allreduce; Megatron-LM's default from
+     * 2022-02); grad_acc_fusion -- every linear layer's weight-gradient GEMM
+     * adds into an fp32 main_grad, so no accumulation kernel runs for the
+     * matrices and the gradients are fp32 (--gradient-accumulation-fusion;
+     * from 2022-02, with fp32 accumulation). */
+    int async_tp;
+    int grad_acc_fusion;
     /* Data-parallel sharding as the frameworks name it (docs/generator.md):
      * Megatron-LM's --use-distributed-optimizer (zero 1 with fp32 gradients:
      * 4-byte reduce-scatters, 6 + 12/dp bytes per parameter), or a PyTorch

@@ -40,7 +40,8 @@ uint32_t cs_gen_group_of(const cs_gen_plan *p, int kind, const uint32_t c[CS_GEN
 double cs_gen_dp_ranks(const cs_gen_plan *p);
 double cs_gen_edp_ranks(const cs_gen_plan *p);
 /* Bytes of one gradient element on the wire and in memory: 4 (fp32) with
- * Megatron's distributed optimizer, else 2. */
+ * Megatron's distributed optimizer, its gradient-accumulation fusion or
+ * FSDP's fp32 reduce dtype, else 2. */
 double cs_gen_grad_bytes(const cs_gen_plan *p);
 /* 1 when the step all-gathers parameters before the layers run (ZeRO-3,
  * FSDP FULL_SHARD and SHARD_GRAD_OP). */
@@ -166,6 +167,16 @@ uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, 
  * gradient into the accumulation buffer (megatron/model/distributed.py,
  * the DDP hook param.main_grad.add_(param.grad.data)): read 2 + 2, write 2. */
 #define CS_GEN_GRAD_ACC_BYTES_PER_PARAM 6.0
+/* With Megatron-LM's gradient-accumulation fusion (plan.grad_acc_fusion) the
+ * accumulation buffer is fp32 (megatron/arguments.py: the fusion needs
+ * accumulate_allreduce_grads_in_fp32).  The linear layers' weight-gradient
+ * GEMMs add into it (fused_weight_gradient_dense, wgrad_gemm_accum_fp32: no
+ * kernel of their own); the other parameters (norms, biases, the embedding
+ * table) still go through the hook: read 4 + 2, write 4.  The optimizer's
+ * copy of the fp16 gradients into fp32 (2 + 4 of its 54 bytes) is then a
+ * no-op (main_grad.float() of an fp32 tensor). */
+#define CS_GEN_GRAD_ACC_FP32_BYTES_PER_PARAM 10.0
+#define CS_GEN_OPT_GRAD_COPY_BYTES_PER_PARAM 6.0
 /* Cross entropy over the vocabulary (megatron/model/gpt_model.py:
  * vocab_parallel_cross_entropy(output.float(), labels);
  * megatron/mpu/cross_entropy.py), HBM bytes per logit of the rank:

@@ -33,7 +33,7 @@ uint32_t cs_gen_cp(const cs_gen_plan *p) { return p->cp ? p->cp : 1; }
 uint32_t cs_gen_vst(const cs_gen_plan *p) { return p->vstages ? p->vstages : 1; }
 
 /* fp32 gradients: Megatron's distributed optimizer, FSDP with reduce_dtype fp32 */
-double cs_gen_grad_bytes(const cs_gen_plan *p) { return p->dist_opt || p->fsdp_fp32_grads ? 4 : 2; }
+double cs_gen_grad_bytes(const cs_gen_plan *p) { return p->dist_opt || p->fsdp_fp32_grads || p->grad_acc_fusion ? 4 : 2; }
 int cs_gen_hsdp(const cs_gen_plan *p) {
     return p->fsdp_strategy == CS_FSDP_HYBRID_SHARD || p->fsdp_strategy == CS_FSDP_HYBRID_SHARD_ZERO2;
 }
@@ -239,6 +239,14 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
     if (p->dist_opt && (p->zero > 1 || p->fsdp_strategy))
         return CS_ERR(err, CS_EINVAL, "plan.use-distributed-optimizer: Megatron-LM's distributed optimizer shards the "
                       "optimizer state (ZeRO-1); expected plan.zero 0 or 1 and no plan.fsdp-sharding-strategy, got zero %d",
+                      p->zero);
+    if ((p->async_tp || p->grad_acc_fusion) && !fam->interleaving)
+        return CS_ERR(err, CS_EINVAL, "plan.%s: Megatron-LM's linear layers are modelled for transformers; %s is a %s",
+                      p->async_tp ? "async-tensor-model-parallel-allreduce" : "gradient-accumulation-fusion", m->name,
+                      fam->name);
+    if (p->grad_acc_fusion && (p->zero > 1 || p->fsdp_strategy))
+        return CS_ERR(err, CS_EINVAL, "plan.gradient-accumulation-fusion: Megatron-LM's fusion adds into its own fp32 "
+                      "gradient buffer; expected plan.zero 0 or 1 and no plan.fsdp-sharding-strategy, got zero %d",
                       p->zero);
     if (p->fsdp_strategy) {
         static const char *nm[] = {"", "FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "_HYBRID_SHARD_ZERO2"};

@@ -58,6 +58,8 @@ static json_t *plan_json(const cs_result *r) {
     json_object_set_new(j, "zero", json_integer(p->zero));
     json_object_set_new(j, "flash_attention", json_boolean(p->flash));
     json_object_set_new(j, "offload_optimizer", json_boolean(p->offload_opt));
+    json_object_set_new(j, "async_tensor_model_parallel_allreduce", json_boolean(p->async_tp));
+    json_object_set_new(j, "gradient_accumulation_fusion", json_boolean(p->grad_acc_fusion));
     char pl[64];
     cs_gen_placement_format(p, pl, sizeof pl);
     json_object_set_new(j, "placement", json_string(pl));

@@ -36,7 +36,7 @@ typedef struct cs_plan_params {
     int hsdp_shard;
     double kernel_overhead_us;
     char *placement, *layout;
-    bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt, dist_opt, fsdp_no_sync;
+    bool sp, flash, fsdp, no_grad_overlap, no_memory_check, offload_opt, dist_opt, fsdp_no_sync, async_tp, ga_fusion;
 } cs_plan_params;
 
 /* ingest.*: the input pipeline of a generated plan (gen/ingest.c) */

@@ -376,6 +376,8 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
             p->zero = p->fsdp_strategy == CS_FSDP_SHARD_GRAD_OP || p->fsdp_strategy == CS_FSDP_HYBRID_SHARD_ZERO2 ? 2 : 3;
         if (p->dist_opt && !o.zero) p->zero = 1;
         p->no_grad_overlap = o.no_grad_overlap;
+        p->async_tp = o.async_tp;
+        p->grad_acc_fusion = o.ga_fusion;
         p->offload_opt = o.offload_opt;
         p->vstages = (uint32_t)o.vstages;
     }
