@@ -10,6 +10,14 @@
 # and interleaved with three model chunks per stage; 1T: PP 64, batch 512,
 # micro-batch 1, not interleaved.  A100 80 GB in DGX A100 nodes (NVLink3
 # 300 GB/s per GPU inside, 8 x 200 Gb/s HDR InfiniBand per node).
+# Megatron-LM as of the paper's code (sequence parallelism landed on
+# 2022-04-28, cfd2e21607): the asynchronous TP reduction of the backward was
+# its default since 2022-02-13 (83b1e42f30), and its sequence-parallel code
+# always overlaps the reduce-scatter, so every row runs with
+# --async-tensor-model-parallel-allreduce; NVIDIA's scripts of the time train
+# in fp16 (examples/pretrain_gpt3_175B.sh, examples/sc21/CONFIG.sh), where
+# that code turns the gradient-accumulation fusion off (it needs fp32
+# accumulation), so no --gradient-accumulation-fusion (docs/validation.md).
 # Prints the simulated iteration time next to the published one, and the
 # mean absolute error when every row ran (docs/validation.md).
 # The collective model is the generator's default (nccl, docs/generator.md);
@@ -44,7 +52,8 @@ echo "$ROWS" | while read -r name preset pp v mb batch full sel; do
         else want=$sel; flags="--sp --recompute selective"; label="SP + selective"; fi
         # shellcheck disable=SC2086
         "$BIN" train --model "$preset" --device A100-80GB --tp 8 $extra --micro-batch "$mb" --global-batch "$batch" \
-            $flags $MODEL_SET --network-configuration="$TMP/net.yml" --json "$TMP/r.json" --quiet
+            $flags --async-tensor-model-parallel-allreduce $MODEL_SET --network-configuration="$TMP/net.yml" \
+            --json "$TMP/r.json" --quiet
         python3 - "$TMP/r.json" "$name" "$label" "$want" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
