@@ -44,10 +44,13 @@
 #            system (nccl model, per-communicator queues) class mode runs;
 #            with shared queues it stops on all three (the full run itself is
 #            not symmetric there: docs/performance.md, "FSDP with
-#            interleaving") and each case fails fast and prints why
+#            interleaving") and each case fails fast and prints why; on
+#            networks/dgx_h100_*nodes_nccl.yml (NCCL's bandwidths, what the
+#            nccl model's B stands for; since 2026-11-28)
 #   llama8k-meta-pc, llama16k-meta-pc, llama128k-meta-pc  the same with the
 #            astra collective model and communicator-queues: per-communicator
-#            (the figures measured before nccl became the default)
+#            (the figures measured before nccl became the default), on
+#            networks/dgx_h100_*nodes.yml (the datasheet's links)
 # Each case runs `clustersim train` once under /usr/bin/time.  The cases use
 # the generator's default system (docs/generator.md: the nccl model since
 # 2026-11-27) unless they say otherwise; CS_TRAIN_ARGS adds options to every
@@ -105,11 +108,14 @@ for c in $CASES; do
               --fsdp-sharding-strategy SHARD_GRAD_OP --fsdp-no-sync --fsdp-reduce-dtype fp32 --micro-batch 1
               --no-memory-check --symmetry require)
         case $c in *-pc) ARGS+=(--set system.collective-model=astra --set system.communicator-queues=per-communicator) ;; esac
+        # the nccl model (default) on NCCL's bandwidths, the astra model (-pc) on the datasheet's
+        NS=_nccl
+        case $c in *-pc) NS= ;; esac
         case $c in
-        llama8k-meta*) ARGS+=(--dp 64 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_1024nodes.yml") ;;
-        llama16k-meta*) ARGS+=(--dp 128 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
+        llama8k-meta*) ARGS+=(--dp 64 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_1024nodes$NS.yml") ;;
+        llama16k-meta*) ARGS+=(--dp 128 --global-batch 2048 --network-configuration="$HERE/networks/dgx_h100_2048nodes$NS.yml") ;;
         *) ARGS+=(--cp 16 --dp 8 --seq 131072 --global-batch 128
-                  --network-configuration="$HERE/networks/dgx_h100_2048nodes.yml") ;;
+                  --network-configuration="$HERE/networks/dgx_h100_2048nodes$NS.yml") ;;
         esac ;;
     *) echo "unknown case $c" >&2; continue ;;
     esac
