@@ -22,7 +22,8 @@
 # mean absolute error when every row ran (docs/validation.md).
 # The collective model is the generator's default (nccl, docs/generator.md);
 # CS_COLLECTIVE_MODEL=astra runs the ASTRA-sim model instead (the table
-# before nccl became the default; docs/validation.md has both).
+# before nccl became the default, but for the asynchronous reduction;
+# docs/validation.md has both).
 #   usage: scripts/validate_korthikanti.sh [model ...]   (models: 22b 175b 530b 1t)
 set -eu
 BIN=${CS_BIN:-build/clustersim}

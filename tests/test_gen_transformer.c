@@ -1907,7 +1907,7 @@ static void test_framework_kernels(void **state) {
  * embedding's 20,578,304 parameters at 10 bytes = 205,783,040 B = 126.154
  * us = 126; the output layer's accumulation is gone: bwd.logits = two GEMMs
  * 2 x 278.443 + the cross entropy 140.618 = 697.503 us = 698; the
- * optimizer 48 (not 54) bytes x 222,015,488 parameters = 6533.07 us = 6533
+ * optimizer 50 (not 54) bytes x 222,015,488 parameters = 6805.28 us = 6805
  * (its tensor_size still 54 per parameter); gradients in memory fp32:
  * 4 x 222,015,488 bytes. */
 typedef struct node_rec {
@@ -1979,7 +1979,7 @@ static void test_megatron_2022(void **state) {
     assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_OK);
     memset(&b, 0, sizeof b);
     assert_int_equal(cs_gen_rank(&m, &p, d, 1, node_capture, &b, NULL, &err), CS_OK);
-    assert_int_equal(b.count, a.count + 2 * 4); /* two wgrad nodes per layer */
+    assert_int_equal(b.count, a.count + 2 * 4 + 1); /* two wgrad nodes per layer, the output layer's */
     assert_true(node_ops(&a) == node_ops(&b));
     for (int l = 0; l < 4; l++) {
         char n1[24], n2[24], n3[24], n4[24];
@@ -1992,6 +1992,7 @@ static void test_megatron_2022(void **state) {
         assert_int_equal(dg->dur, 108);
         assert_int_equal(wg->dur, 108);
         assert_true(dg->ops == 25769803776ull && wg->ops == 25769803776ull);
+        assert_true(dg->size == 33554432ull && wg->size == 33554432ull); /* 2 (sb h + h q + sb q) each */
         assert_int_equal(ar->ctype, CS_COLL_ALL_REDUCE);
         assert_true(ar->ndep == 1 && ar->dep[0] == dg->id);
         assert_true(wg->ndep == 1 && wg->dep[0] == dg->id);
@@ -2006,8 +2007,22 @@ static void test_megatron_2022(void **state) {
         nx = node_named(&b, n4);
         assert_int_equal(wg->dur, 143);
         assert_true(wg->ops == 34359738368ull);
+        /* wgrad 2 (h f + sb h) = 25,165,824 B; the rest of 4 (2 h f + 2 sb h) = 100,663,296 */
+        assert_true(wg->size == 25165824ull && dg->size == 75497472ull);
         assert_true(ar->ndep == 1 && ar->dep[0] == dg->id);
         assert_true(wg->ndep == 1 && wg->dep[0] == dg->id);
+        assert_true(nx->ndep == 2 && node_deps_on(nx, wg->id) && node_deps_on(nx, ar->id));
+    }
+    /* the output layer (column-parallel, V / t = 4000 columns): the cross entropy's backward (14 x
+     * 2048 x 4000 B, 70.309 us) and the dgrad (GEMM 2048 x 4000 x 2048, 139.776 us) = 210.085 us, the
+     * reduction beside the wgrad (139.776 us) and the accumulation (6 x 4000 x 2048 B, 30.132 us) =
+     * 169.908 us; bwd.final_ln after both */
+    {
+        const node_rec *dg = node_named(&b, "bwd.logits"), *ar = node_named(&b, "bwd.logits.ar"),
+                       *wg = node_named(&b, "bwd.logits_wgrad"), *nx = node_named(&b, "bwd.final_ln");
+        assert_int_equal(dg->dur, 210);
+        assert_int_equal(wg->dur, 170);
+        assert_true(ar->ndep == 1 && ar->dep[0] == dg->id && wg->ndep == 1 && wg->dep[0] == dg->id);
         assert_true(nx->ndep == 2 && node_deps_on(nx, wg->id) && node_deps_on(nx, ar->id));
     }
     p.sp = 1;
@@ -2037,15 +2052,28 @@ static void test_megatron_2022(void **state) {
     assert_int_equal(node_named(&b, "bwd.embed.grad_acc")->dur, 126);
     assert_int_equal(node_named(&b, "bwd.logits")->dur, 698);
     assert_int_equal(node_named(&b, "logits")->dur, 660);
-    assert_int_equal(node_named(&b, "optimizer")->dur, 6533);
+    assert_int_equal(node_named(&b, "optimizer")->dur, 6805);
     assert_true(node_named(&b, "optimizer")->size == 54ull * 222015488ull);
     cs_gen_memory mem;
     cs_gen_memory_stage(&m, &p, 0, &mem);
     assert_true(mem.grads == 4.0 * 222015488.0);
     /* refused where Megatron-LM's buffer is not the gradients' home, and for other families */
-    p.zero = 2;
+    for (int z = 2; z <= 3; z++) {
+        p.zero = z;
+        cs_error_clear(&err);
+        assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
+        tu_assert_has(err.msg, "plan.gradient-accumulation-fusion: Megatron-LM's fusion adds into its own fp32");
+    }
+    p.zero = 3;
+    p.dp = 2;
+    p.global_batch = 2;
+    p.fsdp_strategy = CS_FSDP_FULL_SHARD;
+    cs_error_clear(&err);
     assert_int_equal(cs_gen_plan_check(&m, &p, &err), CS_EINVAL);
     tu_assert_has(err.msg, "plan.gradient-accumulation-fusion: Megatron-LM's fusion adds into its own fp32");
+    p.fsdp_strategy = CS_FSDP_NONE;
+    p.dp = 1;
+    p.global_batch = 1;
     p.zero = 0;
     cs_gen_model r50 = *cs_gen_model_preset("resnet50");
     cs_gen_plan q;
@@ -2054,7 +2082,80 @@ static void test_megatron_2022(void **state) {
     cs_error_clear(&err);
     assert_int_equal(cs_gen_plan_check(&r50, &q, &err), CS_EINVAL);
     tu_assert_has(err.msg, "plan.async-tensor-model-parallel-allreduce: Megatron-LM's linear layers are modelled "
-                           "for transformers; resnet50");
+                           "for transformers; model resnet50 is of the resnet50 family");
+}
+
+/* More of Megatron-LM's 2022 backward, the same model with other shapes:
+ * - SwiGLU, TP 2, async: the MLP's first layer is two matrices (gate and
+ *   up, 4096 columns each per rank): its wgrad 2 x 143.104 = 286.208 us =
+ *   286, 2 x 2 x 2048 x 2048 x 4096 = 68,719,476,736 FLOPs.
+ * - MoE (4 experts of ffn 8192, top-2), TP 2, EP 2, async: the QKV splits,
+ *   the experts' backward keeps its blocking all-reduce (ar2 on the chain,
+ *   res1_ln2 after it alone).
+ * - The same MoE with the fusion: the hook keeps the norms' 4h, the QKV's
+ *   and projection's biases 4h, the router's h E = 4h (dense: 12 h =
+ *   24,576, over t = 2) and the experts' biases E (f + h) = 40,960 (over
+ *   ep t = 4): 10 x (12,288 + 10,240) = 225,280 B.
+ * - Llama-style (no biases, RMSNorm, SwiGLU) with the fusion: the hook
+ *   keeps the two norms' 2h = 4,096 parameters, over t: 10 x 4,096 =
+ *   40,960 B at TP 1, 20,480 at TP 2. */
+static void test_megatron_2022_shapes(void **state) {
+    (void)state;
+    cs_gen_model m = small_model();
+    m.u.tf.hidden = 2048;
+    m.u.tf.ffn_hidden = 8192;
+    m.u.tf.seq = 2048;
+    m.u.tf.vocab = 8000;
+    cs_gen_plan p;
+    cs_gen_plan_defaults(&p);
+    p.global_batch = 1;
+    p.tp = 2;
+    p.async_tp = 1;
+    const cs_device *d = cs_device_find("A100-80GB");
+    cs_error err;
+    cs_error_clear(&err);
+    static node_log b;
+    cs_gen_model sw = m;
+    sw.u.tf.swiglu = 1;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&sw, &p, d, 0, node_capture, &b, NULL, &err), CS_OK);
+    assert_int_equal(node_named(&b, "bwd.L1.mlp_wgrad")->dur, 286);
+    assert_true(node_named(&b, "bwd.L1.mlp_wgrad")->ops == 68719476736ull);
+
+    cs_gen_model moe = m;
+    moe.u.tf.experts = 4;
+    moe.u.tf.top_k = 2;
+    p.ep = 2;
+    p.dp = 2;
+    p.global_batch = 2;
+    assert_int_equal(cs_gen_plan_check(&moe, &p, &err), CS_OK);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&moe, &p, d, 0, node_capture, &b, NULL, &err), CS_OK);
+    const node_rec *ar1 = node_named(&b, "bwd.L2.ar1"), *qw = node_named(&b, "bwd.L2.qkv_wgrad");
+    assert_true(ar1->ndep == 1 && qw->ndep == 1 && ar1->dep[0] == qw->dep[0]);
+    const node_rec *ar2 = node_named(&b, "bwd.L2.ar2"), *nx = node_named(&b, "bwd.L2.res1_ln2");
+    assert_true(nx->ndep == 1 && nx->dep[0] == ar2->id); /* blocking */
+    for (int i = 0; i < b.count; i++) assert_null(strstr(b.n[i].name, "mlp_wgrad"));
+    p.async_tp = 0;
+    p.grad_acc_fusion = 1;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&moe, &p, d, 0, node_capture, &b, NULL, &err), CS_OK);
+    assert_true(node_named(&b, "bwd.L2.grad_acc")->size == 225280ull);
+
+    cs_gen_model ll = m;
+    ll.u.tf.bias = 0;
+    ll.u.tf.swiglu = 1;
+    ll.u.tf.tied_embeddings = 0;
+    p.ep = 1;
+    p.dp = 1;
+    p.global_batch = 1;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&ll, &p, d, 0, node_capture, &b, NULL, &err), CS_OK);
+    assert_true(node_named(&b, "bwd.L0.grad_acc")->size == 20480ull);
+    p.tp = 1;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(cs_gen_rank(&ll, &p, d, 0, node_capture, &b, NULL, &err), CS_OK);
+    assert_true(node_named(&b, "bwd.L0.grad_acc")->size == 40960ull);
 }
 
 int main(void) {
@@ -2064,7 +2165,7 @@ int main(void) {
         cmocka_unit_test(test_et_roundtrip),      cmocka_unit_test(test_comm_groups),
         cmocka_unit_test(test_devices_and_models), cmocka_unit_test(test_moe),
         cmocka_unit_test(test_zero_comm),         cmocka_unit_test(test_resnet50), cmocka_unit_test(test_dlrm), cmocka_unit_test(test_placement), cmocka_unit_test(test_interleaved), cmocka_unit_test(test_serving_steps),
-        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_flash_causal), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead), cmocka_unit_test(test_framework_kernels), cmocka_unit_test(test_megatron_2022),
+        cmocka_unit_test(test_context_parallel), cmocka_unit_test(test_grad_no_overlap), cmocka_unit_test(test_flash), cmocka_unit_test(test_flash_causal), cmocka_unit_test(test_cp_placement), cmocka_unit_test(test_layout), cmocka_unit_test(test_sharding_frameworks), cmocka_unit_test(test_hsdp), cmocka_unit_test(test_fsdp_interleaved), cmocka_unit_test(test_kernel_overhead), cmocka_unit_test(test_framework_kernels), cmocka_unit_test(test_megatron_2022), cmocka_unit_test(test_megatron_2022_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -337,8 +337,8 @@ static int rank_emit(const cs_gen_model *m, const cs_gen_plan *p, const cs_devic
         G->last = lid;
     }
     uint64_t id = ++G->next_id;
-    double opt_bytes = CS_GEN_OPT_BYTES_PER_PARAM - (p->offload_opt ? CS_GEN_OPT_STATE_BYTES_PER_PARAM : 0) -
-                       (p->grad_acc_fusion ? CS_GEN_OPT_GRAD_COPY_BYTES_PER_PARAM : 0);
+    double opt_bytes = (p->grad_acc_fusion ? CS_GEN_OPT_FP32_GRAD_BYTES_PER_PARAM : CS_GEN_OPT_BYTES_PER_PARAM) -
+                       (p->offload_opt ? CS_GEN_OPT_STATE_BYTES_PER_PARAM : 0);
     double secs = cs_gen_stream(G, opt_bytes * shard) + p->kernel_overhead_s;
     if (G->cost) {
         cs_gen_costing *C = G->cost;

@@ -18,6 +18,7 @@
 
 #include "core/alloc.h"
 #include "core/checked.h"
+#include "core/invariant.h"
 #include "gen/gen_int.h"
 
 /* Micro-batches x model chunks of a step: at most 2^30 (tags are
@@ -69,14 +70,16 @@ double cs_gen_tx_layer_params(const cs_gen_model *m) {
     return p;
 }
 
-/* The layer's parameters outside its weight matrices (norms, biases), and
- * the experts' share of them: what still goes through the accumulation
- * hook when the weight-gradient GEMMs add into main_grad themselves
+/* The layer's parameters outside its fused weight matrices -- norms,
+ * biases and an MoE router (a plain parameter applied with F.linear in
+ * Megatron-Core, not a fused linear layer) -- and the experts' share of
+ * them: what still goes through the accumulation hook when the linear
+ * layers' weight-gradient GEMMs add into main_grad themselves
  * (plan.grad_acc_fusion). */
 static double layer_vector_params(const cs_gen_model *m) {
-    double h = m->u.tf.hidden, f = m->u.tf.ffn_hidden, b = m->u.tf.bias;
-    double v = (b ? qkv_out(m) + h : 0) + (b ? 4 * h : 2 * h);
-    return v + (m->u.tf.experts ? m->u.tf.experts : 1) * (b ? f + h : 0);
+    double h = m->u.tf.hidden, f = m->u.tf.ffn_hidden, b = m->u.tf.bias, E = m->u.tf.experts;
+    double v = (b ? qkv_out(m) + h : 0) + (b ? 4 * h : 2 * h) + h * E;
+    return v + (E ? E : 1) * (b ? f + h : 0);
 }
 static double layer_expert_vector_params(const cs_gen_model *m) {
     return m->u.tf.experts * (m->u.tf.bias ? (double)m->u.tf.ffn_hidden + m->u.tf.hidden : 0);
@@ -253,18 +256,18 @@ static uint64_t tp_reduce_at(gen *G, const char *name, int chained) {
 static void tp_reduce(gen *G, const char *name) { tp_reduce_at(G, name, 1); }
 /* The backward of a column-parallel layer with plan.async_tp (Megatron-LM's
  * LinearWithGradAccumulationAndAsyncCommunication): the input gradient
- * (dgrad, on the chain), its TP reduction started at once and running off
- * the chain while the weight gradient (wgrad) computes, and the next node
- * waiting for both. */
-static void tp_async_bwd(gen *G, uint32_t l, const char *lin, const char *coll, double dflops, double dbytes,
-                         double dsecs, double wflops, double wbytes, double wsecs) {
-    char nm[64];
-    snprintf(nm, sizeof nm, "bwd.L%u.%s", l, lin);
-    cs_gen_comp(G->c, nm, dflops, dbytes, dsecs);
-    snprintf(nm, sizeof nm, "bwd.L%u.%s", l, coll);
-    uint64_t id = tp_reduce_at(G, nm, 0);
-    snprintf(nm, sizeof nm, "bwd.L%u.%s_wgrad", l, lin);
+ * (dgrad, node `lin`, on the chain), its TP reduction (`coll`) started at
+ * once and running off the chain while the weight gradient (`lin`_wgrad)
+ * computes, and the next chained node waiting for both.  `lin` is the
+ * node's name without "_wgrad" (a layer's "bwd.L<k>.qkv", "bwd.logits"). */
+static void tp_async_bwd(gen *G, const char *lin, const char *coll, double dflops, double dbytes, double dsecs,
+                         double wflops, double wbytes, double wsecs) {
+    char nm[80];
+    cs_gen_comp(G->c, lin, dflops, dbytes, dsecs); /* (takes every pending need) */
+    uint64_t id = tp_reduce_at(G, coll, 0);
+    snprintf(nm, sizeof nm, "%.64s_wgrad", lin);
     cs_gen_comp(G->c, nm, wflops, wbytes, wsecs);
+    CS_ALWAYS(G->c->nneed == 0, "generator: %s: %zu dependencies pending after a chained node", nm, G->c->nneed);
     G->c->need[G->c->nneed++] = id;
 }
 /* The MLP's all-reduce: a serving step's may carry fewer bytes per token (plan.mlp-reduce-bytes-per-token). */
@@ -607,11 +610,12 @@ static void layer_bwd(gen *G, uint32_t l) {
     cs_gen_comp(G->c, nm, 0, 10 * G->sl * G->h, cs_gen_stream(G->c, 10 * G->sl * G->h));
     snprintf(nm, sizeof nm, "bwd.L%u.ag2", l);
     tp_gather(G, nm);
-    /* plan.async_tp: the dense MLP's first layer(s) and the QKV projection
+    /* plan.async_tp: the QKV projection and the dense MLP's first layer(s)
      * split into dgrad and wgrad around their TP reduction (tp_async_bwd);
      * the wgrad GEMM is the forward's shape (the backward is counted as
-     * twice the forward, dgrad and wgrad alike) */
-    int async = G->p->async_tp && G->p->tp > 1 && !G->m->u.tf.experts;
+     * twice the forward, dgrad and wgrad alike).  MoE layers keep the
+     * blocking reduction after their experts' backward (moe_bwd). */
+    int async = G->p->async_tp && G->p->tp > 1, async_mlp = async && !G->m->u.tf.experts;
     if (G->m->u.tf.experts) {
         moe_bwd(G, l);
     } else {
@@ -619,14 +623,16 @@ static void layer_bwd(gen *G, uint32_t l) {
         double g1 = cs_gen_gemm(G->c, G->sb, f, G->h);
         double tm = 2 * (mm * g1 + cs_gen_gemm(G->c, G->sb, G->h, f)) + cs_gen_stream(G->c, 2 * (mm == 2 ? 6 : 4) * G->sb * f);
         double fl = 2 * 2 * G->sb * G->h * f * (mm + 1), by = 2 * 2 * ((mm + 1) * G->h * f + 2 * G->sb * G->h);
-        if (async) {
+        if (async_mlp) {
             double wf = 2 * G->sb * G->h * f * mm, wb = 2 * (mm * G->h * f + G->sb * G->h);
-            tp_async_bwd(G, l, "mlp", "ar2", fl - wf, by - wb, tm - mm * g1, wf, wb, mm * g1);
+            char n2[64];
+            snprintf(n2, sizeof n2, "bwd.L%u.ar2", l);
+            tp_async_bwd(G, nm, n2, fl - wf, by - wb, tm - mm * g1, wf, wb, mm * g1);
         } else {
             cs_gen_comp(G->c, nm, fl, by, tm);
         }
     }
-    if (!async) {
+    if (!async_mlp) {
         snprintf(nm, sizeof nm, "bwd.L%u.ar2", l);
         tp_reduce(G, nm);
     }
@@ -646,7 +652,10 @@ static void layer_bwd(gen *G, uint32_t l) {
     if (async) {
         double gq = cs_gen_gemm(G->c, G->sb, q, G->h), fq = 2 * G->sb * G->h * q;
         double bq = 2 * (G->sb * G->h + G->h * q + G->sb * q);
-        tp_async_bwd(G, l, "qkv", "ar1", fq, bq, gq, fq, bq, gq);
+        char n1[64], n2[64];
+        snprintf(n1, sizeof n1, "bwd.L%u.qkv", l);
+        snprintf(n2, sizeof n2, "bwd.L%u.ar1", l);
+        tp_async_bwd(G, n1, n2, fq, bq, gq, fq, bq, gq);
     } else {
         snprintf(nm, sizeof nm, "bwd.L%u.qkv", l);
         cs_gen_comp(G->c, nm, 2 * 2 * G->sb * G->h * q, 2 * 2 * (G->sb * G->h + G->h * q + G->sb * q),
@@ -745,9 +754,18 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
          * layer's weight gradient added into the accumulation buffer (tied or not: V h / t) */
         double xe = CS_GEN_XENT_BWD_BYTES_PER_LOGIT * G->sb * v;
         double ga = G->p->grad_acc_fusion ? 0 : CS_GEN_GRAD_ACC_BYTES_PER_PARAM * v * G->h; /* fused: in the GEMM */
-        cs_gen_comp(G->c, "bwd.logits", 2 * 2 * G->sb * G->h * v, 2 * 2 * (G->sb * G->h + G->h * v) + xe + ga,
-             2 * cs_gen_gemm(G->c, G->sb, v, G->h) + cs_gen_stream(G->c, xe + ga));
-        tp_reduce(G, "bwd.logits.ar");
+        double gl = cs_gen_gemm(G->c, G->sb, v, G->h), fl = 2 * G->sb * G->h * v;
+        if (G->p->async_tp && G->p->tp > 1) {
+            /* the output layer is column-parallel too (Megatron-LM's parallel_lm_logits): the cross
+             * entropy's backward and the dgrad, the reduction beside the wgrad and the accumulation */
+            tp_async_bwd(G, "bwd.logits", "bwd.logits.ar", fl, 2 * (G->sb * G->h + G->h * v) + xe,
+                         gl + cs_gen_stream(G->c, xe), fl, 2 * (G->sb * G->h + G->h * v) + ga,
+                         gl + cs_gen_stream(G->c, ga));
+        } else {
+            cs_gen_comp(G->c, "bwd.logits", 2 * fl, 2 * 2 * (G->sb * G->h + G->h * v) + xe + ga,
+                        2 * gl + cs_gen_stream(G->c, xe + ga));
+            tp_reduce(G, "bwd.logits.ar");
+        }
         cs_gen_comp(G->c, "bwd.final_ln", 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
         /* an FSDP unit reduce-scatters what it gathered (with Megatron's
          * copy of a tied embedding); DDP-style buckets the head's own */
@@ -1011,8 +1029,10 @@ static void tx_describe(FILE *f, const cs_gen_model *m, const cs_gen_plan *p) {
             cs_gen_ranks(p), p->micro_batch, p->global_batch, cs_gen_micro_batches(p), rn[p->recompute], p->zero,
             p->flash ? "; flash attention" : "", p->no_grad_overlap ? "; gradients reduced after the backward" : "");
     if (p->async_tp || p->grad_acc_fusion)
-        fprintf(f, "  megatron   %s%s%s\n", p->async_tp ? "TP reduction of the input gradient overlapped with the weight "
-                                                       "gradient (async)" : "",
+        fprintf(f, "  megatron   %s%s%s\n",
+                !p->async_tp ? ""
+                : p->tp > 1  ? "TP reduction of the input gradient overlapped with the weight gradient (async)"
+                             : "async TP reduction: no effect at TP 1",
                 p->async_tp && p->grad_acc_fusion ? "; " : "",
                 p->grad_acc_fusion ? "gradient accumulation fused into the weight-gradient GEMMs (fp32 gradients)" : "");
     if (p->nlayout) {

@@ -171,12 +171,13 @@ uint64_t cs_gen_cpu(cs_gen_ctx *G, const char *name, double bytes, double secs, 
  * accumulation buffer is fp32 (megatron/arguments.py: the fusion needs
  * accumulate_allreduce_grads_in_fp32).  The linear layers' weight-gradient
  * GEMMs add into it (fused_weight_gradient_dense, wgrad_gemm_accum_fp32: no
- * kernel of their own); the other parameters (norms, biases, the embedding
- * table) still go through the hook: read 4 + 2, write 4.  The optimizer's
- * copy of the fp16 gradients into fp32 (2 + 4 of its 54 bytes) is then a
- * no-op (main_grad.float() of an fp32 tensor). */
+ * kernel of their own); the other parameters (norms, biases, an MoE
+ * router, the embedding table) still go through the hook: read 4 + 2,
+ * write 4.  Of the optimizer's 54 bytes, the copy of the fp16 gradients into
+ * fp32 (2 + 4) is then a no-op (main_grad.float() of an fp32 tensor) and
+ * zeroing the buffer writes 4 bytes, not 2: 54 - 6 + 2 = 50. */
 #define CS_GEN_GRAD_ACC_FP32_BYTES_PER_PARAM 10.0
-#define CS_GEN_OPT_GRAD_COPY_BYTES_PER_PARAM 6.0
+#define CS_GEN_OPT_FP32_GRAD_BYTES_PER_PARAM 50.0
 /* Cross entropy over the vocabulary (megatron/model/gpt_model.py:
  * vocab_parallel_cross_entropy(output.float(), labels);
  * megatron/mpu/cross_entropy.py), HBM bytes per logit of the rank:

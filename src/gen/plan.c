@@ -241,13 +241,17 @@ int cs_gen_plan_check(const cs_gen_model *m, const cs_gen_plan *p, cs_error *err
                       "optimizer state (ZeRO-1); expected plan.zero 0 or 1 and no plan.fsdp-sharding-strategy, got zero %d",
                       p->zero);
     if ((p->async_tp || p->grad_acc_fusion) && !fam->interleaving)
-        return CS_ERR(err, CS_EINVAL, "plan.%s: Megatron-LM's linear layers are modelled for transformers; %s is a %s",
+        return CS_ERR(err, CS_EINVAL, "plan.%s: Megatron-LM's linear layers are modelled for transformers; model "
+                      "%s is of the %s family",
                       p->async_tp ? "async-tensor-model-parallel-allreduce" : "gradient-accumulation-fusion", m->name,
                       fam->name);
-    if (p->grad_acc_fusion && (p->zero > 1 || p->fsdp_strategy))
+    if (p->grad_acc_fusion && (p->zero > 1 || p->fsdp_strategy)) {
+        if (p->fsdp_strategy)
+            return CS_ERR(err, CS_EINVAL, "plan.gradient-accumulation-fusion: Megatron-LM's fusion adds into its own "
+                          "fp32 gradient buffer; expected no plan.fsdp-sharding-strategy (PyTorch FSDP keeps its own)");
         return CS_ERR(err, CS_EINVAL, "plan.gradient-accumulation-fusion: Megatron-LM's fusion adds into its own fp32 "
-                      "gradient buffer; expected plan.zero 0 or 1 and no plan.fsdp-sharding-strategy, got zero %d",
-                      p->zero);
+                      "gradient buffer; expected plan.zero 0 or 1, got %d", p->zero);
+    }
     if (p->fsdp_strategy) {
         static const char *nm[] = {"", "FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "_HYBRID_SHARD_ZERO2"};
         if (p->fsdp_strategy < 0 || p->fsdp_strategy > CS_FSDP_HYBRID_SHARD_ZERO2)
