@@ -463,4 +463,55 @@ bad "traffic_class" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"traff
 expect_fail "failed run" "run.backend nope" "$CS_BIN" cluster c1.json --out o5 --set run.backend=nope
 [ -z "$(ls o5)" ] || fail "a failed run left $(ls o5)"
 pass "bad input refused by name; a failed run leaves no results"
+
+# --check: everything the runs load and check, nothing simulated, no file written or removed
+ls -R o1 > o1.before
+"$CS_BIN" cluster c1.json --check --out o1 --json o1/extra.json > rk 2> ek; rc=$?
+[ $rc = 0 ] || fail "--check on a good file: exit $rc: $(cat ek)"
+grep -q "^ok: c1.json: 2 jobs on 4 of the cluster's 4 NPUs (x 2, y 2), backend flow; nothing simulated$" rk ||
+    fail "--check's line: $(cat rk)"
+ls -R o1 | cmp -s - o1.before || fail "--check touched --out's directory: $(ls -R o1)"
+"$CS_BIN" cluster c5.json --check --out ock --json ock.json --quiet > rk5 2> ek5 || fail "--check windows: $(cat ek5)"
+[ ! -e ock ] && [ ! -e ock.json ] && [ ! -s rk5 ] || fail "--check --quiet wrote $(ls -d ock ock.json 2> /dev/null) $(cat rk5)"
+for f in c2.json c9.json c10.json ctc.json; do
+    "$CS_BIN" cluster $f --check > /dev/null 2> ek || fail "--check $f: $(cat ek)"
+done
+pass "--check: a good file (traces, plans, windows, routings, traffic classes) is ok, exit 0, no file written"
+# bad jobs and platforms: exit 1, the file, the job and the field named, as the run would stop (each job alone
+# first); what only a run reached before too (stragglers, the backend's own checks)
+chk() { printf '%s\n' "$2" > bad.json; expect_fail "--check: $1" "$3" "$CS_BIN" cluster bad.json --check --out ockb; }
+chk "placement outside the network" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"placement\": [1, 7]}]}" \
+    "bad.json: job job0: placement: NPU 7 is not in the cluster; expected 0 to 3"
+chk "missing workload" "{$H, \"jobs\": [{\"name\": \"m\", \"workload\": \"nope\", \"npus\": 2}]}" \
+    "bad.json: job m: workload: nope.0.et: workload trace for rank 0 does not exist; on 2 NPUs expected nope.0.et .. nope.1.et"
+chk "missing comm-groups" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2, \"comm-groups\": \"nog.json\"}]}" \
+    "bad.json: job job0: comm-groups: nog.json: cannot open"
+chk "plan npus" "{$H, \"jobs\": [{\"npus\": 3, \"set\": {\"model.name\": \"llama3-8b\", \"plan.dp\": 2, \"plan.recompute\": \"full\"}}]}" \
+    "bad.json: job job0: npus: expected the plan's 2 ranks"
+chk "too many NPUs" "{$H, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}, {\"workload\": \"pp\", \"npus\": 2}, {\"name\": \"z\", \"workload\": \"pp\", \"npus\": 2}]}" \
+    "bad.json: job z: needs 2 NPUs, 0 of the cluster's 4 are free"
+chk "peer outside the job" "{$H, \"jobs\": [{\"workload\": \"far\", \"npus\": 2}]}" \
+    "bad.json: job job0: far.0.et|comm_dst 2 is not a rank of the job"
+# the platform's errors name the cluster file (they named only the key, or only the missing file: the cli fuzz
+# target's cluster --check, fuzz/regress/cli/cluster_*_unnamed*)
+chk "no network" "{\"clustersim-cluster\": 1, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "bad.json: network: expected the network dimensions"
+chk "a missing network file" "{\"clustersim-cluster\": 1, \"network\": \"none.yml\", \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "bad.json:1: network: none.yml: cannot open"
+chk "a missing memory file" "{$H, \"memory\": \"none.json\", \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "bad.json:1: memory: none.json: cannot open"
+chk "unknown backend" "{$H, \"set\": {\"run.backend\": \"nope\"}, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "bad.json: run.backend nope: unknown network backend"
+chk "run.slow-ranks past the cluster" "{$H, \"set\": {\"run.slow-ranks\": \"3:1.5,9:2\"}, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "bad.json: job job0 alone: run.slow-ranks 3:1.5,9:2: ranks 9-9: expected ranks 0 to 3"
+chk "run.slow-nics on analytical" "{$H, \"set\": {\"run.slow-nics\": \"1:0.5\"}, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "bad.json: job job0 alone: run.slow-nics 1:0.5 needs a graph backend"
+chk "dwrr_weights (read when the backend is created)" "{$H, \"set\": {\"run.backend\": \"packet\", \"backend.packet.priorities\": 2, \"backend.packet.dwrr_weights\": \"1,0\"}, \"jobs\": [{\"workload\": \"pp\", \"npus\": 2}]}" \
+    "bad.json: job job0 alone: backend.packet.dwrr_weights: \"1,0\"; expected 2 comma-separated integers 1..1000"
+expect_fail "--check: a window draining a switch the topology lacks" "c5bad.json: 1 jobs with window drain:|77" \
+    "$CS_BIN" cluster c5bad.json --check
+expect_fail "--check: a traffic class the backend lacks" "ctc1.json: job y alone: rank 1: traffic class 1; expected below backend.packet.priorities (1)" \
+    "$CS_BIN" cluster ctc1.json --check
+[ ! -e ockb ] || fail "a refused --check wrote ockb"
+"$CS_BIN" cluster c1.json --check=1 > /dev/null 2> eu; [ $? = 2 ] && grep -q "takes no value" eu || fail "--check=1: $(cat eu)"
 finish

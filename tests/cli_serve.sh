@@ -238,4 +238,20 @@ expect_fail "a refused serve over earlier results" "does not fit in memory" \
     "$CS_BIN" serve "${S[@]}" --batch 100000 --prompt-tokens 1000000 --output-tokens 24 --out stale --json stale.json
 [ -z "$(ls -A stale)" ] && [ ! -e stale.json ] && pass "a refused serve leaves no earlier results in --out or --json" \
     || fail "stale results: $(ls stale)"
+# --check: the keys, the plan and its memory, the prefill step's run checked; nothing simulated, nothing
+# written, an earlier run's results kept
+S1=(--model tiny.json --device H100-SXM --tp 2 --network-configuration=n2.yml --set system.collective-model=astra)
+ls -R one > one.before
+"$CS_BIN" serve "${S1[@]}" --batch 8 --prompt-tokens 1000 --output-tokens 24 --check --out one --json one/x.json \
+    > ck 2> eck || fail "serve --check: $(cat eck)"
+grep -q "^ok: tiny on 2 x H100-SXM: TP 2 x PP 1 x DP 1, batch 8 requests (8 per DP rank), prompt 1000, output 24 tokens, 0.65 of 80.00 GB HBM per GPU; nothing simulated$" ck \
+    && ls -R one | cmp -s - one.before && pass "serve --check: ok line with the plan and its memory, no file written or removed" \
+    || fail "serve --check: $(cat ck) $(ls -R one)"
+expect_fail "serve --check: a KV cache beyond HBM" "does not fit in memory" \
+    "$CS_BIN" serve "${S1[@]}" --batch 100000 --prompt-tokens 1000000 --check
+expect_fail "serve --check: run.slow-ranks past the ranks" "serve: the prefill step: run.slow-ranks 5:2: ranks 5-5: expected ranks 0 to 1" \
+    "$CS_BIN" serve "${S1[@]}" --check --set run.slow-ranks=5:2
+expect_fail "serve --check: dwrr_weights (read when the backend is created)" \
+    "serve: the prefill step: backend.packet.dwrr_weights: \"0\"; expected 1 comma-separated integers 1..1000" \
+    "$CS_BIN" serve "${S1[@]}" --check --set run.backend=packet --set backend.packet.dwrr_weights=0
 finish

@@ -108,4 +108,9 @@ expect_fail "slow-nics factor" "run.slow-nics 0:2: expected RANK[-RANK]:FACTOR,.
     "$CS_BIN" "${F[@]}" --set run.slow-nics=0:2
 expect_fail "attribution without stragglers" "run.attribute-stragglers: no stragglers to attribute" \
     "$CS_BIN" "${R[@]}" --set run.attribute-stragglers=true
+# an empty spec was taken for "nobody slowed" (fuzz_flag_strings' finding, fuzz/regress/flag_strings)
+expect_fail "slow-ranks: empty" "run.slow-ranks \"\": expected RANK[-RANK]:FACTOR,..." \
+    "$CS_BIN" "${R[@]}" --set run.slow-ranks=
+expect_fail "slow-nics: empty" "run.slow-nics \"\": expected RANK[-RANK]:FACTOR,... with FACTOR in (0, 1]" \
+    "$CS_BIN" "${F[@]}" --set run.slow-nics=
 finish

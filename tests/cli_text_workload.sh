@@ -126,7 +126,7 @@ cat > cluster.json <<'J'
 {"clustersim-cluster": 1, "network": "net4.yml", "system": "sys.json",
  "jobs": [ {"name": "a", "workload": "b.txt", "npus": 4} ]}
 J
-expect_fail "a text workload as a cluster job is refused by name" "job a: b.txt: an ASTRA-sim 1.0 / SimAI text workload|expected Chakra traces" \
+expect_fail "a text workload as a cluster job is refused by name" "job a: workload: b.txt: an ASTRA-sim 1.0 / SimAI text workload|expected Chakra traces" \
     "$CS_BIN" cluster cluster.json --out cl.out
 expect_fail "inspect names a text workload" "b.txt: an ASTRA-sim 1.0 / SimAI text workload; inspect reads Chakra traces" \
     "$CS_BIN" inspect b.txt

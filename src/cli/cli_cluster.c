@@ -2,6 +2,7 @@
  * cli_cluster.c -- `clustersim cluster FILE`: several jobs on one cluster
  * (src/scenario/cluster.h; docs/cluster.md).
  */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,14 +30,45 @@ static void cluster_usage(FILE *f) {
           "  --network-configuration=FILE, --system-configuration=FILE, --topology=FILE, --backend NAME,\n"
           "  --astra-binary NAME (ASTRA-sim's binary name for the backend; docs/astra-compat.md)\n"
           "  --seeds N          every run with N ECMP-hash and jitter seeds: means with 95 % intervals (1..1000)\n"
+          "  --check            load and check everything the runs use -- the platform, each job's traces or plan\n"
+          "                     (generated), placements, operations, windows, routings, the backend and its options\n"
+          "                     -- then print one line (ok: jobs, NPUs, backend) and stop: nothing simulated, no\n"
+          "                     file written (--out and --json are not touched); exit 0, or 1 with the error\n"
           "  --progress         say which run is going (each job alone, then together)\n"
-          "  --quiet, --help\n",
+          "  --quiet, --help    (--quiet: no report, and with --check no ok line)\n",
           f);
+}
+
+/* --check: what the runs would load and check, one line, no file (frees c). */
+static int cluster_check(cs_cluster *c, int progress, int quiet) {
+    cs_error err;
+    cs_error_clear(&err);
+    cs_cli_stop st;
+    cs_run_hooks hooks;
+    memset(&hooks, 0, sizeof hooks);
+    hooks.progress = progress;
+    hooks.stop = cs_cli_stop_begin(&st);
+    int r = cs_cluster_check(c, &hooks, &err);
+    int sig = (int)*hooks.stop;
+    cs_cli_stop_end(&st);
+    if (r == CS_OK && !quiet) {
+        printf("ok: %s: %zu job%s on %" PRIu64 " of the cluster's %" PRIu64 " NPUs (", c->path, c->njobs,
+               c->njobs == 1 ? "" : "s", c->allocated, c->npus);
+        for (size_t j = 0; j < c->njobs && j < 8; j++)
+            printf("%s%s %u", j ? ", " : "", c->jobs[j].name, c->jobs[j].npus);
+        printf("%s), backend %s", c->njobs > 8 ? ", ..." : "", c->backend);
+        if (c->nwindows) printf(", %zu window%s", c->nwindows, c->nwindows == 1 ? "" : "s");
+        if (c->nroutings) printf(", %zu routing%s", c->nroutings, c->nroutings == 1 ? "" : "s");
+        if (c->seeds > 1) printf(", %u seeds", c->seeds);
+        printf("; nothing simulated\n");
+    }
+    cs_cluster_free(c);
+    return cs_cli_exit(r, &err, sig, "; nothing checked after it");
 }
 
 int cs_cli_cluster(int argc, char **argv) {
     const char *file = NULL, *out = NULL, *json = NULL;
-    int quiet = 0, progress = 0, rc = 0;
+    int quiet = 0, progress = 0, check = 0, rc = 0;
     /* the file first: the flags edit its platform */
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -45,7 +77,8 @@ int cs_cli_cluster(int argc, char **argv) {
         }
         if (argv[i][0] != '-' && !file && (i == 0 || argv[i - 1][0] != '-' || strchr(argv[i - 1], '=') ||
                                            strcmp(argv[i - 1], "--quiet") == 0 ||
-                                           strcmp(argv[i - 1], "--progress") == 0))
+                                           strcmp(argv[i - 1], "--progress") == 0 ||
+                                           strcmp(argv[i - 1], "--check") == 0))
             file = argv[i];
     }
     if (!file) {
@@ -64,7 +97,7 @@ int cs_cli_cluster(int argc, char **argv) {
         const char *a = argv[i], *val;
         if (a == file) continue;
         cs_cli_split_flag(a, name, sizeof name, &val);
-        int flagonly = strcmp(name, "--quiet") == 0 || strcmp(name, "--progress") == 0;
+        int flagonly = strcmp(name, "--quiet") == 0 || strcmp(name, "--progress") == 0 || strcmp(name, "--check") == 0;
         if (a[0] != '-' || !a[1]) {
             fprintf(stderr, "clustersim cluster: unexpected argument \"%s\" (see --help)\n", a);
             rc = 2;
@@ -75,7 +108,7 @@ int cs_cli_cluster(int argc, char **argv) {
             rc = 2;
             break;
         }
-        static const char *const known[] = {"--quiet", "--progress", "--out", "--json", "--set", "--seeds",
+        static const char *const known[] = {"--quiet", "--progress", "--check", "--out", "--json", "--set", "--seeds",
                                             "--network-configuration", "--system-configuration", "--topology",
                                             "--backend", "--astra-binary"};
         if (cs_str_index(name, known, sizeof known / sizeof *known) < 0) {
@@ -88,6 +121,7 @@ int cs_cli_cluster(int argc, char **argv) {
         if (pf >= 0) rc = pf;
         else if (strcmp(name, "--quiet") == 0) quiet = 1;
         else if (strcmp(name, "--progress") == 0) progress = 1;
+        else if (strcmp(name, "--check") == 0) check = 1;
         else if (strcmp(name, "--out") == 0) out = val;
         else if (strcmp(name, "--json") == 0) json = val;
         else if (strcmp(name, "--seeds") == 0) {
@@ -114,6 +148,7 @@ int cs_cli_cluster(int argc, char **argv) {
         cs_cluster_free(c);
         return rc;
     }
+    if (check) return cluster_check(c, progress, quiet);
     if (out) cs_cluster_out_remove(out); /* a failed run leaves no earlier results behind */
     if (json) cs_remove_output(json);
     cs_cli_stop st;

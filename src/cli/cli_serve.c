@@ -34,7 +34,11 @@ static void serve_usage(FILE *f) {
           "outputs:\n"
           "  --json FILE           the summary (times in ns and ps, throughput per second)\n"
           "  --out DIR             DIR/summary.json, requests.csv, decode_steps.csv\n"
-          "  --quiet, --no-progress, --help\n",
+          "  --check               load and check everything the steps use -- the keys, the plan and its memory,\n"
+          "                        the network, topology, system, backend and its options -- then print one line\n"
+          "                        (ok: the plan, its memory) and stop: nothing simulated, no file written or\n"
+          "                        removed; exit 0, or 1 with the error\n"
+          "  --quiet, --no-progress, --help   (--quiet: no report, and with --check no ok line)\n",
           f);
 }
 
@@ -78,7 +82,8 @@ int cs_cli_serve(int argc, char **argv) {
         const char *a = argv[i], *val;
         cs_cli_split_flag(a, name, sizeof name, &val);
         int flagonly = strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "--quiet") == 0 ||
-                       strcmp(name, "--no-progress") == 0 || strcmp(name, "--flash-attention") == 0;
+                       strcmp(name, "--no-progress") == 0 || strcmp(name, "--flash-attention") == 0 ||
+                       strcmp(name, "--check") == 0;
         if (a[0] != '-' || !a[1]) {
             fprintf(stderr, "clustersim serve: unexpected argument \"%s\" (see --help)\n", a);
             rc = 2;
@@ -109,6 +114,8 @@ int cs_cli_serve(int argc, char **argv) {
             o.report = NULL;
         } else if (strcmp(name, "--no-progress") == 0) {
             o.progress = 0;
+        } else if (strcmp(name, "--check") == 0) {
+            o.check = 1;
         } else {
             fprintf(stderr, "clustersim serve: unknown option %s (see clustersim serve --help)\n", a);
             rc = 2;

@@ -123,6 +123,7 @@
  * flows.csv rows, the router, and the product of the dimensions when no
  * topology was given.  The topology is borrowed.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -415,25 +416,32 @@ static void pkt_destroy(void *state);
  * weight x wire MTU bytes per round. */
 static int parse_weights(pkt_state *s, cs_error *err) {
     uint64_t wmtu = (uint64_t)s->o.mtu + (uint64_t)s->o.overhead;
-    for (uint32_t c = 0; c < PKT_MAXPRIO; c++) s->quantum[c] = (int64_t)wmtu;
-    const char *w = s->o.dwrr_weights;
-    if (!w) return CS_OK;
+    uint32_t w[PKT_MAXPRIO];
+    int rc = cs_packet_parse_weights(s->o.dwrr_weights, s->npri, w, err);
+    if (rc) return rc;
+    for (uint32_t c = 0; c < PKT_MAXPRIO; c++) s->quantum[c] = (int64_t)(c < s->npri ? w[c] : 1) * (int64_t)wmtu;
+    return CS_OK;
+}
+
+int cs_packet_parse_weights(const char *spec, uint32_t nclasses, uint32_t *w, cs_error *err) {
+    for (uint32_t c = 0; c < nclasses; c++) w[c] = 1;
+    if (!spec) return CS_OK;
     uint32_t c = 0;
-    for (const char *q = w;;) {
+    for (const char *q = spec;;) {
         char *end;
         long v = strtol(q, &end, 10);
-        if (end == q || v < 1 || v > 1000 || c >= s->npri || (*end && *end != ','))
+        if (end == q || v < 1 || v > 1000 || c >= nclasses || (*end && *end != ','))
             return CS_ERR(err, CS_EINVAL,
                           "backend.packet.dwrr_weights: \"%s\"; expected %u comma-separated integers 1..1000 (one "
-                          "per class of backend.packet.priorities)", w, s->npri);
-        s->quantum[c++] = (int64_t)v * (int64_t)wmtu;
+                          "per class of backend.packet.priorities)", spec, nclasses);
+        w[c++] = (uint32_t)v;
         if (!*end) break;
         q = end + 1;
     }
-    if (c != s->npri)
+    if (c != nclasses)
         return CS_ERR(err, CS_EINVAL,
                       "backend.packet.dwrr_weights: \"%s\" gives %u weights; expected %u (one per class of "
-                      "backend.packet.priorities)", w, c, s->npri);
+                      "backend.packet.priorities)", spec, c, nclasses);
     return CS_OK;
 }
 
@@ -594,6 +602,12 @@ static int pkt_create(const cs_net_env *env, void **state, cs_error *err) {
                     s->npri);
         goto fail;
     }
+    for (uint64_t r = 0; s->o.priority_of == PKT_PRIO_TCLASS && env->rank_tclass && r < env->cfg->total_npus; r++)
+        if (env->rank_tclass[r] >= s->npri) { /* (checked here, not at the rank's first message) */
+            rc = CS_ERR(err, CS_EINVAL, "rank %" PRIu64 ": traffic class %u; expected below backend.packet.priorities "
+                        "(%u)", r, env->rank_tclass[r], s->npri);
+            goto fail;
+        }
     if ((rc = parse_weights(s, err))) goto fail;
     s->ports_mem = cs_calloc(1, (size_t)nl * sizeof *s->ports + 63); /* the array on a cache line */
     s->ports = (port *)(((uintptr_t)s->ports_mem + 63) & ~(uintptr_t)63);

@@ -55,4 +55,9 @@ int cs_packet_queue_bytes(const cs_net *net, uint32_t link, uint64_t *out);
  * so far: 1, else 0 (not the packet backend, no such link or class). */
 int cs_packet_class_paused(const cs_net *net, uint32_t link, uint32_t cls, cs_time *out);
 
+/* backend.packet.dwrr_weights ("w0,w1,...": one integer 1..1000 per traffic class, nclasses of them)
+ * into w[0 .. nclasses); spec NULL: every weight 1.  A refusal is CS_EINVAL, its message starting with
+ * "backend.packet.dwrr_weights: ".  (The backend reads it when it is created: packet.c.) */
+int cs_packet_parse_weights(const char *spec, uint32_t nclasses, uint32_t *w, cs_error *err);
+
 #endif

@@ -252,6 +252,9 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             char *p = cs_path_near(path, json_string_value(v));
             rc = cs_scenario_load_file(c->sc, p, err);
             cs_free(p);
+            /* (the file's own message named neither the cluster file nor the key: the cli fuzz target's
+             * cluster --check, fuzz/regress/cli) */
+            if (rc) cs_error_prefix(err, "%s:%d: scenario: ", path, cs_jdoc_key_line(&doc, "scenario"));
         }
     }
     /* the platform's files, as run's flags give them (--network-configuration, ...) */
@@ -265,6 +268,7 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err) {
             char *p = cs_path_near(path, json_string_value(v));
             rc = cs_scenario_load_kind(c->sc, kinds[q], p, err);
             cs_free(p);
+            if (rc) cs_error_prefix(err, "%s:%d: %s: ", path, cs_jdoc_key_line(&doc, kinds[q]), kinds[q]);
         }
     }
     if (rc == CS_OK && (v = json_object_get(root, "set"))) {
@@ -630,9 +634,11 @@ static int job_load(cs_cluster *c, cs_cluster_job *j, const cs_run_params *ro, c
     if (j->workload) {
         cs_graph_options go = {ro->ignore_ctrl_deps, ro->allow_missing_data_deps, stop};
         rc = cs_workload_load(j->workload, j->npus, &go, &js->w, err);
+        if (rc) cs_error_prefix(err, "workload: ");
         if (rc == CS_OK && j->comm_groups) {
             rc = cs_comm_groups_load(j->comm_groups, &js->g, err);
             if (rc == CS_OK) rc = cs_comm_groups_validate(&js->g, j->npus, err);
+            if (rc) cs_error_prefix(err, "comm-groups: ");
         }
     } else {
         *plan = 1;
@@ -845,7 +851,8 @@ static int compose(const cs_cluster *c, const job_src *js, const cs_comm_groups 
             cs_graph_job gj = {.rank_map = j->npu, .nranks = j->npus, .pg_map = pg, .iterations = j->iterations,
                                .span = s->span, .label = label};
             cs_graph *out = NULL;
-            if (rc == CS_OK) rc = cs_graph_for_job(src, &gj, &out, err);
+            if (rc == CS_OK && (rc = cs_graph_for_job(src, &gj, &out, err)) != CS_OK)
+                cs_error_prefix(err, "%s: ", c->path); /* (the label names the job and its trace) */
             cs_free(pg);
             if (rc) break;
             CS_GROW(graphs, capg, ng + 1);
@@ -1078,77 +1085,202 @@ static int seeded(cs_scenario *sc, int64_t ecmp, int64_t jitter, cs_error *err) 
     return rc;
 }
 
-int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
-    static const cs_run_hooks no_hooks;
-    if (!hooks) hooks = &no_hooks;
-    cs_network_config net;
-    memset(&net, 0, sizeof net);
-    cs_run_params ro;
-    memset(&ro, 0, sizeof ro);
-    cs_topo *topo = NULL;
-    job_src *js = cs_calloc(c->njobs, sizeof *js);
-    cs_comm_groups cg;
-    memset(&cg, 0, sizeof cg);
-    uint32_t *dom = NULL;
-    int32_t *rank_job = NULL;
-    cs_time *start = NULL;
-    uint8_t *tclass = NULL;
-    uint64_t **bytes = cs_calloc(c->njobs, sizeof *bytes); /* per job, per link, alone */
-    uint32_t nlinks = 0;
-    size_t caplinks = 0;
-    int any_plan = 0;
-    int rc = cs_sc_network(c->sc, &net, err);
-    if (rc == CS_OK) rc = cs_sc_parse_typed(c->sc, SC_RUN, &ro, err);
-    if (rc == CS_OK && net.total_npus > (1u << 24))
-        rc = CS_ERR(err, CS_EINVAL, "%s: %" PRIu64 " NPUs: a cluster holds at most 2^24", net.path, net.total_npus);
-    uint32_t N = (uint32_t)net.total_npus;
-    const cs_net_backend *be = rc == CS_OK ? cs_net_backend_find(ro.backend) : NULL;
-    if (rc == CS_OK && !be)
+/* ---- loading: everything a cluster run reads and checks before it simulates ------------------------ */
+
+typedef struct cl_load {
+    cs_network_config net;   /* the platform's dimensions */
+    cs_run_params ro;        /* its run.* keys */
+    const cs_net_backend *be;
+    cs_topo *topo;           /* graph backends: the physical topology (te places its routes on it) */
+    uint32_t N;              /* the cluster's NPUs */
+    uint32_t *dom;           /* per NPU: its switch (graph backends) or dimension-0 group */
+    job_src *js;             /* per job: its graphs and communicator groups, in its own numbering */
+    cs_comm_groups cg;       /* the cluster's groups (after placement) */
+    int32_t *rank_job;       /* per NPU: its job (-1 idle) */
+    cs_time *start;          /* per NPU (compose fills them) */
+    uint8_t *tclass;
+    int any_plan;            /* a generated job: the generator's system defaults */
+    const cs_device *plan_dev; /* the generated jobs' device, NULL when they differ */
+    int replace;             /* a bare random placement, drawn anew per seed */
+    cs_scenario *run_sc;     /* the platform with the operations' timed changes */
+} cl_load;
+
+static void cluster_unload(cs_cluster *c, cl_load *L) {
+    for (size_t j = 0; L->js && j < c->njobs; j++) {
+        cs_workload_free(&L->js[j].w);
+        cs_comm_groups_free(&L->js[j].g);
+    }
+    cs_free(L->js);
+    cs_comm_groups_free(&L->cg);
+    cs_free(L->dom);
+    cs_free(L->rank_job);
+    cs_free(L->start);
+    cs_free(L->tclass);
+    cs_scenario_free(L->run_sc);
+    if (L->topo) cs_topo_free(L->topo);
+    cs_network_config_free(&L->net);
+    cs_sc_free_typed(SC_RUN, &L->ro);
+    memset(L, 0, sizeof *L);
+}
+
+/* The platform, every job's workload (its traces read, its plan checked and generated) and groups, the
+ * placements, and the checks of operations, windows and routings against the backend: what the runs use
+ * (cs_cluster_run) and what --check checks (cs_cluster_check).  Free with cluster_unload, also on failure. */
+static int cluster_load(cs_cluster *c, const cs_run_hooks *hooks, cl_load *L, cs_error *err) {
+    memset(L, 0, sizeof *L);
+    L->js = cs_calloc(c->njobs, sizeof *L->js);
+    int rc = cs_sc_network(c->sc, &L->net, err);
+    if (rc == CS_OK) rc = cs_sc_parse_typed(c->sc, SC_RUN, &L->ro, err);
+    if (rc == CS_OK && L->net.total_npus > (1u << 24))
+        rc = CS_ERR(err, CS_EINVAL, "%s: %" PRIu64 " NPUs: a cluster holds at most 2^24", L->net.path,
+                    L->net.total_npus);
+    uint32_t N = L->N = rc == CS_OK ? (uint32_t)L->net.total_npus : 0;
+    L->be = rc == CS_OK ? cs_net_backend_find(L->ro.backend) : NULL;
+    if (rc == CS_OK && !L->be)
         rc = CS_ERR(err, CS_EINVAL, "run.backend %s: unknown network backend; expected one of the list in clustersim "
                                     "run --help",
-                    ro.backend);
+                    L->ro.backend);
     /* where NPUs hang: switches of the topology (graph backends), else groups of dimension 0 */
-    if (rc == CS_OK && (be->caps & CS_NET_NEEDS_TOPOLOGY)) {
-        rc = cs_sc_topology(c->sc, &net, &topo, err);
-        if (rc == CS_OK && topo) cs_sc_warn_dims_vs_topology(&net, topo); /* once, not per run */
-        if (rc == CS_OK && !topo) {
-            rc = cs_topo_check_astra(&net, err);
-            if (rc == CS_OK) topo = cs_topo_build_astra(&net);
+    if (rc == CS_OK && (L->be->caps & CS_NET_NEEDS_TOPOLOGY)) {
+        rc = cs_sc_topology(c->sc, &L->net, &L->topo, err);
+        if (rc == CS_OK && L->topo) cs_sc_warn_dims_vs_topology(&L->net, L->topo); /* once, not per run */
+        if (rc == CS_OK && !L->topo) {
+            rc = cs_topo_check_astra(&L->net, err);
+            if (rc == CS_OK) L->topo = cs_topo_build_astra(&L->net);
         }
     }
+    if (rc) cs_error_prefix(err, "%s: ", c->path); /* the platform: the file's, with --set's keys */
     if (rc == CS_OK) {
-        dom = cs_malloc((size_t)(N ? N : 1) * sizeof *dom);
+        L->dom = cs_malloc((size_t)(N ? N : 1) * sizeof *L->dom);
         for (uint32_t v = 0; v < N; v++) {
-            uint32_t s = topo ? cs_topo_npu_switch(topo, cs_topo_rank_npu(topo, v)) : v / net.npus[0];
-            dom[v] = s != UINT32_MAX ? s : UINT32_MAX - 1 - v; /* no switch: a domain of its own */
+            uint32_t s = L->topo ? cs_topo_npu_switch(L->topo, cs_topo_rank_npu(L->topo, v)) : v / L->net.npus[0];
+            L->dom[v] = s != UINT32_MAX ? s : UINT32_MAX - 1 - v; /* no switch: a domain of its own */
         }
     }
-    for (size_t j = 0; j < c->njobs && rc == CS_OK; j++) {
-        c->jobs[j].alone_end = cs_calloc(c->jobs[j].iterations, sizeof *c->jobs[j].alone_end);
-        c->jobs[j].shared_end = cs_calloc(c->jobs[j].iterations, sizeof *c->jobs[j].shared_end);
-        rc = job_load(c, &c->jobs[j], &ro, hooks->stop, &js[j], &any_plan, err);
-    }
-    const cs_device *plan_dev = NULL; /* the generated jobs' device, NULL when they differ */
+    for (size_t j = 0; j < c->njobs && rc == CS_OK; j++)
+        rc = job_load(c, &c->jobs[j], &L->ro, hooks->stop, &L->js[j], &L->any_plan, err);
     int mixed = 0;
     for (size_t j = 0; j < c->njobs && rc == CS_OK; j++) {
-        if (!js[j].has_dev) continue;
-        if (!plan_dev) plan_dev = &js[j].dev;
-        else if (strcasecmp(plan_dev->name, js[j].dev.name) != 0) mixed = 1;
+        if (!L->js[j].has_dev) continue;
+        if (!L->plan_dev) L->plan_dev = &L->js[j].dev;
+        else if (strcasecmp(L->plan_dev->name, L->js[j].dev.name) != 0) mixed = 1;
     }
-    if (mixed) plan_dev = NULL;
-    rank_job = cs_malloc((size_t)(N ? N : 1) * sizeof *rank_job);
-    int replace = 0; /* a bare random placement: drawn anew per seed */
-    for (size_t j = 0; j < c->njobs; j++) replace |= strcmp(c->jobs[j].placement, "random") == 0;
-    replace = replace && c->seeds > 1;
-    for (size_t q = 0; replace && q < c->nroutings; q++)
-        if (strcmp(c->routings[q].name, "te") == 0 && rc == CS_OK)
+    if (mixed) L->plan_dev = NULL;
+    for (size_t j = 0; j < c->njobs; j++) L->replace |= strcmp(c->jobs[j].placement, "random") == 0;
+    L->replace = L->replace && c->seeds > 1;
+    for (size_t q = 0; L->replace && q < c->nroutings && rc == CS_OK; q++)
+        if (strcmp(c->routings[q].name, "te") == 0)
             rc = CS_ERR(err, CS_EINVAL, "%s: routings te with a bare random placement over %u seeds: te plans its "
                                         "paths for one placement; expected random:SEED or seeds 1",
                         c->path, c->seeds);
-    if (rc == CS_OK) rc = place_all(c, js, 0, dom, N, rank_job, &cg, err);
+    L->rank_job = cs_malloc((size_t)(N ? N : 1) * sizeof *L->rank_job);
+    if (rc == CS_OK) rc = place_all(c, L->js, 0, L->dom, N, L->rank_job, &L->cg, err);
     c->npus = N;
-    start = cs_malloc((size_t)(N ? N : 1) * sizeof *start);
-    tclass = cs_malloc(N ? N : 1);
+    L->start = cs_malloc((size_t)(N ? N : 1) * sizeof *L->start);
+    L->tclass = cs_malloc(N ? N : 1);
+    /* the fabric's timed changes need a graph */
+    if (rc == CS_OK && (c->ops || c->nwindows || c->nroutings) && !(L->be->caps & CS_NET_NEEDS_TOPOLOGY))
+        rc = CS_ERR(err, CS_EINVAL, "%s: operations, windows and routings change links, switches and paths; "
+                                    "expected a graph backend (run.backend flow), got %s",
+                    c->path, L->ro.backend);
+    if (rc == CS_OK && (c->ops || c->nwindows || c->nroutings) && !json_object_size(c->sc->sect[SC_TOPOLOGY]))
+        rc = CS_ERR(err, CS_EINVAL, "%s: operations, windows and routings name links, switches and paths; expected "
+                                    "an explicit topology (\"topology\": FILE, or topology.* keys)",
+                    c->path);
+    if (rc == CS_OK) rc = with_changes(c, NULL, &L->run_sc, err);
+    if (rc == CS_OK) snprintf(c->backend, sizeof c->backend, "%s", L->ro.backend);
+    return rc;
+}
+
+/* One run of cs_cluster_run checked, not simulated (cs_run_hooks.check_only: the system, the groups,
+ * stragglers, the backend's options and the backend itself, the memory model, the topology with a window's
+ * changes): job `only` alone (-1: every job), with window win or under routing rt (te's routes come from the
+ * shared run's traffic: its scenario is checked with ECMP's); the error prefixed as the run prefixes it. */
+static int check_run(cs_cluster *c, cl_load *L, const volatile sig_atomic_t *stop, int progress, long only,
+                     const cs_cluster_window *win, const cs_cluster_routing *rt, cs_error *err) {
+    char label[200];
+    if (only >= 0) snprintf(label, sizeof label, "cluster: job %s alone", c->jobs[only].name);
+    else if (win) snprintf(label, sizeof label, "cluster: %zu jobs with window %s", c->njobs, win->name);
+    else if (rt) snprintf(label, sizeof label, "cluster: %zu jobs, routing %s", c->njobs, rt->name);
+    else snprintf(label, sizeof label, "cluster: %zu jobs together", c->njobs);
+    cs_run_hooks h;
+    memset(&h, 0, sizeof h);
+    h.stop = stop;
+    h.no_collectives = 1;
+    h.check_only = 1;
+    cs_workload w;
+    memset(&w, 0, sizeof w);
+    cs_scenario *sc = NULL;
+    int rc = compose(c, L->js, &L->cg, only, L->N, &w, L->start, L->tclass, err);
+    if (rc == CS_OK) {
+        if (win) rc = with_changes(c, win, &sc, err);
+        else if (rt) rc = routing_scenario(c, rt, NULL, &sc, err);
+        else sc = cs_scenario_copy(L->run_sc);
+    }
+    if (rc == CS_OK && progress) cs_info("checking %s", label);
+    cs_run_inputs in = {.workload = &w, .groups = &L->cg, .rank_start = L->start, .rank_tclass = L->tclass,
+                        .plan_defaults = L->any_plan, .plan_device = L->plan_dev, .label = label};
+    cs_result *r = NULL;
+    if (rc == CS_OK && (rc = cs_scenario_run_with(sc, &in, &h, &r, err)) != CS_OK)
+        cs_error_prefix(err, "%s: %s: ", c->path, label + 9);
+    cs_result_free(r);
+    cs_scenario_free(sc);
+    cs_workload_free(&w);
+    return rc;
+}
+
+int cs_cluster_check(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
+    static const cs_run_hooks no_hooks;
+    if (!hooks) hooks = &no_hooks;
+    cl_load L;
+    int rc = cluster_load(c, hooks, &L, err);
+    /* every job together: each job alone is a part of it (the same groups, a subset of the graphs and
+     * ranks); when it fails, the first job alone that fails gives the error, as the runs (each job alone
+     * first) would stop at it */
+    if (rc == CS_OK) rc = check_run(c, &L, hooks->stop, hooks->progress, -1, NULL, NULL, err);
+    for (size_t j = 0; rc != CS_OK && rc != CS_EINTR && L.run_sc && j < c->njobs; j++) {
+        cs_error e;
+        cs_error_clear(&e);
+        if (check_run(c, &L, hooks->stop, 0, (long)j, NULL, NULL, &e) != CS_OK) {
+            *err = e;
+            rc = e.code;
+            break;
+        }
+    }
+    for (size_t k = 0; rc == CS_OK && k < c->nwindows + c->nroutings; k++)
+        rc = check_run(c, &L, hooks->stop, hooks->progress, -1, k < c->nwindows ? &c->windows[k] : NULL,
+                       k < c->nwindows ? NULL : &c->routings[k - c->nwindows], err);
+    cluster_unload(c, &L);
+    return rc;
+}
+
+int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
+    static const cs_run_hooks no_hooks;
+    if (!hooks) hooks = &no_hooks;
+    cl_load L;
+    int rc = cluster_load(c, hooks, &L, err);
+    /* (the names the runs below use) */
+    const cs_run_params ro = L.ro;
+    const cs_topo *topo = L.topo;
+    job_src *js = L.js;
+    cs_comm_groups *cg = &L.cg;
+    const uint32_t N = L.N, *dom = L.dom;
+    int32_t *rank_job = L.rank_job;
+    cs_time *start = L.start;
+    uint8_t *tclass = L.tclass;
+    const int any_plan = L.any_plan, replace = L.replace;
+    const cs_device *plan_dev = L.plan_dev;
+    cs_scenario *run_sc = L.run_sc;
+    uint64_t **bytes = cs_calloc(c->njobs, sizeof *bytes); /* per job, per link, alone */
+    uint32_t nlinks = 0;
+    size_t caplinks = 0;
+    for (size_t j = 0; j < c->njobs && rc == CS_OK; j++) {
+        cs_cluster_job *jb = &c->jobs[j];
+        cs_free(jb->alone_end);
+        cs_free(jb->shared_end);
+        jb->alone_end = cs_calloc(jb->iterations, sizeof *jb->alone_end);
+        jb->shared_end = cs_calloc(jb->iterations, sizeof *jb->shared_end);
+    }
     cs_run_hooks h = *hooks;
     h.observer = NULL;
     h.coll_row = NULL;
@@ -1156,21 +1288,10 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     h.no_collectives = 1;
     bound_obs bo = {c, rank_job, js, 0};
     cs_exec_observer obs = {boundary_done, &bo};
-    /* the fabric's timed changes need a graph */
-    if (rc == CS_OK && (c->ops || c->nwindows || c->nroutings) && !(be->caps & CS_NET_NEEDS_TOPOLOGY))
-        rc = CS_ERR(err, CS_EINVAL, "%s: operations, windows and routings change links, switches and paths; "
-                                    "expected a graph backend (run.backend flow), got %s",
-                    c->path, ro.backend);
-    if (rc == CS_OK && (c->ops || c->nwindows || c->nroutings) && !json_object_size(c->sc->sect[SC_TOPOLOGY]))
-        rc = CS_ERR(err, CS_EINVAL, "%s: operations, windows and routings name links, switches and paths; expected "
-                                    "an explicit topology (\"topology\": FILE, or topology.* keys)",
-                    c->path);
     tmatrix tm;
     memset(&tm, 0, sizeof tm);
     int want_te = 0;
     for (size_t q = 0; q < c->nroutings; q++) want_te |= strcmp(c->routings[q].name, "te") == 0;
-    cs_scenario *run_sc = NULL;
-    if (rc == CS_OK) rc = with_changes(c, NULL, &run_sc, err);
     cs_time *alone_k = cs_calloc(c->njobs, sizeof *alone_k), *shared_k = cs_calloc(c->njobs, sizeof *shared_k);
     int64_t ecmp0 = json_integer_value(json_object_get(c->sc->sect[SC_TOPOLOGY], "ecmp_seed"));
     for (size_t q = 0; q < c->njobs; q++) {
@@ -1186,12 +1307,12 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
     /* per seed: each job alone, then all together, then all together with each candidate window */
     for (uint32_t k = 0; rc == CS_OK && k < c->seeds; k++)
     for (long j = 0; rc == CS_OK && j <= (long)(c->njobs + c->nwindows); j++) {
-        if (j == 0 && k > 0 && replace && (rc = place_all(c, js, k, dom, N, rank_job, &cg, err)) != CS_OK) break;
+        if (j == 0 && k > 0 && replace && (rc = place_all(c, js, k, dom, N, rank_job, cg, err)) != CS_OK) break;
         int shared = j == (long)c->njobs;
         cs_cluster_window *win = j > (long)c->njobs ? &c->windows[j - (long)c->njobs - 1] : NULL;
         cs_workload w;
         memset(&w, 0, sizeof w);
-        rc = compose(c, js, &cg, shared || win ? -1 : j, N, &w, start, tclass, err);
+        rc = compose(c, js, cg, shared || win ? -1 : j, N, &w, start, tclass, err);
         if (rc) break;
         cs_scenario *wsc = NULL;
         if (win) rc = with_changes(c, win, &wsc, err);
@@ -1210,7 +1331,7 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         if (c->seeds > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " (seed %u of %u)", k + 1,
                                    c->seeds);
         if (hooks->progress) cs_info("%s", label);
-        cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .rank_tclass = tclass,
+        cs_run_inputs in = {.workload = &w, .groups = cg, .rank_start = start, .rank_tclass = tclass,
                             .plan_defaults = any_plan, .plan_device = plan_dev, .label = label};
         bo.shared = shared;
         h.observer = win || k ? NULL : &obs;
@@ -1296,19 +1417,19 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
         cs_stats_init(&p->makespan_st);
         cs_stats_init(&p->busiest_st);
         for (uint32_t k = 0; rc == CS_OK && k < c->seeds; k++) {
-            if (replace) rc = place_all(c, js, k, dom, N, rank_job, &cg, err);
+            if (replace) rc = place_all(c, js, k, dom, N, rank_job, cg, err);
             cs_scenario *psc = NULL;
             cs_workload w;
             memset(&w, 0, sizeof w);
             rc = routing_scenario(c, p, te, &psc, err);
             if (rc == CS_OK && k > 0) rc = seeded(psc, ecmp0 + k, (int64_t)ro.jitter_seed + k, err);
-            if (rc == CS_OK) rc = compose(c, js, &cg, -1, N, &w, start, tclass, err);
+            if (rc == CS_OK) rc = compose(c, js, cg, -1, N, &w, start, tclass, err);
             char label[160];
             snprintf(label, sizeof label, "cluster: %zu jobs, routing %s", c->njobs, p->name);
             if (c->seeds > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " (seed %u of %u)", k + 1,
                                        c->seeds);
             if (rc == CS_OK && hooks->progress) cs_info("%s", label);
-            cs_run_inputs in = {.workload = &w, .groups = &cg, .rank_start = start, .rank_tclass = tclass,
+            cs_run_inputs in = {.workload = &w, .groups = cg, .rank_start = start, .rank_tclass = tclass,
                                 .plan_defaults = any_plan, .plan_device = plan_dev, .label = label};
             cs_result *r = NULL;
             if (rc == CS_OK) {
@@ -1334,10 +1455,9 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
             cs_result_free(r);
         }
     }
-    if (rc == CS_OK && replace) rc = place_all(c, js, 0, dom, N, rank_job, &cg, err); /* the outputs: seed 0's */
+    if (rc == CS_OK && replace) rc = place_all(c, js, 0, dom, N, rank_job, cg, err); /* the outputs: seed 0's */
     json_decref(te);
     cs_free(tm.tab);
-    cs_scenario_free(run_sc);
     if (rc == CS_OK) {
         /* compute utilization over every NPU and the makespan */
         double comp = 0;
@@ -1371,20 +1491,8 @@ int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err) {
             }
         }
     }
-    for (size_t j = 0; j < c->njobs; j++) {
-        cs_workload_free(&js[j].w);
-        cs_comm_groups_free(&js[j].g);
-        cs_free(bytes[j]);
-    }
+    for (size_t j = 0; j < c->njobs; j++) cs_free(bytes[j]);
     cs_free(bytes);
-    cs_free(js);
-    cs_comm_groups_free(&cg);
-    cs_free(dom);
-    cs_free(rank_job);
-    cs_free(start);
-    cs_free(tclass);
-    if (topo) cs_topo_free(topo);
-    cs_network_config_free(&net);
-    cs_sc_free_typed(SC_RUN, &ro);
+    cluster_unload(c, &L);
     return rc;
 }

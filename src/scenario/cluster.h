@@ -145,6 +145,7 @@ typedef struct cs_cluster {
     uint64_t allocated;         /* NPUs the jobs hold */
     cs_time makespan;           /* the shared run's end */
     double compute_util;        /* GPU compute over every NPU x makespan (shared run) */
+    char backend[32];           /* the platform's run.backend (after cs_cluster_run or cs_cluster_check) */
 } cs_cluster;
 
 /* Read a cluster file (JSON; docs/cluster.md); CS_EINVAL naming the file,
@@ -153,6 +154,16 @@ int cs_cluster_load(const char *path, cs_cluster **out, cs_error *err);
 /* Place, compose and run (the jobs alone, then together); hooks: stop and
  * progress apply to every run, observers to none. */
 int cs_cluster_run(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err);
+/* What cs_cluster_run loads and checks before its first simulation, and
+ * nothing more (clustersim cluster --check): the platform, every job's
+ * traces read or plan checked and generated, the placements, the jobs
+ * composed into the cluster's workload, then the run of every job together
+ * and each window's and routing's run checked as a run checks them
+ * (cs_run_hooks.check_only: system, groups, stragglers, the backend and its
+ * options, memory, cost inputs); c->npus, c->allocated, c->backend and the
+ * jobs' npus and NPUs (first seed) are set, no result.  CS_OK or the error
+ * the run would stop at, naming the file, the job and the key. */
+int cs_cluster_check(cs_cluster *c, const cs_run_hooks *hooks, cs_error *err);
 void cs_cluster_free(cs_cluster *c);
 
 /* Job j's iteration i step time in the shared (or alone) run. */

@@ -570,6 +570,26 @@ static int engine_run(const cs_workload *w, const cs_network_config *netcfg, con
                       const cs_net_backend *be, const cs_custom_node_map *nodes, cs_engine_result *res,
                       cs_error *err);
 
+/* The run's backend and per-node-custom-implementation map (read once for
+ * the run, relative to the working directory, as ASTRA-sim reads it; *nodes
+ * NULL when the system names none). */
+static int engine_inputs(const cs_engine_options *opt, const cs_net_backend **be, cs_custom_node_map *map,
+                         cs_custom_node_map **nodes, cs_error *err) {
+    *nodes = NULL;
+    *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
+    if (!*be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
+    if (opt->system && opt->system->per_node_custom_impl) {
+        int rc = cs_custom_nodes_load(opt->system->per_node_custom_impl, map, err);
+        if (rc) {
+            cs_error_prefix(err, "%s: per-node-custom-implementation: ",
+                            opt->system->path ? opt->system->path : "the system configuration");
+            return rc;
+        }
+        *nodes = map;
+    }
+    return CS_OK;
+}
+
 int cs_engine_run(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
                   cs_engine_result *res, cs_error *err) {
     memset(res, 0, sizeof *res);
@@ -578,22 +598,29 @@ int cs_engine_run(const cs_workload *w, const cs_network_config *netcfg, const c
                       "workload %s has %u ranks but the network %s has %" PRIu64
                       " NPUs; expected one trace per NPU",
                       w->prefix, w->nranks, netcfg->path ? netcfg->path : "", netcfg->total_npus);
-    const cs_net_backend *be = cs_net_backend_find(opt->backend ? opt->backend : CS_NET_DEFAULT_BACKEND);
-    if (!be) return CS_ERR(err, CS_EINVAL, "--backend %s: unknown network backend", opt->backend);
-    /* per-node-custom-implementation: read once for the run (relative to the
-     * working directory, as ASTRA-sim reads it) */
-    cs_custom_node_map nodes_map, *nodes = NULL;
-    if (opt->system && opt->system->per_node_custom_impl) {
-        int rc = cs_custom_nodes_load(opt->system->per_node_custom_impl, &nodes_map, err);
-        if (rc) {
-            cs_error_prefix(err, "%s: per-node-custom-implementation: ",
-                            opt->system->path ? opt->system->path : "the system configuration");
-            return rc;
-        }
-        nodes = &nodes_map;
-    }
-    int rc = engine_run(w, netcfg, opt, be, nodes, res, err);
+    const cs_net_backend *be;
+    cs_custom_node_map nodes_map, *nodes;
+    int rc = engine_inputs(opt, &be, &nodes_map, &nodes, err);
+    if (rc) return rc;
+    rc = engine_run(w, netcfg, opt, be, nodes, res, err);
     cs_custom_node_map_free(nodes);
+    return rc;
+}
+
+int cs_engine_check(const cs_network_config *netcfg, const cs_engine_options *opt, cs_error *err) {
+    const cs_net_backend *be;
+    cs_custom_node_map nodes_map, *nodes;
+    int rc = engine_inputs(opt, &be, &nodes_map, &nodes, err);
+    if (rc) return rc;
+    cs_custom_node_map_free(nodes);
+    /* the backend as run_once creates it, on a queue that never runs */
+    cs_eventq *q = cs_eventq_new();
+    cs_net net;
+    cs_net_env env = {.cfg = netcfg, .topo = netcfg->topology, .q = q, .observer = opt->net_observer,
+                      .healthy = opt->net_healthy, .opts = opt->net_opts, .rank_tclass = opt->rank_tclass};
+    rc = cs_net_init(&net, be, &env, err);
+    cs_net_destroy(&net);
+    cs_eventq_free(q);
     return rc;
 }
 

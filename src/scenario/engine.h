@@ -158,5 +158,11 @@ int cs_engine_class_check(const cs_workload *w, const cs_network_config *net, co
 int cs_engine_run(const cs_workload *w, const cs_network_config *net, const cs_engine_options *opt,
                   cs_engine_result *res, cs_error *err);
 void cs_engine_result_free(cs_engine_result *res);
+/* What cs_engine_run reads and builds before its first event, without a
+ * workload: the system's per-node custom implementation map and the network
+ * backend, created on an empty event queue (its options and the topology
+ * checked as a run checks them: backend.packet.dwrr_weights, ...) and
+ * destroyed.  CS_OK or the run's own error. */
+int cs_engine_check(const cs_network_config *net, const cs_engine_options *opt, cs_error *err);
 
 #endif

@@ -48,6 +48,13 @@ typedef struct cs_run_hooks {
     uint32_t threads;                   /* the full simulation's threads (0, 1 = sequential; engine.h) */
     uint32_t par_min_events;            /* engine.h's par_min_events (the CLI's --parallel-min-events;
                                            0: never go back to one thread for a low yield) */
+    int check_only;                     /* 1 = load and check, simulate nothing: every section read and
+                                           checked, the topology built, the backend created (its own
+                                           checks, cs_engine_check), the cost inputs read; then CS_OK with
+                                           *out NULL.  The workload itself is not read: run.workload's
+                                           traces are not opened and a plan is checked (shape, memory)
+                                           but not generated; a caller's (cs_run_inputs) is checked
+                                           against the network (clustersim cluster --check) */
 } cs_run_hooks;
 
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err);

@@ -39,14 +39,13 @@ static int time_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* run.slow-ranks (or run.slow-nics: key) "R[-R]:F,..." into a factor per rank, F in (0, fmax] (*out NULL
- * when spec is NULL). */
-static int slow_ranks_of(const char *key, const char *spec, double fmax, uint32_t n, double **out, cs_error *err) {
+int cs_sc_slow_ranks(const char *key, const char *spec, double fmax, uint32_t n, double **out, cs_error *err) {
     *out = NULL;
     if (!spec) return CS_OK;
     double *f = cs_malloc((n ? n : 1) * sizeof *f);
     for (uint32_t i = 0; i < n; i++) f[i] = 1.0;
     const char *p = spec;
+    if (!*p) goto bad; /* (an empty spec was taken for "nobody slowed": fuzz/regress/flag_strings) */
     while (*p) {
         const char *end;
         unsigned long long a, b;
@@ -70,11 +69,11 @@ static int slow_ranks_of(const char *key, const char *spec, double fmax, uint32_
 bad:
     cs_free(f);
     return CS_ERR(err, CS_EINVAL, "%s %s: expected RANK[-RANK]:FACTOR,... with FACTOR in (0, %g], e.g. %s", key,
-                  spec, fmax, fmax > 1 ? "3:1.25,16-23:1.1" : "7:0.5,16-23:0.8");
+                  *spec ? spec : "\"\"", fmax, fmax > 1 ? "3:1.25,16-23:1.1" : "7:0.5,16-23:0.8");
 }
 
 static int slow_ranks(const char *spec, uint32_t n, double **out, cs_error *err) {
-    return slow_ranks_of("run.slow-ranks", spec, 1000, n, out, err);
+    return cs_sc_slow_ranks("run.slow-ranks", spec, 1000, n, out, err);
 }
 
 /* run.slow-nics: every link of each slowed rank's NPU and of a NIC node attached to it at the factor (a
@@ -251,24 +250,34 @@ static double workload_flops(const cs_workload *w) {
 
 /* ---- the cost and power model ----------------------------------------------------- */
 
+/* The cost model's inputs: cost.* (free cp with cs_sc_free_typed when CS_OK) and the device (the plan's, or
+ * device.name for traces). */
+static int cost_inputs(const cs_scenario *sc, const cs_device *plan_dev, cs_cost_params *cp, cs_device *d,
+                       cs_error *err) {
+    int rc = cs_sc_parse_typed(sc, SC_COST, cp, err);
+    if (rc) return rc;
+    if (plan_dev) {
+        *d = *plan_dev;
+        return CS_OK;
+    }
+    cs_device_params dp;
+    rc = cs_sc_parse_typed(sc, SC_DEVICE, &dp, err);
+    if (rc == CS_OK) {
+        rc = cs_device_resolve(dp.name, d, err);
+        if (rc) cs_error_prefix(err, "device.name: ");
+        cs_sc_free_typed(SC_DEVICE, &dp);
+    }
+    if (rc) cs_sc_free_typed(SC_COST, cp);
+    return rc;
+}
+
 /* res->cost from cost.* and the device (the plan's, or device.name for traces). */
 static int run_cost(const cs_scenario *sc, const cs_device *plan_dev, const cs_gen_model *m, const cs_gen_plan *p,
                     int explicit_topo, cs_result *res, cs_error *err) {
     cs_cost_params cp;
-    int rc = cs_sc_parse_typed(sc, SC_COST, &cp, err);
-    if (rc) return rc;
     cs_device d;
-    if (plan_dev) {
-        d = *plan_dev;
-    } else {
-        cs_device_params dp;
-        rc = cs_sc_parse_typed(sc, SC_DEVICE, &dp, err);
-        if (rc == CS_OK) {
-            rc = cs_device_resolve(dp.name, &d, err);
-            if (rc) cs_error_prefix(err, "device.name: ");
-            cs_sc_free_typed(SC_DEVICE, &dp);
-        }
-    }
+    int rc = cost_inputs(sc, plan_dev, &cp, &d, err);
+    if (rc) return rc;
     uint32_t n = res->sim.nranks;
     cs_time *comp = cs_calloc(n ? n : 1, sizeof *comp);
     for (uint32_t i = 0; i < n; i++) comp[i] = res->sim.ranks[i].compute;
@@ -694,6 +703,10 @@ static int run_no_ingest(const cs_gen_model *m, const cs_gen_plan *p, const cs_d
     return rc;
 }
 
+/* cs_scenario_run_with's rc after a check (hooks->check_only) passed: no error code, so every step after
+ * the check is skipped; the function returns CS_OK. */
+#define CS_SC_CHECKED (-3000)
+
 int cs_scenario_run_hooked(cs_scenario *sc, const cs_run_hooks *hooks, cs_result **out, cs_error *err) {
     return cs_scenario_run_with(sc, NULL, hooks, out, err);
 }
@@ -848,7 +861,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         if (!res->topo)
             rc = CS_ERR(err, CS_EINVAL, "run.slow-nics %s needs a graph backend (run.backend flow or packet)",
                         ro.slow_nics);
-        else rc = slow_ranks_of("run.slow-nics", ro.slow_nics, 1, (uint32_t)res->net.total_npus, &nf, err);
+        else rc = cs_sc_slow_ranks("run.slow-nics", ro.slow_nics, 1, (uint32_t)res->net.total_npus, &nf, err);
         if (rc == CS_OK) slow_nics_apply(res->topo, nf, (uint32_t)res->net.total_npus);
         cs_free(nf);
     }
@@ -865,6 +878,17 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
                                         "memory.memory-type PER_NPU_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION or "
                                         "MEMORY_POOL (--remote-memory-configuration FILE), got NO_MEMORY_EXPANSION");
         so.memory = &mem;
+    }
+    /* check only: what the engine reads and creates before its first event, and the cost model's inputs;
+     * then nothing more (CS_SC_CHECKED skips the rest, returned as CS_OK below) */
+    if (rc == CS_OK && hooks->check_only) {
+        rc = cs_engine_check(&res->net, &so, err);
+        cs_cost_params cp;
+        cs_device cd;
+        if (rc == CS_OK && (rc = cost_inputs(sc, plan ? &d : NULL, &cp, &cd, err)) == CS_OK) {
+            cs_sc_free_typed(SC_COST, &cp);
+            rc = CS_SC_CHECKED;
+        }
     }
     /* observers: the front end's, and for plans rank 0's split */
     split.rank = 0;
@@ -1109,7 +1133,7 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
     cs_sc_free_typed(SC_RUN, &ro);
     if (rc) {
         cs_result_free(res);
-        return rc;
+        return rc == CS_SC_CHECKED ? CS_OK : rc;
     }
     *out = res;
     return CS_OK;

@@ -45,6 +45,11 @@ struct cs_gen_plan;
 int cs_sc_plan_system(const cs_scenario *sc, const cs_network_config *net, const struct cs_device *dev,
                       const struct cs_gen_plan *p, cs_system_config *out, cs_error *err);
 int cs_sc_memory(const cs_scenario *sc, cs_memory_config *out, cs_error *err);
+/* run.slow-ranks (key "run.slow-ranks", fmax 1000) or run.slow-nics ("run.slow-nics", fmax 1): the
+ * spec "R[-R]:F,..." into a factor per rank of n, F in (0, fmax] for the ranks named (a later item
+ * wins), 1 for the others; *out (cs_malloc'd, n entries) NULL when spec is NULL.  A refusal is
+ * CS_EINVAL, its message starting with the key. */
+int cs_sc_slow_ranks(const char *key, const char *spec, double fmax, uint32_t n, double **out, cs_error *err);
 int cs_sc_groups(const cs_scenario *sc, cs_comm_groups *out, cs_error *err);
 int cs_sc_groups_given(const cs_scenario *sc);
 /* The model: model.name (preset or file; NULL = none) with the

@@ -73,7 +73,8 @@ static int step_scenario(const serve *S, int phase, uint64_t ctx, cs_scenario **
     return CS_OK;
 }
 
-/* One step simulated: its time (and the result, when res is not NULL). */
+/* One step simulated: its time (and the result, when res is not NULL); with S->o->check only checked (*t 0,
+ * no result). */
 static int run_step(serve *S, int phase, uint64_t ctx, cs_time *t, cs_result **res, cs_error *err) {
     if (S->o->stop && *S->o->stop) return CS_ERR(err, CS_EINTR, "serve: stopped");
     cs_scenario *sc;
@@ -83,6 +84,7 @@ static int run_step(serve *S, int phase, uint64_t ctx, cs_time *t, cs_result **r
     memset(&hooks, 0, sizeof hooks);
     hooks.no_collectives = 1;
     hooks.stop = S->o->stop;
+    hooks.check_only = S->o->check;
     cs_result *r = NULL;
     rc = cs_scenario_run_hooked(sc, &hooks, &r, err);
     cs_scenario_free(sc);
@@ -90,6 +92,8 @@ static int run_step(serve *S, int phase, uint64_t ctx, cs_time *t, cs_result **r
         cs_error_prefix(err, phase == CS_PHASE_PREFILL ? "serve: the prefill step: " : "serve: a decode step: ");
         return rc;
     }
+    *t = 0;
+    if (!r) return CS_OK; /* checked */
     *t = r->sim.sim_time;
     if (res) *res = r;
     else cs_result_free(r);
@@ -381,6 +385,15 @@ static int serve_run(serve *S, cs_error *err) {
     S->cap = (uint32_t)S->sv.batch * S->p.dp;
     S->prefill_flops = S->m.family->flops(&S->m, &S->p);
     S->nsteps = (uint32_t)S->sv.output_tokens - 1;
+    if (S->o->check) { /* the prefill step's run checked (a decode step differs in its durations only) */
+        rc = run_step(S, CS_PHASE_PREFILL, (uint64_t)S->sv.prompt_tokens, &S->t_pre, NULL, err);
+        if (rc == CS_OK && S->o->report)
+            fprintf(S->o->report, "ok: %s on %u x %s: TP %u x PP %u x DP %u, batch %u requests (%u per DP rank), "
+                    "prompt %u, output %u tokens, %.2f of %.2f GB HBM per GPU; nothing simulated\n", S->m.name,
+                    S->gpus, S->d.name, S->p.tp, S->p.pp, S->p.dp, S->cap, S->sv.batch, S->sv.prompt_tokens,
+                    S->sv.output_tokens, S->mem.total / 1e9, S->d.hbm_bytes / 1e9);
+        return rc;
+    }
     rc = run_step(S, CS_PHASE_PREFILL, (uint64_t)S->sv.prompt_tokens, &S->t_pre, NULL, err);
     if (rc == CS_OK) rc = decode_steps(S, err);
     if (rc) return rc;
@@ -442,9 +455,9 @@ int cs_serve(const cs_scenario *base, const cs_serve_options *o, cs_error *err) 
     memset(&S, 0, sizeof S);
     S.base = base;
     S.o = o;
-    remove_results(o); /* a failed run leaves no earlier results behind */
+    if (!o->check) remove_results(o); /* a failed run leaves no earlier results behind */
     int rc = serve_run(&S, err);
-    if (rc != CS_OK) remove_results(o); /* nor a part of its own */
+    if (rc != CS_OK && !o->check) remove_results(o); /* nor a part of its own */
     cs_free(S.t_dec);
     cs_free(S.attn_us);
     cs_free(S.simulated);

@@ -30,6 +30,11 @@ typedef struct cs_serve_options {
     const char *json_path;              /* the summary alone (NULL = none) */
     int progress;                       /* progress lines on stderr */
     const volatile sig_atomic_t *stop;  /* nonzero: stop between simulations (CS_EINTR) */
+    int check;                          /* 1 = load and check only (clustersim serve --check): the serve.*
+                                           keys, the plan and its memory, and the prefill step's run
+                                           checked as a run checks it (cs_run_hooks.check_only); one line
+                                           "ok: ..." to report; nothing simulated, no file written or
+                                           removed */
 } cs_serve_options;
 
 int cs_serve(const cs_scenario *base, const cs_serve_options *o, cs_error *err);

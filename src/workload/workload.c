@@ -137,9 +137,9 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
         rank_path(path, plen, prefix, nranks);
         if (file_exists(path)) {
             int rc = CS_ERR(err, CS_EINVAL,
-                            "%s exists, but the network has %u NPUs (ranks 0..%u): the trace set "
-                            "%s.<rank>.et has more ranks than the network; expected the rank count "
-                            "to equal npus_count's product",
+                            "%s exists, but the workload runs on %u NPUs (ranks 0..%u): the trace set "
+                            "%s.<rank>.et has more ranks; expected the rank count to equal the NPUs "
+                            "(npus_count's product; a cluster job's npus)",
                             path, nranks, nranks - 1, prefix);
             cs_free(path);
             cs_workload_free(out);
@@ -172,8 +172,8 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
                 /* the ranks before it all exist: say what we found */
                 uint32_t have = r;
                 rc = CS_ERR(err, CS_EIO,
-                            "%s: workload trace for rank %u does not exist; the network has %u NPUs, so "
-                            "expected %s.0.et .. %s.%u.et (found %u rank file%s before this one)",
+                            "%s: workload trace for rank %u does not exist; on %u NPUs expected "
+                            "%s.0.et .. %s.%u.et (found %u rank file%s before this one)",
                             path, r, nranks, prefix, prefix, nranks - 1, have, have == 1 ? "" : "s");
                 break;
             }
