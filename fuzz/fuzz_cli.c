@@ -22,6 +22,15 @@
  *     path the command line names is a file of the scratch directory; the
  *     scenario part, whose paths the scenario layer follows, is refused when
  *     it holds "/" or "\" (no absolute path, no escaped one);
+ *   - cluster and serve get "--check" (after the command word, where no
+ *     flag can take it for its value): they load and check
+ *     everything their runs use (every job's traces or plan, placements,
+ *     windows, routings, the backend and its options, the serving plan and
+ *     its memory) and stop before the first simulation, writing nothing;
+ *     their inputs are refused when any part but the trace holds "/" or
+ *     "\" (the cluster file, a scenario and a system file name files that
+ *     --check reads: the jobs' workloads and groups, the per-node custom
+ *     implementation map);
  *   - every command but inspect gets "--out blocked/x" appended, where
  *     blocked is a regular file: the last --out wins, so run/train stop at
  *     creating the output directory, after parsing every flag and loading
@@ -59,6 +68,7 @@ static const char *const FILES[] = {"net.yml",   "sys.json",  "mem.json", "cg.js
                                     "model.json", "dev.json", "scen.json", "w.0.et"};
 #define NFILES (sizeof FILES / sizeof FILES[0])
 #define SCEN 7
+#define TRACE 8
 
 static int contains(const uint8_t *p, size_t n, const char *s) {
     size_t k = strlen(s);
@@ -118,10 +128,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (nparts > 1 + SCEN && (contains(part[1 + SCEN], plen[1 + SCEN], "/") ||
                               contains(part[1 + SCEN], plen[1 + SCEN], "\\")))
         return -1;
+    /* cluster and serve --check follow the paths of every file but the trace */
+    int checked = plen[0] >= 5 && (memcmp(part[0], "serve", 5) == 0 ||
+                                   (plen[0] >= 7 && memcmp(part[0], "cluster", 7) == 0));
+    for (size_t f = 1; checked && f < nparts; f++)
+        if (f != 1 + TRACE && (contains(part[f], plen[f], "/") || contains(part[f], plen[f], "\\"))) return -1;
 
     /* argv */
     char words[MAX_WORDS][MAX_WORD + 1];
-    char *argv[MAX_WORDS + 4];
+    char *argv[MAX_WORDS + 5]; /* clustersim, the words, --check, --out blocked/x, NULL */
     int argc = 0;
     argv[argc++] = (char *)(uintptr_t)"clustersim";
     size_t i = 0, cl = plen[0];
@@ -144,6 +159,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * to 10 M points, minutes: by design); its spec reader has its own
      * target, fuzz_sweep_spec */
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) return -1;
+    /* cluster and serve simulate before they stop at --out: --check stops them first.  It goes right after
+     * the command word, so that no flag left without its value takes it (`cluster c.json --json --check`
+     * would write --check after a whole run) */
+    int check = argc > 1 && (strcmp(argv[1], "cluster") == 0 || strcmp(argv[1], "serve") == 0);
+    if (check && !checked) return -1; /* (a command word not at the line's start: the part check above) */
+    if (check) {
+        memmove(argv + 3, argv + 2, (size_t)(argc - 2) * sizeof *argv);
+        argv[2] = (char *)(uintptr_t)"--check";
+        argc++;
+    }
     if (!inspect) {
         argv[argc++] = (char *)(uintptr_t)"--out";
         argv[argc++] = (char *)(uintptr_t)"blocked/x";
