@@ -667,7 +667,7 @@ static void layer_bwd(gen *G, uint32_t l) {
     cs_gen_comp(G->c, nm, 0, 8 * G->sl * G->h, cs_gen_stream(G->c, 8 * G->sl * G->h));
     /* the layer's gradients (every parameter of the rank's share of it) added into the accumulation
      * buffer, as every micro-batch's backward does (CS_GEN_GRAD_ACC_BYTES_PER_PARAM); with the fusion
-     * only its norms' and biases' into the fp32 buffer (CS_GEN_GRAD_ACC_FP32_BYTES_PER_PARAM) */
+     * only its norms', biases' and router's into the fp32 buffer (CS_GEN_GRAD_ACC_FP32_BYTES_PER_PARAM) */
     double vx = layer_expert_vector_params(G->m);
     double ga = G->p->grad_acc_fusion
                     ? CS_GEN_GRAD_ACC_FP32_BYTES_PER_PARAM *

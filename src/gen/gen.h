@@ -174,7 +174,7 @@ typedef struct cs_gen_plan {
     int no_grad_overlap;     /* 1: gradients reduced after the last backward, not during it (ZeRO <= 1) */
     int offload_opt;         /* 1: the optimizer state lives in remote memory (MEM_LOAD/STORE at the step) */
     /* Megatron-LM's backward of a column-parallel linear layer (QKV, the
-     * MLP's first layer), transformers only (docs/generator.md, "Megatron-LM
+     * MLP's first layer, the output layer), transformers only (docs/generator.md, "Megatron-LM
      * versions"): async_tp -- the TP all-reduce of the input gradient (the
      * reduce-scatter with SP) runs while the weight-gradient GEMM computes
      * (--async-tensor-model-parallel-allreduce; Megatron-LM's default from

@@ -140,9 +140,9 @@ static const cs_opt PLAN_OPTS[] = {
     {.key = "no-overlap-grad-reduce", .type = CS_OPT_BOOL, .off = P(no_grad_overlap),
      .help = "reduce the gradients after the last backward pass, one collective per group"},
     {.key = "async-tensor-model-parallel-allreduce", .type = CS_OPT_BOOL, .off = P(async_tp),
-     .help = "Megatron-LM's asynchronous TP reduction: the input gradient of the QKV and the MLP's first layer "
-             "all-reduced (reduce-scattered with sp) while the weight gradient computes (Megatron-LM's default "
-             "from 2022-02; off: the 2021 code, blocking)"},
+     .help = "Megatron-LM's asynchronous TP reduction: the input gradient of the QKV, the MLP's first layer "
+             "and the output layer all-reduced (reduce-scattered with sp) while the weight gradient computes "
+             "(Megatron-LM's default from 2022-02; off: the 2021 code, blocking)"},
     {.key = "gradient-accumulation-fusion", .type = CS_OPT_BOOL, .off = P(ga_fusion),
      .help = "Megatron-LM's gradient-accumulation fusion: the linear layers' weight-gradient GEMMs add into an "
              "fp32 main_grad (no accumulation kernel; fp32 gradients reduced; default from 2022-02 with fp32 "
