@@ -39,7 +39,12 @@ MODEL_SET="$MODEL_SET ${CS_VALIDATE_ARGS:-}"
 # docs/collectives.md); with CS_COLLECTIVE_MODEL=astra the datasheet's links,
 # NVLink3 300 GB/s and 25 GB/s, 700 / 3000 ns per hop (the astra model times
 # the physical link).  GB/s in the files are GiB/s (ASTRA-sim's reading).
-if [ "${CS_COLLECTIVE_MODEL:-nccl}" = astra ]; then
+# (the model as the runs will see it: CS_COLLECTIVE_MODEL, or a
+# system.collective-model key among CS_VALIDATE_ARGS)
+MODEL=${CS_COLLECTIVE_MODEL:-nccl}
+case " ${CS_VALIDATE_ARGS:-} " in *collective-model=astra*) MODEL=astra ;; esac
+case " ${CS_VALIDATE_ARGS:-} " in *collective-model=nccl*) MODEL=nccl ;; esac
+if [ "$MODEL" = astra ]; then
     BW_NV=279.4 BW_IB=23.28 LAT_NV=700.0 LAT_IB=3000.0
 else
     BW_NV=223.5174179 BW_IB=23.28306437 LAT_NV=0 LAT_IB=0
