@@ -27,28 +27,8 @@
 #   usage: scripts/validate_korthikanti.sh [model ...]   (models: 22b 175b 530b 1t)
 set -eu
 BIN=${CS_BIN:-build/clustersim}
-MODEL_SET=""
-[ -n "${CS_COLLECTIVE_MODEL:-}" ] && MODEL_SET="--set system.collective-model=$CS_COLLECTIVE_MODEL"
-# CS_VALIDATE_ARGS: more train flags for every row (what-ifs, e.g. "--gradient-accumulation-fusion")
-MODEL_SET="$MODEL_SET ${CS_VALIDATE_ARGS:-}"
-# The network: DGX A100 nodes (NVSwitch inside, one 200 Gb/s HDR port per GPU).
-# With the nccl model (the default) its bandwidths are what that model's B
-# stands for, NCCL's own figures -- NVLink 12 links x NCCL's 20 GB/s = 240
-# GB/s, the NIC 25 GB/s -- with latency 0, as examples/presets/dgx_a100_x4/
-# network_nccl.yml (the model pays NCCL's per-step latencies itself;
-# docs/collectives.md); with CS_COLLECTIVE_MODEL=astra the datasheet's links,
-# NVLink3 300 GB/s and 25 GB/s, 700 / 3000 ns per hop (the astra model times
-# the physical link).  GB/s in the files are GiB/s (ASTRA-sim's reading).
-# (the model as the runs will see it: CS_COLLECTIVE_MODEL, or a
-# system.collective-model key among CS_VALIDATE_ARGS)
-MODEL=${CS_COLLECTIVE_MODEL:-nccl}
-case " ${CS_VALIDATE_ARGS:-} " in *collective-model=astra*) MODEL=astra ;; esac
-case " ${CS_VALIDATE_ARGS:-} " in *collective-model=nccl*) MODEL=nccl ;; esac
-if [ "$MODEL" = astra ]; then
-    BW_NV=279.4 BW_IB=23.28 LAT_NV=700.0 LAT_IB=3000.0
-else
-    BW_NV=223.5174179 BW_IB=23.28306437 LAT_NV=0 LAT_IB=0
-fi
+# shellcheck source=scripts/validate_lib.sh
+. "$(dirname "$0")/validate_lib.sh"   # MODEL_SET, the network (dgx_a100_net)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 WANT=${*:-}
@@ -60,10 +40,7 @@ ROWS="22b gpt3-22b 1 1 4 4 1.42 1.10
 printf '%-5s %-14s %9s %10s %7s %6s %6s\n' model mode published simulated error MFU HFU
 echo "$ROWS" | while read -r name preset pp v mb batch full sel; do
     if [ -n "$WANT" ] && ! echo " $WANT " | grep -q " $name "; then continue; fi
-    printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, %d ]\nbandwidth: [ %s, %s ]\nlatency: [ %s, %s ]\n' \
-        "$pp" "$BW_NV" "$BW_IB" "$LAT_NV" "$LAT_IB" > "$TMP/net.yml"
-    [ "$pp" -eq 1 ] && printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ %s ]\nlatency: [ %s ]\n' \
-        "$BW_NV" "$LAT_NV" > "$TMP/net.yml"
+    dgx_a100_net "$TMP/net.yml" "$pp"
     extra=""
     [ "$pp" -gt 1 ] && extra="--pp $pp"
     [ "$v" -gt 1 ] && extra="$extra --virtual-stages $v"

@@ -23,29 +23,9 @@
 #   usage: scripts/validate_megatron.sh [row ...]      (rows: 1.7b ... 1008b)
 set -eu
 BIN=${CS_BIN:-build/clustersim}
-MODEL_SET=""
-[ -n "${CS_COLLECTIVE_MODEL:-}" ] && MODEL_SET="--set system.collective-model=$CS_COLLECTIVE_MODEL"
-# CS_VALIDATE_ARGS: more train flags for every row (what-ifs, e.g. "--gradient-accumulation-fusion")
-MODEL_SET="$MODEL_SET ${CS_VALIDATE_ARGS:-}"
+# shellcheck source=scripts/validate_lib.sh
+. "$(dirname "$0")/validate_lib.sh"   # MODEL_SET, the network (dgx_a100_net)
 EX=$(cd "$(dirname "$0")/../examples/megatron" && pwd)
-# The network: DGX A100 nodes (NVSwitch inside, one 200 Gb/s HDR port per GPU).
-# With the nccl model (the default) its bandwidths are what that model's B
-# stands for, NCCL's own figures -- NVLink 12 links x NCCL's 20 GB/s = 240
-# GB/s, the NIC 25 GB/s -- with latency 0, as examples/presets/dgx_a100_x4/
-# network_nccl.yml (the model pays NCCL's per-step latencies itself;
-# docs/collectives.md); with CS_COLLECTIVE_MODEL=astra the datasheet's links,
-# NVLink3 300 GB/s and 25 GB/s, 700 / 3000 ns per hop (the astra model times
-# the physical link).  GB/s in the files are GiB/s (ASTRA-sim's reading).
-# (the model as the runs will see it: CS_COLLECTIVE_MODEL, or a
-# system.collective-model key among CS_VALIDATE_ARGS)
-MODEL=${CS_COLLECTIVE_MODEL:-nccl}
-case " ${CS_VALIDATE_ARGS:-} " in *collective-model=astra*) MODEL=astra ;; esac
-case " ${CS_VALIDATE_ARGS:-} " in *collective-model=nccl*) MODEL=nccl ;; esac
-if [ "$MODEL" = astra ]; then
-    BW_NV=279.4 BW_IB=23.28 LAT_NV=700.0 LAT_IB=3000.0
-else
-    BW_NV=223.5174179 BW_IB=23.28306437 LAT_NV=0 LAT_IB=0
-fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # row  layers hidden  tp pp  gpus  batch  mbs  layers/virtual stage (0: not interleaved)  ddp  published TFLOP/s per GPU
@@ -70,8 +50,7 @@ echo "$ROWS" | while read -r name l h tp pp gpus batch mbs lpv ddp pub; do
     extra=""
     [ "$v" -gt 1 ] && extra="--virtual-stages $v"
     [ "$ddp" = local ] && extra="$extra --no-overlap-grad-reduce"
-    printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, %d ]\nbandwidth: [ %s, %s ]\nlatency: [ %s, %s ]\n' \
-        $((gpus / 8)) "$BW_NV" "$BW_IB" "$LAT_NV" "$LAT_IB" > "$TMP/net.yml"
+    dgx_a100_net "$TMP/net.yml" $((gpus / 8))
     # shellcheck disable=SC2086
     "$BIN" train --model "$EX/gpt-$name.json" --device A100-80GB --tp "$tp" --pp "$pp" --dp "$dp" --recompute full \
         --micro-batch "$mbs" --global-batch "$batch" $extra $MODEL_SET --network-configuration="$TMP/net.yml" \
