@@ -980,15 +980,7 @@ json_t *cs_scenario_to_json(const cs_scenario *sc, cs_error *err) {
     int rc = CS_OK;
     for (int s = SC_RUN; s <= SC_LAST_TYPED && rc == CS_OK; s++) {
         if ((s == SC_PLAN || s == SC_MODEL || s == SC_INGEST || s == SC_SERVE) && !plan) continue;
-        union {
-            cs_run_params r;
-            cs_plan_params p;
-            cs_model_params m;
-            cs_device_params d;
-            cs_cost_params c;
-            cs_ingest_params i;
-            cs_serve_params v;
-        } u;
+        cs_sc_typed_any u;
         rc = cs_sc_parse_typed(sc, s, &u, err);
         if (rc) break;
         json_t *o = cs_opts_to_json(typed(s)->opts, typed(s)->nopts, &u);
