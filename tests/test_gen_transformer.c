@@ -42,6 +42,18 @@ static cs_gen_model small_model(void) {
     return m;
 }
 
+/* The small model at kernel-sized shapes (h 2048, ffn 8192, s 2048, vocab
+ * 8000), the GPT whose kernels the framework-kernel and Megatron-version
+ * tests work out by hand. */
+static cs_gen_model kernel_model(void) {
+    cs_gen_model m = small_model();
+    m.u.tf.hidden = 2048;
+    m.u.tf.ffn_hidden = 8192;
+    m.u.tf.seq = 2048;
+    m.u.tf.vocab = 8000;
+    return m;
+}
+
 static int null_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
     (void)ud; (void)n; (void)err;
     return CS_OK;
@@ -1810,11 +1822,7 @@ static int comp_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) 
 
 static void test_kernel_overhead(void **state) {
     (void)state;
-    cs_gen_model m = small_model();
-    m.u.tf.hidden = 2048;
-    m.u.tf.ffn_hidden = 8192;
-    m.u.tf.seq = 2048;
-    m.u.tf.vocab = 8000;
+    cs_gen_model m = kernel_model();
     cs_gen_plan p;
     cs_gen_plan_defaults(&p);
     p.global_batch = 1;
@@ -1865,11 +1873,7 @@ static int named_capture(void *ud, const ChakraProtoMsg__Node *n, cs_error *err)
 
 static void test_framework_kernels(void **state) {
     (void)state;
-    cs_gen_model m = small_model();
-    m.u.tf.hidden = 2048;
-    m.u.tf.ffn_hidden = 8192;
-    m.u.tf.seq = 2048;
-    m.u.tf.vocab = 8000;
+    cs_gen_model m = kernel_model();
     cs_gen_plan p;
     cs_gen_plan_defaults(&p);
     p.global_batch = 1;
@@ -1959,11 +1963,7 @@ static uint64_t node_ops(const node_log *L) {
 
 static void test_megatron_2022(void **state) {
     (void)state;
-    cs_gen_model m = small_model();
-    m.u.tf.hidden = 2048;
-    m.u.tf.ffn_hidden = 8192;
-    m.u.tf.seq = 2048;
-    m.u.tf.vocab = 8000;
+    cs_gen_model m = kernel_model();
     cs_gen_plan p;
     cs_gen_plan_defaults(&p);
     p.global_batch = 1;
@@ -2101,11 +2101,7 @@ static void test_megatron_2022(void **state) {
  *   40,960 B at TP 1, 20,480 at TP 2. */
 static void test_megatron_2022_shapes(void **state) {
     (void)state;
-    cs_gen_model m = small_model();
-    m.u.tf.hidden = 2048;
-    m.u.tf.ffn_hidden = 8192;
-    m.u.tf.seq = 2048;
-    m.u.tf.vocab = 8000;
+    cs_gen_model m = kernel_model();
     cs_gen_plan p;
     cs_gen_plan_defaults(&p);
     p.global_batch = 1;
