@@ -39,18 +39,27 @@ static void cluster_usage(FILE *f) {
           f);
 }
 
-/* --check: what the runs would load and check, one line, no file (frees c). */
-static int cluster_check(cs_cluster *c, int progress, int quiet) {
-    cs_error err;
-    cs_error_clear(&err);
+/* fn (cs_cluster_run or cs_cluster_check) on c with Ctrl-C stopping it;
+ * *sig the signal that stopped it (0 = none). */
+static int with_stop(int (*fn)(cs_cluster *, const cs_run_hooks *, cs_error *), cs_cluster *c, int progress,
+                     int *sig, cs_error *err) {
     cs_cli_stop st;
     cs_run_hooks hooks;
     memset(&hooks, 0, sizeof hooks);
     hooks.progress = progress;
     hooks.stop = cs_cli_stop_begin(&st);
-    int r = cs_cluster_check(c, &hooks, &err);
-    int sig = (int)*hooks.stop;
+    int r = fn(c, &hooks, err);
+    *sig = (int)*hooks.stop;
     cs_cli_stop_end(&st);
+    return r;
+}
+
+/* --check: what the runs would load and check, one line, no file (frees c). */
+static int cluster_check(cs_cluster *c, int progress, int quiet) {
+    cs_error err;
+    cs_error_clear(&err);
+    int sig;
+    int r = with_stop(cs_cluster_check, c, progress, &sig, &err);
     if (r == CS_OK && !quiet) {
         printf("ok: %s: %zu job%s on %" PRIu64 " of the cluster's %" PRIu64 " NPUs (", c->path, c->njobs,
                c->njobs == 1 ? "" : "s", c->allocated, c->npus);
@@ -151,14 +160,8 @@ int cs_cli_cluster(int argc, char **argv) {
     if (check) return cluster_check(c, progress, quiet);
     if (out) cs_cluster_out_remove(out); /* a failed run leaves no earlier results behind */
     if (json) cs_remove_output(json);
-    cs_cli_stop st;
-    cs_run_hooks hooks;
-    memset(&hooks, 0, sizeof hooks);
-    hooks.progress = progress;
-    hooks.stop = cs_cli_stop_begin(&st);
-    int r = cs_cluster_run(c, &hooks, &err);
-    int sig = (int)*hooks.stop;
-    cs_cli_stop_end(&st);
+    int sig;
+    int r = with_stop(cs_cluster_run, c, progress, &sig, &err);
     if (r == CS_OK && out) r = cs_cluster_out_write(c, out, &err);
     if (r == CS_OK && json) {
         json_t *j = cs_cluster_json(c);
