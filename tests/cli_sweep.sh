@@ -119,9 +119,10 @@ grep -q '"status":"error","error":"the plan does not fit in memory: stage 0' cle
 "$CS_BIN" sweep pspec.json --out k9 -j 1 --no-progress --quiet &
 pid=$!
 for i in $(seq 1 600); do [ "$(cat k9/log.jsonl 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.05; done
+k9w=$(pgrep -P $pid | tr '\n' ' ') # this coordinator's worker (not another test run's: pgrep -f would match those)
 kill -9 $pid; wait $pid 2>/dev/null
 # the worker notices and exits (on a loaded machine that takes longer than any fixed sleep)
-for i in $(seq 1 600); do pgrep -f -- "sweep pspec.json --out k9 -j 1 --no-progress --quiet" > /dev/null || break; sleep 0.05; done
+for i in $(seq 1 1200); do alive=0; for w in $k9w; do kill -0 "$w" 2>/dev/null && alive=1; done; [ $alive -eq 0 ] && break; sleep 0.05; done
 logged=$(grep -c '"status"' k9/log.jsonl)
 sweep pspec.json --out k9 -j 1 --no-progress > k9.txt || fail "resume after kill -9"
 ran=$(sed -n 's/.*this run *\([0-9]*\) points.*/\1/p' k9.txt)

@@ -14,15 +14,6 @@ cs_time cs_time_from_ns_f(double ns) {
     return (cs_time)ps;
 }
 
-cs_time cs_time_from_whole_ns_f(double ns) {
-    if (ns != ns) return CS_TIME_MAX; /* NaN: no time at all */
-    if (!(ns > 0.0)) return 0;
-    if (!(ns < CS_TIME_MAX_NS_F)) return CS_TIME_MAX; /* also infinity; the cast below is defined */
-    /* ns is positive and finite here: the conversion truncates, which is
-     * floor() without a libm call (this runs once per message) */
-    return cs_time_from_ns_sat((uint64_t)ns);
-}
-
 /* t / d rounded half up, without overflow near CS_TIME_MAX. */
 static uint64_t div_round(uint64_t t, uint64_t d) {
     return t / d + ((t % d) >= d - d / 2 ? 1 : 0);

@@ -67,8 +67,15 @@ static inline cs_time cs_time_from_us_sat(uint64_t us) {
 cs_time cs_time_from_ns_f(double ns);
 /* From a floating-point nanosecond count truncated to whole nanoseconds (how
  * ASTRA-sim rounds link and compute times): 0 when ns <= 0; CS_TIME_MAX when
- * it does not fit, is infinite or NaN. */
-cs_time cs_time_from_whole_ns_f(double ns);
+ * it does not fit, is infinite or NaN.  Inline: it runs once per message. */
+static inline cs_time cs_time_from_whole_ns_f(double ns) {
+    if (ns != ns) return CS_TIME_MAX; /* NaN: no time at all */
+    if (!(ns > 0.0)) return 0;
+    if (!(ns < CS_TIME_MAX_NS_F)) return CS_TIME_MAX; /* also infinity; the cast below is defined */
+    /* ns is positive and finite here: the conversion truncates, which is
+     * floor() without a libm call */
+    return cs_time_from_ns_sat((uint64_t)ns);
+}
 
 /* Saturating add: time never wraps. */
 static inline cs_time cs_time_add(cs_time a, cs_time b) {

@@ -86,7 +86,7 @@ static void deliver(cs_system *s, cs_inst *in, cs_stream *st) {
     const cs_phase *ph = stream_phase(st);
     uint64_t up, down;
     phase_bytes(ph, &up, &down);
-    in->members[stream_member(st)].bytes_recv += down;
+    *css_member_recv(in, stream_member(st)) += down;
     s->stats.bytes_recv += down;
     *step_of(st) = 3;
     css_stream_bundle(s, st, down, 0, ph->fast);
@@ -233,7 +233,7 @@ static void run(cs_system *s, cs_stream *st, int ev) {
     if (*step_of(st) != 1) return;
     /* the contribution leaves for the switch */
     *step_of(st) = 2;
-    in->members[stream_member(st)].bytes_sent += up;
+    *css_member_sent(in, stream_member(st)) += up;
     s->stats.bytes_sent += up;
     s->stats.messages++;
     uint32_t nmem = in->grp->n;

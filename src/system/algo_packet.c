@@ -49,7 +49,7 @@ uint32_t css_topo_member(const cs_stream *st, const cs_phase *ph, uint32_t j) {
     return (uint32_t)(base + (uint64_t)j * stride);
 }
 
-uint32_t css_ring_step(uint32_t idx, uint32_t n, int64_t delta) {
+uint32_t css_ring_step_far(uint32_t idx, uint32_t n, int64_t delta) {
     int64_t r = ((int64_t)idx + delta) % (int64_t)n;
     if (r < 0) r += n;
     return (uint32_t)r;

@@ -24,7 +24,8 @@
 #define DECLARE(t) extern const cs_coll_algo t;
 #define ENTRY(t) &t,
 REGISTRY(DECLARE)
-static const cs_coll_algo *const ALGOS[] = {REGISTRY(ENTRY)};
+const cs_coll_algo *const cs_coll_algo_table_[] = {REGISTRY(ENTRY)};
+#define ALGOS cs_coll_algo_table_
 #undef DECLARE
 #undef ENTRY
 #define NALGOS (sizeof ALGOS / sizeof ALGOS[0])

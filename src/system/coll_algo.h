@@ -108,6 +108,10 @@ typedef struct cs_coll_impl {
 /* The registry, in table order. */
 size_t cs_coll_algo_count(void);
 const cs_coll_algo *cs_coll_algo_at(size_t i);
+/* The registry's table itself, for the event path's lookup of an index
+ * known to be valid (a phase's algorithm: css_phase_algo); else use
+ * cs_coll_algo_at. */
+extern const cs_coll_algo *const cs_coll_algo_table_[];
 /* Index of a registered algorithm, or -1. */
 int cs_coll_algo_index(const cs_coll_algo *a);
 /* The algorithm registered under exactly `name`, or NULL. */

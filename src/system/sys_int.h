@@ -131,7 +131,6 @@ typedef struct cs_member {
     uint64_t node_id;
     const char *source;
     cs_time start;
-    uint64_t bytes_sent, bytes_recv;
     int32_t priority;
     uint32_t chunks_done;
     uint8_t issued, finished;
@@ -173,6 +172,9 @@ struct cs_inst {
     uint32_t *phase_begin;   /* nchunks + 1 offsets into phases */
     cs_phase *phases;
     cs_member *members;
+    uint64_t *mbytes;        /* per member, bytes sent and received: [2 m], [2 m + 1] (css_member_sent,
+                                css_member_recv); apart from the member records, which every message
+                                would otherwise touch in a line of its own */
     cs_stream *streams;      /* member * nchunks + chunk */
     char algos[160];         /* for records, e.g. "ring,direct" or "custom:nvl,ring" */
     uint8_t nccl;            /* planned by collective-model nccl (planner.c): bundles pay step_ns and
@@ -527,8 +529,11 @@ enum { EV_INIT = 0, EV_GENERAL = 1, EV_RECV = 2 };
 extern const cs_coll_algo css_algo_ring;
 /* In-switch (algo_inswitch.c): collective-model nccl's NVLS. */
 extern const cs_coll_algo css_algo_inswitch;
+/* Member m's byte counters (cs_inst.mbytes). */
+static inline uint64_t *css_member_sent(cs_inst *in, uint32_t m) { return &in->mbytes[2 * (uint64_t)m]; }
+static inline uint64_t *css_member_recv(cs_inst *in, uint32_t m) { return &in->mbytes[2 * (uint64_t)m + 1]; }
 /* The algorithm a phase runs. */
-static inline const cs_coll_algo *css_phase_algo(const cs_phase *ph) { return cs_coll_algo_at(ph->algo); }
+static inline const cs_coll_algo *css_phase_algo(const cs_phase *ph) { return cs_coll_algo_table_[ph->algo]; }
 /* The stream's per-algorithm state (CSS_ALGO_STATE_BYTES, zeroed when a phase starts). */
 static inline void *css_stream_state(cs_stream *st) { return st->algo_state.bytes; }
 static inline const void *css_stream_cstate(const cs_stream *st) { return st->algo_state.bytes; }
@@ -596,7 +601,17 @@ void css_pe_run(cs_system *s, cs_stream *st, int ev);
 int css_pe_recv_posted(const cs_stream *st, uint32_t k);
 /* Ring and direct: bytes / n per packet (all-gather: bytes). */
 uint64_t css_pe_share_bytes(const cs_phase *ph, uint32_t k);
-/* idx + delta on a ring of n. */
-uint32_t css_ring_step(uint32_t idx, uint32_t n, int64_t delta);
+/* idx + delta on a ring of n (idx < n).  Inline, without a division when
+ * |delta| < n (a neighbour: every ring step of the event path). */
+uint32_t css_ring_step_far(uint32_t idx, uint32_t n, int64_t delta);
+static inline uint32_t css_ring_step(uint32_t idx, uint32_t n, int64_t delta) {
+    if (idx < n && delta < (int64_t)n && delta > -(int64_t)n) {
+        int64_t r = (int64_t)idx + delta;
+        if (r < 0) r += n;
+        else if (r >= (int64_t)n) r -= n;
+        return (uint32_t)r;
+    }
+    return css_ring_step_far(idx, n, delta);
+}
 
 #endif

@@ -289,6 +289,7 @@ static void free_inst(cs_inst *in) {
     cs_free(in->scratch);
     cs_free(in->phases);
     cs_free(in->members);
+    cs_free(in->mbytes);
     cs_free(in->streams);
     cs_free(in->plive);
     cs_free(in);
@@ -564,8 +565,8 @@ static void member_finish(cs_inst *in, uint32_t m) {
         r.algorithms = in->algos;
         r.start = mb->start;
         r.end = cs_eventq_now(s->q);
-        r.bytes_sent = mb->bytes_sent;
-        r.bytes_recv = mb->bytes_recv;
+        r.bytes_sent = *css_member_sent(in, m);
+        r.bytes_recv = *css_member_recv(in, m);
         /* a representative's record stands for the members of this
          * communicator it mirrors: every member with one representative,
          * n / q with q (a group of q orbits of one axis, check_group_cls),
@@ -622,7 +623,7 @@ static void deliver(cs_system *s, cs_msg *m) {
 #ifdef CS_INVARIANTS
     __atomic_add_fetch(&in->inv_msg_recv, m->bytes, __ATOMIC_RELAXED);
 #endif
-    in->members[m->dst_member].bytes_recv += m->bytes;
+    *css_member_recv(in, m->dst_member) += m->bytes;
     CSS_STATS(s)->bytes_recv += m->bytes;
     uint32_t k = m->k;
     msg_put(s, m);
@@ -718,7 +719,7 @@ static void net_msg(cs_stream *st, uint32_t dst_member, uint32_t src, uint32_t d
     m->src_member = stream_member(st);
     m->src_k = src_k;
     inst_hold(in);
-    in->members[stream_member(st)].bytes_sent += bytes;
+    *css_member_sent(in, stream_member(st)) += bytes;
     cs_system_stats *ps = CSS_STATS(s);
     ps->messages++;
     ps->bytes_sent += bytes;
@@ -1003,6 +1004,7 @@ static cs_inst *create_inst(cs_system *s, cs_group *g, uint64_t seq, const cs_co
         in->plive[0].n = in->nsim;
     }
     in->members = cs_calloc(nm, sizeof *in->members);
+    in->mbytes = cs_calloc(2 * (size_t)nm, sizeof *in->mbytes);
     if (in->nchunks) in->streams = cs_calloc((size_t)nm * in->nchunks, sizeof *in->streams);
     for (uint32_t m = 0; m < nm; m++)
         for (uint32_t c = 0; c < in->nchunks; c++) {
