@@ -3,8 +3,8 @@
 # all tests; the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 # then every libFuzzer target (fuzz/run.sh all: the trace reader, every
 # configuration reader, topology files, model and device files, the command
-# line, sweep and bandwidth specs, scenario files, flag strings), each for CS_FUZZ_SECONDS (default 60,
-# as issue 15 asks; 12 targets, one per core at a time: 6 minutes on 2 cores).
+# line, sweep specs and logs, scenario files, flag strings), each for CS_FUZZ_SECONDS (default 60,
+# as issue 15 asks; 13 targets, one per core at a time: 6.5 minutes on 2 cores).
 # Tests that need ../shared (reference data) skip with a message when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."

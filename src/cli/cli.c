@@ -104,7 +104,7 @@ static const flag FLAGS[] = {
     {"dp", F_KEY, "plan.dp", 0, "N", "data-parallel degree", 2},
     {"ep", F_KEY, "plan.ep", 0, "N", "expert-parallel degree (MoE)", 2},
     {"cp", F_KEY, "plan.cp", 0, "N", "context-parallel degree", 2},
-    {"cp-comm", F_KEY, "plan.cp-comm", 0, "allgather|p2p", "context parallelism's attention", 2},
+    {"cp-comm", F_KEY, "plan.cp-comm", 0, "allgather|p2p|ring", "context parallelism's attention", 2},
     {"placement", F_KEY, "plan.placement", 0, "tp,cp,dp,pp",
      "train/generate: order of the parallel dimensions on the ranks, innermost first (run: --npu-placement)", 2},
     {"sp", F_KEYFLAG, "plan.sp", 0, NULL, "sequence parallelism", 2},

@@ -16,7 +16,8 @@
 
 static void rescale_usage(FILE *f) {
     fputs("usage: clustersim rescale --workload-configuration=PREFIX [--comm-group-configuration=FILE]\n"
-          "                          [--tp N --pp N --placement ORDER] [--to-tp N [--bucket-bytes N]] --to-dp N\n"
+          "                          [--tp N --pp N --placement ORDER] [--to-tp N [--bucket-bytes N]] [--to-pp N]\n"
+          "                          --to-dp N\n"
           "                          --out NEWPREFIX\n\n"
           "Rewrites a Chakra trace set captured on N ranks (PREFIX.<rank>.et) for another data-parallel degree:\n"
           "the ranks of each (tp, pp) position are data-parallel replicas; the target's replicas copy replica\n"

@@ -622,11 +622,16 @@ static int set_topology_key(cs_scenario *sc, const char *key, const char *k, jso
 int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const char *where, cs_error *err) {
     const char *dot = strchr(key, '.');
     int s = dot ? section_index(key, (size_t)(dot - key)) : -1;
-    if (s < 0)
-        return CS_ERR(err, CS_EINVAL, "%s %s: unknown key; expected SECTION.KEY with SECTION one of run, plan, "
-                                      "model, device, network, topology, system, memory, comm-groups, backend (clustersim run "
-                                      "--help-config lists every key)",
-                      where, key);
+    if (s < 0) {
+        char names[256];
+        size_t len = 0;
+        names[0] = '\0';
+        for (int i = 0; i < SC_NSECT && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", SECT_NAMES[i]);
+        return CS_ERR(err, CS_EINVAL, "%s %s: unknown key; expected SECTION.KEY with SECTION one of %s (clustersim "
+                                      "run --help-config lists every key)",
+                      where, key, names);
+    }
     const char *k = dot + 1;
     if (!*k) return CS_ERR(err, CS_EINVAL, "%s %s: expected a key after \"%s.\"", where, key, SECT_NAMES[s]);
     if (s == SC_BACKEND) return set_backend_key(sc, key, k, value, where, err);

@@ -20,7 +20,7 @@ static const cs_opt RUN_OPTS[] = {
              "or a file whose first word is its parallelism policy); leave unset for a generated plan "
              "(model.name)"},
     {.key = "backend", .type = CS_OPT_STR, .def_str = "analytical", .off = R(backend),
-     .help = "network backend: analytical, analytical-congestion, flow (docs/network.md)"},
+     .help = "network backend: analytical, analytical-congestion, flow, packet (docs/network.md)"},
     {.key = "placement", .type = CS_OPT_STR, .def_str = "contiguous", .off = R(placement),
      .help = "graph backends: ranks onto NPUs: contiguous, random[:SEED], strided:K, pack"},
     {.key = "compare-healthy", .type = CS_OPT_BOOL, .off = R(compare_healthy),
