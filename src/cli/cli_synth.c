@@ -316,6 +316,10 @@ int cs_cli_synth(int argc, char **argv) {
     } else if (rc != CS_OK && written) { /* the set under --out is broken: none of it stays */
         cs_workload_remove_ranks(out);
     }
+    if (rc != CS_OK && written) { /* nor an earlier run's statistics beside it */
+        snprintf(path, sizeof path, "%s.synth.json", out);
+        cs_remove_output(path);
+    }
     if (rc == CS_OK && !quiet) {
         printf("clustersim synth: %u rank%s (%u distinct graph%s) -> %s%s\n", w.nranks, w.nranks == 1 ? "" : "s",
                w.ngraphs, w.ngraphs == 1 ? "" : "s", out, single ? "" : ".<rank>.et");

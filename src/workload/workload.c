@@ -268,13 +268,17 @@ int cs_workload_check_out_prefix(const char *flag, const char *prefix, uint32_t 
 uint32_t cs_workload_remove_ranks(const char *prefix) {
     char path[4200];
     uint32_t k = 0;
-    for (uint32_t r = 0; r < UINT32_MAX; r++, k++) {
-        int gone = 0;
-        snprintf(path, sizeof path, "%s.%u.et", prefix, r);
-        gone += unlink(path) == 0;
-        snprintf(path, sizeof path, "%s.%u.et.gz", prefix, r);
-        gone += unlink(path) == 0;
-        if (!gone) break;
+    struct stat st;
+    for (uint32_t r = 0; r < UINT32_MAX; r++) {
+        int found = 0, gone = 0;
+        for (int gz = 0; gz < 2; gz++) { /* a name that cannot go (a directory) does not end the set */
+            snprintf(path, sizeof path, "%s.%u.et%s", prefix, r, gz ? ".gz" : "");
+            if (lstat(path, &st) != 0) continue;
+            found = 1;
+            gone |= unlink(path) == 0;
+        }
+        if (!found) break;
+        k += (uint32_t)gone;
     }
     return k;
 }

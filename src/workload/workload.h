@@ -52,7 +52,9 @@ int cs_workload_check_out_prefix(const char *flag, const char *prefix, uint32_t 
 /* Unlink PREFIX.<r>.et and PREFIX.<r>.et.gz for r = 0, 1, ... while either
  * exists: a set a run broke by failing while it wrote it (after
  * cs_workload_check_out_prefix passed for n ranks, at most n are found).
- * Returns the number of ranks removed. */
+ * A rank whose name exists but cannot be unlinked (a directory in the way)
+ * is passed over, not taken for the end of the set.  Returns the number of
+ * ranks removed. */
 uint32_t cs_workload_remove_ranks(const char *prefix);
 /* FNV-1a 64 of p[0..n): how identical trace files are found before parsing. */
 uint64_t cs_workload_hash(const unsigned char *p, size_t n);
