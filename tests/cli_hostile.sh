@@ -6,7 +6,11 @@
 #    directory in the way of one rank) is removed whole: generate and synth
 #    stopped removing at the first name they could not unlink, leaving the
 #    earlier set's later ranks (and synth its earlier statistics) beside
-#    nothing of this run's.
+#    nothing of this run's;
+#  - Ctrl-C (SIGINT) while generate or synth writes a trace set: exit 130
+#    and nothing under the prefix (generate had no handler and died with a
+#    truncated rank file among complete ones; synth left the ranks written so
+#    far, mixed with an earlier set's).
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -29,4 +33,33 @@ expect_fail "synth over an earlier set, rank 1 a directory" "syn.1.et: cannot wr
     "$CS_BIN" synth --workload-configuration=src --out syn --seed 7 --quiet
 got=$(left syn)
 if [ -z "$got" ]; then pass "synth: nothing of the earlier set left (ranks, synth.json)"; else fail "synth left: $got"; fi
+
+# --- Ctrl-C while a trace set is written -------------------------------------------
+# interrupted NAME PREFIX cmd...: cmd gets SIGINT once it wrote PREFIX.0.et; expects exit 130, "stopped"
+# on stderr and no file PREFIX.* left (a background job ignores SIGINT unless env resets it)
+interrupted() {
+    local name=$1 pre=$2; shift 2
+    local ds=()
+    env --default-signal=INT true 2>/dev/null && ds=(env --default-signal=INT)
+    : > e_mark; sleep 0.01
+    "${ds[@]}" nice -n 10 "$@" > /dev/null 2> e_int.err &
+    local pid=$! t=0
+    while ! [ "$pre.0.et" -nt e_mark ] && kill -0 "$pid" 2>/dev/null && [ $t -lt 20000 ]; do sleep 0.005; t=$((t + 1)); done
+    kill -INT "$pid" 2>/dev/null
+    wait "$pid"
+    local rc=$? got
+    got=$(left "$pre")
+    if [ "$rc" -ne 130 ]; then fail "$name: exit $rc, expected 130; $(cat e_int.err)"
+    elif ! grep -q 'stopped after' e_int.err; then fail "$name: message: $(cat e_int.err)"
+    elif [ -n "$got" ]; then fail "$name: left $(echo "$got" | wc -w) files: $(echo "$got" | cut -c1-200)"
+    else pass "$name"; fi
+}
+"$CS_BIN" generate --model gpt3-175b --tp 8 --pp 8 --dp 16 --recompute full --sp --no-memory-check --out big \
+    --quiet 2> e_gen.err || fail "generate: $(cat e_gen.err)"
+interrupted "generate interrupted over an earlier set" big \
+    "$CS_BIN" generate --model gpt3-175b --tp 8 --pp 8 --dp 16 --recompute full --sp --no-memory-check --micro-batch 2 \
+    --out big --quiet
+"$CS_BIN" generate --model gpt3-6.7b --tp 8 --pp 4 --dp 32 --global-batch 256 --no-memory-check --out s1k --quiet \
+    2> e_gen.err || fail "generate: $(cat e_gen.err)"
+interrupted "synth interrupted" syk "$CS_BIN" synth --workload-configuration=s1k --out syk --quiet
 finish

@@ -1136,14 +1136,12 @@ int cs_cli_generate(int argc, char **argv) {
         cs_scenario_free(sc);
         return 2;
     }
-    if (rc == CS_OK) rc = cs_cli_generate_files(sc, co.out, co.quiet, &err);
+    int sig = 0;
+    if (rc == CS_OK) rc = cs_cli_generate_files(sc, co.out, co.quiet, &sig, &err);
     cs_log_flush_summary();
-    if (rc) {
-        flagify(err.msg, sizeof err.msg, used, nused);
-        fprintf(stderr, "clustersim: error: %s\n", err.msg);
-    }
+    if (rc) flagify(err.msg, sizeof err.msg, used, nused);
     cs_scenario_free(sc);
-    return rc ? 1 : 0;
+    return cs_cli_exit(rc, &err, sig, "; no trace written");
 }
 int cs_cli_train(int argc, char **argv) { return command("train", argc, argv); }
 

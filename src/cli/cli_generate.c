@@ -6,7 +6,8 @@
  * report prints.  The plan comes from the same scenario keys as `train`
  * (src/scenario), and the suggested system file is the generator's one set
  * of defaults (cs_gen_system_for), so `train`, `generate` + `run` and
- * the C API give the same picoseconds.  docs/generator.md.
+ * the C API give the same picoseconds.  A failure, or SIGINT / SIGTERM
+ * (checked between files), removes every file of the set.  docs/generator.md.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -70,7 +71,7 @@ static int write_system(const char *path, const char *netpath, const cs_device *
     return rc;
 }
 
-int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_error *err) {
+int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, int *sig, cs_error *err) {
     cs_gen_model m;
     cs_device d;
     cs_gen_plan p;
@@ -79,7 +80,13 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_err
     char path[4096], net[4096], sys[4096], grp[4096];
     int began = 0;
     if (rc == CS_OK) rc = cs_workload_check_out_prefix("--out", prefix, n, err);
+    cs_cli_stop trap; /* Ctrl-C stops between files: never a half-written trace under the prefix */
+    volatile sig_atomic_t *stop = cs_cli_stop_begin(&trap);
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
+        if (*stop) {
+            rc = CS_ERR(err, CS_EINTR, "generate stopped after writing %u of %u ranks", r, n);
+            break;
+        }
         snprintf(path, sizeof path, "%s.%u.et", prefix, r);
         began = 1;
         rc = cs_gen_write_rank(&m, &p, &d, r, path, err);
@@ -96,6 +103,7 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_err
     int ndims = 1;
     if (rc == CS_OK) rc = write_network(net, n, &d, &ndims, err);
     if (rc == CS_OK) rc = write_system(sys, net, &d, &p, err);
+    if (rc == CS_OK && *stop) rc = CS_ERR(err, CS_EINTR, "generate stopped after writing the %u ranks' traces", n);
     if (rc == CS_OK) { /* the scenario that runs these files as train runs the plan */
         cs_scenario *s2 = cs_scenario_new();
         char sym[16];
@@ -118,6 +126,8 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, cs_err
         snprintf(path, sizeof path, "%s.scenario.json", prefix);
         unlink(path);
     }
+    cs_cli_stop_end(&trap);
+    if (rc == CS_EINTR) *sig = (int)*stop;
     if (rc) return rc;
     if (!quiet) {
         printf("clustersim %s -- generated workload\n\n", CS_VERSION);

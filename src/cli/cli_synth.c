@@ -5,8 +5,9 @@
  * graph's look-alike once into memory and then to every rank that shares
  * it (PREFIX.<r>.et, each written atomically; an earlier, larger set under
  * the prefix is refused before anything is written, and a failure while
- * writing removes every PREFIX.<r>.et, so the prefix holds this run's set
- * or none), and NEWPREFIX.synth.json with what was kept and what not.
+ * writing -- or SIGINT / SIGTERM, which stop it between ranks -- removes
+ * every PREFIX.<r>.et, so the prefix holds this run's set or none), and
+ * NEWPREFIX.synth.json with what was kept and what not.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -275,7 +276,13 @@ int cs_cli_synth(int argc, char **argv) {
     if (w.ngraphs > 1) qsort(tab, w.ngraphs, sizeof *tab, cmp_gref);
     for (uint32_t r = w.nranks; r-- > 0;) salt[graph_index(tab, w.ngraphs, w.rank_graph[r])] = r; /* the first rank */
     int rc = CS_OK;
+    cs_cli_stop trap; /* Ctrl-C from here on stops between ranks: never half a set under --out */
+    volatile sig_atomic_t *stop = cs_cli_stop_begin(&trap);
     for (uint32_t gi = 0; gi < w.ngraphs && rc == CS_OK; gi++) {
+        if (*stop) {
+            rc = CS_ERR(&err, CS_EINTR, "synth stopped after drawing %u of %u distinct graphs", gi, w.ngraphs);
+            break;
+        }
         FILE *f = open_memstream(&buf[gi], &len[gi]);
         if (!f) {
             rc = CS_ERR(&err, CS_EIO, "synth: cannot open a memory stream: %s", strerror(errno));
@@ -292,6 +299,10 @@ int cs_cli_synth(int argc, char **argv) {
     char path[4200];
     uint32_t written = 0;
     for (uint32_t r = 0; r < w.nranks && rc == CS_OK; r++) {
+        if (*stop) {
+            rc = CS_ERR(&err, CS_EINTR, "synth stopped after writing %u of %u ranks", written, w.nranks);
+            break;
+        }
         uint32_t gi = graph_index(tab, w.ngraphs, w.rank_graph[r]);
         if (single) snprintf(path, sizeof path, "%s", out);
         else snprintf(path, sizeof path, "%s.%u.et", out, r);
@@ -320,6 +331,7 @@ int cs_cli_synth(int argc, char **argv) {
         snprintf(path, sizeof path, "%s.synth.json", out);
         cs_remove_output(path);
     }
+    cs_cli_stop_end(&trap);
     if (rc == CS_OK && !quiet) {
         printf("clustersim synth: %u rank%s (%u distinct graph%s) -> %s%s\n", w.nranks, w.nranks == 1 ? "" : "s",
                w.ngraphs, w.ngraphs == 1 ? "" : "s", out, single ? "" : ".<rank>.et");
@@ -338,9 +350,5 @@ int cs_cli_synth(int argc, char **argv) {
     cs_free(salt);
     cs_free(tab);
     cs_workload_free(&w);
-    if (rc != CS_OK) {
-        fprintf(stderr, "clustersim: error: %s\n", err.msg);
-        return 1;
-    }
-    return 0;
+    return cs_cli_exit(rc, &err, (int)*stop, "; no trace written");
 }
