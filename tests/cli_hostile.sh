@@ -10,7 +10,12 @@
 #  - Ctrl-C (SIGINT) while generate or synth writes a trace set: exit 130
 #    and nothing under the prefix (generate had no handler and died with a
 #    truncated rank file among complete ones; synth left the ranks written so
-#    far, mixed with an earlier set's).
+#    far, mixed with an earlier set's);
+#  - a scenario value (a flag's or --set's) that is not UTF-8 is refused
+#    naming the flag or key: jansson makes no JSON string of it, and the value
+#    was dropped without a word (--set run.backend=flo\xffw ran analytical,
+#    exit 0; a --workload-configuration or --model path said the flag was
+#    missing).
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -62,4 +67,18 @@ interrupted "generate interrupted over an earlier set" big \
 "$CS_BIN" generate --model gpt3-6.7b --tp 8 --pp 4 --dp 32 --global-batch 256 --no-memory-check --out s1k --quiet \
     2> e_gen.err || fail "generate: $(cat e_gen.err)"
 interrupted "synth interrupted" syk "$CS_BIN" synth --workload-configuration=s1k --out syk --quiet
+
+# --- scenario values that are not UTF-8 ---------------------------------------------
+"$CS_MKTRACE" --ranks one "1 COMP dur=5" "1 COMP dur=5" "1 COMP dur=5" "1 COMP dur=5"
+R=("$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --quiet)
+expect_fail "--set run.backend=flo\\xffw (ran analytical, exit 0)" "--set run.backend: 'flo\\xffw' is not valid UTF-8" \
+    "${R[@]}" --set "$(printf 'run.backend=flo\xffw')"
+expect_fail "--set run.slow-ranks=0:2,\\xfe (the value dropped: no stragglers)" \
+    "--set run.slow-ranks: '0:2,\\xfe' is not valid UTF-8" "${R[@]}" --set "$(printf 'run.slow-ranks=0:2,\xfe')"
+for r in 0 1 2 3; do cp one.$r.et "$(printf 'u\xff').$r.et"; done
+expect_fail "--workload-configuration not UTF-8 (said: expected Chakra traces or a model)" \
+    "--workload-configuration 'u\\xff': not valid UTF-8" \
+    "$CS_BIN" run --workload-configuration="$(printf 'u\xff')" --network-configuration=n4.yml --quiet
+expect_fail "--model FILE not UTF-8 (said: --model is required)" "--model 'm\\xff.json': not valid UTF-8" \
+    "$CS_BIN" train --model "$(printf 'm\xff.json')" --network-configuration=n4.yml --quiet
 finish

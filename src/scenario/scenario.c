@@ -734,7 +734,26 @@ static json_t *value_of_text(int s, const char *k, const char *text) {
     return v;
 }
 
+/* Whether text is UTF-8 (jansson makes no string of other bytes: the value
+ * would be dropped, or a list lose the item, without a word). */
+static int is_utf8(const char *text) {
+    json_t *j = json_string(text);
+    json_decref(j);
+    return j != NULL;
+}
+
 int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err) {
+    if (!is_utf8(text)) {
+        char shown[160]; /* the value with its bytes above 0x7e as \xNN */
+        size_t k = 0;
+        for (const unsigned char *c = (const unsigned char *)text; *c && k + 8 < sizeof shown; c++)
+            k += (size_t)snprintf(shown + k, sizeof shown - k, *c >= 0x20 && *c < 0x7f ? "%c" : "\\x%02x", *c);
+        if (strncmp(where, "--", 2) == 0 && strcmp(where, "--set") != 0)
+            return CS_ERR(err, CS_EINVAL, "%s '%s': not valid UTF-8; expected UTF-8 text (scenario values are "
+                                          "JSON strings)", where, shown);
+        return CS_ERR(err, CS_EINVAL, "%s %s: '%s' is not valid UTF-8; expected UTF-8 text (scenario values are "
+                                      "JSON strings)", where, key, shown);
+    }
     const char *dot = strchr(key, '.');
     int s = dot ? section_index(key, (size_t)(dot - key)) : -1;
     json_t *v = value_of_text(s < 0 ? SC_RUN : s, dot ? dot + 1 : key, text);
