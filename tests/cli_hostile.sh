@@ -15,7 +15,12 @@
 #    naming the flag or key: jansson makes no JSON string of it, and the value
 #    was dropped without a word (--set run.backend=flo\xffw ran analytical,
 #    exit 0; a --workload-configuration or --model path said the flag was
-#    missing).
+#    missing);
+#  - text from outside that is not UTF-8 going into a result file (a path, a
+#    trace's string quoted by an error) is written with U+FFFD for the bad
+#    bytes: jansson made no string of it, so a sweep point's error reason was
+#    empty, partition's summary had no "input", and synth failed after
+#    writing every rank ("cannot format the JSON").
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -81,4 +86,29 @@ expect_fail "--workload-configuration not UTF-8 (said: expected Chakra traces or
     "$CS_BIN" run --workload-configuration="$(printf 'u\xff')" --network-configuration=n4.yml --quiet
 expect_fail "--model FILE not UTF-8 (said: --model is required)" "--model 'm\\xff.json': not valid UTF-8" \
     "$CS_BIN" train --model "$(printf 'm\xff.json')" --network-configuration=n4.yml --quiet
+
+# --- text that is not UTF-8 into result files -------------------------------------------
+"$CS_MKTRACE" --ranks pgx "1 COLL ctype=0 size=8 pg=$(printf 'a\xff')" "1 COLL ctype=0 size=8" \
+    "1 COLL ctype=0 size=8" "1 COLL ctype=0 size=8"
+cat > sys1.json <<'J'
+{ "scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+  "preferred-dataset-splits": 1, "collective-optimization": "localBWAware", "local-mem-bw": 1600,
+  "all-reduce-implementation": [ "ring" ] }
+J
+printf '{"clustersim-scenario": 1, "network": "n4.yml", "system": "sys1.json", "run": {"workload": "pgx"}}' > pgx.json
+printf '{"clustersim-sweep": 1, "scenario": "pgx.json", "grid": {"network.latency": [[100], [200]]}}' > pgxs.json
+"$CS_BIN" sweep pgxs.json --out pgxo -j 1 --quiet --no-progress 2> e_sw.err || fail "sweep: $(cat e_sw.err)"
+if [ "$(grep -c "error,0,,.*pg_name: expected.*got \"\"a$(printf '\xef\xbf\xbd')\"\"" pgxo/results.csv)" = 2 ]; then
+    pass "sweep: a point's error quoting a trace's bytes that are not UTF-8 is kept (was empty)"
+else fail "sweep: error reasons: $(cut -c1-300 pgxo/results.csv)"; fi
+printf 'activations,4\n0,1\n2,3\n' > "$(printf 'act\xff.txt')"
+"$CS_BIN" partition --activations "$(printf 'act\xff.txt')" --workers 2 --json part.json --quiet 2> e_pa.err ||
+    fail "partition: $(cat e_pa.err)"
+if grep -q "\"input\": \"act$(printf '\xef\xbf\xbd').txt\"" part.json; then pass "partition: the input path in summary.json"
+else fail "partition: summary.json without its input: $(head -3 part.json)"; fi
+for r in 0 1; do cp src.$r.et "$(printf 'src\xff').$r.et"; done
+"$CS_BIN" synth --workload-configuration="$(printf 'src\xff')" --npus 2 --out synx --quiet 2> e_sy.err ||
+    fail "synth from a prefix that is not UTF-8: $(cat e_sy.err)"
+if grep -q "\"source\": \"src$(printf '\xef\xbf\xbd')\"" synx.synth.json 2>/dev/null; then pass "synth: the source prefix in synth.json"
+else fail "synth: synth.json: $(head -3 synx.synth.json 2>&1)"; fi
 finish

@@ -17,6 +17,7 @@
 #include "cli/cli_int.h"
 #include "core/afile.h"
 #include "core/alloc.h"
+#include "core/opts.h"
 #include "gen/neuron_part.h"
 
 static void partition_usage(FILE *f) {
@@ -80,7 +81,7 @@ static json_t *traffic_json(const cs_npart_traffic *t, uint64_t tokens, uint32_t
 static json_t *summary_json(const char *path, const cs_npart_data *d, const cs_npart_result *r, uint64_t hidden,
                             uint64_t batch) {
     json_t *j = json_object();
-    json_object_set_new(j, "input", json_string(path));
+    json_object_set_new(j, "input", cs_json_string_lossy(path));
     json_object_set_new(j, "format", json_string(d->from_trace ? "activations" : "coactivation"));
     json_object_set_new(j, "traffic_exact", json_boolean(d->from_trace));
     json_object_set_new(j, "neurons", json_integer(d->n));

@@ -48,6 +48,11 @@ int cs_read_file(const char *path, char **buf, size_t *len, cs_error *err);
  * \t, \xHH, and text beyond max bytes is cut with "...".  Returns buf. */
 const char *cs_escape(const char *s, size_t max, char *buf, size_t n);
 
+/* A JSON string of s (NULL: ""), its bytes that are not UTF-8 each U+FFFD:
+ * for text from outside (paths, trace strings, messages quoting them) going
+ * into a result, where json_string would return NULL and the key be lost. */
+json_t *cs_json_string_lossy(const char *s);
+
 /* Shortest "%g" form of d that reads back as the same double. */
 void cs_fmt_double(char *buf, size_t n, double d);
 

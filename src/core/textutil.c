@@ -119,6 +119,47 @@ const char *cs_escape(const char *s, size_t max, char *buf, size_t n) {
     return buf;
 }
 
+/* Length of the valid UTF-8 sequence at s (1-4), 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s) {
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (n == 0 || c > 0xf4) return 0;
+    uint32_t cp = c & (0x3fu >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000)) return 0; /* overlong */
+    if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return 0;
+    return n;
+}
+
+json_t *cs_json_string_lossy(const char *s) {
+    if (!s) return json_string("");
+    json_t *j = json_string(s);
+    if (j) return j;
+    size_t len = strlen(s);
+    char *fixed = cs_malloc(len * 3 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_seq((const unsigned char *)s + i);
+        if (n) {
+            memcpy(fixed + o, s + i, n);
+            o += n;
+            i += n;
+        } else {
+            memcpy(fixed + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    fixed[o] = '\0';
+    j = json_string(fixed);
+    cs_free(fixed);
+    return j ? j : json_string("");
+}
+
 void cs_fmt_double(char *buf, size_t n, double d) {
     if (d == floor(d) && fabs(d) < 1e15) { /* 1600, not 1.6e+03 */
         snprintf(buf, n, "%.0f", d);

@@ -13,6 +13,7 @@
 
 #include "core/afile.h"
 #include "core/alloc.h"
+#include "core/opts.h"
 #include "output/links.h"
 #include "output/report.h"
 
@@ -165,7 +166,7 @@ static int routing_links_csv(const cs_cluster *c, const char *path, cs_error *er
 
 json_t *cs_cluster_json(const cs_cluster *c) {
     json_t *o = json_object(), *jobs = json_array();
-    json_object_set_new(o, "cluster", json_string(c->path));
+    json_object_set_new(o, "cluster", cs_json_string_lossy(c->path));
     json_object_set_new(o, "backend", json_string(c->shared->backend ? c->shared->backend : ""));
     json_object_set_new(o, "npus", json_integer((json_int_t)c->npus));
     json_object_set_new(o, "seeds", json_integer(c->seeds));

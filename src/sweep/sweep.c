@@ -227,10 +227,10 @@ static char *make_line(uint64_t i, uint64_t id, const char *status, json_t *metr
     json_object_set_new(o, "id", json_string(ids));
     json_object_set_new(o, "status", json_string(status));
     if (metrics) json_object_set(o, "metrics", metrics);
-    if (error) json_object_set_new(o, "error", json_string(error));
+    if (error) json_object_set_new(o, "error", cs_json_string_lossy(error)); /* (may quote a trace's bytes) */
     if (ws && ws->n) {
         json_object_set_new(o, "warnings", json_integer((json_int_t)ws->n));
-        json_object_set_new(o, "first_warning", json_string(ws->first));
+        json_object_set_new(o, "first_warning", cs_json_string_lossy(ws->first));
     }
     if (mpi_rank >= 0) json_object_set_new(o, "mpi_rank", json_integer(mpi_rank)); /* (the log only) */
     json_object_set_new(o, "wall_s", json_real(round(wall * 1e6) / 1e6));

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/opts.h"
 
 static json_t *msg_to_json(const ProtobufCMessage *m);
 
@@ -63,48 +64,6 @@ static json_t *u64_json(uint64_t v) {
     char s[32];
     snprintf(s, sizeof s, "%" PRIu64, v);
     return json_string(s);
-}
-
-/* Length of the valid UTF-8 sequence at s (1-4), 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s) {
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    if (n == 0 || c > 0xf4) return 0;
-    uint32_t cp = c & (0x3fu >> (n - 1));
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3fu);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000)) return 0; /* overlong */
-    if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return 0;
-    return n;
-}
-
-/* A JSON string; bad UTF-8 bytes become U+FFFD. */
-static json_t *string_json(const char *s) {
-    if (!s) return json_string("");
-    json_t *j = json_string(s);
-    if (j) return j;
-    size_t len = strlen(s);
-    char *fixed = cs_malloc(len * 3 + 1);
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq((const unsigned char *)s + i);
-        if (n) {
-            memcpy(fixed + o, s + i, n);
-            o += n;
-            i += n;
-        } else {
-            memcpy(fixed + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            i++;
-        }
-    }
-    fixed[o] = '\0';
-    j = json_string(fixed);
-    cs_free(fixed);
-    return j ? j : json_string("");
 }
 
 static json_t *bytes_json(const ProtobufCBinaryData *b) {
@@ -179,7 +138,7 @@ static json_t *value_json(const ProtobufCFieldDescriptor *f, const void *p) {
     case PROTOBUF_C_TYPE_DOUBLE: return double_json(v.d);
     case PROTOBUF_C_TYPE_BOOL: return json_boolean(v.b);
     case PROTOBUF_C_TYPE_ENUM: return enum_json(f, v.i32);
-    case PROTOBUF_C_TYPE_STRING: return string_json(v.ptr);
+    case PROTOBUF_C_TYPE_STRING: return cs_json_string_lossy(v.ptr);
     case PROTOBUF_C_TYPE_BYTES: return bytes_json(&v.bin);
     case PROTOBUF_C_TYPE_MESSAGE: return v.ptr ? msg_to_json(v.ptr) : json_object();
     }
