@@ -20,7 +20,9 @@
 #    trace's string quoted by an error) is written with U+FFFD for the bad
 #    bytes: jansson made no string of it, so a sweep point's error reason was
 #    empty, partition's summary had no "input", and synth failed after
-#    writing every rank ("cannot format the JSON").
+#    writing every rank ("cannot format the JSON");
+#  - --fsdp with --zero 1 or 2 is refused as --use-distributed-optimizer with
+#    --zero 3 is: it ran ZeRO-3 without a word.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -111,4 +113,15 @@ for r in 0 1; do cp src.$r.et "$(printf 'src\xff').$r.et"; done
     fail "synth from a prefix that is not UTF-8: $(cat e_sy.err)"
 if grep -q "\"source\": \"src$(printf '\xef\xbf\xbd')\"" synx.synth.json 2>/dev/null; then pass "synth: the source prefix in synth.json"
 else fail "synth: synth.json: $(head -3 synx.synth.json 2>&1)"; fi
+
+# --- conflicting plan flags -----------------------------------------------------------
+printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n8.yml
+for z in 1 2; do
+    expect_fail "--fsdp --zero $z (ran ZeRO-3)" "--fsdp: is ZeRO-3|expected --zero 3 or unset, got $z" \
+        "$CS_BIN" train --model gpt3-6.7b --tp 2 --dp 4 --fsdp --zero $z --network-configuration=n8.yml --quiet
+done
+expect_fail "plan.zero 1 then plan.fsdp by --set" "plan.fsdp: is ZeRO-3|expected plan.zero 3 or unset, got 1" \
+    "$CS_BIN" train --model gpt3-6.7b --tp 2 --dp 4 --set plan.zero=1 --set plan.fsdp=true --network-configuration=n8.yml --quiet
+"$CS_BIN" train --model gpt3-6.7b --tp 2 --dp 4 --fsdp --zero 3 --network-configuration=n8.yml --quiet 2> e_fs.err ||
+    fail "--fsdp --zero 3: $(cat e_fs.err)"
 finish

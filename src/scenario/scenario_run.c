@@ -408,6 +408,9 @@ static int plan_parse(const cs_scenario *sc, cs_gen_model *m, cs_device *d, cs_g
                         p->nlayout / p->pp, o.vstages);
         if (rc == CS_OK) p->vstages = p->nlayout / p->pp;
     }
+    if (rc == CS_OK && o.fsdp && o.zero && o.zero != 3) /* (fsdp made it 3 without a word) */
+        rc = CS_ERR(err, CS_EINVAL, "plan.fsdp: is ZeRO-3 (parameters, gradients and optimizer state sharded); "
+                    "expected plan.zero 3 or unset, got %d", o.zero);
     if (rc == CS_OK && o.bucket_mparams && o.bucket_mb)
         rc = CS_ERR(err, CS_EINVAL, "plan.bucket-mparams and plan.bucket-mb: give one of them");
     if (rc == CS_OK && o.bucket_mparams) p->bucket_params = (uint64_t)o.bucket_mparams * 1000000u;
