@@ -22,7 +22,11 @@
 #    empty, partition's summary had no "input", and synth failed after
 #    writing every rank ("cannot format the JSON");
 #  - --fsdp with --zero 1 or 2 is refused as --use-distributed-optimizer with
-#    --zero 3 is: it ran ZeRO-3 without a word.
+#    --zero 3 is: it ran ZeRO-3 without a word;
+#  - a network of exactly 2^32 NPUs (65536 x 65536) is refused by the
+#    network reader: it passed, and every later stage saw 0 ranks (uint32_t),
+#    "workload ...: expected at least one rank", naming collective's scratch
+#    trace.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -124,4 +128,13 @@ expect_fail "plan.zero 1 then plan.fsdp by --set" "plan.fsdp: is ZeRO-3|expected
     "$CS_BIN" train --model gpt3-6.7b --tp 2 --dp 4 --set plan.zero=1 --set plan.fsdp=true --network-configuration=n8.yml --quiet
 "$CS_BIN" train --model gpt3-6.7b --tp 2 --dp 4 --fsdp --zero 3 --network-configuration=n8.yml --quiet 2> e_fs.err ||
     fail "--fsdp --zero 3: $(cat e_fs.err)"
+
+# --- 2^32 NPUs ---------------------------------------------------------------------------
+printf 'topology: [ Ring, Ring ]\nnpus_count: [ 65536, 65536 ]\nbandwidth: [ 1, 1 ]\nlatency: [ 1, 1 ]\n' > n2p32.yml
+expect_fail "run on 65536 x 65536 NPUs (said: expected at least one rank)" \
+    "n2p32.yml:2: npus_count: expected at most 4294967295 NPUs in total, got 65536 x 65536 = 4294967296" \
+    "$CS_BIN" run --workload-configuration=one.0.et --network-configuration=n2p32.yml --quiet
+sed 's/"ring" \]/"ring", "ring" ]/' sys1.json > sys2.json
+expect_fail "collective on 65536 x 65536 NPUs (named its scratch trace)" "n2p32.yml:2: npus_count" \
+    "$CS_BIN" collective --network-configuration=n2p32.yml --system-configuration=sys2.json -b 1K -e 1K --quiet
 finish

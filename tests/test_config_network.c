@@ -155,8 +155,8 @@ static void test_max_dims_and_total(void **state) {
     assert_int_equal(c.ndims, 8);
     assert_int_equal(c.total_npus, 256);
     cs_network_config_free(&c);
-    /* exactly 2^32 NPUs is allowed */
-    p = tu_write_tmp("big.yml", "topology: [Ring, Ring]\nnpus_count: [65536, 65536]\n"
+    /* 2^32 - 1 NPUs is the largest network */
+    p = tu_write_tmp("big.yml", "topology: [Ring, Ring]\nnpus_count: [4294967295, 1]\n"
                              "bandwidth: [1, 1]\nlatency: [1, 1]\n");
     c = load_ok(p);
     assert_true(c.total_npus == CS_MAX_TOTAL_NPUS);
@@ -251,10 +251,15 @@ static void test_err_empty_list(void **state) {
 
 static void test_err_total_overflow(void **state) {
     (void)state;
+    /* exactly 2^32: the readers allowed it, and every later stage saw 0 ranks (uint32_t) */
+    expect_error("two32.yml",
+                 "topology: [Ring, Ring]\nnpus_count: [65536, 65536]\n"
+                 "bandwidth: [1, 1]\nlatency: [1, 1]\n",
+                 2, "npus_count", "at most 4294967295 NPUs in total, got 65536 x 65536 = 4294967296");
     expect_error("overflow.yml",
-                 "topology: [Ring, Ring, Ring]\nnpus_count: [65536, 65536, 2]\n"
+                 "topology: [Ring, Ring, Ring]\nnpus_count: [2, 65536, 65536]\n"
                  "bandwidth: [1, 1, 1]\nlatency: [1, 1, 1]\n",
-                 2, "npus_count", "65536 x 65536 x 2 = 8589934592");
+                 2, "npus_count", "2 x 65536 x 65536 = 8589934592");
 }
 
 static void test_err_yaml_syntax(void **state) {

@@ -169,7 +169,7 @@ int cs_network_astra1_load(const cs_jdoc *doc, cs_network_config *out, cs_error 
         out->npus[d] = (uint32_t)n;
         total *= out->npus[d];
         if (total > CS_MAX_TOTAL_NPUS)
-            return CS_ERR(err, CS_EINVAL, "%s:%d: units-count: expected at most 4294967296 NPUs in total, got more "
+            return CS_ERR(err, CS_EINVAL, "%s:%d: units-count: expected at most 4294967295 NPUs in total, got more "
                           "after dimension %d", path, cs_jdoc_key_line(doc, KEYS[A_UNITS]), d);
         double L = links[d];
         if (L != floor(L) || L > 1e9)

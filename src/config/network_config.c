@@ -250,13 +250,13 @@ static int check(yaml_document_t *doc, const char *path, cs_network_config *c, c
     char prod[256] = "";
     size_t used = 0;
     for (int d = 0; d < c->ndims; d++) {
-        total *= c->npus[d]; /* <= 2^32 * (2^32 - 1): no uint64 overflow */
+        total *= c->npus[d]; /* < 2^32 * 2^32: no uint64 overflow */
         if (used < sizeof prod)
             used += (size_t)snprintf(prod + used, sizeof prod - used, "%s%u", d ? " x " : "",
                                      c->npus[d]);
         if (total > CS_MAX_TOTAL_NPUS)
             return CS_ERR(err, CS_EINVAL,
-                          "%s:%d: npus_count: expected at most 4294967296 NPUs in total, got "
+                          "%s:%d: npus_count: expected at most 4294967295 NPUs in total, got "
                           "%s = %llu after dimension %d",
                           path, key_line[K_NPUS], prod, (unsigned long long)total, d);
     }

@@ -37,11 +37,12 @@ typedef struct cs_network_config {
     uint32_t npus[CS_MAX_DIMS];          /* >= 1 */
     double bandwidth_gbps[CS_MAX_DIMS];  /* > 0, GB/s as written */
     double latency_ns[CS_MAX_DIMS];      /* >= 0, ns */
-    uint64_t total_npus;                 /* product of npus, <= 2^32 */
+    uint64_t total_npus;                 /* product of npus, < 2^32 */
 } cs_network_config;
 
-/* Largest supported total NPU count (product of npus_count). */
-#define CS_MAX_TOTAL_NPUS (UINT64_C(1) << 32)
+/* Largest supported total NPU count (product of npus_count): ranks are
+ * uint32_t everywhere after the readers, so 2^32 would be 0 ranks. */
+#define CS_MAX_TOTAL_NPUS UINT64_C(4294967295)
 
 /* "Ring", "FullyConnected", "Switch" (the spelling of the network file);
  * "unknown" for any other value. */
