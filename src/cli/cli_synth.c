@@ -311,7 +311,8 @@ int cs_cli_synth(int argc, char **argv) {
     }
     if (rc == CS_OK) {
         json_t *j = json_pack("{s:o, s:I, s:I, s:{s:I, s:I, s:f, s:b}, s:o, s:o, s:f, s:{s:o, s:o}, s:s, s:s}", "source",
-                              cs_json_string_lossy(prefix), "ranks", (json_int_t)w.nranks, "distinct_graphs", (json_int_t)w.ngraphs,
+                              cs_json_string_lossy(prefix), "ranks", (json_int_t)w.nranks, "distinct_graphs",
+                              (json_int_t)w.ngraphs,
                               "options", "seed", (json_int_t)o.seed, "size_bits", (json_int_t)o.size_bits,
                               "noise_cv", o.noise_cv, "keep_roofline", o.keep_roofline, "source_totals", counts_json(&src_tot), "synthetic_totals",
                               counts_json(&out_tot), "max_size_change_ratio", out_tot.max_size_change, "fitted",
