@@ -26,7 +26,10 @@
 #  - a network of exactly 2^32 NPUs (65536 x 65536) is refused by the
 #    network reader: it passed, and every later stage saw 0 ranks (uint32_t),
 #    "workload ...: expected at least one rank", naming collective's scratch
-#    trace.
+#    trace;
+#  - Ctrl-C while rescale infers the plan from a source it cannot read (a
+#    FIFO nobody writes: each open the signal broke only refused that
+#    candidate plan, and the next one blocked again) stops it, exit 130.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -137,4 +140,25 @@ expect_fail "run on 65536 x 65536 NPUs (said: expected at least one rank)" \
 sed 's/"ring" \]/"ring", "ring" ]/' sys1.json > sys2.json
 expect_fail "collective on 65536 x 65536 NPUs (named its scratch trace)" "n2p32.yml:2: npus_count" \
     "$CS_BIN" collective --network-configuration=n2p32.yml --system-configuration=sys2.json -b 1K -e 1K --quiet
+
+# --- Ctrl-C while rescale infers the plan ------------------------------------------------
+mkfifo fifo.0.et && for r in 1 2 3; do cp one.$r.et fifo.$r.et; done
+ds=()
+env --default-signal=INT true 2>/dev/null && ds=(env --default-signal=INT)
+"${ds[@]}" "$CS_BIN" rescale --workload-configuration=fifo --to-dp 8 --out fifo_r > /dev/null 2> e_rs.err &
+pid=$!
+sleep 1
+kill -INT "$pid" 2>/dev/null
+t=0
+while kill -0 "$pid" 2>/dev/null && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+if kill -0 "$pid" 2>/dev/null; then
+    kill -KILL "$pid"
+    wait "$pid"
+    fail "rescale from a FIFO: still running 10 s after Ctrl-C"
+else
+    wait "$pid"
+    rc=$?
+    if [ "$rc" = 130 ] && grep -q 'rescale stopped' e_rs.err; then pass "rescale from a FIFO: Ctrl-C stops it"
+    else fail "rescale from a FIFO: exit $rc: $(cat e_rs.err)"; fi
+fi
 finish

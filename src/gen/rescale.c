@@ -1181,6 +1181,8 @@ static int infer_plan(ctx *X, uint32_t *tp_out, uint32_t *pp_out, const char **p
         for (uint32_t pp = 1; pp <= n / tp && !more; pp++) {
             if ((n / tp) % pp || n / tp / pp < 2) continue;
             for (int k = 0; k < N_ORDERS && !more; k++) {
+                if (X->o->stop && *X->o->stop) /* (a read the signal broke refuses its plan: not a stop) */
+                    return CS_ERR(X->err, CS_EINTR, "rescale stopped while inferring the plan");
                 ctx Y = *X; /* same options and groups, own templates and scratch */
                 Y.t = NULL;
                 Y.saved = NULL;
