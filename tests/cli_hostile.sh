@@ -29,7 +29,9 @@
 #    trace;
 #  - Ctrl-C while rescale infers the plan from a source it cannot read (a
 #    FIFO nobody writes: each open the signal broke only refused that
-#    candidate plan, and the next one blocked again) stops it, exit 130.
+#    candidate plan, and the next one blocked again) stops it, exit 130;
+#    run reading such a trace exits 130 too (said "cannot open workload
+#    trace: Interrupted system call", exit 1).
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -145,20 +147,27 @@ expect_fail "collective on 65536 x 65536 NPUs (named its scratch trace)" "n2p32.
 mkfifo fifo.0.et && for r in 1 2 3; do cp one.$r.et fifo.$r.et; done
 ds=()
 env --default-signal=INT true 2>/dev/null && ds=(env --default-signal=INT)
-"${ds[@]}" "$CS_BIN" rescale --workload-configuration=fifo --to-dp 8 --out fifo_r > /dev/null 2> e_rs.err &
-pid=$!
-sleep 1
-kill -INT "$pid" 2>/dev/null
-t=0
-while kill -0 "$pid" 2>/dev/null && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
-if kill -0 "$pid" 2>/dev/null; then
-    kill -KILL "$pid"
-    wait "$pid"
-    fail "rescale from a FIFO: still running 10 s after Ctrl-C"
-else
+# fifo_stop NAME NEEDLE cmd...: cmd blocks opening fifo.0.et; one SIGINT after 1 s must end it with exit 130
+fifo_stop() {
+    local name=$1 needle=$2 t=0 rc pid
+    shift 2
+    "${ds[@]}" "$@" > /dev/null 2> e_fifo.err &
+    pid=$!
+    sleep 1
+    kill -INT "$pid" 2>/dev/null
+    while kill -0 "$pid" 2>/dev/null && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid"
+        wait "$pid"
+        fail "$name: still running 10 s after Ctrl-C"
+        return
+    fi
     wait "$pid"
     rc=$?
-    if [ "$rc" = 130 ] && grep -q 'rescale stopped' e_rs.err; then pass "rescale from a FIFO: Ctrl-C stops it"
-    else fail "rescale from a FIFO: exit $rc: $(cat e_rs.err)"; fi
-fi
+    if [ "$rc" = 130 ] && grep -q "$needle" e_fifo.err; then pass "$name: Ctrl-C stops it (exit 130)"
+    else fail "$name: exit $rc: $(cat e_fifo.err)"; fi
+}
+fifo_stop "rescale from a FIFO" "rescale stopped" "$CS_BIN" rescale --workload-configuration=fifo --to-dp 8 --out fifo_r
+fifo_stop "run from a FIFO" "interrupted while reading the traces" \
+    "$CS_BIN" run --workload-configuration=fifo --network-configuration=n4.yml --quiet
 finish

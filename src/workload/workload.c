@@ -177,7 +177,9 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
                             path, r, nranks, prefix, prefix, nranks - 1, have, have == 1 ? "" : "s");
                 break;
             }
-            if (fd < 0) rc = CS_ERR(err, CS_EIO, "%s: cannot open workload trace: %s", path, strerror(errno));
+            if (fd < 0 && errno == EINTR && opt && opt->stop && *opt->stop) /* (a FIFO nobody writes) */
+                rc = CS_ERR(err, CS_EINTR, "interrupted while reading the traces (%u of %u ranks read)", r, nranks);
+            else if (fd < 0) rc = CS_ERR(err, CS_EIO, "%s: cannot open workload trace: %s", path, strerror(errno));
             else rc = read_fd(fd, path, &bytes, &len, err);
         }
         if (rc) break;
