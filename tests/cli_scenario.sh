@@ -27,6 +27,30 @@ run --set run.workload=p2p --set network.topology=Switch --set network.npus_coun
     && [ "$(ps c.json sim_time_ps)" = 10001000000 ] && pass "a scenario from --set keys alone" \
     || fail "--set only: $(ps c.json sim_time_ps)"
 
+# --- keys that go together, set one at a time in either order (checked once every flag is read):
+# the 1-D file made 2-D, Switch(2) x Switch(1); ranks 0 and 1 differ in dimension 0, whose 100 GiB/s
+# and 500 ns give the closed form above (dimension 1's 7 GiB/s and 9 ns would not)
+for order in "topology=Switch,Switch npus_count=2,1 bandwidth=100,7 latency=500,9" \
+             "latency=500,9 bandwidth=100,7 npus_count=2,1 topology=Switch,Switch"; do
+    sets=()
+    for kv in $order; do sets+=(--set "network.$kv"); done
+    rm -f d2.json
+    run --workload-configuration=p2p --network-configuration=sw2.yml "${sets[@]}" --quiet --json d2.json 2> d2.err \
+        && [ "$(ps d2.json sim_time_ps)" = 10001000000 ] && pass "network keys set one by one ($order): 10,001,000 ns" \
+        || fail "network keys one by one ($order): $(cat d2.err) $(ps d2.json sim_time_ps 2>/dev/null)"
+done
+expect_fail "a network left inconsistent by its flags names the first and what is missing" \
+    "--set network.topology: scenario network: npus_count: expected 2 entries" \
+    run --workload-configuration=p2p --network-configuration=sw2.yml --set network.topology=Switch,Switch \
+    --set network.bandwidth=100,7 --quiet
+printf '{"clustersim-scenario": 1, "network": "sw2.yml", "run": {"workload": "p2p"}}' > d2s.json
+printf '%s\n' '{"clustersim-sweep": 1, "scenario": "d2s.json", "zip": {"network.topology": [["Switch"], ["Switch", "Switch"]],' \
+    ' "network.npus_count": [[2], [2, 1]], "network.bandwidth": [[100], [100, 7]], "network.latency": [[500], [500, 9]]}}' \
+    > d2sw.json
+"$CS_BIN" sweep d2sw.json --out d2o -j 1 --quiet --no-progress 2> d2sw.err \
+    && [ "$(grep -c '"status":"ok"' d2o/results.jsonl)" = 2 ] && pass "a sweep point's network keys go together" \
+    || fail "sweep over the network's dimensions: $(cat d2sw.err) $(cut -c1-300 d2o/results.jsonl 2>/dev/null)"
+
 # --- dump and reload: the same picoseconds, also from another directory
 run --workload-configuration=p2p --network-configuration=sw2.yml --set network.latency=250 --quiet \
     --dump-scenario d.json --json d1.json || fail "dump"

@@ -253,8 +253,8 @@ static void flagify(char *msg, size_t cap, const used_flag *used, size_t nused) 
 /* Parse argv into the scenario (in order, after --scenario) and the output
  * options.  2 = usage error (message printed), 3 = a flag's value refused
  * (message in err), 1 = a file refused, 0 = ok. */
-static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_out *co, cs_error *err,
-                 used_flag *used, size_t *nused) {
+static int parse_flags(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_out *co, cs_error *err,
+                       used_flag *used, size_t *nused) {
     memset(co, 0, sizeof *co);
     *nused = 0;
     int help = 0;
@@ -504,6 +504,24 @@ int cs_cli_preload_scenarios(cs_scenario *sc, int argc, char **argv) {
             return 1;
         }
     return 0;
+}
+
+/* parse_flags as one batch of sets (cs_sc_batch_begin): keys that go together
+ * (network.topology and network.npus_count) may be set by separate flags in
+ * any order; a section they leave inconsistent is an error naming its first
+ * flag that did, once every flag is read. */
+static int parse(const char *cmd, int argc, char **argv, cs_scenario *sc, cli_out *co, cs_error *err,
+                 used_flag *used, size_t *nused) {
+    cs_sc_batch_begin(sc);
+    int rc = parse_flags(cmd, argc, argv, sc, co, err, used, nused);
+    cs_error e2;
+    cs_error_clear(&e2);
+    int brc = cs_sc_batch_end(sc, &e2);
+    if (rc == 0 && brc && !co->help && !co->help_config) {
+        *err = e2;
+        return 3;
+    }
+    return rc;
 }
 
 int cs_cli_platform_flag(cs_scenario *sc, const char *cmd, const char *name, const char *val) {

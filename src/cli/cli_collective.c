@@ -65,6 +65,7 @@ int cs_cli_collective(int argc, char **argv) {
         cs_scenario_free(sc);
         return 1;
     }
+    cs_sc_batch_begin(sc); /* --set flags of keys that go together, in any order (cs_sc_batch_end below) */
     for (int i = 0; i < argc && rc == 0; i++) {
         char name[64];
         const char *a = argv[i], *val;
@@ -117,6 +118,10 @@ int cs_cli_collective(int argc, char **argv) {
             fprintf(stderr, "clustersim collective: unknown option %s (see clustersim collective --help)\n", a);
             rc = 2;
         }
+    }
+    if (rc == 0 && cs_sc_batch_end(sc, &err)) {
+        fprintf(stderr, "clustersim: error: %s\n", err.msg);
+        rc = 1;
     }
     if (rc) {
         cs_scenario_free(sc);

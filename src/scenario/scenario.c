@@ -373,12 +373,21 @@ cs_scenario *cs_scenario_copy(const cs_scenario *sc) {
     return c;
 }
 
+static void batch_clear(cs_scenario *sc) {
+    for (int s = 0; s < SC_NSECT; s++)
+        for (int i = 0; i < 2; i++) {
+            cs_free(sc->deferred[s][i]);
+            sc->deferred[s][i] = NULL;
+        }
+}
+
 void cs_scenario_free(cs_scenario *sc) {
     if (!sc) return;
     for (int s = 0; s < SC_NSECT; s++) {
         json_decref(sc->sect[s]);
         cs_free(sc->label[s]);
     }
+    batch_clear(sc);
     cs_free(sc);
 }
 
@@ -666,6 +675,13 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
     cs_error e;
     cs_error_clear(&e);
     int rc = check_section(sc, s, &e);
+    if (rc && sc->batch) { /* the batch's later sets may complete it: checked again at its end */
+        if (!sc->deferred[s][0]) {
+            sc->deferred[s][0] = cs_strdup(where);
+            sc->deferred[s][1] = cs_strdup(key);
+        }
+        rc = CS_OK;
+    }
     if (rc) {
         if (old) json_object_set(sc->sect[s], k, old);
         else json_object_del(sc->sect[s], k);
@@ -682,6 +698,34 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
     }
     json_decref(old);
     cs_free(label);
+    return rc;
+}
+
+void cs_sc_batch_begin(cs_scenario *sc) {
+    batch_clear(sc);
+    sc->batch = 1;
+}
+
+int cs_sc_batch_end(cs_scenario *sc, cs_error *err) {
+    sc->batch = 0;
+    int rc = CS_OK;
+    for (int s = 0; s < SC_NSECT && rc == CS_OK; s++) {
+        const char *where = sc->deferred[s][0], *key = sc->deferred[s][1];
+        if (!where) continue;
+        cs_error e;
+        cs_error_clear(&e);
+        rc = check_section(sc, s, &e);
+        if (rc == CS_OK) continue;
+        const char *dot = strchr(key, '.');
+        char pre[96];
+        snprintf(pre, sizeof pre, "scenario %s.*: %s: ", SECT_NAMES[s], dot ? dot + 1 : key);
+        const char *m = after_prefix(e.msg, pre);
+        if (strncmp(where, "--", 2) == 0 && strcmp(where, "--set") != 0)
+            CS_ERR(err, rc, "%s: %s", where, m);
+        else
+            CS_ERR(err, rc, "%s %s: %s", where, key, m);
+    }
+    batch_clear(sc);
     return rc;
 }
 

@@ -115,6 +115,15 @@ int cs_scenario_serve_params(const cs_scenario *sc, cs_serve_params *out, cs_err
 /* The cost.* keys of sc (their defaults where not set). */
 int cs_scenario_cost_params(const cs_scenario *sc, struct cs_cost_params *out, cs_error *err);
 int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err);
+/* A batch of sets (a command line's flags, a sweep point's values): keys
+ * that only make sense together (network.topology and network.npus_count,
+ * memory.memory-type and its keys) may be set one at a time in any order.
+ * Each set still checks its key's name; a section that its sets leave
+ * inconsistent is checked once more at cs_sc_batch_end, which reports the
+ * first set of that section whose check had failed, with the section's
+ * error as it stands after every set of the batch. */
+void cs_sc_batch_begin(cs_scenario *sc);
+int cs_sc_batch_end(cs_scenario *sc, cs_error *err);
 /* Load/dump with located errors. */
 int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err);
 int cs_scenario_load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err);

@@ -67,6 +67,8 @@ struct cs_scenario {
                                 topology: {builder, common keys, BUILDER: {KEY: V}} */
     char *label[SC_NSECT];   /* where a config section came from (file path) or NULL */
     char errmsg[1024];       /* last error of the public API */
+    int batch;               /* cs_sc_batch_begin: a section's check waits for cs_sc_batch_end */
+    char *deferred[SC_NSECT][2]; /* in a batch: where and key of the first set whose section check failed */
 };
 
 #endif

@@ -155,11 +155,13 @@ int sw_point_scenario(const sweep *s, uint64_t i, cs_scenario **out, cs_error *e
     cs_design_point(s->d, i, vals);
     cs_scenario *sc = cs_scenario_copy(s->base);
     int rc = CS_OK;
+    cs_sc_batch_begin(sc); /* a point's knobs that go together (topology, npus_count) may come in any order */
     for (size_t k = 0; k < nk && rc == CS_OK; k++) {
         char where[300];
         snprintf(where, sizeof where, "%s (point %" PRIu64 ")", cs_design_path(s->d), i);
         rc = cs_scenario_set_json(sc, cs_design_knob(s->d, k), vals[k], where, err);
     }
+    if (rc == CS_OK) rc = cs_sc_batch_end(sc, err);
     for (size_t k = 0; k < nk; k++) json_decref(vals[k]);
     cs_free(vals);
     if (rc) {
