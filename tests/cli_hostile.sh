@@ -143,6 +143,19 @@ sed 's/"ring" \]/"ring", "ring" ]/' sys1.json > sys2.json
 expect_fail "collective on 65536 x 65536 NPUs (named its scratch trace)" "n2p32.yml:2: npus_count" \
     "$CS_BIN" collective --network-configuration=n2p32.yml --system-configuration=sys2.json -b 1K -e 1K --quiet
 
+# --- a failed run leaves no earlier --json summary behind (as --out, --report, cluster and serve) ---
+"$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --quiet --json keep.json 2> e_js.err ||
+    fail "run --json: $(cat e_js.err)"
+[ -s keep.json ] || fail "run wrote no keep.json"
+expect_fail "a failed run with --json over an earlier summary" "nope" \
+    "$CS_BIN" run --workload-configuration=nope --network-configuration=n4.yml --quiet --json keep.json
+if [ -e keep.json ]; then fail "the earlier keep.json outlived the failed run"; else pass "the earlier --json summary is removed"; fi
+"$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --quiet --json keep.json 2> e_js.err ||
+    fail "run --json: $(cat e_js.err)"
+expect_fail "a bad flag after --json over an earlier summary" "run.backend" \
+    "$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --quiet --json keep.json --set run.backend=nope
+if [ -e keep.json ]; then fail "the earlier keep.json outlived the refused run"; else pass "... also when a flag is refused"; fi
+
 # --- Ctrl-C while rescale infers the plan ------------------------------------------------
 mkfifo fifo.0.et && for r in 1 2 3; do cp one.$r.et fifo.$r.et; done
 ds=()

@@ -939,6 +939,7 @@ static int command(const char *cmd, int argc, char **argv) {
     if (rc == CS_OK && co.out)
         for (size_t i = 0; i < sizeof results / sizeof *results; i++) cs_remove_output(results[i]);
     if (rc == CS_OK && co.report) cs_report_html_remove(co.report);
+    if (rc == CS_OK && co.json) cs_remove_output(co.json); /* (as cluster and serve do with theirs) */
     hooks.progress = !co.no_progress;
     hooks.progress_ms = progress_ms;
     hooks.threads = g_threads;
@@ -1097,6 +1098,7 @@ static int command(const char *cmd, int argc, char **argv) {
     }
     if (rc && co.out) /* no partial set of results */
         for (size_t i = 0; i < sizeof results / sizeof *results; i++) cs_remove_output(results[i]);
+    if (rc && co.json) cs_remove_output(co.json); /* nor an earlier run's summary taken for this one's */
     cs_coll_out_free(colls);
     cs_activity_free(act);
     cs_log_flush_summary();
