@@ -1099,6 +1099,7 @@ static int command(const char *cmd, int argc, char **argv) {
     if (rc && co.out) /* no partial set of results */
         for (size_t i = 0; i < sizeof results / sizeof *results; i++) cs_remove_output(results[i]);
     if (rc && co.json) cs_remove_output(co.json); /* nor an earlier run's summary taken for this one's */
+    if (rc && co.report) cs_report_html_remove(co.report);
     cs_coll_out_free(colls);
     cs_activity_free(act);
     cs_log_flush_summary();
