@@ -780,11 +780,13 @@ static int prepare(sweep *s, const char *spec, cs_error *err) {
     json_t *v;
     char where[300];
     snprintf(where, sizeof where, "%s (set)", spec);
+    cs_sc_batch_begin(s->base); /* the spec's fixed keys that go together, in any order */
     json_object_foreach(cs_design_fixed(s->d), k, v) {
         if (rc) break;
         rc = inert_key(spec, k, err);
         if (rc == CS_OK) rc = cs_scenario_set_json(s->base, k, v, where, err);
     }
+    if (rc == CS_OK) rc = cs_sc_batch_end(s->base, err);
     for (size_t x = 0; x < cs_design_nknobs(s->d) && rc == CS_OK; x++) rc = inert_key(spec, cs_design_knob(s->d, x), err);
     if (rc) return rc;
     s->ids = cs_malloc((s->n ? s->n : 1) * sizeof *s->ids);
