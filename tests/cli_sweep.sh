@@ -156,6 +156,23 @@ rc=$?
 sweep pspec.json --out ci --no-progress --quiet && cmp -s clean/results.csv ci/results.csv && pass "after SIGINT a rerun completes" \
     || fail "rerun after SIGINT"
 
+# a log edited by hand: a record no run writes (a metric that is an object, a status of its own) is
+# not taken; the warning names the log and line, those points run again, the results are the clean run's
+rm -rf hand && cp -r j1 hand && rm -f hand/results.* hand/summary.csv
+python3 - hand/log.jsonl <<'PY'
+import json, sys
+p = sys.argv[1]
+lines = open(p).read().splitlines()
+a = json.loads(lines[1]); a["metrics"]["time_ns"] = {"edited": 1}; lines[1] = json.dumps(a, separators=(",", ":"))
+b = json.loads(lines[4]); b["status"] = "great"; lines[4] = json.dumps(b, separators=(",", ":"))
+open(p, "w").write("\n".join(lines) + "\n")
+PY
+sweep spec3.json --out hand -j 1 --no-progress > hed.txt 2> hed.err || fail "sweep over an edited log: $(cat hed.err)"
+grep -q "hand/log.jsonl:2: 2 lines are not a result record as a run writes it" hed.err \
+    && grep -q "this run *2 points" hed.txt && cmp -s j1/results.csv hand/results.csv \
+    && pass "a hand-edited log: 2 records refused (named), their points run again, the clean results" \
+    || fail "edited log: $(cat hed.err) $(grep 'this run' hed.txt) $(diff j1/results.csv hand/results.csv | head -3)"
+
 # --- bad input ------------------------------------------------------------------------------
 bad() { # bad NAME NEEDLES JSON
     printf '%s\n' "$3" > bad.json

@@ -131,17 +131,34 @@ static void tab_put(sweep *s, uint64_t id, char *line, int ok) {
 }
 
 /* A log line's id and status; -1 when it is not a complete record. */
+/* A record as make_line writes it: an id of 16 hex digits, status "ok"
+ * (with an object of metrics, each a number, a string, a boolean or null)
+ * or "error" (with a string reason).  0 with *id and *ok, or -1: the line
+ * is not one (torn, or edited by hand: read_logs says which and the point
+ * runs again rather than feeding results.csv what no run wrote). */
 static int parse_line(const char *line, uint64_t *id, int *ok) {
     json_t *j = json_loads(line, 0, NULL);
     if (!j) return -1;
     const char *ids = json_string_value(json_object_get(j, "id"));
     const char *st = json_string_value(json_object_get(j, "status"));
     int rc = -1;
-    if (ids && st && strlen(ids) == 16) {
+    if (ids && st && strlen(ids) == 16 && strspn(ids, "0123456789abcdefABCDEF") == 16) {
         char *end;
         *id = strtoull(ids, &end, 16);
         *ok = strcmp(st, "ok") == 0;
         rc = *end ? -1 : 0;
+        json_t *m = json_object_get(j, "metrics"), *e = json_object_get(j, "error");
+        if (*ok) {
+            if (!json_is_object(m)) rc = -1;
+            const char *k;
+            json_t *v;
+            json_object_foreach(m, k, v) {
+                (void)k;
+                if (!json_is_number(v) && !json_is_string(v) && !json_is_boolean(v) && !json_is_null(v)) rc = -1;
+            }
+        } else if (strcmp(st, "error") != 0 || (e && !json_is_string(e)) || m) {
+            rc = -1;
+        }
     }
     json_decref(j);
     return rc;
@@ -350,15 +367,25 @@ static int read_logs(sweep *s, cs_error *err) {
         char *line = NULL;
         size_t cap = 0;
         ssize_t len;
+        uint64_t lineno = 0, bad = 0, first_bad = 0;
         while ((len = getline(&line, &cap, f)) > 0) {
+            lineno++;
             if (line[len - 1] != '\n') break; /* torn: the process was killed while writing it */
             line[len - 1] = '\0';
             uint64_t id;
             int ok;
-            if (parse_line(line, &id, &ok) != 0) continue;
+            if (parse_line(line, &id, &ok) != 0) {
+                if (!bad++) first_bad = lineno;
+                continue;
+            }
             if (!ok && s->o->retry_failed) continue;
             tab_put(s, id, cs_strdup(line), ok);
         }
+        if (bad)
+            fprintf(stderr,
+                    "sweep: warning: %s:%" PRIu64 ": %" PRIu64 " line%s not a result record as a run writes it "
+                    "(id, status ok with metrics or error with a reason); %s point%s will run again\n",
+                    path, first_bad, bad, bad == 1 ? " is" : "s are", bad == 1 ? "its" : "their", bad == 1 ? "" : "s");
         free(line);
         fclose(f);
     }
