@@ -150,11 +150,22 @@ expect_fail "collective on 65536 x 65536 NPUs (named its scratch trace)" "n2p32.
 expect_fail "a failed run with --json over an earlier summary" "nope" \
     "$CS_BIN" run --workload-configuration=nope --network-configuration=n4.yml --quiet --json keep.json
 if [ -e keep.json ]; then fail "the earlier keep.json outlived the failed run"; else pass "the earlier --json summary is removed"; fi
-"$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --quiet --json keep.json 2> e_js.err ||
-    fail "run --json: $(cat e_js.err)"
-expect_fail "a bad flag after --json over an earlier summary" "run.backend" \
+# ... but a run refused while its flags and files are read has not checked its outputs against its
+# inputs: it removes nothing (a review found that this deleted the inputs --json or --report named)
+printf '{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,\n "preferred-dataset-splits": 1, "collective-optimization": "localBWAware", "local-mem-bw": 1600,\n "all-reduce-implementation": ["ring"]}\n' > sysk.json
+cp n4.yml n4k.yml; cp one.0.et onek.0.et
+expect_fail "--scenario missing, --json naming the network file" "missing.json" \
+    "$CS_BIN" run --scenario missing.json --workload-configuration=one --network-configuration=n4k.yml --json n4k.yml --quiet
+expect_fail "a missing network file, --report naming the system file" "missing.yml" \
+    "$CS_BIN" run --workload-configuration=one --network-configuration=missing.yml --system-configuration=sysk.json \
+    --report sysk.json --quiet
+expect_fail "--out that cannot be made, --json naming a rank trace" "--out" \
+    "$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --out /dev/null/x --json one.0.et --quiet
+expect_fail "a refused --set after --json over an earlier summary" "run.backend" \
     "$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --quiet --json keep.json --set run.backend=nope
-if [ -e keep.json ]; then fail "the earlier keep.json outlived the refused run"; else pass "... also when a flag is refused"; fi
+if [ -s n4k.yml ] && [ -s sysk.json ] && [ -s one.0.et ] && cmp -s one.0.et onek.0.et; then
+    pass "a run refused at its flags and files deletes none of its inputs that --json or --report named"
+else fail "inputs deleted: $(ls -la n4k.yml sysk.json one.0.et 2>&1)"; fi
 
 # --- Ctrl-C while rescale infers the plan ------------------------------------------------
 mkfifo fifo.0.et && for r in 1 2 3; do cp one.$r.et fifo.$r.et; done

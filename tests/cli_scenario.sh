@@ -43,6 +43,21 @@ expect_fail "a network left inconsistent by its flags names the first and what i
     "--set network.topology: scenario network: npus_count: expected 2 entries" \
     run --workload-configuration=p2p --network-configuration=sw2.yml --set network.topology=Switch,Switch \
     --set network.bandwidth=100,7 --quiet
+expect_fail "the set to blame is the one of the key in error, not the first of the section" \
+    "--set network.latency: scenario network: latency: expected a number" \
+    run --workload-configuration=p2p --network-configuration=sw2.yml --set network.topology=Switch,Switch \
+    --set network.npus_count=2,1 --set network.bandwidth=100,7 --set network.latency=500,abc --quiet
+# only the network and memory keys wait for the batch's end: another bad value is refused at once, and
+# a later flag does not hide it (nor a bad value of a --scenario file)
+expect_fail "--tp 0 --tp 2: the first is refused at once" "--tp: expected an integer from 1" \
+    "$CS_BIN" train --model gpt3-6.7b --tp 0 --tp 2 --network-configuration=sw2.yml --quiet
+printf '{"clustersim-scenario": 1, "run": {"comm-streams": "abc"}}' > badrun.json
+expect_fail "a --scenario file's bad value is refused though a flag sets the key again" "comm-streams" \
+    run --scenario badrun.json --workload-configuration=p2p --network-configuration=sw2.yml --comm-streams 2 --quiet
+printf '%s' '{"clustersim-scenario": 1, "network": {"topology": ["Switch"], "npus_count": [2], ' \
+    '"bandwidth": ["abc"], "latency": [500]}}' > badnet.json
+expect_fail "... a network value too (files are checked as they load, also in a batch)" "bandwidth" \
+    run --scenario badnet.json --workload-configuration=p2p --set network.bandwidth=100 --quiet
 printf '{"clustersim-scenario": 1, "network": "sw2.yml", "run": {"workload": "p2p"}}' > d2s.json
 printf '%s\n' '{"clustersim-sweep": 1, "scenario": "d2s.json", "zip": {"network.topology": [["Switch"], ["Switch", "Switch"]],' \
     ' "network.npus_count": [[2], [2, 1]], "network.bandwidth": [[100], [100, 7]], "network.latency": [[500], [500, 9]]}}' \

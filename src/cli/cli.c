@@ -924,6 +924,9 @@ static int command(const char *cmd, int argc, char **argv) {
         cs_scenario_free(sc);
         return 2;
     }
+    /* the outputs are known not to be inputs: only then may a failure remove them (a run refused
+     * while its flags and files were read may name an input as --json or --report) */
+    int outputs_checked = rc == CS_OK;
     guard_arm(&co, results); /* (no return before the disarm below) */
     if (rc == CS_OK && co.dump) rc = cs_scenario_dump_file(sc, co.dump, &err);
     cs_timeline *tl = NULL;
@@ -1098,8 +1101,9 @@ static int command(const char *cmd, int argc, char **argv) {
     }
     if (rc && co.out) /* no partial set of results */
         for (size_t i = 0; i < sizeof results / sizeof *results; i++) cs_remove_output(results[i]);
-    if (rc && co.json) cs_remove_output(co.json); /* nor an earlier run's summary taken for this one's */
-    if (rc && co.report) cs_report_html_remove(co.report);
+    if (rc && outputs_checked && co.json) cs_remove_output(co.json); /* nor an earlier run's summary, or one
+                                                                        this run wrote before it failed */
+    if (rc && outputs_checked && co.report) cs_report_html_remove(co.report);
     cs_coll_out_free(colls);
     cs_activity_free(act);
     cs_log_flush_summary();

@@ -360,7 +360,10 @@ int cs_sc_groups_given(const cs_scenario *sc) { return json_object_size(sc->sect
 
 cs_scenario *cs_scenario_new(void) {
     cs_scenario *sc = cs_calloc(1, sizeof *sc);
-    for (int s = 0; s < SC_NSECT; s++) sc->sect[s] = json_object();
+    for (int s = 0; s < SC_NSECT; s++) {
+        sc->sect[s] = json_object();
+        sc->deferred[s] = -1;
+    }
     return sc;
 }
 
@@ -369,17 +372,24 @@ cs_scenario *cs_scenario_copy(const cs_scenario *sc) {
     for (int s = 0; s < SC_NSECT; s++) {
         c->sect[s] = json_deep_copy(sc->sect[s]);
         c->label[s] = sc->label[s] ? cs_strdup(sc->label[s]) : NULL;
+        c->deferred[s] = -1; /* (not in a batch) */
     }
     return c;
 }
 
 static void batch_clear(cs_scenario *sc) {
-    for (int s = 0; s < SC_NSECT; s++)
-        for (int i = 0; i < 2; i++) {
-            cs_free(sc->deferred[s][i]);
-            sc->deferred[s][i] = NULL;
-        }
+    for (size_t i = 0; i < sc->nbset; i++) {
+        cs_free(sc->bset[i].where);
+        cs_free(sc->bset[i].key);
+    }
+    cs_free(sc->bset);
+    sc->bset = NULL;
+    sc->nbset = sc->capbset = 0;
+    for (int s = 0; s < SC_NSECT; s++) sc->deferred[s] = -1;
 }
+
+/* The sections whose keys a batch may leave inconsistent until its end. */
+static int batch_section(int s) { return s == SC_NETWORK || s == SC_MEMORY; }
 
 void cs_scenario_free(cs_scenario *sc) {
     if (!sc) return;
@@ -675,11 +685,11 @@ int cs_scenario_set_json(cs_scenario *sc, const char *key, json_t *value, const 
     cs_error e;
     cs_error_clear(&e);
     int rc = check_section(sc, s, &e);
-    if (rc && sc->batch) { /* the batch's later sets may complete it: checked again at its end */
-        if (!sc->deferred[s][0]) {
-            sc->deferred[s][0] = cs_strdup(where);
-            sc->deferred[s][1] = cs_strdup(key);
-        }
+    if (sc->batch && batch_section(s)) { /* the batch's later sets may complete it: checked again at its end */
+        CS_GROW(sc->bset, sc->capbset, sc->nbset + 1);
+        sc->bset[sc->nbset] = (struct cs_sc_bset){s, cs_strdup(where), cs_strdup(key)};
+        if (rc && sc->deferred[s] < 0) sc->deferred[s] = (long)sc->nbset;
+        sc->nbset++;
         rc = CS_OK;
     }
     if (rc) {
@@ -710,20 +720,30 @@ int cs_sc_batch_end(cs_scenario *sc, cs_error *err) {
     sc->batch = 0;
     int rc = CS_OK;
     for (int s = 0; s < SC_NSECT && rc == CS_OK; s++) {
-        const char *where = sc->deferred[s][0], *key = sc->deferred[s][1];
-        if (!where) continue;
+        if (sc->deferred[s] < 0) continue;
         cs_error e;
         cs_error_clear(&e);
         rc = check_section(sc, s, &e);
         if (rc == CS_OK) continue;
-        const char *dot = strchr(key, '.');
-        char pre[96];
-        snprintf(pre, sizeof pre, "scenario %s.*: %s: ", SECT_NAMES[s], dot ? dot + 1 : key);
-        const char *m = after_prefix(e.msg, pre);
-        if (strncmp(where, "--", 2) == 0 && strcmp(where, "--set") != 0)
-            CS_ERR(err, rc, "%s: %s", where, m);
+        /* the set to name: the batch's last of the key the error is about
+         * ("scenario network: latency: ..."), else the first that failed */
+        const struct cs_sc_bset *b = &sc->bset[sc->deferred[s]];
+        char head[64];
+        snprintf(head, sizeof head, "scenario %s: ", SECT_NAMES[s]);
+        const char *about = after_prefix(e.msg, head);
+        for (size_t i = sc->nbset; about != e.msg && i-- > 0;) {
+            const char *leaf = strchr(sc->bset[i].key, '.');
+            leaf = leaf ? leaf + 1 : sc->bset[i].key;
+            size_t n = strlen(leaf);
+            if (sc->bset[i].sect == s && strncmp(about, leaf, n) == 0 && about[n] == ':') {
+                b = &sc->bset[i];
+                break;
+            }
+        }
+        if (strncmp(b->where, "--", 2) == 0 && strcmp(b->where, "--set") != 0)
+            CS_ERR(err, rc, "%s: %s", b->where, e.msg);
         else
-            CS_ERR(err, rc, "%s %s: %s", where, key, m);
+            CS_ERR(err, rc, "%s %s: %s", b->where, b->key, e.msg);
     }
     batch_clear(sc);
     return rc;
@@ -813,7 +833,28 @@ static void set_label(cs_scenario *sc, int s, const char *path) {
     sc->label[s] = path ? cs_strdup(path) : NULL;
 }
 
+static int load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err);
+static int load_file(cs_scenario *sc, const char *path, cs_error *err);
+
+/* A file is checked as it is loaded, inside a batch too (a later flag must
+ * not hide a file's bad value). */
 int cs_scenario_load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err) {
+    int batch = sc->batch;
+    sc->batch = 0;
+    int rc = load_kind(sc, kind, path, err);
+    sc->batch = batch;
+    return rc;
+}
+
+int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
+    int batch = sc->batch;
+    sc->batch = 0;
+    int rc = load_file(sc, path, err);
+    sc->batch = batch;
+    return rc;
+}
+
+static int load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err) {
     json_t *eff = NULL;
     int s, rc;
     if (strcmp(kind, "network") == 0) {
@@ -872,7 +913,7 @@ static int path_key(int s, const char *k, const char *v) {
     return 0;
 }
 
-int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
+static int load_file(cs_scenario *sc, const char *path, cs_error *err) {
     json_error_t je;
     char *text = NULL;
     size_t len = 0;

@@ -115,13 +115,16 @@ int cs_scenario_serve_params(const cs_scenario *sc, cs_serve_params *out, cs_err
 /* The cost.* keys of sc (their defaults where not set). */
 int cs_scenario_cost_params(const cs_scenario *sc, struct cs_cost_params *out, cs_error *err);
 int cs_sc_set_text(cs_scenario *sc, const char *key, const char *text, const char *where, cs_error *err);
-/* A batch of sets (a command line's flags, a sweep point's values): keys
- * that only make sense together (network.topology and network.npus_count,
- * memory.memory-type and its keys) may be set one at a time in any order.
- * Each set still checks its key's name; a section that its sets leave
- * inconsistent is checked once more at cs_sc_batch_end, which reports the
- * first set of that section whose check had failed, with the section's
- * error as it stands after every set of the batch. */
+/* A batch of sets (a command line's flags, a sweep point's values): the
+ * keys of the network and memory sections, which only make sense together
+ * (network.topology with npus_count, bandwidth and latency; memory-type
+ * with the keys it requires), may be set one at a time in any order.  Each
+ * set still checks its key's name; a network or memory section its sets
+ * leave inconsistent is checked once more at cs_sc_batch_end, which names
+ * the batch's last set of the key the section's error is about (or, when
+ * none set it, the section's first set whose check failed).  Every other
+ * key, and a file loaded during the batch, is checked at once as outside
+ * one. */
 void cs_sc_batch_begin(cs_scenario *sc);
 int cs_sc_batch_end(cs_scenario *sc, cs_error *err);
 /* Load/dump with located errors. */

@@ -67,8 +67,13 @@ struct cs_scenario {
                                 topology: {builder, common keys, BUILDER: {KEY: V}} */
     char *label[SC_NSECT];   /* where a config section came from (file path) or NULL */
     char errmsg[1024];       /* last error of the public API */
-    int batch;               /* cs_sc_batch_begin: a section's check waits for cs_sc_batch_end */
-    char *deferred[SC_NSECT][2]; /* in a batch: where and key of the first set whose section check failed */
+    int batch;               /* cs_sc_batch_begin: network and memory checks wait for cs_sc_batch_end */
+    struct cs_sc_bset {      /* in a batch, the sets of those sections, in order: where, key */
+        int sect;
+        char *where, *key;
+    } *bset;
+    size_t nbset, capbset;
+    long deferred[SC_NSECT]; /* in a batch: bset index of a section's first set whose check failed, or -1 */
 };
 
 #endif
