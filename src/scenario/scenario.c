@@ -833,28 +833,11 @@ static void set_label(cs_scenario *sc, int s, const char *path) {
     sc->label[s] = path ? cs_strdup(path) : NULL;
 }
 
-static int load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err);
-static int load_file(cs_scenario *sc, const char *path, cs_error *err);
-
-/* A file is checked as it is loaded, inside a batch too (a later flag must
- * not hide a file's bad value). */
+/* A file is checked as it is loaded, inside a batch too: its network and
+ * memory sections are set whole and checked here, never through
+ * cs_scenario_set_json's deferral (a later flag cannot hide a file's bad
+ * value). */
 int cs_scenario_load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err) {
-    int batch = sc->batch;
-    sc->batch = 0;
-    int rc = load_kind(sc, kind, path, err);
-    sc->batch = batch;
-    return rc;
-}
-
-int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
-    int batch = sc->batch;
-    sc->batch = 0;
-    int rc = load_file(sc, path, err);
-    sc->batch = batch;
-    return rc;
-}
-
-static int load_kind(cs_scenario *sc, const char *kind, const char *path, cs_error *err) {
     json_t *eff = NULL;
     int s, rc;
     if (strcmp(kind, "network") == 0) {
@@ -913,7 +896,7 @@ static int path_key(int s, const char *k, const char *v) {
     return 0;
 }
 
-static int load_file(cs_scenario *sc, const char *path, cs_error *err) {
+int cs_scenario_load_file(cs_scenario *sc, const char *path, cs_error *err) {
     json_error_t je;
     char *text = NULL;
     size_t len = 0;

@@ -143,10 +143,9 @@ static int parse_line(const char *line, uint64_t *id, int *ok) {
     const char *st = json_string_value(json_object_get(j, "status"));
     int rc = -1;
     if (ids && st && strlen(ids) == 16 && strspn(ids, "0123456789abcdefABCDEF") == 16) {
-        char *end;
-        *id = strtoull(ids, &end, 16);
+        *id = strtoull(ids, NULL, 16); /* (16 hex digits: all of it) */
         *ok = strcmp(st, "ok") == 0;
-        rc = *end ? -1 : 0;
+        rc = 0;
         json_t *m = json_object_get(j, "metrics"), *e = json_object_get(j, "error");
         if (*ok) {
             if (!json_is_object(m)) rc = -1;
