@@ -108,7 +108,12 @@ cat > sys1.json <<'J'
 J
 printf '{"clustersim-scenario": 1, "network": "n4.yml", "system": "sys1.json", "run": {"workload": "pgx"}}' > pgx.json
 printf '{"clustersim-sweep": 1, "scenario": "pgx.json", "grid": {"network.latency": [[100], [200]]}}' > pgxs.json
-"$CS_BIN" sweep pgxs.json --out pgxo -j 1 --quiet --no-progress 2> e_sw.err || fail "sweep: $(cat e_sw.err)"
+# every point fails: the sweep writes the results, then exits 1 saying so
+if "$CS_BIN" sweep pgxs.json --out pgxo -j 1 --quiet --no-progress 2> e_sw.err; then
+    fail "sweep: every point failed, yet exit 0"
+elif grep -q "pgxs.json: every point with a result failed (2 of 2); pgxo/results.csv gives" e_sw.err; then
+    pass "sweep: every point failed: exit 1 naming the spec and results.csv"
+else fail "sweep: $(cat e_sw.err)"; fi
 if [ "$(grep -c "error,0,,.*pg_name: expected.*got \"\"a$(printf '\xef\xbf\xbd')\"\"" pgxo/results.csv)" = 2 ]; then
     pass "sweep: a point's error quoting a trace's bytes that are not UTF-8 is kept (was empty)"
 else fail "sweep: error reasons: $(cut -c1-300 pgxo/results.csv)"; fi

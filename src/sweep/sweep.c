@@ -955,6 +955,13 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
         if (rc == CS_OK && m.done < s.n && o->report)
             fprintf(o->report, "  (%" PRIu64 " of %" PRIu64 " points have no result yet: %s)\n", s.n - m.done, s.n,
                     o->nshards > 1 ? "other shards write them; --merge gathers every shard's log" : "run again");
+        /* results written, but not one point ran: a script must see it
+         * (as `search` exits 1 when every plan is refused) */
+        if (rc == CS_OK && m.done > 0 && m.ok == 0)
+            rc = CS_ERR(err, CS_EINVAL,
+                        "%s: every point with a result failed (%" PRIu64 " of %" PRIu64 "); %s/results.csv gives "
+                        "each point's reason",
+                        spec, m.done, s.n, o->out_dir);
         merged_free(&s, &m);
     }
     sweep_free(&s);
