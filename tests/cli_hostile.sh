@@ -31,7 +31,9 @@
 #    FIFO nobody writes: each open the signal broke only refused that
 #    candidate plan, and the next one blocked again) stops it, exit 130;
 #    run reading such a trace exits 130 too (said "cannot open workload
-#    trace: Interrupted system call", exit 1).
+#    trace: Interrupted system call", exit 1);
+#  - a run far larger than the machine's memory is refused at once, naming
+#    it (the kernel's out-of-memory killer, or minutes of paging first).
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -147,6 +149,19 @@ expect_fail "run on 65536 x 65536 NPUs (said: expected at least one rank)" \
 sed 's/"ring" \]/"ring", "ring" ]/' sys1.json > sys2.json
 expect_fail "collective on 65536 x 65536 NPUs (named its scratch trace)" "n2p32.yml:2: npus_count" \
     "$CS_BIN" collective --network-configuration=n2p32.yml --system-configuration=sys2.json -b 1K -e 1K --quiet
+# 2^32 - 1 NPUs of one trace, every rank simulated: more than any machine here holds (8 bytes per rank
+# for the traces alone, 80 for the results): refused at once naming the machine's memory -- exit 3 from
+# the allocator's check, or 1 from the engine's before the run where the 34 GB of trace pointers fit.
+# It took 16 GB and two minutes before exit 3 with 2^31, and 2^26 went to the kernel's out-of-memory
+# killer (signal 9, no message) at 24 GB
+printf 'topology: [ Switch ]\nnpus_count: [ 4294967295 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > nmax.yml
+out=$("$CS_BIN" run --workload-configuration=one.0.et --network-configuration=nmax.yml --symmetry off --quiet \
+      --no-progress 2>&1 >/dev/null); rc=$?
+case "$rc:$out" in
+    [13]:*"more than this machine's memory"*|3:*"would pass this machine's memory"*)
+        pass "2^32 - 1 NPUs, every rank: refused naming the machine's memory (exit $rc)" ;;
+    *) fail "2^32 - 1 NPUs, every rank: exit $rc: $out" ;;
+esac
 
 # --- a failed run leaves no earlier --json summary behind (as --out, --report, cluster and serve) ---
 "$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --quiet --json keep.json 2> e_js.err ||

@@ -25,6 +25,7 @@
 #if defined(__linux__)
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 #endif
 
@@ -204,6 +205,44 @@ static int inj_call(const char *file, int line) {
 
 /* ---- the wrapper ---------------------------------------------------------------- */
 
+size_t cs_alloc_machine_bytes(void) {
+    static size_t machine; /* 0 = not read yet */
+    if (!machine) {
+        size_t m = SIZE_MAX;
+#if defined(__linux__)
+        struct sysinfo si;
+        if (sysinfo(&si) == 0 && si.mem_unit > 0) {
+            unsigned long long b = ((unsigned long long)si.totalram + si.totalswap) * si.mem_unit;
+            if (b > 0 && b < SIZE_MAX) m = (size_t)b;
+        }
+#endif
+        machine = m;
+    }
+    return machine;
+}
+
+static _Noreturn void oom(size_t size, const char *file, int line, int injected);
+
+/* A request of 1 MiB or more that would take the bytes in use past the
+ * machine's memory fails here (smaller ones are left to malloc: checking
+ * them would cost every hot-path allocation a load). */
+#define MACHINE_CHECK_BYTES ((size_t)1 << 20)
+static _Noreturn void past_machine(size_t size, const char *file, int line) {
+    char at[600] = "";
+    if (file) snprintf(at, sizeof at, " at %s:%d", cs_src_path(file), line);
+    fprintf(stderr,
+            "clustersim: out of memory: %zu bytes more%s would pass this machine's memory (%zu bytes of RAM and "
+            "swap; %zu bytes in use); expected a smaller input or a larger machine\n",
+            size, at, cs_alloc_machine_bytes(), (size_t)g_in_use);
+    exit(3);
+}
+static inline void machine_check(size_t size, const char *file, int line) {
+    if (size >= MACHINE_CHECK_BYTES) {
+        size_t m = cs_alloc_machine_bytes(), used = atomic_load_explicit(&g_in_use, memory_order_relaxed);
+        if (size > m || used > m - size) past_machine(size, file, line);
+    }
+}
+
 static _Noreturn void oom(size_t size, const char *file, int line, int injected) {
     char at[600] = "";
     if (file) snprintf(at, sizeof at, " at %s:%d", cs_src_path(file), line);
@@ -302,6 +341,7 @@ static void *account(unsigned char *raw, size_t size) {
 
 void *cs_malloc_at(size_t size, const char *file, int line) {
     if (size > SIZE_MAX - HDR) oom(size, file, line, 0);
+    machine_check(size, file, line);
     int inj = inj_call(file, line);
     unsigned char *raw = inj ? NULL : malloc(size + HDR);
     if (!raw) oom(size, file, line, inj);
@@ -311,6 +351,7 @@ void *cs_malloc_at(size_t size, const char *file, int line) {
 void *cs_calloc_at(size_t n, size_t size, const char *file, int line) {
     if (size && n > (SIZE_MAX - HDR) / size) oom(SIZE_MAX, file, line, 0);
     size_t total = n * size;
+    machine_check(total, file, line);
     int inj = inj_call(file, line);
     unsigned char *raw = inj ? NULL : calloc(1, total + HDR);
     if (!raw) oom(total, file, line, inj);
@@ -323,6 +364,7 @@ void *cs_realloc_at(void *ptr, size_t size, const char *file, int line) {
     unsigned char *raw = (unsigned char *)ptr - HDR;
     size_t old;
     memcpy(&old, raw, sizeof old);
+    if (size > old) machine_check(size - old, file, line);
     int inj = inj_call(file, line);
     unsigned char *nraw = inj ? NULL : realloc(raw, size + HDR);
     if (!nraw) oom(size, file, line, inj); /* (the old block stays valid and counted) */

@@ -72,6 +72,12 @@ static inline void cs_grow_if_needed(void **arr, size_t *cap, size_t need, size_
 
 size_t cs_alloc_bytes_in_use(void);
 size_t cs_alloc_bytes_peak(void);
+/* The machine's memory, RAM and swap, in bytes (sysinfo; SIZE_MAX where the
+ * system does not say).  No allocation of 1 MiB or more may take the bytes
+ * in use past it: such a request exits 3 at once, saying so, instead of
+ * handing the process to the kernel's out-of-memory killer (signal 9, no
+ * message) once the pages are touched. */
+size_t cs_alloc_machine_bytes(void);
 /* The process' anonymous memory in transparent huge pages now, in bytes (0
  * where the system does not say: /proc/self/smaps_rollup). */
 size_t cs_alloc_huge_bytes(void);

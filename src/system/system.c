@@ -189,6 +189,10 @@ static uint32_t group_member(const cs_group *g, uint32_t rank) {
 
 #define INST_BUCKETS 4096
 
+size_t cs_system_rank_bytes(int ndims) {
+    return (size_t)(ndims > 0 ? ndims : 1) * sizeof(cs_rankq) + sizeof(cs_rank_sys) + sizeof(uint32_t);
+}
+
 int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_params *p,
                   cs_system **out, cs_error *err) {
     *out = NULL;
@@ -222,6 +226,7 @@ int cs_system_new(cs_eventq *q, cs_net *net, uint32_t nranks, const cs_system_pa
     s->queue_threshold = s->cfg.active_chunks_per_dimension > 0 ? (uint32_t)s->cfg.active_chunks_per_dimension : 1;
     s->nqueues = s->ndims > 0 ? s->ndims : 1;
     s->queues = cs_calloc((size_t)(s->nlocal ? s->nlocal : 1) * (size_t)s->nqueues, sizeof *s->queues);
+    /* (cs_system_rank_bytes counts these three per-rank arrays) */
     s->per_comm = s->cfg.per_comm_queues;
     s->ranks = cs_calloc(s->nlocal ? s->nlocal : 1, sizeof *s->ranks);
     s->all.id = 0;

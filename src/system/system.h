@@ -206,6 +206,11 @@ const char *cs_system_symmetry_broken(const cs_system *s);
  * a full run. */
 void cs_system_sym_event(cs_system *s, uint32_t owner, cs_time t, uint64_t key, uint32_t inserter);
 void cs_system_sym_dispatch(cs_system *s, uint32_t owner);
+/* The bytes the system layer allocates for every rank of a full run on a
+ * network of ndims dimensions at its start (queues, rank state, the
+ * all-ranks communicator's counters): a lower bound for the engine's check
+ * of the machine's memory. */
+size_t cs_system_rank_bytes(int ndims);
 /* Whether rank is simulated: every rank in a full run, rank 0 in the
  * single-representative mode, the representatives in class mode. */
 int cs_system_is_rep(const cs_system *s, uint32_t rank);

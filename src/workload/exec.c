@@ -1554,6 +1554,8 @@ uint64_t cs_exec_roofline_fallbacks(const cs_exec *s) {
     for (uint32_t i = 0; i < s->nxp; i++) n += s->xp[i].roofline_fallbacks;
     return n;
 }
+size_t cs_exec_rank_bytes(void) { return sizeof(rank_state) + sizeof(uint32_t); /* rs, reps */ }
+
 const char *cs_exec_parallel_why(const cs_exec *s) { return s->par_why[0] ? s->par_why : NULL; }
 void cs_exec_progress(const cs_exec *s, uint64_t *done, uint64_t *total) {
     *done = 0;

@@ -160,6 +160,10 @@ uint64_t cs_exec_roofline_fallbacks(const cs_exec *x);
 /* With a parallel queue (core/eventq.h): why the run stopped to run again
  * on one thread (a feature it cannot do exactly), or NULL. */
 const char *cs_exec_parallel_why(const cs_exec *x);
+/* The bytes a full run of this layer allocates for every rank at its start
+ * (its per-rank state and index), whatever the traces hold: a lower bound
+ * the engine checks against the machine's memory before such a run. */
+size_t cs_exec_rank_bytes(void);
 /* Nodes completed and nodes in all, over the simulated ranks (progress). */
 void cs_exec_progress(const cs_exec *x, uint64_t *done, uint64_t *total);
 

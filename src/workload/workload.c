@@ -151,16 +151,16 @@ int cs_workload_load(const char *prefix, uint32_t nranks, const cs_graph_options
     size_t nd = 0, capd = 0;
     int rc = CS_OK;
     cs_graph_sharer *sh = cs_graph_sharer_new(); /* files that differ in peers and names only */
+    if (out->single_file) snprintf(path, plen, "%s", prefix);
     for (uint32_t r = 0; r < nranks && rc == CS_OK; r++) {
-        if (out->single_file) snprintf(path, plen, "%s", prefix);
+        if (out->single_file && r > 0) { /* every rank the one graph (no per-rank work: 2^32 - 1 ranks) */
+            for (uint32_t q = r; q < nranks; q++) out->rank_graph[q] = out->graphs[0];
+            out->graphs[0]->refcount += nranks - r;
+            break;
+        }
         if (opt && opt->stop && *opt->stop) {
             rc = CS_ERR(err, CS_EINTR, "interrupted while reading the traces (%u of %u ranks read)", r, nranks);
             break;
-        }
-        if (out->single_file && r > 0) {
-            out->rank_graph[r] = out->graphs[0];
-            out->graphs[0]->refcount++;
-            continue;
         }
         unsigned char *bytes = NULL;
         size_t len = 0;
