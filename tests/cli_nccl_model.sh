@@ -29,8 +29,19 @@
 # bundle max(0, d - p); the ring's first bundle (it has one more than its 14 sends) saves
 # min(p, d), which the launch (baseLat) pays instead.  So T = baseLat + d + 14 (max(d, p) +
 # floor(m / 400)), m = ceil(S / efficiency) / 8 bytes, no local reduction:
-#   S = 1024, LL (d = 600 < p: the link's latency binds):  wire ceil(1024 / 0.3525) = 2905,
-#                     m = 363: 6600 + 600 + 14 x (1000 + 0) = 21200 ns
+# Below 512 KiB NCCL runs Ring/LL on fewer channels than C (enqueue.cc:2090-2096): nc drops from 16
+# while S < nc x 512 threads x 64 bytes (8 x nRanks a thread) = nc x 32768, so nc = max(1, min(16,
+# floor(S / 32768))); the run's busbw is then min(141, nc x 400/16 x 0.5) = min(141, 12.5 nc), below
+# NCCL's 141 for nc <= 11 (the choice is still made with all 16 channels):
+#   S = 1024, LL on 1 channel (d = 600 < p: the link's latency binds): busbw 12.5, efficiency
+#                     12.5/400 = 0.03125, wire ceil(1024 / 0.03125) = 32768, m = 4096,
+#                     floor(10.24) = 10: 6600 + 600 + 14 x (1000 + 10) = 21340 ns (21200 with all 16)
+#   S = 64 KiB, 2 channels: busbw 25, e = 0.0625, wire 1048576, m = 131072, floor(327.68) = 327:
+#                     7200 + 14 x 1327 = 25778 ns; S = 256 KiB, 8 channels: busbw 100, e = 0.25, the
+#                     same wire and time, 25778 ns (the channels grow with the size)
+#   S = 524287, 15 channels: busbw min(141, 187.5) = 141 (llMaxBw binds), e = 0.3525, wire
+#                     ceil(524287 / 0.3525) = 1487339, m = 185917, floor(464.79) = 464: 7200 + 14 x
+#                     1464 = 27696 ns; S = 524288: all 16 channels, the same time
 #   S = 16 MiB, LL128: wire ceil(16777216 / 0.92) = 18236105, m = 2279513,
 #                     floor(5698.78) = 5698: 14000 + 1900 + 14 x 7598 = 122272 ns
 #   S = 64 MiB, Simple: m = 8388608, floor(20971.52) = 20971:
@@ -62,7 +73,11 @@ one() {
     sed -n 2p o/collectives.csv | cut -d, -f11,16
 }
 
-expect_eq "1 KiB all-reduce: Ring/LL, 21200 ns" "$(one 0 1024)" "21200,nccl:Ring/LL"
+expect_eq "1 KiB all-reduce: Ring/LL on 1 channel, 21340 ns" "$(one 0 1024)" "21340,nccl:Ring/LL/1ch"
+expect_eq "64 KiB all-reduce: Ring/LL on 2 channels, 25778 ns" "$(one 0 65536)" "25778,nccl:Ring/LL/2ch"
+expect_eq "256 KiB all-reduce: Ring/LL on 8 channels, 25778 ns" "$(one 0 262144)" "25778,nccl:Ring/LL/8ch"
+expect_eq "524,287 B all-reduce: Ring/LL on 15 channels, 27696 ns" "$(one 0 524287)" "27696,nccl:Ring/LL/15ch"
+expect_eq "512 KiB all-reduce: Ring/LL on all 16, 27696 ns" "$(one 0 524288)" "27696,nccl:Ring/LL"
 expect_eq "16 MiB all-reduce: Ring/LL128, 122272 ns" "$(one 0 16777216)" "122272,nccl:Ring/LL128"
 expect_eq "64 MiB all-reduce: Ring/Simple, 352994 ns" "$(one 0 67108864)" "352994,nccl:Ring/Simple"
 expect_eq "LL below 3,343,820 B" "$(one 0 3300000 | cut -d, -f2)" "nccl:Ring/LL"
@@ -124,13 +139,15 @@ ex() {
         { fail "example $1: $(cat err.txt)"; return; }
     sed -n 2p o/collectives.csv | cut -d, -f11,16
 }
-expect_eq "example: 8 B" "$(ex 8)" "15600,nccl:Ring/LL"
+expect_eq "example: 8 B (1 channel: nothing measurable to move)" "$(ex 8)" "15600,nccl:Ring/LL/1ch"
 expect_eq "example: 1 MiB" "$(ex 1048576)" "28606,nccl:Ring/LL"
 expect_eq "example: 1 GiB" "$(ex 1073741824)" "3431757,nccl:NVLS/Simple"
 
 # examples/hgx_h100_nccl multi-node (network_2node.yml, network_4node.yml, system_multinode.json, NVLS on;
 # docs/collectives.md "Across nodes"): B = 345.33441 x 2^30/1e9 = 370.79999928 bytes/ns, NIC 50 bytes/ns.
-#   2 nodes, 8 B: Tree/LL, lat 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, nothing measurable to move: 25200 ns
+#   2 nodes, 8 B: Tree/LL, lat 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, on 1 channel (8 < 2 x 512 threads x 8
+#   bytes, enqueue.cc:2090-2096): bw 370.8 / 16 = 23.175, busbw min(0.92 x 23.175, 41.4) / 3.8 = 5.6108,
+#   algbw 2.8054; X = ceil(8 / 2.8054 x 50) = 143, X/2 = 71 -> 1 ns a step: 25200 + 2 = 25202 ns
 #   4 nodes, 1 GiB: NVLSTree, lat 25 + 4 x 20.9 = 108.6 us; busbw 8 min(46.35 x 0.85 x 7/8 x 2, 46.35,
 #   45.5) = 364, algbw x 32/62 = 187.87097; X = ceil(2^30 / 187.87097 x 50 / 1.5) = 190510512, X/4 =
 #   47627628 -> 952552 ns a step: T = 108600 + 6 x 952552 = 5823912 ns
@@ -148,7 +165,7 @@ exm() {
         "$@" 2>err.txt || { fail "example $n nodes: $(cat err.txt)"; return; }
     sed -n 2p o/collectives.csv | cut -d, -f11,16
 }
-expect_eq "example, 2 nodes, 8 B" "$(exm 2 8)" "25200,nccl:Tree/LL"
+expect_eq "example, 2 nodes, 8 B" "$(exm 2 8)" "25202,nccl:Tree/LL/1ch"
 expect_eq "example, 4 nodes, 1 GiB" "$(exm 4 1073741824)" "5823912,nccl:NVLSTree/Simple"
 expect_eq "example, 4 nodes, 1 GiB, no NVLS" "$(exm 4 1073741824 --set system.nccl-nvls=0)" "6006418,nccl:Ring/Simple"
 
@@ -171,15 +188,17 @@ expect_eq "astra model: the list's ring" "$(sed -n 2p a1/collectives.csv | cut -
 # each member sending X / N bytes a step, X = ceil(S / effbw x Bnet / f), f = 2(N-1)/N; NCCL's latency
 # lat paid exactly: step = net / k per bundle (k + 1 bundles), the rest before the first (launch).
 # T = lat + k floor((X / N) / 40).
-#  N = 2, 8 B: Tree/LL (25.2 us + S / (1000 x 19.5)); X = ceil(8 / 19.5 x 40) = 17, X/N = 8 -> 0 ns:
-#     T = 25200 ns
+#  N = 2, 8 B: Tree/LL (25.2 us + S / (1000 x 19.5)), run on 1 channel (8 < 2 x 512 x 8 bytes,
+#     enqueue.cc:2090-2096): bw 400/16 = 25, busbw min(23, 41.4) / 3.8 = 6.0526, algbw 3.0263; X = ceil(8 /
+#     3.0263 x 40) = 106, X/N = 53 -> 1 ns: T = 25202 ns (25200 with all 16 channels)
 #  N = 2, 256 KiB: Tree/LL128, lat 48.5 us, effbw 172.5 x treeCorrectionFactor[LL128][12] = 0.6 -> 103.5;
 #     X = ceil(262144 / 103.5 x 40) = 101312, X/N = 50656 -> 1266 ns: T = 48500 + 2 x 1266 = 51032
 #  N = 2, 16 MiB: Tree/LL128, effbw 172.5 x 0.9 (log 18) = 155.25; X = ceil(16777216 / 155.25 x 40) =
 #     4322633, X/N = 2161316 -> 54032: T = 48500 + 2 x 54032 = 156564
 #  N = 2, 1 GiB: Tree/Simple, lat 92.4 us, effbw 184 (no factor from 2^29); X = ceil(2^30 / 184 x 40) =
 #     233422136, X/N = 116711068 -> 2917776: T = 92400 + 2 x 2917776 = 5927952
-#  N = 4, 8 B: Tree/LL, lat 35.2 us: T = 35200
+#  N = 4, 8 B: Tree/LL, lat 35.2 us, 1 channel (bw 320/16 = 20, busbw 18.4 / 3.8 = 4.8421, algbw
+#     2.4211; X = ceil(8 / 2.4211 x 40 / 1.5) = 89, X/N = 22 -> 0 ns): T = 35200
 #  N = 4, 64 MiB: Ring/LL128, lat 144.4 us, effbw 294.4 x 32/62 = 151.948, f = 6/4; X = ceil(67108864 /
 #     151.948 x 40 / 1.5) = 11777485, X/N = 2944371 -> 73609: T = 144400 + 6 x 73609 = 586054
 #  N = 4, 1 GiB: Ring/Simple, lat 395.92 us, effbw 165.161; X = 173364566, X/N = 43341141 -> 1083528:
@@ -199,11 +218,11 @@ mn() {
         --quiet --out o 2>err.txt || { fail "multi-node $*: $(cat err.txt)"; return; }
     sed -n 2p o/collectives.csv | cut -d, -f11,16
 }
-expect_eq "2 nodes, 8 B: Tree/LL 25200 ns" "$(mn 2 0 8)" "25200,nccl:Tree/LL"
+expect_eq "2 nodes, 8 B: Tree/LL on 1 channel 25202 ns" "$(mn 2 0 8)" "25202,nccl:Tree/LL/1ch"
 expect_eq "2 nodes, 256 KiB: Tree/LL128 51032 ns" "$(mn 2 0 262144)" "51032,nccl:Tree/LL128"
 expect_eq "2 nodes, 16 MiB: Tree/LL128 156564 ns" "$(mn 2 0 16777216)" "156564,nccl:Tree/LL128"
 expect_eq "2 nodes, 1 GiB: Tree/Simple 5927952 ns" "$(mn 2 0 1073741824)" "5927952,nccl:Tree/Simple"
-expect_eq "4 nodes, 8 B: Tree/LL 35200 ns" "$(mn 4 0 8)" "35200,nccl:Tree/LL"
+expect_eq "4 nodes, 8 B: Tree/LL on 1 channel 35200 ns" "$(mn 4 0 8)" "35200,nccl:Tree/LL/1ch"
 expect_eq "4 nodes, 64 MiB: Ring/LL128 586054 ns" "$(mn 4 0 67108864)" "586054,nccl:Ring/LL128"
 expect_eq "4 nodes, 1 GiB: Ring/Simple 6897088 ns" "$(mn 4 0 1073741824)" "6897088,nccl:Ring/Simple"
 expect_eq "2 nodes, all-gather 128 MiB: Ring/Simple 463216 ns" "$(mn 2 2 8388608)" "463216,nccl:Ring/Simple"
@@ -291,7 +310,9 @@ expect_eq "2 nodes, involved dimension 1 only: Ring/LL128 59492 ns" "$(inv 0,1)"
 # a group of one rank per node (ranks 0 8 16 24 of 4 nodes): ppn 1, n = 4; all-gather of 16 KiB per rank
 # (S = 64 KiB): Ring/LL, lat 6.6 + 3 x 5.0 (the NET Tree LL latency: ppn 1) = 21.6 us, busbw min(20.4, 40/2)
 # = 20, algbw 20 x 4/3 = 26.667 (PAT 27.2 us + S / 30000 = 29.38 us > Ring LL 24.06 us); k = 3, step =
-# 5000, launch 1600; X = ceil(65536 / 26.667 x 40 / 3) = 32768 -> 819 ns a step: T = 21600 + 3 x 819 = 24057
+# 5000, launch 1600.  Run on nc = 4 of the 16 channels (S / (512 threads x 8 x 4 ranks bytes) = 4,
+# enqueue.cc:2090-2096): bw 40 x 4/16 = 10, busbw min(20.4, 5) = 5, algbw 6.6667; X = ceil(65536 / 6.6667
+# x 40 / 3) = 131072 -> 3276 ns a step: T = 21600 + 3 x 3276 = 31428 (24057 with all 16 channels)
 echo '{"1": [0, 8, 16, 24]}' > g4.json
 "$CS_MKTRACE" g4.0.et "1 COLL ctype=2 size=16384 pg=1" || fail "mktrace"
 for r in $(seq 1 31); do
@@ -300,8 +321,8 @@ done
 rm -rf o
 "$CS_BIN" run --workload-configuration=g4 --network-configuration=mn4.yml --system-configuration=nccl2.json \
     --comm-group-configuration=g4.json --quiet --out o 2>err.txt || fail "group across nodes: $(cat err.txt)"
-expect_eq "group of one rank per node: Ring/LL 24057 ns" "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" \
-    "4,24057,nccl:Ring/LL"
+expect_eq "group of one rank per node: Ring/LL on 4 channels 31428 ns" \
+    "$(sed -n 2p o/collectives.csv | cut -d, -f7,11,16)" "4,31428,nccl:Ring/LL/4ch"
 
 # a group of the 8 GPUs of node 1 (ranks 8-15) on 2 nodes, NVLS on: NVLS on that node's switch, as on
 # one node (the 256 MiB case above with latency 0 here: 25000 + floor(315806419 / 400) = 814516 ns);
@@ -410,7 +431,8 @@ for be in analytical analytical-congestion flow; do
     expect_eq "4 nodes, CollNet, 64 MiB on $be: CollNetChain 404744 ns" "$(cn 4 67108864 0 $be)" "404744,nccl:CollNetChain/Simple"
     expect_eq "4 nodes, CollNet + NVLS, 1e6 B on $be: NVLS 49054 ns" "$(cn 4 1000000 1 $be)" "49054,nccl:NVLS/Simple"
 done
-expect_eq "4 nodes, CollNet: Tree/LL at 65,535 B" "$(cn 4 65535 0 analytical | cut -d, -f2)" "nccl:Tree/LL"
+# (chosen with all 16 channels, run on 15: 65,535 < 16 x 512 threads x 8 bytes)
+expect_eq "4 nodes, CollNet: Tree/LL at 65,535 B" "$(cn 4 65535 0 analytical | cut -d, -f2)" "nccl:Tree/LL/15ch"
 expect_eq "4 nodes, CollNet: CollNetDirect from 65,536 B" "$(cn 4 65536 0 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
 expect_eq "4 nodes, CollNet: CollNetDirect below 28,560,000 B" "$(cn 4 28500000 0 analytical | cut -d, -f2)" "nccl:CollNetDirect/Simple"
 expect_eq "4 nodes, CollNet: CollNetChain above 28,560,000 B" "$(cn 4 28600000 0 analytical | cut -d, -f2)" "nccl:CollNetChain/Simple"

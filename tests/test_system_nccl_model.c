@@ -422,6 +422,44 @@ static void test_nvls_heads_cap(void **state) {
     NEAR(bus, 400 * 0.85 * 31 / 32 * 2);
 }
 
+/* The channels NCCL runs a choice on (enqueue.cc:2090-2096): nc = 16, less one while nBytes < nc x nt
+ * x threshold and nc >= 2, i.e. nc = min(16, max(1, floor(nBytes / (nt threshold)))); per channel
+ * nt x threshold = Ring LL 512 x 8 x 8 ranks = 32768, LL128 640 x 8 = 5120, Simple 512 x 64 = 32768
+ * (256 x 64 = 16384 when the ring's bandwidth is at most PCI_BW, 12 GB/s), Tree LL 512 x 8 = 4096.
+ * NVLS keeps its own graph's (the model's C = 16 unchanged), PAT all (maxThreads 0). */
+static void test_run_channels(void **state) {
+    (void)state;
+    struct { int a, p; uint64_t S; int nc; } cases[] = {
+        {CS_NCCL_RING, CS_NCCL_LL, 8, 1},           {CS_NCCL_RING, CS_NCCL_LL, 65535, 1},
+        {CS_NCCL_RING, CS_NCCL_LL, 65536, 2},       {CS_NCCL_RING, CS_NCCL_LL, 524287, 15},
+        {CS_NCCL_RING, CS_NCCL_LL, 524288, 16},     {CS_NCCL_RING, CS_NCCL_LL, 1 << 30, 16},
+        {CS_NCCL_RING, CS_NCCL_LL128, 81919, 15},   {CS_NCCL_RING, CS_NCCL_LL128, 81920, 16},
+        {CS_NCCL_RING, CS_NCCL_LL128, 10240, 2},    {CS_NCCL_RING, CS_NCCL_SIMPLE, 327680, 10},
+        {CS_NCCL_TREE, CS_NCCL_LL, 40960, 10},      {CS_NCCL_TREE, CS_NCCL_SIMPLE, 524288, 16},
+        {CS_NCCL_NVLS, CS_NCCL_SIMPLE, 8, 16},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, cases[i].S, 1);
+        assert_int_equal(cs_nccl_run_channels(&q, cases[i].a, cases[i].p), cases[i].nc);
+    }
+    cs_nccl_in slow = h100(CS_NCCL_ALL_REDUCE, 327680, 0);
+    slow.bw_gbps = 12.0; /* 256 threads: 20 channels' worth, capped at 16 */
+    assert_int_equal(cs_nccl_run_channels(&slow, CS_NCCL_RING, CS_NCCL_SIMPLE), 16);
+    slow.nbytes = 163840; /* 10 x 16384 */
+    assert_int_equal(cs_nccl_run_channels(&slow, CS_NCCL_RING, CS_NCCL_SIMPLE), 10);
+    /* the choice keeps NCCL's prediction (all channels); the run's bandwidth is nc's: Ring/LL at 64 KiB
+     * on 2 channels, busbw min(141, 2 x 400/16 x 0.5) = 25 (NCCL's 141 with 16), algbw 25 x 8/14 */
+    cs_nccl_in q = h100(CS_NCCL_ALL_REDUCE, 65536, 0);
+    cs_nccl_choice ch;
+    assert_int_equal(cs_nccl_choose(&q, &ch), 0);
+    assert_int_equal(ch.algo, CS_NCCL_RING);
+    assert_int_equal(ch.proto, CS_NCCL_LL);
+    assert_int_equal(ch.run_channels, 2);
+    NEAR(ch.time_us, 15.0 + 65536 / (1000 * 141 * 8.0 / 14));
+    NEAR(ch.busbw_gbps, 25.0);
+    NEAR(ch.effbw_gbps, 25.0 * 8 / 14);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predicted_times),
@@ -433,6 +471,7 @@ int main(void) {
         cmocka_unit_test(test_nvls_tree),
         cmocka_unit_test(test_collnet),
         cmocka_unit_test(test_nvls_heads_cap),
+        cmocka_unit_test(test_run_channels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,7 +183,70 @@ int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int a, int p, uint64_t *net_ns)
     return (int64_t)lat;
 }
 
+/* device.h:95-114 NCCL_{SIMPLE,LL,LL128}_MAX_NTHREADS, :93 NCCL_MAX_NTHREADS; comm.h:49-51
+ * NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD (bytes per thread); topo.h:25 PCI_BW (GB/s). */
+#define SIMPLE_MAX_NTHREADS 512
+#define LL_MAX_NTHREADS 512
+#define LL128_MAX_NTHREADS 640
+#define MAX_NTHREADS 640
+#define LL_THREAD_THRESHOLD 8
+#define LL128_THREAD_THRESHOLD 8
+#define SIMPLE_THREAD_THRESHOLD 64
+#define PCI_BW_GBPS 12.0
+
+/* The channels NCCL runs (a, p) on for nBytes, after picking it with all of
+ * them (enqueue.cc:2068-2110, "Ring/Tree channel tuning"): nc starts at
+ * nChannels and drops by one while nBytes < nc x nt x threadThreshold and nc
+ * >= 2, nt = maxThreads[a][p] (tuning.cc:245-257: Simple 512 -- 256 when the
+ * ring's nChannels x bwIntra <= PCI_BW --, LL 512, LL128 640; CollNet Chain
+ * 640) and threadThreshold[a][p] (tuning.cc:588-595: LL 8 bytes per thread,
+ * x nRanks for the ring; LL128 8; Simple 64; CollNet Chain 512).  NVLS and
+ * NVLS-tree run on their own graph's channels (:2083-2089); PAT's maxThreads
+ * is 0 (tuning.cc sets none), so the loop leaves it alone; CollNet Direct's
+ * own loop (:2074-2082, over its heads) is not modelled: all its channels.
+ * The threads NCCL then halves for still smaller sizes (:2098-2103) are not
+ * modelled (a channel's bandwidth is taken not to depend on them). */
+static int run_channels(const cs_nccl_in *in, int a, int p, double ring_bw) {
+    int C = in->channels;
+    if (C < 2 || (a != CS_NCCL_RING && a != CS_NCCL_TREE && a != CS_NCCL_COLLNET_CHAIN)) return C;
+    uint64_t nt, thr;
+    if (a == CS_NCCL_COLLNET_CHAIN) {
+        nt = MAX_NTHREADS;
+        thr = 512;
+    } else if (p == CS_NCCL_LL) {
+        nt = LL_MAX_NTHREADS;
+        thr = LL_THREAD_THRESHOLD * (a == CS_NCCL_RING ? (uint64_t)in->nranks : 1);
+    } else if (p == CS_NCCL_LL128) {
+        nt = LL128_MAX_NTHREADS;
+        thr = LL128_THREAD_THRESHOLD;
+    } else {
+        nt = a == CS_NCCL_RING && ring_bw <= PCI_BW_GBPS ? 256 : SIMPLE_MAX_NTHREADS;
+        thr = SIMPLE_THREAD_THRESHOLD;
+    }
+    int nc = C;
+    while (nc >= 2 && in->nbytes < (uint64_t)nc * nt * thr) nc--;
+    return nc;
+}
+
+/* NCCL's time of (a, p) as its tuning model predicts it with all nChannels
+ * (nc = in->channels), or the bandwidths of a run on nc of them: Ring, Tree
+ * and CollNet Chain take nc x bwIntra where the model has nChannels x
+ * bwIntra, and nc in its per-channel caps. */
+static double time_nc(const cs_nccl_in *in, int a, int p, int nc, double *busbw_out, double *algbw_out,
+                      double *effbw_out);
+
 double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, double *algbw_out, double *effbw_out) {
+    return time_nc(in, a, p, in->channels, busbw_out, algbw_out, effbw_out);
+}
+
+int cs_nccl_run_channels(const cs_nccl_in *in, int a, int p) {
+    double B = in->bw_gbps;
+    if (multi(in)) B = dmin(B, (in->nranks / (double)in->nnodes) * in->net_bw_gbps);
+    return run_channels(in, a, p, B);
+}
+
+static double time_nc(const cs_nccl_in *in, int a, int p, int nc, double *busbw_out, double *algbw_out,
+                      double *effbw_out) {
     if (busbw_out) *busbw_out = 0;
     if (algbw_out) *algbw_out = 0;
     if (effbw_out) *effbw_out = 0;
@@ -204,6 +267,12 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
          * (search.cc:1279-1282), which tuning.cc:306 uses on 2 nodes: min(NVLink, 2 ppn NIC) there */
         double net = (n / (double)in->nnodes) * in->net_bw_gbps;
         B = dmin(B, a == CS_NCCL_TREE && in->nnodes <= 2 ? 2 * net : net);
+    }
+    double share = 1.0; /* nc of the nChannels run: Ring, Tree, CollNet Chain (run_channels) */
+    if (nc != in->channels && C > 0 && (a == CS_NCCL_RING || a == CS_NCCL_TREE || a == CS_NCCL_COLLNET_CHAIN)) {
+        share = nc / C;
+        B *= share;
+        C = nc;
     }
     double busbw;
     if (a == CS_NCCL_RING) {
@@ -239,6 +308,7 @@ double cs_nccl_time_us(const cs_nccl_in *in, int a, int p, double *busbw_out, do
         double ppn = n / (double)in->nnodes;
         double H = a == CS_NCCL_COLLNET_DIRECT ? dmin(ppn, MAX_DIRECT_RANKS) : ppn;
         busbw = dmin(in->bw_gbps, 2.0 * H * in->net_bw_gbps);
+        if (a == CS_NCCL_COLLNET_CHAIN) busbw *= share;
         if (a == CS_NCCL_COLLNET_DIRECT) {
             /* tuning.cc:343-349: / the GPU:NIC ratio f = ppn / H, less (f - 1) / 2; x 0.85 from Hopper on */
             double f = ppn / H;
@@ -290,7 +360,9 @@ int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out) {
     if (ba < 0) return -1;
     out->algo = ba;
     out->proto = bp;
-    out->time_us = cs_nccl_time_us(in, ba, bp, &out->busbw_gbps, &out->algbw_gbps, &out->effbw_gbps);
+    out->time_us = cs_nccl_time_us(in, ba, bp, NULL, NULL, NULL);
+    out->run_channels = cs_nccl_run_channels(in, ba, bp);
+    time_nc(in, ba, bp, out->run_channels, &out->busbw_gbps, &out->algbw_gbps, &out->effbw_gbps);
     out->lat_ns = (uint64_t)cs_nccl_latency_ns(in, ba, bp, &out->net_lat_ns);
     if (ba == CS_NCCL_NVLS) {
         out->launch_ns = 0;                    /* NCCL's NVLS latency is hwLat alone (tuning.cc:425) */

@@ -66,11 +66,14 @@ typedef struct cs_nccl_in {
  * (planner.c). */
 typedef struct cs_nccl_choice {
     int algo, proto;     /* CS_NCCL_* */
-    double time_us;      /* NCCL's predicted time of the choice */
+    double time_us;      /* NCCL's predicted time of the choice, with all nChannels (what picks it) */
+    int run_channels;    /* the channels NCCL then runs it on (cs_nccl_run_channels): nChannels but for
+                            small sizes of Ring, Tree and CollNet Chain; NVLS's own graph's otherwise */
+    /* The bandwidths of the run, on run_channels (equal to those of time_us when all channels run): */
     double busbw_gbps;   /* its bandwidth after the protocol refinements, before bus -> algorithm */
     double algbw_gbps;   /* its algorithm bandwidth (bus -> algorithm) */
-    double effbw_gbps;   /* nBytes / effbw is the bandwidth term of time_us: algbw, x the tree's
-                            treeCorrectionFactor */
+    double effbw_gbps;   /* nBytes / effbw is the bandwidth term of the run (of time_us with all
+                            channels): algbw, x the tree's treeCorrectionFactor */
     uint64_t launch_ns;  /* one node: paid once before the first step: baseLat[algo][proto] */
     uint64_t step_ns;    /* one node: paid per step (packet bundle) of the simulated algorithm */
     uint64_t lat_ns;     /* NCCL's latency term of time_us (ring plateau included), ns */
@@ -86,6 +89,12 @@ int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out);
  * not a candidate; *busbw / *algbw / *effbw (GB/s, each may be NULL) as in
  * cs_nccl_choice. */
 double cs_nccl_time_us(const cs_nccl_in *in, int algo, int proto, double *busbw, double *algbw, double *effbw);
+/* The channels NCCL runs one (algorithm, protocol) on for in->nbytes, after
+ * choosing it (enqueue.cc's channel tuning): in->channels less one while the
+ * size gives each channel's threads less than their threshold, for Ring,
+ * Tree and CollNet Chain; in->channels for the others (NVLS: its own graph,
+ * whose channels the bandwidth formula already counts). */
+int cs_nccl_run_channels(const cs_nccl_in *in, int algo, int proto);
 /* NCCL's latency (ns) of one (algorithm, protocol) -- the latency term of
  * cs_nccl_time_us -- and, in *net_ns (may be NULL), its part on NET steps;
  * -1 when no candidate. */

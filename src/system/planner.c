@@ -157,11 +157,27 @@ static uint64_t nccl_send_lat_ns(const cs_system *s, const cs_group *g, const ld
  * questions for every instance of its collectives; the answer is a pure
  * function of the inputs: every field of cs_nccl_in is compared).
  * Sequential runs only (the parallel engine's threads share s). */
-/* "nccl:ALGO/PROTO" into out (as snprintf would write it, without its cost per collective). */
-static void nccl_algos(char *out, size_t cap, int algo, int proto) {
-    const char *parts[4] = {"nccl:", cs_nccl_algo_name(algo), "/", cs_nccl_proto_name(proto)};
+/* "nccl:ALGO/PROTO" into out (as snprintf would write it, without its cost per collective), and
+ * "/Nch" when NCCL runs it on N channels, fewer than nccl-channels (small sizes). */
+static void nccl_algos(char *out, size_t cap, int algo, int proto, int nch, int channels) {
+    char chs[16] = "";
+    if (nch > 0 && nch < channels) {
+        int k = 0;
+        char d[12];
+        int v = nch, nd = 0;
+        while (v) {
+            d[nd++] = (char)('0' + v % 10);
+            v /= 10;
+        }
+        chs[k++] = '/';
+        while (nd) chs[k++] = d[--nd];
+        chs[k++] = 'c';
+        chs[k++] = 'h';
+        chs[k] = '\0';
+    }
+    const char *parts[5] = {"nccl:", cs_nccl_algo_name(algo), "/", cs_nccl_proto_name(proto), chs};
     size_t len = 0;
-    for (int i = 0; i < 4 && cap; i++)
+    for (int i = 0; i < 5 && cap; i++)
         for (const char *c = parts[i]; *c && len + 1 < cap; c++) out[len++] = *c;
     if (cap) out[len] = '\0';
 }
@@ -293,9 +309,10 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
     /* NCCL's channels are rings of their own, each crossing a node boundary through one NIC: a node's
      * graph of C channels (nccl-channels) over its NICs (one per GPU) puts C / NICs of them on each
      * NIC, and a communicator's ring through a NIC uses that NIC's channels, whatever number of the
-     * node's GPUs it has -- each a connection (queue pair) of its own carrying its share */
+     * node's GPUs it has -- each a connection (queue pair) of its own carrying its share; of the
+     * channels NCCL runs this size on (fewer for small sizes: cs_nccl_run_channels) */
     if (multi_node && !innet) {
-        uint32_t per = (uint32_t)c->nccl_channels / nc->npus[0];
+        uint32_t per = (uint32_t)ch.run_channels / nc->npus[0];
         in->nccl_net_channels = (uint16_t)(per ? per : 1);
     }
     if (innet) {
@@ -326,7 +343,7 @@ static int plan_nccl(cs_system *s, cs_inst *in, int ct, uint32_t involved, const
         if (ld.algo != &css_algo_inswitch) in->nccl_launch_ns += in->nccl_step_ns - st;
         in->nccl_step_ns = st;
     }
-    nccl_algos(in->algos, sizeof in->algos, ch.algo, ch.proto);
+    nccl_algos(in->algos, sizeof in->algos, ch.algo, ch.proto, ch.run_channels, q.channels);
     return CS_OK;
 }
 
