@@ -475,6 +475,17 @@ for c in 8 16 64; do # merged: the bytes on the wire of this nccl-channels (its 
     expect_eq "channels: nccl-channels $c connections: $per flow(s) per message, the same bytes" \
         "$(chrows $c connections)" "$((32 * per)) $((32 * per)) ${m##* }"
 done
+# Small sizes run on fewer channels (docs/collectives.md "Channels for small sizes"): an 8 KiB all-reduce
+# is Tree/LL on 2 of the 16 (8192 < 3 x 512 threads x 8 bytes), so each NIC carries max(1, 2 / 8) = 1
+# flow per message, as merged: 32 rows (64 for the same all-reduce at 64 KiB, on all 16)
+"$CS_MKTRACE" ar8k.et "1 COLL ctype=0 size=8192" || fail "mktrace"
+rm -rf o
+"$CS_BIN" run --workload-configuration=ar8k.et --network-configuration=n2s.yml --system-configuration=nccl2.json \
+    --topology s2.json --backend packet --set backend.packet.channels=connections --out o --quiet 2> err.txt ||
+    fail "channels 8 KiB: $(cat err.txt)"
+expect_eq "channels: 8 KiB on 2 channels: one flow per message" \
+    "$(sed -n 2p o/collectives.csv | cut -d, -f16) $(awk -F, 'NR > 1 && int($1 / 8) != int($2 / 8) { x++ } END { print x + 0 }' o/flows.csv)" \
+    "nccl:Tree/LL/2ch 32"
 # A communicator of one GPU per node (DP with TP 8 on 8-GPU servers) uses its NIC's channels too:
 # 16 / 8 = 2 per NIC, not the 16 of the node's graph: twice merged's rows across the servers.
 trch() {
