@@ -116,6 +116,19 @@ if "$CS_BIN" sweep pgxs.json --out pgxo -j 1 --quiet --no-progress 2> e_sw.err; 
 elif grep -q "pgxs.json: every point with a result failed (2 of 2); pgxo/results.csv gives" e_sw.err; then
     pass "sweep: every point failed: exit 1 naming the spec and results.csv"
 else fail "sweep: $(cat e_sw.err)"; fi
+# shards judge their own points: point 0 (pgx) fails, point 1 (okw) runs; shard 0 exits 1 and shard 1
+# exits 0 in either order (a review found shard 0 exiting 0 when shard 1 had logged its success first)
+"$CS_MKTRACE" --ranks okw "1 COLL ctype=0 size=8" "1 COLL ctype=0 size=8" "1 COLL ctype=0 size=8" "1 COLL ctype=0 size=8"
+printf '{"clustersim-sweep": 1, "scenario": "pgx.json", "grid": {"run.workload": ["pgx", "okw"]}}' > shs.json
+for order in "0 1" "1 0"; do
+    rm -rf sho; got=""
+    for sh in $order; do
+        "$CS_BIN" sweep shs.json --out sho --shard "$sh/2" -j 1 --quiet --no-progress 2> e_sh.err; got="$got $sh:$?"
+    done
+    "$CS_BIN" sweep shs.json --out sho --merge --quiet --no-progress 2> e_sh.err; got="$got merge:$?"
+    case "$got" in *"0:1"*"1:0"*"merge:0"|*"1:0"*"0:1"*"merge:0") pass "sweep shards in the order $order:$got" ;;
+        *) fail "sweep shards in the order $order:$got (expected shard 0 exit 1, shard 1 and --merge 0)" ;; esac
+done
 if [ "$(grep -c "error,0,,.*pg_name: expected.*got \"\"a$(printf '\xef\xbf\xbd')\"\"" pgxo/results.csv)" = 2 ]; then
     pass "sweep: a point's error quoting a trace's bytes that are not UTF-8 is kept (was empty)"
 else fail "sweep: error reasons: $(cut -c1-300 pgxo/results.csv)"; fi
@@ -149,19 +162,33 @@ expect_fail "run on 65536 x 65536 NPUs (said: expected at least one rank)" \
 sed 's/"ring" \]/"ring", "ring" ]/' sys1.json > sys2.json
 expect_fail "collective on 65536 x 65536 NPUs (named its scratch trace)" "n2p32.yml:2: npus_count" \
     "$CS_BIN" collective --network-configuration=n2p32.yml --system-configuration=sys2.json -b 1K -e 1K --quiet
-# 2^32 - 1 NPUs of one trace, every rank simulated: more than any machine here holds (8 bytes per rank
-# for the traces alone, 80 for the results): refused at once naming the machine's memory -- exit 3 from
-# the allocator's check, or 1 from the engine's before the run where the 34 GB of trace pointers fit.
-# It took 16 GB and two minutes before exit 3 with 2^31, and 2^26 went to the kernel's out-of-memory
-# killer (signal 9, no message) at 24 GB
+# 2^32 - 1 NPUs of one trace, every rank simulated: 276 bytes per rank at least (results 80, the
+# traces' rank table 8, exec and system state), 1.18 TB: refused before the traces are read, naming the
+# machine's memory.  It took 16 GB and two minutes before exit 3 with 2^31, and 2^26 went to the kernel's
+# out-of-memory killer (signal 9, no message) at 24 GB
 printf 'topology: [ Switch ]\nnpus_count: [ 4294967295 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > nmax.yml
-out=$("$CS_BIN" run --workload-configuration=one.0.et --network-configuration=nmax.yml --symmetry off --quiet \
-      --no-progress 2>&1 >/dev/null); rc=$?
-case "$rc:$out" in
-    [13]:*"more than this machine's memory"*|3:*"would pass this machine's memory"*)
-        pass "2^32 - 1 NPUs, every rank: refused naming the machine's memory (exit $rc)" ;;
-    *) fail "2^32 - 1 NPUs, every rank: exit $rc: $out" ;;
-esac
+expect_fail "2^32 - 1 NPUs, every rank: refused before reading the traces" \
+    "simulating every one of the 4294967295 ranks needs at least|more than this machine's memory|--symmetry off was given" \
+    "$CS_BIN" run --workload-configuration=one.0.et --network-configuration=nmax.yml --symmetry off --quiet --no-progress
+# The same checks on a machine made small (CS_MACHINE_BYTES): 2^18 NPUs of one all-reduce on inSwitch
+# (every rank simulated: the switch waits for every member) need 268 bytes per rank before the traces'
+# nodes, 70,254,592 B: on 50 MB the engine refuses the run at its start (exit 1); on 80 MB that passes,
+# and the collective's per-member state is an allocation past the machine (exit 3, the allocator's
+# check); on 400 MB it runs.  No results either time
+printf 'topology: [ Switch ]\nnpus_count: [ 262144 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n2p18.yml
+printf '{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,\n "preferred-dataset-splits": 1, "collective-optimization": "localBWAware", "local-mem-bw": 1600,\n "all-reduce-implementation": ["inSwitch"]}\n' > sysis.json
+"$CS_MKTRACE" ar1m.et "1 COLL ctype=0 size=1048576" || fail "mktrace"
+M=("$CS_BIN" run --workload-configuration=ar1m.et --network-configuration=n2p18.yml --system-configuration=sysis.json
+   --quiet --no-progress --out mo)
+expect_fail "a machine of 50 MB: 2^18 ranks refused at the run's start" \
+    "simulating every one of the 262144 ranks needs at least|per rank, before the traces|symmetry does not apply" \
+    env CS_MACHINE_BYTES=50000000 "${M[@]}"
+[ -e mo/summary.json ] && fail "50 MB: results left"
+expect_exit 3 "a machine of 80 MB: the allocation past it refused" \
+    "would pass this machine's memory (80000000 bytes" env CS_MACHINE_BYTES=80000000 "${M[@]}"
+[ -e mo/summary.json ] && fail "80 MB: results left"
+CS_MACHINE_BYTES=400000000 "${M[@]}" 2> e_mb.err && [ -s mo/summary.json ] && pass "a machine of 400 MB: it runs" ||
+    fail "400 MB: $(cat e_mb.err)"
 
 # --- a failed run leaves no earlier --json summary behind (as --out, --report, cluster and serve) ---
 "$CS_BIN" run --workload-configuration=one --network-configuration=n4.yml --quiet --json keep.json 2> e_js.err ||

@@ -29,7 +29,7 @@
 # bundle max(0, d - p); the ring's first bundle (it has one more than its 14 sends) saves
 # min(p, d), which the launch (baseLat) pays instead.  So T = baseLat + d + 14 (max(d, p) +
 # floor(m / 400)), m = ceil(S / efficiency) / 8 bytes, no local reduction:
-# Below 512 KiB NCCL runs Ring/LL on fewer channels than C (enqueue.cc:2090-2096): nc drops from 16
+# Below 512 KiB NCCL runs Ring/LL on fewer channels than C (enqueue.cc:2092-2096): nc drops from 16
 # while S < nc x 512 threads x 64 bytes (8 x nRanks a thread) = nc x 32768, so nc = max(1, min(16,
 # floor(S / 32768))); the run's busbw is then min(141, nc x 400/16 x 0.5) = min(141, 12.5 nc), below
 # NCCL's 141 for nc <= 11 (the choice is still made with all 16 channels):
@@ -146,7 +146,7 @@ expect_eq "example: 1 GiB" "$(ex 1073741824)" "3431757,nccl:NVLS/Simple"
 # examples/hgx_h100_nccl multi-node (network_2node.yml, network_4node.yml, system_multinode.json, NVLS on;
 # docs/collectives.md "Across nodes"): B = 345.33441 x 2^30/1e9 = 370.79999928 bytes/ns, NIC 50 bytes/ns.
 #   2 nodes, 8 B: Tree/LL, lat 6.8 + 2 (7 x 0.6 + 5.0) = 25.2 us, on 1 channel (8 < 2 x 512 threads x 8
-#   bytes, enqueue.cc:2090-2096): bw 370.8 / 16 = 23.175, busbw min(0.92 x 23.175, 41.4) / 3.8 = 5.6108,
+#   bytes, enqueue.cc:2092-2096): bw 370.8 / 16 = 23.175, busbw min(0.92 x 23.175, 41.4) / 3.8 = 5.6108,
 #   algbw 2.8054; X = ceil(8 / 2.8054 x 50) = 143, X/2 = 71 -> 1 ns a step: 25200 + 2 = 25202 ns
 #   4 nodes, 1 GiB: NVLSTree, lat 25 + 4 x 20.9 = 108.6 us; busbw 8 min(46.35 x 0.85 x 7/8 x 2, 46.35,
 #   45.5) = 364, algbw x 32/62 = 187.87097; X = ceil(2^30 / 187.87097 x 50 / 1.5) = 190510512, X/4 =
@@ -189,7 +189,7 @@ expect_eq "astra model: the list's ring" "$(sed -n 2p a1/collectives.csv | cut -
 # lat paid exactly: step = net / k per bundle (k + 1 bundles), the rest before the first (launch).
 # T = lat + k floor((X / N) / 40).
 #  N = 2, 8 B: Tree/LL (25.2 us + S / (1000 x 19.5)), run on 1 channel (8 < 2 x 512 x 8 bytes,
-#     enqueue.cc:2090-2096): bw 400/16 = 25, busbw min(23, 41.4) / 3.8 = 6.0526, algbw 3.0263; X = ceil(8 /
+#     enqueue.cc:2092-2096): bw 400/16 = 25, busbw min(23, 41.4) / 3.8 = 6.0526, algbw 3.0263; X = ceil(8 /
 #     3.0263 x 40) = 106, X/N = 53 -> 1 ns: T = 25202 ns (25200 with all 16 channels)
 #  N = 2, 256 KiB: Tree/LL128, lat 48.5 us, effbw 172.5 x treeCorrectionFactor[LL128][12] = 0.6 -> 103.5;
 #     X = ceil(262144 / 103.5 x 40) = 101312, X/N = 50656 -> 1266 ns: T = 48500 + 2 x 1266 = 51032
@@ -311,7 +311,7 @@ expect_eq "2 nodes, involved dimension 1 only: Ring/LL128 59492 ns" "$(inv 0,1)"
 # (S = 64 KiB): Ring/LL, lat 6.6 + 3 x 5.0 (the NET Tree LL latency: ppn 1) = 21.6 us, busbw min(20.4, 40/2)
 # = 20, algbw 20 x 4/3 = 26.667 (PAT 27.2 us + S / 30000 = 29.38 us > Ring LL 24.06 us); k = 3, step =
 # 5000, launch 1600.  Run on nc = 4 of the 16 channels (S / (512 threads x 8 x 4 ranks bytes) = 4,
-# enqueue.cc:2090-2096): bw 40 x 4/16 = 10, busbw min(20.4, 5) = 5, algbw 6.6667; X = ceil(65536 / 6.6667
+# enqueue.cc:2092-2096): bw 40 x 4/16 = 10, busbw min(20.4, 5) = 5, algbw 6.6667; X = ceil(65536 / 6.6667
 # x 40 / 3) = 131072 -> 3276 ns a step: T = 21600 + 3 x 3276 = 31428 (24057 with all 16 channels)
 echo '{"1": [0, 8, 16, 24]}' > g4.json
 "$CS_MKTRACE" g4.0.et "1 COLL ctype=2 size=16384 pg=1" || fail "mktrace"

@@ -422,7 +422,7 @@ static void test_nvls_heads_cap(void **state) {
     NEAR(bus, 400 * 0.85 * 31 / 32 * 2);
 }
 
-/* The channels NCCL runs a choice on (enqueue.cc:2090-2096): nc = 16, less one while nBytes < nc x nt
+/* The channels NCCL runs a choice on (enqueue.cc:2092-2096): nc = 16, less one while nBytes < nc x nt
  * x threshold and nc >= 2, i.e. nc = min(16, max(1, floor(nBytes / (nt threshold)))); per channel
  * nt x threshold = Ring LL 512 x 8 x 8 ranks = 32768, LL128 640 x 8 = 5120, Simple 512 x 64 = 32768
  * (256 x 64 = 16384 when the ring's bandwidth is at most PCI_BW, 12 GB/s), Tree LL 512 x 8 = 4096.

@@ -205,6 +205,61 @@ static int inj_call(const char *file, int line) {
 
 /* ---- the wrapper ---------------------------------------------------------------- */
 
+#if defined(__linux__)
+/* One limit file's value in bytes, or SIZE_MAX ("max", absent, unreadable,
+ * or cgroup v1's "no limit", a number near 2^63). */
+static size_t limit_file(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return SIZE_MAX;
+    char v[64];
+    size_t r = SIZE_MAX;
+    if (fgets(v, sizeof v, f) && v[0] >= '0' && v[0] <= '9') {
+        unsigned long long b = strtoull(v, NULL, 10);
+        if (b > 0 && b < (1ULL << 60)) r = (size_t)b;
+    }
+    fclose(f);
+    return r;
+}
+
+/* The memory limit of this process's control group: the least memory.max
+ * of its cgroup v2 and every ancestor (a container's or a batch job's, e.g.
+ * Slurm's --mem), or cgroup v1's memory.limit_in_bytes; SIZE_MAX when none
+ * is set or none can be read. */
+static size_t cgroup_limit(void) {
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) return SIZE_MAX;
+    char line[4096], path[4096] = "";
+    int v1 = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = NULL;
+        if (strncmp(line, "0::", 3) == 0) p = line + 3;
+        else if (strstr(line, ":memory:")) {
+            p = strstr(line, ":memory:") + 8;
+            v1 = 1;
+        }
+        if (p) {
+            snprintf(path, sizeof path, "%s", p);
+            if (v1) break;
+        }
+    }
+    fclose(f);
+    size_t n = strlen(path);
+    while (n && (path[n - 1] == '\n' || path[n - 1] == '/')) path[--n] = '\0';
+    size_t best = SIZE_MAX;
+    char file[4300];
+    for (;;) { /* path, then its parents up to the root ("") */
+        snprintf(file, sizeof file, v1 ? "/sys/fs/cgroup/memory%s/memory.limit_in_bytes" : "/sys/fs/cgroup%s/memory.max",
+                 path);
+        size_t b = limit_file(file);
+        if (b < best) best = b;
+        char *slash = strrchr(path, '/');
+        if (!path[0] || !slash) break;
+        *slash = '\0';
+    }
+    return best;
+}
+#endif
+
 size_t cs_alloc_machine_bytes(void) {
     static size_t machine; /* 0 = not read yet */
     if (!machine) {
@@ -214,6 +269,14 @@ size_t cs_alloc_machine_bytes(void) {
         if (sysinfo(&si) == 0 && si.mem_unit > 0) {
             unsigned long long b = ((unsigned long long)si.totalram + si.totalswap) * si.mem_unit;
             if (b > 0 && b < SIZE_MAX) m = (size_t)b;
+        }
+        size_t cg = cgroup_limit();
+        if (cg < m) m = cg;
+        /* CS_MACHINE_BYTES: a smaller machine, for tests of these checks */
+        const char *env = getenv("CS_MACHINE_BYTES");
+        if (env && env[0] >= '1' && env[0] <= '9') {
+            unsigned long long b = strtoull(env, NULL, 10);
+            if (b > 0 && b < m) m = (size_t)b;
         }
 #endif
         machine = m;
@@ -231,8 +294,9 @@ static _Noreturn void past_machine(size_t size, const char *file, int line) {
     char at[600] = "";
     if (file) snprintf(at, sizeof at, " at %s:%d", cs_src_path(file), line);
     fprintf(stderr,
-            "clustersim: out of memory: %zu bytes more%s would pass this machine's memory (%zu bytes of RAM and "
-            "swap; %zu bytes in use); expected a smaller input or a larger machine\n",
+            "clustersim: out of memory: %zu bytes more%s would pass this machine's memory (%zu bytes: RAM and "
+            "swap, or the memory limit of this process's control group; %zu bytes in use); expected a smaller "
+            "input or a larger machine\n",
             size, at, cs_alloc_machine_bytes(), (size_t)g_in_use);
     exit(3);
 }

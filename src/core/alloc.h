@@ -72,11 +72,18 @@ static inline void cs_grow_if_needed(void **arr, size_t *cap, size_t need, size_
 
 size_t cs_alloc_bytes_in_use(void);
 size_t cs_alloc_bytes_peak(void);
-/* The machine's memory, RAM and swap, in bytes (sysinfo; SIZE_MAX where the
- * system does not say).  No allocation of 1 MiB or more may take the bytes
- * in use past it: such a request exits 3 at once, saying so, instead of
- * handing the process to the kernel's out-of-memory killer (signal 9, no
- * message) once the pages are touched. */
+/* The machine's memory in bytes: RAM and swap (sysinfo), or the memory limit
+ * of the process's control group when lower (cgroup v2 memory.max of its
+ * group and every ancestor, or v1 memory.limit_in_bytes: a container's, a
+ * batch job's), or CS_MACHINE_BYTES from the environment when lower still (a
+ * small machine for tests); SIZE_MAX where none says.  No allocation (or
+ * growth of a block) of 1 MiB or more may take the bytes in use past it:
+ * such a request exits 3 at once, saying so, instead of handing the process
+ * to the kernel's out-of-memory killer (signal 9, no message) once the pages
+ * are touched.  What is in use counts this wrapper's blocks only, and the
+ * process holds more (its code, the C library's own, page rounding): a run
+ * that passes may still come near the limit; --max-memory stops one at a
+ * limit of the user's choosing. */
 size_t cs_alloc_machine_bytes(void);
 /* The process' anonymous memory in transparent huge pages now, in bytes (0
  * where the system does not say: /proc/self/smaps_rollup). */

@@ -630,27 +630,31 @@ int cs_engine_check(const cs_network_config *netcfg, const cs_engine_options *op
  * use.  A lower bound (the traces' nodes come on top): a run refused here
  * could not have finished, and is refused in a moment instead of after
  * minutes of paging or the kernel's out-of-memory killer. */
-static int fits_machine(const cs_workload *w, const cs_network_config *netcfg, int full, const char *why,
-                        cs_error *err) {
-    uint64_t per = sizeof(cs_rank_result);
+int cs_engine_fits_machine(uint32_t nranks, const cs_network_config *netcfg, int full, uint64_t extra_per_rank,
+                           const char *why, cs_error *err) {
+    uint64_t per = sizeof(cs_rank_result) + extra_per_rank;
     if (full) per += cs_exec_rank_bytes() + cs_system_rank_bytes(netcfg->ndims);
-    uint64_t need = (uint64_t)w->nranks * per, have = cs_alloc_machine_bytes(), used = cs_alloc_bytes_in_use();
+    uint64_t need = (uint64_t)nranks * per, have = cs_alloc_machine_bytes(), used = cs_alloc_bytes_in_use();
     if (have == SIZE_MAX || (used < have && need <= have - used)) return CS_OK;
     return CS_ERR(err, CS_ENOMEM,
                   "%s %u ranks needs at least %" PRIu64 " bytes (%" PRIu64 " per rank, before the traces' "
-                  "nodes), more than this machine's memory: %" PRIu64 " bytes of RAM and swap, %" PRIu64
-                  " in use; expected fewer NPUs%s%s%s",
-                  full ? "simulating every one of the" : "the results of", w->nranks, need, per, have, used,
+                  "nodes), more than this machine's memory: %" PRIu64 " bytes (RAM and swap, or the memory "
+                  "limit of this process's control group), %" PRIu64 " in use; expected fewer NPUs%s%s%s",
+                  full ? "simulating every one of the" : "the results of", nranks, need, per, have, used,
                   full ? ", or ranks that are symmetric (--symmetry auto, the default, then simulates one "
                          "rank per class)" : "",
                   full && why && *why ? "; here " : "", full && why ? why : "");
+}
+static int fits_machine(const cs_workload *w, const cs_network_config *netcfg, int full, const char *why,
+                        cs_error *err) {
+    return cs_engine_fits_machine(w->nranks, netcfg, full, 0, why, err);
 }
 
 static int engine_run(const cs_workload *w, const cs_network_config *netcfg, const cs_engine_options *opt,
                       const cs_net_backend *be, const cs_custom_node_map *nodes, cs_engine_result *res,
                       cs_error *err) {
     char why[512];
-    int frc = fits_machine(w, netcfg, 0, NULL, err);
+    int frc = fits_machine(w, netcfg, 0, NULL, err), stopped_rep = 0;
     if (frc) return frc;
     /* class mode when the caller gave axes, else the single representative */
     int cls = opt->sym_axes && opt->symmetry != CS_SYMMETRY_OFF;
@@ -676,6 +680,7 @@ static int engine_run(const cs_workload *w, const cs_network_config *netcfg, con
         memset(res, 0, sizeof *res);
         if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "the representative run stopped: %s", why);
         cs_info("symmetry: the representative run stopped: %s; simulating every rank", why);
+        stopped_rep = 1;
     } else {
         if (no_fallback) return CS_ERR(err, CS_EUNSUPPORTED, "symmetry does not apply: %s", why);
         cs_info("symmetry does not apply: %s", why);
@@ -683,6 +688,7 @@ static int engine_run(const cs_workload *w, const cs_network_config *netcfg, con
     {
         char swhy[600] = "";
         if (opt->symmetry == CS_SYMMETRY_OFF) snprintf(swhy, sizeof swhy, "--symmetry off was given");
+        else if (stopped_rep) snprintf(swhy, sizeof swhy, "the representative run stopped: %.560s", why);
         else snprintf(swhy, sizeof swhy, "symmetry does not apply: %.560s", why);
         frc = fits_machine(w, netcfg, 1, swhy, err);
         if (frc) return frc;

@@ -164,5 +164,15 @@ void cs_engine_result_free(cs_engine_result *res);
  * checked as a run checks them: backend.packet.dwrr_weights, ...) and
  * destroyed.  CS_OK or the run's own error. */
 int cs_engine_check(const cs_network_config *net, const cs_engine_options *opt, cs_error *err);
+/* Whether a run of nranks ranks fits in the machine's memory (core/alloc.h,
+ * cs_alloc_machine_bytes) with what is in use: a lower bound of what it
+ * allocates per rank -- the results of every rank, extra_per_rank more (a
+ * caller's own, e.g. the workload's rank table before it is read), and the
+ * exec and system state of every rank when full.  CS_OK, or CS_ENOMEM
+ * naming the rank count, the bytes and (full) why every rank is simulated.
+ * cs_engine_run checks it itself; a caller checks it before reading the
+ * traces of a run that could not fit. */
+int cs_engine_fits_machine(uint32_t nranks, const cs_network_config *net, int full, uint64_t extra_per_rank,
+                           const char *why, cs_error *err);
 
 #endif

@@ -916,7 +916,11 @@ int cs_scenario_run_with(cs_scenario *sc, const cs_run_inputs *in, const cs_run_
         /* read with the groups above */
     } else if (rc == CS_OK && !plan) {
         cs_graph_options go = {ro.ignore_ctrl_deps, ro.allow_missing_data_deps, hooks->stop};
-        rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
+        /* before the traces' rank table (a pointer per rank) and the run: a run that cannot fit is
+         * refused now, not after filling gigabytes of it */
+        rc = cs_engine_fits_machine((uint32_t)res->net.total_npus, &res->net, ro.symmetry == 1, sizeof(void *),
+                                    "--symmetry off was given", err);
+        if (rc == CS_OK) rc = cs_workload_load(ro.workload, (uint32_t)res->net.total_npus, &go, &w, err);
     } else if (rc == CS_OK) {
         use_cls = ro.symmetry != 1 && !res->stragglers && cs_gen_sym_axes(&p, &ax) > 0 &&
                   cs_sym_axes_fit(&ax, &res->net) > 0;

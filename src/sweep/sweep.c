@@ -956,12 +956,22 @@ int cs_sweep(const char *spec, const cs_sweep_options *o, cs_error *err) {
             fprintf(o->report, "  (%" PRIu64 " of %" PRIu64 " points have no result yet: %s)\n", s.n - m.done, s.n,
                     o->nshards > 1 ? "other shards write them; --merge gathers every shard's log" : "run again");
         /* results written, but not one point ran: a script must see it
-         * (as `search` exits 1 when every plan is refused) */
-        if (rc == CS_OK && m.done > 0 && m.ok == 0)
+         * (as `search` exits 1 when every plan is refused).  Judged on this
+         * run's own points -- a shard's (--shard I/N: index % N = I, whatever
+         * other shards have logged by then, so that the exit does not depend on
+         * which shard ends first), every point otherwise (--merge too) */
+        uint64_t mine = 0, mine_ok = 0;
+        for (uint64_t i = 0; i < s.n && rc == CS_OK; i++) {
+            if ((o->merge_only ? 0 : i % o->nshards) != (o->merge_only ? 0 : o->shard) || !m.row[i]) continue;
+            mine++;
+            const char *st = json_string_value(json_object_get(m.row[i], "status"));
+            mine_ok += st && strcmp(st, "ok") == 0;
+        }
+        if (rc == CS_OK && mine > 0 && mine_ok == 0)
             rc = CS_ERR(err, CS_EINVAL,
-                        "%s: every point with a result failed (%" PRIu64 " of %" PRIu64 "); %s/results.csv gives "
-                        "each point's reason",
-                        spec, m.done, s.n, o->out_dir);
+                        "%s: every point with a result failed (%" PRIu64 " of %" PRIu64 "%s); %s/results.csv "
+                        "gives each point's reason",
+                        spec, mine, s.n, o->nshards > 1 && !o->merge_only ? ", this shard's" : "", o->out_dir);
         merged_free(&s, &m);
     }
     sweep_free(&s);

@@ -195,17 +195,19 @@ int64_t cs_nccl_latency_ns(const cs_nccl_in *in, int a, int p, uint64_t *net_ns)
 #define PCI_BW_GBPS 12.0
 
 /* The channels NCCL runs (a, p) on for nBytes, after picking it with all of
- * them (enqueue.cc:2068-2110, "Ring/Tree channel tuning"): nc starts at
+ * them (enqueue.cc:2070-2105, "Ring/Tree channel tuning"): nc starts at
  * nChannels and drops by one while nBytes < nc x nt x threadThreshold and nc
  * >= 2, nt = maxThreads[a][p] (tuning.cc:245-257: Simple 512 -- 256 when the
  * ring's nChannels x bwIntra <= PCI_BW --, LL 512, LL128 640; CollNet Chain
  * 640) and threadThreshold[a][p] (tuning.cc:588-595: LL 8 bytes per thread,
  * x nRanks for the ring; LL128 8; Simple 64; CollNet Chain 512).  NVLS and
- * NVLS-tree run on their own graph's channels (:2083-2089); PAT's maxThreads
+ * NVLS-tree run on their own graph's channels (:2084-2090); PAT's maxThreads
  * is 0 (tuning.cc sets none), so the loop leaves it alone; CollNet Direct's
- * own loop (:2074-2082, over its heads) is not modelled: all its channels.
- * The threads NCCL then halves for still smaller sizes (:2098-2103) are not
- * modelled (a channel's bandwidth is taken not to depend on them). */
+ * own loop (:2073-2083, over its heads) is not modelled: all its channels.
+ * The threads NCCL then halves for still smaller sizes (:2099-2104) are not
+ * modelled (a channel's bandwidth is taken not to depend on them).  NCCL
+ * computes nc x nt x threshold in an int: for the ring's LL from 32,768 ranks
+ * on (8 x nRanks bytes a thread) it overflows there; here it is 64-bit. */
 static int run_channels(const cs_nccl_in *in, int a, int p, double ring_bw) {
     int C = in->channels;
     if (C < 2 || (a != CS_NCCL_RING && a != CS_NCCL_TREE && a != CS_NCCL_COLLNET_CHAIN)) return C;

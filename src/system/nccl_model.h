@@ -68,7 +68,8 @@ typedef struct cs_nccl_choice {
     int algo, proto;     /* CS_NCCL_* */
     double time_us;      /* NCCL's predicted time of the choice, with all nChannels (what picks it) */
     int run_channels;    /* the channels NCCL then runs it on (cs_nccl_run_channels): nChannels but for
-                            small sizes of Ring, Tree and CollNet Chain; NVLS's own graph's otherwise */
+                            small sizes of Ring, Tree and CollNet Chain (NVLS, NVLS-tree, CollNet Direct
+                            and PAT: nChannels, their formulas counting their own graph's channels) */
     /* The bandwidths of the run, on run_channels (equal to those of time_us when all channels run): */
     double busbw_gbps;   /* its bandwidth after the protocol refinements, before bus -> algorithm */
     double algbw_gbps;   /* its algorithm bandwidth (bus -> algorithm) */
