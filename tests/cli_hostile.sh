@@ -34,6 +34,12 @@
 #    trace: Interrupted system call", exit 1);
 #  - a run far larger than the machine's memory is refused at once, naming
 #    it (the kernel's out-of-memory killer, or minutes of paging first).
+# The second sweep of 2026-11-28 (HTML reports, model files and layouts, text
+# workloads, inspect and rescale):
+#  - SIGTERM or Ctrl-C while generate writes (or train builds) one rank of a
+#    huge valid model (10^8 layers) stops it at once: the signal was seen only
+#    between ranks, so `timeout` could not stop generate for hours while the
+#    rank's file grew (55 GB in 10 minutes), and train waited ~10 s a rank.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -247,4 +253,40 @@ fifo_stop() {
 fifo_stop "rescale from a FIFO" "rescale stopped" "$CS_BIN" rescale --workload-configuration=fifo --to-dp 8 --out fifo_r
 fifo_stop "run from a FIFO" "interrupted while reading the traces" \
     "$CS_BIN" run --workload-configuration=fifo --network-configuration=n4.yml --quiet
+
+# --- a signal while one rank of a huge plan is generated -----------------------------------
+# stop_soon NAME SIG RC NEEDLE PREFIX cmd...: cmd gets SIG after 1 s; it must end within 5 s with exit RC,
+# NEEDLE on stderr and no file PREFIX.* left (it was seen only between ranks: minutes to hours here)
+stop_soon() {
+    local name=$1 sig=$2 want=$3 needle=$4 pre=$5 t=0 rc pid
+    shift 5
+    "${ds[@]}" "$@" > /dev/null 2> e_stop.err &
+    pid=$!
+    sleep 1
+    kill -"$sig" "$pid" 2>/dev/null
+    while kill -0 "$pid" 2>/dev/null && [ $t -lt 50 ]; do sleep 0.1; t=$((t + 1)); done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid"
+        wait "$pid"
+        rm -f "$pre".*
+        fail "$name: still running 5 s after SIG$sig"
+        return
+    fi
+    wait "$pid"
+    rc=$?
+    if [ "$rc" = "$want" ] && grep -q "$needle" e_stop.err && [ -z "$(left "$pre")" ]; then pass "$name"
+    else fail "$name: exit $rc, left: $(left "$pre"): $(cat e_stop.err)"; fi
+}
+printf '{"layers": 100000000, "hidden": 64, "heads": 1, "vocab": 10, "seq": 1}\n' > m_huge.json
+stop_soon "generate of 10^8 layers: SIGTERM within rank 0 (timeout's signal)" TERM 143 \
+    "generate stopped after writing 0 of 2 ranks (while writing rank 0)" huge \
+    "$CS_BIN" generate --model m_huge.json --dp 2 --no-memory-check --out huge --quiet
+stop_soon "generate of 10^8 layers: Ctrl-C within rank 0" INT 130 "generate stopped after writing 0 of 2 ranks" huge \
+    "$CS_BIN" generate --model m_huge.json --dp 2 --no-memory-check --out huge --quiet
+printf '{"layers": 2000000, "hidden": 64, "heads": 1, "vocab": 10, "seq": 1}\n' > m_big.json
+printf 'topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n2.yml
+stop_soon "train of 2 x 10^6 layers: Ctrl-C while rank 0's graph is built" INT 130 \
+    "interrupted while generating the plan's graphs (0 of 2 ranks done)" none \
+    "$CS_BIN" train --model m_big.json --dp 2 --no-memory-check --network-configuration=n2.yml --quiet
+
 finish

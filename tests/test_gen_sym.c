@@ -1063,7 +1063,7 @@ static void test_loaded_views(void **state) {
     char path[4200];
     for (uint32_t r = 0; r < 8; r++) {
         snprintf(path, sizeof path, "%s.%u.et", prefix, r);
-        assert_int_equal(cs_gen_write_rank(&m, &p, d, r, path, &err), CS_OK);
+        assert_int_equal(cs_gen_write_rank(&m, &p, d, r, path, NULL, &err), CS_OK);
     }
     cs_workload w;
     assert_int_equal(cs_workload_load(prefix, 8, NULL, &w, &err), CS_OK);

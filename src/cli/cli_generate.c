@@ -7,7 +7,7 @@
  * (src/scenario), and the suggested system file is the generator's one set
  * of defaults (cs_gen_system_for), so `train`, `generate` + `run` and
  * the C API give the same picoseconds.  A failure, or SIGINT / SIGTERM
- * (checked between files), removes every file of the set.  docs/generator.md.
+ * (checked before every node written), removes every file of the set.  docs/generator.md.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,7 +80,7 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, int *s
     char path[4096], net[4096], sys[4096], grp[4096];
     int began = 0;
     if (rc == CS_OK) rc = cs_workload_check_out_prefix("--out", prefix, n, err);
-    cs_cli_stop trap; /* Ctrl-C stops between files: never a half-written trace under the prefix */
+    cs_cli_stop trap; /* Ctrl-C stops before the next node: never a half-written trace under the prefix */
     volatile sig_atomic_t *stop = cs_cli_stop_begin(&trap);
     for (uint32_t r = 0; rc == CS_OK && r < n; r++) {
         if (*stop) {
@@ -89,7 +89,12 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, int *s
         }
         snprintf(path, sizeof path, "%s.%u.et", prefix, r);
         began = 1;
-        rc = cs_gen_write_rank(&m, &p, &d, r, path, err);
+        rc = cs_gen_write_rank(&m, &p, &d, r, path, stop, err);
+        if (rc == CS_EINTR) { /* within the rank (the generator checks before each node) */
+            cs_error_clear(err);
+            rc = CS_ERR(err, CS_EINTR, "generate stopped after writing %u of %u ranks (while writing rank %u)", r, n,
+                        r);
+        }
     }
     snprintf(grp, sizeof grp, "%s.comm_groups.json", prefix);
     snprintf(net, sizeof net, "%s.network.yml", prefix);

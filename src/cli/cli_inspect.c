@@ -4,7 +4,9 @@
  * The summary counts nodes by type, collectives by kind and bytes,
  * dependencies (data/control, forward references, parents absent from the
  * file) and replayed compute time.  Validation builds the dependency graph
- * exactly as `run` does (missing data parents, cycles, duplicate ids) and the
+ * exactly as `run` does (missing data parents, cycles, duplicate ids), and
+ * checks what run refuses of a node on any network (unknown node types and
+ * collective types, messages without a peer or to a negative one); the
  * exit status says whether the trace would run: 0 valid, 1 invalid.
  * --json prints the trace in the form of Chakra's jsonizer (the metadata
  * object, then one object per node).
@@ -42,6 +44,36 @@ static int cmp_u64(const void *a, const void *b) {
 
 static int has_id(const id_set *s, uint64_t id) {
     return bsearch(&id, s->ids, s->n, sizeof *s->ids, cmp_u64) != NULL;
+}
+
+/* The first node `run` refuses on any network, in its words (workload/exec.c:
+ * issue_coll, issue_send, issue_recv): a collective without a known
+ * comm_type, a message without its peer or with a negative one.  0: none. */
+static int run_refuses(const cs_graph *g, char *why, size_t n) {
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const cs_node *x = &g->nodes[i];
+        if (x->flags & CS_NF_CPU) continue; /* a host-side record: run replays it as CPU compute */
+        if (x->type == CS_NODE_COMM_COLL && !(x->flags & CS_NF_HAS_COMM_TYPE))
+            snprintf(why, n, "node %" PRIu64 " (COMM_COLL): no comm_type attribute; expected a collective type "
+                     "(0 ALL_REDUCE .. 9 BARRIER)", x->id);
+        else if (x->type == CS_NODE_COMM_COLL && (x->comm_type < 0 || x->comm_type > 9))
+            snprintf(why, n, "node %" PRIu64 " (COMM_COLL): comm_type %d is unknown; expected 0..9", x->id,
+                     x->comm_type);
+        else if (x->type == CS_NODE_COMM_SEND && !(x->flags & CS_NF_HAS_DST))
+            snprintf(why, n, "node %" PRIu64 " (COMM_SEND): no comm_dst attribute; expected the receiving rank", x->id);
+        else if (x->type == CS_NODE_COMM_SEND && cs_graph_comm_dst(g, x) < 0)
+            snprintf(why, n, "node %" PRIu64 " (COMM_SEND): comm_dst %d is not a rank; expected a rank >= 0", x->id,
+                     cs_graph_comm_dst(g, x));
+        else if (x->type == CS_NODE_COMM_RECV && !(x->flags & CS_NF_HAS_SRC))
+            snprintf(why, n, "node %" PRIu64 " (COMM_RECV): no comm_src attribute; expected the sending rank", x->id);
+        else if (x->type == CS_NODE_COMM_RECV && cs_graph_comm_src(g, x) < 0)
+            snprintf(why, n, "node %" PRIu64 " (COMM_RECV): comm_src %d is not a rank; expected a rank >= 0", x->id,
+                     cs_graph_comm_src(g, x));
+        else
+            continue;
+        return 1;
+    }
+    return 0;
 }
 
 int cs_cli_inspect(int argc, char **argv) {
@@ -195,9 +227,13 @@ int cs_cli_inspect(int argc, char **argv) {
         cs_log_set_level(saved);
         if (rc == CS_OK) {
             uint64_t unknown = by_type[8];
+            char why[256];
             if (unknown) {
                 fprintf(o, "  validation    INVALID: %" PRIu64 " node%s of unknown type (expected 0..7)\n", unknown,
                         unknown == 1 ? "" : "s");
+                rc = CS_EINVAL;
+            } else if (run_refuses(g, why, sizeof why)) {
+                fprintf(o, "  validation    INVALID: %s: %s\n", path, why);
                 rc = CS_EINVAL;
             } else {
                 fprintf(o, "  validation    ok: acyclic, every data dependency resolves\n");

@@ -85,7 +85,7 @@ void cs_cli_untrap_stop(const struct sigaction *old_int, const struct sigaction 
 /* --progress SECONDS as milliseconds; -1 after printing the error. */
 int cs_cli_progress_ms(const char *text, uint32_t *ms);
 /* generate: write the plan of sc as PREFIX.* files (cli_generate.c); SIGINT or
- * SIGTERM stops it between files (CS_EINTR, *sig the signal), the files removed. */
+ * SIGTERM stops it (CS_EINTR, *sig the signal), the files removed. */
 int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, int *sig, cs_error *err);
 /* The plan as the reports print it (model, plan, placement, device, memory). */
 

@@ -48,6 +48,11 @@ int cs_read_file(const char *path, char **buf, size_t *len, cs_error *err);
  * \t, \xHH, and text beyond max bytes is cut with "...".  Returns buf. */
 const char *cs_escape(const char *s, size_t max, char *buf, size_t n);
 
+/* Length of the valid UTF-8 sequence at s (1-4; 1 for the NUL ending s), 0
+ * when the bytes there are not UTF-8 (overlong, a surrogate, past U+10FFFF,
+ * cut short). */
+size_t cs_utf8_seq(const unsigned char *s);
+
 /* A JSON string of s (NULL: ""), its bytes that are not UTF-8 each U+FFFD:
  * for text from outside (paths, trace strings, messages quoting them) going
  * into a result, where json_string would return NULL and the key be lost. */

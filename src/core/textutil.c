@@ -119,8 +119,7 @@ const char *cs_escape(const char *s, size_t max, char *buf, size_t n) {
     return buf;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s) {
+size_t cs_utf8_seq(const unsigned char *s) {
     unsigned c = s[0];
     if (c < 0x80) return 1;
     size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
@@ -143,7 +142,7 @@ json_t *cs_json_string_lossy(const char *s) {
     char *fixed = cs_malloc(len * 3 + 1);
     size_t o = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq((const unsigned char *)s + i);
+        size_t n = cs_utf8_seq((const unsigned char *)s + i);
         if (n) {
             memcpy(fixed + o, s + i, n);
             o += n;

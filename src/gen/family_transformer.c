@@ -712,6 +712,7 @@ static int32_t p2p_tag(gen *G, uint32_t mb, uint32_t vs_low, int bwd) {
 }
 
 static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
+    if (G->c->rc != CS_OK) return; /* the rank failed or was stopped: nothing more is written */
     uint32_t vs = chunk_setup(G, c), last = G->p->pp * cs_gen_vst(G->p) - 1;
     G->mb = mb;
     z3_extras(G, "zero3.ag.extra", vs, 0);
@@ -721,7 +722,7 @@ static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
         cs_gen_comp(G->c, "embed", 0, 4 * G->sl * G->h, cs_gen_stream(G->c, 4 * G->sl * G->h));
         tp_reduce(G, "embed.ar");
     }
-    for (uint32_t l = G->clo; l < G->chi; l++) layer_fwd(G, l, "");
+    for (uint32_t l = G->clo; l < G->chi && G->c->rc == CS_OK; l++) layer_fwd(G, l, "");
     if (vs == last) {
         double v = ceil(G->V / G->t);
         cs_gen_comp(G->c, "final_ln", 0, 4 * G->sl * G->h, cs_gen_stream(G->c, 4 * G->sl * G->h));
@@ -738,6 +739,7 @@ static void forward_mb(gen *G, uint32_t mb, uint32_t c) {
 /* Gradients are reduced in the last micro-batch's backward (ZeRO 0/1: they
  * accumulate locally) or, with ZeRO >= 2 (sharded gradients), in every one. */
 static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
+    if (G->c->rc != CS_OK) return;
     uint32_t vs = chunk_setup(G, c), last = G->p->pp * cs_gen_vst(G->p) - 1;
     double acc = 0, acce = 0, accx = 0, lp = layer_dense_rank(G), lpe = layer_expert_rank(G);
     /* FSDP reduce-scatters per unit: each layer's gradients after its
@@ -771,7 +773,7 @@ static void backward_mb(gen *G, uint32_t mb, uint32_t c, int last_mb) {
          * copy of a tied embedding); DDP-style buckets the head's own */
         if (last_mb) *hacc += (unit ? last_chunk_params(G->m, G->p) : head_params(G->m)) / G->t;
     }
-    for (uint32_t l = G->chi; l-- > G->clo;) {
+    for (uint32_t l = G->chi; l-- > G->clo && G->c->rc == CS_OK;) {
         layer_bwd(G, l);
         if (last_mb) {
             acc += lp;
@@ -810,7 +812,7 @@ static void infer_step(gen *G) {
         cs_gen_comp(G->c, "embed", 0, 4 * G->sb * G->h, cs_gen_stream(G->c, 4 * G->sb * G->h));
         tp_reduce(G, "embed.ar");
     }
-    for (uint32_t l = G->clo; l < G->chi; l++) layer_fwd(G, l, "");
+    for (uint32_t l = G->clo; l < G->chi && G->c->rc == CS_OK; l++) layer_fwd(G, l, "");
     if (G->pi == last) {
         double v = ceil(G->V / G->t);
         cs_gen_comp(G->c, "final_ln", 0, 4 * G->b * G->h, cs_gen_stream(G->c, 4 * G->b * G->h));

@@ -360,9 +360,11 @@ typedef struct cs_gen_stats {
 int cs_gen_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, cs_gen_sink sink,
                 void *ud, cs_gen_stats *stats, cs_error *err);
 
-/* One rank's graph as a Chakra ET file at path. */
+/* One rank's graph as a Chakra ET file at path.  stop (may be NULL):
+ * nonzero stops before the next node with CS_EINTR (the file is left to the
+ * caller to remove). */
 int cs_gen_write_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank,
-                      const char *path, cs_error *err);
+                      const char *path, const volatile sig_atomic_t *stop, cs_error *err);
 /* One rank's graph as Chakra ET bytes in memory (the bytes
  * cs_gen_write_rank writes); the caller frees *buf with free(). */
 int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t rank, char **buf,
@@ -378,7 +380,7 @@ int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_devi
  * the class representatives' only, every other rank sharing its
  * representative's graph: such a workload may only be run in class mode
  * (cs_engine_options.sym_axes with sym_no_fallback).  stop (may be NULL):
- * nonzero stops between ranks with CS_EINTR.  The caller frees *w with
+ * nonzero stops before the next node with CS_EINTR.  The caller frees *w with
  * cs_workload_free. */
 int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, const cs_sym_axes *ax,
                     const volatile sig_atomic_t *stop, cs_workload *w, cs_error *err);

@@ -22,29 +22,48 @@
 #include "system/nccl_model.h"
 #include "workload/graph.h"
 
+/* A sink's target and the stop flag it checks before every node: a rank's
+ * graph can take minutes (10^8 layers), so SIGINT / SIGTERM cannot wait
+ * for the next rank. */
+typedef struct sink_ud {
+    void *to; /* the ET writer or the graph builder */
+    const volatile sig_atomic_t *stop;
+    uint32_t rank, nranks;
+} sink_ud;
+
+static int stopped(const sink_ud *u, cs_error *err) {
+    return CS_ERR(err, CS_EINTR, "interrupted while generating the plan's graphs (%u of %u ranks done)", u->rank,
+                  u->nranks);
+}
+
 static int write_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
-    return cs_et_writer_write(ud, n, err);
+    const sink_ud *u = ud;
+    if (u->stop && *u->stop) return stopped(u, err);
+    return cs_et_writer_write(u->to, n, err);
 }
 
 /* A node straight into the graph being built: the decoding the trace reader's
  * records get (graph.c), without packing and unpacking them. */
 static int build_sink(void *ud, const ChakraProtoMsg__Node *n, cs_error *err) {
-    return cs_graph_builder_add(ud, n, err);
+    const sink_ud *u = ud;
+    if (u->stop && *u->stop) return stopped(u, err);
+    return cs_graph_builder_add(u->to, n, err);
 }
 
 /* One rank's records through an open writer, then closed. */
 static int write_through(cs_et_writer *w, const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d,
-                         uint32_t r, cs_error *err) {
-    int rc = cs_gen_rank(m, p, d, r, write_sink, w, NULL, err);
+                         uint32_t r, const volatile sig_atomic_t *stop, cs_error *err) {
+    sink_ud u = {w, stop, r, cs_gen_ranks(p)};
+    int rc = cs_gen_rank(m, p, d, r, write_sink, &u, NULL, err);
     int rc2 = cs_et_writer_close(w, rc ? NULL : err);
     return rc ? rc : rc2;
 }
 
 int cs_gen_write_rank(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t r, const char *path,
-                      cs_error *err) {
+                      const volatile sig_atomic_t *stop, cs_error *err) {
     cs_et_writer *w = NULL;
     int rc = cs_et_writer_open(path, 0, NULL, &w, err);
-    return rc ? rc : write_through(w, m, p, d, r, err);
+    return rc ? rc : write_through(w, m, p, d, r, stop, err);
 }
 
 int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_device *d, uint32_t r, char **buf,
@@ -57,7 +76,7 @@ int cs_gen_rank_bytes(const cs_gen_model *m, const cs_gen_plan *p, const cs_devi
     if (!f) return CS_ERR(err, CS_EIO, "%s: cannot open a memory stream: %s", name, strerror(errno));
     cs_et_writer *w = NULL;
     int rc = cs_et_writer_open_stream(f, name, NULL, &w, err); /* closes f on error */
-    if (rc == CS_OK) rc = write_through(w, m, p, d, r, err);  /* fclose: *buf, *len final */
+    if (rc == CS_OK) rc = write_through(w, m, p, d, r, NULL, err);  /* fclose: *buf, *len final */
     if (rc) {
         free(*buf);
         *buf = NULL;
@@ -88,7 +107,8 @@ int cs_gen_workload(const cs_gen_model *m, const cs_gen_plan *p, const cs_device
         char name[48];
         snprintf(name, sizeof name, "rank.%u.et", r);
         cs_graph_builder *gb = cs_graph_builder_new(name, &(cs_graph_options){0, 0, NULL});
-        rc = cs_gen_rank(m, p, d, r, build_sink, gb, NULL, err);
+        sink_ud u = {gb, stop, r, n};
+        rc = cs_gen_rank(m, p, d, r, build_sink, &u, NULL, err);
         if (rc == CS_OK)
             rc = cs_graph_builder_finish(gb, &graphs[ng], err);
         else

@@ -333,9 +333,11 @@ static void page(FILE *f, const cs_result *r, const chart *ch, size_t nch) {
     char t[64], b[96];
     cs_svg_page_head(f, "clustersim report");
     fprintf(f, "<h1>clustersim %s: simulation report</h1>\n<table id=\"summary\">\n", CS_VERSION);
-    char work[200];
-    snprintf(work, sizeof work, "%s%s", r->workload_prefix, r->single_file ? "" : ".<rank>.et");
+    size_t wn = strlen(r->workload_prefix) + sizeof ".<rank>.et"; /* the whole path: never cut */
+    char *work = cs_malloc(wn);
+    snprintf(work, wn, "%s%s", r->workload_prefix, r->single_file ? "" : ".<rank>.et");
     row_text(f, "workload", work);
+    cs_free(work);
     row_text(f, "backend", r->backend);
     row(f, "step time", "sim_time_ns", (double)r->sim.sim_time / 1e3, cs_time_fmt(r->sim.sim_time, t, sizeof t));
     snprintf(b, sizeof b, "%u", r->sim.nranks);

@@ -8,6 +8,7 @@
 
 #include "core/afile.h"
 #include "core/alloc.h"
+#include "core/opts.h"
 
 #define W 960        /* chart width, px */
 #define LEFT 150     /* room for row labels */
@@ -65,14 +66,27 @@ void cs_svg_page_head(FILE *f, const char *title) {
 }
 
 void cs_svg_text(FILE *f, const char *s) {
-    for (; s && *s; s++) switch (*s) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (p && *p) {
+        size_t n = cs_utf8_seq(p);
+        /* not a character of XML 1.0 (a control but tab, LF, CR; U+FFFE, U+FFFF; bytes that are not
+         * UTF-8): an .svg file holding one does not parse, so it is drawn as U+FFFD */
+        if (!n || (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') ||
+            (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
+            fputs("\xef\xbf\xbd", f);
+            p += n ? n : 1;
+            continue;
+        }
+        switch (*p) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
+        default: fwrite(p, 1, n, f);
         }
+        p += n;
+    }
 }
 
 static void open_svg(FILE *f, int h, const char *title) {

@@ -40,7 +40,9 @@ void cs_svg_page_head(FILE *f, const char *title);
  * ".html", then ".CHART.svg" (report.html -> report.ranks.svg). */
 void cs_svg_path(const char *page, const char *chart, char *buf, size_t n);
 
-/* Write s XML-escaped (& < > " '). */
+/* Write s XML-escaped (& < > " '), what is not a character of XML 1.0
+ * (controls but tab, LF, CR; U+FFFE, U+FFFF; bytes that are not UTF-8) as
+ * U+FFFD, so the .svg files parse. */
 void cs_svg_text(FILE *f, const char *s);
 
 /* Horizontal stacked bars: nrows rows of nser values v[row * nser + s]

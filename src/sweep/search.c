@@ -701,8 +701,13 @@ int cs_search(const cs_scenario *base, const cs_search_options *o, cs_error *err
             rc = CS_ERR(err, CS_EINVAL, "search: the space has no plan: no combination of the --tp, --pp, --cp and --ep "
                                         "lists divides the cluster's %" PRIu64 " ranks; expected degrees whose product "
                                         "divides it", cs_scenario_npus(base));
-        else if (rc == CS_OK && !nok)
-            rc = CS_ERR(err, CS_EINVAL, "search: none of the %zu plans can run (see the refusals above)", S.n);
+        else if (rc == CS_OK && !nok) { /* the counts and a first reason: --quiet prints no refusals above */
+            size_t nmem = 0;
+            for (size_t i = 0; i < S.n; i++) nmem += S.plans[i].refused == 2;
+            rc = CS_ERR(err, CS_EINVAL, "search: none of the %zu plans can run: %zu refused by the plan checks, %zu do "
+                        "not fit in HBM (the first: %s)%s", S.n, S.n - nmem, nmem, S.plans[0].why,
+                        o->report ? "; the refusals above by reason" : "");
+        }
         report(&S, order, nok, simd, nsim, est_wall, est_cpu, sim_wall);
         if (rc == CS_OK || rc == CS_EINVAL) {
             cs_error e2;
