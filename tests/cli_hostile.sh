@@ -39,7 +39,11 @@
 #  - SIGTERM or Ctrl-C while generate writes (or train builds) one rank of a
 #    huge valid model (10^8 layers) stops it at once: the signal was seen only
 #    between ranks, so `timeout` could not stop generate for hours while the
-#    rank's file grew (55 GB in 10 minutes), and train waited ~10 s a rank.
+#    rank's file grew (55 GB in 10 minutes), and train waited ~10 s a rank;
+#  - inspect said a trace was valid (exit 0) that run refuses on any network:
+#    a collective without a comm_type or with one outside 0..9, a send
+#    without comm_dst or to a negative rank, a receive without comm_src or
+#    from a negative rank.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -288,5 +292,27 @@ printf 'topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 5
 stop_soon "train of 2 x 10^6 layers: Ctrl-C while rank 0's graph is built" INT 130 \
     "interrupted while generating the plan's graphs (0 of 2 ranks done)" none \
     "$CS_BIN" train --model m_big.json --dp 2 --no-memory-check --network-configuration=n2.yml --quiet
+
+# --- inspect: what run refuses on any network is invalid ---------------------------------
+insp_invalid() { # insp_invalid NAME SPEC NEEDLE
+    "$CS_MKTRACE" ins.et "$2" || { fail "$1: cs_mktrace"; return; }
+    local out rc
+    out=$("$CS_BIN" inspect ins.et 2>&1); rc=$?
+    case "$rc:$out" in
+        1:*"validation    INVALID: ins.et: $3"*) pass "inspect: $1" ;;
+        *) fail "inspect: $1: exit $rc: $(echo "$out" | grep validation)" ;;
+    esac
+}
+insp_invalid "a collective of comm_type 99 (said valid; run: unknown)" "1 COLL ctype=99 size=8" \
+    "node 1 (COMM_COLL): comm_type 99 is unknown; expected 0..9"
+insp_invalid "a collective without comm_type" "1 COMP dur=1; 2 COLL size=8 data=1" \
+    "node 2 (COMM_COLL): no comm_type attribute; expected a collective type (0 ALL_REDUCE .. 9 BARRIER)"
+insp_invalid "a send to rank -1" "1 SEND size=8 dst=-1 tag=5" "node 1 (COMM_SEND): comm_dst -1 is not a rank; expected a rank >= 0"
+insp_invalid "a send without comm_dst" "1 SEND size=8" "node 1 (COMM_SEND): no comm_dst attribute; expected the receiving rank"
+insp_invalid "a receive without comm_src" "1 RECV size=8" "node 1 (COMM_RECV): no comm_src attribute; expected the sending rank"
+insp_invalid "a receive from rank -3" "1 RECV size=8 src=-3" "node 1 (COMM_RECV): comm_src -3 is not a rank; expected a rank >= 0"
+"$CS_MKTRACE" ins.et "1 HOSTCOLL size=8; 2 SEND size=8 dst=1 tag=3 data=1; 3 COLL ctype=9 size=0 data=2"
+if "$CS_BIN" inspect ins.et 2>&1 | grep -q "validation    ok"; then pass "inspect: a host-side collective, a send, a barrier: valid"
+else fail "inspect: valid trace: $("$CS_BIN" inspect ins.et 2>&1 | grep validation)"; fi
 
 finish
