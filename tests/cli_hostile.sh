@@ -43,7 +43,11 @@
 #  - inspect said a trace was valid (exit 0) that run refuses on any network:
 #    a collective without a comm_type or with one outside 0..9, a send
 #    without comm_dst or to a negative rank, a receive without comm_src or
-#    from a negative rank.
+#    from a negative rank;
+#  - a sweep knob's value with a control character (or U+FFFE/U+FFFF) made
+#    the heatmap's .svg file malformed XML (a browser shows a parse error
+#    instead of the chart); the run report cut the workload path at 199
+#    bytes without a word.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -314,5 +318,24 @@ insp_invalid "a receive from rank -3" "1 RECV size=8 src=-3" "node 1 (COMM_RECV)
 "$CS_MKTRACE" ins.et "1 HOSTCOLL size=8; 2 SEND size=8 dst=1 tag=3 data=1; 3 COLL ctype=9 size=0 data=2"
 if "$CS_BIN" inspect ins.et 2>&1 | grep -q "validation    ok"; then pass "inspect: a host-side collective, a send, a barrier: valid"
 else fail "inspect: valid trace: $("$CS_BIN" inspect ins.et 2>&1 | grep validation)"; fi
+
+# --- reports: text that XML cannot hold, paths not cut -------------------------------------
+printf '{"clustersim-scenario": 1, "network": "n4.yml", "system": "sys1.json", "run": {"workload": "one"}}' > rsc.json
+printf '{"clustersim-sweep": 1, "scenario": "rsc.json", "grid": {"run.backend": ["analytical", "<b>\\u0001\\uffff</b>"], "network.latency": [[100], [200]]}}' > rsw.json
+"$CS_BIN" sweep rsw.json --out rswo -j 1 --quiet --no-progress --report rswo/r.html 2> e_rsw.err || fail "sweep: $(cat e_rsw.err)"
+svg=rswo/r.heatmap.svg
+if [ -s $svg ] && ! grep -q "$(printf '\001')" $svg && ! grep -q "$(printf '\357\277\277')" $svg &&
+   grep -q "&lt;b&gt;$(printf '\357\277\275\357\277\275')&lt;/b&gt;" $svg; then
+    pass "sweep report: a knob value's control character and U+FFFF drawn as U+FFFD (the .svg is XML)"
+else fail "sweep report: $(grep -a '&lt;b' $svg | head -2)"; fi
+if command -v xmllint > /dev/null; then
+    xmllint --noout $svg 2> e_xml.err && pass "sweep report: xmllint reads the heatmap" || fail "xmllint: $(head -3 e_xml.err)"
+fi
+long=$(printf 'w%.0s' $(seq 1 120))
+mkdir -p "$long" && for r in 0 1 2 3; do cp one.$r.et "$long/$long.$r.et"; done
+"$CS_BIN" run --workload-configuration="$long/$long" --network-configuration=n4.yml --quiet --report long.html 2> e_long.err ||
+    fail "run --report: $(cat e_long.err)"
+if grep -q "<td>$long/$long.&lt;rank&gt;.et</td>" long.html; then pass "run report: a 241-byte workload path whole"
+else fail "run report: $(grep -a '<th>workload' long.html | cut -c1-300)"; fi
 
 finish
