@@ -47,7 +47,9 @@
 #  - a sweep knob's value with a control character (or U+FFFE/U+FFFF) made
 #    the heatmap's .svg file malformed XML (a browser shows a parse error
 #    instead of the chart); the run report cut the workload path at 199
-#    bytes without a word.
+#    bytes without a word;
+#  - search --quiet where no plan can run said "see the refusals above", and
+#    --quiet prints none: the counts and the first reason are now in the error.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -338,4 +340,12 @@ mkdir -p "$long" && for r in 0 1 2 3; do cp one.$r.et "$long/$long.$r.et"; done
 if grep -q "<td>$long/$long.&lt;rank&gt;.et</td>" long.html; then pass "run report: a 241-byte workload path whole"
 else fail "run report: $(grep -a '<th>workload' long.html | cut -c1-300)"; fi
 
+# --- search --quiet with no plan that runs ---------------------------------------------------
+out=$("$CS_BIN" search --model m_huge.json --network-configuration=n8.yml --global-batch 8 --quiet 2>&1 >/dev/null); rc=$?
+case "$rc:$out" in
+    *"refusals above"*) fail "search --quiet: points to refusals it did not print: $out" ;;
+    1:*"none of the "*" plans can run: "*" refused by the plan checks, "*" do not fit in HBM (the first: "*)
+        pass "search --quiet, no plan runs: the counts and a first reason" ;;
+    *) fail "search --quiet: exit $rc: $out" ;;
+esac
 finish
