@@ -49,7 +49,9 @@
 #    instead of the chart); the run report cut the workload path at 199
 #    bytes without a word;
 #  - search --quiet where no plan can run said "see the refusals above", and
-#    --quiet prints none: the counts and the first reason are now in the error.
+#    --quiet prints none: the counts and the first reason are now in the error;
+#  - a --layout character that does not print (a control, a byte of a UTF-8
+#    character) was quoted raw in the error; now as \xHH.
 . "$(dirname "$0")/lib_cli.sh"
 cd "$CS_TMP" || exit 1
 printf 'topology: [ Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > n4.yml
@@ -348,4 +350,11 @@ case "$rc:$out" in
         pass "search --quiet, no plan runs: the counts and a first reason" ;;
     *) fail "search --quiet: exit $rc: $out" ;;
 esac
+
+# --- --layout: a character that does not print, named as \xHH ----------------------------------
+printf '{"layers": 2, "hidden": 64, "heads": 1, "vocab": 10, "seq": 1}\n' > m_small.json
+expect_fail "--layout with a control character (quoted raw)" "--layout: character 2 '\\x01': expected E (embedding)" \
+    "$CS_BIN" train --model m_small.json --pp 2 --dp 4 --layout "$(printf 'E\001|tL')" --network-configuration=n8.yml --quiet
+expect_fail "--layout with a UTF-8 character (half of it quoted)" "--layout: character 5 '\\xc3': expected E" \
+    "$CS_BIN" train --model m_small.json --pp 2 --dp 4 --layout "$(printf 'Et|t\303\251L')" --network-configuration=n8.yml --quiet
 finish

@@ -81,9 +81,12 @@ static int expand(const char *s, size_t *i, sbuf *out, int depth, cs_error *err)
         } else if (c == 'E' || c == 't' || c == 'L' || c == 'm' || c == '|') {
             sb_put(&item, &c, 1);
             ++*i;
-        } else {
-            rc = CS_ERR(err, CS_EINVAL, "plan.layout: character %zu '%c': expected E (embedding), t (decoder layer), "
-                        "L (output layer and loss), | (next stage), (...), *N or a comma", at + 1, c);
+        } else { /* a byte that does not print (a control, part of a UTF-8 character) as \xHH */
+            char shown[8];
+            unsigned char u = (unsigned char)c;
+            snprintf(shown, sizeof shown, u >= 0x20 && u < 0x7f ? "'%c'" : "'\\x%02x'", u);
+            rc = CS_ERR(err, CS_EINVAL, "plan.layout: character %zu %s: expected E (embedding), t (decoder layer), "
+                        "L (output layer and loss), | (next stage), (...), *N or a comma", at + 1, shown);
         }
         uint64_t n = 1;
         if (rc == CS_OK) rc = repeat_count(s, i, &n, err);
