@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "core/alloc.h"
+#include "core/opts.h"
 #include "gen/gen_int.h"
 
 #include <stdlib.h>
@@ -111,7 +112,18 @@ int cs_gen_model_load_json(const char *path, cs_gen_model *out, cs_error *err) {
         rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected a string", path, cs_jdoc_key_line(&doc, "name"));
         goto done;
     }
+    if (nm && strlen(json_string_value(nm)) >= sizeof out->name) {
+        rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected at most %zu bytes, got %zu", path,
+                    cs_jdoc_key_line(&doc, "name"), sizeof out->name - 1, strlen(json_string_value(nm)));
+        goto done;
+    }
     snprintf(out->name, sizeof out->name, "%s", nm ? json_string_value(nm) : path);
+    if (!nm && strlen(path) >= sizeof out->name) { /* a long path is cut: never in the middle of a character */
+        size_t i = strlen(out->name);
+        while (i > 0 && ((unsigned char)out->name[i - 1] & 0xC0) == 0x80) i--;
+        if (i > 0 && (unsigned char)out->name[i - 1] >= 0xC0 && cs_utf8_seq((const unsigned char *)out->name + i - 1) == 0)
+            out->name[i - 1] = '\0';
+    }
     rc = read_family(&doc, &fam, err);
     if (rc == CS_OK) rc = foreign_keys(&doc, fam, err);
     if (rc) goto done;
