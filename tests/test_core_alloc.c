@@ -357,9 +357,60 @@ static void test_jansson_through_the_wrapper(void **state) {
     json_decref(plain);
 }
 
+/* A fake cgroup tree under a temporary directory (cs_alloc_cgroup_limit). */
+static void put(const char *dir, const char *rel, const char *text) {
+    char p[600], cmd[700];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", p);
+    assert_int_equal(system(cmd), 0);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_cgroup_limit(void **state) {
+    (void)state;
+    char dir[] = "/tmp/cs_cgroupXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char pc[600], root[600];
+    snprintf(pc, sizeof pc, "%s/cgroup", dir);
+    snprintf(root, sizeof root, "%s/fs", dir);
+    size_t swap = 1000;
+    /* v2, a job's group under a parent: the least of memory.max + swap over the group and its ancestors */
+    put(dir, "cgroup", "0::/job 1/step\n");
+    put(dir, "fs/job 1/step/memory.max", "max\n");            /* no limit here */
+    put(dir, "fs/job 1/memory.max", "5000\n");
+    put(dir, "fs/job 1/memory.swap.max", "200\n");           /* the job may swap 200 bytes */
+    put(dir, "fs/memory.max", "9000\n");                      /* the root's, swap "max" (absent): + 1000 */
+    assert_int_equal(cs_alloc_cgroup_limit(pc, root, swap), 5200);
+    put(dir, "fs/job 1/memory.swap.max", "max\n");           /* unlimited swap: the machine's */
+    assert_int_equal(cs_alloc_cgroup_limit(pc, root, swap), 6000);
+    put(dir, "fs/job 1/memory.max", "max\n");                /* only the root's left */
+    assert_int_equal(cs_alloc_cgroup_limit(pc, root, swap), 10000);
+    put(dir, "fs/memory.max", "junk\n");                     /* none readable: no limit */
+    assert_true(cs_alloc_cgroup_limit(pc, root, swap) == SIZE_MAX);
+    /* v1: memsw (memory + swap) when there, else memory + the machine's swap; "no limit" near 2^63 */
+    put(dir, "cgroup", "4:memory:/slurm/job\n0::/\n");
+    put(dir, "fs/memory/slurm/job/memory.limit_in_bytes", "3000\n");
+    assert_int_equal(cs_alloc_cgroup_limit(pc, root, swap), 4000);
+    put(dir, "fs/memory/slurm/job/memory.memsw.limit_in_bytes", "3500\n");
+    assert_int_equal(cs_alloc_cgroup_limit(pc, root, swap), 3500);
+    put(dir, "fs/memory/slurm/job/memory.memsw.limit_in_bytes", "9223372036854771712\n");
+    put(dir, "fs/memory/slurm/job/memory.limit_in_bytes", "9223372036854771712\n");
+    assert_true(cs_alloc_cgroup_limit(pc, root, swap) == SIZE_MAX);
+    /* no cgroup file at all */
+    snprintf(pc, sizeof pc, "%s/absent", dir);
+    assert_true(cs_alloc_cgroup_limit(pc, root, swap) == SIZE_MAX);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_malloc_free_accounting),
+        cmocka_unit_test(test_cgroup_limit),
         cmocka_unit_test(test_payload_alignment),
         cmocka_unit_test(test_calloc_zeroes_and_counts),
         cmocka_unit_test(test_realloc_accounting),

@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cli/cli_int.h"
@@ -73,37 +71,6 @@ static int write_system(const char *path, const char *netpath, const cs_device *
     return rc;
 }
 
-/* After rank 0: whether the other n - 1 ranks, each about rank 0's size (a
- * rank's graph differs from rank 0's by its stage's first or last layers
- * only), fit in the space left on the file system of the prefix.  A set
- * that cannot fit is refused now rather than written until the disk is
- * full (then removed).  An estimate: a set that passes may still fill the
- * disk, and is then removed as before.  CS_DISK_FREE_BYTES in the
- * environment, when lower, stands for the free space (tests). */
-static int set_fits_disk(const char *prefix, const char *rank0, uint32_t n, cs_error *err) {
-    struct stat st;
-    if (n < 2 || stat(rank0, &st) != 0) return CS_OK;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", prefix);
-    char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == dir) dir[1] = '\0';
-    else *slash = '\0';
-    struct statvfs vf;
-    if (statvfs(dir, &vf) != 0) return CS_OK;
-    unsigned long long freeb = (unsigned long long)vf.f_bavail * vf.f_frsize,
-                       rest = (unsigned long long)st.st_size * (n - 1);
-    const char *env = getenv("CS_DISK_FREE_BYTES"); /* a fuller disk, for the tests */
-    if (env && env[0] >= '0' && env[0] <= '9' && strtoull(env, NULL, 10) < freeb) freeb = strtoull(env, NULL, 10);
-    if (st.st_size > 0 && rest / (unsigned long long)st.st_size != n - 1) rest = ~0ULL;
-    if (rest <= freeb) return CS_OK;
-    return CS_ERR(err, CS_EIO,
-                  "--out %s: the trace set would take about %llu bytes more (%u ranks of about %llu bytes, rank 0's "
-                  "size), more than the %llu bytes free on the file system of %s; expected a smaller plan (fewer "
-                  "ranks, layers or micro-batches) or more space",
-                  prefix, rest, n - 1, (unsigned long long)st.st_size, freeb, dir);
-}
-
 int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, int *sig, cs_error *err) {
     cs_gen_model m;
     cs_device d;
@@ -128,7 +95,6 @@ int cs_cli_generate_files(cs_scenario *sc, const char *prefix, int quiet, int *s
             rc = CS_ERR(err, CS_EINTR, "generate stopped after writing %u of %u ranks (while writing rank %u)", r, n,
                         r);
         }
-        if (rc == CS_OK && r == 0) rc = set_fits_disk(prefix, path, n, err);
     }
     snprintf(grp, sizeof grp, "%s.comm_groups.json", prefix);
     snprintf(net, sizeof net, "%s.network.yml", prefix);

@@ -221,12 +221,12 @@ static size_t limit_file(const char *path) {
     return r;
 }
 
-/* The memory limit of this process's control group: the least memory.max
- * of its cgroup v2 and every ancestor (a container's or a batch job's, e.g.
- * Slurm's --mem), or cgroup v1's memory.limit_in_bytes; SIZE_MAX when none
- * is set or none can be read. */
-static size_t cgroup_limit(void) {
-    FILE *f = fopen("/proc/self/cgroup", "r");
+/* a + b, at most SIZE_MAX */
+static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+/* (alloc.h) */
+size_t cs_alloc_cgroup_limit(const char *proc_cgroup, const char *root, size_t swap) {
+    FILE *f = fopen(proc_cgroup, "r");
     if (!f) return SIZE_MAX;
     char line[4096], path[4096] = "";
     int v1 = 0;
@@ -248,15 +248,35 @@ static size_t cgroup_limit(void) {
     size_t best = SIZE_MAX;
     char file[4300];
     for (;;) { /* path, then its parents up to the root ("") */
-        snprintf(file, sizeof file, v1 ? "/sys/fs/cgroup/memory%s/memory.limit_in_bytes" : "/sys/fs/cgroup%s/memory.max",
-                 path);
-        size_t b = limit_file(file);
+        size_t b;
+        if (v1) {
+            snprintf(file, sizeof file, "%s/memory%s/memory.memsw.limit_in_bytes", root, path);
+            b = limit_file(file);
+            if (b == SIZE_MAX) {
+                snprintf(file, sizeof file, "%s/memory%s/memory.limit_in_bytes", root, path);
+                b = limit_file(file);
+                if (b != SIZE_MAX) b = add_sat(b, swap);
+            }
+        } else {
+            snprintf(file, sizeof file, "%s%s/memory.max", root, path);
+            b = limit_file(file);
+            if (b != SIZE_MAX) {
+                snprintf(file, sizeof file, "%s%s/memory.swap.max", root, path);
+                size_t sw = limit_file(file);
+                b = add_sat(b, sw == SIZE_MAX ? swap : sw);
+            }
+        }
         if (b < best) best = b;
         char *slash = strrchr(path, '/');
         if (!path[0] || !slash) break;
         *slash = '\0';
     }
     return best;
+}
+#else
+size_t cs_alloc_cgroup_limit(const char *proc_cgroup, const char *root, size_t swap) {
+    (void)proc_cgroup, (void)root, (void)swap;
+    return SIZE_MAX;
 }
 #endif
 
@@ -266,17 +286,22 @@ size_t cs_alloc_machine_bytes(void) {
         size_t m = SIZE_MAX;
 #if defined(__linux__)
         struct sysinfo si;
+        size_t swap = 0;
         if (sysinfo(&si) == 0 && si.mem_unit > 0) {
             unsigned long long b = ((unsigned long long)si.totalram + si.totalswap) * si.mem_unit;
             if (b > 0 && b < SIZE_MAX) m = (size_t)b;
+            unsigned long long sw = (unsigned long long)si.totalswap * si.mem_unit;
+            swap = sw < SIZE_MAX ? (size_t)sw : SIZE_MAX;
         }
-        size_t cg = cgroup_limit();
+        size_t cg = cs_alloc_cgroup_limit("/proc/self/cgroup", "/sys/fs/cgroup", swap);
         if (cg < m) m = cg;
-        /* CS_MACHINE_BYTES: a smaller machine, for tests of these checks */
+        /* CS_MACHINE_BYTES: a smaller machine, for tests of these checks (a whole number of bytes; anything
+         * else is ignored) */
         const char *env = getenv("CS_MACHINE_BYTES");
         if (env && env[0] >= '1' && env[0] <= '9') {
-            unsigned long long b = strtoull(env, NULL, 10);
-            if (b > 0 && b < m) m = (size_t)b;
+            char *end;
+            unsigned long long b = strtoull(env, &end, 10);
+            if (!*end && b > 0 && b < m) m = (size_t)b;
         }
 #endif
         machine = m;

@@ -73,10 +73,10 @@ static inline void cs_grow_if_needed(void **arr, size_t *cap, size_t need, size_
 size_t cs_alloc_bytes_in_use(void);
 size_t cs_alloc_bytes_peak(void);
 /* The machine's memory in bytes: RAM and swap (sysinfo), or the memory limit
- * of the process's control group when lower (cgroup v2 memory.max of its
- * group and every ancestor, or v1 memory.limit_in_bytes: a container's, a
- * batch job's), or CS_MACHINE_BYTES from the environment when lower still (a
- * small machine for tests); SIZE_MAX where none says.  No allocation (or
+ * of the process's control group with its swap when lower
+ * (cs_alloc_cgroup_limit: a container's, a batch job's), or CS_MACHINE_BYTES
+ * from the environment when lower still (a whole number of bytes: a small
+ * machine for tests); SIZE_MAX where none says.  No allocation (or
  * growth of a block) of 1 MiB or more may take the bytes in use past it:
  * such a request exits 3 at once, saying so, instead of handing the process
  * to the kernel's out-of-memory killer (signal 9, no message) once the pages
@@ -85,6 +85,15 @@ size_t cs_alloc_bytes_peak(void);
  * that passes may still come near the limit; --max-memory stops one at a
  * limit of the user's choosing. */
 size_t cs_alloc_machine_bytes(void);
+/* The memory limit of a process's control group, swap included as the
+ * machine's figure includes it, read from proc_cgroup (a /proc/PID/cgroup)
+ * and the cgroup file system at root (/sys/fs/cgroup; tests pass their
+ * own): the least, over its cgroup v2 and every ancestor, of memory.max plus
+ * what the group may swap (memory.swap.max, or swap -- the machine's --
+ * when that says "max" or is absent); on cgroup v1 the memory controller's
+ * memory.memsw.limit_in_bytes (memory and swap), else memory.limit_in_bytes
+ * plus swap.  SIZE_MAX when none is set or none can be read. */
+size_t cs_alloc_cgroup_limit(const char *proc_cgroup, const char *root, size_t swap);
 /* The process' anonymous memory in transparent huge pages now, in bytes (0
  * where the system does not say: /proc/self/smaps_rollup). */
 size_t cs_alloc_huge_bytes(void);
