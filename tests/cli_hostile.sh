@@ -34,8 +34,9 @@
 #    trace: Interrupted system call", exit 1);
 #  - a run far larger than the machine's memory is refused at once, naming
 #    it (the kernel's out-of-memory killer, or minutes of paging first);
-#  - a model file's name longer than 63 bytes is refused (it was cut
-#    without a word).
+#  - a model file's name longer than 63 bytes, or with a control character,
+#    is refused (it was cut without a word; an escape sequence in it drove
+#    the terminal).
 # The second sweep of 2026-11-28 (HTML reports, model files and layouts, text
 # workloads, inspect and rescale):
 #  - SIGTERM or Ctrl-C while generate writes (or train builds) one rank of a
@@ -82,6 +83,11 @@ printf 'topology: [ Switch ]\nnpus_count: [ 1 ]\nbandwidth: [ 50 ]\nlatency: [ 5
 printf '{"name": "%s", "layers": 2, "hidden": 64, "heads": 1, "vocab": 10, "seq": 8}\n' "$(printf 'x%.0s' $(seq 64))" > longname.json
 expect_fail "a model name of 64 bytes" "longname.json:1: name: expected at most 63 bytes, got 64" \
     "$CS_BIN" train --model longname.json --network-configuration=n1.yml --global-batch 1 --quiet
+# ... or with a terminal escape in it (it coloured train's model line)
+printf '{"name": "\\u001b[31mRED", "layers": 2, "hidden": 64, "heads": 1, "vocab": 10, "seq": 8}\n' > escname.json
+expect_fail "a model name with an escape character" \
+    "escname.json:1: name: expected printable text, got the control character \\x1b at byte 1" \
+    "$CS_BIN" train --model escname.json --network-configuration=n1.yml --global-batch 1 --quiet
 
 # --- Ctrl-C while a trace set is written -------------------------------------------
 # interrupted NAME PREFIX cmd...: cmd gets SIGINT once it wrote PREFIX.0.et; expects exit 130, "stopped"

@@ -117,6 +117,14 @@ int cs_gen_model_load_json(const char *path, cs_gen_model *out, cs_error *err) {
                     cs_jdoc_key_line(&doc, "name"), sizeof out->name - 1, strlen(json_string_value(nm)));
         goto done;
     }
+    /* reports print the name on the terminal: no control characters (an escape sequence would drive it) */
+    for (const unsigned char *c = nm ? (const unsigned char *)json_string_value(nm) : NULL; c && *c; c++)
+        if (*c < 0x20 || *c == 0x7f) {
+            rc = CS_ERR(err, CS_EINVAL, "%s:%d: name: expected printable text, got the control character \\x%02x at "
+                        "byte %zu", path, cs_jdoc_key_line(&doc, "name"), *c,
+                        (size_t)(c - (const unsigned char *)json_string_value(nm)) + 1);
+            goto done;
+        }
     snprintf(out->name, sizeof out->name, "%s", nm ? json_string_value(nm) : path);
     if (!nm && strlen(path) >= sizeof out->name) { /* a long path is cut: never in the middle of a character */
         size_t i = strlen(out->name);
