@@ -362,9 +362,10 @@ int cs_nccl_choose(const cs_nccl_in *in, cs_nccl_choice *out) {
     if (ba < 0) return -1;
     out->algo = ba;
     out->proto = bp;
-    out->time_us = cs_nccl_time_us(in, ba, bp, NULL, NULL, NULL);
+    out->time_us = cs_nccl_time_us(in, ba, bp, &out->busbw_gbps, &out->algbw_gbps, &out->effbw_gbps);
     out->run_channels = cs_nccl_run_channels(in, ba, bp);
-    time_nc(in, ba, bp, out->run_channels, &out->busbw_gbps, &out->algbw_gbps, &out->effbw_gbps);
+    if (out->run_channels != in->channels) /* the run's bandwidths, on fewer channels than the prediction's */
+        time_nc(in, ba, bp, out->run_channels, &out->busbw_gbps, &out->algbw_gbps, &out->effbw_gbps);
     out->lat_ns = (uint64_t)cs_nccl_latency_ns(in, ba, bp, &out->net_lat_ns);
     if (ba == CS_NCCL_NVLS) {
         out->launch_ns = 0;                    /* NCCL's NVLS latency is hwLat alone (tuning.cc:425) */

@@ -160,21 +160,8 @@ static uint64_t nccl_send_lat_ns(const cs_system *s, const cs_group *g, const ld
 /* "nccl:ALGO/PROTO" into out (as snprintf would write it, without its cost per collective), and
  * "/Nch" when NCCL runs it on N channels, fewer than nccl-channels (small sizes). */
 static void nccl_algos(char *out, size_t cap, int algo, int proto, int nch, int channels) {
-    char chs[16] = "";
-    if (nch > 0 && nch < channels) {
-        int k = 0;
-        char d[12];
-        int v = nch, nd = 0;
-        while (v) {
-            d[nd++] = (char)('0' + v % 10);
-            v /= 10;
-        }
-        chs[k++] = '/';
-        while (nd) chs[k++] = d[--nd];
-        chs[k++] = 'c';
-        chs[k++] = 'h';
-        chs[k] = '\0';
-    }
+    char chs[16] = ""; /* (snprintf only for the small sizes that run on fewer channels) */
+    if (nch > 0 && nch < channels) snprintf(chs, sizeof chs, "/%dch", nch);
     const char *parts[5] = {"nccl:", cs_nccl_algo_name(algo), "/", cs_nccl_proto_name(proto), chs};
     size_t len = 0;
     for (int i = 0; i < 5 && cap; i++)
